@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: Apache-2.0
+# One plain, non-recursive Makefile.
+#   make            libmero.a + merod, meroctl, calimero-tee-verify   (build/$(BUILD)/)
+#   make test       everything in tests/, last line `N passed, N failed`
+#   make asan       the same tests under ASan + UBSan (BUILD=asan)
+#   make fuzz       libFuzzer targets under clang (FUZZ_SECONDS=60, FUZZ_TARGET=name)
+#   make bench      benchmarks (bench/run.sh), `bench ...` and `ratio ...` lines
+#   make lint       clang-format check, banned-function grep, cppcheck
+#   make run        the fleet-admission demo on loopback
+# Packages are installed on demand by scripts/deps.sh (idempotent).
+
+BUILD ?= release
+CC ?= gcc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+SHARED ?= $(abspath $(CURDIR)/../shared)
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
+
+B := build/$(BUILD)
+PKGS := libsodium libuv libmicrohttpd jansson sqlite3 libcurl openssl
+
+WARN := -std=gnu11 -Wall -Wextra -Wpedantic -Wshadow -Wformat=2 -Wstrict-prototypes \
+        -Wmissing-prototypes -Wvla -Wimplicit-fallthrough -Wundef -Werror
+ifeq ($(BUILD),asan)
+OPT := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDOPT := -fsanitize=address,undefined
+else ifeq ($(BUILD),debug)
+OPT := -O0 -g
+LDOPT :=
+else ifeq ($(BUILD),fuzz)
+OPT := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+LDOPT := -fsanitize=address,undefined
+else
+OPT := -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
+LDOPT := -pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack
+endif
+
+# Recursively expanded: pkg-config runs only after the deps stamp exists.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+CFLAGS_ALL = $(WARN) $(OPT) -MMD -MP -Iinclude -Isrc -Itests $(PKG_CFLAGS) \
+             -DMERO_SHARED_DIR='"$(SHARED)"' $(CFLAGS)
+LDFLAGS_ALL = $(LDOPT) $(LDFLAGS)
+
+LIB_SRCS := $(sort $(wildcard src/util/*.c src/crypto/*.c src/attest/*.c src/gov/*.c \
+                              src/net/*.c src/node/*.c src/api/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
+LIB := $(B)/libmero.a
+
+# Each binary is a folder under src/cli/ (src/cli/meroctl/*.c -> meroctl); tee_verify is
+# installed as calimero-tee-verify.
+cli_name = $(subst tee_verify,calimero-tee-verify,$(1))
+CLI_DIRS := $(sort $(patsubst src/cli/%/,%,$(dir $(wildcard src/cli/*/*.c))))
+BINS := $(foreach d,$(CLI_DIRS),$(B)/bin/$(call cli_name,$(d)))
+
+SUPPORT_SRCS := $(sort $(wildcard tests/support/*.c))
+SUPPORT_OBJS := $(SUPPORT_SRCS:%.c=$(B)/obj/%.o)
+TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+TESTS := $(TEST_SRCS:tests/unit/%.c=$(B)/tests/%)
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+REPLAYS := $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=$(B)/fuzz/replay_%)
+BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
+BENCHES := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
+
+STAMP := build/.deps-ok
+
+.SECONDARY:
+.PHONY: all deps test asan fuzz bench bench-build lint run clean check-build
+all: $(LIB) $(BINS)
+
+$(STAMP): scripts/deps.sh tests/js/package.json
+	$(Q)mkdir -p build
+	$(Q)scripts/deps.sh --with-npm
+	$(Q)touch $@
+
+deps: $(STAMP)
+
+$(B)/obj/%.o: %.c | $(STAMP)
+	$(Q)mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	$(Q)mkdir -p $(dir $@)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+define cli_rule
+$(B)/bin/$(call cli_name,$(1)): $(patsubst %.c,$(B)/obj/%.o,$(wildcard src/cli/$(1)/*.c)) $(LIB)
+	$$(Q)mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo "  LD      $$@")
+	$$(Q)$$(CC) $$(LDFLAGS_ALL) -o $$@ $$^ $$(PKG_LIBS)
+endef
+$(foreach d,$(CLI_DIRS),$(eval $(call cli_rule,$(d))))
+
+$(B)/tests/%: $(B)/obj/tests/unit/%.o $(SUPPORT_OBJS) $(LIB)
+	$(Q)mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
+
+$(B)/fuzz/replay_%: $(B)/obj/tests/fuzz/fuzz_%.o $(B)/obj/tests/fuzz/replay_main.o $(LIB)
+	$(Q)mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
+
+$(B)/bench/%: $(B)/obj/bench/%.o $(SUPPORT_OBJS) $(LIB)
+	$(Q)mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
+
+check-build: $(LIB) $(BINS) $(TESTS) $(REPLAYS)
+
+test: $(STAMP)
+	$(Q)$(MAKE) --no-print-directory check-build BUILD=$(BUILD)
+	$(Q)MERO_SHARED=$(SHARED) tests/run.sh $(B)
+
+asan:
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    $(MAKE) --no-print-directory test BUILD=asan
+
+# libFuzzer: the library and each target built with clang; corpora grow in build/fuzz-corpus.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGET ?=
+fuzz: $(STAMP)
+	$(Q)$(MAKE) --no-print-directory BUILD=fuzz CC=clang-14 build/fuzz/libmero.a
+	$(Q)set -e; for src in $(FUZZ_SRCS); do \
+	    t=$$(basename $$src .c); t=$${t#fuzz_}; \
+	    if [ -n "$(FUZZ_TARGET)" ] && [ "$(FUZZ_TARGET)" != "$$t" ]; then continue; fi; \
+	    mkdir -p build/fuzz/bin build/fuzz-corpus/$$t tests/fuzz/corpus/$$t; \
+	    clang-14 $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
+	        $$(pkg-config --cflags $(PKGS)) $$src build/fuzz/libmero.a \
+	        -o build/fuzz/bin/$$t $$(pkg-config --libs $(PKGS)) -lpthread -lm; \
+	    scripts/fuzz-seeds.sh $$t $(SHARED) build/fuzz-corpus/$$t; \
+	    echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	    build/fuzz/bin/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	        -artifact_prefix=build/fuzz/$$t- build/fuzz-corpus/$$t tests/fuzz/corpus/$$t; \
+	done
+
+bench: $(STAMP)
+	$(Q)$(MAKE) --no-print-directory BUILD=release bench-build
+	$(Q)MERO_SHARED=$(SHARED) bench/run.sh build/release
+
+bench-build: $(LIB) $(BINS) $(BENCHES)
+
+BANNED := strcpy|strcat|sprintf|vsprintf|gets|strtok|atoi|atol|rand|strncpy
+lint: $(STAMP)
+	$(Q)clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+	$(Q)! git grep -nE '\b($(BANNED))\s*\(' -- '*.c' '*.h' ':!tests/harness.h' \
+	    | grep -vE '(snprintf|vsnprintf|_rand|rand_)' || { echo "lint: banned function"; exit 1; }
+	$(Q)cppcheck --quiet --enable=warning,portability --error-exitcode=1 --inline-suppr \
+	    -Iinclude -Isrc src
+	$(Q)if ls man/*.[0-9] >/dev/null 2>&1; then mandoc -T lint -W warning man/*.[0-9]; fi
+	@echo "lint: ok"
+
+run: $(STAMP)
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/demo.sh $(B)
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* clock.h - wall-clock seconds and monotonic milliseconds. */
+#ifndef MERO_CLOCK_H
+#define MERO_CLOCK_H
+
+#include <stdint.h>
+
+uint64_t mero_now_unix(void);
+uint64_t mero_now_ms(void); /* monotonic */
+uint64_t mero_now_us(void); /* monotonic */
+
+#endif

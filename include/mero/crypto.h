@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * crypto.h - the primitives libmero uses, over libsodium (Ed25519, X25519, ChaCha20-Poly1305,
+ * SHA-256, HMAC) and OpenSSL (SHA-384, AES-256-GCM). Call mero_crypto_init() once first.
+ *
+ * Invariants: verification returns 0 only on a valid signature/tag; outputs are written only
+ * on success; secret intermediates are wiped.
+ */
+#ifndef MERO_CRYPTO_H
+#define MERO_CRYPTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sodium.h>
+
+#include "mero/err.h"
+
+#define MERO_SHA256_LEN 32
+#define MERO_SHA384_LEN 48
+#define MERO_ED25519_PK_LEN 32
+#define MERO_ED25519_SK_LEN 64 /* libsodium form: seed || pk */
+#define MERO_ED25519_SEED_LEN 32
+#define MERO_ED25519_SIG_LEN 64
+#define MERO_X25519_LEN 32
+#define MERO_AEAD_KEY_LEN 32
+#define MERO_GCM_NONCE_LEN 12
+#define MERO_AEAD_TAG_LEN 16
+
+MERO_MUST_CHECK int mero_crypto_init(void);
+void mero_random(void *buf, size_t n);
+
+struct mero_sha256 {
+    crypto_hash_sha256_state st;
+};
+void mero_sha256_init(struct mero_sha256 *h);
+void mero_sha256_update(struct mero_sha256 *h, const void *p, size_t n);
+void mero_sha256_final(struct mero_sha256 *h, uint8_t out[static MERO_SHA256_LEN]);
+void mero_sha256(uint8_t out[static MERO_SHA256_LEN], const void *p, size_t n);
+void mero_sha384(uint8_t out[static MERO_SHA384_LEN], const void *p, size_t n);
+/* SHA-384(a || b): the RTMR extend step. */
+void mero_sha384_2(uint8_t out[static MERO_SHA384_LEN], const void *a, size_t na, const void *b,
+                   size_t nb);
+
+void mero_hmac_sha256(uint8_t out[static 32], const uint8_t *key, size_t keylen, const void *msg,
+                      size_t n);
+/* HKDF-SHA256 (RFC 5869); salt may be NULL/0 (then 32 zero bytes). okm_len <= 255*32. */
+MERO_MUST_CHECK int mero_hkdf_sha256(uint8_t *okm, size_t okm_len, const uint8_t *salt,
+                                     size_t salt_len, const uint8_t *ikm, size_t ikm_len,
+                                     const void *info, size_t info_len);
+
+void mero_ed25519_keypair(uint8_t pk[static 32], uint8_t sk[static 64]);
+void mero_ed25519_from_seed(uint8_t pk[static 32], uint8_t sk[static 64],
+                            const uint8_t seed[static 32]);
+void mero_ed25519_sign(uint8_t sig[static 64], const void *msg, size_t n,
+                       const uint8_t sk[static 64]);
+MERO_MUST_CHECK int mero_ed25519_verify(const uint8_t sig[static 64], const void *msg, size_t n,
+                                        const uint8_t pk[static 32]);
+
+void mero_x25519_keypair(uint8_t pk[static 32], uint8_t sk[static 32]);
+void mero_x25519_public(uint8_t pk[static 32], const uint8_t sk[static 32]);
+/* Refuses an all-zero shared secret (small-order peer key). */
+MERO_MUST_CHECK int mero_x25519(uint8_t shared[static 32], const uint8_t sk[static 32],
+                                const uint8_t pk[static 32]);
+
+/* AES-256-GCM, no AAD unless given; out gets n + 16 bytes (ciphertext || tag). */
+MERO_MUST_CHECK int mero_aes256gcm_seal(uint8_t *out, const uint8_t *in, size_t n,
+                                        const uint8_t *aad, size_t aad_len,
+                                        const uint8_t nonce[static 12], const uint8_t key[static 32]);
+/* in is ciphertext || tag (n >= 16); out gets n - 16 bytes. -MERO_ECRYPTO on a bad tag. */
+MERO_MUST_CHECK int mero_aes256gcm_open(uint8_t *out, const uint8_t *in, size_t n,
+                                        const uint8_t *aad, size_t aad_len,
+                                        const uint8_t nonce[static 12], const uint8_t key[static 32]);
+
+/* ChaCha20-Poly1305 IETF (Noise's cipher); 12-byte nonce. */
+MERO_MUST_CHECK int mero_chacha_seal(uint8_t *out, const uint8_t *in, size_t n, const uint8_t *ad,
+                                     size_t ad_len, const uint8_t nonce[static 12],
+                                     const uint8_t key[static 32]);
+MERO_MUST_CHECK int mero_chacha_open(uint8_t *out, const uint8_t *in, size_t n, const uint8_t *ad,
+                                     size_t ad_len, const uint8_t nonce[static 12],
+                                     const uint8_t key[static 32]);
+
+/* Constant-time equality: 1 when equal. */
+int mero_ct_eq(const void *a, const void *b, size_t n);
+void mero_wipe(void *p, size_t n);
+
+#endif

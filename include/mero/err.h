@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * err.h - the error codes every libmero function returns (negated), their names, and the
+ * optional reason carrier `struct mero_err`.
+ *
+ * Invariant: every fallible function returns 0 on success or -MERO_E<x>; a code is never
+ * reused for two meanings. Messages carried in struct mero_err never contain secrets.
+ *
+ * Codes are grouped per module; add a new code at the end of its module's block (each block
+ * ends with a comment line so that parallel additions to different blocks merge cleanly).
+ */
+#ifndef MERO_ERR_H
+#define MERO_ERR_H
+
+#include <stddef.h>
+
+#if defined(__GNUC__)
+#define MERO_MUST_CHECK __attribute__((warn_unused_result))
+#define MERO_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define MERO_MUST_CHECK
+#define MERO_PRINTF(f, a)
+#endif
+
+/* X(name, short description) */
+#define MERO_ERRORS(X)                                                                             \
+    /* generic */                                                                                  \
+    X(EINVAL, "invalid argument")                                                                  \
+    X(ENOMEM, "out of memory")                                                                     \
+    X(ETRUNC, "input truncated")                                                                   \
+    X(ETOOBIG, "input exceeds its maximum size")                                                   \
+    X(EOVERFLOW, "length field overflows")                                                         \
+    X(EIO, "i/o error")                                                                            \
+    X(ENOTFOUND, "not found")                                                                      \
+    X(EEXIST, "already exists")                                                                    \
+    X(EPERM, "permission denied")                                                              \
+    X(EHEX, "invalid hex")                                                                         \
+    X(EBASE64, "invalid base64")                                                                   \
+    X(EJSON, "invalid json")                                                                       \
+    X(ETIMEOUT, "timed out")                                                                       \
+    X(EUNSUPPORTED, "not supported")                                                               \
+    X(EINTERNAL, "internal error")                                                                 \
+    X(EKEYPERM, "key file permissions too open")                                                   \
+    X(ECRYPTO, "cryptographic operation failed")                                                   \
+    X(EBADSIG, "signature does not verify")                                                        \
+    X(ESTATE, "operation not valid in this state")                                                 \
+    /* end generic */                                                                              \
+    /* attest: quote parsing */                                                                    \
+    X(EQUOTE_VERSION, "unsupported quote version")                                                 \
+    X(EQUOTE_TEE, "unsupported TEE type")                                                          \
+    X(EQUOTE_SGX, "SGX quote where a TDX quote is required")                                       \
+    X(EQUOTE_KEYTYPE, "unsupported attestation key type")                                          \
+    X(EQUOTE_BODY, "bad quote body descriptor")                                                    \
+    X(EQUOTE_CERTTYPE, "unexpected certification data type")                                       \
+    X(EQUOTE_AUTHDATA, "bad QE authentication data")                                               \
+    X(EQUOTE_PCKCHAIN, "bad PCK certificate chain")                                                \
+    X(EQUOTE_MOCK, "mock quote")                                                                   \
+    /* end attest: quote */                                                                        \
+    /* attest: dcap verification */                                                                \
+    X(ECOLLATERAL, "collateral missing or malformed")                                              \
+    X(ECOLLATERAL_FETCH, "collateral could not be fetched")                                        \
+    X(ECERT, "certificate invalid")                                                                \
+    X(ECHAIN, "certificate chain does not verify")                                                 \
+    X(EROOT, "untrusted root")                                                                     \
+    X(EREVOKED, "certificate revoked")                                                             \
+    X(ECRL, "CRL invalid")                                                                         \
+    X(EEXPIRED, "expired or not yet valid")                                                        \
+    X(ETCBINFO, "TCB info invalid")                                                                \
+    X(EQEIDENTITY, "QE identity invalid")                                                          \
+    X(EQEREPORT, "QE report invalid")                                                              \
+    X(ETCB_NOT_SUPPORTED, "no matching TCB level")                                                 \
+    X(ETDX_MODULE, "TDX module identity mismatch")                                                 \
+    X(EPOLICY, "rejected by policy")                                                               \
+    /* end attest: dcap */                                                                         \
+    /* attest: sigstore / release */                                                               \
+    X(ESIGSTORE, "sigstore bundle invalid")                                                        \
+    X(EIDENTITY, "signer identity not allowed")                                                    \
+    X(ERELEASE, "release file invalid")                                                            \
+    /* end attest: sigstore */                                                                     \
+    /* attest: event log */                                                                        \
+    X(EEVENTLOG, "event log malformed")                                                            \
+    /* end attest: eventlog */                                                                     \
+    /* gov */                                                                                      \
+    X(ESCHEMA, "unknown op schema version")                                                        \
+    X(EOPDECODE, "op does not decode")                                                             \
+    X(ENOTADMIN, "signer is not an admin")                                                         \
+    X(ENOTVOUCHER, "node may not vouch")                                                           \
+    X(ENOPOLICY, "no TEE admission policy")                                                        \
+    X(ETEE_ROLE_LOCKED, "TEE member role locked")                                                  \
+    X(EREFUSED, "refused")                                                                         \
+    /* end gov */                                                                                  \
+    /* net */                                                                                      \
+    X(EPROTO, "protocol violation")                                                                \
+    X(EPEERID, "peer id mismatch")                                                                 \
+    X(EMULTIADDR, "invalid multiaddr")                                                             \
+    X(ECLOSED, "connection closed")                                                                \
+    X(EBUSY, "resource limit reached")                                                             \
+    X(ENOPEERS, "published to zero peers")                                                         \
+    /* end net */                                                                                  \
+    /* node / api */                                                                               \
+    X(EAUTH, "authentication failed")                                                              \
+    X(EREADONLY, "ReadOnlyWriteRefused")                                                           \
+    /* end node */
+
+enum mero_err_code {
+    MERO_OK = 0,
+#define MERO_X_ENUM(name, desc) MERO_##name,
+    MERO_ERRORS(MERO_X_ENUM)
+#undef MERO_X_ENUM
+        MERO_ERR__COUNT
+};
+
+#define MERO_ERR_MSG_MAX 256
+
+/* A reason for a failure: the code and a short human message (no secrets). */
+struct mero_err {
+    int code;                   /* positive mero_err_code, 0 when unset */
+    char msg[MERO_ERR_MSG_MAX]; /* NUL-terminated */
+};
+
+/* Name of an error code, positive or negative ("EBADSIG"); never NULL. */
+const char *mero_strerror(int code);
+/* Short description of an error code; never NULL. */
+const char *mero_errdesc(int code);
+
+/*
+ * Record a reason in `err` (which may be NULL) and return -code, so a caller can write
+ * `return mero_err_set(err, MERO_ETRUNC, "quote ends at %zu", off);`.
+ */
+int mero_err_set(struct mero_err *err, int code, const char *fmt, ...) MERO_PRINTF(3, 4);
+void mero_err_clear(struct mero_err *err);
+
+/* Propagate a failure when there is nothing to clean up. */
+#define MERO_TRY(expr)                                                                             \
+    do {                                                                                           \
+        int mero_try_rc_ = (expr);                                                                 \
+        if (mero_try_rc_ < 0) {                                                                    \
+            return mero_try_rc_;                                                                   \
+        }                                                                                          \
+    } while (0)
+
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * mock.h - MOCK_TDX_QUOTE_V1 quotes (reference-calimero.md §1.3): for laptop/CI tests of the
+ * full join path only. Nothing outside an explicit mock path accepts one.
+ */
+#ifndef MERO_MOCK_H
+#define MERO_MOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mero/buf.h"
+#include "mero/err.h"
+
+#define MERO_MOCK_HEADER "MOCK_TDX_QUOTE_V1"
+#define MERO_MOCK_HEADER_LEN 17
+#define MERO_MOCK_QUOTE_LEN 256
+
+/* 17-byte header || report_data || zeros, 256 bytes. */
+void mero_mock_quote_create(uint8_t out[static MERO_MOCK_QUOTE_LEN],
+                            const uint8_t report_data[static 64]);
+/* True when len >= 17 and the header matches. */
+bool mero_mock_is_mock(const uint8_t *q, size_t len);
+
+/* The verdict of verify_mock_attestation: signature "verified", status "Mock". */
+struct mero_mock_result {
+    bool quote_verified;            /* always true for a well-formed mock */
+    bool nonce_verified;
+    bool application_hash_verified;
+    uint8_t report_data[64];
+};
+/* -MERO_EQUOTE_MOCK ("missing header") or -MERO_ETRUNC ("too short") when not a mock quote. */
+MERO_MUST_CHECK int mero_mock_verify(const uint8_t *q, size_t len, const uint8_t nonce[static 32],
+                                     const uint8_t app_hash[static 32],
+                                     struct mero_mock_result *out, struct mero_err *err);
+/* The parsed-JSON form of a mock quote (all registers 96 hex zeros), as §1.3 specifies. */
+MERO_MUST_CHECK int mero_mock_to_json(const uint8_t *q, size_t len, struct mero_buf *b);
+
+#endif

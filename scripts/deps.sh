@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# deps.sh - idempotent set-up: installs the Debian packages the build and tests need (only
+# those missing; apt-get update only when something is missing) and the npm test peers under
+# tests/js (only when absent). Called by `make`, `make test` and `make run`; safe to re-run.
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+want=(build-essential pkg-config libsodium-dev libuv1-dev libmicrohttpd-dev libjansson-dev
+      libcurl4-openssl-dev libssl-dev libsqlite3-dev sqlite3 jq clang-14 libclang-rt-14-dev
+      clang-format cppcheck python3 python3-dissononce python3-cryptography mandoc nodejs npm
+      iproute2 procps curl)
+missing=()
+for p in "${want[@]}"; do
+    # nodejs/npm may come from outside Debian on some machines: accept the commands
+    case $p in
+    nodejs) command -v node >/dev/null 2>&1 && continue ;;
+    npm) command -v npm >/dev/null 2>&1 && continue ;;
+    esac
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "deps: installing ${missing[*]}" >&2
+    SUDO=
+    [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if [ "${1:-}" = "--with-npm" ] && [ ! -d "$ROOT/tests/js/node_modules" ]; then
+    echo "deps: installing npm test peers in tests/js" >&2
+    (cd "$ROOT/tests/js" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+        (cd "$ROOT/tests/js" && npm install --no-audit --no-fund --loglevel=error >/dev/null)
+fi
+exit 0

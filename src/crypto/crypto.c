@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * crypto.c - thin checked wrappers over libsodium and OpenSSL.
+ * Invariant: a failed open/verify never writes its output; secret temporaries are wiped.
+ */
+#include <string.h>
+
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+
+#include "mero/crypto.h"
+
+int mero_crypto_init(void)
+{
+    return sodium_init() < 0 ? -MERO_ECRYPTO : 0;
+}
+
+void mero_random(void *buf, size_t n)
+{
+    randombytes_buf(buf, n);
+}
+
+void mero_sha256_init(struct mero_sha256 *h)
+{
+    crypto_hash_sha256_init(&h->st);
+}
+
+void mero_sha256_update(struct mero_sha256 *h, const void *p, size_t n)
+{
+    crypto_hash_sha256_update(&h->st, p, n);
+}
+
+void mero_sha256_final(struct mero_sha256 *h, uint8_t out[static MERO_SHA256_LEN])
+{
+    crypto_hash_sha256_final(&h->st, out);
+}
+
+void mero_sha256(uint8_t out[static MERO_SHA256_LEN], const void *p, size_t n)
+{
+    SHA256(p, n, out);
+}
+
+void mero_sha384(uint8_t out[static MERO_SHA384_LEN], const void *p, size_t n)
+{
+    SHA384(p, n, out);
+}
+
+void mero_sha384_2(uint8_t out[static MERO_SHA384_LEN], const void *a, size_t na, const void *b,
+                   size_t nb)
+{
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    unsigned int len = 0;
+    if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha384(), NULL) != 1 ||
+        EVP_DigestUpdate(ctx, a, na) != 1 || EVP_DigestUpdate(ctx, b, nb) != 1 ||
+        EVP_DigestFinal_ex(ctx, out, &len) != 1) {
+        memset(out, 0, MERO_SHA384_LEN); /* cannot happen short of ENOMEM */
+    }
+    EVP_MD_CTX_free(ctx);
+}
+
+void mero_hmac_sha256(uint8_t out[static 32], const uint8_t *key, size_t keylen, const void *msg,
+                      size_t n)
+{
+    crypto_auth_hmacsha256_state st;
+    crypto_auth_hmacsha256_init(&st, key, keylen);
+    crypto_auth_hmacsha256_update(&st, msg, n);
+    crypto_auth_hmacsha256_final(&st, out);
+    sodium_memzero(&st, sizeof(st));
+}
+
+int mero_hkdf_sha256(uint8_t *okm, size_t okm_len, const uint8_t *salt, size_t salt_len,
+                     const uint8_t *ikm, size_t ikm_len, const void *info, size_t info_len)
+{
+    static const uint8_t zeros[32];
+    uint8_t prk[32], t[32];
+    if (okm_len > 255 * 32) {
+        return -MERO_EINVAL;
+    }
+    if (salt == NULL || salt_len == 0) {
+        salt = zeros;
+        salt_len = sizeof(zeros);
+    }
+    mero_hmac_sha256(prk, salt, salt_len, ikm, ikm_len);
+    size_t done = 0, tlen = 0;
+    for (uint8_t i = 1; done < okm_len; i++) {
+        crypto_auth_hmacsha256_state st;
+        crypto_auth_hmacsha256_init(&st, prk, sizeof(prk));
+        crypto_auth_hmacsha256_update(&st, t, tlen);
+        crypto_auth_hmacsha256_update(&st, info, info_len);
+        crypto_auth_hmacsha256_update(&st, &i, 1);
+        crypto_auth_hmacsha256_final(&st, t);
+        sodium_memzero(&st, sizeof(st));
+        tlen = 32;
+        size_t k = okm_len - done < 32 ? okm_len - done : 32;
+        memcpy(okm + done, t, k);
+        done += k;
+    }
+    sodium_memzero(prk, sizeof(prk));
+    sodium_memzero(t, sizeof(t));
+    return 0;
+}
+
+void mero_ed25519_keypair(uint8_t pk[static 32], uint8_t sk[static 64])
+{
+    crypto_sign_keypair(pk, sk);
+}
+
+void mero_ed25519_from_seed(uint8_t pk[static 32], uint8_t sk[static 64],
+                            const uint8_t seed[static 32])
+{
+    crypto_sign_seed_keypair(pk, sk, seed);
+}
+
+void mero_ed25519_sign(uint8_t sig[static 64], const void *msg, size_t n,
+                       const uint8_t sk[static 64])
+{
+    crypto_sign_detached(sig, NULL, msg, n, sk);
+}
+
+int mero_ed25519_verify(const uint8_t sig[static 64], const void *msg, size_t n,
+                        const uint8_t pk[static 32])
+{
+    return crypto_sign_verify_detached(sig, msg, n, pk) == 0 ? 0 : -MERO_EBADSIG;
+}
+
+void mero_x25519_keypair(uint8_t pk[static 32], uint8_t sk[static 32])
+{
+    randombytes_buf(sk, 32);
+    crypto_scalarmult_base(pk, sk);
+}
+
+void mero_x25519_public(uint8_t pk[static 32], const uint8_t sk[static 32])
+{
+    crypto_scalarmult_base(pk, sk);
+}
+
+int mero_x25519(uint8_t shared[static 32], const uint8_t sk[static 32],
+                const uint8_t pk[static 32])
+{
+    uint8_t t[32];
+    if (crypto_scalarmult(t, sk, pk) != 0 || sodium_is_zero(t, 32)) {
+        sodium_memzero(t, sizeof(t));
+        return -MERO_ECRYPTO;
+    }
+    memcpy(shared, t, 32);
+    sodium_memzero(t, sizeof(t));
+    return 0;
+}
+
+static int gcm(int enc, uint8_t *out, const uint8_t *in, size_t n, const uint8_t *aad,
+               size_t aad_len, const uint8_t nonce[static 12], const uint8_t key[static 32])
+{
+    int rc = -MERO_ECRYPTO, len = 0;
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    if (ctx == NULL) {
+        return -MERO_ENOMEM;
+    }
+    if (n > (size_t)INT32_MAX - 32 || aad_len > (size_t)INT32_MAX) {
+        goto out;
+    }
+    if (EVP_CipherInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, nonce, enc) != 1) {
+        goto out;
+    }
+    if (aad_len > 0 && EVP_CipherUpdate(ctx, NULL, &len, aad, (int)aad_len) != 1) {
+        goto out;
+    }
+    if (enc) {
+        if (EVP_CipherUpdate(ctx, out, &len, in, (int)n) != 1 ||
+            EVP_CipherFinal_ex(ctx, out + len, &len) != 1 ||
+            EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, out + n) != 1) {
+            goto out;
+        }
+    } else {
+        size_t m = n - 16;
+        uint8_t tag[16];
+        memcpy(tag, in + m, 16);
+        if (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, tag) != 1 ||
+            EVP_CipherUpdate(ctx, out, &len, in, (int)m) != 1 ||
+            EVP_CipherFinal_ex(ctx, out + len, &len) != 1) {
+            sodium_memzero(out, m);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    EVP_CIPHER_CTX_free(ctx);
+    return rc;
+}
+
+int mero_aes256gcm_seal(uint8_t *out, const uint8_t *in, size_t n, const uint8_t *aad,
+                        size_t aad_len, const uint8_t nonce[static 12], const uint8_t key[static 32])
+{
+    return gcm(1, out, in, n, aad, aad_len, nonce, key);
+}
+
+int mero_aes256gcm_open(uint8_t *out, const uint8_t *in, size_t n, const uint8_t *aad,
+                        size_t aad_len, const uint8_t nonce[static 12], const uint8_t key[static 32])
+{
+    if (n < 16) {
+        return -MERO_ECRYPTO;
+    }
+    return gcm(0, out, in, n, aad, aad_len, nonce, key);
+}
+
+int mero_chacha_seal(uint8_t *out, const uint8_t *in, size_t n, const uint8_t *ad, size_t ad_len,
+                     const uint8_t nonce[static 12], const uint8_t key[static 32])
+{
+    unsigned long long clen = 0;
+    return crypto_aead_chacha20poly1305_ietf_encrypt(out, &clen, in, n, ad, ad_len, NULL, nonce,
+                                                     key) == 0
+               ? 0
+               : -MERO_ECRYPTO;
+}
+
+int mero_chacha_open(uint8_t *out, const uint8_t *in, size_t n, const uint8_t *ad, size_t ad_len,
+                     const uint8_t nonce[static 12], const uint8_t key[static 32])
+{
+    unsigned long long mlen = 0;
+    if (n < 16) {
+        return -MERO_ECRYPTO;
+    }
+    return crypto_aead_chacha20poly1305_ietf_decrypt(out, &mlen, NULL, in, n, ad, ad_len, nonce,
+                                                     key) == 0
+               ? 0
+               : -MERO_ECRYPTO;
+}
+
+int mero_ct_eq(const void *a, const void *b, size_t n)
+{
+    return sodium_memcmp(a, b, n) == 0;
+}
+
+void mero_wipe(void *p, size_t n)
+{
+    sodium_memzero(p, n);
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* log.c - leveled stderr logging with a UTC timestamp and an optional tag. No secrets. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mero/log.h"
+
+static int level = -1;
+static char tag[48];
+
+static void init_level(void)
+{
+    const char *e = getenv("MERO_LOG");
+    level = MERO_LOG_INFO;
+    if (e == NULL) {
+        return;
+    }
+    if (strcmp(e, "error") == 0) {
+        level = MERO_LOG_ERROR;
+    } else if (strcmp(e, "warn") == 0) {
+        level = MERO_LOG_WARN;
+    } else if (strcmp(e, "debug") == 0) {
+        level = MERO_LOG_DEBUG;
+    }
+}
+
+void mero_log_set_level(enum mero_log_level lvl)
+{
+    level = (int)lvl;
+}
+
+void mero_log_set_tag(const char *t)
+{
+    snprintf(tag, sizeof(tag), "%s", t ? t : "");
+}
+
+void mero_log(enum mero_log_level lvl, const char *fmt, ...)
+{
+    static const char *const names[] = {"ERROR", "WARN", "INFO", "DEBUG"};
+    if (level < 0) {
+        init_level();
+    }
+    if ((int)lvl > level) {
+        return;
+    }
+    char ts[32];
+    struct timespec now;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &now);
+    gmtime_r(&now.tv_sec, &tm);
+    strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s.%03ldZ %-5s %s%s%s\n", ts, now.tv_nsec / 1000000, names[lvl],
+            tag[0] ? tag : "", tag[0] ? ": " : "", line);
+}

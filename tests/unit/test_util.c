@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_util.c - buffers, cursors, varints, hex, base64, borsh, errors, crypto wrappers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mero/borsh.h"
+#include "mero/buf.h"
+#include "mero/crypto.h"
+#include "mero/encoding.h"
+#include "harness.h"
+
+TEST(buf_respects_max)
+{
+    struct mero_buf b;
+    mero_buf_init(&b, 8);
+    CHECK_OK(mero_buf_append(&b, "12345678", 8));
+    CHECK_ERR(mero_buf_append_u8(&b, 1), -MERO_ETOOBIG);
+    CHECK_EQ(b.len, 8);
+    mero_buf_cleanup(&b);
+    CHECK(b.data == NULL);
+}
+
+TEST(cursor_refuses_past_end)
+{
+    uint8_t d[5] = {1, 2, 3, 4, 5};
+    struct mero_cur c;
+    uint32_t v;
+    uint16_t w;
+    mero_cur_init(&c, d, sizeof(d));
+    CHECK_OK(mero_cur_u32le(&c, &v));
+    CHECK_EQ(v, 0x04030201);
+    CHECK_ERR(mero_cur_u16le(&c, &w), -MERO_ETRUNC);
+    CHECK_EQ(c.off, 4); /* unchanged by the failed read */
+    const uint8_t *p;
+    CHECK_ERR(mero_cur_bytes(&c, SIZE_MAX, &p), -MERO_ETRUNC);
+}
+
+TEST(varint_roundtrip_and_limits)
+{
+    static const uint64_t vals[] = {0, 1, 127, 128, 300, 16384, UINT32_MAX, UINT64_MAX};
+    for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+        struct mero_buf b;
+        mero_buf_init(&b, 16);
+        CHECK_OK(mero_buf_append_uvarint(&b, vals[i]));
+        struct mero_cur c;
+        uint64_t got = 0;
+        mero_cur_init(&c, b.data, b.len);
+        CHECK_OK(mero_cur_uvarint(&c, &got));
+        CHECK_U64_EQ(got, vals[i]);
+        CHECK_EQ(c.off, b.len);
+        mero_buf_cleanup(&b);
+    }
+    /* 300 is ac 02 (the protobuf spec's example) */
+    uint8_t e[] = {0xac, 0x02};
+    struct mero_cur c;
+    uint64_t v;
+    mero_cur_init(&c, e, 2);
+    CHECK_OK(mero_cur_uvarint(&c, &v));
+    CHECK_EQ(v, 300);
+    uint8_t over[11];
+    memset(over, 0xff, sizeof(over));
+    mero_cur_init(&c, over, sizeof(over));
+    CHECK_ERR(mero_cur_uvarint(&c, &v), -MERO_EOVERFLOW);
+    uint8_t nonmin[] = {0x80, 0x00};
+    mero_cur_init(&c, nonmin, 2);
+    CHECK_ERR(mero_cur_uvarint(&c, &v), -MERO_EPROTO);
+    uint8_t trunc[] = {0x80};
+    mero_cur_init(&c, trunc, 1);
+    CHECK_ERR(mero_cur_uvarint(&c, &v), -MERO_ETRUNC);
+}
+
+TEST(hex_strict)
+{
+    uint8_t out[4];
+    size_t n;
+    char s[9];
+    CHECK_OK(mero_hex_decode(out, sizeof(out), "DEADbeef", 8, &n));
+    CHECK_EQ(n, 4);
+    mero_hex_encode(s, out, 4);
+    CHECK_STR_EQ(s, "deadbeef");
+    CHECK_ERR(mero_hex_decode(out, sizeof(out), "abc", 3, &n), -MERO_EHEX);
+    CHECK_ERR(mero_hex_decode(out, sizeof(out), "zz", 2, &n), -MERO_EHEX);
+    CHECK_ERR(mero_hex_decode(out, 2, "00112233", 8, &n), -MERO_ETOOBIG);
+    CHECK_ERR(mero_hex_decode_exact(out, 4, "001122", 6), -MERO_EHEX);
+}
+
+TEST(base64_strict)
+{
+    char *s = mero_base64_encode((const uint8_t *)"hello", 5);
+    CHECK(s != NULL);
+    CHECK_STR_EQ(s, "aGVsbG8=");
+    uint8_t *out = NULL;
+    size_t n = 0;
+    CHECK_OK(mero_base64_decode_alloc(s, strlen(s), 16, &out, &n));
+    CHECK_EQ(n, 5);
+    CHECK_MEM_EQ(out, "hello", 5);
+    free(out);
+    free(s);
+    CHECK_ERR(mero_base64_decode_alloc("aGVsbG8", 7, 16, &out, &n), -MERO_EBASE64);
+    CHECK_ERR(mero_base64_decode_alloc("aGV*bG8=", 8, 16, &out, &n), -MERO_EBASE64);
+    CHECK_ERR(mero_base64_decode_alloc("aGVsbG8=", 8, 2, &out, &n), -MERO_ETOOBIG);
+}
+
+TEST(parse_u64_checks_everything)
+{
+    uint64_t v;
+    CHECK_OK(mero_parse_u64("42", 100, &v));
+    CHECK_EQ(v, 42);
+    CHECK_FAILS(mero_parse_u64("101", 100, &v));
+    CHECK_FAILS(mero_parse_u64("-1", 100, &v));
+    CHECK_FAILS(mero_parse_u64("4x", 100, &v));
+    CHECK_FAILS(mero_parse_u64("", 100, &v));
+    CHECK_FAILS(mero_parse_u64("99999999999999999999999", UINT64_MAX, &v));
+}
+
+TEST(borsh_roundtrip_and_bounds)
+{
+    struct mero_buf b;
+    mero_buf_init(&b, 256);
+    CHECK_OK(mero_borsh_put_str(&b, "abc"));
+    CHECK_OK(mero_borsh_put_bool(&b, true));
+    CHECK_OK(mero_buf_append_u64le(&b, 7));
+    struct mero_cur c;
+    mero_cur_init(&c, b.data, b.len);
+    char s[8];
+    bool t;
+    uint64_t u;
+    CHECK_OK(mero_borsh_get_str(&c, s, sizeof(s)));
+    CHECK_STR_EQ(s, "abc");
+    CHECK_OK(mero_borsh_get_bool(&c, &t));
+    CHECK(t);
+    CHECK_OK(mero_cur_u64le(&c, &u));
+    CHECK_EQ(u, 7);
+    /* a string longer than the caller's maximum is refused without consuming */
+    mero_cur_init(&c, b.data, b.len);
+    char tiny[3];
+    CHECK_ERR(mero_borsh_get_str(&c, tiny, sizeof(tiny)), -MERO_ETOOBIG);
+    CHECK_EQ(c.off, 0);
+    /* a bool of 2 is refused */
+    uint8_t two = 2;
+    mero_cur_init(&c, &two, 1);
+    CHECK_ERR(mero_borsh_get_bool(&c, &t), -MERO_EOPDECODE);
+    /* a length pointing past the end */
+    uint8_t lie[] = {0xff, 0xff, 0xff, 0x0f, 'a'};
+    const uint8_t *p;
+    size_t n;
+    mero_cur_init(&c, lie, sizeof(lie));
+    CHECK_ERR(mero_borsh_get_bytes(&c, SIZE_MAX, &p, &n), -MERO_ETRUNC);
+    mero_buf_cleanup(&b);
+}
+
+TEST(err_names_and_reasons)
+{
+    struct mero_err e;
+    CHECK_STR_EQ(mero_strerror(-MERO_EBADSIG), "EBADSIG");
+    CHECK_STR_EQ(mero_strerror(100000), "EUNKNOWN");
+    CHECK_EQ(mero_err_set(&e, MERO_ETRUNC, "at %d", 5), -MERO_ETRUNC);
+    CHECK_STR_EQ(e.msg, "at 5");
+    CHECK_EQ(mero_err_set(NULL, MERO_EIO, NULL), -MERO_EIO);
+}
+
+TEST(sha_known_answers)
+{
+    uint8_t d[48];
+    char h[97];
+    mero_sha256(d, "abc", 3);
+    mero_hex_encode(h, d, 32);
+    CHECK_STR_EQ(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    mero_sha384(d, "abc", 3);
+    mero_hex_encode(h, d, 48);
+    CHECK_STR_EQ(h, "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc"
+                    "2358baeca134c825a7");
+    uint8_t e[48];
+    mero_sha384_2(e, "a", 1, "bc", 2);
+    CHECK_MEM_EQ(d, e, 48);
+    struct mero_sha256 st;
+    mero_sha256_init(&st);
+    mero_sha256_update(&st, "a", 1);
+    mero_sha256_update(&st, "bc", 2);
+    mero_sha256_final(&st, e);
+    mero_sha256(d, "abc", 3);
+    CHECK_MEM_EQ(d, e, 32);
+}
+
+TEST(hkdf_rfc5869_case1)
+{
+    uint8_t ikm[22], salt[13], info[10], okm[42];
+    memset(ikm, 0x0b, sizeof(ikm));
+    for (int i = 0; i < 13; i++) {
+        salt[i] = (uint8_t)i;
+    }
+    for (int i = 0; i < 10; i++) {
+        info[i] = (uint8_t)(0xf0 + i);
+    }
+    CHECK_OK(mero_hkdf_sha256(okm, sizeof(okm), salt, sizeof(salt), ikm, sizeof(ikm), info, 10));
+    char h[85];
+    mero_hex_encode(h, okm, 42);
+    CHECK_STR_EQ(h, "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b88718"
+                    "5865");
+}
+
+TEST(ed25519_sign_verify)
+{
+    uint8_t pk[32], sk[64], sig[64];
+    mero_ed25519_keypair(pk, sk);
+    mero_ed25519_sign(sig, "msg", 3, sk);
+    CHECK_OK(mero_ed25519_verify(sig, "msg", 3, pk));
+    sig[0] ^= 1;
+    CHECK_ERR(mero_ed25519_verify(sig, "msg", 3, pk), -MERO_EBADSIG);
+}
+
+TEST(x25519_refuses_small_order)
+{
+    uint8_t a_pk[32], a_sk[32], b_pk[32], b_sk[32], s1[32], s2[32], zero[32] = {0};
+    mero_x25519_keypair(a_pk, a_sk);
+    mero_x25519_keypair(b_pk, b_sk);
+    CHECK_OK(mero_x25519(s1, a_sk, b_pk));
+    CHECK_OK(mero_x25519(s2, b_sk, a_pk));
+    CHECK_MEM_EQ(s1, s2, 32);
+    CHECK_ERR(mero_x25519(s1, a_sk, zero), -MERO_ECRYPTO);
+}
+
+TEST(aead_roundtrip_and_tamper)
+{
+    uint8_t key[32], nonce[12], ct[5 + 16], pt[5];
+    mero_random(key, sizeof(key));
+    mero_random(nonce, sizeof(nonce));
+    CHECK_OK(mero_aes256gcm_seal(ct, (const uint8_t *)"hello", 5, NULL, 0, nonce, key));
+    CHECK_OK(mero_aes256gcm_open(pt, ct, sizeof(ct), NULL, 0, nonce, key));
+    CHECK_MEM_EQ(pt, "hello", 5);
+    ct[2] ^= 1;
+    CHECK_ERR(mero_aes256gcm_open(pt, ct, sizeof(ct), NULL, 0, nonce, key), -MERO_ECRYPTO);
+    CHECK_OK(mero_chacha_seal(ct, (const uint8_t *)"hello", 5, NULL, 0, nonce, key));
+    CHECK_OK(mero_chacha_open(pt, ct, sizeof(ct), NULL, 0, nonce, key));
+    CHECK_MEM_EQ(pt, "hello", 5);
+    ct[20] ^= 1;
+    CHECK_ERR(mero_chacha_open(pt, ct, sizeof(ct), NULL, 0, nonce, key), -MERO_ECRYPTO);
+}
+
+static void init_crypto(void)
+{
+    if (mero_crypto_init() < 0) {
+        abort();
+    }
+}
+
+TEST(crypto_init)
+{
+    init_crypto();
+    CHECK(1);
+}
+
+MERO_TEST_MAIN(T(crypto_init), T(buf_respects_max), T(cursor_refuses_past_end),
+               T(varint_roundtrip_and_limits), T(hex_strict), T(base64_strict),
+               T(parse_u64_checks_everything), T(borsh_roundtrip_and_bounds),
+               T(err_names_and_reasons), T(sha_known_answers), T(hkdf_rfc5869_case1),
+               T(ed25519_sign_verify), T(x25519_refuses_small_order), T(aead_roundtrip_and_tamper))
