@@ -218,8 +218,7 @@ static int asn1_time_unix(const ASN1_TIME *t, int64_t *out)
     return 0;
 }
 
-int mero_quote_pck_info(const struct mero_quote *q, struct mero_pck_info *out,
-                        struct mero_err *err)
+int mero_quote_pck_info(const struct mero_quote *q, struct mero_pck_info *out, struct mero_err *err)
 {
     if (q == NULL || out == NULL) {
         return mero_err_set(err, MERO_EINVAL, "mero_quote_pck_info: NULL argument");
@@ -285,8 +284,8 @@ int mero_quote_pck_info(const struct mero_quote *q, struct mero_pck_info *out,
         goto out;
     }
     const ASN1_OCTET_STRING *os = X509_EXTENSION_get_data(X509_get_ext(x, idx));
-    if (os == NULL || walk_ext(ASN1_STRING_get0_data(os), (size_t)ASN1_STRING_length(os), &pi) <
-                          0) {
+    if (os == NULL ||
+        walk_ext(ASN1_STRING_get0_data(os), (size_t)ASN1_STRING_length(os), &pi) < 0) {
         rc = mero_err_set(err, MERO_ECERT,
                           "PCK leaf Intel SGX extension is malformed or lacks FMSPC, PCEID, "
                           "CPUSVN components or PCESVN");

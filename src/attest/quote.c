@@ -176,8 +176,8 @@ static void parse_enclave_report(const uint8_t *p, struct mero_enclave_report *e
 {
     /* reference-dcap.md §1 "QE report": fixed offsets inside 384 bytes (already bounded). */
     memcpy(e->cpusvn, p, 16);
-    e->miscselect = (uint32_t)p[16] | (uint32_t)p[17] << 8 | (uint32_t)p[18] << 16 |
-                    (uint32_t)p[19] << 24;
+    e->miscselect =
+        (uint32_t)p[16] | (uint32_t)p[17] << 8 | (uint32_t)p[18] << 16 | (uint32_t)p[19] << 24;
     memcpy(e->attributes, p + 48, 16);
     memcpy(e->mrenclave, p + 64, 32);
     memcpy(e->mrsigner, p + 128, 32);
@@ -248,10 +248,9 @@ static int parse_sig_data(struct rd *r, struct mero_quote *q)
     }
     size_t total = at(r) + q->sig_data_len;
     if (total > MERO_MAX_TEE_QUOTE_BYTES) {
-        return mero_err_set(r->err, MERO_ETOOBIG,
-                            "sig_data_len %u at offset %zu makes a %zu-byte quote (max %u)",
-                            (unsigned)q->sig_data_len, off, total,
-                            (unsigned)MERO_MAX_TEE_QUOTE_BYTES);
+        return mero_err_set(
+            r->err, MERO_ETOOBIG, "sig_data_len %u at offset %zu makes a %zu-byte quote (max %u)",
+            (unsigned)q->sig_data_len, off, total, (unsigned)MERO_MAX_TEE_QUOTE_BYTES);
     }
     struct rd s;
     MERO_TRY(sub(r, &s, q->sig_data_len, "signature data"));
@@ -288,8 +287,7 @@ static int parse_sig_data(struct rd *r, struct mero_quote *q)
     return 0;
 }
 
-int mero_quote_parse(struct mero_quote *out, const uint8_t *data, size_t len,
-                     struct mero_err *err)
+int mero_quote_parse(struct mero_quote *out, const uint8_t *data, size_t len, struct mero_err *err)
 {
     if (out == NULL || (data == NULL && len != 0)) {
         return mero_err_set(err, MERO_EINVAL, "mero_quote_parse: NULL argument");

@@ -323,8 +323,8 @@ static int mutate(const char *dir, enum field f, struct mero_err *err)
     if (p == NULL) {
         return 1; /* not a negative code: the caller's CHECK_ERR fails */
     }
-    size_t sl = q.signed_len;     /* sig_data_len */
-    size_t ct = sl + 4 + 128;     /* cert type, then u32 size */
+    size_t sl = q.signed_len;      /* sig_data_len */
+    size_t ct = sl + 4 + 128;      /* cert type, then u32 size */
     size_t au = ct + 6 + 384 + 64; /* auth size */
     size_t in = au + 2 + q.qe_auth_len;
     switch (f) {
@@ -420,11 +420,11 @@ TEST(bad_fields_give_distinct_codes)
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
         struct mero_err err = {0};
         int rc = mutate(t[i].dir, t[i].f, &err);
-        CHECK_MSG(rc == -t[i].code, "case %zu: want %s, got %s (%s)", i,
-                  mero_strerror(t[i].code), mero_strerror(rc), err.msg);
+        CHECK_MSG(rc == -t[i].code, "case %zu: want %s, got %s (%s)", i, mero_strerror(t[i].code),
+                  mero_strerror(rc), err.msg);
         CHECK_EQ(err.code, t[i].code);
-        CHECK_MSG(strstr(err.msg, t[i].needle) != NULL, "case %zu: message \"%s\" lacks \"%s\"",
-                  i, err.msg, t[i].needle);
+        CHECK_MSG(strstr(err.msg, t[i].needle) != NULL, "case %zu: message \"%s\" lacks \"%s\"", i,
+                  err.msg, t[i].needle);
         CHECK_MSG(strstr(err.msg, "offset") != NULL, "case %zu: no offset in \"%s\"", i, err.msg);
     }
 }
