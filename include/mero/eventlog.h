@@ -22,8 +22,8 @@
 #include "mero/err.h"
 
 #define MERO_CCEL_TABLE_LEN 56
-#define MERO_RTMR_COUNT 4
-#define MERO_RTMR_LEN 48
+#define MERO_RTMR_COUNT     4
+#define MERO_RTMR_LEN       48
 /* Largest log area accepted (real ones are 64 KiB or 256 KiB). */
 #define MERO_EVENTLOG_MAX_LEN (16u << 20)
 /* Most records accepted in one log (real logs have tens). */
@@ -31,18 +31,18 @@
 /* Most algorithms in the Spec ID event's digest sizes table. */
 #define MERO_EVENTLOG_MAX_ALGS 8u
 
-#define MERO_TPM_ALG_SHA1 0x0004u
-#define MERO_TPM_ALG_SHA256 0x000Bu
-#define MERO_TPM_ALG_SHA384 0x000Cu
-#define MERO_TPM_ALG_SHA512 0x000Du
+#define MERO_TPM_ALG_SHA1    0x0004u
+#define MERO_TPM_ALG_SHA256  0x000Bu
+#define MERO_TPM_ALG_SHA384  0x000Cu
+#define MERO_TPM_ALG_SHA512  0x000Du
 #define MERO_TPM_ALG_SM3_256 0x0012u
 
 /* Event types (TCG PC Client PFP; full names in mero_event_type_name). */
-#define MERO_EV_POST_CODE 0x00000001u
-#define MERO_EV_NO_ACTION 0x00000003u
-#define MERO_EV_SEPARATOR 0x00000004u
-#define MERO_EV_EVENT_TAG 0x00000006u
-#define MERO_EV_IPL 0x0000000Du
+#define MERO_EV_POST_CODE                     0x00000001u
+#define MERO_EV_NO_ACTION                     0x00000003u
+#define MERO_EV_SEPARATOR                     0x00000004u
+#define MERO_EV_EVENT_TAG                     0x00000006u
+#define MERO_EV_IPL                           0x0000000Du
 #define MERO_EV_EFI_BOOT_SERVICES_APPLICATION 0x80000003u
 
 /* ---------------------------------------------------------------- ACPI CCEL table (§C.1) */
@@ -51,10 +51,10 @@
 #define MERO_CC_TYPE_TDX 2
 
 struct mero_ccel_table {
-    uint32_t length;   /* 56 */
-    uint8_t revision;  /* 1 on real tables */
-    uint8_t checksum;  /* the byte at offset 9; all 56 bytes sum to 0 mod 256 */
-    char oem_id[7];    /* NUL-terminated copies */
+    uint32_t length;  /* 56 */
+    uint8_t revision; /* 1 on real tables */
+    uint8_t checksum; /* the byte at offset 9; all 56 bytes sum to 0 mod 256 */
+    char oem_id[7];   /* NUL-terminated copies */
     char oem_table_id[9];
     uint32_t oem_revision;
     char creator_id[5];
@@ -143,8 +143,8 @@ struct mero_eventlog {
  * event array (free with mero_eventlog_cleanup) and borrows `data`; on failure `log` is
  * untouched and `err` names the offset.
  */
-MERO_MUST_CHECK int mero_eventlog_parse(struct mero_eventlog *log, const uint8_t *data,
-                                        size_t len, struct mero_err *err);
+MERO_MUST_CHECK int mero_eventlog_parse(struct mero_eventlog *log, const uint8_t *data, size_t len,
+                                        struct mero_err *err);
 /* Free the event array; safe on a zeroed struct and twice. */
 void mero_eventlog_cleanup(struct mero_eventlog *log);
 
@@ -173,8 +173,8 @@ struct mero_eventlog_reg_check {
     bool match;
     uint8_t replayed[MERO_RTMR_LEN];
     uint8_t expected[MERO_RTMR_LEN];
-    size_t n_events;           /* records that extend this register */
-    long matched_prefix;       /* the k above, or -1 when no prefix matches */
+    size_t n_events;            /* records that extend this register */
+    long matched_prefix;        /* the k above, or -1 when no prefix matches */
     uint32_t first_unexplained; /* seq of the first unexplained record, 0 if none */
     size_t first_unexplained_offset;
 };
@@ -200,16 +200,16 @@ enum mero_eventlog_delta_kind {
 
 /* Fields that differ in a CHANGED or DATA delta. */
 #define MERO_DELTA_F_MR_INDEX 0x1u
-#define MERO_DELTA_F_TYPE 0x2u
-#define MERO_DELTA_F_DIGEST 0x4u
-#define MERO_DELTA_F_DATA 0x8u
+#define MERO_DELTA_F_TYPE     0x2u
+#define MERO_DELTA_F_DIGEST   0x4u
+#define MERO_DELTA_F_DATA     0x8u
 
 struct mero_eventlog_delta {
     enum mero_eventlog_delta_kind kind;
-    unsigned fields;          /* MERO_DELTA_F_* */
+    unsigned fields;            /* MERO_DELTA_F_* */
     const struct mero_event *a; /* NULL for ONLY_B */
     const struct mero_event *b; /* NULL for ONLY_A */
-    bool measured; /* it changes what at least one register is extended with */
+    bool measured;              /* it changes what at least one register is extended with */
 };
 
 struct mero_eventlog_diff {
@@ -230,8 +230,7 @@ struct mero_eventlog_diff {
  * between two aligned records are paired position by position as CHANGED, the rest are
  * ONLY_A / ONLY_B. `out` borrows the logs' events; free with mero_eventlog_diff_cleanup.
  */
-MERO_MUST_CHECK int mero_eventlog_diff(const struct mero_eventlog *a,
-                                       const struct mero_eventlog *b,
+MERO_MUST_CHECK int mero_eventlog_diff(const struct mero_eventlog *a, const struct mero_eventlog *b,
                                        struct mero_eventlog_diff *out, struct mero_err *err);
 void mero_eventlog_diff_cleanup(struct mero_eventlog_diff *d);
 
@@ -252,7 +251,7 @@ bool mero_event_describe(const struct mero_event *e, char *out, size_t cap);
 
 /* ---------------------------------------------------------------- the local TD (§C.2) */
 
-#define MERO_CCEL_DATA_PATH "/sys/firmware/acpi/tables/data/CCEL"
+#define MERO_CCEL_DATA_PATH  "/sys/firmware/acpi/tables/data/CCEL"
 #define MERO_CCEL_TABLE_PATH "/sys/firmware/acpi/tables/CCEL"
 
 /*

@@ -111,8 +111,7 @@ static int parse_spec_id(struct mero_eventlog *log, struct mero_cur *c, struct m
     if (!have384) {
         return bad(err, 0, 32 + 28, "no SHA-384 bank (not a CC event log)");
     }
-    if (mero_cur_u8(&s, &log->vendor_info_len) < 0 ||
-        mero_cur_skip(&s, log->vendor_info_len) < 0) {
+    if (mero_cur_u8(&s, &log->vendor_info_len) < 0 || mero_cur_skip(&s, log->vendor_info_len) < 0) {
         return bad(err, 0, 32 + s.off, "vendor info runs past the Spec ID event");
     }
     if (mero_cur_left(&s) != 0) {

@@ -37,8 +37,8 @@ struct diff_ctx {
     size_t n;
 };
 
-static void emit(struct diff_ctx *x, enum mero_eventlog_delta_kind kind,
-                 const struct mero_event *a, const struct mero_event *b)
+static void emit(struct diff_ctx *x, enum mero_eventlog_delta_kind kind, const struct mero_event *a,
+                 const struct mero_event *b)
 {
     struct mero_eventlog_delta *d = &x->d[x->n++];
     memset(d, 0, sizeof(*d));
@@ -51,8 +51,8 @@ static void emit(struct diff_ctx *x, enum mero_eventlog_delta_kind kind,
         d->fields |= memcmp(a->sha384, b->sha384, MERO_RTMR_LEN) != 0 ? MERO_DELTA_F_DIGEST : 0;
         d->fields |= !same_data(a, b) ? MERO_DELTA_F_DATA : 0;
     }
-    d->measured = kind != MERO_DELTA_DATA &&
-                  ((a != NULL && mero_event_rtmr(a) >= 0) || (b != NULL && mero_event_rtmr(b) >= 0));
+    d->measured = kind != MERO_DELTA_DATA && ((a != NULL && mero_event_rtmr(a) >= 0) ||
+                                              (b != NULL && mero_event_rtmr(b) >= 0));
 }
 
 static void aligned(struct diff_ctx *x, const struct mero_event *a, const struct mero_event *b)
