@@ -682,6 +682,67 @@ TEST(notes_for_mr0_measurement_and_trailing_data)
     mero_buf_cleanup(&b);
 }
 
+TEST(two_banks_use_the_sha384_digest)
+{
+    /* Spec ID with SHA-1 and SHA-384 banks; records list them in either order */
+    struct mero_buf b;
+    static const uint8_t zero20[20];
+    uint8_t d1[20] = {1}, d384[48];
+    int rc = 0;
+    mero_buf_init(&b, 4096);
+    rc |= mero_buf_append_u32le(&b, 1);
+    rc |= mero_buf_append_u32le(&b, MERO_EV_NO_ACTION);
+    rc |= mero_buf_append(&b, zero20, 20);
+    rc |= mero_buf_append_u32le(&b, 37);
+    rc |= mero_buf_append(&b, "Spec ID Event03", 16);
+    rc |= mero_buf_append_u32le(&b, 0);
+    rc |= mero_buf_append(&b, "\x00\x02\x00\x02", 4);
+    rc |= mero_buf_append_u32le(&b, 2);
+    rc |= mero_buf_append_u16le(&b, MERO_TPM_ALG_SHA1) | mero_buf_append_u16le(&b, 20);
+    rc |= mero_buf_append_u16le(&b, MERO_TPM_ALG_SHA384) | mero_buf_append_u16le(&b, 48);
+    rc |= mero_buf_append_u8(&b, 0);
+    mero_sha384(d384, "x", 1);
+    for (int order = 0; order < 2; order++) {
+        rc |= mero_buf_append_u32le(&b, 1) | mero_buf_append_u32le(&b, MERO_EV_SEPARATOR);
+        rc |= mero_buf_append_u32le(&b, 2);
+        if (order == 0) {
+            rc |= mero_buf_append_u16le(&b, MERO_TPM_ALG_SHA1) | mero_buf_append(&b, d1, 20);
+        }
+        rc |= mero_buf_append_u16le(&b, MERO_TPM_ALG_SHA384) | mero_buf_append(&b, d384, 48);
+        if (order == 1) {
+            rc |= mero_buf_append_u16le(&b, MERO_TPM_ALG_SHA1) | mero_buf_append(&b, d1, 20);
+        }
+        rc |= mero_buf_append_u32le(&b, 1) | mero_buf_append(&b, "x", 1);
+    }
+    CHECK_OK(rc);
+    struct mero_eventlog log;
+    struct mero_err e = {0};
+    CHECK_OK(mero_eventlog_parse(&log, b.data, b.len, &e));
+    CHECK_EQ(log.n_algs, 2);
+    CHECK_EQ(log.n_events, 2);
+    CHECK_MEM_EQ(log.events[0].sha384, d384, 48);
+    CHECK_MEM_EQ(log.events[1].sha384, d384, 48);
+    CHECK_EQ(log.n_notes, 1); /* the second separator in MR index 1 */
+    uint8_t want[4][48] = {{0}}, got[4][48];
+    extend(want[0], "x");
+    extend(want[0], "x");
+    mero_eventlog_replay(&log, got);
+    CHECK_MEM_EQ(got, want, sizeof(want));
+    mero_eventlog_cleanup(&log);
+    /* a record with only the SHA-1 digest has nothing to replay: refused */
+    size_t r3 = b.len;
+    rc |= mero_buf_append_u32le(&b, 1) | mero_buf_append_u32le(&b, MERO_EV_SEPARATOR);
+    rc |= mero_buf_append_u32le(&b, 1);
+    rc |= mero_buf_append_u16le(&b, MERO_TPM_ALG_SHA1) | mero_buf_append(&b, d1, 20);
+    rc |= mero_buf_append_u32le(&b, 1) | mero_buf_append(&b, "x", 1);
+    CHECK_OK(rc);
+    CHECK_ERR(mero_eventlog_parse(&log, b.data, b.len, &e), -MERO_EEVENTLOG);
+    char want_msg[64];
+    snprintf(want_msg, sizeof(want_msg), "record at offset %zu: no SHA-384 digest", r3);
+    CHECK_MSG(strstr(e.msg, want_msg) != NULL, "%s", e.msg);
+    mero_buf_cleanup(&b);
+}
+
 /* ---------------------------------------------------------------- malformed logs */
 
 TEST(every_truncation_fails_or_stops_at_a_record)
@@ -895,7 +956,7 @@ MERO_TEST_MAIN(T(table_parses_real_tables), T(table_refuses_malformed),
                T(diff_case_gives_expected_difference), T(diff_identical_and_padding_only),
                T(diff_aligns_inserted_and_removed_records),
                T(td_shim_log_with_zero_padding_and_mr0_records),
-               T(notes_for_mr0_measurement_and_trailing_data),
+               T(notes_for_mr0_measurement_and_trailing_data), T(two_banks_use_the_sha384_digest),
                T(every_truncation_fails_or_stops_at_a_record),
                T(overlong_and_invalid_fields_are_refused), T(type_names_and_descriptions),
                T(read_local_uses_override_and_reports_absence))
