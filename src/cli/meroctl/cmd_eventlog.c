@@ -298,7 +298,7 @@ static int run_replay(const struct meroctl_global *g, int argc, char **argv)
     if (json) {
         json_t *o = json_object();
         for (int r = 0; r < MERO_RTMR_COUNT; r++) {
-            char key[8];
+            char key[16];
             snprintf(key, sizeof(key), "rtmr%d", r);
             json_object_set_new(o, key, hex_json(rtmr[r], MERO_RTMR_LEN));
         }
@@ -451,7 +451,7 @@ static int run_check(const struct meroctl_global *g, int argc, char **argv)
         for (int r = 0; r < MERO_RTMR_COUNT; r++) {
             const struct mero_eventlog_reg_check *x = &c.reg[r];
             json_t *rj = json_object();
-            char key[8];
+            char key[16];
             snprintf(key, sizeof(key), "rtmr%d", r);
             json_object_set_new(rj, "register", json_string(key));
             json_object_set_new(rj, "match", json_boolean(x->match));
@@ -625,7 +625,7 @@ static int run_diff(const struct meroctl_global *g, int argc, char **argv)
         json_t *regs = json_array();
         for (int r = 0; r < MERO_RTMR_COUNT; r++) {
             json_t *rj = json_object();
-            char key[8];
+            char key[16];
             snprintf(key, sizeof(key), "rtmr%d", r);
             json_object_set_new(rj, "register", json_string(key));
             json_object_set_new(rj, "differ", json_boolean(d.regs_differ[r]));
