@@ -360,48 +360,13 @@ static int run_replay(const struct meroctl_global *g, int argc, char **argv)
 
 /* ---------------------------------------------------------------- check */
 
-/*
- * The quote's RTMR0-3 at the fixed offsets of reference-sigstore-ccel.md §C.6: v4 = 48-byte
- * header then the TD report (RTMR0 at 376), v5 = header, body type u16 (2 TD 1.0, 3 TD 1.5)
- * and body size u32, then the report (RTMR0 at 382). Interim until the quote module's
- * mero_quote_parse is merged; it checks the version, TEE type and that the body fits.
- */
+/* The quote's RTMR0-3, from the quote module's parser (v4 and v5, TD 1.0 and 1.5 bodies). */
 static int quote_rtmrs(const uint8_t *q, size_t n, uint8_t out[MERO_RTMR_COUNT][MERO_RTMR_LEN],
                        struct mero_err *err)
 {
-    struct mero_cur c;
-    uint16_t version, body_type = 2;
-    uint32_t tee, body_size = MERO_TD10_BODY_LEN;
-    size_t body;
-    mero_cur_init(&c, q, n);
-    if (mero_cur_u16le(&c, &version) < 0 || mero_cur_skip(&c, 2) < 0 ||
-        mero_cur_u32le(&c, &tee) < 0) {
-        return mero_err_set(err, MERO_ETRUNC, "quote shorter than its header");
-    }
-    if (tee != MERO_TEE_TYPE_TDX) {
-        return mero_err_set(err, MERO_EQUOTE_TEE, "TEE type 0x%x is not TDX", (unsigned)tee);
-    }
-    if (version == 4) {
-        body = MERO_QUOTE_HEADER_LEN;
-    } else if (version == 5) {
-        c.off = MERO_QUOTE_HEADER_LEN;
-        if (mero_cur_u16le(&c, &body_type) < 0 || mero_cur_u32le(&c, &body_size) < 0) {
-            return mero_err_set(err, MERO_ETRUNC, "quote v5 body descriptor truncated");
-        }
-        if (!(body_type == 2 && body_size == MERO_TD10_BODY_LEN) &&
-            !(body_type == 3 && body_size == MERO_TD15_BODY_LEN)) {
-            return mero_err_set(err, MERO_EQUOTE_BODY, "quote v5 body type %u size %u", body_type,
-                                (unsigned)body_size);
-        }
-        body = MERO_QUOTE_HEADER_LEN + 6;
-    } else {
-        return mero_err_set(err, MERO_EQUOTE_VERSION, "quote version %u", version);
-    }
-    if (n < body + body_size) {
-        return mero_err_set(err, MERO_ETRUNC, "quote of %zu bytes ends inside its TD report", n);
-    }
-    /* TD report: TEE_TCB_SVN 16, MRSEAM 48, MRSIGNERSEAM 48, 3 x 8 attributes, 4 x 48 MRs */
-    memcpy(out, q + body + 16 + 48 + 48 + 24 + 4 * 48, MERO_RTMR_COUNT * MERO_RTMR_LEN);
+    struct mero_quote quote;
+    MERO_TRY(mero_quote_parse(&quote, q, n, err));
+    memcpy(out, quote.body.rtmr, MERO_RTMR_COUNT * MERO_RTMR_LEN);
     return 0;
 }
 
