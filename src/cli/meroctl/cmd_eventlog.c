@@ -153,13 +153,15 @@ static int quote_rtmrs(const uint8_t *q, size_t n, uint8_t out[MERO_RTMR_COUNT][
 
 static int run_check(const struct meroctl_global *g, int argc, char **argv)
 {
-    const char *data = NULL, *quote = NULL;
+    const char *data = NULL, *quote = NULL, *reference = NULL;
     bool json = g->json;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--data") == 0 && i + 1 < argc) {
             data = argv[++i];
         } else if (strcmp(argv[i], "--quote") == 0 && i + 1 < argc) {
             quote = argv[++i];
+        } else if (strcmp(argv[i], "--reference") == 0 && i + 1 < argc) {
+            reference = argv[++i];
         } else if (strcmp(argv[i], "--json") == 0) {
             json = true;
         } else {
@@ -168,7 +170,8 @@ static int run_check(const struct meroctl_global *g, int argc, char **argv)
         }
     }
     if (data == NULL || quote == NULL) {
-        fprintf(stderr, "usage: meroctl eventlog check --data F --quote Q [--json]\n");
+        fprintf(stderr, "usage: meroctl eventlog check --data F --quote Q [--reference R] "
+                        "[--json]\n");
         return MEROCTL_USAGE;
     }
     uint8_t *q = NULL;
@@ -190,6 +193,23 @@ static int run_check(const struct meroctl_global *g, int argc, char **argv)
     }
     struct mero_eventlog_check c;
     mero_eventlog_check(&in.log, (const uint8_t(*)[MERO_RTMR_LEN])regs, &c);
+    /* with a known-good reference log: where this log first departs from it, per register */
+    struct evcli_log ref;
+    struct mero_eventlog_diff d = {0};
+    bool have_ref = false;
+    if (reference != NULL) {
+        if (evcli_load_log(reference, &ref) < 0) {
+            evcli_free_log(&in);
+            return MEROCTL_USAGE;
+        }
+        if (mero_eventlog_diff(&ref.log, &in.log, &d, &err) < 0) {
+            fprintf(stderr, "meroctl: eventlog check: %s\n", err.msg);
+            evcli_free_log(&ref);
+            evcli_free_log(&in);
+            return MEROCTL_USAGE;
+        }
+        have_ref = true;
+    }
     if (json) {
         json_t *o = json_object();
         json_t *a = json_array();
@@ -211,6 +231,11 @@ static int run_check(const struct meroctl_global *g, int argc, char **argv)
                                 x->first_unexplained
                                     ? evcli_record_json(&in.log.events[x->first_unexplained - 1])
                                     : json_null());
+            if (have_ref) {
+                json_object_set_new(rj, "reference_difference",
+                                    d.first[r] >= 0 ? evcli_delta_json(&d.deltas[d.first[r]])
+                                                    : json_null());
+            }
             json_array_append_new(a, rj);
         }
         json_object_set_new(o, "registers", a);
@@ -239,10 +264,22 @@ static int run_check(const struct meroctl_global *g, int argc, char **argv)
                 printf("      the log has no records for this register: the quote's value "
                        "comes from extensions not in the log\n");
             }
+            if (have_ref && d.first[r] >= 0) {
+                const struct mero_eventlog_delta *dx = &d.deltas[d.first[r]];
+                evcli_print_delta_head("      first difference from the reference: ", dx);
+                evcli_print_record("  ref", dx->a);
+                evcli_print_record("  log", dx->b);
+            } else if (have_ref) {
+                printf("      same records as the reference in this register\n");
+            }
         }
         printf("%s (%zu events)\n", c.all_match ? "all registers match" : "registers differ",
                in.log.n_events);
         evcli_print_notes(&in.log, "");
+    }
+    if (have_ref) {
+        mero_eventlog_diff_cleanup(&d);
+        evcli_free_log(&ref);
     }
     evcli_free_log(&in);
     return c.all_match ? MEROCTL_OK : MEROCTL_FAILED;
@@ -316,6 +353,8 @@ static int run_diff(const struct meroctl_global *g, int argc, char **argv)
         json_object_set_new(o, "differences", all);
         json_object_set_new(o, "events_a", json_integer((json_int_t)a.log.n_events));
         json_object_set_new(o, "events_b", json_integer((json_int_t)b.log.n_events));
+        json_object_set_new(o, "notes_a", evcli_notes_json(&a.log));
+        json_object_set_new(o, "notes_b", evcli_notes_json(&b.log));
         evcli_print_json(o);
     } else {
         for (int r = 0; r < MERO_RTMR_COUNT; r++) {
@@ -343,6 +382,8 @@ static int run_diff(const struct meroctl_global *g, int argc, char **argv)
             evcli_print_record("A", x->a);
             evcli_print_record("B", x->b);
         }
+        evcli_print_notes(&a.log, "A: ");
+        evcli_print_notes(&b.log, "B: ");
         printf("%s\n", differ ? "registers differ" : "registers identical");
     }
     mero_eventlog_diff_cleanup(&d);
@@ -356,6 +397,6 @@ MEROCTL_COMMANDS({"eventlog replay", "--data F [--table T] [--events] [--json]",
                  {"eventlog diff", "A B [--json]",
                   "first record per register where two logs differ; exit 2 if registers differ",
                   run_diff},
-                 {"eventlog check", "--data F --quote Q [--json]",
+                 {"eventlog check", "--data F --quote Q [--reference R] [--json]",
                   "replay against a quote's RTMR0-3; exit 0 match, 2 mismatch, 1 bad input",
                   run_check})
