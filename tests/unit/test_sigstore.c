@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "attest/sigstore_internal.h"
 #include "harness.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
@@ -459,8 +460,131 @@ TEST(malformed_inputs_refused)
     CHECK_FAILS(mero_trust_root_load(&tr, "/nonexistent/trusted_root.json", &e));
 }
 
+/* Verify the v0.3 happy path under a trusted root that `edit` changed. */
+static int with_root(void (*edit)(json_t *), struct mero_err *e)
+{
+    struct blob tr = rd(TR_PATH), art = rd(ART), bun = rd(V03);
+    if (tr.p == NULL || art.p == NULL || bun.p == NULL) {
+        free(tr.p);
+        free(art.p);
+        free(bun.p);
+        return -1000;
+    }
+    json_t *j = json_loadb((const char *)tr.p, tr.n, 0, NULL);
+    edit(j);
+    char *s = json_dumps(j, JSON_COMPACT);
+    struct mero_trust_root *t = NULL;
+    int rc = mero_trust_root_parse(&t, (const uint8_t *)s, strlen(s), e);
+    if (rc == 0) {
+        struct mero_sigstore_opts o = {.now = NOW_2026_12_01};
+        rc = mero_sigstore_verify(t, art.p, art.n, bun.p, bun.n, &beacon, &o, NULL, e);
+    }
+    mero_trust_root_free(t);
+    free(s);
+    json_decref(j);
+    free(tr.p);
+    free(art.p);
+    free(bun.p);
+    return rc;
+}
+
+static json_t *ctlog(json_t *j, size_t i)
+{
+    return json_array_get(json_object_get(j, "ctlogs"), i);
+}
+static void tr_ct_wrong_key(json_t *j)
+{
+    /* the 2022 CT log's entry keeps its log ID but gets the test log's key */
+    json_t *k0 = json_object_get(json_object_get(ctlog(j, 0), "publicKey"), "rawBytes");
+    json_object_set(json_object_get(ctlog(j, 1), "publicKey"), "rawBytes", k0);
+}
+static void tr_ct_removed(json_t *j)
+{
+    json_array_remove(json_object_get(j, "ctlogs"), 1);
+}
+static void tr_ct_not_yet(json_t *j)
+{
+    json_t *vf = json_object_get(json_object_get(ctlog(j, 1), "publicKey"), "validFor");
+    json_object_set_new(vf, "start", json_string("2025-01-01T00:00:00Z"));
+}
+static void tr_ca_only_old(json_t *j)
+{
+    json_array_remove(json_object_get(j, "certificateAuthorities"), 1);
+}
+static void tr_ca_no_intermediate(json_t *j)
+{
+    json_t *cas = json_object_get(j, "certificateAuthorities");
+    json_t *old = json_object_get(json_array_get(cas, 0), "certChain");
+    json_object_set(json_array_get(cas, 1), "certChain", old);
+}
+static void tr_rekor_expired(json_t *j)
+{
+    json_t *vf = json_object_get(
+        json_object_get(json_array_get(json_object_get(j, "tlogs"), 0), "publicKey"), "validFor");
+    json_object_set_new(vf, "end", json_string("2024-03-19T17:26:25Z"));
+}
+static void tr_rekor_end_inclusive(json_t *j)
+{
+    json_t *vf = json_object_get(
+        json_object_get(json_array_get(json_object_get(j, "tlogs"), 0), "publicKey"), "validFor");
+    json_object_set_new(vf, "end", json_string("2024-03-19T17:26:26.000Z"));
+}
+
+TEST(trust_root_edits)
+{
+    struct mero_err e = {0};
+    CHECK_OK(with_root(tr_rekor_end_inclusive, &e));
+    CHECK_ERR(with_root(tr_ct_wrong_key, &e), -MERO_ESIGSTORE_SCT);
+    CHECK_ERR(with_root(tr_ct_removed, &e), -MERO_ESIGSTORE_SCT);
+    CHECK_ERR(with_root(tr_ct_not_yet, &e), -MERO_ESIGSTORE_SCT);
+    CHECK_ERR(with_root(tr_ca_only_old, &e), -MERO_EROOT);
+    CHECK_ERR(with_root(tr_ca_no_intermediate, &e), -MERO_ECHAIN);
+    CHECK_ERR(with_root(tr_rekor_expired, &e), -MERO_ESIGSTORE_SET);
+}
+
+TEST(leaf_valid_only_at_signing_time)
+{
+    struct blob bun = rd(V03);
+    CHECK(bun.p != NULL && root() != NULL);
+    struct sig_bundle b;
+    struct mero_err e = {0};
+    int prc = mero__sig_bundle_parse(&b, bun.p, bun.n, &e);
+    free(bun.p);
+    CHECK_OK(prc);
+    X509 *iss = NULL;
+    /* leaf valid 17:26:26 .. 17:36:26 on 2024-03-19 */
+    int rc1 = mero__sig_verify_chain(root(), b.leaf, 1710869186, &iss, &e);
+    X509_free(iss);
+    iss = NULL;
+    int rc2 = mero__sig_verify_chain(root(), b.leaf, 1710869186 + 601, &iss, &e);
+    int rc3 = mero__sig_verify_chain(root(), b.leaf, 1710869186 - 1, &iss, &e);
+    mero__sig_bundle_cleanup(&b);
+    CHECK_EQ(rc1, 0);
+    CHECK_EQ(rc2, -MERO_EEXPIRED);
+    CHECK_EQ(rc3, -MERO_EEXPIRED);
+}
+
+TEST(rfc3339)
+{
+    int64_t t = 0;
+    CHECK_OK(mero__sig_time_parse("2021-01-12T11:53:27Z", &t));
+    CHECK_EQ(t, 1610452407);
+    CHECK_OK(mero__sig_time_parse("2022-12-31T23:59:59.999Z", &t));
+    CHECK_EQ(t, 1672531199);
+    CHECK_OK(mero__sig_time_parse("2026-12-01T01:00:00+01:00", &t));
+    CHECK_EQ(t, NOW_2026_12_01);
+    static const char *bad[] = {"2021-01-12", "2021-01-12T11:53:27", "2021-13-12T11:53:27Z",
+                                "2021-01-12T11:53:27.Z", "2021-01-12T11:53:27Zx",
+                                "2021-01-12 11:53:27Z", NULL};
+    for (int i = 0; bad[i]; i++) {
+        CHECK_MSG(mero__sig_time_parse(bad[i], &t) < 0, "%s accepted", bad[i]);
+    }
+    CHECK_FAILS(mero__sig_time_parse(NULL, &t));
+}
+
 MERO_TEST_MAIN(T(conformance_cases), T(conformance_wrong_identity), T(mero_release_verifies),
                T(mero_release_other_identities_refused), T(mero_tampered_refused_by_digest),
                T(mero_provenance_signature_passes), T(mero_kms_wrong_identity),
                T(detached_sig_must_match), T(mutated_bundles_refused),
-               T(malformed_inputs_refused))
+               T(malformed_inputs_refused), T(trust_root_edits),
+               T(leaf_valid_only_at_signing_time), T(rfc3339))
