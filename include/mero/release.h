@@ -19,12 +19,12 @@
 #include "mero/err.h"
 #include "mero/sigstore.h"
 
-#define MERO_RELEASE_MAX_FILE (1024u * 1024u) /* published-mrtds.json */
+#define MERO_RELEASE_MAX_FILE     (1024u * 1024u) /* published-mrtds.json */
 #define MERO_RELEASE_MAX_PROFILES 16
-#define MERO_RELEASE_MAX_VALUES 8 /* entries of one allowed_* list */
-#define MERO_RELEASE_NAME_MAX 64   /* profile names, versions (with NUL) */
-#define MERO_RELEASE_MAX_TCB 8
-#define MERO_RELEASE_CACHE 32
+#define MERO_RELEASE_MAX_VALUES   8  /* entries of one allowed_* list */
+#define MERO_RELEASE_NAME_MAX     64 /* profile names, versions (with NUL) */
+#define MERO_RELEASE_MAX_TCB      8
+#define MERO_RELEASE_CACHE        32
 #define MERO_RELEASE_DEFAULT_BASE_URL                                                              \
     "https://github.com/calimero-network/mero-tee/releases/download"
 
@@ -66,8 +66,7 @@ enum {
  * release-provenance.json). *out is owned (free with mero_release_free).
  */
 MERO_MUST_CHECK int mero_release_parse(struct mero_release **out, const uint8_t *json, size_t len,
-                                       const char *expected, unsigned flags,
-                                       struct mero_err *err);
+                                       const char *expected, unsigned flags, struct mero_err *err);
 void mero_release_free(struct mero_release *r);
 
 /* Semantic version precedence (semver 2.0.0; "mero-tee-v" or "v" prefix ignored): *cmp gets
@@ -84,8 +83,8 @@ MERO_MUST_CHECK int mero_release_version_check(const char *s);
  * -MERO_ERELEASE_NOMATCH with the closest reason otherwise.
  */
 MERO_MUST_CHECK int mero_release_match(const struct mero_release *r, const char *const *allowed,
-                                       size_t n, const struct mero_release_meas *m,
-                                       char *matched, size_t cap, struct mero_err *err);
+                                       size_t n, const struct mero_release_meas *m, char *matched,
+                                       size_t cap, struct mero_err *err);
 
 /* ---- release source: fetch + verify + cache ---- */
 
@@ -128,12 +127,10 @@ MERO_MUST_CHECK int mero_release_source_get(struct mero_release_source *src, con
  * (no allowed profile). BLOCKING (network, up to 3 x timeout_ms on a cache miss): run it off
  * the loop thread (uv_queue_work). Thread-safe.
  */
-MERO_MUST_CHECK int mero_release_check(struct mero_release_source *src,
-                                       const char *release_version, const char *min_version,
-                                       const char *const *allowed_profiles, size_t n,
-                                       const struct mero_release_meas *m,
-                                       char *matched_profile, size_t cap,
-                                       struct mero_err *reason);
+MERO_MUST_CHECK int mero_release_check(struct mero_release_source *src, const char *release_version,
+                                       const char *min_version, const char *const *allowed_profiles,
+                                       size_t n, const struct mero_release_meas *m,
+                                       char *matched_profile, size_t cap, struct mero_err *reason);
 
 /* Number of releases in the cache (for tests and metrics). */
 size_t mero_release_source_cached(struct mero_release_source *src);

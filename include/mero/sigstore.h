@@ -22,10 +22,10 @@
 
 #include "mero/err.h"
 
-#define MERO_SIGSTORE_MAX_BUNDLE (256u * 1024u)       /* bundle JSON */
-#define MERO_SIGSTORE_MAX_TRUST_ROOT (1024u * 1024u)  /* trusted_root.json */
-#define MERO_SIGSTORE_MAX_ARTIFACT (16u * 1024u * 1024u)
-#define MERO_SIGSTORE_IDENT_MAX 512                   /* longest identity string we report */
+#define MERO_SIGSTORE_MAX_BUNDLE     (256u * 1024u)  /* bundle JSON */
+#define MERO_SIGSTORE_MAX_TRUST_ROOT (1024u * 1024u) /* trusted_root.json */
+#define MERO_SIGSTORE_MAX_ARTIFACT   (16u * 1024u * 1024u)
+#define MERO_SIGSTORE_IDENT_MAX      512 /* longest identity string we report */
 
 /* The public-good OIDC issuer for GitHub Actions. */
 #define MERO_SIGSTORE_GITHUB_ISSUER "https://token.actions.githubusercontent.com"
@@ -89,13 +89,11 @@ struct mero_sigstore_result {
  * cryptographic checks; used by `meroctl release verify` to report who signed).
  * Pure computation, no I/O; safe to call from any thread.
  */
-MERO_MUST_CHECK int mero_sigstore_verify(const struct mero_trust_root *tr,
-                                         const uint8_t *artifact, size_t artifact_len,
-                                         const uint8_t *bundle, size_t bundle_len,
-                                         const struct mero_sigstore_identity *id,
+MERO_MUST_CHECK int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifact,
+                                         size_t artifact_len, const uint8_t *bundle,
+                                         size_t bundle_len, const struct mero_sigstore_identity *id,
                                          const struct mero_sigstore_opts *opts,
-                                         struct mero_sigstore_result *res,
-                                         struct mero_err *err);
+                                         struct mero_sigstore_result *res, struct mero_err *err);
 
 /* Apply the identity policy to an already verified result (exact comparisons, as above).
  * Exposed so the CLI can report the identity before judging it. */

@@ -69,14 +69,14 @@ static int values(json_t *prof, const char *key, uint8_t out[][48], struct mero_
     }
     size_t n = list ? json_array_size(list) : 0;
     if (n > MERO_RELEASE_MAX_VALUES) {
-        return mero_err_set(err, MERO_ERELEASE, "profile %s: %s has %zu values (max %d)", pname,
-                            lk, n, MERO_RELEASE_MAX_VALUES);
+        return mero_err_set(err, MERO_ERELEASE, "profile %s: %s has %zu values (max %d)", pname, lk,
+                            n, MERO_RELEASE_MAX_VALUES);
     }
     for (size_t i = 0; i < n; i++) {
         json_t *v = json_array_get(list, i);
         if (!json_is_string(v) || measurement(json_string_value(v), out[i]) < 0) {
-            return mero_err_set(err, MERO_ERELEASE, "profile %s: %s[%zu] is not 96 hex", pname,
-                                lk, i);
+            return mero_err_set(err, MERO_ERELEASE, "profile %s: %s[%zu] is not 96 hex", pname, lk,
+                                i);
         }
     }
     if (n > 0) {
@@ -396,7 +396,8 @@ static const char *profile_mismatch(const struct mero_release_profile *p,
 }
 
 int mero_release_match(const struct mero_release *r, const char *const *allowed, size_t n,
-                       const struct mero_release_meas *m, char *matched, size_t cap, struct mero_err *err)
+                       const struct mero_release_meas *m, char *matched, size_t cap,
+                       struct mero_err *err)
 {
     if (r == NULL || m == NULL) {
         return mero_err_set(err, MERO_EINVAL, "no release or measurements");

@@ -24,7 +24,7 @@
 #include "mero/log.h"
 #include "mero/release.h"
 
-#define MAX_SIG_ASSET 4096u
+#define MAX_SIG_ASSET    4096u
 #define MAX_BUNDLE_ASSET MERO_SIGSTORE_MAX_BUNDLE
 
 struct cache_entry {
@@ -242,8 +242,8 @@ static void cache_put(struct mero_release_source *s, const char *ver, struct mer
     pthread_mutex_unlock(&s->lock);
 }
 
-static int fetch_verify(struct mero_release_source *s, const char *ver,
-                        struct mero_release **out, struct mero_err *err)
+static int fetch_verify(struct mero_release_source *s, const char *ver, struct mero_release **out,
+                        struct mero_err *err)
 {
     struct mero_buf file, sig, bundle;
     mero_buf_init(&file, 0);
@@ -252,8 +252,8 @@ static int fetch_verify(struct mero_release_source *s, const char *ver,
     int rc;
     if ((rc = fetch(s, ver, "published-mrtds.json", MERO_RELEASE_MAX_FILE, &file, err)) < 0 ||
         (rc = fetch(s, ver, "published-mrtds.json.sig", MAX_SIG_ASSET, &sig, err)) < 0 ||
-        (rc = fetch(s, ver, "published-mrtds.json.bundle.json", MAX_BUNDLE_ASSET, &bundle,
-                    err)) < 0) {
+        (rc = fetch(s, ver, "published-mrtds.json.bundle.json", MAX_BUNDLE_ASSET, &bundle, err)) <
+            0) {
         goto out;
     }
     struct mero_sigstore_opts o = {
@@ -265,8 +265,8 @@ static int fetch_verify(struct mero_release_source *s, const char *ver,
         rc = mero_err_set(err, MERO_ESIGSTORE_DETACHED, "release %s has an empty .sig", ver);
         goto out;
     }
-    rc = mero_sigstore_verify(s->tr, file.data, file.len, bundle.data, bundle.len, &s->id, &o,
-                              NULL, err);
+    rc = mero_sigstore_verify(s->tr, file.data, file.len, bundle.data, bundle.len, &s->id, &o, NULL,
+                              err);
     if (rc < 0) {
         goto out;
     }
@@ -313,8 +313,8 @@ int mero_release_source_get(struct mero_release_source *s, const char *version,
 
 int mero_release_check(struct mero_release_source *src, const char *release_version,
                        const char *min_version, const char *const *allowed_profiles, size_t n,
-                       const struct mero_release_meas *m, char *matched_profile,
-                       size_t cap, struct mero_err *reason)
+                       const struct mero_release_meas *m, char *matched_profile, size_t cap,
+                       struct mero_err *reason)
 {
     if (src == NULL || m == NULL) {
         return mero_err_set(reason, MERO_EINVAL, "release check without source or measurements");
@@ -341,8 +341,7 @@ int mero_release_check(struct mero_release_source *src, const char *release_vers
     }
     struct mero_release *rel = NULL;
     MERO_TRY(mero_release_source_get(src, release_version, &rel, reason));
-    int rc = mero_release_match(rel, allowed_profiles, n, m, matched_profile, cap,
-                                reason);
+    int rc = mero_release_match(rel, allowed_profiles, n, m, matched_profile, cap, reason);
     mero_release_free(rel);
     return rc;
 }

@@ -61,8 +61,7 @@ int mero_sigstore_check_identity(const struct mero_sigstore_result *res,
 }
 
 /* The detached .sig is base64 text; compare it, whitespace-trimmed, with the bundle's bytes. */
-static int check_detached(const struct sig_bundle *b, const char *s, size_t n,
-                          struct mero_err *err)
+static int check_detached(const struct sig_bundle *b, const char *s, size_t n, struct mero_err *err)
 {
     while (n > 0 && isspace((unsigned char)s[0])) {
         s++;
@@ -85,8 +84,8 @@ static int check_detached(const struct sig_bundle *b, const char *s, size_t n,
     return 0;
 }
 
-static int check_body(const struct sig_bundle *b, const uint8_t digest[32],
-                      const uint8_t *artifact, size_t alen, struct mero_err *err)
+static int check_body(const struct sig_bundle *b, const uint8_t digest[32], const uint8_t *artifact,
+                      size_t alen, struct mero_err *err)
 {
     struct sig_body body;
     MERO_TRY(mero__sig_body_parse(&body, b->body, b->body_len, err));

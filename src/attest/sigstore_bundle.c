@@ -136,7 +136,8 @@ static int parse_proof(struct sig_bundle *b, json_t *p, struct mero_err *err)
     }
     memcpy(b->root_hash, root, 32);
     free(root);
-    if (hashes != NULL && (!json_is_array(hashes) || json_array_size(hashes) > SIG_MAX_PROOF_HASHES)) {
+    if (hashes != NULL &&
+        (!json_is_array(hashes) || json_array_size(hashes) > SIG_MAX_PROOF_HASHES)) {
         return bad(err, "inclusionProof.hashes");
     }
     b->nhashes = hashes ? json_array_size(hashes) : 0;
@@ -203,8 +204,8 @@ static int parse_tlog(struct sig_bundle *b, json_t *vm, struct mero_err *err)
         return bad(err, "canonicalizedBody missing (required to check the logged entry)");
     }
     json_t *promise = json_object_get(e, "inclusionPromise");
-    if (promise != NULL && (mero__json_b64(promise, "signedEntryTimestamp", SIG_MAX_SIG, &b->set,
-                                           &b->set_len) < 0)) {
+    if (promise != NULL &&
+        (mero__json_b64(promise, "signedEntryTimestamp", SIG_MAX_SIG, &b->set, &b->set_len) < 0)) {
         return bad(err, "inclusionPromise.signedEntryTimestamp");
     }
     json_t *proof = json_object_get(e, "inclusionProof");
@@ -250,7 +251,8 @@ static int parse_protobuf(struct sig_bundle *b, json_t *j, struct mero_err *err)
         return mero_err_set(err, MERO_ESIGSTORE_MEDIATYPE, "bundle: unknown mediaType");
     }
     if (json_object_get(j, "dsseEnvelope") != NULL) {
-        return mero_err_set(err, MERO_EUNSUPPORTED, "bundle: DSSE envelopes are not blob signatures");
+        return mero_err_set(err, MERO_EUNSUPPORTED,
+                            "bundle: DSSE envelopes are not blob signatures");
     }
     json_t *vm = json_object_get(j, "verificationMaterial");
     json_t *ms = json_object_get(j, "messageSignature");
@@ -315,8 +317,9 @@ int mero__sig_bundle_parse(struct sig_bundle *b, const uint8_t *data, size_t len
     } else if (json_object_get(j, "rekorBundle") != NULL) {
         rc = parse_legacy(b, j, err);
     } else {
-        rc = mero_err_set(err, MERO_ESIGSTORE_MEDIATYPE, "bundle: neither a Sigstore bundle "
-                                                         "(mediaType) nor a cosign bundle");
+        rc = mero_err_set(err, MERO_ESIGSTORE_MEDIATYPE,
+                          "bundle: neither a Sigstore bundle "
+                          "(mediaType) nor a cosign bundle");
     }
     json_decref(j);
     if (rc < 0) {
@@ -360,8 +363,8 @@ int mero__sig_body_parse(struct sig_body *out, const uint8_t *body, size_t len,
         goto out;
     }
     if (mero__json_b64(sig, "content", SIG_MAX_SIG, &out->sig, &out->sig_len) < 0 ||
-        mero__json_b64(json_object_get(sig, "publicKey"), "content", SIG_MAX_CERT * 2, &pem,
-                       &n) < 0 ||
+        mero__json_b64(json_object_get(sig, "publicKey"), "content", SIG_MAX_CERT * 2, &pem, &n) <
+            0 ||
         mero__sig_pem_cert(pem, n, &x, &out->cert_der, &out->cert_der_len) < 0) {
         mero_err_set(err, MERO_ESIGSTORE_BODY, "logged body signature / certificate malformed");
         goto out;

@@ -85,8 +85,8 @@ static int leaf_usage(X509 *leaf, struct mero_err *err)
     return 0;
 }
 
-int mero__sig_verify_chain(const struct mero_trust_root *tr, X509 *leaf, int64_t t,
-                           X509 **issuer, struct mero_err *err)
+int mero__sig_verify_chain(const struct mero_trust_root *tr, X509 *leaf, int64_t t, X509 **issuer,
+                           struct mero_err *err)
 {
     MERO_TRY(leaf_usage(leaf, err));
     int last = -MERO_EROOT;
@@ -111,8 +111,8 @@ int mero__sig_verify_chain(const struct mero_trust_root *tr, X509 *leaf, int64_t
                             "signing certificate not valid at the integrated time %" PRId64, t);
     }
     if (last == -MERO_EROOT) {
-        return mero_err_set(err, MERO_EROOT, "no Fulcio CA of the trusted root is valid at %" PRId64,
-                            t);
+        return mero_err_set(err, MERO_EROOT,
+                            "no Fulcio CA of the trusted root is valid at %" PRId64, t);
     }
     return mero_err_set(err, MERO_ECHAIN,
                         "signing certificate does not chain to a Fulcio CA of the trusted root");
@@ -322,8 +322,8 @@ int mero__sig_read_identity(X509 *leaf, struct mero_sigstore_result *res, struct
     if (res->issuer[0] == 0) {
         return mero_err_set(err, MERO_ECERT, "certificate names no OIDC issuer");
     }
-    MERO_TRY(ext_pair(leaf, 4, 0, res->workflow_name, sizeof(res->workflow_name), err,
-                      "workflow name"));
+    MERO_TRY(
+        ext_pair(leaf, 4, 0, res->workflow_name, sizeof(res->workflow_name), err, "workflow name"));
     MERO_TRY(ext_pair(leaf, 5, 0, res->repository, sizeof(res->repository), err, "repository"));
     MERO_TRY(ext_pair(leaf, 6, 14, res->ref, sizeof(res->ref), err, "ref"));
     MERO_TRY(ext_pair(leaf, 20, 2, res->trigger, sizeof(res->trigger), err, "trigger"));

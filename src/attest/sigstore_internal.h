@@ -16,15 +16,15 @@
 
 #include "mero/sigstore.h"
 
-#define SIG_MAX_LOGS 16
-#define SIG_MAX_CAS 16
-#define SIG_MAX_CA_CERTS 8
+#define SIG_MAX_LOGS         16
+#define SIG_MAX_CAS          16
+#define SIG_MAX_CA_CERTS     8
 #define SIG_MAX_PROOF_HASHES 64
-#define SIG_MAX_BODY (64u * 1024u)
-#define SIG_MAX_CERT (32u * 1024u)
-#define SIG_MAX_SIG 512u
-#define SIG_MAX_CHECKPOINT 4096u
-#define SIG_TIME_OPEN INT64_MAX
+#define SIG_MAX_BODY         (64u * 1024u)
+#define SIG_MAX_CERT         (32u * 1024u)
+#define SIG_MAX_SIG          512u
+#define SIG_MAX_CHECKPOINT   4096u
+#define SIG_TIME_OPEN        INT64_MAX
 
 struct sig_log { /* a tlog or a ctlog of the trusted root */
     uint8_t log_id[32];
@@ -102,8 +102,7 @@ int mero__sig_verify_sha256(EVP_PKEY *key, const uint8_t *msg, size_t n, const u
                             size_t siglen);
 
 /* trustroot.c */
-const struct sig_log *mero__trust_root_tlog(const struct mero_trust_root *tr,
-                                            const uint8_t id[32]);
+const struct sig_log *mero__trust_root_tlog(const struct mero_trust_root *tr, const uint8_t id[32]);
 
 /* sigstore_bundle.c */
 int mero__sig_bundle_parse(struct sig_bundle *b, const uint8_t *data, size_t len,
@@ -123,8 +122,8 @@ int mero__sig_verify_checkpoint(const struct sig_log *log, const struct sig_bund
 /* sigstore_cert.c */
 /* Chain the leaf to a trusted Fulcio CA valid at time t; *issuer gets a new reference to the
  * leaf's issuing certificate. */
-int mero__sig_verify_chain(const struct mero_trust_root *tr, X509 *leaf, int64_t t,
-                           X509 **issuer, struct mero_err *err);
+int mero__sig_verify_chain(const struct mero_trust_root *tr, X509 *leaf, int64_t t, X509 **issuer,
+                           struct mero_err *err);
 int mero__sig_verify_sct(const struct mero_trust_root *tr, X509 *leaf, X509 *issuer, int64_t t,
                          struct mero_err *err);
 int mero__sig_read_identity(X509 *leaf, struct mero_sigstore_result *res, struct mero_err *err);

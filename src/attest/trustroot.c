@@ -114,8 +114,7 @@ static int parse_logs(json_t *root, const char *key, struct sig_log *logs, size_
                       struct mero_err *err)
 {
     json_t *arr = json_object_get(root, key);
-    if (!json_is_array(arr) || json_array_size(arr) == 0 ||
-        json_array_size(arr) > SIG_MAX_LOGS) {
+    if (!json_is_array(arr) || json_array_size(arr) == 0 || json_array_size(arr) > SIG_MAX_LOGS) {
         return mero_err_set(err, MERO_EINVAL, "trusted root: %s missing or too long", key);
     }
     for (size_t i = 0; i < json_array_size(arr); i++) {
@@ -141,8 +140,9 @@ int mero_trust_root_parse(struct mero_trust_root **out, const uint8_t *json, siz
         goto out;
     }
     const char *mt = mero__json_str(root, "mediaType");
-    if (mt == NULL || (strcmp(mt, "application/vnd.dev.sigstore.trustedroot+json;version=0.1") != 0 &&
-                       strcmp(mt, "application/vnd.dev.sigstore.trustedroot.v0.2+json") != 0)) {
+    if (mt == NULL ||
+        (strcmp(mt, "application/vnd.dev.sigstore.trustedroot+json;version=0.1") != 0 &&
+         strcmp(mt, "application/vnd.dev.sigstore.trustedroot.v0.2+json") != 0)) {
         rc = mero_err_set(err, MERO_EUNSUPPORTED, "trusted root: unknown mediaType");
         goto out;
     }
@@ -200,8 +200,7 @@ int mero_trust_root_load(struct mero_trust_root **out, const char *path, struct 
     return rc;
 }
 
-const struct sig_log *mero__trust_root_tlog(const struct mero_trust_root *tr,
-                                            const uint8_t id[32])
+const struct sig_log *mero__trust_root_tlog(const struct mero_trust_root *tr, const uint8_t id[32])
 {
     for (size_t i = 0; i < tr->ntlogs; i++) {
         if (memcmp(tr->tlogs[i].log_id, id, 32) == 0) {

@@ -18,7 +18,7 @@
 #include "mero/release.h"
 
 #define NOW_2026_12_01 1796083200u
-#define REL "testdata/mero-tee/v2.3.87/published-mrtds.json"
+#define REL            "testdata/mero-tee/v2.3.87/published-mrtds.json"
 #define LOCKED_RTMR3                                                                               \
     "38dd580e11c032bbab19ad8bb4ef5b4247f0d91e6681e8f29f2a8b396363c881aefea7d41c4d9d659d228e7b2a2b" \
     "0002"
@@ -94,8 +94,7 @@ TEST(parse_refusals)
               -MERO_ERELEASE);
     CHECK(strstr(e.msg, "kms") != NULL);
     /* the unsigned policy record: refused as a release, accepted for offline matching */
-    CHECK_ERR(parse_file("testdata/mero-tee/policy-record-2.1.25/2.1.25.json", "2.1.25", 0, &r,
-                         &e),
+    CHECK_ERR(parse_file("testdata/mero-tee/policy-record-2.1.25/2.1.25.json", "2.1.25", 0, &r, &e),
               -MERO_ERELEASE);
     CHECK_OK(parse_file("testdata/mero-tee/policy-record-2.1.25/2.1.25.json", "2.1.25",
                         MERO_RELEASE_ACCEPT_RECORD, &r, &e));
@@ -104,8 +103,8 @@ TEST(parse_refusals)
 }
 
 #define H96(c) c c c c c c c c c c c c c c c c /* 6 chars x 16 = 96 */
-#define A96 H96("aaaaaa")
-#define B96 H96("bbbbbb")
+#define A96    H96("aaaaaa")
+#define B96    H96("bbbbbb")
 
 TEST(parse_normalisation_and_dropping)
 {
@@ -113,12 +112,13 @@ TEST(parse_normalisation_and_dropping)
     struct mero_err e = {0};
     /* uppercase + 0x + whitespace normalised; empty list falls back to the single value;
      * profile "partial" lacks RTMR3 and is dropped */
-    const char *doc = "{\"role\":\"node\",\"tag\":\"mero-tee-v1.2.3\",\"profiles\":{"
-                      "\"p\":{\"mrtd\":\" 0x" H96("AAAAAA") " \",\"allowed_mrtd\":[],"
-                      "\"rtmr1\":\"" A96 "\",\"rtmr2\":\"" A96 "\",\"allowed_rtmr3\":[\"" B96
-                      "\",\"" A96 "\"]},"
-                      "\"partial\":{\"mrtd\":\"" A96 "\",\"rtmr1\":\"" A96 "\",\"rtmr2\":\"" A96
-                      "\"}}}";
+    const char *doc =
+        "{\"role\":\"node\",\"tag\":\"mero-tee-v1.2.3\",\"profiles\":{"
+        "\"p\":{\"mrtd\":\" 0x" H96("AAAAAA") " \",\"allowed_mrtd\":[],"
+                                              "\"rtmr1\":\"" A96 "\",\"rtmr2\":\"" A96
+                                              "\",\"allowed_rtmr3\":[\"" B96 "\",\"" A96 "\"]},"
+                                              "\"partial\":{\"mrtd\":\"" A96 "\",\"rtmr1\":\"" A96
+                                              "\",\"rtmr2\":\"" A96 "\"}}}";
     CHECK_OK(parse_str(doc, "1.2.3", &r, &e));
     CHECK_EQ(r->n_profiles, 1);
     CHECK_STR_EQ(r->profiles[0].name, "p");
@@ -154,20 +154,26 @@ TEST(semver)
         const char *a, *b;
         int want;
     } v[] = {
-        {"2.3.87", "2.3.9", 1},         {"2.3.9", "2.3.87", -1},
-        {"2.3.87", "2.3.87", 0},        {"mero-tee-v2.3.87", "2.3.87", 0},
-        {"v1.0.0", "1.0.0", 0},         {"1.0.0-rc.1", "1.0.0", -1},
-        {"1.0.0-alpha", "1.0.0-alpha.1", -1}, {"1.0.0-alpha.1", "1.0.0-alpha.beta", -1},
-        {"1.0.0-beta.11", "1.0.0-beta.2", 1}, {"1.0.0+build.5", "1.0.0", 0},
-        {"10.0.0", "9.99.99", 1},       {"2.1.25", "2.3.87", -1},
+        {"2.3.87", "2.3.9", 1},
+        {"2.3.9", "2.3.87", -1},
+        {"2.3.87", "2.3.87", 0},
+        {"mero-tee-v2.3.87", "2.3.87", 0},
+        {"v1.0.0", "1.0.0", 0},
+        {"1.0.0-rc.1", "1.0.0", -1},
+        {"1.0.0-alpha", "1.0.0-alpha.1", -1},
+        {"1.0.0-alpha.1", "1.0.0-alpha.beta", -1},
+        {"1.0.0-beta.11", "1.0.0-beta.2", 1},
+        {"1.0.0+build.5", "1.0.0", 0},
+        {"10.0.0", "9.99.99", 1},
+        {"2.1.25", "2.3.87", -1},
     };
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
         int c = 99;
         CHECK_OK(mero_release_version_cmp(v[i].a, v[i].b, &c));
         CHECK_MSG(c == v[i].want, "%s vs %s: %d", v[i].a, v[i].b, c);
     }
-    static const char *bad[] = {"", "1", "1.2", "1.2.3.4", "01.2.3", "1.2.x", "1.2.3-",
-                                "1.2.3-a..b", "1.2.3/..", "a.b.c", "1.2.3 "};
+    static const char *bad[] = {"",       "1",          "1.2",      "1.2.3.4", "01.2.3", "1.2.x",
+                                "1.2.3-", "1.2.3-a..b", "1.2.3/..", "a.b.c",   "1.2.3 "};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         int c;
         CHECK_MSG(mero_release_version_cmp(bad[i], "1.0.0", &c) < 0, "\"%s\" accepted", bad[i]);
@@ -342,7 +348,8 @@ static int measurements(struct mero_release_meas *m, const char *profile)
 }
 
 static int check(struct mero_release_source *s, const char *ver, const char *min,
-                 const char *profile, const struct mero_release_meas *m, char *got, struct mero_err *e)
+                 const char *profile, const struct mero_release_meas *m, char *got,
+                 struct mero_err *e)
 {
     const char *const allow[] = {profile};
     return mero_release_check(s, ver, min, allow, 1, m, got, 64, e);

@@ -92,9 +92,8 @@ static int run_mero(const char *dir, const char *file, int with_sig,
         free(sig.p);
         return -1000;
     }
-    struct mero_sigstore_opts o = {.now = NOW_2026_12_01,
-                                   .detached_sig = (const char *)sig.p,
-                                   .detached_sig_len = sig.n};
+    struct mero_sigstore_opts o = {
+        .now = NOW_2026_12_01, .detached_sig = (const char *)sig.p, .detached_sig_len = sig.n};
     int rc = mero_sigstore_verify(root(), art.p, art.n, bun.p, bun.n, id, &o, res, e);
     free(art.p);
     free(bun.p);
@@ -187,8 +186,8 @@ TEST(mero_release_verifies)
     mero_hex_encode(hex, r.artifact_sha256, 32);
     CHECK_STR_EQ(hex, "c05d8ba1d57b3b1478f163e1f8b8f8e10adaecb3dbab31885b273bc5143ff451");
     /* without the detached .sig too */
-    CHECK_OK(run_mero("v2.3.87", "published-mrtds.json", 0,
-                      &mero_sigstore_node_release_identity, &r, &e));
+    CHECK_OK(run_mero("v2.3.87", "published-mrtds.json", 0, &mero_sigstore_node_release_identity,
+                      &r, &e));
 }
 
 TEST(mero_release_other_identities_refused)
@@ -246,8 +245,8 @@ TEST(mero_kms_wrong_identity)
     kms.san = "https://github.com/calimero-network/mero-tee/.github/workflows/"
               "release-kms.yaml@refs/heads/master";
     kms.workflow_name = "Release mero-kms";
-    int rc = run_mero("kms-v2.3.87-wrong-identity_fail", "kms-attestation-policy.json", 0, &kms,
-                      &r, &e);
+    int rc =
+        run_mero("kms-v2.3.87-wrong-identity_fail", "kms-attestation-policy.json", 0, &kms, &r, &e);
     CHECK_MSG(rc == 0, "%s: %s", mero_strerror(rc), e.msg);
     CHECK_EQ(r.integrated_time, 1790592198);
 }
@@ -264,8 +263,8 @@ TEST(detached_sig_must_match)
     memcpy(s, sig.p, sig.n);
     /* trailing newline is accepted (trimmed) */
     s[sig.n] = '\n';
-    struct mero_sigstore_opts o = {.now = NOW_2026_12_01, .detached_sig = s,
-                                   .detached_sig_len = sig.n + 1};
+    struct mero_sigstore_opts o = {
+        .now = NOW_2026_12_01, .detached_sig = s, .detached_sig_len = sig.n + 1};
     int rc1 = mero_sigstore_verify(root(), art.p, art.n, bun.p, bun.n,
                                    &mero_sigstore_node_release_identity, &o, NULL, &e);
     /* one character changed */
@@ -314,17 +313,16 @@ static int mutate(const char *bundle_rel, const char *art_rel, void (*edit)(json
     return rc;
 }
 
-#define V03 "testdata/sigstore/conformance-happy-path-v0.3/bundle.sigstore.json"
-#define V01 "testdata/sigstore/conformance-happy-path-v0.1/bundle.sigstore.json"
-#define ART "testdata/sigstore/conformance-happy-path-v0.3/artifact"
-#define LEG "testdata/mero-tee/v2.3.87/published-mrtds.json.bundle.json"
+#define V03  "testdata/sigstore/conformance-happy-path-v0.3/bundle.sigstore.json"
+#define V01  "testdata/sigstore/conformance-happy-path-v0.1/bundle.sigstore.json"
+#define ART  "testdata/sigstore/conformance-happy-path-v0.3/artifact"
+#define LEG  "testdata/mero-tee/v2.3.87/published-mrtds.json.bundle.json"
 #define LART "testdata/mero-tee/v2.3.87/published-mrtds.json"
 
 static json_t *entry(json_t *j)
 {
-    return json_array_get(json_object_get(json_object_get(j, "verificationMaterial"),
-                                          "tlogEntries"),
-                          0);
+    return json_array_get(
+        json_object_get(json_object_get(j, "verificationMaterial"), "tlogEntries"), 0);
 }
 static void ed_nothing(json_t *j)
 {
@@ -332,8 +330,9 @@ static void ed_nothing(json_t *j)
 }
 static void ed_media_v04(json_t *j)
 {
-    json_object_set_new(j, "mediaType", json_string("application/vnd.dev.sigstore.bundle+json;"
-                                                    "version=0.4"));
+    json_object_set_new(j, "mediaType",
+                        json_string("application/vnd.dev.sigstore.bundle+json;"
+                                    "version=0.4"));
 }
 static void ed_media_v0(json_t *j)
 {
@@ -389,8 +388,9 @@ static void ed_legacy_time(json_t *j)
 static void ed_legacy_logid(json_t *j)
 {
     json_t *pl = json_object_get(json_object_get(j, "rekorBundle"), "Payload");
-    json_object_set_new(pl, "logID", json_string("c0d23d6ad406973f9559f3ba2d1ca01f84147d8ffc5b8445c2"
-                                                 "24f98b9591801e"));
+    json_object_set_new(pl, "logID",
+                        json_string("c0d23d6ad406973f9559f3ba2d1ca01f84147d8ffc5b8445c2"
+                                    "24f98b9591801e"));
 }
 static void ed_legacy_no_set(json_t *j)
 {
@@ -443,7 +443,11 @@ TEST(malformed_inputs_refused)
     struct mero_err e = {0};
     CHECK(root() != NULL);
     static const char *bad[] = {
-        "", "{", "[]", "{\"mediaType\":1}", "{\"a\":1,\"a\":2}",
+        "",
+        "{",
+        "[]",
+        "{\"mediaType\":1}",
+        "{\"a\":1,\"a\":2}",
         "{\"rekorBundle\":{}}",
         "{\"mediaType\":\"application/vnd.dev.sigstore.bundle.v0.3+json\",\"mediaType\":\"x\"}",
         "{\"mediaType\":\"application/vnd.dev.sigstore.bundle.v0.3+json\"}",
@@ -573,9 +577,13 @@ TEST(rfc3339)
     CHECK_EQ(t, 1672531199);
     CHECK_OK(mero__sig_time_parse("2026-12-01T01:00:00+01:00", &t));
     CHECK_EQ(t, NOW_2026_12_01);
-    static const char *bad[] = {"2021-01-12", "2021-01-12T11:53:27", "2021-13-12T11:53:27Z",
-                                "2021-01-12T11:53:27.Z", "2021-01-12T11:53:27Zx",
-                                "2021-01-12 11:53:27Z", NULL};
+    static const char *bad[] = {"2021-01-12",
+                                "2021-01-12T11:53:27",
+                                "2021-13-12T11:53:27Z",
+                                "2021-01-12T11:53:27.Z",
+                                "2021-01-12T11:53:27Zx",
+                                "2021-01-12 11:53:27Z",
+                                NULL};
     for (int i = 0; bad[i]; i++) {
         CHECK_MSG(mero__sig_time_parse(bad[i], &t) < 0, "%s accepted", bad[i]);
     }
@@ -585,6 +593,5 @@ TEST(rfc3339)
 MERO_TEST_MAIN(T(conformance_cases), T(conformance_wrong_identity), T(mero_release_verifies),
                T(mero_release_other_identities_refused), T(mero_tampered_refused_by_digest),
                T(mero_provenance_signature_passes), T(mero_kms_wrong_identity),
-               T(detached_sig_must_match), T(mutated_bundles_refused),
-               T(malformed_inputs_refused), T(trust_root_edits),
-               T(leaf_valid_only_at_signing_time), T(rfc3339))
+               T(detached_sig_must_match), T(mutated_bundles_refused), T(malformed_inputs_refused),
+               T(trust_root_edits), T(leaf_valid_only_at_signing_time), T(rfc3339))

@@ -107,7 +107,8 @@ static int verify_report(const struct verify_args *a, int ok, const struct mero_
         json_t *j = json_object();
         json_object_set_new(j, "verified", json_boolean(ok));
         json_object_set_new(j, "reason", ok ? json_null() : json_string(e->msg));
-        json_object_set_new(j, "reason_code", ok ? json_null() : json_string(mero_strerror(e->code)));
+        json_object_set_new(j, "reason_code",
+                            ok ? json_null() : json_string(mero_strerror(e->code)));
         json_object_set_new(j, "identity", have_r ? json_string(r->san) : json_null());
         json_object_set_new(j, "issuer", have_r ? json_string(r->issuer) : json_null());
         json_object_set_new(j, "integrated_time",
@@ -153,9 +154,8 @@ static int run_verify(const struct meroctl_global *g, int argc, char **argv)
         fprintf(stderr, "meroctl: trusted root unusable: %s\n", e.msg);
         goto out;
     }
-    struct mero_sigstore_opts o = {.now = 0,
-                                   .detached_sig = (const char *)sig,
-                                   .detached_sig_len = slen};
+    struct mero_sigstore_opts o = {
+        .now = 0, .detached_sig = (const char *)sig, .detached_sig_len = slen};
     struct mero_sigstore_result r;
     memset(&r, 0, sizeof(r));
     /* cryptographic checks first (so the signer can be reported), then the identity */
