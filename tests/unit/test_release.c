@@ -265,6 +265,15 @@ TEST(match_profiles)
 static pid_t server_pid;
 static int server_port;
 
+static void server_kill(void)
+{
+    if (server_pid > 0) {
+        kill(server_pid, SIGTERM);
+        waitpid(server_pid, NULL, 0);
+        server_pid = 0;
+    }
+}
+
 static int server_start(void)
 {
     if (server_port) {
@@ -308,6 +317,7 @@ static int server_start(void)
     }
     server_pid = pid;
     server_port = (int)port;
+    atexit(server_kill);
     return 0;
 }
 
