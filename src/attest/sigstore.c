@@ -14,6 +14,8 @@
 #include <ctype.h>
 #include <string.h>
 
+#include <openssl/err.h>
+
 #include "attest/sigstore_internal.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
@@ -123,11 +125,14 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
                             MERO_SIGSTORE_MAX_ARTIFACT);
     }
     struct sig_bundle b;
-    MERO_TRY(mero__sig_bundle_parse(&b, bundle, bundle_len, err));
+    int rc = mero__sig_bundle_parse(&b, bundle, bundle_len, err);
+    if (rc < 0) {
+        ERR_clear_error();
+        return rc;
+    }
     struct mero_sigstore_result r;
     memset(&r, 0, sizeof(r));
     X509 *issuer = NULL;
-    int rc = 0;
     if (b.chain_has_root) {
         rc = mero_err_set(err, MERO_ECHAIN, "a root certificate travels inside the bundle");
         goto out;
@@ -176,5 +181,6 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
 out:
     X509_free(issuer);
     mero__sig_bundle_cleanup(&b);
+    ERR_clear_error(); /* failed parses leave OpenSSL's thread-local queue dirty */
     return rc;
 }

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/err.h>
+
 #include "attest/sigstore_internal.h"
 
 static int parse_window(json_t *vf, int64_t *start, int64_t *end)
@@ -172,6 +174,7 @@ int mero_trust_root_parse(struct mero_trust_root **out, const uint8_t *json, siz
 out:
     mero_trust_root_free(tr);
     json_decref(root);
+    ERR_clear_error();
     return rc;
 }
 
