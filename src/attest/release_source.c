@@ -9,9 +9,10 @@
  * Invariants: only a release that verified and parsed enters the cache, so a fetch failure,
  * a 404 or a bad signature is retried by the next attempt; each asset is size-capped and
  * time-limited; only http/https URLs are followed (at most 5 redirects, for GitHub's release
- * CDN); the version is checked to be a semantic version before it is put into a URL. The
- * cache is guarded by a mutex and the network work runs outside it, so the source is
- * thread-safe; every call may block for the network and belongs off the event-loop thread.
+ * CDN; never from https down to http); the version is checked to be a semantic version before it is
+ * put into a URL. The cache is guarded by a mutex and the network work runs outside it, so the
+ * source is thread-safe; every call may block for the network and belongs off the event-loop
+ * thread.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 
 #include <curl/curl.h>
 
+#include "attest/release_internal.h"
 #include "mero/buf.h"
 #include "mero/clock.h"
 #include "mero/log.h"
@@ -157,8 +159,11 @@ static int fetch(const struct mero_release_source *s, const char *ver, const cha
         return mero_err_set(err, MERO_ENOMEM, "curl_easy_init failed");
     }
     curl_easy_setopt(c, CURLOPT_URL, (const char *)url.data);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    /* an https base never follows a redirect down to http (the content is verified anyway,
+     * but a downgrade has no legitimate use) */
+    int tls = strncmp(s->base_url, "https://", 8) == 0;
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, tls ? "https" : "http,https");
+    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, tls ? "https" : "http,https");
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -344,4 +349,26 @@ int mero_release_check(struct mero_release_source *src, const char *release_vers
     int rc = mero_release_match(rel, allowed_profiles, n, m, matched_profile, cap, reason);
     mero_release_free(rel);
     return rc;
+}
+
+int mero__release_cache_put(struct mero_release_source *src, const char *version,
+                            const struct mero_release *rel)
+{
+    struct mero_release *copy = malloc(sizeof(*copy));
+    if (copy == NULL) {
+        return -MERO_ENOMEM;
+    }
+    *copy = *rel;
+    cache_put(src, bare(version), copy);
+    return 0;
+}
+
+int mero__release_cache_has(struct mero_release_source *src, const char *version)
+{
+    struct mero_release *r = NULL;
+    if (cache_get(src, bare(version), &r) != 0) {
+        return 0;
+    }
+    mero_release_free(r);
+    return 1;
 }

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "attest/release_internal.h"
 #include "harness.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
@@ -467,6 +468,51 @@ TEST(source_options_refused)
     CHECK_ERR(mero_release_source_new(&s, &o, &e), -MERO_EINVAL);
 }
 
+TEST(cache_bounded_lru)
+{
+    char tr[1024];
+    snprintf(tr, sizeof(tr), "%s/testdata/sigstore/trusted-root-public-good/trusted_root.json",
+             mero_test_shared());
+    struct mero_release_source_opts o = {.base_url = "http://127.0.0.1:9/none",
+                                         .trusted_root_path = tr};
+    struct mero_release_source *s = NULL;
+    struct mero_release *r = NULL;
+    struct mero_err e = {0};
+    CHECK_OK(mero_release_source_new(&s, &o, &e));
+    if (parse_file(REL, NULL, 0, &r, &e) < 0) {
+        mero_release_source_free(s);
+        CHECK(0);
+    }
+    char v[32];
+    int ok = 1;
+    for (int i = 0; i < MERO_RELEASE_CACHE; i++) {
+        snprintf(v, sizeof(v), "1.0.%d", i);
+        ok &= mero__release_cache_put(s, v, r) == 0;
+    }
+    size_t full = mero_release_source_cached(s);
+    int touched = mero__release_cache_has(s, "1.0.0"); /* 1.0.0 becomes the most recent */
+    ok &= mero__release_cache_put(s, "1.0.100", r) == 0;
+    size_t after = mero_release_source_cached(s);
+    int kept0 = mero__release_cache_has(s, "1.0.0");
+    int evicted1 = !mero__release_cache_has(s, "1.0.1"); /* the least recently used */
+    int has100 = mero__release_cache_has(s, "mero-tee-v1.0.100");
+    /* a cached release is served without the network (the base URL is unreachable) */
+    struct mero_release *got = NULL;
+    int rc = mero_release_source_get(s, "1.0.5", &got, &e);
+    int same = rc == 0 && strcmp(got->tag, r->tag) == 0;
+    mero_release_free(got);
+    mero_release_free(r);
+    mero_release_source_free(s);
+    CHECK(ok);
+    CHECK_EQ(full, MERO_RELEASE_CACHE);
+    CHECK(touched);
+    CHECK_EQ(after, MERO_RELEASE_CACHE);
+    CHECK(kept0);
+    CHECK(evicted1);
+    CHECK(has100);
+    CHECK(same);
+}
+
 TEST(stop_server)
 {
     if (server_pid > 0) {
@@ -479,4 +525,4 @@ TEST(stop_server)
 
 MERO_TEST_MAIN(T(parse_real_release), T(parse_refusals), T(parse_normalisation_and_dropping),
                T(semver), T(match_profiles), T(fetch_good_release_and_cache), T(fetch_refusals),
-               T(source_options_refused), T(stop_server))
+               T(source_options_refused), T(cache_bounded_lru), T(stop_server))
