@@ -116,7 +116,8 @@ MERO_MUST_CHECK int mero_quote_pck_info(const struct mero_quote *q, struct mero_
 
 /*
  * Append the JSON object of reference-calimero.md §4.2 (`header`, `body`, `signature`,
- * `attestationKey`, `certificationData`, lowercase hex) to b. Returns 0 or -MERO_ETOOBIG.
+ * `attestationKey`, `certificationData`, lowercase hex) to b. Returns 0, -MERO_ETOOBIG when b
+ * would exceed its max (b may then hold a partial object), or -MERO_EINVAL.
  */
 MERO_MUST_CHECK int mero_quote_to_json(const struct mero_quote *q, struct mero_buf *b);
 
