@@ -42,6 +42,10 @@ struct mero_collateral {
     uint8_t qe_identity_signature[64];
     char *pck_certificate_chain; /* optional PEM leaf..root; overrides the quote's chain */
     size_t pck_certificate_chain_len;
+    /* mero_collateral_hash of the fields above, set by parse/copy/rehash. A collateral is
+     * immutable once hashed: code that builds or edits one calls mero_collateral_rehash. */
+    bool has_hash;
+    uint8_t hash[32];
 };
 
 /* Zero a collateral (so cleanup is safe). */
@@ -76,5 +80,7 @@ MERO_MUST_CHECK int mero_collateral_to_json(const struct mero_collateral *c, str
  * what collateral verification proves.
  */
 void mero_collateral_hash(const struct mero_collateral *c, uint8_t out[static 32]);
+/* Recompute and store c->hash (after building or editing a collateral by hand). */
+void mero_collateral_rehash(struct mero_collateral *c);
 
 #endif

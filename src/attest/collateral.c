@@ -198,6 +198,7 @@ int mero_collateral_parse(struct mero_collateral *c, const char *json, size_t le
         mero_collateral_cleanup(&tmp);
         return rc;
     }
+    mero_collateral_rehash(&tmp);
     *c = tmp;
     return 0;
 }
@@ -208,7 +209,8 @@ static int dup_mem(void **dst, const void *src, size_t n, bool nul)
     if (src == NULL) {
         return 0;
     }
-    uint8_t *p = malloc(n + (nul ? 1 : 0) + 1);
+    (void)nul;
+    uint8_t *p = malloc(n + 1);
     if (p == NULL) {
         return -MERO_ENOMEM;
     }
@@ -344,4 +346,10 @@ void mero_collateral_hash(const struct mero_collateral *c, uint8_t out[static 32
     hash_field(&h, c->qe_identity_signature, 64);
     hash_field(&h, c->pck_certificate_chain, c->pck_certificate_chain_len);
     mero_sha256_final(&h, out);
+}
+
+void mero_collateral_rehash(struct mero_collateral *c)
+{
+    mero_collateral_hash(c, c->hash);
+    c->has_hash = true;
 }

@@ -12,6 +12,7 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
+#include <sodium.h>
 #include <string.h>
 
 #include "attest/x509.h"
@@ -29,53 +30,116 @@ void mero__x509_chain_cleanup(struct mero_x509_chain *c)
     memset(c, 0, sizeof(*c));
 }
 
-int mero__x509_chain_parse(struct mero_x509_chain *c, const char *pem, size_t len,
+static const char pem_begin[] = "-----BEGIN CERTIFICATE-----";
+static const char pem_end[] = "-----END CERTIFICATE-----";
+
+static const char *find(const char *p, const char *end, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; p + n <= end; p++) {
+        if (*p == needle[0] && memcmp(p, needle, n) == 0) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
+static bool blank(const char *p, const char *end)
+{
+    for (; p < end; p++) {
+        if (*p != 0 && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t') {
+            return false;
+        }
+    }
+    return true;
+}
+
+int mero__x509_chain_split(struct mero_x509_chain *c, const char *pem, size_t len,
                            struct mero_err *err)
 {
     struct mero_x509_chain t;
     memset(&t, 0, sizeof(t));
-    while (len > 0 && (pem[len - 1] == 0 || pem[len - 1] == '\n' || pem[len - 1] == '\r' ||
-                       pem[len - 1] == ' ')) {
-        len--;
-    }
-    if (len == 0 || len > (1u << 20)) {
+    if (pem == NULL || len == 0 || len > (1u << 20)) {
         return mero_err_set(err, MERO_ECERT, "certificate chain is empty");
     }
-    BIO *bio = BIO_new_mem_buf(pem, (int)len);
-    if (bio == NULL) {
-        return mero_err_set(err, MERO_ENOMEM, "out of memory");
-    }
+    const char *p = pem, *end = pem + len;
     for (;;) {
-        X509 *x = PEM_read_bio_X509(bio, NULL, NULL, NULL);
-        if (x == NULL) {
+        const char *b = find(p, end, pem_begin);
+        if (b == NULL) {
             break;
         }
+        if (!blank(p, b)) {
+            mero__x509_chain_cleanup(&t);
+            return mero_err_set(err, MERO_ECERT, "certificate chain has text between blocks");
+        }
+        const char *body = b + sizeof(pem_begin) - 1;
+        const char *e = find(body, end, pem_end);
+        if (e == NULL) {
+            mero__x509_chain_cleanup(&t);
+            return mero_err_set(err, MERO_ECERT, "certificate block is not terminated");
+        }
         if (t.n == MERO_X509_MAX_CHAIN) {
-            X509_free(x);
-            BIO_free(bio);
             mero__x509_chain_cleanup(&t);
             return mero_err_set(err, MERO_ECERT, "certificate chain has more than %d certificates",
                                 MERO_X509_MAX_CHAIN);
         }
-        t.cert[t.n] = x;
-        int n = i2d_X509(x, &t.der[t.n]);
-        if (n <= 0) {
-            t.n++;
-            BIO_free(bio);
+        size_t blen = (size_t)(e - body);
+        uint8_t *der = OPENSSL_malloc(blen ? blen : 1);
+        size_t dl = 0;
+        if (der == NULL) {
             mero__x509_chain_cleanup(&t);
-            return mero_err_set(err, MERO_ECERT, "certificate does not re-encode");
+            return mero_err_set(err, MERO_ENOMEM, "out of memory");
         }
-        t.der_len[t.n] = (size_t)n;
+        if (sodium_base642bin(der, blen, body, blen, " \r\n\t", &dl, NULL,
+                              sodium_base64_VARIANT_ORIGINAL) != 0 ||
+            dl == 0) {
+            OPENSSL_free(der);
+            mero__x509_chain_cleanup(&t);
+            return mero_err_set(err, MERO_ECERT, "certificate block is not base64");
+        }
+        t.der[t.n] = der;
+        t.der_len[t.n] = dl;
         t.n++;
+        p = e + sizeof(pem_end) - 1;
     }
-    /* Anything left that is not whitespace means a block did not decode. */
-    unsigned long e = ERR_peek_last_error();
-    bool eof_only = e == 0 || ERR_GET_REASON(e) == PEM_R_NO_START_LINE;
-    ERR_clear_error();
-    BIO_free(bio);
-    if (t.n == 0 || !eof_only) {
+    if (t.n == 0 || !blank(p, end)) {
         mero__x509_chain_cleanup(&t);
         return mero_err_set(err, MERO_ECERT, "certificate chain does not decode");
+    }
+    *c = t;
+    return 0;
+}
+
+int mero__x509_chain_load(struct mero_x509_chain *c, size_t i, struct mero_err *err)
+{
+    if (i >= c->n) {
+        return mero_err_set(err, MERO_ECERT, "certificate %zu missing", i);
+    }
+    if (c->cert[i] != NULL) {
+        return 0;
+    }
+    const uint8_t *p = c->der[i];
+    X509 *x = d2i_X509(NULL, &p, (long)c->der_len[i]);
+    if (x == NULL || p != c->der[i] + c->der_len[i]) {
+        X509_free(x);
+        ERR_clear_error();
+        return mero_err_set(err, MERO_ECERT, "certificate %zu does not decode", i);
+    }
+    c->cert[i] = x;
+    return 0;
+}
+
+int mero__x509_chain_parse(struct mero_x509_chain *c, const char *pem, size_t len,
+                           struct mero_err *err)
+{
+    struct mero_x509_chain t;
+    MERO_TRY(mero__x509_chain_split(&t, pem, len, err));
+    for (size_t i = 0; i < t.n; i++) {
+        int rc = mero__x509_chain_load(&t, i, err);
+        if (rc < 0) {
+            mero__x509_chain_cleanup(&t);
+            return rc;
+        }
     }
     *c = t;
     return 0;

@@ -31,6 +31,11 @@ struct mero_x509_chain {
 MERO_MUST_CHECK int mero__x509_chain_parse(struct mero_x509_chain *c, const char *pem,
                                            size_t len, struct mero_err *err);
 void mero__x509_chain_cleanup(struct mero_x509_chain *c);
+/* Only split and base64-decode the blocks (cert[i] stay NULL until mero__x509_chain_load). */
+MERO_MUST_CHECK int mero__x509_chain_split(struct mero_x509_chain *c, const char *pem, size_t len,
+                                           struct mero_err *err);
+MERO_MUST_CHECK int mero__x509_chain_load(struct mero_x509_chain *c, size_t i,
+                                          struct mero_err *err);
 
 /* SHA-256 of a DER blob equals the pin. */
 bool mero__x509_pin_ok(const uint8_t *der, size_t len, const uint8_t pin[static 32]);

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * dcap_int.h (private) - what collateral verification proves (struct mero_dcap_trust), shared
+ * between dcap_trust.c (builds and caches it) and dcap.c (judges one quote with it).
+ */
+#ifndef MERO_ATTEST_DCAP_INT_H
+#define MERO_ATTEST_DCAP_INT_H
+
+#include <openssl/x509.h>
+
+#include "attest/tcbinfo.h"
+#include "attest/x509.h"
+#include "mero/collateral.h"
+#include "mero/dcap.h"
+
+struct mero_dcap_trust {
+    uint8_t key[32]; /* mero_collateral_hash */
+    uint64_t last_used;
+    /* A collateral that does not verify is a verdict (quote_verified=false) for every quote;
+     * the reason is kept so the second quote gets the same answer without the work. */
+    int fail_code;
+    char fail_reason[MERO_ERR_MSG_MAX];
+    /* Valid only when fail_code == 0: */
+    X509 *root;
+    uint8_t *root_der;
+    size_t root_der_len;
+    X509 *pck_ca; /* the PCK CRL's issuer, verified against the root */
+    uint8_t *pck_ca_der;
+    size_t pck_ca_der_len;
+    X509_CRL *root_crl; /* NULL when the collateral carries none */
+    X509_CRL *pck_crl;
+    struct mero_tcbinfo tcb;
+    struct mero_qeidentity qe;
+    int64_t not_before, not_after; /* latest start and earliest end of every validity */
+};
+
+/*
+ * The verified collateral for c: from the cache, or verified now (and cached). Returns a
+ * borrowed pointer valid until the next call, or a negative error when the collateral is
+ * malformed (no verdict). A collateral that does not verify yields a trust with fail_code set.
+ */
+MERO_MUST_CHECK int mero__dcap_trust_get(const struct mero_collateral *c,
+                                         const struct mero_dcap_trust **out, struct mero_err *err);
+
+/* The pinned root's DER hash. */
+const uint8_t *mero__dcap_root_pin(void);
+
+#endif
