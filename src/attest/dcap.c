@@ -21,6 +21,8 @@
 #include "attest/dcap_int.h"
 #include "mero/crypto.h"
 #include "mero/mock.h"
+#include <sodium.h>
+#include <stdlib.h>
 
 /* MOCK_TDX_QUOTE_V1 detection (reference-calimero.md §1.3), local so that the verifier does not
  * depend on the mock module: a mock quote is refused here, always. */
@@ -73,12 +75,142 @@ static void add_advisories(struct mero_dcap_result *r, json_t *a)
     }
 }
 
+/* ---- parse caches ------------------------------------------------------------------------
+ * Parsing a certificate or building an EVP_PKEY costs about as much as an ECDSA verification
+ * in OpenSSL 3.0, so the parsed PCK leaf (DER, its SGX extension, its key) and the attestation
+ * keys are kept, bounded and least-recently-used. These caches hold parses, never verdicts:
+ * every quote still has its PCK leaf signature, QE report signature and quote signature
+ * checked. Same thread rule as the collateral cache. */
+
+#define LEAF_CACHE_MAX 32
+#define AK_CACHE_MAX 32
+
+struct leaf {
+    uint8_t hash[32]; /* SHA-256 of the leaf DER */
+    uint64_t used;
+    uint8_t *der;
+    size_t der_len;
+    struct mero_cert c;
+    struct mero_sgx_ext info;
+    EVP_PKEY *key;
+};
+
+struct akey {
+    uint8_t xy[64];
+    uint64_t used;
+    EVP_PKEY *key;
+};
+
+static struct leaf *leaves[LEAF_CACHE_MAX];
+static struct akey *akeys[AK_CACHE_MAX];
+static uint64_t parse_clock;
+
+static void leaf_free(struct leaf *l)
+{
+    if (l != NULL) {
+        free(l->der);
+        EVP_PKEY_free(l->key);
+        free(l);
+    }
+}
+
+void mero__dcap_parse_cache_clear(void);
+void mero__dcap_parse_cache_clear(void)
+{
+    for (size_t i = 0; i < LEAF_CACHE_MAX; i++) {
+        leaf_free(leaves[i]);
+        leaves[i] = NULL;
+    }
+    for (size_t i = 0; i < AK_CACHE_MAX; i++) {
+        if (akeys[i] != NULL) {
+            EVP_PKEY_free(akeys[i]->key);
+            free(akeys[i]);
+            akeys[i] = NULL;
+        }
+    }
+}
+
+/* The parsed leaf for this DER (cached), or NULL with a reason when it is not a PCK leaf. */
+static const struct leaf *leaf_get(const uint8_t *der, size_t len, struct mero_err *err)
+{
+    uint8_t h[32];
+    mero_sha256(h, der, len);
+    size_t slot = 0;
+    uint64_t oldest = UINT64_MAX;
+    for (size_t i = 0; i < LEAF_CACHE_MAX; i++) {
+        if (leaves[i] != NULL && memcmp(leaves[i]->hash, h, 32) == 0) {
+            leaves[i]->used = ++parse_clock;
+            return leaves[i];
+        }
+        uint64_t age = leaves[i] == NULL ? 0 : leaves[i]->used;
+        if (age < oldest) {
+            oldest = age;
+            slot = i;
+        }
+    }
+    struct leaf *l = calloc(1, sizeof(*l));
+    if (l == NULL || (l->der = malloc(len)) == NULL) {
+        leaf_free(l);
+        mero_err_set(err, MERO_ENOMEM, "out of memory");
+        return NULL;
+    }
+    memcpy(l->der, der, len);
+    l->der_len = len;
+    memcpy(l->hash, h, 32);
+    if (mero__cert_parse(&l->c, l->der, len) < 0 || mero__x509_key(l->c.point, &l->key) < 0) {
+        leaf_free(l);
+        mero_err_set(err, MERO_ECERT, "PCK leaf does not decode");
+        return NULL;
+    }
+    /* The SGX extension, read from the DER here: pck.c reads the same facts through OpenSSL's
+     * d2i_X509, which in OpenSSL 3.0 costs several ECDSA verifications (test_dcap checks both
+     * readers agree on every genuine quote). */
+    if (mero__cert_sgx_ext(&l->c, &l->info) < 0) {
+        leaf_free(l);
+        mero_err_set(err, MERO_ECERT, "PCK leaf SGX extension does not decode");
+        return NULL;
+    }
+    l->used = ++parse_clock;
+    leaf_free(leaves[slot]);
+    leaves[slot] = l;
+    return l;
+}
+
+static EVP_PKEY *akey_get(const uint8_t xy[64])
+{
+    size_t slot = 0;
+    uint64_t oldest = UINT64_MAX;
+    for (size_t i = 0; i < AK_CACHE_MAX; i++) {
+        if (akeys[i] != NULL && memcmp(akeys[i]->xy, xy, 64) == 0) {
+            akeys[i]->used = ++parse_clock;
+            return akeys[i]->key;
+        }
+        uint64_t age = akeys[i] == NULL ? 0 : akeys[i]->used;
+        if (age < oldest) {
+            oldest = age;
+            slot = i;
+        }
+    }
+    struct akey *a = calloc(1, sizeof(*a));
+    if (a == NULL || mero__x509_key(xy, &a->key) < 0) {
+        free(a);
+        return NULL;
+    }
+    memcpy(a->xy, xy, 64);
+    a->used = ++parse_clock;
+    if (akeys[slot] != NULL) {
+        EVP_PKEY_free(akeys[slot]->key);
+        free(akeys[slot]);
+    }
+    akeys[slot] = a;
+    return a->key;
+}
+
 /* ---- PCK chain -------------------------------------------------------------------------- */
 
 struct pck {
     struct mero_x509_chain ch;
-    struct mero_pck_info info;
-    EVP_PKEY *leaf_key; /* borrowed from ch.cert[0] */
+    const struct leaf *leaf;
 };
 
 /* 0 ok, 1 rejected (reason in r), < 0 error. */
@@ -97,50 +229,49 @@ static int check_pck(struct pck *p, const struct mero_quote *q, const struct mer
     if (p->ch.n != 3) {
         return reject(r, MERO_ECHAIN, "PCK chain has %zu certificates, want 3", p->ch.n) + 1;
     }
-    if (p->ch.der_len[2] != t->root_der_len ||
-        memcmp(p->ch.der[2], t->root_der, t->root_der_len) != 0) {
+    if (p->ch.der_len[2] != t->root.der_len ||
+        memcmp(p->ch.der[2], t->root.der, t->root.der_len) != 0) {
         return reject(r, MERO_EROOT, "PCK chain root is not the pinned Intel SGX Root CA") + 1;
     }
-    if (mero__x509_chain_load(&p->ch, 0, &e) < 0) {
-        return reject(r, MERO_ECERT, "PCK leaf: %s", e.msg) + 1;
-    }
-    X509 *ca = t->pck_ca;
-    if (p->ch.der_len[1] != t->pck_ca_der_len ||
-        memcmp(p->ch.der[1], t->pck_ca_der, t->pck_ca_der_len) != 0) {
+    const struct mero_cert *ca = &t->pck_ca.c;
+    EVP_PKEY *ca_key = t->pck_ca.key;
+    EVP_PKEY *own_key = NULL;
+    if (p->ch.der_len[1] != t->pck_ca.der_len ||
+        memcmp(p->ch.der[1], t->pck_ca.der, t->pck_ca.der_len) != 0) {
         /* A PCK CA other than the PCK CRL's issuer certificate: verify it here, and the PCK
          * CRL must be issued and signed by it (Intel: PCK CRL issuer == PCK issuer). */
-        if (mero__x509_chain_load(&p->ch, 1, &e) < 0) {
-            return reject(r, MERO_ECERT, "PCK CA: %s", e.msg) + 1;
+        if (mero__x509_chain_load(&p->ch, 1, &e) < 0 ||
+            mero__x509_key(p->ch.cert[1].point, &own_key) < 0) {
+            return reject(r, MERO_ECERT, "PCK CA does not decode") + 1;
         }
-        ca = p->ch.cert[1];
-        if (mero__x509_signed_by(ca, t->root, &e, "PCK CA") < 0 ||
+        ca = &p->ch.cert[1];
+        ca_key = own_key;
+        if (!mero__x509_cn_contains(ca, "SGX PCK ") ||
+            mero__x509_signed_by(ca, &t->root.c, t->root.key, &e, "PCK CA") < 0 ||
             mero__x509_valid_at(ca, now, &e, "PCK CA") < 0 ||
-            (t->root_crl != NULL && mero__x509_crl_check(t->root_crl, ca, &e, "PCK CA") < 0) ||
-            mero__x509_crl_signed_by(t->pck_crl, ca, &e, "PCK CRL for the quote's PCK CA") < 0) {
-            return reject(r, e.code, "%s", e.msg) + 1;
+            (t->has_root_crl && mero__x509_crl_check(&t->root_crl, ca, &e, "PCK CA") < 0) ||
+            mero__x509_crl_signed_by(&t->pck_crl, ca, ca_key, &e,
+                                     "PCK CRL for the quote's PCK CA") < 0) {
+            EVP_PKEY_free(own_key);
+            return reject(r, e.code ? e.code : MERO_ECHAIN, "%s", e.msg) + 1;
         }
     }
-    X509 *leaf = p->ch.cert[0];
+    p->leaf = leaf_get(p->ch.der[0], p->ch.der_len[0], &e);
+    if (p->leaf == NULL) {
+        EVP_PKEY_free(own_key);
+        return e.code == MERO_ENOMEM ? -MERO_ENOMEM : reject(r, e.code, "%s", e.msg) + 1;
+    }
+    const struct mero_cert *leaf = &p->leaf->c;
+    int rc = 0;
     if (!mero__x509_cn_contains(leaf, "SGX PCK Certificate")) {
-        return reject(r, MERO_ECHAIN, "PCK leaf CN is not an SGX PCK Certificate") + 1;
+        rc = reject(r, MERO_ECHAIN, "PCK leaf CN is not an SGX PCK Certificate") + 1;
+    } else if (mero__x509_signed_by(leaf, ca, ca_key, &e, "PCK leaf") < 0 ||
+               mero__x509_valid_at(leaf, now, &e, "PCK leaf") < 0 ||
+               mero__x509_crl_check(&t->pck_crl, leaf, &e, "PCK leaf") < 0) {
+        rc = reject(r, e.code, "%s", e.msg) + 1;
     }
-    if (mero__x509_signed_by(leaf, ca, &e, "PCK leaf") < 0 ||
-        mero__x509_valid_at(leaf, now, &e, "PCK leaf") < 0 ||
-        mero__x509_crl_check(t->pck_crl, leaf, &e, "PCK leaf") < 0) {
-        return reject(r, e.code, "%s", e.msg) + 1;
-    }
-    /* The SGX extension, read by the quote module from the leaf alone. */
-    struct mero_quote lq = *q;
-    lq.pck_chain = (const uint8_t *)pem;
-    lq.pck_chain_len = pem_len;
-    if (mero_quote_pck_info(&lq, &p->info, &e) < 0) {
-        return reject(r, MERO_ECERT, "PCK leaf SGX extension: %s", e.msg) + 1;
-    }
-    p->leaf_key = X509_get0_pubkey(leaf);
-    if (p->leaf_key == NULL) {
-        return reject(r, MERO_ECERT, "PCK leaf key does not decode") + 1;
-    }
-    return 0;
+    EVP_PKEY_free(own_key);
+    return rc;
 }
 
 /* ---- TDX module, QE identity, TCB levels ------------------------------------------------ */
@@ -161,7 +292,7 @@ static const struct mero_tdx_module_identity *module_identity(const struct mero_
     return NULL;
 }
 
-static bool sgx_ok(const struct mero_tcb_level *l, const struct mero_pck_info *pi)
+static bool sgx_ok(const struct mero_tcb_level *l, const struct mero_sgx_ext *pi)
 {
     for (int i = 0; i < 16; i++) {
         if (pi->cpusvn[i] < l->sgx[i]) {
@@ -214,11 +345,11 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
         goto out;
     }
     /* FMSPC and PCEID of the platform equal the TCB info's (Intel: TCB_INFO_MISMATCH). */
-    if (memcmp(p.info.fmspc, tcb->fmspc, 6) != 0) {
+    if (memcmp(p.leaf->info.fmspc, tcb->fmspc, 6) != 0) {
         rc = reject(r, MERO_ETCBINFO, "FMSPC of the PCK certificate differs from the TCB info");
         goto out;
     }
-    if (memcmp(p.info.pceid, tcb->pceid, 2) != 0) {
+    if (memcmp(p.leaf->info.pceid, tcb->pceid, 2) != 0) {
         rc = reject(r, MERO_ETCBINFO, "PCEID of the PCK certificate differs from the TCB info");
         goto out;
     }
@@ -241,7 +372,7 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
         }
     }
     /* QE report signed by the PCK key; its report data binds the attestation key. */
-    if (mero__x509_ecdsa_verify(p.leaf_key, q->qe_report_sig, q->qe_report_raw,
+    if (mero__x509_ecdsa_verify(p.leaf->key, q->qe_report_sig, q->qe_report_raw,
                                 MERO_QE_REPORT_LEN) < 0) {
         rc = reject(r, MERO_EQEREPORT, "QE report signature does not verify with the PCK key");
         goto out;
@@ -288,13 +419,12 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
         goto out;
     }
     /* The quote itself, signed by the attestation key. */
-    EVP_PKEY *ak = NULL;
-    if (mero__x509_p256_key(q->attest_key, &ak) < 0) {
+    EVP_PKEY *ak = akey_get(q->attest_key);
+    if (ak == NULL) {
         rc = reject(r, MERO_EBADSIG, "attestation key is not a P-256 point");
         goto out;
     }
     int sig = mero__x509_ecdsa_verify(ak, q->signature, q->signed_data, q->signed_len);
-    EVP_PKEY_free(ak);
     if (sig < 0) {
         rc = reject(r, MERO_EBADSIG, "quote signature does not verify with the attestation key");
         goto out;
@@ -302,7 +432,7 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
     /* Platform TCB level: the first (highest) level the PCK SVNs and TEE_TCB_SVN both meet. */
     const struct mero_tcb_level *lv = NULL;
     for (size_t i = 0; i < tcb->n_levels && lv == NULL; i++) {
-        if (sgx_ok(&tcb->levels[i], &p.info) && tdx_ok(&tcb->levels[i], b->tee_tcb_svn)) {
+        if (sgx_ok(&tcb->levels[i], &p.leaf->info) && tdx_ok(&tcb->levels[i], b->tee_tcb_svn)) {
             lv = &tcb->levels[i];
         }
     }
@@ -384,7 +514,7 @@ int mero_dcap_verify_quote(const uint8_t *quote, size_t len, const struct mero_c
     struct mero_dcap_result r;
     memset(&r, 0, sizeof(r));
     fill_measurements(&r, &q);
-    r.root_crl_checked = t->fail_code == 0 && t->root_crl != NULL;
+    r.root_crl_checked = t->fail_code == 0 && t->has_root_crl;
     if (t->fail_code != 0) {
         reject(&r, t->fail_code, "%s", t->fail_reason);
     } else {

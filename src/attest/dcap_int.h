@@ -6,12 +6,17 @@
 #ifndef MERO_ATTEST_DCAP_INT_H
 #define MERO_ATTEST_DCAP_INT_H
 
-#include <openssl/x509.h>
-
 #include "attest/tcbinfo.h"
 #include "attest/x509.h"
 #include "mero/collateral.h"
 #include "mero/dcap.h"
+
+struct mero_owned_cert {
+    uint8_t *der;
+    size_t der_len;
+    struct mero_cert c;
+    EVP_PKEY *key;
+};
 
 struct mero_dcap_trust {
     uint8_t key[32]; /* mero_collateral_hash */
@@ -20,15 +25,11 @@ struct mero_dcap_trust {
      * the reason is kept so the second quote gets the same answer without the work. */
     int fail_code;
     char fail_reason[MERO_ERR_MSG_MAX];
-    /* Valid only when fail_code == 0: */
-    X509 *root;
-    uint8_t *root_der;
-    size_t root_der_len;
-    X509 *pck_ca; /* the PCK CRL's issuer, verified against the root */
-    uint8_t *pck_ca_der;
-    size_t pck_ca_der_len;
-    X509_CRL *root_crl; /* NULL when the collateral carries none */
-    X509_CRL *pck_crl;
+    /* Valid only when fail_code == 0 (all owned; certs/CRLs borrow from their der): */
+    struct mero_owned_cert root, pck_ca; /* pck_ca: the PCK CRL's issuer, verified */
+    bool has_root_crl;                   /* false: the collateral carried no root CA CRL */
+    uint8_t *root_crl_der, *pck_crl_der;
+    struct mero_crl root_crl, pck_crl;
     struct mero_tcbinfo tcb;
     struct mero_qeidentity qe;
     int64_t not_before, not_after; /* latest start and earliest end of every validity */

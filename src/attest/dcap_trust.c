@@ -13,7 +13,6 @@
  * holds at most MERO_DCAP_CACHE_MAX entries (least recently used evicted) and is used from one
  * thread only (documented in dcap.h).
  */
-#include <openssl/pem.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,24 +36,27 @@ const uint8_t *mero__dcap_root_pin(void)
     return root_pin_set ? root_pin : MERO_INTEL_ROOT_CA_SHA256;
 }
 
+static void owned_cleanup(struct mero_owned_cert *o);
+
 static void trust_free(struct mero_dcap_trust *t)
 {
     if (t == NULL) {
         return;
     }
-    X509_free(t->root);
-    OPENSSL_free(t->root_der);
-    X509_free(t->pck_ca);
-    OPENSSL_free(t->pck_ca_der);
-    X509_CRL_free(t->root_crl);
-    X509_CRL_free(t->pck_crl);
+    owned_cleanup(&t->root);
+    owned_cleanup(&t->pck_ca);
+    free(t->root_crl_der);
+    free(t->pck_crl_der);
     mero__tcbinfo_cleanup(&t->tcb);
     mero__qeidentity_cleanup(&t->qe);
     free(t);
 }
 
+void mero__dcap_parse_cache_clear(void);
+
 void mero_dcap_cache_clear(void)
 {
+    mero__dcap_parse_cache_clear();
     for (size_t i = 0; i < MERO_DCAP_CACHE_MAX; i++) {
         trust_free(cache[i]);
         cache[i] = NULL;
@@ -88,31 +90,28 @@ int mero_dcap_load_root_file(const char *path, struct mero_err *err)
     if (f == NULL) {
         return mero_err_set(err, MERO_EIO, "cannot open root file %s", path);
     }
-    uint8_t buf[16384];
-    size_t n = fread(buf, 1, sizeof(buf), f);
+    static uint8_t buf[16384];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
     fclose(f);
-    if (n == 0 || n == sizeof(buf)) {
+    if (n == 0 || n == sizeof(buf) - 1) {
         return mero_err_set(err, MERO_ECERT, "root file %s is empty or too large", path);
     }
-    const uint8_t *p = buf;
-    X509 *x = d2i_X509(NULL, &p, (long)n);
-    if (x == NULL) {
-        BIO *bio = BIO_new_mem_buf(buf, (int)n);
-        x = bio != NULL ? PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
-        BIO_free(bio);
-    }
-    if (x == NULL) {
-        return mero_err_set(err, MERO_ECERT, "root file %s is not a certificate", path);
-    }
-    uint8_t *der = NULL;
-    int dl = i2d_X509(x, &der);
-    X509_free(x);
-    if (dl <= 0) {
-        return mero_err_set(err, MERO_ECERT, "root file %s does not re-encode", path);
-    }
+    struct mero_cert cert;
     uint8_t h[32];
-    mero_sha256(h, der, (size_t)dl);
-    OPENSSL_free(der);
+    if (mero__cert_parse(&cert, buf, n) == 0) {
+        mero_sha256(h, buf, n);
+    } else {
+        struct mero_x509_chain ch;
+        memset(&ch, 0, sizeof(ch));
+        if (mero__x509_chain_parse(&ch, (const char *)buf, n, err) < 0 || ch.n != 1) {
+            if (ch.n != 0) {
+                mero__x509_chain_cleanup(&ch);
+            }
+            return mero_err_set(err, MERO_ECERT, "root file %s is not one certificate", path);
+        }
+        mero_sha256(h, ch.der[0], ch.der_len[0]);
+        mero__x509_chain_cleanup(&ch);
+    }
     mero_dcap_set_root_pin(h);
     return 0;
 }
@@ -133,20 +132,34 @@ static void widen(struct window *w, int64_t nb, int64_t na)
     }
 }
 
-static int cert_window(struct window *w, X509 *x, struct mero_err *err, const char *what)
+static int own_cert(struct mero_owned_cert *o, const uint8_t *der, size_t len,
+                    struct mero_err *err)
 {
-    int64_t nb, na;
-    if (mero__x509_window(x, &nb, &na) < 0) {
-        return mero_err_set(err, MERO_ECOLLATERAL, "%s: validity does not decode", what);
+    o->der = malloc(len);
+    if (o->der == NULL) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
-    widen(w, nb, na);
+    memcpy(o->der, der, len);
+    o->der_len = len;
+    if (mero__cert_parse(&o->c, o->der, len) < 0 || mero__x509_key(o->c.point, &o->key) < 0) {
+        return mero_err_set(err, MERO_ECOLLATERAL, "certificate key does not decode");
+    }
     return 0;
+}
+
+static void owned_cleanup(struct mero_owned_cert *o)
+{
+    free(o->der);
+    EVP_PKEY_free(o->key);
+    memset(o, 0, sizeof(*o));
 }
 
 /*
  * A two-certificate issuer chain (signer, root): parse (error when malformed), then check the
- * root is the pinned one and byte-equal to the trust's root, and the signer is issued and
- * signed by it, has the expected CN and is not on the root CRL (verdict when not).
+ * root is the pinned one (the first chain seen sets the trust's root; every other must be
+ * byte-equal), and the signer is issued and signed by it and has the expected CN (a verdict
+ * when not). `signer_key` gets the signer's key (owned) unless the signer is byte-equal to
+ * `same`, an already verified certificate, whose checks are then not repeated.
  */
 static int issuer_chain(struct mero_dcap_trust *t, struct mero_x509_chain *ch, const char *pem,
                         size_t len, const char *cn, struct window *w, struct mero_err *err,
@@ -159,59 +172,69 @@ static int issuer_chain(struct mero_dcap_trust *t, struct mero_x509_chain *ch, c
     if (ch->n != 2) {
         return mero_err_set(err, MERO_ECHAIN, "%s: %zu certificates, want 2", what, ch->n);
     }
-    if (t->root_der != NULL) {
-        if (ch->der_len[1] != t->root_der_len ||
-            memcmp(ch->der[1], t->root_der, t->root_der_len) != 0) {
+    if (t->root.der != NULL) {
+        if (ch->der_len[1] != t->root.der_len ||
+            memcmp(ch->der[1], t->root.der, t->root.der_len) != 0) {
             return mero_err_set(err, MERO_EROOT, "%s: root differs from the pinned root", what);
         }
     } else {
+        /* Pinned by the SHA-256 of its DER: that fixes every byte, its self-signature
+         * included, so checking the self-signature again would prove nothing more. */
         if (!mero__x509_pin_ok(ch->der[1], ch->der_len[1], mero__dcap_root_pin())) {
             return mero_err_set(err, MERO_EROOT, "%s: root is not the pinned Intel SGX Root CA",
                                 what);
         }
-        /* Intel's verifyRootCACert: the root is self-issued and self-signed. */
-        MERO_TRY(mero__x509_signed_by(ch->cert[1], ch->cert[1], err, "root CA"));
-        if (!mero__x509_cn_contains(ch->cert[1], "SGX Root CA")) {
-            return mero_err_set(err, MERO_EROOT, "root CN is not Intel SGX Root CA");
+        MERO_TRY(own_cert(&t->root, ch->der[1], ch->der_len[1], err));
+        if (!mero__der_name_eq(t->root.c.issuer, t->root.c.issuer_len, t->root.c.subject,
+                               t->root.c.subject_len)) {
+            return mero_err_set(err, MERO_EROOT, "root CA is not self-issued");
         }
-        t->root = ch->cert[1];
-        X509_up_ref(t->root);
-        t->root_der = OPENSSL_memdup(ch->der[1], ch->der_len[1]);
-        if (t->root_der == NULL) {
-            return mero_err_set(err, MERO_ENOMEM, "out of memory");
-        }
-        t->root_der_len = ch->der_len[1];
-        MERO_TRY(cert_window(w, t->root, err, "root CA"));
+        widen(w, t->root.c.not_before, t->root.c.not_after);
     }
-    if (!mero__x509_cn_contains(ch->cert[0], cn)) {
+    const struct mero_cert *s = &ch->cert[0];
+    if (!mero__x509_cn_contains(s, cn)) {
         return mero_err_set(err, MERO_ECHAIN, "%s: signer CN does not contain \"%s\"", what, cn);
     }
-    MERO_TRY(mero__x509_signed_by(ch->cert[0], t->root, err, what));
-    MERO_TRY(cert_window(w, ch->cert[0], err, what));
-    return 0;
-}
-
-static int crl_window(struct window *w, X509_CRL *crl, struct mero_err *err, const char *what)
-{
-    int64_t tu, nu;
-    if (mero__x509_crl_window(crl, &tu, &nu) < 0) {
-        return mero_err_set(err, MERO_ECOLLATERAL, "%s: thisUpdate/nextUpdate missing", what);
+    MERO_TRY(mero__x509_signed_by(s, &t->root.c, t->root.key, err, what));
+    widen(w, s->not_before, s->not_after);
+    if (t->has_root_crl) {
+        MERO_TRY(mero__x509_crl_check(&t->root_crl, s, err, what));
     }
-    widen(w, tu, nu);
     return 0;
 }
 
-static int signed_text(X509 *signer, const uint8_t sig[64], const char *text, size_t len,
-                       struct mero_err *err, const char *what)
+static int signed_text(const struct mero_cert *signer, EVP_PKEY *known, const uint8_t sig[64],
+                       const char *text, size_t len, struct mero_err *err, const char *what)
 {
-    EVP_PKEY *k = X509_get0_pubkey(signer);
-    if (k == NULL || mero__x509_ecdsa_verify(k, sig, text, len) < 0) {
+    EVP_PKEY *k = known;
+    if (k == NULL && mero__x509_key(signer->point, &k) < 0) {
+        return mero_err_set(err, MERO_ECOLLATERAL, "%s signer key does not decode", what);
+    }
+    int rc = mero__x509_ecdsa_verify(k, sig, text, len);
+    if (k != known) {
+        EVP_PKEY_free(k);
+    }
+    if (rc < 0) {
         return mero_err_set(err, MERO_EBADSIG, "%s signature does not verify", what);
     }
     return 0;
 }
 
-/* Returns < 0 for no verdict (malformed), > 0 (a positive code) for a failed check, 0 ok. */
+static int own_crl(uint8_t **der, struct mero_crl *crl, const uint8_t *src, size_t len,
+                   struct mero_err *err, const char *what)
+{
+    *der = malloc(len ? len : 1);
+    if (*der == NULL) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    memcpy(*der, src, len);
+    if (mero__crl_parse(crl, *der, len) < 0) {
+        return mero_err_set(err, MERO_ECOLLATERAL, "%s does not decode as a DER CRL", what);
+    }
+    return 0;
+}
+
+/* Returns < 0: no verdict (-MERO_ECOLLATERAL / -MERO_ENOMEM) or a failed check (its code). */
 static int build(struct mero_dcap_trust *t, const struct mero_collateral *c, struct mero_err *err)
 {
     struct mero_x509_chain crl_ch, tcb_ch, qe_ch;
@@ -225,67 +248,97 @@ static int build(struct mero_dcap_trust *t, const struct mero_collateral *c, str
         c->qe_identity_issuer_chain == NULL) {
         return mero_err_set(err, MERO_ECOLLATERAL, "collateral is incomplete");
     }
-    /* Decode everything first: a collateral that does not decode gets no verdict. */
-    if ((c->root_ca_crl != NULL &&
-         mero__x509_crl_parse(&t->root_crl, c->root_ca_crl, c->root_ca_crl_len, err) < 0) ||
-        mero__x509_crl_parse(&t->pck_crl, c->pck_crl, c->pck_crl_len, err) < 0) {
-        rc = mero_err_set(err, MERO_ECOLLATERAL, "collateral CRL does not decode as DER");
+    /* Decode the CRLs first: a collateral that does not decode gets no verdict. */
+    if (c->root_ca_crl != NULL) {
+        if ((rc = own_crl(&t->root_crl_der, &t->root_crl, c->root_ca_crl, c->root_ca_crl_len, err,
+                          "root_ca_crl")) < 0) {
+            goto out;
+        }
+        t->has_root_crl = true;
+    }
+    if ((rc = own_crl(&t->pck_crl_der, &t->pck_crl, c->pck_crl, c->pck_crl_len, err,
+                      "pck_crl")) < 0) {
         goto out;
     }
-    /* PCK CRL issuer chain: PCK CA (Platform or Processor) then root. */
+    /* PCK CRL issuer chain: PCK CA (Platform or Processor) then root. The root CA CRL can only
+     * be judged once the root is known, so the PCK CA's revocation is checked just below. */
+    bool had_root_crl = t->has_root_crl;
+    t->has_root_crl = false;
     rc = issuer_chain(t, &crl_ch, c->pck_crl_issuer_chain, c->pck_crl_issuer_chain_len,
                       "SGX PCK ", &w, err, "pck_crl_issuer_chain");
+    t->has_root_crl = had_root_crl;
     if (rc < 0) {
         goto out;
     }
-    if (!mero__x509_cn_contains(crl_ch.cert[0], " CA")) {
+    if (!mero__x509_cn_contains(&crl_ch.cert[0], " CA")) {
         rc = mero_err_set(err, MERO_ECHAIN, "pck_crl_issuer_chain: issuer CN is not a CA");
         goto out;
     }
-    t->pck_ca = crl_ch.cert[0];
-    X509_up_ref(t->pck_ca);
-    t->pck_ca_der = OPENSSL_memdup(crl_ch.der[0], crl_ch.der_len[0]);
-    if (t->pck_ca_der == NULL) {
-        rc = mero_err_set(err, MERO_ENOMEM, "out of memory");
+    if ((rc = own_cert(&t->pck_ca, crl_ch.der[0], crl_ch.der_len[0], err)) < 0) {
         goto out;
     }
-    t->pck_ca_der_len = crl_ch.der_len[0];
-    /* Root CA CRL: issued and signed by the root; the PCK CA is not on it. */
-    if (t->root_crl != NULL) {
-        if ((rc = mero__x509_crl_signed_by(t->root_crl, t->root, err, "root CA CRL")) < 0 ||
-            (rc = crl_window(&w, t->root_crl, err, "root CA CRL")) < 0 ||
-            (rc = mero__x509_crl_check(t->root_crl, t->root, err, "root CA")) < 0 ||
-            (rc = mero__x509_crl_check(t->root_crl, t->pck_ca, err, "PCK CA")) < 0) {
+    /* Root CA CRL: issued and signed by the root; neither the root nor the PCK CA on it. */
+    if (t->has_root_crl) {
+        widen(&w, t->root_crl.this_update, t->root_crl.next_update);
+        if ((rc = mero__x509_crl_signed_by(&t->root_crl, &t->root.c, t->root.key, err,
+                                           "root CA CRL")) < 0 ||
+            (rc = mero__x509_crl_check(&t->root_crl, &t->root.c, err, "root CA")) < 0 ||
+            (rc = mero__x509_crl_check(&t->root_crl, &t->pck_ca.c, err, "PCK CA")) < 0) {
             goto out;
         }
     }
     /* PCK CRL: issued and signed by the PCK CA. */
-    if ((rc = mero__x509_crl_signed_by(t->pck_crl, t->pck_ca, err, "PCK CRL")) < 0 ||
-        (rc = crl_window(&w, t->pck_crl, err, "PCK CRL")) < 0) {
+    widen(&w, t->pck_crl.this_update, t->pck_crl.next_update);
+    if ((rc = mero__x509_crl_signed_by(&t->pck_crl, &t->pck_ca.c, t->pck_ca.key, err,
+                                       "PCK CRL")) < 0) {
         goto out;
     }
-    /* TCB info: chain, revocation, signature over the exact text. */
-    rc = issuer_chain(t, &tcb_ch, c->tcb_info_issuer_chain, c->tcb_info_issuer_chain_len,
-                      "SGX TCB Signing", &w, err, "tcb_info_issuer_chain");
-    if (rc < 0 || (t->root_crl != NULL &&
-                   (rc = mero__x509_crl_check(t->root_crl, tcb_ch.cert[0], err,
-                                              "TCB signing certificate")) < 0) ||
-        (rc = signed_text(tcb_ch.cert[0], c->tcb_info_signature, c->tcb_info, c->tcb_info_len,
-                          err, "TCB info")) < 0) {
+    /* TCB info: chain (with root CRL), signature over the exact text. */
+    if ((rc = issuer_chain(t, &tcb_ch, c->tcb_info_issuer_chain, c->tcb_info_issuer_chain_len,
+                           "SGX TCB Signing", &w, err, "tcb_info_issuer_chain")) < 0) {
         goto out;
     }
-    /* QE identity: the same (its signer is usually the same certificate). */
-    rc = issuer_chain(t, &qe_ch, c->qe_identity_issuer_chain, c->qe_identity_issuer_chain_len,
-                      "SGX TCB Signing", &w, err, "qe_identity_issuer_chain");
-    if (rc < 0 || (t->root_crl != NULL &&
-                   (rc = mero__x509_crl_check(t->root_crl, qe_ch.cert[0], err,
-                                              "QE identity signing certificate")) < 0) ||
-        (rc = signed_text(qe_ch.cert[0], c->qe_identity_signature, c->qe_identity,
-                          c->qe_identity_len, err, "QE identity")) < 0) {
+    EVP_PKEY *tcb_key = NULL;
+    if (mero__x509_key(tcb_ch.cert[0].point, &tcb_key) < 0) {
+        rc = mero_err_set(err, MERO_ECOLLATERAL, "TCB signing key does not decode");
+        goto out;
+    }
+    rc = signed_text(&tcb_ch.cert[0], tcb_key, c->tcb_info_signature, c->tcb_info,
+                     c->tcb_info_len, err, "TCB info");
+    if (rc < 0) {
+        EVP_PKEY_free(tcb_key);
+        goto out;
+    }
+    /* QE identity: the same; its signer is normally the very same certificate, which is then
+     * not verified twice. */
+    struct mero_err e2;
+    if (mero__x509_chain_split(&qe_ch, c->qe_identity_issuer_chain,
+                               c->qe_identity_issuer_chain_len, &e2) < 0) {
+        EVP_PKEY_free(tcb_key);
+        rc = mero_err_set(err, MERO_ECOLLATERAL, "qe_identity_issuer_chain: %s", e2.msg);
+        goto out;
+    }
+    bool same = qe_ch.n == 2 && qe_ch.der_len[0] == tcb_ch.der_len[0] &&
+                memcmp(qe_ch.der[0], tcb_ch.der[0], tcb_ch.der_len[0]) == 0 &&
+                qe_ch.der_len[1] == t->root.der_len &&
+                memcmp(qe_ch.der[1], t->root.der, t->root.der_len) == 0;
+    if (same) {
+        rc = signed_text(&tcb_ch.cert[0], tcb_key, c->qe_identity_signature, c->qe_identity,
+                         c->qe_identity_len, err, "QE identity");
+    } else {
+        mero__x509_chain_cleanup(&qe_ch);
+        rc = issuer_chain(t, &qe_ch, c->qe_identity_issuer_chain, c->qe_identity_issuer_chain_len,
+                          "SGX TCB Signing", &w, err, "qe_identity_issuer_chain");
+        if (rc == 0) {
+            rc = signed_text(&qe_ch.cert[0], NULL, c->qe_identity_signature, c->qe_identity,
+                             c->qe_identity_len, err, "QE identity");
+        }
+    }
+    EVP_PKEY_free(tcb_key);
+    if (rc < 0) {
         goto out;
     }
     /* Signed and intact: now the text must be a well-formed identity (else no verdict). */
-    struct mero_err e2;
     if (mero__tcbinfo_parse(&t->tcb, c->tcb_info, c->tcb_info_len, &e2) < 0 ||
         mero__qeidentity_parse(&t->qe, c->qe_identity, c->qe_identity_len, &e2) < 0) {
         rc = mero_err_set(err, MERO_ECOLLATERAL, "%s", e2.msg);

@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * x509.c - certificate chains, CRLs and ECDSA P-256 signatures for DCAP, over OpenSSL.
+ * x509.c - certificate chains, CRLs and ECDSA P-256 signatures for DCAP: PEM blocks are decoded
+ * here, certificates and CRLs parsed by der.c, signatures checked with OpenSSL EVP.
  *
  * Invariants: nothing here trusts a certificate by itself; callers pin the root by the SHA-256
  * of its DER and check every link with mero__x509_signed_by. Raw r||s signatures (Intel's form)
- * are converted to DER before verification; a signature whose r or s is zero or not below the
- * group order is refused by OpenSSL. PEM input is bounded by the caller.
+ * are converted to DER before verification; OpenSSL refuses r or s of zero or not below the
+ * group order. Public keys are built from raw points with EVP_PKEY_fromdata (which checks the
+ * point is on the curve), not through OpenSSL 3.0's slow decoder.
  */
 #include <openssl/bn.h>
+#include <openssl/core_names.h>
 #include <openssl/ecdsa.h>
 #include <openssl/err.h>
-#include <openssl/pem.h>
-#include <openssl/x509v3.h>
-#include <sodium.h>
+#include <openssl/params.h>
 #include <string.h>
 
 #include "attest/x509.h"
@@ -24,8 +25,7 @@ void mero__x509_chain_cleanup(struct mero_x509_chain *c)
         return;
     }
     for (size_t i = 0; i < c->n; i++) {
-        X509_free(c->cert[i]);
-        OPENSSL_free(c->der[i]);
+        free(c->der[i]);
     }
     memset(c, 0, sizeof(*c));
 }
@@ -52,6 +52,64 @@ static bool blank(const char *p, const char *end)
         }
     }
     return true;
+}
+
+/* Standard base64 with '=' padding, whitespace between characters ignored (PEM bodies).
+ * Returns the decoded length or -1. libsodium's decoder is constant-time and several times
+ * slower; PEM certificates are public, so a table decoder is fine here. */
+static long b64_decode(uint8_t *out, size_t cap, const char *in, size_t n)
+{
+    static int8_t tab[256];
+    static bool init;
+    if (!init) {
+        const char *a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        memset(tab, -1, sizeof(tab));
+        for (int i = 0; i < 64; i++) {
+            tab[(uint8_t)a[i]] = (int8_t)i;
+        }
+        init = true;
+    }
+    uint32_t acc = 0;
+    size_t o = 0;
+    int k = 0, pad = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t ch = (uint8_t)in[i];
+        if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t') {
+            continue;
+        }
+        if (ch == '=') {
+            pad++;
+            acc <<= 6;
+            k++;
+        } else {
+            if (pad > 0 || tab[ch] < 0) {
+                return -1;
+            }
+            acc = acc << 6 | (uint32_t)tab[ch];
+            k++;
+        }
+        if (k == 4) {
+            if (pad > 2 || o + 3 - (size_t)pad > cap) {
+                return -1;
+            }
+            out[o++] = (uint8_t)(acc >> 16);
+            if (pad < 2) {
+                out[o++] = (uint8_t)(acc >> 8);
+            }
+            if (pad < 1) {
+                out[o++] = (uint8_t)acc;
+            }
+            acc = 0;
+            k = 0;
+            if (pad > 0) {
+                pad = 3; /* nothing but whitespace may follow padding */
+            }
+        }
+    }
+    if (k != 0) {
+        return -1;
+    }
+    return (long)o;
 }
 
 int mero__x509_chain_split(struct mero_x509_chain *c, const char *pem, size_t len,
@@ -84,21 +142,20 @@ int mero__x509_chain_split(struct mero_x509_chain *c, const char *pem, size_t le
                                 MERO_X509_MAX_CHAIN);
         }
         size_t blen = (size_t)(e - body);
-        uint8_t *der = OPENSSL_malloc(blen ? blen : 1);
-        size_t dl = 0;
+        uint8_t *der = malloc(blen ? blen : 1);
+        long dl = 0;
         if (der == NULL) {
             mero__x509_chain_cleanup(&t);
             return mero_err_set(err, MERO_ENOMEM, "out of memory");
         }
-        if (sodium_base642bin(der, blen, body, blen, " \r\n\t", &dl, NULL,
-                              sodium_base64_VARIANT_ORIGINAL) != 0 ||
-            dl == 0) {
-            OPENSSL_free(der);
+        dl = b64_decode(der, blen, body, blen);
+        if (dl <= 0) {
+            free(der);
             mero__x509_chain_cleanup(&t);
             return mero_err_set(err, MERO_ECERT, "certificate block is not base64");
         }
         t.der[t.n] = der;
-        t.der_len[t.n] = dl;
+        t.der_len[t.n] = (size_t)dl;
         t.n++;
         p = e + sizeof(pem_end) - 1;
     }
@@ -115,17 +172,13 @@ int mero__x509_chain_load(struct mero_x509_chain *c, size_t i, struct mero_err *
     if (i >= c->n) {
         return mero_err_set(err, MERO_ECERT, "certificate %zu missing", i);
     }
-    if (c->cert[i] != NULL) {
+    if (c->parsed[i]) {
         return 0;
     }
-    const uint8_t *p = c->der[i];
-    X509 *x = d2i_X509(NULL, &p, (long)c->der_len[i]);
-    if (x == NULL || p != c->der[i] + c->der_len[i]) {
-        X509_free(x);
-        ERR_clear_error();
+    if (mero__cert_parse(&c->cert[i], c->der[i], c->der_len[i]) < 0) {
         return mero_err_set(err, MERO_ECERT, "certificate %zu does not decode", i);
     }
-    c->cert[i] = x;
+    c->parsed[i] = true;
     return 0;
 }
 
@@ -152,121 +205,47 @@ bool mero__x509_pin_ok(const uint8_t *der, size_t len, const uint8_t pin[static 
     return mero_ct_eq(h, pin, 32) == 1;
 }
 
-int mero__x509_signed_by(X509 *cert, X509 *issuer, struct mero_err *err, const char *what)
+int mero__x509_key(const uint8_t xy[static 64], EVP_PKEY **out)
 {
-    if (X509_NAME_cmp(X509_get_issuer_name(cert), X509_get_subject_name(issuer)) != 0) {
-        return mero_err_set(err, MERO_ECHAIN, "%s: issuer name does not match its issuer", what);
-    }
-    EVP_PKEY *k = X509_get0_pubkey(issuer);
-    if (k == NULL || X509_verify(cert, k) != 1) {
-        ERR_clear_error();
-        return mero_err_set(err, MERO_ECHAIN, "%s: signature does not verify", what);
-    }
-    return 0;
-}
-
-static int asn1_time_unix(const ASN1_TIME *t, int64_t *out)
-{
-    struct tm tm;
-    if (t == NULL || ASN1_TIME_to_tm(t, &tm) != 1) {
-        return -MERO_ECERT;
-    }
-    *out = (int64_t)timegm(&tm);
-    return 0;
-}
-
-int mero__x509_window(X509 *cert, int64_t *not_before, int64_t *not_after)
-{
-    MERO_TRY(asn1_time_unix(X509_get0_notBefore(cert), not_before));
-    MERO_TRY(asn1_time_unix(X509_get0_notAfter(cert), not_after));
-    return 0;
-}
-
-int mero__x509_valid_at(X509 *cert, int64_t now, struct mero_err *err, const char *what)
-{
-    int64_t nb, na;
-    if (mero__x509_window(cert, &nb, &na) < 0) {
-        return mero_err_set(err, MERO_ECERT, "%s: validity does not decode", what);
-    }
-    if (now < nb || now > na) {
-        return mero_err_set(err, MERO_EEXPIRED, "%s: not valid at %lld", what, (long long)now);
-    }
-    return 0;
-}
-
-bool mero__x509_cn_contains(X509 *cert, const char *needle)
-{
-    char cn[256];
-    int n = X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, cn, sizeof(cn));
-    return n > 0 && strstr(cn, needle) != NULL;
-}
-
-int mero__x509_crl_parse(X509_CRL **out, const uint8_t *der, size_t len, struct mero_err *err)
-{
-    const uint8_t *p = der;
-    if (der == NULL || len == 0 || len > (1u << 24)) {
-        return mero_err_set(err, MERO_ECRL, "CRL is empty");
-    }
-    X509_CRL *crl = d2i_X509_CRL(NULL, &p, (long)len);
-    if (crl == NULL || p != der + len) {
-        X509_CRL_free(crl);
-        ERR_clear_error();
-        return mero_err_set(err, MERO_ECRL, "CRL does not decode as DER");
-    }
-    *out = crl;
-    return 0;
-}
-
-int mero__x509_crl_signed_by(X509_CRL *crl, X509 *issuer, struct mero_err *err, const char *what)
-{
-    if (X509_NAME_cmp(X509_CRL_get_issuer(crl), X509_get_subject_name(issuer)) != 0) {
-        return mero_err_set(err, MERO_ECRL, "%s: issuer does not match", what);
-    }
-    EVP_PKEY *k = X509_get0_pubkey(issuer);
-    if (k == NULL || X509_CRL_verify(crl, k) != 1) {
-        ERR_clear_error();
-        return mero_err_set(err, MERO_ECRL, "%s: signature does not verify", what);
-    }
-    return 0;
-}
-
-int mero__x509_crl_window(X509_CRL *crl, int64_t *this_update, int64_t *next_update)
-{
-    MERO_TRY(asn1_time_unix(X509_CRL_get0_lastUpdate(crl), this_update));
-    /* A CRL without nextUpdate has no end of validity we could check: refuse it. */
-    MERO_TRY(asn1_time_unix(X509_CRL_get0_nextUpdate(crl), next_update));
-    return 0;
-}
-
-int mero__x509_crl_check(X509_CRL *crl, X509 *cert, struct mero_err *err, const char *what)
-{
-    X509_REVOKED *rev = NULL;
-    if (X509_CRL_get0_by_serial(crl, &rev, X509_get0_serialNumber(cert)) == 1) {
-        return mero_err_set(err, MERO_EREVOKED, "%s is revoked", what);
-    }
-    return 0;
-}
-
-/* SubjectPublicKeyInfo for an uncompressed P-256 point: this prefix, then 04 || x || y. */
-static const uint8_t p256_spki_prefix[26] = {
-    0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01,
-    0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
-};
-
-int mero__x509_p256_key(const uint8_t xy[static 64], EVP_PKEY **out)
-{
-    uint8_t spki[26 + 65];
-    memcpy(spki, p256_spki_prefix, 26);
-    spki[26] = 0x04;
-    memcpy(spki + 27, xy, 64);
-    const uint8_t *p = spki;
-    EVP_PKEY *k = d2i_PUBKEY(NULL, &p, (long)sizeof(spki));
-    if (k == NULL) {
-        ERR_clear_error();
-        return -MERO_ECRYPTO; /* not a point on the curve */
+    uint8_t pub[65];
+    pub[0] = 0x04;
+    memcpy(pub + 1, xy, 64);
+    OSSL_PARAM params[3];
+    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)"prime256v1",
+                                                 0);
+    params[1] = OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, pub, sizeof(pub));
+    params[2] = OSSL_PARAM_construct_end();
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+    EVP_PKEY *k = NULL;
+    int ok = ctx != NULL && EVP_PKEY_fromdata_init(ctx) == 1 &&
+             EVP_PKEY_fromdata(ctx, &k, EVP_PKEY_PUBLIC_KEY, params) == 1;
+    EVP_PKEY_CTX_free(ctx);
+    ERR_clear_error();
+    if (!ok || k == NULL) {
+        EVP_PKEY_free(k);
+        return -MERO_ECRYPTO;
     }
     *out = k;
     return 0;
+}
+
+int mero__x509_verify_der(EVP_PKEY *key, const uint8_t *sig, size_t sig_len, const void *msg,
+                          size_t n)
+{
+    uint8_t h[32];
+    int rc = -MERO_EBADSIG;
+    if (key == NULL || sig == NULL || sig_len == 0) {
+        return rc;
+    }
+    mero_sha256(h, msg, n);
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new(key, NULL);
+    if (ctx != NULL && EVP_PKEY_verify_init(ctx) == 1 &&
+        EVP_PKEY_verify(ctx, sig, sig_len, h, sizeof(h)) == 1) {
+        rc = 0;
+    }
+    EVP_PKEY_CTX_free(ctx);
+    ERR_clear_error();
+    return rc;
 }
 
 int mero__x509_ecdsa_verify(EVP_PKEY *key, const uint8_t sig[static 64], const void *msg,
@@ -274,11 +253,9 @@ int mero__x509_ecdsa_verify(EVP_PKEY *key, const uint8_t sig[static 64], const v
 {
     uint8_t der[80];
     uint8_t *dp = der;
-    int rc = -MERO_EBADSIG;
     ECDSA_SIG *s = ECDSA_SIG_new();
     BIGNUM *r = BN_bin2bn(sig, 32, NULL);
     BIGNUM *ss = BN_bin2bn(sig + 32, 32, NULL);
-    EVP_PKEY_CTX *ctx = NULL;
     if (s == NULL || r == NULL || ss == NULL || ECDSA_SIG_set0(s, r, ss) != 1) {
         BN_free(r);
         BN_free(ss);
@@ -290,15 +267,57 @@ int mero__x509_ecdsa_verify(EVP_PKEY *key, const uint8_t sig[static 64], const v
     if (dl <= 0) {
         return -MERO_EBADSIG;
     }
-    uint8_t h[32];
-    mero_sha256(h, msg, n);
-    ctx = EVP_PKEY_CTX_new(key, NULL);
-    if (ctx != NULL && EVP_PKEY_verify_init(ctx) == 1 &&
-        EVP_PKEY_CTX_set_signature_md(ctx, EVP_sha256()) == 1 &&
-        EVP_PKEY_verify(ctx, der, (size_t)dl, h, sizeof(h)) == 1) {
-        rc = 0;
+    return mero__x509_verify_der(key, der, (size_t)dl, msg, n);
+}
+
+int mero__x509_signed_by(const struct mero_cert *cert, const struct mero_cert *issuer,
+                         EVP_PKEY *key, struct mero_err *err, const char *what)
+{
+    if (!mero__der_name_eq(cert->issuer, cert->issuer_len, issuer->subject,
+                           issuer->subject_len)) {
+        return mero_err_set(err, MERO_ECHAIN, "%s: issuer name does not match its issuer", what);
     }
-    EVP_PKEY_CTX_free(ctx);
-    ERR_clear_error();
-    return rc;
+    if (mero__x509_verify_der(key, cert->sig, cert->sig_len, cert->tbs, cert->tbs_len) < 0) {
+        return mero_err_set(err, MERO_ECHAIN, "%s: signature does not verify", what);
+    }
+    return 0;
+}
+
+int mero__x509_valid_at(const struct mero_cert *cert, int64_t now, struct mero_err *err,
+                        const char *what)
+{
+    if (now < cert->not_before || now > cert->not_after) {
+        return mero_err_set(err, MERO_EEXPIRED, "%s: not valid at %lld", what, (long long)now);
+    }
+    return 0;
+}
+
+bool mero__x509_cn_contains(const struct mero_cert *cert, const char *needle)
+{
+    return strstr(cert->cn, needle) != NULL;
+}
+
+int mero__x509_crl_signed_by(const struct mero_crl *crl, const struct mero_cert *issuer,
+                             EVP_PKEY *key, struct mero_err *err, const char *what)
+{
+    if (!mero__der_name_eq(crl->issuer, crl->issuer_len, issuer->subject, issuer->subject_len)) {
+        return mero_err_set(err, MERO_ECRL, "%s: issuer does not match", what);
+    }
+    if (mero__x509_verify_der(key, crl->sig, crl->sig_len, crl->tbs, crl->tbs_len) < 0) {
+        return mero_err_set(err, MERO_ECRL, "%s: signature does not verify", what);
+    }
+    return 0;
+}
+
+int mero__x509_crl_check(const struct mero_crl *crl, const struct mero_cert *cert,
+                         struct mero_err *err, const char *what)
+{
+    bool listed = false;
+    if (mero__crl_lists(crl, cert->serial, cert->serial_len, &listed) < 0) {
+        return mero_err_set(err, MERO_ECRL, "CRL entry malformed");
+    }
+    if (listed) {
+        return mero_err_set(err, MERO_EREVOKED, "%s is revoked", what);
+    }
+    return 0;
 }
