@@ -283,6 +283,7 @@ int mero__cert_parse(struct mero_cert *c, const uint8_t *der, size_t len)
     t.subject = subject.start;
     t.subject_len = subject.total;
     name_cn(&subject, t.cn, sizeof(t.cn));
+    name_cn(&issuer, t.issuer_cn, sizeof(t.issuer_cn));
     *c = t;
     return 0;
 }
