@@ -318,6 +318,18 @@ static bool tdx_ok(const struct mero_tcb_level *l, const uint8_t svn[16])
     return true;
 }
 
+const struct mero_tcb_level *mero__dcap_tcb_level(const struct mero_tcbinfo *tcb,
+                                                  const struct mero_sgx_ext *pck,
+                                                  const uint8_t tee_tcb_svn[16])
+{
+    for (size_t i = 0; i < tcb->n_levels; i++) {
+        if (sgx_ok(&tcb->levels[i], pck) && tdx_ok(&tcb->levels[i], tee_tcb_svn)) {
+            return &tcb->levels[i];
+        }
+    }
+    return NULL;
+}
+
 static enum mero_tcb_status converge_out_of_date(enum mero_tcb_status s)
 {
     switch (s) {
@@ -430,12 +442,7 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
         goto out;
     }
     /* Platform TCB level: the first (highest) level the PCK SVNs and TEE_TCB_SVN both meet. */
-    const struct mero_tcb_level *lv = NULL;
-    for (size_t i = 0; i < tcb->n_levels && lv == NULL; i++) {
-        if (sgx_ok(&tcb->levels[i], &p.leaf->info) && tdx_ok(&tcb->levels[i], b->tee_tcb_svn)) {
-            lv = &tcb->levels[i];
-        }
-    }
+    const struct mero_tcb_level *lv = mero__dcap_tcb_level(tcb, &p.leaf->info, b->tee_tcb_svn);
     if (lv == NULL) {
         rc = reject(r, MERO_ETCB_NOT_SUPPORTED, "no matching TCB level");
         goto out;

@@ -43,6 +43,12 @@ struct mero_dcap_trust {
 MERO_MUST_CHECK int mero__dcap_trust_get(const struct mero_collateral *c,
                                          const struct mero_dcap_trust **out, struct mero_err *err);
 
+/* Intel TcbLevelCheck: the first level whose SGX components and PCESVN the PCK meets and whose
+ * TDX components TEE_TCB_SVN meets (from index 2 when TEE_TCB_SVN[1] > 0). NULL: no level. */
+const struct mero_tcb_level *mero__dcap_tcb_level(const struct mero_tcbinfo *tcb,
+                                                  const struct mero_sgx_ext *pck,
+                                                  const uint8_t tee_tcb_svn[16]);
+
 /* The pinned root's DER hash. */
 const uint8_t *mero__dcap_root_pin(void);
 
