@@ -15,6 +15,7 @@
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 #include "mero/eventlog.h"
+#include "mero/quote.h"
 #include "harness.h"
 
 #define CCEL "testdata/ccel/"
@@ -289,29 +290,23 @@ TEST(every_case_replays_to_expected_registers)
     }
 }
 
-/* The quote's RTMR0-3 at the fixed TDX v4 offsets (reference-sigstore-ccel.md §C.6). */
-static int quote_rtmrs(const uint8_t *q, size_t n, uint8_t out[4][48])
-{
-    if (n < 568 || q[0] != 4 || q[1] != 0) {
-        return -1;
-    }
-    for (int r = 0; r < 4; r++) {
-        memcpy(out[r], q + 376 + 48 * r, 48);
-    }
-    return 0;
-}
-
 TEST(quote_case_matches_its_quote)
 {
     size_t qn, tn;
     uint8_t *q = mero_test_read(CCEL "gce-cos113-tdx-with-quote/td_quote.bin", 1, &qn);
     char *exp = (char *)mero_test_read(CCEL "gce-cos113-tdx-with-quote/expected.txt", 1, &tn);
     CHECK(q != NULL && exp != NULL);
-    uint8_t regs[4][48];
-    CHECK(quote_rtmrs(q, qn, regs) == 0);
-    uint8_t mrtd[48];
+    /* the registers come from the quote module's parser */
+    struct mero_quote quote;
+    struct mero_err qe = {0};
+    CHECK_OK(mero_quote_parse(&quote, q, qn, &qe));
+    CHECK_EQ(quote.version, 4);
+    uint8_t regs[4][48], mrtd[48];
+    memcpy(regs, quote.body.rtmr, sizeof(regs));
     CHECK(kv_reg(exp, "mrtd", mrtd) == 0);
-    CHECK_MEM_EQ(q + 184, mrtd, 48); /* the offsets are the right ones */
+    CHECK_MEM_EQ(quote.body.mrtd, mrtd, 48);
+    /* and sit at the offsets of reference-sigstore-ccel.md §C.6 (v4: RTMR0 at 376) */
+    CHECK_MEM_EQ(q + 376, regs, sizeof(regs));
     struct loaded l;
     CHECK_OK(load(&l, CCEL "gce-cos113-tdx-with-quote/ccel_data.bin"));
     struct mero_eventlog_check c;
