@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mero/collateral.h"
+#include "attest/x509.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 
@@ -316,36 +317,67 @@ int mero_collateral_to_json(const struct mero_collateral *c, struct mero_buf *b)
     return rc;
 }
 
-static void hash_field(struct mero_sha256 *h, const void *p, size_t n)
+/* One hashing pass over every field, each tagged present/absent and u64-LE length-prefixed. */
+struct hasher {
+    EVP_MD_CTX *evp;        /* OpenSSL's SHA-256 (SHA-NI): this hashes every collateral byte */
+    struct mero_sha256 sod; /* the portable fallback, used when OpenSSL cannot */
+};
+
+static void h_update(struct hasher *h, const void *p, size_t n)
+{
+    if (h->evp != NULL) {
+        EVP_DigestUpdate(h->evp, p, n);
+    } else {
+        mero_sha256_update(&h->sod, p, n);
+    }
+}
+
+static void hash_field(struct hasher *h, const void *p, size_t n)
 {
     uint8_t tag = p != NULL;
     uint8_t len[8];
     for (int i = 0; i < 8; i++) {
         len[i] = (uint8_t)((uint64_t)n >> (8 * i));
     }
-    mero_sha256_update(h, &tag, 1);
-    mero_sha256_update(h, len, 8);
+    h_update(h, &tag, 1);
+    h_update(h, len, 8);
     if (p != NULL) {
-        mero_sha256_update(h, p, n);
+        h_update(h, p, n);
     }
+}
+
+static void hash_all(struct hasher *h, const struct mero_collateral *c)
+{
+    h_update(h, "mero.collateral.v3", 18);
+    hash_field(h, c->pck_crl_issuer_chain, c->pck_crl_issuer_chain_len);
+    hash_field(h, c->root_ca_crl, c->root_ca_crl_len);
+    hash_field(h, c->pck_crl, c->pck_crl_len);
+    hash_field(h, c->tcb_info_issuer_chain, c->tcb_info_issuer_chain_len);
+    hash_field(h, c->tcb_info, c->tcb_info_len);
+    hash_field(h, c->tcb_info_signature, 64);
+    hash_field(h, c->qe_identity_issuer_chain, c->qe_identity_issuer_chain_len);
+    hash_field(h, c->qe_identity, c->qe_identity_len);
+    hash_field(h, c->qe_identity_signature, 64);
+    hash_field(h, c->pck_certificate_chain, c->pck_certificate_chain_len);
 }
 
 void mero_collateral_hash(const struct mero_collateral *c, uint8_t out[static 32])
 {
-    struct mero_sha256 h;
-    mero_sha256_init(&h);
-    mero_sha256_update(&h, "mero.collateral.v3", 18);
-    hash_field(&h, c->pck_crl_issuer_chain, c->pck_crl_issuer_chain_len);
-    hash_field(&h, c->root_ca_crl, c->root_ca_crl_len);
-    hash_field(&h, c->pck_crl, c->pck_crl_len);
-    hash_field(&h, c->tcb_info_issuer_chain, c->tcb_info_issuer_chain_len);
-    hash_field(&h, c->tcb_info, c->tcb_info_len);
-    hash_field(&h, c->tcb_info_signature, 64);
-    hash_field(&h, c->qe_identity_issuer_chain, c->qe_identity_issuer_chain_len);
-    hash_field(&h, c->qe_identity, c->qe_identity_len);
-    hash_field(&h, c->qe_identity_signature, 64);
-    hash_field(&h, c->pck_certificate_chain, c->pck_certificate_chain_len);
-    mero_sha256_final(&h, out);
+    struct hasher h;
+    unsigned int n = 32;
+    h.evp = EVP_MD_CTX_new();
+    if (h.evp != NULL && EVP_DigestInit_ex(h.evp, mero__sha256_md(), NULL) == 1) {
+        hash_all(&h, c);
+        if (EVP_DigestFinal_ex(h.evp, out, &n) == 1 && n == 32) {
+            EVP_MD_CTX_free(h.evp);
+            return;
+        }
+    }
+    EVP_MD_CTX_free(h.evp);
+    h.evp = NULL;
+    mero_sha256_init(&h.sod);
+    hash_all(&h, c);
+    mero_sha256_final(&h.sod, out);
 }
 
 void mero_collateral_rehash(struct mero_collateral *c)

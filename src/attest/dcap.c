@@ -134,7 +134,7 @@ void mero__dcap_parse_cache_clear(void)
 static const struct leaf *leaf_get(const uint8_t *der, size_t len, struct mero_err *err)
 {
     uint8_t h[32];
-    mero_sha256(h, der, len);
+    mero__sha256(h, der, len);
     size_t slot = 0;
     uint64_t oldest = UINT64_MAX;
     for (size_t i = 0; i < LEAF_CACHE_MAX; i++) {

@@ -14,6 +14,7 @@
 #include <openssl/ecdsa.h>
 #include <openssl/err.h>
 #include <openssl/params.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "attest/x509.h"
@@ -198,10 +199,33 @@ int mero__x509_chain_parse(struct mero_x509_chain *c, const char *pem, size_t le
     return 0;
 }
 
+static EVP_MD *sha256_md;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void sha256_fetch(void)
+{
+    sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
+const EVP_MD *mero__sha256_md(void)
+{
+    pthread_once(&sha256_once, sha256_fetch);
+    return sha256_md;
+}
+
+void mero__sha256(uint8_t out[static 32], const void *p, size_t n)
+{
+    unsigned int len = 32;
+    const EVP_MD *md = mero__sha256_md();
+    if (md == NULL || EVP_Digest(p, n, out, &len, md, NULL) != 1 || len != 32) {
+        mero_sha256(out, p, n); /* same function, portable code */
+    }
+}
+
 bool mero__x509_pin_ok(const uint8_t *der, size_t len, const uint8_t pin[static 32])
 {
     uint8_t h[32];
-    mero_sha256(h, der, len);
+    mero__sha256(h, der, len);
     return mero_ct_eq(h, pin, 32) == 1;
 }
 
@@ -237,7 +261,7 @@ int mero__x509_verify_der(EVP_PKEY *key, const uint8_t *sig, size_t sig_len, con
     if (key == NULL || sig == NULL || sig_len == 0) {
         return rc;
     }
-    mero_sha256(h, msg, n);
+    mero__sha256(h, msg, n);
     EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new(key, NULL);
     if (ctx != NULL && EVP_PKEY_verify_init(ctx) == 1 &&
         EVP_PKEY_verify(ctx, sig, sig_len, h, sizeof(h)) == 1) {
