@@ -99,7 +99,8 @@ int main(void)
     /* (c) one ECDSA P-256 verify: the quote's own signature, key built once, hash included. */
     struct mero_quote q;
     EVP_PKEY *ak = NULL;
-    if (mero_quote_parse(&q, k.quote, k.quote_len, &e) < 0 || mero__x509_key(q.attest_key, &ak) < 0) {
+    if (mero_quote_parse(&q, k.quote, k.quote_len, &e) < 0 ||
+        mero__x509_key(q.attest_key, &ak) < 0) {
         return 1;
     }
     int na = shortrun ? 3 : 40, nb = shortrun ? 3 : 300, nc = shortrun ? 3 : 300;
@@ -148,8 +149,8 @@ int main(void)
         }
         c[r] = (double)(mero_now_us() - t0) / nc;
     }
-    double ma = median(a, rounds), maj = median(aj, rounds), mb = median(b, rounds), mb2 = median(b2, rounds),
-           mc = median(c, rounds);
+    double ma = median(a, rounds), maj = median(aj, rounds), mb = median(b, rounds),
+           mb2 = median(b2, rounds), mc = median(c, rounds);
     printf("bench dcap_full_uncached %.1f us\n", ma);
     printf("bench dcap_full_uncached_from_json %.1f us\n", maj);
     printf("bench dcap_per_quote_cached %.1f us\n", mb);

@@ -120,8 +120,7 @@ static int get_bytes(json_t *o, const char *key, bool required, size_t max, uint
         json_int_t x = json_is_integer(e) ? json_integer_value(e) : -1;
         if (x < 0 || x > 255) {
             free(p);
-            return mero_err_set(err, MERO_ECOLLATERAL, "collateral: %s[%zu] is not a byte", key,
-                                i);
+            return mero_err_set(err, MERO_ECOLLATERAL, "collateral: %s[%zu] is not a byte", key, i);
         }
         p[i] = (uint8_t)x;
     }
@@ -137,8 +136,8 @@ static int get_sig(json_t *o, const char *key, uint8_t sig[static 64], struct me
     MERO_TRY(get_bytes(o, key, true, 64, &p, &n, err));
     if (n != 64) {
         free(p);
-        return mero_err_set(err, MERO_ECOLLATERAL, "collateral: %s must be 64 bytes, got %zu",
-                            key, n);
+        return mero_err_set(err, MERO_ECOLLATERAL, "collateral: %s must be 64 bytes, got %zu", key,
+                            n);
     }
     memcpy(sig, p, 64);
     free(p);
@@ -151,8 +150,8 @@ static int parse_obj(struct mero_collateral *c, json_t *o, struct mero_err *err)
                      &c->pck_crl_issuer_chain, &c->pck_crl_issuer_chain_len, err));
     MERO_TRY(get_bytes(o, "root_ca_crl", false, MERO_COLLATERAL_MAX_CRL, &c->root_ca_crl,
                        &c->root_ca_crl_len, err));
-    MERO_TRY(get_bytes(o, "pck_crl", true, MERO_COLLATERAL_MAX_CRL, &c->pck_crl,
-                       &c->pck_crl_len, err));
+    MERO_TRY(
+        get_bytes(o, "pck_crl", true, MERO_COLLATERAL_MAX_CRL, &c->pck_crl, &c->pck_crl_len, err));
     MERO_TRY(get_str(o, "tcb_info_issuer_chain", true, MERO_COLLATERAL_MAX_CHAIN,
                      &c->tcb_info_issuer_chain, &c->tcb_info_issuer_chain_len, err));
     MERO_TRY(get_str(o, "tcb_info", true, MERO_COLLATERAL_MAX_SIGNED, &c->tcb_info,
@@ -365,6 +364,7 @@ void mero_collateral_hash(const struct mero_collateral *c, uint8_t out[static 32
 {
     struct hasher h;
     unsigned int n = 32;
+    memset(&h, 0, sizeof(h));
     h.evp = EVP_MD_CTX_new();
     if (h.evp != NULL && EVP_DigestInit_ex(h.evp, mero__sha256_md(), NULL) == 1) {
         hash_all(&h, c);

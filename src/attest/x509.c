@@ -235,8 +235,8 @@ int mero__x509_key(const uint8_t xy[static 64], EVP_PKEY **out)
     pub[0] = 0x04;
     memcpy(pub + 1, xy, 64);
     OSSL_PARAM params[3];
-    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)"prime256v1",
-                                                 0);
+    params[0] =
+        OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)"prime256v1", 0);
     params[1] = OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, pub, sizeof(pub));
     params[2] = OSSL_PARAM_construct_end();
     EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
@@ -272,8 +272,7 @@ int mero__x509_verify_der(EVP_PKEY *key, const uint8_t *sig, size_t sig_len, con
     return rc;
 }
 
-int mero__x509_ecdsa_verify(EVP_PKEY *key, const uint8_t sig[static 64], const void *msg,
-                            size_t n)
+int mero__x509_ecdsa_verify(EVP_PKEY *key, const uint8_t sig[static 64], const void *msg, size_t n)
 {
     uint8_t der[80];
     uint8_t *dp = der;
@@ -297,8 +296,7 @@ int mero__x509_ecdsa_verify(EVP_PKEY *key, const uint8_t sig[static 64], const v
 int mero__x509_signed_by(const struct mero_cert *cert, const struct mero_cert *issuer,
                          EVP_PKEY *key, struct mero_err *err, const char *what)
 {
-    if (!mero__der_name_eq(cert->issuer, cert->issuer_len, issuer->subject,
-                           issuer->subject_len)) {
+    if (!mero__der_name_eq(cert->issuer, cert->issuer_len, issuer->subject, issuer->subject_len)) {
         return mero_err_set(err, MERO_ECHAIN, "%s: issuer name does not match its issuer", what);
     }
     if (mero__x509_verify_der(key, cert->sig, cert->sig_len, cert->tbs, cert->tbs_len) < 0) {

@@ -33,8 +33,8 @@ MERO_MUST_CHECK int mero__x509_chain_split(struct mero_x509_chain *c, const char
 MERO_MUST_CHECK int mero__x509_chain_load(struct mero_x509_chain *c, size_t i,
                                           struct mero_err *err);
 /* Split and parse every certificate. */
-MERO_MUST_CHECK int mero__x509_chain_parse(struct mero_x509_chain *c, const char *pem,
-                                           size_t len, struct mero_err *err);
+MERO_MUST_CHECK int mero__x509_chain_parse(struct mero_x509_chain *c, const char *pem, size_t len,
+                                           struct mero_err *err);
 void mero__x509_chain_cleanup(struct mero_x509_chain *c);
 
 /* SHA-256 through OpenSSL (SHA-NI where the CPU has it; libsodium's is portable C and several

@@ -29,7 +29,8 @@ TEST(every_case_parses_and_round_trips)
         CHECK_OK(mero_collateral_to_json(&c, &b));
         CHECK_OK(mero_collateral_parse(&d, (const char *)b.data, b.len, &e));
         CHECK_MEM_EQ(c.hash, d.hash, 32);
-        CHECK(d.tcb_info_len == c.tcb_info_len && memcmp(d.tcb_info, c.tcb_info, c.tcb_info_len) == 0);
+        CHECK(d.tcb_info_len == c.tcb_info_len &&
+              memcmp(d.tcb_info, c.tcb_info, c.tcb_info_len) == 0);
         CHECK((c.pck_certificate_chain != NULL) == (strcmp(k.name, "nearmpc-4") == 0));
         mero_buf_cleanup(&b);
         mero_collateral_cleanup(&c);
@@ -104,14 +105,15 @@ TEST(malformed_collateral_is_refused)
 {
     struct mero_collateral c;
     struct mero_err e;
-    const char *required[] = {"pck_crl_issuer_chain", "pck_crl", "tcb_info_issuer_chain",
-                              "tcb_info", "tcb_info_signature", "qe_identity_issuer_chain",
-                              "qe_identity", "qe_identity_signature"};
+    const char *required[] = {"pck_crl_issuer_chain",  "pck_crl",
+                              "tcb_info_issuer_chain", "tcb_info",
+                              "tcb_info_signature",    "qe_identity_issuer_chain",
+                              "qe_identity",           "qe_identity_signature"};
     for (int i = 0; i < 8; i++) {
         CHECK_ERR(parse_mutated(required[i], NULL), -MERO_ECOLLATERAL);
         CHECK_ERR(parse_mutated(required[i], json_integer(5)), -MERO_ECOLLATERAL);
     }
-    CHECK_OK(parse_mutated("root_ca_crl", NULL));          /* optional: reported later */
+    CHECK_OK(parse_mutated("root_ca_crl", NULL)); /* optional: reported later */
     CHECK_OK(parse_mutated("pck_certificate_chain", json_null()));
     CHECK_ERR(parse_mutated("pck_crl", json_string("zz")), -MERO_ECOLLATERAL);
     CHECK_ERR(parse_mutated("pck_crl", json_string("abc")), -MERO_ECOLLATERAL);

@@ -92,7 +92,10 @@ TEST(every_case_gives_its_expected_verdict)
 
 TEST(reject_reasons_are_intels)
 {
-    struct { const char *name; int code; } want[] = {
+    struct {
+        const char *name;
+        int code;
+    } want[] = {
         {"tdx/dcapqvl-2", MERO_ETCB_NOT_SUPPORTED},
         {"tdx/gotdxguest-1", MERO_ETCB_NOT_SUPPORTED},
         {"tdx/dcapqvl-3", MERO_ETCBINFO},
@@ -250,7 +253,10 @@ TEST(flipped_quote_bytes_are_verdicts_not_errors)
 {
     /* v4 layout: header 48, body 584 (mrtd at 48+136), sig at 636, key at 700, cert data
      * header 764..770, QE report 770..1154, QE report sig 1154..1218. */
-    struct { size_t off; int code; } cases[] = {
+    struct {
+        size_t off;
+        int code;
+    } cases[] = {
         {48 + 136, MERO_EBADSIG},   /* TD report body (MRTD) */
         {48 + 200, MERO_EBADSIG},   /* byte 248 of the body (the evidence test's flip) */
         {640, MERO_EBADSIG},        /* quote signature */
@@ -485,18 +491,18 @@ TEST(verify_evidence)
     CHECK(r.has_tcb_status && r.tcb_status == MERO_TCB_UP_TO_DATE);
     CHECK_MEM_EQ(r.mrtd, k.quote + 48 + 136, 48);
     bound[0] ^= 1;
-    CHECK_ERR(mero_dcap_verify_evidence(k.quote, k.quote_len, k.collateral_json,
-                                        k.collateral_len, k.verify_time, bound, &r, &e),
+    CHECK_ERR(mero_dcap_verify_evidence(k.quote, k.quote_len, k.collateral_json, k.collateral_len,
+                                        k.verify_time, bound, &r, &e),
               -MERO_EPOLICY);
     bound[0] ^= 1;
-    CHECK_ERR(mero_dcap_verify_evidence(k.quote, k.quote_len, NULL, 0, k.verify_time, bound, &r,
-                                        &e),
-              -MERO_ECOLLATERAL);
-    CHECK_FAILS(mero_dcap_verify_evidence(k.quote, k.quote_len, k.collateral_json,
-                                          k.collateral_len, 1, bound, &r, &e));
+    CHECK_ERR(
+        mero_dcap_verify_evidence(k.quote, k.quote_len, NULL, 0, k.verify_time, bound, &r, &e),
+        -MERO_ECOLLATERAL);
+    CHECK_FAILS(mero_dcap_verify_evidence(k.quote, k.quote_len, k.collateral_json, k.collateral_len,
+                                          1, bound, &r, &e));
     k.quote[200] ^= 1;
-    CHECK_FAILS(mero_dcap_verify_evidence(k.quote, k.quote_len, k.collateral_json,
-                                          k.collateral_len, k.verify_time, bound, &r, &e));
+    CHECK_FAILS(mero_dcap_verify_evidence(k.quote, k.quote_len, k.collateral_json, k.collateral_len,
+                                          k.verify_time, bound, &r, &e));
     mero_collateral_cleanup(&c);
     dcap_case_free(&k);
 }
