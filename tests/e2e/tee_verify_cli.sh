@@ -119,6 +119,11 @@ if [ -n "$PORT" ]; then
 else nok "local PCS started" "no port"; fi
 stop_pcs
 
+start_pcs sigfirst
+out=$(CALIMERO_TEE_COLLATERAL_URL="http://127.0.0.1:$PORT/" timeout 30 "$BIN" <"$T/in-net" 2>"$T/err"); rc=$?; err=$(cat "$T/err")
+expect "signature-first PCS bodies: the signed text is still cut verbatim" 0 '"valid":true'
+stop_pcs
+
 net_fail() { # name
     out=$(CALIMERO_TEE_COLLATERAL_URL="http://127.0.0.1:$PORT" MERO_PCS_TIMEOUT_MS=1500 timeout 30 "$BIN" <"$T/in-net" 2>"$T/err"); rc=$?; err=$(cat "$T/err")
     expect "$1 exits 2, never valid" 2 "Failed to fetch collateral" '"valid"'
