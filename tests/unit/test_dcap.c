@@ -532,6 +532,35 @@ TEST(sgx_extension_reader_agrees_with_pck_c)
     }
 }
 
+TEST(keys_off_the_curve_are_refused)
+{
+    CHECK(setup() > 0);
+    uint8_t xy[64];
+    memset(xy, 0x01, sizeof(xy));
+    EVP_PKEY *k = NULL;
+    CHECK_ERR(mero__x509_key(xy, &k), -MERO_ECRYPTO);
+    memset(xy, 0, sizeof(xy));
+    CHECK_ERR(mero__x509_key(xy, &k), -MERO_ECRYPTO);
+    /* a valid key that did not sign: the signature fails */
+    struct dcap_case a, b;
+    struct mero_err e;
+    struct mero_quote qa, qb;
+    CHECK(dcap_case_load(&a, "tdx/dcapqvl-1") == 0 && dcap_case_load(&b, "tdx/nearmpc-1") == 0);
+    CHECK_OK(mero_quote_parse(&qa, a.quote, a.quote_len, &e));
+    CHECK_OK(mero_quote_parse(&qb, b.quote, b.quote_len, &e));
+    CHECK_OK(mero__x509_key(qb.attest_key, &k));
+    CHECK_ERR(mero__x509_ecdsa_verify(k, qa.signature, qa.signed_data, qa.signed_len),
+              -MERO_EBADSIG);
+    EVP_PKEY_free(k);
+    CHECK_OK(mero__x509_key(qa.attest_key, &k));
+    CHECK_OK(mero__x509_ecdsa_verify(k, qa.signature, qa.signed_data, qa.signed_len));
+    uint8_t zero[64] = {0};
+    CHECK_ERR(mero__x509_ecdsa_verify(k, zero, qa.signed_data, qa.signed_len), -MERO_EBADSIG);
+    EVP_PKEY_free(k);
+    dcap_case_free(&a);
+    dcap_case_free(&b);
+}
+
 MERO_TEST_MAIN(T(every_case_gives_its_expected_verdict), T(reject_reasons_are_intels),
                T(ok_cases_are_rejected_outside_the_collateral_window),
                T(sgx_quote_is_refused_for_tdx), T(gotdxguest2_partial_collateral),
@@ -540,4 +569,5 @@ MERO_TEST_MAIN(T(every_case_gives_its_expected_verdict), T(reject_reasons_are_in
                T(unparsable_input_is_no_verdict),
                T(second_quote_on_the_same_collateral_uses_the_cache),
                T(missing_root_crl_is_reported_not_skipped), T(root_pin_decides_trust),
-               T(nonce_and_app_hash), T(verify_evidence), T(sgx_extension_reader_agrees_with_pck_c))
+               T(nonce_and_app_hash), T(verify_evidence), T(sgx_extension_reader_agrees_with_pck_c),
+               T(keys_off_the_curve_are_refused))
