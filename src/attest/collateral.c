@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mero/collateral.h"
+#include "attest/collateral_int.h"
 #include "attest/x509.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
@@ -180,6 +181,21 @@ int mero_collateral_parse(struct mero_collateral *c, const char *json, size_t le
     if (len > MERO_COLLATERAL_MAX_JSON) {
         return mero_err_set(err, MERO_ECOLLATERAL, "collateral: exceeds %u bytes",
                             MERO_COLLATERAL_MAX_JSON);
+    }
+    struct mero_collateral tmp;
+    if (mero__collateral_parse_fast(&tmp, json, len) == 0) {
+        mero_collateral_rehash(&tmp);
+        *c = tmp;
+        return 0;
+    }
+    return mero__collateral_parse_general(c, json, len, err);
+}
+
+int mero__collateral_parse_general(struct mero_collateral *c, const char *json, size_t len,
+                                   struct mero_err *err)
+{
+    if (json == NULL || len == 0 || len > MERO_COLLATERAL_MAX_JSON) {
+        return mero_err_set(err, MERO_ECOLLATERAL, "collateral: empty or too large");
     }
     json_error_t je;
     json_t *o = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
