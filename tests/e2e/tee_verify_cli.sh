@@ -81,7 +81,10 @@ if [ "$rc" = 0 ]; then
         ok "verdict fields"
     else nok "verdict fields" "$out"; fi
 fi
-input 'del(.quote_hex) | .quote_b64=($q) | .collateral=$c[0] | .time_unix=$t' >/dev/null
+input '.collateral=$c[0] | .time_unix=$t' >"$T/in"
+mout=$(timeout 30 "$MERO_BIN/meroctl" quote verify <"$T/in" 2>/dev/null); mrc=$?
+if [ "$mrc" = 0 ] && [ "$mout" = "$out" ]; then ok "meroctl quote verify gives the same verdict"
+else nok "meroctl quote verify" "exit $mrc: $mout"; fi
 B64=$(base64 -w0 "$D/quote.bin")
 jq -n --arg q "$B64" --arg n "$NONCE" --arg a "$APP" --slurpfile c "$COLL" --argjson t "$TIME" \
     '{quote_b64:$q, quote_hex:"zz", nonce_hex:$n, app_hash_hex:$a, collateral:$c[0], time_unix:$t}' >"$T/in"
