@@ -58,18 +58,22 @@ static bool blank(const char *p, const char *end)
 /* Standard base64 with '=' padding, whitespace between characters ignored (PEM bodies).
  * Returns the decoded length or -1. libsodium's decoder is constant-time and several times
  * slower; PEM certificates are public, so a table decoder is fine here. */
+static int b64v(uint8_t c)
+{
+    if (c >= 'A' && c <= 'Z') {
+        return c - 'A';
+    }
+    if (c >= 'a' && c <= 'z') {
+        return c - 'a' + 26;
+    }
+    if (c >= '0' && c <= '9') {
+        return c - '0' + 52;
+    }
+    return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
 static long b64_decode(uint8_t *out, size_t cap, const char *in, size_t n)
 {
-    static int8_t tab[256];
-    static bool init;
-    if (!init) {
-        const char *a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        memset(tab, -1, sizeof(tab));
-        for (int i = 0; i < 64; i++) {
-            tab[(uint8_t)a[i]] = (int8_t)i;
-        }
-        init = true;
-    }
     uint32_t acc = 0;
     size_t o = 0;
     int k = 0, pad = 0;
@@ -83,10 +87,11 @@ static long b64_decode(uint8_t *out, size_t cap, const char *in, size_t n)
             acc <<= 6;
             k++;
         } else {
-            if (pad > 0 || tab[ch] < 0) {
+            int v = b64v(ch);
+            if (pad > 0 || v < 0) {
                 return -1;
             }
-            acc = acc << 6 | (uint32_t)tab[ch];
+            acc = acc << 6 | (uint32_t)v;
             k++;
         }
         if (k == 4) {
