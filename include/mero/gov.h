@@ -383,6 +383,8 @@ MERO_MUST_CHECK int mero_gov_unwrap(struct mero_store *s, const uint8_t ns[stati
 
 /* ---- maintenance -------------------------------------------------------------------------- */
 
+/* A canonical text dump of every derived table (rows sorted), for comparing states. */
+MERO_MUST_CHECK int mero_gov_dump(struct mero_store *s, struct mero_buf *out);
 /* Rebuild every derived table from the op log (in stored order); no events. */
 MERO_MUST_CHECK int mero_gov_rebuild(struct mero_store *s, struct mero_err *err);
 /*

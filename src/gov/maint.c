@@ -30,6 +30,56 @@ int mero__gov_clear_derived(struct mero_store *s)
     return 0;
 }
 
+static int dump_table(struct mero_store *s, const char *table, struct mero_buf *out)
+{
+    char sql[256];
+    sqlite3_stmt *st = NULL;
+    snprintf(sql, sizeof(sql), "SELECT * FROM %s", table);
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    int cols = sqlite3_column_count(st);
+    sqlite3_finalize(st);
+    int off = snprintf(sql, sizeof(sql), "SELECT * FROM %s ORDER BY ", table);
+    for (int i = 1; i <= cols && off > 0 && (size_t)off < sizeof(sql); i++) {
+        off += snprintf(sql + off, sizeof(sql) - (size_t)off, i == 1 ? "%d" : ",%d", i);
+    }
+    if (off <= 0 || (size_t)off >= sizeof(sql) ||
+        sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    int rc = mero_buf_printf(out, "[%s]\n", table);
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        for (int i = 0; i < cols && rc == 0; i++) {
+            int t = sqlite3_column_type(st, i);
+            if (t == SQLITE_BLOB) {
+                const uint8_t *p = sqlite3_column_blob(st, i);
+                int n = sqlite3_column_bytes(st, i);
+                for (int k = 0; k < n && rc == 0; k++) {
+                    rc = mero_buf_printf(out, "%02x", p[k]);
+                }
+            } else if (t == SQLITE_NULL) {
+                rc = mero_buf_printf(out, "null");
+            } else {
+                rc = mero_buf_printf(out, "%s", (const char *)sqlite3_column_text(st, i));
+            }
+            if (rc == 0) {
+                rc = mero_buf_append_u8(out, i + 1 < cols ? '|' : '\n');
+            }
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mero_gov_dump(struct mero_store *s, struct mero_buf *out)
+{
+    for (size_t i = 0; i < sizeof(derived_tables) / sizeof(derived_tables[0]); i++) {
+        MERO_TRY(dump_table(s, derived_tables[i], out));
+    }
+    return 0;
+}
+
 int mero_gov_rebuild(struct mero_store *s, struct mero_err *err)
 {
     sqlite3_stmt *st = NULL;
