@@ -32,11 +32,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (mero_op_encode(&op, &b) != 0 || b.len != size || memcmp(b.data, data, size) != 0) {
             abort(); /* an accepted op must have exactly one encoding */
         }
-        (void)mero_op_hash(&op, h);
-        (void)mero_op_verify(&op, &e);
+        int rc = mero_op_hash(&op, h);
+        rc |= mero_op_verify(&op, &e);
+        (void)rc;
         mero_buf_cleanup(&b);
         mero_op_cleanup(&op);
     }
-    (void)mero_gov_apply(store, data, size, NULL, NULL, NULL, &e);
+    int arc = mero_gov_apply(store, data, size, NULL, NULL, NULL, &e);
+    (void)arc;
     return 0;
 }
