@@ -21,7 +21,7 @@
 #include "mero/mock.h"
 #include "support/gov_fixture.h"
 
-#define BATCHES 5
+#define BATCHES   5
 #define PER_BATCH 40
 
 /* Process CPU time: the machine is shared, so wall time mostly measures other processes and
@@ -244,8 +244,8 @@ int main(int argc, char **argv)
     printf("ratio gov_admit_log%llu_vs_log100 %.2f\n", (unsigned long long)big,
            large.admit_us / small.admit_us);
     printf("bench gov_peer_apply_admission_log100 %.1f us_cpu/admission\n", small.apply_us);
-    printf("bench gov_peer_apply_admission_log%llu %.1f us_cpu/admission\n", (unsigned long long)big,
-           large.apply_us);
+    printf("bench gov_peer_apply_admission_log%llu %.1f us_cpu/admission\n",
+           (unsigned long long)big, large.apply_us);
     printf("ratio gov_peer_apply_admission_log%llu_vs_log100 %.2f\n", (unsigned long long)big,
            large.apply_us / small.apply_us);
     printf("bench gov_spent_lookup_log100 %.0f ns_cpu\n", small.spent_ns);

@@ -199,8 +199,8 @@ static int dup(uint8_t **dst, size_t *dlen, const uint8_t *src, size_t n)
 }
 
 static int publish_join(struct mero_store *s, const uint8_t ns[32],
-                        const struct mero_admit_request *req, int role,
-                        struct mero_gov_oplist *out, struct mero_err *err)
+                        const struct mero_admit_request *req, int role, struct mero_gov_oplist *out,
+                        struct mero_err *err)
 {
     struct mero_op op;
     bool root_form = memcmp(req->group_id, ns, 32) == 0;

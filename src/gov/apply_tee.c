@@ -205,9 +205,8 @@ int mero__gov_h_evidence(struct actx *a, struct mero_err *err)
     }
     if (rc == 0) {
         uint8_t b[32];
-        mero_admission_binding(b, op->ns, op->group_id, ev->attested_key,
-                               ev->account.cert.account, ev->account.cert.kem_pk,
-                               ev->account.cert.device);
+        mero_admission_binding(b, op->ns, op->group_id, ev->attested_key, ev->account.cert.account,
+                               ev->account.cert.kem_pk, ev->account.cert.device);
         if (!mero_ct_eq(v.report_data + 32, b, 32)) {
             rc = mero_err_set(err, MERO_EREFUSED,
                               "the evidence quote does not commit to its credential in this "

@@ -13,13 +13,11 @@
 #include "mero/crypto.h"
 #include "mero/mock.h"
 
-__attribute__((weak)) void mero_admission_binding(uint8_t out[static 32],
-                                                  const uint8_t ns[static 32],
-                                                  const uint8_t group[static 32],
-                                                  const uint8_t identity_pk[static 32],
-                                                  const uint8_t account[static 32],
-                                                  const uint8_t kem_pk[static 32],
-                                                  const uint8_t device[static 32])
+__attribute__((weak)) void
+mero_admission_binding(uint8_t out[static 32], const uint8_t ns[static 32],
+                       const uint8_t group[static 32], const uint8_t identity_pk[static 32],
+                       const uint8_t account[static 32], const uint8_t kem_pk[static 32],
+                       const uint8_t device[static 32])
 {
     static const char domain[] = "calimero.tee.admission.v1";
     struct mero_sha256 h;

@@ -16,9 +16,8 @@
 
 #include "gov/gov_internal.h"
 
-static const char *const derived_tables[] = {"heads",    "groups", "members",
-                                             "policy",   "evidence", "spent",
-                                             "deny",     "contexts", "autofollow"};
+static const char *const derived_tables[] = {"heads", "groups", "members",  "policy",    "evidence",
+                                             "spent", "deny",   "contexts", "autofollow"};
 
 int mero__gov_clear_derived(struct mero_store *s)
 {
@@ -184,8 +183,8 @@ int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[32], size_t *n)
 
 /* Per-group rows and keys, then the namespace-wide rows. */
 static const char *const purge_group_sql[] = {
-    "DELETE FROM members WHERE grp = ?", "DELETE FROM evidence WHERE grp = ?",
-    "DELETE FROM deny WHERE grp = ?",    "DELETE FROM autofollow WHERE grp = ?",
+    "DELETE FROM members WHERE grp = ?",    "DELETE FROM evidence WHERE grp = ?",
+    "DELETE FROM deny WHERE grp = ?",       "DELETE FROM autofollow WHERE grp = ?",
     "DELETE FROM group_keys WHERE grp = ?",
 };
 static const char *const purge_ns_sql[] = {

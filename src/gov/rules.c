@@ -36,8 +36,8 @@ bool mero__gov_tcb_allowed(const struct mero_strlist *list, const char *status, 
     return false;
 }
 
-int mero__gov_check_measurements(const struct mero_tee_policy *p,
-                                 const struct mero_measurements *m, struct mero_err *err)
+int mero__gov_check_measurements(const struct mero_tee_policy *p, const struct mero_measurements *m,
+                                 struct mero_err *err)
 {
     if (p->mrtd.n == 0) {
         return mero_err_set(err, MERO_EREFUSED,
@@ -96,8 +96,7 @@ int mero__gov_report_data(struct mero_store *s, const uint8_t *q, size_t n, uint
 
 int mero__gov_check_binding(struct mero_store *s, const uint8_t ns[32], const uint8_t group[32],
                             const uint8_t member[32], const struct mero_credential *cred,
-                            const uint8_t *quote, size_t qlen, bool *is_mock,
-                            struct mero_err *err)
+                            const uint8_t *quote, size_t qlen, bool *is_mock, struct mero_err *err)
 {
     uint8_t rd[64], binding[32];
     MERO_TRY(mero__gov_report_data(s, quote, qlen, rd, is_mock, err));

@@ -109,8 +109,8 @@ TEST(not_a_voucher_publishes_nothing)
     uint8_t mpk[32];
     CHECK_OK(mero_gov_identity(member.s, w.owner.ns, true, mpk, NULL));
     struct mero_gov_oplist l = {0};
-    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, mpk, MERO_ROLE_MEMBER, &l,
-                                 NULL));
+    CHECK_OK(
+        mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, mpk, MERO_ROLE_MEMBER, &l, NULL));
     CHECK(govt_sync(&w.owner, &member, w.owner.ns, NULL) > 0);
     struct mero_admit_request req;
     govt_tee_request(&w.tee, w.owner.ns, w.owner.ns, w.owner.ns, &req);
@@ -218,10 +218,9 @@ TEST(measurement_allowlists_fail_closed)
     struct mero_admit_request req;
     struct mero_err e = {0};
     int outcome;
-    static const char *const want[] = {"MRTD not in policy allowlist",
-                                       "RTMR1 not in policy allowlist",
-                                       "RTMR2 not in policy allowlist",
-                                       "RTMR3 not in policy allowlist"};
+    static const char *const want[] = {
+        "MRTD not in policy allowlist", "RTMR1 not in policy allowlist",
+        "RTMR2 not in policy allowlist", "RTMR3 not in policy allowlist"};
     for (int which = 0; which < 4; which++) {
         govt_tee_request(&w.tee, w.owner.ns, w.owner.ns, w.owner.ns, &req);
         if (which == 0) {
@@ -286,11 +285,11 @@ TEST(spent_quote_guard)
     /* remove the TEE, re-add it as a plain member, then remove again: its quote stays spent */
     struct mero_gov_oplist l = {0};
     CHECK_OK(mero_gov_remove_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk, &l, NULL));
-    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk,
-                                 MERO_ROLE_MEMBER, &l, NULL));
+    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk, MERO_ROLE_MEMBER,
+                                 &l, NULL));
     CHECK_OK(mero_gov_remove_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk, &l, NULL));
-    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk,
-                                 MERO_ROLE_MEMBER, &l, NULL));
+    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk, MERO_ROLE_MEMBER,
+                                 &l, NULL));
     CHECK_OK(mero_gov_remove_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk, &l, NULL));
     mero_gov_oplist_cleanup(&l);
     struct mero_err e = {0};
@@ -474,8 +473,8 @@ TEST(peer_refuses_a_forged_admission_by_a_plain_member)
     uint8_t mpk[32];
     CHECK_OK(mero_gov_identity(member.s, w.owner.ns, true, mpk, NULL));
     struct mero_gov_oplist l = {0};
-    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, mpk, MERO_ROLE_MEMBER, &l,
-                                 NULL));
+    CHECK_OK(
+        mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, mpk, MERO_ROLE_MEMBER, &l, NULL));
     mero_gov_oplist_cleanup(&l);
     CHECK(govt_sync(&w.owner, &member, w.owner.ns, NULL) > 0);
     /* the member's node runs the publish path anyway by making itself look like an admin: it
@@ -512,8 +511,7 @@ TEST(peer_refuses_a_forged_admission_by_a_plain_member)
     mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
     CHECK_OK(mero_op_encode(&op, &b));
     struct mero_err e = {0};
-    CHECK_ERR(mero_gov_apply(w.owner.s, b.data, b.len, NULL, NULL, NULL, &e),
-              -MERO_ENOTVOUCHER);
+    CHECK_ERR(mero_gov_apply(w.owner.s, b.data, b.len, NULL, NULL, NULL, &e), -MERO_ENOTVOUCHER);
     CHECK(strstr(e.msg, "may not vouch") != NULL);
     /* the same op signed by the owner (an admin) is accepted */
     mero_buf_reset(&b);
@@ -584,8 +582,8 @@ TEST(subgroup_admission_of_an_admitted_tee)
     CHECK_OK(world_open(&w, true, MERO_TEE_MODE_REPLICA, true));
     uint8_t sub[32];
     struct mero_gov_oplist l = {0};
-    CHECK_OK(mero_gov_create_subgroup(w.owner.s, w.owner.ns, w.owner.ns, MERO_GROUP_RESTRICTED,
-                                      sub, &l, NULL));
+    CHECK_OK(mero_gov_create_subgroup(w.owner.s, w.owner.ns, w.owner.ns, MERO_GROUP_RESTRICTED, sub,
+                                      &l, NULL));
     struct mero_admit_request req;
     govt_tee_request(&w.tee, w.owner.ns, sub, w.owner.ns, &req);
     struct mero_err e = {0};
@@ -617,9 +615,9 @@ TEST(subgroup_admission_of_an_admitted_tee)
 
 MERO_TEST_MAIN(T(admits_and_publishes_join_evidence_and_key), T(not_a_voucher_publishes_nothing),
                T(no_policy_refused), T(mock_gate), T(tcb_status_allowlist),
-               T(measurement_allowlists_fail_closed), T(idempotent_readmission_and_evidence_refresh),
-               T(spent_quote_guard), T(spent_quote_guard_same_credential),
-               T(conversion_of_a_tee_in_the_other_role),
+               T(measurement_allowlists_fail_closed),
+               T(idempotent_readmission_and_evidence_refresh), T(spent_quote_guard),
+               T(spent_quote_guard_same_credential), T(conversion_of_a_tee_in_the_other_role),
                T(a_tee_admission_binds_the_replicas_device),
                T(a_tee_admission_with_a_stranger_credential_binds_nothing),
                T(signed_release_policy_gate), T(peer_refuses_a_forged_admission_by_a_plain_member),

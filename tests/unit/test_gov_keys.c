@@ -53,8 +53,8 @@ TEST(tampered_envelope_refused)
     CHECK_OK(kit_init(&k));
     uint8_t out[32];
     struct mero_err e = {0};
-    uint8_t *fields[] = {k.env.identity, k.env.ephemeral, k.env.sender, k.env.nonce,
-                         k.env.ciphertext, k.env.signature};
+    uint8_t *fields[] = {k.env.identity, k.env.ephemeral,  k.env.sender,
+                         k.env.nonce,    k.env.ciphertext, k.env.signature};
     size_t lens[] = {32, 32, 32, 12, MERO_GOV_ENVELOPE_CT_LEN, 64};
     for (size_t f = 0; f < 6; f++) {
         for (size_t b = 0; b < lens[f]; b += 7) {

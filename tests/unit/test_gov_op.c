@@ -150,18 +150,13 @@ TEST(every_kind_round_trips)
     CHECK(seen_root[MERO_ROOT_NAMESPACE_CREATED] && seen_root[MERO_ROOT_GROUP_CREATED] &&
           seen_root[MERO_ROOT_ADMIN_CHANGED] && seen_root[MERO_ROOT_KEY_DELIVERY] &&
           seen_root[MERO_ROOT_MEMBER_JOINED_TEE]);
-    static const int kinds[] = {MERO_GROUP_MEMBER_ADDED,
-                                MERO_GROUP_MEMBER_REMOVED,
-                                MERO_GROUP_MEMBER_ROLE_SET,
-                                MERO_GROUP_MEMBER_LEFT,
-                                MERO_GROUP_CONTEXT_CREATED,
-                                MERO_GROUP_MEMBER_SET_AUTO_FOLLOW,
-                                MERO_GROUP_TEE_POLICY_SET,
-                                MERO_GROUP_MEMBER_JOINED_TEE,
-                                MERO_GROUP_TEE_AUTHORITY_EVIDENCE,
-                                MERO_GROUP_TEE_RELEASE_POLICY_SET,
-                                MERO_GROUP_TEE_POLICY_SET_V2,
-                                MERO_GROUP_TEE_RELEASE_POLICY_SET_V2};
+    static const int kinds[] = {
+        MERO_GROUP_MEMBER_ADDED,           MERO_GROUP_MEMBER_REMOVED,
+        MERO_GROUP_MEMBER_ROLE_SET,        MERO_GROUP_MEMBER_LEFT,
+        MERO_GROUP_CONTEXT_CREATED,        MERO_GROUP_MEMBER_SET_AUTO_FOLLOW,
+        MERO_GROUP_TEE_POLICY_SET,         MERO_GROUP_MEMBER_JOINED_TEE,
+        MERO_GROUP_TEE_AUTHORITY_EVIDENCE, MERO_GROUP_TEE_RELEASE_POLICY_SET,
+        MERO_GROUP_TEE_POLICY_SET_V2,      MERO_GROUP_TEE_RELEASE_POLICY_SET_V2};
     for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
         CHECK_MSG(seen_group[kinds[k]], "group op %d not exercised", kinds[k]);
     }

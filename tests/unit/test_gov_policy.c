@@ -231,4 +231,5 @@ TEST(invalid_policy_op_refused_at_apply)
 MERO_TEST_MAIN(T(policy_validate_measurement_form), T(policy_validate_release_form),
                T(apply_tee_policy_op_on_subgroup_rejected), T(policy_only_by_a_root_admin),
                T(tee_policy_and_quote_hash_scan_latest_and_match),
-               T(tee_policy_lookup_from_subgroup_returns_root), T(invalid_policy_op_refused_at_apply))
+               T(tee_policy_lookup_from_subgroup_returns_root),
+               T(invalid_policy_op_refused_at_apply))

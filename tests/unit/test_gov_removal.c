@@ -43,8 +43,8 @@ static int world_open(struct world *w)
     }
     /* the TEE also holds rows in a Restricted subgroup and a nested one */
     if (rc == 0) {
-        rc = mero_gov_create_subgroup(w->owner.s, w->owner.ns, w->owner.ns,
-                                      MERO_GROUP_RESTRICTED, w->sub, NULL, NULL);
+        rc = mero_gov_create_subgroup(w->owner.s, w->owner.ns, w->owner.ns, MERO_GROUP_RESTRICTED,
+                                      w->sub, NULL, NULL);
     }
     if (rc == 0) {
         rc = mero_gov_create_subgroup(w->owner.s, w->owner.ns, w->sub, MERO_GROUP_RESTRICTED,
@@ -141,8 +141,8 @@ TEST(non_tee_removal_is_soft)
     uint8_t pk[32], sk[64];
     mero_ed25519_keypair(pk, sk);
     struct mero_err e = {0};
-    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, pk, MERO_ROLE_MEMBER, NULL,
-                                 &e));
+    CHECK_OK(
+        mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, pk, MERO_ROLE_MEMBER, NULL, &e));
     CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.sub, pk, MERO_ROLE_MEMBER, NULL, &e));
     govt_clear_events(&w.owner);
     CHECK_OK(mero_gov_remove_member(w.owner.s, w.owner.ns, w.owner.ns, pk, NULL, &e));
@@ -152,8 +152,8 @@ TEST(non_tee_removal_is_soft)
     CHECK_OK(mero_gov_direct_role(w.owner.s, w.sub, pk, &r));
     CHECK_EQ(r, MERO_ROLE_MEMBER);
     /* kick and re-add */
-    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, pk, MERO_ROLE_READONLY, NULL,
-                                 &e));
+    CHECK_OK(
+        mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, pk, MERO_ROLE_READONLY, NULL, &e));
     world_close(&w);
 }
 
@@ -167,8 +167,8 @@ TEST(member_removed_rotates_key_for_remaining_members)
     uint8_t mpk[32];
     struct mero_err e = {0};
     CHECK_OK(mero_gov_identity(m.s, w.owner.ns, true, mpk, NULL));
-    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, mpk, MERO_ROLE_MEMBER, NULL,
-                                 &e));
+    CHECK_OK(
+        mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, mpk, MERO_ROLE_MEMBER, NULL, &e));
     CHECK_OK(mero_gov_deliver_key(w.owner.s, w.owner.ns, w.owner.ns, mpk, NULL, &e));
     CHECK(govt_sync(&w.owner, &m, w.owner.ns, &e) > 0);
     CHECK(govt_sync(&w.owner, &w.tee.node, w.owner.ns, &e) > 0);

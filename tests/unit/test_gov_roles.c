@@ -60,8 +60,8 @@ TEST(reject_read_only_tee_via_member_added)
                                   MERO_ROLE_READONLY_TEE, NULL, &e),
               -MERO_ETEE_ROLE_LOCKED);
     CHECK(strstr(e.msg, "TeeMemberRoleLocked") != NULL);
-    CHECK_ERR(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.plain,
-                                  MERO_ROLE_RELAY_TEE, NULL, &e),
+    CHECK_ERR(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.plain, MERO_ROLE_RELAY_TEE,
+                                  NULL, &e),
               -MERO_ETEE_ROLE_LOCKED);
     CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.plain, MERO_ROLE_READONLY,
                                  NULL, &e));
@@ -73,8 +73,8 @@ TEST(reject_read_only_tee_via_member_role_set)
     struct world w;
     CHECK_OK(world_open(&w, MERO_TEE_MODE_REPLICA));
     struct mero_err e = {0};
-    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.plain, MERO_ROLE_MEMBER,
-                                 NULL, &e));
+    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.plain, MERO_ROLE_MEMBER, NULL,
+                                 &e));
     CHECK_ERR(mero_gov_set_member_role(w.owner.s, w.owner.ns, w.owner.ns, w.plain,
                                        MERO_ROLE_READONLY_TEE, NULL, &e),
               -MERO_ETEE_ROLE_LOCKED);
@@ -96,22 +96,21 @@ TEST(tee_row_locked_to_tee_roles)
               -MERO_ETEE_ROLE_LOCKED);
     CHECK(strstr(e.msg, "only to the other TEE role") != NULL);
     /* MemberAdded over the TEE row */
-    CHECK_ERR(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, tee, MERO_ROLE_ADMIN, NULL,
-                                  &e),
-              -MERO_ETEE_ROLE_LOCKED);
+    CHECK_ERR(
+        mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, tee, MERO_ROLE_ADMIN, NULL, &e),
+        -MERO_ETEE_ROLE_LOCKED);
     /* AdminChanged naming the TEE */
-    CHECK_ERR(mero_gov_change_admin(w.owner.s, w.owner.ns, tee, NULL, &e),
-              -MERO_ETEE_ROLE_LOCKED);
+    CHECK_ERR(mero_gov_change_admin(w.owner.s, w.owner.ns, tee, NULL, &e), -MERO_ETEE_ROLE_LOCKED);
     /* the other TEE role, but not the one the (replica) policy names */
-    CHECK_ERR(mero_gov_set_member_role(w.owner.s, w.owner.ns, w.owner.ns, tee,
-                                       MERO_ROLE_RELAY_TEE, NULL, &e),
+    CHECK_ERR(mero_gov_set_member_role(w.owner.s, w.owner.ns, w.owner.ns, tee, MERO_ROLE_RELAY_TEE,
+                                       NULL, &e),
               -MERO_ETEE_ROLE_LOCKED);
     CHECK(strstr(e.msg, "policy mode names (ReadOnlyTee)") != NULL);
     /* AdminChanged for a plain identity works; removal of a TEE works, then re-add as anything */
     CHECK_OK(mero_gov_change_admin(w.owner.s, w.owner.ns, w.plain, NULL, &e));
     CHECK_OK(mero_gov_remove_member(w.owner.s, w.owner.ns, w.owner.ns, tee, NULL, &e));
-    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, tee, MERO_ROLE_MEMBER, NULL,
-                                 &e));
+    CHECK_OK(
+        mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, tee, MERO_ROLE_MEMBER, NULL, &e));
     world_close(&w);
 }
 
@@ -189,12 +188,12 @@ TEST(effective_role_through_open_subgroups_never_tee)
     CHECK_OK(world_open(&w, MERO_TEE_MODE_REPLICA));
     struct mero_err e = {0};
     uint8_t open_g[32], open2[32], restr[32];
-    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.plain, MERO_ROLE_MEMBER,
-                                 NULL, &e));
+    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.plain, MERO_ROLE_MEMBER, NULL,
+                                 &e));
     CHECK_OK(mero_gov_create_subgroup(w.owner.s, w.owner.ns, w.owner.ns, MERO_GROUP_OPEN, open_g,
                                       NULL, &e));
-    CHECK_OK(mero_gov_create_subgroup(w.owner.s, w.owner.ns, open_g, MERO_GROUP_OPEN, open2, NULL,
-                                      &e));
+    CHECK_OK(
+        mero_gov_create_subgroup(w.owner.s, w.owner.ns, open_g, MERO_GROUP_OPEN, open2, NULL, &e));
     CHECK_OK(mero_gov_create_subgroup(w.owner.s, w.owner.ns, w.owner.ns, MERO_GROUP_RESTRICTED,
                                       restr, NULL, &e));
     int r;
@@ -228,8 +227,8 @@ TEST(may_vouch_admin_or_tee_not_plain_member)
     struct world w;
     CHECK_OK(world_open(&w, MERO_TEE_MODE_REPLICA));
     struct mero_err e = {0};
-    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.plain, MERO_ROLE_MEMBER,
-                                 NULL, &e));
+    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.plain, MERO_ROLE_MEMBER, NULL,
+                                 &e));
     bool yes;
     CHECK_OK(mero_gov_may_vouch(w.owner.s, w.owner.ns, w.plain, &yes));
     CHECK(!yes);
@@ -276,8 +275,8 @@ TEST(tee_self_auto_follow_and_contexts)
     CHECK_OK(mero_gov_auto_follow(w.owner.s, w.owner.ns, w.tee.node.pk, &c, &sg));
     CHECK(c && sg);
     /* nor for someone else */
-    CHECK_ERR(mero_gov_set_auto_follow(w.tee.node.s, w.owner.ns, w.owner.ns, w.owner.pk, true,
-                                       true, NULL, &e),
+    CHECK_ERR(mero_gov_set_auto_follow(w.tee.node.s, w.owner.ns, w.owner.ns, w.owner.pk, true, true,
+                                       NULL, &e),
               -MERO_ENOTADMIN);
     struct mero_gov_context *cx = NULL;
     size_t n = 0;
@@ -288,8 +287,9 @@ TEST(tee_self_auto_follow_and_contexts)
     world_close(&w);
 }
 
-MERO_TEST_MAIN(T(reject_read_only_tee_via_member_added), T(reject_read_only_tee_via_member_role_set),
-               T(tee_row_locked_to_tee_roles), T(member_role_set_moves_tee_only_to_mode_role),
+MERO_TEST_MAIN(T(reject_read_only_tee_via_member_added),
+               T(reject_read_only_tee_via_member_role_set), T(tee_row_locked_to_tee_roles),
+               T(member_role_set_moves_tee_only_to_mode_role),
                T(mode_switch_leaves_restricted_rows_it_does_not_administer),
                T(effective_role_through_open_subgroups_never_tee),
                T(may_vouch_admin_or_tee_not_plain_member), T(tee_self_auto_follow_and_contexts))

@@ -318,8 +318,8 @@ TEST(rebuild_equals_incremental_after_random_history)
             CHECK_MSG(mero_gov_apply(h->peer.s, l.v[k].data, l.v[k].len, &st, NULL, NULL, &e) == 0,
                       "peer: %s", e.msg);
             for (int t = 0; t < TEES; t++) {
-                CHECK_MSG(mero_gov_apply(h->tee[t].node.s, l.v[k].data, l.v[k].len, &st, NULL,
-                                         NULL, &e) == 0,
+                CHECK_MSG(mero_gov_apply(h->tee[t].node.s, l.v[k].data, l.v[k].len, &st, NULL, NULL,
+                                         &e) == 0,
                           "tee: %s", e.msg);
             }
         }
@@ -351,8 +351,8 @@ TEST(rebuild_equals_incremental_after_random_history)
     /* a rebuilt store keeps working */
     uint8_t pk[32], sk[64];
     mero_ed25519_keypair(pk, sk);
-    CHECK_OK(mero_gov_add_member(h->owner.s, h->owner.ns, h->owner.ns, pk, MERO_ROLE_MEMBER, NULL,
-                                 &e));
+    CHECK_OK(
+        mero_gov_add_member(h->owner.s, h->owner.ns, h->owner.ns, pk, MERO_ROLE_MEMBER, NULL, &e));
     mero_buf_cleanup(&inc);
     mero_buf_cleanup(&peer);
     mero_buf_cleanup(&reb);
