@@ -88,15 +88,15 @@ struct mero_evidence_verdict {
 };
 
 /*
- * Caller-provided hooks, so gov does not depend on DCAP/Sigstore code. Any may be NULL:
+ * Caller-provided hooks. Any may be NULL:
  *  - quote_report_data: structural read of a real (non-mock) quote's 64 report-data bytes.
- *    NULL: an admission carrying a real quote is refused at apply (fail closed). Mock quotes
- *    are read by gov itself (bytes 17..81).
+ *    NULL: mero_quote_report_data (src/attest). Mock quotes are read by gov (bytes 17..81).
  *  - evidence_verify: verify a real quote offline against its collateral at attested_at and
- *    fill the verdict. NULL: evidence with a real quote is refused (fail closed).
+ *    fill the verdict. NULL: mero_dcap_verify_evidence against the carried collateral JSON.
  *  - release_check: admit step 3 for a signed-release policy (real quotes): fetch/verify the
  *    release's published-mrtds.json and match m against policy->profiles. 0 = match, else a
- *    negative code with the reason in *reason. NULL: release-form admissions are refused.
+ *    negative code with the reason in *reason. NULL: release-form admissions are refused
+ *    (gov does not fetch anything itself).
  *  - on_event: governance events after each applied op (not during mero_gov_rebuild).
  */
 struct mero_gov_hooks {

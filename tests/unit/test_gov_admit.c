@@ -206,7 +206,7 @@ TEST(tcb_status_allowlist)
     e.msg[0] = 0;
     CHECK_MSG(admit(&w, &req, &outcome, &l, &e) == 0, "%s", e.msg);
     CHECK_EQ(outcome, MERO_ADMIT_ADMITTED);
-    CHECK_EQ(l.n, 2); /* join + key; evidence of a real quote needs a verifier (logged) */
+    CHECK_EQ(l.n, 2); /* join + key; this fake quote's evidence does not verify (logged) */
     mero_gov_oplist_cleanup(&l);
     world_close(&w);
 }
@@ -551,7 +551,7 @@ TEST(peer_refuses_a_forged_admission_by_a_plain_member)
     world_close(&w);
 }
 
-TEST(peer_refuses_real_quote_without_reader)
+TEST(peer_refuses_a_carried_quote_that_does_not_parse)
 {
     struct world w;
     CHECK_OK(world_open(&w, true, MERO_TEE_MODE_REPLICA, true));
@@ -561,13 +561,14 @@ TEST(peer_refuses_real_quote_without_reader)
     struct mero_gov_oplist l = {0};
     int outcome;
     CHECK_OK(admit(&w, &req, &outcome, &l, NULL));
-    /* a peer with no quote reader configured fails closed on the join */
+    /* a peer with no reader hook parses the carried quote itself: this fake one does not parse
+     * as TDX, so the join fails closed */
     struct govt_node peer;
     CHECK_OK(govt_open(&peer));
     struct mero_err e = {0};
     int rc = govt_sync(&w.owner, &peer, w.owner.ns, &e);
     CHECK(rc < 0);
-    CHECK(strstr(e.msg, "no quote reader") != NULL);
+    CHECK(strstr(e.msg, "does not parse") != NULL);
     struct mero_gov_hooks h = {.quote_report_data = fake_rd};
     mero_store_set_hooks(peer.s, &h);
     CHECK(govt_sync(&w.owner, &peer, w.owner.ns, &e) > 0);
@@ -621,4 +622,5 @@ MERO_TEST_MAIN(T(admits_and_publishes_join_evidence_and_key), T(not_a_voucher_pu
                T(a_tee_admission_binds_the_replicas_device),
                T(a_tee_admission_with_a_stranger_credential_binds_nothing),
                T(signed_release_policy_gate), T(peer_refuses_a_forged_admission_by_a_plain_member),
-               T(peer_refuses_real_quote_without_reader), T(subgroup_admission_of_an_admitted_tee))
+               T(peer_refuses_a_carried_quote_that_does_not_parse),
+               T(subgroup_admission_of_an_admitted_tee))
