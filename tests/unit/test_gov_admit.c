@@ -614,7 +614,93 @@ TEST(subgroup_admission_of_an_admitted_tee)
     world_close(&w);
 }
 
-MERO_TEST_MAIN(T(admits_and_publishes_join_evidence_and_key), T(not_a_voucher_publishes_nothing),
+/* Sign a root-form join for req as the owner and apply it on `to` (no admit_tee_node). */
+static int hand_join(struct world *w, const struct mero_admit_request *req, int role,
+                     struct govt_node *to, struct mero_err *e)
+{
+    struct mero_op op;
+    mero_op_init(&op);
+    memcpy(op.ns, w->owner.ns, 32);
+    op.scope = MERO_SCOPE_ROOT;
+    op.kind = MERO_ROOT_MEMBER_JOINED_TEE;
+    memcpy(op.join.group_id, req->group_id, 32);
+    memcpy(op.join.member, req->member, 32);
+    memcpy(op.join.quote_hash, req->quote_hash, 32);
+    op.join.m = req->m;
+    snprintf(op.join.tcb_status, sizeof(op.join.tcb_status), "%s", req->tcb_status);
+    op.join.role = (uint8_t)role;
+    op.join.has_account = true;
+    op.join.account = req->account;
+    op.join.quote = malloc(req->quote_len);
+    memcpy(op.join.quote, req->quote, req->quote_len);
+    op.join.quote_len = req->quote_len;
+    uint8_t(*heads)[32] = NULL;
+    size_t nh = 0;
+    uint8_t sk[64];
+    struct mero_buf b;
+    mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
+    int rc = mero_gov_heads(to->s, w->owner.ns, &heads, &nh);
+    if (rc == 0) {
+        rc = mero_op_set_parents(&op, (const uint8_t(*)[32])heads, (uint32_t)nh);
+    }
+    free(heads);
+    mero_random(&op.nonce, sizeof(op.nonce));
+    if (rc == 0) {
+        rc = mero_gov_identity_secret(w->owner.s, w->owner.ns, sk);
+    }
+    if (rc == 0) {
+        rc = mero_op_sign(&op, sk);
+    }
+    if (rc == 0) {
+        rc = mero_op_encode(&op, &b);
+    }
+    if (rc == 0) {
+        rc = mero_gov_apply(to->s, b.data, b.len, NULL, NULL, NULL, e);
+    }
+    mero_buf_cleanup(&b);
+    mero_op_cleanup(&op);
+    return rc;
+}
+
+TEST(peer_apply_checks_policy_deny_list_and_measurements)
+{
+    struct world w;
+    struct mero_admit_request req;
+    struct mero_err e = {0};
+    CHECK_OK(world_open(&w, false, 0, true));
+    govt_tee_request(&w.tee, w.owner.ns, w.owner.ns, w.owner.ns, &req);
+    /* no policy on the namespace: refused at apply too */
+    CHECK_ERR(hand_join(&w, &req, MERO_ROLE_READONLY_TEE, &w.owner, &e), -MERO_ENOPOLICY);
+    CHECK_STR_EQ(e.msg, "no TeeAdmissionPolicy set for group");
+    struct mero_tee_policy p;
+    CHECK_OK(govt_policy(&p, MERO_TEE_MODE_REPLICA, true));
+    CHECK_OK(mero_gov_set_policy(w.owner.s, w.owner.ns, &p, NULL, NULL, NULL, NULL));
+    mero_tee_policy_cleanup(&p);
+    /* recorded measurements outside the lists */
+    struct mero_admit_request bad = req;
+    govt_meas(bad.m.rtmr[3], 4);
+    CHECK_ERR(hand_join(&w, &bad, MERO_ROLE_READONLY_TEE, &w.owner, &e), -MERO_EREFUSED);
+    CHECK_STR_EQ(e.msg, "RTMR3 not in policy allowlist");
+    /* a mock quote recording a real TCB status */
+    snprintf(bad.tcb_status, sizeof(bad.tcb_status), "UpToDate");
+    bad.m = req.m;
+    CHECK_ERR(hand_join(&w, &bad, MERO_ROLE_READONLY_TEE, &w.owner, &e), -MERO_EREFUSED);
+    CHECK(strstr(e.msg, "Mock") != NULL);
+    /* accepted, then removed: a later join op for it is refused by the deny list */
+    CHECK_OK(hand_join(&w, &req, MERO_ROLE_READONLY_TEE, &w.owner, &e));
+    CHECK_OK(mero_gov_remove_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk, NULL, &e));
+    govt_tee_request(&w.tee, w.owner.ns, w.owner.ns, w.owner.ns, &req);
+    CHECK_ERR(hand_join(&w, &req, MERO_ROLE_READONLY_TEE, &w.owner, &e), -MERO_EREMOVED);
+    CHECK(strstr(e.msg, "cannot rejoin") != NULL);
+    /* an explicit admin re-add clears the deny entry; the TEE row path is then locked by it */
+    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk, MERO_ROLE_MEMBER,
+                                 NULL, &e));
+    CHECK_ERR(hand_join(&w, &req, MERO_ROLE_READONLY_TEE, &w.owner, &e), -MERO_ETEE_ROLE_LOCKED);
+    world_close(&w);
+}
+
+MERO_TEST_MAIN(T(peer_apply_checks_policy_deny_list_and_measurements),
+               T(admits_and_publishes_join_evidence_and_key), T(not_a_voucher_publishes_nothing),
                T(no_policy_refused), T(mock_gate), T(tcb_status_allowlist),
                T(measurement_allowlists_fail_closed),
                T(idempotent_readmission_and_evidence_refresh), T(spent_quote_guard),
