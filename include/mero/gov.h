@@ -110,7 +110,16 @@ struct mero_gov_hooks {
     int (*release_check)(void *ud, const char *release_version,
                          const struct mero_tee_policy *policy, const struct mero_measurements *m,
                          struct mero_err *reason);
+    void *release_ud; /* when non-NULL, passed to release_check instead of ud */
 };
+/*
+ * A release_check hook over src/attest's release source: set hooks.release_check to this and
+ * hooks.release_ud to a struct mero_release_source * (mero_release_source_new). Blocking on a
+ * cache miss.
+ */
+int mero_gov_release_hook(void *ud, const char *release_version,
+                          const struct mero_tee_policy *policy, const struct mero_measurements *m,
+                          struct mero_err *reason);
 /* Copy the hooks into the store (replacing earlier ones). */
 void mero_store_set_hooks(struct mero_store *s, const struct mero_gov_hooks *h);
 

@@ -51,9 +51,6 @@ void mero__gov_ns_id(uint8_t out[32], const uint8_t signer[32], const uint8_t sa
 int mero__gov_publish(struct mero_store *s, struct mero_op *op, struct mero_gov_oplist *out,
                       struct mero_err *err);
 
-/* Parse "X.Y.Z" (optionally "mero-tee-v" / "v" prefixed). */
-int mero__gov_parse_version(const char *s, unsigned v[3]);
-
 /* The TCB rule (reference §1.5 tcb_status_allowed). */
 bool mero__gov_tcb_allowed(const struct mero_strlist *list, const char *status, bool is_mock,
                            bool accept_mock);
