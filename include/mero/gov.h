@@ -97,7 +97,10 @@ struct mero_evidence_verdict {
  *    release's published-mrtds.json and match m against policy->profiles. 0 = match, else a
  *    negative code with the reason in *reason. NULL: release-form admissions are refused
  *    (gov does not fetch anything itself).
- *  - on_event: governance events after each applied op (not during mero_gov_rebuild).
+ *  - on_event: governance events after each applied op (not during mero_gov_rebuild). It runs
+ *    after the op's savepoint is released, so it may call back into the store (for example
+ *    mero_gov_self_purge on a TeeMemberRemoved for_us); inside a caller's own
+ *    mero_store_begin batch the events precede that batch's commit.
  */
 struct mero_gov_hooks {
     void *ud;
