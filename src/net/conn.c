@@ -638,3 +638,23 @@ void mero__conn_waiters_ok(struct mero__conn *c)
 {
     fail_waiters(c, 0, c->peer);
 }
+
+struct mero__conn *mero__conn_new_detached(struct mero_net *net)
+{
+    struct mero__conn *c = conn_new(net, 0);
+    if (c == NULL) {
+        return NULL;
+    }
+    uv_timer_stop(&c->timer);
+    c->noise = calloc(1, sizeof(*c->noise));
+    if (c->noise == NULL) {
+        mero__conn_fail(c, MERO_ENOMEM, "out of memory");
+        return NULL;
+    }
+    c->noise->done = 1; /* output is queued in c->out and never flushed to a socket */
+    c->state = MERO__C_UP;
+    c->next_sid = 2;
+    memset(c->peer, 0, sizeof(c->peer));
+    memcpy(c->peer, "fuzz", 4);
+    return c;
+}

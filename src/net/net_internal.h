@@ -269,6 +269,11 @@ MERO_MUST_CHECK int mero__conn_dial(struct mero_net *net, const struct mero__mad
 void mero__conn_accept(struct mero_net *net, uv_stream_t *server);
 /* Complete c's dial callbacks successfully (c authenticated, or its duplicate kept). */
 void mero__conn_waiters_ok(struct mero__conn *c);
+/*
+ * For fuzzing and tests only: an UP connection with no socket behind it (yamux input can be fed
+ * with mero__yamux_input; output accumulates in c->out). Close with mero__conn_fail.
+ */
+struct mero__conn *mero__conn_new_detached(struct mero_net *net);
 struct mero__conn *mero__conn_find(const struct mero_net *net, const char *peer);
 /* Total bytes queued to c (out + in flight + stream queues): the slow-peer bound. */
 size_t mero__conn_queued(const struct mero__conn *c);
