@@ -128,7 +128,7 @@ size_t mero__conn_queued(const struct mero__conn *c)
 {
     size_t n = c->out.len + c->inflight;
     for (const struct mero__stream *s = c->streams; s; s = s->next) {
-        n += s->txq.len;
+        n += s->txq.len - s->txq_off;
     }
     return n;
 }

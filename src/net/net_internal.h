@@ -176,7 +176,8 @@ struct mero__stream {
     uint32_t recv_win;     /* credit the peer still has */
     uint32_t consumed;     /* bytes consumed since the last window update */
     struct mero_buf rx;    /* received, not yet consumed by the app */
-    struct mero_buf txq;   /* waiting for send window */
+    struct mero_buf txq;   /* waiting for send window: bytes [txq_off, txq.len) */
+    size_t txq_off;
     int fin_pending;       /* send FIN once txq drains */
     struct mero__mss mss;  /* per-stream protocol negotiation */
     int negotiated;

@@ -93,18 +93,28 @@ static uint16_t open_flags(struct mero__stream *s)
 
 static int pump(struct mero__stream *s)
 {
-    while (s->txq.len > 0 && s->send_win > 0 && !s->reset) {
-        size_t n = s->txq.len < s->send_win ? s->txq.len : s->send_win;
+    while (s->txq.len > s->txq_off && s->send_win > 0 && !s->reset) {
+        size_t left = s->txq.len - s->txq_off;
+        size_t n = left < s->send_win ? left : s->send_win;
         if (n > CHUNK) {
             n = CHUNK;
         }
-        MERO_TRY(send_frame(s->c, MERO__YT_DATA, open_flags(s), s->id, (uint32_t)n, s->txq.data,
-                            n));
+        MERO_TRY(send_frame(s->c, MERO__YT_DATA, open_flags(s), s->id, (uint32_t)n,
+                            s->txq.data + s->txq_off, n));
         s->send_win -= (uint32_t)n;
-        memmove(s->txq.data, s->txq.data + n, s->txq.len - n);
-        s->txq.len -= n;
+        s->txq_off += n;
+        if (s->txq_off == s->txq.len) {
+            s->txq_off = 0;
+            mero_buf_reset(&s->txq);
+        }
     }
-    if (s->txq.len == 0 && s->fin_pending && !s->local_fin) {
+    /* compact rarely, so queued output costs O(n) overall */
+    if (s->txq_off > (1u << 20) && s->txq_off > s->txq.len / 2) {
+        memmove(s->txq.data, s->txq.data + s->txq_off, s->txq.len - s->txq_off);
+        s->txq.len -= s->txq_off;
+        s->txq_off = 0;
+    }
+    if (s->txq.len == s->txq_off && s->fin_pending && !s->local_fin) {
         s->fin_pending = 0;
         s->local_fin = 1;
         MERO_TRY(send_frame(s->c, MERO__YT_WINDOW, (uint16_t)(open_flags(s) | MERO__YF_FIN), s->id,
@@ -123,7 +133,7 @@ int mero__stream_write(struct mero__stream *s, const void *p, size_t n)
         return -MERO_ECLOSED;
     }
     /* fast path: straight into the connection while the window allows */
-    while (s->txq.len == 0 && n > 0 && s->send_win > 0) {
+    while (s->txq.len == s->txq_off && n > 0 && s->send_win > 0) {
         size_t k = n < s->send_win ? n : s->send_win;
         if (k > CHUNK) {
             k = CHUNK;
