@@ -21,7 +21,7 @@
 
 #define YAMUX_PROTO "/yamux/1.0.0"
 #define NOISE_PROTO "/noise"
-#define RXRAW_MAX (256u * 1024u)
+#define RXRAW_MAX   (256u * 1024u)
 #define RXPLAIN_MAX (MERO__YAMUX_WINDOW + 2u * MERO__NOISE_MAX_MSG)
 
 struct wreq {
@@ -100,8 +100,8 @@ void mero__conn_fail(struct mero__conn *c, int code, const char *why)
     if (code == MERO_ECLOSED && c->net->freeing) {
         MERO_DEBUG("net: closing connection to %s", who(c, wb));
     } else {
-        MERO_INFO("net: connection %s %s closed: %s (%s)", c->outbound ? "to" : "from",
-                  who(c, wb), why, mero_strerror(code));
+        MERO_INFO("net: connection %s %s closed: %s (%s)", c->outbound ? "to" : "from", who(c, wb),
+                  why, mero_strerror(code));
     }
     c->state = MERO__C_CLOSING;
     unlink_conn(c);

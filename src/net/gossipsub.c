@@ -20,21 +20,21 @@
 #include "mero/log.h"
 #include "net/net_internal.h"
 
-#define D 6
-#define D_LO 4
-#define D_HI 12
-#define D_LAZY 6
-#define MESH_MAX 32
+#define D               6
+#define D_LO            4
+#define D_HI            12
+#define D_LAZY          6
+#define MESH_MAX        32
 #define PEER_TOPICS_MAX 1024
-#define BACKOFF_MS 60000
-#define BACKOFF_MAX 64
-#define MCACHE_LEN 5
-#define MCACHE_GOSSIP 3
-#define MCACHE_PER_WIN 4096
-#define SEEN_SLOTS 65536 /* per generation, power of two */
-#define SEEN_KEY 16
-#define IHAVE_MAX_IDS 5000
-#define IWANT_MAX_IDS 500
+#define BACKOFF_MS      60000
+#define BACKOFF_MAX     64
+#define MCACHE_LEN      5
+#define MCACHE_GOSSIP   3
+#define MCACHE_PER_WIN  4096
+#define SEEN_SLOTS      65536 /* per generation, power of two */
+#define SEEN_KEY        16
+#define IHAVE_MAX_IDS   5000
+#define IWANT_MAX_IDS   500
 
 struct gtopic {
     struct gtopic *next;
@@ -486,8 +486,8 @@ static void handle_msg(struct mero__gossip *g, struct mero__gpeer *p, const stru
     struct mero__conn *c = p->c;
     int verdict = 0;
     if (g->net->cb.on_gossip) {
-        verdict = g->net->cb.on_gossip(g->net->ud, topic, from_s, m->data ? m->data : pb,
-                                       m->data_n);
+        verdict =
+            g->net->cb.on_gossip(g->net->ud, topic, from_s, m->data ? m->data : pb, m->data_n);
     }
     if (verdict < 0 || c->state != MERO__C_UP || c->gp != p || g->net->freeing) {
         return;
@@ -808,8 +808,8 @@ int mero_net_publish(struct mero_net *net, const char *topic, const uint8_t *dat
     }
     mero_buf_init(&msg, len + tn + 256);
     mero_buf_init(&rpc, len + tn + 300);
-    rc = mero__rpc_msg_build(&msg, net->id_sk, net->id_bytes, sizeof(net->id_bytes), data, len,
-                             seq, topic);
+    rc = mero__rpc_msg_build(&msg, net->id_sk, net->id_bytes, sizeof(net->id_bytes), data, len, seq,
+                             topic);
     rc = rc < 0 ? rc : mero__rpc_put_msg(&rpc, msg.data, msg.len);
     if (rc == 0) {
         mero__pubkey_pb(net->id_pk, id);
@@ -842,8 +842,7 @@ static void emit_gossip(struct mero__gossip *g, struct gtopic *t)
     for (size_t w = 0; w < MCACHE_GOSSIP; w++) {
         for (size_t i = 0; i < g->mcn[w] && nid < IHAVE_MAX_IDS; i++) {
             const struct mc_entry *e = &g->mc[w][i];
-            if (strcmp(e->topic, t->name) == 0 &&
-                mero__pb_put_bytes(&ids, 2, e->id, e->idn) == 0) {
+            if (strcmp(e->topic, t->name) == 0 && mero__pb_put_bytes(&ids, 2, e->id, e->idn) == 0) {
                 nid++;
             }
         }

@@ -263,8 +263,8 @@ static int stream_data(struct mero__stream *s)
         size_t used = 0;
         int sel = -1, rc;
         mero_buf_init(&out, 64 * MERO__MSS_MAX_MSG);
-        rc = mero__mss_step(&s->mss, s->rx.data, s->rx.len, &used, &out, mero__conn_proto_match,
-                            s, &sel);
+        rc = mero__mss_step(&s->mss, s->rx.data, s->rx.len, &used, &out, mero__conn_proto_match, s,
+                            &sel);
         if (out.len && rc >= 0) {
             rc = mero__stream_write(s, out.data, out.len) < 0 ? -MERO_EIO : rc;
         }

@@ -303,8 +303,8 @@ static void attack_window_data(void)
     static uint8_t big[MERO__YAMUX_WINDOW + 1];
     int ok = at_session(&a) == 0;
     /* the node may close while we are still sending: a failed send counts as closed */
-    int sent = ok && at_frame(&a, MERO__YT_DATA, MERO__YF_SYN, 1, sizeof(big), big,
-                              sizeof(big)) == 0;
+    int sent =
+        ok && at_frame(&a, MERO__YT_DATA, MERO__YF_SYN, 1, sizeof(big), big, sizeof(big)) == 0;
     at_finish(&a, ok && (!sent || at_closed(a.fd)));
 }
 
@@ -350,7 +350,8 @@ static void attack_slow_reader(void)
     mero_buf_init(&rpc, 256);
     mero_buf_init(&fr, 256);
     ok = ok && mero__rpc_put_sub(&rpc, 1, "slow") == 0 &&
-         mero_buf_append_uvarint(&fr, rpc.len) == 0 && mero_buf_append(&fr, rpc.data, rpc.len) == 0 &&
+         mero_buf_append_uvarint(&fr, rpc.len) == 0 &&
+         mero_buf_append(&fr, rpc.data, rpc.len) == 0 &&
          at_frame(&a, MERO__YT_DATA, 0, 1, (uint32_t)fr.len, fr.data, fr.len) == 0;
     mero_buf_cleanup(&rpc);
     mero_buf_cleanup(&fr);
@@ -389,7 +390,8 @@ static int reply_status = 1;
 static void on_reply(void *ud, int status, const uint8_t *d, size_t n)
 {
     (void)ud;
-    reply_status = (status == 0 && n == 4 && memcmp(d, "ping", 4) == 0) ? 0 : (status ? status : -1);
+    reply_status =
+        (status == 0 && n == 4 && memcmp(d, "ping", 4) == 0) ? 0 : (status ? status : -1);
     uv_stop(loop);
 }
 
@@ -460,8 +462,7 @@ static void setup_nodes(void)
     mero_ed25519_from_seed(pk, sk, seed);
     if (mero_net_new(loop, sk, &cfg, NULL, NULL, &srv) < 0 ||
         mero_net_listen(srv, "/ip4/127.0.0.1/tcp/0") < 0 ||
-        mero_net_handle(srv, "/t/echo", echo, NULL) < 0 ||
-        mero_net_subscribe(srv, "slow") < 0) {
+        mero_net_handle(srv, "/t/echo", echo, NULL) < 0 || mero_net_subscribe(srv, "slow") < 0) {
         return;
     }
     memset(seed, 0x22, 32);
@@ -484,9 +485,9 @@ static void setup_nodes(void)
     {                                                                                              \
         setup_nodes();                                                                             \
         CHECK(srv_port > 0);                                                                       \
-        CHECK_MSG(run_attack(fn) == 1, "the node did not close the attacking connection");        \
+        CHECK_MSG(run_attack(fn) == 1, "the node did not close the attacking connection");         \
         CHECK_EQ(good_exchange(), 0);                                                              \
-        CHECK_MSG(srv->nconns == 1, "node holds %u connections", (unsigned)srv->nconns);         \
+        CHECK_MSG(srv->nconns == 1, "node holds %u connections", (unsigned)srv->nconns);           \
     }
 
 ATTACK_TEST(garbage_after_connect, attack_garbage)
@@ -548,7 +549,7 @@ TEST(teardown)
     CHECK_EQ(uv_loop_close(loop), 0);
 }
 
-MERO_TEST_MAIN(T(garbage_after_connect), T(noise_bad_payload_signature),
-               T(noise_encrypted_garbage), T(yamux_oversized_frame), T(yamux_window_overflow),
-               T(yamux_data_beyond_window), T(yamux_stream_flood), T(gossip_oversized_rpc),
-               T(slow_gossip_reader_is_dropped), T(teardown))
+MERO_TEST_MAIN(T(garbage_after_connect), T(noise_bad_payload_signature), T(noise_encrypted_garbage),
+               T(yamux_oversized_frame), T(yamux_window_overflow), T(yamux_data_beyond_window),
+               T(yamux_stream_flood), T(gossip_oversized_rpc), T(slow_gossip_reader_is_dropped),
+               T(teardown))

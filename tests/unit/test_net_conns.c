@@ -159,7 +159,8 @@ TEST(dial_wrong_peer_id_refused)
     char *p2p = strstr(ba, "/p2p/");
     CHECK(p2p != NULL);
     *p2p = 0;
-    snprintf(wrong, sizeof(wrong), "%s/p2p/%s", ba, "12D3KooWA4Xop1JaT3MHxwYMkCepYsv4iPVopMXwCz5iHYdBfeSB");
+    snprintf(wrong, sizeof(wrong), "%s/p2p/%s", ba,
+             "12D3KooWA4Xop1JaT3MHxwYMkCepYsv4iPVopMXwCz5iHYdBfeSB");
     CHECK_OK(mero_net_dial(a, wrong, on_dial, &r));
     CHECK(run_until(&r.done, 5000));
     CHECK_EQ(r.status, -MERO_EPEERID);
@@ -197,8 +198,8 @@ TEST(request_semantics)
         big[i] = (uint8_t)(i * 31 + 7);
     }
     struct reply_res r1 = {0};
-    CHECK_OK(mero_net_request(a, mero_net_peer_id(b), "/t/big", big, sizeof(big), 10000, on_reply,
-                              &r1));
+    CHECK_OK(
+        mero_net_request(a, mero_net_peer_id(b), "/t/big", big, sizeof(big), 10000, on_reply, &r1));
     CHECK_EQ(r1.done, 0); /* never from inside the call */
     CHECK(run_until(&r1.done, 10000));
     CHECK_EQ(r1.status, 0);
@@ -311,5 +312,5 @@ TEST(publish_to_zero_peers)
     uv_run(loop, UV_RUN_DEFAULT);
 }
 
-MERO_TEST_MAIN(T(simultaneous_dials_collapse), T(dial_wrong_peer_id_refused),
-               T(request_semantics), T(handshake_timeout), T(publish_to_zero_peers))
+MERO_TEST_MAIN(T(simultaneous_dials_collapse), T(dial_wrong_peer_id_refused), T(request_semantics),
+               T(handshake_timeout), T(publish_to_zero_peers))
