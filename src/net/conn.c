@@ -22,7 +22,7 @@
 #define YAMUX_PROTO "/yamux/1.0.0"
 #define NOISE_PROTO "/noise"
 #define RXRAW_MAX   (256u * 1024u)
-#define RXPLAIN_MAX (MERO__YAMUX_WINDOW + 2u * MERO__NOISE_MAX_MSG)
+#define RXPLAIN_MAX (MERO__YAMUX_RECV_WINDOW + MERO__YAMUX_HDR + 2u * MERO__NOISE_MAX_MSG)
 
 struct wreq {
     uv_write_t req;

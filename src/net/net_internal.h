@@ -136,8 +136,9 @@ MERO_MUST_CHECK int mero__cipher_open(struct mero__cipher *c, const uint8_t *ad,
                                       const uint8_t *in, size_t n, uint8_t *out);
 
 /* ---- yamux ---- */
-#define MERO__YAMUX_HDR    12
-#define MERO__YAMUX_WINDOW (256u * 1024u)
+#define MERO__YAMUX_HDR         12
+#define MERO__YAMUX_WINDOW      (256u * 1024u)  /* the protocol's initial window */
+#define MERO__YAMUX_RECV_WINDOW (1024u * 1024u) /* what we grant (see yamux.c) */
 enum { MERO__YT_DATA = 0, MERO__YT_WINDOW = 1, MERO__YT_PING = 2, MERO__YT_GOAWAY = 3 };
 enum { MERO__YF_SYN = 1, MERO__YF_ACK = 2, MERO__YF_FIN = 4, MERO__YF_RST = 8 };
 struct mero__yhdr {

@@ -19,6 +19,11 @@
 #include "net/net_internal.h"
 
 #define CHUNK (64u * 1024u)
+/* Receive window we grant beyond the protocol's initial 256 KiB (sent right after SYN/ACK):
+ * every app consumes synchronously, so this only bounds bytes in flight, and a 1 MiB window
+ * keeps a stream busy across loop iterations. */
+#define WINDOW_EXTRA (MERO__YAMUX_RECV_WINDOW - MERO__YAMUX_WINDOW)
+#define WINDOW_TOTAL MERO__YAMUX_RECV_WINDOW
 
 int mero__yamux_hdr_parse(const uint8_t *p, size_t n, struct mero__yhdr *h)
 {
@@ -188,7 +193,7 @@ void mero__stream_consume(struct mero__stream *s, size_t n)
     memmove(s->rx.data, s->rx.data + n, s->rx.len - n);
     s->rx.len -= n;
     s->consumed += (uint32_t)n;
-    if (s->consumed >= MERO__YAMUX_WINDOW / 2 && !s->remote_fin && !s->closed) {
+    if (s->consumed >= WINDOW_TOTAL / 2 && !s->remote_fin && !s->closed) {
         if (send_frame(s->c, MERO__YT_WINDOW, open_flags(s), s->id, s->consumed, NULL, 0) == 0) {
             s->recv_win += s->consumed;
             s->consumed = 0;
@@ -208,7 +213,7 @@ static struct mero__stream *stream_new(struct mero__conn *c, uint32_t sid, int i
     s->syn_sent_ack = 1;
     s->send_win = MERO__YAMUX_WINDOW;
     s->recv_win = MERO__YAMUX_WINDOW;
-    mero_buf_init(&s->rx, MERO__YAMUX_WINDOW);
+    mero_buf_init(&s->rx, WINDOW_TOTAL);
     mero_buf_init(&s->txq, (size_t)c->net->cfg.max_write_queue);
     s->mss.dialer = !inbound;
     s->next = c->streams;
@@ -245,6 +250,9 @@ struct mero__stream *mero__yamux_open(struct mero__conn *c, const char *proto, i
         return NULL;
     }
     mero_buf_cleanup(&hello);
+    if (send_frame(c, MERO__YT_WINDOW, 0, s->id, WINDOW_EXTRA, NULL, 0) == 0) {
+        s->recv_win += WINDOW_EXTRA;
+    }
     return s;
 }
 
@@ -320,8 +328,9 @@ static int on_stream_frame(struct mero__conn *c, const struct mero__yhdr *h, con
             return -MERO_ENOMEM;
         }
         s->syn_sent_ack = 1;
-        /* acknowledge at once so the opener does not wait for our first data */
-        MERO_TRY(send_frame(c, MERO__YT_WINDOW, open_flags(s), s->id, 0, NULL, 0));
+        /* acknowledge at once (granting the larger window) so the opener need not wait */
+        MERO_TRY(send_frame(c, MERO__YT_WINDOW, open_flags(s), s->id, WINDOW_EXTRA, NULL, 0));
+        s->recv_win += WINDOW_EXTRA;
     }
     if (s == NULL) {
         /* a late frame for a stream we already forgot: ignore (data was bounded by the caller) */
@@ -371,7 +380,7 @@ int mero__yamux_input(struct mero__conn *c, const uint8_t *p, size_t n, size_t *
             return rc;
         }
         if (h.type == MERO__YT_DATA) {
-            if (h.len > MERO__YAMUX_WINDOW) {
+            if (h.len > WINDOW_TOTAL) {
                 mero__conn_fail(c, MERO_EPROTO, "yamux window violation (oversized frame)");
                 return -MERO_EPROTO;
             }

@@ -300,7 +300,7 @@ static void attack_window(void)
 static void attack_window_data(void)
 {
     static struct at_sess a;
-    static uint8_t big[MERO__YAMUX_WINDOW + 1];
+    static uint8_t big[MERO__YAMUX_RECV_WINDOW + 1];
     int ok = at_session(&a) == 0;
     /* the node may close while we are still sending: a failed send counts as closed */
     int sent =
