@@ -1,0 +1,527 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * gossipsub.c - the gossipsub v1.1 router (/meshsub/1.1.0, also accepting 1.0.0): per-peer
+ * subscription tracking, a mesh per subscribed topic maintained by the heartbeat (GRAFT/PRUNE
+ * with D=6, D_lo=4, D_hi=12 and a 60 s prune backoff), IHAVE/IWANT lazy gossip from a 5-window
+ * message cache (3 windows gossiped), StrictSign validation and signing (message ids are the
+ * js-libp2p ones: protobuf public key || seqno), a two-generation seen cache, flood publishing
+ * of our own messages and forwarding of accepted messages to the mesh.
+ *
+ * Invariants: a message is delivered to the application at most once per seen-cache lifetime
+ * and only after its signature verified against the key in its `from` peer id; we forward only
+ * messages the application accepted and never back to the peer it came from or its author;
+ * every queue is bounded (RPC size, pending output per peer, caches), a peer exceeding one is
+ * disconnected or its excess dropped.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mero/crypto.h"
+#include "mero/log.h"
+#include "net/gossip_internal.h"
+
+/* ---- small helpers ---- */
+
+struct mero__gs_topic *mero__gs_topic_find(struct mero__gossip *g, const char *t)
+{
+    for (struct mero__gs_topic *x = g->topics; x; x = x->next) {
+        if (strcmp(x->name, t) == 0) {
+            return x;
+        }
+    }
+    return NULL;
+}
+
+int mero__gs_peer_has_topic(const struct mero__gpeer *p, const char *t)
+{
+    for (size_t i = 0; i < p->ntopics; i++) {
+        if (strcmp(p->topics[i], t) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int mero__gs_in_mesh(const struct mero__gs_topic *t, const struct mero__gpeer *p)
+{
+    for (size_t i = 0; i < t->nmesh; i++) {
+        if (t->mesh[i] == p) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void mero__gs_mesh_remove(struct mero__gs_topic *t, const struct mero__gpeer *p)
+{
+    for (size_t i = 0; i < t->nmesh; i++) {
+        if (t->mesh[i] == p) {
+            t->mesh[i] = t->mesh[--t->nmesh];
+            return;
+        }
+    }
+}
+
+int mero__gs_usable(const struct mero__gpeer *p)
+{
+    return p && !p->no_gossip && p->c->state == MERO__C_UP;
+}
+
+int mero__gs_backed_off(const struct mero__gpeer *p, const char *t, uint64_t now)
+{
+    for (size_t i = 0; i < p->nbo; i++) {
+        if (strcmp(p->bo[i].topic, t) == 0 && p->bo[i].until > now) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void mero__gs_set_backoff(struct mero__gpeer *p, const char *t, uint64_t until)
+{
+    size_t i;
+    for (i = 0; i < p->nbo; i++) {
+        if (strcmp(p->bo[i].topic, t) == 0) {
+            break;
+        }
+    }
+    if (i == p->nbo) {
+        if (p->nbo == GS_BACKOFF_MAX) {
+            i = 0; /* overwrite the first: bounded, and backoff is advisory */
+        } else {
+            p->nbo++;
+        }
+    }
+    snprintf(p->bo[i].topic, sizeof(p->bo[i].topic), "%s", t);
+    p->bo[i].until = until;
+}
+
+/* Copy a wire topic into a C string; 0 or -MERO_EPROTO. */
+static int topic_str(const uint8_t *p, size_t n, char out[MERO__TOPIC_MAX + 1])
+{
+    if (n == 0 || n > MERO__TOPIC_MAX || memchr(p, 0, n) != NULL) {
+        return -MERO_EPROTO;
+    }
+    memcpy(out, p, n);
+    out[n] = 0;
+    return 0;
+}
+
+void mero__gs_for_each_peer(struct mero__gossip *g, void (*fn)(struct mero__gpeer *, void *),
+                            void *ud)
+{
+    for (struct mero__conn *c = g->net->conns; c; c = c->next) {
+        if (c->gp && c->state == MERO__C_UP) {
+            fn(c->gp, ud);
+        }
+    }
+}
+
+/* ---- sending ---- */
+
+int mero__gs_send_rpc(struct mero__gpeer *p, const struct mero_buf *rpc)
+{
+    uint8_t hdr[10];
+    size_t hn = 0;
+    uint64_t v = rpc->len;
+    if (!mero__gs_usable(p)) {
+        return -MERO_ECLOSED;
+    }
+    do {
+        hdr[hn++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    if (p->out_ready && p->out) {
+        if (mero__stream_write(p->out, hdr, hn) < 0 ||
+            mero__stream_write(p->out, rpc->data, rpc->len) < 0) {
+            return -MERO_ECLOSED;
+        }
+        return 0;
+    }
+    if (mero_buf_append(&p->pend, hdr, hn) < 0 || mero_buf_append(&p->pend, rpc->data, rpc->len)) {
+        mero__conn_fail(p->c, MERO_EBUSY, "gossip output queue full (slow peer)");
+        return -MERO_EBUSY;
+    }
+    return 0;
+}
+
+void mero__gs_send_control(struct mero__gpeer *p, const struct mero_buf *ctl)
+{
+    struct mero_buf rpc;
+    mero_buf_init(&rpc, ctl->len + 16);
+    if (mero__rpc_put_control(&rpc, ctl) == 0) {
+        (void)mero__gs_send_rpc(p, &rpc);
+    }
+    mero_buf_cleanup(&rpc);
+}
+
+void mero__gs_send_graft_prune(struct mero__gpeer *p, const char *topic, int graft)
+{
+    struct mero_buf ctl;
+    int rc;
+    mero_buf_init(&ctl, 512);
+    rc = graft ? mero__rpc_ctrl_graft(&ctl, topic)
+               : mero__rpc_ctrl_prune(&ctl, topic, GS_BACKOFF_MS / 1000);
+    if (rc == 0) {
+        mero__gs_send_control(p, &ctl);
+    }
+    mero_buf_cleanup(&ctl);
+}
+
+static int send_raw_msg(struct mero__gpeer *p, const uint8_t *raw, size_t n)
+{
+    struct mero_buf rpc;
+    int rc;
+    mero_buf_init(&rpc, n + 16);
+    rc = mero__rpc_put_msg(&rpc, raw, n);
+    rc = rc < 0 ? rc : mero__gs_send_rpc(p, &rpc);
+    mero_buf_cleanup(&rpc);
+    return rc;
+}
+
+/* ---- streams ---- */
+
+static void out_ev(struct mero__stream *s, int ev)
+{
+    struct mero__gpeer *p = s->c->gp;
+    if (p == NULL || p->out != s) {
+        return;
+    }
+    if (ev == MERO__SE_READY) {
+        p->out_ready = 1;
+        if (p->pend.len) {
+            if (mero__stream_write(s, p->pend.data, p->pend.len) < 0) {
+                return;
+            }
+            mero_buf_reset(&p->pend);
+        }
+    } else if (ev == MERO__SE_DATA) {
+        mero__stream_consume(s, s->rx.len);
+    } else if (ev == MERO__SE_FAILED || ev == MERO__SE_CLOSED) {
+        p->out = NULL;
+        p->out_ready = 0;
+        p->no_gossip = 1; /* the peer does not speak meshsub (or dropped our stream) */
+        mero_buf_reset(&p->pend);
+    }
+}
+
+static void handle_rpc(struct mero__gossip *g, struct mero__gpeer *p, const uint8_t *b, size_t n);
+
+static void in_ev(struct mero__stream *s, int ev)
+{
+    struct mero__gpeer *p = s->c->gp;
+    struct mero__gossip *g = s->c->net->gossip;
+    if (p == NULL || g == NULL) {
+        return;
+    }
+    if (ev != MERO__SE_DATA) {
+        return;
+    }
+    if (mero_buf_append(&p->inbuf, s->rx.data, s->rx.len) < 0) {
+        mero__conn_fail(s->c, MERO_ETOOBIG, "gossip RPC exceeds the size limit");
+        return;
+    }
+    mero__stream_consume(s, s->rx.len);
+    size_t off = 0;
+    struct mero__conn *c = s->c;
+    while (c->state == MERO__C_UP && c->gp == p) {
+        struct mero_cur cur;
+        uint64_t len;
+        const uint8_t *body;
+        mero_cur_init(&cur, p->inbuf.data + off, p->inbuf.len - off);
+        int rc = mero_cur_uvarint(&cur, &len);
+        if (rc == -MERO_ETRUNC && cur.len < 10) {
+            break;
+        }
+        if (rc < 0 || len > p->inbuf.max - 10) {
+            mero__conn_fail(c, MERO_ETOOBIG, "gossip RPC frame too large or malformed");
+            return;
+        }
+        if (mero_cur_bytes(&cur, (size_t)len, &body) < 0) {
+            break;
+        }
+        off += cur.off;
+        handle_rpc(g, p, body, (size_t)len);
+    }
+    if (c->state == MERO__C_UP && c->gp == p && off) {
+        memmove(p->inbuf.data, p->inbuf.data + off, p->inbuf.len - off);
+        p->inbuf.len -= off;
+    }
+}
+
+void mero__gossip_stream_in(struct mero__stream *s)
+{
+    s->app = MERO__APP_GOSSIP_IN;
+    s->ev = in_ev;
+    s->ud = NULL;
+}
+
+/* ---- message handling ---- */
+
+static void forward(struct mero__gossip *g, struct mero__gs_topic *t, struct mero__gpeer *src,
+                    const uint8_t *from, size_t from_n, const uint8_t *raw, size_t rawn)
+{
+    (void)g;
+    for (size_t i = 0; i < t->nmesh; i++) {
+        struct mero__gpeer *q = t->mesh[i];
+        uint8_t qid[MERO__PEER_ID_ED25519_LEN];
+        if (q == src || !mero__gs_usable(q)) {
+            continue;
+        }
+        mero__peer_id_bytes_from_pk(q->c->peer_pk, qid);
+        if (from_n == sizeof(qid) && memcmp(qid, from, from_n) == 0) {
+            continue;
+        }
+        (void)send_raw_msg(q, raw, rawn);
+    }
+}
+
+static void handle_msg(struct mero__gossip *g, struct mero__gpeer *p, const struct mero__rpc_msg *m)
+{
+    char topic[MERO__TOPIC_MAX + 1], from_s[MERO_PEER_ID_STR_MAX];
+    uint8_t pk[32], pb[MERO__PUBKEY_PB_LEN], id[MERO__MSGID_MAX];
+    struct mero_buf sb;
+    int ok;
+    if (topic_str(m->topic, m->topic_n, topic) < 0 || m->from == NULL || m->seqno_n != 8 ||
+        m->sig_n != 64 || m->data_n > g->net->cfg.max_gossip_msg ||
+        mero__peer_id_bytes_pk(m->from, m->from_n, pk) < 0) {
+        MERO_DEBUG("net: gossip from %s: message fails StrictSign shape checks", p->c->peer);
+        return;
+    }
+    mero__pubkey_pb(pk, pb);
+    if (m->key && (m->key_n != sizeof(pb) || memcmp(m->key, pb, sizeof(pb)) != 0)) {
+        MERO_DEBUG("net: gossip from %s: key field differs from the author id", p->c->peer);
+        return;
+    }
+    memcpy(id, pb, sizeof(pb));
+    memcpy(id + sizeof(pb), m->seqno, 8);
+    if (mero__gs_seen_check_add(g, id, sizeof(pb) + 8, 0)) {
+        return;
+    }
+    mero_buf_init(&sb, m->rawlen + 32);
+    ok = mero__rpc_sign_bytes(m, &sb) == 0 && mero_ed25519_verify(m->sig, sb.data, sb.len, pk) == 0;
+    mero_buf_cleanup(&sb);
+    if (!ok) {
+        MERO_INFO("net: gossip from %s: bad message signature, dropped", p->c->peer);
+        return;
+    }
+    (void)mero__gs_seen_check_add(g, id, sizeof(pb) + 8, 1);
+    struct mero__gs_topic *t = mero__gs_topic_find(g, topic);
+    if (t == NULL) {
+        return; /* not subscribed: not delivered, not forwarded */
+    }
+    if (mero__peer_id_str_from_bytes(m->from, m->from_n, from_s) < 0) {
+        return;
+    }
+    struct mero__conn *c = p->c;
+    int verdict = 0;
+    if (g->net->cb.on_gossip) {
+        verdict =
+            g->net->cb.on_gossip(g->net->ud, topic, from_s, m->data ? m->data : pb, m->data_n);
+    }
+    if (verdict < 0 || c->state != MERO__C_UP || c->gp != p || g->net->freeing) {
+        return;
+    }
+    t = mero__gs_topic_find(g, topic); /* the callback may have unsubscribed */
+    mero__gs_mc_put(g, id, sizeof(pb) + 8, topic, m->raw, m->rawlen);
+    if (t) {
+        forward(g, t, p, m->from, m->from_n, m->raw, m->rawlen);
+    }
+}
+
+static void peer_topic_set(struct mero__gossip *g, struct mero__gpeer *p, const char *t, int sub)
+{
+    for (size_t i = 0; i < p->ntopics; i++) {
+        if (strcmp(p->topics[i], t) == 0) {
+            if (!sub) {
+                free(p->topics[i]);
+                p->topics[i] = p->topics[--p->ntopics];
+                struct mero__gs_topic *x = mero__gs_topic_find(g, t);
+                if (x) {
+                    mero__gs_mesh_remove(x, p);
+                }
+            }
+            return;
+        }
+    }
+    if (!sub || p->ntopics >= GS_PEER_TOPICS_MAX) {
+        return;
+    }
+    char **nt = realloc(p->topics, (p->ntopics + 1) * sizeof(*nt));
+    if (nt == NULL) {
+        return;
+    }
+    p->topics = nt;
+    p->topics[p->ntopics] = strdup(t);
+    if (p->topics[p->ntopics]) {
+        p->ntopics++;
+    }
+}
+
+static void handle_ctrl(struct mero__gossip *g, struct mero__gpeer *p,
+                        const struct mero__rpc_ctrl *e, struct mero_buf *iwant, size_t *nwant)
+{
+    char topic[MERO__TOPIC_MAX + 1];
+    uint64_t now = uv_now(g->net->loop);
+    struct mero_cur cur;
+    const uint8_t *id;
+    size_t idn;
+    if (e->kind != 2 && topic_str(e->topic, e->tlen, topic) < 0) {
+        return;
+    }
+    struct mero__gs_topic *t = e->kind != 2 ? mero__gs_topic_find(g, topic) : NULL;
+    switch (e->kind) {
+    case 1: /* IHAVE */
+        if (t == NULL) {
+            return;
+        }
+        mero_cur_init(&cur, e->ids, e->ids_n);
+        while (*nwant < GS_IWANT_MAX_IDS && mero__rpc_next_id(&cur, 2, &id, &idn) == 1) {
+            if (!mero__gs_seen_check_add(g, id, idn, 0) &&
+                mero__pb_put_bytes(iwant, 1, id, idn) == 0) {
+                (*nwant)++;
+            }
+        }
+        break;
+    case 2: /* IWANT */
+        mero_cur_init(&cur, e->ids, e->ids_n);
+        for (size_t k = 0; k < GS_IWANT_MAX_IDS && mero__rpc_next_id(&cur, 1, &id, &idn) == 1;
+             k++) {
+            const struct mero__gs_mc_entry *me = mero__gs_mc_get(g, id, idn);
+            if (me && send_raw_msg(p, me->raw, me->rawn) < 0) {
+                return;
+            }
+        }
+        break;
+    case 3: /* GRAFT */
+        if (t == NULL || mero__gs_backed_off(p, topic, now)) {
+            mero__gs_send_graft_prune(p, topic, 0);
+            return;
+        }
+        if (!mero__gs_in_mesh(t, p) && t->nmesh < GS_MESH_MAX) {
+            t->mesh[t->nmesh++] = p;
+        }
+        break;
+    case 4: /* PRUNE */
+        if (t) {
+            mero__gs_mesh_remove(t, p);
+        }
+        mero__gs_set_backoff(p, topic, now + (e->backoff ? e->backoff * 1000 : GS_BACKOFF_MS));
+        break;
+    default:
+        break;
+    }
+}
+
+static void handle_rpc(struct mero__gossip *g, struct mero__gpeer *p, const uint8_t *b, size_t n)
+{
+    struct mero__rpc *rpc = g->rpc;
+    struct mero__conn *c = p->c;
+    char topic[MERO__TOPIC_MAX + 1];
+    if (mero__rpc_decode(b, n, rpc) < 0) {
+        mero__conn_fail(c, MERO_EPROTO, "malformed gossipsub RPC");
+        return;
+    }
+    for (size_t i = 0; i < rpc->nsubs; i++) {
+        if (topic_str(rpc->subs[i].topic, rpc->subs[i].tlen, topic) == 0) {
+            peer_topic_set(g, p, topic, rpc->subs[i].subscribe);
+        }
+    }
+    /* the application callback may re-enter (publish, subscribe): copy the views first */
+    size_t nmsgs = rpc->nmsgs, nctrl = rpc->nctrl;
+    struct mero__rpc_msg *msgs = NULL;
+    struct mero__rpc_ctrl *ctrl = NULL;
+    if (nmsgs) {
+        msgs = malloc(nmsgs * sizeof(*msgs));
+    }
+    if (nctrl) {
+        ctrl = malloc(nctrl * sizeof(*ctrl));
+    }
+    if ((nmsgs && !msgs) || (nctrl && !ctrl)) {
+        free(msgs);
+        free(ctrl);
+        return;
+    }
+    if (nmsgs) {
+        memcpy(msgs, rpc->msgs, nmsgs * sizeof(*msgs));
+    }
+    if (nctrl) {
+        memcpy(ctrl, rpc->ctrl, nctrl * sizeof(*ctrl));
+    }
+    for (size_t i = 0; i < nmsgs && c->state == MERO__C_UP && c->gp == p; i++) {
+        handle_msg(g, p, &msgs[i]);
+    }
+    struct mero_buf iwant;
+    size_t nwant = 0;
+    mero_buf_init(&iwant, GS_IWANT_MAX_IDS * (MERO__MSGID_MAX + 4));
+    for (size_t i = 0; i < nctrl && c->state == MERO__C_UP && c->gp == p; i++) {
+        handle_ctrl(g, p, &ctrl[i], &iwant, &nwant);
+    }
+    if (nwant && c->state == MERO__C_UP && c->gp == p) {
+        struct mero_buf ctl;
+        mero_buf_init(&ctl, iwant.len + 16);
+        if (mero__rpc_ctrl_iwant(&ctl, &iwant) == 0) {
+            mero__gs_send_control(p, &ctl);
+        }
+        mero_buf_cleanup(&ctl);
+    }
+    mero_buf_cleanup(&iwant);
+    free(msgs);
+    free(ctrl);
+}
+
+/* ---- peers ---- */
+
+void mero__gossip_peer_up(struct mero__conn *c)
+{
+    struct mero__gossip *g = c->net->gossip;
+    struct mero__gpeer *p;
+    struct mero_buf hello;
+    if (g == NULL || c->gp) {
+        return;
+    }
+    p = calloc(1, sizeof(*p));
+    if (p == NULL) {
+        return;
+    }
+    p->c = c;
+    mero_buf_init(&p->pend, c->net->cfg.max_write_queue);
+    mero_buf_init(&p->inbuf, (size_t)c->net->cfg.max_gossip_msg + 64 * 1024 + 10);
+    c->gp = p;
+    p->out = mero__yamux_open(c, MERO__MESHSUB_11, MERO__APP_GOSSIP_OUT, out_ev, NULL);
+    if (p->out == NULL) {
+        p->no_gossip = 1;
+        return;
+    }
+    mero_buf_init(&hello, 64 * 1024);
+    int rc = 0;
+    for (struct mero__gs_topic *t = g->topics; t && rc == 0; t = t->next) {
+        rc = mero__rpc_put_sub(&hello, 1, t->name);
+    }
+    if (rc == 0 && hello.len) {
+        (void)mero__gs_send_rpc(p, &hello);
+    }
+    mero_buf_cleanup(&hello);
+}
+
+void mero__gossip_peer_down(struct mero__conn *c)
+{
+    struct mero__gossip *g = c->net->gossip;
+    struct mero__gpeer *p = c->gp;
+    if (p == NULL) {
+        return;
+    }
+    c->gp = NULL;
+    if (g) {
+        for (struct mero__gs_topic *t = g->topics; t; t = t->next) {
+            mero__gs_mesh_remove(t, p);
+        }
+    }
+    for (size_t i = 0; i < p->ntopics; i++) {
+        free(p->topics[i]);
+    }
+    free(p->topics);
+    mero_buf_cleanup(&p->pend);
+    mero_buf_cleanup(&p->inbuf);
+    free(p);
+}
