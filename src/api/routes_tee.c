@@ -67,9 +67,11 @@ static json_t *quote_json(const uint8_t *q, size_t len, struct mero_err *err)
     return v;
 }
 
-static void attest_done(void *vctx, int rc, const uint8_t *q, size_t len,
+static void attest_done(void *vctx, int rc, const struct mero_node_quote *res,
                         const struct mero_err *err)
 {
+    const uint8_t *q = res ? res->quote : NULL;
+    size_t len = res ? res->len : 0;
     struct attest_ctx *c = vctx;
     struct api_req *r = c->r;
     struct mero_node *node = r->node;
@@ -118,10 +120,17 @@ static void attest_done(void *vctx, int rc, const uint8_t *q, size_t len,
             json_object_set_new(data, "collateral", json_null());
         }
         if (c->a.event_log) {
-            json_decref(data);
-            data = NULL;
-            api_reply_error(r, 501, "eventLog is not available on this node");
-            goto out;
+            char *log = res->event_log ? mero_base64_encode(res->event_log, res->event_log_len)
+                                       : NULL;
+            if (log == NULL || mock) {
+                free(log);
+                json_decref(data);
+                data = NULL;
+                api_reply_error(r, mock ? 400 : 500, "the event log could not be read");
+                goto out;
+            }
+            json_object_set_new(data, "eventLogB64", json_string(log));
+            free(log);
         }
     }
     api_reply_data(r, 200, data);
@@ -135,9 +144,12 @@ out:
 static void start_quote(struct attest_ctx *c, const uint8_t rd[64])
 {
     struct api_req *r = c->r;
-    int rc = mero_node_tee_quote(r->node, rd, attest_done, c);
+    int rc = mero_node_tee_quote(r->node, rd, !c->registration && c->a.event_log, attest_done, c);
     if (rc == -MERO_EUNSUPPORTED) {
         api_reply_error(r, 501, NO_TDX_MSG);
+        free(c);
+    } else if (rc == -MERO_EQUOTE_MOCK) {
+        api_reply_error(r, 400, "eventLog is not available for a mock quote");
         free(c);
     } else if (rc < 0) {
         api_reply_error(r, 500, "quote generation failed: %s", mero_errdesc(-rc));

@@ -12,20 +12,17 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "mero/crypto.h"
 #include "mero/mock.h"
 #include "mero/quote.h"
+#include "mero/tsm.h"
 #include "node/node.h"
 #include "node/tee.h"
 
-#define TSM_REPORT_DIR "/sys/kernel/config/tsm/report"
-
 enum mero_tee_mode mero_node_tee_detect(bool mock_requested)
 {
-    struct stat st;
-    if (stat(TSM_REPORT_DIR, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (mero_tsm_present()) {
         return MERO_TEE_REAL;
     }
     return mock_requested ? MERO_TEE_MOCK : MERO_TEE_NONE;
@@ -48,6 +45,9 @@ struct quote_job {
     uint8_t report_data[64];
     uint8_t *quote;
     size_t len;
+    bool want_log;
+    uint8_t *log;
+    size_t log_len;
     int rc;
     struct mero_err err;
     mero_node_quote_cb cb;
@@ -58,6 +58,9 @@ static void job_run(uv_work_t *w)
 {
     struct quote_job *j = w->data;
     j->rc = mero_node_tee_generate_real(j->report_data, &j->quote, &j->len, &j->err);
+    if (j->rc == 0 && j->want_log) {
+        j->rc = mero_node_tee_event_log(&j->log, &j->log_len, &j->err);
+    }
 }
 
 static void job_done(uv_work_t *w, int status)
@@ -66,12 +69,14 @@ static void job_done(uv_work_t *w, int status)
     if (status < 0 && j->rc == 0) {
         j->rc = mero_err_set(&j->err, MERO_EINTERNAL, "quote generation was cancelled");
     }
-    j->cb(j->ctx, j->rc, j->quote, j->len, &j->err);
+    struct mero_node_quote res = {j->quote, j->len, j->log, j->log_len};
+    j->cb(j->ctx, j->rc, &res, &j->err);
     free(j->quote);
+    free(j->log);
     free(j);
 }
 
-int mero_node_tee_quote(struct mero_node *node, const uint8_t report_data[64],
+int mero_node_tee_quote(struct mero_node *node, const uint8_t report_data[64], bool event_log,
                         mero_node_quote_cb cb, void *ctx)
 {
     struct mero_err err = {0};
@@ -79,7 +84,11 @@ int mero_node_tee_quote(struct mero_node *node, const uint8_t report_data[64],
     case MERO_TEE_MOCK: {
         uint8_t q[MERO_MOCK_QUOTE_LEN];
         mero_mock_quote_create(q, report_data);
-        cb(ctx, 0, q, sizeof(q), &err);
+        struct mero_node_quote res = {q, sizeof(q), NULL, 0};
+        if (event_log) {
+            return -MERO_EQUOTE_MOCK; /* no event log for a mock quote */
+        }
+        cb(ctx, 0, &res, &err);
         return 0;
     }
     case MERO_TEE_REAL: {
@@ -88,6 +97,7 @@ int mero_node_tee_quote(struct mero_node *node, const uint8_t report_data[64],
             return -MERO_ENOMEM;
         }
         memcpy(j->report_data, report_data, 64);
+        j->want_log = event_log;
         j->cb = cb;
         j->ctx = ctx;
         j->work.data = j;
