@@ -96,3 +96,10 @@ finish() {
     echo "1..$TAPN"
     [ "$FAILS" -eq 0 ]
 }
+
+# edpk: a fresh, valid Ed25519 public key (hex), for member identities of absent nodes
+edpk() {
+    python3 -c 'from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey as K
+from cryptography.hazmat.primitives import serialization as s
+print(K.generate().public_key().public_bytes(s.Encoding.Raw, s.PublicFormat.Raw).hex())'
+}
