@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * routes_tee.c - the /admin-api/tee routes: info, attest (public), registration-attest and fleet-join
- * (protected), with the request fields, response fields, error texts and statuses of
+ * routes_tee.c - the /admin-api/tee routes: info, attest (public), registration-attest and
+ * fleet-join (protected), with the request fields, response fields, error texts and statuses of
  * reference-calimero.md §4.1-§4.4.
  *
  * Invariants: report data is always nonce || binding computed here from validated input
@@ -35,8 +35,8 @@ static void tee_info(struct api_req *r, json_t *body)
     }
     char cloud[32], os[128], mrtd[97];
     mero_node_tee_info(r->node, cloud, os, mrtd);
-    api_reply_data(r, 200,
-                   json_pack("{s:s, s:s, s:s}", "cloudProvider", cloud, "osImage", os, "mrtd", mrtd));
+    api_reply_data(
+        r, 200, json_pack("{s:s, s:s, s:s}", "cloudProvider", cloud, "osImage", os, "mrtd", mrtd));
 }
 
 struct attest_ctx {
@@ -120,8 +120,8 @@ static void attest_done(void *vctx, int rc, const struct mero_node_quote *res,
             json_object_set_new(data, "collateral", json_null());
         }
         if (c->a.event_log) {
-            char *log = res->event_log ? mero_base64_encode(res->event_log, res->event_log_len)
-                                       : NULL;
+            char *log =
+                res->event_log ? mero_base64_encode(res->event_log, res->event_log_len) : NULL;
             if (log == NULL || mock) {
                 free(log);
                 json_decref(data);
@@ -177,8 +177,9 @@ static void tee_attest(struct api_req *r, json_t *body)
         return;
     }
     if (c->a.bind_tls) {
-        api_reply_error(r, 409, "bindTlsKey requires an attested TLS certificate; none is "
-                                "configured");
+        api_reply_error(r, 409,
+                        "bindTlsKey requires an attested TLS certificate; none is "
+                        "configured");
         free(c);
         return;
     }
