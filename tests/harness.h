@@ -116,8 +116,8 @@ static void mero_test_fail_(const char *file, int line, const char *fmt, ...)
     do {                                                                                           \
         int mero_rc_ = (int)(expr);                                                                \
         if (mero_rc_ != (code)) {                                                                  \
-            mero_test_fail_(__FILE__, __LINE__, "%s: want %s, got %s", #expr,                      \
-                            mero_strerror(code), mero_rc_ ? mero_strerror(mero_rc_) : "OK");       \
+            mero_test_fail_(__FILE__, __LINE__, "%s: want %s, got %s", #expr, mero_strerror(code), \
+                            mero_rc_ ? mero_strerror(mero_rc_) : "OK");                            \
             return;                                                                                \
         }                                                                                          \
     } while (0)

@@ -16,8 +16,8 @@ void mero_log_set_level(enum mero_log_level lvl);
 void mero_log_set_tag(const char *tag);
 
 #define MERO_ERROR(...) mero_log(MERO_LOG_ERROR, __VA_ARGS__)
-#define MERO_WARN(...) mero_log(MERO_LOG_WARN, __VA_ARGS__)
-#define MERO_INFO(...) mero_log(MERO_LOG_INFO, __VA_ARGS__)
+#define MERO_WARN(...)  mero_log(MERO_LOG_WARN, __VA_ARGS__)
+#define MERO_INFO(...)  mero_log(MERO_LOG_INFO, __VA_ARGS__)
 #define MERO_DEBUG(...) mero_log(MERO_LOG_DEBUG, __VA_ARGS__)
 
 #endif

@@ -134,8 +134,7 @@ void mero_x25519_public(uint8_t pk[static 32], const uint8_t sk[static 32])
     crypto_scalarmult_base(pk, sk);
 }
 
-int mero_x25519(uint8_t shared[static 32], const uint8_t sk[static 32],
-                const uint8_t pk[static 32])
+int mero_x25519(uint8_t shared[static 32], const uint8_t sk[static 32], const uint8_t pk[static 32])
 {
     uint8_t t[32];
     if (crypto_scalarmult(t, sk, pk) != 0 || sodium_is_zero(t, 32)) {
@@ -188,13 +187,15 @@ out:
 }
 
 int mero_aes256gcm_seal(uint8_t *out, const uint8_t *in, size_t n, const uint8_t *aad,
-                        size_t aad_len, const uint8_t nonce[static 12], const uint8_t key[static 32])
+                        size_t aad_len, const uint8_t nonce[static 12],
+                        const uint8_t key[static 32])
 {
     return gcm(1, out, in, n, aad, aad_len, nonce, key);
 }
 
 int mero_aes256gcm_open(uint8_t *out, const uint8_t *in, size_t n, const uint8_t *aad,
-                        size_t aad_len, const uint8_t nonce[static 12], const uint8_t key[static 32])
+                        size_t aad_len, const uint8_t nonce[static 12],
+                        const uint8_t key[static 32])
 {
     if (n < 16) {
         return -MERO_ECRYPTO;

@@ -6,17 +6,15 @@
 
 #include "mero/err.h"
 
-static const char *const names[] = {
-    "OK",
+static const char *const names[] = {"OK",
 #define X(name, desc) #name,
-    MERO_ERRORS(X)
+                                    MERO_ERRORS(X)
 #undef X
 };
 
-static const char *const descs[] = {
-    "success",
+static const char *const descs[] = {"success",
 #define X(name, desc) desc,
-    MERO_ERRORS(X)
+                                    MERO_ERRORS(X)
 #undef X
 };
 

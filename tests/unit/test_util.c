@@ -195,8 +195,9 @@ TEST(hkdf_rfc5869_case1)
     CHECK_OK(mero_hkdf_sha256(okm, sizeof(okm), salt, sizeof(salt), ikm, sizeof(ikm), info, 10));
     char h[85];
     mero_hex_encode(h, okm, 42);
-    CHECK_STR_EQ(h, "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b88718"
-                    "5865");
+    CHECK_STR_EQ(h,
+                 "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b88718"
+                 "5865");
 }
 
 TEST(ed25519_sign_verify)
