@@ -110,14 +110,20 @@ static void attest_done(void *vctx, int rc, const struct mero_node_quote *res,
             json_object_set_new(data, "transportPublicKey", json_string(hex));
         }
         if (c->a.include_collateral) {
+            json_t *coll = json_null();
             if (!mock) {
-                /* the hourly collateral cache is the dcap layer's; without it, no verdict */
+                coll = res->collateral_json
+                           ? json_loadb(res->collateral_json, res->collateral_len, 0, NULL)
+                           : NULL;
+            }
+            if (coll == NULL) {
+                /* no verdict without the collateral asked for: fail, never omit it */
                 json_decref(data);
                 data = NULL;
                 api_reply_error(r, 502, "collateral could not be fetched");
                 goto out;
             }
-            json_object_set_new(data, "collateral", json_null());
+            json_object_set_new(data, "collateral", coll);
         }
         if (c->a.event_log) {
             char *log =
@@ -144,7 +150,14 @@ out:
 static void start_quote(struct attest_ctx *c, const uint8_t rd[64])
 {
     struct api_req *r = c->r;
-    int rc = mero_node_tee_quote(r->node, rd, !c->registration && c->a.event_log, attest_done, c);
+    unsigned extras = 0;
+    if (!c->registration && c->a.event_log) {
+        extras |= MERO_NODE_QUOTE_EVENT_LOG;
+    }
+    if (!c->registration && c->a.include_collateral) {
+        extras |= MERO_NODE_QUOTE_COLLATERAL;
+    }
+    int rc = mero_node_tee_quote(r->node, rd, extras, attest_done, c);
     if (rc == -MERO_EUNSUPPORTED) {
         api_reply_error(r, 501, NO_TDX_MSG);
         free(c);
