@@ -88,4 +88,12 @@ req a DELETE "/admin-api/groups/$NS/members/$IDC"
 check "admin removes c" status_is 200
 gone_on_b() { req b GET "/admin-api/groups/$NS/members"; jq_is ".data.members|map(select(.identity==\"$IDC\"))|length" 0; }
 check "b applies the removal" wait_for 10 gone_on_b
+
+# leave: b leaves; a sees it; b's writes are refused from then on
+req b POST "/admin-api/groups/$NS/leave" '{}'
+check "b leaves the namespace group" status_is 200
+b_gone_on_a() { req a GET "/admin-api/groups/$NS/members"; jq_is ".data.members|map(select(.identity==\"$IDB\"))|length" 0; }
+check "a applies b's leave" wait_for 10 b_gone_on_a
+req b PUT "/admin-api/contexts/$CTX/kv/after-leave" '{"value":"x"}'
+check "a former member's write is refused (403)" status_is 403
 finish
