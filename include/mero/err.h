@@ -55,6 +55,7 @@
     X(EQUOTE_AUTHDATA, "bad QE authentication data")                                               \
     X(EQUOTE_PCKCHAIN, "bad PCK certificate chain")                                                \
     X(EQUOTE_MOCK, "mock quote")                                                                   \
+    X(EQUOTE_LENGTH, "quote length fields inconsistent")                                           \
     /* end attest: quote */                                                                        \
     /* attest: dcap verification */                                                                \
     X(ECOLLATERAL, "collateral missing or malformed")                                              \

@@ -13,9 +13,11 @@
 #include "mero/buf.h"
 #include "mero/err.h"
 
-#define MERO_MOCK_HEADER "MOCK_TDX_QUOTE_V1"
-#define MERO_MOCK_HEADER_LEN 17
-#define MERO_MOCK_QUOTE_LEN 256
+#define MERO_MOCK_HEADER          "MOCK_TDX_QUOTE_V1"
+#define MERO_MOCK_HEADER_LEN      17
+#define MERO_MOCK_QUOTE_LEN       256
+#define MERO_MOCK_REPORT_DATA_END 81 /* report data is bytes [17, 81) */
+#define MERO_TCB_STATUS_MOCK      "Mock"
 
 /* 17-byte header || report_data || zeros, 256 bytes. */
 void mero_mock_quote_create(uint8_t out[static MERO_MOCK_QUOTE_LEN],
@@ -25,16 +27,24 @@ bool mero_mock_is_mock(const uint8_t *q, size_t len);
 
 /* The verdict of verify_mock_attestation: signature "verified", status "Mock". */
 struct mero_mock_result {
-    bool quote_verified;            /* always true for a well-formed mock */
+    bool quote_verified; /* always true for a well-formed mock */
     bool nonce_verified;
     bool application_hash_verified;
     uint8_t report_data[64];
+    const char *tcb_status; /* MERO_TCB_STATUS_MOCK (static storage) */
 };
-/* -MERO_EQUOTE_MOCK ("missing header") or -MERO_ETRUNC ("too short") when not a mock quote. */
+/*
+ * verify_mock_attestation: -MERO_EQUOTE_MOCK ("missing header") or -MERO_ETRUNC ("too short")
+ * when not a mock quote, -MERO_ETOOBIG over MERO_MAX_TEE_QUOTE_BYTES. A mismatching nonce or
+ * hash is not an error: it is reported in the result flags. `out` is written only on success.
+ */
 MERO_MUST_CHECK int mero_mock_verify(const uint8_t *q, size_t len, const uint8_t nonce[static 32],
                                      const uint8_t app_hash[static 32],
                                      struct mero_mock_result *out, struct mero_err *err);
-/* The parsed-JSON form of a mock quote (all registers 96 hex zeros), as §1.3 specifies. */
+/*
+ * The parsed-JSON form of a mock quote (all registers 96 hex zeros), as §1.3 specifies.
+ * Same errors as mero_mock_verify; -MERO_ETOOBIG also when b would exceed its max.
+ */
 MERO_MUST_CHECK int mero_mock_to_json(const uint8_t *q, size_t len, struct mero_buf *b);
 
 #endif

@@ -20,13 +20,13 @@
 #include "mero/err.h"
 
 #define MERO_QUOTE_HEADER_LEN 48
-#define MERO_TD10_BODY_LEN 584
-#define MERO_TD15_BODY_LEN 648
-#define MERO_QE_REPORT_LEN 384
-#define MERO_MR_LEN 48
-#define MERO_REPORT_DATA_LEN 64
-#define MERO_TEE_TYPE_SGX 0x00000000u
-#define MERO_TEE_TYPE_TDX 0x00000081u
+#define MERO_TD10_BODY_LEN    584
+#define MERO_TD15_BODY_LEN    648
+#define MERO_QE_REPORT_LEN    384
+#define MERO_MR_LEN           48
+#define MERO_REPORT_DATA_LEN  64
+#define MERO_TEE_TYPE_SGX     0x00000000u
+#define MERO_TEE_TYPE_TDX     0x00000081u
 /* MAX_TEE_QUOTE_BYTES: the largest quote an admission may carry (spec, verify_and_admit). */
 #define MERO_MAX_TEE_QUOTE_BYTES 16384u
 
@@ -61,9 +61,9 @@ struct mero_enclave_report { /* the QE report, 384 bytes */
 
 struct mero_quote {
     /* header */
-    uint16_t version;       /* 4 or 5 */
-    uint16_t att_key_type;  /* 2: ECDSA P-256 */
-    uint32_t tee_type;      /* 0x81 */
+    uint16_t version;      /* 4 or 5 */
+    uint16_t att_key_type; /* 2: ECDSA P-256 */
+    uint32_t tee_type;     /* 0x81 */
     uint16_t qe_svn;
     uint16_t pce_svn;
     uint8_t qe_vendor_id[16];
@@ -77,9 +77,9 @@ struct mero_quote {
     size_t signed_len;
     /* signature data */
     uint32_t sig_data_len;
-    uint8_t signature[64];  /* raw r || s */
-    uint8_t attest_key[64]; /* raw x || y */
-    uint16_t cert_type;     /* 6 */
+    uint8_t signature[64];        /* raw r || s */
+    uint8_t attest_key[64];       /* raw x || y */
+    uint16_t cert_type;           /* 6 */
     const uint8_t *qe_report_raw; /* 384 bytes */
     struct mero_enclave_report qe_report;
     uint8_t qe_report_sig[64];
@@ -116,8 +116,17 @@ MERO_MUST_CHECK int mero_quote_pck_info(const struct mero_quote *q, struct mero_
 
 /*
  * Append the JSON object of reference-calimero.md §4.2 (`header`, `body`, `signature`,
- * `attestationKey`, `certificationData`, lowercase hex) to b. Returns 0 or -MERO_ETOOBIG.
+ * `attestationKey`, `certificationData`, lowercase hex) to b. Returns 0, -MERO_ETOOBIG when b
+ * would exceed its max (b may then hold a partial object), or -MERO_EINVAL.
  */
 MERO_MUST_CHECK int mero_quote_to_json(const struct mero_quote *q, struct mero_buf *b);
+
+/*
+ * quote_report_data: the 64 report-data bytes of a quote by structural read, no signature
+ * check. A MOCK_TDX_QUOTE_V1 quote gives bytes [17, 81) and *is_mock = true; anything else
+ * must parse as a TDX quote (mero_quote_parse's codes). out and *is_mock written on success.
+ */
+MERO_MUST_CHECK int mero_quote_report_data(const uint8_t *q, size_t len, uint8_t out[static 64],
+                                           bool *is_mock);
 
 #endif
