@@ -134,7 +134,7 @@ int mero_admission_verify_real(const struct mero_admission_deps *deps,
 }
 
 int mero_admission_decide(const struct mero_admission_deps *deps, const struct mero_tee_claim *c,
-                          struct mero_tee_verdict *v, enum mero_admit_outcome *out,
+                          struct mero_tee_verdict *v, int *out,
                           struct mero_err *err)
 {
     if (!v->verified) {
@@ -145,7 +145,7 @@ int mero_admission_decide(const struct mero_admission_deps *deps, const struct m
     }
     mero_sha256(v->quote_hash, c->quote, c->quote_len);
     v->attested_at = mero_now_unix();
-    enum mero_admit_outcome o = MERO_ADMIT_NOT_A_VOUCHER;
+    int o = MERO_ADMIT_NOT_A_VOUCHER;
     int rc = deps->admit(deps->ud, c, v, &o, err);
     if (rc < 0) {
         if (err != NULL && err->msg[0] == '\0') {
@@ -159,10 +159,10 @@ int mero_admission_decide(const struct mero_admission_deps *deps, const struct m
 
 int mero_verify_and_admit(struct mero_challenge_book *book, const struct mero_admission_deps *deps,
                           const struct mero_tee_claim *c, uint64_t now_ms,
-                          enum mero_admit_outcome *out, struct mero_err *err)
+                          int *out, struct mero_err *err)
 {
     struct mero_tee_verdict v;
-    enum mero_admit_outcome o;
+    int o;
     memset(&v, 0, sizeof(v));
     mero_err_clear(err);
     int rc = mero_admission_check(book, deps, c, now_ms, &v, err);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "mero/err.h"
+#include "mero/gov.h" /* enum mero_admit_outcome */
 #include "node/challenge.h"
 
 #define MERO_ADM_TCB_STATUS_MAX 48
@@ -59,12 +60,6 @@ struct mero_tee_verdict {
     uint64_t attested_at; /* unix seconds */
 };
 
-enum mero_admit_outcome {
-    MERO_ADMIT_ADMITTED = 0,
-    MERO_ADMIT_ALREADY_MEMBER = 1, /* reads as admitted */
-    MERO_ADMIT_NOT_A_VOUCHER = 2,
-};
-
 struct mero_admission_deps {
     void *ud;
     /*
@@ -87,7 +82,7 @@ struct mero_admission_deps {
      * message is the reason.
      */
     int (*admit)(void *ud, const struct mero_tee_claim *c, const struct mero_tee_verdict *v,
-                 enum mero_admit_outcome *out, struct mero_err *err);
+                 int *out, struct mero_err *err);
 };
 
 void mero_tee_verdict_cleanup(struct mero_tee_verdict *v);
@@ -112,7 +107,7 @@ MERO_MUST_CHECK int mero_admission_verify_real(const struct mero_admission_deps 
 /* Step 4: quote_hash, attested_at, then admit_tee_node through deps->admit. */
 MERO_MUST_CHECK int mero_admission_decide(const struct mero_admission_deps *deps,
                                           const struct mero_tee_claim *c,
-                                          struct mero_tee_verdict *v, enum mero_admit_outcome *out,
+                                          struct mero_tee_verdict *v, int *out,
                                           struct mero_err *err);
 
 /*
@@ -123,6 +118,6 @@ MERO_MUST_CHECK int mero_admission_decide(const struct mero_admission_deps *deps
 MERO_MUST_CHECK int mero_verify_and_admit(struct mero_challenge_book *book,
                                           const struct mero_admission_deps *deps,
                                           const struct mero_tee_claim *c, uint64_t now_ms,
-                                          enum mero_admit_outcome *out, struct mero_err *err);
+                                          int *out, struct mero_err *err);
 
 #endif

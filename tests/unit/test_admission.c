@@ -64,7 +64,7 @@ static int fake_real(void *ud, const uint8_t *q, size_t len, struct mero_tee_ver
 }
 
 static int fake_admit(void *ud, const struct mero_tee_claim *c, const struct mero_tee_verdict *v,
-                      enum mero_admit_outcome *out, struct mero_err *err)
+                      int *out, struct mero_err *err)
 {
     struct fake_gov *g = ud;
     (void)c;
@@ -156,7 +156,7 @@ TEST(mock_quote_admitted_with_its_hash_and_zero_measurements)
 {
     struct fixture *f = setup(0);
     CHECK(f != NULL);
-    enum mero_admit_outcome o;
+    int o;
     struct mero_err e = {0};
     CHECK_OK(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e));
     CHECK_EQ(o, MERO_ADMIT_ADMITTED);
@@ -175,7 +175,7 @@ TEST(challenge_presented_twice_refused)
 {
     struct fixture *f = setup(0);
     CHECK(f != NULL);
-    enum mero_admit_outcome o;
+    int o;
     struct mero_err e = {0};
     CHECK_OK(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e));
     /* the same request again: a replayed quote over a spent challenge */
@@ -189,7 +189,7 @@ TEST(challenge_presented_by_another_peer_refused)
 {
     struct fixture *f = setup(0);
     CHECK(f != NULL);
-    enum mero_admit_outcome o;
+    int o;
     struct mero_err e = {0};
     f->claim.peer = OTHER;
     f->claim.peer_len = sizeof(OTHER);
@@ -207,7 +207,7 @@ TEST(challenge_after_60_s_refused)
 {
     struct fixture *f = setup(0);
     CHECK(f != NULL);
-    enum mero_admit_outcome o;
+    int o;
     struct mero_err e = {0};
     CHECK_ERR(mero_verify_and_admit(f->book, &f->deps, &f->claim, 60000, &o, &e), -MERO_EREFUSED);
     CHECK_EQ(f->gov.admits, 0);
@@ -224,7 +224,7 @@ TEST(quote_over_16_kib_refused_after_spending_the_challenge)
     const uint8_t *good = f->claim.quote;
     f->claim.quote = big;
     f->claim.quote_len = MERO_MAX_TEE_QUOTE_BYTES + 1;
-    enum mero_admit_outcome o;
+    int o;
     struct mero_err e = {0};
     int rc = mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e);
     free(big);
@@ -245,7 +245,7 @@ TEST(credential_lifted_from_another_replica_refused)
     uint8_t other[128];
     mero_random(other, sizeof(other));
     f->claim.credential = other;
-    enum mero_admit_outcome o;
+    int o;
     struct mero_err e = {0};
     CHECK_ERR(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
     CHECK_STR_EQ(e.msg, "the account credential does not certify the attested key");
@@ -262,7 +262,7 @@ TEST(quote_for_another_credential_refused)
     memcpy(cred2, f->cred, 128);
     cred2[70] ^= 1;
     mock_quote_for(f->quote, f->ns, f->pk, cred2, f->claim.challenge);
-    enum mero_admit_outcome o;
+    int o;
     struct mero_err e = {0};
     CHECK_ERR(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "admission binding") != NULL);
@@ -277,7 +277,7 @@ TEST(quote_without_the_challenge_refused)
     uint8_t stale[32];
     mero_random(stale, 32);
     mock_quote_for(f->quote, f->ns, f->pk, f->cred, stale); /* made ahead of time */
-    enum mero_admit_outcome o;
+    int o;
     struct mero_err e = {0};
     CHECK_ERR(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "challenge") != NULL);
@@ -290,7 +290,7 @@ TEST(node_that_may_not_vouch_says_so)
     struct fixture *f = setup(0);
     CHECK(f != NULL);
     f->gov.may_vouch = 0;
-    enum mero_admit_outcome o;
+    int o;
     struct mero_err e = {0};
     CHECK_ERR(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_ENOTVOUCHER);
     CHECK_STR_EQ(e.msg, "this node is neither an admin nor an admitted TEE of the namespace, so "
@@ -322,7 +322,7 @@ TEST(real_quote_needs_a_dcap_verdict)
     CHECK_OK(mero_quote_parse(&parsed, q, len, NULL));
     f->claim.quote = q;
     f->claim.quote_len = len;
-    enum mero_admit_outcome o;
+    int o;
     struct mero_err e = {0};
     f->gov.real_rc = -MERO_ECOLLATERAL_FETCH; /* no verdict is a refusal */
     int rc = mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e);
@@ -366,7 +366,7 @@ TEST(garbage_quote_refused)
     memset(junk, 0x5a, sizeof(junk));
     f->claim.quote = junk;
     f->claim.quote_len = sizeof(junk);
-    enum mero_admit_outcome o;
+    int o;
     struct mero_err e = {0};
     CHECK_ERR(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "does not parse") != NULL);
