@@ -1,0 +1,637 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * conn.c - one TCP connection's life: connect/accept (libuv), multistream-select for /noise,
+ * the Noise XX handshake (2-byte big-endian length-prefixed messages), multistream-select for
+ * /yamux/1.0.0 inside the encrypted channel, then yamux. Also the write path (plaintext queued
+ * per connection, encrypted into Noise transport frames at each loop-iteration flush), the
+ * handshake timer, the slow-peer bound and the resolution of duplicate connections.
+ *
+ * Invariants: nothing above this file sees a connection before Noise authenticated the remote
+ * identity (and, for a dial to /p2p/<id>, matched it); a connection whose queued output exceeds
+ * cfg.max_write_queue is closed rather than buffered; every failure closes the connection once
+ * with a logged reason and fails its pending dials; memory is freed only after libuv closed both
+ * handles.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mero/crypto.h"
+#include "mero/log.h"
+#include "net/net_internal.h"
+
+#define YAMUX_PROTO "/yamux/1.0.0"
+#define NOISE_PROTO "/noise"
+#define RXRAW_MAX (256u * 1024u)
+#define RXPLAIN_MAX (MERO__YAMUX_WINDOW + 2u * MERO__NOISE_MAX_MSG)
+
+struct wreq {
+    uv_write_t req;
+    struct mero__conn *c;
+    size_t n;
+    uint8_t data[];
+};
+
+static void conn_free_if_done(struct mero__conn *c)
+{
+    if (c->handles > 0) {
+        return;
+    }
+    mero_buf_cleanup(&c->rxraw);
+    mero_buf_cleanup(&c->rxplain);
+    mero_buf_cleanup(&c->out);
+    if (c->noise) {
+        mero__noise_cleanup(c->noise);
+        free(c->noise);
+    }
+    free(c);
+}
+
+static void on_handle_closed(uv_handle_t *h)
+{
+    struct mero__conn *c = h->data;
+    c->handles--;
+    conn_free_if_done(c);
+}
+
+static void unlink_conn(struct mero__conn *c)
+{
+    struct mero__conn **pp = &c->net->conns;
+    while (*pp && *pp != c) {
+        pp = &(*pp)->next;
+    }
+    if (*pp) {
+        *pp = c->next;
+        c->net->nconns--;
+    }
+}
+
+static void fail_waiters(struct mero__conn *c, int code, const char *peer)
+{
+    struct mero__dial_waiter *w = c->waiters;
+    c->waiters = NULL;
+    while (w) {
+        struct mero__dial_waiter *next = w->next;
+        if (w->cb) {
+            w->cb(w->ud, code, code == 0 ? peer : NULL);
+        }
+        free(w);
+        w = next;
+    }
+}
+
+static const char *who(const struct mero__conn *c, char buf[MERO_MULTIADDR_STR_MAX])
+{
+    if (c->peer[0]) {
+        return c->peer;
+    }
+    if (mero__maddr_format(&c->raddr, 0, buf) < 0) {
+        return "?";
+    }
+    return buf;
+}
+
+void mero__conn_fail(struct mero__conn *c, int code, const char *why)
+{
+    char wb[MERO_MULTIADDR_STR_MAX];
+    int was_up = c->state == MERO__C_UP;
+    if (c->state == MERO__C_CLOSING) {
+        return;
+    }
+    if (code == MERO_ECLOSED && c->net->freeing) {
+        MERO_DEBUG("net: closing connection to %s", who(c, wb));
+    } else {
+        MERO_INFO("net: connection %s %s closed: %s (%s)", c->outbound ? "to" : "from",
+                  who(c, wb), why, mero_strerror(code));
+    }
+    c->state = MERO__C_CLOSING;
+    unlink_conn(c);
+    if (was_up) {
+        mero__yamux_teardown(c);
+        if (c->reported_up) {
+            mero__net_conn_down(c);
+        }
+    }
+    if (c->expect[0] && !was_up) {
+        mero__reqresp_dial_failed(c->net, c->expect, -code);
+    }
+    fail_waiters(c, -code, NULL);
+    uv_timer_stop(&c->timer);
+    if (!uv_is_closing((uv_handle_t *)&c->tcp)) {
+        uv_close((uv_handle_t *)&c->tcp, on_handle_closed);
+    }
+    if (!uv_is_closing((uv_handle_t *)&c->timer)) {
+        uv_close((uv_handle_t *)&c->timer, on_handle_closed);
+    }
+}
+
+size_t mero__conn_queued(const struct mero__conn *c)
+{
+    size_t n = c->out.len + c->inflight;
+    for (const struct mero__stream *s = c->streams; s; s = s->next) {
+        n += s->txq.len;
+    }
+    return n;
+}
+
+static void on_written(uv_write_t *req, int status)
+{
+    struct wreq *w = (struct wreq *)req;
+    struct mero__conn *c = w->c;
+    c->inflight -= w->n;
+    free(w);
+    if (status < 0 && status != UV_ECANCELED) {
+        mero__conn_fail(c, MERO_EIO, uv_strerror(status));
+    }
+}
+
+static int write_raw(struct mero__conn *c, struct wreq *w)
+{
+    uv_buf_t b = uv_buf_init((char *)w->data, (unsigned)w->n);
+    w->c = c;
+    c->inflight += w->n;
+    int rc = uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_written);
+    if (rc < 0) {
+        c->inflight -= w->n;
+        free(w);
+        mero__conn_fail(c, MERO_EIO, uv_strerror(rc));
+        return -MERO_EIO;
+    }
+    return 0;
+}
+
+static int send_plain_now(struct mero__conn *c, const void *p, size_t n)
+{
+    struct wreq *w = malloc(sizeof(*w) + n);
+    if (w == NULL) {
+        return -MERO_ENOMEM;
+    }
+    memcpy(w->data, p, n);
+    w->n = n;
+    return write_raw(c, w);
+}
+
+int mero__conn_send(struct mero__conn *c, const void *p, size_t n)
+{
+    if (c->state == MERO__C_CLOSING) {
+        return -MERO_ECLOSED;
+    }
+    if (c->noise == NULL || !c->noise->done) {
+        return send_plain_now(c, p, n);
+    }
+    if (mero__conn_queued(c) + n > c->net->cfg.max_write_queue) {
+        mero__conn_fail(c, MERO_EBUSY, "write queue full (slow peer)");
+        return -MERO_EBUSY;
+    }
+    MERO_TRY(mero_buf_append(&c->out, p, n));
+    c->flush_pending = 1;
+    return 0;
+}
+
+static void conn_flush(struct mero__conn *c)
+{
+    size_t n = c->out.len, frames, total;
+    struct wreq *w;
+    if (!c->flush_pending || c->state == MERO__C_CLOSING || n == 0) {
+        c->flush_pending = 0;
+        return;
+    }
+    c->flush_pending = 0;
+    frames = (n + MERO__NOISE_MAX_PLAIN - 1) / MERO__NOISE_MAX_PLAIN;
+    total = n + frames * (2 + MERO__NOISE_TAG);
+    w = malloc(sizeof(*w) + total);
+    if (w == NULL) {
+        mero__conn_fail(c, MERO_ENOMEM, "out of memory");
+        return;
+    }
+    size_t in = 0, o = 0;
+    while (in < n) {
+        size_t k = n - in < MERO__NOISE_MAX_PLAIN ? n - in : MERO__NOISE_MAX_PLAIN;
+        size_t fl = k + MERO__NOISE_TAG;
+        w->data[o] = (uint8_t)(fl >> 8);
+        w->data[o + 1] = (uint8_t)fl;
+        if (mero__cipher_seal(&c->noise->tx, NULL, 0, c->out.data + in, k, w->data + o + 2) < 0) {
+            free(w);
+            mero__conn_fail(c, MERO_ECRYPTO, "encrypt failed");
+            return;
+        }
+        in += k;
+        o += 2 + fl;
+    }
+    w->n = o;
+    mero_buf_reset(&c->out);
+    (void)write_raw(c, w);
+}
+
+void mero__conn_flush_all(struct mero_net *net)
+{
+    for (struct mero__conn *c = net->conns; c;) {
+        struct mero__conn *next = c->next;
+        if (c->state == MERO__C_UP) {
+            mero__yamux_reap(c);
+        }
+        conn_flush(c);
+        c = next;
+    }
+}
+
+static int match_one(void *ud, const uint8_t *name, size_t len)
+{
+    const char *want = ud;
+    return (len == strlen(want) && memcmp(name, want, len) == 0) ? 0 : -1;
+}
+
+static int send_noise_msg(struct mero__conn *c, const uint8_t *payload, size_t plen)
+{
+    struct mero_buf m;
+    int rc;
+    mero_buf_init(&m, MERO__NOISE_MAX_MSG + 2);
+    rc = mero_buf_append_u8(&m, 0);
+    rc = rc < 0 ? rc : mero_buf_append_u8(&m, 0);
+    rc = rc < 0 ? rc : mero__noise_write(c->noise, payload, plen, &m);
+    if (rc == 0) {
+        size_t l = m.len - 2;
+        m.data[0] = (uint8_t)(l >> 8);
+        m.data[1] = (uint8_t)l;
+        rc = send_plain_now(c, m.data, m.len);
+    }
+    mero_buf_cleanup(&m);
+    return rc;
+}
+
+static int noise_payload_send(struct mero__conn *c)
+{
+    struct mero_buf p;
+    int rc;
+    mero_buf_init(&p, 1024);
+    rc = mero__noise_payload_make(c->net->id_sk, c->net->noise_pk, &p);
+    rc = rc < 0 ? rc : send_noise_msg(c, p.data, p.len);
+    mero_buf_cleanup(&p);
+    return rc;
+}
+
+static int check_remote(struct mero__conn *c, const struct mero_buf *payload)
+{
+    uint8_t pk[32];
+    int rc = mero__noise_payload_verify(payload->data, payload->len, c->noise->rs, pk);
+    if (rc < 0) {
+        mero__conn_fail(c, -rc, "noise handshake payload does not verify");
+        return rc;
+    }
+    memcpy(c->peer_pk, pk, 32);
+    MERO_TRY(mero_net_peer_id_from_pk(pk, c->peer));
+    if (strcmp(c->peer, c->net->id) == 0) {
+        mero__conn_fail(c, MERO_EPEERID, "connected to ourselves");
+        return -MERO_EPEERID;
+    }
+    if (c->expect[0] && strcmp(c->expect, c->peer) != 0) {
+        mero__conn_fail(c, MERO_EPEERID, "remote identity differs from the /p2p/ id dialed");
+        return -MERO_EPEERID;
+    }
+    return 0;
+}
+
+/* One Noise handshake message from the peer (len-prefixed, already complete). */
+static int noise_step(struct mero__conn *c, const uint8_t *msg, size_t n)
+{
+    struct mero_buf payload;
+    int rc;
+    mero_buf_init(&payload, MERO__NOISE_MAX_MSG);
+    rc = mero__noise_read(c->noise, msg, n, &payload);
+    if (rc < 0) {
+        mero_buf_cleanup(&payload);
+        mero__conn_fail(c, -rc, "bad noise handshake message");
+        return rc;
+    }
+    if (c->noise->step == 1) { /* responder got e: answer e, ee, s, es + payload */
+        rc = noise_payload_send(c);
+    } else if (c->noise->step == 2) { /* initiator got the responder's identity */
+        rc = check_remote(c, &payload);
+        if (rc == 0) {
+            rc = noise_payload_send(c);
+        }
+    } else { /* responder got the initiator's identity */
+        rc = check_remote(c, &payload);
+    }
+    mero_buf_cleanup(&payload);
+    if (rc < 0 || c->state == MERO__C_CLOSING) {
+        return rc < 0 ? rc : -MERO_ECLOSED;
+    }
+    if (c->noise->done) {
+        c->state = MERO__C_MSS_MUX;
+        c->mss.dialer = c->outbound;
+        c->mss.state = MERO__MSS_WAIT_HDR;
+        c->mss.proto = YAMUX_PROTO;
+        if (c->outbound) {
+            struct mero_buf h;
+            mero_buf_init(&h, 256);
+            rc = mero__mss_put(&h, MERO__MSS_PROTO);
+            rc = rc < 0 ? rc : mero__mss_put(&h, YAMUX_PROTO);
+            rc = rc < 0 ? rc : mero__conn_send(c, h.data, h.len);
+            mero_buf_cleanup(&h);
+        }
+    }
+    return rc;
+}
+
+static void conn_up(struct mero__conn *c)
+{
+    c->state = MERO__C_UP;
+    c->next_sid = c->outbound ? 1 : 2;
+    uv_timer_stop(&c->timer);
+    mero__net_conn_up(c);
+}
+
+static int consume(struct mero_buf *b, size_t n)
+{
+    memmove(b->data, b->data + n, b->len - n);
+    b->len -= n;
+    return 0;
+}
+
+static int decrypt_frames(struct mero__conn *c)
+{
+    size_t off = 0;
+    while (c->rxraw.len - off >= 2) {
+        size_t l = ((size_t)c->rxraw.data[off] << 8) | c->rxraw.data[off + 1];
+        if (l < MERO__NOISE_TAG) {
+            mero__conn_fail(c, MERO_EPROTO, "noise frame shorter than its tag");
+            return -MERO_EPROTO;
+        }
+        if (c->rxraw.len - off - 2 < l) {
+            break;
+        }
+        size_t at = c->rxplain.len;
+        if (at + l > c->rxplain.max) {
+            mero__conn_fail(c, MERO_ETOOBIG, "peer overran its receive window");
+            return -MERO_ETOOBIG;
+        }
+        MERO_TRY(mero_buf_append(&c->rxplain, c->rxraw.data + off + 2, l)); /* room */
+        if (mero__cipher_open(&c->noise->rx, NULL, 0, c->rxraw.data + off + 2, l,
+                              c->rxplain.data + at) < 0) {
+            mero__conn_fail(c, MERO_ECRYPTO, "noise transport message does not decrypt");
+            return -MERO_ECRYPTO;
+        }
+        c->rxplain.len = at + l - MERO__NOISE_TAG;
+        off += 2 + l;
+    }
+    return consume(&c->rxraw, off);
+}
+
+static void process(struct mero__conn *c)
+{
+    for (;;) {
+        size_t used = 0;
+        int sel = -1, rc;
+        if (c->state == MERO__C_MSS_SEC) {
+            struct mero_buf out;
+            mero_buf_init(&out, 4 * MERO__MSS_MAX_MSG);
+            rc = mero__mss_step(&c->mss, c->rxraw.data, c->rxraw.len, &used, &out, match_one,
+                                (void *)NOISE_PROTO, &sel);
+            if (out.len && rc >= 0) {
+                rc = send_plain_now(c, out.data, out.len);
+            }
+            mero_buf_cleanup(&out);
+            consume(&c->rxraw, used);
+            if (rc < 0) {
+                mero__conn_fail(c, -rc, "multistream-select for /noise failed");
+                return;
+            }
+            if (rc == 0) {
+                return;
+            }
+            c->state = MERO__C_NOISE;
+            c->noise = calloc(1, sizeof(*c->noise));
+            if (c->noise == NULL) {
+                mero__conn_fail(c, MERO_ENOMEM, "out of memory");
+                return;
+            }
+            mero__noise_init(c->noise, c->outbound, c->net->noise_sk, NULL);
+            if (c->outbound && send_noise_msg(c, NULL, 0) < 0) {
+                mero__conn_fail(c, MERO_EIO, "noise write failed");
+                return;
+            }
+            continue;
+        }
+        if (c->state == MERO__C_NOISE) {
+            if (c->rxraw.len < 2) {
+                return;
+            }
+            size_t l = ((size_t)c->rxraw.data[0] << 8) | c->rxraw.data[1];
+            if (c->rxraw.len < 2 + l) {
+                return;
+            }
+            rc = noise_step(c, c->rxraw.data + 2, l);
+            if (rc < 0) {
+                return;
+            }
+            consume(&c->rxraw, 2 + l);
+            continue;
+        }
+        if (c->state != MERO__C_MSS_MUX && c->state != MERO__C_UP) {
+            return;
+        }
+        if (decrypt_frames(c) < 0) {
+            return;
+        }
+        if (c->state == MERO__C_MSS_MUX) {
+            struct mero_buf out;
+            mero_buf_init(&out, 4 * MERO__MSS_MAX_MSG);
+            rc = mero__mss_step(&c->mss, c->rxplain.data, c->rxplain.len, &used, &out, match_one,
+                                (void *)YAMUX_PROTO, &sel);
+            if (out.len && rc >= 0) {
+                rc = mero__conn_send(c, out.data, out.len);
+            }
+            mero_buf_cleanup(&out);
+            consume(&c->rxplain, used);
+            if (rc < 0) {
+                mero__conn_fail(c, -rc, "multistream-select for /yamux/1.0.0 failed");
+                return;
+            }
+            if (rc == 0) {
+                return;
+            }
+            conn_up(c);
+            if (c->state != MERO__C_UP) {
+                return;
+            }
+        }
+        rc = mero__yamux_input(c, c->rxplain.data, c->rxplain.len, &used);
+        if (c->state == MERO__C_CLOSING) {
+            return;
+        }
+        consume(&c->rxplain, used);
+        mero__yamux_reap(c);
+        if (rc < 0) {
+            mero__conn_fail(c, -rc, "yamux error");
+        }
+        return;
+    }
+}
+
+static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
+{
+    static char slab[64 * 1024];
+    (void)h;
+    (void)hint;
+    *buf = uv_buf_init(slab, sizeof(slab));
+}
+
+static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
+{
+    struct mero__conn *c = st->data;
+    if (c->state == MERO__C_CLOSING) {
+        return;
+    }
+    if (nread < 0) {
+        mero__conn_fail(c, nread == UV_EOF ? MERO_ECLOSED : MERO_EIO,
+                        nread == UV_EOF ? "peer closed" : uv_strerror((int)nread));
+        return;
+    }
+    if (nread == 0) {
+        return;
+    }
+    if (mero_buf_append(&c->rxraw, buf->base, (size_t)nread) < 0) {
+        mero__conn_fail(c, MERO_ETOOBIG, "input buffer limit (oversized frame)");
+        return;
+    }
+    process(c);
+}
+
+static void on_timer(uv_timer_t *t)
+{
+    struct mero__conn *c = t->data;
+    mero__conn_fail(c, MERO_ETIMEOUT, "handshake timeout");
+}
+
+static struct mero__conn *conn_new(struct mero_net *net, int outbound)
+{
+    struct mero__conn *c = calloc(1, sizeof(*c));
+    if (c == NULL) {
+        return NULL;
+    }
+    c->net = net;
+    c->outbound = outbound;
+    mero_buf_init(&c->rxraw, RXRAW_MAX);
+    mero_buf_init(&c->rxplain, RXPLAIN_MAX);
+    mero_buf_init(&c->out, (size_t)net->cfg.max_write_queue);
+    uv_tcp_init(net->loop, &c->tcp);
+    uv_timer_init(net->loop, &c->timer);
+    c->tcp.data = c;
+    c->timer.data = c;
+    c->handles = 2;
+    c->mss.dialer = outbound;
+    c->mss.proto = NOISE_PROTO;
+    c->next = net->conns;
+    net->conns = c;
+    net->nconns++;
+    uv_timer_start(&c->timer, on_timer, net->cfg.handshake_timeout_ms, 0);
+    return c;
+}
+
+static void start_reading(struct mero__conn *c)
+{
+    uv_tcp_nodelay(&c->tcp, 1);
+    int rc = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+    if (rc < 0) {
+        mero__conn_fail(c, MERO_EIO, uv_strerror(rc));
+    }
+}
+
+static void on_connect(uv_connect_t *req, int status)
+{
+    struct mero__conn *c = req->data;
+    struct mero_buf h;
+    if (c->state == MERO__C_CLOSING) {
+        return;
+    }
+    if (status < 0) {
+        mero__conn_fail(c, MERO_EIO, uv_strerror(status));
+        return;
+    }
+    c->state = MERO__C_MSS_SEC;
+    start_reading(c);
+    if (c->state == MERO__C_CLOSING) {
+        return;
+    }
+    mero_buf_init(&h, 256);
+    if (mero__mss_put(&h, MERO__MSS_PROTO) < 0 || mero__mss_put(&h, NOISE_PROTO) < 0 ||
+        send_plain_now(c, h.data, h.len) < 0) {
+        mero__conn_fail(c, MERO_EIO, "write failed");
+    }
+    mero_buf_cleanup(&h);
+}
+
+int mero__conn_dial(struct mero_net *net, const struct mero__maddr *m, mero_net_dial_cb cb,
+                    void *ud)
+{
+    struct sockaddr_storage ss;
+    struct mero__conn *c;
+    struct mero__dial_waiter *w;
+    if (net->nconns >= net->cfg.max_conns) {
+        return -MERO_EBUSY;
+    }
+    MERO_TRY(mero__maddr_to_sockaddr(m, &ss));
+    w = calloc(1, sizeof(*w));
+    if (w == NULL) {
+        return -MERO_ENOMEM;
+    }
+    c = conn_new(net, 1);
+    if (c == NULL) {
+        free(w);
+        return -MERO_ENOMEM;
+    }
+    w->cb = cb;
+    w->ud = ud;
+    c->waiters = w;
+    c->raddr = *m;
+    memcpy(c->expect, m->peer, sizeof(c->expect));
+    c->creq.data = c;
+    int rc = uv_tcp_connect(&c->creq, &c->tcp, (const struct sockaddr *)&ss, on_connect);
+    if (rc < 0) {
+        c->waiters = NULL;
+        free(w);
+        c->expect[0] = 0;
+        mero__conn_fail(c, MERO_EIO, uv_strerror(rc));
+        return -MERO_EIO;
+    }
+    return 0;
+}
+
+void mero__conn_accept(struct mero_net *net, uv_stream_t *server)
+{
+    struct mero__conn *c = conn_new(net, 0);
+    struct sockaddr_storage ss;
+    int len = sizeof(ss);
+    if (c == NULL) {
+        return;
+    }
+    if (uv_accept(server, (uv_stream_t *)&c->tcp) < 0) {
+        mero__conn_fail(c, MERO_EIO, "accept failed");
+        return;
+    }
+    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0 &&
+        mero__maddr_from_sockaddr((struct sockaddr *)&ss, &c->raddr) < 0) {
+        memset(&c->raddr, 0, sizeof(c->raddr));
+    }
+    if (net->nconns > net->cfg.max_conns) {
+        mero__conn_fail(c, MERO_EBUSY, "connection limit reached");
+        return;
+    }
+    c->state = MERO__C_MSS_SEC;
+    start_reading(c);
+}
+
+struct mero__conn *mero__conn_find(const struct mero_net *net, const char *peer)
+{
+    for (struct mero__conn *c = net->conns; c; c = c->next) {
+        if (c->state == MERO__C_UP && c->reported_up && strcmp(c->peer, peer) == 0) {
+            return c;
+        }
+    }
+    return NULL;
+}
+
+void mero__conn_waiters_ok(struct mero__conn *c)
+{
+    fail_waiters(c, 0, c->peer);
+}

@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * yamux.c - yamux 1.0 (hashicorp spec, as used by libp2p /yamux/1.0.0) over one authenticated
+ * connection: the 12-byte frame header (version 0, type, flags, stream id, length, big-endian),
+ * stream open/accept (SYN/ACK on Data or Window Update frames), per-stream flow control with the
+ * 256 KiB initial window, FIN half-close, RST, ping replies and go-away. Each stream then runs
+ * multistream-select before its protocol's bytes flow.
+ *
+ * Invariants: a peer never gets more receive credit than we have buffer for (a data frame above
+ * the window it was granted is a window violation and ends the connection); we never send more
+ * than the peer's window; the stream count per connection is capped (a flood of SYNs ends the
+ * connection); stream memory is freed only in reap, after the CLOSED event, so no handler ever
+ * sees a dangling stream.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mero/log.h"
+#include "net/net_internal.h"
+
+#define CHUNK (64u * 1024u)
+
+int mero__yamux_hdr_parse(const uint8_t *p, size_t n, struct mero__yhdr *h)
+{
+    if (n < MERO__YAMUX_HDR) {
+        return -MERO_ETRUNC;
+    }
+    h->version = p[0];
+    h->type = p[1];
+    h->flags = (uint16_t)((p[2] << 8) | p[3]);
+    h->sid = ((uint32_t)p[4] << 24) | ((uint32_t)p[5] << 16) | ((uint32_t)p[6] << 8) | p[7];
+    h->len = ((uint32_t)p[8] << 24) | ((uint32_t)p[9] << 16) | ((uint32_t)p[10] << 8) | p[11];
+    if (h->version != 0 || h->type > MERO__YT_GOAWAY) {
+        return -MERO_EPROTO;
+    }
+    return 0;
+}
+
+void mero__yamux_hdr_put(uint8_t o[MERO__YAMUX_HDR], const struct mero__yhdr *h)
+{
+    o[0] = 0;
+    o[1] = h->type;
+    o[2] = (uint8_t)(h->flags >> 8);
+    o[3] = (uint8_t)h->flags;
+    o[4] = (uint8_t)(h->sid >> 24);
+    o[5] = (uint8_t)(h->sid >> 16);
+    o[6] = (uint8_t)(h->sid >> 8);
+    o[7] = (uint8_t)h->sid;
+    o[8] = (uint8_t)(h->len >> 24);
+    o[9] = (uint8_t)(h->len >> 16);
+    o[10] = (uint8_t)(h->len >> 8);
+    o[11] = (uint8_t)h->len;
+}
+
+static int send_frame(struct mero__conn *c, uint8_t type, uint16_t flags, uint32_t sid,
+                      uint32_t len, const uint8_t *data, size_t n)
+{
+    uint8_t hdr[MERO__YAMUX_HDR];
+    struct mero__yhdr h = {0, type, flags, sid, len};
+    mero__yamux_hdr_put(hdr, &h);
+    MERO_TRY(mero__conn_send(c, hdr, sizeof(hdr)));
+    return n ? mero__conn_send(c, data, n) : 0;
+}
+
+static struct mero__stream *find(struct mero__conn *c, uint32_t sid)
+{
+    for (struct mero__stream *s = c->streams; s; s = s->next) {
+        if (s->id == sid && !s->closed) {
+            return s;
+        }
+    }
+    return NULL;
+}
+
+static void mark_closed(struct mero__stream *s)
+{
+    if (!s->closed) {
+        s->closed = 1;
+        s->c->nstreams--;
+    }
+}
+
+/* First flags on a frame of stream s: SYN on our first frame, ACK on our first answer. */
+static uint16_t open_flags(struct mero__stream *s)
+{
+    uint16_t f = 0;
+    if (s->syn_sent_ack == 1) {
+        f = s->inbound ? MERO__YF_ACK : MERO__YF_SYN;
+        s->syn_sent_ack = 2;
+    }
+    return f;
+}
+
+static int pump(struct mero__stream *s)
+{
+    while (s->txq.len > 0 && s->send_win > 0 && !s->reset) {
+        size_t n = s->txq.len < s->send_win ? s->txq.len : s->send_win;
+        if (n > CHUNK) {
+            n = CHUNK;
+        }
+        MERO_TRY(send_frame(s->c, MERO__YT_DATA, open_flags(s), s->id, (uint32_t)n, s->txq.data,
+                            n));
+        s->send_win -= (uint32_t)n;
+        memmove(s->txq.data, s->txq.data + n, s->txq.len - n);
+        s->txq.len -= n;
+    }
+    if (s->txq.len == 0 && s->fin_pending && !s->local_fin) {
+        s->fin_pending = 0;
+        s->local_fin = 1;
+        MERO_TRY(send_frame(s->c, MERO__YT_WINDOW, (uint16_t)(open_flags(s) | MERO__YF_FIN), s->id,
+                            0, NULL, 0));
+        if (s->remote_fin) {
+            mark_closed(s);
+        }
+    }
+    return 0;
+}
+
+int mero__stream_write(struct mero__stream *s, const void *p, size_t n)
+{
+    const uint8_t *d = p;
+    if (s->closed || s->reset || s->local_fin || s->fin_pending) {
+        return -MERO_ECLOSED;
+    }
+    /* fast path: straight into the connection while the window allows */
+    while (s->txq.len == 0 && n > 0 && s->send_win > 0) {
+        size_t k = n < s->send_win ? n : s->send_win;
+        if (k > CHUNK) {
+            k = CHUNK;
+        }
+        MERO_TRY(send_frame(s->c, MERO__YT_DATA, open_flags(s), s->id, (uint32_t)k, d, k));
+        s->send_win -= (uint32_t)k;
+        d += k;
+        n -= k;
+    }
+    if (n > 0) {
+        if (mero__conn_queued(s->c) + n > s->c->net->cfg.max_write_queue) {
+            mero__conn_fail(s->c, MERO_EBUSY, "write queue full (slow peer)");
+            return -MERO_EBUSY;
+        }
+        MERO_TRY(mero_buf_append(&s->txq, d, n));
+    }
+    return 0;
+}
+
+void mero__stream_close(struct mero__stream *s)
+{
+    if (s->closed || s->reset || s->local_fin) {
+        return;
+    }
+    s->fin_pending = 1;
+    if (pump(s) < 0) {
+        mero__conn_fail(s->c, MERO_EIO, "yamux write failed");
+    }
+}
+
+void mero__stream_reset(struct mero__stream *s)
+{
+    s->ev = NULL;
+    if (s->closed) {
+        return;
+    }
+    if (!s->reset && s->c->state == MERO__C_UP) {
+        (void)send_frame(s->c, MERO__YT_WINDOW, MERO__YF_RST, s->id, 0, NULL, 0);
+    }
+    s->reset = 1;
+    mark_closed(s);
+}
+
+void mero__stream_consume(struct mero__stream *s, size_t n)
+{
+    if (n > s->rx.len) {
+        n = s->rx.len;
+    }
+    memmove(s->rx.data, s->rx.data + n, s->rx.len - n);
+    s->rx.len -= n;
+    s->consumed += (uint32_t)n;
+    if (s->consumed >= MERO__YAMUX_WINDOW / 2 && !s->remote_fin && !s->closed) {
+        if (send_frame(s->c, MERO__YT_WINDOW, open_flags(s), s->id, s->consumed, NULL, 0) == 0) {
+            s->recv_win += s->consumed;
+            s->consumed = 0;
+        }
+    }
+}
+
+static struct mero__stream *stream_new(struct mero__conn *c, uint32_t sid, int inbound)
+{
+    struct mero__stream *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        return NULL;
+    }
+    s->c = c;
+    s->id = sid;
+    s->inbound = inbound;
+    s->syn_sent_ack = 1;
+    s->send_win = MERO__YAMUX_WINDOW;
+    s->recv_win = MERO__YAMUX_WINDOW;
+    mero_buf_init(&s->rx, MERO__YAMUX_WINDOW);
+    mero_buf_init(&s->txq, (size_t)c->net->cfg.max_write_queue);
+    s->mss.dialer = !inbound;
+    s->next = c->streams;
+    c->streams = s;
+    c->nstreams++;
+    return s;
+}
+
+struct mero__stream *mero__yamux_open(struct mero__conn *c, const char *proto, int app,
+                                      mero__stream_ev ev, void *ud)
+{
+    struct mero_buf hello;
+    struct mero__stream *s;
+    if (c->state != MERO__C_UP || c->goaway || c->nstreams >= c->net->cfg.max_streams_per_conn ||
+        c->next_sid > 0x7ffffff0u) {
+        return NULL;
+    }
+    s = stream_new(c, c->next_sid, 0);
+    if (s == NULL) {
+        return NULL;
+    }
+    c->next_sid += 2;
+    s->app = app;
+    s->proto = proto;
+    s->mss.proto = proto;
+    s->ev = ev;
+    s->ud = ud;
+    mero_buf_init(&hello, 2 * MERO__MSS_MAX_MSG);
+    if (mero__mss_put(&hello, MERO__MSS_PROTO) < 0 || mero__mss_put(&hello, proto) < 0 ||
+        mero__stream_write(s, hello.data, hello.len) < 0) {
+        mero_buf_cleanup(&hello);
+        s->ev = NULL;
+        mark_closed(s);
+        return NULL;
+    }
+    mero_buf_cleanup(&hello);
+    return s;
+}
+
+static void emit(struct mero__stream *s, int ev)
+{
+    if (s->ev && !s->closed) {
+        s->ev(s, ev);
+    }
+}
+
+/* Run stream-level multistream-select over s->rx; then hand the rest to the app. */
+static int stream_data(struct mero__stream *s)
+{
+    if (!s->negotiated) {
+        struct mero_buf out;
+        size_t used = 0;
+        int sel = -1, rc;
+        mero_buf_init(&out, 64 * MERO__MSS_MAX_MSG);
+        rc = mero__mss_step(&s->mss, s->rx.data, s->rx.len, &used, &out, mero__conn_proto_match,
+                            s, &sel);
+        if (out.len && rc >= 0) {
+            rc = mero__stream_write(s, out.data, out.len) < 0 ? -MERO_EIO : rc;
+        }
+        mero_buf_cleanup(&out);
+        if (used) {
+            mero__stream_consume(s, used);
+        }
+        if (rc < 0) {
+            if (!s->inbound) {
+                emit(s, MERO__SE_FAILED);
+            }
+            mero__stream_reset(s);
+            return 0;
+        }
+        if (rc == 0) {
+            return 0;
+        }
+        s->negotiated = 1;
+        if (s->inbound) {
+            /* the echoed name is what we selected; conn binds the app by it */
+            mero__conn_stream_bind(s, sel, NULL, 0);
+            if (s->closed) {
+                return 0;
+            }
+        }
+        emit(s, MERO__SE_READY);
+    }
+    if (s->rx.len && !s->closed) {
+        emit(s, MERO__SE_DATA);
+    }
+    return 0;
+}
+
+static int on_stream_frame(struct mero__conn *c, const struct mero__yhdr *h, const uint8_t *data)
+{
+    struct mero__stream *s = find(c, h->sid);
+    if (h->flags & MERO__YF_SYN) {
+        if (s != NULL || h->sid == 0) {
+            return -MERO_EPROTO;
+        }
+        if ((h->sid & 1) == (c->outbound ? 1u : 0u)) {
+            return -MERO_EPROTO; /* the remote used our id parity */
+        }
+        if (c->goaway) {
+            return 0;
+        }
+        if (c->nstreams >= c->net->cfg.max_streams_per_conn) {
+            mero__conn_fail(c, MERO_EBUSY, "stream flood: too many yamux streams");
+            return -MERO_EBUSY;
+        }
+        s = stream_new(c, h->sid, 1);
+        if (s == NULL) {
+            return -MERO_ENOMEM;
+        }
+        s->syn_sent_ack = 1;
+        /* acknowledge at once so the opener does not wait for our first data */
+        MERO_TRY(send_frame(c, MERO__YT_WINDOW, open_flags(s), s->id, 0, NULL, 0));
+    }
+    if (s == NULL) {
+        /* a late frame for a stream we already forgot: ignore (data was bounded by the caller) */
+        return 0;
+    }
+    if (h->flags & MERO__YF_RST) {
+        s->reset = 1;
+        mark_closed(s);
+        return 0;
+    }
+    if (h->type == MERO__YT_WINDOW) {
+        if ((uint64_t)s->send_win + h->len > 0x7fffffffu) {
+            return -MERO_EPROTO;
+        }
+        s->send_win += h->len;
+        if (pump(s) < 0) {
+            return -MERO_EIO;
+        }
+    } else if (h->len > 0) {
+        if (h->len > s->recv_win || s->remote_fin) {
+            mero__conn_fail(c, MERO_EPROTO, "yamux window violation");
+            return -MERO_EPROTO;
+        }
+        s->recv_win -= h->len;
+        MERO_TRY(mero_buf_append(&s->rx, data, h->len));
+        MERO_TRY(stream_data(s));
+    }
+    if ((h->flags & MERO__YF_FIN) && !s->closed && !s->remote_fin) {
+        s->remote_fin = 1;
+        emit(s, MERO__SE_FIN);
+        if (s->local_fin && !s->closed) {
+            mark_closed(s);
+        }
+    }
+    return 0;
+}
+
+int mero__yamux_input(struct mero__conn *c, const uint8_t *p, size_t n, size_t *used)
+{
+    size_t off = 0;
+    *used = 0;
+    while (n - off >= MERO__YAMUX_HDR && c->state == MERO__C_UP) {
+        struct mero__yhdr h;
+        int rc = mero__yamux_hdr_parse(p + off, n - off, &h);
+        if (rc < 0) {
+            mero__conn_fail(c, MERO_EPROTO, "bad yamux header");
+            return rc;
+        }
+        if (h.type == MERO__YT_DATA) {
+            if (h.len > MERO__YAMUX_WINDOW) {
+                mero__conn_fail(c, MERO_EPROTO, "yamux window violation (oversized frame)");
+                return -MERO_EPROTO;
+            }
+            if (n - off - MERO__YAMUX_HDR < h.len) {
+                break;
+            }
+        }
+        const uint8_t *data = p + off + MERO__YAMUX_HDR;
+        off += MERO__YAMUX_HDR + (h.type == MERO__YT_DATA ? h.len : 0);
+        *used = off;
+        switch (h.type) {
+        case MERO__YT_PING:
+            if (h.flags & MERO__YF_SYN) {
+                rc = send_frame(c, MERO__YT_PING, MERO__YF_ACK, 0, h.len, NULL, 0);
+            }
+            break;
+        case MERO__YT_GOAWAY:
+            c->goaway = 1;
+            mero__conn_fail(c, MERO_ECLOSED, "peer sent go-away");
+            return 0;
+        default:
+            rc = on_stream_frame(c, &h, data);
+            break;
+        }
+        if (rc < 0) {
+            if (c->state != MERO__C_CLOSING) {
+                mero__conn_fail(c, -rc, "yamux protocol error");
+            }
+            return rc;
+        }
+    }
+    return 0;
+}
+
+void mero__yamux_goaway(struct mero__conn *c, uint32_t code)
+{
+    if (c->state == MERO__C_UP) {
+        (void)send_frame(c, MERO__YT_GOAWAY, 0, 0, code, NULL, 0);
+    }
+}
+
+void mero__yamux_reap(struct mero__conn *c)
+{
+    struct mero__stream **pp = &c->streams;
+    while (*pp) {
+        struct mero__stream *s = *pp;
+        if (!s->closed) {
+            pp = &s->next;
+            continue;
+        }
+        if (s->ev) {
+            mero__stream_ev ev = s->ev;
+            s->ev = NULL;
+            ev(s, MERO__SE_CLOSED); /* the handler drops its pointer; writes now fail */
+        }
+        *pp = s->next;
+        mero_buf_cleanup(&s->rx);
+        mero_buf_cleanup(&s->txq);
+        free(s);
+    }
+}
+
+void mero__yamux_teardown(struct mero__conn *c)
+{
+    for (struct mero__stream *s = c->streams; s; s = s->next) {
+        s->reset = 1;
+        mark_closed(s);
+    }
+    mero__yamux_reap(c);
+}
