@@ -21,6 +21,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "attest/pck_internal.h"
 #include "mero/quote.h"
 
 /* DER of OID 1.2.840.113741.1.13.1 (the SGX extension) */
@@ -144,7 +145,7 @@ static int walk_tcb(const uint8_t *v, size_t n, struct mero_pck_info *pi, struct
     return 0;
 }
 
-static int walk_ext(const uint8_t *v, size_t n, struct mero_pck_info *pi)
+int mero__pck_parse_sgx_ext(const uint8_t *v, size_t n, struct mero_pck_info *pi)
 {
     struct seen s;
     memset(&s, 0, sizeof(s));
@@ -284,8 +285,8 @@ int mero_quote_pck_info(const struct mero_quote *q, struct mero_pck_info *out, s
         goto out;
     }
     const ASN1_OCTET_STRING *os = X509_EXTENSION_get_data(X509_get_ext(x, idx));
-    if (os == NULL ||
-        walk_ext(ASN1_STRING_get0_data(os), (size_t)ASN1_STRING_length(os), &pi) < 0) {
+    if (os == NULL || mero__pck_parse_sgx_ext(ASN1_STRING_get0_data(os),
+                                              (size_t)ASN1_STRING_length(os), &pi) < 0) {
         rc = mero_err_set(err, MERO_ECERT,
                           "PCK leaf Intel SGX extension is malformed or lacks FMSPC, PCEID, "
                           "CPUSVN components or PCESVN");
