@@ -134,8 +134,7 @@ int mero_admission_verify_real(const struct mero_admission_deps *deps,
 }
 
 int mero_admission_decide(const struct mero_admission_deps *deps, const struct mero_tee_claim *c,
-                          struct mero_tee_verdict *v, int *out,
-                          struct mero_err *err)
+                          struct mero_tee_verdict *v, int *out, struct mero_err *err)
 {
     if (!v->verified) {
         return mero_err_set(err, MERO_EREFUSED, "the attestation did not verify");
@@ -158,8 +157,8 @@ int mero_admission_decide(const struct mero_admission_deps *deps, const struct m
 }
 
 int mero_verify_and_admit(struct mero_challenge_book *book, const struct mero_admission_deps *deps,
-                          const struct mero_tee_claim *c, uint64_t now_ms,
-                          int *out, struct mero_err *err)
+                          const struct mero_tee_claim *c, uint64_t now_ms, int *out,
+                          struct mero_err *err)
 {
     struct mero_tee_verdict v;
     int o;

@@ -117,7 +117,7 @@ MERO_MUST_CHECK int mero_admission_decide(const struct mero_admission_deps *deps
  */
 MERO_MUST_CHECK int mero_verify_and_admit(struct mero_challenge_book *book,
                                           const struct mero_admission_deps *deps,
-                                          const struct mero_tee_claim *c, uint64_t now_ms,
-                                          int *out, struct mero_err *err);
+                                          const struct mero_tee_claim *c, uint64_t now_ms, int *out,
+                                          struct mero_err *err);
 
 #endif

@@ -50,8 +50,11 @@ struct mero_admission_env {
     /* DCAP for real quotes (see struct mero_admission_deps); NULL refuses real quotes. */
     int (*verify_real)(void *ud, const uint8_t *quote, size_t len, struct mero_tee_verdict *v,
                        struct mero_err *err);
-    /* Monotonic milliseconds; NULL means uv_now(loop). */
+    /* Monotonic milliseconds; NULL means the monotonic clock. */
     uint64_t (*now_ms)(void *ud);
+    /* fleet-join budget and re-prompt period; 0 means 30 s and 2 s (tests shorten them). */
+    uint32_t budget_ms;
+    uint32_t poll_ms;
 };
 
 struct mero_fleet_join;

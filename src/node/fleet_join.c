@@ -473,7 +473,8 @@ int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[32],
     j->next = a->joins;
     a->joins = j;
     /* first tick right away (already a member answers at once), then every ~2 s */
-    (void)uv_timer_start(&j->timer, tick, 0, MERO_FLEET_JOIN_POLL_MS);
+    (void)uv_timer_start(&j->timer, tick, 0,
+                         a->env.poll_ms ? a->env.poll_ms : MERO_FLEET_JOIN_POLL_MS);
     if (j->nadm > 0) {
         next_admitter(j);
     } else {
