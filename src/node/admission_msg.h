@@ -34,7 +34,7 @@
 #define MERO_ADM_PEER_BYTES_MAX  64u
 
 /* BroadcastMessage tags on ns/<hex> (ours; see docs/admission.md). */
-#define MERO_BCAST_TEE_ADMISSION_PROMPT 0xA0u
+#define MERO_BCAST_TEE_ADMISSION_PROMPT 0xA2u
 
 /* StreamMessage tags */
 #define MERO_STREAM_INIT    0u

@@ -69,9 +69,9 @@ TEST(prompt_is_one_tag_byte)
     mero_buf_init(&b, 16);
     CHECK_OK(mero_adm_prompt_encode(&b));
     CHECK_EQ(b.len, 1);
-    CHECK_EQ(b.data[0], 0xA0);
+    CHECK_EQ(b.data[0], 0xA2);
     CHECK(mero_adm_is_prompt(b.data, b.len));
-    uint8_t other[2] = {0xA0, 0};
+    uint8_t other[2] = {0xA2, 0};
     CHECK(!mero_adm_is_prompt(other, 2));
     CHECK(!mero_adm_is_prompt(other + 1, 1));
     mero_buf_cleanup(&b);
