@@ -76,8 +76,9 @@ struct mero_admission {
 MERO_MUST_CHECK int mero_admission_new(const struct mero_admission_env *env,
                                        struct mero_admission **out, struct mero_err *err);
 /*
- * Fail in-flight fleet joins (their callbacks run with 503) and free. Call it after
- * mero_net_free (which runs pending request callbacks while `a` is still alive). NULL no-op.
+ * Drop in-flight fleet joins (without calling back: the admin API answered them 503 when it
+ * stopped) and free. Call it after mero_net_free, which runs pending request callbacks while
+ * `a` is still alive, and before the loop's final run (timer close callbacks). NULL no-op.
  */
 void mero_admission_free(struct mero_admission *a);
 

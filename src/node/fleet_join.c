@@ -483,9 +483,20 @@ int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[32],
     return 0;
 }
 
+/* Shutdown: the admin API has already answered every suspended request 503, so the joins are
+ * dropped without calling back; their memory goes when the timers' close callbacks run. */
+static void drop_cb(void *ctx, int status, char *json, const char *message)
+{
+    (void)ctx;
+    (void)status;
+    (void)message;
+    free(json);
+}
+
 void mero__fleet_join_free_all(struct mero_admission *a)
 {
     while (a->joins != NULL) {
+        a->joins->cb = drop_cb;
         finish(a->joins, 503, NULL, "the node is shutting down");
     }
 }
