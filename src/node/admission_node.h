@@ -75,6 +75,8 @@ struct mero_admission {
 /* Allocate and register the admission protocol handler on env->net. Owned: free with _free. */
 MERO_MUST_CHECK int mero_admission_new(const struct mero_admission_env *env,
                                        struct mero_admission **out, struct mero_err *err);
+/* Stop acting (before mero_net_free): late callbacks only release what they hold. */
+void mero_admission_stop(struct mero_admission *a);
 /*
  * Drop in-flight fleet joins (without calling back: the admin API answered them 503 when it
  * stopped) and free. Call it after mero_net_free, which runs pending request callbacks while

@@ -623,6 +623,13 @@ int mero_admission_new(const struct mero_admission_env *env, struct mero_admissi
     return 0;
 }
 
+void mero_admission_stop(struct mero_admission *a)
+{
+    if (a != NULL) {
+        a->closing = true;
+    }
+}
+
 void mero_admission_free(struct mero_admission *a)
 {
     if (a == NULL) {

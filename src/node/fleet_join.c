@@ -259,7 +259,7 @@ static void admission_reply(void *ud, int status, const uint8_t *data, size_t le
     struct mero_adm_msg m;
     struct mero_err e = {0};
     const char *peer = j->admitters[j->cur];
-    if (j->finished) {
+    if (j->finished || j->a->closing) {
         join_release(j);
         return;
     }
@@ -335,7 +335,7 @@ static void challenge_reply(void *ud, int status, const uint8_t *data, size_t le
     struct mero_adm_msg m;
     struct mero_err e = {0};
     const char *peer = j->admitters[j->cur];
-    if (j->finished) {
+    if (j->finished || j->a->closing) {
         join_release(j);
         return;
     }
