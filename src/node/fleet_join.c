@@ -213,7 +213,7 @@ static void tick(uv_timer_t *t)
     struct mero_fleet_join *j = t->data;
     struct mero_admission *a = j->a;
     bool member, has_key;
-    if (j->finished) {
+    if (j->finished || a->closing) {
         return;
     }
     mero__adm_status(a, j->ns, &member, &has_key);

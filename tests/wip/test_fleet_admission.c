@@ -196,6 +196,7 @@ static void node_down(struct tnode *t)
     if (t->net == NULL) {
         return;
     }
+    mero_admission_stop(t->adm);
     mero_net_free(t->net);
     t->net = NULL;
     mero_admission_free(t->adm);
