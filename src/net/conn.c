@@ -343,6 +343,9 @@ static void conn_up(struct mero__conn *c)
 
 static int consume(struct mero_buf *b, size_t n)
 {
+    if (n == 0) {
+        return 0;
+    }
     memmove(b->data, b->data + n, b->len - n);
     b->len -= n;
     return 0;

@@ -191,7 +191,22 @@ int mero__noise_write(struct mero__noise *ns, const uint8_t *payload, size_t ple
     return 0;
 }
 
+static int noise_read(struct mero__noise *ns, const uint8_t *msg, size_t n,
+                      struct mero_buf *payload);
+
+/* A failed read poisons the state: the handshake cannot be resumed or retried. */
 int mero__noise_read(struct mero__noise *ns, const uint8_t *msg, size_t n, struct mero_buf *payload)
+{
+    int rc = noise_read(ns, msg, n, payload);
+    if (rc < 0 && rc != -MERO_ESTATE) {
+        ns->step = 4;
+        ns->done = 0;
+    }
+    return rc;
+}
+
+static int noise_read(struct mero__noise *ns, const uint8_t *msg, size_t n,
+                      struct mero_buf *payload)
 {
     int turn_ok = (!ns->initiator && (ns->step == 0 || ns->step == 2)) ||
                   (ns->initiator && ns->step == 1);

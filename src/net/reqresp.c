@@ -319,7 +319,7 @@ static void server_ev(struct mero__stream *s, int ev)
     const uint8_t *body;
     size_t blen, used;
     int rc;
-    if (q == NULL) {
+    if (q == NULL || ev == MERO__SE_READY) {
         return;
     }
     if (ev == MERO__SE_DATA) {
@@ -354,7 +354,7 @@ static void server_ev(struct mero__stream *s, int ev)
         }
         return;
     }
-    /* CLOSED (or anything else): the stream is gone */
+    /* CLOSED: the stream is gone */
     q->s = NULL;
     uncount(q);
     if (!q->delivered) {

@@ -172,6 +172,9 @@ void mero__stream_consume(struct mero__stream *s, size_t n)
     if (n > s->rx.len) {
         n = s->rx.len;
     }
+    if (n == 0) {
+        return;
+    }
     memmove(s->rx.data, s->rx.data + n, s->rx.len - n);
     s->rx.len -= n;
     s->consumed += (uint32_t)n;

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * mero_p2p_test - a TEST TOOL, not a product binary: a tiny command-line peer over libmero's
+ * net layer so shell scripts can drive interop (js-libp2p) and multi-node tests. It listens,
+ * dials, subscribes, publishes and serves an echo request/response protocol; it reads commands
+ * from stdin, one per line, and prints events on stdout, one per line:
+ *
+ *   commands: dial ADDR | sub TOPIC | unsub TOPIC | pub TOPIC TEXT | req PEER PROTO TEXT |
+ *             peers | addr PEERADDR | quit
+ *   events:   id ID | listen ADDR | peer up|down ID | msg TOPIC FROM TEXT | pub N|ERR |
+ *             dial ok ID|err CODE | reply ok TEXT|err CODE | served PROTO FROM TEXT | peers N
+ *
+ * Options: --seed HEX32 (identity seed; random otherwise), --listen MA (repeatable),
+ * --echo PROTO (answer requests on PROTO with "echo:" + request), --sub TOPIC, --dial MA,
+ * --slow-ms N (delay echo answers). Exits on "quit" or end of input.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uv.h>
+
+#include "mero/crypto.h"
+#include "mero/encoding.h"
+#include "mero/log.h"
+#include "mero/net.h"
+
+static struct mero_net *g_net;
+static uv_loop_t *g_loop;
+static uv_pipe_t g_in;
+static char g_line[1 << 20];
+static size_t g_linelen;
+static int g_quit;
+
+static void out(const char *fmt, ...) MERO_PRINTF(1, 2);
+static void out(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stdout, fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+static int on_gossip(void *ud, const char *topic, const char *from, const uint8_t *data,
+                     size_t len)
+{
+    (void)ud;
+    out("msg %s %s %.*s", topic, from, (int)len, (const char *)data);
+    return 0;
+}
+
+static void on_peer(void *ud, const char *peer, int up)
+{
+    (void)ud;
+    out("peer %s %s", up ? "up" : "down", peer);
+}
+
+static void on_dial(void *ud, int status, const char *peer)
+{
+    (void)ud;
+    if (status == 0) {
+        out("dial ok %s", peer);
+    } else {
+        out("dial err %s", mero_strerror(status));
+    }
+}
+
+static void on_reply(void *ud, int status, const uint8_t *data, size_t len)
+{
+    (void)ud;
+    if (status == 0) {
+        out("reply ok %.*s", (int)len, (const char *)data);
+    } else {
+        out("reply err %s", mero_strerror(status));
+    }
+}
+
+static void echo(void *ud, struct mero_net_req *req, const char *from, const uint8_t *data,
+                 size_t len)
+{
+    const char *proto = ud;
+    uint8_t *buf = malloc(len + 5);
+    if (buf == NULL) {
+        mero_net_req_drop(req);
+        return;
+    }
+    memcpy(buf, "echo:", 5);
+    if (len) {
+        memcpy(buf + 5, data, len);
+    }
+    out("served %s %s %.*s", proto, from, (int)len, (const char *)data);
+    if (mero_net_respond(req, buf, len + 5) < 0) {
+        out("respond failed");
+    }
+    free(buf);
+}
+
+static void shutdown_all(void)
+{
+    if (!g_quit) {
+        g_quit = 1;
+        uv_read_stop((uv_stream_t *)&g_in);
+        uv_close((uv_handle_t *)&g_in, NULL);
+        mero_net_free(g_net);
+        g_net = NULL;
+    }
+}
+
+static void command(char *line)
+{
+    char *sp = strchr(line, ' ');
+    char *arg = sp ? sp + 1 : (char *)"";
+    int rc;
+    if (sp) {
+        *sp = 0;
+    }
+    if (!strcmp(line, "quit")) {
+        shutdown_all();
+    } else if (!strcmp(line, "dial")) {
+        rc = mero_net_dial(g_net, arg, on_dial, NULL);
+        if (rc < 0) {
+            out("dial err %s", mero_strerror(rc));
+        }
+    } else if (!strcmp(line, "addr")) {
+        rc = mero_net_add_addr(g_net, arg);
+        out("addr %s", rc < 0 ? mero_strerror(rc) : "ok");
+    } else if (!strcmp(line, "sub")) {
+        rc = mero_net_subscribe(g_net, arg);
+        out("sub %s", rc < 0 ? mero_strerror(rc) : "ok");
+    } else if (!strcmp(line, "unsub")) {
+        rc = mero_net_unsubscribe(g_net, arg);
+        out("unsub %s", rc < 0 ? mero_strerror(rc) : "ok");
+    } else if (!strcmp(line, "pub")) {
+        char *text = strchr(arg, ' ');
+        if (text == NULL) {
+            out("pub EINVAL");
+            return;
+        }
+        *text++ = 0;
+        rc = mero_net_publish(g_net, arg, (const uint8_t *)text, strlen(text));
+        if (rc < 0) {
+            out("pub %s", mero_strerror(rc));
+        } else {
+            out("pub %d", rc);
+        }
+    } else if (!strcmp(line, "req")) {
+        char *proto = strchr(arg, ' ');
+        char *text = proto ? strchr(proto + 1, ' ') : NULL;
+        if (text == NULL) {
+            out("reply err EINVAL");
+            return;
+        }
+        *proto++ = 0;
+        *text++ = 0;
+        rc = mero_net_request(g_net, arg, proto, (const uint8_t *)text, strlen(text), 0, on_reply,
+                              NULL);
+        if (rc < 0) {
+            out("reply err %s", mero_strerror(rc));
+        }
+    } else if (!strcmp(line, "peers")) {
+        out("peers %zu", mero_net_connected_peers(g_net, NULL, 0));
+    } else if (!strcmp(line, "topicpeers")) {
+        out("topicpeers %zu", mero_net_topic_peers(g_net, arg));
+    } else if (line[0]) {
+        out("unknown %s", line);
+    }
+}
+
+static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
+{
+    static char slab[65536];
+    (void)h;
+    (void)hint;
+    *b = uv_buf_init(slab, sizeof(slab));
+}
+
+static void on_stdin(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+    (void)s;
+    if (n < 0) {
+        shutdown_all();
+        return;
+    }
+    for (ssize_t i = 0; i < n && !g_quit; i++) {
+        char ch = b->base[i];
+        if (ch == '\n') {
+            g_line[g_linelen] = 0;
+            g_linelen = 0;
+            command(g_line);
+        } else if (g_linelen + 1 < sizeof(g_line)) {
+            g_line[g_linelen++] = ch;
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    uint8_t seed[32], pk[32], sk[64];
+    int have_seed = 0;
+    struct mero_net_callbacks cb = {on_gossip, on_peer};
+    const char *listens[8], *subs[8], *dials[8], *echo_proto = NULL;
+    size_t nl = 0, ns = 0, nd = 0;
+    if (mero_crypto_init() < 0) {
+        return 1;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (v == NULL) {
+            fprintf(stderr, "mero_p2p_test: %s needs a value\n", a);
+            return 1;
+        }
+        i++;
+        if (!strcmp(a, "--seed")) {
+            if (mero_hex_decode_exact(seed, 32, v, strlen(v)) < 0) {
+                fprintf(stderr, "mero_p2p_test: bad seed\n");
+                return 1;
+            }
+            have_seed = 1;
+        } else if (!strcmp(a, "--listen") && nl < 8) {
+            listens[nl++] = v;
+        } else if (!strcmp(a, "--sub") && ns < 8) {
+            subs[ns++] = v;
+        } else if (!strcmp(a, "--dial") && nd < 8) {
+            dials[nd++] = v;
+        } else if (!strcmp(a, "--echo")) {
+            echo_proto = v;
+        } else {
+            fprintf(stderr, "mero_p2p_test: unknown option %s\n", a);
+            return 1;
+        }
+    }
+    if (!have_seed) {
+        mero_random(seed, sizeof(seed));
+    }
+    mero_ed25519_from_seed(pk, sk, seed);
+    g_loop = uv_default_loop();
+    if (mero_net_new(g_loop, sk, NULL, &cb, NULL, &g_net) < 0) {
+        fprintf(stderr, "mero_p2p_test: net init failed\n");
+        return 1;
+    }
+    mero_wipe(sk, sizeof(sk));
+    out("id %s", mero_net_peer_id(g_net));
+    for (size_t i = 0; i < nl; i++) {
+        int rc = mero_net_listen(g_net, listens[i]);
+        if (rc < 0) {
+            fprintf(stderr, "mero_p2p_test: listen %s: %s\n", listens[i], mero_strerror(rc));
+            return 1;
+        }
+    }
+    char addrs[8][MERO_MULTIADDR_STR_MAX];
+    size_t na = mero_net_listen_addrs(g_net, addrs, 8);
+    for (size_t i = 0; i < na && i < 8; i++) {
+        out("listen %s", addrs[i]);
+    }
+    if (echo_proto && mero_net_handle(g_net, echo_proto, echo, (void *)echo_proto) < 0) {
+        return 1;
+    }
+    for (size_t i = 0; i < ns; i++) {
+        if (mero_net_subscribe(g_net, subs[i]) < 0) {
+            return 1;
+        }
+    }
+    for (size_t i = 0; i < nd; i++) {
+        int rc = mero_net_dial(g_net, dials[i], on_dial, NULL);
+        if (rc < 0) {
+            out("dial err %s", mero_strerror(rc));
+        }
+    }
+    uv_pipe_init(g_loop, &g_in, 0);
+    if (uv_pipe_open(&g_in, 0) == 0) {
+        uv_read_start((uv_stream_t *)&g_in, on_alloc, on_stdin);
+    }
+    uv_run(g_loop, UV_RUN_DEFAULT);
+    if (g_net) {
+        mero_net_free(g_net);
+        uv_run(g_loop, UV_RUN_DEFAULT);
+    }
+    return 0;
+}
