@@ -221,9 +221,9 @@ static void tick(uv_timer_t *t)
         self_confirm(j);
         return;
     }
-    if (mero__adm_now(a) - j->started_ms >= MERO_FLEET_JOIN_BUDGET_MS) {
-        MERO_INFO("fleet-join: not admitted within %u s; announced",
-                  MERO_FLEET_JOIN_BUDGET_MS / 1000);
+    uint32_t budget = a->env.budget_ms ? a->env.budget_ms : MERO_FLEET_JOIN_BUDGET_MS;
+    if (mero__adm_now(a) - j->started_ms >= budget) {
+        MERO_INFO("fleet-join: not admitted within %u ms; announced", budget);
         char *json = result_json(j, false, false, NULL, 0);
         finish(j, json != NULL ? 200 : 500, json, json != NULL ? NULL : "out of memory");
         return;

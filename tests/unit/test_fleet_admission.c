@@ -366,13 +366,13 @@ TEST(setup_owner_and_replicas)
 
 TEST(no_policy_refused_with_reason_nothing_admitted)
 {
-    CHECK(fleet_join(&tee2, NS, owner.addr));
-    CHECK_EQ(tee2.status, 200);
-    CHECK(!admitted(&tee2));
-    CHECK_STR_EQ(json_string_value(json_object_get(tee2.result, "status")), "announced");
-    CHECK(strstr(refusal0(&tee2), "no TeeAdmissionPolicy") != NULL);
+    CHECK(fleet_join(&tee3, NS, owner.addr));
+    CHECK_EQ(tee3.status, 200);
+    CHECK(!admitted(&tee3));
+    CHECK_STR_EQ(json_string_value(json_object_get(tee3.result, "status")), "announced");
+    CHECK(strstr(refusal0(&tee3), "no TeeAdmissionPolicy") != NULL);
     bool key;
-    CHECK_EQ(tee_role(&tee2, NS, &key), MERO_ROLE_NONE);
+    CHECK_EQ(tee_role(&tee3, NS, &key), MERO_ROLE_NONE);
 }
 
 TEST(replica_joins_by_prompt_only)
