@@ -19,6 +19,7 @@
 #include <jansson.h>
 #include <uv.h>
 
+#include "mero/clock.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 #include "mero/gov.h"
@@ -345,8 +346,8 @@ static int new_namespace(struct tnode *owner, uint8_t ns[32])
     return mero_net_subscribe(owner->net, topic);
 }
 
-static struct tnode owner, tee1, tee2, tee3, plain, tee4;
-static uint8_t NS[32], NS_NOMOCK[32], NS_MEAS[32];
+static struct tnode owner, tee1, tee2, tee3, plain, tee4, tee5;
+static uint8_t NS[32], NS_NOMOCK[32], NS_MEAS[32], NS_FLOOD[32];
 
 TEST(setup_owner_and_replicas)
 {
@@ -469,6 +470,84 @@ TEST(measurement_not_in_lists_refused)
     CHECK(strstr(refusal0(&tee4), "MRTD not in policy allowlist") != NULL);
 }
 
+#define FLOODERS 50
+
+/* A bare peer (no admission service) that publishes prompts on topic. */
+static int flood_peer(struct mero_net **out, const struct tnode *target, const char *topic)
+{
+    uint8_t pk[32], sk[64];
+    mero_ed25519_keypair(pk, sk);
+    if (mero_net_new(loop, sk, NULL, NULL, NULL, out) < 0 ||
+        mero_net_listen(*out, "/ip4/127.0.0.1/tcp/0") < 0 || mero_net_subscribe(*out, topic) < 0) {
+        return -1;
+    }
+    int state = 0;
+    if (mero_net_dial(*out, target->addr, dial_done, &state) < 0) {
+        return -1;
+    }
+    uint64_t end = uv_now(loop) + 5000;
+    while (state == 0 && uv_now(loop) < end) {
+        uv_run(loop, UV_RUN_ONCE);
+    }
+    return state == 1 ? 0 : -1;
+}
+
+static void prompts(struct mero_net *n, const char *topic, int count)
+{
+    uint8_t p = MERO_BCAST_TEE_ADMISSION_PROMPT;
+    for (int i = 0; i < count; i++) {
+        if (mero_net_publish(n, topic, &p, 1) < 0) {
+            continue;
+        }
+    }
+}
+
+TEST(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted)
+{
+    char topic[68];
+    struct mero_net *one = NULL, *many[FLOODERS] = {0};
+    CHECK_OK(new_namespace(&owner, NS_FLOOD));
+    CHECK_OK(set_policy(&owner, NS_FLOOD, true, ZERO96));
+    topic_of(topic, NS_FLOOD);
+    /* 500 prompts from one peer */
+    CHECK_OK(flood_peer(&one, &owner, topic));
+    pump(300);
+    unsigned long before = owner.adm->offers;
+    prompts(one, topic, 500);
+    pump(1000);
+    /* one offer for 500 prompts: MIN_REISSUE holds the rest back */
+    CHECK_EQ(owner.adm->offers - before, 1);
+    const char *pid = mero_net_peer_id(one);
+    CHECK(mero_challenge_count_peer(&owner.adm->book, (const uint8_t *)pid, strlen(pid),
+                                    mero_now_ms()) <= MERO_CHALLENGE_MAX_PER_PEER);
+    CHECK(owner.adm->book.offers_in_flight <= MERO_CHALLENGE_MAX_CONCURRENT_OFFERS);
+    /* 500 more from 50 peers */
+    for (int i = 0; i < FLOODERS; i++) {
+        CHECK_OK(flood_peer(&many[i], &owner, topic));
+    }
+    pump(500);
+    for (int i = 0; i < FLOODERS; i++) {
+        prompts(many[i], topic, 10);
+    }
+    pump(1500);
+    CHECK(owner.adm->offers - before <= 1 + FLOODERS);
+    CHECK(mero_challenge_count(&owner.adm->book, MERO_CHALLENGE_OFFERED, mero_now_ms()) <=
+          MERO_CHALLENGE_MAX_OFFERED);
+    CHECK(owner.adm->book.offers_in_flight <= MERO_CHALLENGE_MAX_CONCURRENT_OFFERS);
+    /* a genuine joiner, by the prompt alone, is still admitted */
+    CHECK_OK(node_up(&tee5, "tee5"));
+    CHECK(dial(&tee5, &owner));
+    CHECK(fleet_join(&tee5, NS_FLOOD, NULL));
+    CHECK(admitted(&tee5));
+    bool key;
+    CHECK_EQ(tee_role(&tee5, NS_FLOOD, &key), MERO_ROLE_READONLY_TEE);
+    CHECK(key);
+    mero_net_free(one);
+    for (int i = 0; i < FLOODERS; i++) {
+        mero_net_free(many[i]);
+    }
+}
+
 TEST(teardown_all)
 {
     node_down(&owner);
@@ -477,6 +556,7 @@ TEST(teardown_all)
     node_down(&tee3);
     node_down(&plain);
     node_down(&tee4);
+    node_down(&tee5);
     uv_run(loop, UV_RUN_DEFAULT);
     CHECK_EQ(uv_loop_close(loop), 0);
 }
@@ -485,4 +565,5 @@ MERO_TEST_MAIN(T(setup_owner_and_replicas), T(no_policy_refused_with_reason_noth
                T(replica_joins_by_prompt_only), T(replica_joins_by_admitter_addrs),
                T(admitted_tee_vouches_for_a_third_while_owner_offline),
                T(plain_member_may_not_vouch), T(mock_without_accept_mock_refused),
-               T(measurement_not_in_lists_refused), T(teardown_all))
+               T(measurement_not_in_lists_refused),
+               T(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted), T(teardown_all))
