@@ -13,6 +13,6 @@ struct sqlite3;
 MERO_MUST_CHECK int mero_node_db_open(struct sqlite3 **out, const char *path, struct mero_err *err);
 void mero_node_db_close(struct sqlite3 *db);
 /* Run one statement with no result rows. */
-MERO_MUST_CHECK int mero_node_db_exec(struct sqlite3 *db, const char *sql);
+int mero_node_db_exec(struct sqlite3 *db, const char *sql);
 
 #endif

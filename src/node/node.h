@@ -28,9 +28,12 @@
 struct mero_node;
 struct mero_api_server;
 struct sqlite3;
+struct mero_store;
+struct mero_net;
+struct mero_node_sync;
 
 /* How quotes are produced (ARCHITECTURE.md §1, spec "Admin API surface"). */
-enum mero_tee_mode {
+enum mero_node_tee {
     MERO_TEE_NONE = 0, /* no TDX, no --mock-tee: quote requests answer 501 */
     MERO_TEE_MOCK = 1, /* --mock-tee: MOCK_TDX_QUOTE_V1 quotes */
     MERO_TEE_REAL = 2, /* configfs-tsm with provider tdx_guest */
@@ -56,7 +59,19 @@ struct mero_node_hooks {
     int (*fleet_join)(struct mero_node *node, const uint8_t group_id[32], const char *const *admitters,
                       size_t n, mero_fleet_join_done done, void *ctx, struct mero_err *err);
     void *fleet_join_state;
+    /*
+     * A gossip message on a namespace topic ns/<hex> that is neither a governance op nor a
+     * state delta (service.c reserves the first bytes MERO_GOSSIP_OP / MERO_GOSSIP_DELTA).
+     * Return 0 to accept (forwarded), negative to reject. NULL: such messages are rejected.
+     */
+    int (*on_gossip)(struct mero_node *node, const uint8_t ns[32], const char *from,
+                     const uint8_t *data, size_t len);
+    void *gossip_state;
 };
+
+/* First byte of our gossip messages on ns/<hex> (service.c). */
+#define MERO_GOSSIP_OP 0xA0    /* followed by one encoded signed governance op */
+#define MERO_GOSSIP_DELTA 0xA1 /* followed by one encoded state delta (context.c) */
 
 struct mero_node_config {
     char name[MERO_NODE_NAME_MAX];
@@ -78,15 +93,18 @@ struct mero_node {
     uint8_t transport_pk[32];
     uint8_t *transport_sk;
     char token[MERO_TOKEN_HEX_LEN + 1]; /* admin bearer token (secret) */
-    enum mero_tee_mode tee;
+    enum mero_node_tee tee;
     bool test_routes; /* --test: test-only routes (docs/node.md) */
     struct sqlite3 *db;
     struct mero_api_server *api;
     char api_bound[MERO_NODE_ADDR_MAX]; /* actual host:port once listening */
     char peer_id[64];
     struct mero_node_hooks hooks;
-    void *net;  /* struct mero_net * once the net layer is started */
-    void *ctxs; /* context replication state (context.c) */
+    struct mero_net *net;     /* the libp2p peer (service.c) */
+    struct mero_store *store; /* governance store, DIR/gov.db */
+    struct mero_node_sync *sync;
+    uv_timer_t sync_timer;
+    bool sync_timer_on;
     uv_signal_t sigint, sigterm;
     bool stopping;
 };
@@ -114,7 +132,7 @@ MERO_MUST_CHECK int mero_node_write_file(const char *path, const void *data, siz
 
 /* tee.c */
 /* Detect the TEE: real when configfs-tsm offers tdx_guest, else mock when asked, else none. */
-enum mero_tee_mode mero_node_tee_detect(bool mock_requested);
+enum mero_node_tee mero_node_tee_detect(bool mock_requested);
 /* The 96-hex MRTD of the host TD (zeros for mock/none) and the cloud/os facts of §1.6. */
 void mero_node_tee_info(const struct mero_node *node, char cloud[32], char os_image[128],
                         char mrtd[97]);

@@ -20,7 +20,7 @@
 #include "node/node.h"
 #include "node/tee.h"
 
-enum mero_tee_mode mero_node_tee_detect(bool mock_requested)
+enum mero_node_tee mero_node_tee_detect(bool mock_requested)
 {
     if (mero_tsm_present()) {
         return MERO_TEE_REAL;

@@ -79,6 +79,15 @@ check "unknown field in signedRelease 400" err_has 400 "signedRelease: unknown f
 req a PUT /admin-api/groups/xyz/settings/tee-admission-policy "{$MEAS}"
 check "bad group id 400" err_is 400 "group_id must be 64 hex chars (32 bytes)"
 
+req a PUT /admin-api/groups/$(hex64 5)/settings/tee-admission-policy "{$MEAS}"
+check "unknown group 404" err_is 404 "group not found"
+req a POST "/admin-api/groups/$NS/subgroups" '{"visibility":"open"}'
+SUB=$(jq -r '.data.groupId // empty' <<<"$RESP")
+req a PUT "/admin-api/groups/$SUB/settings/tee-admission-policy" "{$MEAS}"
+check "policy on a subgroup refused 400" err_has 400 "namespace root, not a subgroup"
+req a GET "/admin-api/groups/$SUB/settings/tee-admission-policy"
+check "GET on a subgroup resolves to the root policy" eval 'status_is 200 && jq_is .data.enabled true'
+
 # meroctl
 MC=("$BIN/meroctl" --node "${URL[a]}" --token-file "$WORK/a/admin-token")
 "${MC[@]}" group settings set-tee-admission-policy "$NS" --mrtd "$M" --rtmr1 "$M" --rtmr2 "$M" \

@@ -96,3 +96,30 @@ finish() {
     echo "1..$TAPN"
     [ "$FAILS" -eq 0 ]
 }
+
+# edpk: a fresh, valid Ed25519 public key (hex), for member identities of absent nodes
+edpk() {
+    python3 -c 'from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey as K
+from cryptography.hazmat.primitives import serialization as s
+print(K.generate().public_key().public_bytes(s.Encoding.Raw, s.PublicFormat.Raw).hex())'
+}
+
+# wait_for SECONDS COMMAND...: poll every 0.2 s until the command succeeds
+wait_for() {
+    local limit=$1
+    shift
+    local end=$((SECONDS + limit))
+    while [ $SECONDS -lt $end ]; do
+        "$@" && return 0
+        sleep 0.2
+    done
+    "$@"
+}
+
+# kv_is NODE CTX KEY VALUE
+kv_is() {
+    req "$1" GET "/admin-api/contexts/$2/kv/$3"
+    status_is 200 && jq_is .data.value "$4"
+}
+
+p2p_addr() { jq -r '.listenAddrs[0]' "$WORK/$1/run.json"; }
