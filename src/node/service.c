@@ -21,6 +21,7 @@
 #include "mero/log.h"
 #include "mero/net.h"
 #include "mero/quote.h"
+#include "node/admission_hook.h"
 #include "node/context.h"
 #include "node/node.h"
 #include "node/service.h"
@@ -210,6 +211,7 @@ int mero_node_service_start(struct mero_node *node, struct mero_err *err)
         }
     }
     MERO_TRY(mero_node_sync_start(node, err));
+    MERO_TRY(mero_node_admission_start(node, err));
     uint8_t(*nss)[32] = NULL;
     size_t nn = 0;
     if (mero_gov_namespaces(node->store, &nss, &nn) == 0) {
@@ -239,9 +241,11 @@ void mero_node_service_stop(struct mero_node *node)
     }
     mero_node_sync_stop(node);
     if (node->net != NULL) {
+        mero_node_admission_stop(node);
         mero_net_free(node->net);
         node->net = NULL;
     }
+    mero_node_admission_free(node);
     free(node->sync);
     node->sync = NULL;
     mero_node_ctx_close(node);
