@@ -276,9 +276,10 @@ static void run_admission(struct mero_admission *a, const struct mero_tee_claim 
     *admitted = rc == 0;
     if (rc == 0) {
         a->admitted++;
-        MERO_INFO("admission: %s TEE %s… (peer %.*s) into namespace %s… (%s)", path, pkx,
-                  (int)c->peer_len, (const char *)c->peer, nsx,
-                  outcome == MERO_ADMIT_ALREADY_MEMBER ? "already a member" : "admitted");
+        MERO_INFO("admission (%s): TEE %s… (peer %.*s) %s namespace %s…", path, pkx,
+                  (int)c->peer_len, (const char *)c->peer,
+                  outcome == MERO_ADMIT_ALREADY_MEMBER ? "already a member of" : "admitted to",
+                  nsx);
     } else {
         a->refused++;
         MERO_WARN("admission: refused TEE %s… (peer %.*s) for namespace %s…: %s", pkx,
@@ -319,7 +320,7 @@ static void offer_reply(void *ud, int status, const uint8_t *data, size_t len)
     c.peer = (const uint8_t *)o->peer;
     c.peer_len = strlen(o->peer);
     bool admitted;
-    run_admission(a, &c, "offered path: admitted", &admitted, &e);
+    run_admission(a, &c, "offered path", &admitted, &e);
 out:
     mero_wipe(o, sizeof(*o));
     free(o);
@@ -428,7 +429,7 @@ static void on_admission_request(struct mero_admission *a, struct mero_net_req *
     c.peer = (const uint8_t *)remote;
     c.peer_len = strlen(remote);
     bool admitted;
-    run_admission(a, &c, "direct path: admitted", &admitted, &e);
+    run_admission(a, &c, "direct path", &admitted, &e);
     respond_verdict(req, admitted, admitted ? "" : e.msg);
 }
 
