@@ -28,6 +28,7 @@
 
 #define MERO_FLEET_JOIN_BUDGET_MS   30000u /* MAX_ADMISSION_WAIT */
 #define MERO_FLEET_JOIN_POLL_MS     2000u  /* ADMISSION_POLL, the re-prompt period */
+#define MERO_FLEET_JOIN_CHECK_MS    50u    /* how often a join checks its own admission */
 #define MERO_MAX_ADMITTER_ADDRS     8u     /* MAX_ADMITTER_MACHINES */
 #define MERO_ADM_REQUEST_TIMEOUT_MS 15000u /* one stream exchange, dial included */
 

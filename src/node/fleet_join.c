@@ -50,6 +50,8 @@ struct mero_fleet_join {
     uv_timer_t timer;
     bool timer_open;
     uint64_t started_ms;
+    uint64_t last_cycle_ms; /* last prompt / pull cycle */
+    bool cycled;
     unsigned outstanding; /* requests and the timer handle */
     bool finished;
     mero_fleet_join_cb cb;
@@ -228,9 +230,21 @@ static void tick(uv_timer_t *t)
         finish(j, json != NULL ? 200 : 500, json, json != NULL ? NULL : "out of memory");
         return;
     }
+    /* status is checked every MERO_FLEET_JOIN_CHECK_MS; the prompt, the key pull and the
+     * op-log pull run once per poll period */
+    uint32_t poll = a->env.poll_ms ? a->env.poll_ms : MERO_FLEET_JOIN_POLL_MS;
+    uint64_t now = mero__adm_now(a);
+    if (j->cycled && now - j->last_cycle_ms < poll) {
+        return;
+    }
+    if (!j->direct_done) {
+        return; /* the direct path is still asking; it prompts when it is done */
+    }
+    j->cycled = true;
+    j->last_cycle_ms = now;
     if (member) {
         pull_key(j); /* admitted, but the KeyDelivery has not reached us */
-    } else if (j->direct_done) {
+    } else {
         publish_prompt(j);
     }
     if (a->env.sync_namespace != NULL) {
@@ -275,6 +289,8 @@ static void admission_reply(void *ud, int status, const uint8_t *data, size_t le
         snprintf(j->admitted_by, sizeof(j->admitted_by), "%s", peer);
         MERO_INFO("fleet-join: admitted by %s (direct path); pulling governance", peer);
         j->direct_done = true;
+        j->cycled = true; /* the pull below is this cycle's: no prompt right away */
+        j->last_cycle_ms = mero__adm_now(j->a);
         if (j->a->env.sync_namespace != NULL) {
             j->a->env.sync_namespace(j->a->env.ud, j->ns);
         }
@@ -394,7 +410,7 @@ static void next_admitter(struct mero_fleet_join *j)
     }
     if (!j->direct_done) {
         j->direct_done = true;
-        publish_prompt(j); /* the prompt keeps running either way */
+        j->cycled = false; /* the next check prompts: the prompt keeps running either way */
     }
 }
 
@@ -472,9 +488,9 @@ int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[32],
     j->started_ms = mero__adm_now(a);
     j->next = a->joins;
     a->joins = j;
-    /* first tick right away (already a member answers at once), then every ~2 s */
-    (void)uv_timer_start(&j->timer, tick, 0,
-                         a->env.poll_ms ? a->env.poll_ms : MERO_FLEET_JOIN_POLL_MS);
+    /* first tick right away (already a member answers at once), then a status check every
+     * MERO_FLEET_JOIN_CHECK_MS with a prompt cycle every ~2 s */
+    (void)uv_timer_start(&j->timer, tick, 0, MERO_FLEET_JOIN_CHECK_MS);
     if (j->nadm > 0) {
         next_admitter(j);
     } else {
