@@ -70,6 +70,7 @@ struct mero_admission {
     unsigned long admitted;        /* counters, for logs and tests */
     unsigned long refused;
     unsigned long offers;
+    uint64_t answered_ms; /* when we last answered an offer with a quote (joiner side) */
     bool closing;
 };
 

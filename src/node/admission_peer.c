@@ -464,6 +464,7 @@ static void on_offer(struct mero_admission *a, struct mero_net_req *req, const c
             snprintf(r.release, sizeof(r.release), "%s", a->env.release);
         }
         MERO_INFO("admission: answering the challenge %s offered with a quote", remote);
+        a->answered_ms = mero__adm_now(a);
     }
     (void)respond_msg(req, &r);
     free(quote);

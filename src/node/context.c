@@ -494,8 +494,7 @@ int mero_node_ctx_hashes(struct mero_node *node, const uint8_t ctx[32], uint64_t
     return 0;
 }
 
-int mero_node_ctx_delta(struct mero_node *node, const uint8_t hash[32], uint8_t **out,
-                        size_t *len)
+int mero_node_ctx_delta(struct mero_node *node, const uint8_t hash[32], uint8_t **out, size_t *len)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(node->db, "SELECT bytes FROM ctx_delta WHERE hash = ?1", -1, &st,

@@ -14,8 +14,8 @@
 
 struct mero_node;
 
-#define MERO_DELTA_MAX (32u * 1024u)
-#define MERO_DELTA_DOMAIN "mero.context.delta.v1"
+#define MERO_DELTA_MAX     (32u * 1024u)
+#define MERO_DELTA_DOMAIN  "mero.context.delta.v1"
 #define MERO_DELTA_VERSION 1
 
 MERO_MUST_CHECK int mero_node_ctx_open(struct mero_node *node, struct mero_err *err);
@@ -52,8 +52,8 @@ void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[32]);
 
 /* For sync: hashes of ctx's deltas with seq > after (at most max); *out owned (free()). */
 MERO_MUST_CHECK int mero_node_ctx_hashes(struct mero_node *node, const uint8_t ctx[32],
-                                         uint64_t after, size_t max, uint8_t (**out)[32],
-                                         size_t *n, uint64_t *last);
+                                         uint64_t after, size_t max, uint8_t (**out)[32], size_t *n,
+                                         uint64_t *last);
 MERO_MUST_CHECK int mero_node_ctx_has(struct mero_node *node, const uint8_t hash[32], bool *yes);
 /* Append the stored delta bytes; -MERO_ENOTFOUND when unknown. */
 MERO_MUST_CHECK int mero_node_ctx_delta(struct mero_node *node, const uint8_t hash[32],

@@ -50,7 +50,8 @@ struct mero_fleet_join {
     uv_timer_t timer;
     bool timer_open;
     uint64_t started_ms;
-    uint64_t last_cycle_ms; /* last prompt / pull cycle */
+    uint64_t last_cycle_ms;          /* last prompt / pull cycle */
+    uint64_t pulled_after_answer_ms; /* the answered offer the last extra pull followed */
     bool cycled;
     unsigned outstanding; /* requests and the timer handle */
     bool finished;
@@ -234,6 +235,13 @@ static void tick(uv_timer_t *t)
      * op-log pull run once per poll period */
     uint32_t poll = a->env.poll_ms ? a->env.poll_ms : MERO_FLEET_JOIN_POLL_MS;
     uint64_t now = mero__adm_now(a);
+    /* an offer we answered: the admitter publishes within moments, so pull once right after
+     * rather than waiting for gossip to find parents or for the next cycle */
+    if (a->answered_ms > j->pulled_after_answer_ms && now - a->answered_ms >= 100 &&
+        a->env.sync_namespace != NULL) {
+        j->pulled_after_answer_ms = a->answered_ms;
+        a->env.sync_namespace(a->env.ud, j->ns);
+    }
     if (j->cycled && now - j->last_cycle_ms < poll) {
         return;
     }

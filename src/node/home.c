@@ -173,8 +173,7 @@ int mero_node_init_home(const char *home, const char *name, const char *listen, 
         if (*c == '/') {
             *c = 0;
             if (mkdir(parent, 0755) != 0 && errno != EEXIST) {
-                return mero_err_set(err, MERO_EIO, "cannot create %s: %s", parent,
-                                    strerror(errno));
+                return mero_err_set(err, MERO_EIO, "cannot create %s: %s", parent, strerror(errno));
             }
             *c = '/';
         }

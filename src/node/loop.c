@@ -45,8 +45,8 @@ static int write_run_json(struct mero_node *node, struct mero_err *err)
 {
     json_t *addrs = mero_node_listen_addrs(node);
     json_t *o = json_pack("{s:s, s:o, s:s, s:s, s:I, s:s}", "peerId", node->peer_id, "listenAddrs",
-                          addrs ? addrs : json_array(), "api", node->api_bound, "apiUrl", "",
-                          "pid", (json_int_t)getpid(), "name", node->cfg.name);
+                          addrs ? addrs : json_array(), "api", node->api_bound, "apiUrl", "", "pid",
+                          (json_int_t)getpid(), "name", node->cfg.name);
     if (o == NULL) {
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }

@@ -16,14 +16,14 @@
 
 #include "mero/err.h"
 
-#define MERO_NODE_PATH_MAX 1024
-#define MERO_NODE_NAME_MAX 64
-#define MERO_NODE_ADDR_MAX 256
-#define MERO_NODE_MAX_LISTEN 8
+#define MERO_NODE_PATH_MAX      1024
+#define MERO_NODE_NAME_MAX      64
+#define MERO_NODE_ADDR_MAX      256
+#define MERO_NODE_MAX_LISTEN    8
 #define MERO_NODE_MAX_BOOTSTRAP 16
-#define MERO_TOKEN_HEX_LEN 64
-#define MERO_DEFAULT_API "127.0.0.1:2528"
-#define MERO_DEFAULT_LISTEN "/ip4/127.0.0.1/tcp/2428"
+#define MERO_TOKEN_HEX_LEN      64
+#define MERO_DEFAULT_API        "127.0.0.1:2528"
+#define MERO_DEFAULT_LISTEN     "/ip4/127.0.0.1/tcp/2428"
 
 struct mero_node;
 struct mero_api_server;
@@ -56,8 +56,9 @@ struct mero_node_hooks {
      * later (up to ~30 s). Returns 0 when started, negative when it could not start (then
      * done is not called and the route answers 500 with err's message).
      */
-    int (*fleet_join)(struct mero_node *node, const uint8_t group_id[32], const char *const *admitters,
-                      size_t n, mero_fleet_join_done done, void *ctx, struct mero_err *err);
+    int (*fleet_join)(struct mero_node *node, const uint8_t group_id[32],
+                      const char *const *admitters, size_t n, mero_fleet_join_done done, void *ctx,
+                      struct mero_err *err);
     void *fleet_join_state;
     /*
      * A gossip message on a namespace topic ns/<hex> that is neither a governance op nor a
@@ -70,7 +71,7 @@ struct mero_node_hooks {
 };
 
 /* First byte of our gossip messages on ns/<hex> (service.c). */
-#define MERO_GOSSIP_OP 0xA0    /* followed by one encoded signed governance op */
+#define MERO_GOSSIP_OP    0xA0 /* followed by one encoded signed governance op */
 #define MERO_GOSSIP_DELTA 0xA1 /* followed by one encoded state delta (context.c) */
 
 struct mero_node_config {

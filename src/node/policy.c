@@ -87,9 +87,9 @@ int mero_node_policy_set(struct mero_node *node, const uint8_t group[32], json_t
 
 static json_t *disabled(void)
 {
-    return json_pack("{s:b, s:[], s:[], s:[], s:[], s:[], s:[], s:b}", "enabled", 0,
-                     "allowedMrtd", "allowedRtmr0", "allowedRtmr1", "allowedRtmr2",
-                     "allowedRtmr3", "allowedTcbStatuses", "acceptMock", 0);
+    return json_pack("{s:b, s:[], s:[], s:[], s:[], s:[], s:[], s:b}", "enabled", 0, "allowedMrtd",
+                     "allowedRtmr0", "allowedRtmr1", "allowedRtmr2", "allowedRtmr3",
+                     "allowedTcbStatuses", "acceptMock", 0);
 }
 
 int mero_node_policy_get(struct mero_node *node, const uint8_t group[32], json_t **out,
@@ -107,12 +107,12 @@ int mero_node_policy_get(struct mero_node *node, const uint8_t group[32], json_t
         *out = disabled();
         return *out ? 0 : -MERO_ENOMEM;
     }
-    json_t *o = json_pack("{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:s}", "enabled", 1,
-                          "allowedMrtd", list_json(&p.mrtd), "allowedRtmr0", list_json(&p.rtmr[0]),
-                          "allowedRtmr1", list_json(&p.rtmr[1]), "allowedRtmr2",
-                          list_json(&p.rtmr[2]), "allowedRtmr3", list_json(&p.rtmr[3]),
-                          "allowedTcbStatuses", list_json(&p.tcb), "acceptMock", p.accept_mock,
-                          "mode", p.mode == MERO_TEE_MODE_RELAY ? "relay" : "replica");
+    json_t *o =
+        json_pack("{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:s}", "enabled", 1, "allowedMrtd",
+                  list_json(&p.mrtd), "allowedRtmr0", list_json(&p.rtmr[0]), "allowedRtmr1",
+                  list_json(&p.rtmr[1]), "allowedRtmr2", list_json(&p.rtmr[2]), "allowedRtmr3",
+                  list_json(&p.rtmr[3]), "allowedTcbStatuses", list_json(&p.tcb), "acceptMock",
+                  p.accept_mock, "mode", p.mode == MERO_TEE_MODE_RELAY ? "relay" : "replica");
     if (o != NULL && p.form == MERO_POLICY_RELEASE) {
         json_t *sr = json_pack("{s:o}", "allowedProfiles", list_json(&p.profiles));
         if (p.min_release != NULL) {

@@ -108,8 +108,7 @@ int mero_node_apply_op(struct mero_node *node, const char *from, const uint8_t *
     return rc;
 }
 
-static int on_gossip(void *ud, const char *topic, const char *from, const uint8_t *data,
-                     size_t len)
+static int on_gossip(void *ud, const char *topic, const char *from, const uint8_t *data, size_t len)
 {
     struct mero_node *node = ud;
     uint8_t ns[32];

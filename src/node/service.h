@@ -25,7 +25,7 @@ json_t *mero_node_listen_addrs(struct mero_node *node);
 void mero_node_topic(char out[80], const uint8_t ns[32]);
 /* Publish tag || data on ns/<hex>; zero peers is not an error (sync carries it later). */
 int mero_node_publish(struct mero_node *node, const uint8_t ns[32], uint8_t tag,
-                                      const uint8_t *data, size_t len);
+                      const uint8_t *data, size_t len);
 /* Publish every op a local governance action produced, in order. */
 int mero_node_publish_ops(struct mero_node *node, const uint8_t ns[32],
                           const struct mero_gov_oplist *ops);

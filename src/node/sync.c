@@ -28,9 +28,9 @@
 #include "node/service.h"
 #include "node/sync.h"
 
-#define INV_MAX 1024u
-#define GET_MAX 64u
-#define MAX_JOBS 32u
+#define INV_MAX         1024u
+#define GET_MAX         64u
+#define MAX_JOBS        32u
 #define SYNC_TIMEOUT_MS 5000u
 
 enum { INV_OPS = 1, GET_OPS = 2, INV_DELTAS = 3, GET_DELTAS = 4 };
@@ -290,8 +290,8 @@ static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
         job_end(j);
         return;
     }
-    if (ok != 0 || mero_cur_u64le(&c, &last) < 0 || mero_cur_u32le(&c, &n) < 0 ||
-        n > INV_MAX || mero_cur_left(&c) != (size_t)n * 32) {
+    if (ok != 0 || mero_cur_u64le(&c, &last) < 0 || mero_cur_u32le(&c, &n) < 0 || n > INV_MAX ||
+        mero_cur_left(&c) != (size_t)n * 32) {
         /* the peer does not know this namespace/context: move on */
         j->after = UINT64_MAX;
         j->nwant = j->iwant = 0;
