@@ -9,7 +9,10 @@
 
 #include <stdint.h>
 
-/* SHA-256("calimero.tee.admission.v1" || ns || group || identity_pk || account || kem_pk || device) */
+/*
+ * SHA-256("calimero.tee.admission.v1" || ns || group || identity_pk || account || kem_pk ||
+ * device). Plain concatenation (UNVERIFIED in the reference; see docs/quote.md).
+ */
 void mero_admission_binding(uint8_t out[static 32], const uint8_t ns[static 32],
                             const uint8_t group[static 32], const uint8_t identity_pk[static 32],
                             const uint8_t account[static 32], const uint8_t kem_pk[static 32],

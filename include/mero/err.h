@@ -77,6 +77,18 @@
     X(ESIGSTORE, "sigstore bundle invalid")                                                        \
     X(EIDENTITY, "signer identity not allowed")                                                    \
     X(ERELEASE, "release file invalid")                                                            \
+    X(ESIGSTORE_MEDIATYPE, "unknown sigstore bundle media type")                                   \
+    X(ESIGSTORE_LOG, "transparency log not in the trusted root")                                   \
+    X(ESIGSTORE_SET, "Rekor signed entry timestamp does not verify")                               \
+    X(ESIGSTORE_PROOF, "Rekor inclusion proof does not verify")                                    \
+    X(ESIGSTORE_CHECKPOINT, "Rekor checkpoint invalid")                                            \
+    X(ESIGSTORE_BODY, "logged entry is not this certificate and signature")                        \
+    X(ESIGSTORE_DIGEST, "artifact digest is not the signed one")                                   \
+    X(ESIGSTORE_SCT, "certificate SCT does not verify")                                            \
+    X(ESIGSTORE_DETACHED, "detached signature differs from the bundle")                            \
+    X(ERELEASE_FETCH, "release could not be fetched")                                              \
+    X(ERELEASE_VERSION, "release version not admitted")                                            \
+    X(ERELEASE_NOMATCH, "quote matches no allowed release profile")                                \
     /* end attest: sigstore */                                                                     \
     /* attest: event log */                                                                        \
     X(EEVENTLOG, "event log malformed")                                                            \

@@ -139,7 +139,8 @@ struct mero_eventlog {
  * Parse a CCEL log area (what /sys/firmware/acpi/tables/data/CCEL holds) of at most
  * MERO_EVENTLOG_MAX_LEN bytes. Stops cleanly at the end of the buffer, or where the next
  * 8-byte record header is all 0xFF or all 0x00 (padding), or where fewer than 8 bytes remain
- * that are all padding. Every record must carry a SHA-384 digest. On success `log` owns its
+ * that are all padding. Every record must carry a SHA-384 digest. A larger input is
+ * -MERO_ETOOBIG, anything malformed -MERO_EEVENTLOG. On success `log` owns its
  * event array (free with mero_eventlog_cleanup) and borrows `data`; on failure `log` is
  * untouched and `err` names the offset.
  */

@@ -68,6 +68,15 @@ if [ $rc -eq 2 ] && [ "$(echo "$out" | jq -r '[.registers[].match] | map(tostrin
     ok "check with another log's quote: RTMR0/1 mismatch, exit 2"
 else nok "check with another log's quote: RTMR0/1 mismatch, exit 2" "exit $rc $out"; fi
 
+# with a reference log, the first record that departs from it, per register
+out=$(run eventlog check --data "$S/gce-cos113-tdx-dupe-separator/ccel_data.bin" --quote "$q/td_quote.bin" \
+    --reference "$q/ccel_data.bin" --json)
+rc=$?
+got=$(echo "$out" | jq -r '[.registers[] | "\(.reference_difference.b.seq // "-"):\(.reference_difference.fields // [] | join("+"))"] | join(" ")')
+if [ $rc -eq 2 ] && [ "$got" = "2:digest 16:mr_index -: -:" ]; then
+    ok "check --reference names seq 2 (RTMR0) and seq 16 (RTMR1)"
+else nok "check --reference names seq 2 (RTMR0) and seq 16 (RTMR1)" "exit $rc [$got]"; fi
+
 # wrong_rtmr0 of trustee-gcp, in a quote built from the other registers: exit 2 on RTMR0
 g=$S/trustee-gcp
 python3 - "$q/td_quote.bin" "$tmp/wrong.quote" "$(kv "$g/expected.txt" wrong_rtmr0)" \

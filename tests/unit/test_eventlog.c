@@ -15,6 +15,7 @@
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 #include "mero/eventlog.h"
+#include "mero/quote.h"
 #include "harness.h"
 
 #define CCEL "testdata/ccel/"
@@ -289,29 +290,23 @@ TEST(every_case_replays_to_expected_registers)
     }
 }
 
-/* The quote's RTMR0-3 at the fixed TDX v4 offsets (reference-sigstore-ccel.md §C.6). */
-static int quote_rtmrs(const uint8_t *q, size_t n, uint8_t out[4][48])
-{
-    if (n < 568 || q[0] != 4 || q[1] != 0) {
-        return -1;
-    }
-    for (int r = 0; r < 4; r++) {
-        memcpy(out[r], q + 376 + 48 * r, 48);
-    }
-    return 0;
-}
-
 TEST(quote_case_matches_its_quote)
 {
     size_t qn, tn;
     uint8_t *q = mero_test_read(CCEL "gce-cos113-tdx-with-quote/td_quote.bin", 1, &qn);
     char *exp = (char *)mero_test_read(CCEL "gce-cos113-tdx-with-quote/expected.txt", 1, &tn);
     CHECK(q != NULL && exp != NULL);
-    uint8_t regs[4][48];
-    CHECK(quote_rtmrs(q, qn, regs) == 0);
-    uint8_t mrtd[48];
+    /* the registers come from the quote module's parser */
+    struct mero_quote quote;
+    struct mero_err qe = {0};
+    CHECK_OK(mero_quote_parse(&quote, q, qn, &qe));
+    CHECK_EQ(quote.version, 4);
+    uint8_t regs[4][48], mrtd[48];
+    memcpy(regs, quote.body.rtmr, sizeof(regs));
     CHECK(kv_reg(exp, "mrtd", mrtd) == 0);
-    CHECK_MEM_EQ(q + 184, mrtd, 48); /* the offsets are the right ones */
+    CHECK_MEM_EQ(quote.body.mrtd, mrtd, 48);
+    /* and sit at the offsets of reference-sigstore-ccel.md §C.6 (v4: RTMR0 at 376) */
+    CHECK_MEM_EQ(q + 376, regs, sizeof(regs));
     struct loaded l;
     CHECK_OK(load(&l, CCEL "gce-cos113-tdx-with-quote/ccel_data.bin"));
     struct mero_eventlog_check c;
@@ -682,6 +677,67 @@ TEST(notes_for_mr0_measurement_and_trailing_data)
     mero_buf_cleanup(&b);
 }
 
+TEST(two_banks_use_the_sha384_digest)
+{
+    /* Spec ID with SHA-1 and SHA-384 banks; records list them in either order */
+    struct mero_buf b;
+    static const uint8_t zero20[20];
+    uint8_t d1[20] = {1}, d384[48];
+    int rc = 0;
+    mero_buf_init(&b, 4096);
+    rc |= mero_buf_append_u32le(&b, 1);
+    rc |= mero_buf_append_u32le(&b, MERO_EV_NO_ACTION);
+    rc |= mero_buf_append(&b, zero20, 20);
+    rc |= mero_buf_append_u32le(&b, 37);
+    rc |= mero_buf_append(&b, "Spec ID Event03", 16);
+    rc |= mero_buf_append_u32le(&b, 0);
+    rc |= mero_buf_append(&b, "\x00\x02\x00\x02", 4);
+    rc |= mero_buf_append_u32le(&b, 2);
+    rc |= mero_buf_append_u16le(&b, MERO_TPM_ALG_SHA1) | mero_buf_append_u16le(&b, 20);
+    rc |= mero_buf_append_u16le(&b, MERO_TPM_ALG_SHA384) | mero_buf_append_u16le(&b, 48);
+    rc |= mero_buf_append_u8(&b, 0);
+    mero_sha384(d384, "x", 1);
+    for (int order = 0; order < 2; order++) {
+        rc |= mero_buf_append_u32le(&b, 1) | mero_buf_append_u32le(&b, MERO_EV_SEPARATOR);
+        rc |= mero_buf_append_u32le(&b, 2);
+        if (order == 0) {
+            rc |= mero_buf_append_u16le(&b, MERO_TPM_ALG_SHA1) | mero_buf_append(&b, d1, 20);
+        }
+        rc |= mero_buf_append_u16le(&b, MERO_TPM_ALG_SHA384) | mero_buf_append(&b, d384, 48);
+        if (order == 1) {
+            rc |= mero_buf_append_u16le(&b, MERO_TPM_ALG_SHA1) | mero_buf_append(&b, d1, 20);
+        }
+        rc |= mero_buf_append_u32le(&b, 1) | mero_buf_append(&b, "x", 1);
+    }
+    CHECK_OK(rc);
+    struct mero_eventlog log;
+    struct mero_err e = {0};
+    CHECK_OK(mero_eventlog_parse(&log, b.data, b.len, &e));
+    CHECK_EQ(log.n_algs, 2);
+    CHECK_EQ(log.n_events, 2);
+    CHECK_MEM_EQ(log.events[0].sha384, d384, 48);
+    CHECK_MEM_EQ(log.events[1].sha384, d384, 48);
+    CHECK_EQ(log.n_notes, 1); /* the second separator in MR index 1 */
+    uint8_t want[4][48] = {{0}}, got[4][48];
+    extend(want[0], "x");
+    extend(want[0], "x");
+    mero_eventlog_replay(&log, got);
+    CHECK_MEM_EQ(got, want, sizeof(want));
+    mero_eventlog_cleanup(&log);
+    /* a record with only the SHA-1 digest has nothing to replay: refused */
+    size_t r3 = b.len;
+    rc |= mero_buf_append_u32le(&b, 1) | mero_buf_append_u32le(&b, MERO_EV_SEPARATOR);
+    rc |= mero_buf_append_u32le(&b, 1);
+    rc |= mero_buf_append_u16le(&b, MERO_TPM_ALG_SHA1) | mero_buf_append(&b, d1, 20);
+    rc |= mero_buf_append_u32le(&b, 1) | mero_buf_append(&b, "x", 1);
+    CHECK_OK(rc);
+    CHECK_ERR(mero_eventlog_parse(&log, b.data, b.len, &e), -MERO_EEVENTLOG);
+    char want_msg[64];
+    snprintf(want_msg, sizeof(want_msg), "record at offset %zu: no SHA-384 digest", r3);
+    CHECK_MSG(strstr(e.msg, want_msg) != NULL, "%s", e.msg);
+    mero_buf_cleanup(&b);
+}
+
 /* ---------------------------------------------------------------- malformed logs */
 
 TEST(every_truncation_fails_or_stops_at_a_record)
@@ -895,7 +951,7 @@ MERO_TEST_MAIN(T(table_parses_real_tables), T(table_refuses_malformed),
                T(diff_case_gives_expected_difference), T(diff_identical_and_padding_only),
                T(diff_aligns_inserted_and_removed_records),
                T(td_shim_log_with_zero_padding_and_mr0_records),
-               T(notes_for_mr0_measurement_and_trailing_data),
+               T(notes_for_mr0_measurement_and_trailing_data), T(two_banks_use_the_sha384_digest),
                T(every_truncation_fails_or_stops_at_a_record),
                T(overlong_and_invalid_fields_are_refused), T(type_names_and_descriptions),
                T(read_local_uses_override_and_reports_absence))

@@ -449,6 +449,40 @@ TEST(oversized_quote_is_refused)
     CHECK(strstr(err.msg, "max") != NULL);
 }
 
+/* No real v5 quote has a TD 1.0 body: build one from a v4 quote by inserting the descriptor. */
+TEST(v5_td10_body_parses)
+{
+    size_t len;
+    struct mero_quote q4, q5;
+    uint8_t *p = load(V4, &len, &q4);
+    CHECK(p != NULL);
+    uint8_t *v5 = malloc(q4.total_len + 6);
+    CHECK(v5 != NULL);
+    memcpy(v5, p, 48);
+    put16(v5, 5);
+    put16(v5 + 48, 2);
+    put32(v5 + 50, MERO_TD10_BODY_LEN);
+    memcpy(v5 + 54, p + 48, q4.total_len - 48);
+    int rc = mero_quote_parse(&q5, v5, q4.total_len + 6, NULL);
+    put32(v5 + 50, MERO_TD15_BODY_LEN); /* type 2 with the TD 1.5 size */
+    struct mero_quote t;
+    int rc2 = mero_quote_parse(&t, v5, q4.total_len + 6, NULL);
+    /* the chains are borrowed from the buffers: compare before freeing them */
+    int same_chain = rc == 0 && q5.pck_chain_len == q4.pck_chain_len &&
+                     memcmp(q5.pck_chain, q4.pck_chain, q4.pck_chain_len) == 0;
+    free(v5);
+    free(p);
+    CHECK_OK(rc);
+    CHECK_EQ(q5.version, 5);
+    CHECK_EQ(q5.body_type, 2);
+    CHECK(!q5.body.td15);
+    CHECK_EQ(q5.signed_len, 638);
+    CHECK_EQ(q5.total_len, q4.total_len + 6);
+    CHECK_MEM_EQ(q5.body.mrtd, q4.body.mrtd, 48);
+    CHECK(same_chain);
+    CHECK_ERR(rc2, -MERO_EQUOTE_BODY);
+}
+
 TEST(null_and_empty_input)
 {
     struct mero_quote q;
@@ -499,5 +533,5 @@ TEST(pck_info_refuses_bad_chain)
 MERO_TEST_MAIN(T(every_real_quote_parses_with_expected_fields), T(sgx_quote_is_refused),
                T(truncation_at_every_offset_v4), T(truncation_at_every_offset_v5),
                T(padding_is_ignored), T(bad_fields_give_distinct_codes),
-               T(oversized_quote_is_refused), T(null_and_empty_input),
+               T(oversized_quote_is_refused), T(v5_td10_body_parses), T(null_and_empty_input),
                T(output_untouched_on_failure), T(pck_info_refuses_bad_chain))

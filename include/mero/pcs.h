@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * pcs.h - fetching DCAP collateral over HTTP(S) with libcurl from CALIMERO_TEE_COLLATERAL_URL,
+ * else Intel PCS (https://api.trustedservices.intel.com), with the PCS v4 endpoints and headers
+ * of reference-dcap.md §3, and a process-wide cache that fetches each collateral (per base
+ * URL, FMSPC and PCK CA) at most once an hour.
+ *
+ * Invariants: every response is bounded (MERO_PCS_MAX_BODY) and must be HTTP 200; the signed
+ * TCB info / QE identity text is cut verbatim from the response body, never re-serialized;
+ * issuer chains come from the URL-encoded headers; redirects are not followed; only http and
+ * https are spoken; every transfer has a timeout. A failed fetch is an error (no verdict) and
+ * is not cached. The cache is bounded (MERO_PCS_CACHE_MAX) and guarded by a mutex, so the
+ * node may fetch from a worker thread.
+ */
+#ifndef MERO_PCS_H
+#define MERO_PCS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mero/collateral.h"
+#include "mero/err.h"
+
+#define MERO_PCS_DEFAULT_URL "https://api.trustedservices.intel.com"
+#define MERO_PCS_ROOT_CRL_URL "https://certificates.trustedservices.intel.com/IntelSGXRootCA.der"
+#define MERO_PCS_MAX_BODY (1u << 20)
+#define MERO_PCS_CACHE_MAX 32
+#define MERO_PCS_CACHE_SECONDS 3600
+#define MERO_PCS_DEFAULT_TIMEOUT_MS 10000
+
+/* The base URL in use: CALIMERO_TEE_COLLATERAL_URL if set and non-empty, else Intel PCS. */
+const char *mero_pcs_base_url(void);
+/* Per-request timeout; default 10 s, or MERO_PCS_TIMEOUT_MS from the environment. */
+void mero_pcs_set_timeout_ms(long ms);
+
+/*
+ * Fetch the collateral for one platform, uncached: base_url NULL means mero_pcs_base_url(),
+ * ca is "platform" or "processor". -MERO_ECOLLATERAL_FETCH with a reason on any failure.
+ * `out` is written only on success (owned: mero_collateral_cleanup).
+ */
+MERO_MUST_CHECK int mero_pcs_fetch(const char *base_url, const uint8_t fmspc[static 6],
+                                   const char *ca, struct mero_collateral *out,
+                                   struct mero_err *err);
+
+/*
+ * The collateral for a quote (its FMSPC and PCK CA read from the quote's PCK leaf), from the
+ * process-wide cache when fetched less than an hour ago, else fetched now and cached. This is
+ * what /admin-api/tee/attest uses for includeCollateral and what calimero-tee-verify uses.
+ * `out` is a copy (owned: mero_collateral_cleanup). Errors: the quote's parse error, or
+ * -MERO_ECOLLATERAL_FETCH.
+ */
+MERO_MUST_CHECK int mero_pcs_collateral_for_quote(const uint8_t *quote, size_t len,
+                                                  struct mero_collateral *out,
+                                                  struct mero_err *err);
+
+struct mero_pcs_stats {
+    uint64_t requests;   /* HTTP requests made */
+    uint64_t fetches;    /* collateral fetches completed */
+    uint64_t cache_hits; /* collateral served from the cache */
+    uint64_t failures;   /* fetches that failed */
+};
+void mero_pcs_stats(struct mero_pcs_stats *out);
+void mero_pcs_cache_clear(void);
+
+#endif

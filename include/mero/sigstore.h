@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * sigstore.h - offline verification of a Sigstore keyless blob signature (Fulcio certificate +
+ * Rekor v1 hashedrekord entry) against an operator-named trusted_root.json, and the signer
+ * identity policy over the Fulcio certificate extensions (reference-sigstore-ccel.md §A).
+ *
+ * Accepted bundle forms: the protobuf-JSON Sigstore bundle (media types
+ * `application/vnd.dev.sigstore.bundle+json;version=0.1|0.2|0.3` and
+ * `application/vnd.dev.sigstore.bundle.v0.3+json`) and cosign's legacy bundle
+ * (`base64Signature`, `cert`, `rekorBundle`) that mero-tee publishes.
+ *
+ * Invariants: a verdict of 0 means every check of docs/sigstore.md passed, in that order; the
+ * signing time is the Rekor integratedTime and is used only after the SET verified; the wall
+ * clock is never used for certificate validity. The result is written only on success. The
+ * trust root is immutable after loading and may be shared between threads.
+ */
+#ifndef MERO_SIGSTORE_H
+#define MERO_SIGSTORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mero/err.h"
+
+#define MERO_SIGSTORE_MAX_BUNDLE     (256u * 1024u)  /* bundle JSON */
+#define MERO_SIGSTORE_MAX_TRUST_ROOT (1024u * 1024u) /* trusted_root.json */
+#define MERO_SIGSTORE_MAX_ARTIFACT   (16u * 1024u * 1024u)
+#define MERO_SIGSTORE_IDENT_MAX      512 /* longest identity string we report */
+
+/* The public-good OIDC issuer for GitHub Actions. */
+#define MERO_SIGSTORE_GITHUB_ISSUER "https://token.actions.githubusercontent.com"
+
+struct mero_trust_root; /* opaque; parsed trusted_root.json */
+
+/* Parse a trusted_root.json document. *out is owned (free with mero_trust_root_free). */
+MERO_MUST_CHECK int mero_trust_root_parse(struct mero_trust_root **out, const uint8_t *json,
+                                          size_t len, struct mero_err *err);
+/* Read and parse the file at path. */
+MERO_MUST_CHECK int mero_trust_root_load(struct mero_trust_root **out, const char *path,
+                                         struct mero_err *err);
+void mero_trust_root_free(struct mero_trust_root *tr);
+
+/*
+ * The signer identity required. `issuer` and `san` are mandatory and compared exactly (issuer
+ * from OID 1.3.6.1.4.1.57264.1.8, else the legacy 1.1; when both are present both must equal
+ * it; the SAN must be a single URI). The other fields are optional (NULL = not pinned); when
+ * pinned the certificate must carry them and they are compared exactly: workflow_name 1.4;
+ * repository 1.5; ref 1.6, else 1.14. Certificates whose duplicate extensions disagree (1.1 vs 1.8,
+ * 1.6 vs 1.14) are refused while reading them. The trigger (1.2 / 1.20) is never pinned.
+ */
+struct mero_sigstore_identity {
+    const char *issuer;
+    const char *san;
+    const char *workflow_name;
+    const char *repository;
+    const char *ref;
+};
+
+/* mero-tee's node-release identity (testdata/mero-tee/README.md, spec "Signed-release
+ * policies"): release-node-image-gcp.yaml on refs/heads/master, "Release mero-tee". */
+extern const struct mero_sigstore_identity mero_sigstore_node_release_identity;
+
+struct mero_sigstore_opts {
+    /* Unix seconds; when nonzero the integrated time may not be later than now + 300 s. */
+    uint64_t now;
+    /* Detached .sig text (base64, surrounding whitespace ignored) or NULL. */
+    const char *detached_sig;
+    size_t detached_sig_len;
+};
+
+struct mero_sigstore_result {
+    int64_t integrated_time; /* Unix seconds, from the verified SET */
+    uint64_t log_index;      /* global Rekor index */
+    uint8_t artifact_sha256[32];
+    char san[MERO_SIGSTORE_IDENT_MAX]; /* the certificate's single SAN */
+    int san_is_uri;                    /* 1: URI SAN, 0: e-mail SAN */
+    char issuer[MERO_SIGSTORE_IDENT_MAX];
+    char workflow_name[MERO_SIGSTORE_IDENT_MAX]; /* "" when absent */
+    char repository[MERO_SIGSTORE_IDENT_MAX];
+    char ref[MERO_SIGSTORE_IDENT_MAX];
+    char trigger[MERO_SIGSTORE_IDENT_MAX]; /* reported, never pinned */
+};
+
+/*
+ * Verify `bundle` (either form) as a signature over `artifact` under the trust root and the
+ * identity. Returns 0 and fills *res (optional) when verified. On refusal returns the reason
+ * class (-MERO_ESIGSTORE_*, -MERO_ECHAIN, -MERO_EROOT, -MERO_EEXPIRED, -MERO_EBADSIG,
+ * -MERO_EIDENTITY, ...) and explains it in err. `id` NULL skips the identity policy (only the
+ * cryptographic checks; used by `meroctl release verify` to report who signed).
+ * Pure computation, no I/O; safe to call from any thread.
+ */
+MERO_MUST_CHECK int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifact,
+                                         size_t artifact_len, const uint8_t *bundle,
+                                         size_t bundle_len, const struct mero_sigstore_identity *id,
+                                         const struct mero_sigstore_opts *opts,
+                                         struct mero_sigstore_result *res, struct mero_err *err);
+
+/* Apply the identity policy to an already verified result (exact comparisons, as above).
+ * Exposed so the CLI can report the identity before judging it. */
+MERO_MUST_CHECK int mero_sigstore_check_identity(const struct mero_sigstore_result *res,
+                                                 const struct mero_sigstore_identity *id,
+                                                 struct mero_err *err);
+
+#endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * tee_verify.h - the calimero-tee-verify contract (reference-calimero.md §3) as a function, so
+ * the binary, meroctl and the fuzzer share one implementation.
+ */
+#ifndef MERO_TEE_VERIFY_H
+#define MERO_TEE_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mero/buf.h"
+
+#define MERO_TEE_VERIFY_MAX_INPUT (4u << 20)
+
+/*
+ * Judge one JSON input object. Returns the exit code: 0 a verdict (out holds the verdict
+ * object), 1 unusable input, 2 no verdict (out holds {"error": msg} and msg the message).
+ * allow_fetch false: without a `collateral` field there is no verdict (exit 2), nothing is
+ * fetched. Not thread-safe (one call at a time).
+ */
+int mero_tee_verify_json(const char *input, size_t len, bool allow_fetch, struct mero_buf *out,
+                         char *msg, size_t msg_cap);
+/* Write {"error": msg} into out (for errors found before the input is judged). */
+void mero_tee_verify_error(struct mero_buf *out, const char *msg);
+
+#endif

@@ -1,0 +1,592 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * dcap.c - judges one TDX quote against verified collateral (dcap_trust.c), in Intel QVL's
+ * order and by its rules (QuoteVerifier::verify, TcbLevelCheck, TdxModuleCheck and the
+ * status convergence of reference-dcap.md §2b; deliberate differences in
+ * docs/verification.md): PCK chain to the pinned root with both CRLs, FMSPC/PCEID, TDX module
+ * identity, QE report signature and report data, QE identity, quote signature, TCB level,
+ * convergence and advisory IDs. Then verify_attestation's nonce and bound-hash checks and
+ * verify_evidence (reference-calimero.md §1.4, §1.7).
+ *
+ * Invariants: a quote that does not parse, or collateral that is malformed, is an error (no
+ * verdict), never a verdict; every failed check after that is a verdict with
+ * quote_verified = false and its reason; tcb_status is reported only for a verified quote;
+ * the result is written only on success.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "attest/dcap_int.h"
+#include "mero/crypto.h"
+#include "mero/mock.h"
+#include <sodium.h>
+#include <stdlib.h>
+
+/* MOCK_TDX_QUOTE_V1 detection (reference-calimero.md §1.3), local so that the verifier does not
+ * depend on the mock module: a mock quote is refused here, always. */
+static bool is_mock(const uint8_t *q, size_t len)
+{
+    return len >= MERO_MOCK_HEADER_LEN && memcmp(q, MERO_MOCK_HEADER, MERO_MOCK_HEADER_LEN) == 0;
+}
+
+/* A verdict of "not verified": record why and return 0 (a verdict, not an error). */
+static int reject(struct mero_dcap_result *r, int code, const char *fmt, ...) MERO_PRINTF(3, 4);
+static int reject(struct mero_dcap_result *r, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->reject_reason, sizeof(r->reject_reason), fmt, ap);
+    va_end(ap);
+    r->quote_verified = false;
+    r->reject_code = code;
+    return 0;
+}
+
+static void fill_measurements(struct mero_dcap_result *r, const struct mero_quote *q)
+{
+    const struct mero_td_report *b = &q->body;
+    memcpy(r->mrtd, b->mrtd, 48);
+    memcpy(r->rtmr, b->rtmr, sizeof(r->rtmr));
+    memcpy(r->report_data, b->report_data, 64);
+    memcpy(r->tee_tcb_svn, b->tee_tcb_svn, 16);
+    memcpy(r->td_attributes, b->td_attributes, 8);
+    r->td_debug = (b->td_attributes[0] & 0x01) != 0;
+    r->sept_ve_disable = (b->td_attributes[3] & 0x10) != 0;
+    r->td15 = b->td15;
+    if (b->td15) {
+        memcpy(r->tee_tcb_svn2, b->tee_tcb_svn2, 16);
+        memcpy(r->mrservicetd, b->mrservicetd, 48);
+    }
+}
+
+static void add_advisories(struct mero_dcap_result *r, json_t *a)
+{
+    for (size_t i = 0; a != NULL && i < json_array_size(a); i++) {
+        const char *s = json_string_value(json_array_get(a, i));
+        bool dup = false;
+        for (size_t j = 0; j < r->n_advisory_ids && !dup; j++) {
+            dup = strcmp(r->advisory_ids[j], s) == 0;
+        }
+        if (!dup && r->n_advisory_ids < MERO_DCAP_MAX_ADVISORIES) {
+            snprintf(r->advisory_ids[r->n_advisory_ids++], MERO_DCAP_ADVISORY_LEN, "%s", s);
+        }
+    }
+}
+
+/* ---- parse caches ------------------------------------------------------------------------
+ * Parsing a certificate or building an EVP_PKEY costs about as much as an ECDSA verification
+ * in OpenSSL 3.0, so the parsed PCK leaf (DER, its SGX extension, its key) and the attestation
+ * keys are kept, bounded and least-recently-used. These caches hold parses, never verdicts:
+ * every quote still has its PCK leaf signature, QE report signature and quote signature
+ * checked. Same thread rule as the collateral cache. */
+
+#define LEAF_CACHE_MAX 32
+#define AK_CACHE_MAX 32
+
+struct leaf {
+    uint8_t hash[32]; /* SHA-256 of the leaf DER */
+    uint64_t used;
+    uint8_t *der;
+    size_t der_len;
+    struct mero_cert c;
+    struct mero_sgx_ext info;
+    EVP_PKEY *key;
+};
+
+struct akey {
+    uint8_t xy[64];
+    uint64_t used;
+    EVP_PKEY *key;
+};
+
+static struct leaf *leaves[LEAF_CACHE_MAX];
+static struct akey *akeys[AK_CACHE_MAX];
+static uint64_t parse_clock;
+
+static void leaf_free(struct leaf *l)
+{
+    if (l != NULL) {
+        free(l->der);
+        EVP_PKEY_free(l->key);
+        free(l);
+    }
+}
+
+void mero__dcap_parse_cache_clear(void);
+void mero__dcap_parse_cache_clear(void)
+{
+    for (size_t i = 0; i < LEAF_CACHE_MAX; i++) {
+        leaf_free(leaves[i]);
+        leaves[i] = NULL;
+    }
+    for (size_t i = 0; i < AK_CACHE_MAX; i++) {
+        if (akeys[i] != NULL) {
+            EVP_PKEY_free(akeys[i]->key);
+            free(akeys[i]);
+            akeys[i] = NULL;
+        }
+    }
+}
+
+/* The parsed leaf for this DER (cached), or NULL with a reason when it is not a PCK leaf. */
+static const struct leaf *leaf_get(const uint8_t *der, size_t len, struct mero_err *err)
+{
+    uint8_t h[32];
+    mero_sha256(h, der, len);
+    size_t slot = 0;
+    uint64_t oldest = UINT64_MAX;
+    for (size_t i = 0; i < LEAF_CACHE_MAX; i++) {
+        if (leaves[i] != NULL && memcmp(leaves[i]->hash, h, 32) == 0) {
+            leaves[i]->used = ++parse_clock;
+            return leaves[i];
+        }
+        uint64_t age = leaves[i] == NULL ? 0 : leaves[i]->used;
+        if (age < oldest) {
+            oldest = age;
+            slot = i;
+        }
+    }
+    struct leaf *l = calloc(1, sizeof(*l));
+    if (l == NULL || (l->der = malloc(len)) == NULL) {
+        leaf_free(l);
+        mero_err_set(err, MERO_ENOMEM, "out of memory");
+        return NULL;
+    }
+    memcpy(l->der, der, len);
+    l->der_len = len;
+    memcpy(l->hash, h, 32);
+    if (mero__cert_parse(&l->c, l->der, len) < 0 || mero__x509_key(l->c.point, &l->key) < 0) {
+        leaf_free(l);
+        mero_err_set(err, MERO_ECERT, "PCK leaf does not decode");
+        return NULL;
+    }
+    /* The SGX extension, read from the DER here: pck.c reads the same facts through OpenSSL's
+     * d2i_X509, which in OpenSSL 3.0 costs several ECDSA verifications (test_dcap checks both
+     * readers agree on every genuine quote). */
+    if (mero__cert_sgx_ext(&l->c, &l->info) < 0) {
+        leaf_free(l);
+        mero_err_set(err, MERO_ECERT, "PCK leaf SGX extension does not decode");
+        return NULL;
+    }
+    l->used = ++parse_clock;
+    leaf_free(leaves[slot]);
+    leaves[slot] = l;
+    return l;
+}
+
+static EVP_PKEY *akey_get(const uint8_t xy[64])
+{
+    size_t slot = 0;
+    uint64_t oldest = UINT64_MAX;
+    for (size_t i = 0; i < AK_CACHE_MAX; i++) {
+        if (akeys[i] != NULL && memcmp(akeys[i]->xy, xy, 64) == 0) {
+            akeys[i]->used = ++parse_clock;
+            return akeys[i]->key;
+        }
+        uint64_t age = akeys[i] == NULL ? 0 : akeys[i]->used;
+        if (age < oldest) {
+            oldest = age;
+            slot = i;
+        }
+    }
+    struct akey *a = calloc(1, sizeof(*a));
+    if (a == NULL || mero__x509_key(xy, &a->key) < 0) {
+        free(a);
+        return NULL;
+    }
+    memcpy(a->xy, xy, 64);
+    a->used = ++parse_clock;
+    if (akeys[slot] != NULL) {
+        EVP_PKEY_free(akeys[slot]->key);
+        free(akeys[slot]);
+    }
+    akeys[slot] = a;
+    return a->key;
+}
+
+/* ---- PCK chain -------------------------------------------------------------------------- */
+
+struct pck {
+    struct mero_x509_chain ch;
+    const struct leaf *leaf;
+};
+
+/* 0 ok, 1 rejected (reason in r), < 0 error. */
+static int check_pck(struct pck *p, const struct mero_quote *q, const struct mero_collateral *c,
+                     const struct mero_dcap_trust *t, int64_t now, struct mero_dcap_result *r)
+{
+    struct mero_err e;
+    const char *pem = c->pck_certificate_chain != NULL ? c->pck_certificate_chain
+                                                       : (const char *)q->pck_chain;
+    size_t pem_len = c->pck_certificate_chain != NULL ? c->pck_certificate_chain_len
+                                                      : q->pck_chain_len;
+    if (mero__x509_chain_split(&p->ch, pem, pem_len, &e) < 0) {
+        return reject(r, MERO_ECHAIN, "PCK chain: %s", e.msg) + 1;
+    }
+    /* Intel PckCertVerifier: exactly leaf, PCK CA, root. */
+    if (p->ch.n != 3) {
+        return reject(r, MERO_ECHAIN, "PCK chain has %zu certificates, want 3", p->ch.n) + 1;
+    }
+    if (p->ch.der_len[2] != t->root.der_len ||
+        memcmp(p->ch.der[2], t->root.der, t->root.der_len) != 0) {
+        return reject(r, MERO_EROOT, "PCK chain root is not the pinned Intel SGX Root CA") + 1;
+    }
+    const struct mero_cert *ca = &t->pck_ca.c;
+    EVP_PKEY *ca_key = t->pck_ca.key;
+    EVP_PKEY *own_key = NULL;
+    if (p->ch.der_len[1] != t->pck_ca.der_len ||
+        memcmp(p->ch.der[1], t->pck_ca.der, t->pck_ca.der_len) != 0) {
+        /* A PCK CA other than the PCK CRL's issuer certificate: verify it here, and the PCK
+         * CRL must be issued and signed by it (Intel: PCK CRL issuer == PCK issuer). */
+        if (mero__x509_chain_load(&p->ch, 1, &e) < 0 ||
+            mero__x509_key(p->ch.cert[1].point, &own_key) < 0) {
+            return reject(r, MERO_ECERT, "PCK CA does not decode") + 1;
+        }
+        ca = &p->ch.cert[1];
+        ca_key = own_key;
+        if (!mero__x509_cn_contains(ca, "SGX PCK ") ||
+            mero__x509_signed_by(ca, &t->root.c, t->root.key, &e, "PCK CA") < 0 ||
+            mero__x509_valid_at(ca, now, &e, "PCK CA") < 0 ||
+            (t->has_root_crl && mero__x509_crl_check(&t->root_crl, ca, &e, "PCK CA") < 0) ||
+            mero__x509_crl_signed_by(&t->pck_crl, ca, ca_key, &e,
+                                     "PCK CRL for the quote's PCK CA") < 0) {
+            EVP_PKEY_free(own_key);
+            return reject(r, e.code ? e.code : MERO_ECHAIN, "%s", e.msg) + 1;
+        }
+    }
+    p->leaf = leaf_get(p->ch.der[0], p->ch.der_len[0], &e);
+    if (p->leaf == NULL) {
+        EVP_PKEY_free(own_key);
+        return e.code == MERO_ENOMEM ? -MERO_ENOMEM : reject(r, e.code, "%s", e.msg) + 1;
+    }
+    const struct mero_cert *leaf = &p->leaf->c;
+    int rc = 0;
+    if (!mero__x509_cn_contains(leaf, "SGX PCK Certificate")) {
+        rc = reject(r, MERO_ECHAIN, "PCK leaf CN is not an SGX PCK Certificate") + 1;
+    } else if (mero__x509_signed_by(leaf, ca, ca_key, &e, "PCK leaf") < 0 ||
+               mero__x509_valid_at(leaf, now, &e, "PCK leaf") < 0 ||
+               mero__x509_crl_check(&t->pck_crl, leaf, &e, "PCK leaf") < 0) {
+        rc = reject(r, e.code, "%s", e.msg) + 1;
+    }
+    EVP_PKEY_free(own_key);
+    return rc;
+}
+
+/* ---- TDX module, QE identity, TCB levels ------------------------------------------------ */
+
+static const struct mero_tdx_module_identity *module_identity(const struct mero_tcbinfo *tcb,
+                                                              uint8_t version)
+{
+    if (version == 0) {
+        return tcb->has_module ? &tcb->module : NULL;
+    }
+    char want[16];
+    snprintf(want, sizeof(want), "TDX_%02X", version);
+    for (size_t i = 0; i < tcb->n_module_ids; i++) {
+        if (strcasecmp(tcb->module_ids[i].id, want) == 0) {
+            return &tcb->module_ids[i];
+        }
+    }
+    return NULL;
+}
+
+static bool sgx_ok(const struct mero_tcb_level *l, const struct mero_sgx_ext *pi)
+{
+    for (int i = 0; i < 16; i++) {
+        if (pi->cpusvn[i] < l->sgx[i]) {
+            return false;
+        }
+    }
+    return pi->pcesvn >= l->pcesvn;
+}
+
+static bool tdx_ok(const struct mero_tcb_level *l, const uint8_t svn[16])
+{
+    /* Intel TcbLevelCheck: when TEE_TCB_SVN[1] (the module major version) is non-zero,
+     * components 0 and 1 are judged by the TDX module identity instead. */
+    int from = svn[1] > 0 ? 2 : 0;
+    if (!l->has_tdx) {
+        return false;
+    }
+    for (int i = from; i < 16; i++) {
+        if (svn[i] < l->tdx[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+const struct mero_tcb_level *mero__dcap_tcb_level(const struct mero_tcbinfo *tcb,
+                                                  const struct mero_sgx_ext *pck,
+                                                  const uint8_t tee_tcb_svn[16])
+{
+    for (size_t i = 0; i < tcb->n_levels; i++) {
+        if (sgx_ok(&tcb->levels[i], pck) && tdx_ok(&tcb->levels[i], tee_tcb_svn)) {
+            return &tcb->levels[i];
+        }
+    }
+    return NULL;
+}
+
+static enum mero_tcb_status converge_out_of_date(enum mero_tcb_status s)
+{
+    switch (s) {
+    case MERO_TCB_UP_TO_DATE:
+    case MERO_TCB_SW_HARDENING_NEEDED:
+        return MERO_TCB_OUT_OF_DATE;
+    case MERO_TCB_CONFIGURATION_NEEDED:
+    case MERO_TCB_CONFIGURATION_AND_SW_HARDENING_NEEDED:
+        return MERO_TCB_OUT_OF_DATE_CONFIGURATION_NEEDED;
+    default:
+        return s;
+    }
+}
+
+static int judge(const struct mero_quote *q, const struct mero_collateral *c,
+                 const struct mero_dcap_trust *t, int64_t now, struct mero_dcap_result *r)
+{
+    const struct mero_tcbinfo *tcb = &t->tcb;
+    const struct mero_qeidentity *qe = &t->qe;
+    const struct mero_td_report *b = &q->body;
+    struct pck p;
+    memset(&p, 0, sizeof(p));
+    int rc = check_pck(&p, q, c, t, now, r);
+    if (rc != 0) {
+        goto out;
+    }
+    /* FMSPC and PCEID of the platform equal the TCB info's (Intel: TCB_INFO_MISMATCH). */
+    if (memcmp(p.leaf->info.fmspc, tcb->fmspc, 6) != 0) {
+        rc = reject(r, MERO_ETCBINFO, "FMSPC of the PCK certificate differs from the TCB info");
+        goto out;
+    }
+    if (memcmp(p.leaf->info.pceid, tcb->pceid, 2) != 0) {
+        rc = reject(r, MERO_ETCBINFO, "PCEID of the PCK certificate differs from the TCB info");
+        goto out;
+    }
+    /* TDX module identity (Intel QuoteVerifier step 7). */
+    uint8_t mver = b->tee_tcb_svn[1];
+    const struct mero_tdx_module_identity *mod = module_identity(tcb, mver);
+    if (mod == NULL) {
+        rc = reject(r, MERO_ETDX_MODULE, "TCB info has no TDX module identity TDX_%02X", mver);
+        goto out;
+    }
+    if (memcmp(b->mrsignerseam, mod->mrsigner, 48) != 0) {
+        rc = reject(r, MERO_ETDX_MODULE, "MRSIGNERSEAM differs from the TDX module identity");
+        goto out;
+    }
+    /* Intel: every SEAM attribute byte zero and equal to the identity's (no mask). */
+    for (int i = 0; i < 8; i++) {
+        if (b->seam_attributes[i] != 0 || mod->attributes[i] != 0) {
+            rc = reject(r, MERO_ETDX_MODULE, "SEAM attributes are not zero");
+            goto out;
+        }
+    }
+    /* QE report signed by the PCK key; its report data binds the attestation key. */
+    if (mero__x509_ecdsa_verify(p.leaf->key, q->qe_report_sig, q->qe_report_raw,
+                                MERO_QE_REPORT_LEN) < 0) {
+        rc = reject(r, MERO_EQEREPORT, "QE report signature does not verify with the PCK key");
+        goto out;
+    }
+    struct mero_sha256 h;
+    uint8_t hd[32];
+    mero_sha256_init(&h);
+    mero_sha256_update(&h, q->attest_key, 64);
+    mero_sha256_update(&h, q->qe_auth_data, q->qe_auth_len);
+    mero_sha256_final(&h, hd);
+    if (memcmp(hd, q->qe_report.report_data, 32) != 0) {
+        rc = reject(r, MERO_EQEREPORT, "QE report data does not bind the attestation key");
+        goto out;
+    }
+    /* QE identity (Intel EnclaveReportVerifier): masked miscselect and attributes, mrsigner,
+     * isvprodid; then the ISVSVN level. */
+    const struct mero_enclave_report *qr = &q->qe_report;
+    bool attrs_ok = true;
+    for (int i = 0; i < 16; i++) {
+        attrs_ok &= (qr->attributes[i] & qe->attributes_mask[i]) ==
+                    (qe->attributes[i] & qe->attributes_mask[i]);
+    }
+    if ((qr->miscselect & qe->miscselect_mask) != (qe->miscselect & qe->miscselect_mask) ||
+        !attrs_ok || memcmp(qr->mrsigner, qe->mrsigner, 32) != 0 ||
+        qr->isvprodid != qe->isvprodid) {
+        rc = reject(r, MERO_EQEIDENTITY, "QE report does not match the QE identity");
+        goto out;
+    }
+    const struct mero_qe_level *ql = NULL;
+    for (size_t i = 0; i < qe->n_levels && ql == NULL; i++) {
+        if (qe->levels[i].isvsvn <= qr->isvsvn) {
+            ql = &qe->levels[i];
+        }
+    }
+    if (ql == NULL) {
+        rc = reject(r, MERO_ETCB_NOT_SUPPORTED, "QE ISVSVN %u is below every QE identity level",
+                    qr->isvsvn);
+        goto out;
+    }
+    if (ql->status != MERO_TCB_UP_TO_DATE && ql->status != MERO_TCB_OUT_OF_DATE &&
+        ql->status != MERO_TCB_REVOKED) {
+        rc = reject(r, MERO_EQEIDENTITY, "QE identity level status %s is not a QE status",
+                    mero_tcb_status_name(ql->status));
+        goto out;
+    }
+    /* The quote itself, signed by the attestation key. */
+    EVP_PKEY *ak = akey_get(q->attest_key);
+    if (ak == NULL) {
+        rc = reject(r, MERO_EBADSIG, "attestation key is not a P-256 point");
+        goto out;
+    }
+    int sig = mero__x509_ecdsa_verify(ak, q->signature, q->signed_data, q->signed_len);
+    if (sig < 0) {
+        rc = reject(r, MERO_EBADSIG, "quote signature does not verify with the attestation key");
+        goto out;
+    }
+    /* Platform TCB level: the first (highest) level the PCK SVNs and TEE_TCB_SVN both meet. */
+    const struct mero_tcb_level *lv = mero__dcap_tcb_level(tcb, &p.leaf->info, b->tee_tcb_svn);
+    if (lv == NULL) {
+        rc = reject(r, MERO_ETCB_NOT_SUPPORTED, "no matching TCB level");
+        goto out;
+    }
+    enum mero_tcb_status st = lv->status;
+    r->platform_status = st;
+    add_advisories(r, lv->advisories);
+    /* TDX module status (Intel TdxModuleCheck): only for module version > 0. */
+    if (mver > 0) {
+        const struct mero_module_level *ml = NULL;
+        for (size_t i = 0; i < mod->n_levels && ml == NULL; i++) {
+            if (mod->levels[i].isvsvn <= b->tee_tcb_svn[0]) {
+                ml = &mod->levels[i];
+            }
+        }
+        if (ml == NULL) {
+            rc = reject(r, MERO_ETCB_NOT_SUPPORTED,
+                        "TDX module SVN %u is below every level of %s", b->tee_tcb_svn[0],
+                        mod->id);
+            goto out;
+        }
+        r->module_status_set = true;
+        r->module_status = ml->status;
+        if (ml->status == MERO_TCB_OUT_OF_DATE) {
+            st = converge_out_of_date(st);
+        } else if (ml->status == MERO_TCB_REVOKED) {
+            st = MERO_TCB_REVOKED;
+        } else if (ml->status != MERO_TCB_UP_TO_DATE) {
+            rc = reject(r, MERO_ETDX_MODULE, "TDX module level status %s is not supported",
+                        mero_tcb_status_name(ml->status));
+            goto out;
+        }
+        add_advisories(r, ml->advisories);
+    }
+    /* Intel convergeTcbStatusWithQeTcbStatus. */
+    r->qe_status = ql->status;
+    if (ql->status == MERO_TCB_OUT_OF_DATE) {
+        st = converge_out_of_date(st);
+    } else if (ql->status == MERO_TCB_REVOKED) {
+        st = MERO_TCB_REVOKED;
+    }
+    add_advisories(r, ql->advisories);
+    r->quote_verified = true;
+    r->has_tcb_status = true;
+    r->tcb_status = st;
+    r->has_tcb_evaluation_data_number = true;
+    r->tcb_evaluation_data_number = tcb->eval_num < qe->eval_num ? tcb->eval_num : qe->eval_num;
+    rc = 0;
+out:
+    mero__x509_chain_cleanup(&p.ch);
+    return rc < 0 ? rc : 0;
+}
+
+int mero_dcap_verify_quote(const uint8_t *quote, size_t len, const struct mero_collateral *c,
+                           uint64_t now, struct mero_dcap_result *out, struct mero_err *err)
+{
+    if (quote == NULL || out == NULL) {
+        return mero_err_set(err, MERO_EINVAL, "no quote");
+    }
+    if (is_mock(quote, len)) {
+        return mero_err_set(err, MERO_EQUOTE_MOCK, "a mock quote is not a TDX quote");
+    }
+    if (len > MERO_MAX_TEE_QUOTE_BYTES) {
+        return mero_err_set(err, MERO_ETOOBIG, "quote exceeds %u bytes", MERO_MAX_TEE_QUOTE_BYTES);
+    }
+    struct mero_quote q;
+    MERO_TRY(mero_quote_parse(&q, quote, len, err));
+    if (c == NULL) {
+        return mero_err_set(err, MERO_ECOLLATERAL, "no collateral");
+    }
+    if (now > (uint64_t)INT64_MAX) {
+        return mero_err_set(err, MERO_EINVAL, "time out of range");
+    }
+    const struct mero_dcap_trust *t = NULL;
+    MERO_TRY(mero__dcap_trust_get(c, &t, err));
+    struct mero_dcap_result r;
+    memset(&r, 0, sizeof(r));
+    fill_measurements(&r, &q);
+    r.root_crl_checked = t->fail_code == 0 && t->has_root_crl;
+    if (t->fail_code != 0) {
+        reject(&r, t->fail_code, "%s", t->fail_reason);
+    } else {
+        r.collateral_not_before = t->not_before;
+        r.collateral_not_after = t->not_after;
+        if ((int64_t)now < t->not_before || (int64_t)now > t->not_after) {
+            reject(&r, MERO_EEXPIRED,
+                   "collateral is valid from %lld to %lld, not at %llu (issueDate/thisUpdate, "
+                   "nextUpdate, certificate validity)",
+                   (long long)t->not_before, (long long)t->not_after, (unsigned long long)now);
+        } else {
+            int rc = judge(&q, c, t, (int64_t)now, &r);
+            if (rc < 0) {
+                return mero_err_set(err, -rc, "verification failed internally");
+            }
+        }
+    }
+    *out = r;
+    return 0;
+}
+
+int mero_dcap_verify(const uint8_t *quote, size_t len, const struct mero_collateral *c,
+                     uint64_t now, const uint8_t nonce[static 32], const uint8_t app_hash[static 32],
+                     struct mero_dcap_result *out, struct mero_err *err)
+{
+    struct mero_dcap_result r;
+    MERO_TRY(mero_dcap_verify_quote(quote, len, c, now, &r, err));
+    r.nonce_verified = memcmp(r.report_data, nonce, 32) == 0;
+    r.application_hash_verified = memcmp(r.report_data + 32, app_hash, 32) == 0;
+    r.is_valid = r.quote_verified && r.nonce_verified && r.application_hash_verified;
+    *out = r;
+    return 0;
+}
+
+int mero_dcap_verify_evidence(const uint8_t *quote, size_t len, const char *collateral_json,
+                              size_t collateral_len, uint64_t attested_at,
+                              const uint8_t bound_hash[static 32], struct mero_dcap_result *out,
+                              struct mero_err *err)
+{
+    if (is_mock(quote, len)) {
+        return mero_err_set(err, MERO_EQUOTE_MOCK, "mock evidence is judged by the mock rule");
+    }
+    struct mero_quote q;
+    MERO_TRY(mero_quote_parse(&q, quote, len, err));
+    if (collateral_json == NULL || collateral_len == 0) {
+        return mero_err_set(err, MERO_ECOLLATERAL,
+                            "evidence for a real quote must carry the collateral it was "
+                            "appraised against");
+    }
+    struct mero_collateral c;
+    MERO_TRY(mero_collateral_parse(&c, collateral_json, collateral_len, err));
+    struct mero_dcap_result r;
+    int rc = mero_dcap_verify_quote(quote, len, &c, attested_at, &r, err);
+    mero_collateral_cleanup(&c);
+    MERO_TRY(rc);
+    if (!r.quote_verified) {
+        return mero_err_set(err, r.reject_code ? r.reject_code : MERO_EBADSIG,
+                            "quote verification failed: %s", r.reject_reason);
+    }
+    if (!mero_ct_eq(r.report_data + 32, bound_hash, 32)) {
+        return mero_err_set(err, MERO_EPOLICY, "the quote does not commit to the bound key hash");
+    }
+    r.nonce_verified = false;
+    r.application_hash_verified = true;
+    r.is_valid = false;
+    *out = r;
+    return 0;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * dcap_int.h (private) - what collateral verification proves (struct mero_dcap_trust), shared
+ * between dcap_trust.c (builds and caches it) and dcap.c (judges one quote with it).
+ */
+#ifndef MERO_ATTEST_DCAP_INT_H
+#define MERO_ATTEST_DCAP_INT_H
+
+#include "attest/tcbinfo.h"
+#include "attest/x509.h"
+#include "mero/collateral.h"
+#include "mero/dcap.h"
+
+struct mero_owned_cert {
+    uint8_t *der;
+    size_t der_len;
+    struct mero_cert c;
+    EVP_PKEY *key;
+};
+
+struct mero_dcap_trust {
+    uint8_t key[32]; /* mero_collateral_hash */
+    uint64_t last_used;
+    /* A collateral that does not verify is a verdict (quote_verified=false) for every quote;
+     * the reason is kept so the second quote gets the same answer without the work. */
+    int fail_code;
+    char fail_reason[MERO_ERR_MSG_MAX];
+    /* Valid only when fail_code == 0 (all owned; certs/CRLs borrow from their der): */
+    struct mero_owned_cert root, pck_ca; /* pck_ca: the PCK CRL's issuer, verified */
+    bool has_root_crl;                   /* false: the collateral carried no root CA CRL */
+    uint8_t *root_crl_der, *pck_crl_der;
+    struct mero_crl root_crl, pck_crl;
+    struct mero_tcbinfo tcb;
+    struct mero_qeidentity qe;
+    int64_t not_before, not_after; /* latest start and earliest end of every validity */
+};
+
+/*
+ * The verified collateral for c: from the cache, or verified now (and cached). Returns a
+ * borrowed pointer valid until the next call, or a negative error when the collateral is
+ * malformed (no verdict). A collateral that does not verify yields a trust with fail_code set.
+ */
+MERO_MUST_CHECK int mero__dcap_trust_get(const struct mero_collateral *c,
+                                         const struct mero_dcap_trust **out, struct mero_err *err);
+
+/* Intel TcbLevelCheck: the first level whose SGX components and PCESVN the PCK meets and whose
+ * TDX components TEE_TCB_SVN meets (from index 2 when TEE_TCB_SVN[1] > 0). NULL: no level. */
+const struct mero_tcb_level *mero__dcap_tcb_level(const struct mero_tcbinfo *tcb,
+                                                  const struct mero_sgx_ext *pck,
+                                                  const uint8_t tee_tcb_svn[16]);
+
+/* The pinned root's DER hash. */
+const uint8_t *mero__dcap_root_pin(void);
+
+#endif

@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * pcs.c - DCAP collateral over HTTP(S) (libcurl) from a PCS v4 or PCCS endpoint, in
+ * dcap-qvl's request shape (reference-dcap.md §3), and the hourly process-wide cache that the
+ * node's /tee/attest includeCollateral and calimero-tee-verify share.
+ *
+ * Requests: pckcrl?ca=<platform|processor>&encoding=der (header SGX-PCK-CRL-Issuer-Chain),
+ * tdx tcb?fmspc=<FMSPC> (header TCB-Info-Issuer-Chain, else SGX-TCB-Info-Issuer-Chain),
+ * tdx qe/identity?update=standard (header SGX-Enclave-Identity-Issuer-Chain), and the root CA
+ * CRL: Intel's CRL distribution point for Intel PCS, the PCCS rootcacrl endpoint (hex or DER)
+ * for any other base URL. The signed objects are cut verbatim out of the bodies.
+ *
+ * Invariants: bounded bodies and headers; HTTP 200 only; no redirects; http/https only;
+ * timeouts on connect and on the whole transfer; failures are errors and are not cached; the
+ * cache holds at most MERO_PCS_CACHE_MAX entries for at most an hour each, under a mutex.
+ */
+#include <ctype.h>
+#include <curl/curl.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "attest/x509.h"
+#include "mero/clock.h"
+#include "mero/encoding.h"
+#include "mero/pcs.h"
+#include "mero/quote.h"
+
+static long timeout_ms = -1;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static struct mero_pcs_stats stats;
+
+struct entry {
+    char key[600];
+    uint64_t fetched_ms;
+    struct mero_collateral c;
+};
+static struct entry *cache[MERO_PCS_CACHE_MAX];
+
+const char *mero_pcs_base_url(void)
+{
+    const char *e = getenv("CALIMERO_TEE_COLLATERAL_URL");
+    return e != NULL && e[0] != 0 ? e : MERO_PCS_DEFAULT_URL;
+}
+
+void mero_pcs_set_timeout_ms(long ms)
+{
+    timeout_ms = ms;
+}
+
+static long effective_timeout(void)
+{
+    if (timeout_ms > 0) {
+        return timeout_ms;
+    }
+    uint64_t v;
+    const char *e = getenv("MERO_PCS_TIMEOUT_MS");
+    if (e != NULL && mero_parse_u64(e, 600000, &v) == 0 && v > 0) {
+        return (long)v;
+    }
+    return MERO_PCS_DEFAULT_TIMEOUT_MS;
+}
+
+static void curl_init_once(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+/* ---- one HTTP GET ----------------------------------------------------------------------- */
+
+struct resp {
+    struct mero_buf body;
+    const char *want[2]; /* header names to capture (case-insensitive) */
+    char *hdr;           /* the first captured value, URL-decoded later */
+    bool too_big;
+};
+
+static size_t on_body(char *p, size_t sz, size_t n, void *ud)
+{
+    struct resp *r = ud;
+    if (mero_buf_append(&r->body, p, sz * n) < 0) {
+        r->too_big = true;
+        return 0;
+    }
+    return sz * n;
+}
+
+static size_t on_header(char *p, size_t sz, size_t n, void *ud)
+{
+    struct resp *r = ud;
+    size_t len = sz * n;
+    for (int i = 0; i < 2 && r->hdr == NULL; i++) {
+        const char *w = r->want[i];
+        size_t wl = w != NULL ? strlen(w) : 0;
+        if (wl == 0 || len <= wl || p[wl] != ':' || strncasecmp(p, w, wl) != 0) {
+            continue;
+        }
+        const char *v = p + wl + 1;
+        size_t vl = len - wl - 1;
+        while (vl > 0 && (*v == ' ' || *v == '\t')) {
+            v++;
+            vl--;
+        }
+        while (vl > 0 && (v[vl - 1] == '\r' || v[vl - 1] == '\n' || v[vl - 1] == ' ')) {
+            vl--;
+        }
+        if (vl > 0 && vl <= 3 * MERO_COLLATERAL_MAX_CHAIN) {
+            r->hdr = malloc(vl + 1);
+            if (r->hdr != NULL) {
+                memcpy(r->hdr, v, vl);
+                r->hdr[vl] = 0;
+            }
+        }
+    }
+    return len;
+}
+
+static int http_get(const char *url, struct resp *r, struct mero_err *err)
+{
+    pthread_once(&curl_once, curl_init_once);
+    CURL *h = curl_easy_init();
+    if (h == NULL) {
+        return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "curl init failed");
+    }
+    long to = effective_timeout();
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, to);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, to);
+    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)MERO_PCS_MAX_BODY);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, r);
+    curl_easy_setopt(h, CURLOPT_USERAGENT, "mero-pcs/1");
+    pthread_mutex_lock(&lock);
+    stats.requests++;
+    pthread_mutex_unlock(&lock);
+    CURLcode rc = curl_easy_perform(h);
+    long code = 0;
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+    curl_easy_cleanup(h);
+    if (r->too_big) {
+        return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "response exceeds %u bytes",
+                            MERO_PCS_MAX_BODY);
+    }
+    if (rc != CURLE_OK) {
+        return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "%s", curl_easy_strerror(rc));
+    }
+    if (code != 200) {
+        return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "HTTP status %ld", code);
+    }
+    return 0;
+}
+
+static void resp_init(struct resp *r, const char *h1, const char *h2)
+{
+    memset(r, 0, sizeof(*r));
+    mero_buf_init(&r->body, MERO_PCS_MAX_BODY);
+    r->want[0] = h1;
+    r->want[1] = h2;
+}
+
+static void resp_cleanup(struct resp *r)
+{
+    mero_buf_cleanup(&r->body);
+    free(r->hdr);
+}
+
+/* The captured header, URL-decoded (PCS sends issuer chains percent-encoded). */
+static int header_chain(struct resp *r, char **out, size_t *outlen, struct mero_err *err,
+                        const char *what)
+{
+    if (r->hdr == NULL) {
+        return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "%s: issuer chain header missing", what);
+    }
+    int n = 0;
+    char *d = curl_easy_unescape(NULL, r->hdr, 0, &n);
+    if (d == NULL || n <= 0 || (size_t)n > MERO_COLLATERAL_MAX_CHAIN) {
+        curl_free(d);
+        return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "%s: issuer chain header malformed",
+                            what);
+    }
+    *out = malloc((size_t)n + 1);
+    if (*out == NULL) {
+        curl_free(d);
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    memcpy(*out, d, (size_t)n);
+    (*out)[n] = 0;
+    *outlen = (size_t)n;
+    curl_free(d);
+    return 0;
+}
+
+/* ---- cutting a value's exact text out of a JSON body ------------------------------------ */
+
+static size_t skip_ws(const char *s, size_t i, size_t n)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) {
+        i++;
+    }
+    return i;
+}
+
+/* End (exclusive) of the JSON string starting at s[i] == '"', or 0. */
+static size_t string_end(const char *s, size_t i, size_t n)
+{
+    for (i++; i < n; i++) {
+        if (s[i] == '\\') {
+            i++;
+        } else if (s[i] == '"') {
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+/* End (exclusive) of the JSON value at s[i], or 0. Depth-bounded. */
+static size_t value_end(const char *s, size_t i, size_t n)
+{
+    if (i >= n) {
+        return 0;
+    }
+    if (s[i] == '"') {
+        return string_end(s, i, n);
+    }
+    if (s[i] == '{' || s[i] == '[') {
+        int depth = 0;
+        for (; i < n; i++) {
+            if (s[i] == '"') {
+                size_t e = string_end(s, i, n);
+                if (e == 0) {
+                    return 0;
+                }
+                i = e - 1;
+            } else if (s[i] == '{' || s[i] == '[') {
+                if (++depth > 64) {
+                    return 0;
+                }
+            } else if (s[i] == '}' || s[i] == ']') {
+                if (--depth == 0) {
+                    return i + 1;
+                }
+            }
+        }
+        return 0;
+    }
+    while (i < n && s[i] != ',' && s[i] != '}' && s[i] != ']' && s[i] != ' ' && s[i] != '\n') {
+        i++;
+    }
+    return i;
+}
+
+/* The exact text of the top-level member `key` of a JSON object body. */
+static int cut_member(const char *s, size_t n, const char *key, const char **val, size_t *vlen)
+{
+    size_t i = skip_ws(s, 0, n), kl = strlen(key);
+    if (i >= n || s[i] != '{') {
+        return -1;
+    }
+    i++;
+    for (;;) {
+        i = skip_ws(s, i, n);
+        if (i >= n || s[i] != '"') {
+            return -1;
+        }
+        size_t ke = string_end(s, i, n);
+        if (ke == 0) {
+            return -1;
+        }
+        bool match = ke - i - 2 == kl && memcmp(s + i + 1, key, kl) == 0;
+        i = skip_ws(s, ke, n);
+        if (i >= n || s[i] != ':') {
+            return -1;
+        }
+        i = skip_ws(s, i + 1, n);
+        size_t ve = value_end(s, i, n);
+        if (ve == 0) {
+            return -1;
+        }
+        if (match) {
+            *val = s + i;
+            *vlen = ve - i;
+            return 0;
+        }
+        i = skip_ws(s, ve, n);
+        if (i >= n || s[i] != ',') {
+            return -1;
+        }
+        i++;
+    }
+}
+
+/* A signed PCS body {"<key>": {...}, "signature": "<128 hex>"} (either order). */
+static int signed_body(struct resp *r, const char *key, char **text, size_t *text_len,
+                       uint8_t sig[64], struct mero_err *err)
+{
+    const char *b = (const char *)r->body.data;
+    size_t n = r->body.len;
+    json_t *o = b != NULL ? json_loadb(b, n, JSON_REJECT_DUPLICATES, NULL) : NULL;
+    json_t *s = json_object_get(o, "signature");
+    json_t *v = json_object_get(o, key);
+    const char *val = NULL;
+    size_t vl = 0;
+    int rc = 0;
+    if (!json_is_object(v) || !json_is_string(s) ||
+        mero_hex_decode_exact(sig, 64, json_string_value(s), json_string_length(s)) < 0 ||
+        cut_member(b, n, key, &val, &vl) < 0 || vl > MERO_COLLATERAL_MAX_SIGNED) {
+        rc = mero_err_set(err, MERO_ECOLLATERAL_FETCH, "%s response is malformed", key);
+    }
+    json_decref(o);
+    if (rc < 0) {
+        return rc;
+    }
+    *text = malloc(vl + 1);
+    if (*text == NULL) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    memcpy(*text, val, vl);
+    (*text)[vl] = 0;
+    *text_len = vl;
+    return 0;
+}
+
+/* A CRL body: DER, or (PCCS) its hex. */
+static int crl_body(struct resp *r, uint8_t **out, size_t *len, struct mero_err *err,
+                    const char *what)
+{
+    const uint8_t *b = r->body.data;
+    size_t n = r->body.len;
+    while (n > 0 && isspace(b[n - 1])) {
+        n--;
+    }
+    if (n == 0) {
+        return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "%s: empty body", what);
+    }
+    if (b[0] != 0x30) {
+        if (mero_hex_decode_alloc((const char *)b, n, MERO_COLLATERAL_MAX_CRL, out, len) < 0) {
+            return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "%s: neither DER nor hex", what);
+        }
+    } else {
+        if (n > MERO_COLLATERAL_MAX_CRL || (*out = malloc(n)) == NULL) {
+            return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "%s: too large", what);
+        }
+        memcpy(*out, b, n);
+        *len = n;
+    }
+    struct mero_crl crl;
+    if (mero__crl_parse(&crl, *out, *len) < 0) {
+        free(*out);
+        *out = NULL;
+        return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "%s: not a DER CRL", what);
+    }
+    return 0;
+}
+
+/* ---- the four requests ------------------------------------------------------------------ */
+
+static void trim_base(const char *in, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", in);
+    size_t n = strlen(out);
+    while (n > 0 && out[n - 1] == '/') {
+        out[--n] = 0;
+    }
+    const char *suffix[] = {"/sgx/certification/v4", "/tdx/certification/v4"};
+    for (int i = 0; i < 2; i++) {
+        size_t sl = strlen(suffix[i]);
+        if (n >= sl && strcmp(out + n - sl, suffix[i]) == 0) {
+            out[n - sl] = 0;
+            n -= sl;
+        }
+    }
+    while (n > 0 && out[n - 1] == '/') {
+        out[--n] = 0;
+    }
+}
+
+int mero_pcs_fetch(const char *base_url, const uint8_t fmspc[static 6], const char *ca,
+                   struct mero_collateral *out, struct mero_err *err)
+{
+    char base[512], url[800], fm[13];
+    struct mero_collateral c;
+    struct resp r;
+    int rc;
+    if (ca == NULL || (strcmp(ca, "platform") != 0 && strcmp(ca, "processor") != 0)) {
+        return mero_err_set(err, MERO_EINVAL, "PCK CA must be platform or processor");
+    }
+    trim_base(base_url != NULL ? base_url : mero_pcs_base_url(), base, sizeof(base));
+    if (strncmp(base, "http://", 7) != 0 && strncmp(base, "https://", 8) != 0) {
+        return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "collateral URL must be http(s)");
+    }
+    for (int i = 0; i < 6; i++) {
+        snprintf(fm + 2 * i, 3, "%02X", fmspc[i]);
+    }
+    mero_collateral_init(&c);
+
+    snprintf(url, sizeof(url), "%s/sgx/certification/v4/pckcrl?ca=%s&encoding=der", base, ca);
+    resp_init(&r, "SGX-PCK-CRL-Issuer-Chain", NULL);
+    rc = http_get(url, &r, err);
+    if (rc == 0 && (rc = crl_body(&r, &c.pck_crl, &c.pck_crl_len, err, "pckcrl")) == 0) {
+        rc = header_chain(&r, &c.pck_crl_issuer_chain, &c.pck_crl_issuer_chain_len, err,
+                          "pckcrl");
+    }
+    resp_cleanup(&r);
+    if (rc < 0) {
+        goto out;
+    }
+
+    snprintf(url, sizeof(url), "%s/tdx/certification/v4/tcb?fmspc=%s", base, fm);
+    resp_init(&r, "TCB-Info-Issuer-Chain", "SGX-TCB-Info-Issuer-Chain");
+    rc = http_get(url, &r, err);
+    if (rc == 0 && (rc = signed_body(&r, "tcbInfo", &c.tcb_info, &c.tcb_info_len,
+                                     c.tcb_info_signature, err)) == 0) {
+        rc = header_chain(&r, &c.tcb_info_issuer_chain, &c.tcb_info_issuer_chain_len, err,
+                          "tcb");
+    }
+    resp_cleanup(&r);
+    if (rc < 0) {
+        goto out;
+    }
+
+    snprintf(url, sizeof(url), "%s/tdx/certification/v4/qe/identity?update=standard", base);
+    resp_init(&r, "SGX-Enclave-Identity-Issuer-Chain", NULL);
+    rc = http_get(url, &r, err);
+    if (rc == 0 && (rc = signed_body(&r, "enclaveIdentity", &c.qe_identity, &c.qe_identity_len,
+                                     c.qe_identity_signature, err)) == 0) {
+        rc = header_chain(&r, &c.qe_identity_issuer_chain, &c.qe_identity_issuer_chain_len, err,
+                          "qe/identity");
+    }
+    resp_cleanup(&r);
+    if (rc < 0) {
+        goto out;
+    }
+
+    /* Root CA CRL: Intel PCS does not serve it; a PCCS does (hex). No fallback to the
+     * internet for a configured PCCS: the operator chose where collateral comes from. */
+    if (strcmp(base, MERO_PCS_DEFAULT_URL) == 0) {
+        snprintf(url, sizeof(url), "%s", MERO_PCS_ROOT_CRL_URL);
+    } else {
+        snprintf(url, sizeof(url), "%s/sgx/certification/v4/rootcacrl", base);
+    }
+    resp_init(&r, NULL, NULL);
+    rc = http_get(url, &r, err);
+    if (rc == 0) {
+        rc = crl_body(&r, &c.root_ca_crl, &c.root_ca_crl_len, err, "rootcacrl");
+    }
+    resp_cleanup(&r);
+    if (rc < 0) {
+        goto out;
+    }
+    mero_collateral_rehash(&c);
+    *out = c;
+    return 0;
+out:
+    mero_collateral_cleanup(&c);
+    if (err != NULL && err->code != MERO_ENOMEM) {
+        err->code = MERO_ECOLLATERAL_FETCH;
+    }
+    return rc == -MERO_ENOMEM ? rc : -MERO_ECOLLATERAL_FETCH;
+}
+
+/* ---- the hourly cache ------------------------------------------------------------------- */
+
+void mero_pcs_stats(struct mero_pcs_stats *out)
+{
+    pthread_mutex_lock(&lock);
+    *out = stats;
+    pthread_mutex_unlock(&lock);
+}
+
+void mero_pcs_cache_clear(void)
+{
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < MERO_PCS_CACHE_MAX; i++) {
+        if (cache[i] != NULL) {
+            mero_collateral_cleanup(&cache[i]->c);
+            free(cache[i]);
+            cache[i] = NULL;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* FMSPC and PCK CA from the quote's PCK leaf. */
+static int platform_of(const uint8_t *quote, size_t len, uint8_t fmspc[6], const char **ca,
+                       struct mero_err *err)
+{
+    struct mero_quote q;
+    MERO_TRY(mero_quote_parse(&q, quote, len, err));
+    struct mero_x509_chain ch;
+    if (mero__x509_chain_split(&ch, (const char *)q.pck_chain, q.pck_chain_len, err) < 0) {
+        return mero_err_set(err, MERO_EQUOTE_PCKCHAIN, "the quote's PCK chain does not decode");
+    }
+    struct mero_sgx_ext ext;
+    int rc = mero__x509_chain_load(&ch, 0, err);
+    if (rc == 0 && mero__cert_sgx_ext(&ch.cert[0], &ext) < 0) {
+        rc = mero_err_set(err, MERO_EQUOTE_PCKCHAIN, "the PCK leaf has no SGX extension");
+    }
+    if (rc == 0) {
+        memcpy(fmspc, ext.fmspc, 6);
+        if (strstr(ch.cert[0].issuer_cn, "Platform") != NULL) {
+            *ca = "platform";
+        } else if (strstr(ch.cert[0].issuer_cn, "Processor") != NULL) {
+            *ca = "processor";
+        } else {
+            rc = mero_err_set(err, MERO_EQUOTE_PCKCHAIN, "PCK issuer is neither Platform nor "
+                                                         "Processor CA");
+        }
+    }
+    mero__x509_chain_cleanup(&ch);
+    return rc < 0 ? -MERO_EQUOTE_PCKCHAIN : 0;
+}
+
+int mero_pcs_collateral_for_quote(const uint8_t *quote, size_t len, struct mero_collateral *out,
+                                  struct mero_err *err)
+{
+    uint8_t fmspc[6];
+    const char *ca = NULL;
+    MERO_TRY(platform_of(quote, len, fmspc, &ca, err));
+    char base[512], key[600], fm[13];
+    trim_base(mero_pcs_base_url(), base, sizeof(base));
+    for (int i = 0; i < 6; i++) {
+        snprintf(fm + 2 * i, 3, "%02x", fmspc[i]);
+    }
+    snprintf(key, sizeof(key), "%s|%s|%s", base, fm, ca);
+    uint64_t now = mero_now_ms();
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < MERO_PCS_CACHE_MAX; i++) {
+        struct entry *e = cache[i];
+        if (e != NULL && strcmp(e->key, key) == 0 &&
+            now - e->fetched_ms < (uint64_t)MERO_PCS_CACHE_SECONDS * 1000) {
+            int rc = mero_collateral_copy(out, &e->c);
+            if (rc == 0) {
+                stats.cache_hits++;
+            }
+            pthread_mutex_unlock(&lock);
+            return rc < 0 ? mero_err_set(err, MERO_ENOMEM, "out of memory") : 0;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    /* Fetch outside the lock. Two threads missing together may both fetch once. */
+    struct entry *e = calloc(1, sizeof(*e));
+    if (e == NULL) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    int rc = mero_pcs_fetch(base, fmspc, ca, &e->c, err);
+    if (rc == 0) {
+        rc = mero_collateral_copy(out, &e->c);
+    }
+    pthread_mutex_lock(&lock);
+    if (rc < 0) {
+        stats.failures++;
+        pthread_mutex_unlock(&lock);
+        mero_collateral_cleanup(&e->c);
+        free(e);
+        return rc;
+    }
+    stats.fetches++;
+    snprintf(e->key, sizeof(e->key), "%s", key);
+    e->fetched_ms = mero_now_ms();
+    size_t slot = 0;
+    uint64_t oldest = UINT64_MAX;
+    for (size_t i = 0; i < MERO_PCS_CACHE_MAX; i++) {
+        uint64_t age = cache[i] == NULL ? 0 : cache[i]->fetched_ms;
+        if (cache[i] != NULL && strcmp(cache[i]->key, key) == 0) {
+            slot = i; /* replace the stale entry for this key */
+            break;
+        }
+        if (age < oldest) {
+            oldest = age;
+            slot = i;
+        }
+    }
+    if (cache[slot] != NULL) {
+        mero_collateral_cleanup(&cache[slot]->c);
+        free(cache[slot]);
+    }
+    cache[slot] = e;
+    pthread_mutex_unlock(&lock);
+    return 0;
+}

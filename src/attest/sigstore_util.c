@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * sigstore_util.c - small helpers the Sigstore files share: strict JSON loading (jansson,
+ * duplicate keys refused, size capped), typed field getters, RFC 3339 time parsing, PEM/DER
+ * certificate decoding and the one SHA-256 signature check.
+ *
+ * Invariant: every getter fails (never defaults) on a missing or mistyped field; decoded
+ * buffers are bounded by the caller's maximum.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/pem.h>
+
+#include "attest/sigstore_internal.h"
+#include "mero/encoding.h"
+
+json_t *mero__json_load(const uint8_t *data, size_t len, size_t max, struct mero_err *err)
+{
+    if (data == NULL || len == 0) {
+        mero_err_set(err, MERO_EJSON, "empty document");
+        return NULL;
+    }
+    if (len > max) {
+        mero_err_set(err, MERO_ETOOBIG, "document of %zu bytes exceeds %zu", len, max);
+        return NULL;
+    }
+    json_error_t je;
+    json_t *j = json_loadb((const char *)data, len, JSON_REJECT_DUPLICATES, &je);
+    if (j == NULL) {
+        mero_err_set(err, MERO_EJSON, "json: %s at line %d", je.text, je.line);
+        return NULL;
+    }
+    if (!json_is_object(j)) {
+        json_decref(j);
+        mero_err_set(err, MERO_EJSON, "top level is not an object");
+        return NULL;
+    }
+    return j;
+}
+
+const char *mero__json_str(json_t *obj, const char *key)
+{
+    json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+int mero__json_b64(json_t *obj, const char *key, size_t max, uint8_t **out, size_t *outlen)
+{
+    json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+    if (!json_is_string(v)) {
+        return -MERO_ENOTFOUND;
+    }
+    size_t n = json_string_length(v);
+    if (n == 0) {
+        return -MERO_EBASE64;
+    }
+    return mero_base64_decode_alloc(json_string_value(v), n, max, out, outlen);
+}
+
+/* protobuf JSON writes int64 as a string; the cosign bundle as a number. Accept both. */
+int mero__json_u64(json_t *obj, const char *key, uint64_t *out)
+{
+    json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+    if (json_is_integer(v)) {
+        json_int_t i = json_integer_value(v);
+        if (i < 0) {
+            return -MERO_EINVAL;
+        }
+        *out = (uint64_t)i;
+        return 0;
+    }
+    if (json_is_string(v)) {
+        return mero_parse_u64(json_string_value(v), (uint64_t)INT64_MAX, out);
+    }
+    return -MERO_ENOTFOUND;
+}
+
+static int digits(const char **p, int n, int *out)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        char c = (*p)[i];
+        if (c < '0' || c > '9') {
+            return -1;
+        }
+        v = v * 10 + (c - '0');
+    }
+    *p += n;
+    *out = v;
+    return 0;
+}
+
+static int64_t days_from_civil(int y, int m, int d)
+{
+    /* proleptic Gregorian, days since 1970-01-01 */
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* RFC 3339 "YYYY-MM-DDTHH:MM:SS[.frac](Z|+hh:mm|-hh:mm)"; fractions are truncated, which keeps
+ * an inclusive `end` such as 23:59:59.999 inclusive at whole-second resolution. */
+int mero__sig_time_parse(const char *s, int64_t *out)
+{
+    if (s == NULL || strlen(s) < 20 || strlen(s) > 40) {
+        return -MERO_EINVAL;
+    }
+    const char *p = s;
+    int y, mo, d, h, mi, se;
+    if (digits(&p, 4, &y) || *p++ != '-' || digits(&p, 2, &mo) || *p++ != '-' ||
+        digits(&p, 2, &d)) {
+        return -MERO_EINVAL;
+    }
+    if (*p != 'T' && *p != 't') {
+        return -MERO_EINVAL;
+    }
+    p++;
+    if (digits(&p, 2, &h) || *p++ != ':' || digits(&p, 2, &mi) || *p++ != ':' ||
+        digits(&p, 2, &se)) {
+        return -MERO_EINVAL;
+    }
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) {
+        return -MERO_EINVAL;
+    }
+    if (*p == '.') {
+        p++;
+        if (*p < '0' || *p > '9') {
+            return -MERO_EINVAL;
+        }
+        while (*p >= '0' && *p <= '9') {
+            p++;
+        }
+    }
+    int64_t off = 0;
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        int sign = *p == '-' ? -1 : 1, oh, om;
+        p++;
+        if (digits(&p, 2, &oh) || *p++ != ':' || digits(&p, 2, &om) || oh > 23 || om > 59) {
+            return -MERO_EINVAL;
+        }
+        off = sign * (oh * 3600 + om * 60);
+    } else {
+        return -MERO_EINVAL;
+    }
+    if (*p != '\0') {
+        return -MERO_EINVAL;
+    }
+    *out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + (se > 59 ? 59 : se) - off;
+    return 0;
+}
+
+int mero__sig_der_cert(const uint8_t *der, size_t len, X509 **x)
+{
+    if (len == 0 || len > SIG_MAX_CERT) {
+        return -MERO_ECERT;
+    }
+    const unsigned char *p = der;
+    X509 *c = d2i_X509(NULL, &p, (long)len);
+    if (c == NULL || p != der + len) {
+        X509_free(c);
+        return -MERO_ECERT;
+    }
+    *x = c;
+    return 0;
+}
+
+int mero__sig_pem_cert(const uint8_t *pem, size_t len, X509 **x, uint8_t **der, size_t *derlen)
+{
+    if (len == 0 || len > SIG_MAX_CERT * 2) {
+        return -MERO_ECERT;
+    }
+    BIO *bio = BIO_new_mem_buf(pem, (int)len);
+    if (bio == NULL) {
+        return -MERO_ENOMEM;
+    }
+    X509 *c = PEM_read_bio_X509(bio, NULL, NULL, NULL);
+    /* exactly one certificate: a second PEM block is refused */
+    X509 *extra = c ? PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
+    BIO_free(bio);
+    if (c == NULL || extra != NULL) {
+        X509_free(c);
+        X509_free(extra);
+        return -MERO_ECERT;
+    }
+    unsigned char *d = NULL;
+    int n = i2d_X509(c, &d);
+    if (n <= 0) {
+        X509_free(c);
+        return -MERO_ECERT;
+    }
+    uint8_t *copy = malloc((size_t)n);
+    if (copy == NULL) {
+        OPENSSL_free(d);
+        X509_free(c);
+        return -MERO_ENOMEM;
+    }
+    memcpy(copy, d, (size_t)n);
+    OPENSSL_free(d);
+    *x = c;
+    *der = copy;
+    *derlen = (size_t)n;
+    return 0;
+}
+
+int mero__sig_verify_sha256(EVP_PKEY *key, const uint8_t *msg, size_t n, const uint8_t *sig,
+                            size_t siglen)
+{
+    if (key == NULL || sig == NULL || siglen == 0) {
+        return -MERO_EBADSIG;
+    }
+    int id = EVP_PKEY_get_base_id(key);
+    if (id != EVP_PKEY_EC && id != EVP_PKEY_RSA) {
+        return -MERO_EUNSUPPORTED;
+    }
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    if (ctx == NULL) {
+        return -MERO_ENOMEM;
+    }
+    int ok = EVP_DigestVerifyInit(ctx, NULL, EVP_sha256(), NULL, key) == 1 &&
+             EVP_DigestVerify(ctx, sig, siglen, msg, n) == 1;
+    EVP_MD_CTX_free(ctx);
+    return ok ? 0 : -MERO_EBADSIG;
+}

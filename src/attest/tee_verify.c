@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * tee_verify.c - the calimero-tee-verify contract as a library function: one JSON object in,
+ * one JSON object out, and the exit code (reference-calimero.md §3; spec "Verifying from
+ * outside Rust"). The binary (src/cli/tee_verify) is a thin main over it; the fuzz target
+ * drives it directly.
+ *
+ * Input: quote_b64 (standard base64; wins) or quote_hex, nonce_hex and app_hash_hex (64 hex
+ * each, either case, trimmed). Optional beyond the reference: collateral (a QuoteCollateralV3
+ * object: verify fully offline, nothing is fetched) and time_unix (judge as of that time).
+ * Exit 0: a verdict (`valid` may be false). Exit 1: unusable input. Exit 2: no verdict (the
+ * quote does not parse, collateral unavailable or malformed). Errors: {"error": "..."} on
+ * stdout and "calimero-tee-verify: ..." on stderr.
+ *
+ * Invariants: there is no mock path, under any build option: a MOCK_TDX_QUOTE_V1 blob is a
+ * quote that does not parse (exit 2); "valid" is printed only with a verdict.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mero/clock.h"
+#include "mero/collateral.h"
+#include "mero/crypto.h"
+#include "mero/dcap.h"
+#include "mero/encoding.h"
+#include "mero/pcs.h"
+#include "mero/tee_verify.h"
+
+#define MAX_QUOTE_DECODED (1u << 20)
+
+/* Where this call writes (one call at a time: the CLI and the fuzzer are single-threaded). */
+static struct mero_buf *out_json;
+static char *out_msg;
+static size_t out_msg_cap;
+
+static int fail(int code, const char *fmt, ...) MERO_PRINTF(2, 3);
+static int fail(int code, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    json_t *o = json_pack("{s:s}", "error", msg);
+    char *s = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
+    mero_buf_reset(out_json);
+    if (mero_buf_append_str(out_json, s != NULL ? s : "{\"error\":\"out of memory\"}") < 0) {
+        mero_buf_reset(out_json);
+    }
+    snprintf(out_msg, out_msg_cap, "%s", msg);
+    free(s);
+    json_decref(o);
+    return code;
+}
+
+/* The string value of a field, trimmed of ASCII whitespace; NULL when absent or null. */
+static const char *field(json_t *in, const char *name, size_t *len, bool *not_string)
+{
+    json_t *v = json_object_get(in, name);
+    *not_string = false;
+    if (v == NULL || json_is_null(v)) {
+        return NULL;
+    }
+    if (!json_is_string(v)) {
+        *not_string = true;
+        return NULL;
+    }
+    const char *s = json_string_value(v);
+    size_t n = json_string_length(v);
+    while (n > 0 && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) {
+        s++;
+        n--;
+    }
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r')) {
+        n--;
+    }
+    *len = n;
+    return s;
+}
+
+static int hex32(json_t *in, const char *name, uint8_t out[32])
+{
+    size_t n = 0;
+    bool bad;
+    const char *s = field(in, name, &n, &bad);
+    if (bad) {
+        return fail(1, "%s is not hex: not a string", name);
+    }
+    if (s == NULL) {
+        return fail(1, "%s is required", name);
+    }
+    uint8_t tmp[64];
+    size_t got = 0;
+    int rc = mero_hex_decode(tmp, sizeof(tmp), s, n, &got);
+    if (rc == -MERO_EHEX) {
+        return fail(1, "%s is not hex: %s", name,
+                    n % 2 ? "odd number of digits" : "invalid hex character");
+    }
+    if (rc < 0 || got != 32) {
+        return fail(1, "%s must be 32 bytes (64 hex characters)", name);
+    }
+    memcpy(out, tmp, 32);
+    return 0;
+}
+
+static char *hex_dup(const uint8_t *p, size_t n)
+{
+    char *s = malloc(2 * n + 1);
+    if (s != NULL) {
+        mero_hex_encode(s, p, n);
+    }
+    return s;
+}
+
+static int print_verdict(const struct mero_dcap_result *r)
+{
+    json_t *o = json_object();
+    json_t *adv = json_array();
+    json_t *m = json_object();
+    if (o == NULL || adv == NULL || m == NULL) {
+        return fail(2, "could not verify: out of memory");
+    }
+    for (size_t i = 0; r->has_tcb_status && i < r->n_advisory_ids; i++) {
+        json_array_append_new(adv, json_string(r->advisory_ids[i]));
+    }
+    const char *names[5] = {"mrtd", "rtmr0", "rtmr1", "rtmr2", "rtmr3"};
+    for (int i = 0; i < 5; i++) {
+        char *h = hex_dup(i == 0 ? r->mrtd : r->rtmr[i - 1], 48);
+        json_object_set_new(m, names[i], h != NULL ? json_string(h) : json_null());
+        free(h);
+    }
+    json_object_set_new(o, "valid", json_boolean(r->is_valid));
+    json_object_set_new(o, "quote_verified", json_boolean(r->quote_verified));
+    json_object_set_new(o, "nonce_verified", json_boolean(r->nonce_verified));
+    json_object_set_new(o, "application_hash_verified",
+                        json_boolean(r->application_hash_verified));
+    json_object_set_new(o, "tcb_status",
+                        r->has_tcb_status ? json_string(mero_tcb_status_name(r->tcb_status))
+                                          : json_null());
+    json_object_set_new(o, "advisory_ids", adv);
+    json_object_set_new(o, "tcb_evaluation_data_number",
+                        r->has_tcb_evaluation_data_number
+                            ? json_integer((json_int_t)r->tcb_evaluation_data_number)
+                            : json_null());
+    json_object_set_new(o, "measurements", m);
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (s == NULL) {
+        return fail(2, "could not verify: out of memory");
+    }
+    mero_buf_reset(out_json);
+    int rc = mero_buf_append_str(out_json, s);
+    free(s);
+    return rc < 0 ? fail(2, "could not verify: output too large") : 0;
+}
+
+/* Decode the quote (exit 1 on bad encoding). */
+static int get_quote(json_t *in, uint8_t **q, size_t *qlen)
+{
+    size_t n = 0;
+    bool bad_b64, bad_hex;
+    const char *b64 = field(in, "quote_b64", &n, &bad_b64);
+    if (bad_b64) {
+        return fail(1, "quote_b64 is not valid base64: not a string");
+    }
+    if (b64 != NULL) {
+        if (mero_base64_decode_alloc(b64, n, MAX_QUOTE_DECODED, q, qlen) < 0) {
+            return fail(1, "quote_b64 is not valid base64: %s",
+                        n == 0 ? "empty" : "invalid base64 (standard alphabet, padded)");
+        }
+        return 0;
+    }
+    const char *hex = field(in, "quote_hex", &n, &bad_hex);
+    if (bad_hex) {
+        return fail(1, "quote_hex is not hex: not a string");
+    }
+    if (hex == NULL) {
+        return fail(1, "one of quote_b64 or quote_hex is required");
+    }
+    int rc = mero_hex_decode_alloc(hex, n, MAX_QUOTE_DECODED, q, qlen);
+    if (rc < 0) {
+        return fail(1, "quote_hex is not hex: %s",
+                    rc == -MERO_ETOOBIG ? "too long"
+                    : n % 2             ? "odd number of digits"
+                                        : "invalid hex character");
+    }
+    if (*qlen == 0) {
+        free(*q);
+        *q = NULL;
+        return fail(1, "quote_hex is not hex: empty");
+    }
+    return 0;
+}
+
+static int run(json_t *in, bool allow_fetch)
+{
+    uint8_t nonce[32], app[32], *quote = NULL;
+    size_t qlen = 0;
+    int rc;
+    if ((rc = get_quote(in, &quote, &qlen)) != 0) {
+        return rc;
+    }
+    if ((rc = hex32(in, "nonce_hex", nonce)) != 0 || (rc = hex32(in, "app_hash_hex", app)) != 0) {
+        free(quote);
+        return rc;
+    }
+    struct mero_err err;
+    mero_err_clear(&err);
+    struct mero_collateral coll;
+    mero_collateral_init(&coll);
+    bool have_coll = false;
+    json_t *cj = json_object_get(in, "collateral");
+    if (cj != NULL && !json_is_null(cj)) {
+        char *text = json_is_object(cj) ? json_dumps(cj, JSON_COMPACT) : NULL;
+        if (text == NULL) {
+            free(quote);
+            return fail(1, "collateral must be a QuoteCollateralV3 object");
+        }
+        rc = mero_collateral_parse(&coll, text, strlen(text), &err);
+        free(text);
+        if (rc < 0) {
+            free(quote);
+            return fail(1, "collateral is invalid: %s", err.msg);
+        }
+        have_coll = true;
+    }
+    uint64_t now = mero_now_unix();
+    json_t *tj = json_object_get(in, "time_unix");
+    if (tj != NULL && !json_is_null(tj)) {
+        if (!json_is_integer(tj) || json_integer_value(tj) < 0) {
+            free(quote);
+            mero_collateral_cleanup(&coll);
+            return fail(1, "time_unix must be a non-negative integer (unix seconds)");
+        }
+        now = (uint64_t)json_integer_value(tj);
+    }
+    /* Hidden test knob: verify N times in this process (the collateral cache's test). */
+    uint64_t repeat = 1;
+    const char *re = getenv("MERO_TEE_VERIFY_REPEAT");
+    if (re != NULL && (mero_parse_u64(re, 10, &repeat) < 0 || repeat == 0)) {
+        repeat = 1;
+    }
+    struct mero_dcap_result r;
+    for (uint64_t i = 0; i < repeat; i++) {
+        if (!have_coll && !allow_fetch) {
+            rc = mero_err_set(&err, MERO_ECOLLATERAL_FETCH, "fetching is disabled");
+            break;
+        }
+        if (!have_coll) {
+            rc = mero_pcs_collateral_for_quote(quote, qlen, &coll, &err);
+            if (rc < 0) {
+                break;
+            }
+        }
+        rc = mero_dcap_verify(quote, qlen, &coll, now, nonce, app, &r, &err);
+        if (!have_coll) {
+            mero_collateral_cleanup(&coll);
+        }
+        if (rc < 0) {
+            break;
+        }
+    }
+    free(quote);
+    mero_collateral_cleanup(&coll);
+    if (rc < 0) {
+        const char *what = "Failed to verify quote signature: ";
+        if (err.code == MERO_ECOLLATERAL_FETCH) {
+            what = "Failed to fetch collateral from Intel PCS: ";
+        } else if ((err.code >= MERO_EQUOTE_VERSION && err.code <= MERO_EQUOTE_LENGTH) ||
+                   err.code == MERO_ETRUNC || err.code == MERO_ETOOBIG ||
+                   err.code == MERO_EOVERFLOW) {
+            what = "Failed to parse TDX quote: ";
+        } else if (err.code == MERO_ECOLLATERAL) {
+            what = "collateral is unusable: ";
+        }
+        return fail(2, "could not verify: %s%s", what, err.msg[0] ? err.msg : mero_errdesc(rc));
+    }
+    return print_verdict(&r);
+}
+
+int mero_tee_verify_json(const char *input, size_t len, bool allow_fetch, struct mero_buf *out,
+                         char *msg, size_t msg_cap)
+{
+    char dummy[1];
+    out_json = out;
+    out_msg = msg != NULL && msg_cap > 0 ? msg : dummy;
+    out_msg_cap = msg != NULL && msg_cap > 0 ? msg_cap : sizeof(dummy);
+    out_msg[0] = 0;
+    if (mero_crypto_init() < 0) {
+        return fail(2, "could not verify: crypto initialisation failed");
+    }
+    json_error_t je;
+    json_t *in = json_loadb(input, len, JSON_REJECT_DUPLICATES, &je);
+    if (in == NULL) {
+        return fail(1, "stdin is not JSON: %s", je.text);
+    }
+    if (!json_is_object(in)) {
+        json_decref(in);
+        return fail(1, "stdin is not JSON: expected one object");
+    }
+    int rc = run(in, allow_fetch);
+    json_decref(in);
+    return rc;
+}
+
+void mero_tee_verify_error(struct mero_buf *out, const char *msg)
+{
+    char m[1];
+    out_json = out;
+    out_msg = m;
+    out_msg_cap = sizeof(m);
+    (void)fail(1, "%s", msg);
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cmd_quote_parse.c - `meroctl quote parse FILE` (`-` for stdin): parse a TDX quote file
+ * offline, no collateral, no signature check. With --json it prints the reference-calimero.md
+ * §4.2 quote object plus the PCK leaf facts; otherwise a short summary. Exit 0 parsed, 1 usage
+ * or unreadable file, 2 the quote does not parse (an SGX or mock quote included).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "meroctl.h"
+#include "mero/encoding.h"
+#include "mero/mock.h"
+#include "mero/quote.h"
+
+#define QUOTE_FILE_MAX (1u << 20)
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (f == NULL) {
+        return NULL;
+    }
+    uint8_t *p = malloc(QUOTE_FILE_MAX + 1);
+    size_t n = p ? fread(p, 1, QUOTE_FILE_MAX + 1, f) : 0;
+    if (f != stdin) {
+        fclose(f);
+    }
+    if (p == NULL || n > QUOTE_FILE_MAX) {
+        free(p);
+        return NULL;
+    }
+    *len = n;
+    return p;
+}
+
+static int print_json(const struct mero_quote *q, const struct mero_pck_info *pi, int pck_rc)
+{
+    struct mero_buf b;
+    mero_buf_init(&b, 1u << 20);
+    int rc = mero_buf_append_str(&b, "{\"quote\":");
+    rc = rc ? rc : mero_quote_to_json(q, &b);
+    rc = rc ? rc : mero_buf_printf(&b, ",\"totalLen\":%zu,\"pck\":", q->total_len);
+    if (rc == 0 && pck_rc == 0) {
+        rc = mero_buf_append_str(&b, "{\"fmspc\":\"");
+        rc = rc ? rc : mero_hex_append(&b, pi->fmspc, 6);
+        rc = rc ? rc : mero_buf_append_str(&b, "\",\"pceid\":\"");
+        rc = rc ? rc : mero_hex_append(&b, pi->pceid, 2);
+        rc = rc ? rc : mero_buf_printf(&b, "\",\"pcesvn\":%u,\"issuer\":\"", (unsigned)pi->pcesvn);
+        /* issuer CNs are printable ASCII; anything else is dropped rather than escaped */
+        for (const char *c = pi->issuer_cn; rc == 0 && *c; c++) {
+            if (*c >= 0x20 && *c < 0x7f && *c != '"' && *c != '\\') {
+                rc = mero_buf_append_u8(&b, (uint8_t)*c);
+            }
+        }
+        rc = rc ? rc
+                : mero_buf_printf(&b, "\",\"notBefore\":%lld,\"notAfter\":%lld}",
+                                  (long long)pi->not_before, (long long)pi->not_after);
+    } else if (rc == 0) {
+        rc = mero_buf_append_str(&b, "null");
+    }
+    rc = rc ? rc : mero_buf_append_str(&b, "}\n");
+    if (rc == 0) {
+        fwrite(b.data, 1, b.len, stdout);
+    }
+    mero_buf_cleanup(&b);
+    return rc;
+}
+
+static int run_quote_parse(const struct meroctl_global *g, int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: meroctl [--json] quote parse FILE|-\n");
+        return MEROCTL_USAGE;
+    }
+    size_t len = 0;
+    uint8_t *p = slurp(argv[1], &len);
+    if (p == NULL) {
+        fprintf(stderr, "meroctl: cannot read %s (missing, or over %u bytes)\n", argv[1],
+                QUOTE_FILE_MAX);
+        return MEROCTL_USAGE;
+    }
+    struct mero_quote q;
+    struct mero_err err = {0};
+    if (mero_quote_parse(&q, p, len, &err) != 0) {
+        fprintf(stderr, "meroctl: %s: %s%s\n", mero_strerror(err.code), err.msg,
+                mero_mock_is_mock(p, len) ? " (this is a MOCK_TDX_QUOTE_V1 quote)" : "");
+        free(p);
+        return MEROCTL_FAILED;
+    }
+    struct mero_pck_info pi;
+    struct mero_err perr = {0};
+    int prc = mero_quote_pck_info(&q, &pi, &perr);
+    int rc = MEROCTL_OK;
+    if (g->json) {
+        rc = print_json(&q, &pi, prc) == 0 ? MEROCTL_OK : MEROCTL_FAILED;
+    } else {
+        char mrtd[97], rd[129];
+        mero_hex_encode(mrtd, q.body.mrtd, 48);
+        mero_hex_encode(rd, q.body.report_data, 64);
+        printf("version      %u (TD %s body)\n", (unsigned)q.version, q.body.td15 ? "1.5" : "1.0");
+        printf("total length %zu bytes (input %zu)\n", q.total_len, len);
+        printf("mrtd         %s\nreport data  %s\n", mrtd, rd);
+        if (prc == 0) {
+            char fmspc[13];
+            mero_hex_encode(fmspc, pi.fmspc, 6);
+            printf("fmspc        %s\npck issuer   %s\n", fmspc, pi.issuer_cn);
+        } else {
+            printf("pck          unreadable: %s\n", perr.msg);
+        }
+    }
+    free(p);
+    return rc;
+}
+
+MEROCTL_COMMANDS({"quote parse", "FILE|-",
+                  "parse a TDX quote offline (no collateral, no signature check)", run_quote_parse})

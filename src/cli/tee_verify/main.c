@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * calimero-tee-verify - reads one JSON object on stdin, verifies the TDX quote in it against
+ * Intel collateral, writes one JSON object on stdout (reference-calimero.md §3; spec
+ * "Verifying from outside Rust"). The contract lives in src/attest/tee_verify.c
+ * (mero_tee_verify_json); this main only moves bytes: stdin in, stdout out, and on an error
+ * "calimero-tee-verify: <message>" on stderr. Exit 0 verdict, 1 unusable input, 2 no verdict.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mero/tee_verify.h"
+
+#define PROG "calimero-tee-verify"
+
+static int emit(int code, struct mero_buf *out, const char *msg)
+{
+    if (out->len > 0) {
+        fwrite(out->data, 1, out->len, stdout);
+    }
+    fputc('\n', stdout);
+    fflush(stdout);
+    if (code != 0) {
+        fprintf(stderr, PROG ": %s\n", msg);
+    }
+    return code;
+}
+
+int main(void)
+{
+    struct mero_buf in, out;
+    char msg[1100];
+    mero_buf_init(&in, MERO_TEE_VERIFY_MAX_INPUT);
+    mero_buf_init(&out, 1u << 20);
+    char chunk[65536];
+    for (;;) {
+        size_t got = fread(chunk, 1, sizeof(chunk), stdin);
+        if (got > 0 && mero_buf_append(&in, chunk, got) < 0) {
+            snprintf(msg, sizeof(msg), "could not read stdin: input exceeds %u bytes",
+                     MERO_TEE_VERIFY_MAX_INPUT);
+            mero_tee_verify_error(&out, msg);
+            return emit(1, &out, msg);
+        }
+        if (got == 0) {
+            if (ferror(stdin)) {
+                snprintf(msg, sizeof(msg), "could not read stdin: %s", strerror(errno));
+                mero_tee_verify_error(&out, msg);
+                return emit(1, &out, msg);
+            }
+            break;
+        }
+    }
+    int code = mero_tee_verify_json(in.data != NULL ? (const char *)in.data : "", in.len, true,
+                                    &out, msg, sizeof(msg));
+    code = emit(code, &out, msg);
+    mero_buf_cleanup(&in);
+    mero_buf_cleanup(&out);
+    return code;
+}

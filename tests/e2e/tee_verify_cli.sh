@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# tee_verify_cli.sh - calimero-tee-verify end to end (reference-calimero.md §3): exit codes
+# 0/1/2, {"error":...} on stdout and a stderr line, no mock path, a genuine case offline with
+# collateral + time_unix, and through a local PCS (tests/support/pcs_server.py on 127.0.0.1):
+# genuine case verifies; down / 404 / 500 / garbage / slow give exit 2 and never "valid"; a
+# second verification in the same process makes no second request. Prints TAP.
+set -u
+BIN=${MERO_BIN:?}/calimero-tee-verify
+SH=${MERO_SHARED:?}/testdata/tdx
+ROOT=${MERO_ROOT:?}
+T=$(mktemp -d "${TMPDIR:-/tmp}/tee-verify.XXXXXX")
+SRV_PID=
+cleanup() {
+    [ -n "$SRV_PID" ] && kill "$SRV_PID" 2>/dev/null
+    rm -rf "$T"
+}
+trap cleanup EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1 # $2"; }
+
+run() { # stdin-file -> sets rc, out, err
+    out=$(timeout 30 "$BIN" <"$1" 2>"$T/err")
+    rc=$?
+    err=$(cat "$T/err")
+}
+
+expect() { # name want_rc [must_contain] [must_not_contain]
+    local name=$1 want=$2
+    if [ "$rc" != "$want" ]; then nok "$name" "exit $rc, want $want: $out"; return; fi
+    if [ -n "${3:-}" ] && ! grep -q -- "$3" <<<"$out"; then nok "$name" "missing $3: $out"; return; fi
+    if [ -n "${4:-}" ] && grep -q -- "$4" <<<"$out"; then nok "$name" "has $4: $out"; return; fi
+    if [ "$want" != 0 ]; then
+        jq -e 'has("error") and (.error|type=="string")' <<<"$out" >/dev/null ||
+            { nok "$name" "stdout is not {\"error\":...}: $out"; return; }
+        grep -q '^calimero-tee-verify: ' <<<"$err" || { nok "$name" "no stderr line"; return; }
+    fi
+    ok "$name"
+}
+
+D=$SH/dcapqvl-1
+COLL=$D/tdx_quote_collateral.json
+QHEX=$(od -An -v -tx1 "$D/quote.bin" | tr -d ' \n')
+NONCE=${QHEX:1136:64}
+APP=${QHEX:1200:64}
+TIME=$(jq .verify_time_unix "$D/expected.json")
+input() { # extra-jq-filter
+    jq -n --arg q "$QHEX" --arg n "$NONCE" --arg a "$APP" --slurpfile c "$COLL" --argjson t "$TIME" \
+        "{quote_hex:\$q, nonce_hex:\$n, app_hash_hex:\$a} | $1"
+}
+
+echo 'not json' >"$T/in"; run "$T/in"; expect "not JSON exits 1" 1 "stdin is not JSON"
+echo '[1]' >"$T/in"; run "$T/in"; expect "not an object exits 1" 1
+echo '{"nonce_hex":"x","app_hash_hex":"y"}' >"$T/in"; run "$T/in"
+expect "no quote exits 1" 1 "one of quote_b64 or quote_hex is required"
+input '.quote_hex="zz"' >"$T/in"; run "$T/in"; expect "bad quote hex exits 1" 1 "quote_hex is not hex"
+input 'del(.quote_hex) | .quote_b64="***"' >"$T/in"; run "$T/in"
+expect "bad base64 exits 1" 1 "quote_b64 is not valid base64"
+input '.nonce_hex="00"' >"$T/in"; run "$T/in"
+expect "2-byte nonce exits 1" 1 "nonce_hex must be 32 bytes (64 hex characters)"
+input '.app_hash_hex="xy"' >"$T/in"; run "$T/in"; expect "bad app hash hex exits 1" 1 "app_hash_hex is not hex"
+input 'del(.nonce_hex)' >"$T/in"; run "$T/in"; expect "missing nonce exits 1" 1 "nonce_hex is required"
+input '.collateral=5' >"$T/in"; run "$T/in"; expect "collateral not an object exits 1" 1
+input '.collateral=($c[0]|del(.pck_crl))' >"$T/in"; run "$T/in"; expect "collateral missing a field exits 1" 1 "collateral is invalid"
+input '.collateral=$c[0] | .time_unix=-5' >"$T/in"; run "$T/in"; expect "negative time exits 1" 1 "time_unix"
+jq -n --arg n "$NONCE" --arg a "$APP" '{quote_hex:"deadbeef", nonce_hex:$n, app_hash_hex:$a}' >"$T/in"
+run "$T/in"; expect "quote_hex deadbeef exits 2 without valid" 2 "could not verify" '"valid"'
+MOCK=$(printf 'MOCK_TDX_QUOTE_V1' | od -An -v -tx1 | tr -d ' \n')$NONCE$APP$(printf '%0350d' 0)
+jq -n --arg q "$MOCK" --arg n "$NONCE" --arg a "$APP" --slurpfile c "$COLL" --argjson t "$TIME" \
+    '{quote_hex:$q, nonce_hex:$n, app_hash_hex:$a, collateral:$c[0], time_unix:$t}' >"$T/in"
+run "$T/in"; expect "mock quote exits 2 even with collateral" 2 "could not verify" '"valid"'
+
+input '.collateral=$c[0] | .time_unix=$t' >"$T/in"; run "$T/in"
+expect "genuine case offline exits 0 valid" 0 '"valid":true'
+if [ "$rc" = 0 ]; then
+    m=$(jq -r '.measurements.mrtd + .measurements.rtmr3' <<<"$out")
+    if [ "${#m}" = 192 ] && [ "$(jq -r .tcb_status <<<"$out")" = UpToDate ] &&
+        [ "$(jq -r .tcb_evaluation_data_number <<<"$out")" = 17 ] &&
+        [ "$(jq -c .advisory_ids <<<"$out")" = "[]" ]; then
+        ok "verdict fields"
+    else nok "verdict fields" "$out"; fi
+fi
+input 'del(.quote_hex) | .quote_b64=($q) | .collateral=$c[0] | .time_unix=$t' >/dev/null
+B64=$(base64 -w0 "$D/quote.bin")
+jq -n --arg q "$B64" --arg n "$NONCE" --arg a "$APP" --slurpfile c "$COLL" --argjson t "$TIME" \
+    '{quote_b64:$q, quote_hex:"zz", nonce_hex:$n, app_hash_hex:$a, collateral:$c[0], time_unix:$t}' >"$T/in"
+run "$T/in"; expect "quote_b64 wins over quote_hex" 0 '"valid":true'
+input '.collateral=$c[0] | .time_unix=$t | .nonce_hex=("00"*32)' >"$T/in"; run "$T/in"
+expect "wrong nonce is a verdict valid:false" 0 '"valid":false'
+input '.collateral=$c[0] | .time_unix=($t + 40*86400)' >"$T/in"; run "$T/in"
+expect "expired collateral is a verdict valid:false" 0 '"quote_verified":false'
+input '.collateral=$c[0] | .time_unix=$t | .nonce_hex=(.nonce_hex|ascii_upcase) | .app_hash_hex=("  " + .app_hash_hex + "\n")' >"$T/in"
+run "$T/in"; expect "hex either case, trimmed" 0 '"valid":true'
+
+# ---- through a local PCS ----
+start_pcs() { # mode
+    rm -f "$T/port"
+    python3 "$ROOT/tests/support/pcs_server.py" --collateral "$COLL" --port-file "$T/port" \
+        --mode "$1" --delay 4 &
+    SRV_PID=$!
+    for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+    PORT=$(cat "$T/port" 2>/dev/null)
+}
+stop_pcs() { kill "$SRV_PID" 2>/dev/null; wait "$SRV_PID" 2>/dev/null; SRV_PID=; }
+count() { curl -s "http://127.0.0.1:$PORT/_count"; }
+
+input '.time_unix=$t' >"$T/in-net"
+start_pcs ok
+if [ -n "$PORT" ]; then
+    out=$(CALIMERO_TEE_COLLATERAL_URL="http://127.0.0.1:$PORT/tdx/certification/v4" timeout 30 "$BIN" <"$T/in-net" 2>"$T/err"); rc=$?; err=$(cat "$T/err")
+    expect "genuine case verifies through the local PCS" 0 '"valid":true'
+    c1=$(count)
+    out=$(MERO_TEE_VERIFY_REPEAT=3 CALIMERO_TEE_COLLATERAL_URL="http://127.0.0.1:$PORT" timeout 30 "$BIN" <"$T/in-net" 2>"$T/err"); rc=$?
+    c2=$(count)
+    if [ "$rc" = 0 ] && [ "$c1" = 4 ] && [ "$((c2 - c1))" = 4 ]; then
+        ok "three verifications in one process fetch once (4 requests, not 12)"
+    else nok "one fetch per hour" "rc=$rc first=$c1 then +$((c2 - c1))"; fi
+else nok "local PCS started" "no port"; fi
+stop_pcs
+
+net_fail() { # name
+    out=$(CALIMERO_TEE_COLLATERAL_URL="http://127.0.0.1:$PORT" MERO_PCS_TIMEOUT_MS=1500 timeout 30 "$BIN" <"$T/in-net" 2>"$T/err"); rc=$?; err=$(cat "$T/err")
+    expect "$1 exits 2, never valid" 2 "Failed to fetch collateral" '"valid"'
+}
+PORT=1; net_fail "server down"
+for mode in 404 500 garbage slow; do
+    start_pcs "$mode"
+    if [ -n "$PORT" ]; then net_fail "server answering $mode"; else nok "$mode" "no port"; fi
+    stop_pcs
+done
+echo "1..$n"

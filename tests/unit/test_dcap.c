@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_dcap.c - DCAP verification on the genuine cases of ../shared/testdata/tdx: each case's
+ * expected verdict at its fixed time, the validity window edges, the SGX case refused,
+ * gotdxguest-2 judged as far as its partial collateral allows, mutations of every signed
+ * part, the verdict/no-verdict split, the collateral cache, the root pin, verify_evidence.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "attest/dcap_int.h"
+#include "harness.h"
+#include "mero/crypto.h"
+#include "mero/dcap.h"
+#include "mero/encoding.h"
+#include "support/dcap_cases.h"
+
+static int setup(void)
+{
+    static int done;
+    if (!done) {
+        done = mero_crypto_init() == 0 ? 1 : -1;
+    }
+    return done;
+}
+
+static int verify_case(const struct dcap_case *k, const struct mero_collateral *c, uint64_t t,
+                       struct mero_dcap_result *r)
+{
+    struct mero_err e;
+    return mero_dcap_verify_quote(k->quote, k->quote_len, c, t, r, &e);
+}
+
+static int load(struct dcap_case *k, struct mero_collateral *c, const char *name)
+{
+    struct mero_err e;
+    if (setup() < 0 || dcap_case_load(k, name) < 0) {
+        return -1;
+    }
+    if (mero_collateral_parse(c, k->collateral_json, k->collateral_len, &e) < 0) {
+        dcap_case_free(k);
+        return -1;
+    }
+    return 0;
+}
+
+static bool same_advisories(const struct mero_dcap_result *r, json_t *want)
+{
+    if (r->n_advisory_ids != json_array_size(want)) {
+        return false;
+    }
+    for (size_t i = 0; i < json_array_size(want); i++) {
+        bool found = false;
+        for (size_t j = 0; j < r->n_advisory_ids; j++) {
+            found |= strcmp(r->advisory_ids[j], json_string_value(json_array_get(want, i))) == 0;
+        }
+        if (!found) {
+            return false;
+        }
+    }
+    return true;
+}
+
+TEST(every_case_gives_its_expected_verdict)
+{
+    for (int i = 0; dcap_case_names[i] != NULL; i++) {
+        struct dcap_case k;
+        struct mero_collateral c;
+        CHECK_MSG(load(&k, &c, dcap_case_names[i]) == 0, "load %s", dcap_case_names[i]);
+        struct mero_dcap_result r;
+        int rc = verify_case(&k, &c, k.verify_time, &r);
+        json_t *exp = json_object_get(k.expected, "expect");
+        bool ok = strcmp(k.result, "ok") == 0;
+        bool pass = rc == 0 && r.quote_verified == ok;
+        if (pass && ok) {
+            pass = r.has_tcb_status &&
+                   strcmp(mero_tcb_status_name(r.tcb_status),
+                          json_string_value(json_object_get(exp, "tcb_status"))) == 0 &&
+                   same_advisories(&r, json_object_get(exp, "advisory_ids")) && r.root_crl_checked;
+        }
+        if (pass && !ok) {
+            pass = !r.has_tcb_status && r.reject_code != 0 && r.reject_reason[0] != 0;
+        }
+        char name[64];
+        snprintf(name, sizeof(name), "%s", k.name);
+        mero_collateral_cleanup(&c);
+        dcap_case_free(&k);
+        CHECK_MSG(pass, "%s: rc=%d verified=%d reason=%s", name, rc, r.quote_verified,
+                  r.reject_reason);
+    }
+}
+
+TEST(reject_reasons_are_intels)
+{
+    struct { const char *name; int code; } want[] = {
+        {"tdx/dcapqvl-2", MERO_ETCB_NOT_SUPPORTED},
+        {"tdx/gotdxguest-1", MERO_ETCB_NOT_SUPPORTED},
+        {"tdx/dcapqvl-3", MERO_ETCBINFO},
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        struct dcap_case k;
+        struct mero_collateral c;
+        CHECK(load(&k, &c, want[i].name) == 0);
+        struct mero_dcap_result r;
+        int rc = verify_case(&k, &c, k.verify_time, &r);
+        mero_collateral_cleanup(&c);
+        dcap_case_free(&k);
+        CHECK_EQ(rc, 0);
+        CHECK_EQ(r.reject_code, want[i].code);
+    }
+}
+
+TEST(ok_cases_are_rejected_outside_the_collateral_window)
+{
+    for (int i = 0; dcap_case_names[i] != NULL; i++) {
+        struct dcap_case k;
+        struct mero_collateral c;
+        CHECK(load(&k, &c, dcap_case_names[i]) == 0);
+        if (strcmp(k.result, "ok") != 0) {
+            mero_collateral_cleanup(&c);
+            dcap_case_free(&k);
+            continue;
+        }
+        struct mero_dcap_result in_lo, in_hi, after, before;
+        int a = verify_case(&k, &c, (uint64_t)k.window_nb, &in_lo);
+        int b = verify_case(&k, &c, (uint64_t)k.window_na, &in_hi);
+        int d = verify_case(&k, &c, (uint64_t)k.window_na + 1, &after);
+        int e = verify_case(&k, &c, (uint64_t)k.window_nb - 1, &before);
+        char name[64];
+        snprintf(name, sizeof(name), "%s", k.name);
+        mero_collateral_cleanup(&c);
+        dcap_case_free(&k);
+        CHECK_MSG(a == 0 && b == 0 && d == 0 && e == 0, "%s: no verdict", name);
+        CHECK_MSG(in_lo.quote_verified && in_hi.quote_verified, "%s: edges", name);
+        CHECK_MSG(!after.quote_verified && after.reject_code == MERO_EEXPIRED, "%s: after", name);
+        CHECK_MSG(!before.quote_verified && before.reject_code == MERO_EEXPIRED, "%s: before",
+                  name);
+    }
+}
+
+TEST(sgx_quote_is_refused_for_tdx)
+{
+    struct dcap_case k;
+    struct mero_collateral c;
+    CHECK(load(&k, &c, "sgx/dcapqvl-1") == 0);
+    struct mero_dcap_result r;
+    int rc = verify_case(&k, &c, k.verify_time, &r);
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+    CHECK_ERR(rc, -MERO_EQUOTE_SGX);
+}
+
+/* gotdxguest-2 carries only a TCB info and its chain: no verdict from the verifier, and the
+ * parts it does carry judged one by one. */
+TEST(gotdxguest2_partial_collateral)
+{
+    struct dcap_case k;
+    CHECK(setup() > 0 && dcap_case_load(&k, "tdx/gotdxguest-2") == 0);
+    size_t bl = 0, cl = 0;
+    char *body = dcap_case_file(&k, "sample_tcbinfo_response_v5.json", &bl);
+    char *chain = dcap_case_file(&k, "tcb_info_issuer_chain.pem", &cl);
+    CHECK(body != NULL && chain != NULL);
+    /* the signed object, cut verbatim: {"tcbInfo":<it>,"signature":"..."} */
+    const char *start = strstr(body, "\"tcbInfo\":");
+    const char *sig = strstr(body, ",\"signature\":\"");
+    CHECK(start != NULL && sig != NULL && sig > start);
+    start += strlen("\"tcbInfo\":");
+    struct mero_collateral c;
+    mero_collateral_init(&c);
+    c.tcb_info_len = (size_t)(sig - start);
+    c.tcb_info = strndup(start, c.tcb_info_len);
+    CHECK(mero_hex_decode_exact(c.tcb_info_signature, 64, sig + 14, 128) == 0);
+    c.tcb_info_issuer_chain = chain;
+    c.tcb_info_issuer_chain_len = cl;
+    mero_collateral_rehash(&c);
+    struct mero_dcap_result r;
+    struct mero_err e;
+    CHECK_ERR(mero_dcap_verify_quote(k.quote, k.quote_len, &c, k.verify_time, &r, &e),
+              -MERO_ECOLLATERAL);
+    /* TCB info: signed by the chain's signer; the signer is signed by the pinned root, and
+     * expired (2025-05-21) before the verification time, as expected.json notes. */
+    struct mero_x509_chain ch;
+    CHECK_OK(mero__x509_chain_parse(&ch, chain, cl, &e));
+    CHECK_EQ(ch.n, 2);
+    CHECK(mero__x509_pin_ok(ch.der[1], ch.der_len[1], MERO_INTEL_ROOT_CA_SHA256));
+    EVP_PKEY *root = NULL, *signer = NULL;
+    CHECK_OK(mero__x509_key(ch.cert[1].point, &root));
+    CHECK_OK(mero__x509_key(ch.cert[0].point, &signer));
+    CHECK_OK(mero__x509_signed_by(&ch.cert[0], &ch.cert[1], root, &e, "signer"));
+    CHECK_OK(mero__x509_ecdsa_verify(signer, c.tcb_info_signature, c.tcb_info, c.tcb_info_len));
+    CHECK_ERR(mero__x509_valid_at(&ch.cert[0], (int64_t)k.verify_time, &e, "signer"),
+              -MERO_EEXPIRED);
+    /* The quote: PCK chain to the root, QE report and quote signatures, report data. */
+    struct mero_quote q;
+    CHECK_OK(mero_quote_parse(&q, k.quote, k.quote_len, &e));
+    struct mero_x509_chain pk;
+    CHECK_OK(mero__x509_chain_parse(&pk, (const char *)q.pck_chain, q.pck_chain_len, &e));
+    CHECK_EQ(pk.n, 3);
+    CHECK(pk.der_len[2] == ch.der_len[1] && memcmp(pk.der[2], ch.der[1], pk.der_len[2]) == 0);
+    EVP_PKEY *ca = NULL, *leaf = NULL, *ak = NULL;
+    CHECK_OK(mero__x509_key(pk.cert[1].point, &ca));
+    CHECK_OK(mero__x509_key(pk.cert[0].point, &leaf));
+    CHECK_OK(mero__x509_key(q.attest_key, &ak));
+    CHECK_OK(mero__x509_signed_by(&pk.cert[1], &pk.cert[2], root, &e, "PCK CA"));
+    CHECK_OK(mero__x509_signed_by(&pk.cert[0], &pk.cert[1], ca, &e, "PCK leaf"));
+    CHECK_OK(mero__x509_ecdsa_verify(leaf, q.qe_report_sig, q.qe_report_raw, 384));
+    CHECK_OK(mero__x509_ecdsa_verify(ak, q.signature, q.signed_data, q.signed_len));
+    /* Platform TCB: UpToDate by Intel's level rule. */
+    struct mero_tcbinfo tcb;
+    struct mero_sgx_ext ext;
+    CHECK_OK(mero__tcbinfo_parse(&tcb, c.tcb_info, c.tcb_info_len, &e));
+    CHECK_OK(mero__cert_sgx_ext(&pk.cert[0], &ext));
+    const struct mero_tcb_level *lv = mero__dcap_tcb_level(&tcb, &ext, q.body.tee_tcb_svn);
+    CHECK(lv != NULL);
+    CHECK_EQ(lv->status, MERO_TCB_UP_TO_DATE);
+    mero__tcbinfo_cleanup(&tcb);
+    EVP_PKEY_free(root);
+    EVP_PKEY_free(signer);
+    EVP_PKEY_free(ca);
+    EVP_PKEY_free(leaf);
+    EVP_PKEY_free(ak);
+    mero__x509_chain_cleanup(&ch);
+    mero__x509_chain_cleanup(&pk);
+    free(body);
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+}
+
+/* Flip one byte and expect a verdict "not verified" (not an error). */
+static int flipped_quote(const char *name, size_t off, int *code)
+{
+    struct dcap_case k;
+    struct mero_collateral c;
+    if (load(&k, &c, name) < 0) {
+        return -100;
+    }
+    k.quote[off] ^= 0x01;
+    struct mero_dcap_result r;
+    int rc = verify_case(&k, &c, k.verify_time, &r);
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+    if (rc < 0) {
+        return rc;
+    }
+    *code = r.reject_code;
+    return r.quote_verified ? 1 : 0;
+}
+
+TEST(flipped_quote_bytes_are_verdicts_not_errors)
+{
+    /* v4 layout: header 48, body 584 (mrtd at 48+136), sig at 636, key at 700, cert data
+     * header 764..770, QE report 770..1154, QE report sig 1154..1218. */
+    struct { size_t off; int code; } cases[] = {
+        {48 + 136, MERO_EBADSIG},   /* TD report body (MRTD) */
+        {48 + 200, MERO_EBADSIG},   /* byte 248 of the body (the evidence test's flip) */
+        {640, MERO_EBADSIG},        /* quote signature */
+        {770 + 10, MERO_EQEREPORT}, /* QE report (cpusvn) */
+        {1160, MERO_EQEREPORT},     /* QE report signature */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int code = 0;
+        int v = flipped_quote("tdx/dcapqvl-1", cases[i].off, &code);
+        CHECK_MSG(v == 0 && code == cases[i].code, "offset %zu: v=%d code=%s", cases[i].off, v,
+                  mero_strerror(code));
+    }
+}
+
+TEST(flipped_pck_leaf_is_a_verdict)
+{
+    struct dcap_case k;
+    struct mero_collateral c;
+    CHECK(load(&k, &c, "tdx/nearmpc-3") == 0);
+    struct mero_quote q;
+    struct mero_err e;
+    CHECK_OK(mero_quote_parse(&q, k.quote, k.quote_len, &e));
+    size_t off = (size_t)(q.pck_chain - k.quote) + 400; /* inside the leaf's base64 */
+    char ch = (char)k.quote[off];
+    k.quote[off] = (uint8_t)(ch == 'A' ? 'B' : 'A');
+    struct mero_dcap_result r;
+    int rc = verify_case(&k, &c, k.verify_time, &r);
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+    CHECK_EQ(rc, 0);
+    CHECK(!r.quote_verified);
+}
+
+static int flipped_collateral(size_t field, size_t off, int *code)
+{
+    struct dcap_case k;
+    struct mero_collateral c;
+    if (load(&k, &c, "tdx/dcapqvl-1") < 0) {
+        return -100;
+    }
+    if (field == 0) {
+        c.tcb_info[off] ^= 0x01;
+    } else if (field == 1) {
+        c.tcb_info_signature[off] ^= 0x01;
+    } else if (field == 2) {
+        c.qe_identity[off] ^= 0x01;
+    } else {
+        c.qe_identity_signature[off] ^= 0x01;
+    }
+    mero_collateral_rehash(&c);
+    struct mero_dcap_result r;
+    int rc = verify_case(&k, &c, k.verify_time, &r);
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+    if (rc < 0) {
+        return rc;
+    }
+    *code = r.reject_code;
+    return r.quote_verified ? 1 : 0;
+}
+
+TEST(flipped_collateral_is_a_verdict)
+{
+    for (size_t f = 0; f < 4; f++) {
+        int code = 0;
+        int v = flipped_collateral(f, 40, &code);
+        CHECK_MSG(v == 0 && code == MERO_EBADSIG, "field %zu: v=%d code=%s", f, v,
+                  mero_strerror(code));
+    }
+}
+
+TEST(collateral_of_another_fmspc_is_rejected)
+{
+    struct dcap_case k, other;
+    struct mero_collateral c;
+    /* dcapqvl-2's collateral is for FMSPC 90c06f000000; nearmpc-3's quote is b0c06f000000 and
+     * its PCK leaf is valid at dcapqvl-2's time. */
+    CHECK(load(&k, &c, "tdx/dcapqvl-2") == 0);
+    CHECK(dcap_case_load(&other, "tdx/nearmpc-3") == 0);
+    struct mero_dcap_result r;
+    struct mero_err e;
+    int rc = mero_dcap_verify_quote(other.quote, other.quote_len, &c, k.verify_time, &r, &e);
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+    dcap_case_free(&other);
+    CHECK_EQ(rc, 0);
+    CHECK(!r.quote_verified);
+    CHECK_EQ(r.reject_code, MERO_ETCBINFO);
+}
+
+TEST(unparsable_input_is_no_verdict)
+{
+    struct dcap_case k;
+    struct mero_collateral c;
+    CHECK(load(&k, &c, "tdx/dcapqvl-1") == 0);
+    struct mero_dcap_result r;
+    struct mero_err e;
+    /* truncated quote */
+    CHECK_FAILS(mero_dcap_verify_quote(k.quote, 1000, &c, k.verify_time, &r, &e));
+    /* mock quote */
+    uint8_t mock[256] = "MOCK_TDX_QUOTE_V1";
+    CHECK_ERR(mero_dcap_verify_quote(mock, sizeof(mock), &c, k.verify_time, &r, &e),
+              -MERO_EQUOTE_MOCK);
+    /* no collateral */
+    CHECK_ERR(mero_dcap_verify_quote(k.quote, k.quote_len, NULL, k.verify_time, &r, &e),
+              -MERO_ECOLLATERAL);
+    /* collateral whose CRL does not decode */
+    c.pck_crl[0] ^= 0xff;
+    mero_collateral_rehash(&c);
+    CHECK_ERR(mero_dcap_verify_quote(k.quote, k.quote_len, &c, k.verify_time, &r, &e),
+              -MERO_ECOLLATERAL);
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+}
+
+TEST(second_quote_on_the_same_collateral_uses_the_cache)
+{
+    struct dcap_case k;
+    struct mero_collateral c;
+    CHECK(load(&k, &c, "tdx/nearmpc-2") == 0);
+    mero_dcap_cache_clear();
+    uint64_t h0, m0, h1, m1, h2, m2;
+    mero_dcap_cache_stats(&h0, &m0);
+    struct mero_dcap_result a, b;
+    CHECK_OK(verify_case(&k, &c, k.verify_time, &a));
+    mero_dcap_cache_stats(&h1, &m1);
+    CHECK_OK(verify_case(&k, &c, k.verify_time, &b));
+    mero_dcap_cache_stats(&h2, &m2);
+    CHECK_U64_EQ(m1, m0 + 1);
+    CHECK_U64_EQ(m2, m1);
+    CHECK_U64_EQ(h2, h1 + 1);
+    CHECK(a.quote_verified && b.quote_verified && a.tcb_status == b.tcb_status);
+    /* other bytes, other key: a different collateral is verified afresh */
+    c.qe_identity_signature[5] ^= 1;
+    mero_collateral_rehash(&c);
+    CHECK_OK(verify_case(&k, &c, k.verify_time, &b));
+    mero_dcap_cache_stats(&h2, &m2);
+    CHECK_U64_EQ(m2, m1 + 1);
+    CHECK(!b.quote_verified);
+    /* bounded: many distinct collaterals, no growth beyond the bound (and no crash) */
+    for (int i = 0; i < 3 * MERO_DCAP_CACHE_MAX; i++) {
+        c.qe_identity_signature[6] = (uint8_t)i;
+        mero_collateral_rehash(&c);
+        CHECK_OK(verify_case(&k, &c, k.verify_time, &b));
+    }
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+}
+
+TEST(missing_root_crl_is_reported_not_skipped)
+{
+    struct dcap_case k;
+    struct mero_collateral c;
+    CHECK(load(&k, &c, "tdx/dcapqvl-1") == 0);
+    free(c.root_ca_crl);
+    c.root_ca_crl = NULL;
+    c.root_ca_crl_len = 0;
+    mero_collateral_rehash(&c);
+    struct mero_dcap_result r;
+    CHECK_OK(verify_case(&k, &c, k.verify_time, &r));
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+    CHECK(r.quote_verified);
+    CHECK(!r.root_crl_checked);
+}
+
+TEST(root_pin_decides_trust)
+{
+    struct dcap_case k;
+    struct mero_collateral c;
+    struct mero_err e;
+    CHECK(load(&k, &c, "tdx/dcapqvl-1") == 0);
+    uint8_t other[32] = {1};
+    mero_dcap_set_root_pin(other);
+    struct mero_dcap_result r;
+    CHECK_OK(verify_case(&k, &c, k.verify_time, &r));
+    CHECK(!r.quote_verified);
+    CHECK_EQ(r.reject_code, MERO_EROOT);
+    char path[600];
+    snprintf(path, sizeof(path), "%s/testdata/tdx/intel-sgx-root-ca.pem", mero_test_shared());
+    CHECK_OK(mero_dcap_load_root_file(path, &e));
+    CHECK(memcmp(mero__dcap_root_pin(), MERO_INTEL_ROOT_CA_SHA256, 32) == 0);
+    snprintf(path, sizeof(path), "%s/testdata/tdx/intel-sgx-root-ca.der", mero_test_shared());
+    mero_dcap_set_root_pin(other);
+    CHECK_OK(mero_dcap_load_root_file(path, &e));
+    CHECK(memcmp(mero__dcap_root_pin(), MERO_INTEL_ROOT_CA_SHA256, 32) == 0);
+    CHECK_OK(verify_case(&k, &c, k.verify_time, &r));
+    CHECK(r.quote_verified);
+    CHECK_FAILS(mero_dcap_load_root_file("/nonexistent/root.der", &e));
+    mero_dcap_set_root_pin(NULL);
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+}
+
+TEST(nonce_and_app_hash)
+{
+    struct dcap_case k;
+    struct mero_collateral c;
+    CHECK(load(&k, &c, "tdx/dcapqvl-1") == 0);
+    struct mero_err e;
+    struct mero_dcap_result r;
+    uint8_t nonce[32], app[32];
+    memcpy(nonce, k.quote + 568, 32);
+    memcpy(app, k.quote + 600, 32);
+    CHECK_OK(mero_dcap_verify(k.quote, k.quote_len, &c, k.verify_time, nonce, app, &r, &e));
+    CHECK(r.is_valid && r.nonce_verified && r.application_hash_verified);
+    nonce[0] ^= 1;
+    CHECK_OK(mero_dcap_verify(k.quote, k.quote_len, &c, k.verify_time, nonce, app, &r, &e));
+    CHECK(!r.is_valid && !r.nonce_verified && r.application_hash_verified && r.quote_verified);
+    nonce[0] ^= 1;
+    app[31] ^= 1;
+    CHECK_OK(mero_dcap_verify(k.quote, k.quote_len, &c, k.verify_time, nonce, app, &r, &e));
+    CHECK(!r.is_valid && r.nonce_verified && !r.application_hash_verified);
+    /* measurements are reported whatever the verdict */
+    CHECK_MEM_EQ(r.mrtd, k.quote + 48 + 136, 48);
+    CHECK_MEM_EQ(r.rtmr[3], k.quote + 48 + 472, 48);
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+}
+
+TEST(verify_evidence)
+{
+    struct dcap_case k;
+    struct mero_collateral c;
+    CHECK(load(&k, &c, "tdx/nearmpc-4") == 0);
+    struct mero_err e;
+    struct mero_dcap_result r;
+    uint8_t bound[32];
+    memcpy(bound, k.quote + 600, 32);
+    CHECK_OK(mero_dcap_verify_evidence(k.quote, k.quote_len, k.collateral_json, k.collateral_len,
+                                       k.verify_time, bound, &r, &e));
+    CHECK(r.has_tcb_status && r.tcb_status == MERO_TCB_UP_TO_DATE);
+    CHECK_MEM_EQ(r.mrtd, k.quote + 48 + 136, 48);
+    bound[0] ^= 1;
+    CHECK_ERR(mero_dcap_verify_evidence(k.quote, k.quote_len, k.collateral_json,
+                                        k.collateral_len, k.verify_time, bound, &r, &e),
+              -MERO_EPOLICY);
+    bound[0] ^= 1;
+    CHECK_ERR(mero_dcap_verify_evidence(k.quote, k.quote_len, NULL, 0, k.verify_time, bound, &r,
+                                        &e),
+              -MERO_ECOLLATERAL);
+    CHECK_FAILS(mero_dcap_verify_evidence(k.quote, k.quote_len, k.collateral_json,
+                                          k.collateral_len, 1, bound, &r, &e));
+    k.quote[200] ^= 1;
+    CHECK_FAILS(mero_dcap_verify_evidence(k.quote, k.quote_len, k.collateral_json,
+                                          k.collateral_len, k.verify_time, bound, &r, &e));
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+}
+
+TEST(sgx_extension_reader_agrees_with_pck_c)
+{
+    for (int i = 0; dcap_case_names[i] != NULL; i++) {
+        struct dcap_case k;
+        struct mero_err e;
+        CHECK(setup() > 0 && dcap_case_load(&k, dcap_case_names[i]) == 0);
+        struct mero_quote q;
+        struct mero_pck_info pi;
+        struct mero_x509_chain ch;
+        struct mero_sgx_ext ext;
+        CHECK_OK(mero_quote_parse(&q, k.quote, k.quote_len, &e));
+        CHECK_OK(mero_quote_pck_info(&q, &pi, &e));
+        CHECK_OK(mero__x509_chain_parse(&ch, (const char *)q.pck_chain, q.pck_chain_len, &e));
+        CHECK_OK(mero__cert_sgx_ext(&ch.cert[0], &ext));
+        CHECK_MEM_EQ(ext.fmspc, pi.fmspc, 6);
+        CHECK_MEM_EQ(ext.pceid, pi.pceid, 2);
+        CHECK_MEM_EQ(ext.cpusvn, pi.cpusvn, 16);
+        CHECK_EQ(ext.pcesvn, pi.pcesvn);
+        CHECK_STR_EQ(ch.cert[0].issuer_cn, pi.issuer_cn);
+        CHECK_EQ(ch.cert[0].not_after, pi.not_after);
+        mero__x509_chain_cleanup(&ch);
+        dcap_case_free(&k);
+    }
+}
+
+MERO_TEST_MAIN(T(every_case_gives_its_expected_verdict), T(reject_reasons_are_intels),
+               T(ok_cases_are_rejected_outside_the_collateral_window),
+               T(sgx_quote_is_refused_for_tdx), T(gotdxguest2_partial_collateral),
+               T(flipped_quote_bytes_are_verdicts_not_errors), T(flipped_pck_leaf_is_a_verdict),
+               T(flipped_collateral_is_a_verdict), T(collateral_of_another_fmspc_is_rejected),
+               T(unparsable_input_is_no_verdict),
+               T(second_quote_on_the_same_collateral_uses_the_cache),
+               T(missing_root_crl_is_reported_not_skipped), T(root_pin_decides_trust),
+               T(nonce_and_app_hash), T(verify_evidence), T(sgx_extension_reader_agrees_with_pck_c))

@@ -1,0 +1,597 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_sigstore.c - every case of ../shared/testdata/sigstore and ../shared/testdata/mero-tee
+ * gives its expected verdict, each refusal with its own reason class; the real v2.3.87 release
+ * verifies under the node-release identity and under no other; bundles mutated field by field
+ * are refused; the trusted root and time parser refuse malformed input.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "attest/sigstore_internal.h"
+#include "harness.h"
+#include "mero/crypto.h"
+#include "mero/encoding.h"
+#include "mero/sigstore.h"
+
+#define NOW_2026_12_01 1796083200u
+#define BEACON_SAN                                                                                 \
+    "https://github.com/sigstore-conformance/extremely-dangerous-public-oidc-beacon/.github/"      \
+    "workflows/extremely-dangerous-oidc-beacon.yml@refs/heads/main"
+#define TR_PATH "testdata/sigstore/trusted-root-public-good/trusted_root.json"
+
+static const struct mero_sigstore_identity beacon = {
+    .issuer = MERO_SIGSTORE_GITHUB_ISSUER,
+    .san = BEACON_SAN,
+};
+
+static struct mero_trust_root *root(void)
+{
+    static struct mero_trust_root *tr;
+    if (tr == NULL) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", mero_test_shared(), TR_PATH);
+        struct mero_err e = {0};
+        if (mero_trust_root_load(&tr, path, &e) < 0) {
+            fprintf(stderr, "trusted root: %s\n", e.msg);
+            return NULL;
+        }
+    }
+    return tr;
+}
+
+struct blob {
+    uint8_t *p;
+    size_t n;
+};
+
+static struct blob rd(const char *rel)
+{
+    struct blob b = {0};
+    b.p = mero_test_read(rel, 1, &b.n);
+    return b;
+}
+
+/* Verify a case directory (artifact + bundle.sigstore.json) under an identity. */
+static int run_case(const char *dir, const struct mero_sigstore_identity *id,
+                    struct mero_sigstore_result *res, struct mero_err *e)
+{
+    char a[512], bpath[512];
+    snprintf(a, sizeof(a), "testdata/sigstore/%s/artifact", dir);
+    snprintf(bpath, sizeof(bpath), "testdata/sigstore/%s/bundle.sigstore.json", dir);
+    struct blob art = rd(a), bun = rd(bpath);
+    if (art.p == NULL || bun.p == NULL || root() == NULL) {
+        free(art.p);
+        free(bun.p);
+        return -1000;
+    }
+    struct mero_sigstore_opts o = {.now = NOW_2026_12_01};
+    int rc = mero_sigstore_verify(root(), art.p, art.n, bun.p, bun.n, id, &o, res, e);
+    free(art.p);
+    free(bun.p);
+    return rc;
+}
+
+static int run_mero(const char *dir, const char *file, int with_sig,
+                    const struct mero_sigstore_identity *id, struct mero_sigstore_result *res,
+                    struct mero_err *e)
+{
+    char a[512], bpath[512], spath[512];
+    snprintf(a, sizeof(a), "testdata/mero-tee/%s/%s", dir, file);
+    snprintf(bpath, sizeof(bpath), "testdata/mero-tee/%s/%s.bundle.json", dir, file);
+    snprintf(spath, sizeof(spath), "testdata/mero-tee/%s/%s.sig", dir, file);
+    struct blob art = rd(a), bun = rd(bpath), sig = {0};
+    if (with_sig) {
+        sig = rd(spath);
+    }
+    if (art.p == NULL || bun.p == NULL || root() == NULL || (with_sig && sig.p == NULL)) {
+        free(art.p);
+        free(bun.p);
+        free(sig.p);
+        return -1000;
+    }
+    struct mero_sigstore_opts o = {
+        .now = NOW_2026_12_01, .detached_sig = (const char *)sig.p, .detached_sig_len = sig.n};
+    int rc = mero_sigstore_verify(root(), art.p, art.n, bun.p, bun.n, id, &o, res, e);
+    free(art.p);
+    free(bun.p);
+    free(sig.p);
+    return rc;
+}
+
+static struct {
+    const char *dir;
+    int want; /* 0 or -MERO_E... */
+    const char *why;
+} cases[] = {
+    {"conformance-happy-path-v0.1", 0, NULL},
+    {"conformance-happy-path-v0.2", 0, NULL},
+    {"conformance-happy-path-v0.3", 0, NULL},
+    {"conformance-happy-path-v0.3-new-mediaType", 0, NULL},
+    {"conformance-set-invalid-signature_fail", -MERO_ESIGSTORE_SET, "signed entry timestamp"},
+    {"conformance-signature-mismatch_fail", -MERO_EBADSIG, "over the artifact"},
+    {"conformance-wrong-material_fail", -MERO_ESIGSTORE_DIGEST, "message digest"},
+    {"conformance-invalid-inclusion-proof_fail", -MERO_ESIGSTORE_PROOF, "root hash"},
+    {"conformance-checkpoint-wrong-roothash_fail", -MERO_ESIGSTORE_CHECKPOINT,
+     "differ from the inclusion proof"},
+    {"conformance-invalid-checkpoint-signature_fail", -MERO_ESIGSTORE_CHECKPOINT,
+     "does not verify"},
+    {"conformance-bundle-from-wrong-instance_fail", -MERO_ESIGSTORE_LOG, "not in the trusted"},
+    {"conformance-wrong-hashedrekord-entry_fail", -MERO_ESIGSTORE_BODY, "another certificate"},
+};
+
+TEST(conformance_cases)
+{
+    CHECK(root() != NULL);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct mero_err e = {0};
+        struct mero_sigstore_result r;
+        int rc = run_case(cases[i].dir, &beacon, &r, &e);
+        CHECK_MSG(rc == cases[i].want, "%s: want %s got %s (%s)", cases[i].dir,
+                  mero_strerror(cases[i].want), mero_strerror(rc), e.msg);
+        if (cases[i].why != NULL) {
+            CHECK_MSG(strstr(e.msg, cases[i].why) != NULL, "%s: reason \"%s\"", cases[i].dir,
+                      e.msg);
+        } else {
+            CHECK_STR_EQ(r.san, BEACON_SAN);
+            CHECK_STR_EQ(r.issuer, MERO_SIGSTORE_GITHUB_ISSUER);
+            CHECK(r.integrated_time > 1688000000);
+        }
+    }
+}
+
+TEST(conformance_wrong_identity)
+{
+    struct mero_err e = {0};
+    struct mero_sigstore_result r;
+    /* the mero-tee identity asked of the beacon's valid bundle */
+    CHECK_ERR(run_case("conformance-happy-path-v0.3-wrong-identity_fail",
+                       &mero_sigstore_node_release_identity, &r, &e),
+              -MERO_EIDENTITY);
+    CHECK(strstr(e.msg, "SAN") != NULL);
+    /* with the SAN forced right, the workflow name / repository / ref still refuse it */
+    struct mero_sigstore_identity id = mero_sigstore_node_release_identity;
+    id.san = BEACON_SAN;
+    CHECK_ERR(run_case("conformance-happy-path-v0.3-wrong-identity_fail", &id, &r, &e),
+              -MERO_EIDENTITY);
+    CHECK(strstr(e.msg, "workflow name") != NULL);
+    id.workflow_name = NULL;
+    CHECK_ERR(run_case("conformance-happy-path-v0.3-wrong-identity_fail", &id, &r, &e),
+              -MERO_EIDENTITY);
+    CHECK(strstr(e.msg, "repository") != NULL);
+    id.repository = NULL;
+    CHECK_ERR(run_case("conformance-happy-path-v0.3-wrong-identity_fail", &id, &r, &e),
+              -MERO_EIDENTITY);
+    CHECK(strstr(e.msg, "ref") != NULL);
+    id.ref = "refs/heads/main";
+    CHECK_OK(run_case("conformance-happy-path-v0.3-wrong-identity_fail", &id, &r, &e));
+}
+
+TEST(mero_release_verifies)
+{
+    struct mero_err e = {0};
+    struct mero_sigstore_result r;
+    int rc = run_mero("v2.3.87", "published-mrtds.json", 1, &mero_sigstore_node_release_identity,
+                      &r, &e);
+    CHECK_MSG(rc == 0, "%s: %s", mero_strerror(rc), e.msg);
+    CHECK_EQ(r.integrated_time, 1790590764);
+    CHECK_U64_EQ(r.log_index, 2981813402u);
+    CHECK_STR_EQ(r.workflow_name, "Release mero-tee");
+    CHECK_STR_EQ(r.repository, "calimero-network/mero-tee");
+    CHECK_STR_EQ(r.ref, "refs/heads/master");
+    CHECK_STR_EQ(r.trigger, "push");
+    char hex[65];
+    mero_hex_encode(hex, r.artifact_sha256, 32);
+    CHECK_STR_EQ(hex, "c05d8ba1d57b3b1478f163e1f8b8f8e10adaecb3dbab31885b273bc5143ff451");
+    /* without the detached .sig too */
+    CHECK_OK(run_mero("v2.3.87", "published-mrtds.json", 0, &mero_sigstore_node_release_identity,
+                      &r, &e));
+}
+
+TEST(mero_release_other_identities_refused)
+{
+    const struct mero_sigstore_identity base = mero_sigstore_node_release_identity;
+    struct mero_sigstore_identity ids[6];
+    for (int i = 0; i < 6; i++) {
+        ids[i] = base;
+    }
+    ids[0].issuer = "https://accounts.google.com";
+    ids[1].san = "https://github.com/calimero-network/mero-tee/.github/workflows/"
+                 "release-kms.yaml@refs/heads/master";
+    ids[2].workflow_name = "Release mero-kms";
+    ids[3].repository = "calimero-network/mero-tee-fork";
+    ids[4].ref = "refs/heads/main";
+    ids[5].san = "https://github.com/calimero-network/mero-tee/.github/workflows/"
+                 "release-node-image-gcp.yaml@refs/heads/master ";
+    for (int i = 0; i < 6; i++) {
+        struct mero_err e = {0};
+        struct mero_sigstore_result r;
+        int rc = run_mero("v2.3.87", "published-mrtds.json", 1, &ids[i], &r, &e);
+        CHECK_MSG(rc == -MERO_EIDENTITY, "identity %d: %s", i, mero_strerror(rc));
+    }
+}
+
+TEST(mero_tampered_refused_by_digest)
+{
+    struct mero_err e = {0};
+    CHECK_ERR(run_mero("v2.3.87-tampered_fail", "published-mrtds.json", 1,
+                       &mero_sigstore_node_release_identity, NULL, &e),
+              -MERO_ESIGSTORE_DIGEST);
+    CHECK(strstr(e.msg, "not the one Rekor logged") != NULL);
+}
+
+TEST(mero_provenance_signature_passes)
+{
+    /* right signer, wrong file: the signature layer passes (release.c refuses the file) */
+    struct mero_err e = {0};
+    struct mero_sigstore_result r;
+    int rc = run_mero("v2.3.87-release-provenance", "release-provenance.json", 0,
+                      &mero_sigstore_node_release_identity, &r, &e);
+    CHECK_MSG(rc == 0, "%s: %s", mero_strerror(rc), e.msg);
+    CHECK_EQ(r.integrated_time, 1790590765);
+}
+
+TEST(mero_kms_wrong_identity)
+{
+    struct mero_err e = {0};
+    struct mero_sigstore_result r;
+    CHECK_ERR(run_mero("kms-v2.3.87-wrong-identity_fail", "kms-attestation-policy.json", 0,
+                       &mero_sigstore_node_release_identity, &r, &e),
+              -MERO_EIDENTITY);
+    /* cryptographically valid: under the KMS identity it passes */
+    struct mero_sigstore_identity kms = mero_sigstore_node_release_identity;
+    kms.san = "https://github.com/calimero-network/mero-tee/.github/workflows/"
+              "release-kms.yaml@refs/heads/master";
+    kms.workflow_name = "Release mero-kms";
+    int rc =
+        run_mero("kms-v2.3.87-wrong-identity_fail", "kms-attestation-policy.json", 0, &kms, &r, &e);
+    CHECK_MSG(rc == 0, "%s: %s", mero_strerror(rc), e.msg);
+    CHECK_EQ(r.integrated_time, 1790592198);
+}
+
+TEST(detached_sig_must_match)
+{
+    struct blob art = rd("testdata/mero-tee/v2.3.87/published-mrtds.json");
+    struct blob bun = rd("testdata/mero-tee/v2.3.87/published-mrtds.json.bundle.json");
+    struct blob sig = rd("testdata/mero-tee/v2.3.87/published-mrtds.json.sig");
+    CHECK(art.p && bun.p && sig.p && root());
+    struct mero_err e = {0};
+    char *s = malloc(sig.n + 4);
+    CHECK(s != NULL);
+    memcpy(s, sig.p, sig.n);
+    /* trailing newline is accepted (trimmed) */
+    s[sig.n] = '\n';
+    struct mero_sigstore_opts o = {
+        .now = NOW_2026_12_01, .detached_sig = s, .detached_sig_len = sig.n + 1};
+    int rc1 = mero_sigstore_verify(root(), art.p, art.n, bun.p, bun.n,
+                                   &mero_sigstore_node_release_identity, &o, NULL, &e);
+    /* one character changed */
+    s[10] = s[10] == 'A' ? 'B' : 'A';
+    int rc2 = mero_sigstore_verify(root(), art.p, art.n, bun.p, bun.n,
+                                   &mero_sigstore_node_release_identity, &o, NULL, &e);
+    o.detached_sig = "not base64!";
+    o.detached_sig_len = 11;
+    int rc3 = mero_sigstore_verify(root(), art.p, art.n, bun.p, bun.n,
+                                   &mero_sigstore_node_release_identity, &o, NULL, &e);
+    /* the integrated time may not lie after "now" */
+    o.detached_sig = NULL;
+    o.now = 1790590764 - 3600;
+    int rc4 = mero_sigstore_verify(root(), art.p, art.n, bun.p, bun.n,
+                                   &mero_sigstore_node_release_identity, &o, NULL, &e);
+    free(s);
+    free(art.p);
+    free(bun.p);
+    free(sig.p);
+    CHECK_EQ(rc1, 0);
+    CHECK_EQ(rc2, -MERO_ESIGSTORE_DETACHED);
+    CHECK_EQ(rc3, -MERO_ESIGSTORE_DETACHED);
+    CHECK_EQ(rc4, -MERO_EEXPIRED);
+}
+
+/* Load a bundle as JSON, let `edit` change it, verify the re-serialised result. */
+static int mutate(const char *bundle_rel, const char *art_rel, void (*edit)(json_t *),
+                  struct mero_err *e)
+{
+    struct blob art = rd(art_rel), bun = rd(bundle_rel);
+    if (art.p == NULL || bun.p == NULL || root() == NULL) {
+        free(art.p);
+        free(bun.p);
+        return -1000;
+    }
+    json_t *j = json_loadb((const char *)bun.p, bun.n, 0, NULL);
+    edit(j);
+    char *s = json_dumps(j, JSON_COMPACT);
+    struct mero_sigstore_opts o = {.now = NOW_2026_12_01};
+    int rc = mero_sigstore_verify(root(), art.p, art.n, (const uint8_t *)s, strlen(s), NULL, &o,
+                                  NULL, e);
+    free(s);
+    json_decref(j);
+    free(art.p);
+    free(bun.p);
+    return rc;
+}
+
+#define V03  "testdata/sigstore/conformance-happy-path-v0.3/bundle.sigstore.json"
+#define V01  "testdata/sigstore/conformance-happy-path-v0.1/bundle.sigstore.json"
+#define ART  "testdata/sigstore/conformance-happy-path-v0.3/artifact"
+#define LEG  "testdata/mero-tee/v2.3.87/published-mrtds.json.bundle.json"
+#define LART "testdata/mero-tee/v2.3.87/published-mrtds.json"
+
+static json_t *entry(json_t *j)
+{
+    return json_array_get(
+        json_object_get(json_object_get(j, "verificationMaterial"), "tlogEntries"), 0);
+}
+static void ed_nothing(json_t *j)
+{
+    (void)j;
+}
+static void ed_media_v04(json_t *j)
+{
+    json_object_set_new(j, "mediaType",
+                        json_string("application/vnd.dev.sigstore.bundle+json;"
+                                    "version=0.4"));
+}
+static void ed_media_v0(json_t *j)
+{
+    json_object_set_new(j, "mediaType", json_string("application/vnd.dev.sigstore.bundle+json"));
+}
+static void ed_no_proof(json_t *j)
+{
+    json_object_del(entry(j), "inclusionProof");
+}
+static void ed_no_set(json_t *j)
+{
+    json_object_del(entry(j), "inclusionPromise");
+}
+static void ed_time_plus1(json_t *j)
+{
+    json_object_set_new(entry(j), "integratedTime", json_string("1710869187"));
+}
+static void ed_index_plus1(json_t *j)
+{
+    json_object_set_new(entry(j), "logIndex", json_string("79571824"));
+}
+static void ed_kind(json_t *j)
+{
+    json_object_set_new(json_object_get(entry(j), "kindVersion"), "version", json_string("0.0.2"));
+}
+static void ed_two_entries(json_t *j)
+{
+    json_t *arr = json_object_get(json_object_get(j, "verificationMaterial"), "tlogEntries");
+    json_array_append(arr, json_array_get(arr, 0));
+}
+static void ed_dsse(json_t *j)
+{
+    json_object_set_new(j, "dsseEnvelope", json_object());
+}
+static void ed_chain_in_v03(json_t *j)
+{
+    json_t *vm = json_object_get(j, "verificationMaterial");
+    json_t *c = json_object_get(vm, "certificate");
+    json_t *chain = json_pack("{s:[O]}", "certificates", c);
+    json_object_set_new(vm, "x509CertificateChain", chain);
+    json_object_del(vm, "certificate");
+}
+static void ed_proof_hash(json_t *j)
+{
+    json_t *h = json_object_get(json_object_get(entry(j), "inclusionProof"), "hashes");
+    json_array_remove(h, 0);
+}
+static void ed_legacy_time(json_t *j)
+{
+    json_t *pl = json_object_get(json_object_get(j, "rekorBundle"), "Payload");
+    json_object_set_new(pl, "integratedTime", json_integer(1790590765));
+}
+static void ed_legacy_logid(json_t *j)
+{
+    json_t *pl = json_object_get(json_object_get(j, "rekorBundle"), "Payload");
+    json_object_set_new(pl, "logID",
+                        json_string("c0d23d6ad406973f9559f3ba2d1ca01f84147d8ffc5b8445c2"
+                                    "24f98b9591801e"));
+}
+static void ed_legacy_no_set(json_t *j)
+{
+    json_object_del(json_object_get(j, "rekorBundle"), "SignedEntryTimestamp");
+}
+
+/* a self-signed root inside the chain (the Fulcio root from the trusted root file) */
+static void ed_root_in_chain(json_t *j)
+{
+    struct blob tr = rd(TR_PATH);
+    json_t *t = json_loadb((const char *)tr.p, tr.n, 0, NULL);
+    json_t *cas = json_object_get(t, "certificateAuthorities");
+    json_t *certs =
+        json_object_get(json_object_get(json_array_get(cas, 1), "certChain"), "certificates");
+    json_t *rootc = json_array_get(certs, json_array_size(certs) - 1);
+    json_t *chain = json_object_get(
+        json_object_get(json_object_get(j, "verificationMaterial"), "x509CertificateChain"),
+        "certificates");
+    json_array_append(chain, rootc);
+    json_decref(t);
+    free(tr.p);
+}
+
+TEST(mutated_bundles_refused)
+{
+    struct mero_err e = {0};
+    CHECK_OK(mutate(V03, ART, ed_nothing, &e));
+    CHECK_ERR(mutate(V03, ART, ed_media_v04, &e), -MERO_ESIGSTORE_MEDIATYPE);
+    CHECK_ERR(mutate(V03, ART, ed_media_v0, &e), -MERO_ESIGSTORE_MEDIATYPE);
+    CHECK_ERR(mutate(V03, ART, ed_no_proof, &e), -MERO_ESIGSTORE);
+    CHECK_ERR(mutate(V03, ART, ed_no_set, &e), -MERO_ESIGSTORE_SET);
+    CHECK_ERR(mutate(V03, ART, ed_time_plus1, &e), -MERO_ESIGSTORE_SET);
+    CHECK_ERR(mutate(V03, ART, ed_index_plus1, &e), -MERO_ESIGSTORE_SET);
+    CHECK_ERR(mutate(V03, ART, ed_kind, &e), -MERO_EUNSUPPORTED);
+    CHECK_ERR(mutate(V03, ART, ed_two_entries, &e), -MERO_ESIGSTORE);
+    CHECK_ERR(mutate(V03, ART, ed_dsse, &e), -MERO_EUNSUPPORTED);
+    CHECK_ERR(mutate(V03, ART, ed_chain_in_v03, &e), -MERO_ESIGSTORE);
+    CHECK_ERR(mutate(V03, ART, ed_proof_hash, &e), -MERO_ESIGSTORE_PROOF);
+    CHECK_ERR(mutate(V01, ART, ed_no_set, &e), -MERO_ESIGSTORE);
+    CHECK_ERR(mutate(V01, ART, ed_root_in_chain, &e), -MERO_ECHAIN);
+    CHECK(strstr(e.msg, "root") != NULL);
+    CHECK_OK(mutate(LEG, LART, ed_nothing, &e));
+    CHECK_ERR(mutate(LEG, LART, ed_legacy_time, &e), -MERO_ESIGSTORE_SET);
+    CHECK_ERR(mutate(LEG, LART, ed_legacy_logid, &e), -MERO_ESIGSTORE_LOG);
+    CHECK_ERR(mutate(LEG, LART, ed_legacy_no_set, &e), -MERO_ESIGSTORE);
+}
+
+TEST(malformed_inputs_refused)
+{
+    struct mero_err e = {0};
+    CHECK(root() != NULL);
+    static const char *bad[] = {
+        "",
+        "{",
+        "[]",
+        "{\"mediaType\":1}",
+        "{\"a\":1,\"a\":2}",
+        "{\"rekorBundle\":{}}",
+        "{\"mediaType\":\"application/vnd.dev.sigstore.bundle.v0.3+json\",\"mediaType\":\"x\"}",
+        "{\"mediaType\":\"application/vnd.dev.sigstore.bundle.v0.3+json\"}",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        int rc = mero_sigstore_verify(root(), (const uint8_t *)"x", 1, (const uint8_t *)bad[i],
+                                      strlen(bad[i]), NULL, NULL, NULL, &e);
+        CHECK_MSG(rc < 0, "input %zu accepted", i);
+    }
+    /* trusted roots */
+    struct mero_trust_root *tr = NULL;
+    CHECK_FAILS(mero_trust_root_parse(&tr, (const uint8_t *)"{}", 2, &e));
+    CHECK_FAILS(mero_trust_root_parse(&tr, (const uint8_t *)"{\"mediaType\":\"x\"}", 17, &e));
+    CHECK_FAILS(mero_trust_root_load(&tr, "/nonexistent/trusted_root.json", &e));
+}
+
+/* Verify the v0.3 happy path under a trusted root that `edit` changed. */
+static int with_root(void (*edit)(json_t *), struct mero_err *e)
+{
+    struct blob tr = rd(TR_PATH), art = rd(ART), bun = rd(V03);
+    if (tr.p == NULL || art.p == NULL || bun.p == NULL) {
+        free(tr.p);
+        free(art.p);
+        free(bun.p);
+        return -1000;
+    }
+    json_t *j = json_loadb((const char *)tr.p, tr.n, 0, NULL);
+    edit(j);
+    char *s = json_dumps(j, JSON_COMPACT);
+    struct mero_trust_root *t = NULL;
+    int rc = mero_trust_root_parse(&t, (const uint8_t *)s, strlen(s), e);
+    if (rc == 0) {
+        struct mero_sigstore_opts o = {.now = NOW_2026_12_01};
+        rc = mero_sigstore_verify(t, art.p, art.n, bun.p, bun.n, &beacon, &o, NULL, e);
+    }
+    mero_trust_root_free(t);
+    free(s);
+    json_decref(j);
+    free(tr.p);
+    free(art.p);
+    free(bun.p);
+    return rc;
+}
+
+static json_t *ctlog(json_t *j, size_t i)
+{
+    return json_array_get(json_object_get(j, "ctlogs"), i);
+}
+static void tr_ct_wrong_key(json_t *j)
+{
+    /* the 2022 CT log's entry keeps its log ID but gets the test log's key */
+    json_t *k0 = json_object_get(json_object_get(ctlog(j, 0), "publicKey"), "rawBytes");
+    json_object_set(json_object_get(ctlog(j, 1), "publicKey"), "rawBytes", k0);
+}
+static void tr_ct_removed(json_t *j)
+{
+    json_array_remove(json_object_get(j, "ctlogs"), 1);
+}
+static void tr_ct_not_yet(json_t *j)
+{
+    json_t *vf = json_object_get(json_object_get(ctlog(j, 1), "publicKey"), "validFor");
+    json_object_set_new(vf, "start", json_string("2025-01-01T00:00:00Z"));
+}
+static void tr_ca_only_old(json_t *j)
+{
+    json_array_remove(json_object_get(j, "certificateAuthorities"), 1);
+}
+static void tr_ca_no_intermediate(json_t *j)
+{
+    json_t *cas = json_object_get(j, "certificateAuthorities");
+    json_t *old = json_object_get(json_array_get(cas, 0), "certChain");
+    json_object_set(json_array_get(cas, 1), "certChain", old);
+}
+static void tr_rekor_expired(json_t *j)
+{
+    json_t *vf = json_object_get(
+        json_object_get(json_array_get(json_object_get(j, "tlogs"), 0), "publicKey"), "validFor");
+    json_object_set_new(vf, "end", json_string("2024-03-19T17:26:25Z"));
+}
+static void tr_rekor_end_inclusive(json_t *j)
+{
+    json_t *vf = json_object_get(
+        json_object_get(json_array_get(json_object_get(j, "tlogs"), 0), "publicKey"), "validFor");
+    json_object_set_new(vf, "end", json_string("2024-03-19T17:26:26.000Z"));
+}
+
+TEST(trust_root_edits)
+{
+    struct mero_err e = {0};
+    CHECK_OK(with_root(tr_rekor_end_inclusive, &e));
+    CHECK_ERR(with_root(tr_ct_wrong_key, &e), -MERO_ESIGSTORE_SCT);
+    CHECK_ERR(with_root(tr_ct_removed, &e), -MERO_ESIGSTORE_SCT);
+    CHECK_ERR(with_root(tr_ct_not_yet, &e), -MERO_ESIGSTORE_SCT);
+    CHECK_ERR(with_root(tr_ca_only_old, &e), -MERO_EROOT);
+    CHECK_ERR(with_root(tr_ca_no_intermediate, &e), -MERO_ECHAIN);
+    CHECK_ERR(with_root(tr_rekor_expired, &e), -MERO_ESIGSTORE_SET);
+}
+
+TEST(leaf_valid_only_at_signing_time)
+{
+    struct blob bun = rd(V03);
+    CHECK(bun.p != NULL && root() != NULL);
+    struct sig_bundle b;
+    struct mero_err e = {0};
+    int prc = mero__sig_bundle_parse(&b, bun.p, bun.n, &e);
+    free(bun.p);
+    CHECK_OK(prc);
+    X509 *iss = NULL;
+    /* leaf valid 17:26:26 .. 17:36:26 on 2024-03-19 */
+    int rc1 = mero__sig_verify_chain(root(), b.leaf, 1710869186, &iss, &e);
+    X509_free(iss);
+    iss = NULL;
+    int rc2 = mero__sig_verify_chain(root(), b.leaf, 1710869186 + 601, &iss, &e);
+    int rc3 = mero__sig_verify_chain(root(), b.leaf, 1710869186 - 1, &iss, &e);
+    mero__sig_bundle_cleanup(&b);
+    CHECK_EQ(rc1, 0);
+    CHECK_EQ(rc2, -MERO_EEXPIRED);
+    CHECK_EQ(rc3, -MERO_EEXPIRED);
+}
+
+TEST(rfc3339)
+{
+    int64_t t = 0;
+    CHECK_OK(mero__sig_time_parse("2021-01-12T11:53:27Z", &t));
+    CHECK_EQ(t, 1610452407);
+    CHECK_OK(mero__sig_time_parse("2022-12-31T23:59:59.999Z", &t));
+    CHECK_EQ(t, 1672531199);
+    CHECK_OK(mero__sig_time_parse("2026-12-01T01:00:00+01:00", &t));
+    CHECK_EQ(t, NOW_2026_12_01);
+    static const char *bad[] = {"2021-01-12",
+                                "2021-01-12T11:53:27",
+                                "2021-13-12T11:53:27Z",
+                                "2021-01-12T11:53:27.Z",
+                                "2021-01-12T11:53:27Zx",
+                                "2021-01-12 11:53:27Z",
+                                NULL};
+    for (int i = 0; bad[i]; i++) {
+        CHECK_MSG(mero__sig_time_parse(bad[i], &t) < 0, "%s accepted", bad[i]);
+    }
+    CHECK_FAILS(mero__sig_time_parse(NULL, &t));
+}
+
+MERO_TEST_MAIN(T(conformance_cases), T(conformance_wrong_identity), T(mero_release_verifies),
+               T(mero_release_other_identities_refused), T(mero_tampered_refused_by_digest),
+               T(mero_provenance_signature_passes), T(mero_kms_wrong_identity),
+               T(detached_sig_must_match), T(mutated_bundles_refused), T(malformed_inputs_refused),
+               T(trust_root_edits), T(leaf_valid_only_at_signing_time), T(rfc3339))
