@@ -15,6 +15,7 @@
 
 #include "mero/encoding.h"
 #include "mero/log.h"
+#include "node/admission_attest.h"
 #include "node/admission_hook.h"
 #include "node/admission_node.h"
 #include "node/node.h"
@@ -93,6 +94,7 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     env.publish_ops = env_publish;
     env.sync_namespace = env_sync;
     env.join_contexts = env_contexts;
+    env.verify_real = mero__adm_verify_real;
     const char *rel = getenv("MERO_TEE_VERSION");
     if (rel != NULL && rel[0] != '\0') {
         size_t n = strlen(rel);
@@ -134,4 +136,5 @@ void mero_node_admission_free(struct mero_node *node)
     node->hooks.fleet_join_state = NULL;
     node->hooks.on_gossip = NULL;
     node->hooks.gossip_state = NULL;
+    mero_node_admission_attest_cleanup();
 }

@@ -21,6 +21,7 @@
 #include "mero/log.h"
 #include "mero/net.h"
 #include "mero/quote.h"
+#include "node/admission_attest.h"
 #include "node/admission_hook.h"
 #include "node/context.h"
 #include "node/node.h"
@@ -190,8 +191,11 @@ int mero_node_service_start(struct mero_node *node, struct mero_err *err)
     char path[MERO_NODE_PATH_MAX + 16];
     snprintf(path, sizeof(path), "%s/gov.db", node->home);
     MERO_TRY(mero_store_open(path, &node->store, err));
-    struct mero_gov_hooks h = {
-        .ud = node, .on_event = on_gov_event, .quote_report_data = quote_report_data};
+    struct mero_gov_hooks h = {.ud = node,
+                               .on_event = on_gov_event,
+                               .quote_report_data = quote_report_data,
+                               .evidence_verify = mero_node_evidence_verify,
+                               .release_check = mero_node_release_check};
     /* the admission layer adds evidence_verify / release_check here when it is linked */
     mero_store_set_hooks(node->store, &h);
     MERO_TRY(mero_node_ctx_open(node, err));
