@@ -276,10 +276,10 @@ static void run_admission(struct mero_admission *a, const struct mero_tee_claim 
     *admitted = rc == 0;
     if (rc == 0) {
         a->admitted++;
-        MERO_INFO("admission (%s): TEE %s… (peer %.*s) %s namespace %s…", path, pkx,
+        MERO_INFO("admission (%s): TEE %s… (peer %.*s) %s namespace %s… (release %s)", path, pkx,
                   (int)c->peer_len, (const char *)c->peer,
-                  outcome == MERO_ADMIT_ALREADY_MEMBER ? "already a member of" : "admitted to",
-                  nsx);
+                  outcome == MERO_ADMIT_ALREADY_MEMBER ? "already a member of" : "admitted to", nsx,
+                  c->release != NULL ? c->release : "not named");
     } else {
         a->refused++;
         MERO_WARN("admission: refused TEE %s… (peer %.*s) for namespace %s…: %s", pkx,
