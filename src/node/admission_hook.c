@@ -117,11 +117,19 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
         env.budget_ms = (uint32_t)ms;
     }
     MERO_TRY(mero_admission_new(&env, &a, err));
+    if (mero_admission_purge_reconcile(a) < 0) {
+        MERO_WARN("self-purge reconcile failed; it is retried at the next start");
+    }
     node->hooks.fleet_join = hook_fleet_join;
     node->hooks.fleet_join_state = a;
     node->hooks.on_gossip = hook_gossip;
     node->hooks.gossip_state = a;
     return 0;
+}
+
+void mero_node_admission_on_event(struct mero_node *node, const struct mero_gov_event *ev)
+{
+    mero_admission_on_event(node->hooks.gossip_state, ev);
 }
 
 void mero_node_admission_stop(struct mero_node *node)

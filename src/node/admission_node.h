@@ -60,6 +60,12 @@ struct mero_admission_env {
 
 struct mero_fleet_join;
 
+#define MERO_PURGE_QUEUE 16
+struct mero_purge_job {
+    uint8_t ns[32];
+    uint8_t group[32];
+};
+
 struct mero_admission {
     struct mero_admission_env env;
     struct mero_admission_deps deps;
@@ -71,6 +77,10 @@ struct mero_admission {
     unsigned long refused;
     unsigned long offers;
     uint64_t answered_ms; /* when we last answered an offer with a quote (joiner side) */
+    struct mero_purge_job purge_q[MERO_PURGE_QUEUE]; /* purge.c */
+    size_t npurge;
+    uv_timer_t purge_timer;
+    bool purge_timer_open;
     bool closing;
 };
 
@@ -101,6 +111,13 @@ int mero_admission_on_gossip(struct mero_admission *a, const char *topic, const 
 MERO_MUST_CHECK int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[32],
                                           const char *const *admitters, size_t n,
                                           mero_fleet_join_cb cb, void *ctx, struct mero_err *err);
+
+/*
+ * purge.c - self_purge: feed every governance event (only TeeMemberRemoved for our identity
+ * acts); reconcile finishes marked purges (call once at startup, before following topics).
+ */
+void mero_admission_on_event(struct mero_admission *a, const struct mero_gov_event *ev);
+MERO_MUST_CHECK int mero_admission_purge_reconcile(struct mero_admission *a);
 
 /* ---- shared between admission_peer.c and fleet_join.c ---- */
 uint64_t mero__adm_now(const struct mero_admission *a);

@@ -621,8 +621,17 @@ int mero_admission_new(const struct mero_admission_env *env, struct mero_admissi
         free(a);
         return mero_err_set(err, -rc, "could not register %s", MERO_ADM_PROTOCOL);
     }
+    if (env->loop != NULL && uv_timer_init(env->loop, &a->purge_timer) == 0) {
+        a->purge_timer.data = a;
+        a->purge_timer_open = true;
+    }
     *out = a;
     return 0;
+}
+
+static void purge_timer_closed(uv_handle_t *h)
+{
+    free(h->data);
 }
 
 void mero_admission_stop(struct mero_admission *a)
@@ -640,5 +649,11 @@ void mero_admission_free(struct mero_admission *a)
     a->closing = true; /* the net peer is gone: its handler went with it */
     mero__fleet_join_free_all(a);
     mero_challenge_book_cleanup(&a->book);
+    if (a->purge_timer_open) {
+        a->purge_timer_open = false;
+        uv_timer_stop(&a->purge_timer);
+        uv_close((uv_handle_t *)&a->purge_timer, purge_timer_closed); /* frees a */
+        return;
+    }
     free(a);
 }

@@ -154,6 +154,7 @@ static void on_gov_event(void *ud, const struct mero_gov_event *ev)
     if (ev->kind == MERO_EV_NAMESPACE_CREATED && ev->ns != NULL) {
         (void)mero_node_follow(node, ev->ns);
     }
+    mero_node_admission_on_event(node, ev); /* self-purge on our own TEE eviction */
 }
 
 static int quote_report_data(void *ud, const uint8_t *quote, size_t len, uint8_t out[64],
