@@ -21,6 +21,8 @@
 #include "mero/log.h"
 #include "mero/net.h"
 #include "mero/quote.h"
+#include "node/admission_attest.h"
+#include "node/admission_hook.h"
 #include "node/context.h"
 #include "node/node.h"
 #include "node/service.h"
@@ -152,6 +154,7 @@ static void on_gov_event(void *ud, const struct mero_gov_event *ev)
     if (ev->kind == MERO_EV_NAMESPACE_CREATED && ev->ns != NULL) {
         (void)mero_node_follow(node, ev->ns);
     }
+    mero_node_admission_on_event(node, ev); /* self-purge on our own TEE eviction */
 }
 
 static int quote_report_data(void *ud, const uint8_t *quote, size_t len, uint8_t out[64],
@@ -189,8 +192,11 @@ int mero_node_service_start(struct mero_node *node, struct mero_err *err)
     char path[MERO_NODE_PATH_MAX + 16];
     snprintf(path, sizeof(path), "%s/gov.db", node->home);
     MERO_TRY(mero_store_open(path, &node->store, err));
-    struct mero_gov_hooks h = {
-        .ud = node, .on_event = on_gov_event, .quote_report_data = quote_report_data};
+    struct mero_gov_hooks h = {.ud = node,
+                               .on_event = on_gov_event,
+                               .quote_report_data = quote_report_data,
+                               .evidence_verify = mero_node_evidence_verify,
+                               .release_check = mero_node_release_check};
     /* the admission layer adds evidence_verify / release_check here when it is linked */
     mero_store_set_hooks(node->store, &h);
     MERO_TRY(mero_node_ctx_open(node, err));
@@ -209,6 +215,7 @@ int mero_node_service_start(struct mero_node *node, struct mero_err *err)
         }
     }
     MERO_TRY(mero_node_sync_start(node, err));
+    MERO_TRY(mero_node_admission_start(node, err));
     uint8_t(*nss)[32] = NULL;
     size_t nn = 0;
     if (mero_gov_namespaces(node->store, &nss, &nn) == 0) {
@@ -238,9 +245,11 @@ void mero_node_service_stop(struct mero_node *node)
     }
     mero_node_sync_stop(node);
     if (node->net != NULL) {
+        mero_node_admission_stop(node);
         mero_net_free(node->net);
         node->net = NULL;
     }
+    mero_node_admission_free(node);
     free(node->sync);
     node->sync = NULL;
     mero_node_ctx_close(node);
