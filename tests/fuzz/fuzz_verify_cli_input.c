@@ -107,7 +107,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (size_t i = 1; i + 3 <= size; i += 3) {
                 size_t off = ((size_t)data[i] | (size_t)data[i + 1] << 8) % 4936;
                 q[off] ^= data[i + 2];
-                changed |= data[i + 2] != 0 && covered(off);
+            }
+            /* a byte flipped twice is unchanged: compare, do not count flips */
+            for (size_t off = 0; off < quote_len && !changed; off++) {
+                changed = covered(off) && q[off] != quote[off];
             }
         } else {
             patch = json_loadb((const char *)data + 1, size - 1, 0, NULL);
