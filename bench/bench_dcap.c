@@ -110,6 +110,7 @@ int main(void)
         fprintf(stderr, "bench_dcap: the genuine case does not verify\n");
         return 1;
     }
+    long rss_first = rss_kib(); /* after the first verification of each kind */
     for (int r = 0; r < rounds; r++) {
         uint64_t t0 = mero_now_us();
         for (int i = 0; i < na; i++) {
@@ -201,6 +202,7 @@ int main(void)
     }
     long after = rss_kib();
     printf("bench dcap_rss_growth_%dk %ld KiB\n", total / 1000, after - before);
+    printf("bench dcap_rss_growth_since_first_verification %ld KiB\n", after - rss_first);
     EVP_PKEY_free(ak);
     mero_dcap_cache_clear();
     mero_collateral_cleanup(&coll);
