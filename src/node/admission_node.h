@@ -76,7 +76,8 @@ struct mero_admission {
     unsigned long admitted;        /* counters, for logs and tests */
     unsigned long refused;
     unsigned long offers;
-    uint64_t answered_ms; /* when we last answered an offer with a quote (joiner side) */
+    unsigned long keys_recovered; /* GroupKeyRequest answers opened and stored */
+    uint64_t answered_ms;         /* when we last answered an offer with a quote (joiner side) */
     struct mero_purge_job purge_q[MERO_PURGE_QUEUE]; /* purge.c */
     size_t npurge;
     uv_timer_t purge_timer;

@@ -559,6 +559,7 @@ static void key_reply(void *ud, int status, const uint8_t *data, size_t len)
         if (mero_envelope_decode(&c, &env, NULL) == 0 &&
             mero_gov_unwrap(k->a->env.store, k->ns, k->ns, &env, key, NULL) == 0 &&
             mero_gov_group_key_put(k->a->env.store, k->ns, key) == 0) {
+            k->a->keys_recovered++;
             MERO_INFO("admission: group key recovered through a GroupKeyRequest");
         }
         mero_wipe(key, sizeof(key));

@@ -421,6 +421,21 @@ TEST(admitted_tee_vouches_for_a_third_while_owner_offline)
     CHECK(key);
 }
 
+TEST(group_key_pull_answered_by_a_key_holder_for_members_only)
+{
+    /* tee2 (a member) asks tee1 (a TEE key holder, not an admin) for the namespace key */
+    CHECK(dial(&tee2, &tee1));
+    unsigned long before = tee2.adm->keys_recovered;
+    mero__adm_key_pull(tee2.adm, NS, tee1.peer);
+    pump(800);
+    CHECK_EQ(tee2.adm->keys_recovered, before + 1);
+    /* a node with no row in the namespace gets nothing */
+    CHECK(dial(&tee4, &tee1));
+    mero__adm_key_pull(tee4.adm, NS, tee1.peer);
+    pump(800);
+    CHECK_EQ(tee4.adm->keys_recovered, 0);
+}
+
 TEST(plain_member_may_not_vouch)
 {
     /* plain becomes a Member (added by tee1? no: a TEE cannot add members). Bring up a new
@@ -564,6 +579,7 @@ TEST(teardown_all)
 MERO_TEST_MAIN(T(setup_owner_and_replicas), T(no_policy_refused_with_reason_nothing_admitted),
                T(replica_joins_by_prompt_only), T(replica_joins_by_admitter_addrs),
                T(admitted_tee_vouches_for_a_third_while_owner_offline),
+               T(group_key_pull_answered_by_a_key_holder_for_members_only),
                T(plain_member_may_not_vouch), T(mock_without_accept_mock_refused),
                T(measurement_not_in_lists_refused),
                T(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted), T(teardown_all))
