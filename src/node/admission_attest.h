@@ -10,7 +10,10 @@
 #include "mero/gov.h"
 #include "node/admission.h"
 
-/* struct mero_admission_env.verify_real: PCS collateral (hourly cache) then DCAP. */
+/* struct mero_admission_env.fetch_collateral: PCS collateral (hourly cache) as JSON; any thread. */
+MERO_MUST_CHECK int mero__adm_fetch_collateral(void *ud, const uint8_t *quote, size_t len,
+                                               uint8_t **json, size_t *jlen, struct mero_err *err);
+/* struct mero_admission_env.verify_real: DCAP against v->collateral (fetched here if absent). */
 MERO_MUST_CHECK int mero__adm_verify_real(void *ud, const uint8_t *quote, size_t len,
                                           struct mero_tee_verdict *v, struct mero_err *err);
 /* struct mero_gov_hooks.evidence_verify: the quote against its carried collateral. */

@@ -95,6 +95,7 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     env.sync_namespace = env_sync;
     env.join_contexts = env_contexts;
     env.verify_real = mero__adm_verify_real;
+    env.fetch_collateral = mero__adm_fetch_collateral;
     const char *rel = getenv("MERO_TEE_VERSION");
     if (rel != NULL && rel[0] != '\0') {
         size_t n = strlen(rel);
