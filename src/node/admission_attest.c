@@ -110,22 +110,36 @@ static struct mero_release_source *release_src;
 
 static int release_source(struct mero_release_source **out, struct mero_err *err)
 {
-    if (release_src != NULL) {
-        *out = release_src;
-        return 0;
-    }
-    const char *root = getenv("MERO_SIGSTORE_TRUSTED_ROOT");
-    if (root == NULL || root[0] == '\0') {
+    if (release_src == NULL) {
         return mero_err_set(err, MERO_ERELEASE,
                             "no Sigstore trusted root configured (MERO_SIGSTORE_TRUSTED_ROOT): "
                             "cannot verify a signed release");
+    }
+    *out = release_src;
+    return 0;
+}
+
+int mero_node_admission_attest_init(struct mero_err *err)
+{
+    const char *root = getenv("MERO_SIGSTORE_TRUSTED_ROOT");
+    if (release_src != NULL || root == NULL || root[0] == '\0') {
+        return 0; /* none configured: release-form admissions of real quotes are refused */
     }
     struct mero_release_source_opts o;
     memset(&o, 0, sizeof(o));
     o.base_url = getenv("MERO_TEE_RELEASE_BASE_URL");
     o.trusted_root_path = root;
-    MERO_TRY(mero_release_source_new(&release_src, &o, err));
-    *out = release_src;
+    return mero_release_source_new(&release_src, &o, err);
+}
+
+int mero__adm_prefetch_release(void *ud, const char *version, struct mero_err *err)
+{
+    (void)ud;
+    struct mero_release_source *src = NULL;
+    struct mero_release *r = NULL;
+    MERO_TRY(release_source(&src, err));
+    MERO_TRY(mero_release_source_get(src, version, &r, err));
+    mero_release_free(r);
     return 0;
 }
 

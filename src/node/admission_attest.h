@@ -26,6 +26,11 @@ MERO_MUST_CHECK int mero_node_release_check(void *ud, const char *release_versio
                                             const struct mero_tee_policy *policy,
                                             const struct mero_measurements *m,
                                             struct mero_err *reason);
+/* Build the release source from MERO_SIGSTORE_TRUSTED_ROOT / MERO_TEE_RELEASE_BASE_URL (loop,
+ * at startup); none configured is not an error. */
+MERO_MUST_CHECK int mero_node_admission_attest_init(struct mero_err *err);
+/* struct mero_admission_env.prefetch_release: fetch + verify + cache a release; any thread. */
+MERO_MUST_CHECK int mero__adm_prefetch_release(void *ud, const char *version, struct mero_err *err);
 /* Free the release source (at shutdown). */
 void mero_node_admission_attest_cleanup(void);
 

@@ -58,6 +58,11 @@ struct mero_admission_env {
      */
     int (*fetch_collateral)(void *ud, const uint8_t *quote, size_t len, uint8_t **json,
                             size_t *jlen, struct mero_err *err);
+    /*
+     * Fetch, verify and cache a named release before a signed-release decision (worker
+     * thread; the decision's release check then hits the cache). NULL: not prefetched.
+     */
+    int (*prefetch_release)(void *ud, const char *version, struct mero_err *err);
     /* Monotonic milliseconds; NULL means the monotonic clock. */
     uint64_t (*now_ms)(void *ud);
     /* fleet-join budget and re-prompt period; 0 means 30 s and 2 s (tests shorten them). */

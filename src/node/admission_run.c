@@ -32,6 +32,8 @@ struct run_job {
     char peer[MERO_PEER_ID_STR_MAX];
     int fetch_rc;
     struct mero_err fetch_err;
+    bool prefetch; /* signed-release policy and a named release: warm the release cache */
+    bool release_failed;
 };
 
 void mero__adm_respond_verdict(struct mero_net_req *req, bool admitted, const char *reason)
@@ -96,6 +98,17 @@ static void job_work(uv_work_t *w)
         j->v.collateral = json;
         j->v.collateral_len = jlen;
     }
+    if (j->fetch_rc == 0 && j->prefetch) {
+        /* a release that cannot be fetched or verified refuses this attempt here, so the
+         * decision's release check on the loop never waits on the network */
+        struct mero_err e = {0};
+        int rc = j->a->env.prefetch_release(j->a->env.ud, j->release, &e);
+        if (rc < 0) {
+            j->fetch_rc = rc;
+            mero_err_set(&j->fetch_err, -rc, "release %s: %s", j->release, e.msg);
+            j->release_failed = true;
+        }
+    }
 }
 
 static void job_done(uv_work_t *w, int status)
@@ -114,7 +127,9 @@ static void job_done(uv_work_t *w, int status)
         mero__adm_maybe_free(a);
         return;
     }
-    if (j->fetch_rc < 0) {
+    if (j->fetch_rc < 0 && j->release_failed) {
+        rc = mero_err_set(&e, -j->fetch_rc, "%s", j->fetch_err.msg);
+    } else if (j->fetch_rc < 0) {
         rc = mero_err_set(&e, -j->fetch_rc, "the attestation did not verify: %s",
                           j->fetch_err.msg[0] ? j->fetch_err.msg : "no collateral");
     } else {
@@ -174,6 +189,15 @@ void mero__adm_run(struct mero_admission *a, const struct mero_tee_claim *c, con
     int rc = mero_admission_check(&a->book, &a->deps, c, mero__adm_now(a), &v, &e);
     if (rc == 0 && !v.is_mock && a->env.fetch_collateral != NULL && a->env.loop != NULL) {
         struct run_job *j = job_new(a, c, &v, path, req);
+        if (j != NULL && c->release != NULL && a->env.prefetch_release != NULL) {
+            struct mero_tee_policy p;
+            bool found = false;
+            memset(&p, 0, sizeof(p));
+            if (mero_gov_read_policy(a->env.store, c->ns, &p, &found, NULL) == 0 && found) {
+                j->prefetch = p.form == MERO_POLICY_RELEASE;
+                mero_tee_policy_cleanup(&p);
+            }
+        }
         if (j != NULL && uv_queue_work(a->env.loop, &j->w, job_work, job_done) == 0) {
             a->jobs++;
             return; /* answered from job_done */

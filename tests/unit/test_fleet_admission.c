@@ -543,6 +543,12 @@ static int raw_request(struct tnode *from, struct tnode *to, const struct mero_a
     return rc;
 }
 
+static int fake_prefetch(void *ud, const char *version, struct mero_err *err)
+{
+    (void)ud;
+    return mero_err_set(err, MERO_ERELEASE, "no such release as %s (test)", version);
+}
+
 TEST(real_quote_verified_off_loop_and_refused_with_its_dcap_reason)
 {
     uint8_t ns[32];
@@ -592,6 +598,52 @@ TEST(real_quote_verified_off_loop_and_refused_with_its_dcap_reason)
     CHECK_EQ(owner.adm->jobs, 0);
     bool key;
     CHECK_EQ(tee_role(&tee4, ns, &key), MERO_ROLE_NONE);
+
+    /* under a signed-release policy the named release is fetched off the loop too; a release
+     * that cannot be had refuses the attempt with its reason */
+    uint8_t ns2[32];
+    struct mero_tee_policy p;
+    struct mero_gov_oplist ops = {0};
+    memset(&p, 0, sizeof(p));
+    p.form = MERO_POLICY_RELEASE;
+    p.v2 = true;
+    CHECK_OK(mero_strlist_push(&p.profiles, "locked-read-only"));
+    CHECK_OK(new_namespace(&owner, ns2));
+    CHECK_OK(mero_gov_set_policy(owner.store, ns2, &p, &ops, NULL, NULL, NULL));
+    mero_gov_oplist_cleanup(&ops);
+    mero_tee_policy_cleanup(&p);
+    owner.adm->env.prefetch_release = fake_prefetch;
+    memset(&m, 0, sizeof(m));
+    m.kind = MERO_ADM_INIT_CHALLENGE_REQUEST;
+    memcpy(m.ns, ns2, 32);
+    CHECK_OK(mero__adm_pop(tee4.adm, ns2, m.party_id, m.pop, NULL));
+    m.has_pop = true;
+    CHECK_OK(raw_request(&tee4, &owner, &m, &r));
+    CHECK_EQ(r.m.kind, MERO_ADM_MSG_CHALLENGE);
+    mero_buf_init(&cb, MERO_ADM_MAX_CREDENTIAL);
+    CHECK_OK(mero_gov_credential(tee4.store, ns2, &cred, NULL));
+    CHECK_OK(mero_credential_encode(&cb, &cred));
+    q = mero_test_read("testdata/tdx/dcapqvl-1/quote.bin", 1, &ql);
+    CHECK(q != NULL);
+    mero_admission_binding(binding, ns2, ns2, m.party_id, cred.cert.account, cred.cert.kem_pk,
+                           cred.cert.device);
+    mero_report_data(q + 568, r.m.challenge, binding);
+    m.kind = MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST;
+    memcpy(m.challenge, r.m.challenge, 32);
+    memcpy(m.public_key, m.party_id, 32);
+    memcpy(m.release, "2.3.87", 7);
+    m.quote = q;
+    m.quote_len = ql;
+    m.credential = cb.data;
+    m.credential_len = cb.len;
+    rc = raw_request(&tee4, &owner, &m, &r);
+    free(q);
+    mero_buf_cleanup(&cb);
+    CHECK_OK(rc);
+    CHECK(!r.m.admitted);
+    CHECK_MSG(strstr(r.m.reason, "release 2.3.87: no such release") != NULL, "reason: %s",
+              r.m.reason);
+    owner.adm->env.prefetch_release = NULL;
     owner.adm->env.fetch_collateral = NULL;
     owner.adm->env.verify_real = NULL;
 }
