@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * db.c - opens the node's one SQLite database (ARCHITECTURE.md §4): WAL journal,
- * synchronous=FULL (an acknowledged write survives a crash), foreign keys on, a busy timeout,
- * and the node's own tables; the file is kept 0600 (the governance store keeps its tables through gov.h). The
- * schema is created idempotently, so `merod run` after `merod init` or a restart carries on.
+ * db.c - opens the node's SQLite database node.db (ARCHITECTURE.md §4): WAL journal,
+ * synchronous=FULL (an acknowledged write survives a crash), foreign keys on, a busy timeout.
+ * The file is kept 0600 (it holds decrypted context state); the governance store is gov.db,
+ * opened through gov.h. Context tables are created by context.c, idempotently, so `merod run`
+ * after `merod init` or a restart carries on.
  */
 #include <fcntl.h>
 #include <sqlite3.h>
