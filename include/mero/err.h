@@ -101,6 +101,9 @@
     X(ENOPOLICY, "no TEE admission policy")                                                        \
     X(ETEE_ROLE_LOCKED, "TEE member role locked")                                                  \
     X(EREFUSED, "refused")                                                                         \
+    X(EMISSINGPARENT, "parent op not yet known")                                                   \
+    X(EREMOVED, "removed from group and cannot rejoin")                                            \
+    X(EQUOTEUSED, "TEE attestation quote already used")                                            \
     /* end gov */                                                                                  \
     /* net */                                                                                      \
     X(EPROTO, "protocol violation")                                                                \

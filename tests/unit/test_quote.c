@@ -467,6 +467,9 @@ TEST(v5_td10_body_parses)
     put32(v5 + 50, MERO_TD15_BODY_LEN); /* type 2 with the TD 1.5 size */
     struct mero_quote t;
     int rc2 = mero_quote_parse(&t, v5, q4.total_len + 6, NULL);
+    /* the chains are borrowed from the buffers: compare before freeing them */
+    int same_chain = rc == 0 && q5.pck_chain_len == q4.pck_chain_len &&
+                     memcmp(q5.pck_chain, q4.pck_chain, q4.pck_chain_len) == 0;
     free(v5);
     free(p);
     CHECK_OK(rc);
@@ -476,7 +479,7 @@ TEST(v5_td10_body_parses)
     CHECK_EQ(q5.signed_len, 638);
     CHECK_EQ(q5.total_len, q4.total_len + 6);
     CHECK_MEM_EQ(q5.body.mrtd, q4.body.mrtd, 48);
-    CHECK_MEM_EQ(q5.pck_chain + 0, q4.pck_chain, 64);
+    CHECK(same_chain);
     CHECK_ERR(rc2, -MERO_EQUOTE_BODY);
 }
 

@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * gov.h - the governance core: the SQLite store (append-only op log + derived tables), local
+ * actions that build, sign and apply ops, apply of ops received from peers with every rule
+ * the spec makes normative, admit_tee_node, and the queries the node and admission layers use.
+ * No networking: callers broadcast the op bytes returned by the local actions and feed the
+ * bytes they receive to mero_gov_apply.
+ *
+ * Invariants: an op is stored only if every rule accepted it, and its derived-table effects
+ * are committed in the same SQLite transaction as its append; the op table refuses UPDATE and
+ * DELETE (triggers) except through mero_gov_self_purge; applying the same op twice is a no-op;
+ * every refusal carries a reason in struct mero_err (the §6.1 strings where they exist).
+ *
+ * Threading: a store is used from one thread (the node loop) only.
+ */
+#ifndef MERO_GOV_H
+#define MERO_GOV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mero/buf.h"
+#include "mero/err.h"
+#include "mero/identity.h"
+#include "mero/op.h"
+
+#define MERO_GOV_STORE_SCHEMA 1 /* SQLite schema (PRAGMA user_version) */
+/* Evidence older than this is "due for a refresh" (admit step 6). UNVERIFIED value. */
+#define MERO_GOV_EVIDENCE_REFRESH_SECS (12u * 3600u)
+
+struct mero_store;
+
+/* ---- store -------------------------------------------------------------------------------- */
+
+/*
+ * Open (creating if needed, mode 0600) the SQLite database at path: WAL, synchronous=FULL,
+ * foreign keys on, migrations to MERO_GOV_STORE_SCHEMA. An existing database file readable by
+ * group/others is refused with -MERO_EKEYPERM (it holds secret keys). ":memory:" works for
+ * tests. Returns an owned store (free with mero_store_close).
+ */
+MERO_MUST_CHECK int mero_store_open(const char *path, struct mero_store **out,
+                                    struct mero_err *err);
+void mero_store_close(struct mero_store *s); /* NULL is a no-op */
+/* Batch many applies in one transaction (bench, bulk sync). Nested applies use savepoints. */
+MERO_MUST_CHECK int mero_store_begin(struct mero_store *s);
+MERO_MUST_CHECK int mero_store_commit(struct mero_store *s);
+void mero_store_rollback(struct mero_store *s);
+
+/* ---- events and hooks --------------------------------------------------------------------- */
+
+enum mero_gov_event_kind {
+    MERO_EV_NAMESPACE_CREATED = 0,
+    MERO_EV_GROUP_CREATED,
+    MERO_EV_MEMBER_ADDED,       /* also for a TEE admission (before TEE_MEMBER_ADMITTED) */
+    MERO_EV_MEMBER_REMOVED,     /* MemberRemoved and MemberLeft; role = the captured role */
+    MERO_EV_TEE_MEMBER_REMOVED, /* per root and per cascaded subgroup row */
+    MERO_EV_TEE_MEMBER_ADMITTED,
+    MERO_EV_MEMBER_ROLE_SET,
+    MERO_EV_ADMIN_CHANGED,
+    MERO_EV_POLICY_SET,
+    MERO_EV_EVIDENCE_RECORDED,
+    MERO_EV_KEY_DELIVERED, /* an envelope addressed to us was opened and the key stored */
+    MERO_EV_KEY_ROTATED,   /* a rotation was applied (key stored when addressed to us) */
+    MERO_EV_CONTEXT_CREATED,
+    MERO_EV_AUTO_FOLLOW_SET,
+};
+
+/* Borrowed pointers, valid during the callback only. Unused fields are NULL / -1. */
+struct mero_gov_event {
+    int kind;
+    const uint8_t *ns;
+    const uint8_t *group;
+    const uint8_t *member; /* identity pk */
+    int role;              /* captured/new role or MERO_ROLE_NONE */
+    const uint8_t *op_hash;
+    const uint8_t *context_id;
+    const uint8_t *key_id;
+    bool for_us; /* the member / recipient is our identity in this namespace */
+};
+
+/* What the evidence verifier reports (offline DCAP check against carried collateral). */
+struct mero_evidence_verdict {
+    bool is_mock;
+    char tcb_status[MERO_GOV_MAX_STR + 1];
+    struct mero_measurements m;
+    uint8_t report_data[64];
+};
+
+/*
+ * Caller-provided hooks. Any may be NULL:
+ *  - quote_report_data: structural read of a real (non-mock) quote's 64 report-data bytes.
+ *    NULL: mero_quote_report_data (src/attest). Mock quotes are read by gov (bytes 17..81).
+ *  - evidence_verify: verify a real quote offline against its collateral at attested_at and
+ *    fill the verdict. NULL: mero_dcap_verify_evidence against the carried collateral JSON.
+ *  - release_check: admit step 3 for a signed-release policy (real quotes): fetch/verify the
+ *    release's published-mrtds.json and match m against policy->profiles. 0 = match, else a
+ *    negative code with the reason in *reason. NULL: release-form admissions are refused
+ *    (gov does not fetch anything itself).
+ *  - on_event: governance events after each applied op (not during mero_gov_rebuild). It runs
+ *    after the op's savepoint is released, so it may call back into the store (for example
+ *    mero_gov_self_purge on a TeeMemberRemoved for_us); inside a caller's own
+ *    mero_store_begin batch the events precede that batch's commit.
+ */
+struct mero_gov_hooks {
+    void *ud;
+    void (*on_event)(void *ud, const struct mero_gov_event *ev);
+    int (*quote_report_data)(void *ud, const uint8_t *quote, size_t len, uint8_t out[64],
+                             struct mero_err *err);
+    int (*evidence_verify)(void *ud, const uint8_t *quote, size_t qlen, const uint8_t *coll,
+                           size_t clen, uint64_t attested_at, struct mero_evidence_verdict *v,
+                           struct mero_err *err);
+    int (*release_check)(void *ud, const char *release_version,
+                         const struct mero_tee_policy *policy, const struct mero_measurements *m,
+                         struct mero_err *reason);
+    void *release_ud; /* when non-NULL, passed to release_check instead of ud */
+};
+/*
+ * A release_check hook over src/attest's release source: set hooks.release_check to this and
+ * hooks.release_ud to a struct mero_release_source * (mero_release_source_new). Blocking on a
+ * cache miss.
+ */
+int mero_gov_release_hook(void *ud, const char *release_version,
+                          const struct mero_tee_policy *policy, const struct mero_measurements *m,
+                          struct mero_err *reason);
+/* Copy the hooks into the store (replacing earlier ones). */
+void mero_store_set_hooks(struct mero_store *s, const struct mero_gov_hooks *h);
+
+/* ---- identities --------------------------------------------------------------------------- */
+
+/*
+ * Our namespace identity (one Ed25519 key per namespace root, kept in the store). With
+ * create = true a key is generated when absent. -MERO_ENOTFOUND when absent and !create.
+ */
+MERO_MUST_CHECK int mero_gov_identity(struct mero_store *s, const uint8_t ns[static 32],
+                                      bool create, uint8_t pk[static 32], struct mero_err *err);
+/* The secret half (for signing a credential PoP, making quotes, ...). Wipe it after use. */
+MERO_MUST_CHECK int mero_gov_identity_secret(struct mero_store *s, const uint8_t ns[static 32],
+                                             uint8_t sk[static 64]);
+/*
+ * Our account root key (node-wide, kept in the store, created on first use) and the
+ * credential certifying our identity in ns: device = mero_device_id(node key pk from the
+ * account root), kem_pk derived from the identity.
+ */
+MERO_MUST_CHECK int mero_gov_credential(struct mero_store *s, const uint8_t ns[static 32],
+                                        struct mero_credential *out, struct mero_err *err);
+
+/* ---- local actions ------------------------------------------------------------------------ */
+
+/* Encoded ops a local action produced, in publish order (each already applied locally). */
+struct mero_gov_oplist {
+    struct mero_buf *v;
+    size_t n;
+};
+void mero_gov_oplist_cleanup(struct mero_gov_oplist *l);
+
+/*
+ * Each action builds the op(s), signs with our namespace identity (parents = current heads,
+ * nonce = our last + 1), applies them through the same path as mero_gov_apply (so a local
+ * action the rules refuse fails the same way, nothing stored), and appends the encoded bytes
+ * to `out` for the caller to broadcast.
+ */
+
+/* New namespace: identity created, we become its admin, a fresh group key is stored. */
+MERO_MUST_CHECK int mero_gov_create_namespace(struct mero_store *s, uint8_t ns_out[static 32],
+                                              struct mero_gov_oplist *out, struct mero_err *err);
+/* New subgroup under parent (visibility MERO_GROUP_OPEN / RESTRICTED); we are its admin. */
+MERO_MUST_CHECK int mero_gov_create_subgroup(struct mero_store *s, const uint8_t ns[static 32],
+                                             const uint8_t parent[static 32], int visibility,
+                                             uint8_t group_out[static 32],
+                                             struct mero_gov_oplist *out, struct mero_err *err);
+MERO_MUST_CHECK int mero_gov_add_member(struct mero_store *s, const uint8_t ns[static 32],
+                                        const uint8_t group[static 32],
+                                        const uint8_t member[static 32], int role,
+                                        struct mero_gov_oplist *out, struct mero_err *err);
+/* MemberRemoved + KeyRotation (one envelope per remaining direct member) when we hold the key. */
+MERO_MUST_CHECK int mero_gov_remove_member(struct mero_store *s, const uint8_t ns[static 32],
+                                           const uint8_t group[static 32],
+                                           const uint8_t member[static 32],
+                                           struct mero_gov_oplist *out, struct mero_err *err);
+/* MemberLeft for our identity (no rotation). */
+MERO_MUST_CHECK int mero_gov_leave(struct mero_store *s, const uint8_t ns[static 32],
+                                   const uint8_t group[static 32], struct mero_gov_oplist *out,
+                                   struct mero_err *err);
+MERO_MUST_CHECK int mero_gov_set_member_role(struct mero_store *s, const uint8_t ns[static 32],
+                                             const uint8_t group[static 32],
+                                             const uint8_t member[static 32], int role,
+                                             struct mero_gov_oplist *out, struct mero_err *err);
+/* RootOp::AdminChanged: make member an admin of the namespace root. */
+MERO_MUST_CHECK int mero_gov_change_admin(struct mero_store *s, const uint8_t ns[static 32],
+                                          const uint8_t member[static 32],
+                                          struct mero_gov_oplist *out, struct mero_err *err);
+/*
+ * Publish a TEE admission policy on the namespace root (validated first; published as the V2
+ * form unless policy->v2 is false). When the mode differs from the previous policy's, also
+ * emits MemberRoleSet for every direct TEE row in another role in groups we administer; a row
+ * in a Restricted subgroup we do not administer is logged and left. `converted` and
+ * `skipped` (may be NULL) receive the counts.
+ */
+MERO_MUST_CHECK int mero_gov_set_policy(struct mero_store *s, const uint8_t group[static 32],
+                                        const struct mero_tee_policy *policy,
+                                        struct mero_gov_oplist *out, size_t *converted,
+                                        size_t *skipped, struct mero_err *err);
+/* A context in group; context_id random. */
+MERO_MUST_CHECK int mero_gov_create_context(struct mero_store *s, const uint8_t ns[static 32],
+                                            const uint8_t group[static 32],
+                                            const uint8_t application_id[static 32],
+                                            uint8_t context_out[static 32],
+                                            struct mero_gov_oplist *out, struct mero_err *err);
+MERO_MUST_CHECK int mero_gov_set_auto_follow(struct mero_store *s, const uint8_t ns[static 32],
+                                             const uint8_t group[static 32],
+                                             const uint8_t member[static 32], bool contexts,
+                                             bool subgroups, struct mero_gov_oplist *out,
+                                             struct mero_err *err);
+/* RootOp::KeyDelivery of group's current key, wrapped for member. */
+MERO_MUST_CHECK int mero_gov_deliver_key(struct mero_store *s, const uint8_t ns[static 32],
+                                         const uint8_t group[static 32],
+                                         const uint8_t member[static 32],
+                                         struct mero_gov_oplist *out, struct mero_err *err);
+
+/* ---- admit_tee_node ----------------------------------------------------------------------- */
+
+/* What verify_and_admit hands over after verifying the quote (spec step 4). */
+struct mero_admit_request {
+    uint8_t group_id[32]; /* = namespace id for a fleet join; a subgroup for tee_subgroup_admit */
+    uint8_t member[32];   /* the attested namespace identity */
+    struct mero_credential account;
+    uint8_t quote_hash[32]; /* SHA-256(quote) (re-checked) */
+    struct mero_measurements m;
+    char tcb_status[MERO_GOV_MAX_STR + 1];
+    bool is_mock;
+    const char *release_version; /* NULL when the TEE named none */
+    const uint8_t *quote;        /* borrowed */
+    size_t quote_len;
+    const uint8_t *collateral; /* borrowed, NULL for mock */
+    size_t collateral_len;
+    uint64_t attested_at; /* unix seconds */
+    uint64_t now;         /* unix seconds, for the evidence-refresh decision */
+};
+
+enum mero_admit_outcome {
+    MERO_ADMIT_ADMITTED = 0,   /* join (+ evidence, + key delivery) published */
+    MERO_ADMIT_ALREADY_MEMBER, /* no-op (maybe an evidence refresh published) */
+    MERO_ADMIT_NOT_A_VOUCHER,  /* we may not vouch: nothing published */
+    MERO_ADMIT_CONVERTED,      /* a TEE row in the other role re-admitted (converted) */
+};
+
+/* The pure decision: what admit_tee_node would publish, with no state change. */
+struct mero_admit_decision {
+    int outcome;
+    int role; /* the role the join would record */
+    bool publish_join;
+    bool publish_evidence;
+    bool deliver_key;
+};
+
+/*
+ * Decide (steps 1-8). Refusals return a negative code with the reason in *reason:
+ * -MERO_ENOPOLICY "no TeeAdmissionPolicy set for group", -MERO_EREFUSED "mock attestation
+ * rejected by group policy" / "TCB status not in policy allowlist" / "MRTD not in policy
+ * allowlist" / "RTMR1 ..." / "RTMR3 not in policy allowlist" / "... empty allowed_mrtd ..." /
+ * "the quote does not commit to the credential admitted" / "the account credential does not
+ * certify the attested key" / release reasons, -MERO_EREMOVED "was removed from group <hex>
+ * and cannot rejoin", -MERO_EQUOTEUSED "TEE attestation quote already used". NotAVoucher is
+ * not an error: outcome MERO_ADMIT_NOT_A_VOUCHER, return 0.
+ */
+MERO_MUST_CHECK int mero_gov_admit_decide(struct mero_store *s, const uint8_t ns[static 32],
+                                          const struct mero_admit_request *req,
+                                          struct mero_admit_decision *d, struct mero_err *reason);
+/*
+ * Decide, then sign, apply locally and return the ops to publish, in order:
+ * MemberJoinedViaTeeAttestation, TeeAuthorityEvidence, KeyDelivery (steps 9-10).
+ */
+MERO_MUST_CHECK int mero_gov_admit_tee_node(struct mero_store *s, const uint8_t ns[static 32],
+                                            const struct mero_admit_request *req, int *outcome,
+                                            struct mero_gov_oplist *out, struct mero_err *reason);
+
+/* ---- remote apply ------------------------------------------------------------------------- */
+
+enum mero_apply_status { MERO_APPLY_APPLIED = 0, MERO_APPLY_DUPLICATE = 1 };
+
+/*
+ * Apply an op received from a peer: bounded decode, schema version, signature, namespace
+ * (the namespace must exist unless the op is its NamespaceCreated), parents (all known, else
+ * -MERO_EMISSINGPARENT so the caller can pull them; the first missing hash in missing_out if
+ * non-NULL), then the rules, then append + derived tables in one transaction and events.
+ * An op already stored returns 0 with *status = MERO_APPLY_DUPLICATE. hash_out may be NULL.
+ */
+MERO_MUST_CHECK int mero_gov_apply(struct mero_store *s, const uint8_t *bytes, size_t len,
+                                   int *status, uint8_t *hash_out, uint8_t *missing_out,
+                                   struct mero_err *err);
+
+/* ---- queries ------------------------------------------------------------------------------ */
+
+struct mero_gov_member {
+    uint8_t id[32];
+    int role;
+    bool tee;            /* a TEE row: the fields below are set */
+    uint8_t account[32]; /* from the admission credential */
+    uint8_t quote_hash[32];
+    struct mero_measurements m;
+    char tcb_status[MERO_GOV_MAX_STR + 1];
+};
+
+/* Direct rows of a group, sorted by id. *out owned (free()). */
+MERO_MUST_CHECK int mero_gov_members(struct mero_store *s, const uint8_t group[static 32],
+                                     struct mero_gov_member **out, size_t *n);
+/* The direct row's role, or MERO_ROLE_NONE. */
+MERO_MUST_CHECK int mero_gov_direct_role(struct mero_store *s, const uint8_t group[static 32],
+                                         const uint8_t member[static 32], int *role);
+/*
+ * Effective role: the direct row, else (for an Open group) the role inherited from the parent,
+ * recursively; TEE roles are never inherited (MERO_ROLE_NONE then).
+ */
+MERO_MUST_CHECK int mero_gov_effective_role(struct mero_store *s, const uint8_t group[static 32],
+                                            const uint8_t member[static 32], int *role);
+MERO_MUST_CHECK int mero_gov_is_admin(struct mero_store *s, const uint8_t group[static 32],
+                                      const uint8_t member[static 32], bool *yes);
+/* Admin of the group (effective) or a direct TEE member of it. */
+MERO_MUST_CHECK int mero_gov_may_vouch(struct mero_store *s, const uint8_t group[static 32],
+                                       const uint8_t member[static 32], bool *yes);
+/*
+ * The TEE role a member acts with in group: its namespace-root TEE row's role when it has
+ * one, else its direct TEE row in group, else MERO_ROLE_NONE (warrant_gate::executor_standing).
+ */
+MERO_MUST_CHECK int mero_gov_executor_standing(struct mero_store *s, const uint8_t group[static 32],
+                                               const uint8_t member[static 32], int *role);
+/* The policy (subgroups resolve to the root). *found false when none set. Clean up *out. */
+MERO_MUST_CHECK int mero_gov_read_policy(struct mero_store *s, const uint8_t group[static 32],
+                                         struct mero_tee_policy *out, bool *found,
+                                         struct mero_err *err);
+/* A quote hash used by an admission or by evidence anywhere in the namespace. */
+MERO_MUST_CHECK int mero_gov_is_quote_hash_used(struct mero_store *s, const uint8_t ns[static 32],
+                                                const uint8_t hash[static 32], bool *used);
+/* Namespace of a group (the root of its tree); -MERO_ENOTFOUND for an unknown group. */
+MERO_MUST_CHECK int mero_gov_namespace_of(struct mero_store *s, const uint8_t group[static 32],
+                                          uint8_t ns[static 32]);
+/* Parent and visibility of a group (a root has parent == itself). */
+MERO_MUST_CHECK int mero_gov_group_info(struct mero_store *s, const uint8_t group[static 32],
+                                        uint8_t parent[static 32], int *visibility);
+MERO_MUST_CHECK int mero_gov_is_denied(struct mero_store *s, const uint8_t group[static 32],
+                                       const uint8_t member[static 32], bool *denied);
+MERO_MUST_CHECK int mero_gov_auto_follow(struct mero_store *s, const uint8_t group[static 32],
+                                         const uint8_t member[static 32], bool *contexts,
+                                         bool *subgroups);
+
+struct mero_gov_context {
+    uint8_t id[32];
+    uint8_t group[32];
+    uint8_t application_id[32];
+};
+/* Contexts of a namespace (all its groups), in creation order. *out owned (free()). */
+MERO_MUST_CHECK int mero_gov_contexts(struct mero_store *s, const uint8_t ns[static 32],
+                                      struct mero_gov_context **out, size_t *n);
+/* Groups of a namespace (root first). *out owned (free()). */
+MERO_MUST_CHECK int mero_gov_groups(struct mero_store *s, const uint8_t ns[static 32],
+                                    uint8_t (**out)[32], size_t *n);
+/* Namespaces this store knows. *out owned (free()). */
+MERO_MUST_CHECK int mero_gov_namespaces(struct mero_store *s, uint8_t (**out)[32], size_t *n);
+
+/* DAG heads of a namespace, sorted. *out owned (free()). */
+MERO_MUST_CHECK int mero_gov_heads(struct mero_store *s, const uint8_t ns[static 32],
+                                   uint8_t (**out)[32], size_t *n);
+/* Op hashes of a namespace with local sequence > after_seq, in apply order (parents first),
+ * at most max; *last_seq = sequence of the last one returned. For sync. *out owned (free()). */
+MERO_MUST_CHECK int mero_gov_op_hashes(struct mero_store *s, const uint8_t ns[static 32],
+                                       uint64_t after_seq, size_t max, uint8_t (**out)[32],
+                                       size_t *n, uint64_t *last_seq);
+MERO_MUST_CHECK int mero_gov_has_op(struct mero_store *s, const uint8_t hash[static 32], bool *yes);
+/* The encoded op (append to out). -MERO_ENOTFOUND when unknown. */
+MERO_MUST_CHECK int mero_gov_op_get(struct mero_store *s, const uint8_t hash[static 32],
+                                    struct mero_buf *out);
+/* Number of ops stored for ns. */
+MERO_MUST_CHECK int mero_gov_op_count(struct mero_store *s, const uint8_t ns[static 32],
+                                      uint64_t *n);
+
+/* The current group key we hold for group (-MERO_ENOTFOUND when we hold none). Wipe it. */
+MERO_MUST_CHECK int mero_gov_group_key(struct mero_store *s, const uint8_t group[static 32],
+                                       uint8_t key[static 32], uint8_t key_id[static 32]);
+/* A group key by its id (older keys stay readable for older data). */
+MERO_MUST_CHECK int mero_gov_group_key_by_id(struct mero_store *s, const uint8_t group[static 32],
+                                             const uint8_t key_id[static 32],
+                                             uint8_t key[static 32]);
+/* Store a group key obtained out of band (e.g. a GroupKeyRequest answer); becomes current. */
+MERO_MUST_CHECK int mero_gov_group_key_put(struct mero_store *s, const uint8_t group[static 32],
+                                           const uint8_t key[static 32]);
+/* Open an envelope addressed to our identity in ns. */
+MERO_MUST_CHECK int mero_gov_unwrap(struct mero_store *s, const uint8_t ns[static 32],
+                                    const uint8_t group[static 32],
+                                    const struct mero_key_envelope *e, uint8_t key[static 32],
+                                    struct mero_err *err);
+
+/* ---- maintenance -------------------------------------------------------------------------- */
+
+/* A canonical text dump of every derived table (rows sorted), for comparing states. */
+MERO_MUST_CHECK int mero_gov_dump(struct mero_store *s, struct mero_buf *out);
+/* Rebuild every derived table from the op log (in stored order); no events. */
+MERO_MUST_CHECK int mero_gov_rebuild(struct mero_store *s, struct mero_err *err);
+/*
+ * Self-purge (spec "Eviction and self-purge"): group == ns purges the whole namespace (op log
+ * through the purge path, derived rows, group keys, identity); a subgroup purges only that
+ * group's local key material and rows held for us. The pending marker is written first and
+ * cleared when done.
+ */
+MERO_MUST_CHECK int mero_gov_self_purge(struct mero_store *s, const uint8_t ns[static 32],
+                                        const uint8_t group[static 32], struct mero_err *err);
+MERO_MUST_CHECK int mero_gov_purge_mark(struct mero_store *s, const uint8_t ns[static 32]);
+/* Namespaces with a pending self-purge marker (startup reconcile). *out owned (free()). */
+MERO_MUST_CHECK int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[32], size_t *n);
+
+#endif

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * routes_ctx.c - contexts and their replicated key-value state (protected):
+ * POST/GET /admin-api/groups/:group_id/contexts, PUT/GET /admin-api/contexts/:id/kv/:key.
+ * A PUT is acknowledged only after the signed, encrypted delta is committed locally; it is
+ * refused with 403 ReadOnlyWriteRefused when this node's own role cannot author (context.c).
+ *
+ * Test-only (merod run --test): POST /admin-api/test/contexts/:id/forge/:key {value} builds
+ * and publishes a delta signed by this node even when its role is read-only, skipping the
+ * local check, so the e2e suite can show that peers refuse it (docs/node.md).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "api/validate.h"
+#include "mero/encoding.h"
+#include "mero/gov.h"
+#include "node/context.h"
+#include "node/node.h"
+#include "node/service.h"
+
+static json_t *hexj(const uint8_t *p, size_t n)
+{
+    char h[65];
+    mero_hex_encode(h, p, n);
+    return json_string(h);
+}
+
+static void ctx_create(struct api_req *r, json_t *body)
+{
+    struct api_fail f = {0};
+    uint8_t g[32], ns[32], ctx[32], app[32] = {0};
+    if (api_parse_empty(body, &f) < 0 || api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
+        api_reply_error(r, f.status, "%s", f.msg);
+        return;
+    }
+    if (mero_gov_namespace_of(r->node->store, g, ns) < 0) {
+        api_reply_error(r, 404, "group not found");
+        return;
+    }
+    struct mero_gov_oplist ops = {0};
+    struct mero_err err = {0};
+    int rc = mero_gov_create_context(r->node->store, ns, g, app, ctx, &ops, &err);
+    if (rc < 0) {
+        mero_gov_oplist_cleanup(&ops);
+        api_reply_err(r, rc, &err);
+        return;
+    }
+    (void)mero_node_publish_ops(r->node, ns, &ops);
+    mero_gov_oplist_cleanup(&ops);
+    api_reply_data(r, 200,
+                   json_pack("{s:o, s:o}", "contextId", hexj(ctx, 32), "groupId", hexj(g, 32)));
+}
+
+static void ctx_list(struct api_req *r, json_t *body)
+{
+    (void)body;
+    struct api_fail f = {0};
+    uint8_t g[32], ns[32];
+    if (api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
+        api_reply_error(r, f.status, "%s", f.msg);
+        return;
+    }
+    if (mero_gov_namespace_of(r->node->store, g, ns) < 0) {
+        api_reply_error(r, 404, "group not found");
+        return;
+    }
+    struct mero_gov_context *cs = NULL;
+    size_t n = 0;
+    if (mero_gov_contexts(r->node->store, ns, &cs, &n) < 0) {
+        api_reply_error(r, 500, "cannot list contexts");
+        return;
+    }
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) {
+        if (memcmp(cs[i].group, g, 32) == 0) {
+            json_array_append_new(a, json_pack("{s:o, s:o}", "contextId", hexj(cs[i].id, 32),
+                                               "groupId", hexj(cs[i].group, 32)));
+        }
+    }
+    free(cs);
+    api_reply_data(r, 200, json_pack("{s:o}", "contexts", a));
+}
+
+static int kv_params(struct api_req *r, uint8_t ctx[32])
+{
+    struct api_fail f = {0};
+    if (api_parse_id32(r->params[0], ctx, "context_id", &f) < 0 ||
+        api_check_kv_key(r->params[1], &f) < 0) {
+        api_reply_error(r, f.status, "%s", f.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static void kv_write(struct api_req *r, json_t *body, bool force)
+{
+    uint8_t ctx[32];
+    struct api_fail f = {0};
+    const char *v = NULL;
+    size_t n = 0;
+    if (kv_params(r, ctx) < 0) {
+        return;
+    }
+    if (api_parse_kv(body, &v, &n, &f) < 0) {
+        api_reply_error(r, f.status, "%s", f.msg);
+        return;
+    }
+    struct mero_err err = {0};
+    int rc = mero_node_ctx_put(r->node, ctx, r->params[1], (const uint8_t *)v, n, force, &err);
+    if (rc < 0) {
+        api_reply_err(r, rc, &err);
+        return;
+    }
+    api_reply_data(r, 200,
+                   json_pack("{s:o, s:s, s:s%}", "contextId", hexj(ctx, 32), "key", r->params[1],
+                             "value", v, n));
+}
+
+static void kv_put(struct api_req *r, json_t *body)
+{
+    kv_write(r, body, false);
+}
+
+static void kv_forge(struct api_req *r, json_t *body)
+{
+    if (!r->node->test_routes) {
+        api_reply_error(r, 404, "no route for this path");
+        return;
+    }
+    kv_write(r, body, true);
+}
+
+static void kv_get(struct api_req *r, json_t *body)
+{
+    (void)body;
+    uint8_t ctx[32];
+    if (kv_params(r, ctx) < 0) {
+        return;
+    }
+    uint8_t *v = NULL;
+    size_t n = 0;
+    struct mero_err err = {0};
+    int rc = mero_node_ctx_get(r->node, ctx, r->params[1], &v, &n, &err);
+    if (rc < 0) {
+        api_reply_err(r, rc, &err);
+        return;
+    }
+    json_t *s = json_stringn((const char *)v, n);
+    free(v);
+    if (s == NULL) {
+        api_reply_error(r, 500, "stored value is not UTF-8");
+        return;
+    }
+    api_reply_data(
+        r, 200,
+        json_pack("{s:o, s:s, s:o}", "contextId", hexj(ctx, 32), "key", r->params[1], "value", s));
+}
+
+const struct api_route api_routes_ctx[] = {
+    {API_POST, "/admin-api/groups/:group_id/contexts", true, true, ctx_create},
+    {API_GET, "/admin-api/groups/:group_id/contexts", true, false, ctx_list},
+    {API_PUT, "/admin-api/contexts/:context_id/kv/:key", true, true, kv_put},
+    {API_GET, "/admin-api/contexts/:context_id/kv/:key", true, false, kv_get},
+    {API_POST, "/admin-api/test/contexts/:context_id/forge/:key", true, true, kv_forge},
+    {0, NULL, false, false, NULL},
+};

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * routes_tee.c - the /admin-api/tee routes: info, attest (public), registration-attest and
+ * fleet-join (protected), with the request fields, response fields, error texts and statuses of
+ * reference-calimero.md §4.1-§4.4.
+ *
+ * Invariants: report data is always nonce || binding computed here from validated input
+ * (never caller bytes); a quote is answered only as the node produced it; a mock quote is
+ * produced only under --mock-tee, and never comes with an event log. There are no
+ * applications in mero, so any applicationId answers 404 "Application '<id>' not found"
+ * (docs/api.md). The fleet join runs in the admission layer through node->hooks.fleet_join;
+ * it answers asynchronously, so the connection stays suspended until it finishes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "api/validate.h"
+#include "mero/binding.h"
+#include "mero/encoding.h"
+#include "mero/mock.h"
+#include "mero/quote.h"
+#include "node/node.h"
+#include "node/tee.h"
+
+#define NO_TDX_MSG "TDX attestation generation is only supported on Linux with TDX hardware"
+
+static void tee_info(struct api_req *r, json_t *body)
+{
+    (void)body;
+    if (r->node->tee == MERO_TEE_NONE) {
+        api_reply_error(r, 501, NO_TDX_MSG);
+        return;
+    }
+    char cloud[32], os[128], mrtd[97];
+    mero_node_tee_info(r->node, cloud, os, mrtd);
+    api_reply_data(
+        r, 200, json_pack("{s:s, s:s, s:s}", "cloudProvider", cloud, "osImage", os, "mrtd", mrtd));
+}
+
+struct attest_ctx {
+    struct api_req *r;
+    struct api_attest_req a;
+    bool registration;
+};
+
+static json_t *quote_json(const uint8_t *q, size_t len, struct mero_err *err)
+{
+    struct mero_buf b;
+    mero_buf_init(&b, 1u << 20);
+    int rc;
+    if (mero_mock_is_mock(q, len)) {
+        rc = mero_mock_to_json(q, len, &b);
+    } else {
+        struct mero_quote pq;
+        rc = mero_quote_parse(&pq, q, len, err);
+        if (rc == 0) {
+            rc = mero_quote_to_json(&pq, &b);
+        }
+    }
+    json_t *v = NULL;
+    if (rc == 0) {
+        v = json_loadb((const char *)b.data, b.len, 0, NULL);
+    }
+    mero_buf_cleanup(&b);
+    return v;
+}
+
+static void attest_done(void *vctx, int rc, const struct mero_node_quote *res,
+                        const struct mero_err *err)
+{
+    const uint8_t *q = res ? res->quote : NULL;
+    size_t len = res ? res->len : 0;
+    struct attest_ctx *c = vctx;
+    struct api_req *r = c->r;
+    struct mero_node *node = r->node;
+    struct mero_err qe = {0};
+    json_t *data = NULL;
+    char *b64 = NULL;
+    if (rc == -MERO_EUNSUPPORTED) {
+        api_reply_error(r, 501, NO_TDX_MSG);
+        goto out;
+    }
+    if (rc < 0) {
+        api_reply_error(r, 500, "%s", err && err->msg[0] ? err->msg : mero_errdesc(-rc));
+        goto out;
+    }
+    bool mock = mero_mock_is_mock(q, len);
+    if (mock && node->tee != MERO_TEE_MOCK) {
+        api_reply_error(r, 501, NO_TDX_MSG); /* fail closed: mock only under --mock-tee */
+        goto out;
+    }
+    json_t *qj = quote_json(q, len, &qe);
+    b64 = mero_base64_encode(q, len);
+    if (qj == NULL || b64 == NULL) {
+        json_decref(qj);
+        api_reply_error(r, 500, "generated quote does not parse: %s", qe.msg);
+        goto out;
+    }
+    data = json_pack("{s:s, s:o}", "quoteB64", b64, "quote", qj);
+    if (!c->registration) {
+        char hex[65];
+        if (c->a.bind_node) {
+            mero_hex_encode(hex, node->id_pk, 32);
+            json_object_set_new(data, "boundPublicKey", json_string(hex));
+        }
+        if (c->a.bind_transport) {
+            mero_hex_encode(hex, node->transport_pk, 32);
+            json_object_set_new(data, "transportPublicKey", json_string(hex));
+        }
+        if (c->a.include_collateral) {
+            json_t *coll = json_null();
+            if (!mock) {
+                coll = res->collateral_json
+                           ? json_loadb(res->collateral_json, res->collateral_len, 0, NULL)
+                           : NULL;
+            }
+            if (coll == NULL) {
+                /* no verdict without the collateral asked for: fail, never omit it */
+                json_decref(data);
+                data = NULL;
+                api_reply_error(r, 502, "collateral could not be fetched");
+                goto out;
+            }
+            json_object_set_new(data, "collateral", coll);
+        }
+        if (c->a.event_log) {
+            char *log =
+                res->event_log ? mero_base64_encode(res->event_log, res->event_log_len) : NULL;
+            if (log == NULL || mock) {
+                free(log);
+                json_decref(data);
+                data = NULL;
+                api_reply_error(r, mock ? 400 : 500, "the event log could not be read");
+                goto out;
+            }
+            json_object_set_new(data, "eventLogB64", json_string(log));
+            free(log);
+        }
+    }
+    api_reply_data(r, 200, data);
+    data = NULL;
+out:
+    free(b64);
+    json_decref(data);
+    free(c);
+}
+
+static void start_quote(struct attest_ctx *c, const uint8_t rd[64])
+{
+    struct api_req *r = c->r;
+    unsigned extras = 0;
+    if (!c->registration && c->a.event_log) {
+        extras |= MERO_NODE_QUOTE_EVENT_LOG;
+    }
+    if (!c->registration && c->a.include_collateral) {
+        extras |= MERO_NODE_QUOTE_COLLATERAL;
+    }
+    int rc = mero_node_tee_quote(r->node, rd, extras, attest_done, c);
+    if (rc == -MERO_EUNSUPPORTED) {
+        api_reply_error(r, 501, NO_TDX_MSG);
+        free(c);
+    } else if (rc == -MERO_EQUOTE_MOCK) {
+        api_reply_error(r, 400, "eventLog is not available for a mock quote");
+        free(c);
+    } else if (rc < 0) {
+        api_reply_error(r, 500, "quote generation failed: %s", mero_errdesc(-rc));
+        free(c);
+    }
+}
+
+static void tee_attest(struct api_req *r, json_t *body)
+{
+    struct api_fail f = {0};
+    struct attest_ctx *c = calloc(1, sizeof(*c));
+    if (c == NULL) {
+        api_reply_error(r, 500, "out of memory");
+        return;
+    }
+    c->r = r;
+    if (api_parse_attest(body, &c->a, &f) < 0) {
+        api_reply_error(r, f.status, "%s", f.msg);
+        free(c);
+        return;
+    }
+    if (c->a.has_app) {
+        api_reply_error(r, 404, "Application '%s' not found", c->a.app_id);
+        free(c);
+        return;
+    }
+    if (c->a.bind_tls) {
+        api_reply_error(r, 409,
+                        "bindTlsKey requires an attested TLS certificate; none is "
+                        "configured");
+        free(c);
+        return;
+    }
+    if (r->node->tee == MERO_TEE_NONE) {
+        api_reply_error(r, 501, NO_TDX_MSG);
+        free(c);
+        return;
+    }
+    if (c->a.event_log && r->node->tee == MERO_TEE_MOCK) {
+        api_reply_error(r, 400, "eventLog is not available for a mock quote");
+        free(c);
+        return;
+    }
+    uint8_t inner[32], suffix[32], rd[64];
+    const uint8_t *inner_p = NULL;
+    if (c->a.bind_node) {
+        mero_attest_key_binding(inner, NULL, r->node->id_pk);
+        inner_p = inner;
+    }
+    (void)mero_attest_report_data_suffix(suffix, inner_p, NULL,
+                                         c->a.bind_transport ? r->node->transport_pk : NULL);
+    mero_report_data(rd, c->a.nonce, suffix);
+    start_quote(c, rd);
+}
+
+static void tee_registration_attest(struct api_req *r, json_t *body)
+{
+    struct api_fail f = {0};
+    struct attest_ctx *c = calloc(1, sizeof(*c));
+    if (c == NULL) {
+        api_reply_error(r, 500, "out of memory");
+        return;
+    }
+    c->r = r;
+    c->registration = true;
+    if (api_parse_registration(body, c->a.nonce, &f) < 0) {
+        api_reply_error(r, f.status, "%s", f.msg);
+        free(c);
+        return;
+    }
+    uint8_t binding[32], rd[64];
+    mero_attest_registration_binding(binding);
+    mero_report_data(rd, c->a.nonce, binding);
+    start_quote(c, rd);
+}
+
+static void fleet_join_done(void *ctx, int status, char *data_json, const char *message)
+{
+    struct api_req *r = ctx;
+    if (status >= 200 && status < 300 && data_json != NULL) {
+        json_t *d = json_loads(data_json, 0, NULL);
+        free(data_json);
+        if (d == NULL) {
+            api_reply_error(r, 500, "fleet join produced no result");
+            return;
+        }
+        api_reply_data(r, status, d);
+        return;
+    }
+    free(data_json);
+    api_reply_error(r, status >= 400 ? status : 500, "%s", message ? message : "fleet join failed");
+}
+
+static void tee_fleet_join(struct api_req *r, json_t *body)
+{
+    struct api_fail f = {0};
+    struct api_fleet_join_req *j = calloc(1, sizeof(*j));
+    if (j == NULL) {
+        api_reply_error(r, 500, "out of memory");
+        return;
+    }
+    if (api_parse_fleet_join(body, j, &f) < 0) {
+        api_reply_error(r, f.status, "%s", f.msg);
+        free(j);
+        return;
+    }
+    if (r->node->hooks.fleet_join == NULL) {
+        api_reply_error(r, 501, "fleet join not available");
+        free(j);
+        return;
+    }
+    const char *addrs[API_MAX_ADMITTERS];
+    for (size_t i = 0; i < j->nadmitters; i++) {
+        addrs[i] = j->admitters[i];
+    }
+    struct mero_err err = {0};
+    int rc = r->node->hooks.fleet_join(r->node, j->group_id, addrs, j->nadmitters, fleet_join_done,
+                                       r, &err);
+    free(j);
+    if (rc < 0) {
+        api_reply_err(r, rc, &err);
+    }
+}
+
+const struct api_route api_routes_tee[] = {
+    {API_GET, "/admin-api/tee/info", false, false, tee_info},
+    {API_POST, "/admin-api/tee/attest", false, true, tee_attest},
+    {API_POST, "/admin-api/tee/registration-attest", true, true, tee_registration_attest},
+    {API_POST, "/admin-api/tee/fleet-join", true, true, tee_fleet_join},
+    {0, NULL, false, false, NULL},
+};

@@ -1,0 +1,609 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * validate.c - every admin API request body is checked here, field by field, before any
+ * handler acts on it: strict JSON (jansson with JSON_REJECT_DUPLICATES, one object, nothing
+ * trailing), unknown fields refused (the reference's deny_unknown_fields on /tee/attest; we
+ * refuse them on every body, failing closed), each value's type, length and alphabet.
+ * Messages name the field and say what was expected; texts the reference fixes
+ * (reference-calimero.md §4.2, §4.4, §4.5) are reproduced exactly.
+ *
+ * Invariant: outputs are written only on success; nothing here allocates except the
+ * canonical policy object handed to the caller.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "api/validate.h"
+#include "mero/encoding.h"
+
+static int fail(struct api_fail *f, int status, const char *fmt, ...) MERO_PRINTF(3, 4);
+static int fail(struct api_fail *f, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
+    va_end(ap);
+    f->status = status;
+    return -1;
+}
+
+int api_parse_body(const char *p, size_t n, json_t **out, struct api_fail *f)
+{
+    if (n == 0) {
+        *out = json_object();
+        return *out ? 0 : fail(f, 500, "out of memory");
+    }
+    json_error_t je;
+    json_t *v = json_loadb(p, n, JSON_REJECT_DUPLICATES, &je);
+    if (v == NULL) {
+        return fail(f, 400, "request body is not valid JSON: %s", je.text);
+    }
+    if (!json_is_object(v)) {
+        json_decref(v);
+        return fail(f, 400, "request body must be a JSON object");
+    }
+    *out = v;
+    return 0;
+}
+
+int api_check_fields(json_t *obj, const char *const *allowed, struct api_fail *f)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach(obj, key, val)
+    {
+        (void)val;
+        int ok = 0;
+        for (size_t i = 0; allowed[i] != NULL; i++) {
+            if (strcmp(key, allowed[i]) == 0) {
+                ok = 1;
+                break;
+            }
+        }
+        if (!ok) {
+            char list[160] = "";
+            size_t off = 0;
+            for (size_t i = 0; allowed[i] != NULL && off < sizeof(list); i++) {
+                int w =
+                    snprintf(list + off, sizeof(list) - off, "%s`%s`", i ? ", " : "", allowed[i]);
+                if (w < 0) {
+                    break;
+                }
+                off += (size_t)w;
+            }
+            return fail(f, 400, "unknown field `%.60s`, expected one of %s", key, list);
+        }
+    }
+    return 0;
+}
+
+static int is_hex(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!isxdigit((unsigned char)s[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int api_parse_id32(const char *s, uint8_t out[32], const char *what, struct api_fail *f)
+{
+    size_t n = strlen(s);
+    if (n != 64 || !is_hex(s, n) || mero_hex_decode_exact(out, 32, s, n) < 0) {
+        return fail(f, 400, "%s must be 64 hex chars (32 bytes)", what);
+    }
+    return 0;
+}
+
+/* optional bool: absent -> false */
+static int get_bool(json_t *body, const char *name, bool *out, struct api_fail *f)
+{
+    json_t *v = json_object_get(body, name);
+    if (v == NULL) {
+        *out = false;
+        return 0;
+    }
+    if (!json_is_boolean(v)) {
+        return fail(f, 400, "`%s` must be a boolean", name);
+    }
+    *out = json_is_true(v);
+    return 0;
+}
+
+static int parse_nonce(json_t *body, uint8_t nonce[32], struct api_fail *f)
+{
+    json_t *v = json_object_get(body, "nonce");
+    if (v == NULL) {
+        return fail(f, 400, "missing field `nonce`");
+    }
+    if (!json_is_string(v)) {
+        return fail(f, 400, "Invalid nonce format (must be hex string)");
+    }
+    const char *s = json_string_value(v);
+    size_t n = json_string_length(v);
+    if (strlen(s) != n || n % 2 != 0 || !is_hex(s, n)) {
+        return fail(f, 400, "Invalid nonce format (must be hex string)");
+    }
+    if (n != 64 || mero_hex_decode_exact(nonce, 32, s, n) < 0) {
+        return fail(f, 400, "Nonce must be exactly 32 bytes (64 hex characters)");
+    }
+    return 0;
+}
+
+int api_parse_attest(json_t *body, struct api_attest_req *out, struct api_fail *f)
+{
+    static const char *const allowed[] = {"nonce",
+                                          "applicationId",
+                                          "bindNodeKey",
+                                          "bindTlsKey",
+                                          "bindTransportKey",
+                                          "includeCollateral",
+                                          "eventLog",
+                                          NULL};
+    struct api_attest_req r;
+    memset(&r, 0, sizeof(r));
+    if (api_check_fields(body, allowed, f) < 0 || parse_nonce(body, r.nonce, f) < 0) {
+        return -1;
+    }
+    json_t *app = json_object_get(body, "applicationId");
+    if (app != NULL && !json_is_null(app)) {
+        const char *s = json_string_value(app);
+        if (s == NULL || s[0] == 0 || strlen(s) >= sizeof(r.app_id) ||
+            strlen(s) != json_string_length(app)) {
+            return fail(f, 400, "`applicationId` must be a non-empty string of at most %d bytes",
+                        API_APP_ID_MAX - 1);
+        }
+        for (const char *c = s; *c; c++) {
+            if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_' && *c != '.') {
+                return fail(f, 400, "`applicationId` holds an invalid character");
+            }
+        }
+        r.has_app = true;
+        snprintf(r.app_id, sizeof(r.app_id), "%s", s);
+    }
+    if (get_bool(body, "bindNodeKey", &r.bind_node, f) < 0 ||
+        get_bool(body, "bindTlsKey", &r.bind_tls, f) < 0 ||
+        get_bool(body, "bindTransportKey", &r.bind_transport, f) < 0 ||
+        get_bool(body, "includeCollateral", &r.include_collateral, f) < 0 ||
+        get_bool(body, "eventLog", &r.event_log, f) < 0) {
+        return -1;
+    }
+    *out = r;
+    return 0;
+}
+
+int api_parse_registration(json_t *body, uint8_t nonce[32], struct api_fail *f)
+{
+    static const char *const allowed[] = {"nonce", NULL};
+    uint8_t n[32];
+    if (api_check_fields(body, allowed, f) < 0 || parse_nonce(body, n, f) < 0) {
+        return -1;
+    }
+    memcpy(nonce, n, 32);
+    return 0;
+}
+
+static int check_peer_id(const char *s)
+{
+    static const char b58[] = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+    size_t n = strlen(s);
+    if (n < 46 || n > 60) {
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (strchr(b58, s[i]) == NULL) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int api_check_multiaddr(const char *s, bool require_p2p)
+{
+    char tmp[API_MULTIADDR_MAX];
+    if (strlen(s) >= sizeof(tmp) || strncmp(s, "/ip4/", 5) != 0) {
+        return -1;
+    }
+    snprintf(tmp, sizeof(tmp), "%s", s + 5);
+    char *save = NULL;
+    char *ip = strtok_r(tmp, "/", &save);
+    char *tcp = strtok_r(NULL, "/", &save);
+    char *port = strtok_r(NULL, "/", &save);
+    char *p2p = strtok_r(NULL, "/", &save);
+    char *id = strtok_r(NULL, "/", &save);
+    char *extra = strtok_r(NULL, "/", &save);
+    struct in_addr a;
+    uint64_t pn;
+    if (ip == NULL || inet_pton(AF_INET, ip, &a) != 1 || tcp == NULL || strcmp(tcp, "tcp") != 0 ||
+        port == NULL || mero_parse_u64(port, 65535, &pn) < 0 || extra != NULL) {
+        return -1;
+    }
+    if (p2p == NULL) {
+        return require_p2p ? -1 : 0;
+    }
+    if (strcmp(p2p, "p2p") != 0 || id == NULL || check_peer_id(id) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+int api_parse_fleet_join(json_t *body, struct api_fleet_join_req *out, struct api_fail *f)
+{
+    static const char *const allowed[] = {"groupId", "admitterAddrs", NULL};
+    if (api_check_fields(body, allowed, f) < 0) {
+        return -1;
+    }
+    json_t *g = json_object_get(body, "groupId");
+    if (g == NULL) {
+        return fail(f, 400, "missing field `groupId`");
+    }
+    uint8_t id[32];
+    if (!json_is_string(g) || json_string_length(g) != strlen(json_string_value(g)) ||
+        api_parse_id32(json_string_value(g), id, "group_id", f) < 0) {
+        return fail(f, 400, "group_id must be 64 hex chars (32 bytes)");
+    }
+    json_t *a = json_object_get(body, "admitterAddrs");
+    size_t n = 0;
+    if (a != NULL && !json_is_null(a)) {
+        if (!json_is_array(a)) {
+            return fail(f, 400, "`admitterAddrs` must be an array of multiaddrs");
+        }
+        if (json_array_size(a) > API_MAX_ADMITTERS) {
+            return fail(f, 400, "`admitterAddrs` holds more than %d addresses", API_MAX_ADMITTERS);
+        }
+        n = json_array_size(a);
+        for (size_t i = 0; i < n; i++) {
+            const char *s = json_string_value(json_array_get(a, i));
+            if (s == NULL || api_check_multiaddr(s, true) < 0) {
+                return fail(
+                    f, 400,
+                    "admitterAddrs[%zu] must be a multiaddr /ip4/<addr>/tcp/<port>/p2p/<peer id>",
+                    i);
+            }
+        }
+    }
+    memcpy(out->group_id, id, 32);
+    out->nadmitters = n;
+    for (size_t i = 0; i < n; i++) {
+        snprintf(out->admitters[i], API_MULTIADDR_MAX, "%s",
+                 json_string_value(json_array_get(a, i)));
+    }
+    return 0;
+}
+
+/* Known Intel TCB status names (reference-dcap.md); Revoked is never allowable. */
+static const char *const tcb_names[] = {"UpToDate",
+                                        "SWHardeningNeeded",
+                                        "ConfigurationNeeded",
+                                        "ConfigurationAndSWHardeningNeeded",
+                                        "OutOfDate",
+                                        "OutOfDateConfigurationNeeded",
+                                        NULL};
+
+static const char *const list_names[] = {"allowedMrtd",  "allowedRtmr0", "allowedRtmr1",
+                                         "allowedRtmr2", "allowedRtmr3", "allowedTcbStatuses"};
+
+/* A measurement list: array of 96-hex strings, lowercased into a new array. */
+static int parse_list(json_t *body, size_t idx, json_t **out, struct api_fail *f)
+{
+    const char *name = list_names[idx];
+    json_t *v = json_object_get(body, name);
+    json_t *res = json_array();
+    if (res == NULL) {
+        return fail(f, 500, "out of memory");
+    }
+    if (v == NULL || json_is_null(v)) {
+        *out = res;
+        return 0;
+    }
+    if (!json_is_array(v)) {
+        json_decref(res);
+        return fail(f, 400, "`%s` must be an array of strings", name);
+    }
+    if (json_array_size(v) > API_POLICY_LIST_MAX) {
+        json_decref(res);
+        return fail(f, 400, "`%s` holds more than %d entries", name, API_POLICY_LIST_MAX);
+    }
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        json_t *e = json_array_get(v, i);
+        const char *s = json_string_value(e);
+        if (s == NULL || strlen(s) != json_string_length(e)) {
+            json_decref(res);
+            return fail(f, 400, "`%s[%zu]` must be a string", name, i);
+        }
+        if (idx == 5) {
+            int ok = 0;
+            for (size_t k = 0; tcb_names[k] != NULL; k++) {
+                ok |= strcmp(s, tcb_names[k]) == 0;
+            }
+            if (!ok) {
+                json_decref(res);
+                if (strcasecmp(s, "Revoked") == 0) {
+                    return fail(f, 400, "`allowedTcbStatuses[%zu]`: Revoked is never allowed", i);
+                }
+                if (strcmp(s, "Mock") == 0) {
+                    return fail(f, 400, "`allowedTcbStatuses[%zu]`: use acceptMock for mock quotes",
+                                i);
+                }
+                return fail(f, 400, "`allowedTcbStatuses[%zu]` is not a TCB status name", i);
+            }
+            json_array_append_new(res, json_string(s));
+            continue;
+        }
+        char low[97];
+        if (strlen(s) != 96 || !is_hex(s, 96)) {
+            json_decref(res);
+            return fail(f, 400, "`%s[%zu]` must be 96 hex characters (48 bytes)", name, i);
+        }
+        for (size_t k = 0; k < 96; k++) {
+            low[k] = (char)tolower((unsigned char)s[k]);
+        }
+        low[96] = 0;
+        json_array_append_new(res, json_string(low));
+    }
+    *out = res;
+    return 0;
+}
+
+static int check_version(const char *s)
+{
+    int parts = 0;
+    size_t digits = 0;
+    for (const char *c = s;; c++) {
+        if (*c >= '0' && *c <= '9') {
+            if (++digits > 9) {
+                return -1;
+            }
+        } else if (*c == '.' || *c == 0) {
+            if (digits == 0) {
+                return -1;
+            }
+            parts++;
+            digits = 0;
+            if (*c == 0) {
+                break;
+            }
+        } else {
+            return -1;
+        }
+    }
+    return parts == 3 ? 0 : -1;
+}
+
+static int parse_release(json_t *sr, json_t **out, struct api_fail *f)
+{
+    static const char *const allowed[] = {"allowedProfiles", "minReleaseVersion", NULL};
+    if (!json_is_object(sr)) {
+        return fail(f, 400, "`signedRelease` must be an object");
+    }
+    struct api_fail sub = {0};
+    if (api_check_fields(sr, allowed, &sub) < 0) {
+        return fail(f, 400, "signedRelease: %s", sub.msg);
+    }
+    json_t *p = json_object_get(sr, "allowedProfiles");
+    if (p != NULL && !json_is_array(p)) {
+        return fail(f, 400, "`signedRelease.allowedProfiles` must be an array of strings");
+    }
+    if (p == NULL || json_array_size(p) == 0) {
+        return fail(f, 400, "`signedRelease.allowedProfiles` must not be empty");
+    }
+    if (json_array_size(p) > API_POLICY_LIST_MAX) {
+        return fail(f, 400, "`signedRelease.allowedProfiles` holds too many entries");
+    }
+    json_t *profiles = json_array();
+    for (size_t i = 0; i < json_array_size(p); i++) {
+        const char *s = json_string_value(json_array_get(p, i));
+        size_t n = s ? strlen(s) : 0;
+        int ok = n > 0 && n <= 64 && n == json_string_length(json_array_get(p, i));
+        for (size_t k = 0; ok && k < n; k++) {
+            ok = islower((unsigned char)s[k]) || isdigit((unsigned char)s[k]) || s[k] == '-';
+        }
+        if (!ok) {
+            json_decref(profiles);
+            return fail(f, 400,
+                        "`signedRelease.allowedProfiles[%zu]` must be a profile name "
+                        "([a-z0-9-], 1-64 chars)",
+                        i);
+        }
+        json_array_append_new(profiles, json_string(s));
+    }
+    json_t *res = json_pack("{s:o}", "allowedProfiles", profiles);
+    json_t *mv = json_object_get(sr, "minReleaseVersion");
+    if (mv != NULL && !json_is_null(mv)) {
+        const char *s = json_string_value(mv);
+        if (s == NULL || strlen(s) > 32 || check_version(s) < 0) {
+            json_decref(res);
+            return fail(f, 400, "`signedRelease.minReleaseVersion` must be X.Y.Z");
+        }
+        json_object_set_new(res, "minReleaseVersion", json_string(s));
+    }
+    *out = res;
+    return 0;
+}
+
+int api_parse_policy(json_t *body, json_t **canon, struct api_fail *f)
+{
+    static const char *const allowed[] = {"allowedMrtd",
+                                          "allowedRtmr0",
+                                          "allowedRtmr1",
+                                          "allowedRtmr2",
+                                          "allowedRtmr3",
+                                          "allowedTcbStatuses",
+                                          "acceptMock",
+                                          "signedRelease",
+                                          "mode",
+                                          "rootProof",
+                                          NULL};
+    if (api_check_fields(body, allowed, f) < 0) {
+        return -1;
+    }
+    bool accept_mock = false;
+    if (get_bool(body, "acceptMock", &accept_mock, f) < 0) {
+        return -1;
+    }
+    const char *mode = "replica";
+    json_t *m = json_object_get(body, "mode");
+    if (m != NULL && !json_is_null(m)) {
+        const char *s = json_string_value(m);
+        if (s == NULL || (strcmp(s, "replica") != 0 && strcmp(s, "relay") != 0)) {
+            return fail(f, 400, "`mode` must be \"replica\" or \"relay\"");
+        }
+        mode = s;
+    }
+    json_t *rp = json_object_get(body, "rootProof");
+    if (rp != NULL) {
+        const char *s = json_string_value(rp);
+        if (s == NULL || s[0] == 0) {
+            return fail(f, 400, "`rootProof` must be omitted, not empty");
+        }
+        if (strlen(s) % 2 != 0 || !is_hex(s, strlen(s)) || strlen(s) > 8192) {
+            return fail(f, 400, "`rootProof` must be hex");
+        }
+    }
+    json_t *lists[6] = {0};
+    json_t *res = NULL;
+    int rc = -1;
+    for (size_t i = 0; i < 6; i++) {
+        if (parse_list(body, i, &lists[i], f) < 0) {
+            goto out;
+        }
+    }
+    json_t *sr = json_object_get(body, "signedRelease");
+    json_t *release = NULL;
+    if (sr != NULL && !json_is_null(sr)) {
+        for (size_t i = 0; i < 5; i++) {
+            if (json_array_size(lists[i]) != 0) {
+                fail(f, 400,
+                     "signedRelease form: `%s` must be empty (measurements come from the "
+                     "signed release)",
+                     list_names[i]);
+                goto out;
+            }
+        }
+        if (parse_release(sr, &release, f) < 0) {
+            goto out;
+        }
+    } else {
+        static const size_t required[] = {0, 2, 3, 4};
+        for (size_t k = 0; k < 4; k++) {
+            if (json_array_size(lists[required[k]]) == 0) {
+                fail(f, 400, "`%s` must not be empty: the measurement form pins MRTD and RTMR1-3",
+                     list_names[required[k]]);
+                goto out;
+            }
+        }
+    }
+    res = json_object();
+    json_object_set_new(res, "enabled", json_true());
+    for (size_t i = 0; i < 6; i++) {
+        json_object_set(res, list_names[i], lists[i]);
+    }
+    json_object_set_new(res, "acceptMock", json_boolean(accept_mock));
+    if (release != NULL) {
+        json_object_set_new(res, "signedRelease", release);
+    }
+    json_object_set_new(res, "mode", json_string(mode));
+    *canon = res;
+    rc = 0;
+out:
+    for (size_t i = 0; i < 6; i++) {
+        json_decref(lists[i]);
+    }
+    return rc;
+}
+
+int api_parse_member(json_t *body, struct api_member_req *out, struct api_fail *f)
+{
+    static const char *const allowed[] = {"identity", "role", NULL};
+    if (api_check_fields(body, allowed, f) < 0) {
+        return -1;
+    }
+    const char *id = json_string_value(json_object_get(body, "identity"));
+    if (id == NULL) {
+        return fail(f, 400, "missing field `identity` (64 hex chars)");
+    }
+    struct api_member_req r;
+    if (api_parse_id32(id, r.identity, "identity", f) < 0) {
+        return -1;
+    }
+    json_t *rv = json_object_get(body, "role");
+    const char *role = rv ? json_string_value(rv) : "Member";
+    if (role == NULL) {
+        return fail(f, 400, "`role` must be a string");
+    }
+    if (strcmp(role, "Admin") == 0) {
+        r.role = API_ROLE_ADMIN;
+    } else if (strcmp(role, "Member") == 0) {
+        r.role = API_ROLE_MEMBER;
+    } else if (strcmp(role, "ReadOnly") == 0) {
+        r.role = API_ROLE_READONLY;
+    } else if (strcmp(role, "ReadOnlyTee") == 0 || strcmp(role, "RelayTee") == 0) {
+        return fail(f, 403, "TeeMemberRoleLocked: %s is granted only by attestation", role);
+    } else {
+        return fail(f, 400, "`role` must be \"Admin\", \"Member\" or \"ReadOnly\"");
+    }
+    *out = r;
+    return 0;
+}
+
+int api_parse_subgroup(json_t *body, int *open, struct api_fail *f)
+{
+    static const char *const allowed[] = {"visibility", NULL};
+    if (api_check_fields(body, allowed, f) < 0) {
+        return -1;
+    }
+    json_t *v = json_object_get(body, "visibility");
+    const char *s = v ? json_string_value(v) : "open";
+    if (s == NULL || (strcmp(s, "open") != 0 && strcmp(s, "restricted") != 0)) {
+        return fail(f, 400, "`visibility` must be \"open\" or \"restricted\"");
+    }
+    *open = strcmp(s, "open") == 0;
+    return 0;
+}
+
+int api_check_kv_key(const char *key, struct api_fail *f)
+{
+    size_t n = strlen(key);
+    if (n == 0 || n > API_KV_KEY_MAX) {
+        return fail(f, 400, "key must be 1-%d bytes", API_KV_KEY_MAX);
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)key[i];
+        if (!isalnum(c) && c != '-' && c != '_' && c != '.' && c != ':') {
+            return fail(f, 400, "key may hold only [A-Za-z0-9._:-]");
+        }
+    }
+    return 0;
+}
+
+int api_parse_kv(json_t *body, const char **value, size_t *len, struct api_fail *f)
+{
+    static const char *const allowed[] = {"value", NULL};
+    if (api_check_fields(body, allowed, f) < 0) {
+        return -1;
+    }
+    json_t *v = json_object_get(body, "value");
+    if (v == NULL) {
+        return fail(f, 400, "missing field `value` (a string)");
+    }
+    if (!json_is_string(v)) {
+        return fail(f, 400, "`value` must be a string");
+    }
+    if (json_string_length(v) > API_KV_VALUE_MAX) {
+        return fail(f, 400, "`value` is longer than %u bytes", API_KV_VALUE_MAX);
+    }
+    *value = json_string_value(v);
+    *len = json_string_length(v);
+    return 0;
+}
+
+int api_parse_empty(json_t *body, struct api_fail *f)
+{
+    static const char *const allowed[] = {NULL};
+    return api_check_fields(body, allowed, f);
+}

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * client.c - meroctl's HTTP client: one libcurl easy handle per call, JSON in and out, the
+ * admin token read from a 0600 file (refused when looser, never taken from argv), a bounded
+ * response (4 MiB), and the mapping from HTTP outcome to exit status documented in
+ * man/meroctl.1: 0 ok, 1 bad input, 2 failed or refused, 3 unreachable, 4 authentication.
+ */
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "client.h"
+#include "mero/buf.h"
+
+#define RESPONSE_MAX (4u << 20)
+
+int meroctl_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "meroctl: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    return MEROCTL_USAGE;
+}
+
+int meroctl_is_id(const char *s)
+{
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n; i++) {
+        if (!isxdigit((unsigned char)s[i])) {
+            return 0;
+        }
+    }
+    return n == 64;
+}
+
+static int read_token(const struct meroctl_global *g, char *out, size_t cap)
+{
+    if (g->token_file == NULL) {
+        fprintf(stderr, "meroctl: this command needs the admin token: --token-file F or "
+                        "MERO_TOKEN_FILE\n");
+        return MEROCTL_USAGE;
+    }
+    int fd = open(g->token_file, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        fprintf(stderr, "meroctl: cannot read token file %s\n", g->token_file);
+        if (fd >= 0) {
+            close(fd);
+        }
+        return MEROCTL_USAGE;
+    }
+    if ((st.st_mode & 077) != 0) {
+        close(fd);
+        fprintf(stderr, "meroctl: token file %s must be mode 0600 (chmod 600 %s)\n", g->token_file,
+                g->token_file);
+        return MEROCTL_USAGE;
+    }
+    ssize_t n = read(fd, out, cap - 1);
+    close(fd);
+    if (n <= 0) {
+        fprintf(stderr, "meroctl: token file %s is empty\n", g->token_file);
+        return MEROCTL_USAGE;
+    }
+    out[n] = 0;
+    while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\r' || out[n - 1] == ' ')) {
+        out[--n] = 0;
+    }
+    return 0;
+}
+
+static size_t on_write(char *p, size_t size, size_t n, void *ud)
+{
+    struct mero_buf *b = ud;
+    if (mero_buf_append(b, p, size * n) < 0) {
+        return 0;
+    }
+    return size * n;
+}
+
+static int status_exit(long status)
+{
+    if (status == 401) {
+        return MEROCTL_AUTH;
+    }
+    if (status == 400 || status == 404 || status == 405 || status == 413) {
+        return MEROCTL_USAGE;
+    }
+    return MEROCTL_FAILED;
+}
+
+int meroctl_call(const struct meroctl_global *g, const char *method, const char *path, json_t *body,
+                 bool auth, json_t **data)
+{
+    char token[256];
+    char hdr[300];
+    int rc;
+    if (auth && (rc = read_token(g, token, sizeof(token))) != 0) {
+        return rc;
+    }
+    char url[1024];
+    snprintf(url, sizeof(url), "%s%s", g->node, path);
+    CURL *c = curl_easy_init();
+    if (c == NULL) {
+        return MEROCTL_FAILED;
+    }
+    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+    h = curl_slist_append(h, "Accept: application/json");
+    if (auth) {
+        snprintf(hdr, sizeof(hdr), "Authorization: Bearer %s", token);
+        h = curl_slist_append(h, hdr);
+        memset(token, 0, sizeof(token));
+    }
+    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    struct mero_buf resp;
+    mero_buf_init(&resp, RESPONSE_MAX);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)g->timeout_s);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    if (text != NULL) {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, text);
+    }
+    CURLcode cc = curl_easy_perform(c);
+    long status = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_cleanup(c);
+    curl_slist_free_all(h);
+    memset(hdr, 0, sizeof(hdr));
+    free(text);
+    if (cc != CURLE_OK) {
+        mero_buf_cleanup(&resp);
+        fprintf(stderr, "meroctl: %s: %s\n", g->node, curl_easy_strerror(cc));
+        return cc == CURLE_OPERATION_TIMEDOUT ? MEROCTL_FAILED : MEROCTL_UNREACHABLE;
+    }
+    json_t *root = resp.len ? json_loadb((const char *)resp.data, resp.len, 0, NULL) : NULL;
+    mero_buf_cleanup(&resp);
+    if (status >= 200 && status < 300) {
+        json_t *d = root ? json_object_get(root, "data") : NULL;
+        *data = d ? json_incref(d) : json_null();
+        json_decref(root);
+        return MEROCTL_OK;
+    }
+    const char *msg = json_string_value(json_object_get(json_object_get(root, "error"), "message"));
+    fprintf(stderr, "meroctl: %ld: %s\n", status, msg ? msg : "request failed");
+    if (g->json) {
+        json_t *e = json_pack("{s:{s:I, s:s}}", "error", "status", (json_int_t)status, "message",
+                              msg ? msg : "request failed");
+        char *t = e ? json_dumps(e, JSON_COMPACT) : NULL;
+        if (t != NULL) {
+            printf("%s\n", t);
+        }
+        free(t);
+        json_decref(e);
+    }
+    json_decref(root);
+    return status_exit(status);
+}
+
+static void render(json_t *v, int indent, const char *key)
+{
+    const char *k;
+    json_t *x;
+    size_t i;
+    if (json_is_object(v)) {
+        if (key != NULL) {
+            printf("%*s%s:\n", indent, "", key);
+            indent += 2;
+        }
+        json_object_foreach(v, k, x)
+        {
+            render(x, indent, k);
+        }
+        return;
+    }
+    if (json_is_array(v)) {
+        printf("%*s%s:%s\n", indent, "", key ? key : "items", json_array_size(v) ? "" : " (none)");
+        json_array_foreach(v, i, x)
+        {
+            if (json_is_object(x)) {
+                printf("%*s-\n", indent + 2, "");
+                render(x, indent + 4, NULL);
+            } else {
+                render(x, indent + 2, "-");
+            }
+        }
+        return;
+    }
+    char *t = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY);
+    const char *s = json_is_string(v) ? json_string_value(v) : (t ? t : "?");
+    if (key != NULL && strcmp(key, "-") == 0) {
+        printf("%*s- %s\n", indent, "", s);
+    } else if (key != NULL) {
+        printf("%*s%s: %s\n", indent, "", key, s);
+    } else {
+        printf("%*s%s\n", indent, "", s);
+    }
+    free(t);
+}
+
+void meroctl_print(const struct meroctl_global *g, json_t *data)
+{
+    if (g->json) {
+        char *t = json_dumps(data, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (t != NULL) {
+            printf("%s\n", t);
+        }
+        free(t);
+        return;
+    }
+    if (g->quiet || data == NULL || json_is_null(data)) {
+        return;
+    }
+    render(data, 0, NULL);
+}
+
+int meroctl_simple(const struct meroctl_global *g, const char *method, const char *path,
+                   json_t *body, bool auth)
+{
+    json_t *data = NULL;
+    int rc = meroctl_call(g, method, path, body, auth, &data);
+    if (rc == MEROCTL_OK) {
+        meroctl_print(g, data);
+    }
+    json_decref(data);
+    return rc;
+}

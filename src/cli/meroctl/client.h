@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * client.h - meroctl's HTTP client for the admin API (client.c, libcurl) and the output
+ * helpers shared by the cmd_*.c files.
+ */
+#ifndef MEROCTL_CLIENT_H
+#define MEROCTL_CLIENT_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "meroctl.h"
+
+/*
+ * Call METHOD PATH with an optional JSON body (borrowed). With auth, the bearer token from
+ * --token-file / MERO_TOKEN_FILE is sent. On HTTP 2xx *data gets the owned `data` member and
+ * 0 is returned; otherwise an exit code (1 bad input 400/404/405/413, 2 failed, 3 unreachable,
+ * 4 auth 401) after printing the error (stderr; also the error envelope on stdout with --json).
+ */
+int meroctl_call(const struct meroctl_global *g, const char *method, const char *path, json_t *body,
+                 bool auth, json_t **data);
+/* Print data: with --json one compact JSON document, else a readable rendering. */
+void meroctl_print(const struct meroctl_global *g, json_t *data);
+/* Call and print; returns the exit code. body is borrowed. */
+int meroctl_simple(const struct meroctl_global *g, const char *method, const char *path,
+                   json_t *body, bool auth);
+/* 1 when s is exactly 64 hex characters. */
+int meroctl_is_id(const char *s);
+/* Print "meroctl: <msg>" to stderr and return MEROCTL_USAGE. */
+int meroctl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cmd_group.c - `meroctl group ...`: the TEE admission policy (set/get), members
+ * (add/remove/list), leave and subgroups, over /admin-api/groups/:group_id/...
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "client.h"
+
+static int group_path(char *out, size_t cap, const char *group, const char *rest)
+{
+    if (group == NULL || !meroctl_is_id(group)) {
+        return meroctl_usage_error("a group or namespace id (64 hex) is required");
+    }
+    snprintf(out, cap, "/admin-api/groups/%s%s", group, rest);
+    return 0;
+}
+
+static void push(json_t *body, const char *key, const char *value)
+{
+    json_t *a = json_object_get(body, key);
+    if (a == NULL) {
+        a = json_array();
+        json_object_set_new(body, key, a);
+    }
+    json_array_append_new(a, json_string(value));
+}
+
+static int run_set_policy(const struct meroctl_global *g, int argc, char **argv)
+{
+    static const struct {
+        const char *opt, *key;
+    } lists[] = {{"--mrtd", "allowedMrtd"},   {"--rtmr0", "allowedRtmr0"},
+                 {"--rtmr1", "allowedRtmr1"}, {"--rtmr2", "allowedRtmr2"},
+                 {"--rtmr3", "allowedRtmr3"}, {"--tcb-status", "allowedTcbStatuses"}};
+    const char *group = NULL, *mode = NULL;
+    json_t *body = json_object();
+    json_t *release = NULL;
+    int rc = MEROCTL_USAGE;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int done = 0;
+        for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
+            if (strcmp(a, lists[k].opt) == 0 && i + 1 < argc) {
+                push(body, lists[k].key, argv[++i]);
+                done = 1;
+                break;
+            }
+        }
+        if (done) {
+            continue;
+        }
+        if (strcmp(a, "--profile") == 0 && i + 1 < argc) {
+            if (release == NULL) {
+                release = json_object();
+            }
+            push(release, "allowedProfiles", argv[++i]);
+        } else if (strcmp(a, "--min-release") == 0 && i + 1 < argc) {
+            if (release == NULL) {
+                release = json_object();
+            }
+            json_object_set_new(release, "minReleaseVersion", json_string(argv[++i]));
+        } else if (strcmp(a, "--accept-mock") == 0) {
+            json_object_set_new(body, "acceptMock", json_true());
+        } else if (strcmp(a, "--mode") == 0 && i + 1 < argc) {
+            mode = argv[++i];
+        } else if (a[0] != '-' && group == NULL) {
+            group = a;
+        } else {
+            meroctl_usage_error("set-tee-admission-policy: unexpected argument %s", a);
+            goto out;
+        }
+    }
+    if (mode == NULL || (strcmp(mode, "replica") != 0 && strcmp(mode, "relay") != 0)) {
+        meroctl_usage_error("--mode replica|relay is required");
+        goto out;
+    }
+    json_object_set_new(body, "mode", json_string(mode));
+    if (release != NULL) {
+        json_object_set(body, "signedRelease", release);
+    }
+    char path[200];
+    if ((rc = group_path(path, sizeof(path), group, "/settings/tee-admission-policy")) != 0) {
+        goto out;
+    }
+    rc = meroctl_simple(g, "PUT", path, body, true);
+out:
+    json_decref(release);
+    json_decref(body);
+    return rc;
+}
+
+static int run_get_policy(const struct meroctl_global *g, int argc, char **argv)
+{
+    char path[200];
+    int rc = group_path(path, sizeof(path), argc == 2 ? argv[1] : NULL,
+                        "/settings/tee-admission-policy");
+    return rc ? rc : meroctl_simple(g, "GET", path, NULL, true);
+}
+
+static int run_members_add(const struct meroctl_global *g, int argc, char **argv)
+{
+    const char *group = NULL, *id = NULL, *role = "Member";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--role") == 0 && i + 1 < argc) {
+            role = argv[++i];
+        } else if (argv[i][0] != '-' && group == NULL) {
+            group = argv[i];
+        } else if (argv[i][0] != '-' && id == NULL) {
+            id = argv[i];
+        } else {
+            return meroctl_usage_error("members add: unexpected argument %s", argv[i]);
+        }
+    }
+    if (id == NULL || !meroctl_is_id(id)) {
+        return meroctl_usage_error("members add needs <GROUP> <IDENTITY> (64 hex each)");
+    }
+    char path[200];
+    int rc = group_path(path, sizeof(path), group, "/members");
+    if (rc != 0) {
+        return rc;
+    }
+    json_t *body = json_pack("{s:s, s:s}", "identity", id, "role", role);
+    rc = meroctl_simple(g, "POST", path, body, true);
+    json_decref(body);
+    return rc;
+}
+
+static int run_members_remove(const struct meroctl_global *g, int argc, char **argv)
+{
+    if (argc != 3 || !meroctl_is_id(argv[2])) {
+        return meroctl_usage_error("members remove needs <GROUP> <IDENTITY> (64 hex each)");
+    }
+    char rest[100], path[200];
+    snprintf(rest, sizeof(rest), "/members/%s", argv[2]);
+    int rc = group_path(path, sizeof(path), argv[1], rest);
+    return rc ? rc : meroctl_simple(g, "DELETE", path, NULL, true);
+}
+
+static int run_members_list(const struct meroctl_global *g, int argc, char **argv)
+{
+    char path[200];
+    int rc = group_path(path, sizeof(path), argc == 2 ? argv[1] : NULL, "/members");
+    return rc ? rc : meroctl_simple(g, "GET", path, NULL, true);
+}
+
+static int run_leave(const struct meroctl_global *g, int argc, char **argv)
+{
+    char path[200];
+    int rc = group_path(path, sizeof(path), argc == 2 ? argv[1] : NULL, "/leave");
+    if (rc != 0) {
+        return rc;
+    }
+    json_t *body = json_object();
+    rc = meroctl_simple(g, "POST", path, body, true);
+    json_decref(body);
+    return rc;
+}
+
+static int run_subgroup_create(const struct meroctl_global *g, int argc, char **argv)
+{
+    const char *group = NULL, *vis = "open";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--visibility") == 0 && i + 1 < argc) {
+            vis = argv[++i];
+        } else if (argv[i][0] != '-' && group == NULL) {
+            group = argv[i];
+        } else {
+            return meroctl_usage_error("subgroup create: unexpected argument %s", argv[i]);
+        }
+    }
+    char path[200];
+    int rc = group_path(path, sizeof(path), group, "/subgroups");
+    if (rc != 0) {
+        return rc;
+    }
+    json_t *body = json_pack("{s:s}", "visibility", vis);
+    rc = meroctl_simple(g, "POST", path, body, true);
+    json_decref(body);
+    return rc;
+}
+
+MEROCTL_COMMANDS(
+    {"group settings set-tee-admission-policy",
+     "<NS> [--mrtd H]... [--rtmr0 H]... [--rtmr1 H]... [--rtmr2 H]... [--rtmr3 H]... "
+     "[--profile P]... [--min-release V] [--tcb-status S]... [--accept-mock] --mode replica|relay",
+     "set the namespace's TEE admission policy (measurement or signed-release form)",
+     run_set_policy},
+    {"group settings get-tee-admission-policy", "<NS>", "show the TEE admission policy",
+     run_get_policy},
+    {"group members add", "<GROUP> <IDENTITY> [--role Admin|Member|ReadOnly]",
+     "add a member to a group", run_members_add},
+    {"group members remove", "<GROUP> <IDENTITY>", "remove a member (rotates the group key)",
+     run_members_remove},
+    {"group members list", "<GROUP>", "list members with roles (TEE rows with measurements)",
+     run_members_list},
+    {"group leave", "<GROUP>", "leave a group", run_leave},
+    {"group subgroup create", "<GROUP> [--visibility open|restricted]", "create a subgroup",
+     run_subgroup_create})

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cmd_tee.c - `meroctl tee info|attest|registration-attest|fleet-join`, over the
+ * /admin-api/tee routes (reference-calimero.md §4.1-§4.4).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "client.h"
+#include "mero/crypto.h"
+#include "mero/encoding.h"
+
+static int run_info(const struct meroctl_global *g, int argc, char **argv)
+{
+    (void)argv;
+    if (argc != 1) {
+        return meroctl_usage_error("tee info takes no arguments");
+    }
+    return meroctl_simple(g, "GET", "/admin-api/tee/info", NULL, false);
+}
+
+static int nonce_arg(const char *v, char out[65])
+{
+    if (strcmp(v, "random") == 0) {
+        uint8_t n[32];
+        mero_random(n, sizeof(n));
+        mero_hex_encode(out, n, 32);
+        return 0;
+    }
+    if (!meroctl_is_id(v)) {
+        return -1;
+    }
+    snprintf(out, 65, "%s", v);
+    return 0;
+}
+
+static int run_attest(const struct meroctl_global *g, int argc, char **argv)
+{
+    char nonce[65] = "";
+    json_t *body = json_object();
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--nonce") == 0 && i + 1 < argc) {
+            if (nonce_arg(argv[++i], nonce) < 0) {
+                json_decref(body);
+                return meroctl_usage_error("--nonce takes 64 hex characters or 'random'");
+            }
+        } else if (strcmp(a, "--application-id") == 0 && i + 1 < argc) {
+            json_object_set_new(body, "applicationId", json_string(argv[++i]));
+        } else if (strcmp(a, "--bind-node-key") == 0) {
+            json_object_set_new(body, "bindNodeKey", json_true());
+        } else if (strcmp(a, "--bind-transport-key") == 0) {
+            json_object_set_new(body, "bindTransportKey", json_true());
+        } else if (strcmp(a, "--include-collateral") == 0) {
+            json_object_set_new(body, "includeCollateral", json_true());
+        } else if (strcmp(a, "--event-log") == 0) {
+            json_object_set_new(body, "eventLog", json_true());
+        } else {
+            json_decref(body);
+            return meroctl_usage_error("tee attest: unknown option %s", a);
+        }
+    }
+    if (nonce[0] == 0) {
+        (void)nonce_arg("random", nonce);
+    }
+    json_object_set_new(body, "nonce", json_string(nonce));
+    int rc = meroctl_simple(g, "POST", "/admin-api/tee/attest", body, false);
+    json_decref(body);
+    return rc;
+}
+
+static int run_registration(const struct meroctl_global *g, int argc, char **argv)
+{
+    char nonce[65] = "";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--nonce") == 0 && i + 1 < argc) {
+            if (nonce_arg(argv[++i], nonce) < 0) {
+                return meroctl_usage_error("--nonce takes 64 hex characters or 'random'");
+            }
+        } else {
+            return meroctl_usage_error("tee registration-attest: unknown option %s", argv[i]);
+        }
+    }
+    if (nonce[0] == 0) {
+        (void)nonce_arg("random", nonce);
+    }
+    json_t *body = json_pack("{s:s}", "nonce", nonce);
+    int rc = meroctl_simple(g, "POST", "/admin-api/tee/registration-attest", body, true);
+    json_decref(body);
+    return rc;
+}
+
+static int run_fleet_join(const struct meroctl_global *g, int argc, char **argv)
+{
+    const char *ns = NULL;
+    json_t *addrs = json_array();
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--admitter") == 0 && i + 1 < argc) {
+            json_array_append_new(addrs, json_string(argv[++i]));
+        } else if (argv[i][0] != '-' && ns == NULL) {
+            ns = argv[i];
+        } else {
+            json_decref(addrs);
+            return meroctl_usage_error("tee fleet-join: unexpected argument %s", argv[i]);
+        }
+    }
+    if (ns == NULL || !meroctl_is_id(ns)) {
+        json_decref(addrs);
+        return meroctl_usage_error("tee fleet-join needs a namespace id (64 hex)");
+    }
+    json_t *body = json_pack("{s:s}", "groupId", ns);
+    if (json_array_size(addrs) > 0) {
+        json_object_set(body, "admitterAddrs", addrs);
+    }
+    json_decref(addrs);
+    struct meroctl_global g2 = *g;
+    if (g2.timeout_s < 180) {
+        g2.timeout_s = 180; /* the join runs up to ~30 s per attempt; core uses 3 min */
+    }
+    int rc = meroctl_simple(&g2, "POST", "/admin-api/tee/fleet-join", body, true);
+    json_decref(body);
+    return rc;
+}
+
+MEROCTL_COMMANDS({"tee info", "", "show the host TEE (cloud provider, OS image, MRTD)", run_info},
+                 {"tee attest",
+                  "[--nonce HEX|random] [--application-id ID] [--bind-node-key] "
+                  "[--bind-transport-key] [--include-collateral] [--event-log]",
+                  "generate a quote over the nonce and the requested bindings", run_attest},
+                 {"tee registration-attest", "[--nonce HEX|random]",
+                  "generate a registration quote (protected)", run_registration},
+                 {"tee fleet-join", "<NS> [--admitter MULTIADDR]...",
+                  "ask to be admitted to a namespace as a TEE replica", run_fleet_join})

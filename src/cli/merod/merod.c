@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * merod.c - the node daemon's entry: `merod init --home DIR [--name N] [--listen MULTIADDR]
+ * [--api HOST:PORT]` and `merod run --home DIR [--mock-tee] [--bootstrap MULTIADDR]...
+ * [--test]`. Exit status 0 on success or a clean stop, 1 on bad usage, 2 on failure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mero/crypto.h"
+#include "mero/log.h"
+#include "node/node.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: merod init --home DIR [--name N] [--listen MULTIADDR] [--api HOST:PORT]\n"
+               "       merod run --home DIR [--mock-tee] [--bootstrap MULTIADDR]... [--test]\n"
+               "       merod --version\n");
+}
+
+static int cmd_init(int argc, char **argv)
+{
+    const char *home = NULL, *name = NULL, *listen = NULL, *api = NULL;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "merod: %s needs a value\n", a);
+            return 1;
+        }
+        if (strcmp(a, "--home") == 0) {
+            home = argv[++i];
+        } else if (strcmp(a, "--name") == 0) {
+            name = argv[++i];
+        } else if (strcmp(a, "--listen") == 0) {
+            listen = argv[++i];
+        } else if (strcmp(a, "--api") == 0) {
+            api = argv[++i];
+        } else {
+            fprintf(stderr, "merod: unknown option %s\n", a);
+            usage(stderr);
+            return 1;
+        }
+    }
+    if (home == NULL) {
+        fprintf(stderr, "merod: init needs --home DIR\n");
+        return 1;
+    }
+    struct mero_err err = {0};
+    if (mero_node_init_home(home, name, listen, api, &err) < 0) {
+        fprintf(stderr, "merod: init: %s\n", err.msg);
+        return 2;
+    }
+    printf("initialised %s (admin token in %s/admin-token)\n", home, home);
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    static struct mero_node node; /* lives for the process */
+    const char *home = NULL;
+    bool mock = false;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--mock-tee") == 0) {
+            mock = true;
+        } else if (strcmp(a, "--test") == 0) {
+            node.test_routes = true;
+        } else if (strcmp(a, "--home") == 0 && i + 1 < argc) {
+            home = argv[++i];
+        } else if (strcmp(a, "--bootstrap") == 0 && i + 1 < argc) {
+            if (node.nbootstrap >= MERO_NODE_MAX_BOOTSTRAP) {
+                fprintf(stderr, "merod: at most %d --bootstrap addresses\n",
+                        MERO_NODE_MAX_BOOTSTRAP);
+                return 1;
+            }
+            node.bootstrap[node.nbootstrap] = strdup(argv[++i]);
+            if (node.bootstrap[node.nbootstrap] == NULL) {
+                return 2;
+            }
+            node.nbootstrap++;
+        } else {
+            fprintf(stderr, "merod: unknown option or missing value: %s\n", a);
+            usage(stderr);
+            return 1;
+        }
+    }
+    if (home == NULL) {
+        fprintf(stderr, "merod: run needs --home DIR\n");
+        return 1;
+    }
+    struct mero_err err = {0};
+    if (mero_node_open(&node, home, &err) < 0) {
+        fprintf(stderr, "merod: %s\n", err.msg);
+        mero_node_close(&node);
+        return 2;
+    }
+    mero_log_set_tag(node.cfg.name);
+    node.tee = mero_node_tee_detect(mock);
+    if (node.tee == MERO_TEE_REAL && mock) {
+        MERO_WARN("real TDX detected: --mock-tee ignored, quotes are real");
+    }
+    int rc = mero_node_run(&node, &err);
+    if (rc < 0) {
+        MERO_ERROR("%s", err.msg);
+    }
+    mero_node_close(&node);
+    return rc < 0 ? 2 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (mero_crypto_init() < 0) {
+        fprintf(stderr, "merod: crypto init failed\n");
+        return 2;
+    }
+    if (argc < 2) {
+        usage(stderr);
+        return 1;
+    }
+    if (strcmp(argv[1], "init") == 0) {
+        return cmd_init(argc, argv);
+    }
+    if (strcmp(argv[1], "run") == 0) {
+        return cmd_run(argc, argv);
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        printf("merod 0.1.0\n");
+        return 0;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "merod: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 1;
+}

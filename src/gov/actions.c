@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * actions.c - local governance actions: build an op, sign it with our namespace identity
+ * (parents = the current heads, nonce = our last + 1), apply it through the same path a peer's
+ * op takes, and hand the encoded bytes back for broadcast. Includes the policy mode-switch
+ * conversion and the MemberRemoved key rotation.
+ *
+ * Invariants: a local action the rules refuse stores nothing and returns the same reason a
+ * peer would give; secrets (identity, group keys) are wiped after use; a rotation wraps the
+ * new key for every remaining direct member and never for the removed one.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gov/gov_internal.h"
+#include "mero/crypto.h"
+#include "mero/encoding.h"
+#include "mero/keys.h"
+#include "mero/log.h"
+
+void mero_gov_oplist_cleanup(struct mero_gov_oplist *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        mero_buf_cleanup(&l->v[i]);
+    }
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}
+
+static int oplist_push(struct mero_gov_oplist *l, const uint8_t *p, size_t n)
+{
+    struct mero_buf *nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
+    if (nv == NULL) {
+        return -MERO_ENOMEM;
+    }
+    l->v = nv;
+    mero_buf_init(&l->v[l->n], MERO_GOV_MAX_OP_BYTES);
+    int rc = mero_buf_append(&l->v[l->n], p, n);
+    if (rc < 0) {
+        mero_buf_cleanup(&l->v[l->n]);
+        return rc;
+    }
+    l->n++;
+    return 0;
+}
+
+int mero__gov_publish(struct mero_store *s, struct mero_op *op, struct mero_gov_oplist *out,
+                      struct mero_err *err)
+{
+    uint8_t sk[64], hash[32];
+    if (mero_gov_identity_secret(s, op->ns, sk) < 0) {
+        return mero_err_set(err, MERO_ENOTFOUND, "we hold no identity in this namespace");
+    }
+    int rc = 0;
+    if (!(op->scope == MERO_SCOPE_ROOT && op->kind == MERO_ROOT_NAMESPACE_CREATED)) {
+        uint8_t(*heads)[32] = NULL;
+        size_t n = 0;
+        rc = mero_gov_heads(s, op->ns, &heads, &n);
+        if (rc == 0) {
+            rc = mero_op_set_parents(
+                op, (const uint8_t(*)[32])heads,
+                (uint32_t)(n > MERO_GOV_MAX_PARENTS ? MERO_GOV_MAX_PARENTS : n));
+        }
+        free(heads);
+    }
+    uint64_t nonce = 0;
+    if (rc == 0) {
+        rc = mero__gov_last_nonce(s, op->ns, sk + 32, &nonce);
+    }
+    op->version = MERO_GOV_SCHEMA_VERSION;
+    op->nonce = nonce + 1;
+    if (rc == 0) {
+        rc = mero_op_sign(op, sk);
+    }
+    sodium_memzero(sk, sizeof(sk));
+    struct mero_buf b;
+    mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
+    if (rc == 0) {
+        rc = mero_op_encode(op, &b);
+    }
+    if (rc == 0) {
+        rc = mero_op_hash(op, hash);
+    }
+    if (rc < 0) {
+        mero_buf_cleanup(&b);
+        return mero_err_set(err, -rc, "could not build the op");
+    }
+    rc = mero__gov_apply_op(s, op, hash, b.data, b.len, NULL, err);
+    if (rc == 0 && out != NULL) {
+        rc = oplist_push(out, b.data, b.len);
+    }
+    mero_buf_cleanup(&b);
+    return rc;
+}
+
+static int savepoint(struct mero_store *s, struct mero_err *err)
+{
+    return mero__gov_exec(s, "SAVEPOINT gov_action") < 0 ? mero__gov_sqlerr(s, err, "savepoint")
+                                                         : 0;
+}
+
+static int finish(struct mero_store *s, int rc)
+{
+    if (rc < 0) {
+        (void)mero__gov_exec(s, "ROLLBACK TO gov_action");
+    }
+    (void)mero__gov_exec(s, "RELEASE gov_action");
+    return rc;
+}
+
+int mero_gov_create_namespace(struct mero_store *s, uint8_t ns_out[static 32],
+                              struct mero_gov_oplist *out, struct mero_err *err)
+{
+    struct mero_op op;
+    uint8_t pk[32], sk[64], key[32];
+    mero_op_init(&op);
+    mero_ed25519_keypair(pk, sk);
+    mero_random(op.salt, 32);
+    mero__gov_ns_id(op.ns, pk, op.salt);
+    op.scope = MERO_SCOPE_ROOT;
+    op.kind = MERO_ROOT_NAMESPACE_CREATED;
+    MERO_TRY(savepoint(s, err));
+    int rc = mero__gov_identity_put(s, op.ns, sk);
+    sodium_memzero(sk, sizeof(sk));
+    if (rc < 0) {
+        rc = mero__gov_sqlerr(s, err, "identity");
+    }
+    if (rc == 0) {
+        rc = mero__gov_publish(s, &op, out, err);
+    }
+    if (rc == 0) {
+        mero_group_key_new(key);
+        rc = mero__gov_key_put(s, op.ns, key);
+        sodium_memzero(key, sizeof(key));
+    }
+    if (rc == 0) {
+        memcpy(ns_out, op.ns, 32);
+    }
+    mero_op_cleanup(&op);
+    return finish(s, rc);
+}
+
+int mero_gov_create_subgroup(struct mero_store *s, const uint8_t ns[static 32],
+                             const uint8_t parent[static 32], int visibility,
+                             uint8_t group_out[static 32], struct mero_gov_oplist *out,
+                             struct mero_err *err)
+{
+    struct mero_op op;
+    uint8_t key[32];
+    if (visibility != MERO_GROUP_OPEN && visibility != MERO_GROUP_RESTRICTED) {
+        return mero_err_set(err, MERO_EINVAL, "visibility must be Open or Restricted");
+    }
+    mero_op_init(&op);
+    memcpy(op.ns, ns, 32);
+    op.scope = MERO_SCOPE_ROOT;
+    op.kind = MERO_ROOT_GROUP_CREATED;
+    mero_random(op.sub_group, 32);
+    memcpy(op.sub_parent, parent, 32);
+    op.visibility = (uint8_t)visibility;
+    MERO_TRY(savepoint(s, err));
+    int rc = mero__gov_publish(s, &op, out, err);
+    if (rc == 0) {
+        mero_group_key_new(key);
+        rc = mero__gov_key_put(s, op.sub_group, key);
+        sodium_memzero(key, sizeof(key));
+    }
+    if (rc == 0) {
+        memcpy(group_out, op.sub_group, 32);
+    }
+    mero_op_cleanup(&op);
+    return finish(s, rc);
+}
+
+static void group_op(struct mero_op *op, const uint8_t ns[32], const uint8_t group[32], int kind)
+{
+    mero_op_init(op);
+    memcpy(op->ns, ns, 32);
+    memcpy(op->group_id, group, 32);
+    op->scope = MERO_SCOPE_GROUP;
+    op->kind = (uint8_t)kind;
+}
+
+static int publish_member_op(struct mero_store *s, const uint8_t ns[32], const uint8_t group[32],
+                             int kind, const uint8_t *member, int role, struct mero_gov_oplist *out,
+                             struct mero_err *err)
+{
+    struct mero_op op;
+    group_op(&op, ns, group, kind);
+    if (member != NULL) {
+        memcpy(op.member, member, 32);
+    }
+    if (role != MERO_ROLE_NONE) {
+        if (!mero_role_valid(role)) {
+            return mero_err_set(err, MERO_EINVAL, "unknown role %d", role);
+        }
+        op.role = (uint8_t)role;
+    }
+    int rc = mero__gov_publish(s, &op, out, err);
+    mero_op_cleanup(&op);
+    return rc;
+}
+
+int mero_gov_add_member(struct mero_store *s, const uint8_t ns[static 32],
+                        const uint8_t group[static 32], const uint8_t member[static 32], int role,
+                        struct mero_gov_oplist *out, struct mero_err *err)
+{
+    if (role == MERO_ROLE_NONE) {
+        return mero_err_set(err, MERO_EINVAL, "a role is required");
+    }
+    return publish_member_op(s, ns, group, MERO_GROUP_MEMBER_ADDED, member, role, out, err);
+}
+
+int mero_gov_set_member_role(struct mero_store *s, const uint8_t ns[static 32],
+                             const uint8_t group[static 32], const uint8_t member[static 32],
+                             int role, struct mero_gov_oplist *out, struct mero_err *err)
+{
+    if (role == MERO_ROLE_NONE) {
+        return mero_err_set(err, MERO_EINVAL, "a role is required");
+    }
+    return publish_member_op(s, ns, group, MERO_GROUP_MEMBER_ROLE_SET, member, role, out, err);
+}
+
+int mero_gov_leave(struct mero_store *s, const uint8_t ns[static 32],
+                   const uint8_t group[static 32], struct mero_gov_oplist *out,
+                   struct mero_err *err)
+{
+    return publish_member_op(s, ns, group, MERO_GROUP_MEMBER_LEFT, NULL, MERO_ROLE_NONE, out, err);
+}
+
+int mero_gov_change_admin(struct mero_store *s, const uint8_t ns[static 32],
+                          const uint8_t member[static 32], struct mero_gov_oplist *out,
+                          struct mero_err *err)
+{
+    struct mero_op op;
+    mero_op_init(&op);
+    memcpy(op.ns, ns, 32);
+    op.scope = MERO_SCOPE_ROOT;
+    op.kind = MERO_ROOT_ADMIN_CHANGED;
+    memcpy(op.member, member, 32);
+    int rc = mero__gov_publish(s, &op, out, err);
+    mero_op_cleanup(&op);
+    return rc;
+}
+
+/* Build the rotation: a fresh key wrapped for each remaining direct member. */
+static int build_rotation(struct mero_store *s, struct mero_op *op, const uint8_t removed[32],
+                          uint8_t newkey[32], struct mero_err *err)
+{
+    struct mero_gov_member *m = NULL;
+    size_t n = 0;
+    uint8_t sk[64];
+    MERO_TRY(mero_gov_members(s, op->group_id, &m, &n));
+    if (mero_gov_identity_secret(s, op->ns, sk) < 0) {
+        free(m);
+        return mero_err_set(err, MERO_ENOTFOUND, "we hold no identity in this namespace");
+    }
+    mero_group_key_new(newkey);
+    mero_group_key_id(op->rotation.new_key_id, newkey);
+    op->rotation.env = calloc(n ? n : 1, sizeof(*op->rotation.env));
+    int rc = op->rotation.env == NULL ? mero_err_set(err, MERO_ENOMEM, "out of memory") : 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (memcmp(m[i].id, removed, 32) == 0) {
+            continue;
+        }
+        rc = mero_envelope_wrap(&op->rotation.env[op->rotation.n], op->group_id, m[i].id, sk,
+                                newkey, err);
+        if (rc == 0) {
+            op->rotation.n++;
+        }
+    }
+    sodium_memzero(sk, sizeof(sk));
+    free(m);
+    op->has_rotation = rc == 0;
+    return rc;
+}
+
+int mero_gov_remove_member(struct mero_store *s, const uint8_t ns[static 32],
+                           const uint8_t group[static 32], const uint8_t member[static 32],
+                           struct mero_gov_oplist *out, struct mero_err *err)
+{
+    struct mero_op op;
+    uint8_t cur[32], cur_id[32], newkey[32];
+    group_op(&op, ns, group, MERO_GROUP_MEMBER_REMOVED);
+    memcpy(op.member, member, 32);
+    bool rotate = mero_gov_group_key(s, group, cur, cur_id) == 0;
+    sodium_memzero(cur, sizeof(cur));
+    int rc = 0;
+    if (rotate) {
+        rc = build_rotation(s, &op, member, newkey, err);
+    }
+    if (rc == 0) {
+        rc = savepoint(s, err);
+        if (rc == 0) {
+            rc = mero__gov_publish(s, &op, out, err);
+            if (rc == 0 && rotate) {
+                rc = mero__gov_key_put(s, group, newkey);
+            }
+            rc = finish(s, rc);
+        }
+    }
+    sodium_memzero(newkey, sizeof(newkey));
+    mero_op_cleanup(&op);
+    return rc;
+}
+
+static int copy_list(struct mero_strlist *dst, const struct mero_strlist *src)
+{
+    for (uint32_t i = 0; i < src->n; i++) {
+        MERO_TRY(mero_strlist_push(dst, src->v[i]));
+    }
+    return 0;
+}
+
+static int copy_policy(struct mero_tee_policy *dst, const struct mero_tee_policy *src)
+{
+    memset(dst, 0, sizeof(*dst));
+    dst->form = src->form;
+    dst->v2 = src->v2;
+    dst->mode = src->mode;
+    dst->accept_mock = src->accept_mock;
+    MERO_TRY(copy_list(&dst->mrtd, &src->mrtd));
+    for (int i = 0; i < 4; i++) {
+        MERO_TRY(copy_list(&dst->rtmr[i], &src->rtmr[i]));
+    }
+    MERO_TRY(copy_list(&dst->tcb, &src->tcb));
+    MERO_TRY(copy_list(&dst->profiles, &src->profiles));
+    if (src->min_release != NULL) {
+        size_t n = strlen(src->min_release);
+        dst->min_release = malloc(n + 1);
+        if (dst->min_release == NULL) {
+            return -MERO_ENOMEM;
+        }
+        memcpy(dst->min_release, src->min_release, n + 1);
+    }
+    return 0;
+}
+
+/* MemberRoleSet for every direct TEE row not in `want`, where we administer the group. */
+static int convert_tees(struct mero_store *s, const uint8_t ns[32], int want,
+                        struct mero_gov_oplist *out, size_t *converted, size_t *skipped,
+                        struct mero_err *err)
+{
+    uint8_t(*groups)[32] = NULL, us[32];
+    size_t ng = 0;
+    MERO_TRY(mero_gov_identity(s, ns, false, us, err));
+    MERO_TRY(mero_gov_groups(s, ns, &groups, &ng));
+    int rc = 0;
+    for (size_t g = 0; g < ng && rc == 0; g++) {
+        struct mero_gov_member *m = NULL;
+        size_t n = 0;
+        bool admin = false;
+        rc = mero_gov_members(s, groups[g], &m, &n);
+        if (rc == 0) {
+            rc = mero_gov_is_admin(s, groups[g], us, &admin);
+        }
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            if (!m[i].tee || m[i].role == want) {
+                continue;
+            }
+            if (!admin) {
+                char h[17];
+                mero_hex_encode(h, groups[g], 8);
+                mero_log(MERO_LOG_INFO,
+                         "gov: TEE row in restricted subgroup %s left for its admin to convert", h);
+                (*skipped)++;
+                continue;
+            }
+            rc = publish_member_op(s, ns, groups[g], MERO_GROUP_MEMBER_ROLE_SET, m[i].id, want, out,
+                                   err);
+            if (rc == 0) {
+                (*converted)++;
+            }
+        }
+        free(m);
+    }
+    free(groups);
+    return rc;
+}
+
+int mero_gov_set_policy(struct mero_store *s, const uint8_t group[static 32],
+                        const struct mero_tee_policy *policy, struct mero_gov_oplist *out,
+                        size_t *converted, size_t *skipped, struct mero_err *err)
+{
+    uint8_t ns[32];
+    size_t conv = 0, skip = 0;
+    if (mero_gov_namespace_of(s, group, ns) < 0) {
+        return mero_err_set(err, MERO_ENOTFOUND, "unknown group");
+    }
+    MERO_TRY(mero_tee_policy_validate(policy, err));
+    struct mero_op op;
+    group_op(&op, ns, group, 0);
+    if (policy->form == MERO_POLICY_MEASUREMENT) {
+        op.kind = policy->v2 ? MERO_GROUP_TEE_POLICY_SET_V2 : MERO_GROUP_TEE_POLICY_SET;
+    } else {
+        op.kind =
+            policy->v2 ? MERO_GROUP_TEE_RELEASE_POLICY_SET_V2 : MERO_GROUP_TEE_RELEASE_POLICY_SET;
+    }
+    int rc = copy_policy(&op.policy, policy);
+    if (rc < 0) {
+        mero_op_cleanup(&op);
+        return mero_err_set(err, -rc, "could not copy the policy");
+    }
+    rc = savepoint(s, err);
+    if (rc == 0) {
+        rc = mero__gov_publish(s, &op, out, err);
+        if (rc == 0) {
+            rc = convert_tees(s, ns, mero_tee_mode_role(policy->mode), out, &conv, &skip, err);
+        }
+        rc = finish(s, rc);
+    }
+    mero_op_cleanup(&op);
+    if (rc == 0 && converted != NULL) {
+        *converted = conv;
+    }
+    if (rc == 0 && skipped != NULL) {
+        *skipped = skip;
+    }
+    return rc;
+}
+
+int mero_gov_create_context(struct mero_store *s, const uint8_t ns[static 32],
+                            const uint8_t group[static 32], const uint8_t application_id[static 32],
+                            uint8_t context_out[static 32], struct mero_gov_oplist *out,
+                            struct mero_err *err)
+{
+    struct mero_op op;
+    group_op(&op, ns, group, MERO_GROUP_CONTEXT_CREATED);
+    mero_random(op.context_id, 32);
+    memcpy(op.application_id, application_id, 32);
+    int rc = mero__gov_publish(s, &op, out, err);
+    if (rc == 0) {
+        memcpy(context_out, op.context_id, 32);
+    }
+    mero_op_cleanup(&op);
+    return rc;
+}
+
+int mero_gov_set_auto_follow(struct mero_store *s, const uint8_t ns[static 32],
+                             const uint8_t group[static 32], const uint8_t member[static 32],
+                             bool contexts, bool subgroups, struct mero_gov_oplist *out,
+                             struct mero_err *err)
+{
+    struct mero_op op;
+    group_op(&op, ns, group, MERO_GROUP_MEMBER_SET_AUTO_FOLLOW);
+    memcpy(op.member, member, 32);
+    op.follow_contexts = contexts;
+    op.follow_subgroups = subgroups;
+    int rc = mero__gov_publish(s, &op, out, err);
+    mero_op_cleanup(&op);
+    return rc;
+}
+
+int mero_gov_deliver_key(struct mero_store *s, const uint8_t ns[static 32],
+                         const uint8_t group[static 32], const uint8_t member[static 32],
+                         struct mero_gov_oplist *out, struct mero_err *err)
+{
+    struct mero_op op;
+    uint8_t key[32], id[32], sk[64];
+    if (mero_gov_group_key(s, group, key, id) < 0) {
+        return mero_err_set(err, MERO_ENOTFOUND, "we hold no key for this group");
+    }
+    if (mero_gov_identity_secret(s, ns, sk) < 0) {
+        sodium_memzero(key, sizeof(key));
+        return mero_err_set(err, MERO_ENOTFOUND, "we hold no identity in this namespace");
+    }
+    mero_op_init(&op);
+    memcpy(op.ns, ns, 32);
+    op.scope = MERO_SCOPE_ROOT;
+    op.kind = MERO_ROOT_KEY_DELIVERY;
+    memcpy(op.kd_group, group, 32);
+    int rc = mero_envelope_wrap(&op.envelope, group, member, sk, key, err);
+    sodium_memzero(key, sizeof(key));
+    sodium_memzero(sk, sizeof(sk));
+    if (rc == 0) {
+        rc = mero__gov_publish(s, &op, out, err);
+    }
+    mero_op_cleanup(&op);
+    return rc;
+}

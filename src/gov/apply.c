@@ -1,0 +1,625 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * apply.c - applying one op: the DAG checks (parents known, same namespace), the rules every
+ * peer re-checks for membership, roles, policy, keys and contexts, and the projection, all in
+ * one savepoint; events are emitted only after it is released. TEE admission and evidence
+ * rules live in apply_tee.c.
+ *
+ * Invariants: an op is appended only when every rule accepted it; TEE roles are minted only by
+ * MemberJoinedViaTeeAttestation and a TEE row only moves to the TEE role the policy mode names
+ * (TeeMemberRoleLocked otherwise); the policy lives on the namespace root and only a root
+ * admin sets it; a MemberRemoved rotation never wraps the new key for the removed member.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gov/apply_internal.h"
+#include "mero/crypto.h"
+#include "mero/keys.h"
+#include "mero/log.h"
+
+void mero__gov_ns_id(uint8_t out[32], const uint8_t signer[32], const uint8_t salt[32])
+{
+    static const char domain[] = "mero.namespace.id.v1";
+    struct mero_sha256 h;
+    mero_sha256_init(&h);
+    mero_sha256_update(&h, domain, sizeof(domain) - 1);
+    mero_sha256_update(&h, signer, 32);
+    mero_sha256_update(&h, salt, 32);
+    mero_sha256_final(&h, out);
+}
+
+const char *mero__gov_short(const uint8_t id[32], char buf[17])
+{
+    mero_hex_encode(buf, id, 8);
+    return buf;
+}
+
+int mero__gov_ev(struct actx *a, int kind, const uint8_t *group, const uint8_t *member, int role,
+                 const uint8_t *extra)
+{
+    if (a->s->rebuilding) {
+        return 0;
+    }
+    if (a->nev == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 8;
+        struct gov_ev *nv = realloc(a->ev, cap * sizeof(*nv));
+        if (nv == NULL) {
+            return -MERO_ENOMEM;
+        }
+        a->ev = nv;
+        a->cap = cap;
+    }
+    struct gov_ev *e = &a->ev[a->nev++];
+    memset(e, 0, sizeof(*e));
+    e->kind = kind;
+    e->role = role;
+    if (group != NULL) {
+        e->has_group = true;
+        memcpy(e->group, group, 32);
+    }
+    if (member != NULL) {
+        e->has_member = true;
+        memcpy(e->member, member, 32);
+        e->for_us = a->have_us && memcmp(member, a->us, 32) == 0;
+    }
+    if (extra != NULL) {
+        e->has_extra = true;
+        memcpy(e->extra, extra, 32);
+    }
+    return 0;
+}
+
+int mero__gov_in_ns(struct actx *a, const uint8_t group[32], struct mero_err *err)
+{
+    uint8_t ns[32];
+    char h[17];
+    if (mero_gov_namespace_of(a->s, group, ns) < 0 || memcmp(ns, a->op->ns, 32) != 0) {
+        return mero_err_set(err, MERO_EREFUSED, "group %s is not part of this namespace",
+                            mero__gov_short(group, h));
+    }
+    return 0;
+}
+
+int mero__gov_need_admin(struct actx *a, const uint8_t group[32], struct mero_err *err)
+{
+    bool yes;
+    char h[17];
+    MERO_TRY(mero_gov_is_admin(a->s, group, a->op->signer, &yes));
+    if (!yes) {
+        return mero_err_set(err, MERO_ENOTADMIN, "signer is not an admin of group %s",
+                            mero__gov_short(group, h));
+    }
+    return 0;
+}
+
+/* ---- root ops ----------------------------------------------------------------------------- */
+
+static int h_ns_created(struct actx *a, struct mero_err *err)
+{
+    const struct mero_op *op = a->op;
+    uint8_t want[32], tmp[32];
+    if (op->n_parents != 0) {
+        return mero_err_set(err, MERO_EREFUSED, "NamespaceCreated must be the first op");
+    }
+    mero__gov_ns_id(want, op->signer, op->salt);
+    if (memcmp(want, op->ns, 32) != 0) {
+        return mero_err_set(err, MERO_EREFUSED,
+                            "namespace id is not derived from the creator and salt");
+    }
+    if (mero_gov_namespace_of(a->s, op->ns, tmp) == 0) {
+        return mero_err_set(err, MERO_EEXIST, "namespace already created");
+    }
+    MERO_TRY(mero__gov_group_put(a->s, op->ns, op->ns, op->ns, MERO_GROUP_RESTRICTED, a->seq));
+    MERO_TRY(mero__gov_row_plain(a->s, op->ns, op->signer, MERO_ROLE_ADMIN));
+    MERO_TRY(mero__gov_ev(a, MERO_EV_NAMESPACE_CREATED, op->ns, op->signer, MERO_ROLE_ADMIN, NULL));
+    return mero__gov_ev(a, MERO_EV_MEMBER_ADDED, op->ns, op->signer, MERO_ROLE_ADMIN, NULL);
+}
+
+static int h_group_created(struct actx *a, struct mero_err *err)
+{
+    const struct mero_op *op = a->op;
+    uint8_t tmp[32], cur[32], parent[32];
+    int vis, depth = 0;
+    MERO_TRY(mero__gov_in_ns(a, op->sub_parent, err));
+    if (mero_gov_namespace_of(a->s, op->sub_group, tmp) == 0) {
+        return mero_err_set(err, MERO_EEXIST, "group id already exists");
+    }
+    MERO_TRY(mero__gov_need_admin(a, op->sub_parent, err));
+    memcpy(cur, op->sub_parent, 32);
+    while (memcmp(cur, op->ns, 32) != 0) {
+        if (++depth >= 31 || mero_gov_group_info(a->s, cur, parent, &vis) < 0) {
+            return mero_err_set(err, MERO_EREFUSED, "group tree too deep");
+        }
+        memcpy(cur, parent, 32);
+    }
+    MERO_TRY(
+        mero__gov_group_put(a->s, op->sub_group, op->ns, op->sub_parent, op->visibility, a->seq));
+    MERO_TRY(mero__gov_row_plain(a->s, op->sub_group, op->signer, MERO_ROLE_ADMIN));
+    MERO_TRY(
+        mero__gov_ev(a, MERO_EV_GROUP_CREATED, op->sub_group, op->signer, MERO_ROLE_ADMIN, NULL));
+    return mero__gov_ev(a, MERO_EV_MEMBER_ADDED, op->sub_group, op->signer, MERO_ROLE_ADMIN, NULL);
+}
+
+static int h_admin_changed(struct actx *a, struct mero_err *err)
+{
+    const struct mero_op *op = a->op;
+    int r;
+    MERO_TRY(mero_gov_direct_role(a->s, op->ns, op->signer, &r));
+    if (r != MERO_ROLE_ADMIN) {
+        return mero_err_set(err, MERO_ENOTADMIN, "only a namespace-root admin may change admins");
+    }
+    MERO_TRY(mero_gov_direct_role(a->s, op->ns, op->member, &r));
+    if (mero_role_is_tee(r)) {
+        return mero_err_set(err, MERO_ETEE_ROLE_LOCKED,
+                            "TeeMemberRoleLocked: a TEE member cannot be made an admin");
+    }
+    MERO_TRY(mero__gov_row_plain(a->s, op->ns, op->member, MERO_ROLE_ADMIN));
+    MERO_TRY(mero__gov_deny(a->s, op->ns, op->member, false));
+    return mero__gov_ev(a, MERO_EV_ADMIN_CHANGED, op->ns, op->member, MERO_ROLE_ADMIN, NULL);
+}
+
+static int h_key_delivery(struct actx *a, struct mero_err *err)
+{
+    const struct mero_op *op = a->op;
+    const struct mero_key_envelope *e = &op->envelope;
+    bool vouch;
+    int r;
+    MERO_TRY(mero__gov_in_ns(a, op->kd_group, err));
+    MERO_TRY(mero_gov_may_vouch(a->s, op->kd_group, op->signer, &vouch));
+    if (!vouch) {
+        return mero_err_set(err, MERO_EREFUSED,
+                            "KeyDelivery signer is neither an admin nor a TEE member of the group");
+    }
+    if (memcmp(e->sender, op->signer, 32) != 0) {
+        return mero_err_set(err, MERO_EREFUSED, "KeyDelivery envelope sender is not the signer");
+    }
+    MERO_TRY(mero_envelope_verify(e, op->kd_group, err));
+    MERO_TRY(mero_gov_effective_role(a->s, op->kd_group, e->identity, &r));
+    if (r == MERO_ROLE_NONE) {
+        MERO_TRY(mero_gov_direct_role(a->s, op->kd_group, e->identity, &r));
+    }
+    if (r == MERO_ROLE_NONE) {
+        return mero_err_set(err, MERO_EREFUSED, "KeyDelivery recipient is not a member");
+    }
+    uint8_t key[32], id[32];
+    bool stored = false;
+    if (a->have_us && memcmp(e->identity, a->us, 32) == 0) {
+        struct mero_err e2 = {0};
+        if (mero_gov_unwrap(a->s, op->ns, op->kd_group, e, key, &e2) == 0) {
+            mero_group_key_id(id, key);
+            int rc = mero__gov_key_put(a->s, op->kd_group, key);
+            sodium_memzero(key, sizeof(key));
+            MERO_TRY(rc);
+            stored = true;
+        } else {
+            mero_log(MERO_LOG_WARN, "gov: a KeyDelivery addressed to us did not open: %s", e2.msg);
+        }
+    }
+    return mero__gov_ev(a, MERO_EV_KEY_DELIVERED, op->kd_group, e->identity, MERO_ROLE_NONE,
+                        stored ? id : NULL);
+}
+
+/* ---- group ops ---------------------------------------------------------------------------- */
+
+static int h_member_added(struct actx *a, struct mero_err *err)
+{
+    const struct mero_op *op = a->op;
+    int r;
+    MERO_TRY(mero__gov_need_admin(a, op->group_id, err));
+    if (mero_role_is_tee(op->role)) {
+        return mero_err_set(err, MERO_ETEE_ROLE_LOCKED,
+                            "TeeMemberRoleLocked: TEE roles are granted only by "
+                            "MemberJoinedViaTeeAttestation");
+    }
+    MERO_TRY(mero_gov_direct_role(a->s, op->group_id, op->member, &r));
+    if (mero_role_is_tee(r)) {
+        return mero_err_set(err, MERO_ETEE_ROLE_LOCKED,
+                            "TeeMemberRoleLocked: the member holds a TEE row; it can only be "
+                            "removed");
+    }
+    MERO_TRY(mero__gov_row_plain(a->s, op->group_id, op->member, op->role));
+    MERO_TRY(mero__gov_deny(a->s, op->group_id, op->member, false));
+    return mero__gov_ev(a, MERO_EV_MEMBER_ADDED, op->group_id, op->member, op->role, NULL);
+}
+
+/* Remove a direct row (and, for a TEE at the root, its rows in every descendant). */
+static int remove_row(struct actx *a, const uint8_t member[32], int role, bool deny)
+{
+    const struct mero_op *op = a->op;
+    MERO_TRY(mero__gov_row_del(a->s, op->group_id, member));
+    MERO_TRY(mero__gov_follow_del(a->s, op->group_id, member));
+    if (deny) {
+        MERO_TRY(mero__gov_deny(a->s, op->group_id, member, true));
+    }
+    MERO_TRY(mero__gov_ev(a, MERO_EV_MEMBER_REMOVED, op->group_id, member, role, NULL));
+    if (!mero_role_is_tee(role)) {
+        return 0;
+    }
+    MERO_TRY(mero__gov_ev(a, MERO_EV_TEE_MEMBER_REMOVED, op->group_id, member, role, NULL));
+    if (memcmp(op->group_id, op->ns, 32) != 0) {
+        return 0;
+    }
+    uint8_t(*desc)[32] = NULL;
+    size_t n = 0;
+    MERO_TRY(mero__gov_descendants(a->s, op->ns, &desc, &n));
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        int r;
+        rc = mero_gov_direct_role(a->s, desc[i], member, &r);
+        if (rc == 0 && r != MERO_ROLE_NONE) {
+            rc = mero__gov_row_del(a->s, desc[i], member);
+            if (rc == 0) {
+                rc = mero__gov_follow_del(a->s, desc[i], member);
+            }
+            if (rc == 0) {
+                rc = mero__gov_ev(a, MERO_EV_TEE_MEMBER_REMOVED, desc[i], member, r, NULL);
+            }
+        }
+    }
+    free(desc);
+    return rc;
+}
+
+static int check_rotation(struct actx *a, const uint8_t removed[32], struct mero_err *err)
+{
+    const struct mero_op *op = a->op;
+    for (uint32_t i = 0; i < op->rotation.n; i++) {
+        const struct mero_key_envelope *e = &op->rotation.env[i];
+        int r;
+        if (memcmp(e->identity, removed, 32) == 0) {
+            return mero_err_set(err, MERO_EREFUSED,
+                                "key rotation wraps the new key for the removed member");
+        }
+        if (memcmp(e->sender, op->signer, 32) != 0) {
+            return mero_err_set(err, MERO_EREFUSED,
+                                "key rotation envelope sender is not the signer");
+        }
+        MERO_TRY(mero_envelope_verify(e, op->group_id, err));
+        MERO_TRY(mero_gov_direct_role(a->s, op->group_id, e->identity, &r));
+        if (r == MERO_ROLE_NONE) {
+            return mero_err_set(err, MERO_EREFUSED,
+                                "key rotation wraps the new key for a non-member");
+        }
+    }
+    return 0;
+}
+
+static int apply_rotation(struct actx *a)
+{
+    const struct mero_op *op = a->op;
+    bool stored = false;
+    for (uint32_t i = 0; i < op->rotation.n && a->have_us; i++) {
+        const struct mero_key_envelope *e = &op->rotation.env[i];
+        if (memcmp(e->identity, a->us, 32) != 0) {
+            continue;
+        }
+        uint8_t key[32], id[32];
+        struct mero_err e2 = {0};
+        if (mero_gov_unwrap(a->s, op->ns, op->group_id, e, key, &e2) < 0) {
+            mero_log(MERO_LOG_WARN, "gov: a key rotation envelope for us did not open: %s", e2.msg);
+            break;
+        }
+        mero_group_key_id(id, key);
+        int rc = 0;
+        if (memcmp(id, op->rotation.new_key_id, 32) != 0) {
+            mero_log(MERO_LOG_WARN, "gov: rotated key does not match new_key_id; not stored");
+        } else {
+            rc = mero__gov_key_put(a->s, op->group_id, key);
+            stored = rc == 0;
+        }
+        sodium_memzero(key, sizeof(key));
+        MERO_TRY(rc);
+        break;
+    }
+    return mero__gov_ev(a, MERO_EV_KEY_ROTATED, op->group_id, stored ? a->us : NULL, MERO_ROLE_NONE,
+                        op->rotation.new_key_id);
+}
+
+static int h_member_removed(struct actx *a, struct mero_err *err)
+{
+    const struct mero_op *op = a->op;
+    int r;
+    MERO_TRY(mero__gov_need_admin(a, op->group_id, err));
+    MERO_TRY(mero_gov_direct_role(a->s, op->group_id, op->member, &r));
+    if (r == MERO_ROLE_NONE) {
+        return mero_err_set(err, MERO_ENOTFOUND, "member is not a direct member of the group");
+    }
+    MERO_TRY(remove_row(a, op->member, r, true));
+    if (op->has_rotation) {
+        MERO_TRY(check_rotation(a, op->member, err));
+        MERO_TRY(apply_rotation(a));
+    }
+    return 0;
+}
+
+static int h_member_left(struct actx *a, struct mero_err *err)
+{
+    const struct mero_op *op = a->op;
+    int r;
+    MERO_TRY(mero_gov_direct_role(a->s, op->group_id, op->signer, &r));
+    if (r == MERO_ROLE_NONE) {
+        return mero_err_set(err, MERO_ENOTFOUND, "signer is not a direct member of the group");
+    }
+    return remove_row(a, op->signer, r, false);
+}
+
+static int h_role_set(struct actx *a, struct mero_err *err)
+{
+    const struct mero_op *op = a->op;
+    int r;
+    MERO_TRY(mero__gov_need_admin(a, op->group_id, err));
+    MERO_TRY(mero_gov_direct_role(a->s, op->group_id, op->member, &r));
+    if (r == MERO_ROLE_NONE) {
+        return mero_err_set(err, MERO_ENOTFOUND, "member is not a direct member of the group");
+    }
+    if (!mero_role_is_tee(r)) {
+        if (mero_role_is_tee(op->role)) {
+            return mero_err_set(err, MERO_ETEE_ROLE_LOCKED,
+                                "TeeMemberRoleLocked: TEE roles are granted only by "
+                                "MemberJoinedViaTeeAttestation");
+        }
+    } else {
+        if (!mero_role_is_tee(op->role)) {
+            return mero_err_set(err, MERO_ETEE_ROLE_LOCKED,
+                                "TeeMemberRoleLocked: a TEE row can move only to the other TEE "
+                                "role");
+        }
+        struct mero_tee_policy p;
+        bool found;
+        MERO_TRY(mero_gov_read_policy(a->s, op->ns, &p, &found, err));
+        int want = mero_tee_mode_role(p.mode);
+        mero_tee_policy_cleanup(&p);
+        if (!found) {
+            return mero_err_set(err, MERO_ENOPOLICY, "no TeeAdmissionPolicy set for group");
+        }
+        if (op->role != want) {
+            return mero_err_set(err, MERO_ETEE_ROLE_LOCKED,
+                                "TeeMemberRoleLocked: a TEE row may move only to the role the "
+                                "policy mode names (%s)",
+                                mero_role_name(want));
+        }
+    }
+    MERO_TRY(mero__gov_row_role(a->s, op->group_id, op->member, op->role));
+    return mero__gov_ev(a, MERO_EV_MEMBER_ROLE_SET, op->group_id, op->member, op->role, NULL);
+}
+
+static int h_context(struct actx *a, struct mero_err *err)
+{
+    const struct mero_op *op = a->op;
+    int r;
+    MERO_TRY(mero_gov_effective_role(a->s, op->group_id, op->signer, &r));
+    if (r != MERO_ROLE_ADMIN && r != MERO_ROLE_MEMBER) {
+        return mero_err_set(err, MERO_EREFUSED,
+                            "only an admin or a member of the group may create a context");
+    }
+    if (mero__gov_context_exists(a->s, op->context_id)) {
+        return mero_err_set(err, MERO_EEXIST, "context id already exists");
+    }
+    MERO_TRY(mero__gov_context_put(a->s, op->context_id, op->ns, op->group_id, op->application_id,
+                                   a->seq));
+    return mero__gov_ev(a, MERO_EV_CONTEXT_CREATED, op->group_id, op->signer, r, op->context_id);
+}
+
+static int h_follow(struct actx *a, struct mero_err *err)
+{
+    const struct mero_op *op = a->op;
+    int r, d;
+    MERO_TRY(mero_gov_effective_role(a->s, op->group_id, op->member, &r));
+    MERO_TRY(mero_gov_direct_role(a->s, op->group_id, op->member, &d));
+    if (r == MERO_ROLE_NONE && d == MERO_ROLE_NONE) {
+        return mero_err_set(err, MERO_ENOTFOUND, "auto-follow target is not a member");
+    }
+    if (memcmp(op->member, op->signer, 32) != 0) {
+        MERO_TRY(mero__gov_need_admin(a, op->group_id, err));
+    }
+    MERO_TRY(mero__gov_follow_put(a->s, op->group_id, op->member, op->follow_contexts,
+                                  op->follow_subgroups));
+    return mero__gov_ev(a, MERO_EV_AUTO_FOLLOW_SET, op->group_id, op->member, MERO_ROLE_NONE, NULL);
+}
+
+static int h_policy(struct actx *a, struct mero_err *err)
+{
+    const struct mero_op *op = a->op;
+    int r;
+    if (memcmp(op->group_id, op->ns, 32) != 0) {
+        return mero_err_set(err, MERO_EREFUSED,
+                            "TeePolicyNotOnSubgroup: the TEE admission policy must be set on the "
+                            "namespace root, not a subgroup");
+    }
+    MERO_TRY(mero_gov_direct_role(a->s, op->ns, op->signer, &r));
+    if (r != MERO_ROLE_ADMIN) {
+        return mero_err_set(err, MERO_ENOTADMIN,
+                            "only a namespace-root admin may set the TEE admission policy");
+    }
+    MERO_TRY(mero_tee_policy_validate(&op->policy, err));
+    MERO_TRY(mero__gov_policy_put(a->s, op->ns, a->hash, a->bytes, a->len));
+    return mero__gov_ev(a, MERO_EV_POLICY_SET, op->ns, op->signer, op->policy.mode, NULL);
+}
+
+/* ---- dispatch ----------------------------------------------------------------------------- */
+
+static int dispatch(struct actx *a, struct mero_err *err)
+{
+    const struct mero_op *op = a->op;
+    if (op->scope == MERO_SCOPE_ROOT) {
+        switch (op->kind) {
+        case MERO_ROOT_NAMESPACE_CREATED:
+            return h_ns_created(a, err);
+        case MERO_ROOT_GROUP_CREATED:
+            return h_group_created(a, err);
+        case MERO_ROOT_ADMIN_CHANGED:
+            return h_admin_changed(a, err);
+        case MERO_ROOT_KEY_DELIVERY:
+            return h_key_delivery(a, err);
+        case MERO_ROOT_MEMBER_JOINED_TEE:
+            return mero__gov_h_join(a, &op->join, true, err);
+        default:
+            return mero_err_set(err, MERO_EOPDECODE, "unknown root op");
+        }
+    }
+    MERO_TRY(mero__gov_in_ns(a, op->group_id, err));
+    if (op->has_rotation && op->kind != MERO_GROUP_MEMBER_REMOVED) {
+        return mero_err_set(err, MERO_EREFUSED, "only MemberRemoved may carry a key rotation");
+    }
+    switch (op->kind) {
+    case MERO_GROUP_MEMBER_ADDED:
+        return h_member_added(a, err);
+    case MERO_GROUP_MEMBER_REMOVED:
+        return h_member_removed(a, err);
+    case MERO_GROUP_MEMBER_LEFT:
+        return h_member_left(a, err);
+    case MERO_GROUP_MEMBER_ROLE_SET:
+        return h_role_set(a, err);
+    case MERO_GROUP_CONTEXT_CREATED:
+        return h_context(a, err);
+    case MERO_GROUP_MEMBER_SET_AUTO_FOLLOW:
+        return h_follow(a, err);
+    case MERO_GROUP_TEE_POLICY_SET:
+    case MERO_GROUP_TEE_POLICY_SET_V2:
+    case MERO_GROUP_TEE_RELEASE_POLICY_SET:
+    case MERO_GROUP_TEE_RELEASE_POLICY_SET_V2:
+        return h_policy(a, err);
+    case MERO_GROUP_MEMBER_JOINED_TEE:
+        return mero__gov_h_join(a, &op->join, false, err);
+    case MERO_GROUP_TEE_AUTHORITY_EVIDENCE:
+        return mero__gov_h_evidence(a, err);
+    default:
+        return mero_err_set(err, MERO_EOPDECODE, "unknown group op");
+    }
+}
+
+static const char SQL_PARENT_NS[] = "SELECT ns FROM ops WHERE hash = ?";
+
+static int check_parents(struct mero_store *s, const struct mero_op *op, uint8_t *missing,
+                         struct mero_err *err)
+{
+    if (op->scope == MERO_SCOPE_ROOT && op->kind == MERO_ROOT_NAMESPACE_CREATED) {
+        return 0;
+    }
+    if (op->n_parents == 0) {
+        return mero_err_set(err, MERO_EREFUSED, "an op other than NamespaceCreated needs parents");
+    }
+    for (uint32_t i = 0; i < op->n_parents; i++) {
+        sqlite3_stmt *st = mero__gov_stmt(s, SQL_PARENT_NS);
+        if (st == NULL) {
+            return mero__gov_sqlerr(s, err, "parents");
+        }
+        sqlite3_bind_blob(st, 1, op->parents[i], 32, SQLITE_STATIC);
+        int rc = sqlite3_step(st);
+        bool same = rc == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32 &&
+                    memcmp(sqlite3_column_blob(st, 0), op->ns, 32) == 0;
+        sqlite3_reset(st);
+        if (rc == SQLITE_ROW && !same) {
+            return mero_err_set(err, MERO_EREFUSED, "a parent op belongs to another namespace");
+        }
+        if (rc != SQLITE_ROW) {
+            if (missing != NULL) {
+                memcpy(missing, op->parents[i], 32);
+            }
+            char h[17];
+            return mero_err_set(err, MERO_EMISSINGPARENT, "parent op %s is not known yet",
+                                mero__gov_short(op->parents[i], h));
+        }
+    }
+    return 0;
+}
+
+static void emit(struct actx *a)
+{
+    if (a->s->hooks.on_event == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < a->nev; i++) {
+        const struct gov_ev *g = &a->ev[i];
+        struct mero_gov_event e = {
+            .kind = g->kind,
+            .ns = a->op->ns,
+            .group = g->has_group ? g->group : NULL,
+            .member = g->has_member ? g->member : NULL,
+            .role = g->role,
+            .op_hash = a->hash,
+            .context_id = g->kind == MERO_EV_CONTEXT_CREATED && g->has_extra ? g->extra : NULL,
+            .key_id = g->kind != MERO_EV_CONTEXT_CREATED && g->has_extra ? g->extra : NULL,
+            .for_us = g->for_us,
+        };
+        a->s->hooks.on_event(a->s->hooks.ud, &e);
+    }
+}
+
+int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32],
+                       const uint8_t *bytes, size_t len, uint8_t *missing, struct mero_err *err)
+{
+    struct actx a = {.s = s, .op = op, .hash = hash, .bytes = bytes, .len = len};
+    MERO_TRY(check_parents(s, op, missing, err));
+    a.have_us = mero__gov_our_pk(s, op->ns, a.us);
+    if (mero__gov_exec(s, "SAVEPOINT gov_apply") < 0) {
+        return mero__gov_sqlerr(s, err, "savepoint");
+    }
+    int rc = mero__gov_append(s, op, hash, bytes, len, &a.seq);
+    if (rc < 0) {
+        rc = mero__gov_sqlerr(s, err, "append");
+    } else {
+        rc = dispatch(&a, err);
+    }
+    if (rc < 0) {
+        (void)mero__gov_exec(s, "ROLLBACK TO gov_apply");
+        (void)mero__gov_exec(s, "RELEASE gov_apply");
+        free(a.ev);
+        return rc;
+    }
+    if (mero__gov_exec(s, "RELEASE gov_apply") < 0) {
+        rc = mero__gov_sqlerr(s, err, "commit");
+        (void)mero__gov_exec(s, "ROLLBACK TO gov_apply");
+        (void)mero__gov_exec(s, "RELEASE gov_apply");
+        free(a.ev);
+        return rc;
+    }
+    emit(&a);
+    free(a.ev);
+    return 0;
+}
+
+int mero__gov_replay_op(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32],
+                        const uint8_t *bytes, size_t len, uint64_t seq, struct mero_err *err)
+{
+    struct actx a = {.s = s, .op = op, .hash = hash, .bytes = bytes, .len = len, .seq = seq};
+    a.have_us = mero__gov_our_pk(s, op->ns, a.us);
+    int rc = dispatch(&a, err);
+    if (rc == 0) {
+        rc = mero__gov_heads_move(s, op, hash);
+    }
+    free(a.ev);
+    return rc;
+}
+
+int mero_gov_apply(struct mero_store *s, const uint8_t *bytes, size_t len, int *status,
+                   uint8_t *hash_out, uint8_t *missing_out, struct mero_err *err)
+{
+    struct mero_op op;
+    uint8_t hash[32];
+    bool have;
+    MERO_TRY(mero_op_decode(bytes, len, &op, err));
+    int rc = mero_op_hash(&op, hash);
+    if (rc == 0) {
+        rc = mero_op_verify(&op, err);
+    }
+    if (rc == 0) {
+        rc = mero_gov_has_op(s, hash, &have);
+    }
+    if (rc == 0 && have) {
+        if (status != NULL) {
+            *status = MERO_APPLY_DUPLICATE;
+        }
+    } else if (rc == 0) {
+        rc = mero__gov_apply_op(s, &op, hash, bytes, len, missing_out, err);
+        if (rc == 0 && status != NULL) {
+            *status = MERO_APPLY_APPLIED;
+        }
+    }
+    if (rc == 0 && hash_out != NULL) {
+        memcpy(hash_out, hash, 32);
+    }
+    mero_op_cleanup(&op);
+    return rc;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * apply_internal.h - the apply context shared by apply.c and apply_tee.c: the op being
+ * applied, its hash, bytes and log sequence, our identity in its namespace, and the events
+ * queued until the savepoint is released.
+ */
+#ifndef MERO_GOV_APPLY_INTERNAL_H
+#define MERO_GOV_APPLY_INTERNAL_H
+
+#include "gov/gov_internal.h"
+#include "mero/encoding.h"
+
+struct gov_ev {
+    int kind;
+    int role;
+    bool for_us;
+    bool has_group, has_member, has_extra;
+    uint8_t group[32], member[32], extra[32];
+};
+
+struct actx {
+    struct mero_store *s;
+    const struct mero_op *op;
+    const uint8_t *hash;
+    const uint8_t *bytes;
+    size_t len;
+    uint64_t seq;
+    bool have_us;
+    uint8_t us[32];
+    struct gov_ev *ev;
+    size_t nev, cap;
+};
+
+/* Queue an event (extra = context id or key id). */
+int mero__gov_ev(struct actx *a, int kind, const uint8_t *group, const uint8_t *member, int role,
+                 const uint8_t *extra);
+int mero__gov_in_ns(struct actx *a, const uint8_t group[32], struct mero_err *err);
+int mero__gov_need_admin(struct actx *a, const uint8_t group[32], struct mero_err *err);
+/* First 8 bytes of an id as hex, for messages. */
+const char *mero__gov_short(const uint8_t id[32], char buf[17]);
+/* MemberJoinedViaTeeAttestation, root (cleartext, carries credential + quote) or group form. */
+int mero__gov_h_join(struct actx *a, const struct mero_tee_join *j, bool root_form,
+                     struct mero_err *err);
+int mero__gov_h_evidence(struct actx *a, struct mero_err *err);
+
+#endif

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * gov_internal.h - what the gov sources share: the store struct, the statement cache, the
+ * apply entry point used by local actions and rebuild, and small row helpers.
+ */
+#ifndef MERO_GOV_INTERNAL_H
+#define MERO_GOV_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mero/gov.h"
+#include "mero/op.h"
+
+#define GOV_STMT_CACHE 96
+
+struct gov_stmt {
+    const char *sql; /* identity of a static string */
+    sqlite3_stmt *st;
+};
+
+struct mero_store {
+    sqlite3 *db;
+    struct mero_gov_hooks hooks;
+    bool rebuilding; /* no events, no append */
+    struct gov_stmt cache[GOV_STMT_CACHE];
+    size_t ncache;
+};
+
+/* Spent-quote kinds. */
+enum { GOV_SPENT_ADMISSION = 0, GOV_SPENT_EVIDENCE = 1 };
+
+/* A prepared, reset statement for a static SQL string (cached). NULL on error. */
+sqlite3_stmt *mero__gov_stmt(struct mero_store *s, const char *sql);
+/* Run a statement without results; binds are done by the caller. 0 or -MERO_EIO. */
+int mero__gov_step_done(sqlite3_stmt *st);
+int mero__gov_exec(struct mero_store *s, const char *sql);
+int mero__gov_sqlerr(struct mero_store *s, struct mero_err *err, const char *what);
+
+/* Apply a decoded, verified op in a savepoint (shared by mero_gov_apply and local actions). */
+int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32],
+                       const uint8_t *bytes, size_t len, uint8_t *missing, struct mero_err *err);
+/* Re-run an already stored op's rules and projection (rebuild; no append, no events). */
+int mero__gov_replay_op(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32],
+                        const uint8_t *bytes, size_t len, uint64_t seq, struct mero_err *err);
+/* namespace id = SHA-256("mero.namespace.id.v1" || creator || salt) */
+void mero__gov_ns_id(uint8_t out[32], const uint8_t signer[32], const uint8_t salt[32]);
+/* Sign an op with our identity for op->ns (parents = heads, nonce = ours + 1), apply it and
+ * append its encoding to out. */
+int mero__gov_publish(struct mero_store *s, struct mero_op *op, struct mero_gov_oplist *out,
+                      struct mero_err *err);
+
+/* The TCB rule (reference §1.5 tcb_status_allowed). */
+bool mero__gov_tcb_allowed(const struct mero_strlist *list, const char *status, bool is_mock,
+                           bool accept_mock);
+/* The list-form measurement check at admit and apply; reason strings as §6.1. */
+int mero__gov_check_measurements(const struct mero_tee_policy *p, const struct mero_measurements *m,
+                                 struct mero_err *err);
+/* report_data of a quote: mock read directly, real through the hook. */
+int mero__gov_report_data(struct mero_store *s, const uint8_t *q, size_t n, uint8_t out[64],
+                          bool *is_mock, struct mero_err *err);
+/* Whether the quote's report data tail is the admission binding of cred for member. */
+int mero__gov_check_binding(struct mero_store *s, const uint8_t ns[32], const uint8_t group[32],
+                            const uint8_t member[32], const struct mero_credential *cred,
+                            const uint8_t *quote, size_t qlen, bool *is_mock, struct mero_err *err);
+
+/* Our namespace identity pk, if any (false when we have none). */
+bool mero__gov_our_pk(struct mero_store *s, const uint8_t ns[32], uint8_t pk[32]);
+/* A quote hash used in ns (kind < 0: any kind; grp NULL: any group). */
+int mero__gov_spent(struct mero_store *s, const uint8_t ns[32], const uint8_t hash[32], int kind,
+                    const uint8_t *grp, bool *used);
+/* Evidence row: attested_at (found false when none). */
+int mero__gov_evidence_at(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
+                          bool *found, uint64_t *at);
+/* Store a group key (becomes current). */
+int mero__gov_key_put(struct mero_store *s, const uint8_t grp[32], const uint8_t key[32]);
+/* Wipe the derived tables (rebuild). */
+int mero__gov_clear_derived(struct mero_store *s);
+
+/* ---- derived-table writes (project.c); all 0 or -MERO_EIO ---- */
+int mero__gov_identity_put(struct mero_store *s, const uint8_t ns[32], const uint8_t sk[64]);
+int mero__gov_row_plain(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
+                        int role);
+int mero__gov_row_tee(struct mero_store *s, const uint8_t grp[32], const struct mero_tee_join *j,
+                      const uint8_t account[32]);
+int mero__gov_row_role(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
+                       int role);
+int mero__gov_row_del(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32]);
+int mero__gov_deny(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32], bool on);
+int mero__gov_spent_put(struct mero_store *s, const uint8_t ns[32], const uint8_t qh[32], int kind,
+                        const uint8_t grp[32]);
+int mero__gov_evidence_put(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
+                           const uint8_t qh[32], uint64_t at, const char *tcb,
+                           const uint8_t op_hash[32]);
+int mero__gov_policy_put(struct mero_store *s, const uint8_t ns[32], const uint8_t op_hash[32],
+                         const uint8_t *bytes, size_t len);
+int mero__gov_group_put(struct mero_store *s, const uint8_t id[32], const uint8_t ns[32],
+                        const uint8_t parent[32], int vis, uint64_t seq);
+int mero__gov_context_put(struct mero_store *s, const uint8_t id[32], const uint8_t ns[32],
+                          const uint8_t grp[32], const uint8_t app[32], uint64_t seq);
+int mero__gov_follow_put(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
+                         bool contexts, bool subgroups);
+int mero__gov_follow_del(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32]);
+bool mero__gov_context_exists(struct mero_store *s, const uint8_t id[32]);
+/* Descendant groups of grp (not grp itself), parents before children. *out owned. */
+int mero__gov_descendants(struct mero_store *s, const uint8_t grp[32], uint8_t (**out)[32],
+                          size_t *n);
+/* Append an op row (returns its seq) and move the heads. */
+int mero__gov_append(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32],
+                     const uint8_t *bytes, size_t len, uint64_t *seq);
+int mero__gov_heads_move(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32]);
+/* Our highest nonce in ns (0 when none). */
+int mero__gov_last_nonce(struct mero_store *s, const uint8_t ns[32], const uint8_t signer[32],
+                         uint64_t *nonce);
+
+#endif

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * identity.c - Ed25519 key files, domain_hash, account and device ids, and the account
+ * credential (DeviceCert inside a minimal AccountProof) with join_credential_certifies.
+ *
+ * Invariants: a key file is written 0600 via a temp file + rename and is refused on load when
+ * its mode grants group/other access; secret bytes read from a file are wiped after use; a
+ * credential certifies a key only when every signature and id in it checks.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mero/borsh.h"
+#include "mero/crypto.h"
+#include "mero/encoding.h"
+#include "mero/identity.h"
+
+#define KEYFILE_MAX 256
+
+int mero_keyfile_save(const char *path, const uint8_t sk[static 64], struct mero_err *err)
+{
+    char tmp[4096];
+    int n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+    if (n < 0 || (size_t)n >= sizeof(tmp)) {
+        return mero_err_set(err, MERO_EINVAL, "key file path too long");
+    }
+    char *b64 = mero_base64_encode(sk, 32);
+    if (b64 == NULL) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        sodium_memzero(b64, strlen(b64));
+        free(b64);
+        return mero_err_set(err, MERO_EIO, "cannot create key file %s: %s", path, strerror(errno));
+    }
+    size_t len = strlen(b64);
+    int rc = 0;
+    if (fchmod(fd, 0600) != 0 || write(fd, b64, len) != (ssize_t)len || write(fd, "\n", 1) != 1 ||
+        fsync(fd) != 0) {
+        rc = mero_err_set(err, MERO_EIO, "cannot write key file %s: %s", path, strerror(errno));
+    }
+    sodium_memzero(b64, len);
+    free(b64);
+    if (close(fd) != 0 && rc == 0) {
+        rc = mero_err_set(err, MERO_EIO, "cannot write key file %s", path);
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        rc = mero_err_set(err, MERO_EIO, "cannot install key file %s: %s", path, strerror(errno));
+    }
+    if (rc < 0) {
+        (void)unlink(tmp);
+    }
+    return rc;
+}
+
+int mero_keyfile_load(const char *path, uint8_t sk[static 64], struct mero_err *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+        int code = errno == ENOENT ? MERO_ENOTFOUND : MERO_EIO;
+        return mero_err_set(err, code, "cannot open key file %s: %s", path, strerror(errno));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return mero_err_set(err, MERO_EIO, "key file %s is not a regular file", path);
+    }
+    if ((st.st_mode & 077) != 0) {
+        close(fd);
+        return mero_err_set(err, MERO_EKEYPERM,
+                            "key file %s is accessible by group or others (mode %03o); run "
+                            "chmod 600 %s",
+                            path, (unsigned)(st.st_mode & 0777), path);
+    }
+    char text[KEYFILE_MAX + 1];
+    ssize_t got = read(fd, text, KEYFILE_MAX);
+    close(fd);
+    if (got <= 0 || got == KEYFILE_MAX) {
+        return mero_err_set(err, MERO_EINVAL, "key file %s is empty or too long", path);
+    }
+    size_t len = (size_t)got;
+    while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r')) {
+        len--;
+    }
+    uint8_t *seed = NULL;
+    size_t seedlen = 0;
+    int rc = mero_base64_decode_alloc(text, len, 64, &seed, &seedlen);
+    sodium_memzero(text, sizeof(text));
+    if (rc < 0 || seedlen != 32) {
+        if (seed != NULL) {
+            sodium_memzero(seed, seedlen);
+            free(seed);
+        }
+        return mero_err_set(err, MERO_EINVAL, "key file %s does not hold a base64 Ed25519 seed",
+                            path);
+    }
+    uint8_t pk[32];
+    mero_ed25519_from_seed(pk, sk, seed);
+    sodium_memzero(seed, seedlen);
+    free(seed);
+    return 0;
+}
+
+int mero_keyfile_load_or_create(const char *path, uint8_t sk[static 64], struct mero_err *err)
+{
+    struct mero_err e = {0};
+    int rc = mero_keyfile_load(path, sk, &e);
+    if (rc != -MERO_ENOTFOUND) {
+        if (rc < 0 && err != NULL) {
+            *err = e;
+        }
+        return rc;
+    }
+    uint8_t pk[32], fresh[64];
+    mero_ed25519_keypair(pk, fresh);
+    rc = mero_keyfile_save(path, fresh, err);
+    if (rc == 0) {
+        memcpy(sk, fresh, 64);
+    }
+    sodium_memzero(fresh, sizeof(fresh));
+    return rc;
+}
+
+static void put_u64le(uint8_t out[8], uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        out[i] = (uint8_t)(v >> (8 * i));
+    }
+}
+
+void mero_domain_hash(uint8_t out[static 32], const char *domain, const uint8_t *const *parts,
+                      const size_t *lens, size_t nparts)
+{
+    struct mero_sha256 h;
+    uint8_t len8[8];
+    size_t dl = strlen(domain);
+    mero_sha256_init(&h);
+    put_u64le(len8, dl);
+    mero_sha256_update(&h, len8, 8);
+    mero_sha256_update(&h, domain, dl);
+    for (size_t i = 0; i < nparts; i++) {
+        put_u64le(len8, lens[i]);
+        mero_sha256_update(&h, len8, 8);
+        mero_sha256_update(&h, parts[i], lens[i]);
+    }
+    mero_sha256_final(&h, out);
+}
+
+void mero_account_id(uint8_t out[static 32], uint8_t version, const uint8_t root_pk[static 32])
+{
+    uint8_t part[33];
+    part[0] = version;
+    memcpy(part + 1, root_pk, 32);
+    const uint8_t *parts[1] = {part};
+    size_t lens[1] = {sizeof(part)};
+    mero_domain_hash(out, MERO_DOMAIN_ACCOUNT_GENESIS, parts, lens, 1);
+}
+
+void mero_device_id(uint8_t out[static 32], const uint8_t device_pk[static 32])
+{
+    const uint8_t *parts[1] = {device_pk};
+    size_t lens[1] = {32};
+    mero_domain_hash(out, MERO_DOMAIN_DEVICE_ID, parts, lens, 1);
+}
+
+int mero_kem_pk_from_ed25519(uint8_t kem_pk[static 32], const uint8_t ed_pk[static 32])
+{
+    if (crypto_sign_ed25519_pk_to_curve25519(kem_pk, ed_pk) != 0) {
+        return -MERO_ECRYPTO;
+    }
+    return 0;
+}
+
+static int cert_body(struct mero_buf *b, const struct mero_device_cert *c)
+{
+    MERO_TRY(mero_buf_append(b, c->account, 32));
+    MERO_TRY(mero_buf_append(b, c->device, 32));
+    MERO_TRY(mero_buf_append(b, c->sign_pk, 32));
+    MERO_TRY(mero_buf_append(b, c->kem_pk, 32));
+    MERO_TRY(mero_buf_append_u32le(b, c->key_epoch));
+    return mero_buf_append_u32le(b, c->device_epoch);
+}
+
+int mero_device_cert_signable(const struct mero_device_cert *c, struct mero_buf *out)
+{
+    MERO_TRY(mero_buf_append_str(out, MERO_DOMAIN_DEVICE_CERT));
+    return cert_body(out, c);
+}
+
+void mero_credential_build(struct mero_credential *out, const uint8_t root_sk[static 64],
+                           const uint8_t device[static 32], const uint8_t sign_pk[static 32],
+                           const uint8_t kem_pk[static 32], uint32_t key_epoch,
+                           uint32_t device_epoch)
+{
+    memset(out, 0, sizeof(*out));
+    out->genesis_version = MERO_ACCOUNT_GENESIS_VERSION;
+    memcpy(out->root_pk, root_sk + 32, 32);
+    mero_account_id(out->cert.account, out->genesis_version, out->root_pk);
+    memcpy(out->cert.device, device, 32);
+    memcpy(out->cert.sign_pk, sign_pk, 32);
+    memcpy(out->cert.kem_pk, kem_pk, 32);
+    out->cert.key_epoch = key_epoch;
+    out->cert.device_epoch = device_epoch;
+    struct mero_buf b;
+    mero_buf_init(&b, 256);
+    if (mero_device_cert_signable(&out->cert, &b) == 0) {
+        mero_ed25519_sign(out->cert.signature, b.data, b.len, root_sk);
+    }
+    mero_buf_cleanup(&b);
+}
+
+int mero_credential_encode(struct mero_buf *b, const struct mero_credential *c)
+{
+    MERO_TRY(mero_buf_append_u8(b, c->genesis_version));
+    MERO_TRY(mero_buf_append(b, c->root_pk, 32));
+    MERO_TRY(mero_buf_append_u32le(b, 0)); /* empty handoff chain */
+    MERO_TRY(cert_body(b, &c->cert));
+    return mero_buf_append(b, c->cert.signature, 64);
+}
+
+int mero_credential_decode(struct mero_cur *c, struct mero_credential *out, struct mero_err *err)
+{
+    struct mero_credential v;
+    uint32_t chain;
+    size_t save = c->off;
+    int rc;
+    memset(&v, 0, sizeof(v));
+    if ((rc = mero_cur_u8(c, &v.genesis_version)) < 0 ||
+        (rc = mero_cur_copy(c, v.root_pk, 32)) < 0 || (rc = mero_cur_u32le(c, &chain)) < 0) {
+        c->off = save;
+        return mero_err_set(err, -rc, "account credential truncated");
+    }
+    if (chain != 0) {
+        c->off = save;
+        return mero_err_set(err, MERO_EUNSUPPORTED,
+                            "account credential with a root-key handoff chain is not supported");
+    }
+    if ((rc = mero_cur_copy(c, v.cert.account, 32)) < 0 ||
+        (rc = mero_cur_copy(c, v.cert.device, 32)) < 0 ||
+        (rc = mero_cur_copy(c, v.cert.sign_pk, 32)) < 0 ||
+        (rc = mero_cur_copy(c, v.cert.kem_pk, 32)) < 0 ||
+        (rc = mero_cur_u32le(c, &v.cert.key_epoch)) < 0 ||
+        (rc = mero_cur_u32le(c, &v.cert.device_epoch)) < 0 ||
+        (rc = mero_cur_copy(c, v.cert.signature, 64)) < 0) {
+        c->off = save;
+        return mero_err_set(err, -rc, "device certificate truncated");
+    }
+    *out = v;
+    return 0;
+}
+
+int mero_credential_certifies(const uint8_t pk[static 32], const struct mero_credential *cred,
+                              struct mero_err *err)
+{
+    if (!mero_ct_eq(cred->cert.sign_pk, pk, 32)) {
+        return mero_err_set(err, MERO_EREFUSED,
+                            "the account credential does not certify the attested key");
+    }
+    uint8_t account[32];
+    mero_account_id(account, cred->genesis_version, cred->root_pk);
+    if (!mero_ct_eq(account, cred->cert.account, 32)) {
+        return mero_err_set(err, MERO_EBADSIG,
+                            "account credential names an account its genesis does not derive");
+    }
+    struct mero_buf b;
+    mero_buf_init(&b, 256);
+    int rc = mero_device_cert_signable(&cred->cert, &b);
+    if (rc == 0 && mero_ed25519_verify(cred->cert.signature, b.data, b.len, cred->root_pk) != 0) {
+        rc = mero_err_set(err, MERO_EBADSIG, "account credential signature does not verify");
+    }
+    mero_buf_cleanup(&b);
+    return rc;
+}

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * maint.c - store maintenance: rebuilding every derived table from the op log, and the
+ * self-purge of a namespace (or a subgroup's key material) after a TEE eviction, with its
+ * durable pending marker.
+ *
+ * Invariants: rebuild replays the stored ops in their stored order through the same rules as
+ * apply, inside one transaction, so its result equals the incremental state (a divergence is
+ * an error, not silently accepted); the purge is the only path that opens the op table's
+ * delete gate, and it closes it again in the same transaction; the pending marker is committed
+ * before the purge starts and removed in the purge's own transaction.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gov/gov_internal.h"
+
+static const char *const derived_tables[] = {"heads", "groups", "members",  "policy",    "evidence",
+                                             "spent", "deny",   "contexts", "autofollow"};
+
+int mero__gov_clear_derived(struct mero_store *s)
+{
+    char sql[64];
+    for (size_t i = 0; i < sizeof(derived_tables) / sizeof(derived_tables[0]); i++) {
+        snprintf(sql, sizeof(sql), "DELETE FROM %s", derived_tables[i]);
+        MERO_TRY(mero__gov_exec(s, sql));
+    }
+    return 0;
+}
+
+static int dump_table(struct mero_store *s, const char *table, struct mero_buf *out)
+{
+    char sql[256];
+    sqlite3_stmt *st = NULL;
+    snprintf(sql, sizeof(sql), "SELECT * FROM %s", table);
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    int cols = sqlite3_column_count(st);
+    sqlite3_finalize(st);
+    int off = snprintf(sql, sizeof(sql), "SELECT * FROM %s ORDER BY ", table);
+    for (int i = 1; i <= cols && off > 0 && (size_t)off < sizeof(sql); i++) {
+        off += snprintf(sql + off, sizeof(sql) - (size_t)off, i == 1 ? "%d" : ",%d", i);
+    }
+    if (off <= 0 || (size_t)off >= sizeof(sql) ||
+        sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    int rc = mero_buf_printf(out, "[%s]\n", table);
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        for (int i = 0; i < cols && rc == 0; i++) {
+            int t = sqlite3_column_type(st, i);
+            if (t == SQLITE_BLOB) {
+                const uint8_t *p = sqlite3_column_blob(st, i);
+                int n = sqlite3_column_bytes(st, i);
+                for (int k = 0; k < n && rc == 0; k++) {
+                    rc = mero_buf_printf(out, "%02x", p[k]);
+                }
+            } else if (t == SQLITE_NULL) {
+                rc = mero_buf_printf(out, "null");
+            } else {
+                rc = mero_buf_printf(out, "%s", (const char *)sqlite3_column_text(st, i));
+            }
+            if (rc == 0) {
+                rc = mero_buf_append_u8(out, i + 1 < cols ? '|' : '\n');
+            }
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mero_gov_dump(struct mero_store *s, struct mero_buf *out)
+{
+    for (size_t i = 0; i < sizeof(derived_tables) / sizeof(derived_tables[0]); i++) {
+        MERO_TRY(dump_table(s, derived_tables[i], out));
+    }
+    return 0;
+}
+
+int mero_gov_rebuild(struct mero_store *s, struct mero_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (mero__gov_exec(s, "SAVEPOINT gov_rebuild") < 0) {
+        return mero__gov_sqlerr(s, err, "savepoint");
+    }
+    int rc = mero__gov_clear_derived(s);
+    if (rc < 0) {
+        rc = mero__gov_sqlerr(s, err, "clear");
+    } else if (sqlite3_prepare_v2(s->db, "SELECT seq, hash, bytes FROM ops ORDER BY seq", -1, &st,
+                                  NULL) != SQLITE_OK) {
+        rc = mero__gov_sqlerr(s, err, "scan");
+    }
+    s->rebuilding = true;
+    int step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        uint64_t seq = (uint64_t)sqlite3_column_int64(st, 0);
+        const uint8_t *bytes = sqlite3_column_blob(st, 2);
+        size_t len = (size_t)sqlite3_column_bytes(st, 2);
+        uint8_t hash[32];
+        struct mero_op op;
+        struct mero_err e = {0};
+        rc = mero_op_decode(bytes, len, &op, &e);
+        if (rc == 0) {
+            rc = mero_op_hash(&op, hash);
+            if (rc == 0 && (sqlite3_column_bytes(st, 1) != 32 ||
+                            memcmp(hash, sqlite3_column_blob(st, 1), 32) != 0)) {
+                rc = mero_err_set(&e, MERO_EINTERNAL, "stored hash does not match the op");
+            }
+            if (rc == 0) {
+                rc = mero__gov_replay_op(s, &op, hash, bytes, len, seq, &e);
+            }
+            mero_op_cleanup(&op);
+        }
+        if (rc < 0) {
+            rc = mero_err_set(err, -rc, "rebuild: op #%llu no longer applies: %s",
+                              (unsigned long long)seq, e.msg);
+        }
+    }
+    s->rebuilding = false;
+    sqlite3_finalize(st);
+    if (rc < 0) {
+        (void)mero__gov_exec(s, "ROLLBACK TO gov_rebuild");
+    }
+    (void)mero__gov_exec(s, "RELEASE gov_rebuild");
+    return rc;
+}
+
+static const char SQL_MARK[] = "INSERT OR IGNORE INTO pending_purge(ns) VALUES(?)";
+static const char SQL_UNMARK[] = "DELETE FROM pending_purge WHERE ns = ?";
+static const char SQL_PENDING[] = "SELECT ns FROM pending_purge ORDER BY ns";
+
+static int exec_ns(struct mero_store *s, const char *sql, const uint8_t id[32])
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, id, 32, SQLITE_STATIC);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mero_gov_purge_mark(struct mero_store *s, const uint8_t ns[static 32])
+{
+    return exec_ns(s, SQL_MARK, ns);
+}
+
+int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[32], size_t *n)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, SQL_PENDING, -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    uint8_t(*v)[32] = NULL;
+    size_t cnt = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        uint8_t(*nv)[32] = realloc(v, (cnt + 1) * sizeof(*v));
+        if (nv == NULL) {
+            free(v);
+            sqlite3_finalize(st);
+            return -MERO_ENOMEM;
+        }
+        v = nv;
+        memset(v[cnt], 0, 32);
+        if (sqlite3_column_bytes(st, 0) == 32) {
+            memcpy(v[cnt], sqlite3_column_blob(st, 0), 32);
+        }
+        cnt++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(v);
+        return -MERO_EIO;
+    }
+    *out = v;
+    *n = cnt;
+    return 0;
+}
+
+/* Per-group rows and keys, then the namespace-wide rows. */
+static const char *const purge_group_sql[] = {
+    "DELETE FROM members WHERE grp = ?",    "DELETE FROM evidence WHERE grp = ?",
+    "DELETE FROM deny WHERE grp = ?",       "DELETE FROM autofollow WHERE grp = ?",
+    "DELETE FROM group_keys WHERE grp = ?",
+};
+static const char *const purge_ns_sql[] = {
+    "UPDATE purge_gate SET open = 1 WHERE id = 1",
+    "DELETE FROM ops WHERE ns = ?",
+    "UPDATE purge_gate SET open = 0 WHERE id = 1",
+    "DELETE FROM heads WHERE ns = ?",
+    "DELETE FROM contexts WHERE ns = ?",
+    "DELETE FROM policy WHERE ns = ?",
+    "DELETE FROM spent WHERE ns = ?",
+    "DELETE FROM groups WHERE ns = ?",
+    "DELETE FROM identities WHERE ns = ?",
+};
+
+static int purge_namespace(struct mero_store *s, const uint8_t ns[32])
+{
+    uint8_t(*groups)[32] = NULL;
+    size_t ng = 0;
+    MERO_TRY(mero_gov_groups(s, ns, &groups, &ng));
+    int rc = 0;
+    for (size_t g = 0; g < ng && rc == 0; g++) {
+        for (size_t i = 0; i < sizeof(purge_group_sql) / sizeof(purge_group_sql[0]) && rc == 0;
+             i++) {
+            rc = exec_ns(s, purge_group_sql[i], groups[g]);
+        }
+    }
+    free(groups);
+    for (size_t i = 0; i < sizeof(purge_ns_sql) / sizeof(purge_ns_sql[0]) && rc == 0; i++) {
+        if (strchr(purge_ns_sql[i], '?') != NULL) {
+            rc = exec_ns(s, purge_ns_sql[i], ns);
+        } else {
+            rc = mero__gov_exec(s, purge_ns_sql[i]);
+        }
+    }
+    return rc;
+}
+
+int mero_gov_self_purge(struct mero_store *s, const uint8_t ns[static 32],
+                        const uint8_t group[static 32], struct mero_err *err)
+{
+    bool whole = memcmp(ns, group, 32) == 0;
+    if (whole && mero_gov_purge_mark(s, ns) < 0) {
+        return mero__gov_sqlerr(s, err, "pending self-purge marker");
+    }
+    if (mero__gov_exec(s, "SAVEPOINT gov_purge") < 0) {
+        return mero__gov_sqlerr(s, err, "savepoint");
+    }
+    int rc = whole ? purge_namespace(s, ns) : exec_ns(s, purge_group_sql[4], group);
+    if (rc == 0 && whole) {
+        rc = exec_ns(s, SQL_UNMARK, ns);
+    }
+    if (rc < 0) {
+        rc = mero__gov_sqlerr(s, err, "self-purge");
+        (void)mero__gov_exec(s, "ROLLBACK TO gov_purge");
+    }
+    (void)mero__gov_exec(s, "RELEASE gov_purge");
+    return rc;
+}

@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * op_codec.c - borsh-style encode and bounded decode of SignedNamespaceOp and everything
+ * inside it (layout in docs/governance.md).
+ *
+ * Invariants: the decoder checks the schema version before anything else, every length
+ * against what remains and against a MERO_GOV_MAX_* cap before allocating, refuses unknown
+ * tags, out-of-range roles/modes/bools and trailing bytes; encode(decode(x)) == x for every
+ * accepted x (there is exactly one encoding of each op).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gov/gov_internal.h"
+#include "mero/borsh.h"
+#include "mero/op.h"
+
+/* ---- encode ------------------------------------------------------------------------------ */
+
+static int put_list(struct mero_buf *b, const struct mero_strlist *l)
+{
+    MERO_TRY(mero_buf_append_u32le(b, l->n));
+    for (uint32_t i = 0; i < l->n; i++) {
+        MERO_TRY(mero_borsh_put_str(b, l->v[i]));
+    }
+    return 0;
+}
+
+static int put_meas(struct mero_buf *b, const struct mero_measurements *m, const char *tcb)
+{
+    MERO_TRY(mero_borsh_put_str(b, m->mrtd));
+    for (int i = 0; i < 4; i++) {
+        MERO_TRY(mero_borsh_put_str(b, m->rtmr[i]));
+    }
+    return mero_borsh_put_str(b, tcb);
+}
+
+int mero_envelope_encode(struct mero_buf *b, const struct mero_key_envelope *e)
+{
+    MERO_TRY(mero_buf_append_u8(b, e->recipient_tag));
+    MERO_TRY(mero_buf_append(b, e->identity, 32));
+    MERO_TRY(mero_buf_append(b, e->ephemeral, 32));
+    MERO_TRY(mero_buf_append(b, e->sender, 32));
+    MERO_TRY(mero_buf_append(b, e->nonce, 12));
+    MERO_TRY(mero_borsh_put_bytes(b, e->ciphertext, MERO_GOV_ENVELOPE_CT_LEN));
+    return mero_buf_append(b, e->signature, 64);
+}
+
+static int put_policy(struct mero_buf *b, const struct mero_tee_policy *p)
+{
+    if (p->form == MERO_POLICY_MEASUREMENT) {
+        MERO_TRY(put_list(b, &p->mrtd));
+        for (int i = 0; i < 4; i++) {
+            MERO_TRY(put_list(b, &p->rtmr[i]));
+        }
+        MERO_TRY(put_list(b, &p->tcb));
+    } else {
+        MERO_TRY(put_list(b, &p->profiles));
+        if (p->min_release != NULL) {
+            MERO_TRY(mero_buf_append_u8(b, 1));
+            MERO_TRY(mero_borsh_put_str(b, p->min_release));
+        } else {
+            MERO_TRY(mero_buf_append_u8(b, 0));
+        }
+        MERO_TRY(put_list(b, &p->tcb));
+    }
+    MERO_TRY(mero_borsh_put_bool(b, p->accept_mock));
+    if (p->v2) {
+        MERO_TRY(mero_buf_append_u8(b, (uint8_t)p->mode));
+    }
+    return 0;
+}
+
+static int put_root(struct mero_buf *b, const struct mero_op *op)
+{
+    MERO_TRY(mero_buf_append_u8(b, op->kind));
+    switch (op->kind) {
+    case MERO_ROOT_NAMESPACE_CREATED:
+        return mero_buf_append(b, op->salt, 32);
+    case MERO_ROOT_GROUP_CREATED:
+        MERO_TRY(mero_buf_append(b, op->sub_group, 32));
+        MERO_TRY(mero_buf_append(b, op->sub_parent, 32));
+        return mero_buf_append_u8(b, op->visibility);
+    case MERO_ROOT_ADMIN_CHANGED:
+        return mero_buf_append(b, op->member, 32);
+    case MERO_ROOT_KEY_DELIVERY:
+        MERO_TRY(mero_buf_append(b, op->kd_group, 32));
+        return mero_envelope_encode(b, &op->envelope);
+    case MERO_ROOT_MEMBER_JOINED_TEE:
+        MERO_TRY(mero_buf_append(b, op->join.group_id, 32));
+        MERO_TRY(mero_buf_append(b, op->join.member, 32));
+        MERO_TRY(mero_buf_append(b, op->join.quote_hash, 32));
+        MERO_TRY(put_meas(b, &op->join.m, op->join.tcb_status));
+        MERO_TRY(mero_buf_append_u8(b, op->join.role));
+        MERO_TRY(mero_credential_encode(b, &op->join.account));
+        return mero_borsh_put_bytes(b, op->join.quote, op->join.quote_len);
+    default:
+        return -MERO_EINVAL;
+    }
+}
+
+static int put_group(struct mero_buf *b, const struct mero_op *op)
+{
+    MERO_TRY(mero_buf_append(b, op->group_id, 32));
+    MERO_TRY(mero_buf_append_u8(b, op->kind));
+    switch (op->kind) {
+    case MERO_GROUP_MEMBER_ADDED:
+    case MERO_GROUP_MEMBER_ROLE_SET:
+        MERO_TRY(mero_buf_append(b, op->member, 32));
+        MERO_TRY(mero_buf_append_u8(b, op->role));
+        break;
+    case MERO_GROUP_MEMBER_REMOVED:
+        MERO_TRY(mero_buf_append(b, op->member, 32));
+        break;
+    case MERO_GROUP_MEMBER_LEFT:
+        break;
+    case MERO_GROUP_CONTEXT_CREATED:
+        MERO_TRY(mero_buf_append(b, op->context_id, 32));
+        MERO_TRY(mero_buf_append(b, op->application_id, 32));
+        break;
+    case MERO_GROUP_MEMBER_SET_AUTO_FOLLOW:
+        MERO_TRY(mero_buf_append(b, op->member, 32));
+        MERO_TRY(mero_borsh_put_bool(b, op->follow_contexts));
+        MERO_TRY(mero_borsh_put_bool(b, op->follow_subgroups));
+        break;
+    case MERO_GROUP_TEE_POLICY_SET:
+    case MERO_GROUP_TEE_POLICY_SET_V2:
+    case MERO_GROUP_TEE_RELEASE_POLICY_SET:
+    case MERO_GROUP_TEE_RELEASE_POLICY_SET_V2:
+        MERO_TRY(put_policy(b, &op->policy));
+        break;
+    case MERO_GROUP_MEMBER_JOINED_TEE:
+        MERO_TRY(mero_buf_append(b, op->join.member, 32));
+        MERO_TRY(mero_buf_append(b, op->join.quote_hash, 32));
+        MERO_TRY(put_meas(b, &op->join.m, op->join.tcb_status));
+        MERO_TRY(mero_buf_append_u8(b, op->join.role));
+        break;
+    case MERO_GROUP_TEE_AUTHORITY_EVIDENCE:
+        MERO_TRY(mero_buf_append(b, op->evidence.attested_key, 32));
+        MERO_TRY(mero_credential_encode(b, &op->evidence.account));
+        MERO_TRY(mero_borsh_put_bytes(b, op->evidence.quote, op->evidence.quote_len));
+        if (op->evidence.has_collateral) {
+            MERO_TRY(mero_buf_append_u8(b, 1));
+            MERO_TRY(mero_borsh_put_bytes(b, op->evidence.collateral, op->evidence.collateral_len));
+        } else {
+            MERO_TRY(mero_buf_append_u8(b, 0));
+        }
+        MERO_TRY(mero_buf_append_u64le(b, op->evidence.attested_at));
+        break;
+    default:
+        return -MERO_EINVAL;
+    }
+    if (!op->has_rotation) {
+        return mero_buf_append_u8(b, 0);
+    }
+    MERO_TRY(mero_buf_append_u8(b, 1));
+    MERO_TRY(mero_buf_append(b, op->rotation.new_key_id, 32));
+    MERO_TRY(mero_buf_append_u32le(b, op->rotation.n));
+    for (uint32_t i = 0; i < op->rotation.n; i++) {
+        MERO_TRY(mero_envelope_encode(b, &op->rotation.env[i]));
+    }
+    return 0;
+}
+
+static int put_signable(struct mero_buf *b, const struct mero_op *op)
+{
+    MERO_TRY(mero_buf_append_u8(b, op->version));
+    MERO_TRY(mero_buf_append(b, op->ns, 32));
+    MERO_TRY(mero_buf_append_u32le(b, op->n_parents));
+    for (uint32_t i = 0; i < op->n_parents; i++) {
+        MERO_TRY(mero_buf_append(b, op->parents[i], 32));
+    }
+    MERO_TRY(mero_buf_append(b, op->signer, 32));
+    MERO_TRY(mero_buf_append_u64le(b, op->nonce));
+    MERO_TRY(mero_buf_append_u8(b, op->scope));
+    return op->scope == MERO_SCOPE_ROOT ? put_root(b, op) : put_group(b, op);
+}
+
+int mero_op_signed_bytes(const struct mero_op *op, struct mero_buf *out)
+{
+    MERO_TRY(mero_buf_append_str(out, MERO_GOV_SIGN_DOMAIN));
+    return put_signable(out, op);
+}
+
+int mero_op_encode(const struct mero_op *op, struct mero_buf *out)
+{
+    MERO_TRY(put_signable(out, op));
+    return mero_buf_append(out, op->signature, 64);
+}
+
+/* ---- decode ------------------------------------------------------------------------------ */
+
+#define DEC(expr, what)                                                                            \
+    do {                                                                                           \
+        int dec_rc_ = (expr);                                                                      \
+        if (dec_rc_ < 0) {                                                                         \
+            return mero_err_set(err, -dec_rc_, "op decode: %s at byte %zu", what, c->off);         \
+        }                                                                                          \
+    } while (0)
+
+static int get_list(struct mero_cur *c, struct mero_strlist *l, struct mero_err *err)
+{
+    uint32_t n;
+    char tmp[MERO_GOV_MAX_STR + 1];
+    DEC(mero_borsh_get_count(c, MERO_GOV_MAX_LIST, &n), "list count");
+    for (uint32_t i = 0; i < n; i++) {
+        DEC(mero_borsh_get_str(c, tmp, sizeof(tmp)), "list string");
+        DEC(mero_strlist_push(l, tmp), "list");
+    }
+    return 0;
+}
+
+static int get_meas(struct mero_cur *c, struct mero_measurements *m, char *tcb,
+                    struct mero_err *err)
+{
+    DEC(mero_borsh_get_str(c, m->mrtd, sizeof(m->mrtd)), "mrtd");
+    for (int i = 0; i < 4; i++) {
+        DEC(mero_borsh_get_str(c, m->rtmr[i], sizeof(m->rtmr[i])), "rtmr");
+    }
+    DEC(mero_borsh_get_str(c, tcb, MERO_GOV_MAX_STR + 1), "tcb_status");
+    return 0;
+}
+
+static int get_role(struct mero_cur *c, uint8_t *role, struct mero_err *err)
+{
+    DEC(mero_cur_u8(c, role), "role");
+    if (!mero_role_valid(*role)) {
+        return mero_err_set(err, MERO_EOPDECODE, "op decode: unknown role %u", (unsigned)*role);
+    }
+    return 0;
+}
+
+static int get_blob(struct mero_cur *c, size_t max, uint8_t **out, size_t *len,
+                    struct mero_err *err)
+{
+    const uint8_t *p;
+    size_t n;
+    DEC(mero_borsh_get_bytes(c, max, &p, &n), "byte string");
+    uint8_t *copy = malloc(n ? n : 1);
+    if (copy == NULL) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    memcpy(copy, p, n);
+    *out = copy;
+    *len = n;
+    return 0;
+}
+
+int mero_envelope_decode(struct mero_cur *c, struct mero_key_envelope *e, struct mero_err *err)
+{
+    const uint8_t *ct;
+    size_t n;
+    DEC(mero_cur_u8(c, &e->recipient_tag), "envelope recipient");
+    if (e->recipient_tag != 0) {
+        return mero_err_set(err, MERO_EOPDECODE,
+                            "op decode: envelope recipient kind %u is not supported",
+                            (unsigned)e->recipient_tag);
+    }
+    DEC(mero_cur_copy(c, e->identity, 32), "envelope identity");
+    DEC(mero_cur_copy(c, e->ephemeral, 32), "envelope ephemeral key");
+    DEC(mero_cur_copy(c, e->sender, 32), "envelope sender");
+    DEC(mero_cur_copy(c, e->nonce, 12), "envelope nonce");
+    DEC(mero_borsh_get_bytes(c, MERO_GOV_ENVELOPE_CT_LEN, &ct, &n), "envelope ciphertext");
+    if (n != MERO_GOV_ENVELOPE_CT_LEN) {
+        return mero_err_set(err, MERO_EOPDECODE, "op decode: envelope ciphertext is %zu bytes", n);
+    }
+    memcpy(e->ciphertext, ct, n);
+    DEC(mero_cur_copy(c, e->signature, 64), "envelope signature");
+    return 0;
+}
+
+static int get_policy(struct mero_cur *c, struct mero_op *op, struct mero_err *err)
+{
+    struct mero_tee_policy *p = &op->policy;
+    p->v2 = op->kind == MERO_GROUP_TEE_POLICY_SET_V2 ||
+            op->kind == MERO_GROUP_TEE_RELEASE_POLICY_SET_V2;
+    if (op->kind == MERO_GROUP_TEE_POLICY_SET || op->kind == MERO_GROUP_TEE_POLICY_SET_V2) {
+        p->form = MERO_POLICY_MEASUREMENT;
+        MERO_TRY(get_list(c, &p->mrtd, err));
+        for (int i = 0; i < 4; i++) {
+            MERO_TRY(get_list(c, &p->rtmr[i], err));
+        }
+        MERO_TRY(get_list(c, &p->tcb, err));
+    } else {
+        p->form = MERO_POLICY_RELEASE;
+        uint8_t opt;
+        MERO_TRY(get_list(c, &p->profiles, err));
+        DEC(mero_cur_u8(c, &opt), "min_release option");
+        if (opt > 1) {
+            return mero_err_set(err, MERO_EOPDECODE, "op decode: bad option tag");
+        }
+        if (opt == 1) {
+            DEC(mero_borsh_get_str_alloc(c, MERO_GOV_MAX_STR, &p->min_release), "min_release");
+        }
+        MERO_TRY(get_list(c, &p->tcb, err));
+    }
+    DEC(mero_borsh_get_bool(c, &p->accept_mock), "accept_mock");
+    p->mode = MERO_TEE_MODE_REPLICA;
+    if (p->v2) {
+        uint8_t mode;
+        DEC(mero_cur_u8(c, &mode), "mode");
+        if (mode > MERO_TEE_MODE_RELAY) {
+            return mero_err_set(err, MERO_EOPDECODE, "op decode: unknown mode %u", (unsigned)mode);
+        }
+        p->mode = mode;
+    }
+    return 0;
+}
+
+static int get_root(struct mero_cur *c, struct mero_op *op, struct mero_err *err)
+{
+    DEC(mero_cur_u8(c, &op->kind), "root op tag");
+    switch (op->kind) {
+    case MERO_ROOT_NAMESPACE_CREATED:
+        DEC(mero_cur_copy(c, op->salt, 32), "salt");
+        return 0;
+    case MERO_ROOT_GROUP_CREATED:
+        DEC(mero_cur_copy(c, op->sub_group, 32), "group id");
+        DEC(mero_cur_copy(c, op->sub_parent, 32), "parent id");
+        DEC(mero_cur_u8(c, &op->visibility), "visibility");
+        if (op->visibility > MERO_GROUP_RESTRICTED) {
+            return mero_err_set(err, MERO_EOPDECODE, "op decode: unknown visibility");
+        }
+        return 0;
+    case MERO_ROOT_ADMIN_CHANGED:
+        DEC(mero_cur_copy(c, op->member, 32), "member");
+        return 0;
+    case MERO_ROOT_KEY_DELIVERY:
+        DEC(mero_cur_copy(c, op->kd_group, 32), "group id");
+        return mero_envelope_decode(c, &op->envelope, err);
+    case MERO_ROOT_MEMBER_JOINED_TEE:
+        DEC(mero_cur_copy(c, op->join.group_id, 32), "group id");
+        DEC(mero_cur_copy(c, op->join.member, 32), "member");
+        DEC(mero_cur_copy(c, op->join.quote_hash, 32), "quote hash");
+        MERO_TRY(get_meas(c, &op->join.m, op->join.tcb_status, err));
+        MERO_TRY(get_role(c, &op->join.role, err));
+        MERO_TRY(mero_credential_decode(c, &op->join.account, err));
+        op->join.has_account = true;
+        return get_blob(c, MERO_GOV_MAX_QUOTE_BYTES, &op->join.quote, &op->join.quote_len, err);
+    default:
+        return mero_err_set(err, MERO_EOPDECODE, "op decode: unknown root op %u",
+                            (unsigned)op->kind);
+    }
+}
+
+static int get_group(struct mero_cur *c, struct mero_op *op, struct mero_err *err)
+{
+    uint8_t opt;
+    DEC(mero_cur_copy(c, op->group_id, 32), "group id");
+    DEC(mero_cur_u8(c, &op->kind), "group op tag");
+    switch (op->kind) {
+    case MERO_GROUP_MEMBER_ADDED:
+    case MERO_GROUP_MEMBER_ROLE_SET:
+        DEC(mero_cur_copy(c, op->member, 32), "member");
+        MERO_TRY(get_role(c, &op->role, err));
+        break;
+    case MERO_GROUP_MEMBER_REMOVED:
+        DEC(mero_cur_copy(c, op->member, 32), "member");
+        break;
+    case MERO_GROUP_MEMBER_LEFT:
+        break;
+    case MERO_GROUP_CONTEXT_CREATED:
+        DEC(mero_cur_copy(c, op->context_id, 32), "context id");
+        DEC(mero_cur_copy(c, op->application_id, 32), "application id");
+        break;
+    case MERO_GROUP_MEMBER_SET_AUTO_FOLLOW:
+        DEC(mero_cur_copy(c, op->member, 32), "member");
+        DEC(mero_borsh_get_bool(c, &op->follow_contexts), "auto-follow contexts");
+        DEC(mero_borsh_get_bool(c, &op->follow_subgroups), "auto-follow subgroups");
+        break;
+    case MERO_GROUP_TEE_POLICY_SET:
+    case MERO_GROUP_TEE_POLICY_SET_V2:
+    case MERO_GROUP_TEE_RELEASE_POLICY_SET:
+    case MERO_GROUP_TEE_RELEASE_POLICY_SET_V2:
+        MERO_TRY(get_policy(c, op, err));
+        break;
+    case MERO_GROUP_MEMBER_JOINED_TEE:
+        memcpy(op->join.group_id, op->group_id, 32);
+        DEC(mero_cur_copy(c, op->join.member, 32), "member");
+        DEC(mero_cur_copy(c, op->join.quote_hash, 32), "quote hash");
+        MERO_TRY(get_meas(c, &op->join.m, op->join.tcb_status, err));
+        MERO_TRY(get_role(c, &op->join.role, err));
+        break;
+    case MERO_GROUP_TEE_AUTHORITY_EVIDENCE:
+        DEC(mero_cur_copy(c, op->evidence.attested_key, 32), "attested key");
+        MERO_TRY(mero_credential_decode(c, &op->evidence.account, err));
+        MERO_TRY(get_blob(c, MERO_GOV_MAX_QUOTE_BYTES, &op->evidence.quote, &op->evidence.quote_len,
+                          err));
+        DEC(mero_cur_u8(c, &opt), "collateral option");
+        if (opt > 1) {
+            return mero_err_set(err, MERO_EOPDECODE, "op decode: bad option tag");
+        }
+        if (opt == 1) {
+            op->evidence.has_collateral = true;
+            MERO_TRY(get_blob(c, MERO_GOV_MAX_COLLATERAL_BYTES, &op->evidence.collateral,
+                              &op->evidence.collateral_len, err));
+        }
+        DEC(mero_cur_u64le(c, &op->evidence.attested_at), "attested_at");
+        break;
+    default:
+        return mero_err_set(err, MERO_EOPDECODE, "op decode: unknown group op %u",
+                            (unsigned)op->kind);
+    }
+    DEC(mero_cur_u8(c, &opt), "key rotation option");
+    if (opt > 1) {
+        return mero_err_set(err, MERO_EOPDECODE, "op decode: bad option tag");
+    }
+    if (opt == 0) {
+        return 0;
+    }
+    op->has_rotation = true;
+    DEC(mero_cur_copy(c, op->rotation.new_key_id, 32), "new key id");
+    uint32_t n;
+    DEC(mero_borsh_get_count(c, MERO_GOV_MAX_ENVELOPES, &n), "envelope count");
+    /* each envelope is 225 bytes: refuse a count the input cannot hold before allocating */
+    if ((size_t)n * 225u > mero_cur_left(c)) {
+        return mero_err_set(err, MERO_ETRUNC, "op decode: %u envelopes do not fit", (unsigned)n);
+    }
+    if (n > 0) {
+        op->rotation.env = calloc(n, sizeof(*op->rotation.env));
+        if (op->rotation.env == NULL) {
+            return mero_err_set(err, MERO_ENOMEM, "out of memory");
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        MERO_TRY(mero_envelope_decode(c, &op->rotation.env[i], err));
+        op->rotation.n = i + 1;
+    }
+    return 0;
+}
+
+static int decode_inner(struct mero_cur *c, struct mero_op *op, struct mero_err *err)
+{
+    DEC(mero_cur_u8(c, &op->version), "schema version");
+    if (op->version != MERO_GOV_SCHEMA_VERSION) {
+        return mero_err_set(err, MERO_ESCHEMA,
+                            "op schema version %u is not supported (this node speaks %u)",
+                            (unsigned)op->version, (unsigned)MERO_GOV_SCHEMA_VERSION);
+    }
+    DEC(mero_cur_copy(c, op->ns, 32), "namespace id");
+    uint32_t n;
+    DEC(mero_borsh_get_count(c, MERO_GOV_MAX_PARENTS, &n), "parent count");
+    if ((size_t)n * 32u > mero_cur_left(c)) {
+        return mero_err_set(err, MERO_ETRUNC, "op decode: %u parents do not fit", (unsigned)n);
+    }
+    if (n > 0) {
+        op->parents = malloc(n * sizeof(*op->parents));
+        if (op->parents == NULL) {
+            return mero_err_set(err, MERO_ENOMEM, "out of memory");
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            DEC(mero_cur_copy(c, op->parents[i], 32), "parent hash");
+        }
+    }
+    op->n_parents = n;
+    DEC(mero_cur_copy(c, op->signer, 32), "signer");
+    DEC(mero_cur_u64le(c, &op->nonce), "nonce");
+    DEC(mero_cur_u8(c, &op->scope), "namespace op tag");
+    if (op->scope == MERO_SCOPE_ROOT) {
+        MERO_TRY(get_root(c, op, err));
+    } else if (op->scope == MERO_SCOPE_GROUP) {
+        MERO_TRY(get_group(c, op, err));
+    } else {
+        return mero_err_set(err, MERO_EOPDECODE, "op decode: unknown namespace op %u",
+                            (unsigned)op->scope);
+    }
+    DEC(mero_cur_copy(c, op->signature, 64), "signature");
+    if (mero_cur_left(c) != 0) {
+        return mero_err_set(err, MERO_EOPDECODE, "op decode: %zu trailing bytes", mero_cur_left(c));
+    }
+    return 0;
+}
+
+int mero_op_decode(const uint8_t *p, size_t len, struct mero_op *op, struct mero_err *err)
+{
+    struct mero_cur c;
+    mero_op_init(op);
+    if (len > MERO_GOV_MAX_OP_BYTES) {
+        return mero_err_set(err, MERO_ETOOBIG, "op of %zu bytes exceeds the %u-byte limit", len,
+                            MERO_GOV_MAX_OP_BYTES);
+    }
+    mero_cur_init(&c, p, len);
+    int rc = decode_inner(&c, op, err);
+    if (rc < 0) {
+        mero_op_cleanup(op);
+    }
+    return rc;
+}

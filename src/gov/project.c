@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * project.c - the writes of the derived state (members and roles, deny list, spent quotes,
+ * evidence, policy, groups, contexts, auto-follow) and the op append with its heads update.
+ *
+ * Invariants: these run only inside the savepoint of an apply (or the rebuild transaction), so
+ * an op's append and its projection commit or vanish together; the heads of a namespace are
+ * exactly its ops that no stored op names as a parent.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gov/gov_internal.h"
+
+#define BLOB(st, i, p) sqlite3_bind_blob((st), (i), (p), 32, SQLITE_STATIC)
+#define STMT(var, sql)                                                                             \
+    sqlite3_stmt *var = mero__gov_stmt(s, sql);                                                    \
+    if (var == NULL) {                                                                             \
+        return -MERO_EIO;                                                                          \
+    }
+
+static const char SQL_ROW_PLAIN[] =
+    "INSERT OR REPLACE INTO members(grp, member, role, tee) VALUES(?, ?, ?, 0)";
+static const char SQL_ROW_TEE[] =
+    "INSERT OR REPLACE INTO members(grp, member, role, tee, account, quote_hash, mrtd, rtmr0,"
+    " rtmr1, rtmr2, rtmr3, tcb) VALUES(?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)";
+static const char SQL_ROW_ROLE[] = "UPDATE members SET role = ? WHERE grp = ? AND member = ?";
+static const char SQL_ROW_DEL[] = "DELETE FROM members WHERE grp = ? AND member = ?";
+static const char SQL_DENY_ON[] = "INSERT OR IGNORE INTO deny(grp, member) VALUES(?, ?)";
+static const char SQL_DENY_OFF[] = "DELETE FROM deny WHERE grp = ? AND member = ?";
+static const char SQL_SPENT_PUT[] =
+    "INSERT OR IGNORE INTO spent(ns, quote_hash, kind, grp) VALUES(?, ?, ?, ?)";
+static const char SQL_EVID_PUT[] =
+    "INSERT OR REPLACE INTO evidence(grp, member, quote_hash, attested_at, tcb, op_hash)"
+    " VALUES(?, ?, ?, ?, ?, ?)";
+static const char SQL_POLICY_PUT[] =
+    "INSERT OR REPLACE INTO policy(ns, op_hash, body) VALUES(?, ?, ?)";
+static const char SQL_GROUP_PUT[] =
+    "INSERT INTO groups(id, ns, parent, visibility, seq) VALUES(?, ?, ?, ?, ?)";
+static const char SQL_CTX_PUT[] =
+    "INSERT INTO contexts(id, ns, grp, app, seq) VALUES(?, ?, ?, ?, ?)";
+static const char SQL_CTX_HAS[] = "SELECT 1 FROM contexts WHERE id = ?";
+static const char SQL_FOLLOW_PUT[] =
+    "INSERT OR REPLACE INTO autofollow(grp, member, contexts, subgroups) VALUES(?, ?, ?, ?)";
+static const char SQL_FOLLOW_DEL[] = "DELETE FROM autofollow WHERE grp = ? AND member = ?";
+static const char SQL_DESC[] =
+    "WITH RECURSIVE sub(id, depth) AS (SELECT id, 1 FROM groups WHERE parent = ?1 AND id != ?1"
+    " UNION ALL SELECT g.id, sub.depth + 1 FROM groups g JOIN sub ON g.parent = sub.id"
+    " WHERE g.id != g.parent AND sub.depth < 32) SELECT id FROM sub ORDER BY depth";
+static const char SQL_APPEND[] =
+    "INSERT INTO ops(hash, ns, signer, nonce, bytes) VALUES(?, ?, ?, ?, ?)";
+static const char SQL_HEAD_ADD[] = "INSERT OR IGNORE INTO heads(ns, hash) VALUES(?, ?)";
+static const char SQL_HEAD_DEL[] = "DELETE FROM heads WHERE ns = ? AND hash = ?";
+static const char SQL_NONCE[] = "SELECT MAX(nonce) FROM ops WHERE ns = ? AND signer = ?";
+
+int mero__gov_row_plain(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
+                        int role)
+{
+    STMT(st, SQL_ROW_PLAIN);
+    BLOB(st, 1, grp);
+    BLOB(st, 2, member);
+    sqlite3_bind_int(st, 3, role);
+    return mero__gov_step_done(st);
+}
+
+int mero__gov_row_tee(struct mero_store *s, const uint8_t grp[32], const struct mero_tee_join *j,
+                      const uint8_t account[32])
+{
+    STMT(st, SQL_ROW_TEE);
+    BLOB(st, 1, grp);
+    BLOB(st, 2, j->member);
+    sqlite3_bind_int(st, 3, j->role);
+    BLOB(st, 4, account);
+    BLOB(st, 5, j->quote_hash);
+    sqlite3_bind_text(st, 6, j->m.mrtd, -1, SQLITE_STATIC);
+    for (int i = 0; i < 4; i++) {
+        sqlite3_bind_text(st, 7 + i, j->m.rtmr[i], -1, SQLITE_STATIC);
+    }
+    sqlite3_bind_text(st, 11, j->tcb_status, -1, SQLITE_STATIC);
+    return mero__gov_step_done(st);
+}
+
+int mero__gov_row_role(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
+                       int role)
+{
+    STMT(st, SQL_ROW_ROLE);
+    sqlite3_bind_int(st, 1, role);
+    BLOB(st, 2, grp);
+    BLOB(st, 3, member);
+    return mero__gov_step_done(st);
+}
+
+int mero__gov_row_del(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32])
+{
+    STMT(st, SQL_ROW_DEL);
+    BLOB(st, 1, grp);
+    BLOB(st, 2, member);
+    return mero__gov_step_done(st);
+}
+
+int mero__gov_deny(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32], bool on)
+{
+    STMT(st, on ? SQL_DENY_ON : SQL_DENY_OFF);
+    BLOB(st, 1, grp);
+    BLOB(st, 2, member);
+    return mero__gov_step_done(st);
+}
+
+int mero__gov_spent_put(struct mero_store *s, const uint8_t ns[32], const uint8_t qh[32], int kind,
+                        const uint8_t grp[32])
+{
+    STMT(st, SQL_SPENT_PUT);
+    BLOB(st, 1, ns);
+    BLOB(st, 2, qh);
+    sqlite3_bind_int(st, 3, kind);
+    BLOB(st, 4, grp);
+    return mero__gov_step_done(st);
+}
+
+int mero__gov_evidence_put(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
+                           const uint8_t qh[32], uint64_t at, const char *tcb,
+                           const uint8_t op_hash[32])
+{
+    STMT(st, SQL_EVID_PUT);
+    BLOB(st, 1, grp);
+    BLOB(st, 2, member);
+    BLOB(st, 3, qh);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)at);
+    sqlite3_bind_text(st, 5, tcb, -1, SQLITE_STATIC);
+    BLOB(st, 6, op_hash);
+    return mero__gov_step_done(st);
+}
+
+int mero__gov_policy_put(struct mero_store *s, const uint8_t ns[32], const uint8_t op_hash[32],
+                         const uint8_t *bytes, size_t len)
+{
+    STMT(st, SQL_POLICY_PUT);
+    BLOB(st, 1, ns);
+    BLOB(st, 2, op_hash);
+    sqlite3_bind_blob(st, 3, bytes, (int)len, SQLITE_STATIC);
+    return mero__gov_step_done(st);
+}
+
+int mero__gov_group_put(struct mero_store *s, const uint8_t id[32], const uint8_t ns[32],
+                        const uint8_t parent[32], int vis, uint64_t seq)
+{
+    STMT(st, SQL_GROUP_PUT);
+    BLOB(st, 1, id);
+    BLOB(st, 2, ns);
+    BLOB(st, 3, parent);
+    sqlite3_bind_int(st, 4, vis);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)seq);
+    return mero__gov_step_done(st);
+}
+
+int mero__gov_context_put(struct mero_store *s, const uint8_t id[32], const uint8_t ns[32],
+                          const uint8_t grp[32], const uint8_t app[32], uint64_t seq)
+{
+    STMT(st, SQL_CTX_PUT);
+    BLOB(st, 1, id);
+    BLOB(st, 2, ns);
+    BLOB(st, 3, grp);
+    BLOB(st, 4, app);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)seq);
+    return mero__gov_step_done(st);
+}
+
+bool mero__gov_context_exists(struct mero_store *s, const uint8_t id[32])
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_CTX_HAS);
+    if (st == NULL) {
+        return true; /* fail closed: a context id we cannot check is treated as taken */
+    }
+    BLOB(st, 1, id);
+    bool yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_reset(st);
+    return yes;
+}
+
+int mero__gov_follow_put(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
+                         bool contexts, bool subgroups)
+{
+    STMT(st, SQL_FOLLOW_PUT);
+    BLOB(st, 1, grp);
+    BLOB(st, 2, member);
+    sqlite3_bind_int(st, 3, contexts ? 1 : 0);
+    sqlite3_bind_int(st, 4, subgroups ? 1 : 0);
+    return mero__gov_step_done(st);
+}
+
+int mero__gov_follow_del(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32])
+{
+    STMT(st, SQL_FOLLOW_DEL);
+    BLOB(st, 1, grp);
+    BLOB(st, 2, member);
+    return mero__gov_step_done(st);
+}
+
+int mero__gov_descendants(struct mero_store *s, const uint8_t grp[32], uint8_t (**out)[32],
+                          size_t *n)
+{
+    STMT(st, SQL_DESC);
+    BLOB(st, 1, grp);
+    uint8_t(*v)[32] = NULL;
+    size_t cnt = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 8;
+            uint8_t(*nv)[32] = realloc(v, cap * sizeof(*v));
+            if (nv == NULL) {
+                free(v);
+                sqlite3_reset(st);
+                return -MERO_ENOMEM;
+            }
+            v = nv;
+        }
+        if (sqlite3_column_bytes(st, 0) == 32) {
+            memcpy(v[cnt++], sqlite3_column_blob(st, 0), 32);
+        }
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        free(v);
+        return -MERO_EIO;
+    }
+    *out = v;
+    *n = cnt;
+    return 0;
+}
+
+int mero__gov_append(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32],
+                     const uint8_t *bytes, size_t len, uint64_t *seq)
+{
+    STMT(st, SQL_APPEND);
+    BLOB(st, 1, hash);
+    BLOB(st, 2, op->ns);
+    BLOB(st, 3, op->signer);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)op->nonce);
+    sqlite3_bind_blob(st, 5, bytes, (int)len, SQLITE_STATIC);
+    MERO_TRY(mero__gov_step_done(st));
+    *seq = (uint64_t)sqlite3_last_insert_rowid(s->db);
+    return mero__gov_heads_move(s, op, hash);
+}
+
+int mero__gov_heads_move(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32])
+{
+    for (uint32_t i = 0; i < op->n_parents; i++) {
+        STMT(del, SQL_HEAD_DEL);
+        BLOB(del, 1, op->ns);
+        BLOB(del, 2, op->parents[i]);
+        MERO_TRY(mero__gov_step_done(del));
+    }
+    STMT(add, SQL_HEAD_ADD);
+    BLOB(add, 1, op->ns);
+    BLOB(add, 2, hash);
+    return mero__gov_step_done(add);
+}
+
+int mero__gov_last_nonce(struct mero_store *s, const uint8_t ns[32], const uint8_t signer[32],
+                         uint64_t *nonce)
+{
+    STMT(st, SQL_NONCE);
+    BLOB(st, 1, ns);
+    BLOB(st, 2, signer);
+    *nonce = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *nonce = (uint64_t)sqlite3_column_int64(st, 0);
+    }
+    sqlite3_reset(st);
+    return 0;
+}

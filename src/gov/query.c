@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * query.c - reads of the governance state: members and roles (direct, effective through Open
+ * subgroups, admin, voucher, executor standing), the policy, spent quotes, groups, contexts,
+ * heads and the op log for sync.
+ *
+ * Invariants: every read is an indexed lookup (no scan of the op log), so its cost does not
+ * grow with the log; TEE roles are never inherited; admin authority crosses Open boundaries
+ * only; policy reads resolve a subgroup to its namespace root.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gov/gov_internal.h"
+
+#define BLOB(st, i, p) sqlite3_bind_blob((st), (i), (p), 32, SQLITE_STATIC)
+
+static void col32(sqlite3_stmt *st, int i, uint8_t out[32])
+{
+    if (sqlite3_column_bytes(st, i) == 32) {
+        memcpy(out, sqlite3_column_blob(st, i), 32);
+    } else {
+        memset(out, 0, 32);
+    }
+}
+
+static void coltext(sqlite3_stmt *st, int i, char *out, size_t cap)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    size_t n = t ? (size_t)sqlite3_column_bytes(st, i) : 0;
+    if (n >= cap) {
+        n = cap - 1;
+    }
+    if (n > 0) {
+        memcpy(out, t, n);
+    }
+    out[n] = '\0';
+}
+
+static const char SQL_MEMBERS[] = "SELECT member, role, tee, account, quote_hash, mrtd, rtmr0,"
+                                  " rtmr1, rtmr2, rtmr3, tcb FROM members WHERE grp = ?"
+                                  " ORDER BY member";
+
+int mero_gov_members(struct mero_store *s, const uint8_t group[static 32],
+                     struct mero_gov_member **out, size_t *n)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_MEMBERS);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    BLOB(st, 1, group);
+    struct mero_gov_member *v = NULL;
+    size_t cnt = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 8;
+            struct mero_gov_member *nv = realloc(v, cap * sizeof(*v));
+            if (nv == NULL) {
+                free(v);
+                sqlite3_reset(st);
+                return -MERO_ENOMEM;
+            }
+            v = nv;
+        }
+        struct mero_gov_member *m = &v[cnt++];
+        memset(m, 0, sizeof(*m));
+        col32(st, 0, m->id);
+        m->role = sqlite3_column_int(st, 1);
+        m->tee = sqlite3_column_int(st, 2) != 0;
+        if (m->tee) {
+            col32(st, 3, m->account);
+            col32(st, 4, m->quote_hash);
+            coltext(st, 5, m->m.mrtd, sizeof(m->m.mrtd));
+            for (int i = 0; i < 4; i++) {
+                coltext(st, 6 + i, m->m.rtmr[i], sizeof(m->m.rtmr[i]));
+            }
+            coltext(st, 10, m->tcb_status, sizeof(m->tcb_status));
+        }
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        free(v);
+        return -MERO_EIO;
+    }
+    *out = v;
+    *n = cnt;
+    return 0;
+}
+
+static const char SQL_ROLE[] = "SELECT role FROM members WHERE grp = ? AND member = ?";
+
+int mero_gov_direct_role(struct mero_store *s, const uint8_t group[static 32],
+                         const uint8_t member[static 32], int *role)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_ROLE);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    BLOB(st, 1, group);
+    BLOB(st, 2, member);
+    *role = MERO_ROLE_NONE;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *role = sqlite3_column_int(st, 0);
+    }
+    sqlite3_reset(st);
+    return 0;
+}
+
+static const char SQL_GROUP[] = "SELECT parent, visibility, ns FROM groups WHERE id = ?";
+
+static int group_row(struct mero_store *s, const uint8_t group[32], uint8_t parent[32], int *vis,
+                     uint8_t ns[32])
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_GROUP);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    BLOB(st, 1, group);
+    int rc = -MERO_ENOTFOUND;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        col32(st, 0, parent);
+        *vis = sqlite3_column_int(st, 1);
+        col32(st, 2, ns);
+        rc = 0;
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
+int mero_gov_group_info(struct mero_store *s, const uint8_t group[static 32],
+                        uint8_t parent[static 32], int *visibility)
+{
+    uint8_t ns[32];
+    return group_row(s, group, parent, visibility, ns);
+}
+
+int mero_gov_namespace_of(struct mero_store *s, const uint8_t group[static 32],
+                          uint8_t ns[static 32])
+{
+    uint8_t parent[32];
+    int vis;
+    return group_row(s, group, parent, &vis, ns);
+}
+
+/* depth bound: a group tree deeper than this is refused at creation */
+#define MAX_DEPTH 32
+
+int mero_gov_effective_role(struct mero_store *s, const uint8_t group[static 32],
+                            const uint8_t member[static 32], int *role)
+{
+    uint8_t cur[32], parent[32], ns[32];
+    int vis;
+    memcpy(cur, group, 32);
+    *role = MERO_ROLE_NONE;
+    for (int depth = 0; depth < MAX_DEPTH; depth++) {
+        int r;
+        MERO_TRY(mero_gov_direct_role(s, cur, member, &r));
+        if (r != MERO_ROLE_NONE) {
+            /* a TEE role counts only where it is directly rowed */
+            *role = (depth > 0 && mero_role_is_tee(r)) ? MERO_ROLE_NONE : r;
+            return 0;
+        }
+        if (group_row(s, cur, parent, &vis, ns) < 0 || memcmp(cur, ns, 32) == 0 ||
+            vis != MERO_GROUP_OPEN) {
+            return 0;
+        }
+        memcpy(cur, parent, 32);
+    }
+    return 0;
+}
+
+int mero_gov_is_admin(struct mero_store *s, const uint8_t group[static 32],
+                      const uint8_t member[static 32], bool *yes)
+{
+    uint8_t cur[32], parent[32], ns[32];
+    int vis;
+    memcpy(cur, group, 32);
+    *yes = false;
+    for (int depth = 0; depth < MAX_DEPTH; depth++) {
+        int r;
+        MERO_TRY(mero_gov_direct_role(s, cur, member, &r));
+        if (r == MERO_ROLE_ADMIN) {
+            *yes = true;
+            return 0;
+        }
+        if (group_row(s, cur, parent, &vis, ns) < 0 || memcmp(cur, ns, 32) == 0 ||
+            vis != MERO_GROUP_OPEN) {
+            return 0;
+        }
+        memcpy(cur, parent, 32);
+    }
+    return 0;
+}
+
+int mero_gov_may_vouch(struct mero_store *s, const uint8_t group[static 32],
+                       const uint8_t member[static 32], bool *yes)
+{
+    MERO_TRY(mero_gov_is_admin(s, group, member, yes));
+    if (!*yes) {
+        int r;
+        MERO_TRY(mero_gov_direct_role(s, group, member, &r));
+        *yes = mero_role_is_tee(r);
+    }
+    return 0;
+}
+
+int mero_gov_executor_standing(struct mero_store *s, const uint8_t group[static 32],
+                               const uint8_t member[static 32], int *role)
+{
+    uint8_t ns[32];
+    int r;
+    *role = MERO_ROLE_NONE;
+    MERO_TRY(mero_gov_namespace_of(s, group, ns));
+    MERO_TRY(mero_gov_direct_role(s, ns, member, &r));
+    if (mero_role_is_tee(r)) {
+        *role = r;
+        return 0;
+    }
+    MERO_TRY(mero_gov_direct_role(s, group, member, &r));
+    if (mero_role_is_tee(r)) {
+        *role = r;
+    }
+    return 0;
+}
+
+static const char SQL_POLICY[] = "SELECT body FROM policy WHERE ns = ?";
+
+int mero_gov_read_policy(struct mero_store *s, const uint8_t group[static 32],
+                         struct mero_tee_policy *out, bool *found, struct mero_err *err)
+{
+    uint8_t ns[32];
+    *found = false;
+    memset(out, 0, sizeof(*out));
+    if (mero_gov_namespace_of(s, group, ns) < 0) {
+        return 0; /* unknown group: no policy */
+    }
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_POLICY);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    BLOB(st, 1, ns);
+    int rc = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        struct mero_op op;
+        rc = mero_op_decode(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), &op,
+                            err);
+        if (rc < 0) {
+            rc = mero_err_set(err, MERO_EOPDECODE, "the stored policy op could not be read");
+        } else {
+            *out = op.policy;
+            memset(&op.policy, 0, sizeof(op.policy));
+            mero_op_cleanup(&op);
+            *found = true;
+        }
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
+static const char SQL_SPENT_ANY[] = "SELECT 1 FROM spent WHERE ns = ? AND quote_hash = ? LIMIT 1";
+static const char SQL_SPENT_KIND[] =
+    "SELECT 1 FROM spent WHERE ns = ? AND quote_hash = ? AND kind = ? AND grp = ? LIMIT 1";
+
+int mero__gov_spent(struct mero_store *s, const uint8_t ns[32], const uint8_t hash[32], int kind,
+                    const uint8_t *grp, bool *used)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, kind < 0 ? SQL_SPENT_ANY : SQL_SPENT_KIND);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    BLOB(st, 1, ns);
+    BLOB(st, 2, hash);
+    if (kind >= 0) {
+        sqlite3_bind_int(st, 3, kind);
+        BLOB(st, 4, grp);
+    }
+    int rc = sqlite3_step(st);
+    *used = rc == SQLITE_ROW;
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -MERO_EIO;
+}
+
+int mero_gov_is_quote_hash_used(struct mero_store *s, const uint8_t ns[static 32],
+                                const uint8_t hash[static 32], bool *used)
+{
+    return mero__gov_spent(s, ns, hash, -1, NULL, used);
+}
+
+static const char SQL_EVID[] = "SELECT attested_at FROM evidence WHERE grp = ? AND member = ?";
+
+int mero__gov_evidence_at(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
+                          bool *found, uint64_t *at)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_EVID);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    BLOB(st, 1, grp);
+    BLOB(st, 2, member);
+    *found = false;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *found = true;
+        *at = (uint64_t)sqlite3_column_int64(st, 0);
+    }
+    sqlite3_reset(st);
+    return 0;
+}
+
+static const char SQL_DENY[] = "SELECT 1 FROM deny WHERE grp = ? AND member = ?";
+
+int mero_gov_is_denied(struct mero_store *s, const uint8_t group[static 32],
+                       const uint8_t member[static 32], bool *denied)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_DENY);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    BLOB(st, 1, group);
+    BLOB(st, 2, member);
+    *denied = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_reset(st);
+    return 0;
+}
+
+static const char SQL_FOLLOW[] =
+    "SELECT contexts, subgroups FROM autofollow WHERE grp = ? AND member = ?";
+
+int mero_gov_auto_follow(struct mero_store *s, const uint8_t group[static 32],
+                         const uint8_t member[static 32], bool *contexts, bool *subgroups)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_FOLLOW);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    BLOB(st, 1, group);
+    BLOB(st, 2, member);
+    *contexts = *subgroups = false;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *contexts = sqlite3_column_int(st, 0) != 0;
+        *subgroups = sqlite3_column_int(st, 1) != 0;
+    }
+    sqlite3_reset(st);
+    return 0;
+}
+
+static const char SQL_CONTEXTS[] = "SELECT id, grp, app FROM contexts WHERE ns = ? ORDER BY seq";
+
+int mero_gov_contexts(struct mero_store *s, const uint8_t ns[static 32],
+                      struct mero_gov_context **out, size_t *n)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_CONTEXTS);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    BLOB(st, 1, ns);
+    struct mero_gov_context *v = NULL;
+    size_t cnt = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 8;
+            struct mero_gov_context *nv = realloc(v, cap * sizeof(*v));
+            if (nv == NULL) {
+                free(v);
+                sqlite3_reset(st);
+                return -MERO_ENOMEM;
+            }
+            v = nv;
+        }
+        col32(st, 0, v[cnt].id);
+        col32(st, 1, v[cnt].group);
+        col32(st, 2, v[cnt].application_id);
+        cnt++;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        free(v);
+        return -MERO_EIO;
+    }
+    *out = v;
+    *n = cnt;
+    return 0;
+}
+
+/* Collect column 0 (32-byte blobs) of a statement whose binds are done. */
+static int collect32(sqlite3_stmt *st, size_t max, uint8_t (**out)[32], size_t *n,
+                     uint64_t *last_seq)
+{
+    uint8_t(*v)[32] = NULL;
+    size_t cnt = 0, cap = 0;
+    int rc;
+    while (cnt < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 16;
+            uint8_t(*nv)[32] = realloc(v, cap * sizeof(*v));
+            if (nv == NULL) {
+                free(v);
+                sqlite3_reset(st);
+                return -MERO_ENOMEM;
+            }
+            v = nv;
+        }
+        col32(st, 0, v[cnt++]);
+        if (last_seq != NULL) {
+            *last_seq = (uint64_t)sqlite3_column_int64(st, 1);
+        }
+    }
+    if (cnt < max && rc != SQLITE_DONE) {
+        free(v);
+        sqlite3_reset(st);
+        return -MERO_EIO;
+    }
+    sqlite3_reset(st);
+    *out = v;
+    *n = cnt;
+    return 0;
+}
+
+static const char SQL_GROUPS[] = "SELECT id FROM groups WHERE ns = ? ORDER BY seq";
+static const char SQL_NAMESPACES[] = "SELECT id FROM groups WHERE id = ns ORDER BY seq";
+static const char SQL_HEADS[] = "SELECT hash FROM heads WHERE ns = ? ORDER BY hash";
+static const char SQL_OPS_AFTER[] =
+    "SELECT hash, seq FROM ops WHERE ns = ? AND seq > ? ORDER BY seq";
+
+int mero_gov_groups(struct mero_store *s, const uint8_t ns[static 32], uint8_t (**out)[32],
+                    size_t *n)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_GROUPS);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    BLOB(st, 1, ns);
+    return collect32(st, SIZE_MAX, out, n, NULL);
+}
+
+int mero_gov_namespaces(struct mero_store *s, uint8_t (**out)[32], size_t *n)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_NAMESPACES);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    return collect32(st, SIZE_MAX, out, n, NULL);
+}
+
+int mero_gov_heads(struct mero_store *s, const uint8_t ns[static 32], uint8_t (**out)[32],
+                   size_t *n)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_HEADS);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    BLOB(st, 1, ns);
+    return collect32(st, SIZE_MAX, out, n, NULL);
+}
+
+int mero_gov_op_hashes(struct mero_store *s, const uint8_t ns[static 32], uint64_t after_seq,
+                       size_t max, uint8_t (**out)[32], size_t *n, uint64_t *last_seq)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_OPS_AFTER);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    BLOB(st, 1, ns);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)after_seq);
+    *last_seq = after_seq;
+    return collect32(st, max, out, n, last_seq);
+}
+
+static const char SQL_HAS_OP[] = "SELECT 1 FROM ops WHERE hash = ?";
+static const char SQL_GET_OP[] = "SELECT bytes FROM ops WHERE hash = ?";
+static const char SQL_COUNT[] = "SELECT COUNT(*) FROM ops WHERE ns = ?";
+
+int mero_gov_has_op(struct mero_store *s, const uint8_t hash[static 32], bool *yes)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_HAS_OP);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    BLOB(st, 1, hash);
+    *yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_reset(st);
+    return 0;
+}
+
+int mero_gov_op_get(struct mero_store *s, const uint8_t hash[static 32], struct mero_buf *out)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_GET_OP);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    BLOB(st, 1, hash);
+    int rc = -MERO_ENOTFOUND;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        rc = mero_buf_append(out, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
+int mero_gov_op_count(struct mero_store *s, const uint8_t ns[static 32], uint64_t *n)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_COUNT);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    BLOB(st, 1, ns);
+    *n = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *n = (uint64_t)sqlite3_column_int64(st, 0);
+    }
+    sqlite3_reset(st);
+    return 0;
+}

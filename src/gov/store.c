@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * store.c - the SQLite store: open (WAL, synchronous=FULL, 0600), schema migrations, the
+ * append-only op table and its triggers, the statement cache, transactions, and the local
+ * secrets (namespace identities, the account root key, group keys).
+ *
+ * Invariants: the ops table refuses UPDATE always and DELETE unless the purge gate row is
+ * open (only mero_gov_self_purge opens it, inside its transaction); the database file is
+ * never group/world accessible; secrets read from it are wiped by the callers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gov/gov_internal.h"
+#include "mero/crypto.h"
+#include "mero/keys.h"
+
+/* Migration 1: everything. Later migrations append to this list, never edit it. */
+static const char *const migration_1 =
+    "CREATE TABLE ops(seq INTEGER PRIMARY KEY AUTOINCREMENT, hash BLOB NOT NULL UNIQUE,"
+    " ns BLOB NOT NULL, signer BLOB NOT NULL, nonce INTEGER NOT NULL, bytes BLOB NOT NULL);"
+    "CREATE INDEX ops_ns ON ops(ns, seq);"
+    "CREATE INDEX ops_signer ON ops(ns, signer, nonce);"
+    "CREATE TABLE purge_gate(id INTEGER PRIMARY KEY CHECK (id = 1), open INTEGER NOT NULL);"
+    "INSERT INTO purge_gate VALUES(1, 0);"
+    "CREATE TRIGGER ops_no_update BEFORE UPDATE ON ops"
+    " BEGIN SELECT RAISE(ABORT, 'op log is append-only'); END;"
+    "CREATE TRIGGER ops_no_delete BEFORE DELETE ON ops"
+    " WHEN (SELECT open FROM purge_gate WHERE id = 1) IS NOT 1"
+    " BEGIN SELECT RAISE(ABORT, 'op log is append-only'); END;"
+    "CREATE TABLE heads(ns BLOB NOT NULL, hash BLOB NOT NULL, PRIMARY KEY(ns, hash))"
+    " WITHOUT ROWID;"
+    "CREATE TABLE groups(id BLOB PRIMARY KEY, ns BLOB NOT NULL, parent BLOB NOT NULL,"
+    " visibility INTEGER NOT NULL, seq INTEGER NOT NULL) WITHOUT ROWID;"
+    "CREATE INDEX groups_parent ON groups(parent);"
+    "CREATE INDEX groups_ns ON groups(ns, seq);"
+    "CREATE TABLE members(grp BLOB NOT NULL, member BLOB NOT NULL, role INTEGER NOT NULL,"
+    " tee INTEGER NOT NULL DEFAULT 0, account BLOB, quote_hash BLOB, mrtd TEXT, rtmr0 TEXT,"
+    " rtmr1 TEXT, rtmr2 TEXT, rtmr3 TEXT, tcb TEXT, PRIMARY KEY(grp, member)) WITHOUT ROWID;"
+    "CREATE INDEX members_member ON members(member, grp);"
+    "CREATE TABLE policy(ns BLOB PRIMARY KEY, op_hash BLOB NOT NULL, body BLOB NOT NULL)"
+    " WITHOUT ROWID;"
+    "CREATE TABLE evidence(grp BLOB NOT NULL, member BLOB NOT NULL, quote_hash BLOB NOT NULL,"
+    " attested_at INTEGER NOT NULL, tcb TEXT NOT NULL, op_hash BLOB NOT NULL,"
+    " PRIMARY KEY(grp, member)) WITHOUT ROWID;"
+    "CREATE TABLE spent(ns BLOB NOT NULL, quote_hash BLOB NOT NULL, kind INTEGER NOT NULL,"
+    " grp BLOB NOT NULL, PRIMARY KEY(ns, quote_hash, kind, grp)) WITHOUT ROWID;"
+    "CREATE TABLE deny(grp BLOB NOT NULL, member BLOB NOT NULL, PRIMARY KEY(grp, member))"
+    " WITHOUT ROWID;"
+    "CREATE TABLE contexts(id BLOB PRIMARY KEY, ns BLOB NOT NULL, grp BLOB NOT NULL,"
+    " app BLOB NOT NULL, seq INTEGER NOT NULL) WITHOUT ROWID;"
+    "CREATE INDEX contexts_ns ON contexts(ns, seq);"
+    "CREATE TABLE autofollow(grp BLOB NOT NULL, member BLOB NOT NULL,"
+    " contexts INTEGER NOT NULL, subgroups INTEGER NOT NULL, PRIMARY KEY(grp, member))"
+    " WITHOUT ROWID;"
+    "CREATE TABLE identities(ns BLOB PRIMARY KEY, sk BLOB NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE account_key(id INTEGER PRIMARY KEY CHECK (id = 1), sk BLOB NOT NULL);"
+    "CREATE TABLE group_keys(grp BLOB NOT NULL, key_id BLOB NOT NULL, key BLOB NOT NULL,"
+    " seq INTEGER NOT NULL, PRIMARY KEY(grp, key_id)) WITHOUT ROWID;"
+    "CREATE INDEX group_keys_seq ON group_keys(grp, seq);"
+    "CREATE TABLE pending_purge(ns BLOB PRIMARY KEY) WITHOUT ROWID;";
+
+static const char *const *const migrations[] = {&migration_1};
+
+int mero__gov_sqlerr(struct mero_store *s, struct mero_err *err, const char *what)
+{
+    return mero_err_set(err, MERO_EIO, "store: %s: %s", what, sqlite3_errmsg(s->db));
+}
+
+int mero__gov_exec(struct mero_store *s, const char *sql)
+{
+    return sqlite3_exec(s->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -MERO_EIO;
+}
+
+sqlite3_stmt *mero__gov_stmt(struct mero_store *s, const char *sql)
+{
+    for (size_t i = 0; i < s->ncache; i++) {
+        if (s->cache[i].sql == sql) {
+            sqlite3_reset(s->cache[i].st);
+            sqlite3_clear_bindings(s->cache[i].st);
+            return s->cache[i].st;
+        }
+    }
+    sqlite3_stmt *st = NULL;
+    unsigned flags = s->ncache < GOV_STMT_CACHE ? SQLITE_PREPARE_PERSISTENT : 0;
+    if (sqlite3_prepare_v3(s->db, sql, -1, flags, &st, NULL) != SQLITE_OK) {
+        return NULL;
+    }
+    if (s->ncache < GOV_STMT_CACHE) {
+        s->cache[s->ncache].sql = sql;
+        s->cache[s->ncache].st = st;
+        s->ncache++;
+    }
+    /* an uncached statement would leak: the cache is sized for every static SQL in gov */
+    return st;
+}
+
+int mero__gov_step_done(sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : -MERO_EIO;
+}
+
+static int migrate(struct mero_store *s, struct mero_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int version = 0;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) {
+        return mero__gov_sqlerr(s, err, "user_version");
+    }
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        version = sqlite3_column_int(st, 0);
+    }
+    sqlite3_finalize(st);
+    size_t known = sizeof(migrations) / sizeof(migrations[0]);
+    if (version < 0 || (size_t)version > known) {
+        return mero_err_set(err, MERO_ESCHEMA,
+                            "store schema %d is newer than this build understands (%zu)", version,
+                            known);
+    }
+    for (size_t v = (size_t)version; v < known; v++) {
+        char pragma[64];
+        snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %zu", v + 1);
+        if (mero__gov_exec(s, "BEGIN IMMEDIATE") < 0) {
+            return mero__gov_sqlerr(s, err, "migration begin");
+        }
+        if (mero__gov_exec(s, *migrations[v]) < 0 || mero__gov_exec(s, pragma) < 0) {
+            int rc = mero__gov_sqlerr(s, err, "migration");
+            (void)mero__gov_exec(s, "ROLLBACK");
+            return rc;
+        }
+        if (mero__gov_exec(s, "COMMIT") < 0) {
+            return mero__gov_sqlerr(s, err, "migration commit");
+        }
+    }
+    return 0;
+}
+
+static int check_file_mode(const char *path, struct mero_err *err)
+{
+    if (strcmp(path, ":memory:") == 0) {
+        return 0;
+    }
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        return mero_err_set(err, MERO_EIO, "cannot open store %s: %s", path, strerror(errno));
+    }
+    struct stat st;
+    int rc = 0;
+    if (fstat(fd, &st) != 0) {
+        rc = mero_err_set(err, MERO_EIO, "cannot stat store %s", path);
+    } else if ((st.st_mode & 077) != 0) {
+        rc = mero_err_set(err, MERO_EKEYPERM,
+                          "store %s holds secret keys but is accessible by group or others "
+                          "(mode %03o); run chmod 600 %s",
+                          path, (unsigned)(st.st_mode & 0777), path);
+    }
+    close(fd);
+    return rc;
+}
+
+int mero_store_open(const char *path, struct mero_store **out, struct mero_err *err)
+{
+    MERO_TRY(check_file_mode(path, err));
+    struct mero_store *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    mode_t old = umask(077);
+    int orc = sqlite3_open_v2(
+        path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    umask(old);
+    if (orc != SQLITE_OK) {
+        int rc = mero_err_set(err, MERO_EIO, "cannot open store %s: %s", path,
+                              s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        sqlite3_close(s->db);
+        free(s);
+        return rc;
+    }
+    int rc = 0;
+    if (mero__gov_exec(s, "PRAGMA journal_mode=WAL") < 0 ||
+        mero__gov_exec(s, "PRAGMA synchronous=FULL") < 0 ||
+        mero__gov_exec(s, "PRAGMA foreign_keys=ON") < 0 ||
+        mero__gov_exec(s, "PRAGMA secure_delete=ON") < 0) {
+        rc = mero__gov_sqlerr(s, err, "pragmas");
+    }
+    if (rc == 0) {
+        sqlite3_busy_timeout(s->db, 5000);
+        rc = migrate(s, err);
+    }
+    if (rc < 0) {
+        mero_store_close(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+void mero_store_close(struct mero_store *s)
+{
+    if (s == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < s->ncache; i++) {
+        sqlite3_finalize(s->cache[i].st);
+    }
+    sqlite3_close(s->db);
+    free(s);
+}
+
+int mero_store_begin(struct mero_store *s)
+{
+    return mero__gov_exec(s, "BEGIN IMMEDIATE");
+}
+
+int mero_store_commit(struct mero_store *s)
+{
+    return mero__gov_exec(s, "COMMIT");
+}
+
+void mero_store_rollback(struct mero_store *s)
+{
+    (void)mero__gov_exec(s, "ROLLBACK");
+}
+
+void mero_store_set_hooks(struct mero_store *s, const struct mero_gov_hooks *h)
+{
+    if (h == NULL) {
+        memset(&s->hooks, 0, sizeof(s->hooks));
+    } else {
+        s->hooks = *h;
+    }
+}
+
+/* ---- secrets ------------------------------------------------------------------------------ */
+
+static const char SQL_ID_GET[] = "SELECT sk FROM identities WHERE ns = ?";
+static const char SQL_ID_PUT[] = "INSERT INTO identities(ns, sk) VALUES(?, ?)";
+
+int mero_gov_identity_secret(struct mero_store *s, const uint8_t ns[static 32],
+                             uint8_t sk[static 64])
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_ID_GET);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, ns, 32, SQLITE_STATIC);
+    int rc = -MERO_ENOTFOUND;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32) {
+        uint8_t pk[32];
+        mero_ed25519_from_seed(pk, sk, sqlite3_column_blob(st, 0));
+        rc = 0;
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
+bool mero__gov_our_pk(struct mero_store *s, const uint8_t ns[32], uint8_t pk[32])
+{
+    uint8_t sk[64];
+    if (mero_gov_identity_secret(s, ns, sk) < 0) {
+        return false;
+    }
+    memcpy(pk, sk + 32, 32);
+    sodium_memzero(sk, sizeof(sk));
+    return true;
+}
+
+int mero__gov_identity_put(struct mero_store *s, const uint8_t ns[32], const uint8_t sk[64])
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_ID_PUT);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, ns, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, sk, 32, SQLITE_STATIC); /* the seed */
+    return mero__gov_step_done(st);
+}
+
+int mero_gov_identity(struct mero_store *s, const uint8_t ns[static 32], bool create,
+                      uint8_t pk[static 32], struct mero_err *err)
+{
+    if (mero__gov_our_pk(s, ns, pk)) {
+        return 0;
+    }
+    if (!create) {
+        return mero_err_set(err, MERO_ENOTFOUND, "no identity for this namespace");
+    }
+    uint8_t sk[64];
+    mero_ed25519_keypair(pk, sk);
+    int rc = mero__gov_identity_put(s, ns, sk);
+    sodium_memzero(sk, sizeof(sk));
+    if (rc < 0) {
+        return mero__gov_sqlerr(s, err, "identity");
+    }
+    return 0;
+}
+
+static const char SQL_ACCT_GET[] = "SELECT sk FROM account_key WHERE id = 1";
+static const char SQL_ACCT_PUT[] = "INSERT INTO account_key(id, sk) VALUES(1, ?)";
+
+static int account_key(struct mero_store *s, uint8_t sk[64])
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_ACCT_GET);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    uint8_t pk[32];
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32) {
+        mero_ed25519_from_seed(pk, sk, sqlite3_column_blob(st, 0));
+        sqlite3_reset(st);
+        return 0;
+    }
+    sqlite3_reset(st);
+    mero_ed25519_keypair(pk, sk);
+    st = mero__gov_stmt(s, SQL_ACCT_PUT);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, sk, 32, SQLITE_STATIC);
+    return mero__gov_step_done(st);
+}
+
+int mero_gov_credential(struct mero_store *s, const uint8_t ns[static 32],
+                        struct mero_credential *out, struct mero_err *err)
+{
+    uint8_t sk[64], root[64], kem[32], device[32];
+    MERO_TRY(mero_gov_identity_secret(s, ns, sk) == 0
+                 ? 0
+                 : mero_err_set(err, MERO_ENOTFOUND, "no identity for this namespace"));
+    int rc = account_key(s, root);
+    if (rc < 0) {
+        sodium_memzero(sk, sizeof(sk));
+        return mero__gov_sqlerr(s, err, "account key");
+    }
+    mero_device_id(device, root + 32);
+    rc = mero_kem_pk_from_ed25519(kem, sk + 32);
+    if (rc == 0) {
+        mero_credential_build(out, root, device, sk + 32, kem, 0, 0);
+    } else {
+        rc = mero_err_set(err, MERO_ECRYPTO, "identity key has no X25519 form");
+    }
+    sodium_memzero(sk, sizeof(sk));
+    sodium_memzero(root, sizeof(root));
+    return rc;
+}
+
+/* ---- group keys --------------------------------------------------------------------------- */
+
+static const char SQL_KEY_PUT[] =
+    "INSERT OR IGNORE INTO group_keys(grp, key_id, key, seq)"
+    " VALUES(?1, ?2, ?3, (SELECT IFNULL(MAX(seq), 0) + 1 FROM group_keys WHERE grp = ?1))";
+static const char SQL_KEY_CUR[] =
+    "SELECT key, key_id FROM group_keys WHERE grp = ? ORDER BY seq DESC LIMIT 1";
+static const char SQL_KEY_BYID[] = "SELECT key FROM group_keys WHERE grp = ? AND key_id = ?";
+
+int mero__gov_key_put(struct mero_store *s, const uint8_t grp[32], const uint8_t key[32])
+{
+    uint8_t id[32];
+    mero_group_key_id(id, key);
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_KEY_PUT);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, grp, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, id, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 3, key, 32, SQLITE_STATIC);
+    return mero__gov_step_done(st);
+}
+
+int mero_gov_group_key_put(struct mero_store *s, const uint8_t group[static 32],
+                           const uint8_t key[static 32])
+{
+    return mero__gov_key_put(s, group, key);
+}
+
+int mero_gov_group_key(struct mero_store *s, const uint8_t group[static 32], uint8_t key[static 32],
+                       uint8_t key_id[static 32])
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_KEY_CUR);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, group, 32, SQLITE_STATIC);
+    int rc = -MERO_ENOTFOUND;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32 &&
+        sqlite3_column_bytes(st, 1) == 32) {
+        memcpy(key, sqlite3_column_blob(st, 0), 32);
+        memcpy(key_id, sqlite3_column_blob(st, 1), 32);
+        rc = 0;
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
+int mero_gov_group_key_by_id(struct mero_store *s, const uint8_t group[static 32],
+                             const uint8_t key_id[static 32], uint8_t key[static 32])
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_KEY_BYID);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, group, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, key_id, 32, SQLITE_STATIC);
+    int rc = -MERO_ENOTFOUND;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32) {
+        memcpy(key, sqlite3_column_blob(st, 0), 32);
+        rc = 0;
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
+int mero_gov_unwrap(struct mero_store *s, const uint8_t ns[static 32],
+                    const uint8_t group[static 32], const struct mero_key_envelope *e,
+                    uint8_t key[static 32], struct mero_err *err)
+{
+    uint8_t sk[64];
+    if (mero_gov_identity_secret(s, ns, sk) < 0) {
+        return mero_err_set(err, MERO_ENOTFOUND, "no identity for this namespace");
+    }
+    int rc = mero_envelope_open(e, group, sk, key, err);
+    sodium_memzero(sk, sizeof(sk));
+    return rc;
+}

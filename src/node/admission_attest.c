@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * admission_attest.c - the real-quote glue of admission on a merod node: verify_and_admit's
+ * DCAP step (collateral from the PCS cache, then the DCAP verdict), the governance store's
+ * offline evidence verifier (the quote against the collateral it carries, at attested_at),
+ * and the signed-release check of admit_tee_node step 3 (a release source built from
+ * MERO_SIGSTORE_TRUSTED_ROOT and MERO_TEE_RELEASE_BASE_URL).
+ *
+ * Invariants: "no verdict" (unparsable quote, collateral unavailable, release fetch failed) is
+ * an error, never a pass; a quote whose DCAP verdict is not quote_verified is refused with the
+ * verdict's reason; the release check refuses when no trusted root is configured.
+ * Limitation: these run on the loop thread; the PCS cache fetches a platform's collateral at
+ * most once an hour and the release source caches releases, so only a cache miss blocks.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mero/clock.h"
+#include "mero/collateral.h"
+#include "mero/dcap.h"
+#include "mero/encoding.h"
+#include "mero/log.h"
+#include "mero/pcs.h"
+#include "mero/release.h"
+#include "node/admission_attest.h"
+
+int mero__adm_verify_real(void *ud, const uint8_t *quote, size_t len, struct mero_tee_verdict *v,
+                          struct mero_err *err)
+{
+    (void)ud;
+    struct mero_collateral coll;
+    struct mero_dcap_result r;
+    struct mero_buf json;
+    memset(&coll, 0, sizeof(coll));
+    MERO_TRY(mero_pcs_collateral_for_quote(quote, len, &coll, err));
+    int rc = mero_dcap_verify_quote(quote, len, &coll, mero_now_unix(), &r, err);
+    if (rc == 0 && (!r.quote_verified || !r.has_tcb_status)) {
+        rc = mero_err_set(err, r.reject_code ? r.reject_code : MERO_EREFUSED, "%s",
+                          r.reject_reason[0] ? r.reject_reason : "the quote does not verify");
+    }
+    if (rc == 0) {
+        snprintf(v->tcb_status, sizeof(v->tcb_status), "%s", mero_tcb_status_name(r.tcb_status));
+        memcpy(v->mrtd, r.mrtd, 48);
+        memcpy(v->rtmr, r.rtmr, sizeof(v->rtmr));
+        mero_buf_init(&json, MERO_COLLATERAL_MAX_JSON);
+        rc = mero_collateral_to_json(&coll, &json);
+        if (rc == 0) {
+            free(v->collateral);
+            v->collateral = mero_buf_steal(&json, &v->collateral_len);
+        } else {
+            rc = mero_err_set(err, MERO_ECOLLATERAL, "the collateral does not serialize");
+        }
+        mero_buf_cleanup(&json);
+    }
+    mero_collateral_cleanup(&coll);
+    return rc;
+}
+
+int mero_node_evidence_verify(void *ud, const uint8_t *quote, size_t qlen, const uint8_t *coll,
+                              size_t clen, uint64_t attested_at, struct mero_evidence_verdict *v,
+                              struct mero_err *err)
+{
+    (void)ud;
+    struct mero_collateral c;
+    struct mero_dcap_result r;
+    if (coll == NULL || clen == 0) {
+        return mero_err_set(err, MERO_ECOLLATERAL,
+                            "evidence for a real quote must carry the collateral it was "
+                            "appraised against");
+    }
+    MERO_TRY(mero_collateral_parse(&c, (const char *)coll, clen, err));
+    int rc = mero_dcap_verify_quote(quote, qlen, &c, attested_at, &r, err);
+    mero_collateral_cleanup(&c);
+    if (rc < 0) {
+        return rc;
+    }
+    if (!r.quote_verified || !r.has_tcb_status) {
+        return mero_err_set(err, r.reject_code ? r.reject_code : MERO_EREFUSED, "%s",
+                            r.reject_reason[0] ? r.reject_reason : "the quote does not verify");
+    }
+    memset(v, 0, sizeof(*v));
+    v->is_mock = false;
+    snprintf(v->tcb_status, sizeof(v->tcb_status), "%s", mero_tcb_status_name(r.tcb_status));
+    mero_hex_encode(v->m.mrtd, r.mrtd, 48);
+    for (int i = 0; i < 4; i++) {
+        mero_hex_encode(v->m.rtmr[i], r.rtmr[i], 48);
+    }
+    memcpy(v->report_data, r.report_data, 64);
+    return 0;
+}
+
+/* One release source per process, like the PCS cache. */
+static struct mero_release_source *release_src;
+
+static int release_source(struct mero_release_source **out, struct mero_err *err)
+{
+    if (release_src != NULL) {
+        *out = release_src;
+        return 0;
+    }
+    const char *root = getenv("MERO_SIGSTORE_TRUSTED_ROOT");
+    if (root == NULL || root[0] == '\0') {
+        return mero_err_set(err, MERO_ERELEASE,
+                            "no Sigstore trusted root configured (MERO_SIGSTORE_TRUSTED_ROOT): "
+                            "cannot verify a signed release");
+    }
+    struct mero_release_source_opts o;
+    memset(&o, 0, sizeof(o));
+    o.base_url = getenv("MERO_TEE_RELEASE_BASE_URL");
+    o.trusted_root_path = root;
+    MERO_TRY(mero_release_source_new(&release_src, &o, err));
+    *out = release_src;
+    return 0;
+}
+
+static int meas_from_hex(struct mero_release_meas *out, const struct mero_measurements *m)
+{
+    MERO_TRY(mero_hex_decode_exact(out->mrtd, 48, m->mrtd, strlen(m->mrtd)));
+    for (int i = 0; i < 4; i++) {
+        MERO_TRY(mero_hex_decode_exact(out->rtmr[i], 48, m->rtmr[i], strlen(m->rtmr[i])));
+    }
+    return 0;
+}
+
+int mero_node_release_check(void *ud, const char *release_version,
+                            const struct mero_tee_policy *policy, const struct mero_measurements *m,
+                            struct mero_err *reason)
+{
+    (void)ud;
+    struct mero_release_source *src = NULL;
+    struct mero_release_meas meas;
+    char matched[64] = "";
+    MERO_TRY(release_source(&src, reason));
+    if (meas_from_hex(&meas, m) < 0) {
+        return mero_err_set(reason, MERO_EREFUSED, "the quote's measurements are not 48-byte hex");
+    }
+    int rc = mero_release_check(src, release_version, policy->min_release,
+                                (const char *const *)policy->profiles.v, policy->profiles.n, &meas,
+                                matched, sizeof(matched), reason);
+    if (rc == 0) {
+        MERO_INFO("admission: release %s matches profile %s", release_version, matched);
+    }
+    return rc;
+}
+
+void mero_node_admission_attest_cleanup(void)
+{
+    mero_release_source_free(release_src);
+    release_src = NULL;
+}

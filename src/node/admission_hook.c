@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * admission_hook.c - installs the admission service on a merod node: the fleet-join hook of
+ * POST /admin-api/tee/fleet-join, the gossip hook that receives TeeAdmissionPrompts on
+ * ns/<hex>, and the environment the service needs (publishing ops, pulling a namespace,
+ * listing the contexts a replica joins). merod's release comes from MERO_TEE_VERSION.
+ *
+ * Invariants: the service is stopped before the network is freed and freed after it (so late
+ * request callbacks find it alive but inert); a MERO_TEE_VERSION that is not a release name
+ * is ignored with a warning rather than sent to admitters.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mero/encoding.h"
+#include "mero/log.h"
+#include "node/admission_attest.h"
+#include "node/admission_hook.h"
+#include "node/admission_node.h"
+#include "node/node.h"
+#include "node/service.h"
+#include "node/sync.h"
+
+static int env_publish(void *ud, const uint8_t ns[32], const struct mero_gov_oplist *ops)
+{
+    return mero_node_publish_ops(ud, ns, ops);
+}
+
+static void env_sync(void *ud, const uint8_t ns[32])
+{
+    struct mero_node *node = ud;
+    char peers[16][MERO_PEER_ID_STR_MAX];
+    if (node->net == NULL) {
+        return;
+    }
+    (void)mero_node_follow(node, ns);
+    size_t n = mero_net_connected_peers(node->net, peers, 16);
+    for (size_t i = 0; i < n && i < 16; i++) {
+        mero_node_sync_pull(node, peers[i], ns);
+    }
+}
+
+/* A replica reads every context of its namespace; the context layer replicates them all. */
+static int env_contexts(void *ud, const uint8_t ns[32], uint8_t (**ids)[32], size_t *n)
+{
+    struct mero_node *node = ud;
+    struct mero_gov_context *c = NULL;
+    size_t cnt = 0;
+    MERO_TRY(mero_gov_contexts(node->store, ns, &c, &cnt));
+    uint8_t(*out)[32] = calloc(cnt ? cnt : 1, 32);
+    if (out == NULL) {
+        free(c);
+        return -MERO_ENOMEM;
+    }
+    for (size_t i = 0; i < cnt; i++) {
+        memcpy(out[i], c[i].id, 32);
+    }
+    free(c);
+    *ids = out;
+    *n = cnt;
+    return 0;
+}
+
+static int hook_fleet_join(struct mero_node *node, const uint8_t group_id[32],
+                           const char *const *admitters, size_t n, mero_fleet_join_done done,
+                           void *ctx, struct mero_err *err)
+{
+    return mero_fleet_join_start(node->hooks.fleet_join_state, group_id, admitters, n, done, ctx,
+                                 err);
+}
+
+static int hook_gossip(struct mero_node *node, const uint8_t ns[32], const char *from,
+                       const uint8_t *data, size_t len)
+{
+    char topic[68];
+    mero__adm_topic(topic, ns);
+    if (mero_admission_on_gossip(node->hooks.gossip_state, topic, from, data, len)) {
+        return 0;
+    }
+    return -MERO_EUNSUPPORTED;
+}
+
+int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
+{
+    struct mero_admission_env env;
+    struct mero_admission *a = NULL;
+    memset(&env, 0, sizeof(env));
+    env.loop = node->loop;
+    env.net = node->net;
+    env.store = node->store;
+    env.mock_tee = node->tee == MERO_TEE_MOCK;
+    env.ud = node;
+    env.publish_ops = env_publish;
+    env.sync_namespace = env_sync;
+    env.join_contexts = env_contexts;
+    env.verify_real = mero__adm_verify_real;
+    const char *rel = getenv("MERO_TEE_VERSION");
+    if (rel != NULL && rel[0] != '\0') {
+        size_t n = strlen(rel);
+        bool ok = n <= MERO_ADM_MAX_RELEASE_LEN;
+        for (size_t i = 0; ok && i < n; i++) {
+            char c = rel[i];
+            ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                 c == '.' || c == '-' || c == '+' || c == '_';
+        }
+        if (ok) {
+            snprintf(env.release, sizeof(env.release), "%s", rel);
+        } else {
+            MERO_WARN("MERO_TEE_VERSION is not a release name; the release will not be named");
+        }
+    }
+    /* test knob: a shorter fleet-join budget (the e2e tests' announced outcomes) */
+    const char *budget = getenv("MERO_FLEET_JOIN_BUDGET_MS");
+    uint64_t ms = 0;
+    if (budget != NULL && mero_parse_u64(budget, 600000, &ms) == 0 && ms >= 1000) {
+        env.budget_ms = (uint32_t)ms;
+    }
+    MERO_TRY(mero_admission_new(&env, &a, err));
+    if (mero_admission_purge_reconcile(a) < 0) {
+        MERO_WARN("self-purge reconcile failed; it is retried at the next start");
+    }
+    node->hooks.fleet_join = hook_fleet_join;
+    node->hooks.fleet_join_state = a;
+    node->hooks.on_gossip = hook_gossip;
+    node->hooks.gossip_state = a;
+    return 0;
+}
+
+void mero_node_admission_on_event(struct mero_node *node, const struct mero_gov_event *ev)
+{
+    mero_admission_on_event(node->hooks.gossip_state, ev);
+}
+
+void mero_node_admission_stop(struct mero_node *node)
+{
+    mero_admission_stop(node->hooks.fleet_join_state);
+}
+
+void mero_node_admission_free(struct mero_node *node)
+{
+    mero_admission_free(node->hooks.fleet_join_state);
+    node->hooks.fleet_join = NULL;
+    node->hooks.fleet_join_state = NULL;
+    node->hooks.on_gossip = NULL;
+    node->hooks.gossip_state = NULL;
+    mero_node_admission_attest_cleanup();
+}

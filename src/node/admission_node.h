@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * admission_node.h - the admission service of one node, on its loop: the member side (offers
+ * on hearing a prompt, the direct-path responders, the GroupKeyRequest responder) in
+ * admission_peer.c and the joiner side (POST /admin-api/tee/fleet-join) in fleet_join.c.
+ * Private to src/node.
+ *
+ * The node provides the loop, the net peer, the governance store and three callbacks
+ * (publishing ops on ns/<hex>, pulling a namespace's op log, joining a namespace's contexts);
+ * it routes gossip on ns/<hex> through mero_admission_on_gossip before its own handling.
+ */
+#ifndef MERO_NODE_ADMISSION_NODE_H
+#define MERO_NODE_ADMISSION_NODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "mero/err.h"
+#include "mero/gov.h"
+#include "mero/net.h"
+#include "node/admission.h"
+#include "node/admission_msg.h"
+#include "node/challenge.h"
+#include "node/pending_join.h"
+
+#define MERO_FLEET_JOIN_BUDGET_MS   30000u /* MAX_ADMISSION_WAIT */
+#define MERO_FLEET_JOIN_POLL_MS     2000u  /* ADMISSION_POLL, the re-prompt period */
+#define MERO_FLEET_JOIN_CHECK_MS    50u    /* how often a join checks its own admission */
+#define MERO_MAX_ADMITTER_ADDRS     8u     /* MAX_ADMITTER_MACHINES */
+#define MERO_ADM_REQUEST_TIMEOUT_MS 15000u /* one stream exchange, dial included */
+
+/* fleet-join completion, as the node's hook declares it (node/node.h). */
+typedef void (*mero_fleet_join_cb)(void *ctx, int status, char *data_json, const char *message);
+
+struct mero_admission_env {
+    uv_loop_t *loop;
+    struct mero_net *net;
+    struct mero_store *store;
+    bool mock_tee;                              /* merod run --mock-tee */
+    char release[MERO_ADM_MAX_RELEASE_LEN + 1]; /* MERO_TEE_VERSION, "" when unknown */
+    void *ud;
+    /* Broadcast ops a local action produced (already applied locally) on ns/<hex>. */
+    int (*publish_ops)(void *ud, const uint8_t ns[32], const struct mero_gov_oplist *ops);
+    /* Start a namespace op-log pull from connected peers (bootstrap / catch-up). May be NULL. */
+    void (*sync_namespace)(void *ud, const uint8_t ns[32]);
+    /* Join every context of ns; *ids owned (free()). May be NULL (no contexts joined). */
+    int (*join_contexts)(void *ud, const uint8_t ns[32], uint8_t (**ids)[32], size_t *n);
+    /* DCAP for real quotes (see struct mero_admission_deps); NULL refuses real quotes. */
+    int (*verify_real)(void *ud, const uint8_t *quote, size_t len, struct mero_tee_verdict *v,
+                       struct mero_err *err);
+    /* Monotonic milliseconds; NULL means the monotonic clock. */
+    uint64_t (*now_ms)(void *ud);
+    /* fleet-join budget and re-prompt period; 0 means 30 s and 2 s (tests shorten them). */
+    uint32_t budget_ms;
+    uint32_t poll_ms;
+};
+
+struct mero_fleet_join;
+
+#define MERO_PURGE_QUEUE 16
+struct mero_purge_job {
+    uint8_t ns[32];
+    uint8_t group[32];
+};
+
+struct mero_admission {
+    struct mero_admission_env env;
+    struct mero_admission_deps deps;
+    struct mero_challenge_book book;
+    struct mero_pending_joins pending;
+    char self_peer[MERO_PEER_ID_STR_MAX];
+    struct mero_fleet_join *joins; /* in-flight fleet-join calls */
+    unsigned long admitted;        /* counters, for logs and tests */
+    unsigned long refused;
+    unsigned long offers;
+    uint64_t answered_ms; /* when we last answered an offer with a quote (joiner side) */
+    struct mero_purge_job purge_q[MERO_PURGE_QUEUE]; /* purge.c */
+    size_t npurge;
+    uv_timer_t purge_timer;
+    bool purge_timer_open;
+    bool closing;
+};
+
+/* Allocate and register the admission protocol handler on env->net. Owned: free with _free. */
+MERO_MUST_CHECK int mero_admission_new(const struct mero_admission_env *env,
+                                       struct mero_admission **out, struct mero_err *err);
+/* Stop acting (before mero_net_free): late callbacks only release what they hold. */
+void mero_admission_stop(struct mero_admission *a);
+/*
+ * Drop in-flight fleet joins (without calling back: the admin API answered them 503 when it
+ * stopped) and free. Call it after mero_net_free, which runs pending request callbacks while
+ * `a` is still alive, and before the loop's final run (timer close callbacks). NULL no-op.
+ */
+void mero_admission_free(struct mero_admission *a);
+
+/*
+ * Gossip on a topic: returns 1 when it was a TeeAdmissionPrompt on ns/<hex> (handled here:
+ * a node that may vouch offers the publisher a challenge), 0 when it is not ours.
+ */
+int mero_admission_on_gossip(struct mero_admission *a, const char *topic, const char *from,
+                             const uint8_t *data, size_t len);
+
+/*
+ * POST /admin-api/tee/fleet-join: start the join loop for namespace ns, asking `admitters`
+ * (multiaddrs ending in /p2p/<id>) directly first. cb runs exactly once on the loop, with 200
+ * and the response's `data` JSON, or an error status and message. Returns 0 when started.
+ */
+MERO_MUST_CHECK int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[32],
+                                          const char *const *admitters, size_t n,
+                                          mero_fleet_join_cb cb, void *ctx, struct mero_err *err);
+
+/*
+ * purge.c - self_purge: feed every governance event (only TeeMemberRemoved for our identity
+ * acts); reconcile finishes marked purges (call once at startup, before following topics).
+ */
+void mero_admission_on_event(struct mero_admission *a, const struct mero_gov_event *ev);
+MERO_MUST_CHECK int mero_admission_purge_reconcile(struct mero_admission *a);
+
+/* ---- shared between admission_peer.c and fleet_join.c ---- */
+uint64_t mero__adm_now(const struct mero_admission *a);
+/* "ns/<64 hex>" */
+void mero__adm_topic(char out[68], const uint8_t ns[32]);
+/* Parse "ns/<64 hex>"; 0 on success. */
+int mero__adm_topic_ns(const char *topic, uint8_t ns[32]);
+/*
+ * Make our quote over challenge || admission_binding(our credential in ns); *quote owned
+ * (free()), cred_bytes gets the encoded credential, pk our namespace identity.
+ */
+MERO_MUST_CHECK int mero__adm_make_quote(struct mero_admission *a, const uint8_t ns[32],
+                                         const uint8_t challenge[32], uint8_t **quote,
+                                         size_t *quote_len, struct mero_buf *cred_bytes,
+                                         uint8_t pk[32], struct mero_err *err);
+/* Our proof of possession for ns: party_id = our identity, over our own peer id bytes. */
+MERO_MUST_CHECK int mero__adm_pop(struct mero_admission *a, const uint8_t ns[32],
+                                  uint8_t party_id[32], uint8_t sig[64], struct mero_err *err);
+/* Are we admitted in ns (a direct TEE row) and do we hold its group key? */
+void mero__adm_status(struct mero_admission *a, const uint8_t ns[32], bool *member, bool *has_key);
+/* Ask peer for ns's group key (GroupKeyRequest); stores it when answered. */
+void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[32], const char *peer);
+/* fleet_join.c: an offer arrived for ns (so a join loop may poll sooner). */
+void mero__fleet_join_free_all(struct mero_admission *a);
+
+#endif

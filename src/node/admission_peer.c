@@ -1,0 +1,659 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * admission_peer.c - the member side of the admission handshake and the stream responders
+ * (spec "The admission handshake", "Key delivery"; reference-calimero.md §5.3):
+ *  - hearing a TeeAdmissionPrompt on ns/<hex>: only a node that may vouch (an admin or an
+ *    admitted TEE of the namespace) takes one of MAX_CONCURRENT_OFFERS slots, issues an
+ *    offered challenge and sends TeeAdmissionChallengeOffer to the gossip source on a stream
+ *    of its own; the quote that comes back runs through verify_and_admit;
+ *  - TeeAdmissionChallengeRequest / TeeAdmissionRequest / TeeReleaseAdmissionRequest from a
+ *    requester whose proof of possession binds its namespace key to its Noise-authenticated
+ *    peer id; a node that may not vouch says so;
+ *  - TeeAdmissionChallengeOffer when we are the joiner: answered with a quote only while the
+ *    namespace is pending and within the per-namespace / per-peer quote rate;
+ *  - GroupKeyRequest: any key holder wraps the current group key for a proven member.
+ * It also binds verify_and_admit's dependencies to the governance store.
+ *
+ * Invariants: nothing is admitted, offered or delivered on behalf of a key whose proof of
+ * possession does not verify for the connection's peer id; a refusal is always answered with
+ * its reason (cut to MAX_REASON_LEN) and publishes nothing; secrets are wiped after use.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mero/binding.h"
+#include "mero/clock.h"
+#include "mero/crypto.h"
+#include "mero/encoding.h"
+#include "mero/keys.h"
+#include "mero/log.h"
+#include "mero/tsm.h"
+#include "node/admission_node.h"
+
+uint64_t mero__adm_now(const struct mero_admission *a)
+{
+    if (a->env.now_ms != NULL) {
+        return a->env.now_ms(a->env.ud);
+    }
+    return mero_now_ms();
+}
+
+void mero__adm_topic(char out[68], const uint8_t ns[32])
+{
+    memcpy(out, "ns/", 3);
+    mero_hex_encode(out + 3, ns, 32);
+}
+
+int mero__adm_topic_ns(const char *topic, uint8_t ns[32])
+{
+    if (topic == NULL || strncmp(topic, "ns/", 3) != 0 || strlen(topic) != 67) {
+        return -MERO_EINVAL;
+    }
+    return mero_hex_decode_exact(ns, 32, topic + 3, 64);
+}
+
+static void short_hex(char out[17], const uint8_t *p)
+{
+    mero_hex_encode(out, p, 8);
+}
+
+/* ---- verify_and_admit's dependencies, bound to the store ---- */
+
+static int dep_credential(void *ud, const uint8_t pk[32], const uint8_t *cred, size_t len,
+                          uint8_t account[32], uint8_t kem_pk[32], uint8_t device[32],
+                          struct mero_err *err)
+{
+    (void)ud;
+    struct mero_credential c;
+    struct mero_cur cur;
+    mero_cur_init(&cur, cred, len);
+    int rc = mero_credential_decode(&cur, &c, err);
+    if (rc < 0) {
+        return rc;
+    }
+    if (mero_cur_left(&cur) != 0) {
+        return mero_err_set(err, MERO_EOPDECODE, "trailing bytes after the account credential");
+    }
+    MERO_TRY(mero_credential_certifies(pk, &c, err));
+    memcpy(account, c.cert.account, 32);
+    memcpy(kem_pk, c.cert.kem_pk, 32);
+    memcpy(device, c.cert.device, 32);
+    return 0;
+}
+
+static int dep_verify_real(void *ud, const uint8_t *q, size_t len, struct mero_tee_verdict *v,
+                           struct mero_err *err)
+{
+    struct mero_admission *a = ud;
+    if (a->env.verify_real == NULL) {
+        return mero_err_set(err, MERO_EUNSUPPORTED, "no DCAP verifier configured");
+    }
+    return a->env.verify_real(a->env.ud, q, len, v, err);
+}
+
+static int dep_admit(void *ud, const struct mero_tee_claim *c, const struct mero_tee_verdict *v,
+                     int *out, struct mero_err *err)
+{
+    struct mero_admission *a = ud;
+    struct mero_admit_request req;
+    struct mero_cur cur;
+    memset(&req, 0, sizeof(req));
+    memcpy(req.group_id, c->ns, 32);
+    memcpy(req.member, c->public_key, 32);
+    mero_cur_init(&cur, c->credential, c->credential_len);
+    MERO_TRY(mero_credential_decode(&cur, &req.account, err));
+    memcpy(req.quote_hash, v->quote_hash, 32);
+    mero_hex_encode(req.m.mrtd, v->mrtd, 48);
+    for (int i = 0; i < 4; i++) {
+        mero_hex_encode(req.m.rtmr[i], v->rtmr[i], 48);
+    }
+    snprintf(req.tcb_status, sizeof(req.tcb_status), "%s", v->tcb_status);
+    req.is_mock = v->is_mock;
+    req.release_version = c->release;
+    req.quote = c->quote;
+    req.quote_len = c->quote_len;
+    req.collateral = v->collateral;
+    req.collateral_len = v->collateral_len;
+    req.attested_at = v->attested_at;
+    req.now = mero_now_unix();
+    struct mero_gov_oplist ops = {0};
+    int rc = mero_gov_admit_tee_node(a->env.store, c->ns, &req, out, &ops, err);
+    if (rc == 0 && ops.n > 0 && a->env.publish_ops != NULL) {
+        int prc = a->env.publish_ops(a->env.ud, c->ns, &ops);
+        if (prc < 0 && prc != -MERO_ENOPEERS) {
+            MERO_WARN("admission: publishing the admission ops failed: %s", mero_strerror(prc));
+        }
+    }
+    mero_gov_oplist_cleanup(&ops);
+    return rc;
+}
+
+/* ---- helpers shared with fleet_join.c ---- */
+
+static bool may_vouch(struct mero_admission *a, const uint8_t ns[32])
+{
+    uint8_t pk[32];
+    bool yes = false;
+    if (mero_gov_identity(a->env.store, ns, false, pk, NULL) < 0) {
+        return false;
+    }
+    if (mero_gov_may_vouch(a->env.store, ns, pk, &yes) < 0) {
+        return false;
+    }
+    return yes;
+}
+
+int mero__adm_pop(struct mero_admission *a, const uint8_t ns[32], uint8_t party_id[32],
+                  uint8_t sig[64], struct mero_err *err)
+{
+    uint8_t peer[MERO_PEER_ID_BYTES_MAX];
+    size_t plen = sizeof(peer);
+    uint8_t *sk = sodium_malloc(64);
+    if (sk == NULL) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    int rc = mero_gov_identity(a->env.store, ns, true, party_id, err);
+    if (rc == 0) {
+        rc = mero_gov_identity_secret(a->env.store, ns, sk);
+    }
+    if (rc == 0) {
+        rc = mero_net_peer_id_bytes(a->self_peer, peer, &plen);
+    }
+    if (rc == 0) {
+        rc = mero_adm_pop_sign(sig, ns, party_id, peer, plen, sk);
+    }
+    sodium_free(sk);
+    if (rc < 0 && err != NULL && err->msg[0] == '\0') {
+        mero_err_set(err, -rc, "could not prove possession of the namespace identity");
+    }
+    return rc;
+}
+
+int mero__adm_make_quote(struct mero_admission *a, const uint8_t ns[32],
+                         const uint8_t challenge[32], uint8_t **quote, size_t *quote_len,
+                         struct mero_buf *cred_bytes, uint8_t pk[32], struct mero_err *err)
+{
+    struct mero_credential cred;
+    uint8_t binding[32], rd[64];
+    bool is_mock = false;
+    MERO_TRY(mero_gov_identity(a->env.store, ns, true, pk, err));
+    int rc = mero_gov_credential(a->env.store, ns, &cred, err);
+    if (rc < 0) {
+        return mero_err_set(err, -rc, "could not build the account credential for this replica");
+    }
+    MERO_TRY(mero_credential_encode(cred_bytes, &cred));
+    mero_admission_binding(binding, ns, ns, pk, cred.cert.account, cred.cert.kem_pk,
+                           cred.cert.device);
+    mero_report_data(rd, challenge, binding);
+    /* A real quote is made through configfs-tsm (a few ms of file I/O in the TD). */
+    rc = mero_attest_generate(rd, a->env.mock_tee, quote, quote_len, &is_mock, err);
+    if (rc < 0) {
+        return mero_err_set(err, -rc, "Failed to generate attestation");
+    }
+    if (is_mock && !a->env.mock_tee) {
+        free(*quote);
+        *quote = NULL;
+        return mero_err_set(err, MERO_EUNSUPPORTED,
+                            "TDX attestation required -- mock not accepted for fleet join");
+    }
+    return 0;
+}
+
+void mero__adm_status(struct mero_admission *a, const uint8_t ns[32], bool *member, bool *has_key)
+{
+    uint8_t pk[32], key[32], id[32];
+    int role = MERO_ROLE_NONE;
+    *member = false;
+    *has_key = false;
+    if (mero_gov_identity(a->env.store, ns, false, pk, NULL) < 0) {
+        return;
+    }
+    if (mero_gov_direct_role(a->env.store, ns, pk, &role) == 0 && role != MERO_ROLE_NONE) {
+        *member = true;
+    }
+    if (mero_gov_group_key(a->env.store, ns, key, id) == 0) {
+        *has_key = true;
+    }
+    mero_wipe(key, sizeof(key));
+}
+
+static int respond_msg(struct mero_net_req *req, const struct mero_adm_msg *m)
+{
+    struct mero_buf b;
+    mero_buf_init(&b, MERO_ADM_MAX_FRAME);
+    int rc = mero_adm_msg_encode(&b, m);
+    if (rc == 0) {
+        rc = mero_net_respond(req, b.data, b.len);
+    } else {
+        mero_net_req_drop(req);
+    }
+    mero_buf_cleanup(&b);
+    return rc;
+}
+
+static void respond_verdict(struct mero_net_req *req, bool admitted, const char *reason)
+{
+    struct mero_buf b;
+    mero_buf_init(&b, MERO_ADM_MAX_FRAME);
+    if (mero_adm_response_encode(&b, admitted, reason) == 0) {
+        if (mero_net_respond(req, b.data, b.len) < 0) {
+            MERO_DEBUG("admission: the requester went away before its answer");
+        }
+    } else {
+        mero_net_req_drop(req);
+    }
+    mero_buf_cleanup(&b);
+}
+
+static bool pop_ok(const struct mero_adm_init *m, const char *remote)
+{
+    uint8_t peer[MERO_PEER_ID_BYTES_MAX];
+    size_t plen = sizeof(peer);
+    if (!m->has_pop || mero_net_peer_id_bytes(remote, peer, &plen) < 0) {
+        return false;
+    }
+    return mero_adm_pop_verify(m->pop, m->ns, m->party_id, peer, plen) == 0;
+}
+
+/* ---- the member side: offers ---- */
+
+struct offer {
+    struct mero_admission *a;
+    uint8_t ns[32];
+    uint8_t challenge[32];
+    char peer[MERO_PEER_ID_STR_MAX];
+};
+
+static void run_admission(struct mero_admission *a, const struct mero_tee_claim *c,
+                          const char *path, bool *admitted, struct mero_err *e)
+{
+    int outcome = MERO_ADMIT_NOT_A_VOUCHER;
+    char nsx[17], pkx[17];
+    short_hex(nsx, c->ns);
+    short_hex(pkx, c->public_key);
+    int rc = mero_verify_and_admit(&a->book, &a->deps, c, mero__adm_now(a), &outcome, e);
+    *admitted = rc == 0;
+    if (rc == 0) {
+        a->admitted++;
+        MERO_INFO("admission (%s): TEE %s… (peer %.*s) %s namespace %s… (release %s)", path, pkx,
+                  (int)c->peer_len, (const char *)c->peer,
+                  outcome == MERO_ADMIT_ALREADY_MEMBER ? "already a member of" : "admitted to", nsx,
+                  c->release != NULL ? c->release : "not named");
+    } else {
+        a->refused++;
+        MERO_WARN("admission: refused TEE %s… (peer %.*s) for namespace %s…: %s", pkx,
+                  (int)c->peer_len, (const char *)c->peer, nsx, e->msg);
+    }
+}
+
+static void offer_reply(void *ud, int status, const uint8_t *data, size_t len)
+{
+    struct offer *o = ud;
+    struct mero_admission *a = o->a;
+    struct mero_adm_msg m;
+    struct mero_err e = {0};
+    mero_challenge_offer_release(&a->book);
+    if (status < 0 || a->closing) {
+        MERO_DEBUG("admission: offer to %s got no answer: %s", o->peer, mero_strerror(status));
+        goto out;
+    }
+    if (mero_adm_msg_decode(data, len, &m, &e) < 0 || m.kind != MERO_ADM_MSG_OFFER_REPLY) {
+        MERO_WARN("admission: bad offer reply from %s: %s", o->peer, e.msg);
+        goto out;
+    }
+    if (!m.offered) {
+        MERO_DEBUG("admission: %s is not waiting to be admitted", o->peer);
+        goto out;
+    }
+    MERO_INFO("TEE answered the challenge offered for its prompt (peer %s)", o->peer);
+    struct mero_tee_claim c;
+    memset(&c, 0, sizeof(c));
+    memcpy(c.ns, o->ns, 32);
+    memcpy(c.challenge, o->challenge, 32);
+    memcpy(c.public_key, m.public_key, 32);
+    c.quote = m.quote;
+    c.quote_len = m.quote_len;
+    c.credential = m.credential;
+    c.credential_len = m.credential_len;
+    c.release = m.has_release ? m.release : NULL;
+    c.peer = (const uint8_t *)o->peer;
+    c.peer_len = strlen(o->peer);
+    bool admitted;
+    run_admission(a, &c, "offered path", &admitted, &e);
+out:
+    mero_wipe(o, sizeof(*o));
+    free(o);
+}
+
+int mero_admission_on_gossip(struct mero_admission *a, const char *topic, const char *from,
+                             const uint8_t *data, size_t len)
+{
+    uint8_t ns[32];
+    if (!mero_adm_is_prompt(data, len) || mero__adm_topic_ns(topic, ns) < 0) {
+        return 0;
+    }
+    if (from == NULL || strcmp(from, a->self_peer) == 0 || a->closing) {
+        return 1;
+    }
+    if (!may_vouch(a, ns)) {
+        MERO_DEBUG("admission: heard a prompt from %s but may not vouch here", from);
+        return 1;
+    }
+    if (mero_challenge_offer_acquire(&a->book) < 0) {
+        MERO_DEBUG("admission: %u offers in flight; prompt from %s dropped",
+                   MERO_CHALLENGE_MAX_CONCURRENT_OFFERS, from);
+        return 1;
+    }
+    struct offer *o = calloc(1, sizeof(*o));
+    struct mero_err e = {0};
+    if (o == NULL) {
+        mero_challenge_offer_release(&a->book);
+        return 1;
+    }
+    o->a = a;
+    memcpy(o->ns, ns, 32);
+    snprintf(o->peer, sizeof(o->peer), "%s", from);
+    if (mero_challenge_issue(&a->book, MERO_CHALLENGE_OFFERED, ns, (const uint8_t *)from,
+                             strlen(from), NULL, mero__adm_now(a), o->challenge, &e) < 0) {
+        MERO_DEBUG("admission: no offer to %s: %s", from, e.msg);
+        mero_challenge_offer_release(&a->book);
+        free(o);
+        return 1;
+    }
+    struct mero_adm_init m;
+    memset(&m, 0, sizeof(m));
+    m.kind = MERO_ADM_INIT_CHALLENGE_OFFER;
+    memcpy(m.ns, ns, 32);
+    memcpy(m.challenge, o->challenge, 32);
+    struct mero_buf b;
+    mero_buf_init(&b, MERO_ADM_MAX_FRAME);
+    int rc = mero_adm_init_encode(&b, &m);
+    if (rc == 0) {
+        rc = mero_net_request(a->env.net, from, MERO_ADM_PROTOCOL, b.data, b.len,
+                              MERO_ADM_REQUEST_TIMEOUT_MS, offer_reply, o);
+    }
+    mero_buf_cleanup(&b);
+    if (rc < 0) {
+        MERO_DEBUG("admission: could not offer a challenge to %s: %s", from, mero_strerror(rc));
+        mero_challenge_offer_release(&a->book);
+        mero_wipe(o, sizeof(*o));
+        free(o);
+        return 1;
+    }
+    a->offers++;
+    MERO_INFO("admission: offered a challenge to %s for its prompt", from);
+    return 1;
+}
+
+/* ---- the responders ---- */
+
+static void on_challenge_request(struct mero_admission *a, struct mero_net_req *req,
+                                 const char *remote, const struct mero_adm_init *m)
+{
+    struct mero_err e = {0};
+    struct mero_adm_msg r;
+    if (!may_vouch(a, m->ns)) {
+        respond_verdict(req, false, MERO_ADM_REASON_NOT_VOUCHER);
+        return;
+    }
+    memset(&r, 0, sizeof(r));
+    r.kind = MERO_ADM_MSG_CHALLENGE;
+    if (mero_challenge_issue(&a->book, MERO_CHALLENGE_REQUESTED, m->ns, (const uint8_t *)remote,
+                             strlen(remote), m->party_id, mero__adm_now(a), r.challenge, &e) < 0) {
+        respond_verdict(req, false, e.msg);
+        return;
+    }
+    (void)respond_msg(req, &r);
+    mero_wipe(&r, sizeof(r));
+}
+
+static void on_admission_request(struct mero_admission *a, struct mero_net_req *req,
+                                 const char *remote, const struct mero_adm_init *m)
+{
+    struct mero_err e = {0};
+    if (!mero_ct_eq(m->public_key, m->party_id, 32)) {
+        respond_verdict(req, false, "the request's public_key is not the key it proved");
+        return;
+    }
+    struct mero_tee_claim c;
+    memset(&c, 0, sizeof(c));
+    memcpy(c.ns, m->ns, 32);
+    memcpy(c.challenge, m->challenge, 32);
+    memcpy(c.public_key, m->public_key, 32);
+    c.quote = m->quote;
+    c.quote_len = m->quote_len;
+    c.credential = m->credential;
+    c.credential_len = m->credential_len;
+    c.release = m->kind == MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST ? m->release : NULL;
+    c.peer = (const uint8_t *)remote;
+    c.peer_len = strlen(remote);
+    bool admitted;
+    run_admission(a, &c, "direct path", &admitted, &e);
+    respond_verdict(req, admitted, admitted ? "" : e.msg);
+}
+
+/* We are the joiner: answer an offered challenge with a quote, or with nothing. */
+static void on_offer(struct mero_admission *a, struct mero_net_req *req, const char *remote,
+                     const struct mero_adm_init *m)
+{
+    struct mero_adm_msg r;
+    struct mero_err e = {0};
+    struct mero_buf cred;
+    uint8_t *quote = NULL;
+    size_t qlen = 0;
+    memset(&r, 0, sizeof(r));
+    r.kind = MERO_ADM_MSG_OFFER_REPLY;
+    mero_buf_init(&cred, MERO_ADM_MAX_CREDENTIAL);
+    int rc = mero_pending_may_answer(&a->pending, m->ns, (const uint8_t *)remote, strlen(remote),
+                                     mero__adm_now(a));
+    if (rc == 0) {
+        rc = mero__adm_make_quote(a, m->ns, m->challenge, &quote, &qlen, &cred, r.public_key, &e);
+        if (rc < 0) {
+            MERO_WARN("admission: could not answer the offer from %s: %s", remote, e.msg);
+        }
+    }
+    if (rc == 0) {
+        r.offered = true;
+        r.quote = quote;
+        r.quote_len = qlen;
+        r.credential = cred.data;
+        r.credential_len = cred.len;
+        if (a->env.release[0] != '\0') {
+            r.has_release = true;
+            snprintf(r.release, sizeof(r.release), "%s", a->env.release);
+        }
+        MERO_INFO("admission: answering the challenge %s offered with a quote", remote);
+        a->answered_ms = mero__adm_now(a);
+    }
+    (void)respond_msg(req, &r);
+    free(quote);
+    mero_buf_cleanup(&cred);
+}
+
+static void on_group_key_request(struct mero_admission *a, struct mero_net_req *req,
+                                 const struct mero_adm_init *m)
+{
+    struct mero_adm_msg r;
+    struct mero_key_envelope env;
+    struct mero_buf eb;
+    uint8_t key[32], key_id[32];
+    int role = MERO_ROLE_NONE;
+    memset(&r, 0, sizeof(r));
+    r.kind = MERO_ADM_MSG_GROUP_KEY;
+    mero_buf_init(&eb, MERO_ADM_MAX_ENVELOPE);
+    uint8_t *sk = sodium_malloc(64);
+    if (sk != NULL && mero_gov_direct_role(a->env.store, m->group_id, m->party_id, &role) == 0 &&
+        role != MERO_ROLE_NONE && mero_gov_group_key(a->env.store, m->group_id, key, key_id) == 0 &&
+        mero_gov_identity_secret(a->env.store, m->ns, sk) == 0 &&
+        mero_envelope_wrap(&env, m->group_id, m->party_id, sk, key, NULL) == 0 &&
+        mero_envelope_encode(&eb, &env) == 0) {
+        r.envelope = eb.data;
+        r.envelope_len = eb.len;
+    }
+    mero_wipe(key, sizeof(key));
+    if (sk != NULL) {
+        sodium_free(sk);
+    }
+    (void)respond_msg(req, &r);
+    mero_buf_cleanup(&eb);
+}
+
+static void on_request(void *ud, struct mero_net_req *req, const char *remote, const uint8_t *data,
+                       size_t len)
+{
+    struct mero_admission *a = ud;
+    struct mero_adm_init m;
+    struct mero_err e = {0};
+    if (a->closing) {
+        mero_net_req_drop(req);
+        return;
+    }
+    if (mero_adm_init_decode(data, len, &m, &e) < 0) {
+        MERO_DEBUG("admission: bad request from %s: %s", remote, e.msg);
+        respond_verdict(req, false, e.msg);
+        return;
+    }
+    if (m.kind != MERO_ADM_INIT_CHALLENGE_OFFER && !pop_ok(&m, remote)) {
+        respond_verdict(req, false,
+                        "the proof of possession does not bind this key to your peer id");
+        return;
+    }
+    switch (m.kind) {
+    case MERO_ADM_INIT_CHALLENGE_REQUEST:
+        on_challenge_request(a, req, remote, &m);
+        break;
+    case MERO_ADM_INIT_ADMISSION_REQUEST:
+    case MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST:
+        on_admission_request(a, req, remote, &m);
+        break;
+    case MERO_ADM_INIT_CHALLENGE_OFFER:
+        on_offer(a, req, remote, &m);
+        break;
+    case MERO_ADM_INIT_GROUP_KEY_REQUEST:
+        on_group_key_request(a, req, &m);
+        break;
+    default:
+        mero_net_req_drop(req);
+        break;
+    }
+}
+
+/* ---- GroupKeyRequest, the joiner's recovery pull ---- */
+
+struct key_pull {
+    struct mero_admission *a;
+    uint8_t ns[32];
+};
+
+static void key_reply(void *ud, int status, const uint8_t *data, size_t len)
+{
+    struct key_pull *k = ud;
+    struct mero_adm_msg m;
+    struct mero_key_envelope env;
+    struct mero_cur c;
+    uint8_t key[32];
+    if (status == 0 && !k->a->closing && mero_adm_msg_decode(data, len, &m, NULL) == 0 &&
+        m.kind == MERO_ADM_MSG_GROUP_KEY && m.envelope != NULL) {
+        mero_cur_init(&c, m.envelope, m.envelope_len);
+        if (mero_envelope_decode(&c, &env, NULL) == 0 &&
+            mero_gov_unwrap(k->a->env.store, k->ns, k->ns, &env, key, NULL) == 0 &&
+            mero_gov_group_key_put(k->a->env.store, k->ns, key) == 0) {
+            MERO_INFO("admission: group key recovered through a GroupKeyRequest");
+        }
+        mero_wipe(key, sizeof(key));
+    }
+    free(k);
+}
+
+void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[32], const char *peer)
+{
+    struct mero_adm_init m;
+    memset(&m, 0, sizeof(m));
+    m.kind = MERO_ADM_INIT_GROUP_KEY_REQUEST;
+    memcpy(m.ns, ns, 32);
+    memcpy(m.group_id, ns, 32);
+    if (mero__adm_pop(a, ns, m.party_id, m.pop, NULL) < 0) {
+        return;
+    }
+    m.has_pop = true;
+    struct key_pull *k = calloc(1, sizeof(*k));
+    if (k == NULL) {
+        return;
+    }
+    k->a = a;
+    memcpy(k->ns, ns, 32);
+    struct mero_buf b;
+    mero_buf_init(&b, MERO_ADM_MAX_FRAME);
+    int rc = mero_adm_init_encode(&b, &m);
+    if (rc == 0) {
+        rc = mero_net_request(a->env.net, peer, MERO_ADM_PROTOCOL, b.data, b.len,
+                              MERO_ADM_REQUEST_TIMEOUT_MS, key_reply, k);
+    }
+    mero_buf_cleanup(&b);
+    if (rc < 0) {
+        free(k);
+    }
+}
+
+/* ---- lifetime ---- */
+
+int mero_admission_new(const struct mero_admission_env *env, struct mero_admission **out,
+                       struct mero_err *err)
+{
+    if (env == NULL || env->net == NULL || env->store == NULL) {
+        return mero_err_set(err, MERO_EINVAL, "admission needs a net peer and a store");
+    }
+    struct mero_admission *a = calloc(1, sizeof(*a));
+    if (a == NULL) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    a->env = *env;
+    mero_challenge_book_init(&a->book);
+    mero_pending_init(&a->pending);
+    a->deps.ud = a;
+    a->deps.credential_check = dep_credential;
+    a->deps.verify_real = dep_verify_real;
+    a->deps.admit = dep_admit;
+    snprintf(a->self_peer, sizeof(a->self_peer), "%s", mero_net_peer_id(env->net));
+    int rc = mero_net_handle(env->net, MERO_ADM_PROTOCOL, on_request, a);
+    if (rc < 0) {
+        free(a);
+        return mero_err_set(err, -rc, "could not register %s", MERO_ADM_PROTOCOL);
+    }
+    if (env->loop != NULL && uv_timer_init(env->loop, &a->purge_timer) == 0) {
+        a->purge_timer.data = a;
+        a->purge_timer_open = true;
+    }
+    *out = a;
+    return 0;
+}
+
+static void purge_timer_closed(uv_handle_t *h)
+{
+    free(h->data);
+}
+
+void mero_admission_stop(struct mero_admission *a)
+{
+    if (a != NULL) {
+        a->closing = true;
+    }
+}
+
+void mero_admission_free(struct mero_admission *a)
+{
+    if (a == NULL) {
+        return;
+    }
+    a->closing = true; /* the net peer is gone: its handler went with it */
+    mero__fleet_join_free_all(a);
+    mero_challenge_book_cleanup(&a->book);
+    if (a->purge_timer_open) {
+        a->purge_timer_open = false;
+        uv_timer_stop(&a->purge_timer);
+        uv_close((uv_handle_t *)&a->purge_timer, purge_timer_closed); /* frees a */
+        return;
+    }
+    free(a);
+}

@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * context.c - a context's replicated key-value state. A write is a state delta:
+ *
+ *   version u8 (1) | context[32] | author[32] | lamport u64 | key_id[32] | nonce[12] |
+ *   ct_len u32 | ct (AES-256-GCM under the group key key_id, AAD = the fields before it,
+ *   plaintext = klen u32 | key | vlen u32 | value) | signature[64]
+ *
+ * signed by the author's namespace identity (Ed25519 over "mero.context.delta.v1" || every
+ * byte before the signature); its hash is SHA-256 of the whole delta.
+ *
+ * Invariants (spec "Read-only for its own writes"): every delta, whatever path brought it
+ * (local write, gossip, sync pull), goes through mero_node_ctx_apply, which refuses one whose
+ * author's effective role in the context's group is ReadOnly, ReadOnlyTee, RelayTee or none,
+ * before anything is stored. A stored delta is immutable; the visible value of a key is the
+ * delta with the greatest (lamport, hash), so every member converges on the same state in any
+ * delivery order. A delta we cannot yet decrypt (key not delivered) is kept and applied when
+ * the key arrives. The write is committed (synchronous=FULL) before the API acknowledges it.
+ */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mero/buf.h"
+#include "mero/crypto.h"
+#include "mero/gov.h"
+#include "mero/log.h"
+#include "node/context.h"
+#include "node/db.h"
+#include "node/node.h"
+#include "node/service.h"
+
+#define HDR_LEN (1 + 32 + 32 + 8 + 32 + 12)
+
+static const char *const schema[] = {
+    "CREATE TABLE IF NOT EXISTS ctx_delta (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+    "hash BLOB UNIQUE NOT NULL, context BLOB NOT NULL, grp BLOB NOT NULL, "
+    "bytes BLOB NOT NULL, applied INTEGER NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS ctx_delta_ctx ON ctx_delta(context, seq)",
+    "CREATE TABLE IF NOT EXISTS ctx_kv (context BLOB NOT NULL, k TEXT NOT NULL, v BLOB NOT NULL, "
+    "lamport INTEGER NOT NULL, hash BLOB NOT NULL, author BLOB NOT NULL, "
+    "PRIMARY KEY(context, k))",
+};
+
+struct delta {
+    uint8_t ctx[32], author[32], key_id[32], nonce[12], sig[64];
+    uint64_t lamport;
+    const uint8_t *ct;
+    uint32_t ct_len;
+    size_t signed_len;
+};
+
+int mero_node_ctx_open(struct mero_node *node, struct mero_err *err)
+{
+    for (size_t i = 0; i < sizeof(schema) / sizeof(schema[0]); i++) {
+        if (mero_node_db_exec(node->db, schema[i]) < 0) {
+            return mero_err_set(err, MERO_EIO, "cannot create the context tables");
+        }
+    }
+    return 0;
+}
+
+void mero_node_ctx_close(struct mero_node *node)
+{
+    (void)node;
+}
+
+int mero_node_ctx_lookup(struct mero_node *node, const uint8_t ctx[32], uint8_t ns[32],
+                         uint8_t group[32])
+{
+    uint8_t(*nss)[32] = NULL;
+    size_t nn = 0;
+    MERO_TRY(mero_gov_namespaces(node->store, &nss, &nn));
+    int rc = -MERO_ENOTFOUND;
+    for (size_t i = 0; i < nn && rc == -MERO_ENOTFOUND; i++) {
+        struct mero_gov_context *cs = NULL;
+        size_t n = 0;
+        if (mero_gov_contexts(node->store, nss[i], &cs, &n) < 0) {
+            continue;
+        }
+        for (size_t k = 0; k < n; k++) {
+            if (memcmp(cs[k].id, ctx, 32) == 0) {
+                memcpy(ns, nss[i], 32);
+                memcpy(group, cs[k].group, 32);
+                rc = 0;
+                break;
+            }
+        }
+        free(cs);
+    }
+    free(nss);
+    return rc;
+}
+
+static int decode(const uint8_t *p, size_t len, struct delta *d)
+{
+    struct mero_cur c;
+    uint8_t v;
+    mero_cur_init(&c, p, len);
+    if (len > MERO_DELTA_MAX) {
+        return -MERO_ETOOBIG;
+    }
+    MERO_TRY(mero_cur_u8(&c, &v));
+    if (v != MERO_DELTA_VERSION) {
+        return -MERO_ESCHEMA;
+    }
+    MERO_TRY(mero_cur_copy(&c, d->ctx, 32));
+    MERO_TRY(mero_cur_copy(&c, d->author, 32));
+    MERO_TRY(mero_cur_u64le(&c, &d->lamport));
+    MERO_TRY(mero_cur_copy(&c, d->key_id, 32));
+    MERO_TRY(mero_cur_copy(&c, d->nonce, 12));
+    MERO_TRY(mero_cur_u32le(&c, &d->ct_len));
+    if (d->ct_len < MERO_AEAD_TAG_LEN || d->ct_len > mero_cur_left(&c)) {
+        return -MERO_ETRUNC;
+    }
+    MERO_TRY(mero_cur_bytes(&c, d->ct_len, &d->ct));
+    d->signed_len = c.off;
+    MERO_TRY(mero_cur_copy(&c, d->sig, 64));
+    if (mero_cur_left(&c) != 0) {
+        return -MERO_EPROTO;
+    }
+    return 0;
+}
+
+static int verify_sig(const uint8_t *p, const struct delta *d)
+{
+    size_t dl = strlen(MERO_DELTA_DOMAIN);
+    uint8_t *msg = malloc(dl + d->signed_len);
+    if (msg == NULL) {
+        return -MERO_ENOMEM;
+    }
+    memcpy(msg, MERO_DELTA_DOMAIN, dl);
+    memcpy(msg + dl, p, d->signed_len);
+    int rc = mero_ed25519_verify(d->sig, msg, dl + d->signed_len, d->author);
+    free(msg);
+    return rc;
+}
+
+/* 0 when role may author state deltas (spec "Read-only for its own writes"). */
+static int may_author(struct mero_node *node, const uint8_t group[32], const uint8_t who[32],
+                      struct mero_err *err)
+{
+    int role = MERO_ROLE_NONE, tee = MERO_ROLE_NONE;
+    MERO_TRY(mero_gov_effective_role(node->store, group, who, &role));
+    if (mero_gov_executor_standing(node->store, group, who, &tee) < 0) {
+        tee = MERO_ROLE_NONE;
+    }
+    if (role == MERO_ROLE_NONE) {
+        return mero_err_set(err, MERO_EPERM, "author is not a member of the context's group");
+    }
+    if (role == MERO_ROLE_READONLY || role == MERO_ROLE_READONLY_TEE ||
+        role == MERO_ROLE_RELAY_TEE || tee != MERO_ROLE_NONE) {
+        return mero_err_set(err, MERO_EREADONLY, "ReadOnlyWriteRefused");
+    }
+    return 0;
+}
+
+/* Decrypt d and make it visible if it wins last-writer-wins. 1 when applied, 0 no key. */
+static int materialise(struct mero_node *node, const uint8_t group[32], const uint8_t *bytes,
+                       const struct delta *d, const uint8_t hash[32])
+{
+    uint8_t key[32];
+    if (mero_gov_group_key_by_id(node->store, group, d->key_id, key) < 0) {
+        return 0;
+    }
+    size_t pl = d->ct_len - MERO_AEAD_TAG_LEN;
+    uint8_t *pt = malloc(pl ? pl : 1);
+    if (pt == NULL) {
+        mero_wipe(key, sizeof(key));
+        return -MERO_ENOMEM;
+    }
+    int rc = mero_aes256gcm_open(pt, d->ct, d->ct_len, bytes, HDR_LEN, d->nonce, key);
+    mero_wipe(key, sizeof(key));
+    struct mero_cur c;
+    uint32_t kl = 0, vl = 0;
+    const uint8_t *k = NULL, *v = NULL;
+    mero_cur_init(&c, pt, pl);
+    if (rc == 0) {
+        rc = mero_cur_u32le(&c, &kl);
+    }
+    if (rc == 0 && (kl == 0 || kl > 256)) {
+        rc = -MERO_EPROTO;
+    }
+    if (rc == 0) {
+        rc = mero_cur_bytes(&c, kl, &k);
+    }
+    if (rc == 0) {
+        rc = mero_cur_u32le(&c, &vl);
+    }
+    if (rc == 0) {
+        rc = mero_cur_bytes(&c, vl, &v);
+    }
+    if (rc == 0 && (mero_cur_left(&c) != 0 || memchr(k, 0, kl) != NULL)) {
+        rc = -MERO_EPROTO;
+    }
+    if (rc < 0) {
+        free(pt);
+        return rc;
+    }
+    sqlite3_stmt *st = NULL;
+    /* last-writer-wins: replace only when (lamport, hash) is greater than the current one */
+    const char *sql = "INSERT INTO ctx_kv(context, k, v, lamport, hash, author) "
+                      "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(context, k) DO UPDATE SET "
+                      "v = excluded.v, lamport = excluded.lamport, hash = excluded.hash, "
+                      "author = excluded.author WHERE excluded.lamport > ctx_kv.lamport OR "
+                      "(excluded.lamport = ctx_kv.lamport AND excluded.hash > ctx_kv.hash)";
+    rc = sqlite3_prepare_v2(node->db, sql, -1, &st, NULL) == SQLITE_OK ? 0 : -MERO_EIO;
+    if (rc == 0) {
+        sqlite3_bind_blob(st, 1, d->ctx, 32, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, (const char *)k, (int)kl, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 3, vl ? (const void *)v : (const void *)"", (int)vl, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 4, (sqlite3_int64)(d->lamport & INT64_MAX));
+        sqlite3_bind_blob(st, 5, hash, 32, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 6, d->author, 32, SQLITE_STATIC);
+        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
+    }
+    sqlite3_finalize(st);
+    free(pt);
+    return rc < 0 ? rc : 1;
+}
+
+static int exec_hash(struct mero_node *node, const char *sql, const uint8_t hash[32])
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(node->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -MERO_EIO;
+}
+
+int mero_node_ctx_has(struct mero_node *node, const uint8_t hash[32], bool *yes)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(node->db, "SELECT 1 FROM ctx_delta WHERE hash = ?1", -1, &st, NULL) !=
+        SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
+    *yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len,
+                        struct mero_err *err)
+{
+    struct delta d;
+    uint8_t hash[32], ns[32], group[32];
+    int rc = decode(bytes, len, &d);
+    if (rc < 0) {
+        return mero_err_set(err, -rc, "delta does not decode");
+    }
+    mero_sha256(hash, bytes, len);
+    bool have = false;
+    MERO_TRY(mero_node_ctx_has(node, hash, &have));
+    if (have) {
+        return 0;
+    }
+    if (verify_sig(bytes, &d) < 0) {
+        return mero_err_set(err, MERO_EBADSIG, "delta signature does not verify");
+    }
+    if (mero_node_ctx_lookup(node, d.ctx, ns, group) < 0) {
+        return mero_err_set(err, MERO_ENOTFOUND, "delta for an unknown context");
+    }
+    MERO_TRY(may_author(node, group, d.author, err));
+    if (mero_node_db_exec(node->db, "BEGIN IMMEDIATE") < 0) {
+        return mero_err_set(err, MERO_EIO, "database busy");
+    }
+    sqlite3_stmt *st = NULL;
+    rc = sqlite3_prepare_v2(node->db,
+                            "INSERT INTO ctx_delta(hash, context, grp, bytes, applied) "
+                            "VALUES(?1, ?2, ?3, ?4, 0)",
+                            -1, &st, NULL) == SQLITE_OK
+             ? 0
+             : -MERO_EIO;
+    if (rc == 0) {
+        sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 2, d.ctx, 32, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 3, group, 32, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 4, bytes, (int)len, SQLITE_STATIC);
+        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
+    }
+    sqlite3_finalize(st);
+    int applied = rc == 0 ? materialise(node, group, bytes, &d, hash) : rc;
+    if (applied == 1) {
+        rc = exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash);
+    } else if (applied < 0) {
+        rc = applied;
+    }
+    if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
+        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        return mero_err_set(err, MERO_EIO, "cannot store the delta");
+    }
+    return 0;
+}
+
+void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[32])
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(node->db, "SELECT bytes FROM ctx_delta WHERE grp = ?1 AND applied = 0",
+                           -1, &st, NULL) != SQLITE_OK) {
+        return;
+    }
+    sqlite3_bind_blob(st, 1, group, 32, SQLITE_STATIC);
+    struct mero_buf all; /* (len u32, bytes)* copied out before updating rows */
+    mero_buf_init(&all, 64u << 20);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int n = sqlite3_column_bytes(st, 0);
+        if (mero_buf_append_u32le(&all, (uint32_t)n) < 0 ||
+            mero_buf_append(&all, sqlite3_column_blob(st, 0), (size_t)n) < 0) {
+            break;
+        }
+    }
+    sqlite3_finalize(st);
+    struct mero_cur c;
+    mero_cur_init(&c, all.data, all.len);
+    while (mero_cur_left(&c) > 0) {
+        uint32_t n;
+        const uint8_t *p;
+        struct delta d;
+        uint8_t hash[32];
+        if (mero_cur_u32le(&c, &n) < 0 || mero_cur_bytes(&c, n, &p) < 0) {
+            break;
+        }
+        if (decode(p, n, &d) < 0) {
+            continue;
+        }
+        mero_sha256(hash, p, n);
+        if (materialise(node, group, p, &d, hash) == 1) {
+            (void)exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash);
+        }
+    }
+    mero_buf_cleanup(&all);
+}
+
+static uint64_t next_lamport(struct mero_node *node, const uint8_t ctx[32])
+{
+    sqlite3_stmt *st = NULL;
+    uint64_t l = 0;
+    if (sqlite3_prepare_v2(node->db, "SELECT MAX(lamport) FROM ctx_kv WHERE context = ?1", -1, &st,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            l = (uint64_t)sqlite3_column_int64(st, 0);
+        }
+    }
+    sqlite3_finalize(st);
+    return l + 1;
+}
+
+int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[32], const char *key,
+                      const uint8_t *value, size_t vlen, bool force, struct mero_err *err)
+{
+    uint8_t ns[32], group[32], me[32], gk[32], key_id[32], sk[64];
+    if (mero_node_ctx_lookup(node, ctx, ns, group) < 0) {
+        return mero_err_set(err, MERO_ENOTFOUND, "context not found");
+    }
+    if (mero_gov_identity(node->store, ns, false, me, err) < 0) {
+        return mero_err_set(err, MERO_EPERM, "this node is not a member of the namespace");
+    }
+    if (!force) {
+        MERO_TRY(may_author(node, group, me, err));
+    }
+    if (mero_gov_group_key(node->store, group, gk, key_id) < 0) {
+        return mero_err_set(err, MERO_ESTATE, "this node holds no key for the context's group");
+    }
+    size_t kl = strlen(key);
+    struct mero_buf pt, d;
+    mero_buf_init(&pt, MERO_DELTA_MAX);
+    mero_buf_init(&d, MERO_DELTA_MAX);
+    int rc = mero_buf_append_u32le(&pt, (uint32_t)kl);
+    rc = rc ? rc : mero_buf_append(&pt, key, kl);
+    rc = rc ? rc : mero_buf_append_u32le(&pt, (uint32_t)vlen);
+    rc = rc ? rc : mero_buf_append(&pt, vlen ? value : (const uint8_t *)"", vlen);
+    uint8_t nonce[12];
+    mero_random(nonce, sizeof(nonce));
+    rc = rc ? rc : mero_buf_append_u8(&d, MERO_DELTA_VERSION);
+    rc = rc ? rc : mero_buf_append(&d, ctx, 32);
+    rc = rc ? rc : mero_buf_append(&d, me, 32);
+    rc = rc ? rc : mero_buf_append_u64le(&d, next_lamport(node, ctx));
+    rc = rc ? rc : mero_buf_append(&d, key_id, 32);
+    rc = rc ? rc : mero_buf_append(&d, nonce, 12);
+    rc = rc ? rc : mero_buf_append_u32le(&d, (uint32_t)(pt.len + MERO_AEAD_TAG_LEN));
+    uint8_t *ct = rc ? NULL : malloc(pt.len + MERO_AEAD_TAG_LEN);
+    if (rc == 0 && ct == NULL) {
+        rc = -MERO_ENOMEM;
+    }
+    if (rc == 0) {
+        rc = mero_aes256gcm_seal(ct, pt.data, pt.len, d.data, HDR_LEN, nonce, gk);
+    }
+    rc = rc ? rc : mero_buf_append(&d, ct, pt.len + MERO_AEAD_TAG_LEN);
+    free(ct);
+    mero_wipe(gk, sizeof(gk));
+    if (rc == 0) {
+        size_t dl = strlen(MERO_DELTA_DOMAIN);
+        struct mero_buf msg;
+        mero_buf_init(&msg, MERO_DELTA_MAX + 64);
+        rc = mero_buf_append(&msg, MERO_DELTA_DOMAIN, dl);
+        rc = rc ? rc : mero_buf_append(&msg, d.data, d.len);
+        rc = rc ? rc : mero_gov_identity_secret(node->store, ns, sk);
+        uint8_t sig[64];
+        if (rc == 0) {
+            mero_ed25519_sign(sig, msg.data, msg.len, sk);
+            mero_wipe(sk, sizeof(sk));
+            rc = mero_buf_append(&d, sig, 64);
+        }
+        mero_buf_cleanup(&msg);
+    }
+    mero_buf_cleanup(&pt);
+    if (rc < 0) {
+        mero_buf_cleanup(&d);
+        return mero_err_set(err, -rc, "cannot build the delta");
+    }
+    struct mero_err aerr = {0};
+    rc = mero_node_ctx_apply(node, d.data, d.len, &aerr);
+    if (rc < 0 && !force) {
+        mero_buf_cleanup(&d);
+        return mero_err_set(err, -rc, "%s", aerr.msg);
+    }
+    (void)mero_node_publish(node, ns, MERO_GOSSIP_DELTA, d.data, d.len);
+    mero_buf_cleanup(&d);
+    return 0;
+}
+
+int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[32], const char *key,
+                      uint8_t **value, size_t *vlen, struct mero_err *err)
+{
+    uint8_t ns[32], group[32];
+    if (mero_node_ctx_lookup(node, ctx, ns, group) < 0) {
+        return mero_err_set(err, MERO_ENOTFOUND, "context not found");
+    }
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(node->db, "SELECT v FROM ctx_kv WHERE context = ?1 AND k = ?2", -1, &st,
+                           NULL) != SQLITE_OK) {
+        return mero_err_set(err, MERO_EIO, "cannot read");
+    }
+    sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+    int rc = -MERO_ENOTFOUND;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        int n = sqlite3_column_bytes(st, 0);
+        uint8_t *v = malloc((size_t)n + 1);
+        if (v == NULL) {
+            rc = -MERO_ENOMEM;
+        } else {
+            if (n > 0) {
+                memcpy(v, sqlite3_column_blob(st, 0), (size_t)n);
+            }
+            v[n] = 0;
+            *value = v;
+            *vlen = (size_t)n;
+            rc = 0;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc == -MERO_ENOTFOUND) {
+        return mero_err_set(err, MERO_ENOTFOUND, "key not found");
+    }
+    return rc;
+}
+
+int mero_node_ctx_hashes(struct mero_node *node, const uint8_t ctx[32], uint64_t after, size_t max,
+                         uint8_t (**out)[32], size_t *n, uint64_t *last)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(node->db,
+                           "SELECT seq, hash FROM ctx_delta WHERE context = ?1 AND seq > ?2 "
+                           "ORDER BY seq LIMIT ?3",
+                           -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)(after & INT64_MAX));
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
+    uint8_t(*v)[32] = malloc(max * 32);
+    size_t k = 0;
+    uint64_t l = after;
+    while (v != NULL && k < max && sqlite3_step(st) == SQLITE_ROW) {
+        l = (uint64_t)sqlite3_column_int64(st, 0);
+        if (sqlite3_column_bytes(st, 1) == 32) {
+            memcpy(v[k++], sqlite3_column_blob(st, 1), 32);
+        }
+    }
+    sqlite3_finalize(st);
+    if (v == NULL) {
+        return -MERO_ENOMEM;
+    }
+    *out = v;
+    *n = k;
+    *last = l;
+    return 0;
+}
+
+int mero_node_ctx_delta(struct mero_node *node, const uint8_t hash[32], uint8_t **out, size_t *len)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(node->db, "SELECT bytes FROM ctx_delta WHERE hash = ?1", -1, &st,
+                           NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
+    int rc = -MERO_ENOTFOUND;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        int n = sqlite3_column_bytes(st, 0);
+        uint8_t *p = malloc(n > 0 ? (size_t)n : 1);
+        if (p != NULL && n > 0) {
+            memcpy(p, sqlite3_column_blob(st, 0), (size_t)n);
+            *out = p;
+            *len = (size_t)n;
+            rc = 0;
+        } else {
+            free(p);
+            rc = -MERO_ENOMEM;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}

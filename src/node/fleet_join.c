@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * fleet_join.c - the joining replica's side (spec "Prompt (the replica)", "Asking an admitter
+ * directly", "Self-confirm and auto-follow"; reference-calimero.md §4.4, §5.3): POST
+ * /admin-api/tee/fleet-join. It resolves the namespace identity, builds the credential,
+ * registers the namespace as pending, subscribes to ns/<hex>; asks each admitter address
+ * directly first (challenge request, quote over challenge || admission binding, admission
+ * request), recording who admitted and each refusal's reason; then re-prompts about every 2 s
+ * for up to 30 s with a namespace op-log pull each cycle. Once its admission op and the group
+ * key have arrived it joins every context, publishes its own MemberSetAutoFollow and answers
+ * {admitted: true}; otherwise {admitted: false, status: "announced"}. A missing key is pulled
+ * with GroupKeyRequest from connected peers.
+ *
+ * Invariants: the completion callback runs exactly once; a join's memory outlives every
+ * request and timer it started (a count of outstanding callbacks, freed at zero); admitter
+ * addresses decide who is asked, never who may admit; an address naming this node is dropped.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "mero/crypto.h"
+#include "mero/encoding.h"
+#include "mero/log.h"
+#include "mero/tsm.h"
+#include "node/admission_node.h"
+
+#define MAX_KEY_PULL_PEERS 4
+
+struct refusal {
+    char peer[MERO_PEER_ID_STR_MAX];
+    char reason[MERO_ADM_MAX_REASON_LEN + 1];
+};
+
+struct mero_fleet_join {
+    struct mero_admission *a;
+    struct mero_fleet_join *next;
+    uint8_t ns[32];
+    uint8_t pk[32];
+    uint8_t account[32];
+    char admitters[MERO_MAX_ADMITTER_ADDRS][MERO_PEER_ID_STR_MAX];
+    size_t nadm, cur;
+    uint8_t challenge[32];
+    char admitted_by[MERO_PEER_ID_STR_MAX];
+    struct refusal refusals[MERO_MAX_ADMITTER_ADDRS];
+    size_t nref;
+    bool direct_done;
+    uv_timer_t timer;
+    bool timer_open;
+    uint64_t started_ms;
+    uint64_t last_cycle_ms;          /* last prompt / pull cycle */
+    uint64_t pulled_after_answer_ms; /* the answered offer the last extra pull followed */
+    bool cycled;
+    unsigned outstanding; /* requests and the timer handle */
+    bool finished;
+    mero_fleet_join_cb cb;
+    void *ctx;
+};
+
+static void join_release(struct mero_fleet_join *j)
+{
+    if (j->outstanding > 0) {
+        j->outstanding--;
+    }
+    if (j->outstanding == 0 && j->finished) {
+        mero_wipe(j, sizeof(*j));
+        free(j);
+    }
+}
+
+static void unlink_join(struct mero_fleet_join *j)
+{
+    struct mero_fleet_join **pp = &j->a->joins;
+    while (*pp != NULL) {
+        if (*pp == j) {
+            *pp = j->next;
+            break;
+        }
+        pp = &(*pp)->next;
+    }
+}
+
+static void timer_closed(uv_handle_t *h)
+{
+    join_release(h->data);
+}
+
+/* Run the completion once, then let the memory go once nothing refers to it. */
+static void finish(struct mero_fleet_join *j, int status, char *json, const char *message)
+{
+    if (j->finished) {
+        free(json);
+        return;
+    }
+    j->finished = true;
+    unlink_join(j);
+    if (j->timer_open) {
+        j->timer_open = false;
+        uv_timer_stop(&j->timer);
+        uv_close((uv_handle_t *)&j->timer, timer_closed);
+    }
+    mero_fleet_join_cb cb = j->cb;
+    void *ctx = j->ctx;
+    j->outstanding++; /* hold across the callback */
+    cb(ctx, status, json, message);
+    join_release(j);
+}
+
+static json_t *hex_json(const uint8_t *p, size_t n)
+{
+    char h[2 * 64 + 1];
+    mero_hex_encode(h, p, n);
+    return json_string(h);
+}
+
+static char *result_json(struct mero_fleet_join *j, bool admitted, bool auto_follow,
+                         const uint8_t (*ctxs)[32], size_t nctx)
+{
+    json_t *o = json_object(), *list = json_array(), *refs = json_array();
+    if (o == NULL || list == NULL || refs == NULL) {
+        json_decref(o);
+        json_decref(list);
+        json_decref(refs);
+        return NULL;
+    }
+    for (size_t i = 0; i < nctx; i++) {
+        json_array_append_new(list, hex_json(ctxs[i], 32));
+    }
+    for (size_t i = 0; i < j->nref; i++) {
+        json_t *r =
+            json_pack("{s:s,s:s}", "peer", j->refusals[i].peer, "reason", j->refusals[i].reason);
+        if (r != NULL) {
+            json_array_append_new(refs, r);
+        }
+    }
+    json_object_set_new(o, "status", json_string(admitted ? "joined" : "announced"));
+    json_object_set_new(o, "group_id", hex_json(j->ns, 32));
+    json_object_set_new(o, "namespace_id", hex_json(j->ns, 32));
+    json_object_set_new(o, "public_key", hex_json(j->pk, 32));
+    json_object_set_new(o, "account", hex_json(j->account, 32));
+    json_object_set_new(o, "admitted", json_boolean(admitted));
+    json_object_set_new(o, "auto_follow_enabled", json_boolean(auto_follow));
+    json_object_set_new(o, "contexts_joined", list);
+    json_object_set_new(o, "admitted_by",
+                        j->admitted_by[0] ? json_string(j->admitted_by) : json_null());
+    json_object_set_new(o, "refusals", refs);
+    char *s = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return s;
+}
+
+/* Self-confirm: join every context, publish our own MemberSetAutoFollow, answer admitted. */
+static void self_confirm(struct mero_fleet_join *j)
+{
+    struct mero_admission *a = j->a;
+    uint8_t(*ids)[32] = NULL;
+    size_t n = 0;
+    bool contexts = false, subgroups = false;
+    if (a->env.join_contexts != NULL && a->env.join_contexts(a->env.ud, j->ns, &ids, &n) < 0) {
+        MERO_WARN("fleet-join: joining the namespace's contexts failed");
+        n = 0;
+    }
+    if (mero_gov_auto_follow(a->env.store, j->ns, j->pk, &contexts, &subgroups) < 0 || !contexts ||
+        !subgroups) {
+        struct mero_gov_oplist ops = {0};
+        struct mero_err e = {0};
+        if (mero_gov_set_auto_follow(a->env.store, j->ns, j->ns, j->pk, true, true, &ops, &e) ==
+            0) {
+            if (a->env.publish_ops != NULL) {
+                (void)a->env.publish_ops(a->env.ud, j->ns, &ops);
+            }
+            contexts = subgroups = true;
+        } else {
+            MERO_WARN("fleet-join: could not publish MemberSetAutoFollow: %s", e.msg);
+        }
+        mero_gov_oplist_cleanup(&ops);
+    }
+    mero_pending_remove(&a->pending, j->ns);
+    MERO_INFO("fleet-join: admitted, holding the group key; joined %zu context(s)", n);
+    char *json = result_json(j, true, contexts && subgroups, (const uint8_t(*)[32])ids, n);
+    free(ids);
+    finish(j, json != NULL ? 200 : 500, json, json != NULL ? NULL : "out of memory");
+}
+
+static void publish_prompt(struct mero_fleet_join *j)
+{
+    char topic[68];
+    struct mero_buf b;
+    mero__adm_topic(topic, j->ns);
+    mero_buf_init(&b, 8);
+    if (mero_adm_prompt_encode(&b) == 0) {
+        int rc = mero_net_publish(j->a->env.net, topic, b.data, b.len);
+        if (rc < 0 && rc != -MERO_ENOPEERS) {
+            MERO_WARN("fleet-join: publishing the prompt failed: %s", mero_strerror(rc));
+        } else {
+            MERO_INFO("fleet-join: prompted on %.12s… (%d peer%s)", topic, rc < 0 ? 0 : rc,
+                      rc == 1 ? "" : "s");
+        }
+    }
+    mero_buf_cleanup(&b);
+}
+
+static void pull_key(struct mero_fleet_join *j)
+{
+    char peers[MAX_KEY_PULL_PEERS][MERO_PEER_ID_STR_MAX];
+    size_t n = mero_net_connected_peers(j->a->env.net, peers, MAX_KEY_PULL_PEERS);
+    for (size_t i = 0; i < n && i < MAX_KEY_PULL_PEERS; i++) {
+        mero__adm_key_pull(j->a, j->ns, peers[i]);
+    }
+}
+
+static void tick(uv_timer_t *t)
+{
+    struct mero_fleet_join *j = t->data;
+    struct mero_admission *a = j->a;
+    bool member, has_key;
+    if (j->finished || a->closing) {
+        return;
+    }
+    mero__adm_status(a, j->ns, &member, &has_key);
+    if (member && has_key) {
+        self_confirm(j);
+        return;
+    }
+    uint32_t budget = a->env.budget_ms ? a->env.budget_ms : MERO_FLEET_JOIN_BUDGET_MS;
+    if (mero__adm_now(a) - j->started_ms >= budget) {
+        MERO_INFO("fleet-join: not admitted within %u ms; announced", budget);
+        char *json = result_json(j, false, false, NULL, 0);
+        finish(j, json != NULL ? 200 : 500, json, json != NULL ? NULL : "out of memory");
+        return;
+    }
+    /* status is checked every MERO_FLEET_JOIN_CHECK_MS; the prompt, the key pull and the
+     * op-log pull run once per poll period */
+    uint32_t poll = a->env.poll_ms ? a->env.poll_ms : MERO_FLEET_JOIN_POLL_MS;
+    uint64_t now = mero__adm_now(a);
+    /* an offer we answered: the admitter publishes within moments, so pull once right after
+     * rather than waiting for gossip to find parents or for the next cycle */
+    if (a->answered_ms > j->pulled_after_answer_ms && now - a->answered_ms >= 100 &&
+        a->env.sync_namespace != NULL) {
+        j->pulled_after_answer_ms = a->answered_ms;
+        a->env.sync_namespace(a->env.ud, j->ns);
+    }
+    if (j->cycled && now - j->last_cycle_ms < poll) {
+        return;
+    }
+    if (!j->direct_done) {
+        return; /* the direct path is still asking; it prompts when it is done */
+    }
+    j->cycled = true;
+    j->last_cycle_ms = now;
+    if (member) {
+        pull_key(j); /* admitted, but the KeyDelivery has not reached us */
+    } else {
+        publish_prompt(j);
+    }
+    if (a->env.sync_namespace != NULL) {
+        a->env.sync_namespace(a->env.ud, j->ns);
+    }
+}
+
+/* ---- the direct path ---- */
+
+static void next_admitter(struct mero_fleet_join *j);
+
+static void add_refusal(struct mero_fleet_join *j, const char *peer, const char *reason)
+{
+    if (j->nref >= MERO_MAX_ADMITTER_ADDRS) {
+        return;
+    }
+    struct refusal *r = &j->refusals[j->nref++];
+    snprintf(r->peer, sizeof(r->peer), "%s", peer);
+    mero_adm_reason_cut(r->reason, reason, strlen(reason));
+    MERO_INFO("fleet-join: %s refused: %s", peer, r->reason);
+}
+
+static void admission_reply(void *ud, int status, const uint8_t *data, size_t len)
+{
+    struct mero_fleet_join *j = ud;
+    struct mero_adm_msg m;
+    struct mero_err e = {0};
+    const char *peer = j->admitters[j->cur];
+    if (j->finished || j->a->closing) {
+        join_release(j);
+        return;
+    }
+    if (status < 0) {
+        char why[96];
+        snprintf(why, sizeof(why), "no answer to the admission request (%s)", mero_errdesc(status));
+        add_refusal(j, peer, why);
+    } else if (mero_adm_msg_decode(data, len, &m, &e) < 0 || m.kind != MERO_ADM_MSG_RESPONSE) {
+        add_refusal(j, peer, e.msg[0] ? e.msg : "unexpected answer to the admission request");
+    } else if (!m.admitted) {
+        add_refusal(j, peer, m.reason);
+    } else {
+        snprintf(j->admitted_by, sizeof(j->admitted_by), "%s", peer);
+        MERO_INFO("fleet-join: admitted by %s (direct path); pulling governance", peer);
+        j->direct_done = true;
+        j->cycled = true; /* the pull below is this cycle's: no prompt right away */
+        j->last_cycle_ms = mero__adm_now(j->a);
+        if (j->a->env.sync_namespace != NULL) {
+            j->a->env.sync_namespace(j->a->env.ud, j->ns);
+        }
+        join_release(j);
+        return;
+    }
+    j->cur++;
+    next_admitter(j);
+    join_release(j);
+}
+
+static int send_admission_request(struct mero_fleet_join *j, const char *peer, struct mero_err *e)
+{
+    struct mero_adm_init m;
+    struct mero_buf cred, b;
+    uint8_t *quote = NULL;
+    size_t qlen = 0;
+    memset(&m, 0, sizeof(m));
+    mero_buf_init(&cred, MERO_ADM_MAX_CREDENTIAL);
+    mero_buf_init(&b, MERO_ADM_MAX_FRAME);
+    int rc = mero__adm_make_quote(j->a, j->ns, j->challenge, &quote, &qlen, &cred, m.public_key, e);
+    if (rc == 0) {
+        rc = mero__adm_pop(j->a, j->ns, m.party_id, m.pop, e);
+    }
+    if (rc == 0) {
+        m.has_pop = true;
+        memcpy(m.ns, j->ns, 32);
+        memcpy(m.challenge, j->challenge, 32);
+        m.quote = quote;
+        m.quote_len = qlen;
+        m.credential = cred.data;
+        m.credential_len = cred.len;
+        m.kind = MERO_ADM_INIT_ADMISSION_REQUEST;
+        if (j->a->env.release[0] != '\0') {
+            m.kind = MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST;
+            snprintf(m.release, sizeof(m.release), "%s", j->a->env.release);
+        }
+        rc = mero_adm_init_encode(&b, &m);
+    }
+    if (rc == 0) {
+        rc = mero_net_request(j->a->env.net, peer, MERO_ADM_PROTOCOL, b.data, b.len,
+                              MERO_ADM_REQUEST_TIMEOUT_MS, admission_reply, j);
+        if (rc == 0) {
+            j->outstanding++;
+        } else {
+            mero_err_set(e, -rc, "could not send the admission request (%s)", mero_errdesc(rc));
+        }
+    }
+    free(quote);
+    mero_buf_cleanup(&cred);
+    mero_buf_cleanup(&b);
+    return rc;
+}
+
+static void challenge_reply(void *ud, int status, const uint8_t *data, size_t len)
+{
+    struct mero_fleet_join *j = ud;
+    struct mero_adm_msg m;
+    struct mero_err e = {0};
+    const char *peer = j->admitters[j->cur];
+    if (j->finished || j->a->closing) {
+        join_release(j);
+        return;
+    }
+    if (status < 0) {
+        char why[96];
+        snprintf(why, sizeof(why), "could not be reached (%s)", mero_errdesc(status));
+        add_refusal(j, peer, why);
+    } else if (mero_adm_msg_decode(data, len, &m, &e) < 0) {
+        add_refusal(j, peer, e.msg);
+    } else if (m.kind == MERO_ADM_MSG_RESPONSE) {
+        add_refusal(j, peer, m.reason[0] ? m.reason : "refused to issue a challenge");
+    } else if (m.kind != MERO_ADM_MSG_CHALLENGE) {
+        add_refusal(j, peer, "unexpected answer to the challenge request");
+    } else {
+        memcpy(j->challenge, m.challenge, 32);
+        if (send_admission_request(j, peer, &e) == 0) {
+            join_release(j);
+            return;
+        }
+        add_refusal(j, peer, e.msg);
+    }
+    j->cur++;
+    next_admitter(j);
+    join_release(j);
+}
+
+/* Ask admitters[cur], or, when none is left, hand over to the prompt loop. */
+static void next_admitter(struct mero_fleet_join *j)
+{
+    while (j->cur < j->nadm && !j->finished) {
+        const char *peer = j->admitters[j->cur];
+        struct mero_adm_init m;
+        struct mero_err e = {0};
+        struct mero_buf b;
+        memset(&m, 0, sizeof(m));
+        m.kind = MERO_ADM_INIT_CHALLENGE_REQUEST;
+        memcpy(m.ns, j->ns, 32);
+        int rc = mero__adm_pop(j->a, j->ns, m.party_id, m.pop, &e);
+        m.has_pop = true;
+        mero_buf_init(&b, MERO_ADM_MAX_FRAME);
+        if (rc == 0) {
+            rc = mero_adm_init_encode(&b, &m);
+        }
+        if (rc == 0) {
+            rc = mero_net_request(j->a->env.net, peer, MERO_ADM_PROTOCOL, b.data, b.len,
+                                  MERO_ADM_REQUEST_TIMEOUT_MS, challenge_reply, j);
+        }
+        mero_buf_cleanup(&b);
+        if (rc == 0) {
+            j->outstanding++;
+            MERO_INFO("fleet-join: asking %s directly for a challenge", peer);
+            return;
+        }
+        add_refusal(j, peer, e.msg[0] ? e.msg : mero_errdesc(rc));
+        j->cur++;
+    }
+    if (!j->direct_done) {
+        j->direct_done = true;
+        j->cycled = false; /* the next check prompts: the prompt keeps running either way */
+    }
+}
+
+/* ---- start ---- */
+
+int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[32],
+                          const char *const *admitters, size_t n, mero_fleet_join_cb cb, void *ctx,
+                          struct mero_err *err)
+{
+    struct mero_credential cred;
+    char topic[68];
+    if (a == NULL || ns == NULL || cb == NULL || a->closing) {
+        return mero_err_set(err, MERO_EINVAL, "fleet-join is not available");
+    }
+    if (!a->env.mock_tee && !mero_tsm_present()) {
+        return mero_err_set(err, MERO_EUNSUPPORTED,
+                            "TDX attestation required -- mock not accepted for fleet join");
+    }
+    struct mero_fleet_join *j = calloc(1, sizeof(*j));
+    if (j == NULL) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    j->a = a;
+    j->cb = cb;
+    j->ctx = ctx;
+    memcpy(j->ns, ns, 32);
+    int rc = mero_gov_identity(a->env.store, ns, true, j->pk, err);
+    if (rc == 0) {
+        rc = mero_gov_credential(a->env.store, ns, &cred, err);
+        if (rc < 0) {
+            mero_err_set(err, -rc, "could not build the account credential for this replica");
+        }
+    }
+    if (rc < 0) {
+        free(j);
+        return rc;
+    }
+    memcpy(j->account, cred.cert.account, 32);
+    for (size_t i = 0; i < n && j->nadm < MERO_MAX_ADMITTER_ADDRS; i++) {
+        char canon[MERO_MULTIADDR_STR_MAX], peer[MERO_PEER_ID_STR_MAX];
+        if (admitters[i] == NULL || mero_net_multiaddr_check(admitters[i], canon, peer) < 0 ||
+            peer[0] == '\0') {
+            free(j);
+            return mero_err_set(err, MERO_EMULTIADDR,
+                                "admitterAddrs[%zu] is not a multiaddr ending in /p2p/<peer id>",
+                                i);
+        }
+        if (strcmp(peer, a->self_peer) == 0) {
+            continue; /* an address naming this node is dropped */
+        }
+        if (mero_net_add_addr(a->env.net, canon) < 0) {
+            MERO_DEBUG("fleet-join: could not remember %s", canon);
+        }
+        snprintf(j->admitters[j->nadm++], MERO_PEER_ID_STR_MAX, "%s", peer);
+    }
+    rc = mero_pending_register(&a->pending, ns, mero__adm_now(a));
+    if (rc < 0) {
+        free(j);
+        return mero_err_set(err, -rc, "too many namespaces are waiting for admission");
+    }
+    mero__adm_topic(topic, ns);
+    rc = mero_net_subscribe(a->env.net, topic);
+    if (rc < 0) {
+        free(j);
+        return mero_err_set(err, -rc, "could not subscribe to %s", topic);
+    }
+    rc = uv_timer_init(a->env.loop, &j->timer);
+    if (rc < 0) {
+        free(j);
+        return mero_err_set(err, MERO_EINTERNAL, "uv_timer_init: %s", uv_strerror(rc));
+    }
+    j->timer.data = j;
+    j->timer_open = true;
+    j->outstanding = 1; /* the timer handle */
+    j->started_ms = mero__adm_now(a);
+    j->next = a->joins;
+    a->joins = j;
+    /* first tick right away (already a member answers at once), then a status check every
+     * MERO_FLEET_JOIN_CHECK_MS with a prompt cycle every ~2 s */
+    (void)uv_timer_start(&j->timer, tick, 0, MERO_FLEET_JOIN_CHECK_MS);
+    if (j->nadm > 0) {
+        next_admitter(j);
+    } else {
+        j->direct_done = true; /* the first tick prompts */
+    }
+    return 0;
+}
+
+/* Shutdown: the admin API has already answered every suspended request 503, so the joins are
+ * dropped without calling back; their memory goes when the timers' close callbacks run. */
+static void drop_cb(void *ctx, int status, char *json, const char *message)
+{
+    (void)ctx;
+    (void)status;
+    (void)message;
+    free(json);
+}
+
+void mero__fleet_join_free_all(struct mero_admission *a)
+{
+    while (a->joins != NULL) {
+        a->joins->cb = drop_cb;
+        finish(a->joins, 503, NULL, "the node is shutting down");
+    }
+}

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * home.c - the node's data directory: `merod init` creates it and `merod run` opens it.
+ *
+ *   DIR/            0700
+ *   DIR/config.json name, api address, listen multiaddrs (not secret, 0644)
+ *   DIR/identity.key  Ed25519 seed, 32 raw bytes, 0600
+ *   DIR/admin-token   64 lowercase hex chars + newline, 0600
+ *   DIR/node.db       SQLite (WAL, synchronous=FULL), opened by db.c
+ *
+ * Invariants: a secret file is created with O_EXCL and mode 0600 and written through a
+ * temporary file renamed into place, so a crash never leaves a half-written key; opening
+ * refuses a secret file readable or writable by group or others (-MERO_EKEYPERM) and a data
+ * directory looser than 0700. Secrets are wiped from the stack after use.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <sodium.h>
+
+#include "mero/crypto.h"
+#include "mero/encoding.h"
+#include "mero/log.h"
+#include "node/db.h"
+#include "node/node.h"
+#include "mero/net.h"
+
+static int path_join(char *out, size_t cap, const char *dir, const char *name)
+{
+    int n = snprintf(out, cap, "%s/%s", dir, name);
+    if (n < 0 || (size_t)n >= cap) {
+        return -MERO_ETOOBIG;
+    }
+    return 0;
+}
+
+int mero_node_write_file(const char *path, const void *data, size_t len, int mode,
+                         struct mero_err *err)
+{
+    char tmp[MERO_NODE_PATH_MAX + 8];
+    int n = snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    if (n < 0 || (size_t)n >= sizeof(tmp)) {
+        return mero_err_set(err, MERO_ETOOBIG, "path too long");
+    }
+    (void)unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
+    if (fd < 0) {
+        return mero_err_set(err, MERO_EIO, "cannot create %s: %s", tmp, strerror(errno));
+    }
+    const uint8_t *p = data;
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, p + off, len - off);
+        if (w < 0 && errno == EINTR) {
+            continue;
+        }
+        if (w <= 0) {
+            close(fd);
+            (void)unlink(tmp);
+            return mero_err_set(err, MERO_EIO, "cannot write %s", tmp);
+        }
+        off += (size_t)w;
+    }
+    if (fchmod(fd, (mode_t)mode) != 0 || fsync(fd) != 0) {
+        close(fd);
+        (void)unlink(tmp);
+        return mero_err_set(err, MERO_EIO, "cannot sync %s", tmp);
+    }
+    close(fd);
+    if (rename(tmp, path) != 0) {
+        (void)unlink(tmp);
+        return mero_err_set(err, MERO_EIO, "cannot rename %s: %s", tmp, strerror(errno));
+    }
+    return 0;
+}
+
+int mero_node_write_secret(const char *path, const void *data, size_t len, struct mero_err *err)
+{
+    return mero_node_write_file(path, data, len, 0600, err);
+}
+
+int mero_node_read_secret(const char *path, void *out, size_t cap, size_t *len,
+                          struct mero_err *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+        return mero_err_set(err, MERO_ENOTFOUND, "cannot open %s: %s", path, strerror(errno));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return mero_err_set(err, MERO_EIO, "%s is not a regular file", path);
+    }
+    if ((st.st_mode & 077) != 0) {
+        close(fd);
+        return mero_err_set(err, MERO_EKEYPERM, "%s has mode %03o; it must be 0600", path,
+                            (unsigned)(st.st_mode & 0777));
+    }
+    if ((size_t)st.st_size > cap) {
+        close(fd);
+        return mero_err_set(err, MERO_ETOOBIG, "%s is larger than expected", path);
+    }
+    size_t off = 0;
+    while (off < (size_t)st.st_size) {
+        ssize_t r = read(fd, (uint8_t *)out + off, (size_t)st.st_size - off);
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            close(fd);
+            return mero_err_set(err, MERO_EIO, "cannot read %s", path);
+        }
+        off += (size_t)r;
+    }
+    close(fd);
+    *len = off;
+    return 0;
+}
+
+static int write_config(const char *home, const char *name, const char *listen, const char *api,
+                        struct mero_err *err)
+{
+    json_t *cfg = json_pack("{s:s, s:s, s:[s]}", "name", name, "api", api, "listen", listen);
+    if (cfg == NULL) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    char *text = json_dumps(cfg, JSON_INDENT(2) | JSON_SORT_KEYS);
+    json_decref(cfg);
+    if (text == NULL) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    char path[MERO_NODE_PATH_MAX];
+    int rc = path_join(path, sizeof(path), home, "config.json");
+    if (rc == 0) {
+        rc = mero_node_write_file(path, text, strlen(text), 0644, err);
+    }
+    free(text);
+    return rc;
+}
+
+int mero_node_init_home(const char *home, const char *name, const char *listen, const char *api,
+                        struct mero_err *err)
+{
+    if (strlen(home) > MERO_NODE_PATH_MAX - 32) {
+        return mero_err_set(err, MERO_ETOOBIG, "home path too long");
+    }
+    if (name == NULL || name[0] == 0) {
+        name = "node";
+    }
+    if (strlen(name) >= MERO_NODE_NAME_MAX) {
+        return mero_err_set(err, MERO_EINVAL, "--name is longer than %d bytes",
+                            MERO_NODE_NAME_MAX - 1);
+    }
+    if (listen == NULL) {
+        listen = MERO_DEFAULT_LISTEN;
+    }
+    if (api == NULL) {
+        api = MERO_DEFAULT_API;
+    }
+    if (strlen(listen) >= MERO_NODE_ADDR_MAX || strlen(api) >= MERO_NODE_ADDR_MAX ||
+        strncmp(listen, "/ip4/", 5) != 0 || strchr(api, ':') == NULL) {
+        return mero_err_set(err, MERO_EINVAL, "bad --listen or --api address");
+    }
+    char parent[MERO_NODE_PATH_MAX];
+    snprintf(parent, sizeof(parent), "%s", home);
+    for (char *c = parent + 1; *c; c++) {
+        if (*c == '/') {
+            *c = 0;
+            if (mkdir(parent, 0755) != 0 && errno != EEXIST) {
+                return mero_err_set(err, MERO_EIO, "cannot create %s: %s", parent, strerror(errno));
+            }
+            *c = '/';
+        }
+    }
+    if (mkdir(home, 0700) != 0 && errno != EEXIST) {
+        return mero_err_set(err, MERO_EIO, "cannot create %s: %s", home, strerror(errno));
+    }
+    if (chmod(home, 0700) != 0) {
+        return mero_err_set(err, MERO_EIO, "cannot chmod %s", home);
+    }
+    char path[MERO_NODE_PATH_MAX];
+    MERO_TRY(path_join(path, sizeof(path), home, "identity.key"));
+    if (access(path, F_OK) == 0) {
+        return mero_err_set(err, MERO_EEXIST, "%s is already initialised", home);
+    }
+    uint8_t seed[32];
+    mero_random(seed, sizeof(seed));
+    int rc = mero_node_write_secret(path, seed, sizeof(seed), err);
+    mero_wipe(seed, sizeof(seed));
+    if (rc < 0) {
+        return rc;
+    }
+    uint8_t raw[32];
+    char token[MERO_TOKEN_HEX_LEN + 2];
+    mero_random(raw, sizeof(raw));
+    mero_hex_encode(token, raw, sizeof(raw));
+    mero_wipe(raw, sizeof(raw));
+    token[MERO_TOKEN_HEX_LEN] = '\n';
+    MERO_TRY(path_join(path, sizeof(path), home, "admin-token"));
+    rc = mero_node_write_secret(path, token, MERO_TOKEN_HEX_LEN + 1, err);
+    mero_wipe(token, sizeof(token));
+    if (rc < 0) {
+        return rc;
+    }
+    MERO_TRY(write_config(home, name, listen, api, err));
+    struct sqlite3 *db = NULL;
+    MERO_TRY(path_join(path, sizeof(path), home, "node.db"));
+    MERO_TRY(mero_node_db_open(&db, path, err));
+    mero_node_db_close(db);
+    return 0;
+}
+
+static int copy_str(char *out, size_t cap, json_t *v)
+{
+    const char *s = json_string_value(v);
+    if (s == NULL || strlen(s) >= cap) {
+        return -MERO_EINVAL;
+    }
+    snprintf(out, cap, "%s", s);
+    return 0;
+}
+
+static int load_config(struct mero_node *node, struct mero_err *err)
+{
+    char path[MERO_NODE_PATH_MAX];
+    MERO_TRY(path_join(path, sizeof(path), node->home, "config.json"));
+    json_error_t je;
+    json_t *cfg = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (cfg == NULL || !json_is_object(cfg)) {
+        json_decref(cfg);
+        return mero_err_set(err, MERO_EJSON, "%s: %s", path, je.text);
+    }
+    int rc = copy_str(node->cfg.name, sizeof(node->cfg.name), json_object_get(cfg, "name"));
+    if (rc == 0) {
+        rc = copy_str(node->cfg.api, sizeof(node->cfg.api), json_object_get(cfg, "api"));
+    }
+    json_t *l = json_object_get(cfg, "listen");
+    if (rc == 0 && (!json_is_array(l) || json_array_size(l) > MERO_NODE_MAX_LISTEN)) {
+        rc = -MERO_EINVAL;
+    }
+    for (size_t i = 0; rc == 0 && i < json_array_size(l); i++) {
+        rc = copy_str(node->cfg.listen[i], MERO_NODE_ADDR_MAX, json_array_get(l, i));
+        node->cfg.nlisten = i + 1;
+    }
+    json_decref(cfg);
+    if (rc < 0) {
+        return mero_err_set(err, MERO_EINVAL, "%s: bad name, api or listen", path);
+    }
+    return 0;
+}
+
+static int check_home(const char *home, struct mero_err *err)
+{
+    struct stat st;
+    if (stat(home, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        return mero_err_set(err, MERO_ENOTFOUND, "%s is not a directory (run merod init)", home);
+    }
+    if ((st.st_mode & 077) != 0) {
+        return mero_err_set(err, MERO_EKEYPERM, "%s has mode %03o; it must be 0700", home,
+                            (unsigned)(st.st_mode & 0777));
+    }
+    return 0;
+}
+
+int mero_node_open(struct mero_node *node, const char *home, struct mero_err *err)
+{
+    int rc;
+    char path[MERO_NODE_PATH_MAX];
+    uint8_t seed[32];
+    size_t n = 0;
+    char tok[MERO_TOKEN_HEX_LEN + 2];
+
+    if (strlen(home) >= sizeof(node->home) - 32) {
+        return mero_err_set(err, MERO_ETOOBIG, "home path too long");
+    }
+    snprintf(node->home, sizeof(node->home), "%s", home);
+    MERO_TRY(check_home(home, err));
+    MERO_TRY(load_config(node, err));
+
+    MERO_TRY(path_join(path, sizeof(path), home, "identity.key"));
+    MERO_TRY(mero_node_read_secret(path, seed, sizeof(seed), &n, err));
+    if (n != sizeof(seed)) {
+        mero_wipe(seed, sizeof(seed));
+        return mero_err_set(err, MERO_EINVAL, "%s must hold 32 bytes", path);
+    }
+    node->id_sk = sodium_malloc(MERO_ED25519_SK_LEN);
+    node->transport_sk = sodium_malloc(MERO_X25519_LEN);
+    if (node->id_sk == NULL || node->transport_sk == NULL) {
+        mero_wipe(seed, sizeof(seed));
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    mero_ed25519_from_seed(node->id_pk, node->id_sk, seed);
+    mero_wipe(seed, sizeof(seed));
+    mero_x25519_keypair(node->transport_pk, node->transport_sk);
+    MERO_TRY(mero_net_peer_id_from_pk(node->id_pk, node->peer_id));
+
+    MERO_TRY(path_join(path, sizeof(path), home, "admin-token"));
+    rc = mero_node_read_secret(path, tok, sizeof(tok), &n, err);
+    if (rc < 0) {
+        return rc;
+    }
+    if (n == MERO_TOKEN_HEX_LEN + 1 && tok[MERO_TOKEN_HEX_LEN] == '\n') {
+        n--;
+    }
+    if (n != MERO_TOKEN_HEX_LEN) {
+        mero_wipe(tok, sizeof(tok));
+        return mero_err_set(err, MERO_EINVAL, "%s must hold 64 hex characters", path);
+    }
+    memcpy(node->token, tok, MERO_TOKEN_HEX_LEN);
+    node->token[MERO_TOKEN_HEX_LEN] = 0;
+    mero_wipe(tok, sizeof(tok));
+
+    MERO_TRY(path_join(path, sizeof(path), home, "node.db"));
+    MERO_TRY(mero_node_db_open(&node->db, path, err));
+    return 0;
+}
+
+void mero_node_close(struct mero_node *node)
+{
+    if (node->db != NULL) {
+        mero_node_db_close(node->db);
+        node->db = NULL;
+    }
+    sodium_free(node->id_sk);
+    sodium_free(node->transport_sk);
+    node->id_sk = NULL;
+    node->transport_sk = NULL;
+    mero_wipe(node->token, sizeof(node->token));
+    for (size_t i = 0; i < node->nbootstrap; i++) {
+        free(node->bootstrap[i]);
+    }
+    node->nbootstrap = 0;
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * loop.c - `merod run`: the one libuv loop that owns all node state (ARCHITECTURE.md §3).
+ * It starts the network and the admin API on the loop, writes DIR/run.json (peer id, listen
+ * addresses, API address, pid) once both listen, and runs until SIGINT or SIGTERM. Stopping
+ * closes the API (suspended requests answered 503), the network and every handle, then the
+ * database, so a restart finds consistent state: every acknowledged write was committed
+ * (synchronous=FULL) before its reply was sent.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "api/api.h"
+#include "mero/log.h"
+#include "node/node.h"
+#include "node/service.h"
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    struct mero_node *node = h->data;
+    MERO_INFO("signal %d: stopping", signum);
+    mero_node_stop(node);
+}
+
+void mero_node_stop(struct mero_node *node)
+{
+    if (node->stopping) {
+        return;
+    }
+    node->stopping = true;
+    mero_api_stop(node);
+    mero_node_service_stop(node);
+    uv_signal_stop(&node->sigint);
+    uv_signal_stop(&node->sigterm);
+    uv_close((uv_handle_t *)&node->sigint, NULL);
+    uv_close((uv_handle_t *)&node->sigterm, NULL);
+}
+
+static int write_run_json(struct mero_node *node, struct mero_err *err)
+{
+    json_t *addrs = mero_node_listen_addrs(node);
+    json_t *o = json_pack("{s:s, s:o, s:s, s:s, s:I, s:s}", "peerId", node->peer_id, "listenAddrs",
+                          addrs ? addrs : json_array(), "api", node->api_bound, "apiUrl", "", "pid",
+                          (json_int_t)getpid(), "name", node->cfg.name);
+    if (o == NULL) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    char url[MERO_NODE_ADDR_MAX + 16];
+    snprintf(url, sizeof(url), "http://%s", node->api_bound);
+    json_object_set_new(o, "apiUrl", json_string(url));
+    char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
+    json_decref(o);
+    if (text == NULL) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    char path[MERO_NODE_PATH_MAX + 16];
+    snprintf(path, sizeof(path), "%s/run.json", node->home);
+    int rc = mero_node_write_file(path, text, strlen(text), 0644, err);
+    free(text);
+    return rc;
+}
+
+int mero_node_run(struct mero_node *node, struct mero_err *err)
+{
+    int rc;
+    node->loop = uv_default_loop();
+    signal(SIGPIPE, SIG_IGN);
+    uv_signal_init(node->loop, &node->sigint);
+    uv_signal_init(node->loop, &node->sigterm);
+    node->sigint.data = node;
+    node->sigterm.data = node;
+    uv_signal_start(&node->sigint, on_signal, SIGINT);
+    uv_signal_start(&node->sigterm, on_signal, SIGTERM);
+
+    rc = mero_node_service_start(node, err);
+    if (rc == 0) {
+        rc = mero_api_start(node, err);
+    }
+    if (rc == 0) {
+        rc = write_run_json(node, err);
+    }
+    if (rc < 0) {
+        mero_node_stop(node);
+        (void)uv_run(node->loop, UV_RUN_DEFAULT);
+        return rc;
+    }
+    MERO_INFO("peer id %s", node->peer_id);
+    json_t *addrs = mero_node_listen_addrs(node);
+    for (size_t i = 0; i < json_array_size(addrs); i++) {
+        MERO_INFO("listening on %s", json_string_value(json_array_get(addrs, i)));
+    }
+    json_decref(addrs);
+    MERO_INFO("admin api on http://%s (tee: %s)", node->api_bound,
+              node->tee == MERO_TEE_REAL   ? "tdx"
+              : node->tee == MERO_TEE_MOCK ? "mock"
+                                           : "none");
+    (void)uv_run(node->loop, UV_RUN_DEFAULT);
+    char path[MERO_NODE_PATH_MAX + 16];
+    snprintf(path, sizeof(path), "%s/run.json", node->home);
+    (void)unlink(path);
+    if (uv_loop_close(node->loop) != 0) {
+        MERO_WARN("loop closed with handles still open");
+    }
+    MERO_INFO("stopped");
+    return 0;
+}

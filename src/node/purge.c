@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * purge.c - self_purge (spec "Eviction and self-purge"): a node-local listener that reacts
+ * only to TeeMemberRemoved for this node's identity, deliberately not to the generic
+ * MemberRemoved (a non-TEE removal stays a soft leave). A namespace-root removal purges the
+ * whole namespace (op log, derived rows, group keys, identity: mero_gov_self_purge) and
+ * leaves its gossip topic; a subgroup-only removal purges that group's keys and rows and keeps
+ * the topic. Self-purge rotates nothing.
+ *
+ * Invariants: the durable pending-self-purge marker for a root removal is written as soon as
+ * the removal is seen (the event fires right after the removal op committed), before the purge
+ * runs on the next loop turn; gov clears it only once the purge completed; at startup every
+ * marked namespace - and only a marked one - is purged (reconcile), so a crash mid-purge is
+ * finished and nothing else (pending joins, soft leaves) is touched.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mero/encoding.h"
+#include "mero/log.h"
+#include "node/admission_node.h"
+
+static void purge_one(struct mero_admission *a, const uint8_t ns[32], const uint8_t group[32])
+{
+    struct mero_err e = {0};
+    char nsx[17], gx[17];
+    bool whole = memcmp(ns, group, 32) == 0;
+    mero_hex_encode(nsx, ns, 8);
+    mero_hex_encode(gx, group, 8);
+    if (mero_gov_self_purge(a->env.store, ns, group, &e) < 0) {
+        MERO_WARN("self-purge of %s… failed (the marker stays for the next start): %s", gx, e.msg);
+        return;
+    }
+    if (whole) {
+        char topic[68];
+        mero__adm_topic(topic, ns);
+        if (a->env.net != NULL && !a->closing && mero_net_unsubscribe(a->env.net, topic) < 0) {
+            MERO_WARN("self-purge: could not leave %s", topic);
+        }
+        mero_pending_remove(&a->pending, ns);
+        MERO_INFO("self-purge: evicted TEE; namespace %s… purged and its topic left", nsx);
+    } else {
+        MERO_INFO("self-purge: evicted TEE; group %s… of namespace %s… purged", gx, nsx);
+    }
+}
+
+static void on_purge_timer(uv_timer_t *t)
+{
+    struct mero_admission *a = t->data;
+    while (a->npurge > 0) {
+        struct mero_purge_job j = a->purge_q[--a->npurge];
+        purge_one(a, j.ns, j.group);
+    }
+}
+
+void mero_admission_on_event(struct mero_admission *a, const struct mero_gov_event *ev)
+{
+    if (a == NULL || ev == NULL || ev->kind != MERO_EV_TEE_MEMBER_REMOVED || !ev->for_us ||
+        ev->ns == NULL || ev->group == NULL) {
+        return;
+    }
+    bool whole = memcmp(ev->ns, ev->group, 32) == 0;
+    if (whole && mero_gov_purge_mark(a->env.store, ev->ns) < 0) {
+        MERO_WARN("self-purge: could not write the pending marker");
+    }
+    for (size_t i = 0; i < a->npurge; i++) {
+        if (memcmp(a->purge_q[i].group, ev->group, 32) == 0) {
+            return; /* already queued */
+        }
+    }
+    if (a->npurge >= MERO_PURGE_QUEUE) {
+        MERO_WARN("self-purge queue full; %s", whole ? "the marker finishes it at the next start"
+                                                     : "this subgroup's keys stay until removed");
+        return;
+    }
+    memcpy(a->purge_q[a->npurge].ns, ev->ns, 32);
+    memcpy(a->purge_q[a->npurge].group, ev->group, 32);
+    a->npurge++;
+    if (a->purge_timer_open) {
+        (void)uv_timer_start(&a->purge_timer, on_purge_timer, 0, 0);
+    }
+}
+
+int mero_admission_purge_reconcile(struct mero_admission *a)
+{
+    uint8_t(*pending)[32] = NULL;
+    size_t n = 0;
+    MERO_TRY(mero_gov_purge_pending(a->env.store, &pending, &n));
+    for (size_t i = 0; i < n; i++) {
+        MERO_INFO("self-purge: finishing a purge interrupted before the last stop");
+        purge_one(a, pending[i], pending[i]);
+    }
+    free(pending);
+    return 0;
+}

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * service.c - what runs beside the admin API on the node's loop: the governance store
+ * (DIR/gov.db), the libp2p peer (listen, bootstrap dials, gossip on ns/<hex>), the sync
+ * protocol and the periodic catch-up timer.
+ *
+ * Gossip on a namespace topic carries one message per publish, its first byte saying what
+ * it is: MERO_GOSSIP_OP (a signed governance op, applied with mero_gov_apply) or
+ * MERO_GOSSIP_DELTA (a context state delta, context.c). Anything else goes to the hook the
+ * admission layer installs. A message is forwarded only if it applied (or was a duplicate),
+ * so a refused op or delta is not amplified. An op whose parents are unknown triggers a pull
+ * from its publisher (sync.c); the timer pulls from every connected peer every 2 s so a node
+ * that missed a publish or was down catches up.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mero/encoding.h"
+#include "mero/gov.h"
+#include "mero/log.h"
+#include "mero/net.h"
+#include "mero/quote.h"
+#include "node/admission_attest.h"
+#include "node/admission_hook.h"
+#include "node/context.h"
+#include "node/node.h"
+#include "node/service.h"
+#include "node/sync.h"
+
+#define SYNC_PERIOD_MS 2000
+
+void mero_node_topic(char out[80], const uint8_t ns[32])
+{
+    char hex[65];
+    mero_hex_encode(hex, ns, 32);
+    snprintf(out, 80, "ns/%s", hex);
+}
+
+static int parse_topic(const char *topic, uint8_t ns[32])
+{
+    if (strncmp(topic, "ns/", 3) != 0 || strlen(topic) != 67) {
+        return -MERO_EINVAL;
+    }
+    return mero_hex_decode_exact(ns, 32, topic + 3, 64);
+}
+
+int mero_node_publish(struct mero_node *node, const uint8_t ns[32], uint8_t tag,
+                      const uint8_t *data, size_t len)
+{
+    if (node->net == NULL) {
+        return 0;
+    }
+    uint8_t *msg = malloc(len + 1);
+    if (msg == NULL) {
+        return -MERO_ENOMEM;
+    }
+    msg[0] = tag;
+    memcpy(msg + 1, data, len);
+    char topic[80];
+    mero_node_topic(topic, ns);
+    int rc = mero_net_publish(node->net, topic, msg, len + 1);
+    free(msg);
+    if (rc == -MERO_ENOPEERS) {
+        MERO_DEBUG("publish on %s reached no peer; sync will carry it", topic);
+        return 0;
+    }
+    return rc < 0 ? rc : 0;
+}
+
+int mero_node_publish_ops(struct mero_node *node, const uint8_t ns[32],
+                          const struct mero_gov_oplist *ops)
+{
+    for (size_t i = 0; i < ops->n; i++) {
+        int rc = mero_node_publish(node, ns, MERO_GOSSIP_OP, ops->v[i].data, ops->v[i].len);
+        if (rc < 0) {
+            MERO_WARN("publish: %s", mero_strerror(rc));
+        }
+    }
+    return 0;
+}
+
+int mero_node_follow(struct mero_node *node, const uint8_t ns[32])
+{
+    if (node->net == NULL) {
+        return 0;
+    }
+    char topic[80];
+    mero_node_topic(topic, ns);
+    return mero_net_subscribe(node->net, topic);
+}
+
+int mero_node_apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len)
+{
+    int status = 0;
+    uint8_t hash[32], missing[32];
+    struct mero_err err = {0};
+    int rc = mero_gov_apply(node->store, op, len, &status, hash, missing, &err);
+    if (rc == -MERO_EMISSINGPARENT && from != NULL) {
+        uint8_t ns[32];
+        /* the namespace id sits right after the version byte of every signed op */
+        if (len > 33) {
+            memcpy(ns, op + 1, 32);
+            mero_node_sync_pull(node, from, ns);
+        }
+    } else if (rc < 0) {
+        MERO_INFO("op from %s refused: %s", from ? from : "local", err.msg);
+    }
+    return rc;
+}
+
+static int on_gossip(void *ud, const char *topic, const char *from, const uint8_t *data, size_t len)
+{
+    struct mero_node *node = ud;
+    uint8_t ns[32];
+    if (len < 1 || parse_topic(topic, ns) < 0) {
+        return -MERO_EINVAL;
+    }
+    switch (data[0]) {
+    case MERO_GOSSIP_OP:
+        return mero_node_apply_op(node, from, data + 1, len - 1);
+    case MERO_GOSSIP_DELTA: {
+        struct mero_err err = {0};
+        int rc = mero_node_ctx_apply(node, data + 1, len - 1, &err);
+        if (rc < 0) {
+            MERO_INFO("delta from %s refused: %s", from, err.msg);
+        }
+        return rc;
+    }
+    default:
+        if (node->hooks.on_gossip != NULL) {
+            return node->hooks.on_gossip(node, ns, from, data, len);
+        }
+        return -MERO_EUNSUPPORTED;
+    }
+}
+
+static void on_peer(void *ud, const char *peer_id, int connected)
+{
+    struct mero_node *node = ud;
+    MERO_INFO("peer %s %s", peer_id, connected ? "connected" : "disconnected");
+    if (connected) {
+        mero_node_sync_peer(node, peer_id);
+    }
+}
+
+static void on_gov_event(void *ud, const struct mero_gov_event *ev)
+{
+    struct mero_node *node = ud;
+    if ((ev->kind == MERO_EV_KEY_DELIVERED || ev->kind == MERO_EV_KEY_ROTATED) && ev->for_us &&
+        ev->group != NULL) {
+        mero_node_ctx_retry(node, ev->group);
+    }
+    if (ev->kind == MERO_EV_NAMESPACE_CREATED && ev->ns != NULL) {
+        (void)mero_node_follow(node, ev->ns);
+    }
+    mero_node_admission_on_event(node, ev); /* self-purge on our own TEE eviction */
+}
+
+static int quote_report_data(void *ud, const uint8_t *quote, size_t len, uint8_t out[64],
+                             struct mero_err *err)
+{
+    (void)ud;
+    struct mero_quote q;
+    MERO_TRY(mero_quote_parse(&q, quote, len, err));
+    memcpy(out, q.body.report_data, 64);
+    return 0;
+}
+
+static void on_sync_timer(uv_timer_t *t)
+{
+    struct mero_node *node = t->data;
+    char peers[32][MERO_PEER_ID_STR_MAX];
+    size_t n = mero_net_connected_peers(node->net, peers, 32);
+    for (size_t i = 0; i < n && i < 32; i++) {
+        mero_node_sync_peer(node, peers[i]);
+    }
+}
+
+static void on_dialed(void *ud, int status, const char *peer_id)
+{
+    (void)ud;
+    if (status < 0) {
+        MERO_WARN("bootstrap dial failed: %s", mero_strerror(status));
+    } else {
+        MERO_INFO("bootstrap peer %s", peer_id);
+    }
+}
+
+int mero_node_service_start(struct mero_node *node, struct mero_err *err)
+{
+    char path[MERO_NODE_PATH_MAX + 16];
+    snprintf(path, sizeof(path), "%s/gov.db", node->home);
+    MERO_TRY(mero_store_open(path, &node->store, err));
+    struct mero_gov_hooks h = {.ud = node,
+                               .on_event = on_gov_event,
+                               .quote_report_data = quote_report_data,
+                               .evidence_verify = mero_node_evidence_verify,
+                               .release_check = mero_node_release_check};
+    /* the admission layer adds evidence_verify / release_check here when it is linked */
+    mero_store_set_hooks(node->store, &h);
+    MERO_TRY(mero_node_ctx_open(node, err));
+
+    struct mero_net_callbacks cb = {.on_gossip = on_gossip, .on_peer = on_peer};
+    int rc = mero_net_new(node->loop, node->id_sk, NULL, &cb, node, &node->net);
+    if (rc < 0) {
+        return mero_err_set(err, -rc, "cannot start the network: %s", mero_strerror(rc));
+    }
+    snprintf(node->peer_id, sizeof(node->peer_id), "%s", mero_net_peer_id(node->net));
+    for (size_t i = 0; i < node->cfg.nlisten; i++) {
+        rc = mero_net_listen(node->net, node->cfg.listen[i]);
+        if (rc < 0) {
+            return mero_err_set(err, -rc, "cannot listen on %s: %s", node->cfg.listen[i],
+                                mero_strerror(rc));
+        }
+    }
+    MERO_TRY(mero_node_sync_start(node, err));
+    MERO_TRY(mero_node_admission_start(node, err));
+    uint8_t(*nss)[32] = NULL;
+    size_t nn = 0;
+    if (mero_gov_namespaces(node->store, &nss, &nn) == 0) {
+        for (size_t i = 0; i < nn; i++) {
+            (void)mero_node_follow(node, nss[i]);
+        }
+        free(nss);
+    }
+    for (size_t i = 0; i < node->nbootstrap; i++) {
+        if (mero_net_dial(node->net, node->bootstrap[i], on_dialed, node) < 0) {
+            MERO_WARN("cannot dial %s", node->bootstrap[i]);
+        }
+    }
+    uv_timer_init(node->loop, &node->sync_timer);
+    node->sync_timer.data = node;
+    uv_timer_start(&node->sync_timer, on_sync_timer, SYNC_PERIOD_MS, SYNC_PERIOD_MS);
+    node->sync_timer_on = true;
+    return 0;
+}
+
+void mero_node_service_stop(struct mero_node *node)
+{
+    if (node->sync_timer_on) {
+        uv_timer_stop(&node->sync_timer);
+        uv_close((uv_handle_t *)&node->sync_timer, NULL);
+        node->sync_timer_on = false;
+    }
+    mero_node_sync_stop(node);
+    if (node->net != NULL) {
+        mero_node_admission_stop(node);
+        mero_net_free(node->net);
+        node->net = NULL;
+    }
+    mero_node_admission_free(node);
+    free(node->sync);
+    node->sync = NULL;
+    mero_node_ctx_close(node);
+    mero_store_close(node->store);
+    node->store = NULL;
+}
+
+json_t *mero_node_listen_addrs(struct mero_node *node)
+{
+    json_t *a = json_array();
+    if (a == NULL || node->net == NULL) {
+        return a;
+    }
+    char addrs[MERO_NODE_MAX_LISTEN][MERO_MULTIADDR_STR_MAX];
+    size_t n = mero_net_listen_addrs(node->net, addrs, MERO_NODE_MAX_LISTEN);
+    for (size_t i = 0; i < n && i < MERO_NODE_MAX_LISTEN; i++) {
+        json_array_append_new(a, json_string(addrs[i]));
+    }
+    return a;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * service.h - the node's namespace service (service.c): the network, governance store,
+ * sync and contexts, started and stopped by the loop. Every function runs on the loop.
+ */
+#ifndef MERO_NODE_SERVICE_H
+#define MERO_NODE_SERVICE_H
+
+#include <jansson.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mero/err.h"
+
+struct mero_node;
+struct mero_gov_oplist;
+
+MERO_MUST_CHECK int mero_node_service_start(struct mero_node *node, struct mero_err *err);
+void mero_node_service_stop(struct mero_node *node);
+/* Our listen multiaddrs (with /p2p/<id>), a new JSON array. */
+json_t *mero_node_listen_addrs(struct mero_node *node);
+
+/* "ns/<hex>" */
+void mero_node_topic(char out[80], const uint8_t ns[32]);
+/* Publish tag || data on ns/<hex>; zero peers is not an error (sync carries it later). */
+int mero_node_publish(struct mero_node *node, const uint8_t ns[32], uint8_t tag,
+                      const uint8_t *data, size_t len);
+/* Publish every op a local governance action produced, in order. */
+int mero_node_publish_ops(struct mero_node *node, const uint8_t ns[32],
+                          const struct mero_gov_oplist *ops);
+/* Subscribe to ns/<hex> (idempotent). */
+int mero_node_follow(struct mero_node *node, const uint8_t ns[32]);
+/* Apply a received op (from = publisher or sync peer; a missing parent triggers a pull). */
+int mero_node_apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len);
+
+#endif

@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * sync.c - "/mero/sync/1", the pull side of replication: a node asks a peer which op hashes
+ * (per namespace) and delta hashes (per context) it holds, fetches the ones it lacks and
+ * feeds them to the same apply paths gossip uses (mero_gov_apply, mero_node_ctx_apply).
+ * This catches a node up after a restart or a missed publish, and pulls missing parents.
+ *
+ * Messages (one request frame, one response frame; integers little-endian):
+ *   1 INV_OPS    ns[32] after u64          -> 0 last u64 n u32 n*[32]   (n <= 1024)
+ *   2 GET_OPS    ns[32] n u32 n*[32]       -> 0 n u32 n*(len u32, bytes) (n <= 64; len 0 = absent)
+ *   3 INV_DELTAS ctx[32] after u64         -> as INV_OPS
+ *   4 GET_DELTAS ctx[32] n u32 n*[32]      -> as GET_OPS
+ * A response starting with 1 means "unknown namespace/context". Everything served is signed
+ * (ops) or signed and encrypted (deltas), so serving it reveals nothing a member could not
+ * read on the gossip topic. Invariants: every count is checked against the remaining bytes
+ * and the maxima above; one pull runs per peer at a time (a request during a pull marks it
+ * to run again), bounding the work a slow or hostile peer can cause.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mero/buf.h"
+#include "mero/gov.h"
+#include "mero/log.h"
+#include "mero/net.h"
+#include "node/context.h"
+#include "node/node.h"
+#include "node/service.h"
+#include "node/sync.h"
+
+#define INV_MAX         1024u
+#define GET_MAX         64u
+#define MAX_JOBS        32u
+#define SYNC_TIMEOUT_MS 5000u
+
+enum { INV_OPS = 1, GET_OPS = 2, INV_DELTAS = 3, GET_DELTAS = 4 };
+
+struct job {
+    struct mero_node *node;
+    char peer[MERO_PEER_ID_STR_MAX];
+    bool busy, again;
+    /* namespaces to pull, and the contexts of the current one */
+    uint8_t (*nss)[32];
+    size_t nns, ins;
+    uint8_t (*ctxs)[32];
+    size_t nctx, ictx;
+    uint64_t after;
+    /* hashes still to fetch */
+    uint8_t (*want)[32];
+    size_t nwant, iwant;
+    bool deltas; /* phase: ops (false) or deltas of ctxs[ictx] (true) */
+};
+
+struct mero_node_sync {
+    struct job jobs[MAX_JOBS];
+};
+
+static void step(struct job *j);
+
+static void job_end(struct job *j)
+{
+    free(j->nss);
+    free(j->ctxs);
+    free(j->want);
+    j->nss = NULL;
+    j->ctxs = NULL;
+    j->want = NULL;
+    j->busy = false;
+    if (j->again) {
+        j->again = false;
+        mero_node_sync_peer(j->node, j->peer);
+    }
+}
+
+/* ---- responder ---------------------------------------------------------------------------- */
+
+static int answer_inv(struct mero_node *node, struct mero_cur *c, bool deltas, struct mero_buf *out)
+{
+    uint8_t id[32];
+    uint64_t after;
+    MERO_TRY(mero_cur_copy(c, id, 32));
+    MERO_TRY(mero_cur_u64le(c, &after));
+    uint8_t(*h)[32] = NULL;
+    size_t n = 0;
+    uint64_t last = after;
+    int rc = deltas ? mero_node_ctx_hashes(node, id, after, INV_MAX, &h, &n, &last)
+                    : mero_gov_op_hashes(node->store, id, after, INV_MAX, &h, &n, &last);
+    if (rc < 0) {
+        return mero_buf_append_u8(out, 1);
+    }
+    rc = mero_buf_append_u8(out, 0);
+    if (rc == 0) {
+        rc = mero_buf_append_u64le(out, last);
+    }
+    if (rc == 0) {
+        rc = mero_buf_append_u32le(out, (uint32_t)n);
+    }
+    if (rc == 0 && n > 0) {
+        rc = mero_buf_append(out, h, n * 32);
+    }
+    free(h);
+    return rc;
+}
+
+static int answer_get(struct mero_node *node, struct mero_cur *c, bool deltas, struct mero_buf *out)
+{
+    uint8_t id[32];
+    uint32_t n;
+    MERO_TRY(mero_cur_copy(c, id, 32));
+    MERO_TRY(mero_cur_u32le(c, &n));
+    if (n > GET_MAX || mero_cur_left(c) != (size_t)n * 32) {
+        return -MERO_EPROTO;
+    }
+    MERO_TRY(mero_buf_append_u8(out, 0));
+    MERO_TRY(mero_buf_append_u32le(out, n));
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t h[32];
+        MERO_TRY(mero_cur_copy(c, h, 32));
+        if (deltas) {
+            uint8_t *d = NULL;
+            size_t len = 0;
+            if (mero_node_ctx_delta(node, h, &d, &len) < 0) {
+                len = 0;
+            }
+            int rc = mero_buf_append_u32le(out, (uint32_t)len);
+            if (rc == 0 && len > 0) {
+                rc = mero_buf_append(out, d, len);
+            }
+            free(d);
+            MERO_TRY(rc);
+        } else {
+            struct mero_buf op;
+            mero_buf_init(&op, 1u << 20);
+            if (mero_gov_op_get(node->store, h, &op) < 0) {
+                op.len = 0;
+            }
+            int rc = mero_buf_append_u32le(out, (uint32_t)op.len);
+            if (rc == 0 && op.len > 0) {
+                rc = mero_buf_append(out, op.data, op.len);
+            }
+            mero_buf_cleanup(&op);
+            MERO_TRY(rc);
+        }
+    }
+    return 0;
+}
+
+static void on_request(void *ud, struct mero_net_req *req, const char *peer, const uint8_t *data,
+                       size_t len)
+{
+    struct mero_node *node = ud;
+    struct mero_cur c;
+    struct mero_buf out;
+    mero_cur_init(&c, data, len);
+    mero_buf_init(&out, 4u << 20);
+    uint8_t kind = 0;
+    int rc = mero_cur_u8(&c, &kind);
+    if (rc == 0) {
+        switch (kind) {
+        case INV_OPS:
+            rc = answer_inv(node, &c, false, &out);
+            break;
+        case INV_DELTAS:
+            rc = answer_inv(node, &c, true, &out);
+            break;
+        case GET_OPS:
+            rc = answer_get(node, &c, false, &out);
+            break;
+        case GET_DELTAS:
+            rc = answer_get(node, &c, true, &out);
+            break;
+        default:
+            rc = -MERO_EPROTO;
+            break;
+        }
+    }
+    if (rc < 0) {
+        MERO_DEBUG("sync request from %s refused: %s", peer, mero_strerror(rc));
+        mero_net_req_drop(req);
+    } else {
+        if (mero_net_respond(req, out.data, out.len) < 0) {
+            MERO_DEBUG("sync answer to %s not delivered", peer);
+        }
+    }
+    mero_buf_cleanup(&out);
+}
+
+/* ---- requester ---------------------------------------------------------------------------- */
+
+static const uint8_t *cur_id(struct job *j)
+{
+    return j->deltas ? j->ctxs[j->ictx] : j->nss[j->ins];
+}
+
+static void send_req(struct job *j, struct mero_buf *b, mero_net_reply_cb cb)
+{
+    int rc = mero_net_request(j->node->net, j->peer, MERO_SYNC_PROTOCOL, b->data, b->len,
+                              SYNC_TIMEOUT_MS, cb, j);
+    mero_buf_cleanup(b);
+    if (rc < 0) {
+        job_end(j);
+    }
+}
+
+static void on_get(void *ud, int status, const uint8_t *data, size_t len);
+
+static void fetch_next(struct job *j)
+{
+    if (j->iwant >= j->nwant) {
+        free(j->want);
+        j->want = NULL;
+        j->nwant = j->iwant = 0;
+        if (j->after != UINT64_MAX) {
+            /* the inventory page was full: ask for the next page */
+            step(j);
+            return;
+        }
+        j->after = 0;
+        if (j->deltas) {
+            j->ictx++;
+        } else {
+            j->deltas = true;
+            j->ictx = 0;
+        }
+        step(j);
+        return;
+    }
+    size_t n = j->nwant - j->iwant;
+    if (n > GET_MAX) {
+        n = GET_MAX;
+    }
+    struct mero_buf b;
+    mero_buf_init(&b, 64 + n * 32);
+    int rc = mero_buf_append_u8(&b, j->deltas ? GET_DELTAS : GET_OPS);
+    rc = rc ? rc : mero_buf_append(&b, cur_id(j), 32);
+    rc = rc ? rc : mero_buf_append_u32le(&b, (uint32_t)n);
+    rc = rc ? rc : mero_buf_append(&b, j->want[j->iwant], n * 32);
+    j->iwant += n;
+    if (rc < 0) {
+        mero_buf_cleanup(&b);
+        job_end(j);
+        return;
+    }
+    send_req(j, &b, on_get);
+}
+
+static void on_get(void *ud, int status, const uint8_t *data, size_t len)
+{
+    struct job *j = ud;
+    struct mero_cur c;
+    uint8_t ok = 1;
+    uint32_t n = 0;
+    mero_cur_init(&c, data, len);
+    if (status < 0 || mero_cur_u8(&c, &ok) < 0 || ok != 0 || mero_cur_u32le(&c, &n) < 0 ||
+        n > GET_MAX) {
+        job_end(j);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t l;
+        const uint8_t *p;
+        if (mero_cur_u32le(&c, &l) < 0 || mero_cur_bytes(&c, l, &p) < 0) {
+            job_end(j);
+            return;
+        }
+        if (l == 0) {
+            continue;
+        }
+        if (j->deltas) {
+            struct mero_err err = {0};
+            if (mero_node_ctx_apply(j->node, p, l, &err) < 0) {
+                MERO_DEBUG("synced delta refused: %s", err.msg);
+            }
+        } else {
+            (void)mero_node_apply_op(j->node, NULL, p, l);
+        }
+    }
+    fetch_next(j);
+}
+
+static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
+{
+    struct job *j = ud;
+    struct mero_cur c;
+    uint8_t ok = 1;
+    uint64_t last = 0;
+    uint32_t n = 0;
+    mero_cur_init(&c, data, len);
+    if (status < 0 || mero_cur_u8(&c, &ok) < 0) {
+        job_end(j);
+        return;
+    }
+    if (ok != 0 || mero_cur_u64le(&c, &last) < 0 || mero_cur_u32le(&c, &n) < 0 || n > INV_MAX ||
+        mero_cur_left(&c) != (size_t)n * 32) {
+        /* the peer does not know this namespace/context: move on */
+        j->after = UINT64_MAX;
+        j->nwant = j->iwant = 0;
+        fetch_next(j);
+        return;
+    }
+    j->want = n ? malloc((size_t)n * 32) : NULL;
+    j->nwant = j->iwant = 0;
+    for (uint32_t i = 0; i < n && j->want != NULL; i++) {
+        const uint8_t *h;
+        bool have = true;
+        if (mero_cur_bytes(&c, 32, &h) < 0) {
+            break;
+        }
+        int rc = j->deltas ? mero_node_ctx_has(j->node, h, &have)
+                           : mero_gov_has_op(j->node->store, h, &have);
+        if (rc == 0 && !have) {
+            memcpy(j->want[j->nwant++], h, 32);
+        }
+    }
+    j->after = (n == INV_MAX) ? last : UINT64_MAX;
+    fetch_next(j);
+}
+
+static void step(struct job *j)
+{
+    if (!j->deltas && j->ins >= j->nns) {
+        job_end(j);
+        return;
+    }
+    if (j->deltas && j->ctxs == NULL) {
+        struct mero_gov_context *cs = NULL;
+        size_t n = 0;
+        if (mero_gov_contexts(j->node->store, j->nss[j->ins], &cs, &n) < 0) {
+            n = 0;
+        }
+        j->ctxs = n ? malloc(n * 32) : NULL;
+        j->nctx = j->ctxs ? n : 0;
+        for (size_t i = 0; i < j->nctx; i++) {
+            memcpy(j->ctxs[i], cs[i].id, 32);
+        }
+        free(cs);
+        j->ictx = 0;
+    }
+    if (j->deltas && j->ictx >= j->nctx) {
+        /* next namespace */
+        free(j->ctxs);
+        j->ctxs = NULL;
+        j->deltas = false;
+        j->ins++;
+        j->after = 0;
+        step(j);
+        return;
+    }
+    struct mero_buf b;
+    mero_buf_init(&b, 64);
+    int rc = mero_buf_append_u8(&b, j->deltas ? INV_DELTAS : INV_OPS);
+    rc = rc ? rc : mero_buf_append(&b, cur_id(j), 32);
+    rc = rc ? rc : mero_buf_append_u64le(&b, j->after == UINT64_MAX ? 0 : j->after);
+    if (rc < 0) {
+        mero_buf_cleanup(&b);
+        job_end(j);
+        return;
+    }
+    send_req(j, &b, on_inv);
+}
+
+static struct job *job_for(struct mero_node *node, const char *peer)
+{
+    struct mero_node_sync *s = node->sync;
+    struct job *free_slot = NULL;
+    for (size_t i = 0; i < MAX_JOBS; i++) {
+        if (s->jobs[i].busy && strcmp(s->jobs[i].peer, peer) == 0) {
+            s->jobs[i].again = true;
+            return NULL;
+        }
+        if (!s->jobs[i].busy && free_slot == NULL) {
+            free_slot = &s->jobs[i];
+        }
+    }
+    return free_slot;
+}
+
+static void start_job(struct mero_node *node, const char *peer, uint8_t (*nss)[32], size_t n)
+{
+    struct job *j = node->sync ? job_for(node, peer) : NULL;
+    if (j == NULL || n == 0) {
+        free(nss);
+        return;
+    }
+    memset(j, 0, sizeof(*j));
+    j->node = node;
+    snprintf(j->peer, sizeof(j->peer), "%s", peer);
+    j->busy = true;
+    j->nss = nss;
+    j->nns = n;
+    step(j);
+}
+
+void mero_node_sync_peer(struct mero_node *node, const char *peer_id)
+{
+    uint8_t(*nss)[32] = NULL;
+    size_t n = 0;
+    if (node->store == NULL || mero_gov_namespaces(node->store, &nss, &n) < 0) {
+        return;
+    }
+    start_job(node, peer_id, nss, n);
+}
+
+void mero_node_sync_pull(struct mero_node *node, const char *peer_id, const uint8_t ns[32])
+{
+    uint8_t(*one)[32] = malloc(32);
+    if (one == NULL) {
+        return;
+    }
+    memcpy(one[0], ns, 32);
+    start_job(node, peer_id, one, 1);
+}
+
+int mero_node_sync_start(struct mero_node *node, struct mero_err *err)
+{
+    node->sync = calloc(1, sizeof(*node->sync));
+    if (node->sync == NULL) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    int rc = mero_net_handle(node->net, MERO_SYNC_PROTOCOL, on_request, node);
+    if (rc < 0) {
+        return mero_err_set(err, -rc, "cannot register %s", MERO_SYNC_PROTOCOL);
+    }
+    return 0;
+}
+
+void mero_node_sync_stop(struct mero_node *node)
+{
+    if (node->sync == NULL) {
+        return;
+    }
+    /* mero_net_free (called next) completes pending requests with -MERO_ECLOSED, which ends
+     * each job; the job table itself is freed after that, in mero_node_close's order. */
+    struct mero_node_sync *s = node->sync;
+    for (size_t i = 0; i < MAX_JOBS; i++) {
+        s->jobs[i].again = false;
+    }
+}

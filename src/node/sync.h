@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* sync.h - the pull protocol "/mero/sync/1" (sync.c). */
+#ifndef MERO_NODE_SYNC_H
+#define MERO_NODE_SYNC_H
+
+#include <stdint.h>
+
+#include "mero/err.h"
+
+struct mero_node;
+
+#define MERO_SYNC_PROTOCOL "/mero/sync/1"
+
+MERO_MUST_CHECK int mero_node_sync_start(struct mero_node *node, struct mero_err *err);
+void mero_node_sync_stop(struct mero_node *node);
+/* Pull every namespace we follow (ops, then every context's deltas) from peer. */
+void mero_node_sync_peer(struct mero_node *node, const char *peer_id);
+/* Pull one namespace from peer. */
+void mero_node_sync_pull(struct mero_node *node, const char *peer_id, const uint8_t ns[32]);
+
+#endif

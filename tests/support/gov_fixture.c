@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * gov_fixture.c - helpers for the governance tests and bench (see gov_fixture.h): in-memory
+ * stores that record events, op-log sync, mock-quote admissions, stock policies.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mero/binding.h"
+#include "mero/crypto.h"
+#include "mero/mock.h"
+#include "support/gov_fixture.h"
+
+static void record(void *ud, const struct mero_gov_event *e)
+{
+    struct govt_node *n = ud;
+    if (n->nev >= GOVT_MAX_EVENTS) {
+        return;
+    }
+    struct govt_event *g = &n->ev[n->nev++];
+    memset(g, 0, sizeof(*g));
+    g->kind = e->kind;
+    g->role = e->role;
+    g->for_us = e->for_us;
+    if (e->group != NULL) {
+        memcpy(g->group, e->group, 32);
+    }
+    if (e->member != NULL) {
+        memcpy(g->member, e->member, 32);
+    }
+}
+
+int govt_open(struct govt_node *n)
+{
+    memset(n, 0, sizeof(*n));
+    if (mero_crypto_init() < 0) {
+        return -MERO_ECRYPTO;
+    }
+    int rc = mero_store_open(":memory:", &n->s, NULL);
+    if (rc < 0) {
+        return rc;
+    }
+    struct mero_gov_hooks h = {.ud = n, .on_event = record};
+    mero_store_set_hooks(n->s, &h);
+    return 0;
+}
+
+void govt_close(struct govt_node *n)
+{
+    mero_store_close(n->s);
+    n->s = NULL;
+}
+
+int govt_create_ns(struct govt_node *n)
+{
+    struct mero_gov_oplist l = {0};
+    int rc = mero_gov_create_namespace(n->s, n->ns, &l, NULL);
+    mero_gov_oplist_cleanup(&l);
+    if (rc == 0) {
+        rc = mero_gov_identity(n->s, n->ns, false, n->pk, NULL);
+    }
+    return rc;
+}
+
+int govt_sync(struct govt_node *from, struct govt_node *to, const uint8_t ns[32],
+              struct mero_err *err)
+{
+    uint8_t(*h)[32] = NULL;
+    size_t n = 0;
+    uint64_t last = 0;
+    int rc = mero_gov_op_hashes(from->s, ns, 0, SIZE_MAX, &h, &n, &last);
+    int applied = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct mero_buf b;
+        int st = 0;
+        mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
+        rc = mero_gov_op_get(from->s, h[i], &b);
+        if (rc == 0) {
+            rc = mero_gov_apply(to->s, b.data, b.len, &st, NULL, NULL, err);
+        }
+        if (rc == 0 && st == MERO_APPLY_APPLIED) {
+            applied++;
+        }
+        mero_buf_cleanup(&b);
+    }
+    free(h);
+    return rc < 0 ? rc : applied;
+}
+
+int govt_apply_list(struct govt_node *to, const struct mero_gov_oplist *l, struct mero_err *err)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        int rc = mero_gov_apply(to->s, l->v[i].data, l->v[i].len, NULL, NULL, NULL, err);
+        if (rc < 0) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
+size_t govt_count(const struct govt_node *n, int kind, const uint8_t *member)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n->nev; i++) {
+        if (n->ev[i].kind == kind && (member == NULL || memcmp(n->ev[i].member, member, 32) == 0)) {
+            c++;
+        }
+    }
+    return c;
+}
+
+void govt_clear_events(struct govt_node *n)
+{
+    n->nev = 0;
+}
+
+void govt_meas(char out[97], uint8_t b)
+{
+    for (int i = 0; i < 48; i++) {
+        snprintf(out + 2 * i, 3, "%02x", b);
+    }
+}
+
+int govt_policy(struct mero_tee_policy *p, int mode, bool accept_mock)
+{
+    char m[97];
+    memset(p, 0, sizeof(*p));
+    p->form = MERO_POLICY_MEASUREMENT;
+    p->v2 = true;
+    p->mode = mode;
+    p->accept_mock = accept_mock;
+    govt_meas(m, 0);
+    int rc = mero_strlist_push(&p->mrtd, m);
+    for (int i = 1; i < 4 && rc == 0; i++) {
+        rc = mero_strlist_push(&p->rtmr[i], m);
+    }
+    return rc;
+}
+
+int govt_tee_open(struct govt_tee *t, const uint8_t ns[32])
+{
+    memset(t, 0, sizeof(*t));
+    int rc = govt_open(&t->node);
+    if (rc == 0) {
+        memcpy(t->node.ns, ns, 32);
+        rc = mero_gov_identity(t->node.s, ns, true, t->node.pk, NULL);
+    }
+    if (rc == 0) {
+        rc = mero_gov_credential(t->node.s, ns, &t->cred, NULL);
+    }
+    return rc;
+}
+
+void govt_tee_request(struct govt_tee *t, const uint8_t ns[32], const uint8_t group[32],
+                      const uint8_t bind_group[32], struct mero_admit_request *req)
+{
+    uint8_t challenge[32], binding[32], rd[64];
+    mero_random(challenge, 32);
+    mero_admission_binding(binding, ns, bind_group, t->node.pk, t->cred.cert.account,
+                           t->cred.cert.kem_pk, t->cred.cert.device);
+    memcpy(rd, challenge, 32);
+    memcpy(rd + 32, binding, 32);
+    mero_mock_quote_create(t->quote, rd);
+    t->quote_len = MERO_MOCK_QUOTE_LEN;
+    memset(req, 0, sizeof(*req));
+    memcpy(req->group_id, group, 32);
+    memcpy(req->member, t->node.pk, 32);
+    req->account = t->cred;
+    mero_sha256(req->quote_hash, t->quote, t->quote_len);
+    govt_meas(req->m.mrtd, 0);
+    for (int i = 0; i < 4; i++) {
+        govt_meas(req->m.rtmr[i], 0);
+    }
+    snprintf(req->tcb_status, sizeof(req->tcb_status), "Mock");
+    req->is_mock = true;
+    req->quote = t->quote;
+    req->quote_len = t->quote_len;
+    req->attested_at = 1000;
+    req->now = 1000;
+}

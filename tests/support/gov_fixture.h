@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * gov_fixture.h - shared helpers for the governance tests and bench: in-memory nodes that
+ * record events, op-log sync between them, mock-quote TEE admissions and stock policies.
+ */
+#ifndef MERO_TEST_GOV_FIXTURE_H
+#define MERO_TEST_GOV_FIXTURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mero/gov.h"
+
+#define GOVT_MAX_EVENTS 256
+
+struct govt_event {
+    int kind;
+    int role;
+    bool for_us;
+    uint8_t group[32];
+    uint8_t member[32];
+};
+
+struct govt_node {
+    struct mero_store *s;
+    uint8_t ns[32]; /* the namespace this node created or joined */
+    uint8_t pk[32]; /* its identity in ns (once known) */
+    struct govt_event ev[GOVT_MAX_EVENTS];
+    size_t nev;
+};
+
+/* Open an in-memory store recording events. Returns 0 or a negative code. */
+int govt_open(struct govt_node *n);
+void govt_close(struct govt_node *n);
+/* Create a namespace on n (n->ns, n->pk set). */
+int govt_create_ns(struct govt_node *n);
+/* Apply every op of ns that `from` holds to `to`, in from's order. Returns ops newly applied or
+ * a negative code (err gets the reason). */
+int govt_sync(struct govt_node *from, struct govt_node *to, const uint8_t ns[32],
+              struct mero_err *err);
+/* Apply encoded ops to a node; first failure returned. */
+int govt_apply_list(struct govt_node *to, const struct mero_gov_oplist *l, struct mero_err *err);
+/* Count recorded events of a kind (for member when non-NULL). */
+size_t govt_count(const struct govt_node *n, int kind, const uint8_t *member);
+void govt_clear_events(struct govt_node *n);
+
+/* A 96-char hex measurement of one repeated byte ("00" x 48 for b = 0). */
+void govt_meas(char out[97], uint8_t b);
+/* Measurement policy: mrtd/rtmr1-3 = [meas(0)], accept_mock, mode, v2. Clean up with
+ * mero_tee_policy_cleanup. */
+int govt_policy(struct mero_tee_policy *p, int mode, bool accept_mock);
+
+/* A TEE candidate: store with an identity in ns and its credential. */
+struct govt_tee {
+    struct govt_node node;
+    struct mero_credential cred;
+    uint8_t quote[256];
+    size_t quote_len;
+};
+/* Open a TEE node holding an identity for ns. */
+int govt_tee_open(struct govt_tee *t, const uint8_t ns[32]);
+/* Fill an admit request for t into group with a fresh mock quote bound to (ns, bind_group). */
+void govt_tee_request(struct govt_tee *t, const uint8_t ns[32], const uint8_t group[32],
+                      const uint8_t bind_group[32], struct mero_admit_request *req);
+
+#endif

@@ -1,0 +1,569 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_fleet_admission.c - the admission handshake end to end inside one process: real
+ * libp2p peers on 127.0.0.1 (net), real governance stores (gov, in memory), our admission
+ * service on each, one libuv loop. Ops travel as gossip on ns/<hex> (tag 0x01 + op bytes, a
+ * test framing) and a late joiner catches up through a test op-log pull ("/test/sync/1").
+ *
+ * Scenario (reference-calimero.md §8, replica mode): an owner with a namespace; a refusal
+ * with no policy; a policy with acceptMock and zero measurements; one mock TEE joins by
+ * prompt only, one by admitterAddrs (admitted_by = owner); both hold ReadOnlyTee rows and the
+ * group key; the owner goes offline and an admitted TEE vouches for a third TEE; a plain
+ * member asked directly says it may not vouch; mock without acceptMock and a measurement
+ * outside the lists are refused with their reasons and nothing is admitted.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <uv.h>
+
+#include "mero/clock.h"
+#include "mero/crypto.h"
+#include "mero/encoding.h"
+#include "mero/gov.h"
+#include "mero/log.h"
+#include "mero/net.h"
+#include "node/admission_node.h"
+#include "harness.h"
+
+#define SYNC_PROTO "/test/sync/1"
+#define OP_TAG     0x01
+#define ZERO96                                                                                     \
+    "00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000" \
+    "0000"
+
+struct tnode {
+    const char *name;
+    uint8_t sk[64];
+    struct mero_net *net;
+    struct mero_store *store;
+    struct mero_admission *adm;
+    char addr[MERO_MULTIADDR_STR_MAX];
+    char peer[MERO_PEER_ID_STR_MAX];
+    bool done;
+    int status;
+    json_t *result;
+};
+
+static uv_loop_t *loop;
+
+static void topic_of(char out[68], const uint8_t ns[32])
+{
+    memcpy(out, "ns/", 3);
+    mero_hex_encode(out + 3, ns, 32);
+}
+
+static int publish_ops(void *ud, const uint8_t ns[32], const struct mero_gov_oplist *ops)
+{
+    struct tnode *t = ud;
+    char topic[68];
+    topic_of(topic, ns);
+    for (size_t i = 0; i < ops->n; i++) {
+        struct mero_buf b;
+        mero_buf_init(&b, 1 << 20);
+        if (mero_buf_append_u8(&b, OP_TAG) == 0 &&
+            mero_buf_append(&b, ops->v[i].data, ops->v[i].len) == 0) {
+            if (mero_net_publish(t->net, topic, b.data, b.len) < 0) {
+                /* no subscriber yet: the op-log pull catches up */
+            }
+        }
+        mero_buf_cleanup(&b);
+    }
+    return 0;
+}
+
+/* Sync responder: every op of the namespace, in apply order, each u32-length-prefixed. */
+static void on_sync(void *ud, struct mero_net_req *req, const char *remote, const uint8_t *data,
+                    size_t len)
+{
+    struct tnode *t = ud;
+    (void)remote;
+    uint8_t(*hashes)[32] = NULL;
+    size_t n = 0;
+    uint64_t last = 0;
+    struct mero_buf b;
+    mero_buf_init(&b, 4 << 20);
+    if (len == 32 && mero_gov_op_hashes(t->store, data, 0, 100000, &hashes, &n, &last) == 0) {
+        for (size_t i = 0; i < n; i++) {
+            struct mero_buf op;
+            mero_buf_init(&op, 1 << 20);
+            if (mero_gov_op_get(t->store, hashes[i], &op) == 0) {
+                if (mero_buf_append_u32le(&b, (uint32_t)op.len) < 0 ||
+                    mero_buf_append(&b, op.data, op.len) < 0) {
+                    mero_buf_cleanup(&op);
+                    break;
+                }
+            }
+            mero_buf_cleanup(&op);
+        }
+    }
+    free(hashes);
+    if (mero_net_respond(req, b.data, b.len) < 0) {
+        /* requester gone */
+    }
+    mero_buf_cleanup(&b);
+}
+
+static void apply_all(struct tnode *t, const uint8_t *data, size_t len)
+{
+    struct mero_cur c;
+    mero_cur_init(&c, data, len);
+    uint32_t n;
+    const uint8_t *p;
+    while (mero_cur_u32le(&c, &n) == 0 && mero_cur_bytes(&c, n, &p) == 0) {
+        int st;
+        if (mero_gov_apply(t->store, p, n, &st, NULL, NULL, NULL) < 0) {
+            continue; /* refused or already known */
+        }
+    }
+}
+
+static void sync_reply(void *ud, int status, const uint8_t *data, size_t len)
+{
+    if (status == 0) {
+        apply_all(ud, data, len);
+    }
+}
+
+static void sync_ns(void *ud, const uint8_t ns[32])
+{
+    struct tnode *t = ud;
+    char peers[8][MERO_PEER_ID_STR_MAX];
+    size_t n = mero_net_connected_peers(t->net, peers, 8);
+    for (size_t i = 0; i < n && i < 8; i++) {
+        if (mero_net_request(t->net, peers[i], SYNC_PROTO, ns, 32, 5000, sync_reply, t) < 0) {
+            continue;
+        }
+    }
+}
+
+static int on_gossip(void *ud, const char *topic, const char *from, const uint8_t *data, size_t len)
+{
+    struct tnode *t = ud;
+    if (t->adm != NULL && mero_admission_on_gossip(t->adm, topic, from, data, len)) {
+        return 0;
+    }
+    if (len > 1 && data[0] == OP_TAG) {
+        int st;
+        int rc = mero_gov_apply(t->store, data + 1, len - 1, &st, NULL, NULL, NULL);
+        if (rc == -MERO_EMISSINGPARENT) {
+            uint8_t ns[32];
+            if (mero_hex_decode_exact(ns, 32, topic + 3, 64) == 0) {
+                sync_ns(t, ns);
+            }
+        }
+    }
+    return 0;
+}
+
+static int node_up(struct tnode *t, const char *name)
+{
+    struct mero_err e = {0};
+    memset(t, 0, sizeof(*t));
+    t->name = name;
+    uint8_t pk[32];
+    mero_ed25519_keypair(pk, t->sk);
+    struct mero_net_callbacks cb = {.on_gossip = on_gossip};
+    if (mero_net_new(loop, t->sk, NULL, &cb, t, &t->net) < 0 ||
+        mero_net_listen(t->net, "/ip4/127.0.0.1/tcp/0") < 0 ||
+        mero_store_open(":memory:", &t->store, &e) < 0 ||
+        mero_net_handle(t->net, SYNC_PROTO, on_sync, t) < 0) {
+        return -1;
+    }
+    char addrs[1][MERO_MULTIADDR_STR_MAX];
+    if (mero_net_listen_addrs(t->net, addrs, 1) < 1) {
+        return -1;
+    }
+    snprintf(t->addr, sizeof(t->addr), "%s", addrs[0]);
+    snprintf(t->peer, sizeof(t->peer), "%s", mero_net_peer_id(t->net));
+    struct mero_admission_env env;
+    memset(&env, 0, sizeof(env));
+    env.loop = loop;
+    env.net = t->net;
+    env.store = t->store;
+    env.mock_tee = true;
+    env.ud = t;
+    env.publish_ops = publish_ops;
+    env.sync_namespace = sync_ns;
+    env.budget_ms = 3000;
+    env.poll_ms = 300;
+    return mero_admission_new(&env, &t->adm, &e);
+}
+
+static void node_down(struct tnode *t)
+{
+    if (t->net == NULL) {
+        return;
+    }
+    mero_admission_stop(t->adm);
+    mero_net_free(t->net);
+    t->net = NULL;
+    mero_admission_free(t->adm);
+    t->adm = NULL;
+    mero_store_close(t->store);
+    t->store = NULL;
+    json_decref(t->result);
+    t->result = NULL;
+}
+
+static void tick_cb(uv_timer_t *h)
+{
+    (void)h;
+}
+
+/* Run the loop until *flag or ms elapse. */
+static bool run_until(bool *flag, uint64_t ms)
+{
+    uv_timer_t w;
+    uv_timer_init(loop, &w);
+    uv_timer_start(&w, tick_cb, 50, 50);
+    uint64_t end = uv_now(loop) + ms;
+    while (!*flag && uv_now(loop) < end) {
+        uv_run(loop, UV_RUN_ONCE);
+    }
+    uv_timer_stop(&w);
+    uv_close((uv_handle_t *)&w, NULL);
+    uv_run(loop, UV_RUN_NOWAIT);
+    return *flag;
+}
+
+static void pump(uint64_t ms)
+{
+    bool never = false;
+    (void)run_until(&never, ms);
+}
+
+static void dial_done(void *ud, int status, const char *peer)
+{
+    (void)peer;
+    *(int *)ud = status == 0 ? 1 : -1;
+}
+
+static bool dial(struct tnode *from, struct tnode *to)
+{
+    int state = 0;
+    if (mero_net_dial(from->net, to->addr, dial_done, &state) < 0) {
+        return false;
+    }
+    uint64_t end = uv_now(loop) + 5000;
+    while (state == 0 && uv_now(loop) < end) {
+        uv_run(loop, UV_RUN_ONCE);
+    }
+    return state == 1;
+}
+
+static void join_done(void *ctx, int status, char *json, const char *message)
+{
+    struct tnode *t = ctx;
+    t->status = status;
+    json_decref(t->result);
+    t->result = json != NULL ? json_loads(json, 0, NULL) : NULL;
+    if (t->result == NULL && message != NULL) {
+        t->result = json_pack("{s:s}", "message", message);
+    }
+    free(json);
+    t->done = true;
+}
+
+static bool fleet_join(struct tnode *t, const uint8_t ns[32], const char *admitter)
+{
+    const char *addrs[1] = {admitter};
+    struct mero_err e = {0};
+    t->done = false;
+    if (mero_fleet_join_start(t->adm, ns, addrs, admitter ? 1 : 0, join_done, t, &e) < 0) {
+        fprintf(stderr, "fleet_join_start: %s\n", e.msg);
+        return false;
+    }
+    return run_until(&t->done, 15000);
+}
+
+static bool admitted(const struct tnode *t)
+{
+    return t->result != NULL && json_is_true(json_object_get(t->result, "admitted"));
+}
+
+static const char *refusal0(const struct tnode *t)
+{
+    json_t *r = json_array_get(json_object_get(t->result, "refusals"), 0);
+    return r != NULL ? json_string_value(json_object_get(r, "reason")) : "";
+}
+
+static int tee_role(struct tnode *t, const uint8_t ns[32], bool *has_key)
+{
+    uint8_t pk[32], key[32], id[32];
+    int role = MERO_ROLE_NONE;
+    *has_key = false;
+    if (mero_gov_identity(t->store, ns, false, pk, NULL) < 0 ||
+        mero_gov_direct_role(t->store, ns, pk, &role) < 0) {
+        return MERO_ROLE_NONE;
+    }
+    *has_key = mero_gov_group_key(t->store, ns, key, id) == 0;
+    return role;
+}
+
+static int set_policy(struct tnode *owner, const uint8_t ns[32], bool accept_mock, const char *mrtd)
+{
+    struct mero_tee_policy p;
+    struct mero_gov_oplist ops = {0};
+    struct mero_err e = {0};
+    memset(&p, 0, sizeof(p));
+    p.form = MERO_POLICY_MEASUREMENT;
+    p.v2 = true;
+    p.mode = MERO_TEE_MODE_REPLICA;
+    p.accept_mock = accept_mock;
+    int rc = mero_strlist_push(&p.mrtd, mrtd);
+    for (int i = 1; i < 4 && rc == 0; i++) {
+        rc = mero_strlist_push(&p.rtmr[i], ZERO96);
+    }
+    if (rc == 0) {
+        rc = mero_gov_set_policy(owner->store, ns, &p, &ops, NULL, NULL, &e);
+    }
+    if (rc == 0) {
+        rc = publish_ops(owner, ns, &ops);
+    }
+    if (rc < 0) {
+        fprintf(stderr, "set_policy: %s\n", e.msg);
+    }
+    mero_gov_oplist_cleanup(&ops);
+    mero_tee_policy_cleanup(&p);
+    return rc;
+}
+
+static int new_namespace(struct tnode *owner, uint8_t ns[32])
+{
+    struct mero_gov_oplist ops = {0};
+    struct mero_err e = {0};
+    char topic[68];
+    int rc = mero_gov_create_namespace(owner->store, ns, &ops, &e);
+    mero_gov_oplist_cleanup(&ops);
+    if (rc < 0) {
+        fprintf(stderr, "create_namespace: %s\n", e.msg);
+        return rc;
+    }
+    topic_of(topic, ns);
+    return mero_net_subscribe(owner->net, topic);
+}
+
+static struct tnode owner, tee1, tee2, tee3, plain, tee4, tee5;
+static uint8_t NS[32], NS_NOMOCK[32], NS_MEAS[32], NS_FLOOD[32];
+
+TEST(setup_owner_and_replicas)
+{
+    CHECK_OK(mero_crypto_init());
+    mero_log_set_level(getenv("MERO_TEST_LOG") ? MERO_LOG_DEBUG : MERO_LOG_ERROR);
+    loop = uv_default_loop();
+    CHECK_OK(node_up(&owner, "owner"));
+    CHECK_OK(node_up(&tee1, "tee1"));
+    CHECK_OK(node_up(&tee2, "tee2"));
+    CHECK_OK(node_up(&tee3, "tee3"));
+    CHECK_OK(node_up(&plain, "plain"));
+    CHECK_OK(node_up(&tee4, "tee4"));
+    CHECK_OK(new_namespace(&owner, NS));
+    CHECK(dial(&tee1, &owner));
+    CHECK(dial(&tee2, &owner));
+}
+
+TEST(no_policy_refused_with_reason_nothing_admitted)
+{
+    CHECK(fleet_join(&tee3, NS, owner.addr));
+    CHECK_EQ(tee3.status, 200);
+    CHECK(!admitted(&tee3));
+    CHECK_STR_EQ(json_string_value(json_object_get(tee3.result, "status")), "announced");
+    CHECK(strstr(refusal0(&tee3), "no TeeAdmissionPolicy") != NULL);
+    bool key;
+    CHECK_EQ(tee_role(&tee3, NS, &key), MERO_ROLE_NONE);
+}
+
+TEST(replica_joins_by_prompt_only)
+{
+    CHECK_OK(set_policy(&owner, NS, true, ZERO96));
+    pump(300);
+    CHECK(fleet_join(&tee1, NS, NULL));
+    CHECK_EQ(tee1.status, 200);
+    CHECK_MSG(admitted(&tee1), "not admitted: %s",
+              json_dumps(tee1.result, JSON_COMPACT) ? "see log" : "");
+    CHECK(json_is_true(json_object_get(tee1.result, "auto_follow_enabled")));
+    CHECK(json_is_null(json_object_get(tee1.result, "admitted_by")));
+    bool key;
+    CHECK_EQ(tee_role(&tee1, NS, &key), MERO_ROLE_READONLY_TEE);
+    CHECK(key);
+    CHECK(owner.adm->offers >= 1);
+}
+
+TEST(replica_joins_by_admitter_addrs)
+{
+    CHECK(fleet_join(&tee2, NS, owner.addr));
+    CHECK(admitted(&tee2));
+    CHECK_STR_EQ(json_string_value(json_object_get(tee2.result, "admitted_by")), owner.peer);
+    bool key;
+    CHECK_EQ(tee_role(&tee2, NS, &key), MERO_ROLE_READONLY_TEE);
+    CHECK(key);
+    /* the owner sees both as ReadOnlyTee */
+    uint8_t pk[32];
+    int role;
+    CHECK_OK(mero_gov_identity(tee2.store, NS, false, pk, NULL));
+    CHECK_OK(mero_gov_direct_role(owner.store, NS, pk, &role));
+    CHECK_EQ(role, MERO_ROLE_READONLY_TEE);
+}
+
+TEST(admitted_tee_vouches_for_a_third_while_owner_offline)
+{
+    node_down(&owner);
+    pump(200);
+    CHECK(dial(&tee3, &tee1));
+    CHECK(fleet_join(&tee3, NS, tee1.addr));
+    CHECK(admitted(&tee3));
+    CHECK_STR_EQ(json_string_value(json_object_get(tee3.result, "admitted_by")), tee1.peer);
+    bool key;
+    CHECK_EQ(tee_role(&tee3, NS, &key), MERO_ROLE_READONLY_TEE);
+    CHECK(key);
+}
+
+TEST(plain_member_may_not_vouch)
+{
+    /* plain becomes a Member (added by tee1? no: a TEE cannot add members). Bring up a new
+     * owner for a second namespace where plain is a plain Member. */
+    CHECK_OK(node_up(&owner, "owner2"));
+    CHECK_OK(new_namespace(&owner, NS_NOMOCK));
+    CHECK(dial(&plain, &owner));
+    CHECK(dial(&tee4, &plain));
+    CHECK(dial(&tee4, &owner));
+    uint8_t ppk[32];
+    CHECK_OK(mero_gov_identity(plain.store, NS_NOMOCK, true, ppk, NULL));
+    struct mero_gov_oplist ops = {0};
+    CHECK_OK(
+        mero_gov_add_member(owner.store, NS_NOMOCK, NS_NOMOCK, ppk, MERO_ROLE_MEMBER, &ops, NULL));
+    mero_gov_oplist_cleanup(&ops);
+    CHECK_OK(set_policy(&owner, NS_NOMOCK, false, ZERO96));
+    sync_ns(&plain, NS_NOMOCK);
+    pump(500);
+    int role = MERO_ROLE_NONE;
+    CHECK_OK(mero_gov_direct_role(plain.store, NS_NOMOCK, ppk, &role));
+    CHECK_EQ(role, MERO_ROLE_MEMBER);
+    CHECK(fleet_join(&tee4, NS_NOMOCK, plain.addr));
+    CHECK(!admitted(&tee4));
+    CHECK_STR_EQ(refusal0(&tee4), "this node is neither an admin nor an admitted TEE of the "
+                                  "namespace, so it may not vouch; ask another admitter");
+}
+
+TEST(mock_without_accept_mock_refused)
+{
+    pump(5200); /* past MIN_REISSUE for the offers the previous call's prompts drew */
+    CHECK(fleet_join(&tee4, NS_NOMOCK, owner.addr));
+    CHECK(!admitted(&tee4));
+    CHECK(strstr(refusal0(&tee4), "mock attestation rejected by group policy") != NULL);
+    bool key;
+    CHECK_EQ(tee_role(&tee4, NS_NOMOCK, &key), MERO_ROLE_NONE);
+}
+
+TEST(measurement_not_in_lists_refused)
+{
+    CHECK_OK(new_namespace(&owner, NS_MEAS));
+    char other[97];
+    memset(other, '1', 96);
+    other[96] = 0;
+    CHECK_OK(set_policy(&owner, NS_MEAS, true, other));
+    CHECK(fleet_join(&tee4, NS_MEAS, owner.addr));
+    CHECK(!admitted(&tee4));
+    CHECK(strstr(refusal0(&tee4), "MRTD not in policy allowlist") != NULL);
+}
+
+#define FLOODERS 50
+
+/* A bare peer (no admission service) that publishes prompts on topic. */
+static int flood_peer(struct mero_net **out, const struct tnode *target, const char *topic)
+{
+    uint8_t pk[32], sk[64];
+    mero_ed25519_keypair(pk, sk);
+    if (mero_net_new(loop, sk, NULL, NULL, NULL, out) < 0 ||
+        mero_net_listen(*out, "/ip4/127.0.0.1/tcp/0") < 0 || mero_net_subscribe(*out, topic) < 0) {
+        return -1;
+    }
+    int state = 0;
+    if (mero_net_dial(*out, target->addr, dial_done, &state) < 0) {
+        return -1;
+    }
+    uint64_t end = uv_now(loop) + 5000;
+    while (state == 0 && uv_now(loop) < end) {
+        uv_run(loop, UV_RUN_ONCE);
+    }
+    return state == 1 ? 0 : -1;
+}
+
+static void prompts(struct mero_net *n, const char *topic, int count)
+{
+    uint8_t p = MERO_BCAST_TEE_ADMISSION_PROMPT;
+    for (int i = 0; i < count; i++) {
+        if (mero_net_publish(n, topic, &p, 1) < 0) {
+            continue;
+        }
+    }
+}
+
+TEST(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted)
+{
+    char topic[68];
+    struct mero_net *one = NULL, *many[FLOODERS] = {0};
+    CHECK_OK(new_namespace(&owner, NS_FLOOD));
+    CHECK_OK(set_policy(&owner, NS_FLOOD, true, ZERO96));
+    topic_of(topic, NS_FLOOD);
+    /* 500 prompts from one peer */
+    CHECK_OK(flood_peer(&one, &owner, topic));
+    pump(300);
+    unsigned long before = owner.adm->offers;
+    prompts(one, topic, 500);
+    pump(1000);
+    /* one offer for 500 prompts: MIN_REISSUE holds the rest back */
+    CHECK_EQ(owner.adm->offers - before, 1);
+    const char *pid = mero_net_peer_id(one);
+    CHECK(mero_challenge_count_peer(&owner.adm->book, (const uint8_t *)pid, strlen(pid),
+                                    mero_now_ms()) <= MERO_CHALLENGE_MAX_PER_PEER);
+    CHECK(owner.adm->book.offers_in_flight <= MERO_CHALLENGE_MAX_CONCURRENT_OFFERS);
+    /* 500 more from 50 peers */
+    for (int i = 0; i < FLOODERS; i++) {
+        CHECK_OK(flood_peer(&many[i], &owner, topic));
+    }
+    pump(500);
+    for (int i = 0; i < FLOODERS; i++) {
+        prompts(many[i], topic, 10);
+    }
+    pump(1500);
+    CHECK(owner.adm->offers - before <= 1 + FLOODERS);
+    CHECK(mero_challenge_count(&owner.adm->book, MERO_CHALLENGE_OFFERED, mero_now_ms()) <=
+          MERO_CHALLENGE_MAX_OFFERED);
+    CHECK(owner.adm->book.offers_in_flight <= MERO_CHALLENGE_MAX_CONCURRENT_OFFERS);
+    /* a genuine joiner, by the prompt alone, is still admitted */
+    CHECK_OK(node_up(&tee5, "tee5"));
+    CHECK(dial(&tee5, &owner));
+    CHECK(fleet_join(&tee5, NS_FLOOD, NULL));
+    CHECK(admitted(&tee5));
+    bool key;
+    CHECK_EQ(tee_role(&tee5, NS_FLOOD, &key), MERO_ROLE_READONLY_TEE);
+    CHECK(key);
+    mero_net_free(one);
+    for (int i = 0; i < FLOODERS; i++) {
+        mero_net_free(many[i]);
+    }
+}
+
+TEST(teardown_all)
+{
+    node_down(&owner);
+    node_down(&tee1);
+    node_down(&tee2);
+    node_down(&tee3);
+    node_down(&plain);
+    node_down(&tee4);
+    node_down(&tee5);
+    uv_run(loop, UV_RUN_DEFAULT);
+    CHECK_EQ(uv_loop_close(loop), 0);
+}
+
+MERO_TEST_MAIN(T(setup_owner_and_replicas), T(no_policy_refused_with_reason_nothing_admitted),
+               T(replica_joins_by_prompt_only), T(replica_joins_by_admitter_addrs),
+               T(admitted_tee_vouches_for_a_third_while_owner_offline),
+               T(plain_member_may_not_vouch), T(mock_without_accept_mock_refused),
+               T(measurement_not_in_lists_refused),
+               T(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted), T(teardown_all))
