@@ -18,9 +18,9 @@
 #include "mero/buf.h"
 #include "mero/err.h"
 
-#define MERO_COLLATERAL_MAX_JSON (1u << 20)  /* the whole QuoteCollateralV3 object */
-#define MERO_COLLATERAL_MAX_CHAIN (64u << 10) /* one PEM chain */
-#define MERO_COLLATERAL_MAX_CRL (512u << 10)  /* one DER CRL */
+#define MERO_COLLATERAL_MAX_JSON   (1u << 20)   /* the whole QuoteCollateralV3 object */
+#define MERO_COLLATERAL_MAX_CHAIN  (64u << 10)  /* one PEM chain */
+#define MERO_COLLATERAL_MAX_CRL    (512u << 10) /* one DER CRL */
 #define MERO_COLLATERAL_MAX_SIGNED (256u << 10) /* tcb_info / qe_identity text */
 
 struct mero_collateral {

@@ -49,8 +49,8 @@ const char *mero_tcb_status_name(enum mero_tcb_status s);
 MERO_MUST_CHECK int mero_tcb_status_parse(const char *name, enum mero_tcb_status *out);
 
 #define MERO_DCAP_MAX_ADVISORIES 64
-#define MERO_DCAP_ADVISORY_LEN 32
-#define MERO_DCAP_CACHE_MAX 16
+#define MERO_DCAP_ADVISORY_LEN   32
+#define MERO_DCAP_CACHE_MAX      16
 
 struct mero_dcap_result {
     /* DCAP verdict */
@@ -64,7 +64,7 @@ struct mero_dcap_result {
     char advisory_ids[MERO_DCAP_MAX_ADVISORIES][MERO_DCAP_ADVISORY_LEN];
     bool has_tcb_evaluation_data_number;
     uint32_t tcb_evaluation_data_number; /* min of TCB info and QE identity (Intel) */
-    bool root_crl_checked; /* false: the collateral carried no root CA CRL */
+    bool root_crl_checked;               /* false: the collateral carried no root CA CRL */
     int64_t collateral_not_before, collateral_not_after; /* the window the verdict holds in */
     int reject_code; /* positive mero_err_code when !quote_verified */
     char reject_reason[MERO_ERR_MSG_MAX];

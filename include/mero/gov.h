@@ -52,8 +52,8 @@ void mero_store_rollback(struct mero_store *s);
 enum mero_gov_event_kind {
     MERO_EV_NAMESPACE_CREATED = 0,
     MERO_EV_GROUP_CREATED,
-    MERO_EV_MEMBER_ADDED,   /* also for a TEE admission (before TEE_MEMBER_ADMITTED) */
-    MERO_EV_MEMBER_REMOVED, /* MemberRemoved and MemberLeft; role = the captured role */
+    MERO_EV_MEMBER_ADDED,       /* also for a TEE admission (before TEE_MEMBER_ADMITTED) */
+    MERO_EV_MEMBER_REMOVED,     /* MemberRemoved and MemberLeft; role = the captured role */
     MERO_EV_TEE_MEMBER_REMOVED, /* per root and per cascaded subgroup row */
     MERO_EV_TEE_MEMBER_ADMITTED,
     MERO_EV_MEMBER_ROLE_SET,
@@ -88,16 +88,19 @@ struct mero_evidence_verdict {
 };
 
 /*
- * Caller-provided hooks, so gov does not depend on DCAP/Sigstore code. Any may be NULL:
+ * Caller-provided hooks. Any may be NULL:
  *  - quote_report_data: structural read of a real (non-mock) quote's 64 report-data bytes.
- *    NULL: an admission carrying a real quote is refused at apply (fail closed). Mock quotes
- *    are read by gov itself (bytes 17..81).
+ *    NULL: mero_quote_report_data (src/attest). Mock quotes are read by gov (bytes 17..81).
  *  - evidence_verify: verify a real quote offline against its collateral at attested_at and
- *    fill the verdict. NULL: evidence with a real quote is refused (fail closed).
+ *    fill the verdict. NULL: mero_dcap_verify_evidence against the carried collateral JSON.
  *  - release_check: admit step 3 for a signed-release policy (real quotes): fetch/verify the
  *    release's published-mrtds.json and match m against policy->profiles. 0 = match, else a
- *    negative code with the reason in *reason. NULL: release-form admissions are refused.
- *  - on_event: governance events after each applied op (not during mero_gov_rebuild).
+ *    negative code with the reason in *reason. NULL: release-form admissions are refused
+ *    (gov does not fetch anything itself).
+ *  - on_event: governance events after each applied op (not during mero_gov_rebuild). It runs
+ *    after the op's savepoint is released, so it may call back into the store (for example
+ *    mero_gov_self_purge on a TeeMemberRemoved for_us); inside a caller's own
+ *    mero_store_begin batch the events precede that batch's commit.
  */
 struct mero_gov_hooks {
     void *ud;
@@ -110,7 +113,16 @@ struct mero_gov_hooks {
     int (*release_check)(void *ud, const char *release_version,
                          const struct mero_tee_policy *policy, const struct mero_measurements *m,
                          struct mero_err *reason);
+    void *release_ud; /* when non-NULL, passed to release_check instead of ud */
 };
+/*
+ * A release_check hook over src/attest's release source: set hooks.release_check to this and
+ * hooks.release_ud to a struct mero_release_source * (mero_release_source_new). Blocking on a
+ * cache miss.
+ */
+int mero_gov_release_hook(void *ud, const char *release_version,
+                          const struct mero_tee_policy *policy, const struct mero_measurements *m,
+                          struct mero_err *reason);
 /* Copy the hooks into the store (replacing earlier ones). */
 void mero_store_set_hooks(struct mero_store *s, const struct mero_gov_hooks *h);
 
@@ -227,10 +239,10 @@ struct mero_admit_request {
 };
 
 enum mero_admit_outcome {
-    MERO_ADMIT_ADMITTED = 0,      /* join (+ evidence, + key delivery) published */
-    MERO_ADMIT_ALREADY_MEMBER,    /* no-op (maybe an evidence refresh published) */
-    MERO_ADMIT_NOT_A_VOUCHER,     /* we may not vouch: nothing published */
-    MERO_ADMIT_CONVERTED,         /* a TEE row in the other role re-admitted (converted) */
+    MERO_ADMIT_ADMITTED = 0,   /* join (+ evidence, + key delivery) published */
+    MERO_ADMIT_ALREADY_MEMBER, /* no-op (maybe an evidence refresh published) */
+    MERO_ADMIT_NOT_A_VOUCHER,  /* we may not vouch: nothing published */
+    MERO_ADMIT_CONVERTED,      /* a TEE row in the other role re-admitted (converted) */
 };
 
 /* The pure decision: what admit_tee_node would publish, with no state change. */
@@ -283,8 +295,8 @@ MERO_MUST_CHECK int mero_gov_apply(struct mero_store *s, const uint8_t *bytes, s
 struct mero_gov_member {
     uint8_t id[32];
     int role;
-    bool tee;                /* a TEE row: the fields below are set */
-    uint8_t account[32];     /* from the admission credential */
+    bool tee;            /* a TEE row: the fields below are set */
+    uint8_t account[32]; /* from the admission credential */
     uint8_t quote_hash[32];
     struct mero_measurements m;
     char tcb_status[MERO_GOV_MAX_STR + 1];
@@ -311,8 +323,7 @@ MERO_MUST_CHECK int mero_gov_may_vouch(struct mero_store *s, const uint8_t group
  * The TEE role a member acts with in group: its namespace-root TEE row's role when it has
  * one, else its direct TEE row in group, else MERO_ROLE_NONE (warrant_gate::executor_standing).
  */
-MERO_MUST_CHECK int mero_gov_executor_standing(struct mero_store *s,
-                                               const uint8_t group[static 32],
+MERO_MUST_CHECK int mero_gov_executor_standing(struct mero_store *s, const uint8_t group[static 32],
                                                const uint8_t member[static 32], int *role);
 /* The policy (subgroups resolve to the root). *found false when none set. Clean up *out. */
 MERO_MUST_CHECK int mero_gov_read_policy(struct mero_store *s, const uint8_t group[static 32],
@@ -355,8 +366,7 @@ MERO_MUST_CHECK int mero_gov_heads(struct mero_store *s, const uint8_t ns[static
 MERO_MUST_CHECK int mero_gov_op_hashes(struct mero_store *s, const uint8_t ns[static 32],
                                        uint64_t after_seq, size_t max, uint8_t (**out)[32],
                                        size_t *n, uint64_t *last_seq);
-MERO_MUST_CHECK int mero_gov_has_op(struct mero_store *s, const uint8_t hash[static 32],
-                                    bool *yes);
+MERO_MUST_CHECK int mero_gov_has_op(struct mero_store *s, const uint8_t hash[static 32], bool *yes);
 /* The encoded op (append to out). -MERO_ENOTFOUND when unknown. */
 MERO_MUST_CHECK int mero_gov_op_get(struct mero_store *s, const uint8_t hash[static 32],
                                     struct mero_buf *out);
@@ -368,8 +378,7 @@ MERO_MUST_CHECK int mero_gov_op_count(struct mero_store *s, const uint8_t ns[sta
 MERO_MUST_CHECK int mero_gov_group_key(struct mero_store *s, const uint8_t group[static 32],
                                        uint8_t key[static 32], uint8_t key_id[static 32]);
 /* A group key by its id (older keys stay readable for older data). */
-MERO_MUST_CHECK int mero_gov_group_key_by_id(struct mero_store *s,
-                                             const uint8_t group[static 32],
+MERO_MUST_CHECK int mero_gov_group_key_by_id(struct mero_store *s, const uint8_t group[static 32],
                                              const uint8_t key_id[static 32],
                                              uint8_t key[static 32]);
 /* Store a group key obtained out of band (e.g. a GroupKeyRequest answer); becomes current. */
@@ -383,6 +392,8 @@ MERO_MUST_CHECK int mero_gov_unwrap(struct mero_store *s, const uint8_t ns[stati
 
 /* ---- maintenance -------------------------------------------------------------------------- */
 
+/* A canonical text dump of every derived table (rows sorted), for comparing states. */
+MERO_MUST_CHECK int mero_gov_dump(struct mero_store *s, struct mero_buf *out);
 /* Rebuild every derived table from the op log (in stored order); no events. */
 MERO_MUST_CHECK int mero_gov_rebuild(struct mero_store *s, struct mero_err *err);
 /*
@@ -395,7 +406,6 @@ MERO_MUST_CHECK int mero_gov_self_purge(struct mero_store *s, const uint8_t ns[s
                                         const uint8_t group[static 32], struct mero_err *err);
 MERO_MUST_CHECK int mero_gov_purge_mark(struct mero_store *s, const uint8_t ns[static 32]);
 /* Namespaces with a pending self-purge marker (startup reconcile). *out owned (free()). */
-MERO_MUST_CHECK int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[32],
-                                           size_t *n);
+MERO_MUST_CHECK int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[32], size_t *n);
 
 #endif

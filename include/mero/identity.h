@@ -20,13 +20,13 @@
 #include "mero/buf.h"
 #include "mero/err.h"
 
-#define MERO_DEVICE_CERT_LEN 200 /* 4x32 + 2x u32 + 64 */
-#define MERO_CREDENTIAL_LEN (1 + 32 + 4 + MERO_DEVICE_CERT_LEN) /* with an empty chain */
+#define MERO_DEVICE_CERT_LEN         200                                 /* 4x32 + 2x u32 + 64 */
+#define MERO_CREDENTIAL_LEN          (1 + 32 + 4 + MERO_DEVICE_CERT_LEN) /* with an empty chain */
 #define MERO_ACCOUNT_GENESIS_VERSION 1 /* UNVERIFIED in the reference; see docs/governance.md */
 
 #define MERO_DOMAIN_ACCOUNT_GENESIS "calimero.account.genesis.v1"
-#define MERO_DOMAIN_DEVICE_CERT "calimero.device.cert.v1"
-#define MERO_DOMAIN_DEVICE_ID "calimero.device.id.v1"
+#define MERO_DOMAIN_DEVICE_CERT     "calimero.device.cert.v1"
+#define MERO_DOMAIN_DEVICE_ID       "calimero.device.id.v1"
 
 /* ---- key files ---------------------------------------------------------------------------- */
 

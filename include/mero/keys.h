@@ -20,8 +20,8 @@
 #include "mero/err.h"
 #include "mero/op.h"
 
-#define MERO_GROUP_KEY_LEN 32
-#define MERO_ENVELOPE_DOMAIN "calimero.keyenvelope.v1"
+#define MERO_GROUP_KEY_LEN      32
+#define MERO_ENVELOPE_DOMAIN    "calimero.keyenvelope.v1"
 #define MERO_ENVELOPE_HKDF_INFO "calimero.sharedkey.aead.v2"
 
 /* key_id = SHA-256(key) */
@@ -37,8 +37,7 @@ MERO_MUST_CHECK int mero_envelope_wrap(struct mero_key_envelope *out,
                                        const uint8_t key[static 32], struct mero_err *err);
 /* 0 when the envelope's signature verifies under its sender for group_id. */
 MERO_MUST_CHECK int mero_envelope_verify(const struct mero_key_envelope *e,
-                                         const uint8_t group_id[static 32],
-                                         struct mero_err *err);
+                                         const uint8_t group_id[static 32], struct mero_err *err);
 /*
  * Verify, then open with the recipient's secret key (its pk must be e->identity). key is
  * written only on success; -MERO_EBADSIG / -MERO_ECRYPTO / -MERO_EPERM (not addressed to us).

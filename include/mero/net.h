@@ -190,17 +190,20 @@ void mero_net_req_drop(struct mero_net_req *req);
 
 /*
  * Request completion: status 0 with the response frame (borrowed for the call), or negative:
- * -MERO_ETIMEOUT, -MERO_EUNSUPPORTED (peer does not speak the protocol), -MERO_ECLOSED,
- * -MERO_ENOTFOUND (no address known for the peer), -MERO_EPEERID, -MERO_EPROTO, -MERO_ETOOBIG.
+ * -MERO_ETIMEOUT, -MERO_EUNSUPPORTED (peer does not speak the protocol), -MERO_ECLOSED
+ * (connection lost, or mero_net_free), -MERO_EPEERID, -MERO_EPROTO (peer closed before a whole
+ * frame), -MERO_ETOOBIG (response above max_frame), -MERO_EIO (dial failed), -MERO_EBUSY.
  */
 typedef void (*mero_net_reply_cb)(void *ud, int status, const uint8_t *data, size_t len);
 
 /*
  * Send one request to peer_id on protocol_id, dialing first if not connected (using the
- * address book: earlier dials, inbound connections' observed listen addresses from identify,
- * mero_net_add_addr). timeout_ms 0 means cfg.request_timeout_ms; the timeout covers dial +
- * exchange. Returns 0 when started (cb then runs exactly once, never re-entrantly from this
- * call) or negative (cb never runs).
+ * address book: earlier dials, identify answers from peers that dialed us, mero_net_add_addr).
+ * timeout_ms 0 means cfg.request_timeout_ms; the timeout covers dial + exchange. Returns 0
+ * when started (cb then runs exactly once, never from inside this call) or negative, and then
+ * cb never runs: -MERO_ENOTFOUND (not connected and no address known), -MERO_EINVAL,
+ * -MERO_ETOOBIG (len > max_frame), -MERO_EPEERID / -MERO_EUNSUPPORTED (not an Ed25519 peer
+ * id), -MERO_EBUSY (connection limit), -MERO_ECLOSED (net is being freed).
  */
 MERO_MUST_CHECK int mero_net_request(struct mero_net *net, const char *peer_id,
                                      const char *protocol_id, const uint8_t *data, size_t len,

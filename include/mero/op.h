@@ -26,16 +26,16 @@
 #include "mero/err.h"
 #include "mero/identity.h"
 
-#define MERO_GOV_SCHEMA_VERSION 23
-#define MERO_GOV_SIGN_DOMAIN "calimero.namespace.v1"
-#define MERO_GOV_MAX_OP_BYTES (192u * 1024u)
-#define MERO_GOV_MAX_PARENTS 64u
-#define MERO_GOV_MAX_QUOTE_BYTES 16384u /* MAX_TEE_QUOTE_BYTES */
+#define MERO_GOV_SCHEMA_VERSION       23
+#define MERO_GOV_SIGN_DOMAIN          "calimero.namespace.v1"
+#define MERO_GOV_MAX_OP_BYTES         (192u * 1024u)
+#define MERO_GOV_MAX_PARENTS          64u
+#define MERO_GOV_MAX_QUOTE_BYTES      16384u /* MAX_TEE_QUOTE_BYTES */
 #define MERO_GOV_MAX_COLLATERAL_BYTES (160u * 1024u)
-#define MERO_GOV_MAX_LIST 256u    /* entries in one policy list */
-#define MERO_GOV_MAX_STR 127u     /* bytes in one policy / measurement string */
-#define MERO_GOV_MAX_ENVELOPES 4096u
-#define MERO_GOV_ENVELOPE_CT_LEN 48u /* 32-byte key + 16-byte GCM tag */
+#define MERO_GOV_MAX_LIST             256u /* entries in one policy list */
+#define MERO_GOV_MAX_STR              127u /* bytes in one policy / measurement string */
+#define MERO_GOV_MAX_ENVELOPES        4096u
+#define MERO_GOV_ENVELOPE_CT_LEN      48u /* 32-byte key + 16-byte GCM tag */
 
 /* GroupMemberRole (borsh u8). */
 enum mero_role {
@@ -116,8 +116,7 @@ void mero_tee_policy_cleanup(struct mero_tee_policy *p);
  * RTMR1-3 of 96-hex values (RTMR0 optional); release form needs non-empty profiles and a
  * "X.Y.Z" min_release when given; mode valid. -MERO_EREFUSED with the reason otherwise.
  */
-MERO_MUST_CHECK int mero_tee_policy_validate(const struct mero_tee_policy *p,
-                                             struct mero_err *err);
+MERO_MUST_CHECK int mero_tee_policy_validate(const struct mero_tee_policy *p, struct mero_err *err);
 
 /* Quote measurements as lowercase hex strings (96 chars for a TDX register). */
 struct mero_measurements {
@@ -176,27 +175,27 @@ struct mero_op {
     uint32_t n_parents;
     uint8_t signer[32];
     uint64_t nonce;
-    uint8_t scope; /* enum mero_op_scope */
-    uint8_t kind;  /* enum mero_root_op or enum mero_group_op */
+    uint8_t scope;        /* enum mero_op_scope */
+    uint8_t kind;         /* enum mero_root_op or enum mero_group_op */
     uint8_t group_id[32]; /* scope GROUP: the target group */
     bool has_rotation;    /* scope GROUP only */
     struct mero_key_rotation rotation;
     uint8_t signature[64];
 
     /* payloads */
-    uint8_t salt[32];            /* NAMESPACE_CREATED { salt } */
-    uint8_t sub_group[32];       /* GROUP_CREATED { group_id, parent, visibility } */
+    uint8_t salt[32];      /* NAMESPACE_CREATED { salt } */
+    uint8_t sub_group[32]; /* GROUP_CREATED { group_id, parent, visibility } */
     uint8_t sub_parent[32];
     uint8_t visibility;
-    uint8_t member[32];          /* ADMIN_CHANGED, MEMBER_ADDED/REMOVED/ROLE_SET, AUTO_FOLLOW */
-    uint8_t role;                /* MEMBER_ADDED, MEMBER_ROLE_SET */
-    bool follow_contexts;        /* MEMBER_SET_AUTO_FOLLOW */
+    uint8_t member[32];   /* ADMIN_CHANGED, MEMBER_ADDED/REMOVED/ROLE_SET, AUTO_FOLLOW */
+    uint8_t role;         /* MEMBER_ADDED, MEMBER_ROLE_SET */
+    bool follow_contexts; /* MEMBER_SET_AUTO_FOLLOW */
     bool follow_subgroups;
-    uint8_t context_id[32];      /* CONTEXT_CREATED { context_id, application_id } */
+    uint8_t context_id[32]; /* CONTEXT_CREATED { context_id, application_id } */
     uint8_t application_id[32];
-    uint8_t kd_group[32];        /* KEY_DELIVERY { group_id, envelope } */
+    uint8_t kd_group[32]; /* KEY_DELIVERY { group_id, envelope } */
     struct mero_key_envelope envelope;
-    struct mero_tee_join join;   /* MEMBER_JOINED_TEE (root and group forms) */
+    struct mero_tee_join join;     /* MEMBER_JOINED_TEE (root and group forms) */
     struct mero_tee_policy policy; /* any policy op */
     struct mero_tee_evidence evidence;
 };

@@ -21,11 +21,11 @@
 #include "mero/collateral.h"
 #include "mero/err.h"
 
-#define MERO_PCS_DEFAULT_URL "https://api.trustedservices.intel.com"
-#define MERO_PCS_ROOT_CRL_URL "https://certificates.trustedservices.intel.com/IntelSGXRootCA.der"
-#define MERO_PCS_MAX_BODY (1u << 20)
-#define MERO_PCS_CACHE_MAX 32
-#define MERO_PCS_CACHE_SECONDS 3600
+#define MERO_PCS_DEFAULT_URL        "https://api.trustedservices.intel.com"
+#define MERO_PCS_ROOT_CRL_URL       "https://certificates.trustedservices.intel.com/IntelSGXRootCA.der"
+#define MERO_PCS_MAX_BODY           (1u << 20)
+#define MERO_PCS_CACHE_MAX          32
+#define MERO_PCS_CACHE_SECONDS      3600
 #define MERO_PCS_DEFAULT_TIMEOUT_MS 10000
 
 /* The base URL in use: CALIMERO_TEE_COLLATERAL_URL if set and non-empty, else Intel PCS. */

@@ -23,8 +23,14 @@
 
 #define MERO_POLICY_MAX_VALUES 64
 
-enum mero_register { MERO_REG_MRTD = 0, MERO_REG_RTMR0, MERO_REG_RTMR1, MERO_REG_RTMR2,
-                     MERO_REG_RTMR3, MERO_REG__COUNT };
+enum mero_register {
+    MERO_REG_MRTD = 0,
+    MERO_REG_RTMR0,
+    MERO_REG_RTMR1,
+    MERO_REG_RTMR2,
+    MERO_REG_RTMR3,
+    MERO_REG__COUNT
+};
 
 enum mero_policy_rejection {
     MERO_POLICY_OK = 0,
@@ -47,9 +53,9 @@ struct mero_verifier_policy {
     size_t n[MERO_REG__COUNT];
     uint8_t allowed[MERO_REG__COUNT][MERO_POLICY_MAX_VALUES][48];
     bool accept_mock;
-    bool require_app_hash;      /* default true */
-    bool allow_service_td;      /* default false: a non-zero MRSERVICETD is refused */
-    bool allow_debug_td;        /* default false: TD attributes DEBUG is refused */
+    bool require_app_hash;       /* default true */
+    bool allow_service_td;       /* default false: a non-zero MRSERVICETD is refused */
+    bool allow_debug_td;         /* default false: TD attributes DEBUG is refused */
     bool allow_missing_root_crl; /* default false */
 };
 

@@ -23,9 +23,9 @@
 struct mero_node;
 struct mero_api_server;
 
-#define API_BODY_MAX (64u * 1024u) /* request bodies larger than this are refused with 413 */
+#define API_BODY_MAX   (64u * 1024u) /* request bodies larger than this are refused with 413 */
 #define API_MAX_PARAMS 4
-#define API_PARAM_MAX 320
+#define API_PARAM_MAX  320
 
 enum api_method { API_GET = 1, API_POST, API_PUT, API_DELETE, API_OTHER };
 

@@ -83,8 +83,8 @@ static enum api_method method_of(const char *m)
 
 static enum MHD_Result queue(struct api_req *r)
 {
-    struct MHD_Response *resp = MHD_create_response_from_buffer(r->resp_len, r->resp,
-                                                                MHD_RESPMEM_MUST_COPY);
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(r->resp_len, r->resp, MHD_RESPMEM_MUST_COPY);
     if (resp == NULL) {
         return MHD_NO;
     }
@@ -109,8 +109,8 @@ static void unlink_suspended(struct api_req *r)
 }
 
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
-                                 const char *method, const char *version,
-                                 const char *upload_data, size_t *upload_data_size, void **con_cls)
+                                 const char *method, const char *version, const char *upload_data,
+                                 size_t *upload_data_size, void **con_cls)
 {
     struct mero_api_server *s = cls;
     struct api_req *r = *con_cls;
@@ -195,8 +195,7 @@ static void set_response(struct api_req *r, int status, json_t *root)
     json_decref(root);
     free(r->resp);
     if (text == NULL) {
-        static const char fallback[] =
-            "{\"error\":{\"status\":500,\"message\":\"out of memory\"}}";
+        static const char fallback[] = "{\"error\":{\"status\":500,\"message\":\"out of memory\"}}";
         r->resp = malloc(sizeof(fallback));
         r->resp_len = 0;
         r->status = 500;
@@ -275,11 +274,10 @@ int mero_api_start(struct mero_node *node, struct mero_err *err)
     }
     s->node = node;
     unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
-    s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, &sa,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-                            MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_END);
+    s->d = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_NOTIFY_COMPLETED,
+        on_completed, s, MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)30, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_END);
     if (s->d == NULL) {
         free(s);
         return mero_err_set(err, MERO_EIO, "cannot listen on %s", node->cfg.api);

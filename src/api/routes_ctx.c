@@ -49,7 +49,8 @@ static void ctx_create(struct api_req *r, json_t *body)
     }
     (void)mero_node_publish_ops(r->node, ns, &ops);
     mero_gov_oplist_cleanup(&ops);
-    api_reply_data(r, 200, json_pack("{s:o, s:o}", "contextId", hexj(ctx, 32), "groupId", hexj(g, 32)));
+    api_reply_data(r, 200,
+                   json_pack("{s:o, s:o}", "contextId", hexj(ctx, 32), "groupId", hexj(g, 32)));
 }
 
 static void ctx_list(struct api_req *r, json_t *body)
@@ -112,8 +113,9 @@ static void kv_write(struct api_req *r, json_t *body, bool force)
         api_reply_err(r, rc, &err);
         return;
     }
-    api_reply_data(r, 200, json_pack("{s:o, s:s, s:s%}", "contextId", hexj(ctx, 32), "key",
-                                     r->params[1], "value", v, n));
+    api_reply_data(r, 200,
+                   json_pack("{s:o, s:s, s:s%}", "contextId", hexj(ctx, 32), "key", r->params[1],
+                             "value", v, n));
 }
 
 static void kv_put(struct api_req *r, json_t *body)
@@ -151,9 +153,9 @@ static void kv_get(struct api_req *r, json_t *body)
         api_reply_error(r, 500, "stored value is not UTF-8");
         return;
     }
-    api_reply_data(r, 200,
-                   json_pack("{s:o, s:s, s:o}", "contextId", hexj(ctx, 32), "key", r->params[1],
-                             "value", s));
+    api_reply_data(
+        r, 200,
+        json_pack("{s:o, s:s, s:o}", "contextId", hexj(ctx, 32), "key", r->params[1], "value", s));
 }
 
 const struct api_route api_routes_ctx[] = {

@@ -81,17 +81,16 @@ static void node_info(struct api_req *r, json_t *body)
         for (size_t i = 0; i < n; i++) {
             uint8_t pk[32];
             if (mero_gov_identity(r->node->store, nss[i], false, pk, NULL) == 0) {
-                json_array_append_new(nsl, json_pack("{s:o, s:o}", "namespaceId",
-                                                     hexj(nss[i], 32), "identity", hexj(pk, 32)));
+                json_array_append_new(nsl, json_pack("{s:o, s:o}", "namespaceId", hexj(nss[i], 32),
+                                                     "identity", hexj(pk, 32)));
             }
         }
         free(nss);
     }
     api_reply_data(r, 200,
-                   json_pack("{s:s, s:o, s:o, s:s, s:o}", "peerId", r->node->peer_id,
-                             "listenAddrs", mero_node_listen_addrs(r->node), "identity",
-                             hexj(r->node->id_pk, 32), "name", r->node->cfg.name, "namespaces",
-                             nsl));
+                   json_pack("{s:s, s:o, s:o, s:s, s:o}", "peerId", r->node->peer_id, "listenAddrs",
+                             mero_node_listen_addrs(r->node), "identity", hexj(r->node->id_pk, 32),
+                             "name", r->node->cfg.name, "namespaces", nsl));
 }
 
 static void ns_create(struct api_req *r, json_t *body)
@@ -160,8 +159,8 @@ static void subgroup_create(struct api_req *r, json_t *body)
     }
     struct mero_gov_oplist ops = {0};
     struct mero_err err = {0};
-    int rc = mero_gov_create_subgroup(r->node->store, ns, parent,
-                                      open ? MERO_GROUP_OPEN : MERO_GROUP_RESTRICTED, g, &ops, &err);
+    int rc = mero_gov_create_subgroup(
+        r->node->store, ns, parent, open ? MERO_GROUP_OPEN : MERO_GROUP_RESTRICTED, g, &ops, &err);
     if (rc < 0) {
         mero_gov_oplist_cleanup(&ops);
         api_reply_err(r, rc, &err);
@@ -273,11 +272,10 @@ static void members_list(struct api_req *r, json_t *body)
             json_object_set_new(o, "account", hexj(ms[i].account, 32));
             json_object_set_new(o, "quoteHash", hexj(ms[i].quote_hash, 32));
             json_object_set_new(o, "tcbStatus", json_string(ms[i].tcb_status));
-            json_object_set_new(
-                o, "measurements",
-                json_pack("{s:s, s:s, s:s, s:s, s:s}", "mrtd", ms[i].m.mrtd, "rtmr0",
-                          ms[i].m.rtmr[0], "rtmr1", ms[i].m.rtmr[1], "rtmr2", ms[i].m.rtmr[2],
-                          "rtmr3", ms[i].m.rtmr[3]));
+            json_object_set_new(o, "measurements",
+                                json_pack("{s:s, s:s, s:s, s:s, s:s}", "mrtd", ms[i].m.mrtd,
+                                          "rtmr0", ms[i].m.rtmr[0], "rtmr1", ms[i].m.rtmr[1],
+                                          "rtmr2", ms[i].m.rtmr[2], "rtmr3", ms[i].m.rtmr[3]));
         }
         json_array_append_new(a, o);
     }

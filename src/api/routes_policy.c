@@ -51,7 +51,6 @@ static void policy_get(struct api_req *r, json_t *body)
 
 const struct api_route api_routes_policy[] = {
     {API_PUT, "/admin-api/groups/:group_id/settings/tee-admission-policy", true, true, policy_put},
-    {API_GET, "/admin-api/groups/:group_id/settings/tee-admission-policy", true, false,
-     policy_get},
+    {API_GET, "/admin-api/groups/:group_id/settings/tee-admission-policy", true, false, policy_get},
     {0, NULL, false, false, NULL},
 };

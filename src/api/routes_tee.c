@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * routes_tee.c - the /admin-api/tee routes: info, attest (public), registration-attest and fleet-join
- * (protected), with the request fields, response fields, error texts and statuses of
+ * routes_tee.c - the /admin-api/tee routes: info, attest (public), registration-attest and
+ * fleet-join (protected), with the request fields, response fields, error texts and statuses of
  * reference-calimero.md §4.1-§4.4.
  *
  * Invariants: report data is always nonce || binding computed here from validated input
@@ -35,8 +35,8 @@ static void tee_info(struct api_req *r, json_t *body)
     }
     char cloud[32], os[128], mrtd[97];
     mero_node_tee_info(r->node, cloud, os, mrtd);
-    api_reply_data(r, 200,
-                   json_pack("{s:s, s:s, s:s}", "cloudProvider", cloud, "osImage", os, "mrtd", mrtd));
+    api_reply_data(
+        r, 200, json_pack("{s:s, s:s, s:s}", "cloudProvider", cloud, "osImage", os, "mrtd", mrtd));
 }
 
 struct attest_ctx {
@@ -110,18 +110,24 @@ static void attest_done(void *vctx, int rc, const struct mero_node_quote *res,
             json_object_set_new(data, "transportPublicKey", json_string(hex));
         }
         if (c->a.include_collateral) {
+            json_t *coll = json_null();
             if (!mock) {
-                /* the hourly collateral cache is the dcap layer's; without it, no verdict */
+                coll = res->collateral_json
+                           ? json_loadb(res->collateral_json, res->collateral_len, 0, NULL)
+                           : NULL;
+            }
+            if (coll == NULL) {
+                /* no verdict without the collateral asked for: fail, never omit it */
                 json_decref(data);
                 data = NULL;
                 api_reply_error(r, 502, "collateral could not be fetched");
                 goto out;
             }
-            json_object_set_new(data, "collateral", json_null());
+            json_object_set_new(data, "collateral", coll);
         }
         if (c->a.event_log) {
-            char *log = res->event_log ? mero_base64_encode(res->event_log, res->event_log_len)
-                                       : NULL;
+            char *log =
+                res->event_log ? mero_base64_encode(res->event_log, res->event_log_len) : NULL;
             if (log == NULL || mock) {
                 free(log);
                 json_decref(data);
@@ -144,7 +150,14 @@ out:
 static void start_quote(struct attest_ctx *c, const uint8_t rd[64])
 {
     struct api_req *r = c->r;
-    int rc = mero_node_tee_quote(r->node, rd, !c->registration && c->a.event_log, attest_done, c);
+    unsigned extras = 0;
+    if (!c->registration && c->a.event_log) {
+        extras |= MERO_NODE_QUOTE_EVENT_LOG;
+    }
+    if (!c->registration && c->a.include_collateral) {
+        extras |= MERO_NODE_QUOTE_COLLATERAL;
+    }
+    int rc = mero_node_tee_quote(r->node, rd, extras, attest_done, c);
     if (rc == -MERO_EUNSUPPORTED) {
         api_reply_error(r, 501, NO_TDX_MSG);
         free(c);
@@ -177,8 +190,9 @@ static void tee_attest(struct api_req *r, json_t *body)
         return;
     }
     if (c->a.bind_tls) {
-        api_reply_error(r, 409, "bindTlsKey requires an attested TLS certificate; none is "
-                                "configured");
+        api_reply_error(r, 409,
+                        "bindTlsKey requires an attested TLS certificate; none is "
+                        "configured");
         free(c);
         return;
     }

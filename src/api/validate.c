@@ -68,8 +68,8 @@ int api_check_fields(json_t *obj, const char *const *allowed, struct api_fail *f
             char list[160] = "";
             size_t off = 0;
             for (size_t i = 0; allowed[i] != NULL && off < sizeof(list); i++) {
-                int w = snprintf(list + off, sizeof(list) - off, "%s`%s`", i ? ", " : "",
-                                 allowed[i]);
+                int w =
+                    snprintf(list + off, sizeof(list) - off, "%s`%s`", i ? ", " : "", allowed[i]);
                 if (w < 0) {
                     break;
                 }
@@ -137,9 +137,14 @@ static int parse_nonce(json_t *body, uint8_t nonce[32], struct api_fail *f)
 
 int api_parse_attest(json_t *body, struct api_attest_req *out, struct api_fail *f)
 {
-    static const char *const allowed[] = {"nonce",       "applicationId",    "bindNodeKey",
-                                          "bindTlsKey",  "bindTransportKey", "includeCollateral",
-                                          "eventLog",    NULL};
+    static const char *const allowed[] = {"nonce",
+                                          "applicationId",
+                                          "bindNodeKey",
+                                          "bindTlsKey",
+                                          "bindTransportKey",
+                                          "includeCollateral",
+                                          "eventLog",
+                                          NULL};
     struct api_attest_req r;
     memset(&r, 0, sizeof(r));
     if (api_check_fields(body, allowed, f) < 0 || parse_nonce(body, r.nonce, f) < 0) {
@@ -255,9 +260,10 @@ int api_parse_fleet_join(json_t *body, struct api_fleet_join_req *out, struct ap
         for (size_t i = 0; i < n; i++) {
             const char *s = json_string_value(json_array_get(a, i));
             if (s == NULL || api_check_multiaddr(s, true) < 0) {
-                return fail(f, 400,
-                            "admitterAddrs[%zu] must be a multiaddr /ip4/<addr>/tcp/<port>/p2p/<peer id>",
-                            i);
+                return fail(
+                    f, 400,
+                    "admitterAddrs[%zu] must be a multiaddr /ip4/<addr>/tcp/<port>/p2p/<peer id>",
+                    i);
             }
         }
     }
@@ -422,9 +428,17 @@ static int parse_release(json_t *sr, json_t **out, struct api_fail *f)
 
 int api_parse_policy(json_t *body, json_t **canon, struct api_fail *f)
 {
-    static const char *const allowed[] = {
-        "allowedMrtd",  "allowedRtmr0",       "allowedRtmr1", "allowedRtmr2",  "allowedRtmr3",
-        "allowedTcbStatuses", "acceptMock", "signedRelease", "mode", "rootProof", NULL};
+    static const char *const allowed[] = {"allowedMrtd",
+                                          "allowedRtmr0",
+                                          "allowedRtmr1",
+                                          "allowedRtmr2",
+                                          "allowedRtmr3",
+                                          "allowedTcbStatuses",
+                                          "acceptMock",
+                                          "signedRelease",
+                                          "mode",
+                                          "rootProof",
+                                          NULL};
     if (api_check_fields(body, allowed, f) < 0) {
         return -1;
     }
@@ -464,8 +478,9 @@ int api_parse_policy(json_t *body, json_t **canon, struct api_fail *f)
     if (sr != NULL && !json_is_null(sr)) {
         for (size_t i = 0; i < 5; i++) {
             if (json_array_size(lists[i]) != 0) {
-                fail(f, 400, "signedRelease form: `%s` must be empty (measurements come from the "
-                             "signed release)",
+                fail(f, 400,
+                     "signedRelease form: `%s` must be empty (measurements come from the "
+                     "signed release)",
                      list_names[i]);
                 goto out;
             }
@@ -477,8 +492,7 @@ int api_parse_policy(json_t *body, json_t **canon, struct api_fail *f)
         static const size_t required[] = {0, 2, 3, 4};
         for (size_t k = 0; k < 4; k++) {
             if (json_array_size(lists[required[k]]) == 0) {
-                fail(f, 400,
-                     "`%s` must not be empty: the measurement form pins MRTD and RTMR1-3",
+                fail(f, 400, "`%s` must not be empty: the measurement form pins MRTD and RTMR1-3",
                      list_names[required[k]]);
                 goto out;
             }

@@ -20,11 +20,11 @@ struct api_fail {
     char msg[256];
 };
 
-#define API_MAX_ADMITTERS 16
-#define API_MULTIADDR_MAX 256
-#define API_APP_ID_MAX 128
-#define API_KV_KEY_MAX 256
-#define API_KV_VALUE_MAX (16u * 1024u)
+#define API_MAX_ADMITTERS   16
+#define API_MULTIADDR_MAX   256
+#define API_APP_ID_MAX      128
+#define API_KV_KEY_MAX      256
+#define API_KV_VALUE_MAX    (16u * 1024u)
 #define API_POLICY_LIST_MAX 64
 
 /* Strict JSON: duplicate keys refused, one object, nothing after it. Empty body = {}. */
@@ -71,8 +71,7 @@ MERO_MUST_CHECK int api_parse_member(json_t *body, struct api_member_req *out, s
 /* POST /groups/:id/subgroups: visibility open|restricted (default open). 1 = open. */
 MERO_MUST_CHECK int api_parse_subgroup(json_t *body, int *open, struct api_fail *f);
 /* PUT /contexts/:id/kv/:key body {value: string}; the key is checked by api_check_kv_key. */
-MERO_MUST_CHECK int api_parse_kv(json_t *body, const char **value, size_t *len,
-                                 struct api_fail *f);
+MERO_MUST_CHECK int api_parse_kv(json_t *body, const char **value, size_t *len, struct api_fail *f);
 MERO_MUST_CHECK int api_check_kv_key(const char *key, struct api_fail *f);
 /* Bodies that must be {} (namespaces, contexts, leave). */
 MERO_MUST_CHECK int api_parse_empty(json_t *body, struct api_fail *f);

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "mero/collateral.h"
+#include "attest/collateral_int.h"
+#include "attest/x509.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 
@@ -119,8 +121,7 @@ static int get_bytes(json_t *o, const char *key, bool required, size_t max, uint
         json_int_t x = json_is_integer(e) ? json_integer_value(e) : -1;
         if (x < 0 || x > 255) {
             free(p);
-            return mero_err_set(err, MERO_ECOLLATERAL, "collateral: %s[%zu] is not a byte", key,
-                                i);
+            return mero_err_set(err, MERO_ECOLLATERAL, "collateral: %s[%zu] is not a byte", key, i);
         }
         p[i] = (uint8_t)x;
     }
@@ -136,8 +137,8 @@ static int get_sig(json_t *o, const char *key, uint8_t sig[static 64], struct me
     MERO_TRY(get_bytes(o, key, true, 64, &p, &n, err));
     if (n != 64) {
         free(p);
-        return mero_err_set(err, MERO_ECOLLATERAL, "collateral: %s must be 64 bytes, got %zu",
-                            key, n);
+        return mero_err_set(err, MERO_ECOLLATERAL, "collateral: %s must be 64 bytes, got %zu", key,
+                            n);
     }
     memcpy(sig, p, 64);
     free(p);
@@ -150,8 +151,8 @@ static int parse_obj(struct mero_collateral *c, json_t *o, struct mero_err *err)
                      &c->pck_crl_issuer_chain, &c->pck_crl_issuer_chain_len, err));
     MERO_TRY(get_bytes(o, "root_ca_crl", false, MERO_COLLATERAL_MAX_CRL, &c->root_ca_crl,
                        &c->root_ca_crl_len, err));
-    MERO_TRY(get_bytes(o, "pck_crl", true, MERO_COLLATERAL_MAX_CRL, &c->pck_crl,
-                       &c->pck_crl_len, err));
+    MERO_TRY(
+        get_bytes(o, "pck_crl", true, MERO_COLLATERAL_MAX_CRL, &c->pck_crl, &c->pck_crl_len, err));
     MERO_TRY(get_str(o, "tcb_info_issuer_chain", true, MERO_COLLATERAL_MAX_CHAIN,
                      &c->tcb_info_issuer_chain, &c->tcb_info_issuer_chain_len, err));
     MERO_TRY(get_str(o, "tcb_info", true, MERO_COLLATERAL_MAX_SIGNED, &c->tcb_info,
@@ -180,6 +181,21 @@ int mero_collateral_parse(struct mero_collateral *c, const char *json, size_t le
     if (len > MERO_COLLATERAL_MAX_JSON) {
         return mero_err_set(err, MERO_ECOLLATERAL, "collateral: exceeds %u bytes",
                             MERO_COLLATERAL_MAX_JSON);
+    }
+    struct mero_collateral tmp;
+    if (mero__collateral_parse_fast(&tmp, json, len) == 0) {
+        mero_collateral_rehash(&tmp);
+        *c = tmp;
+        return 0;
+    }
+    return mero__collateral_parse_general(c, json, len, err);
+}
+
+int mero__collateral_parse_general(struct mero_collateral *c, const char *json, size_t len,
+                                   struct mero_err *err)
+{
+    if (json == NULL || len == 0 || len > MERO_COLLATERAL_MAX_JSON) {
+        return mero_err_set(err, MERO_ECOLLATERAL, "collateral: empty or too large");
     }
     json_error_t je;
     json_t *o = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
@@ -316,36 +332,68 @@ int mero_collateral_to_json(const struct mero_collateral *c, struct mero_buf *b)
     return rc;
 }
 
-static void hash_field(struct mero_sha256 *h, const void *p, size_t n)
+/* One hashing pass over every field, each tagged present/absent and u64-LE length-prefixed. */
+struct hasher {
+    EVP_MD_CTX *evp;        /* OpenSSL's SHA-256 (SHA-NI): this hashes every collateral byte */
+    struct mero_sha256 sod; /* the portable fallback, used when OpenSSL cannot */
+};
+
+static void h_update(struct hasher *h, const void *p, size_t n)
+{
+    if (h->evp != NULL) {
+        EVP_DigestUpdate(h->evp, p, n);
+    } else {
+        mero_sha256_update(&h->sod, p, n);
+    }
+}
+
+static void hash_field(struct hasher *h, const void *p, size_t n)
 {
     uint8_t tag = p != NULL;
     uint8_t len[8];
     for (int i = 0; i < 8; i++) {
         len[i] = (uint8_t)((uint64_t)n >> (8 * i));
     }
-    mero_sha256_update(h, &tag, 1);
-    mero_sha256_update(h, len, 8);
+    h_update(h, &tag, 1);
+    h_update(h, len, 8);
     if (p != NULL) {
-        mero_sha256_update(h, p, n);
+        h_update(h, p, n);
     }
+}
+
+static void hash_all(struct hasher *h, const struct mero_collateral *c)
+{
+    h_update(h, "mero.collateral.v3", 18);
+    hash_field(h, c->pck_crl_issuer_chain, c->pck_crl_issuer_chain_len);
+    hash_field(h, c->root_ca_crl, c->root_ca_crl_len);
+    hash_field(h, c->pck_crl, c->pck_crl_len);
+    hash_field(h, c->tcb_info_issuer_chain, c->tcb_info_issuer_chain_len);
+    hash_field(h, c->tcb_info, c->tcb_info_len);
+    hash_field(h, c->tcb_info_signature, 64);
+    hash_field(h, c->qe_identity_issuer_chain, c->qe_identity_issuer_chain_len);
+    hash_field(h, c->qe_identity, c->qe_identity_len);
+    hash_field(h, c->qe_identity_signature, 64);
+    hash_field(h, c->pck_certificate_chain, c->pck_certificate_chain_len);
 }
 
 void mero_collateral_hash(const struct mero_collateral *c, uint8_t out[static 32])
 {
-    struct mero_sha256 h;
-    mero_sha256_init(&h);
-    mero_sha256_update(&h, "mero.collateral.v3", 18);
-    hash_field(&h, c->pck_crl_issuer_chain, c->pck_crl_issuer_chain_len);
-    hash_field(&h, c->root_ca_crl, c->root_ca_crl_len);
-    hash_field(&h, c->pck_crl, c->pck_crl_len);
-    hash_field(&h, c->tcb_info_issuer_chain, c->tcb_info_issuer_chain_len);
-    hash_field(&h, c->tcb_info, c->tcb_info_len);
-    hash_field(&h, c->tcb_info_signature, 64);
-    hash_field(&h, c->qe_identity_issuer_chain, c->qe_identity_issuer_chain_len);
-    hash_field(&h, c->qe_identity, c->qe_identity_len);
-    hash_field(&h, c->qe_identity_signature, 64);
-    hash_field(&h, c->pck_certificate_chain, c->pck_certificate_chain_len);
-    mero_sha256_final(&h, out);
+    struct hasher h;
+    unsigned int n = 32;
+    memset(&h, 0, sizeof(h));
+    h.evp = EVP_MD_CTX_new();
+    if (h.evp != NULL && EVP_DigestInit_ex(h.evp, mero__sha256_md(), NULL) == 1) {
+        hash_all(&h, c);
+        if (EVP_DigestFinal_ex(h.evp, out, &n) == 1 && n == 32) {
+            EVP_MD_CTX_free(h.evp);
+            return;
+        }
+    }
+    EVP_MD_CTX_free(h.evp);
+    h.evp = NULL;
+    mero_sha256_init(&h.sod);
+    hash_all(&h, c);
+    mero_sha256_final(&h.sod, out);
 }
 
 void mero_collateral_rehash(struct mero_collateral *c)

@@ -83,7 +83,7 @@ static void add_advisories(struct mero_dcap_result *r, json_t *a)
  * checked. Same thread rule as the collateral cache. */
 
 #define LEAF_CACHE_MAX 32
-#define AK_CACHE_MAX 32
+#define AK_CACHE_MAX   32
 
 struct leaf {
     uint8_t hash[32]; /* SHA-256 of the leaf DER */
@@ -134,7 +134,7 @@ void mero__dcap_parse_cache_clear(void)
 static const struct leaf *leaf_get(const uint8_t *der, size_t len, struct mero_err *err)
 {
     uint8_t h[32];
-    mero_sha256(h, der, len);
+    mero__sha256(h, der, len);
     size_t slot = 0;
     uint64_t oldest = UINT64_MAX;
     for (size_t i = 0; i < LEAF_CACHE_MAX; i++) {
@@ -218,10 +218,10 @@ static int check_pck(struct pck *p, const struct mero_quote *q, const struct mer
                      const struct mero_dcap_trust *t, int64_t now, struct mero_dcap_result *r)
 {
     struct mero_err e;
-    const char *pem = c->pck_certificate_chain != NULL ? c->pck_certificate_chain
-                                                       : (const char *)q->pck_chain;
-    size_t pem_len = c->pck_certificate_chain != NULL ? c->pck_certificate_chain_len
-                                                      : q->pck_chain_len;
+    const char *pem =
+        c->pck_certificate_chain != NULL ? c->pck_certificate_chain : (const char *)q->pck_chain;
+    size_t pem_len =
+        c->pck_certificate_chain != NULL ? c->pck_certificate_chain_len : q->pck_chain_len;
     if (mero__x509_chain_split(&p->ch, pem, pem_len, &e) < 0) {
         return reject(r, MERO_ECHAIN, "PCK chain: %s", e.msg) + 1;
     }
@@ -459,9 +459,8 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
             }
         }
         if (ml == NULL) {
-            rc = reject(r, MERO_ETCB_NOT_SUPPORTED,
-                        "TDX module SVN %u is below every level of %s", b->tee_tcb_svn[0],
-                        mod->id);
+            rc = reject(r, MERO_ETCB_NOT_SUPPORTED, "TDX module SVN %u is below every level of %s",
+                        b->tee_tcb_svn[0], mod->id);
             goto out;
         }
         r->module_status_set = true;
@@ -544,8 +543,9 @@ int mero_dcap_verify_quote(const uint8_t *quote, size_t len, const struct mero_c
 }
 
 int mero_dcap_verify(const uint8_t *quote, size_t len, const struct mero_collateral *c,
-                     uint64_t now, const uint8_t nonce[static 32], const uint8_t app_hash[static 32],
-                     struct mero_dcap_result *out, struct mero_err *err)
+                     uint64_t now, const uint8_t nonce[static 32],
+                     const uint8_t app_hash[static 32], struct mero_dcap_result *out,
+                     struct mero_err *err)
 {
     struct mero_dcap_result r;
     MERO_TRY(mero_dcap_verify_quote(quote, len, c, now, &r, err));

@@ -132,8 +132,7 @@ static void widen(struct window *w, int64_t nb, int64_t na)
     }
 }
 
-static int own_cert(struct mero_owned_cert *o, const uint8_t *der, size_t len,
-                    struct mero_err *err)
+static int own_cert(struct mero_owned_cert *o, const uint8_t *der, size_t len, struct mero_err *err)
 {
     o->der = malloc(len);
     if (o->der == NULL) {
@@ -256,16 +255,16 @@ static int build(struct mero_dcap_trust *t, const struct mero_collateral *c, str
         }
         t->has_root_crl = true;
     }
-    if ((rc = own_crl(&t->pck_crl_der, &t->pck_crl, c->pck_crl, c->pck_crl_len, err,
-                      "pck_crl")) < 0) {
+    if ((rc = own_crl(&t->pck_crl_der, &t->pck_crl, c->pck_crl, c->pck_crl_len, err, "pck_crl")) <
+        0) {
         goto out;
     }
     /* PCK CRL issuer chain: PCK CA (Platform or Processor) then root. The root CA CRL can only
      * be judged once the root is known, so the PCK CA's revocation is checked just below. */
     bool had_root_crl = t->has_root_crl;
     t->has_root_crl = false;
-    rc = issuer_chain(t, &crl_ch, c->pck_crl_issuer_chain, c->pck_crl_issuer_chain_len,
-                      "SGX PCK ", &w, err, "pck_crl_issuer_chain");
+    rc = issuer_chain(t, &crl_ch, c->pck_crl_issuer_chain, c->pck_crl_issuer_chain_len, "SGX PCK ",
+                      &w, err, "pck_crl_issuer_chain");
     t->has_root_crl = had_root_crl;
     if (rc < 0) {
         goto out;
@@ -289,8 +288,8 @@ static int build(struct mero_dcap_trust *t, const struct mero_collateral *c, str
     }
     /* PCK CRL: issued and signed by the PCK CA. */
     widen(&w, t->pck_crl.this_update, t->pck_crl.next_update);
-    if ((rc = mero__x509_crl_signed_by(&t->pck_crl, &t->pck_ca.c, t->pck_ca.key, err,
-                                       "PCK CRL")) < 0) {
+    if ((rc = mero__x509_crl_signed_by(&t->pck_crl, &t->pck_ca.c, t->pck_ca.key, err, "PCK CRL")) <
+        0) {
         goto out;
     }
     /* TCB info: chain (with root CRL), signature over the exact text. */
@@ -303,8 +302,8 @@ static int build(struct mero_dcap_trust *t, const struct mero_collateral *c, str
         rc = mero_err_set(err, MERO_ECOLLATERAL, "TCB signing key does not decode");
         goto out;
     }
-    rc = signed_text(&tcb_ch.cert[0], tcb_key, c->tcb_info_signature, c->tcb_info,
-                     c->tcb_info_len, err, "TCB info");
+    rc = signed_text(&tcb_ch.cert[0], tcb_key, c->tcb_info_signature, c->tcb_info, c->tcb_info_len,
+                     err, "TCB info");
     if (rc < 0) {
         EVP_PKEY_free(tcb_key);
         goto out;
@@ -312,8 +311,8 @@ static int build(struct mero_dcap_trust *t, const struct mero_collateral *c, str
     /* QE identity: the same; its signer is normally the very same certificate, which is then
      * not verified twice. */
     struct mero_err e2;
-    if (mero__x509_chain_split(&qe_ch, c->qe_identity_issuer_chain,
-                               c->qe_identity_issuer_chain_len, &e2) < 0) {
+    if (mero__x509_chain_split(&qe_ch, c->qe_identity_issuer_chain, c->qe_identity_issuer_chain_len,
+                               &e2) < 0) {
         EVP_PKEY_free(tcb_key);
         rc = mero_err_set(err, MERO_ECOLLATERAL, "qe_identity_issuer_chain: %s", e2.msg);
         goto out;

@@ -184,8 +184,7 @@ static int header_chain(struct resp *r, char **out, size_t *outlen, struct mero_
     char *d = curl_easy_unescape(NULL, r->hdr, 0, &n);
     if (d == NULL || n <= 0 || (size_t)n > MERO_COLLATERAL_MAX_CHAIN) {
         curl_free(d);
-        return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "%s: issuer chain header malformed",
-                            what);
+        return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "%s: issuer chain header malformed", what);
     }
     *out = malloc((size_t)n + 1);
     if (*out == NULL) {
@@ -406,8 +405,7 @@ int mero_pcs_fetch(const char *base_url, const uint8_t fmspc[static 6], const ch
     resp_init(&r, "SGX-PCK-CRL-Issuer-Chain", NULL);
     rc = http_get(url, &r, err);
     if (rc == 0 && (rc = crl_body(&r, &c.pck_crl, &c.pck_crl_len, err, "pckcrl")) == 0) {
-        rc = header_chain(&r, &c.pck_crl_issuer_chain, &c.pck_crl_issuer_chain_len, err,
-                          "pckcrl");
+        rc = header_chain(&r, &c.pck_crl_issuer_chain, &c.pck_crl_issuer_chain_len, err, "pckcrl");
     }
     resp_cleanup(&r);
     if (rc < 0) {
@@ -419,8 +417,7 @@ int mero_pcs_fetch(const char *base_url, const uint8_t fmspc[static 6], const ch
     rc = http_get(url, &r, err);
     if (rc == 0 && (rc = signed_body(&r, "tcbInfo", &c.tcb_info, &c.tcb_info_len,
                                      c.tcb_info_signature, err)) == 0) {
-        rc = header_chain(&r, &c.tcb_info_issuer_chain, &c.tcb_info_issuer_chain_len, err,
-                          "tcb");
+        rc = header_chain(&r, &c.tcb_info_issuer_chain, &c.tcb_info_issuer_chain_len, err, "tcb");
     }
     resp_cleanup(&r);
     if (rc < 0) {
@@ -511,8 +508,9 @@ static int platform_of(const uint8_t *quote, size_t len, uint8_t fmspc[6], const
         } else if (strstr(ch.cert[0].issuer_cn, "Processor") != NULL) {
             *ca = "processor";
         } else {
-            rc = mero_err_set(err, MERO_EQUOTE_PCKCHAIN, "PCK issuer is neither Platform nor "
-                                                         "Processor CA");
+            rc = mero_err_set(err, MERO_EQUOTE_PCKCHAIN,
+                              "PCK issuer is neither Platform nor "
+                              "Processor CA");
         }
     }
     mero__x509_chain_cleanup(&ch);

@@ -17,8 +17,7 @@
 #include "mero/encoding.h"
 #include "mero/policy.h"
 
-static const char *const reg_names[MERO_REG__COUNT] = {"mrtd", "rtmr0", "rtmr1", "rtmr2",
-                                                       "rtmr3"};
+static const char *const reg_names[MERO_REG__COUNT] = {"mrtd", "rtmr0", "rtmr1", "rtmr2", "rtmr3"};
 
 const char *mero_register_name(enum mero_register reg)
 {
@@ -87,8 +86,8 @@ int mero_policy_add_measurement(struct mero_verifier_policy *p, enum mero_regist
                             reg_names[reg]);
     }
     if (p->n[reg] >= MERO_POLICY_MAX_VALUES) {
-        return mero_err_set(err, MERO_EINVAL, "allowed_%s has more than %d values",
-                            reg_names[reg], MERO_POLICY_MAX_VALUES);
+        return mero_err_set(err, MERO_EINVAL, "allowed_%s has more than %d values", reg_names[reg],
+                            MERO_POLICY_MAX_VALUES);
     }
     memcpy(p->allowed[reg][p->n[reg]++], v, 48);
     return 0;
@@ -103,8 +102,7 @@ int mero_policy_add_tcb_status(struct mero_verifier_policy *p, const char *statu
     if (p->n_tcb >= sizeof(p->allowed_tcb_statuses) / sizeof(p->allowed_tcb_statuses[0])) {
         return mero_err_set(err, MERO_EINVAL, "too many allowed TCB statuses");
     }
-    snprintf(p->allowed_tcb_statuses[p->n_tcb++], sizeof(p->allowed_tcb_statuses[0]), "%s",
-             status);
+    snprintf(p->allowed_tcb_statuses[p->n_tcb++], sizeof(p->allowed_tcb_statuses[0]), "%s", status);
     return 0;
 }
 

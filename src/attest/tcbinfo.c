@@ -18,9 +18,13 @@
 #include "mero/encoding.h"
 
 static const char *const status_names[MERO_TCB__COUNT] = {
-    "UpToDate",   "SWHardeningNeeded",           "ConfigurationNeeded",
-    "ConfigurationAndSWHardeningNeeded",         "OutOfDate",
-    "OutOfDateConfigurationNeeded",              "Revoked",
+    "UpToDate",
+    "SWHardeningNeeded",
+    "ConfigurationNeeded",
+    "ConfigurationAndSWHardeningNeeded",
+    "OutOfDate",
+    "OutOfDateConfigurationNeeded",
+    "Revoked",
     "Mock",
 };
 
@@ -217,8 +221,8 @@ static int parse_level(json_t *l, struct mero_tcb_level *out, bool tdx)
 {
     json_t *tcb = json_object_get(l, "tcb");
     json_int_t pce;
-    if (!json_is_object(l) || !json_is_object(tcb) || components_of(tcb, "sgxtcbcomponents",
-                                                                    out->sgx) < 0 ||
+    if (!json_is_object(l) || !json_is_object(tcb) ||
+        components_of(tcb, "sgxtcbcomponents", out->sgx) < 0 ||
         int_of(tcb, "pcesvn", 0, 65535, &pce) < 0 || status_of(l, &out->status) < 0 ||
         date_of(l, "tcbDate", &out->tcb_date) < 0 || advisories_of(l, &out->advisories) < 0) {
         return -1;
@@ -330,8 +334,7 @@ void mero__tcbinfo_cleanup(struct mero_tcbinfo *t)
     memset(t, 0, sizeof(*t));
 }
 
-int mero__tcbinfo_parse(struct mero_tcbinfo *t, const char *text, size_t len,
-                        struct mero_err *err)
+int mero__tcbinfo_parse(struct mero_tcbinfo *t, const char *text, size_t len, struct mero_err *err)
 {
     struct mero_tcbinfo tmp;
     memset(&tmp, 0, sizeof(tmp));
@@ -403,8 +406,7 @@ static int qe_fill(struct mero_qeidentity *q, json_t *o, struct mero_err *err)
     for (size_t i = 0; i < n; i++) {
         json_t *l = json_array_get(lv, i);
         json_int_t isv;
-        if (!json_is_object(l) ||
-            int_of(json_object_get(l, "tcb"), "isvsvn", 0, 65535, &isv) < 0 ||
+        if (!json_is_object(l) || int_of(json_object_get(l, "tcb"), "isvsvn", 0, 65535, &isv) < 0 ||
             status_of(l, &q->levels[i].status) < 0 ||
             advisories_of(l, &q->levels[i].advisories) < 0) {
             return mero_err_set(err, MERO_EQEIDENTITY, "qe identity: tcbLevels[%zu]", i);

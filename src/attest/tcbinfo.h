@@ -14,7 +14,7 @@
 #include "mero/dcap.h"
 #include "mero/err.h"
 
-#define MERO_TCB_MAX_LEVELS 256
+#define MERO_TCB_MAX_LEVELS     256
 #define MERO_TCB_MAX_MODULE_IDS 32
 
 struct mero_tcb_level {
@@ -86,8 +86,8 @@ MERO_MUST_CHECK int mero__date_parse(const char *s, int64_t *out);
 MERO_MUST_CHECK int mero__tcbinfo_parse(struct mero_tcbinfo *t, const char *text, size_t len,
                                         struct mero_err *err);
 void mero__tcbinfo_cleanup(struct mero_tcbinfo *t);
-MERO_MUST_CHECK int mero__qeidentity_parse(struct mero_qeidentity *q, const char *text,
-                                           size_t len, struct mero_err *err);
+MERO_MUST_CHECK int mero__qeidentity_parse(struct mero_qeidentity *q, const char *text, size_t len,
+                                           struct mero_err *err);
 void mero__qeidentity_cleanup(struct mero_qeidentity *q);
 
 #endif

@@ -134,8 +134,7 @@ static int print_verdict(const struct mero_dcap_result *r)
     json_object_set_new(o, "valid", json_boolean(r->is_valid));
     json_object_set_new(o, "quote_verified", json_boolean(r->quote_verified));
     json_object_set_new(o, "nonce_verified", json_boolean(r->nonce_verified));
-    json_object_set_new(o, "application_hash_verified",
-                        json_boolean(r->application_hash_verified));
+    json_object_set_new(o, "application_hash_verified", json_boolean(r->application_hash_verified));
     json_object_set_new(o, "tcb_status",
                         r->has_tcb_status ? json_string(mero_tcb_status_name(r->tcb_status))
                                           : json_null());

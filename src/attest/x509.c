@@ -14,6 +14,7 @@
 #include <openssl/ecdsa.h>
 #include <openssl/err.h>
 #include <openssl/params.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "attest/x509.h"
@@ -57,18 +58,22 @@ static bool blank(const char *p, const char *end)
 /* Standard base64 with '=' padding, whitespace between characters ignored (PEM bodies).
  * Returns the decoded length or -1. libsodium's decoder is constant-time and several times
  * slower; PEM certificates are public, so a table decoder is fine here. */
+static int b64v(uint8_t c)
+{
+    if (c >= 'A' && c <= 'Z') {
+        return c - 'A';
+    }
+    if (c >= 'a' && c <= 'z') {
+        return c - 'a' + 26;
+    }
+    if (c >= '0' && c <= '9') {
+        return c - '0' + 52;
+    }
+    return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
 static long b64_decode(uint8_t *out, size_t cap, const char *in, size_t n)
 {
-    static int8_t tab[256];
-    static bool init;
-    if (!init) {
-        const char *a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        memset(tab, -1, sizeof(tab));
-        for (int i = 0; i < 64; i++) {
-            tab[(uint8_t)a[i]] = (int8_t)i;
-        }
-        init = true;
-    }
     uint32_t acc = 0;
     size_t o = 0;
     int k = 0, pad = 0;
@@ -82,10 +87,11 @@ static long b64_decode(uint8_t *out, size_t cap, const char *in, size_t n)
             acc <<= 6;
             k++;
         } else {
-            if (pad > 0 || tab[ch] < 0) {
+            int v = b64v(ch);
+            if (pad > 0 || v < 0) {
                 return -1;
             }
-            acc = acc << 6 | (uint32_t)tab[ch];
+            acc = acc << 6 | (uint32_t)v;
             k++;
         }
         if (k == 4) {
@@ -198,31 +204,93 @@ int mero__x509_chain_parse(struct mero_x509_chain *c, const char *pem, size_t le
     return 0;
 }
 
+static EVP_MD *sha256_md;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void sha256_fetch(void)
+{
+    sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
+const EVP_MD *mero__sha256_md(void)
+{
+    pthread_once(&sha256_once, sha256_fetch);
+    return sha256_md;
+}
+
+void mero__sha256(uint8_t out[static 32], const void *p, size_t n)
+{
+    unsigned int len = 32;
+    const EVP_MD *md = mero__sha256_md();
+    if (md == NULL || EVP_Digest(p, n, out, &len, md, NULL) != 1 || len != 32) {
+        mero_sha256(out, p, n); /* same function, portable code */
+    }
+}
+
 bool mero__x509_pin_ok(const uint8_t *der, size_t len, const uint8_t pin[static 32])
 {
     uint8_t h[32];
-    mero_sha256(h, der, len);
+    mero__sha256(h, der, len);
     return mero_ct_eq(h, pin, 32) == 1;
 }
 
+/* The P-256 generator, uncompressed: the point of the template key whose group every key copies. */
+static const uint8_t p256_g[65] = {
+    0x04, 0x6b, 0x17, 0xd1, 0xf2, 0xe1, 0x2c, 0x42, 0x47, 0xf8, 0xbc, 0xe6, 0xe5,
+    0x63, 0xa4, 0x40, 0xf2, 0x77, 0x03, 0x7d, 0x81, 0x2d, 0xeb, 0x33, 0xa0, 0xf4,
+    0xa1, 0x39, 0x45, 0xd8, 0x98, 0xc2, 0x96, 0x4f, 0xe3, 0x42, 0xe2, 0xfe, 0x1a,
+    0x7f, 0x9b, 0x8e, 0xe7, 0xeb, 0x4a, 0x7c, 0x0f, 0x9e, 0x16, 0x2b, 0xce, 0x33,
+    0x57, 0x6b, 0x31, 0x5e, 0xce, 0xcb, 0xb6, 0x40, 0x68, 0x37, 0xbf, 0x51, 0xf5,
+};
+static EVP_PKEY *p256_template;
+static pthread_once_t template_once = PTHREAD_ONCE_INIT;
+
+static EVP_PKEY *key_fromdata(const uint8_t pub[65])
+{
+    OSSL_PARAM params[3];
+    params[0] =
+        OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)"prime256v1", 0);
+    params[1] = OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, (void *)pub, 65);
+    params[2] = OSSL_PARAM_construct_end();
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+    EVP_PKEY *k = NULL;
+    if (ctx == NULL || EVP_PKEY_fromdata_init(ctx) != 1 ||
+        EVP_PKEY_fromdata(ctx, &k, EVP_PKEY_PUBLIC_KEY, params) != 1) {
+        EVP_PKEY_free(k);
+        k = NULL;
+    }
+    EVP_PKEY_CTX_free(ctx);
+    return k;
+}
+
+static void make_template(void)
+{
+    p256_template = key_fromdata(p256_g);
+}
+
+/*
+ * A key from a raw point. Copying the group from a template and setting the encoded point
+ * (which OpenSSL checks is on the curve) costs a quarter of EVP_PKEY_fromdata in OpenSSL 3.0.
+ */
 int mero__x509_key(const uint8_t xy[static 64], EVP_PKEY **out)
 {
     uint8_t pub[65];
     pub[0] = 0x04;
     memcpy(pub + 1, xy, 64);
-    OSSL_PARAM params[3];
-    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)"prime256v1",
-                                                 0);
-    params[1] = OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, pub, sizeof(pub));
-    params[2] = OSSL_PARAM_construct_end();
-    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+    pthread_once(&template_once, make_template);
     EVP_PKEY *k = NULL;
-    int ok = ctx != NULL && EVP_PKEY_fromdata_init(ctx) == 1 &&
-             EVP_PKEY_fromdata(ctx, &k, EVP_PKEY_PUBLIC_KEY, params) == 1;
-    EVP_PKEY_CTX_free(ctx);
+    if (p256_template != NULL) {
+        k = EVP_PKEY_new();
+        if (k != NULL && (EVP_PKEY_copy_parameters(k, p256_template) != 1 ||
+                          EVP_PKEY_set1_encoded_public_key(k, pub, sizeof(pub)) != 1)) {
+            EVP_PKEY_free(k);
+            k = NULL;
+        }
+    } else {
+        k = key_fromdata(pub);
+    }
     ERR_clear_error();
-    if (!ok || k == NULL) {
-        EVP_PKEY_free(k);
+    if (k == NULL) {
         return -MERO_ECRYPTO;
     }
     *out = k;
@@ -237,7 +305,7 @@ int mero__x509_verify_der(EVP_PKEY *key, const uint8_t *sig, size_t sig_len, con
     if (key == NULL || sig == NULL || sig_len == 0) {
         return rc;
     }
-    mero_sha256(h, msg, n);
+    mero__sha256(h, msg, n);
     EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new(key, NULL);
     if (ctx != NULL && EVP_PKEY_verify_init(ctx) == 1 &&
         EVP_PKEY_verify(ctx, sig, sig_len, h, sizeof(h)) == 1) {
@@ -248,8 +316,7 @@ int mero__x509_verify_der(EVP_PKEY *key, const uint8_t *sig, size_t sig_len, con
     return rc;
 }
 
-int mero__x509_ecdsa_verify(EVP_PKEY *key, const uint8_t sig[static 64], const void *msg,
-                            size_t n)
+int mero__x509_ecdsa_verify(EVP_PKEY *key, const uint8_t sig[static 64], const void *msg, size_t n)
 {
     uint8_t der[80];
     uint8_t *dp = der;
@@ -273,8 +340,7 @@ int mero__x509_ecdsa_verify(EVP_PKEY *key, const uint8_t sig[static 64], const v
 int mero__x509_signed_by(const struct mero_cert *cert, const struct mero_cert *issuer,
                          EVP_PKEY *key, struct mero_err *err, const char *what)
 {
-    if (!mero__der_name_eq(cert->issuer, cert->issuer_len, issuer->subject,
-                           issuer->subject_len)) {
+    if (!mero__der_name_eq(cert->issuer, cert->issuer_len, issuer->subject, issuer->subject_len)) {
         return mero_err_set(err, MERO_ECHAIN, "%s: issuer name does not match its issuer", what);
     }
     if (mero__x509_verify_der(key, cert->sig, cert->sig_len, cert->tbs, cert->tbs_len) < 0) {

@@ -33,9 +33,14 @@ MERO_MUST_CHECK int mero__x509_chain_split(struct mero_x509_chain *c, const char
 MERO_MUST_CHECK int mero__x509_chain_load(struct mero_x509_chain *c, size_t i,
                                           struct mero_err *err);
 /* Split and parse every certificate. */
-MERO_MUST_CHECK int mero__x509_chain_parse(struct mero_x509_chain *c, const char *pem,
-                                           size_t len, struct mero_err *err);
+MERO_MUST_CHECK int mero__x509_chain_parse(struct mero_x509_chain *c, const char *pem, size_t len,
+                                           struct mero_err *err);
 void mero__x509_chain_cleanup(struct mero_x509_chain *c);
+
+/* SHA-256 through OpenSSL (SHA-NI where the CPU has it; libsodium's is portable C and several
+ * times slower on the kilobytes of collateral). */
+void mero__sha256(uint8_t out[static 32], const void *p, size_t n);
+const EVP_MD *mero__sha256_md(void);
 
 /* SHA-256 of a DER blob equals the pin. */
 bool mero__x509_pin_ok(const uint8_t *der, size_t len, const uint8_t pin[static 32]);

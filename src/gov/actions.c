@@ -58,9 +58,9 @@ int mero__gov_publish(struct mero_store *s, struct mero_op *op, struct mero_gov_
         size_t n = 0;
         rc = mero_gov_heads(s, op->ns, &heads, &n);
         if (rc == 0) {
-            rc = mero_op_set_parents(op, (const uint8_t(*)[32])heads,
-                                     (uint32_t)(n > MERO_GOV_MAX_PARENTS ? MERO_GOV_MAX_PARENTS
-                                                                         : n));
+            rc = mero_op_set_parents(
+                op, (const uint8_t(*)[32])heads,
+                (uint32_t)(n > MERO_GOV_MAX_PARENTS ? MERO_GOV_MAX_PARENTS : n));
         }
         free(heads);
     }
@@ -97,7 +97,7 @@ int mero__gov_publish(struct mero_store *s, struct mero_op *op, struct mero_gov_
 static int savepoint(struct mero_store *s, struct mero_err *err)
 {
     return mero__gov_exec(s, "SAVEPOINT gov_action") < 0 ? mero__gov_sqlerr(s, err, "savepoint")
-                                                        : 0;
+                                                         : 0;
 }
 
 static int finish(struct mero_store *s, int rc)
@@ -182,8 +182,8 @@ static void group_op(struct mero_op *op, const uint8_t ns[32], const uint8_t gro
 }
 
 static int publish_member_op(struct mero_store *s, const uint8_t ns[32], const uint8_t group[32],
-                             int kind, const uint8_t *member, int role,
-                             struct mero_gov_oplist *out, struct mero_err *err)
+                             int kind, const uint8_t *member, int role, struct mero_gov_oplist *out,
+                             struct mero_err *err)
 {
     struct mero_op op;
     group_op(&op, ns, group, kind);
@@ -225,8 +225,7 @@ int mero_gov_leave(struct mero_store *s, const uint8_t ns[static 32],
                    const uint8_t group[static 32], struct mero_gov_oplist *out,
                    struct mero_err *err)
 {
-    return publish_member_op(s, ns, group, MERO_GROUP_MEMBER_LEFT, NULL, MERO_ROLE_NONE, out,
-                             err);
+    return publish_member_op(s, ns, group, MERO_GROUP_MEMBER_LEFT, NULL, MERO_ROLE_NONE, out, err);
 }
 
 int mero_gov_change_admin(struct mero_store *s, const uint8_t ns[static 32],
@@ -367,8 +366,8 @@ static int convert_tees(struct mero_store *s, const uint8_t ns[32], int want,
                 (*skipped)++;
                 continue;
             }
-            rc = publish_member_op(s, ns, groups[g], MERO_GROUP_MEMBER_ROLE_SET, m[i].id, want,
-                                   out, err);
+            rc = publish_member_op(s, ns, groups[g], MERO_GROUP_MEMBER_ROLE_SET, m[i].id, want, out,
+                                   err);
             if (rc == 0) {
                 (*converted)++;
             }
@@ -394,8 +393,8 @@ int mero_gov_set_policy(struct mero_store *s, const uint8_t group[static 32],
     if (policy->form == MERO_POLICY_MEASUREMENT) {
         op.kind = policy->v2 ? MERO_GROUP_TEE_POLICY_SET_V2 : MERO_GROUP_TEE_POLICY_SET;
     } else {
-        op.kind = policy->v2 ? MERO_GROUP_TEE_RELEASE_POLICY_SET_V2
-                             : MERO_GROUP_TEE_RELEASE_POLICY_SET;
+        op.kind =
+            policy->v2 ? MERO_GROUP_TEE_RELEASE_POLICY_SET_V2 : MERO_GROUP_TEE_RELEASE_POLICY_SET;
     }
     int rc = copy_policy(&op.policy, policy);
     if (rc < 0) {
@@ -421,8 +420,7 @@ int mero_gov_set_policy(struct mero_store *s, const uint8_t group[static 32],
 }
 
 int mero_gov_create_context(struct mero_store *s, const uint8_t ns[static 32],
-                            const uint8_t group[static 32],
-                            const uint8_t application_id[static 32],
+                            const uint8_t group[static 32], const uint8_t application_id[static 32],
                             uint8_t context_out[static 32], struct mero_gov_oplist *out,
                             struct mero_err *err)
 {

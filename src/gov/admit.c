@@ -19,37 +19,33 @@
 #include "mero/encoding.h"
 #include "mero/log.h"
 #include "mero/mock.h"
+#include "mero/release.h"
 
 static int release_gate(struct mero_store *s, const struct mero_admit_request *req,
                         const struct mero_tee_policy *p, struct mero_err *reason)
 {
-    unsigned have[3], min[3];
+    int cmp = 0;
     if (req->release_version == NULL || req->release_version[0] == '\0') {
         return mero_err_set(reason, MERO_EREFUSED,
                             "the TEE did not name the mero-tee release it runs; a signed-release "
                             "policy requires it");
     }
-    if (mero__gov_parse_version(req->release_version, have) < 0) {
+    if (mero_release_version_check(req->release_version) < 0) {
         return mero_err_set(reason, MERO_EREFUSED, "the TEE named a malformed release version");
     }
-    if (p->min_release != NULL && mero__gov_parse_version(p->min_release, min) == 0) {
-        for (int i = 0; i < 3; i++) {
-            if (have[i] != min[i]) {
-                if (have[i] < min[i]) {
-                    return mero_err_set(reason, MERO_EREFUSED,
-                                        "release %s is older than the policy's minimum %s",
-                                        req->release_version, p->min_release);
-                }
-                break;
-            }
-        }
+    if (p->min_release != NULL &&
+        mero_release_version_cmp(req->release_version, p->min_release, &cmp) == 0 && cmp < 0) {
+        return mero_err_set(reason, MERO_EREFUSED,
+                            "release %s is older than the policy's minimum %s",
+                            req->release_version, p->min_release);
     }
     if (s->hooks.release_check == NULL) {
         return mero_err_set(reason, MERO_EREFUSED,
                             "no release verifier configured: cannot check a signed release");
     }
     struct mero_err e = {0};
-    int rc = s->hooks.release_check(s->hooks.ud, req->release_version, p, &req->m, &e);
+    void *ud = s->hooks.release_ud != NULL ? s->hooks.release_ud : s->hooks.ud;
+    int rc = s->hooks.release_check(ud, req->release_version, p, &req->m, &e);
     if (rc < 0) {
         return mero_err_set(reason, MERO_EREFUSED, "%s",
                             e.msg[0] ? e.msg : "the quote matches no allowed release profile");
@@ -199,8 +195,8 @@ static int dup(uint8_t **dst, size_t *dlen, const uint8_t *src, size_t n)
 }
 
 static int publish_join(struct mero_store *s, const uint8_t ns[32],
-                        const struct mero_admit_request *req, int role,
-                        struct mero_gov_oplist *out, struct mero_err *err)
+                        const struct mero_admit_request *req, int role, struct mero_gov_oplist *out,
+                        struct mero_err *err)
 {
     struct mero_op op;
     bool root_form = memcmp(req->group_id, ns, 32) == 0;

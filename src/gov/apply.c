@@ -133,11 +133,11 @@ static int h_group_created(struct actx *a, struct mero_err *err)
         }
         memcpy(cur, parent, 32);
     }
-    MERO_TRY(mero__gov_group_put(a->s, op->sub_group, op->ns, op->sub_parent, op->visibility,
-                                 a->seq));
+    MERO_TRY(
+        mero__gov_group_put(a->s, op->sub_group, op->ns, op->sub_parent, op->visibility, a->seq));
     MERO_TRY(mero__gov_row_plain(a->s, op->sub_group, op->signer, MERO_ROLE_ADMIN));
-    MERO_TRY(mero__gov_ev(a, MERO_EV_GROUP_CREATED, op->sub_group, op->signer, MERO_ROLE_ADMIN,
-                          NULL));
+    MERO_TRY(
+        mero__gov_ev(a, MERO_EV_GROUP_CREATED, op->sub_group, op->signer, MERO_ROLE_ADMIN, NULL));
     return mero__gov_ev(a, MERO_EV_MEMBER_ADDED, op->sub_group, op->signer, MERO_ROLE_ADMIN, NULL);
 }
 
@@ -272,7 +272,8 @@ static int check_rotation(struct actx *a, const uint8_t removed[32], struct mero
                                 "key rotation wraps the new key for the removed member");
         }
         if (memcmp(e->sender, op->signer, 32) != 0) {
-            return mero_err_set(err, MERO_EREFUSED, "key rotation envelope sender is not the signer");
+            return mero_err_set(err, MERO_EREFUSED,
+                                "key rotation envelope sender is not the signer");
         }
         MERO_TRY(mero_envelope_verify(e, op->group_id, err));
         MERO_TRY(mero_gov_direct_role(a->s, op->group_id, e->identity, &r));
@@ -311,8 +312,8 @@ static int apply_rotation(struct actx *a)
         MERO_TRY(rc);
         break;
     }
-    return mero__gov_ev(a, MERO_EV_KEY_ROTATED, op->group_id, stored ? a->us : NULL,
-                        MERO_ROLE_NONE, op->rotation.new_key_id);
+    return mero__gov_ev(a, MERO_EV_KEY_ROTATED, op->group_id, stored ? a->us : NULL, MERO_ROLE_NONE,
+                        op->rotation.new_key_id);
 }
 
 static int h_member_removed(struct actx *a, struct mero_err *err)
@@ -395,8 +396,8 @@ static int h_context(struct actx *a, struct mero_err *err)
     if (mero__gov_context_exists(a->s, op->context_id)) {
         return mero_err_set(err, MERO_EEXIST, "context id already exists");
     }
-    MERO_TRY(mero__gov_context_put(a->s, op->context_id, op->ns, op->group_id,
-                                   op->application_id, a->seq));
+    MERO_TRY(mero__gov_context_put(a->s, op->context_id, op->ns, op->group_id, op->application_id,
+                                   a->seq));
     return mero__gov_ev(a, MERO_EV_CONTEXT_CREATED, op->group_id, op->signer, r, op->context_id);
 }
 
@@ -414,8 +415,7 @@ static int h_follow(struct actx *a, struct mero_err *err)
     }
     MERO_TRY(mero__gov_follow_put(a->s, op->group_id, op->member, op->follow_contexts,
                                   op->follow_subgroups));
-    return mero__gov_ev(a, MERO_EV_AUTO_FOLLOW_SET, op->group_id, op->member, MERO_ROLE_NONE,
-                        NULL);
+    return mero__gov_ev(a, MERO_EV_AUTO_FOLLOW_SET, op->group_id, op->member, MERO_ROLE_NONE, NULL);
 }
 
 static int h_policy(struct actx *a, struct mero_err *err)

@@ -9,14 +9,18 @@
  * the recorded measurements satisfy the lists (under a release policy only the TCB status),
  * the member is not on the group's deny list, and - for the cleartext form - the carried quote
  * hashes to quote_hash and its report data commits to the carried credential in this
- * namespace. Evidence is stored only when its quote verifies offline (hook) or is an accepted
- * mock, binds the credential, and its TCB status passes the policy.
+ * namespace. Evidence is stored only when its quote verifies offline against the collateral
+ * it carries (mero_dcap_verify_evidence, or the caller's hook) or is an accepted mock, binds the
+ * credential, and its TCB status passes the policy.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gov/apply_internal.h"
 #include "mero/binding.h"
 #include "mero/crypto.h"
+#include "mero/dcap.h"
 
 static const char SQL_ACCOUNT[] = "SELECT account FROM members WHERE grp = ? AND member = ?";
 
@@ -35,6 +39,37 @@ static int root_account(struct mero_store *s, const uint8_t ns[32], const uint8_
         rc = 0;
     }
     sqlite3_reset(st);
+    return rc;
+}
+
+/* Offline DCAP check against the carried collateral (reference-calimero.md §1.7). */
+static int default_evidence_verify(const uint8_t ns[32], const uint8_t group[32],
+                                   const struct mero_tee_evidence *ev,
+                                   struct mero_evidence_verdict *v, struct mero_err *err)
+{
+    uint8_t b[32];
+    struct mero_dcap_result *res = calloc(1, sizeof(*res));
+    if (res == NULL) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    mero_admission_binding(b, ns, group, ev->attested_key, ev->account.cert.account,
+                           ev->account.cert.kem_pk, ev->account.cert.device);
+    int rc = mero_dcap_verify_evidence(
+        ev->quote, ev->quote_len, ev->has_collateral ? (const char *)ev->collateral : NULL,
+        ev->has_collateral ? ev->collateral_len : 0, ev->attested_at, b, res, err);
+    if (rc == 0 && !res->has_tcb_status) {
+        rc = mero_err_set(err, MERO_EREFUSED, "the evidence verdict carries no TCB status");
+    }
+    if (rc == 0) {
+        v->is_mock = false;
+        snprintf(v->tcb_status, sizeof(v->tcb_status), "%s", mero_tcb_status_name(res->tcb_status));
+        mero_hex_encode(v->m.mrtd, res->mrtd, 48);
+        for (int i = 0; i < 4; i++) {
+            mero_hex_encode(v->m.rtmr[i], res->rtmr[i], 48);
+        }
+        memcpy(v->report_data, res->report_data, 64);
+    }
+    free(res);
     return rc;
 }
 
@@ -187,27 +222,23 @@ int mero__gov_h_evidence(struct actx *a, struct mero_err *err)
         memcpy(v.tcb_status, "Mock", 5);
         memcpy(v.report_data, binding_ok_rd, 64);
     } else if (rc == 0) {
-        if (a->s->hooks.evidence_verify == NULL) {
-            rc = mero_err_set(err, MERO_EREFUSED,
-                              "no evidence verifier configured: cannot verify a real quote "
-                              "offline");
-        } else {
-            struct mero_err e2 = {0};
+        struct mero_err e2 = {0};
+        if (a->s->hooks.evidence_verify != NULL) {
             rc = a->s->hooks.evidence_verify(a->s->hooks.ud, ev->quote, ev->quote_len,
                                              ev->has_collateral ? ev->collateral : NULL,
                                              ev->has_collateral ? ev->collateral_len : 0,
                                              ev->attested_at, &v, &e2);
-            if (rc < 0) {
-                rc = mero_err_set(err, MERO_EREFUSED, "the evidence quote does not verify: %s",
-                                  e2.msg);
-            }
+        } else {
+            rc = default_evidence_verify(op->ns, op->group_id, ev, &v, &e2);
+        }
+        if (rc < 0) {
+            rc = mero_err_set(err, MERO_EREFUSED, "the evidence quote does not verify: %s", e2.msg);
         }
     }
     if (rc == 0) {
         uint8_t b[32];
-        mero_admission_binding(b, op->ns, op->group_id, ev->attested_key,
-                               ev->account.cert.account, ev->account.cert.kem_pk,
-                               ev->account.cert.device);
+        mero_admission_binding(b, op->ns, op->group_id, ev->attested_key, ev->account.cert.account,
+                               ev->account.cert.kem_pk, ev->account.cert.device);
         if (!mero_ct_eq(v.report_data + 32, b, 32)) {
             rc = mero_err_set(err, MERO_EREFUSED,
                               "the evidence quote does not commit to its credential in this "

@@ -51,23 +51,19 @@ void mero__gov_ns_id(uint8_t out[32], const uint8_t signer[32], const uint8_t sa
 int mero__gov_publish(struct mero_store *s, struct mero_op *op, struct mero_gov_oplist *out,
                       struct mero_err *err);
 
-/* Parse "X.Y.Z" (optionally "mero-tee-v" / "v" prefixed). */
-int mero__gov_parse_version(const char *s, unsigned v[3]);
-
 /* The TCB rule (reference §1.5 tcb_status_allowed). */
 bool mero__gov_tcb_allowed(const struct mero_strlist *list, const char *status, bool is_mock,
                            bool accept_mock);
 /* The list-form measurement check at admit and apply; reason strings as §6.1. */
-int mero__gov_check_measurements(const struct mero_tee_policy *p,
-                                 const struct mero_measurements *m, struct mero_err *err);
+int mero__gov_check_measurements(const struct mero_tee_policy *p, const struct mero_measurements *m,
+                                 struct mero_err *err);
 /* report_data of a quote: mock read directly, real through the hook. */
 int mero__gov_report_data(struct mero_store *s, const uint8_t *q, size_t n, uint8_t out[64],
                           bool *is_mock, struct mero_err *err);
 /* Whether the quote's report data tail is the admission binding of cred for member. */
 int mero__gov_check_binding(struct mero_store *s, const uint8_t ns[32], const uint8_t group[32],
                             const uint8_t member[32], const struct mero_credential *cred,
-                            const uint8_t *quote, size_t qlen, bool *is_mock,
-                            struct mero_err *err);
+                            const uint8_t *quote, size_t qlen, bool *is_mock, struct mero_err *err);
 
 /* Our namespace identity pk, if any (false when we have none). */
 bool mero__gov_our_pk(struct mero_store *s, const uint8_t ns[32], uint8_t pk[32]);
@@ -91,10 +87,9 @@ int mero__gov_row_tee(struct mero_store *s, const uint8_t grp[32], const struct 
 int mero__gov_row_role(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
                        int role);
 int mero__gov_row_del(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32]);
-int mero__gov_deny(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
-                   bool on);
-int mero__gov_spent_put(struct mero_store *s, const uint8_t ns[32], const uint8_t qh[32],
-                        int kind, const uint8_t grp[32]);
+int mero__gov_deny(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32], bool on);
+int mero__gov_spent_put(struct mero_store *s, const uint8_t ns[32], const uint8_t qh[32], int kind,
+                        const uint8_t grp[32]);
 int mero__gov_evidence_put(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
                            const uint8_t qh[32], uint64_t at, const char *tcb,
                            const uint8_t op_hash[32]);

@@ -231,8 +231,8 @@ int mero_credential_decode(struct mero_cur *c, struct mero_credential *out, stru
     size_t save = c->off;
     int rc;
     memset(&v, 0, sizeof(v));
-    if ((rc = mero_cur_u8(c, &v.genesis_version)) < 0 || (rc = mero_cur_copy(c, v.root_pk, 32)) < 0 ||
-        (rc = mero_cur_u32le(c, &chain)) < 0) {
+    if ((rc = mero_cur_u8(c, &v.genesis_version)) < 0 ||
+        (rc = mero_cur_copy(c, v.root_pk, 32)) < 0 || (rc = mero_cur_u32le(c, &chain)) < 0) {
         c->off = save;
         return mero_err_set(err, -rc, "account credential truncated");
     }

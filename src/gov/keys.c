@@ -126,8 +126,8 @@ int mero_envelope_open(const struct mero_key_envelope *e, const uint8_t group_id
     if (ecdh_key(aes, recipient_sk, e->ephemeral) < 0) {
         return mero_err_set(err, MERO_ECRYPTO, "envelope ephemeral key is not a usable point");
     }
-    int rc = mero_aes256gcm_open(plain, e->ciphertext, MERO_GOV_ENVELOPE_CT_LEN, NULL, 0,
-                                 e->nonce, aes);
+    int rc =
+        mero_aes256gcm_open(plain, e->ciphertext, MERO_GOV_ENVELOPE_CT_LEN, NULL, 0, e->nonce, aes);
     sodium_memzero(aes, sizeof(aes));
     if (rc < 0) {
         sodium_memzero(plain, sizeof(plain));

@@ -16,9 +16,8 @@
 
 #include "gov/gov_internal.h"
 
-static const char *const derived_tables[] = {"heads",    "groups", "members",
-                                             "policy",   "evidence", "spent",
-                                             "deny",     "contexts", "autofollow"};
+static const char *const derived_tables[] = {"heads", "groups", "members",  "policy",    "evidence",
+                                             "spent", "deny",   "contexts", "autofollow"};
 
 int mero__gov_clear_derived(struct mero_store *s)
 {
@@ -26,6 +25,56 @@ int mero__gov_clear_derived(struct mero_store *s)
     for (size_t i = 0; i < sizeof(derived_tables) / sizeof(derived_tables[0]); i++) {
         snprintf(sql, sizeof(sql), "DELETE FROM %s", derived_tables[i]);
         MERO_TRY(mero__gov_exec(s, sql));
+    }
+    return 0;
+}
+
+static int dump_table(struct mero_store *s, const char *table, struct mero_buf *out)
+{
+    char sql[256];
+    sqlite3_stmt *st = NULL;
+    snprintf(sql, sizeof(sql), "SELECT * FROM %s", table);
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    int cols = sqlite3_column_count(st);
+    sqlite3_finalize(st);
+    int off = snprintf(sql, sizeof(sql), "SELECT * FROM %s ORDER BY ", table);
+    for (int i = 1; i <= cols && off > 0 && (size_t)off < sizeof(sql); i++) {
+        off += snprintf(sql + off, sizeof(sql) - (size_t)off, i == 1 ? "%d" : ",%d", i);
+    }
+    if (off <= 0 || (size_t)off >= sizeof(sql) ||
+        sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    int rc = mero_buf_printf(out, "[%s]\n", table);
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        for (int i = 0; i < cols && rc == 0; i++) {
+            int t = sqlite3_column_type(st, i);
+            if (t == SQLITE_BLOB) {
+                const uint8_t *p = sqlite3_column_blob(st, i);
+                int n = sqlite3_column_bytes(st, i);
+                for (int k = 0; k < n && rc == 0; k++) {
+                    rc = mero_buf_printf(out, "%02x", p[k]);
+                }
+            } else if (t == SQLITE_NULL) {
+                rc = mero_buf_printf(out, "null");
+            } else {
+                rc = mero_buf_printf(out, "%s", (const char *)sqlite3_column_text(st, i));
+            }
+            if (rc == 0) {
+                rc = mero_buf_append_u8(out, i + 1 < cols ? '|' : '\n');
+            }
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mero_gov_dump(struct mero_store *s, struct mero_buf *out)
+{
+    for (size_t i = 0; i < sizeof(derived_tables) / sizeof(derived_tables[0]); i++) {
+        MERO_TRY(dump_table(s, derived_tables[i], out));
     }
     return 0;
 }
@@ -134,8 +183,8 @@ int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[32], size_t *n)
 
 /* Per-group rows and keys, then the namespace-wide rows. */
 static const char *const purge_group_sql[] = {
-    "DELETE FROM members WHERE grp = ?", "DELETE FROM evidence WHERE grp = ?",
-    "DELETE FROM deny WHERE grp = ?",    "DELETE FROM autofollow WHERE grp = ?",
+    "DELETE FROM members WHERE grp = ?",    "DELETE FROM evidence WHERE grp = ?",
+    "DELETE FROM deny WHERE grp = ?",       "DELETE FROM autofollow WHERE grp = ?",
     "DELETE FROM group_keys WHERE grp = ?",
 };
 static const char *const purge_ns_sql[] = {

@@ -14,6 +14,7 @@
 #include "gov/gov_internal.h"
 #include "mero/crypto.h"
 #include "mero/op.h"
+#include "mero/release.h"
 
 bool mero_role_is_tee(int role)
 {
@@ -131,37 +132,6 @@ static int check_list(const struct mero_strlist *l, const char *name, bool requi
     return 0;
 }
 
-int mero__gov_parse_version(const char *s, unsigned v[3])
-{
-    const char *p = s;
-    if (strncmp(p, "mero-tee-v", 10) == 0) {
-        p += 10;
-    } else if (*p == 'v') {
-        p++;
-    }
-    for (int i = 0; i < 3; i++) {
-        if (!isdigit((unsigned char)*p)) {
-            return -MERO_EINVAL;
-        }
-        unsigned long acc = 0;
-        while (isdigit((unsigned char)*p)) {
-            acc = acc * 10 + (unsigned long)(*p - '0');
-            if (acc > 1000000) {
-                return -MERO_EINVAL;
-            }
-            p++;
-        }
-        v[i] = (unsigned)acc;
-        if (i < 2) {
-            if (*p != '.') {
-                return -MERO_EINVAL;
-            }
-            p++;
-        }
-    }
-    return *p == '\0' ? 0 : -MERO_EINVAL;
-}
-
 int mero_tee_policy_validate(const struct mero_tee_policy *p, struct mero_err *err)
 {
     if (p->mode != MERO_TEE_MODE_REPLICA && p->mode != MERO_TEE_MODE_RELAY) {
@@ -205,9 +175,9 @@ int mero_tee_policy_validate(const struct mero_tee_policy *p, struct mero_err *e
                                 (unsigned)i);
         }
     }
-    unsigned v[3];
-    if (p->min_release != NULL && mero__gov_parse_version(p->min_release, v) < 0) {
-        return mero_err_set(err, MERO_EREFUSED, "min_release_version must look like X.Y.Z");
+    if (p->min_release != NULL && mero_release_version_check(p->min_release) < 0) {
+        return mero_err_set(err, MERO_EREFUSED,
+                            "min_release_version must be a release version (X.Y.Z)");
     }
     return 0;
 }

@@ -141,8 +141,7 @@ static int put_group(struct mero_buf *b, const struct mero_op *op)
         MERO_TRY(mero_borsh_put_bytes(b, op->evidence.quote, op->evidence.quote_len));
         if (op->evidence.has_collateral) {
             MERO_TRY(mero_buf_append_u8(b, 1));
-            MERO_TRY(mero_borsh_put_bytes(b, op->evidence.collateral,
-                                          op->evidence.collateral_len));
+            MERO_TRY(mero_borsh_put_bytes(b, op->evidence.collateral, op->evidence.collateral_len));
         } else {
             MERO_TRY(mero_buf_append_u8(b, 0));
         }
@@ -195,7 +194,7 @@ int mero_op_encode(const struct mero_op *op, struct mero_buf *out)
     do {                                                                                           \
         int dec_rc_ = (expr);                                                                      \
         if (dec_rc_ < 0) {                                                                         \
-            return mero_err_set(err, -dec_rc_, "op decode: %s at byte %zu", what, c->off);       \
+            return mero_err_set(err, -dec_rc_, "op decode: %s at byte %zu", what, c->off);         \
         }                                                                                          \
     } while (0)
 
@@ -385,8 +384,8 @@ static int get_group(struct mero_cur *c, struct mero_op *op, struct mero_err *er
     case MERO_GROUP_TEE_AUTHORITY_EVIDENCE:
         DEC(mero_cur_copy(c, op->evidence.attested_key, 32), "attested key");
         MERO_TRY(mero_credential_decode(c, &op->evidence.account, err));
-        MERO_TRY(get_blob(c, MERO_GOV_MAX_QUOTE_BYTES, &op->evidence.quote,
-                          &op->evidence.quote_len, err));
+        MERO_TRY(get_blob(c, MERO_GOV_MAX_QUOTE_BYTES, &op->evidence.quote, &op->evidence.quote_len,
+                          err));
         DEC(mero_cur_u8(c, &opt), "collateral option");
         if (opt > 1) {
             return mero_err_set(err, MERO_EOPDECODE, "op decode: bad option tag");
@@ -467,8 +466,7 @@ static int decode_inner(struct mero_cur *c, struct mero_op *op, struct mero_err 
     }
     DEC(mero_cur_copy(c, op->signature, 64), "signature");
     if (mero_cur_left(c) != 0) {
-        return mero_err_set(err, MERO_EOPDECODE, "op decode: %zu trailing bytes",
-                            mero_cur_left(c));
+        return mero_err_set(err, MERO_EOPDECODE, "op decode: %zu trailing bytes", mero_cur_left(c));
     }
     return 0;
 }

@@ -51,8 +51,7 @@ static const char SQL_APPEND[] =
     "INSERT INTO ops(hash, ns, signer, nonce, bytes) VALUES(?, ?, ?, ?, ?)";
 static const char SQL_HEAD_ADD[] = "INSERT OR IGNORE INTO heads(ns, hash) VALUES(?, ?)";
 static const char SQL_HEAD_DEL[] = "DELETE FROM heads WHERE ns = ? AND hash = ?";
-static const char SQL_NONCE[] =
-    "SELECT MAX(nonce) FROM ops WHERE ns = ? AND signer = ?";
+static const char SQL_NONCE[] = "SELECT MAX(nonce) FROM ops WHERE ns = ? AND signer = ?";
 
 int mero__gov_row_plain(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
                         int role)
@@ -107,8 +106,8 @@ int mero__gov_deny(struct mero_store *s, const uint8_t grp[32], const uint8_t me
     return mero__gov_step_done(st);
 }
 
-int mero__gov_spent_put(struct mero_store *s, const uint8_t ns[32], const uint8_t qh[32],
-                        int kind, const uint8_t grp[32])
+int mero__gov_spent_put(struct mero_store *s, const uint8_t ns[32], const uint8_t qh[32], int kind,
+                        const uint8_t grp[32])
 {
     STMT(st, SQL_SPENT_PUT);
     BLOB(st, 1, ns);

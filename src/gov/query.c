@@ -344,8 +344,7 @@ int mero_gov_auto_follow(struct mero_store *s, const uint8_t group[static 32],
     return 0;
 }
 
-static const char SQL_CONTEXTS[] =
-    "SELECT id, grp, app FROM contexts WHERE ns = ? ORDER BY seq";
+static const char SQL_CONTEXTS[] = "SELECT id, grp, app FROM contexts WHERE ns = ? ORDER BY seq";
 
 int mero_gov_contexts(struct mero_store *s, const uint8_t ns[static 32],
                       struct mero_gov_context **out, size_t *n)

@@ -4,10 +4,11 @@
  * measurement rule (MRTD and RTMR1-3 required and matched, RTMR0 when pinned), reading a
  * quote's report data, and the admission binding re-check from the carried quote.
  *
- * Invariants: fail closed - an empty required list, a missing status, a real quote with no
- * report-data reader, or a binding that does not match is a refusal, never a pass. Revoked is
+ * Invariants: fail closed - an empty required list, a missing status, a quote that does not
+ * parse, or a binding that does not match is a refusal, never a pass. Revoked is
  * refused in any case; Mock passes only with accept_mock; an empty TCB list means UpToDate.
  */
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -15,6 +16,7 @@
 #include "mero/binding.h"
 #include "mero/crypto.h"
 #include "mero/mock.h"
+#include "mero/quote.h"
 
 bool mero__gov_tcb_allowed(const struct mero_strlist *list, const char *status, bool is_mock,
                            bool accept_mock)
@@ -36,8 +38,8 @@ bool mero__gov_tcb_allowed(const struct mero_strlist *list, const char *status, 
     return false;
 }
 
-int mero__gov_check_measurements(const struct mero_tee_policy *p,
-                                 const struct mero_measurements *m, struct mero_err *err)
+int mero__gov_check_measurements(const struct mero_tee_policy *p, const struct mero_measurements *m,
+                                 struct mero_err *err)
 {
     if (p->mrtd.n == 0) {
         return mero_err_set(err, MERO_EREFUSED,
@@ -82,12 +84,17 @@ int mero__gov_report_data(struct mero_store *s, const uint8_t *q, size_t n, uint
         return 0;
     }
     *is_mock = false;
-    if (s->hooks.quote_report_data == NULL) {
-        return mero_err_set(err, MERO_EREFUSED,
-                            "no quote reader configured: cannot check the quote's binding");
-    }
     struct mero_err e = {0};
-    int rc = s->hooks.quote_report_data(s->hooks.ud, q, n, out, &e);
+    int rc;
+    if (s->hooks.quote_report_data != NULL) {
+        rc = s->hooks.quote_report_data(s->hooks.ud, q, n, out, &e);
+    } else {
+        bool mock = false;
+        rc = mero_quote_report_data(q, n, out, &mock);
+        if (rc < 0) {
+            snprintf(e.msg, sizeof(e.msg), "%s", mero_strerror(rc));
+        }
+    }
     if (rc < 0) {
         return mero_err_set(err, MERO_EREFUSED, "the carried quote does not parse: %s", e.msg);
     }
@@ -96,8 +103,7 @@ int mero__gov_report_data(struct mero_store *s, const uint8_t *q, size_t n, uint
 
 int mero__gov_check_binding(struct mero_store *s, const uint8_t ns[32], const uint8_t group[32],
                             const uint8_t member[32], const struct mero_credential *cred,
-                            const uint8_t *quote, size_t qlen, bool *is_mock,
-                            struct mero_err *err)
+                            const uint8_t *quote, size_t qlen, bool *is_mock, struct mero_err *err)
 {
     uint8_t rd[64], binding[32];
     MERO_TRY(mero__gov_report_data(s, quote, qlen, rd, is_mock, err));

@@ -121,8 +121,8 @@ static int migrate(struct mero_store *s, struct mero_err *err)
     size_t known = sizeof(migrations) / sizeof(migrations[0]);
     if (version < 0 || (size_t)version > known) {
         return mero_err_set(err, MERO_ESCHEMA,
-                            "store schema %d is newer than this build understands (%zu)",
-                            version, known);
+                            "store schema %d is newer than this build understands (%zu)", version,
+                            known);
     }
     for (size_t v = (size_t)version; v < known; v++) {
         char pragma[64];
@@ -173,9 +173,8 @@ int mero_store_open(const char *path, struct mero_store **out, struct mero_err *
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
     mode_t old = umask(077);
-    int orc = sqlite3_open_v2(path, &s->db,
-                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                              NULL);
+    int orc = sqlite3_open_v2(
+        path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     umask(old);
     if (orc != SQLITE_OK) {
         int rc = mero_err_set(err, MERO_EIO, "cannot open store %s: %s", path,
@@ -381,8 +380,8 @@ int mero_gov_group_key_put(struct mero_store *s, const uint8_t group[static 32],
     return mero__gov_key_put(s, group, key);
 }
 
-int mero_gov_group_key(struct mero_store *s, const uint8_t group[static 32],
-                       uint8_t key[static 32], uint8_t key_id[static 32])
+int mero_gov_group_key(struct mero_store *s, const uint8_t group[static 32], uint8_t key[static 32],
+                       uint8_t key_id[static 32])
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_KEY_CUR);
     if (st == NULL) {

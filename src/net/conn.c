@@ -21,8 +21,8 @@
 
 #define YAMUX_PROTO "/yamux/1.0.0"
 #define NOISE_PROTO "/noise"
-#define RXRAW_MAX (256u * 1024u)
-#define RXPLAIN_MAX (MERO__YAMUX_WINDOW + 2u * MERO__NOISE_MAX_MSG)
+#define RXRAW_MAX   (256u * 1024u)
+#define RXPLAIN_MAX (MERO__YAMUX_RECV_WINDOW + MERO__YAMUX_HDR + 2u * MERO__NOISE_MAX_MSG)
 
 struct wreq {
     uv_write_t req;
@@ -100,8 +100,8 @@ void mero__conn_fail(struct mero__conn *c, int code, const char *why)
     if (code == MERO_ECLOSED && c->net->freeing) {
         MERO_DEBUG("net: closing connection to %s", who(c, wb));
     } else {
-        MERO_INFO("net: connection %s %s closed: %s (%s)", c->outbound ? "to" : "from",
-                  who(c, wb), why, mero_strerror(code));
+        MERO_INFO("net: connection %s %s closed: %s (%s)", c->outbound ? "to" : "from", who(c, wb),
+                  why, mero_strerror(code));
     }
     c->state = MERO__C_CLOSING;
     unlink_conn(c);
@@ -128,7 +128,7 @@ size_t mero__conn_queued(const struct mero__conn *c)
 {
     size_t n = c->out.len + c->inflight;
     for (const struct mero__stream *s = c->streams; s; s = s->next) {
-        n += s->txq.len;
+        n += s->txq.len - s->txq_off;
     }
     return n;
 }
@@ -637,4 +637,24 @@ struct mero__conn *mero__conn_find(const struct mero_net *net, const char *peer)
 void mero__conn_waiters_ok(struct mero__conn *c)
 {
     fail_waiters(c, 0, c->peer);
+}
+
+struct mero__conn *mero__conn_new_detached(struct mero_net *net)
+{
+    struct mero__conn *c = conn_new(net, 0);
+    if (c == NULL) {
+        return NULL;
+    }
+    uv_timer_stop(&c->timer);
+    c->noise = calloc(1, sizeof(*c->noise));
+    if (c->noise == NULL) {
+        mero__conn_fail(c, MERO_ENOMEM, "out of memory");
+        return NULL;
+    }
+    c->noise->done = 1; /* output is queued in c->out and never flushed to a socket */
+    c->state = MERO__C_UP;
+    c->next_sid = 2;
+    memset(c->peer, 0, sizeof(c->peer));
+    memcpy(c->peer, "fuzz", 4);
+    return c;
 }

@@ -139,8 +139,8 @@ static void ask_ev(struct mero__stream *s, int ev)
 
 void mero__identify_ask(struct mero__conn *c)
 {
-    struct mero__stream *s = mero__yamux_open(c, MERO__IDENTIFY_PROTO, MERO__APP_IDENTIFY_ASK,
-                                              ask_ev, NULL);
+    struct mero__stream *s =
+        mero__yamux_open(c, MERO__IDENTIFY_PROTO, MERO__APP_IDENTIFY_ASK, ask_ev, NULL);
     if (s != NULL) {
         mero__stream_close(s); /* we send nothing beyond negotiation */
     }

@@ -64,8 +64,8 @@ int mero__maddr_parse(const char *s, struct mero__maddr *out)
         if (inet_pton(AF_INET6, parts[1], m.ip) != 1) {
             return -MERO_EMULTIADDR;
         }
-    } else if (!strcmp(parts[0], "dns4") || !strcmp(parts[0], "dns6") ||
-               !strcmp(parts[0], "dns") || !strcmp(parts[0], "dnsaddr")) {
+    } else if (!strcmp(parts[0], "dns4") || !strcmp(parts[0], "dns6") || !strcmp(parts[0], "dns") ||
+               !strcmp(parts[0], "dnsaddr")) {
         return -MERO_EUNSUPPORTED;
     } else {
         return -MERO_EMULTIADDR;

@@ -23,7 +23,7 @@ MERO_MUST_CHECK int mero__b58_decode(const char *in, uint8_t *out, size_t *len);
 
 /* ---- peer ids ---- */
 #define MERO__PEER_ID_ED25519_LEN 38 /* 0x00 0x24 | 08 01 12 20 | pk */
-#define MERO__PUBKEY_PB_LEN 36       /* 08 01 12 20 | pk */
+#define MERO__PUBKEY_PB_LEN       36 /* 08 01 12 20 | pk */
 void mero__pubkey_pb(const uint8_t pk[32], uint8_t out[MERO__PUBKEY_PB_LEN]);
 /* Parse a protobuf PublicKey; only Ed25519 (-MERO_EUNSUPPORTED otherwise). */
 MERO_MUST_CHECK int mero__pubkey_pb_parse(const uint8_t *p, size_t n, uint8_t pk[32]);
@@ -69,7 +69,7 @@ MERO_MUST_CHECK int mero__pb_put_str(struct mero_buf *b, uint32_t num, const cha
 MERO_MUST_CHECK int mero__pb_put_len(struct mero_buf *b, uint32_t num, size_t n);
 
 /* ---- multistream-select 1.0 ---- */
-#define MERO__MSS_PROTO "/multistream/1.0.0"
+#define MERO__MSS_PROTO   "/multistream/1.0.0"
 #define MERO__MSS_MAX_MSG 1024
 /* One message: 1 with msg, mlen (without the newline) and used; 0 need more; negative bad. */
 MERO_MUST_CHECK int mero__mss_parse(const uint8_t *p, size_t n, const uint8_t **msg, size_t *mlen,
@@ -94,8 +94,8 @@ MERO_MUST_CHECK int mero__mss_step(struct mero__mss *m, const uint8_t *p, size_t
                                    int *sel);
 
 /* ---- Noise XX ---- */
-#define MERO__NOISE_MAX_MSG 65535
-#define MERO__NOISE_TAG 16
+#define MERO__NOISE_MAX_MSG   65535
+#define MERO__NOISE_TAG       16
 #define MERO__NOISE_MAX_PLAIN (MERO__NOISE_MAX_MSG - MERO__NOISE_TAG)
 struct mero__cipher {
     uint8_t k[32];
@@ -136,8 +136,9 @@ MERO_MUST_CHECK int mero__cipher_open(struct mero__cipher *c, const uint8_t *ad,
                                       const uint8_t *in, size_t n, uint8_t *out);
 
 /* ---- yamux ---- */
-#define MERO__YAMUX_HDR 12
-#define MERO__YAMUX_WINDOW (256u * 1024u)
+#define MERO__YAMUX_HDR         12
+#define MERO__YAMUX_WINDOW      (256u * 1024u)  /* the protocol's initial window */
+#define MERO__YAMUX_RECV_WINDOW (1024u * 1024u) /* what we grant (see yamux.c) */
 enum { MERO__YT_DATA = 0, MERO__YT_WINDOW = 1, MERO__YT_PING = 2, MERO__YT_GOAWAY = 3 };
 enum { MERO__YF_SYN = 1, MERO__YF_ACK = 2, MERO__YF_FIN = 4, MERO__YF_RST = 8 };
 struct mero__yhdr {
@@ -172,16 +173,17 @@ struct mero__stream {
     int inbound;
     int syn_sent_ack; /* inbound: we still owe an ACK */
     int local_fin, remote_fin, reset, closed;
-    uint32_t send_win;     /* bytes we may still send */
-    uint32_t recv_win;     /* credit the peer still has */
-    uint32_t consumed;     /* bytes consumed since the last window update */
-    struct mero_buf rx;    /* received, not yet consumed by the app */
-    struct mero_buf txq;   /* waiting for send window */
-    int fin_pending;       /* send FIN once txq drains */
-    struct mero__mss mss;  /* per-stream protocol negotiation */
+    uint32_t send_win;   /* bytes we may still send */
+    uint32_t recv_win;   /* credit the peer still has */
+    uint32_t consumed;   /* bytes consumed since the last window update */
+    struct mero_buf rx;  /* received, not yet consumed by the app */
+    struct mero_buf txq; /* waiting for send window: bytes [txq_off, txq.len) */
+    size_t txq_off;
+    int fin_pending;      /* send FIN once txq drains */
+    struct mero__mss mss; /* per-stream protocol negotiation */
     int negotiated;
-    int app;               /* MERO__APP_* */
-    const char *proto;     /* negotiated protocol (borrowed, static or handler's copy) */
+    int app;           /* MERO__APP_* */
+    const char *proto; /* negotiated protocol (borrowed, static or handler's copy) */
     mero__stream_ev ev;
     void *ud;
 };
@@ -243,7 +245,7 @@ struct mero__conn {
     struct mero_buf rxplain; /* decrypted, not yet consumed */
     struct mero_buf out;     /* plaintext to encrypt at the next flush */
     int flush_pending;
-    size_t inflight;         /* bytes handed to uv_write, not yet written */
+    size_t inflight; /* bytes handed to uv_write, not yet written */
     struct mero__mss mss;
     struct mero__noise *noise;
     /* yamux */
@@ -269,6 +271,11 @@ MERO_MUST_CHECK int mero__conn_dial(struct mero_net *net, const struct mero__mad
 void mero__conn_accept(struct mero_net *net, uv_stream_t *server);
 /* Complete c's dial callbacks successfully (c authenticated, or its duplicate kept). */
 void mero__conn_waiters_ok(struct mero__conn *c);
+/*
+ * For fuzzing and tests only: an UP connection with no socket behind it (yamux input can be fed
+ * with mero__yamux_input; output accumulates in c->out). Close with mero__conn_fail.
+ */
+struct mero__conn *mero__conn_new_detached(struct mero_net *net);
 struct mero__conn *mero__conn_find(const struct mero_net *net, const char *peer);
 /* Total bytes queued to c (out + in flight + stream queues): the slow-peer bound. */
 size_t mero__conn_queued(const struct mero__conn *c);
@@ -287,8 +294,8 @@ MERO_MUST_CHECK int mero__identify_encode(struct mero_net *net, struct mero__con
 /* ---- gossipsub ---- */
 #define MERO__MESHSUB_11 "/meshsub/1.1.0"
 #define MERO__MESHSUB_10 "/meshsub/1.0.0"
-#define MERO__TOPIC_MAX 256
-#define MERO__MSGID_MAX (MERO__PUBKEY_PB_LEN + 8 + 64)
+#define MERO__TOPIC_MAX  256
+#define MERO__MSGID_MAX  (MERO__PUBKEY_PB_LEN + 8 + 64)
 
 /* Decoded RPC (borrowed pointers into the input). Limits bound every array. */
 #define MERO__RPC_MAX_SUBS 256
@@ -330,8 +337,7 @@ MERO_MUST_CHECK int mero__rpc_put_sub(struct mero_buf *b, int subscribe, const c
 MERO_MUST_CHECK int mero__rpc_put_msg(struct mero_buf *b, const uint8_t *raw, size_t n);
 /* Control bodies (wrap the whole control body with mero__rpc_put_control). */
 MERO_MUST_CHECK int mero__rpc_ctrl_graft(struct mero_buf *ctl, const char *topic);
-MERO_MUST_CHECK int mero__rpc_ctrl_prune(struct mero_buf *ctl, const char *topic,
-                                         uint64_t backoff);
+MERO_MUST_CHECK int mero__rpc_ctrl_prune(struct mero_buf *ctl, const char *topic, uint64_t backoff);
 MERO_MUST_CHECK int mero__rpc_ctrl_ihave(struct mero_buf *ctl, const char *topic,
                                          const struct mero_buf *ids_field2);
 MERO_MUST_CHECK int mero__rpc_ctrl_iwant(struct mero_buf *ctl, const struct mero_buf *ids_field1);
@@ -417,7 +423,7 @@ void mero__net_conn_up(struct mero__conn *c);
 void mero__net_conn_down(struct mero__conn *c);
 struct mero__handler *mero__net_find_handler(struct mero_net *net, const char *proto);
 /* Run cb(ud, status, peer) from the loop's next prepare phase (never re-entrantly). */
-MERO_MUST_CHECK int mero__net_defer(struct mero_net *net, mero_net_dial_cb cb, void *ud,
-                                    int status, const char *peer);
+MERO_MUST_CHECK int mero__net_defer(struct mero_net *net, mero_net_dial_cb cb, void *ud, int status,
+                                    const char *peer);
 
 #endif

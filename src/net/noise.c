@@ -165,8 +165,8 @@ static int split(struct mero__noise *ns)
 int mero__noise_write(struct mero__noise *ns, const uint8_t *payload, size_t plen,
                       struct mero_buf *out)
 {
-    int turn_ok = (ns->initiator && (ns->step == 0 || ns->step == 2)) ||
-                  (!ns->initiator && ns->step == 1);
+    int turn_ok =
+        (ns->initiator && (ns->step == 0 || ns->step == 2)) || (!ns->initiator && ns->step == 1);
     if (!turn_ok || ns->done) {
         return -MERO_ESTATE;
     }
@@ -208,8 +208,8 @@ int mero__noise_read(struct mero__noise *ns, const uint8_t *msg, size_t n, struc
 static int noise_read(struct mero__noise *ns, const uint8_t *msg, size_t n,
                       struct mero_buf *payload)
 {
-    int turn_ok = (!ns->initiator && (ns->step == 0 || ns->step == 2)) ||
-                  (ns->initiator && ns->step == 1);
+    int turn_ok =
+        (!ns->initiator && (ns->step == 0 || ns->step == 2)) || (ns->initiator && ns->step == 1);
     size_t off = 0;
     uint8_t tmp[MERO__NOISE_MAX_MSG];
     if (!turn_ok || ns->done) {

@@ -47,8 +47,8 @@ struct mero_net_req {
 /* ---- framing ---- */
 
 /* A complete frame in p[0..n): 1 with body, blen and used; 0 need more; negative bad. */
-static int frame_parse(const uint8_t *p, size_t n, uint32_t max, const uint8_t **body,
-                       size_t *blen, size_t *used)
+static int frame_parse(const uint8_t *p, size_t n, uint32_t max, const uint8_t **body, size_t *blen,
+                       size_t *used)
 {
     struct mero_cur c;
     uint64_t len;

@@ -19,6 +19,11 @@
 #include "net/net_internal.h"
 
 #define CHUNK (64u * 1024u)
+/* Receive window we grant beyond the protocol's initial 256 KiB (sent right after SYN/ACK):
+ * every app consumes synchronously, so this only bounds bytes in flight, and a 1 MiB window
+ * keeps a stream busy across loop iterations. */
+#define WINDOW_EXTRA (MERO__YAMUX_RECV_WINDOW - MERO__YAMUX_WINDOW)
+#define WINDOW_TOTAL MERO__YAMUX_RECV_WINDOW
 
 int mero__yamux_hdr_parse(const uint8_t *p, size_t n, struct mero__yhdr *h)
 {
@@ -93,18 +98,28 @@ static uint16_t open_flags(struct mero__stream *s)
 
 static int pump(struct mero__stream *s)
 {
-    while (s->txq.len > 0 && s->send_win > 0 && !s->reset) {
-        size_t n = s->txq.len < s->send_win ? s->txq.len : s->send_win;
+    while (s->txq.len > s->txq_off && s->send_win > 0 && !s->reset) {
+        size_t left = s->txq.len - s->txq_off;
+        size_t n = left < s->send_win ? left : s->send_win;
         if (n > CHUNK) {
             n = CHUNK;
         }
-        MERO_TRY(send_frame(s->c, MERO__YT_DATA, open_flags(s), s->id, (uint32_t)n, s->txq.data,
-                            n));
+        MERO_TRY(send_frame(s->c, MERO__YT_DATA, open_flags(s), s->id, (uint32_t)n,
+                            s->txq.data + s->txq_off, n));
         s->send_win -= (uint32_t)n;
-        memmove(s->txq.data, s->txq.data + n, s->txq.len - n);
-        s->txq.len -= n;
+        s->txq_off += n;
+        if (s->txq_off == s->txq.len) {
+            s->txq_off = 0;
+            mero_buf_reset(&s->txq);
+        }
     }
-    if (s->txq.len == 0 && s->fin_pending && !s->local_fin) {
+    /* compact rarely, so queued output costs O(n) overall */
+    if (s->txq_off > (1u << 20) && s->txq_off > s->txq.len / 2) {
+        memmove(s->txq.data, s->txq.data + s->txq_off, s->txq.len - s->txq_off);
+        s->txq.len -= s->txq_off;
+        s->txq_off = 0;
+    }
+    if (s->txq.len == s->txq_off && s->fin_pending && !s->local_fin) {
         s->fin_pending = 0;
         s->local_fin = 1;
         MERO_TRY(send_frame(s->c, MERO__YT_WINDOW, (uint16_t)(open_flags(s) | MERO__YF_FIN), s->id,
@@ -123,7 +138,7 @@ int mero__stream_write(struct mero__stream *s, const void *p, size_t n)
         return -MERO_ECLOSED;
     }
     /* fast path: straight into the connection while the window allows */
-    while (s->txq.len == 0 && n > 0 && s->send_win > 0) {
+    while (s->txq.len == s->txq_off && n > 0 && s->send_win > 0) {
         size_t k = n < s->send_win ? n : s->send_win;
         if (k > CHUNK) {
             k = CHUNK;
@@ -178,7 +193,7 @@ void mero__stream_consume(struct mero__stream *s, size_t n)
     memmove(s->rx.data, s->rx.data + n, s->rx.len - n);
     s->rx.len -= n;
     s->consumed += (uint32_t)n;
-    if (s->consumed >= MERO__YAMUX_WINDOW / 2 && !s->remote_fin && !s->closed) {
+    if (s->consumed >= WINDOW_TOTAL / 2 && !s->remote_fin && !s->closed) {
         if (send_frame(s->c, MERO__YT_WINDOW, open_flags(s), s->id, s->consumed, NULL, 0) == 0) {
             s->recv_win += s->consumed;
             s->consumed = 0;
@@ -198,7 +213,7 @@ static struct mero__stream *stream_new(struct mero__conn *c, uint32_t sid, int i
     s->syn_sent_ack = 1;
     s->send_win = MERO__YAMUX_WINDOW;
     s->recv_win = MERO__YAMUX_WINDOW;
-    mero_buf_init(&s->rx, MERO__YAMUX_WINDOW);
+    mero_buf_init(&s->rx, WINDOW_TOTAL);
     mero_buf_init(&s->txq, (size_t)c->net->cfg.max_write_queue);
     s->mss.dialer = !inbound;
     s->next = c->streams;
@@ -235,6 +250,9 @@ struct mero__stream *mero__yamux_open(struct mero__conn *c, const char *proto, i
         return NULL;
     }
     mero_buf_cleanup(&hello);
+    if (send_frame(c, MERO__YT_WINDOW, 0, s->id, WINDOW_EXTRA, NULL, 0) == 0) {
+        s->recv_win += WINDOW_EXTRA;
+    }
     return s;
 }
 
@@ -253,8 +271,8 @@ static int stream_data(struct mero__stream *s)
         size_t used = 0;
         int sel = -1, rc;
         mero_buf_init(&out, 64 * MERO__MSS_MAX_MSG);
-        rc = mero__mss_step(&s->mss, s->rx.data, s->rx.len, &used, &out, mero__conn_proto_match,
-                            s, &sel);
+        rc = mero__mss_step(&s->mss, s->rx.data, s->rx.len, &used, &out, mero__conn_proto_match, s,
+                            &sel);
         if (out.len && rc >= 0) {
             rc = mero__stream_write(s, out.data, out.len) < 0 ? -MERO_EIO : rc;
         }
@@ -310,8 +328,9 @@ static int on_stream_frame(struct mero__conn *c, const struct mero__yhdr *h, con
             return -MERO_ENOMEM;
         }
         s->syn_sent_ack = 1;
-        /* acknowledge at once so the opener does not wait for our first data */
-        MERO_TRY(send_frame(c, MERO__YT_WINDOW, open_flags(s), s->id, 0, NULL, 0));
+        /* acknowledge at once (granting the larger window) so the opener need not wait */
+        MERO_TRY(send_frame(c, MERO__YT_WINDOW, open_flags(s), s->id, WINDOW_EXTRA, NULL, 0));
+        s->recv_win += WINDOW_EXTRA;
     }
     if (s == NULL) {
         /* a late frame for a stream we already forgot: ignore (data was bounded by the caller) */
@@ -361,7 +380,7 @@ int mero__yamux_input(struct mero__conn *c, const uint8_t *p, size_t n, size_t *
             return rc;
         }
         if (h.type == MERO__YT_DATA) {
-            if (h.len > MERO__YAMUX_WINDOW) {
+            if (h.len > WINDOW_TOTAL) {
                 mero__conn_fail(c, MERO_EPROTO, "yamux window violation (oversized frame)");
                 return -MERO_EPROTO;
             }

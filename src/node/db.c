@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * db.c - opens the node's one SQLite database (ARCHITECTURE.md §4): WAL journal,
- * synchronous=FULL (an acknowledged write survives a crash), foreign keys on, a busy timeout,
- * and the node's own tables (the governance store keeps its tables through gov.h). The
- * schema is created idempotently, so `merod run` after `merod init` or a restart carries on.
+ * db.c - opens the node's SQLite database node.db (ARCHITECTURE.md §4): WAL journal,
+ * synchronous=FULL (an acknowledged write survives a crash), foreign keys on, a busy timeout.
+ * The file is kept 0600 (it holds decrypted context state); the governance store is gov.db,
+ * opened through gov.h. Context tables are created by context.c, idempotently, so `merod run`
+ * after `merod init` or a restart carries on.
  */
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "mero/log.h"
 #include "node/db.h"
@@ -15,8 +20,6 @@ static const char *const schema[] = {
     "PRAGMA synchronous=FULL",
     "PRAGMA foreign_keys=ON",
     "CREATE TABLE IF NOT EXISTS node_meta (k TEXT PRIMARY KEY, v BLOB NOT NULL)",
-    /* the TEE admission policy per namespace root, as the admin last set it (JSON) */
-    "CREATE TABLE IF NOT EXISTS node_tee_policy (group_id BLOB PRIMARY KEY, body TEXT NOT NULL)",
 };
 
 int mero_node_db_exec(struct sqlite3 *db, const char *sql)
@@ -33,6 +36,19 @@ int mero_node_db_exec(struct sqlite3 *db, const char *sql)
 int mero_node_db_open(struct sqlite3 **out, const char *path, struct mero_err *err)
 {
     sqlite3 *db = NULL;
+    /* create it 0600 first: it holds decrypted context state (sqlite reuses the mode for
+     * the -wal and -shm files) */
+    int fd = strcmp(path, ":memory:") == 0 ? -2 : open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd == -2) {
+        /* in-memory database (tests): nothing on disk */
+    } else if (fd < 0 || fchmod(fd, 0600) != 0) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        return mero_err_set(err, MERO_EIO, "cannot create %s", path);
+    } else {
+        close(fd);
+    }
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
     if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
         int rc = mero_err_set(err, MERO_EIO, "cannot open %s: %s", path,

@@ -29,7 +29,7 @@
 #include "mero/log.h"
 #include "node/db.h"
 #include "node/node.h"
-#include "node/peerid.h"
+#include "mero/net.h"
 
 static int path_join(char *out, size_t cap, const char *dir, const char *name)
 {
@@ -298,7 +298,7 @@ int mero_node_open(struct mero_node *node, const char *home, struct mero_err *er
     mero_ed25519_from_seed(node->id_pk, node->id_sk, seed);
     mero_wipe(seed, sizeof(seed));
     mero_x25519_keypair(node->transport_pk, node->transport_sk);
-    MERO_TRY(mero_peer_id_from_ed25519(node->peer_id, sizeof(node->peer_id), node->id_pk));
+    MERO_TRY(mero_net_peer_id_from_pk(node->id_pk, node->peer_id));
 
     MERO_TRY(path_join(path, sizeof(path), home, "admin-token"));
     rc = mero_node_read_secret(path, tok, sizeof(tok), &n, err);

@@ -45,9 +45,11 @@ struct quote_job {
     uint8_t report_data[64];
     uint8_t *quote;
     size_t len;
-    bool want_log;
+    bool want_log, want_coll;
     uint8_t *log;
     size_t log_len;
+    char *coll;
+    size_t coll_len;
     int rc;
     struct mero_err err;
     mero_node_quote_cb cb;
@@ -58,6 +60,9 @@ static void job_run(uv_work_t *w)
 {
     struct quote_job *j = w->data;
     j->rc = mero_node_tee_generate_real(j->report_data, &j->quote, &j->len, &j->err);
+    if (j->rc == 0 && j->want_coll) {
+        j->rc = mero_node_tee_collateral(j->quote, j->len, &j->coll, &j->coll_len, &j->err);
+    }
     if (j->rc == 0 && j->want_log) {
         j->rc = mero_node_tee_event_log(&j->log, &j->log_len, &j->err);
     }
@@ -69,14 +74,15 @@ static void job_done(uv_work_t *w, int status)
     if (status < 0 && j->rc == 0) {
         j->rc = mero_err_set(&j->err, MERO_EINTERNAL, "quote generation was cancelled");
     }
-    struct mero_node_quote res = {j->quote, j->len, j->log, j->log_len};
+    struct mero_node_quote res = {j->quote, j->len, j->log, j->log_len, j->coll, j->coll_len};
     j->cb(j->ctx, j->rc, &res, &j->err);
     free(j->quote);
     free(j->log);
+    free(j->coll);
     free(j);
 }
 
-int mero_node_tee_quote(struct mero_node *node, const uint8_t report_data[64], bool event_log,
+int mero_node_tee_quote(struct mero_node *node, const uint8_t report_data[64], unsigned extras,
                         mero_node_quote_cb cb, void *ctx)
 {
     struct mero_err err = {0};
@@ -84,8 +90,8 @@ int mero_node_tee_quote(struct mero_node *node, const uint8_t report_data[64], b
     case MERO_TEE_MOCK: {
         uint8_t q[MERO_MOCK_QUOTE_LEN];
         mero_mock_quote_create(q, report_data);
-        struct mero_node_quote res = {q, sizeof(q), NULL, 0};
-        if (event_log) {
+        struct mero_node_quote res = {q, sizeof(q), NULL, 0, NULL, 0};
+        if ((extras & MERO_NODE_QUOTE_EVENT_LOG) != 0) {
             return -MERO_EQUOTE_MOCK; /* no event log for a mock quote */
         }
         cb(ctx, 0, &res, &err);
@@ -97,7 +103,8 @@ int mero_node_tee_quote(struct mero_node *node, const uint8_t report_data[64], b
             return -MERO_ENOMEM;
         }
         memcpy(j->report_data, report_data, 64);
-        j->want_log = event_log;
+        j->want_log = (extras & MERO_NODE_QUOTE_EVENT_LOG) != 0;
+        j->want_coll = (extras & MERO_NODE_QUOTE_COLLATERAL) != 0;
         j->cb = cb;
         j->ctx = ctx;
         j->work.data = j;

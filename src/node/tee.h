@@ -17,7 +17,13 @@ struct mero_node_quote {
     size_t len;
     const uint8_t *event_log; /* NULL unless asked for */
     size_t event_log_len;
+    const char *collateral_json; /* QuoteCollateralV3 JSON; NULL unless asked for (real) */
+    size_t collateral_len;
 };
+
+/* What to fetch besides the quote (real TEE only; both run on the thread pool). */
+#define MERO_NODE_QUOTE_EVENT_LOG  1u
+#define MERO_NODE_QUOTE_COLLATERAL 2u
 
 /* Result of a quote request, on the loop thread. */
 typedef void (*mero_node_quote_cb)(void *ctx, int rc, const struct mero_node_quote *q,
@@ -29,7 +35,7 @@ typedef void (*mero_node_quote_cb)(void *ctx, int rc, const struct mero_node_quo
  * and no --mock-tee.
  */
 MERO_MUST_CHECK int mero_node_tee_quote(struct mero_node *node, const uint8_t report_data[64],
-                                        bool event_log, mero_node_quote_cb cb, void *ctx);
+                                        unsigned extras, mero_node_quote_cb cb, void *ctx);
 
 /* Real TDX quote through configfs-tsm (blocking; thread-pool only). *quote owned (free()). */
 MERO_MUST_CHECK int mero_node_tee_generate_real(const uint8_t report_data[64], uint8_t **quote,
@@ -37,5 +43,9 @@ MERO_MUST_CHECK int mero_node_tee_generate_real(const uint8_t report_data[64], u
 
 /* The TD's CCEL event log bytes (blocking read of ACPI sysfs). *data owned (free()). */
 MERO_MUST_CHECK int mero_node_tee_event_log(uint8_t **data, size_t *len, struct mero_err *err);
+
+/* Collateral JSON for a real quote from the hourly shared cache (blocking). *json owned. */
+MERO_MUST_CHECK int mero_node_tee_collateral(const uint8_t *quote, size_t len, char **json,
+                                             size_t *jlen, struct mero_err *err);
 
 #endif

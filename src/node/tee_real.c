@@ -6,7 +6,9 @@
  */
 #include <stdlib.h>
 
+#include "mero/collateral.h"
 #include "mero/eventlog.h"
+#include "mero/pcs.h"
 #include "mero/tsm.h"
 #include "node/tee.h"
 
@@ -19,4 +21,25 @@ int mero_node_tee_generate_real(const uint8_t report_data[64], uint8_t **quote, 
 int mero_node_tee_event_log(uint8_t **data, size_t *len, struct mero_err *err)
 {
     return mero_ccel_read_local(data, len, err);
+}
+
+int mero_node_tee_collateral(const uint8_t *quote, size_t len, char **json, size_t *jlen,
+                             struct mero_err *err)
+{
+    struct mero_collateral c;
+    mero_collateral_init(&c);
+    MERO_TRY(mero_pcs_collateral_for_quote(quote, len, &c, err));
+    struct mero_buf b;
+    mero_buf_init(&b, 1u << 20);
+    int rc = mero_collateral_to_json(&c, &b);
+    mero_collateral_cleanup(&c);
+    if (rc == 0) {
+        rc = mero_buf_nul(&b);
+    }
+    if (rc < 0) {
+        mero_buf_cleanup(&b);
+        return mero_err_set(err, -rc, "collateral does not serialise");
+    }
+    *json = (char *)mero_buf_steal(&b, jlen);
+    return 0;
 }

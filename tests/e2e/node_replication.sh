@@ -42,6 +42,14 @@ check "b (Member) writes" status_is 200
 check "a reads b's key" wait_for 10 kv_is a "$CTX" from-b "written by b"
 check "c (ReadOnly, holds the key) serves reads" wait_for 10 kv_is c "$CTX" from-b "written by b"
 
+M=$(hex96 1)
+req b PUT "/admin-api/groups/$NS/settings/tee-admission-policy" "{\"allowedMrtd\":[\"$M\"],\"allowedRtmr1\":[\"$M\"],\"allowedRtmr2\":[\"$M\"],\"allowedRtmr3\":[\"$M\"]}"
+check "a Member (not admin) may not set the admission policy (403)" status_is 403
+req b POST "/admin-api/groups/$NS/members" "{\"identity\":\"$(edpk)\",\"role\":\"Member\"}"
+check "a Member (not admin) may not add members (403)" status_is 403
+req a PUT "/admin-api/groups/$NS/settings/tee-admission-policy" "{\"allowedMrtd\":[\"$M\"],\"allowedRtmr1\":[\"$M\"],\"allowedRtmr2\":[\"$M\"],\"allowedRtmr3\":[\"$M\"],\"mode\":\"relay\"}"
+policy_on_b() { req b GET "/admin-api/groups/$NS/settings/tee-admission-policy"; jq_is .data.mode relay; }
+check "the admin's policy replicates to b" wait_for 10 policy_on_b
 req c PUT "/admin-api/contexts/$CTX/kv/from-c" '{"value":"x"}'
 check "ReadOnly member's write refused at the API: 403 ReadOnlyWriteRefused" err_is 403 "ReadOnlyWriteRefused"
 req c POST "/admin-api/test/contexts/$CTX/forge/forged" '{"value":"forged by c"}'
@@ -88,4 +96,12 @@ req a DELETE "/admin-api/groups/$NS/members/$IDC"
 check "admin removes c" status_is 200
 gone_on_b() { req b GET "/admin-api/groups/$NS/members"; jq_is ".data.members|map(select(.identity==\"$IDC\"))|length" 0; }
 check "b applies the removal" wait_for 10 gone_on_b
+
+# leave: b leaves; a sees it; b's writes are refused from then on
+req b POST "/admin-api/groups/$NS/leave" '{}'
+check "b leaves the namespace group" status_is 200
+b_gone_on_a() { req a GET "/admin-api/groups/$NS/members"; jq_is ".data.members|map(select(.identity==\"$IDB\"))|length" 0; }
+check "a applies b's leave" wait_for 10 b_gone_on_a
+req b PUT "/admin-api/contexts/$CTX/kv/after-leave" '{"value":"x"}'
+check "a former member's write is refused (403)" status_is 403
 finish

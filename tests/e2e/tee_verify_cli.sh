@@ -81,7 +81,10 @@ if [ "$rc" = 0 ]; then
         ok "verdict fields"
     else nok "verdict fields" "$out"; fi
 fi
-input 'del(.quote_hex) | .quote_b64=($q) | .collateral=$c[0] | .time_unix=$t' >/dev/null
+input '.collateral=$c[0] | .time_unix=$t' >"$T/in"
+mout=$(timeout 30 "$MERO_BIN/meroctl" quote verify <"$T/in" 2>/dev/null); mrc=$?
+if [ "$mrc" = 0 ] && [ "$mout" = "$out" ]; then ok "meroctl quote verify gives the same verdict"
+else nok "meroctl quote verify" "exit $mrc: $mout"; fi
 B64=$(base64 -w0 "$D/quote.bin")
 jq -n --arg q "$B64" --arg n "$NONCE" --arg a "$APP" --slurpfile c "$COLL" --argjson t "$TIME" \
     '{quote_b64:$q, quote_hex:"zz", nonce_hex:$n, app_hash_hex:$a, collateral:$c[0], time_unix:$t}' >"$T/in"
@@ -117,6 +120,11 @@ if [ -n "$PORT" ]; then
         ok "three verifications in one process fetch once (4 requests, not 12)"
     else nok "one fetch per hour" "rc=$rc first=$c1 then +$((c2 - c1))"; fi
 else nok "local PCS started" "no port"; fi
+stop_pcs
+
+start_pcs sigfirst
+out=$(CALIMERO_TEE_COLLATERAL_URL="http://127.0.0.1:$PORT/" timeout 30 "$BIN" <"$T/in-net" 2>"$T/err"); rc=$?; err=$(cat "$T/err")
+expect "signature-first PCS bodies: the signed text is still cut verbatim" 0 '"valid":true'
 stop_pcs
 
 net_fail() { # name

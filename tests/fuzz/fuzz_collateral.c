@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attest/collateral_int.h"
 #include "attest/der.h"
 #include "attest/tcbinfo.h"
 #include "attest/x509.h"
@@ -63,8 +64,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         return 0;
     }
-    struct mero_collateral c;
+    struct mero_collateral c, fast, gen;
     struct mero_err e;
+    /* The fast path may only accept what the general parser accepts, byte for byte. */
+    if (size <= MERO_COLLATERAL_MAX_JSON &&
+        mero__collateral_parse_fast(&fast, (const char *)data, size) == 0) {
+        mero_collateral_rehash(&fast);
+        if (mero__collateral_parse_general(&gen, (const char *)data, size, &e) != 0 ||
+            memcmp(gen.hash, fast.hash, 32) != 0) {
+            abort();
+        }
+        mero_collateral_cleanup(&gen);
+        mero_collateral_cleanup(&fast);
+    }
     if (mero_collateral_parse(&c, (const char *)data, size, &e) < 0) {
         return 0;
     }

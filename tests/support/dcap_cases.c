@@ -11,8 +11,9 @@
 #include "support/dcap_cases.h"
 
 const char *const dcap_case_names[] = {
-    "tdx/dcapqvl-1", "tdx/dcapqvl-2", "tdx/dcapqvl-3", "tdx/gotdxguest-1", "tdx/nearmpc-1",
-    "tdx/nearmpc-2", "tdx/nearmpc-3", "tdx/nearmpc-4", NULL,
+    "tdx/dcapqvl-1",    "tdx/dcapqvl-2", "tdx/dcapqvl-3",
+    "tdx/gotdxguest-1", "tdx/nearmpc-1", "tdx/nearmpc-2",
+    "tdx/nearmpc-3",    "tdx/nearmpc-4", NULL,
 };
 
 static char *slurp(const char *path, size_t *len)
@@ -76,8 +77,8 @@ int dcap_case_load(struct dcap_case *c, const char *rel)
         dcap_case_free(c);
         return -1;
     }
-    c->result = json_string_value(json_object_get(json_object_get(c->expected, "expect"),
-                                                  "result"));
+    c->result =
+        json_string_value(json_object_get(json_object_get(c->expected, "expect"), "result"));
     c->verify_time = (uint64_t)json_integer_value(json_object_get(c->expected, "verify_time_unix"));
     json_t *w = json_object_get(c->expected, "collateral_validity_window");
     if (w != NULL) {

@@ -19,8 +19,8 @@ struct dcap_case {
     size_t quote_len;
     char *collateral_json; /* NULL when the case has none */
     size_t collateral_len;
-    json_t *expected; /* owned */
-    const char *result;  /* expect.result */
+    json_t *expected;   /* owned */
+    const char *result; /* expect.result */
     uint64_t verify_time;
     int64_t window_nb, window_na; /* collateral_validity_window, 0 when absent */
 };

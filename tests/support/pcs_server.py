@@ -12,7 +12,8 @@ Serves one case's collateral (a QuoteCollateralV3 JSON file from ../shared) in P
   GET /sgx/certification/v4/rootcacrl                    hex of the root CA CRL (PCCS form)
   GET /_count                                            requests served so far (not counted)
 Issuer chains are URL-encoded like PCS does. --mode 404|500|garbage|slow makes every
-collateral request fail that way (slow: sleeps --delay seconds first).
+collateral request fail that way (slow: sleeps --delay seconds first); --mode sigfirst serves
+the signed bodies with "signature" first and extra whitespace.
 """
 import argparse
 import json
@@ -36,6 +37,8 @@ def main():
     lock = threading.Lock()
 
     def signed(key, text, sig):
+        if a.mode == "sigfirst":  # another PCCS's order, with whitespace (openenclave#4308)
+            return ('{ "signature" : "%s" ,\n  "%s" :  %s }\n' % (sig, key, text)).encode()
         return ('{"%s":%s,"signature":"%s"}' % (key, text, sig)).encode()
 
     class H(BaseHTTPRequestHandler):

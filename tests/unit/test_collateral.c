@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attest/collateral_int.h"
 #include "attest/tcbinfo.h"
 #include "harness.h"
 #include "mero/collateral.h"
@@ -29,12 +30,47 @@ TEST(every_case_parses_and_round_trips)
         CHECK_OK(mero_collateral_to_json(&c, &b));
         CHECK_OK(mero_collateral_parse(&d, (const char *)b.data, b.len, &e));
         CHECK_MEM_EQ(c.hash, d.hash, 32);
-        CHECK(d.tcb_info_len == c.tcb_info_len && memcmp(d.tcb_info, c.tcb_info, c.tcb_info_len) == 0);
+        CHECK(d.tcb_info_len == c.tcb_info_len &&
+              memcmp(d.tcb_info, c.tcb_info, c.tcb_info_len) == 0);
         CHECK((c.pck_certificate_chain != NULL) == (strcmp(k.name, "nearmpc-4") == 0));
         mero_buf_cleanup(&b);
         mero_collateral_cleanup(&c);
         mero_collateral_cleanup(&d);
         dcap_case_free(&k);
+    }
+}
+
+TEST(fast_path_equals_the_general_parser)
+{
+    for (int i = 0; dcap_case_names[i] != NULL; i++) {
+        struct dcap_case k;
+        struct mero_collateral f, g;
+        struct mero_err e;
+        CHECK(dcap_case_load(&k, dcap_case_names[i]) == 0);
+        CHECK_EQ(mero__collateral_parse_fast(&f, k.collateral_json, k.collateral_len), 0);
+        mero_collateral_rehash(&f);
+        CHECK_OK(mero__collateral_parse_general(&g, k.collateral_json, k.collateral_len, &e));
+        CHECK_MEM_EQ(f.hash, g.hash, 32);
+        mero_collateral_cleanup(&f);
+        mero_collateral_cleanup(&g);
+        dcap_case_free(&k);
+    }
+    /* shapes the fast path leaves to the general parser */
+    const char *other[] = {
+        "{\"x\":1}",
+        "{\"pck_crl\":\"\\u00e9\"}",
+        "[]",
+        "{\"pck_crl\":[1,2.0]}",
+        "{\"pck_crl\":\"00\",\"pck_crl\":\"00\"}",
+        "{} x",
+        "{\"pck_crl\":{}}",
+        "{\"pck_crl\":[01]}",
+        "{\"pck_crl\":[-1]}",
+        "{\"pck_crl\":\"\\u0000\"}",
+    };
+    for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+        struct mero_collateral f;
+        CHECK_MSG(mero__collateral_parse_fast(&f, other[i], strlen(other[i])) == 1, "%s", other[i]);
     }
 }
 
@@ -104,14 +140,15 @@ TEST(malformed_collateral_is_refused)
 {
     struct mero_collateral c;
     struct mero_err e;
-    const char *required[] = {"pck_crl_issuer_chain", "pck_crl", "tcb_info_issuer_chain",
-                              "tcb_info", "tcb_info_signature", "qe_identity_issuer_chain",
-                              "qe_identity", "qe_identity_signature"};
+    const char *required[] = {"pck_crl_issuer_chain",  "pck_crl",
+                              "tcb_info_issuer_chain", "tcb_info",
+                              "tcb_info_signature",    "qe_identity_issuer_chain",
+                              "qe_identity",           "qe_identity_signature"};
     for (int i = 0; i < 8; i++) {
         CHECK_ERR(parse_mutated(required[i], NULL), -MERO_ECOLLATERAL);
         CHECK_ERR(parse_mutated(required[i], json_integer(5)), -MERO_ECOLLATERAL);
     }
-    CHECK_OK(parse_mutated("root_ca_crl", NULL));          /* optional: reported later */
+    CHECK_OK(parse_mutated("root_ca_crl", NULL)); /* optional: reported later */
     CHECK_OK(parse_mutated("pck_certificate_chain", json_null()));
     CHECK_ERR(parse_mutated("pck_crl", json_string("zz")), -MERO_ECOLLATERAL);
     CHECK_ERR(parse_mutated("pck_crl", json_string("abc")), -MERO_ECOLLATERAL);
@@ -212,6 +249,6 @@ TEST(tcb_info_negatives)
     CHECK_ERR(tcb_mutated("{", "["), -MERO_ETCBINFO);
 }
 
-MERO_TEST_MAIN(T(every_case_parses_and_round_trips), T(byte_arrays_are_accepted),
-               T(malformed_collateral_is_refused), T(tcb_info_parses_levels_and_modules),
-               T(tcb_info_negatives))
+MERO_TEST_MAIN(T(every_case_parses_and_round_trips), T(fast_path_equals_the_general_parser),
+               T(byte_arrays_are_accepted), T(malformed_collateral_is_refused),
+               T(tcb_info_parses_levels_and_modules), T(tcb_info_negatives))

@@ -92,7 +92,10 @@ TEST(every_case_gives_its_expected_verdict)
 
 TEST(reject_reasons_are_intels)
 {
-    struct { const char *name; int code; } want[] = {
+    struct {
+        const char *name;
+        int code;
+    } want[] = {
         {"tdx/dcapqvl-2", MERO_ETCB_NOT_SUPPORTED},
         {"tdx/gotdxguest-1", MERO_ETCB_NOT_SUPPORTED},
         {"tdx/dcapqvl-3", MERO_ETCBINFO},
@@ -250,7 +253,10 @@ TEST(flipped_quote_bytes_are_verdicts_not_errors)
 {
     /* v4 layout: header 48, body 584 (mrtd at 48+136), sig at 636, key at 700, cert data
      * header 764..770, QE report 770..1154, QE report sig 1154..1218. */
-    struct { size_t off; int code; } cases[] = {
+    struct {
+        size_t off;
+        int code;
+    } cases[] = {
         {48 + 136, MERO_EBADSIG},   /* TD report body (MRTD) */
         {48 + 200, MERO_EBADSIG},   /* byte 248 of the body (the evidence test's flip) */
         {640, MERO_EBADSIG},        /* quote signature */
@@ -485,18 +491,18 @@ TEST(verify_evidence)
     CHECK(r.has_tcb_status && r.tcb_status == MERO_TCB_UP_TO_DATE);
     CHECK_MEM_EQ(r.mrtd, k.quote + 48 + 136, 48);
     bound[0] ^= 1;
-    CHECK_ERR(mero_dcap_verify_evidence(k.quote, k.quote_len, k.collateral_json,
-                                        k.collateral_len, k.verify_time, bound, &r, &e),
+    CHECK_ERR(mero_dcap_verify_evidence(k.quote, k.quote_len, k.collateral_json, k.collateral_len,
+                                        k.verify_time, bound, &r, &e),
               -MERO_EPOLICY);
     bound[0] ^= 1;
-    CHECK_ERR(mero_dcap_verify_evidence(k.quote, k.quote_len, NULL, 0, k.verify_time, bound, &r,
-                                        &e),
-              -MERO_ECOLLATERAL);
-    CHECK_FAILS(mero_dcap_verify_evidence(k.quote, k.quote_len, k.collateral_json,
-                                          k.collateral_len, 1, bound, &r, &e));
+    CHECK_ERR(
+        mero_dcap_verify_evidence(k.quote, k.quote_len, NULL, 0, k.verify_time, bound, &r, &e),
+        -MERO_ECOLLATERAL);
+    CHECK_FAILS(mero_dcap_verify_evidence(k.quote, k.quote_len, k.collateral_json, k.collateral_len,
+                                          1, bound, &r, &e));
     k.quote[200] ^= 1;
-    CHECK_FAILS(mero_dcap_verify_evidence(k.quote, k.quote_len, k.collateral_json,
-                                          k.collateral_len, k.verify_time, bound, &r, &e));
+    CHECK_FAILS(mero_dcap_verify_evidence(k.quote, k.quote_len, k.collateral_json, k.collateral_len,
+                                          k.verify_time, bound, &r, &e));
     mero_collateral_cleanup(&c);
     dcap_case_free(&k);
 }
@@ -526,6 +532,119 @@ TEST(sgx_extension_reader_agrees_with_pck_c)
     }
 }
 
+TEST(keys_off_the_curve_are_refused)
+{
+    CHECK(setup() > 0);
+    uint8_t xy[64];
+    memset(xy, 0x01, sizeof(xy));
+    EVP_PKEY *k = NULL;
+    CHECK_ERR(mero__x509_key(xy, &k), -MERO_ECRYPTO);
+    memset(xy, 0, sizeof(xy));
+    CHECK_ERR(mero__x509_key(xy, &k), -MERO_ECRYPTO);
+    /* a valid key that did not sign: the signature fails */
+    struct dcap_case a, b;
+    struct mero_err e;
+    struct mero_quote qa, qb;
+    CHECK(dcap_case_load(&a, "tdx/dcapqvl-1") == 0 && dcap_case_load(&b, "tdx/nearmpc-1") == 0);
+    CHECK_OK(mero_quote_parse(&qa, a.quote, a.quote_len, &e));
+    CHECK_OK(mero_quote_parse(&qb, b.quote, b.quote_len, &e));
+    CHECK_OK(mero__x509_key(qb.attest_key, &k));
+    CHECK_ERR(mero__x509_ecdsa_verify(k, qa.signature, qa.signed_data, qa.signed_len),
+              -MERO_EBADSIG);
+    EVP_PKEY_free(k);
+    CHECK_OK(mero__x509_key(qa.attest_key, &k));
+    CHECK_OK(mero__x509_ecdsa_verify(k, qa.signature, qa.signed_data, qa.signed_len));
+    uint8_t zero[64] = {0};
+    CHECK_ERR(mero__x509_ecdsa_verify(k, zero, qa.signed_data, qa.signed_len), -MERO_EBADSIG);
+    EVP_PKEY_free(k);
+    dcap_case_free(&a);
+    dcap_case_free(&b);
+}
+
+TEST(pem_chains_are_strict)
+{
+    struct dcap_case k;
+    struct mero_collateral c;
+    struct mero_err e;
+    struct mero_x509_chain ch;
+    CHECK(load(&k, &c, "tdx/dcapqvl-1") == 0);
+    const char *pem = c.pck_crl_issuer_chain;
+    size_t n = c.pck_crl_issuer_chain_len;
+    CHECK_OK(mero__x509_chain_parse(&ch, pem, n, &e));
+    CHECK_EQ(ch.n, 2);
+    mero__x509_chain_cleanup(&ch);
+    char *buf = malloc(4 * n + 64);
+    CHECK(buf != NULL);
+    /* trailing NULs and newlines are fine (quotes carry them) */
+    memcpy(buf, pem, n);
+    memset(buf + n, 0, 8);
+    CHECK_OK(mero__x509_chain_split(&ch, buf, n + 8, &e));
+    mero__x509_chain_cleanup(&ch);
+    /* text between blocks, after the last block, unterminated block, five certificates */
+    memcpy(buf, "junk", 4);
+    memcpy(buf + 4, pem, n);
+    CHECK_ERR(mero__x509_chain_split(&ch, buf, n + 4, &e), -MERO_ECERT);
+    memcpy(buf, pem, n);
+    memcpy(buf + n, "junk", 4);
+    CHECK_ERR(mero__x509_chain_split(&ch, buf, n + 4, &e), -MERO_ECERT);
+    CHECK_ERR(mero__x509_chain_split(&ch, pem, n - 30, &e), -MERO_ECERT);
+    for (int i = 0; i < 3; i++) {
+        memcpy(buf + (size_t)i * n, pem, n);
+    }
+    CHECK_ERR(mero__x509_chain_split(&ch, buf, 3 * n, &e), -MERO_ECERT);
+    /* a bad base64 character, and data after the padding */
+    memcpy(buf, pem, n);
+    buf[100] = '*';
+    CHECK_ERR(mero__x509_chain_split(&ch, buf, n, &e), -MERO_ECERT);
+    memcpy(buf, pem, n);
+    char *pad = strchr(buf, '=');
+    if (pad != NULL && pad[1] != '=') {
+        pad[1] = 'A';
+        CHECK_ERR(mero__x509_chain_split(&ch, buf, n, &e), -MERO_ECERT);
+    }
+    /* a byte flipped inside the DER: decodes as base64 but not as a certificate */
+    memcpy(buf, pem, n);
+    buf[40] = buf[40] == 'A' ? 'B' : 'A';
+    if (mero__x509_chain_split(&ch, buf, n, &e) == 0) {
+        struct mero_cert cert;
+        int rc = mero__cert_parse(&cert, ch.der[0], ch.der_len[0]);
+        mero__x509_chain_cleanup(&ch);
+        CHECK(rc == -MERO_ECERT || rc == 0);
+    }
+    free(buf);
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+}
+
+TEST(der_reader_refuses_truncations)
+{
+    struct dcap_case k;
+    struct mero_collateral c;
+    CHECK(load(&k, &c, "tdx/dcapqvl-1") == 0);
+    struct mero_crl crl;
+    CHECK_OK(mero__crl_parse(&crl, c.pck_crl, c.pck_crl_len));
+    for (size_t cut = 0; cut < c.pck_crl_len; cut += 7) {
+        CHECK_ERR(mero__crl_parse(&crl, c.pck_crl, cut), -MERO_ECRL);
+    }
+    struct mero_x509_chain ch;
+    struct mero_err e;
+    CHECK_OK(mero__x509_chain_split(&ch, c.pck_crl_issuer_chain, c.pck_crl_issuer_chain_len, &e));
+    struct mero_cert cert;
+    CHECK_OK(mero__cert_parse(&cert, ch.der[0], ch.der_len[0]));
+    CHECK(strstr(cert.cn, "PCK Platform CA") != NULL);
+    CHECK(strstr(cert.issuer_cn, "Root CA") != NULL);
+    for (size_t cut = 0; cut < ch.der_len[0]; cut += 5) {
+        CHECK_ERR(mero__cert_parse(&cert, ch.der[0], cut), -MERO_ECERT);
+    }
+    /* a CA certificate has no SGX extension */
+    CHECK_OK(mero__cert_parse(&cert, ch.der[0], ch.der_len[0]));
+    struct mero_sgx_ext ext;
+    CHECK_ERR(mero__cert_sgx_ext(&cert, &ext), -MERO_ECERT);
+    mero__x509_chain_cleanup(&ch);
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+}
+
 MERO_TEST_MAIN(T(every_case_gives_its_expected_verdict), T(reject_reasons_are_intels),
                T(ok_cases_are_rejected_outside_the_collateral_window),
                T(sgx_quote_is_refused_for_tdx), T(gotdxguest2_partial_collateral),
@@ -534,4 +653,6 @@ MERO_TEST_MAIN(T(every_case_gives_its_expected_verdict), T(reject_reasons_are_in
                T(unparsable_input_is_no_verdict),
                T(second_quote_on_the_same_collateral_uses_the_cache),
                T(missing_root_crl_is_reported_not_skipped), T(root_pin_decides_trust),
-               T(nonce_and_app_hash), T(verify_evidence), T(sgx_extension_reader_agrees_with_pck_c))
+               T(nonce_and_app_hash), T(verify_evidence), T(sgx_extension_reader_agrees_with_pck_c),
+               T(keys_off_the_curve_are_refused), T(pem_chains_are_strict),
+               T(der_reader_refuses_truncations))

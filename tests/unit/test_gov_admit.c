@@ -109,8 +109,8 @@ TEST(not_a_voucher_publishes_nothing)
     uint8_t mpk[32];
     CHECK_OK(mero_gov_identity(member.s, w.owner.ns, true, mpk, NULL));
     struct mero_gov_oplist l = {0};
-    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, mpk, MERO_ROLE_MEMBER, &l,
-                                 NULL));
+    CHECK_OK(
+        mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, mpk, MERO_ROLE_MEMBER, &l, NULL));
     CHECK(govt_sync(&w.owner, &member, w.owner.ns, NULL) > 0);
     struct mero_admit_request req;
     govt_tee_request(&w.tee, w.owner.ns, w.owner.ns, w.owner.ns, &req);
@@ -206,7 +206,7 @@ TEST(tcb_status_allowlist)
     e.msg[0] = 0;
     CHECK_MSG(admit(&w, &req, &outcome, &l, &e) == 0, "%s", e.msg);
     CHECK_EQ(outcome, MERO_ADMIT_ADMITTED);
-    CHECK_EQ(l.n, 2); /* join + key; evidence of a real quote needs a verifier (logged) */
+    CHECK_EQ(l.n, 2); /* join + key; this fake quote's evidence does not verify (logged) */
     mero_gov_oplist_cleanup(&l);
     world_close(&w);
 }
@@ -218,10 +218,9 @@ TEST(measurement_allowlists_fail_closed)
     struct mero_admit_request req;
     struct mero_err e = {0};
     int outcome;
-    static const char *const want[] = {"MRTD not in policy allowlist",
-                                       "RTMR1 not in policy allowlist",
-                                       "RTMR2 not in policy allowlist",
-                                       "RTMR3 not in policy allowlist"};
+    static const char *const want[] = {
+        "MRTD not in policy allowlist", "RTMR1 not in policy allowlist",
+        "RTMR2 not in policy allowlist", "RTMR3 not in policy allowlist"};
     for (int which = 0; which < 4; which++) {
         govt_tee_request(&w.tee, w.owner.ns, w.owner.ns, w.owner.ns, &req);
         if (which == 0) {
@@ -286,11 +285,11 @@ TEST(spent_quote_guard)
     /* remove the TEE, re-add it as a plain member, then remove again: its quote stays spent */
     struct mero_gov_oplist l = {0};
     CHECK_OK(mero_gov_remove_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk, &l, NULL));
-    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk,
-                                 MERO_ROLE_MEMBER, &l, NULL));
+    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk, MERO_ROLE_MEMBER,
+                                 &l, NULL));
     CHECK_OK(mero_gov_remove_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk, &l, NULL));
-    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk,
-                                 MERO_ROLE_MEMBER, &l, NULL));
+    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk, MERO_ROLE_MEMBER,
+                                 &l, NULL));
     CHECK_OK(mero_gov_remove_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk, &l, NULL));
     mero_gov_oplist_cleanup(&l);
     struct mero_err e = {0};
@@ -474,8 +473,8 @@ TEST(peer_refuses_a_forged_admission_by_a_plain_member)
     uint8_t mpk[32];
     CHECK_OK(mero_gov_identity(member.s, w.owner.ns, true, mpk, NULL));
     struct mero_gov_oplist l = {0};
-    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, mpk, MERO_ROLE_MEMBER, &l,
-                                 NULL));
+    CHECK_OK(
+        mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, mpk, MERO_ROLE_MEMBER, &l, NULL));
     mero_gov_oplist_cleanup(&l);
     CHECK(govt_sync(&w.owner, &member, w.owner.ns, NULL) > 0);
     /* the member's node runs the publish path anyway by making itself look like an admin: it
@@ -512,8 +511,7 @@ TEST(peer_refuses_a_forged_admission_by_a_plain_member)
     mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
     CHECK_OK(mero_op_encode(&op, &b));
     struct mero_err e = {0};
-    CHECK_ERR(mero_gov_apply(w.owner.s, b.data, b.len, NULL, NULL, NULL, &e),
-              -MERO_ENOTVOUCHER);
+    CHECK_ERR(mero_gov_apply(w.owner.s, b.data, b.len, NULL, NULL, NULL, &e), -MERO_ENOTVOUCHER);
     CHECK(strstr(e.msg, "may not vouch") != NULL);
     /* the same op signed by the owner (an admin) is accepted */
     mero_buf_reset(&b);
@@ -553,7 +551,7 @@ TEST(peer_refuses_a_forged_admission_by_a_plain_member)
     world_close(&w);
 }
 
-TEST(peer_refuses_real_quote_without_reader)
+TEST(peer_refuses_a_carried_quote_that_does_not_parse)
 {
     struct world w;
     CHECK_OK(world_open(&w, true, MERO_TEE_MODE_REPLICA, true));
@@ -563,13 +561,14 @@ TEST(peer_refuses_real_quote_without_reader)
     struct mero_gov_oplist l = {0};
     int outcome;
     CHECK_OK(admit(&w, &req, &outcome, &l, NULL));
-    /* a peer with no quote reader configured fails closed on the join */
+    /* a peer with no reader hook parses the carried quote itself: this fake one does not parse
+     * as TDX, so the join fails closed */
     struct govt_node peer;
     CHECK_OK(govt_open(&peer));
     struct mero_err e = {0};
     int rc = govt_sync(&w.owner, &peer, w.owner.ns, &e);
     CHECK(rc < 0);
-    CHECK(strstr(e.msg, "no quote reader") != NULL);
+    CHECK(strstr(e.msg, "does not parse") != NULL);
     struct mero_gov_hooks h = {.quote_report_data = fake_rd};
     mero_store_set_hooks(peer.s, &h);
     CHECK(govt_sync(&w.owner, &peer, w.owner.ns, &e) > 0);
@@ -584,8 +583,8 @@ TEST(subgroup_admission_of_an_admitted_tee)
     CHECK_OK(world_open(&w, true, MERO_TEE_MODE_REPLICA, true));
     uint8_t sub[32];
     struct mero_gov_oplist l = {0};
-    CHECK_OK(mero_gov_create_subgroup(w.owner.s, w.owner.ns, w.owner.ns, MERO_GROUP_RESTRICTED,
-                                      sub, &l, NULL));
+    CHECK_OK(mero_gov_create_subgroup(w.owner.s, w.owner.ns, w.owner.ns, MERO_GROUP_RESTRICTED, sub,
+                                      &l, NULL));
     struct mero_admit_request req;
     govt_tee_request(&w.tee, w.owner.ns, sub, w.owner.ns, &req);
     struct mero_err e = {0};
@@ -615,12 +614,99 @@ TEST(subgroup_admission_of_an_admitted_tee)
     world_close(&w);
 }
 
-MERO_TEST_MAIN(T(admits_and_publishes_join_evidence_and_key), T(not_a_voucher_publishes_nothing),
+/* Sign a root-form join for req as the owner and apply it on `to` (no admit_tee_node). */
+static int hand_join(struct world *w, const struct mero_admit_request *req, int role,
+                     struct govt_node *to, struct mero_err *e)
+{
+    struct mero_op op;
+    mero_op_init(&op);
+    memcpy(op.ns, w->owner.ns, 32);
+    op.scope = MERO_SCOPE_ROOT;
+    op.kind = MERO_ROOT_MEMBER_JOINED_TEE;
+    memcpy(op.join.group_id, req->group_id, 32);
+    memcpy(op.join.member, req->member, 32);
+    memcpy(op.join.quote_hash, req->quote_hash, 32);
+    op.join.m = req->m;
+    snprintf(op.join.tcb_status, sizeof(op.join.tcb_status), "%s", req->tcb_status);
+    op.join.role = (uint8_t)role;
+    op.join.has_account = true;
+    op.join.account = req->account;
+    op.join.quote = malloc(req->quote_len);
+    memcpy(op.join.quote, req->quote, req->quote_len);
+    op.join.quote_len = req->quote_len;
+    uint8_t(*heads)[32] = NULL;
+    size_t nh = 0;
+    uint8_t sk[64];
+    struct mero_buf b;
+    mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
+    int rc = mero_gov_heads(to->s, w->owner.ns, &heads, &nh);
+    if (rc == 0) {
+        rc = mero_op_set_parents(&op, (const uint8_t(*)[32])heads, (uint32_t)nh);
+    }
+    free(heads);
+    mero_random(&op.nonce, sizeof(op.nonce));
+    if (rc == 0) {
+        rc = mero_gov_identity_secret(w->owner.s, w->owner.ns, sk);
+    }
+    if (rc == 0) {
+        rc = mero_op_sign(&op, sk);
+    }
+    if (rc == 0) {
+        rc = mero_op_encode(&op, &b);
+    }
+    if (rc == 0) {
+        rc = mero_gov_apply(to->s, b.data, b.len, NULL, NULL, NULL, e);
+    }
+    mero_buf_cleanup(&b);
+    mero_op_cleanup(&op);
+    return rc;
+}
+
+TEST(peer_apply_checks_policy_deny_list_and_measurements)
+{
+    struct world w;
+    struct mero_admit_request req;
+    struct mero_err e = {0};
+    CHECK_OK(world_open(&w, false, 0, true));
+    govt_tee_request(&w.tee, w.owner.ns, w.owner.ns, w.owner.ns, &req);
+    /* no policy on the namespace: refused at apply too */
+    CHECK_ERR(hand_join(&w, &req, MERO_ROLE_READONLY_TEE, &w.owner, &e), -MERO_ENOPOLICY);
+    CHECK_STR_EQ(e.msg, "no TeeAdmissionPolicy set for group");
+    struct mero_tee_policy p;
+    CHECK_OK(govt_policy(&p, MERO_TEE_MODE_REPLICA, true));
+    CHECK_OK(mero_gov_set_policy(w.owner.s, w.owner.ns, &p, NULL, NULL, NULL, NULL));
+    mero_tee_policy_cleanup(&p);
+    /* recorded measurements outside the lists */
+    struct mero_admit_request bad = req;
+    govt_meas(bad.m.rtmr[3], 4);
+    CHECK_ERR(hand_join(&w, &bad, MERO_ROLE_READONLY_TEE, &w.owner, &e), -MERO_EREFUSED);
+    CHECK_STR_EQ(e.msg, "RTMR3 not in policy allowlist");
+    /* a mock quote recording a real TCB status */
+    snprintf(bad.tcb_status, sizeof(bad.tcb_status), "UpToDate");
+    bad.m = req.m;
+    CHECK_ERR(hand_join(&w, &bad, MERO_ROLE_READONLY_TEE, &w.owner, &e), -MERO_EREFUSED);
+    CHECK(strstr(e.msg, "Mock") != NULL);
+    /* accepted, then removed: a later join op for it is refused by the deny list */
+    CHECK_OK(hand_join(&w, &req, MERO_ROLE_READONLY_TEE, &w.owner, &e));
+    CHECK_OK(mero_gov_remove_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk, NULL, &e));
+    govt_tee_request(&w.tee, w.owner.ns, w.owner.ns, w.owner.ns, &req);
+    CHECK_ERR(hand_join(&w, &req, MERO_ROLE_READONLY_TEE, &w.owner, &e), -MERO_EREMOVED);
+    CHECK(strstr(e.msg, "cannot rejoin") != NULL);
+    /* an explicit admin re-add clears the deny entry; the TEE row path is then locked by it */
+    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, w.tee.node.pk, MERO_ROLE_MEMBER,
+                                 NULL, &e));
+    CHECK_ERR(hand_join(&w, &req, MERO_ROLE_READONLY_TEE, &w.owner, &e), -MERO_ETEE_ROLE_LOCKED);
+    world_close(&w);
+}
+
+MERO_TEST_MAIN(T(peer_apply_checks_policy_deny_list_and_measurements),
+               T(admits_and_publishes_join_evidence_and_key), T(not_a_voucher_publishes_nothing),
                T(no_policy_refused), T(mock_gate), T(tcb_status_allowlist),
-               T(measurement_allowlists_fail_closed), T(idempotent_readmission_and_evidence_refresh),
-               T(spent_quote_guard), T(spent_quote_guard_same_credential),
-               T(conversion_of_a_tee_in_the_other_role),
+               T(measurement_allowlists_fail_closed),
+               T(idempotent_readmission_and_evidence_refresh), T(spent_quote_guard),
+               T(spent_quote_guard_same_credential), T(conversion_of_a_tee_in_the_other_role),
                T(a_tee_admission_binds_the_replicas_device),
                T(a_tee_admission_with_a_stranger_credential_binds_nothing),
                T(signed_release_policy_gate), T(peer_refuses_a_forged_admission_by_a_plain_member),
-               T(peer_refuses_real_quote_without_reader), T(subgroup_admission_of_an_admitted_tee))
+               T(peer_refuses_a_carried_quote_that_does_not_parse),
+               T(subgroup_admission_of_an_admitted_tee))

@@ -21,7 +21,8 @@ static void hex(uint8_t *out, size_t n, const char *h)
     }
 }
 
-/* seed -> (public key, peer id) computed by js-libp2p (generateKeyPairFromSeed, peerIdFromPrivateKey) */
+/* seed -> (public key, peer id) computed by js-libp2p (generateKeyPairFromSeed,
+ * peerIdFromPrivateKey) */
 static const struct {
     const char *seed, *pk, *id, *mh;
 } PEER_KAT[] = {
@@ -68,12 +69,13 @@ TEST(peer_id_refusals)
     CHECK_ERR(mero_net_peer_id_pk("", pk), -MERO_EPEERID);
     CHECK_FAILS(mero_net_peer_id_pk("12D3KooWA4Xop1JaT3MHxwYMkCepYsv4iPVopMXwCz5iHYdBfe", pk));
     n = 10; /* too small an output */
-    CHECK_ERR(mero_net_peer_id_bytes("12D3KooWA4Xop1JaT3MHxwYMkCepYsv4iPVopMXwCz5iHYdBfeSB", out, &n),
-              -MERO_ETOOBIG);
+    CHECK_ERR(
+        mero_net_peer_id_bytes("12D3KooWA4Xop1JaT3MHxwYMkCepYsv4iPVopMXwCz5iHYdBfeSB", out, &n),
+        -MERO_ETOOBIG);
     /* a secp256k1 key type inside an identity multihash */
-    uint8_t sec[] = {0x00, 0x25, 0x08, 0x02, 0x12, 0x21, 0x02, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-                     12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
-                     32};
+    uint8_t sec[] = {0x00, 0x25, 0x08, 0x02, 0x12, 0x21, 0x02, 1,  2,  3,  4,  5,  6,
+                     7,    8,    9,    10,   11,   12,   13,   14, 15, 16, 17, 18, 19,
+                     20,   21,   22,   23,   24,   25,   26,   27, 28, 29, 30, 31, 32};
     CHECK_ERR(mero__peer_id_bytes_pk(sec, sizeof(sec), pk), -MERO_EUNSUPPORTED);
 }
 
@@ -137,8 +139,7 @@ TEST(multiaddr_round_trips)
 TEST(multiaddr_refusals)
 {
     char out[MERO_MULTIADDR_STR_MAX];
-    CHECK_ERR(mero_net_multiaddr_check("/dns4/example.com/tcp/443", out, NULL),
-              -MERO_EUNSUPPORTED);
+    CHECK_ERR(mero_net_multiaddr_check("/dns4/example.com/tcp/443", out, NULL), -MERO_EUNSUPPORTED);
     CHECK_ERR(mero_net_multiaddr_check("/dns6/example.com/tcp/443/p2p/x", out, NULL),
               -MERO_EUNSUPPORTED);
     CHECK_ERR(mero_net_multiaddr_check("/ip4/1.2.3.4/udp/5", out, NULL), -MERO_EUNSUPPORTED);
@@ -159,8 +160,13 @@ TEST(varints)
     static const struct {
         uint64_t v;
         const char *hex;
-    } kat[] = {{0, "00"}, {1, "01"}, {127, "7f"}, {128, "8001"}, {300, "ac02"},
-               {16384, "808001"}, {UINT64_MAX, "ffffffffffffffffff01"}};
+    } kat[] = {{0, "00"},
+               {1, "01"},
+               {127, "7f"},
+               {128, "8001"},
+               {300, "ac02"},
+               {16384, "808001"},
+               {UINT64_MAX, "ffffffffffffffffff01"}};
     for (size_t i = 0; i < sizeof(kat) / sizeof(kat[0]); i++) {
         struct mero_buf b;
         struct mero_cur c;
@@ -179,8 +185,8 @@ TEST(varints)
     }
     struct mero_cur c;
     uint64_t v;
-    uint8_t nonmin[] = {0x80, 0x00}, over[] = {0xff, 0xff, 0xff, 0xff, 0xff,
-                                               0xff, 0xff, 0xff, 0xff, 0x02};
+    uint8_t nonmin[] = {0x80, 0x00},
+            over[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02};
     uint8_t trunc[] = {0x80};
     mero_cur_init(&c, nonmin, 2);
     CHECK_ERR(mero_cur_uvarint(&c, &v), -MERO_EPROTO);
@@ -240,12 +246,11 @@ TEST(multistream_negotiation)
     CHECK_EQ(d2l.data[19], '\n');
     CHECK_OK(mero__mss_put(&d2l, "/tls/1.0.0"));
     CHECK_OK(mero__mss_put(&d2l, "/noise"));
-    CHECK_EQ(mero__mss_step(&listener, d2l.data, d2l.len - 1, &used, &l2d, match_noise, NULL,
-                            &sel),
+    CHECK_EQ(mero__mss_step(&listener, d2l.data, d2l.len - 1, &used, &l2d, match_noise, NULL, &sel),
              0); /* the last message is incomplete */
     size_t first = used;
-    CHECK_EQ(mero__mss_step(&listener, d2l.data + first, d2l.len - first, &used, &l2d,
-                            match_noise, NULL, &sel),
+    CHECK_EQ(mero__mss_step(&listener, d2l.data + first, d2l.len - first, &used, &l2d, match_noise,
+                            NULL, &sel),
              1);
     CHECK_EQ(sel, 0);
     CHECK_EQ(first + used, d2l.len);
@@ -276,8 +281,7 @@ TEST(multistream_negotiation)
 
 TEST(yamux_header)
 {
-    struct mero__yhdr h = {0, MERO__YT_WINDOW, MERO__YF_SYN | MERO__YF_ACK, 0x01020304, 262144},
-                      g;
+    struct mero__yhdr h = {0, MERO__YT_WINDOW, MERO__YF_SYN | MERO__YF_ACK, 0x01020304, 262144}, g;
     uint8_t o[12];
     mero__yamux_hdr_put(o, &h);
     uint8_t want[] = {0, 1, 0, 3, 1, 2, 3, 4, 0, 4, 0, 0};
@@ -295,7 +299,8 @@ TEST(yamux_header)
 }
 
 /* Vectors from tests/interop/noise_vectors.py (python3-dissononce). */
-static const char *const NV_MSG1 = "ce8d3ad1ccb633ec7b70c17814a5c76ecd029685050d344745ba05870e587d59";
+static const char *const NV_MSG1 =
+    "ce8d3ad1ccb633ec7b70c17814a5c76ecd029685050d344745ba05870e587d59";
 static const char *const NV_MSG2 =
     "ac01b2209e86354fb853237b5de0f4fab13c7fcbf433a61c019369617fecf10bb719b14d19eaf5ca91c89748c5ce8"
     "668e6864f05ee2367682b3e0c2fd086f0b4f64162733f3fe548251c518fe8c03cced86cd812a109fc6c40e295ef71"

@@ -264,7 +264,6 @@ TEST(measurement_values_are_checked)
 
 MERO_TEST_MAIN(T(happy_path), T(secure_defaults), T(not_crypto_valid_comes_first),
                T(app_hash_unbound_is_rejected_either_way), T(empty_tcb_list_means_uptodate_only),
-               T(missing_status_is_rejected), T(revoked_always_rejected),
-               T(mock_needs_accept_mock), T(empty_rtmr1_3_refused_rtmr0_optional),
-               T(each_register_mismatch), T(td_knobs_refused_by_default),
-               T(measurement_values_are_checked))
+               T(missing_status_is_rejected), T(revoked_always_rejected), T(mock_needs_accept_mock),
+               T(empty_rtmr1_3_refused_rtmr0_optional), T(each_register_mismatch),
+               T(td_knobs_refused_by_default), T(measurement_values_are_checked))

@@ -44,8 +44,7 @@ static void out(const char *fmt, ...)
     fflush(stdout);
 }
 
-static int on_gossip(void *ud, const char *topic, const char *from, const uint8_t *data,
-                     size_t len)
+static int on_gossip(void *ud, const char *topic, const char *from, const uint8_t *data, size_t len)
 {
     (void)ud;
     out("msg %s %s %.*s", topic, from, (int)len, (const char *)data);

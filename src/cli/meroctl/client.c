@@ -61,8 +61,8 @@ static int read_token(const struct meroctl_global *g, char *out, size_t cap)
     }
     if ((st.st_mode & 077) != 0) {
         close(fd);
-        fprintf(stderr, "meroctl: token file %s must be mode 0600 (chmod 600 %s)\n",
-                g->token_file, g->token_file);
+        fprintf(stderr, "meroctl: token file %s must be mode 0600 (chmod 600 %s)\n", g->token_file,
+                g->token_file);
         return MEROCTL_USAGE;
     }
     ssize_t n = read(fd, out, cap - 1);
@@ -98,8 +98,8 @@ static int status_exit(long status)
     return MEROCTL_FAILED;
 }
 
-int meroctl_call(const struct meroctl_global *g, const char *method, const char *path,
-                 json_t *body, bool auth, json_t **data)
+int meroctl_call(const struct meroctl_global *g, const char *method, const char *path, json_t *body,
+                 bool auth, json_t **data)
 {
     char token[256];
     char hdr[300];

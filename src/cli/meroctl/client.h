@@ -18,8 +18,8 @@
  * 0 is returned; otherwise an exit code (1 bad input 400/404/405/413, 2 failed, 3 unreachable,
  * 4 auth 401) after printing the error (stderr; also the error envelope on stdout with --json).
  */
-int meroctl_call(const struct meroctl_global *g, const char *method, const char *path,
-                 json_t *body, bool auth, json_t **data);
+int meroctl_call(const struct meroctl_global *g, const char *method, const char *path, json_t *body,
+                 bool auth, json_t **data);
 /* Print data: with --json one compact JSON document, else a readable rendering. */
 void meroctl_print(const struct meroctl_global *g, json_t *data);
 /* Call and print; returns the exit code. body is borrowed. */

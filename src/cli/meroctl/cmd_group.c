@@ -31,9 +31,9 @@ static int run_set_policy(const struct meroctl_global *g, int argc, char **argv)
 {
     static const struct {
         const char *opt, *key;
-    } lists[] = {{"--mrtd", "allowedMrtd"},     {"--rtmr0", "allowedRtmr0"},
-                 {"--rtmr1", "allowedRtmr1"},   {"--rtmr2", "allowedRtmr2"},
-                 {"--rtmr3", "allowedRtmr3"},   {"--tcb-status", "allowedTcbStatuses"}};
+    } lists[] = {{"--mrtd", "allowedMrtd"},   {"--rtmr0", "allowedRtmr0"},
+                 {"--rtmr1", "allowedRtmr1"}, {"--rtmr2", "allowedRtmr2"},
+                 {"--rtmr3", "allowedRtmr3"}, {"--tcb-status", "allowedTcbStatuses"}};
     const char *group = NULL, *mode = NULL;
     json_t *body = json_object();
     json_t *release = NULL;

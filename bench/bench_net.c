@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * bench_net.c - network benchmark (driven by bench/net.bench.sh, which runs the same exchanges
+ * between js-libp2p nodes and prints the ratios): two or five of our nodes in one process on
+ * one loop over 127.0.0.1.
+ *   1. one yamux stream: a request/response exchange carrying MB megabytes in one frame
+ *      (Noise + yamux flow control end to end), reported in MB/s;
+ *   2. gossipsub: one publisher, 4 subscribers, N messages of 256 bytes, reported as messages
+ *      delivered per second (N*4 deliveries / time until the last arrives).
+ * Usage: MERO_NET_BENCH=1 bench_net [MB] [N]   (without MERO_NET_BENCH it prints nothing)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mero/crypto.h"
+#include "mero/encoding.h"
+#include "mero/net.h"
+
+static uv_loop_t *loop;
+static size_t delivered;
+static int reply_done, reply_status, dialed;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int on_gossip(void *ud, const char *t, const char *from, const uint8_t *d, size_t n)
+{
+    (void)ud;
+    (void)t;
+    (void)from;
+    (void)d;
+    (void)n;
+    delivered++;
+    return 0;
+}
+
+static void sink(void *ud, struct mero_net_req *req, const char *from, const uint8_t *d, size_t n)
+{
+    (void)ud;
+    (void)from;
+    (void)d;
+    (void)n;
+    if (mero_net_respond(req, (const uint8_t *)"k", 1) < 0) {
+        reply_status = -1;
+    }
+}
+
+static void on_reply(void *ud, int status, const uint8_t *d, size_t n)
+{
+    (void)ud;
+    (void)d;
+    (void)n;
+    reply_done = 1;
+    reply_status = status;
+}
+
+static void on_dial(void *ud, int status, const char *peer)
+{
+    (void)ud;
+    (void)peer;
+    if (status == 0) {
+        dialed++;
+    }
+}
+
+static struct mero_net *mk(int i, const struct mero_net_config *cfg)
+{
+    uint8_t seed[32], pk[32], sk[64];
+    struct mero_net_callbacks cb = {on_gossip, NULL};
+    struct mero_net *n;
+    memset(seed, 0x40 + i, 32);
+    mero_ed25519_from_seed(pk, sk, seed);
+    if (mero_net_new(loop, sk, cfg, &cb, NULL, &n) < 0 ||
+        mero_net_listen(n, "/ip4/127.0.0.1/tcp/0") < 0) {
+        exit(2);
+    }
+    return n;
+}
+
+static void spin_until(int (*cond)(void), double limit)
+{
+    double t0 = now_s();
+    while (!cond() && now_s() - t0 < limit) {
+        uv_run(loop, UV_RUN_NOWAIT);
+    }
+}
+
+static size_t want_dials, want_delivered;
+static int dials_done(void)
+{
+    return (size_t)dialed >= want_dials;
+}
+static int replied(void)
+{
+    return reply_done;
+}
+static int all_delivered(void)
+{
+    return delivered >= want_delivered;
+}
+static struct mero_net *g_pub;
+static int subs_seen(void)
+{
+    return mero_net_topic_peers(g_pub, "ns/bench") >= 4;
+}
+
+int main(int argc, char **argv)
+{
+    if (getenv("MERO_NET_BENCH") == NULL) {
+        printf("# bench_net: run through bench/net.bench.sh\n");
+        return 0;
+    }
+    size_t mb = argc > 1 ? strtoul(argv[1], NULL, 10) : 64;
+    size_t nmsg = argc > 2 ? strtoul(argv[2], NULL, 10) : 20000;
+    struct mero_net_config cfg;
+    char addr[1][MERO_MULTIADDR_STR_MAX];
+    if (mero_crypto_init() < 0 || mb == 0 || mb > 1024 || nmsg == 0) {
+        return 1;
+    }
+    loop = uv_default_loop();
+    mero_net_config_default(&cfg);
+    cfg.max_frame = (uint32_t)(mb << 20);
+    cfg.max_write_queue = (uint32_t)((mb << 20) + (64u << 20));
+    /* 1. one stream */
+    struct mero_net *a = mk(0, &cfg), *b = mk(1, &cfg);
+    if (mero_net_handle(b, "/bench/sink/1", sink, NULL) < 0) {
+        return 1;
+    }
+    mero_net_listen_addrs(b, addr, 1);
+    want_dials = 1;
+    if (mero_net_dial(a, addr[0], on_dial, NULL) < 0) {
+        return 1;
+    }
+    spin_until(dials_done, 10);
+    uint8_t *blob = malloc(mb << 20);
+    if (blob == NULL) {
+        return 1;
+    }
+    mero_random(blob, mb << 20);
+    double t0 = now_s();
+    if (mero_net_request(a, mero_net_peer_id(b), "/bench/sink/1", blob, mb << 20, 120000, on_reply,
+                         NULL) < 0) {
+        return 1;
+    }
+    spin_until(replied, 120);
+    double dt = now_s() - t0;
+    if (reply_status != 0) {
+        fprintf(stderr, "bench_net: stream exchange failed: %s\n", mero_strerror(reply_status));
+        return 1;
+    }
+    printf("bench net_yamux_stream_c %.1f MB/s\n", (double)mb / dt);
+    free(blob);
+    mero_net_free(a);
+    mero_net_free(b);
+    uv_run(loop, UV_RUN_DEFAULT);
+
+    /* 2. gossipsub: 1 publisher, 4 subscribers */
+    mero_net_config_default(&cfg);
+    cfg.max_write_queue = 256u << 20;
+    struct mero_net *pub = mk(2, &cfg), *sub[4];
+    g_pub = pub;
+    mero_net_listen_addrs(pub, addr, 1);
+    dialed = 0;
+    want_dials = 4;
+    for (int i = 0; i < 4; i++) {
+        sub[i] = mk(3 + i, &cfg);
+        if (mero_net_subscribe(sub[i], "ns/bench") < 0 ||
+            mero_net_dial(sub[i], addr[0], on_dial, NULL) < 0) {
+            return 1;
+        }
+    }
+    spin_until(dials_done, 10);
+    spin_until(subs_seen, 10);
+    uint8_t msg[256];
+    memset(msg, 'm', sizeof(msg));
+    delivered = 0;
+    want_delivered = nmsg * 4;
+    t0 = now_s();
+    for (size_t i = 0; i < nmsg; i++) {
+        memcpy(msg, &i, sizeof(i));
+        if (mero_net_publish(pub, "ns/bench", msg, sizeof(msg)) != 4) {
+            fprintf(stderr, "bench_net: publish %zu did not reach 4 peers\n", i);
+            return 1;
+        }
+        if ((i & 255) == 255) {
+            uv_run(loop, UV_RUN_NOWAIT);
+        }
+    }
+    spin_until(all_delivered, 120);
+    dt = now_s() - t0;
+    if (delivered < want_delivered) {
+        fprintf(stderr, "bench_net: only %zu of %zu deliveries\n", delivered, want_delivered);
+    }
+    printf("bench net_gossip_4subs_c %.0f msgs/s\n", (double)delivered / dt);
+    mero_net_free(pub);
+    for (int i = 0; i < 4; i++) {
+        mero_net_free(sub[i]);
+    }
+    uv_run(loop, UV_RUN_DEFAULT);
+    return 0;
+}

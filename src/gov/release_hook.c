@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * release_hook.c - a ready release_check hook for struct mero_gov_hooks over src/attest's
+ * release source (fetch, Sigstore verification, cache): admit_tee_node step 3 for a
+ * signed-release policy. The hook's user data is the struct mero_release_source.
+ *
+ * Invariant: a measurement that is not 96 hex characters matches nothing (refused), and every
+ * refusal of mero_release_check is passed through with its reason. BLOCKING on a cache miss
+ * (network): the caller runs admit_tee_node off the loop thread, or pre-warms the cache.
+ */
+#include <string.h>
+
+#include "mero/encoding.h"
+#include "mero/gov.h"
+#include "mero/release.h"
+
+int mero_gov_release_hook(void *ud, const char *release_version,
+                          const struct mero_tee_policy *policy, const struct mero_measurements *m,
+                          struct mero_err *reason)
+{
+    struct mero_release_meas rm;
+    if (ud == NULL) {
+        return mero_err_set(reason, MERO_EINVAL, "no release source configured");
+    }
+    if (mero_hex_decode_exact(rm.mrtd, 48, m->mrtd, strlen(m->mrtd)) < 0) {
+        return mero_err_set(reason, MERO_EREFUSED, "the quote's MRTD is not a 48-byte value");
+    }
+    for (int i = 0; i < 4; i++) {
+        if (mero_hex_decode_exact(rm.rtmr[i], 48, m->rtmr[i], strlen(m->rtmr[i])) < 0) {
+            return mero_err_set(reason, MERO_EREFUSED, "the quote's RTMR%d is not a 48-byte value",
+                                i);
+        }
+    }
+    return mero_release_check((struct mero_release_source *)ud, release_version,
+                              policy->min_release, (const char *const *)policy->profiles.v,
+                              policy->profiles.n, &rm, NULL, 0, reason);
+}

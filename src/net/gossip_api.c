@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * gossip_api.c - gossipsub's public operations (subscribe, unsubscribe, publish with
+ * StrictSign and flood publishing, topic peer count), the heartbeat (mesh maintenance with
+ * GRAFT/PRUNE and backoff, IHAVE gossip, cache rotation) and the router's lifetime.
+ *
+ * Invariant: publish reports exactly the number of peers the message was queued to, and
+ * -MERO_ENOPEERS when that is zero; the mesh of a topic never exceeds D_hi after a heartbeat.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mero/crypto.h"
+#include "mero/log.h"
+#include "net/gossip_internal.h"
+
+/* ---- public operations ---- */
+
+struct bcast {
+    const struct mero_buf *rpc;
+};
+
+static void send_sub_to(struct mero__gpeer *p, void *ud)
+{
+    struct bcast *b = ud;
+    (void)mero__gs_send_rpc(p, b->rpc);
+}
+
+static int announce(struct mero__gossip *g, const char *topic, int sub)
+{
+    struct mero_buf rpc;
+    struct bcast b = {&rpc};
+    mero_buf_init(&rpc, MERO__TOPIC_MAX + 32);
+    int rc = mero__rpc_put_sub(&rpc, sub, topic);
+    if (rc == 0) {
+        mero__gs_for_each_peer(g, send_sub_to, &b);
+    }
+    mero_buf_cleanup(&rpc);
+    return rc;
+}
+
+static void join(struct mero__gossip *g, struct mero__gs_topic *t)
+{
+    uint64_t now = uv_now(g->net->loop);
+    for (struct mero__conn *c = g->net->conns; c && t->nmesh < GS_D; c = c->next) {
+        struct mero__gpeer *p = c->gp;
+        if (mero__gs_usable(p) && mero__gs_peer_has_topic(p, t->name) && !mero__gs_in_mesh(t, p) &&
+            !mero__gs_backed_off(p, t->name, now)) {
+            t->mesh[t->nmesh++] = p;
+            mero__gs_send_graft_prune(p, t->name, 1);
+        }
+    }
+}
+
+int mero_net_subscribe(struct mero_net *net, const char *topic)
+{
+    struct mero__gossip *g = net->gossip;
+    struct mero__gs_topic *t;
+    size_t n = topic ? strlen(topic) : 0;
+    if (n == 0 || n > MERO__TOPIC_MAX || g == NULL) {
+        return -MERO_EINVAL;
+    }
+    if (mero__gs_topic_find(g, topic)) {
+        return 0;
+    }
+    t = calloc(1, sizeof(*t));
+    if (t == NULL) {
+        return -MERO_ENOMEM;
+    }
+    memcpy(t->name, topic, n + 1);
+    t->next = g->topics;
+    g->topics = t;
+    MERO_TRY(announce(g, topic, 1));
+    join(g, t);
+    return 0;
+}
+
+int mero_net_unsubscribe(struct mero_net *net, const char *topic)
+{
+    struct mero__gossip *g = net->gossip;
+    struct mero__gs_topic **pp;
+    if (topic == NULL || g == NULL) {
+        return -MERO_EINVAL;
+    }
+    for (pp = &g->topics; *pp; pp = &(*pp)->next) {
+        if (strcmp((*pp)->name, topic) == 0) {
+            struct mero__gs_topic *t = *pp;
+            *pp = t->next;
+            for (size_t i = 0; i < t->nmesh; i++) {
+                if (mero__gs_usable(t->mesh[i])) {
+                    mero__gs_send_graft_prune(t->mesh[i], t->name, 0);
+                }
+            }
+            free(t);
+            return announce(g, topic, 0);
+        }
+    }
+    return 0;
+}
+
+size_t mero_net_topic_peers(const struct mero_net *net, const char *topic)
+{
+    size_t n = 0;
+    for (const struct mero__conn *c = net->conns; c; c = c->next) {
+        if (c->state == MERO__C_UP && mero__gs_usable(c->gp) &&
+            mero__gs_peer_has_topic(c->gp, topic)) {
+            n++;
+        }
+    }
+    return n;
+}
+
+int mero_net_publish(struct mero_net *net, const char *topic, const uint8_t *data, size_t len)
+{
+    struct mero__gossip *g = net->gossip;
+    struct mero_buf msg, rpc;
+    uint8_t seq[8], id[MERO__MSGID_MAX];
+    int rc, sent = 0;
+    size_t tn = topic ? strlen(topic) : 0;
+    if (g == NULL || tn == 0 || tn > MERO__TOPIC_MAX || (data == NULL && len)) {
+        return -MERO_EINVAL;
+    }
+    if (len > net->cfg.max_gossip_msg) {
+        return -MERO_ETOOBIG;
+    }
+    g->seqno++;
+    for (int i = 0; i < 8; i++) {
+        seq[i] = (uint8_t)(g->seqno >> (56 - 8 * i));
+    }
+    mero_buf_init(&msg, len + tn + 256);
+    mero_buf_init(&rpc, len + tn + 300);
+    rc = mero__rpc_msg_build(&msg, net->id_sk, net->id_bytes, sizeof(net->id_bytes), data, len, seq,
+                             topic);
+    rc = rc < 0 ? rc : mero__rpc_put_msg(&rpc, msg.data, msg.len);
+    if (rc == 0) {
+        mero__pubkey_pb(net->id_pk, id);
+        memcpy(id + MERO__PUBKEY_PB_LEN, seq, 8);
+        (void)mero__gs_seen_check_add(g, id, MERO__PUBKEY_PB_LEN + 8, 1);
+        mero__gs_mc_put(g, id, MERO__PUBKEY_PB_LEN + 8, topic, msg.data, msg.len);
+        /* flood publishing: every connected peer subscribed to the topic */
+        for (struct mero__conn *c = net->conns; c; c = c->next) {
+            if (c->state == MERO__C_UP && mero__gs_usable(c->gp) &&
+                mero__gs_peer_has_topic(c->gp, topic) && mero__gs_send_rpc(c->gp, &rpc) == 0) {
+                sent++;
+            }
+        }
+    }
+    mero_buf_cleanup(&msg);
+    mero_buf_cleanup(&rpc);
+    if (rc < 0) {
+        return rc;
+    }
+    return sent > 0 ? sent : -MERO_ENOPEERS;
+}
+
+/* ---- heartbeat ---- */
+
+static void emit_gossip(struct mero__gossip *g, struct mero__gs_topic *t)
+{
+    struct mero_buf ids, ctl;
+    size_t nid = 0, sent = 0;
+    mero_buf_init(&ids, GS_IHAVE_MAX_IDS * (MERO__MSGID_MAX + 4));
+    for (size_t w = 0; w < GS_MCACHE_GOSSIP; w++) {
+        for (size_t i = 0; i < g->mcn[w] && nid < GS_IHAVE_MAX_IDS; i++) {
+            const struct mero__gs_mc_entry *e = &g->mc[w][i];
+            if (strcmp(e->topic, t->name) == 0 && mero__pb_put_bytes(&ids, 2, e->id, e->idn) == 0) {
+                nid++;
+            }
+        }
+    }
+    if (nid) {
+        mero_buf_init(&ctl, ids.len + 400);
+        if (mero__rpc_ctrl_ihave(&ctl, t->name, &ids) == 0) {
+            for (struct mero__conn *c = g->net->conns; c && sent < GS_D_LAZY; c = c->next) {
+                struct mero__gpeer *p = c->gp;
+                if (c->state == MERO__C_UP && mero__gs_usable(p) &&
+                    mero__gs_peer_has_topic(p, t->name) && !mero__gs_in_mesh(t, p)) {
+                    mero__gs_send_control(p, &ctl);
+                    sent++;
+                }
+            }
+        }
+        mero_buf_cleanup(&ctl);
+    }
+    mero_buf_cleanup(&ids);
+}
+
+void mero__gossip_heartbeat(struct mero__gossip *g)
+{
+    uint64_t now;
+    if (g == NULL) {
+        return;
+    }
+    now = uv_now(g->net->loop);
+    for (struct mero__gs_topic *t = g->topics; t; t = t->next) {
+        for (size_t i = 0; i < t->nmesh;) {
+            struct mero__gpeer *p = t->mesh[i];
+            if (!mero__gs_usable(p) || !mero__gs_peer_has_topic(p, t->name)) {
+                t->mesh[i] = t->mesh[--t->nmesh];
+            } else {
+                i++;
+            }
+        }
+        if (t->nmesh < GS_D_LO) {
+            join(g, t);
+        }
+        while (t->nmesh > GS_D_HI) {
+            uint32_t r;
+            mero_random(&r, sizeof(r));
+            struct mero__gpeer *p = t->mesh[r % t->nmesh];
+            mero__gs_mesh_remove(t, p);
+            mero__gs_set_backoff(p, t->name, now + GS_BACKOFF_MS);
+            mero__gs_send_graft_prune(p, t->name, 0);
+            if (t->nmesh <= GS_D) {
+                break;
+            }
+        }
+        emit_gossip(g, t);
+    }
+    mero__gs_mc_shift(g);
+    if (now - g->seen_rotated >= g->net->cfg.seen_ttl_ms / 2) {
+        mero__gs_seen_rotate(g, now);
+    }
+}
+
+int mero__gossip_new(struct mero_net *net, struct mero__gossip **out)
+{
+    struct mero__gossip *g = calloc(1, sizeof(*g));
+    int ok = g != NULL;
+    if (ok) {
+        g->net = net;
+        g->rpc = malloc(sizeof(*g->rpc));
+        ok = g->rpc != NULL;
+        for (int i = 0; ok && i < 2; i++) {
+            g->seen[i].keys = calloc(GS_SEEN_SLOTS, GS_SEEN_KEY);
+            g->seen[i].used = calloc(GS_SEEN_SLOTS, 1);
+            ok = g->seen[i].keys && g->seen[i].used;
+        }
+        for (int i = 0; ok && i < GS_MCACHE_LEN; i++) {
+            g->mc[i] = calloc(GS_MCACHE_PER_WIN, sizeof(struct mero__gs_mc_entry));
+            ok = g->mc[i] != NULL;
+        }
+    }
+    if (!ok) {
+        mero__gossip_free(g);
+        return -MERO_ENOMEM;
+    }
+    mero_random(&g->seqno, sizeof(g->seqno));
+    g->seqno >>= 1;
+    *out = g;
+    return 0;
+}
+
+void mero__gossip_free(struct mero__gossip *g)
+{
+    if (g == NULL) {
+        return;
+    }
+    while (g->topics) {
+        struct mero__gs_topic *t = g->topics;
+        g->topics = t->next;
+        free(t);
+    }
+    for (int i = 0; i < GS_MCACHE_LEN; i++) {
+        if (g->mc[i]) {
+            for (size_t k = 0; k < g->mcn[i]; k++) {
+                free(g->mc[i][k].raw);
+            }
+            free(g->mc[i]);
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        free(g->seen[i].keys);
+        free(g->seen[i].used);
+    }
+    free(g->rpc);
+    free(g);
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * gossip_internal.h - state shared by the gossipsub router (gossipsub.c), its caches
+ * (gossip_cache.c) and its public operations and heartbeat (gossip_api.c). Private to src/net.
+ */
+#ifndef MERO_GOSSIP_INTERNAL_H
+#define MERO_GOSSIP_INTERNAL_H
+
+#include "net/net_internal.h"
+
+#define GS_D               6
+#define GS_D_LO            4
+#define GS_D_HI            12
+#define GS_D_LAZY          6
+#define GS_MESH_MAX        32
+#define GS_PEER_TOPICS_MAX 1024
+#define GS_BACKOFF_MS      60000
+#define GS_BACKOFF_MAX     64
+#define GS_MCACHE_LEN      5
+#define GS_MCACHE_GOSSIP   3
+#define GS_MCACHE_PER_WIN  4096
+#define GS_SEEN_SLOTS      65536 /* per generation, power of two */
+#define GS_SEEN_KEY        16
+#define GS_IHAVE_MAX_IDS   5000
+#define GS_IWANT_MAX_IDS   500
+
+struct mero__gs_topic {
+    struct mero__gs_topic *next;
+    char name[MERO__TOPIC_MAX + 1];
+    struct mero__gpeer *mesh[GS_MESH_MAX];
+    size_t nmesh;
+};
+
+struct mero__gs_backoff {
+    char topic[MERO__TOPIC_MAX + 1];
+    uint64_t until;
+};
+
+struct mero__gpeer {
+    struct mero__conn *c;
+    struct mero__stream *out;
+    int out_ready, no_gossip;
+    struct mero_buf pend;  /* framed RPCs waiting for the outbound stream */
+    struct mero_buf inbuf; /* partial inbound RPC frame */
+    char **topics;
+    size_t ntopics;
+    struct mero__gs_backoff bo[GS_BACKOFF_MAX];
+    size_t nbo;
+};
+
+struct mero__gs_mc_entry {
+    uint8_t id[MERO__MSGID_MAX];
+    size_t idn;
+    char topic[MERO__TOPIC_MAX + 1];
+    uint8_t *raw;
+    size_t rawn;
+};
+
+struct mero__gs_seen_gen {
+    uint8_t (*keys)[GS_SEEN_KEY];
+    uint8_t *used;
+    size_t count;
+};
+
+struct mero__gossip {
+    struct mero_net *net;
+    struct mero__gs_topic *topics; /* subscribed */
+    struct mero__gs_mc_entry *mc[GS_MCACHE_LEN];
+    size_t mcn[GS_MCACHE_LEN];
+    struct mero__gs_seen_gen seen[2];
+    uint64_t seen_rotated;
+    uint64_t seqno;
+    struct mero__rpc *rpc; /* decode scratch */
+};
+
+struct mero__gs_topic *mero__gs_topic_find(struct mero__gossip *g, const char *t);
+int mero__gs_peer_has_topic(const struct mero__gpeer *p, const char *t);
+int mero__gs_in_mesh(const struct mero__gs_topic *t, const struct mero__gpeer *p);
+void mero__gs_mesh_remove(struct mero__gs_topic *t, const struct mero__gpeer *p);
+int mero__gs_usable(const struct mero__gpeer *p);
+int mero__gs_backed_off(const struct mero__gpeer *p, const char *t, uint64_t now);
+void mero__gs_set_backoff(struct mero__gpeer *p, const char *t, uint64_t until);
+int mero__gs_send_rpc(struct mero__gpeer *p, const struct mero_buf *rpc);
+void mero__gs_send_control(struct mero__gpeer *p, const struct mero_buf *ctl);
+void mero__gs_send_graft_prune(struct mero__gpeer *p, const char *topic, int graft);
+int mero__gs_seen_check_add(struct mero__gossip *g, const uint8_t *id, size_t n, int add);
+void mero__gs_seen_rotate(struct mero__gossip *g, uint64_t now);
+void mero__gs_mc_put(struct mero__gossip *g, const uint8_t *id, size_t idn, const char *topic,
+                     const uint8_t *raw, size_t rawn);
+const struct mero__gs_mc_entry *mero__gs_mc_get(struct mero__gossip *g, const uint8_t *id,
+                                                size_t idn);
+void mero__gs_mc_shift(struct mero__gossip *g);
+void mero__gs_for_each_peer(struct mero__gossip *g, void (*fn)(struct mero__gpeer *, void *),
+                            void *ud);
+
+#endif

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// bench_net.mjs - the js-libp2p side of bench/net.bench.sh: the same two exchanges as
+// bench/bench_net.c between js-libp2p nodes in one process on 127.0.0.1:
+//   1. one yamux stream carrying MB megabytes in one varint-length-prefixed frame, answered
+//      with one byte (MB/s);
+//   2. gossipsub, 1 publisher + 4 subscribers, N messages of 256 bytes (deliveries/s).
+// Usage: node bench_net.mjs [MB] [N]
+import './polyfill.mjs'
+import { createLibp2p } from 'libp2p'
+import { tcp } from '@libp2p/tcp'
+import { noise } from '@chainsafe/libp2p-noise'
+import { yamux } from '@chainsafe/libp2p-yamux'
+import { gossipsub } from '@chainsafe/libp2p-gossipsub'
+import { identify } from '@libp2p/identify'
+import * as lp from 'it-length-prefixed'
+
+const MB = Number(process.argv[2] ?? 16)
+const N = Number(process.argv[3] ?? 2000)
+
+async function mk (withPubsub) {
+  const services = { identify: identify() }
+  if (withPubsub) services.pubsub = gossipsub({ emitSelf: false, heartbeatInterval: 1000, maxOutboundBufferSize: 1 << 30 })
+  const n = await createLibp2p({
+    addresses: { listen: ['/ip4/127.0.0.1/tcp/0'] },
+    transports: [tcp()],
+    connectionEncrypters: [noise()],
+    streamMuxers: [yamux()],
+    services
+  })
+  await n.start()
+  return n
+}
+
+function varint (n) {
+  const out = []
+  while (n > 0x7f) { out.push((n & 0x7f) | 0x80); n = Math.floor(n / 128) }
+  out.push(n)
+  return Uint8Array.from(out)
+}
+
+// 1. one stream
+{
+  const a = await mk(false), b = await mk(false)
+  const total = MB << 20
+  await b.handle('/bench/sink/1', async ({ stream }) => {
+    let got = 0, need = -1
+    for await (const chunk of stream.source) {
+      got += chunk.byteLength
+      if (need < 0) need = total + varint(total).length
+      if (got >= need) break
+    }
+    await stream.sink([lp.encode.single(Uint8Array.of(107)).subarray()])
+  }, { maxInboundStreams: 4 })
+  await a.dial(b.getMultiaddrs()[0])
+  const chunk = new Uint8Array(64 * 1024)
+  const t0 = performance.now()
+  const s = await a.dialProtocol(b.peerId, '/bench/sink/1')
+  await s.sink((async function * () {
+    yield varint(total)
+    for (let sent = 0; sent < total; sent += chunk.length) yield chunk
+  })())
+  for await (const r of s.source) { if (r.byteLength) break }
+  const dt = (performance.now() - t0) / 1000
+  console.log(`bench net_yamux_stream_js ${(MB / dt).toFixed(1)} MB/s`)
+  await a.stop(); await b.stop()
+}
+
+// 2. gossipsub 1 -> 4
+{
+  const pub = await mk(true)
+  const subs = []
+  for (let i = 0; i < 4; i++) subs.push(await mk(true))
+  let delivered = 0, resolve
+  const done = new Promise((res) => { resolve = res })
+  for (const s of subs) {
+    s.services.pubsub.subscribe('ns/bench')
+    s.services.pubsub.addEventListener('message', () => { if (++delivered >= N * 4) resolve() })
+    await s.dial(pub.getMultiaddrs()[0])
+  }
+  while (pub.services.pubsub.getSubscribers('ns/bench').length < 4) await new Promise((r) => setTimeout(r, 50))
+  const msg = new Uint8Array(256).fill(109)
+  const t0 = performance.now()
+  for (let i = 0; i < N; i++) {
+    msg[0] = i & 255; msg[1] = (i >> 8) & 255; msg[2] = (i >> 16) & 255
+    await pub.services.pubsub.publish('ns/bench', msg)
+  }
+  await Promise.race([done, new Promise((r) => setTimeout(r, 120000))])
+  const dt = (performance.now() - t0) / 1000
+  if (delivered < N * 4) console.log(`# js gossip: only ${delivered} of ${N * 4} deliveries`)
+  console.log(`bench net_gossip_4subs_js ${(delivered / dt).toFixed(0)} msgs/s`)
+  await pub.stop()
+  for (const s of subs) await s.stop()
+}
+process.exit(0)

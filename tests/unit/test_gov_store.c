@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_gov_store.c - the SQLite store: 0600 file refused when looser, WAL + synchronous=FULL,
+ * schema migration and reopen, the append-only triggers, idempotent apply, missing parents as
+ * a distinct error, sync queries, and rebuild-from-log equal to the incremental state after a
+ * long random history (also equal on a peer that applied the same ops).
+ */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "mero/crypto.h"
+#include "support/gov_fixture.h"
+
+static char tmpdir[256];
+
+static const char *tmp_path(const char *name, char *buf, size_t cap)
+{
+    if (tmpdir[0] == '\0') {
+        snprintf(tmpdir, sizeof(tmpdir), "%s/mero-gov-XXXXXX",
+                 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+        if (mkdtemp(tmpdir) == NULL) {
+            return NULL;
+        }
+    }
+    snprintf(buf, cap, "%s/%s", tmpdir, name);
+    return buf;
+}
+
+TEST(store_file_permissions)
+{
+    char p[512];
+    CHECK(tmp_path("perm.db", p, sizeof(p)) != NULL);
+    struct mero_store *s = NULL;
+    struct mero_err e = {0};
+    CHECK_OK(mero_crypto_init());
+    CHECK_OK(mero_store_open(p, &s, &e));
+    mero_store_close(s);
+    struct stat st;
+    CHECK(stat(p, &st) == 0);
+    CHECK_EQ(st.st_mode & 077, 0);
+    CHECK(chmod(p, 0644) == 0);
+    CHECK_ERR(mero_store_open(p, &s, &e), -MERO_EKEYPERM);
+    CHECK(strstr(e.msg, "chmod 600") != NULL);
+    CHECK(chmod(p, 0600) == 0);
+    CHECK_OK(mero_store_open(p, &s, &e));
+    mero_store_close(s);
+}
+
+TEST(store_wal_full_and_reopen)
+{
+    char p[512];
+    CHECK(tmp_path("reopen.db", p, sizeof(p)) != NULL);
+    struct mero_store *s = NULL;
+    struct mero_err e = {0};
+    uint8_t ns[32];
+    CHECK_OK(mero_store_open(p, &s, &e));
+    CHECK_OK(mero_gov_create_namespace(s, ns, NULL, &e));
+    mero_store_close(s);
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+    sqlite3_stmt *st = NULL;
+    CHECK(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL) == SQLITE_OK);
+    CHECK(sqlite3_step(st) == SQLITE_ROW);
+    CHECK_STR_EQ((const char *)sqlite3_column_text(st, 0), "wal");
+    sqlite3_finalize(st);
+    CHECK(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK);
+    CHECK(sqlite3_step(st) == SQLITE_ROW);
+    CHECK_EQ(sqlite3_column_int(st, 0), MERO_GOV_STORE_SCHEMA);
+    sqlite3_finalize(st);
+    /* a newer schema than we know is refused */
+    CHECK(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    CHECK_ERR(mero_store_open(p, &s, &e), -MERO_ESCHEMA);
+    CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    /* state survives a reopen; synchronous is FULL on the store's connection */
+    CHECK_OK(mero_store_open(p, &s, &e));
+    bool admin;
+    uint8_t pk[32];
+    CHECK_OK(mero_gov_identity(s, ns, false, pk, &e));
+    CHECK_OK(mero_gov_is_admin(s, ns, pk, &admin));
+    CHECK(admin);
+    mero_store_close(s);
+}
+
+TEST(op_table_is_append_only)
+{
+    char p[512];
+    CHECK(tmp_path("append.db", p, sizeof(p)) != NULL);
+    struct mero_store *s = NULL;
+    struct mero_err e = {0};
+    uint8_t ns[32];
+    CHECK_OK(mero_store_open(p, &s, &e));
+    CHECK_OK(mero_gov_create_namespace(s, ns, NULL, &e));
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+    char *msg = NULL;
+    CHECK(sqlite3_exec(db, "UPDATE ops SET nonce = 5", NULL, NULL, &msg) != SQLITE_OK);
+    CHECK(msg != NULL && strstr(msg, "append-only") != NULL);
+    sqlite3_free(msg);
+    msg = NULL;
+    CHECK(sqlite3_exec(db, "DELETE FROM ops", NULL, NULL, &msg) != SQLITE_OK);
+    CHECK(msg != NULL && strstr(msg, "append-only") != NULL);
+    sqlite3_free(msg);
+    sqlite3_close(db);
+    uint64_t n;
+    CHECK_OK(mero_gov_op_count(s, ns, &n));
+    CHECK_EQ(n, 1);
+    /* the purge path is the one way out */
+    CHECK_OK(mero_gov_self_purge(s, ns, ns, &e));
+    CHECK_OK(mero_gov_op_count(s, ns, &n));
+    CHECK_EQ(n, 0);
+    mero_store_close(s);
+}
+
+TEST(apply_idempotent_and_missing_parent)
+{
+    struct govt_node a, b;
+    CHECK_OK(govt_open(&a));
+    CHECK_OK(govt_open(&b));
+    CHECK_OK(govt_create_ns(&a));
+    uint8_t pk[32], sk[64];
+    mero_ed25519_keypair(pk, sk);
+    struct mero_gov_oplist l = {0};
+    struct mero_err e = {0};
+    CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, pk, MERO_ROLE_MEMBER, &l, &e));
+    /* b has not seen the genesis: a distinct error naming the missing parent */
+    uint8_t missing[32] = {0}, heads0[32];
+    uint8_t(*h)[32] = NULL;
+    size_t nh;
+    uint64_t last;
+    CHECK_OK(mero_gov_op_hashes(a.s, a.ns, 0, 1, &h, &nh, &last));
+    CHECK_EQ(nh, 1);
+    memcpy(heads0, h[0], 32);
+    free(h);
+    CHECK_ERR(mero_gov_apply(b.s, l.v[0].data, l.v[0].len, NULL, NULL, missing, &e),
+              -MERO_EMISSINGPARENT);
+    CHECK_MEM_EQ(missing, heads0, 32);
+    /* pull it, then the op applies; applying again is a duplicate */
+    struct mero_buf g;
+    mero_buf_init(&g, MERO_GOV_MAX_OP_BYTES);
+    CHECK_OK(mero_gov_op_get(a.s, missing, &g));
+    int st;
+    CHECK_OK(mero_gov_apply(b.s, g.data, g.len, &st, NULL, NULL, &e));
+    CHECK_EQ(st, MERO_APPLY_APPLIED);
+    CHECK_OK(mero_gov_apply(b.s, l.v[0].data, l.v[0].len, &st, NULL, NULL, &e));
+    CHECK_EQ(st, MERO_APPLY_APPLIED);
+    size_t before = b.nev;
+    CHECK_OK(mero_gov_apply(b.s, l.v[0].data, l.v[0].len, &st, NULL, NULL, &e));
+    CHECK_EQ(st, MERO_APPLY_DUPLICATE);
+    CHECK_EQ(b.nev, before);
+    /* heads: a single head, the add */
+    CHECK_OK(mero_gov_heads(b.s, a.ns, &h, &nh));
+    CHECK_EQ(nh, 1);
+    free(h);
+    /* a tampered signature is refused */
+    l.v[0].data[l.v[0].len - 1] ^= 1;
+    CHECK_ERR(mero_gov_apply(b.s, l.v[0].data, l.v[0].len, &st, NULL, NULL, &e), -MERO_EBADSIG);
+    mero_buf_cleanup(&g);
+    mero_gov_oplist_cleanup(&l);
+    govt_close(&a);
+    govt_close(&b);
+}
+
+TEST(ops_of_another_namespace_refused)
+{
+    struct govt_node a, b;
+    CHECK_OK(govt_open(&a));
+    CHECK_OK(govt_open(&b));
+    CHECK_OK(govt_create_ns(&a));
+    CHECK_OK(govt_create_ns(&b));
+    CHECK(govt_sync(&a, &b, a.ns, NULL) == 1);
+    /* b signs an op naming a's namespace but with b's genesis as parent */
+    struct mero_op op;
+    mero_op_init(&op);
+    memcpy(op.ns, a.ns, 32);
+    memcpy(op.group_id, a.ns, 32);
+    op.scope = MERO_SCOPE_GROUP;
+    op.kind = MERO_GROUP_MEMBER_LEFT;
+    uint8_t(*h)[32] = NULL;
+    size_t nh;
+    CHECK_OK(mero_gov_heads(b.s, b.ns, &h, &nh));
+    CHECK_OK(mero_op_set_parents(&op, (const uint8_t(*)[32])h, 1));
+    free(h);
+    uint8_t sk[64];
+    CHECK_OK(mero_gov_identity_secret(b.s, b.ns, sk));
+    CHECK_OK(mero_op_sign(&op, sk));
+    struct mero_buf buf;
+    mero_buf_init(&buf, MERO_GOV_MAX_OP_BYTES);
+    CHECK_OK(mero_op_encode(&op, &buf));
+    struct mero_err e = {0};
+    CHECK_ERR(mero_gov_apply(b.s, buf.data, buf.len, NULL, NULL, NULL, &e), -MERO_EREFUSED);
+    CHECK(strstr(e.msg, "another namespace") != NULL);
+    /* a second genesis for an existing namespace is refused */
+    mero_buf_cleanup(&buf);
+    mero_op_cleanup(&op);
+    govt_close(&a);
+    govt_close(&b);
+}
+
+/* ---- the long random history ---- */
+
+#define POOL 12
+#define TEES 4
+
+struct hist {
+    struct govt_node owner, peer;
+    struct govt_tee tee[TEES];
+    uint8_t pool[POOL][32];
+    uint8_t groups[64][32];
+    size_t ngroups;
+    uint64_t rng;
+};
+
+static uint32_t rnd(struct hist *h, uint32_t n)
+{
+    h->rng = h->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)((h->rng >> 33) % n);
+}
+
+/* one random action by the owner (or a TEE leaving); refusals are fine */
+static int step(struct hist *h, struct mero_gov_oplist *l)
+{
+    const uint8_t *ns = h->owner.ns;
+    const uint8_t *g = h->groups[rnd(h, (uint32_t)h->ngroups)];
+    const uint8_t *who = h->pool[rnd(h, POOL)];
+    struct mero_err e = {0};
+    uint8_t out[32];
+    switch (rnd(h, 11)) {
+    case 0:
+    case 1:
+        return mero_gov_add_member(h->owner.s, ns, g, who, (int)rnd(h, 3), l, &e);
+    case 2:
+        return mero_gov_remove_member(h->owner.s, ns, g, who, l, &e);
+    case 3:
+        return mero_gov_set_member_role(h->owner.s, ns, g, who, (int)rnd(h, 5), l, &e);
+    case 4:
+        if (h->ngroups < 64) {
+            int rc = mero_gov_create_subgroup(h->owner.s, ns, g, (int)rnd(h, 2), out, l, &e);
+            if (rc == 0) {
+                memcpy(h->groups[h->ngroups++], out, 32);
+            }
+            return rc;
+        }
+        return 0;
+    case 5: {
+        uint8_t app[32] = {7};
+        return mero_gov_create_context(h->owner.s, ns, g, app, out, l, &e);
+    }
+    case 6:
+        return mero_gov_set_auto_follow(h->owner.s, ns, g, who, rnd(h, 2), rnd(h, 2), l, &e);
+    case 7: {
+        struct mero_tee_policy p;
+        int rc = govt_policy(&p, (int)rnd(h, 2), true);
+        if (rc == 0) {
+            rc = mero_gov_set_policy(h->owner.s, ns, &p, l, NULL, NULL, &e);
+        }
+        mero_tee_policy_cleanup(&p);
+        return rc;
+    }
+    case 8:
+    case 9: {
+        struct govt_tee *t = &h->tee[rnd(h, TEES)];
+        struct mero_admit_request req;
+        int outcome;
+        govt_tee_request(t, ns, rnd(h, 3) ? ns : g, ns, &req);
+        req.now = 1000 + rnd(h, 3) * MERO_GOV_EVIDENCE_REFRESH_SECS;
+        return mero_gov_admit_tee_node(h->owner.s, ns, &req, &outcome, l, &e);
+    }
+    default: {
+        /* a TEE leaves a group it is in (signed by the TEE's own store) */
+        struct govt_tee *t = &h->tee[rnd(h, TEES)];
+        return mero_gov_leave(t->node.s, ns, g, l, &e);
+    }
+    }
+}
+
+TEST(rebuild_equals_incremental_after_random_history)
+{
+    struct hist *h = calloc(1, sizeof(*h));
+    CHECK(h != NULL);
+    h->rng = 42;
+    CHECK_OK(govt_open(&h->owner));
+    CHECK_OK(govt_open(&h->peer));
+    CHECK_OK(govt_create_ns(&h->owner));
+    memcpy(h->groups[0], h->owner.ns, 32);
+    h->ngroups = 1;
+    for (int i = 0; i < POOL; i++) {
+        uint8_t sk[64];
+        mero_ed25519_keypair(h->pool[i], sk);
+    }
+    for (int i = 0; i < TEES; i++) {
+        CHECK_OK(govt_tee_open(&h->tee[i], h->owner.ns));
+        memcpy(h->pool[i], h->tee[i].node.pk, 32); /* TEEs are targets too */
+    }
+    CHECK(govt_sync(&h->owner, &h->peer, h->owner.ns, NULL) == 1);
+    for (int i = 0; i < TEES; i++) {
+        CHECK(govt_sync(&h->owner, &h->tee[i].node, h->owner.ns, NULL) == 1);
+    }
+    uint64_t total = 0;
+    size_t accepted = 0;
+    for (int i = 0; i < 2000 || total < 2000; i++) {
+        struct mero_gov_oplist l = {0};
+        if (step(h, &l) == 0) {
+            accepted++;
+        }
+        /* every op the action produced goes to every other node */
+        struct mero_err e = {0};
+        for (size_t k = 0; k < l.n; k++) {
+            int st;
+            CHECK_MSG(mero_gov_apply(h->owner.s, l.v[k].data, l.v[k].len, &st, NULL, NULL, &e) == 0,
+                      "owner: %s", e.msg);
+            CHECK_MSG(mero_gov_apply(h->peer.s, l.v[k].data, l.v[k].len, &st, NULL, NULL, &e) == 0,
+                      "peer: %s", e.msg);
+            for (int t = 0; t < TEES; t++) {
+                CHECK_MSG(mero_gov_apply(h->tee[t].node.s, l.v[k].data, l.v[k].len, &st, NULL, NULL,
+                                         &e) == 0,
+                          "tee: %s", e.msg);
+            }
+        }
+        mero_gov_oplist_cleanup(&l);
+        CHECK_OK(mero_gov_op_count(h->owner.s, h->owner.ns, &total));
+        CHECK(i < 20000);
+    }
+    CHECK(accepted > 500);
+    struct mero_buf inc, peer, reb;
+    mero_buf_init(&inc, 64u << 20);
+    mero_buf_init(&peer, 64u << 20);
+    mero_buf_init(&reb, 64u << 20);
+    CHECK_OK(mero_gov_dump(h->owner.s, &inc));
+    CHECK_OK(mero_gov_dump(h->peer.s, &peer));
+    struct mero_err e = {0};
+    CHECK_MSG(mero_gov_rebuild(h->owner.s, &e) == 0, "%s", e.msg);
+    CHECK_OK(mero_gov_dump(h->owner.s, &reb));
+    CHECK(inc.len > 1000);
+    CHECK_OK(mero_buf_nul(&inc));
+    /* the history admitted TEEs and recorded evidence (rows follow these headers) */
+    const char *sp = strstr((const char *)inc.data, "[spent]\n");
+    const char *ev = strstr((const char *)inc.data, "[evidence]\n");
+    CHECK(sp != NULL && ev != NULL);
+    CHECK(sp[8] != '[' && ev[11] != '[');
+    CHECK_EQ(inc.len, reb.len);
+    CHECK(memcmp(inc.data, reb.data, inc.len) == 0);
+    CHECK_EQ(inc.len, peer.len);
+    CHECK(memcmp(inc.data, peer.data, inc.len) == 0);
+    /* a rebuilt store keeps working */
+    uint8_t pk[32], sk[64];
+    mero_ed25519_keypair(pk, sk);
+    CHECK_OK(
+        mero_gov_add_member(h->owner.s, h->owner.ns, h->owner.ns, pk, MERO_ROLE_MEMBER, NULL, &e));
+    mero_buf_cleanup(&inc);
+    mero_buf_cleanup(&peer);
+    mero_buf_cleanup(&reb);
+    govt_close(&h->owner);
+    govt_close(&h->peer);
+    for (int i = 0; i < TEES; i++) {
+        govt_close(&h->tee[i].node);
+    }
+    free(h);
+}
+
+TEST(sync_queries_page_through_the_log)
+{
+    struct govt_node a;
+    CHECK_OK(govt_open(&a));
+    CHECK_OK(govt_create_ns(&a));
+    struct mero_err e = {0};
+    for (int i = 0; i < 10; i++) {
+        uint8_t pk[32], sk[64];
+        mero_ed25519_keypair(pk, sk);
+        CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, pk, MERO_ROLE_MEMBER, NULL, &e));
+    }
+    uint8_t(*h)[32] = NULL;
+    size_t n = 0, seen = 0;
+    uint64_t after = 0, last = 0;
+    do {
+        CHECK_OK(mero_gov_op_hashes(a.s, a.ns, after, 4, &h, &n, &last));
+        for (size_t i = 0; i < n; i++) {
+            bool have;
+            CHECK_OK(mero_gov_has_op(a.s, h[i], &have));
+            CHECK(have);
+        }
+        seen += n;
+        after = last;
+        free(h);
+        h = NULL;
+    } while (n == 4);
+    CHECK_EQ(seen, 11);
+    uint8_t unknown[32] = {9};
+    struct mero_buf b;
+    mero_buf_init(&b, 1024);
+    CHECK_ERR(mero_gov_op_get(a.s, unknown, &b), -MERO_ENOTFOUND);
+    mero_buf_cleanup(&b);
+    uint8_t(*nss)[32] = NULL;
+    CHECK_OK(mero_gov_namespaces(a.s, &nss, &n));
+    CHECK_EQ(n, 1);
+    CHECK_MEM_EQ(nss[0], a.ns, 32);
+    free(nss);
+    govt_close(&a);
+}
+
+MERO_TEST_MAIN(T(store_file_permissions), T(store_wal_full_and_reopen), T(op_table_is_append_only),
+               T(apply_idempotent_and_missing_parent), T(ops_of_another_namespace_refused),
+               T(rebuild_equals_incremental_after_random_history),
+               T(sync_queries_page_through_the_log))

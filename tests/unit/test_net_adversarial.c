@@ -1,0 +1,645 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_net_adversarial.c - bad input against a live node (one uv loop in the main thread, a
+ * blocking "attacker" in a second thread speaking the wire protocol through the library's own
+ * codecs): garbage after connect, a Noise payload with a bad signature, encrypted garbage, an
+ * oversized yamux frame, a yamux window overflow, a flood of streams, an oversized gossipsub
+ * RPC, a slow gossip reader. Each must end that connection (the attacker sees EOF/RST), and
+ * after each a well-behaved peer still completes a request/response exchange with the node,
+ * whose connection count returns to what the good peers account for (memory bounded).
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "mero/crypto.h"
+#include "mero/log.h"
+#include "mero/net.h"
+#include "net/net_internal.h"
+
+static uv_loop_t *loop;
+static struct mero_net *srv, *good;
+static int srv_port;
+static uv_async_t done_async;
+static int attack_result;
+static void (*attack_fn)(void);
+
+/* ---- attacker side (blocking sockets, runs in its own thread) ---- */
+
+static int at_connect(void)
+{
+    struct sockaddr_in a;
+    struct timeval tv = {5, 0};
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)srv_port);
+    a.sin_addr.s_addr = htonl(0x7f000001);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        return -1;
+    }
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    return fd;
+}
+
+static int at_send(int fd, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    while (n) {
+        ssize_t k = send(fd, b, n, MSG_NOSIGNAL);
+        if (k <= 0) {
+            return -1;
+        }
+        b += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int at_recv(int fd, void *p, size_t n)
+{
+    uint8_t *b = p;
+    while (n) {
+        ssize_t k = recv(fd, b, n, 0);
+        if (k <= 0) {
+            return -1;
+        }
+        b += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* 1 when the server closed the connection within the receive timeout. */
+static int at_closed(int fd)
+{
+    uint8_t buf[4096];
+    for (int i = 0; i < 4000; i++) {
+        ssize_t k = recv(fd, buf, sizeof(buf), 0);
+        if (k == 0 || (k < 0 && errno == ECONNRESET)) {
+            return 1;
+        }
+        if (k < 0) {
+            return 0; /* timeout: still open */
+        }
+    }
+    return 0;
+}
+
+static int at_read_mss(int fd, char *out, size_t cap)
+{
+    uint8_t len;
+    if (at_recv(fd, &len, 1) < 0 || len == 0 || len >= cap || len > 127) {
+        return -1;
+    }
+    if (at_recv(fd, out, len) < 0) {
+        return -1;
+    }
+    out[len - 1] = 0;
+    return 0;
+}
+
+static int at_mss_noise(int fd)
+{
+    struct mero_buf b;
+    char m[256];
+    int rc;
+    mero_buf_init(&b, 256);
+    rc = mero__mss_put(&b, MERO__MSS_PROTO) | mero__mss_put(&b, "/noise");
+    rc = rc ? rc : at_send(fd, b.data, b.len);
+    mero_buf_cleanup(&b);
+    if (rc || at_read_mss(fd, m, sizeof(m)) < 0 || at_read_mss(fd, m, sizeof(m)) < 0) {
+        return -1;
+    }
+    return strcmp(m, "/noise") == 0 ? 0 : -1;
+}
+
+struct at_sess {
+    int fd;
+    struct mero__noise ns;
+    uint8_t plain[70000];
+    size_t plen;
+};
+
+static int at_noise_frame(int fd, const struct mero_buf *m)
+{
+    uint8_t l[2] = {(uint8_t)(m->len >> 8), (uint8_t)m->len};
+    return at_send(fd, l, 2) || at_send(fd, m->data, m->len) ? -1 : 0;
+}
+
+static int at_handshake(struct at_sess *a, int bad_sig)
+{
+    uint8_t seed[32], pk[32], sk[64], s_sk[32], l[2], msg[70000];
+    struct mero_buf m, p;
+    int rc = -1;
+    mero_random(seed, 32);
+    mero_ed25519_from_seed(pk, sk, seed);
+    mero_random(s_sk, 32);
+    mero__noise_init(&a->ns, 1, s_sk, NULL);
+    mero_buf_init(&m, 70000);
+    mero_buf_init(&p, 70000);
+    if (at_mss_noise(a->fd) < 0 || mero__noise_write(&a->ns, NULL, 0, &m) < 0 ||
+        at_noise_frame(a->fd, &m) < 0 || at_recv(a->fd, l, 2) < 0) {
+        goto out;
+    }
+    size_t n = ((size_t)l[0] << 8) | l[1];
+    if (at_recv(a->fd, msg, n) < 0 || mero__noise_read(&a->ns, msg, n, &p) < 0) {
+        goto out;
+    }
+    mero_buf_reset(&p);
+    mero_buf_reset(&m);
+    if (mero__noise_payload_make(sk, a->ns.s_pk, &p) < 0) {
+        goto out;
+    }
+    if (bad_sig) {
+        p.data[p.len - 5] ^= 0x40;
+    }
+    if (mero__noise_write(&a->ns, p.data, p.len, &m) < 0 || at_noise_frame(a->fd, &m) < 0) {
+        goto out;
+    }
+    rc = 0;
+out:
+    mero_buf_cleanup(&m);
+    mero_buf_cleanup(&p);
+    return rc;
+}
+
+static int at_send_enc(struct at_sess *a, const uint8_t *p, size_t n)
+{
+    uint8_t frame[2 + MERO__NOISE_MAX_MSG];
+    while (n) {
+        size_t k = n < MERO__NOISE_MAX_PLAIN ? n : MERO__NOISE_MAX_PLAIN;
+        frame[0] = (uint8_t)((k + 16) >> 8);
+        frame[1] = (uint8_t)(k + 16);
+        if (mero__cipher_seal(&a->ns.tx, NULL, 0, p, k, frame + 2) < 0 ||
+            at_send(a->fd, frame, k + 18) < 0) {
+            return -1;
+        }
+        p += k;
+        n -= k;
+    }
+    return 0;
+}
+
+/* Read decrypted bytes until at least `want` are buffered. */
+static int at_recv_enc(struct at_sess *a, size_t want)
+{
+    uint8_t l[2], frame[MERO__NOISE_MAX_MSG];
+    while (a->plen < want) {
+        if (at_recv(a->fd, l, 2) < 0) {
+            return -1;
+        }
+        size_t n = ((size_t)l[0] << 8) | l[1];
+        if (n < 16 || at_recv(a->fd, frame, n) < 0 || a->plen + n > sizeof(a->plain) ||
+            mero__cipher_open(&a->ns.rx, NULL, 0, frame, n, a->plain + a->plen) < 0) {
+            return -1;
+        }
+        a->plen += n - 16;
+    }
+    return 0;
+}
+
+static int at_yamux_up(struct at_sess *a)
+{
+    struct mero_buf b;
+    int rc;
+    mero_buf_init(&b, 256);
+    rc = mero__mss_put(&b, MERO__MSS_PROTO) | mero__mss_put(&b, "/yamux/1.0.0");
+    rc = rc ? rc : at_send_enc(a, b.data, b.len);
+    size_t want = b.len; /* the listener echoes exactly these two messages */
+    mero_buf_cleanup(&b);
+    return rc || at_recv_enc(a, want) < 0 ? -1 : 0;
+}
+
+static int at_frame(struct at_sess *a, uint8_t type, uint16_t flags, uint32_t sid, uint32_t len,
+                    const uint8_t *data, size_t n)
+{
+    uint8_t h[12];
+    struct mero__yhdr y = {0, type, flags, sid, len};
+    mero__yamux_hdr_put(h, &y);
+    if (at_send_enc(a, h, 12) < 0) {
+        return -1;
+    }
+    return n ? at_send_enc(a, data, n) : 0;
+}
+
+static int at_session(struct at_sess *a)
+{
+    a->plen = 0;
+    a->fd = at_connect();
+    if (a->fd < 0 || at_handshake(a, 0) < 0 || at_yamux_up(a) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+static void at_finish(struct at_sess *a, int closed)
+{
+    attack_result = closed;
+    if (a->fd >= 0) {
+        close(a->fd);
+    }
+    mero__noise_cleanup(&a->ns);
+}
+
+static void attack_garbage(void)
+{
+    int fd = at_connect();
+    /* an HTTP request: 'G' reads as a 71-byte multistream message that does not end in \n */
+    const char req[] = "GET / HTTP/1.1\r\nHost: example.org\r\nUser-Agent: x\r\nAccept: */*\r\n"
+                       "Connection: close\r\n\r\n";
+    attack_result = fd >= 0 && at_send(fd, req, sizeof(req) - 1) == 0 && at_closed(fd);
+    if (fd >= 0) {
+        close(fd);
+    }
+}
+
+static void attack_bad_sig(void)
+{
+    static struct at_sess a;
+    a.fd = at_connect();
+    int ok = a.fd >= 0 && at_handshake(&a, 1) == 0;
+    at_finish(&a, ok && at_closed(a.fd));
+}
+
+static void attack_enc_garbage(void)
+{
+    static struct at_sess a;
+    a.fd = at_connect();
+    uint8_t junk[100] = {0, 60};
+    int ok = a.fd >= 0 && at_handshake(&a, 0) == 0 && at_send(a.fd, junk, 62) == 0;
+    at_finish(&a, ok && at_closed(a.fd));
+}
+
+static void attack_oversized(void)
+{
+    static struct at_sess a;
+    int ok = at_session(&a) == 0 &&
+             at_frame(&a, MERO__YT_DATA, MERO__YF_SYN, 1, 16u << 20, NULL, 0) == 0;
+    at_finish(&a, ok && at_closed(a.fd));
+}
+
+static void attack_window(void)
+{
+    static struct at_sess a;
+    int ok = at_session(&a) == 0 &&
+             at_frame(&a, MERO__YT_WINDOW, MERO__YF_SYN, 1, 0, NULL, 0) == 0 &&
+             at_frame(&a, MERO__YT_WINDOW, 0, 1, 0x7fffff00u, NULL, 0) == 0;
+    at_finish(&a, ok && at_closed(a.fd));
+}
+
+static void attack_window_data(void)
+{
+    static struct at_sess a;
+    static uint8_t big[MERO__YAMUX_RECV_WINDOW + 1];
+    int ok = at_session(&a) == 0;
+    /* the node may close while we are still sending: a failed send counts as closed */
+    int sent =
+        ok && at_frame(&a, MERO__YT_DATA, MERO__YF_SYN, 1, sizeof(big), big, sizeof(big)) == 0;
+    at_finish(&a, ok && (!sent || at_closed(a.fd)));
+}
+
+static void attack_flood(void)
+{
+    static struct at_sess a;
+    int ok = at_session(&a) == 0;
+    for (uint32_t i = 0; ok && i < 400; i++) {
+        if (at_frame(&a, MERO__YT_WINDOW, MERO__YF_SYN, 1 + 2 * i, 0, NULL, 0) < 0) {
+            break; /* the server may already have closed */
+        }
+    }
+    at_finish(&a, ok && at_closed(a.fd));
+}
+
+static int at_open_meshsub(struct at_sess *a, uint32_t sid)
+{
+    struct mero_buf b;
+    int rc;
+    mero_buf_init(&b, 256);
+    rc = mero__mss_put(&b, MERO__MSS_PROTO) | mero__mss_put(&b, MERO__MESHSUB_11);
+    rc = rc ? rc : at_frame(a, MERO__YT_DATA, MERO__YF_SYN, sid, (uint32_t)b.len, b.data, b.len);
+    mero_buf_cleanup(&b);
+    return rc;
+}
+
+static void attack_big_rpc(void)
+{
+    static struct at_sess a;
+    uint8_t lenp[] = {0x80, 0x80, 0x80, 0x32}; /* 100 MiB */
+    int ok = at_session(&a) == 0 && at_open_meshsub(&a, 1) == 0 &&
+             at_frame(&a, MERO__YT_DATA, 0, 1, sizeof(lenp), lenp, sizeof(lenp)) == 0;
+    at_finish(&a, ok && at_closed(a.fd));
+}
+
+static volatile int slow_subscribed;
+
+static void attack_slow_reader(void)
+{
+    static struct at_sess a;
+    struct mero_buf rpc, fr;
+    int ok = at_session(&a) == 0 && at_open_meshsub(&a, 1) == 0;
+    mero_buf_init(&rpc, 256);
+    mero_buf_init(&fr, 256);
+    ok = ok && mero__rpc_put_sub(&rpc, 1, "slow") == 0 &&
+         mero_buf_append_uvarint(&fr, rpc.len) == 0 &&
+         mero_buf_append(&fr, rpc.data, rpc.len) == 0 &&
+         at_frame(&a, MERO__YT_DATA, 0, 1, (uint32_t)fr.len, fr.data, fr.len) == 0;
+    mero_buf_cleanup(&rpc);
+    mero_buf_cleanup(&fr);
+    slow_subscribed = ok;
+    /* now never read: the node's output to us must be bounded, then we get dropped */
+    sleep(2);
+    at_finish(&a, ok && at_closed(a.fd));
+}
+
+static volatile int sig_sent;
+
+static int at_send_rpc(struct at_sess *a, uint32_t sid, const struct mero_buf *rpc)
+{
+    struct mero_buf fr;
+    int rc;
+    mero_buf_init(&fr, rpc->len + 16);
+    rc = mero_buf_append_uvarint(&fr, rpc->len) | mero_buf_append(&fr, rpc->data, rpc->len);
+    rc = rc ? rc : at_frame(a, MERO__YT_DATA, 0, sid, (uint32_t)fr.len, fr.data, fr.len);
+    mero_buf_cleanup(&fr);
+    return rc;
+}
+
+/* Three messages on "sig": one good, one with its data changed after signing, one whose
+ * `from` names another key than the one that signed it. */
+static void attack_gossip_signatures(void)
+{
+    static struct at_sess a;
+    uint8_t seed[32], pk[32], sk[64], pk2[32], sk2[64], from[38], from2[38];
+    uint8_t seq[8] = {0, 0, 0, 0, 0, 0, 0, 1};
+    struct mero_buf m1, m2, m3, rpc;
+    memset(seed, 0x5a, 32);
+    mero_ed25519_from_seed(pk, sk, seed);
+    memset(seed, 0x5b, 32);
+    mero_ed25519_from_seed(pk2, sk2, seed);
+    mero__peer_id_bytes_from_pk(pk, from);
+    mero__peer_id_bytes_from_pk(pk2, from2);
+    mero_buf_init(&m1, 512);
+    mero_buf_init(&m2, 512);
+    mero_buf_init(&m3, 512);
+    mero_buf_init(&rpc, 4096);
+    int ok = at_session(&a) == 0 && at_open_meshsub(&a, 1) == 0;
+    ok = ok && mero__rpc_msg_build(&m1, sk, from, 38, (const uint8_t *)"good", 4, seq, "sig") == 0;
+    seq[7] = 2;
+    ok = ok && mero__rpc_msg_build(&m2, sk, from, 38, (const uint8_t *)"evil", 4, seq, "sig") == 0;
+    seq[7] = 3;
+    ok = ok && mero__rpc_msg_build(&m3, sk2, from, 38, (const uint8_t *)"fake", 4, seq, "sig") == 0;
+    if (ok) {
+        /* m2: flip a data byte after signing ("evil" -> "evim") */
+        for (size_t i = 0; i + 4 <= m2.len; i++) {
+            if (memcmp(m2.data + i, "evil", 4) == 0) {
+                m2.data[i + 3] = 'm';
+                break;
+            }
+        }
+    }
+    ok = ok && mero__rpc_put_sub(&rpc, 1, "sig") == 0 &&
+         mero__rpc_put_msg(&rpc, m2.data, m2.len) == 0 &&
+         mero__rpc_put_msg(&rpc, m3.data, m3.len) == 0 &&
+         mero__rpc_put_msg(&rpc, m1.data, m1.len) == 0 &&
+         mero__rpc_put_msg(&rpc, m1.data, m1.len) == 0 && /* a duplicate: seen cache */
+         at_send_rpc(&a, 1, &rpc) == 0;
+    sig_sent = ok;
+    sleep(1);
+    /* the connection stays up: bad messages are dropped, not fatal */
+    uint8_t b;
+    ssize_t k = recv(a.fd, &b, 1, MSG_DONTWAIT);
+    int still_open = k > 0 || (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+    mero_buf_cleanup(&m1);
+    mero_buf_cleanup(&m2);
+    mero_buf_cleanup(&m3);
+    mero_buf_cleanup(&rpc);
+    at_finish(&a, ok && still_open);
+}
+
+/* ---- loop side ---- */
+
+static int gossip_good, gossip_bad;
+static int on_gossip(void *ud, const char *topic, const char *from, const uint8_t *d, size_t n)
+{
+    (void)ud;
+    (void)from;
+    if (strcmp(topic, "sig") == 0 && n == 4 && memcmp(d, "good", 4) == 0) {
+        gossip_good++;
+    } else {
+        gossip_bad++;
+    }
+    return 0;
+}
+
+static void *attack_thread(void *arg)
+{
+    (void)arg;
+    attack_fn();
+    uv_async_send(&done_async);
+    return NULL;
+}
+
+static void on_done(uv_async_t *h)
+{
+    (void)h;
+    uv_stop(loop);
+}
+
+static void echo(void *ud, struct mero_net_req *req, const char *from, const uint8_t *d, size_t n)
+{
+    (void)ud;
+    (void)from;
+    if (mero_net_respond(req, d, n) < 0) {
+        MERO_WARN("respond failed");
+    }
+}
+
+static int reply_status = 1;
+static void on_reply(void *ud, int status, const uint8_t *d, size_t n)
+{
+    (void)ud;
+    reply_status =
+        (status == 0 && n == 4 && memcmp(d, "ping", 4) == 0) ? 0 : (status ? status : -1);
+    uv_stop(loop);
+}
+
+static void stop_timer_cb(uv_timer_t *t)
+{
+    (void)t;
+    uv_stop(loop);
+}
+
+static void run_for(uint64_t ms)
+{
+    uv_timer_t t;
+    uv_timer_init(loop, &t);
+    uv_timer_start(&t, stop_timer_cb, ms, 0);
+    uv_run(loop, UV_RUN_DEFAULT);
+    uv_close((uv_handle_t *)&t, NULL);
+    uv_run(loop, UV_RUN_NOWAIT);
+}
+
+static int good_exchange(void)
+{
+    reply_status = 1;
+    if (mero_net_request(good, mero_net_peer_id(srv), "/t/echo", (const uint8_t *)"ping", 4, 5000,
+                         on_reply, NULL) < 0) {
+        return -1;
+    }
+    uv_timer_t guard;
+    uv_timer_init(loop, &guard);
+    uv_timer_start(&guard, stop_timer_cb, 8000, 0);
+    uv_run(loop, UV_RUN_DEFAULT);
+    uv_close((uv_handle_t *)&guard, NULL);
+    uv_run(loop, UV_RUN_NOWAIT);
+    return reply_status;
+}
+
+static int run_attack(void (*fn)(void))
+{
+    pthread_t th;
+    attack_fn = fn;
+    attack_result = 0;
+    uv_async_init(loop, &done_async, on_done);
+    if (pthread_create(&th, NULL, attack_thread, NULL) != 0) {
+        return -1;
+    }
+    uv_run(loop, UV_RUN_DEFAULT);
+    pthread_join(th, NULL);
+    uv_close((uv_handle_t *)&done_async, NULL);
+    run_for(100); /* let the node reap the closed connection */
+    return attack_result;
+}
+
+static void setup_nodes(void)
+{
+    uint8_t seed[32], pk[32], sk[64];
+    struct mero_net_config cfg;
+    char addrs[2][MERO_MULTIADDR_STR_MAX];
+    if (srv) {
+        return;
+    }
+    if (mero_crypto_init() < 0) {
+        return;
+    }
+    loop = uv_default_loop();
+    mero_net_config_default(&cfg);
+    cfg.max_write_queue = 1u << 20;
+    cfg.handshake_timeout_ms = 3000;
+    memset(seed, 0x11, 32);
+    mero_ed25519_from_seed(pk, sk, seed);
+    struct mero_net_callbacks cb = {on_gossip, NULL};
+    if (mero_net_new(loop, sk, &cfg, &cb, NULL, &srv) < 0 || mero_net_subscribe(srv, "sig") < 0 ||
+        mero_net_listen(srv, "/ip4/127.0.0.1/tcp/0") < 0 ||
+        mero_net_handle(srv, "/t/echo", echo, NULL) < 0 || mero_net_subscribe(srv, "slow") < 0) {
+        return;
+    }
+    memset(seed, 0x22, 32);
+    mero_ed25519_from_seed(pk, sk, seed);
+    if (mero_net_new(loop, sk, NULL, NULL, NULL, &good) < 0) {
+        return;
+    }
+    mero_net_listen_addrs(srv, addrs, 2);
+    struct mero__maddr m;
+    if (mero__maddr_parse(addrs[0], &m) == 0) {
+        srv_port = m.port;
+    }
+    if (mero_net_add_addr(good, addrs[0]) < 0) {
+        srv_port = 0;
+    }
+}
+
+#define ATTACK_TEST(name, fn)                                                                      \
+    TEST(name)                                                                                     \
+    {                                                                                              \
+        setup_nodes();                                                                             \
+        CHECK(srv_port > 0);                                                                       \
+        CHECK_MSG(run_attack(fn) == 1, "the node did not close the attacking connection");         \
+        CHECK_EQ(good_exchange(), 0);                                                              \
+        CHECK_MSG(srv->nconns == 1, "node holds %u connections", (unsigned)srv->nconns);           \
+    }
+
+ATTACK_TEST(garbage_after_connect, attack_garbage)
+ATTACK_TEST(noise_bad_payload_signature, attack_bad_sig)
+ATTACK_TEST(noise_encrypted_garbage, attack_enc_garbage)
+ATTACK_TEST(yamux_oversized_frame, attack_oversized)
+ATTACK_TEST(yamux_window_overflow, attack_window)
+ATTACK_TEST(yamux_data_beyond_window, attack_window_data)
+ATTACK_TEST(yamux_stream_flood, attack_flood)
+ATTACK_TEST(gossip_oversized_rpc, attack_big_rpc)
+
+static void slow_publisher_thread_waiter(void)
+{
+    attack_slow_reader();
+}
+
+TEST(slow_gossip_reader_is_dropped)
+{
+    pthread_t th;
+    setup_nodes();
+    CHECK(srv_port > 0);
+    attack_fn = slow_publisher_thread_waiter;
+    attack_result = 0;
+    slow_subscribed = 0;
+    uv_async_init(loop, &done_async, on_done);
+    CHECK(pthread_create(&th, NULL, attack_thread, NULL) == 0);
+    static uint8_t blob[512 * 1024];
+    int published = 0, dropped = 0;
+    for (int i = 0; i < 100 && !dropped; i++) {
+        run_for(50);
+        if (!slow_subscribed) {
+            continue;
+        }
+        int rc = mero_net_publish(srv, "slow", blob, sizeof(blob));
+        if (rc > 0) {
+            published++;
+        } else if (published) {
+            dropped = 1;
+        }
+    }
+    uv_run(loop, UV_RUN_DEFAULT); /* until the attacker thread reports */
+    pthread_join(th, NULL);
+    uv_close((uv_handle_t *)&done_async, NULL);
+    run_for(100);
+    CHECK_MSG(published >= 1, "never saw the subscriber");
+    CHECK_MSG(dropped, "publishing kept succeeding: output not bounded");
+    CHECK(attack_result == 1);
+    CHECK_EQ(good_exchange(), 0);
+    CHECK_EQ(srv->nconns, 1);
+}
+
+TEST(gossip_strictsign_enforced)
+{
+    setup_nodes();
+    CHECK(srv_port > 0);
+    gossip_good = gossip_bad = 0;
+    CHECK_MSG(run_attack(attack_gossip_signatures) == 1, "connection closed or attack failed");
+    CHECK_EQ(gossip_good, 1); /* delivered once despite the duplicate */
+    CHECK_EQ(gossip_bad, 0);  /* tampered data and wrong-key messages dropped */
+    CHECK_EQ(good_exchange(), 0);
+}
+
+TEST(teardown)
+{
+    setup_nodes();
+    CHECK(srv != NULL && good != NULL);
+    mero_net_free(good);
+    mero_net_free(srv);
+    uv_run(loop, UV_RUN_DEFAULT);
+    CHECK_EQ(uv_loop_close(loop), 0);
+}
+
+MERO_TEST_MAIN(T(garbage_after_connect), T(noise_bad_payload_signature), T(noise_encrypted_garbage),
+               T(yamux_oversized_frame), T(yamux_window_overflow), T(yamux_data_beyond_window),
+               T(yamux_stream_flood), T(gossip_oversized_rpc), T(slow_gossip_reader_is_dropped),
+               T(gossip_strictsign_enforced), T(teardown))

@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_net_conns.c - connection management and request/response semantics between in-process
+ * nodes on one uv loop: simultaneous dials collapse into one connection per pair, a dial to
+ * the wrong /p2p/ id is refused, request timeouts, unknown peers and protocols, a 3 MiB
+ * request/response (flow control across many yamux windows), oversized frames, a handshake
+ * timeout against a silent listener, publish to zero peers, and clean shutdown with pending
+ * requests.
+ */
+#include <string.h>
+
+#include "harness.h"
+#include "mero/crypto.h"
+#include "mero/net.h"
+#include "net/net_internal.h"
+
+static uv_loop_t *loop;
+
+static void stop_cb(uv_timer_t *t)
+{
+    *(int *)t->data = 1;
+}
+
+/* Run the loop until *flag becomes nonzero or ms elapse; returns *flag. */
+static int run_until(volatile int *flag, uint64_t ms)
+{
+    uv_timer_t t;
+    int expired = 0;
+    uv_timer_init(loop, &t);
+    t.data = &expired;
+    uv_timer_start(&t, stop_cb, ms, 0);
+    while (!*flag && !expired) {
+        uv_run(loop, UV_RUN_ONCE);
+    }
+    uv_close((uv_handle_t *)&t, NULL);
+    uv_run(loop, UV_RUN_NOWAIT);
+    return *flag;
+}
+
+static struct mero_net *node(uint8_t seed_byte, const struct mero_net_config *cfg)
+{
+    uint8_t seed[32], pk[32], sk[64];
+    struct mero_net *n = NULL;
+    memset(seed, seed_byte, 32);
+    mero_ed25519_from_seed(pk, sk, seed);
+    if (mero_net_new(loop, sk, cfg, NULL, NULL, &n) < 0 ||
+        mero_net_listen(n, "/ip4/127.0.0.1/tcp/0") < 0) {
+        return NULL;
+    }
+    return n;
+}
+
+static void addr_of(struct mero_net *n, char out[MERO_MULTIADDR_STR_MAX])
+{
+    char a[1][MERO_MULTIADDR_STR_MAX];
+    mero_net_listen_addrs(n, a, 1);
+    memcpy(out, a[0], MERO_MULTIADDR_STR_MAX);
+}
+
+struct dial_res {
+    int done, status;
+    char peer[MERO_PEER_ID_STR_MAX];
+};
+
+static void on_dial(void *ud, int status, const char *peer)
+{
+    struct dial_res *r = ud;
+    r->done++;
+    r->status = status;
+    if (peer) {
+        snprintf(r->peer, sizeof(r->peer), "%s", peer);
+    }
+}
+
+struct reply_res {
+    int done, status;
+    size_t len;
+    uint8_t first, last;
+};
+
+static void on_reply(void *ud, int status, const uint8_t *d, size_t n)
+{
+    struct reply_res *r = ud;
+    r->done++;
+    r->status = status;
+    r->len = n;
+    if (n) {
+        r->first = d[0];
+        r->last = d[n - 1];
+    }
+}
+
+static struct mero_net_req *held;
+static void hold(void *ud, struct mero_net_req *req, const char *from, const uint8_t *d, size_t n)
+{
+    (void)ud;
+    (void)from;
+    (void)d;
+    (void)n;
+    held = req;
+}
+
+static void big_echo(void *ud, struct mero_net_req *req, const char *from, const uint8_t *d,
+                     size_t n)
+{
+    (void)ud;
+    (void)from;
+    if (mero_net_respond(req, d, n) < 0) {
+        held = NULL;
+    }
+}
+
+static void finish(struct mero_net *a, struct mero_net *b)
+{
+    mero_net_free(a);
+    mero_net_free(b);
+    uv_run(loop, UV_RUN_DEFAULT);
+}
+
+TEST(simultaneous_dials_collapse)
+{
+    CHECK_OK(mero_crypto_init());
+    loop = uv_default_loop();
+    struct mero_net *a = node(1, NULL), *b = node(2, NULL);
+    char aa[MERO_MULTIADDR_STR_MAX], ba[MERO_MULTIADDR_STR_MAX];
+    struct dial_res ra = {0}, rb = {0};
+    CHECK(a && b);
+    addr_of(a, aa);
+    addr_of(b, ba);
+    CHECK_OK(mero_net_dial(a, ba, on_dial, &ra));
+    CHECK_OK(mero_net_dial(b, aa, on_dial, &rb));
+    CHECK(run_until(&ra.done, 5000) && run_until(&rb.done, 5000));
+    CHECK_EQ(ra.status, 0);
+    CHECK_EQ(rb.status, 0);
+    CHECK_STR_EQ(ra.peer, mero_net_peer_id(b));
+    int never = 0;
+    run_until(&never, 300);
+    CHECK_EQ(mero_net_connected_peers(a, NULL, 0), 1);
+    CHECK_EQ(mero_net_connected_peers(b, NULL, 0), 1);
+    CHECK_EQ(a->nconns, 1);
+    CHECK_EQ(b->nconns, 1);
+    /* dialing again while connected completes at once, from the loop */
+    struct dial_res again = {0};
+    CHECK_OK(mero_net_dial(a, ba, on_dial, &again));
+    CHECK_EQ(again.done, 0);
+    CHECK(run_until(&again.done, 1000));
+    CHECK_EQ(again.status, 0);
+    CHECK_EQ(a->nconns, 1);
+    finish(a, b);
+}
+
+TEST(dial_wrong_peer_id_refused)
+{
+    struct mero_net *a = node(3, NULL), *b = node(4, NULL);
+    char ba[MERO_MULTIADDR_STR_MAX], wrong[MERO_MULTIADDR_STR_MAX + 64];
+    struct dial_res r = {0};
+    CHECK(a && b);
+    addr_of(b, ba);
+    char *p2p = strstr(ba, "/p2p/");
+    CHECK(p2p != NULL);
+    *p2p = 0;
+    snprintf(wrong, sizeof(wrong), "%s/p2p/%s", ba,
+             "12D3KooWA4Xop1JaT3MHxwYMkCepYsv4iPVopMXwCz5iHYdBfeSB");
+    CHECK_OK(mero_net_dial(a, wrong, on_dial, &r));
+    CHECK(run_until(&r.done, 5000));
+    CHECK_EQ(r.status, -MERO_EPEERID);
+    CHECK_EQ(mero_net_connected_peers(a, NULL, 0), 0);
+    CHECK_ERR(mero_net_dial(a, "/dns4/localhost/tcp/1", on_dial, &r), -MERO_EUNSUPPORTED);
+    char self[MERO_MULTIADDR_STR_MAX];
+    addr_of(a, self);
+    CHECK_ERR(mero_net_dial(a, self, on_dial, &r), -MERO_EPEERID);
+    finish(a, b);
+}
+
+TEST(request_semantics)
+{
+    struct mero_net_config cfg;
+    mero_net_config_default(&cfg);
+    cfg.max_frame = 4u << 20;
+    struct mero_net *a = node(5, &cfg), *b = node(6, &cfg);
+    char ba[MERO_MULTIADDR_STR_MAX];
+    CHECK(a && b);
+    addr_of(b, ba);
+    CHECK_OK(mero_net_handle(b, "/t/hold", hold, NULL));
+    CHECK_OK(mero_net_handle(b, "/t/big", big_echo, NULL));
+    /* unknown peer: no address */
+    struct reply_res r0 = {0};
+    CHECK_ERR(mero_net_request(a, mero_net_peer_id(b), "/t/big", (const uint8_t *)"x", 1, 1000,
+                               on_reply, &r0),
+              -MERO_ENOTFOUND);
+    CHECK_ERR(mero_net_request(a, mero_net_peer_id(b), "no-slash", (const uint8_t *)"x", 1, 1000,
+                               on_reply, &r0),
+              -MERO_EINVAL);
+    CHECK_OK(mero_net_add_addr(a, ba));
+    /* 3 MiB each way: many windows of flow control */
+    static uint8_t big[3u << 20];
+    for (size_t i = 0; i < sizeof(big); i++) {
+        big[i] = (uint8_t)(i * 31 + 7);
+    }
+    struct reply_res r1 = {0};
+    CHECK_OK(
+        mero_net_request(a, mero_net_peer_id(b), "/t/big", big, sizeof(big), 10000, on_reply, &r1));
+    CHECK_EQ(r1.done, 0); /* never from inside the call */
+    CHECK(run_until(&r1.done, 10000));
+    CHECK_EQ(r1.status, 0);
+    CHECK_EQ(r1.len, sizeof(big));
+    CHECK_EQ(r1.first, big[0]);
+    CHECK_EQ(r1.last, big[sizeof(big) - 1]);
+    /* timeout while the handler holds the request; answering later is harmless */
+    struct reply_res r2 = {0};
+    held = NULL;
+    CHECK_OK(mero_net_request(a, mero_net_peer_id(b), "/t/hold", (const uint8_t *)"q", 1, 300,
+                              on_reply, &r2));
+    CHECK(run_until(&r2.done, 3000));
+    CHECK_EQ(r2.status, -MERO_ETIMEOUT);
+    CHECK(held != NULL);
+    int never = 0;
+    run_until(&never, 100);
+    CHECK_FAILS(mero_net_respond(held, (const uint8_t *)"late", 4));
+    held = NULL;
+    /* unknown protocol */
+    struct reply_res r3 = {0};
+    CHECK_OK(mero_net_request(a, mero_net_peer_id(b), "/t/none", (const uint8_t *)"q", 1, 3000,
+                              on_reply, &r3));
+    CHECK(run_until(&r3.done, 3000));
+    CHECK_EQ(r3.status, -MERO_EUNSUPPORTED);
+    /* handler removed -> refused */
+    CHECK_OK(mero_net_handle(b, "/t/big", NULL, NULL));
+    struct reply_res r4 = {0};
+    CHECK_OK(mero_net_request(a, mero_net_peer_id(b), "/t/big", (const uint8_t *)"q", 1, 3000,
+                              on_reply, &r4));
+    CHECK(run_until(&r4.done, 3000));
+    CHECK_EQ(r4.status, -MERO_EUNSUPPORTED);
+    /* too large to send */
+    static uint8_t huge[(4u << 20) + 1];
+    CHECK_ERR(mero_net_request(a, mero_net_peer_id(b), "/t/hold", huge, sizeof(huge), 1000,
+                               on_reply, &r4),
+              -MERO_ETOOBIG);
+    /* a pending request is failed with ECLOSED at shutdown */
+    struct reply_res r5 = {0};
+    CHECK_OK(mero_net_request(a, mero_net_peer_id(b), "/t/hold", (const uint8_t *)"q", 1, 5000,
+                              on_reply, &r5));
+    run_until(&never, 200);
+    mero_net_free(a);
+    CHECK_EQ(r5.done, 1);
+    CHECK_EQ(r5.status, -MERO_ECLOSED);
+    if (held) {
+        mero_net_req_drop(held);
+        held = NULL;
+    }
+    mero_net_free(b);
+    uv_run(loop, UV_RUN_DEFAULT);
+}
+
+static void on_silent_conn(uv_stream_t *server, int status)
+{
+    uv_tcp_t *c = malloc(sizeof(*c));
+    (void)status;
+    uv_tcp_init(server->loop, c);
+    if (uv_accept(server, (uv_stream_t *)c) != 0) {
+        uv_close((uv_handle_t *)c, (uv_close_cb)free);
+    }
+    server->data = c; /* accepted, never read or written */
+}
+
+TEST(handshake_timeout)
+{
+    struct mero_net_config cfg;
+    mero_net_config_default(&cfg);
+    cfg.handshake_timeout_ms = 300;
+    struct mero_net *a = node(7, &cfg);
+    uv_tcp_t silent;
+    struct sockaddr_in sa;
+    struct sockaddr_storage ss;
+    int len = sizeof(ss);
+    char ma[128];
+    CHECK(a != NULL);
+    uv_tcp_init(loop, &silent);
+    silent.data = NULL;
+    uv_ip4_addr("127.0.0.1", 0, &sa);
+    CHECK(uv_tcp_bind(&silent, (struct sockaddr *)&sa, 0) == 0);
+    CHECK(uv_listen((uv_stream_t *)&silent, 4, on_silent_conn) == 0);
+    CHECK(uv_tcp_getsockname(&silent, (struct sockaddr *)&ss, &len) == 0);
+    snprintf(ma, sizeof(ma), "/ip4/127.0.0.1/tcp/%u",
+             (unsigned)ntohs(((struct sockaddr_in *)&ss)->sin_port));
+    struct dial_res r = {0};
+    CHECK_OK(mero_net_dial(a, ma, on_dial, &r));
+    CHECK(run_until(&r.done, 3000));
+    CHECK_EQ(r.status, -MERO_ETIMEOUT);
+    if (silent.data) {
+        uv_close((uv_handle_t *)silent.data, (uv_close_cb)free);
+    }
+    uv_close((uv_handle_t *)&silent, NULL);
+    mero_net_free(a);
+    uv_run(loop, UV_RUN_DEFAULT);
+}
+
+static void echo_h(void *ud, struct mero_net_req *req, const char *from, const uint8_t *d, size_t n)
+{
+    (void)ud;
+    (void)from;
+    if (mero_net_respond(req, d, n) < 0) {
+        held = NULL;
+    }
+}
+
+TEST(redial_through_identify)
+{
+    /* a dials b; b learns a's listen address from identify; after the connection is gone,
+     * b's request to a dials a again on its own */
+    struct mero_net *a = node(9, NULL), *b = node(10, NULL);
+    char ba[MERO_MULTIADDR_STR_MAX];
+    struct dial_res r = {0};
+    CHECK(a && b);
+    CHECK_OK(mero_net_handle(a, "/t/echo", echo_h, NULL));
+    addr_of(b, ba);
+    CHECK_OK(mero_net_dial(a, ba, on_dial, &r));
+    CHECK(run_until(&r.done, 5000));
+    CHECK_EQ(r.status, 0);
+    int never = 0;
+    run_until(&never, 300); /* identify */
+    mero_net_disconnect(b, mero_net_peer_id(a));
+    run_until(&never, 200);
+    CHECK_EQ(mero_net_connected_peers(b, NULL, 0), 0);
+    struct reply_res q = {0};
+    CHECK_OK(mero_net_request(b, mero_net_peer_id(a), "/t/echo", (const uint8_t *)"hey", 3, 5000,
+                              on_reply, &q));
+    CHECK(run_until(&q.done, 5000));
+    CHECK_EQ(q.status, 0);
+    CHECK_EQ(q.len, 3);
+    CHECK_EQ(mero_net_connected_peers(b, NULL, 0), 1);
+    finish(a, b);
+}
+
+struct gossip_seen {
+    int got_ok, got_reject;
+};
+
+static int gossip_cb(void *ud, const char *topic, const char *from, const uint8_t *d, size_t n)
+{
+    struct gossip_seen *g = ud;
+    (void)topic;
+    (void)from;
+    if (n == 6 && memcmp(d, "reject", 6) == 0) {
+        g->got_reject++;
+        return -1; /* the application refuses it: it must not travel further */
+    }
+    g->got_ok++;
+    return 0;
+}
+
+static struct mero_net *gnode(uint8_t seed_byte, struct gossip_seen *g)
+{
+    uint8_t seed[32], pk[32], sk[64];
+    struct mero_net_callbacks cb = {gossip_cb, NULL};
+    struct mero_net_config cfg;
+    struct mero_net *n = NULL;
+    mero_net_config_default(&cfg);
+    cfg.heartbeat_ms = 100;
+    memset(seed, seed_byte, 32);
+    mero_ed25519_from_seed(pk, sk, seed);
+    if (mero_net_new(loop, sk, &cfg, &cb, g, &n) < 0 ||
+        mero_net_listen(n, "/ip4/127.0.0.1/tcp/0") < 0 || mero_net_subscribe(n, "ns/chain") < 0) {
+        return NULL;
+    }
+    return n;
+}
+
+TEST(rejected_gossip_is_not_forwarded)
+{
+    struct gossip_seen ga = {0}, gb = {0}, gc = {0};
+    struct mero_net *a = gnode(11, &ga), *b = gnode(12, &gb), *c = gnode(13, &gc);
+    char ba[MERO_MULTIADDR_STR_MAX];
+    struct dial_res r1 = {0}, r2 = {0};
+    CHECK(a && b && c);
+    addr_of(b, ba);
+    CHECK_OK(mero_net_dial(a, ba, on_dial, &r1)); /* chain a - b - c */
+    CHECK_OK(mero_net_dial(c, ba, on_dial, &r2));
+    CHECK(run_until(&r1.done, 5000) && run_until(&r2.done, 5000));
+    int never = 0;
+    run_until(&never, 600); /* subscriptions + GRAFTs at the 100 ms heartbeat */
+    CHECK_EQ(mero_net_topic_peers(a, "ns/chain"), 1);
+    CHECK_EQ(mero_net_publish(a, "ns/chain", (const uint8_t *)"reject", 6), 1);
+    CHECK_EQ(mero_net_publish(a, "ns/chain", (const uint8_t *)"fine!", 5), 1);
+    CHECK(run_until(&gc.got_ok, 3000));
+    run_until(&never, 300);
+    CHECK_EQ(gb.got_reject, 1);
+    CHECK_EQ(gb.got_ok, 1);
+    CHECK_EQ(gc.got_ok, 1);                 /* forwarded by b's mesh */
+    CHECK_EQ(gc.got_reject, 0);             /* b refused it, so it stopped there */
+    CHECK_EQ(ga.got_ok + ga.got_reject, 0); /* our own messages never come back to us */
+    mero_net_free(c);
+    finish(a, b);
+}
+
+TEST(publish_to_zero_peers)
+{
+    struct mero_net *a = node(8, NULL);
+    CHECK(a != NULL);
+    CHECK_ERR(mero_net_publish(a, "ns/00", (const uint8_t *)"x", 1), -MERO_ENOPEERS);
+    CHECK_OK(mero_net_subscribe(a, "ns/00"));
+    CHECK_OK(mero_net_subscribe(a, "ns/00"));
+    CHECK_ERR(mero_net_publish(a, "ns/00", (const uint8_t *)"x", 1), -MERO_ENOPEERS);
+    static uint8_t big[(1u << 20) + 1];
+    CHECK_ERR(mero_net_publish(a, "ns/00", big, sizeof(big)), -MERO_ETOOBIG);
+    CHECK_ERR(mero_net_subscribe(a, ""), -MERO_EINVAL);
+    CHECK_OK(mero_net_unsubscribe(a, "ns/00"));
+    CHECK_EQ(mero_net_topic_peers(a, "ns/00"), 0);
+    mero_net_free(a);
+    uv_run(loop, UV_RUN_DEFAULT);
+}
+
+MERO_TEST_MAIN(T(simultaneous_dials_collapse), T(dial_wrong_peer_id_refused), T(request_semantics),
+               T(handshake_timeout), T(redial_through_identify),
+               T(rejected_gossip_is_not_forwarded), T(publish_to_zero_peers))
