@@ -143,34 +143,15 @@ int mero__adm_prefetch_release(void *ud, const char *version, struct mero_err *e
     return 0;
 }
 
-static int meas_from_hex(struct mero_release_meas *out, const struct mero_measurements *m)
-{
-    MERO_TRY(mero_hex_decode_exact(out->mrtd, 48, m->mrtd, strlen(m->mrtd)));
-    for (int i = 0; i < 4; i++) {
-        MERO_TRY(mero_hex_decode_exact(out->rtmr[i], 48, m->rtmr[i], strlen(m->rtmr[i])));
-    }
-    return 0;
-}
-
 int mero_node_release_check(void *ud, const char *release_version,
                             const struct mero_tee_policy *policy, const struct mero_measurements *m,
                             struct mero_err *reason)
 {
     (void)ud;
     struct mero_release_source *src = NULL;
-    struct mero_release_meas meas;
-    char matched[64] = "";
     MERO_TRY(release_source(&src, reason));
-    if (meas_from_hex(&meas, m) < 0) {
-        return mero_err_set(reason, MERO_EREFUSED, "the quote's measurements are not 48-byte hex");
-    }
-    int rc = mero_release_check(src, release_version, policy->min_release,
-                                (const char *const *)policy->profiles.v, policy->profiles.n, &meas,
-                                matched, sizeof(matched), reason);
-    if (rc == 0) {
-        MERO_INFO("admission: release %s matches profile %s", release_version, matched);
-    }
-    return rc;
+    /* gov's hook over the release source: decode, mero_release_check, reasons passed on */
+    return mero_gov_release_hook(src, release_version, policy, m, reason);
 }
 
 void mero_node_admission_attest_cleanup(void)
