@@ -23,24 +23,6 @@
 #include "node/service.h"
 #include "node/sync.h"
 
-static const char *role_name(int role)
-{
-    switch (role) {
-    case MERO_ROLE_ADMIN:
-        return "Admin";
-    case MERO_ROLE_MEMBER:
-        return "Member";
-    case MERO_ROLE_READONLY:
-        return "ReadOnly";
-    case MERO_ROLE_READONLY_TEE:
-        return "ReadOnlyTee";
-    case MERO_ROLE_RELAY_TEE:
-        return "RelayTee";
-    default:
-        return "None";
-    }
-}
-
 static json_t *hexj(const uint8_t *p, size_t n)
 {
     char h[129];
@@ -201,7 +183,7 @@ static void member_add(struct api_req *r, json_t *body)
     }
     finish_ops(r, ns, &ops,
                json_pack("{s:o, s:o, s:s}", "groupId", hexj(g, 32), "identity",
-                         hexj(m.identity, 32), "role", role_name(role)));
+                         hexj(m.identity, 32), "role", mero_role_name(role)));
 }
 
 static void member_remove(struct api_req *r, json_t *body)
@@ -267,7 +249,7 @@ static void members_list(struct api_req *r, json_t *body)
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++) {
         json_t *o = json_pack("{s:o, s:s, s:b}", "identity", hexj(ms[i].id, 32), "role",
-                              role_name(ms[i].role), "tee", ms[i].tee);
+                              mero_role_name(ms[i].role), "tee", ms[i].tee);
         if (ms[i].tee) {
             json_object_set_new(o, "account", hexj(ms[i].account, 32));
             json_object_set_new(o, "quoteHash", hexj(ms[i].quote_hash, 32));
