@@ -25,7 +25,7 @@
 #include "mero/identity.h"
 #include "mero/op.h"
 
-#define MERO_GOV_STORE_SCHEMA 1 /* SQLite schema (PRAGMA user_version) */
+#define MERO_GOV_STORE_SCHEMA 2 /* SQLite schema (PRAGMA user_version) */
 /* Evidence older than this is "due for a refresh" (admit step 6). UNVERIFIED value. */
 #define MERO_GOV_EVIDENCE_REFRESH_SECS (12u * 3600u)
 
