@@ -7,6 +7,7 @@
  *                       signer [32], nonce u64, op NamespaceOp, signature [64] }
  *   NamespaceOp = Root(RootOp) tag 0 | Group { group_id [32], op GroupOp,
  *                                              key_rotation Option<KeyRotation> } tag 1
+ *               | Group encrypted { group_id, key_id, nonce, ciphertext, key_rotation } tag 2
  *   signature = Ed25519(signer, "calimero.namespace.v1" || borsh(signable)), signable = all
  *               fields but the signature; op hash = SHA-256 of those same signed bytes.
  *
