@@ -16,16 +16,16 @@
 
 #include "mero/err.h"
 
-#define MERO_SHA256_LEN 32
-#define MERO_SHA384_LEN 48
-#define MERO_ED25519_PK_LEN 32
-#define MERO_ED25519_SK_LEN 64 /* libsodium form: seed || pk */
+#define MERO_SHA256_LEN       32
+#define MERO_SHA384_LEN       48
+#define MERO_ED25519_PK_LEN   32
+#define MERO_ED25519_SK_LEN   64 /* libsodium form: seed || pk */
 #define MERO_ED25519_SEED_LEN 32
-#define MERO_ED25519_SIG_LEN 64
-#define MERO_X25519_LEN 32
-#define MERO_AEAD_KEY_LEN 32
-#define MERO_GCM_NONCE_LEN 12
-#define MERO_AEAD_TAG_LEN 16
+#define MERO_ED25519_SIG_LEN  64
+#define MERO_X25519_LEN       32
+#define MERO_AEAD_KEY_LEN     32
+#define MERO_GCM_NONCE_LEN    12
+#define MERO_AEAD_TAG_LEN     16
 
 MERO_MUST_CHECK int mero_crypto_init(void);
 void mero_random(void *buf, size_t n);
@@ -66,11 +66,13 @@ MERO_MUST_CHECK int mero_x25519(uint8_t shared[static 32], const uint8_t sk[stat
 /* AES-256-GCM, no AAD unless given; out gets n + 16 bytes (ciphertext || tag). */
 MERO_MUST_CHECK int mero_aes256gcm_seal(uint8_t *out, const uint8_t *in, size_t n,
                                         const uint8_t *aad, size_t aad_len,
-                                        const uint8_t nonce[static 12], const uint8_t key[static 32]);
+                                        const uint8_t nonce[static 12],
+                                        const uint8_t key[static 32]);
 /* in is ciphertext || tag (n >= 16); out gets n - 16 bytes. -MERO_ECRYPTO on a bad tag. */
 MERO_MUST_CHECK int mero_aes256gcm_open(uint8_t *out, const uint8_t *in, size_t n,
                                         const uint8_t *aad, size_t aad_len,
-                                        const uint8_t nonce[static 12], const uint8_t key[static 32]);
+                                        const uint8_t nonce[static 12],
+                                        const uint8_t key[static 32]);
 
 /* ChaCha20-Poly1305 IETF (Noise's cipher); 12-byte nonce. */
 MERO_MUST_CHECK int mero_chacha_seal(uint8_t *out, const uint8_t *in, size_t n, const uint8_t *ad,

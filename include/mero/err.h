@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #if defined(__GNUC__)
-#define MERO_MUST_CHECK __attribute__((warn_unused_result))
+#define MERO_MUST_CHECK   __attribute__((warn_unused_result))
 #define MERO_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define MERO_MUST_CHECK
@@ -33,7 +33,7 @@
     X(EIO, "i/o error")                                                                            \
     X(ENOTFOUND, "not found")                                                                      \
     X(EEXIST, "already exists")                                                                    \
-    X(EPERM, "permission denied")                                                              \
+    X(EPERM, "permission denied")                                                                  \
     X(EHEX, "invalid hex")                                                                         \
     X(EBASE64, "invalid base64")                                                                   \
     X(EJSON, "invalid json")                                                                       \

@@ -9,8 +9,10 @@
  * Invariants: "no verdict" (unparsable quote, collateral unavailable, release fetch failed) is
  * an error, never a pass; a quote whose DCAP verdict is not quote_verified is refused with the
  * verdict's reason; the release check refuses when no trusted root is configured.
- * Limitation: these run on the loop thread; the PCS cache fetches a platform's collateral at
- * most once an hour and the release source caches releases, so only a cache miss blocks.
+ * The collateral fetch runs on a uv_queue_work thread (mero__adm_fetch_collateral; the PCS
+ * cache is mutex-guarded); the DCAP verdict runs on the loop (the dcap cache is not
+ * thread-safe). The release check still runs on the loop: the release source caches
+ * releases, so only a cache miss blocks it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,16 +27,39 @@
 #include "mero/release.h"
 #include "node/admission_attest.h"
 
-int mero__adm_verify_real(void *ud, const uint8_t *quote, size_t len, struct mero_tee_verdict *v,
-                          struct mero_err *err)
+int mero__adm_fetch_collateral(void *ud, const uint8_t *quote, size_t len, uint8_t **json,
+                               size_t *jlen, struct mero_err *err)
 {
     (void)ud;
     struct mero_collateral coll;
-    struct mero_dcap_result r;
-    struct mero_buf json;
+    struct mero_buf b;
     memset(&coll, 0, sizeof(coll));
     MERO_TRY(mero_pcs_collateral_for_quote(quote, len, &coll, err));
+    mero_buf_init(&b, MERO_COLLATERAL_MAX_JSON);
+    int rc = mero_collateral_to_json(&coll, &b);
+    mero_collateral_cleanup(&coll);
+    if (rc < 0) {
+        mero_buf_cleanup(&b);
+        return mero_err_set(err, MERO_ECOLLATERAL, "the collateral does not serialize");
+    }
+    *json = mero_buf_steal(&b, jlen);
+    return 0;
+}
+
+int mero__adm_verify_real(void *ud, const uint8_t *quote, size_t len, struct mero_tee_verdict *v,
+                          struct mero_err *err)
+{
+    struct mero_collateral coll;
+    struct mero_dcap_result r;
+    memset(&coll, 0, sizeof(coll));
+    /* collateral fetched off the loop (admission_run.c), else fetched here */
+    if (v->collateral == NULL) {
+        MERO_TRY(
+            mero__adm_fetch_collateral(ud, quote, len, &v->collateral, &v->collateral_len, err));
+    }
+    MERO_TRY(mero_collateral_parse(&coll, (const char *)v->collateral, v->collateral_len, err));
     int rc = mero_dcap_verify_quote(quote, len, &coll, mero_now_unix(), &r, err);
+    mero_collateral_cleanup(&coll);
     if (rc == 0 && (!r.quote_verified || !r.has_tcb_status)) {
         rc = mero_err_set(err, r.reject_code ? r.reject_code : MERO_EREFUSED, "%s",
                           r.reject_reason[0] ? r.reject_reason : "the quote does not verify");
@@ -43,17 +68,7 @@ int mero__adm_verify_real(void *ud, const uint8_t *quote, size_t len, struct mer
         snprintf(v->tcb_status, sizeof(v->tcb_status), "%s", mero_tcb_status_name(r.tcb_status));
         memcpy(v->mrtd, r.mrtd, 48);
         memcpy(v->rtmr, r.rtmr, sizeof(v->rtmr));
-        mero_buf_init(&json, MERO_COLLATERAL_MAX_JSON);
-        rc = mero_collateral_to_json(&coll, &json);
-        if (rc == 0) {
-            free(v->collateral);
-            v->collateral = mero_buf_steal(&json, &v->collateral_len);
-        } else {
-            rc = mero_err_set(err, MERO_ECOLLATERAL, "the collateral does not serialize");
-        }
-        mero_buf_cleanup(&json);
     }
-    mero_collateral_cleanup(&coll);
     return rc;
 }
 
@@ -95,31 +110,36 @@ static struct mero_release_source *release_src;
 
 static int release_source(struct mero_release_source **out, struct mero_err *err)
 {
-    if (release_src != NULL) {
-        *out = release_src;
-        return 0;
-    }
-    const char *root = getenv("MERO_SIGSTORE_TRUSTED_ROOT");
-    if (root == NULL || root[0] == '\0') {
+    if (release_src == NULL) {
         return mero_err_set(err, MERO_ERELEASE,
                             "no Sigstore trusted root configured (MERO_SIGSTORE_TRUSTED_ROOT): "
                             "cannot verify a signed release");
+    }
+    *out = release_src;
+    return 0;
+}
+
+int mero_node_admission_attest_init(struct mero_err *err)
+{
+    const char *root = getenv("MERO_SIGSTORE_TRUSTED_ROOT");
+    if (release_src != NULL || root == NULL || root[0] == '\0') {
+        return 0; /* none configured: release-form admissions of real quotes are refused */
     }
     struct mero_release_source_opts o;
     memset(&o, 0, sizeof(o));
     o.base_url = getenv("MERO_TEE_RELEASE_BASE_URL");
     o.trusted_root_path = root;
-    MERO_TRY(mero_release_source_new(&release_src, &o, err));
-    *out = release_src;
-    return 0;
+    return mero_release_source_new(&release_src, &o, err);
 }
 
-static int meas_from_hex(struct mero_release_meas *out, const struct mero_measurements *m)
+int mero__adm_prefetch_release(void *ud, const char *version, struct mero_err *err)
 {
-    MERO_TRY(mero_hex_decode_exact(out->mrtd, 48, m->mrtd, strlen(m->mrtd)));
-    for (int i = 0; i < 4; i++) {
-        MERO_TRY(mero_hex_decode_exact(out->rtmr[i], 48, m->rtmr[i], strlen(m->rtmr[i])));
-    }
+    (void)ud;
+    struct mero_release_source *src = NULL;
+    struct mero_release *r = NULL;
+    MERO_TRY(release_source(&src, err));
+    MERO_TRY(mero_release_source_get(src, version, &r, err));
+    mero_release_free(r);
     return 0;
 }
 
@@ -129,19 +149,9 @@ int mero_node_release_check(void *ud, const char *release_version,
 {
     (void)ud;
     struct mero_release_source *src = NULL;
-    struct mero_release_meas meas;
-    char matched[64] = "";
     MERO_TRY(release_source(&src, reason));
-    if (meas_from_hex(&meas, m) < 0) {
-        return mero_err_set(reason, MERO_EREFUSED, "the quote's measurements are not 48-byte hex");
-    }
-    int rc = mero_release_check(src, release_version, policy->min_release,
-                                (const char *const *)policy->profiles.v, policy->profiles.n, &meas,
-                                matched, sizeof(matched), reason);
-    if (rc == 0) {
-        MERO_INFO("admission: release %s matches profile %s", release_version, matched);
-    }
-    return rc;
+    /* gov's hook over the release source: decode, mero_release_check, reasons passed on */
+    return mero_gov_release_hook(src, release_version, policy, m, reason);
 }
 
 void mero_node_admission_attest_cleanup(void)

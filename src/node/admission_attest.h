@@ -10,7 +10,10 @@
 #include "mero/gov.h"
 #include "node/admission.h"
 
-/* struct mero_admission_env.verify_real: PCS collateral (hourly cache) then DCAP. */
+/* struct mero_admission_env.fetch_collateral: PCS collateral (hourly cache) as JSON; any thread. */
+MERO_MUST_CHECK int mero__adm_fetch_collateral(void *ud, const uint8_t *quote, size_t len,
+                                               uint8_t **json, size_t *jlen, struct mero_err *err);
+/* struct mero_admission_env.verify_real: DCAP against v->collateral (fetched here if absent). */
 MERO_MUST_CHECK int mero__adm_verify_real(void *ud, const uint8_t *quote, size_t len,
                                           struct mero_tee_verdict *v, struct mero_err *err);
 /* struct mero_gov_hooks.evidence_verify: the quote against its carried collateral. */
@@ -23,6 +26,11 @@ MERO_MUST_CHECK int mero_node_release_check(void *ud, const char *release_versio
                                             const struct mero_tee_policy *policy,
                                             const struct mero_measurements *m,
                                             struct mero_err *reason);
+/* Build the release source from MERO_SIGSTORE_TRUSTED_ROOT / MERO_TEE_RELEASE_BASE_URL (loop,
+ * at startup); none configured is not an error. */
+MERO_MUST_CHECK int mero_node_admission_attest_init(struct mero_err *err);
+/* struct mero_admission_env.prefetch_release: fetch + verify + cache a release; any thread. */
+MERO_MUST_CHECK int mero__adm_prefetch_release(void *ud, const char *version, struct mero_err *err);
 /* Free the release source (at shutdown). */
 void mero_node_admission_attest_cleanup(void);
 

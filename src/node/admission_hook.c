@@ -95,6 +95,8 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     env.sync_namespace = env_sync;
     env.join_contexts = env_contexts;
     env.verify_real = mero__adm_verify_real;
+    env.fetch_collateral = mero__adm_fetch_collateral;
+    env.prefetch_release = mero__adm_prefetch_release;
     const char *rel = getenv("MERO_TEE_VERSION");
     if (rel != NULL && rel[0] != '\0') {
         size_t n = strlen(rel);
@@ -116,6 +118,7 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     if (budget != NULL && mero_parse_u64(budget, 600000, &ms) == 0 && ms >= 1000) {
         env.budget_ms = (uint32_t)ms;
     }
+    MERO_TRY(mero_node_admission_attest_init(err));
     MERO_TRY(mero_admission_new(&env, &a, err));
     if (mero_admission_purge_reconcile(a) < 0) {
         MERO_WARN("self-purge reconcile failed; it is retried at the next start");

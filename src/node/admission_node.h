@@ -51,6 +51,18 @@ struct mero_admission_env {
     /* DCAP for real quotes (see struct mero_admission_deps); NULL refuses real quotes. */
     int (*verify_real)(void *ud, const uint8_t *quote, size_t len, struct mero_tee_verdict *v,
                        struct mero_err *err);
+    /*
+     * Fetch a real quote's collateral as QuoteCollateralV3 JSON (*json owned, free()); runs on
+     * a uv_queue_work thread, so it may touch only its arguments and thread-safe caches. NULL:
+     * real quotes are verified in one go on the loop.
+     */
+    int (*fetch_collateral)(void *ud, const uint8_t *quote, size_t len, uint8_t **json,
+                            size_t *jlen, struct mero_err *err);
+    /*
+     * Fetch, verify and cache a named release before a signed-release decision (worker
+     * thread; the decision's release check then hits the cache). NULL: not prefetched.
+     */
+    int (*prefetch_release)(void *ud, const char *version, struct mero_err *err);
     /* Monotonic milliseconds; NULL means the monotonic clock. */
     uint64_t (*now_ms)(void *ud);
     /* fleet-join budget and re-prompt period; 0 means 30 s and 2 s (tests shorten them). */
@@ -76,11 +88,14 @@ struct mero_admission {
     unsigned long admitted;        /* counters, for logs and tests */
     unsigned long refused;
     unsigned long offers;
-    uint64_t answered_ms; /* when we last answered an offer with a quote (joiner side) */
+    unsigned long keys_recovered; /* GroupKeyRequest answers opened and stored */
+    uint64_t answered_ms;         /* when we last answered an offer with a quote (joiner side) */
     struct mero_purge_job purge_q[MERO_PURGE_QUEUE]; /* purge.c */
     size_t npurge;
     uv_timer_t purge_timer;
     bool purge_timer_open;
+    unsigned jobs; /* queued verifications (admission_run.c) */
+    bool freeing;  /* mero_admission_free ran; memory goes when jobs and timer are done */
     bool closing;
 };
 
@@ -140,7 +155,12 @@ MERO_MUST_CHECK int mero__adm_pop(struct mero_admission *a, const uint8_t ns[32]
 void mero__adm_status(struct mero_admission *a, const uint8_t ns[32], bool *member, bool *has_key);
 /* Ask peer for ns's group key (GroupKeyRequest); stores it when answered. */
 void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[32], const char *peer);
-/* fleet_join.c: an offer arrived for ns (so a join loop may poll sooner). */
+/* admission_run.c: verify_and_admit for a claim; answers req (direct path) when non-NULL. */
+void mero__adm_run(struct mero_admission *a, const struct mero_tee_claim *c, const char *path,
+                   struct mero_net_req *req);
+void mero__adm_respond_verdict(struct mero_net_req *req, bool admitted, const char *reason);
+/* Free `a` once mero_admission_free ran and nothing refers to it any more. */
+void mero__adm_maybe_free(struct mero_admission *a);
 void mero__fleet_join_free_all(struct mero_admission *a);
 
 #endif

@@ -53,11 +53,6 @@ int mero__adm_topic_ns(const char *topic, uint8_t ns[32])
     return mero_hex_decode_exact(ns, 32, topic + 3, 64);
 }
 
-static void short_hex(char out[17], const uint8_t *p)
-{
-    mero_hex_encode(out, p, 8);
-}
-
 /* ---- verify_and_admit's dependencies, bound to the store ---- */
 
 static int dep_credential(void *ud, const uint8_t pk[32], const uint8_t *cred, size_t len,
@@ -232,20 +227,6 @@ static int respond_msg(struct mero_net_req *req, const struct mero_adm_msg *m)
     return rc;
 }
 
-static void respond_verdict(struct mero_net_req *req, bool admitted, const char *reason)
-{
-    struct mero_buf b;
-    mero_buf_init(&b, MERO_ADM_MAX_FRAME);
-    if (mero_adm_response_encode(&b, admitted, reason) == 0) {
-        if (mero_net_respond(req, b.data, b.len) < 0) {
-            MERO_DEBUG("admission: the requester went away before its answer");
-        }
-    } else {
-        mero_net_req_drop(req);
-    }
-    mero_buf_cleanup(&b);
-}
-
 static bool pop_ok(const struct mero_adm_init *m, const char *remote)
 {
     uint8_t peer[MERO_PEER_ID_BYTES_MAX];
@@ -264,28 +245,6 @@ struct offer {
     uint8_t challenge[32];
     char peer[MERO_PEER_ID_STR_MAX];
 };
-
-static void run_admission(struct mero_admission *a, const struct mero_tee_claim *c,
-                          const char *path, bool *admitted, struct mero_err *e)
-{
-    int outcome = MERO_ADMIT_NOT_A_VOUCHER;
-    char nsx[17], pkx[17];
-    short_hex(nsx, c->ns);
-    short_hex(pkx, c->public_key);
-    int rc = mero_verify_and_admit(&a->book, &a->deps, c, mero__adm_now(a), &outcome, e);
-    *admitted = rc == 0;
-    if (rc == 0) {
-        a->admitted++;
-        MERO_INFO("admission (%s): TEE %s… (peer %.*s) %s namespace %s… (release %s)", path, pkx,
-                  (int)c->peer_len, (const char *)c->peer,
-                  outcome == MERO_ADMIT_ALREADY_MEMBER ? "already a member of" : "admitted to", nsx,
-                  c->release != NULL ? c->release : "not named");
-    } else {
-        a->refused++;
-        MERO_WARN("admission: refused TEE %s… (peer %.*s) for namespace %s…: %s", pkx,
-                  (int)c->peer_len, (const char *)c->peer, nsx, e->msg);
-    }
-}
 
 static void offer_reply(void *ud, int status, const uint8_t *data, size_t len)
 {
@@ -319,8 +278,7 @@ static void offer_reply(void *ud, int status, const uint8_t *data, size_t len)
     c.release = m.has_release ? m.release : NULL;
     c.peer = (const uint8_t *)o->peer;
     c.peer_len = strlen(o->peer);
-    bool admitted;
-    run_admission(a, &c, "offered path", &admitted, &e);
+    mero__adm_run(a, &c, "offered path", NULL);
 out:
     mero_wipe(o, sizeof(*o));
     free(o);
@@ -394,14 +352,14 @@ static void on_challenge_request(struct mero_admission *a, struct mero_net_req *
     struct mero_err e = {0};
     struct mero_adm_msg r;
     if (!may_vouch(a, m->ns)) {
-        respond_verdict(req, false, MERO_ADM_REASON_NOT_VOUCHER);
+        mero__adm_respond_verdict(req, false, MERO_ADM_REASON_NOT_VOUCHER);
         return;
     }
     memset(&r, 0, sizeof(r));
     r.kind = MERO_ADM_MSG_CHALLENGE;
     if (mero_challenge_issue(&a->book, MERO_CHALLENGE_REQUESTED, m->ns, (const uint8_t *)remote,
                              strlen(remote), m->party_id, mero__adm_now(a), r.challenge, &e) < 0) {
-        respond_verdict(req, false, e.msg);
+        mero__adm_respond_verdict(req, false, e.msg);
         return;
     }
     (void)respond_msg(req, &r);
@@ -411,9 +369,8 @@ static void on_challenge_request(struct mero_admission *a, struct mero_net_req *
 static void on_admission_request(struct mero_admission *a, struct mero_net_req *req,
                                  const char *remote, const struct mero_adm_init *m)
 {
-    struct mero_err e = {0};
     if (!mero_ct_eq(m->public_key, m->party_id, 32)) {
-        respond_verdict(req, false, "the request's public_key is not the key it proved");
+        mero__adm_respond_verdict(req, false, "the request's public_key is not the key it proved");
         return;
     }
     struct mero_tee_claim c;
@@ -428,9 +385,7 @@ static void on_admission_request(struct mero_admission *a, struct mero_net_req *
     c.release = m->kind == MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST ? m->release : NULL;
     c.peer = (const uint8_t *)remote;
     c.peer_len = strlen(remote);
-    bool admitted;
-    run_admission(a, &c, "direct path", &admitted, &e);
-    respond_verdict(req, admitted, admitted ? "" : e.msg);
+    mero__adm_run(a, &c, "direct path", req);
 }
 
 /* We are the joiner: answer an offered challenge with a quote, or with nothing. */
@@ -511,12 +466,12 @@ static void on_request(void *ud, struct mero_net_req *req, const char *remote, c
     }
     if (mero_adm_init_decode(data, len, &m, &e) < 0) {
         MERO_DEBUG("admission: bad request from %s: %s", remote, e.msg);
-        respond_verdict(req, false, e.msg);
+        mero__adm_respond_verdict(req, false, e.msg);
         return;
     }
     if (m.kind != MERO_ADM_INIT_CHALLENGE_OFFER && !pop_ok(&m, remote)) {
-        respond_verdict(req, false,
-                        "the proof of possession does not bind this key to your peer id");
+        mero__adm_respond_verdict(req, false,
+                                  "the proof of possession does not bind this key to your peer id");
         return;
     }
     switch (m.kind) {
@@ -559,6 +514,7 @@ static void key_reply(void *ud, int status, const uint8_t *data, size_t len)
         if (mero_envelope_decode(&c, &env, NULL) == 0 &&
             mero_gov_unwrap(k->a->env.store, k->ns, k->ns, &env, key, NULL) == 0 &&
             mero_gov_group_key_put(k->a->env.store, k->ns, key) == 0) {
+            k->a->keys_recovered++;
             MERO_INFO("admission: group key recovered through a GroupKeyRequest");
         }
         mero_wipe(key, sizeof(key));
@@ -629,9 +585,16 @@ int mero_admission_new(const struct mero_admission_env *env, struct mero_admissi
     return 0;
 }
 
+void mero__adm_maybe_free(struct mero_admission *a)
+{
+    if (a->freeing && a->jobs == 0 && !a->purge_timer_open) {
+        free(a);
+    }
+}
+
 static void purge_timer_closed(uv_handle_t *h)
 {
-    free(h->data);
+    mero__adm_maybe_free(h->data);
 }
 
 void mero_admission_stop(struct mero_admission *a)
@@ -649,11 +612,12 @@ void mero_admission_free(struct mero_admission *a)
     a->closing = true; /* the net peer is gone: its handler went with it */
     mero__fleet_join_free_all(a);
     mero_challenge_book_cleanup(&a->book);
+    a->freeing = true;
     if (a->purge_timer_open) {
         a->purge_timer_open = false;
         uv_timer_stop(&a->purge_timer);
-        uv_close((uv_handle_t *)&a->purge_timer, purge_timer_closed); /* frees a */
+        uv_close((uv_handle_t *)&a->purge_timer, purge_timer_closed); /* may free a */
         return;
     }
-    free(a);
+    mero__adm_maybe_free(a);
 }

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * db.c - opens the node's one SQLite database (ARCHITECTURE.md §4): WAL journal,
- * synchronous=FULL (an acknowledged write survives a crash), foreign keys on, a busy timeout,
- * and the node's own tables; the file is kept 0600 (the governance store keeps its tables through gov.h). The
- * schema is created idempotently, so `merod run` after `merod init` or a restart carries on.
+ * db.c - opens the node's SQLite database node.db (ARCHITECTURE.md §4): WAL journal,
+ * synchronous=FULL (an acknowledged write survives a crash), foreign keys on, a busy timeout.
+ * The file is kept 0600 (it holds decrypted context state); the governance store is gov.db,
+ * opened through gov.h. Context tables are created by context.c, idempotently, so `merod run`
+ * after `merod init` or a restart carries on.
  */
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,14 +38,17 @@ int mero_node_db_open(struct sqlite3 **out, const char *path, struct mero_err *e
     sqlite3 *db = NULL;
     /* create it 0600 first: it holds decrypted context state (sqlite reuses the mode for
      * the -wal and -shm files) */
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0 || fchmod(fd, 0600) != 0) {
+    int fd = strcmp(path, ":memory:") == 0 ? -2 : open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd == -2) {
+        /* in-memory database (tests): nothing on disk */
+    } else if (fd < 0 || fchmod(fd, 0600) != 0) {
         if (fd >= 0) {
             close(fd);
         }
         return mero_err_set(err, MERO_EIO, "cannot create %s", path);
+    } else {
+        close(fd);
     }
-    close(fd);
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
     if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
         int rc = mero_err_set(err, MERO_EIO, "cannot open %s: %s", path,

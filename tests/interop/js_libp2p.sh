@@ -82,6 +82,26 @@ p2p_send c3 "dial $wrong"
 check "dialing js under another peer id is refused (EPEERID)" p2p_wait c3 '^dial err EPEERID' 15
 p2p_quit j3
 p2p_quit c3
+# a mixed mesh: c4 - js5 - c6 (chain through the js node); messages cross js's mesh both ways
+p2p_start j5 $JS --listen /ip4/127.0.0.1/tcp/0 --sub "$TOPIC"
+p2p_start c4 "$C" --listen /ip4/127.0.0.1/tcp/0 --sub "$TOPIC"
+p2p_start c6 "$C" --listen /ip4/127.0.0.1/tcp/0 --sub "$TOPIC"
+p2p_wait j5 '^listen ' 30 && p2p_wait c4 '^listen ' && p2p_wait c6 '^listen '
+jaddr=$(p2p_field j5 listen)
+c4id=$(p2p_field c4 id)
+c6id=$(p2p_field c6 id)
+p2p_send c4 "dial $jaddr"
+p2p_send c6 "dial $jaddr"
+p2p_wait c4 '^dial ok' 20 && p2p_wait c6 '^dial ok' 20
+sleep 3 # subscriptions and GRAFTs (js heartbeat 0.7 s, ours 1 s)
+p2p_send c4 "pub $TOPIC via-js-1"
+check "js forwards our message to another of our nodes (signed from intact)" \
+    p2p_wait c6 "^msg $TOPIC $c4id via-js-1\$" 15
+p2p_send c6 "pub $TOPIC via-js-2"
+check "and the other way round" p2p_wait c4 "^msg $TOPIC $c6id via-js-2\$" 15
+p2p_quit j5
+p2p_quit c4
+p2p_quit c6
 if [ "$FAILS" -gt 0 ]; then
     for f in "$T"/*.out "$T"/*.err; do
         echo "# == $f"

@@ -25,6 +25,8 @@
 #include "mero/gov.h"
 #include "mero/log.h"
 #include "mero/net.h"
+#include "mero/binding.h"
+#include "node/admission_attest.h"
 #include "node/admission_node.h"
 #include "harness.h"
 
@@ -421,6 +423,21 @@ TEST(admitted_tee_vouches_for_a_third_while_owner_offline)
     CHECK(key);
 }
 
+TEST(group_key_pull_answered_by_a_key_holder_for_members_only)
+{
+    /* tee2 (a member) asks tee1 (a TEE key holder, not an admin) for the namespace key */
+    CHECK(dial(&tee2, &tee1));
+    unsigned long before = tee2.adm->keys_recovered;
+    mero__adm_key_pull(tee2.adm, NS, tee1.peer);
+    pump(800);
+    CHECK_EQ(tee2.adm->keys_recovered, before + 1);
+    /* a node with no row in the namespace gets nothing */
+    CHECK(dial(&tee4, &tee1));
+    mero__adm_key_pull(tee4.adm, NS, tee1.peer);
+    pump(800);
+    CHECK_EQ(tee4.adm->keys_recovered, 0);
+}
+
 TEST(plain_member_may_not_vouch)
 {
     /* plain becomes a Member (added by tee1? no: a TEE cannot add members). Bring up a new
@@ -468,6 +485,167 @@ TEST(measurement_not_in_lists_refused)
     CHECK(fleet_join(&tee4, NS_MEAS, owner.addr));
     CHECK(!admitted(&tee4));
     CHECK(strstr(refusal0(&tee4), "MRTD not in policy allowlist") != NULL);
+}
+
+/* ---- a real quote on the direct path, through the off-loop collateral fetch ---- */
+
+static int fake_fetch(void *ud, const uint8_t *quote, size_t len, uint8_t **json, size_t *jlen,
+                      struct mero_err *err)
+{
+    (void)ud;
+    (void)quote;
+    (void)len;
+    size_t n = 0;
+    uint8_t *p = mero_test_read("testdata/tdx/dcapqvl-1/tdx_quote_collateral.json", 1, &n);
+    if (p == NULL) {
+        return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "no collateral");
+    }
+    *json = p;
+    *jlen = n;
+    return 0;
+}
+
+struct raw_reply {
+    bool done;
+    int status;
+    struct mero_adm_msg m;
+    uint8_t buf[4096];
+};
+
+static void raw_cb(void *ud, int status, const uint8_t *data, size_t len)
+{
+    struct raw_reply *r = ud;
+    r->status = status;
+    if (status == 0 && len <= sizeof(r->buf)) {
+        memcpy(r->buf, data, len);
+        if (mero_adm_msg_decode(r->buf, len, &r->m, NULL) < 0) {
+            r->status = -MERO_EPROTO;
+        }
+    }
+    r->done = true;
+}
+
+static int raw_request(struct tnode *from, struct tnode *to, const struct mero_adm_init *m,
+                       struct raw_reply *r)
+{
+    struct mero_buf b;
+    mero_buf_init(&b, MERO_ADM_MAX_FRAME);
+    memset(r, 0, sizeof(*r));
+    int rc = mero_adm_init_encode(&b, m);
+    if (rc == 0) {
+        rc = mero_net_request(from->net, to->peer, MERO_ADM_PROTOCOL, b.data, b.len, 10000, raw_cb,
+                              r);
+    }
+    mero_buf_cleanup(&b);
+    if (rc == 0 && !run_until(&r->done, 15000)) {
+        rc = -MERO_ETIMEOUT;
+    }
+    return rc;
+}
+
+static int fake_prefetch(void *ud, const char *version, struct mero_err *err)
+{
+    (void)ud;
+    return mero_err_set(err, MERO_ERELEASE, "no such release as %s (test)", version);
+}
+
+TEST(real_quote_verified_off_loop_and_refused_with_its_dcap_reason)
+{
+    uint8_t ns[32];
+    CHECK_OK(new_namespace(&owner, ns));
+    CHECK_OK(set_policy(&owner, ns, true, ZERO96));
+    owner.adm->env.fetch_collateral = fake_fetch;
+    owner.adm->env.verify_real = mero__adm_verify_real;
+    struct mero_adm_init m;
+    struct raw_reply r;
+    memset(&m, 0, sizeof(m));
+    m.kind = MERO_ADM_INIT_CHALLENGE_REQUEST;
+    memcpy(m.ns, ns, 32);
+    CHECK_OK(mero__adm_pop(tee4.adm, ns, m.party_id, m.pop, NULL));
+    m.has_pop = true;
+    CHECK_OK(raw_request(&tee4, &owner, &m, &r));
+    CHECK_EQ(r.status, 0);
+    CHECK_EQ(r.m.kind, MERO_ADM_MSG_CHALLENGE);
+    /* a genuine TDX quote carrying this challenge and tee4's binding (so its signature breaks) */
+    struct mero_credential cred;
+    struct mero_buf cb;
+    mero_buf_init(&cb, MERO_ADM_MAX_CREDENTIAL);
+    CHECK_OK(mero_gov_credential(tee4.store, ns, &cred, NULL));
+    CHECK_OK(mero_credential_encode(&cb, &cred));
+    size_t ql = 0;
+    uint8_t *q = mero_test_read("testdata/tdx/dcapqvl-1/quote.bin", 1, &ql);
+    CHECK(q != NULL);
+    uint8_t binding[32];
+    mero_admission_binding(binding, ns, ns, m.party_id, cred.cert.account, cred.cert.kem_pk,
+                           cred.cert.device);
+    mero_report_data(q + 568, r.m.challenge, binding);
+    m.kind = MERO_ADM_INIT_ADMISSION_REQUEST;
+    memcpy(m.challenge, r.m.challenge, 32);
+    memcpy(m.public_key, m.party_id, 32);
+    m.quote = q;
+    m.quote_len = ql;
+    m.credential = cb.data;
+    m.credential_len = cb.len;
+    unsigned long refused = owner.adm->refused;
+    int rc = raw_request(&tee4, &owner, &m, &r);
+    free(q);
+    mero_buf_cleanup(&cb);
+    CHECK_OK(rc);
+    CHECK_EQ(r.m.kind, MERO_ADM_MSG_RESPONSE);
+    CHECK(!r.m.admitted);
+    CHECK_MSG(strstr(r.m.reason, "did not verify") != NULL, "reason: %s", r.m.reason);
+    CHECK_EQ(owner.adm->refused, refused + 1);
+    CHECK_EQ(owner.adm->jobs, 0);
+    bool key;
+    CHECK_EQ(tee_role(&tee4, ns, &key), MERO_ROLE_NONE);
+
+    /* under a signed-release policy the named release is fetched off the loop too; a release
+     * that cannot be had refuses the attempt with its reason */
+    uint8_t ns2[32];
+    struct mero_tee_policy p;
+    struct mero_gov_oplist ops = {0};
+    memset(&p, 0, sizeof(p));
+    p.form = MERO_POLICY_RELEASE;
+    p.v2 = true;
+    CHECK_OK(mero_strlist_push(&p.profiles, "locked-read-only"));
+    CHECK_OK(new_namespace(&owner, ns2));
+    CHECK_OK(mero_gov_set_policy(owner.store, ns2, &p, &ops, NULL, NULL, NULL));
+    mero_gov_oplist_cleanup(&ops);
+    mero_tee_policy_cleanup(&p);
+    owner.adm->env.prefetch_release = fake_prefetch;
+    memset(&m, 0, sizeof(m));
+    m.kind = MERO_ADM_INIT_CHALLENGE_REQUEST;
+    memcpy(m.ns, ns2, 32);
+    CHECK_OK(mero__adm_pop(tee4.adm, ns2, m.party_id, m.pop, NULL));
+    m.has_pop = true;
+    CHECK_OK(raw_request(&tee4, &owner, &m, &r));
+    CHECK_EQ(r.m.kind, MERO_ADM_MSG_CHALLENGE);
+    mero_buf_init(&cb, MERO_ADM_MAX_CREDENTIAL);
+    CHECK_OK(mero_gov_credential(tee4.store, ns2, &cred, NULL));
+    CHECK_OK(mero_credential_encode(&cb, &cred));
+    q = mero_test_read("testdata/tdx/dcapqvl-1/quote.bin", 1, &ql);
+    CHECK(q != NULL);
+    mero_admission_binding(binding, ns2, ns2, m.party_id, cred.cert.account, cred.cert.kem_pk,
+                           cred.cert.device);
+    mero_report_data(q + 568, r.m.challenge, binding);
+    m.kind = MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST;
+    memcpy(m.challenge, r.m.challenge, 32);
+    memcpy(m.public_key, m.party_id, 32);
+    memcpy(m.release, "2.3.87", 7);
+    m.quote = q;
+    m.quote_len = ql;
+    m.credential = cb.data;
+    m.credential_len = cb.len;
+    rc = raw_request(&tee4, &owner, &m, &r);
+    free(q);
+    mero_buf_cleanup(&cb);
+    CHECK_OK(rc);
+    CHECK(!r.m.admitted);
+    CHECK_MSG(strstr(r.m.reason, "release 2.3.87: no such release") != NULL, "reason: %s",
+              r.m.reason);
+    owner.adm->env.prefetch_release = NULL;
+    owner.adm->env.fetch_collateral = NULL;
+    owner.adm->env.verify_real = NULL;
 }
 
 #define FLOODERS 50
@@ -564,6 +742,8 @@ TEST(teardown_all)
 MERO_TEST_MAIN(T(setup_owner_and_replicas), T(no_policy_refused_with_reason_nothing_admitted),
                T(replica_joins_by_prompt_only), T(replica_joins_by_admitter_addrs),
                T(admitted_tee_vouches_for_a_third_while_owner_offline),
+               T(group_key_pull_answered_by_a_key_holder_for_members_only),
                T(plain_member_may_not_vouch), T(mock_without_accept_mock_refused),
                T(measurement_not_in_lists_refused),
-               T(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted), T(teardown_all))
+               T(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted),
+               T(real_quote_verified_off_loop_and_refused_with_its_dcap_reason), T(teardown_all))

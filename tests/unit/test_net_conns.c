@@ -295,6 +295,104 @@ TEST(handshake_timeout)
     uv_run(loop, UV_RUN_DEFAULT);
 }
 
+static void echo_h(void *ud, struct mero_net_req *req, const char *from, const uint8_t *d, size_t n)
+{
+    (void)ud;
+    (void)from;
+    if (mero_net_respond(req, d, n) < 0) {
+        held = NULL;
+    }
+}
+
+TEST(redial_through_identify)
+{
+    /* a dials b; b learns a's listen address from identify; after the connection is gone,
+     * b's request to a dials a again on its own */
+    struct mero_net *a = node(9, NULL), *b = node(10, NULL);
+    char ba[MERO_MULTIADDR_STR_MAX];
+    struct dial_res r = {0};
+    CHECK(a && b);
+    CHECK_OK(mero_net_handle(a, "/t/echo", echo_h, NULL));
+    addr_of(b, ba);
+    CHECK_OK(mero_net_dial(a, ba, on_dial, &r));
+    CHECK(run_until(&r.done, 5000));
+    CHECK_EQ(r.status, 0);
+    int never = 0;
+    run_until(&never, 300); /* identify */
+    mero_net_disconnect(b, mero_net_peer_id(a));
+    run_until(&never, 200);
+    CHECK_EQ(mero_net_connected_peers(b, NULL, 0), 0);
+    struct reply_res q = {0};
+    CHECK_OK(mero_net_request(b, mero_net_peer_id(a), "/t/echo", (const uint8_t *)"hey", 3, 5000,
+                              on_reply, &q));
+    CHECK(run_until(&q.done, 5000));
+    CHECK_EQ(q.status, 0);
+    CHECK_EQ(q.len, 3);
+    CHECK_EQ(mero_net_connected_peers(b, NULL, 0), 1);
+    finish(a, b);
+}
+
+struct gossip_seen {
+    int got_ok, got_reject;
+};
+
+static int gossip_cb(void *ud, const char *topic, const char *from, const uint8_t *d, size_t n)
+{
+    struct gossip_seen *g = ud;
+    (void)topic;
+    (void)from;
+    if (n == 6 && memcmp(d, "reject", 6) == 0) {
+        g->got_reject++;
+        return -1; /* the application refuses it: it must not travel further */
+    }
+    g->got_ok++;
+    return 0;
+}
+
+static struct mero_net *gnode(uint8_t seed_byte, struct gossip_seen *g)
+{
+    uint8_t seed[32], pk[32], sk[64];
+    struct mero_net_callbacks cb = {gossip_cb, NULL};
+    struct mero_net_config cfg;
+    struct mero_net *n = NULL;
+    mero_net_config_default(&cfg);
+    cfg.heartbeat_ms = 100;
+    memset(seed, seed_byte, 32);
+    mero_ed25519_from_seed(pk, sk, seed);
+    if (mero_net_new(loop, sk, &cfg, &cb, g, &n) < 0 ||
+        mero_net_listen(n, "/ip4/127.0.0.1/tcp/0") < 0 || mero_net_subscribe(n, "ns/chain") < 0) {
+        return NULL;
+    }
+    return n;
+}
+
+TEST(rejected_gossip_is_not_forwarded)
+{
+    struct gossip_seen ga = {0}, gb = {0}, gc = {0};
+    struct mero_net *a = gnode(11, &ga), *b = gnode(12, &gb), *c = gnode(13, &gc);
+    char ba[MERO_MULTIADDR_STR_MAX];
+    struct dial_res r1 = {0}, r2 = {0};
+    CHECK(a && b && c);
+    addr_of(b, ba);
+    CHECK_OK(mero_net_dial(a, ba, on_dial, &r1)); /* chain a - b - c */
+    CHECK_OK(mero_net_dial(c, ba, on_dial, &r2));
+    CHECK(run_until(&r1.done, 5000) && run_until(&r2.done, 5000));
+    int never = 0;
+    run_until(&never, 600); /* subscriptions + GRAFTs at the 100 ms heartbeat */
+    CHECK_EQ(mero_net_topic_peers(a, "ns/chain"), 1);
+    CHECK_EQ(mero_net_publish(a, "ns/chain", (const uint8_t *)"reject", 6), 1);
+    CHECK_EQ(mero_net_publish(a, "ns/chain", (const uint8_t *)"fine!", 5), 1);
+    CHECK(run_until(&gc.got_ok, 3000));
+    run_until(&never, 300);
+    CHECK_EQ(gb.got_reject, 1);
+    CHECK_EQ(gb.got_ok, 1);
+    CHECK_EQ(gc.got_ok, 1);                 /* forwarded by b's mesh */
+    CHECK_EQ(gc.got_reject, 0);             /* b refused it, so it stopped there */
+    CHECK_EQ(ga.got_ok + ga.got_reject, 0); /* our own messages never come back to us */
+    mero_net_free(c);
+    finish(a, b);
+}
+
 TEST(publish_to_zero_peers)
 {
     struct mero_net *a = node(8, NULL);
@@ -313,4 +411,5 @@ TEST(publish_to_zero_peers)
 }
 
 MERO_TEST_MAIN(T(simultaneous_dials_collapse), T(dial_wrong_peer_id_refused), T(request_semantics),
-               T(handshake_timeout), T(publish_to_zero_peers))
+               T(handshake_timeout), T(redial_through_identify),
+               T(rejected_gossip_is_not_forwarded), T(publish_to_zero_peers))

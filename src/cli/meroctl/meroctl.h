@@ -12,8 +12,13 @@
 
 #include <stdbool.h>
 
-enum { MEROCTL_OK = 0, MEROCTL_USAGE = 1, MEROCTL_FAILED = 2, MEROCTL_UNREACHABLE = 3,
-       MEROCTL_AUTH = 4 };
+enum {
+    MEROCTL_OK = 0,
+    MEROCTL_USAGE = 1,
+    MEROCTL_FAILED = 2,
+    MEROCTL_UNREACHABLE = 3,
+    MEROCTL_AUTH = 4
+};
 
 struct meroctl_global {
     const char *node;       /* --node URL (default http://127.0.0.1:2528) */
@@ -37,7 +42,7 @@ void meroctl_register(const struct meroctl_cmd *cmds, int n);
     static const struct meroctl_cmd meroctl_cmds_[] = {__VA_ARGS__};                               \
     __attribute__((constructor)) static void meroctl_register_here_(void)                          \
     {                                                                                              \
-        meroctl_register(meroctl_cmds_, (int)(sizeof(meroctl_cmds_) / sizeof(meroctl_cmds_[0]))); \
+        meroctl_register(meroctl_cmds_, (int)(sizeof(meroctl_cmds_) / sizeof(meroctl_cmds_[0])));  \
     }
 
 #endif
