@@ -25,7 +25,7 @@
 #include "mero/identity.h"
 #include "mero/op.h"
 
-#define MERO_GOV_STORE_SCHEMA 1 /* SQLite schema (PRAGMA user_version) */
+#define MERO_GOV_STORE_SCHEMA 2 /* SQLite schema (PRAGMA user_version) */
 /* Evidence older than this is "due for a refresh" (admit step 6). UNVERIFIED value. */
 #define MERO_GOV_EVIDENCE_REFRESH_SECS (12u * 3600u)
 
@@ -285,6 +285,9 @@ enum mero_apply_status { MERO_APPLY_APPLIED = 0, MERO_APPLY_DUPLICATE = 1 };
  * -MERO_EMISSINGPARENT so the caller can pull them; the first missing hash in missing_out if
  * non-NULL), then the rules, then append + derived tables in one transaction and events.
  * An op already stored returns 0 with *status = MERO_APPLY_DUPLICATE. hash_out may be NULL.
+ * An encrypted group op (NamespaceOp tag 2) whose key we do not hold, and an op on the same
+ * group the rules refuse while such an op waits, are stored without effect (status APPLIED)
+ * and applied when the key arrives (docs/governance.md "Peers without the key").
  */
 MERO_MUST_CHECK int mero_gov_apply(struct mero_store *s, const uint8_t *bytes, size_t len,
                                    int *status, uint8_t *hash_out, uint8_t *missing_out,
@@ -381,7 +384,9 @@ MERO_MUST_CHECK int mero_gov_group_key(struct mero_store *s, const uint8_t group
 MERO_MUST_CHECK int mero_gov_group_key_by_id(struct mero_store *s, const uint8_t group[static 32],
                                              const uint8_t key_id[static 32],
                                              uint8_t key[static 32]);
-/* Store a group key obtained out of band (e.g. a GroupKeyRequest answer); becomes current. */
+/* Store a group key obtained out of band (e.g. a GroupKeyRequest answer); becomes current.
+ * Deferred ops waiting for this key (encrypted group ops and those queued behind them) are
+ * then applied in log order, with their events. */
 MERO_MUST_CHECK int mero_gov_group_key_put(struct mero_store *s, const uint8_t group[static 32],
                                            const uint8_t key[static 32]);
 /* Open an envelope addressed to our identity in ns. */

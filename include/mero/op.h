@@ -7,6 +7,7 @@
  *                       signer [32], nonce u64, op NamespaceOp, signature [64] }
  *   NamespaceOp = Root(RootOp) tag 0 | Group { group_id [32], op GroupOp,
  *                                              key_rotation Option<KeyRotation> } tag 1
+ *               | Group encrypted { group_id, key_id, nonce, ciphertext, key_rotation } tag 2
  *   signature = Ed25519(signer, "calimero.namespace.v1" || borsh(signable)), signable = all
  *               fields but the signature; op hash = SHA-256 of those same signed bytes.
  *
@@ -36,6 +37,9 @@
 #define MERO_GOV_MAX_STR              127u /* bytes in one policy / measurement string */
 #define MERO_GOV_MAX_ENVELOPES        4096u
 #define MERO_GOV_ENVELOPE_CT_LEN      48u /* 32-byte key + 16-byte GCM tag */
+/* Ciphertext of an encrypted group op (NamespaceOp tag 2): GroupOp plaintext + 16-byte tag. */
+#define MERO_GOV_MIN_SEALED_BYTES 17u
+#define MERO_GOV_MAX_SEALED_BYTES 4096u
 
 /* GroupMemberRole (borsh u8). */
 enum mero_role {
@@ -56,7 +60,12 @@ int mero_tee_mode_role(int mode);
 
 enum mero_visibility { MERO_GROUP_OPEN = 0, MERO_GROUP_RESTRICTED = 1 };
 
-enum mero_op_scope { MERO_SCOPE_ROOT = 0, MERO_SCOPE_GROUP = 1 };
+/*
+ * NamespaceOp tags. MERO_SCOPE_GROUP_ENCRYPTED = Group { group_id [32], key_id [32] =
+ * SHA-256(namespace group key), nonce [12], ciphertext Vec<u8> (17..4096 bytes) = AES-256-GCM
+ * (key, nonce, AAD = group_id) of borsh(GroupOp), key_rotation Option<KeyRotation> (None) }.
+ */
+enum mero_op_scope { MERO_SCOPE_ROOT = 0, MERO_SCOPE_GROUP = 1, MERO_SCOPE_GROUP_ENCRYPTED = 2 };
 
 /* RootOp discriminants (3, 6, 10 from the reference; the rest ours, see docs/governance.md). */
 enum mero_root_op {
@@ -177,8 +186,13 @@ struct mero_op {
     uint64_t nonce;
     uint8_t scope;        /* enum mero_op_scope */
     uint8_t kind;         /* enum mero_root_op or enum mero_group_op */
-    uint8_t group_id[32]; /* scope GROUP: the target group */
-    bool has_rotation;    /* scope GROUP only */
+    uint8_t group_id[32]; /* scope GROUP / GROUP_ENCRYPTED: the target group */
+    /* scope GROUP_ENCRYPTED only (kind and payload are not encoded; mero_op_open fills them) */
+    uint8_t key_id[32];
+    uint8_t enc_nonce[12];
+    uint8_t *ciphertext; /* owned */
+    size_t ciphertext_len;
+    bool has_rotation; /* scope GROUP only */
     struct mero_key_rotation rotation;
     uint8_t signature[64];
 
@@ -223,6 +237,23 @@ MERO_MUST_CHECK int mero_op_hash(const struct mero_op *op, uint8_t out[static 32
  */
 MERO_MUST_CHECK int mero_op_decode(const uint8_t *p, size_t len, struct mero_op *op,
                                    struct mero_err *err);
+
+/*
+ * Encrypt a scope-GROUP op in place into the encrypted form: the borsh GroupOp (kind +
+ * payload) is sealed with AES-256-GCM under `key` (random nonce, AAD = group_id), key_id =
+ * SHA-256(key), scope = MERO_SCOPE_GROUP_ENCRYPTED. Refused for an op carrying a rotation.
+ * Call before signing: the signature covers the ciphertext form.
+ */
+MERO_MUST_CHECK int mero_op_seal(struct mero_op *op, const uint8_t key[static 32],
+                                 struct mero_err *err);
+/*
+ * Decrypt an encrypted op with `key` into `inner` (scope GROUP, same ns, signer, nonce,
+ * group_id; kind and payload decoded with the same bounded decoder, trailing bytes refused).
+ * -MERO_EINVAL when key is not the one key_id names, -MERO_ECRYPTO when the ciphertext does
+ * not authenticate, decode errors otherwise. `inner` is cleaned up on failure.
+ */
+MERO_MUST_CHECK int mero_op_open(const struct mero_op *sealed, const uint8_t key[static 32],
+                                 struct mero_op *inner, struct mero_err *err);
 
 /* Envelope codec (used inside ops). */
 MERO_MUST_CHECK int mero_envelope_encode(struct mero_buf *b, const struct mero_key_envelope *e);

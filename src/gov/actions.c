@@ -86,7 +86,9 @@ int mero__gov_publish(struct mero_store *s, struct mero_op *op, struct mero_gov_
         mero_buf_cleanup(&b);
         return mero_err_set(err, -rc, "could not build the op");
     }
+    s->publishing = true;
     rc = mero__gov_apply_op(s, op, hash, b.data, b.len, NULL, err);
+    s->publishing = false;
     if (rc == 0 && out != NULL) {
         rc = oplist_push(out, b.data, b.len);
     }

@@ -2,7 +2,9 @@
 /*
  * admit.c - admit_tee_node (spec "Verify and admit" steps 1-10; reference-calimero.md §6.1):
  * the pure decision over a verified quote and the governance state, then the ops it publishes
- * in order - MemberJoinedViaTeeAttestation, TeeAuthorityEvidence, KeyDelivery.
+ * in order - MemberJoinedViaTeeAttestation, TeeAuthorityEvidence, KeyDelivery. A root admission
+ * is the cleartext RootOp form; a subgroup admission is the GroupOp form, encrypted under the
+ * namespace group key (NamespaceOp tag 2) when we hold it, cleartext otherwise.
  *
  * Invariants: a node that may not vouch publishes nothing (NotAVoucher); every refusal is
  * decided before anything is signed; the binding is re-checked from the quote about to be
@@ -221,10 +223,16 @@ static int publish_join(struct mero_store *s, const uint8_t ns[32],
         op.scope = MERO_SCOPE_GROUP;
         op.kind = MERO_GROUP_MEMBER_JOINED_TEE;
         memcpy(op.group_id, req->group_id, 32);
+        /* the subgroup fan-in travels encrypted under the namespace key when we hold it */
+        uint8_t key[32], id[32];
+        if (mero_gov_group_key(s, ns, key, id) == 0) {
+            rc = mero_op_seal(&op, key, err);
+        }
+        sodium_memzero(key, sizeof(key));
     }
     if (rc == 0) {
         rc = mero__gov_publish(s, &op, out, err);
-    } else {
+    } else if (rc == -MERO_ENOMEM) {
         rc = mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
     mero_op_cleanup(&op);

@@ -3,7 +3,7 @@
  * apply.c - applying one op: the DAG checks (parents known, same namespace), the rules every
  * peer re-checks for membership, roles, policy, keys and contexts, and the projection, all in
  * one savepoint; events are emitted only after it is released. TEE admission and evidence
- * rules live in apply_tee.c.
+ * rules live in apply_tee.c, the encrypted form and deferral in apply_sealed.c.
  *
  * Invariants: an op is appended only when every rule accepted it; TEE roles are minted only by
  * MemberJoinedViaTeeAttestation and a TEE row only moves to the TEE role the policy mode names
@@ -439,7 +439,7 @@ static int h_policy(struct actx *a, struct mero_err *err)
 
 /* ---- dispatch ----------------------------------------------------------------------------- */
 
-static int dispatch(struct actx *a, struct mero_err *err)
+int mero__gov_dispatch(struct actx *a, struct mero_err *err)
 {
     const struct mero_op *op = a->op;
     if (op->scope == MERO_SCOPE_ROOT) {
@@ -459,6 +459,14 @@ static int dispatch(struct actx *a, struct mero_err *err)
         }
     }
     MERO_TRY(mero__gov_in_ns(a, op->group_id, err));
+    if (op->scope == MERO_SCOPE_GROUP_ENCRYPTED) {
+        if (op->has_rotation) {
+            return mero_err_set(err, MERO_EREFUSED,
+                                "an encrypted group op cannot carry a key "
+                                "rotation");
+        }
+        return mero__gov_h_sealed(a, err);
+    }
     if (op->has_rotation && op->kind != MERO_GROUP_MEMBER_REMOVED) {
         return mero_err_set(err, MERO_EREFUSED, "only MemberRemoved may carry a key rotation");
     }
@@ -525,7 +533,7 @@ static int check_parents(struct mero_store *s, const struct mero_op *op, uint8_t
     return 0;
 }
 
-static void emit(struct actx *a)
+void mero__gov_emit(struct actx *a)
 {
     if (a->s->hooks.on_event == NULL) {
         return;
@@ -560,7 +568,7 @@ int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op, const uin
     if (rc < 0) {
         rc = mero__gov_sqlerr(s, err, "append");
     } else {
-        rc = dispatch(&a, err);
+        rc = mero__gov_dispatch_or_defer(&a, err);
     }
     if (rc < 0) {
         (void)mero__gov_exec(s, "ROLLBACK TO gov_apply");
@@ -575,8 +583,9 @@ int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op, const uin
         free(a.ev);
         return rc;
     }
-    emit(&a);
+    mero__gov_emit(&a);
     free(a.ev);
+    mero__gov_unseal(s);
     return 0;
 }
 
@@ -585,7 +594,7 @@ int mero__gov_replay_op(struct mero_store *s, const struct mero_op *op, const ui
 {
     struct actx a = {.s = s, .op = op, .hash = hash, .bytes = bytes, .len = len, .seq = seq};
     a.have_us = mero__gov_our_pk(s, op->ns, a.us);
-    int rc = dispatch(&a, err);
+    int rc = mero__gov_is_inert(s, hash) ? 0 : mero__gov_dispatch_or_defer(&a, err);
     if (rc == 0) {
         rc = mero__gov_heads_move(s, op, hash);
     }

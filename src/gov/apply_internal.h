@@ -42,5 +42,18 @@ const char *mero__gov_short(const uint8_t id[32], char buf[17]);
 int mero__gov_h_join(struct actx *a, const struct mero_tee_join *j, bool root_form,
                      struct mero_err *err);
 int mero__gov_h_evidence(struct actx *a, struct mero_err *err);
+/* Run the rules and projection of a->op (the switch over every op kind). */
+int mero__gov_dispatch(struct actx *a, struct mero_err *err);
+/* NamespaceOp tag 2: open with the key key_id names and apply, or keep deferred. */
+int mero__gov_h_sealed(struct actx *a, struct mero_err *err);
+/*
+ * mero__gov_dispatch, except that an op the rules refuse while an encrypted op on the same
+ * group is still waiting for its key is kept (deferred, no effect) instead of refused.
+ */
+int mero__gov_dispatch_or_defer(struct actx *a, struct mero_err *err);
+/* Whether a stored op was refused when its deferred turn came (rebuild skips it). */
+bool mero__gov_is_inert(struct mero_store *s, const uint8_t hash[32]);
+/* Deliver the queued events of an applied op to the on_event hook. */
+void mero__gov_emit(struct actx *a);
 
 #endif

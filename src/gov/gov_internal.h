@@ -24,6 +24,7 @@ struct mero_store {
     sqlite3 *db;
     struct mero_gov_hooks hooks;
     bool rebuilding; /* no events, no append */
+    bool publishing; /* a local action's op: refusals are never deferred */
     struct gov_stmt cache[GOV_STMT_CACHE];
     size_t ncache;
 };
@@ -44,12 +45,18 @@ int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op, const uin
 /* Re-run an already stored op's rules and projection (rebuild; no append, no events). */
 int mero__gov_replay_op(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32],
                         const uint8_t *bytes, size_t len, uint64_t seq, struct mero_err *err);
+/* Apply, in log order, every deferred op whose encrypted predecessor's key we now hold. */
+void mero__gov_unseal(struct mero_store *s);
 /* namespace id = SHA-256("mero.namespace.id.v1" || creator || salt) */
 void mero__gov_ns_id(uint8_t out[32], const uint8_t signer[32], const uint8_t salt[32]);
 /* Sign an op with our identity for op->ns (parents = heads, nonce = ours + 1), apply it and
  * append its encoding to out. */
 int mero__gov_publish(struct mero_store *s, struct mero_op *op, struct mero_gov_oplist *out,
                       struct mero_err *err);
+
+/* borsh(GroupOp) (tag + payload, no group id or rotation): encode, and bounded decode. */
+int mero__gov_put_group_body(struct mero_buf *b, const struct mero_op *op);
+int mero__gov_get_group_body(struct mero_cur *c, struct mero_op *op, struct mero_err *err);
 
 /* The TCB rule (reference §1.5 tcb_status_allowed). */
 bool mero__gov_tcb_allowed(const struct mero_strlist *list, const char *status, bool is_mock,

@@ -16,8 +16,9 @@
 
 #include "gov/gov_internal.h"
 
-static const char *const derived_tables[] = {"heads", "groups", "members",  "policy",    "evidence",
-                                             "spent", "deny",   "contexts", "autofollow"};
+static const char *const derived_tables[] = {"heads",      "groups",  "members", "policy",
+                                             "evidence",   "spent",   "deny",    "contexts",
+                                             "autofollow", "deferred"};
 
 int mero__gov_clear_derived(struct mero_store *s)
 {
@@ -195,6 +196,8 @@ static const char *const purge_ns_sql[] = {
     "DELETE FROM contexts WHERE ns = ?",
     "DELETE FROM policy WHERE ns = ?",
     "DELETE FROM spent WHERE ns = ?",
+    "DELETE FROM deferred WHERE ns = ?",
+    "DELETE FROM inert WHERE ns = ?",
     "DELETE FROM groups WHERE ns = ?",
     "DELETE FROM identities WHERE ns = ?",
 };

@@ -6,7 +6,9 @@
  * Invariants: the decoder checks the schema version before anything else, every length
  * against what remains and against a MERO_GOV_MAX_* cap before allocating, refuses unknown
  * tags, out-of-range roles/modes/bools and trailing bytes; encode(decode(x)) == x for every
- * accepted x (there is exactly one encoding of each op).
+ * accepted x (there is exactly one encoding of each op). The encrypted group form (tag 2)
+ * carries its ciphertext opaquely, bounded to MERO_GOV_MAX_SEALED_BYTES; its plaintext is
+ * decoded by the same group-op decoder (mero__gov_get_group_body) once opened.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -99,9 +101,9 @@ static int put_root(struct mero_buf *b, const struct mero_op *op)
     }
 }
 
-static int put_group(struct mero_buf *b, const struct mero_op *op)
+/* borsh(GroupOp): tag + payload (the plaintext of the encrypted form). */
+int mero__gov_put_group_body(struct mero_buf *b, const struct mero_op *op)
 {
-    MERO_TRY(mero_buf_append(b, op->group_id, 32));
     MERO_TRY(mero_buf_append_u8(b, op->kind));
     switch (op->kind) {
     case MERO_GROUP_MEMBER_ADDED:
@@ -150,6 +152,11 @@ static int put_group(struct mero_buf *b, const struct mero_op *op)
     default:
         return -MERO_EINVAL;
     }
+    return 0;
+}
+
+static int put_rotation(struct mero_buf *b, const struct mero_op *op)
+{
     if (!op->has_rotation) {
         return mero_buf_append_u8(b, 0);
     }
@@ -173,7 +180,18 @@ static int put_signable(struct mero_buf *b, const struct mero_op *op)
     MERO_TRY(mero_buf_append(b, op->signer, 32));
     MERO_TRY(mero_buf_append_u64le(b, op->nonce));
     MERO_TRY(mero_buf_append_u8(b, op->scope));
-    return op->scope == MERO_SCOPE_ROOT ? put_root(b, op) : put_group(b, op);
+    if (op->scope == MERO_SCOPE_ROOT) {
+        return put_root(b, op);
+    }
+    MERO_TRY(mero_buf_append(b, op->group_id, 32));
+    if (op->scope == MERO_SCOPE_GROUP_ENCRYPTED) {
+        MERO_TRY(mero_buf_append(b, op->key_id, 32));
+        MERO_TRY(mero_buf_append(b, op->enc_nonce, 12));
+        MERO_TRY(mero_borsh_put_bytes(b, op->ciphertext, op->ciphertext_len));
+    } else {
+        MERO_TRY(mero__gov_put_group_body(b, op));
+    }
+    return put_rotation(b, op);
 }
 
 int mero_op_signed_bytes(const struct mero_op *op, struct mero_buf *out)
@@ -230,12 +248,9 @@ static int get_role(struct mero_cur *c, uint8_t *role, struct mero_err *err)
     return 0;
 }
 
-static int get_blob(struct mero_cur *c, size_t max, uint8_t **out, size_t *len,
-                    struct mero_err *err)
+static int get_blob_from(const uint8_t *p, size_t n, uint8_t **out, size_t *len,
+                         struct mero_err *err)
 {
-    const uint8_t *p;
-    size_t n;
-    DEC(mero_borsh_get_bytes(c, max, &p, &n), "byte string");
     uint8_t *copy = malloc(n ? n : 1);
     if (copy == NULL) {
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
@@ -244,6 +259,15 @@ static int get_blob(struct mero_cur *c, size_t max, uint8_t **out, size_t *len,
     *out = copy;
     *len = n;
     return 0;
+}
+
+static int get_blob(struct mero_cur *c, size_t max, uint8_t **out, size_t *len,
+                    struct mero_err *err)
+{
+    const uint8_t *p;
+    size_t n;
+    DEC(mero_borsh_get_bytes(c, max, &p, &n), "byte string");
+    return get_blob_from(p, n, out, len, err);
 }
 
 int mero_envelope_decode(struct mero_cur *c, struct mero_key_envelope *e, struct mero_err *err)
@@ -343,10 +367,9 @@ static int get_root(struct mero_cur *c, struct mero_op *op, struct mero_err *err
     }
 }
 
-static int get_group(struct mero_cur *c, struct mero_op *op, struct mero_err *err)
+int mero__gov_get_group_body(struct mero_cur *c, struct mero_op *op, struct mero_err *err)
 {
     uint8_t opt;
-    DEC(mero_cur_copy(c, op->group_id, 32), "group id");
     DEC(mero_cur_u8(c, &op->kind), "group op tag");
     switch (op->kind) {
     case MERO_GROUP_MEMBER_ADDED:
@@ -400,6 +423,33 @@ static int get_group(struct mero_cur *c, struct mero_op *op, struct mero_err *er
     default:
         return mero_err_set(err, MERO_EOPDECODE, "op decode: unknown group op %u",
                             (unsigned)op->kind);
+    }
+    return 0;
+}
+
+static int get_encrypted(struct mero_cur *c, struct mero_op *op, struct mero_err *err)
+{
+    const uint8_t *p;
+    size_t n;
+    DEC(mero_cur_copy(c, op->key_id, 32), "key id");
+    DEC(mero_cur_copy(c, op->enc_nonce, 12), "encrypted op nonce");
+    DEC(mero_borsh_get_bytes(c, MERO_GOV_MAX_SEALED_BYTES, &p, &n), "encrypted op ciphertext");
+    if (n < MERO_GOV_MIN_SEALED_BYTES) {
+        return mero_err_set(err, MERO_EOPDECODE, "op decode: encrypted op ciphertext is %zu bytes",
+                            n);
+    }
+    MERO_TRY(get_blob_from(p, n, &op->ciphertext, &op->ciphertext_len, err));
+    return 0;
+}
+
+static int get_group(struct mero_cur *c, struct mero_op *op, struct mero_err *err)
+{
+    uint8_t opt;
+    DEC(mero_cur_copy(c, op->group_id, 32), "group id");
+    if (op->scope == MERO_SCOPE_GROUP_ENCRYPTED) {
+        MERO_TRY(get_encrypted(c, op, err));
+    } else {
+        MERO_TRY(mero__gov_get_group_body(c, op, err));
     }
     DEC(mero_cur_u8(c, &opt), "key rotation option");
     if (opt > 1) {
@@ -458,7 +508,7 @@ static int decode_inner(struct mero_cur *c, struct mero_op *op, struct mero_err 
     DEC(mero_cur_u8(c, &op->scope), "namespace op tag");
     if (op->scope == MERO_SCOPE_ROOT) {
         MERO_TRY(get_root(c, op, err));
-    } else if (op->scope == MERO_SCOPE_GROUP) {
+    } else if (op->scope == MERO_SCOPE_GROUP || op->scope == MERO_SCOPE_GROUP_ENCRYPTED) {
         MERO_TRY(get_group(c, op, err));
     } else {
         return mero_err_set(err, MERO_EOPDECODE, "op decode: unknown namespace op %u",

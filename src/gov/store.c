@@ -65,7 +65,18 @@ static const char *const migration_1 =
     "CREATE INDEX group_keys_seq ON group_keys(grp, seq);"
     "CREATE TABLE pending_purge(ns BLOB PRIMARY KEY) WITHOUT ROWID;";
 
-static const char *const *const migrations[] = {&migration_1};
+/* Migration 2: the encrypted group-op form. `deferred` (derived) holds ops stored but not yet
+ * applied: an encrypted op whose key we lack (key_id set) and later ops on the same group the
+ * rules refused meanwhile (key_id NULL). `inert` (local, kept by rebuild) holds deferred ops
+ * that were refused when their turn came, so a rebuild leaves them without effect too. IF NOT
+ * EXISTS so a store whose user_version was lowered by hand migrates again cleanly. */
+static const char *const migration_2 =
+    "CREATE TABLE IF NOT EXISTS deferred(hash BLOB PRIMARY KEY, ns BLOB NOT NULL,"
+    " grp BLOB NOT NULL, key_id BLOB, seq INTEGER NOT NULL) WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS deferred_grp ON deferred(ns, grp, seq);"
+    "CREATE TABLE IF NOT EXISTS inert(hash BLOB PRIMARY KEY, ns BLOB NOT NULL) WITHOUT ROWID;";
+
+static const char *const *const migrations[] = {&migration_1, &migration_2};
 
 int mero__gov_sqlerr(struct mero_store *s, struct mero_err *err, const char *what)
 {
@@ -377,7 +388,11 @@ int mero__gov_key_put(struct mero_store *s, const uint8_t grp[32], const uint8_t
 int mero_gov_group_key_put(struct mero_store *s, const uint8_t group[static 32],
                            const uint8_t key[static 32])
 {
-    return mero__gov_key_put(s, group, key);
+    int rc = mero__gov_key_put(s, group, key);
+    if (rc == 0) {
+        mero__gov_unseal(s);
+    }
+    return rc;
 }
 
 int mero_gov_group_key(struct mero_store *s, const uint8_t group[static 32], uint8_t key[static 32],

@@ -141,6 +141,9 @@ TEST(every_kind_round_trips)
         CHECK(memcmp(re.data, ops[i].data, re.len) == 0);
         if (op.scope == MERO_SCOPE_ROOT) {
             seen_root[op.kind & 15] = true;
+        } else if (op.scope == MERO_SCOPE_GROUP_ENCRYPTED) {
+            /* the subgroup admission travels encrypted (its plaintext is GroupOp 19) */
+            seen_group[MERO_GROUP_MEMBER_JOINED_TEE] = true;
         } else {
             seen_group[op.kind & 63] = true;
         }
@@ -253,7 +256,7 @@ TEST(bad_tags_and_values_refused)
     uint8_t *p = ops[0].data;
     size_t scope_off = 1 + 32 + 4 + 32 + 8;
     CHECK_EQ(p[scope_off], MERO_SCOPE_ROOT);
-    p[scope_off] = 2;
+    p[scope_off] = 3; /* 2 is the encrypted group form */
     CHECK_ERR(mero_op_decode(p, ops[0].len, &op, &e), -MERO_EOPDECODE);
     p[scope_off] = MERO_SCOPE_ROOT;
     p[scope_off + 1] = 1; /* reserved RootOp discriminant */

@@ -309,8 +309,16 @@ TEST(rebuild_equals_incremental_after_random_history)
         if (step(h, &l) == 0) {
             accepted++;
         }
-        /* every op the action produced goes to every other node */
+        /* every op the action produced goes to every other node. The other nodes hold the
+         * namespace key the owner holds (as a GroupKeyRequest pull would give them), so the
+         * encrypted subgroup admissions open everywhere and the states stay comparable. */
         struct mero_err e = {0};
+        uint8_t nk[32], nkid[32];
+        CHECK_OK(mero_gov_group_key(h->owner.s, h->owner.ns, nk, nkid));
+        CHECK_OK(mero_gov_group_key_put(h->peer.s, h->owner.ns, nk));
+        for (int t = 0; t < TEES; t++) {
+            CHECK_OK(mero_gov_group_key_put(h->tee[t].node.s, h->owner.ns, nk));
+        }
         for (size_t k = 0; k < l.n; k++) {
             int st;
             CHECK_MSG(mero_gov_apply(h->owner.s, l.v[k].data, l.v[k].len, &st, NULL, NULL, &e) == 0,
