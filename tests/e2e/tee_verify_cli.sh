@@ -137,4 +137,11 @@ for mode in 404 500 garbage slow; do
     if [ -n "$PORT" ]; then net_fail "server answering $mode"; else nok "$mode" "no port"; fi
     stop_pcs
 done
+# The only arguments are --help and --version; anything else is a usage error, not a verdict.
+out=$("$BIN" --help </dev/null 2>/dev/null); rc=$?
+if [ "$rc" -eq 0 ] && [[ "$out" == *"exit:"* ]] && [[ "$out" != *'"valid":'* ]]; then ok "--help prints usage, exit 0"
+else nok "--help prints usage, exit 0" "rc=$rc"; fi
+out=$(echo '{}' | "$BIN" --verbose 2>/dev/null); rc=$?
+if [ "$rc" -eq 1 ] && [[ "$out" == *'"error"'* ]] && [[ "$out" != *'"valid"'* ]]; then ok "an unknown argument exits 1 with an error object"
+else nok "an unknown argument exits 1 with an error object" "rc=$rc out=$out"; fi
 echo "1..$n"

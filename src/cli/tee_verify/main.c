@@ -28,9 +28,31 @@ static int emit(int code, struct mero_buf *out, const char *msg)
     return code;
 }
 
-int main(void)
+static const char usage[] =
+    "usage: calimero-tee-verify < input.json\n"
+    "  input:  {\"quote_b64\"|\"quote_hex\": ..., \"nonce_hex\": \"<64 hex>\",\n"
+    "           \"app_hash_hex\": \"<64 hex>\", \"collateral\": {...}?, \"time_unix\": N?}\n"
+    "  output: one JSON object on stdout (see calimero-tee-verify(1))\n"
+    "  exit:   0 a verdict (read \"valid\"), 1 unusable input, 2 no verdict\n";
+
+int main(int argc, char **argv)
 {
     struct mero_buf in, out;
+    /* The contract is stdin/stdout only; the sole arguments are --help and --version. */
+    if (argc > 1) {
+        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (strcmp(argv[1], "--version") == 0) {
+            puts("calimero-tee-verify 0.1.0");
+            return 0;
+        }
+        fprintf(stderr, "calimero-tee-verify: takes no arguments (input is JSON on stdin)\n%s",
+                usage);
+        puts("{\"error\":\"calimero-tee-verify takes no arguments (input is JSON on stdin)\"}");
+        return 1;
+    }
     char msg[1100];
     mero_buf_init(&in, MERO_TEE_VERIFY_MAX_INPUT);
     mero_buf_init(&out, 1u << 20);
