@@ -12,6 +12,7 @@
 #include "mero/clock.h"
 #include "mero/crypto.h"
 #include "mero/eventlog.h"
+#include "support/bench_util.h"
 
 static const char *const files[] = {
     "gce-cos113-tdx-with-quote/ccel_data.bin",
@@ -21,19 +22,6 @@ static const char *const files[] = {
     "trustee-ovmf/ccel_data.bin",
     "trustee-gcp/ccel_data.bin",
 };
-
-static uint8_t *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return NULL;
-    }
-    uint8_t *p = malloc(MERO_EVENTLOG_MAX_LEN);
-    size_t n = p ? fread(p, 1, MERO_EVENTLOG_MAX_LEN, f) : 0;
-    fclose(f);
-    *len = n;
-    return p;
-}
 
 int main(void)
 {
@@ -53,7 +41,7 @@ int main(void)
         size_t n = 0;
         struct mero_eventlog log;
         snprintf(path, sizeof(path), "%s/testdata/ccel/%s", shared, files[i]);
-        uint8_t *d = read_all(path, &n);
+        uint8_t *d = mero_bench_read(path, &n);
         if (d == NULL || mero_eventlog_parse(&log, d, n, NULL) < 0) {
             free(d);
             continue;

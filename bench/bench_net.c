@@ -16,18 +16,12 @@
 
 #include "mero/crypto.h"
 #include "mero/encoding.h"
+#include "mero/clock.h"
 #include "mero/net.h"
 
 static uv_loop_t *loop;
 static size_t delivered;
 static int reply_done, reply_status, dialed;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int on_gossip(void *ud, const char *t, const char *from, const uint8_t *d, size_t n)
 {
@@ -85,8 +79,8 @@ static struct mero_net *mk(int i, const struct mero_net_config *cfg)
 
 static void spin_until(int (*cond)(void), double limit)
 {
-    double t0 = now_s();
-    while (!cond() && now_s() - t0 < limit) {
+    double t0 = ((double)mero_now_ns() / 1e9);
+    while (!cond() && ((double)mero_now_ns() / 1e9) - t0 < limit) {
         uv_run(loop, UV_RUN_NOWAIT);
     }
 }
@@ -143,13 +137,13 @@ int main(int argc, char **argv)
         return 1;
     }
     mero_random(blob, mb << 20);
-    double t0 = now_s();
+    double t0 = ((double)mero_now_ns() / 1e9);
     if (mero_net_request(a, mero_net_peer_id(b), "/bench/sink/1", blob, mb << 20, 120000, on_reply,
                          NULL) < 0) {
         return 1;
     }
     spin_until(replied, 120);
-    double dt = now_s() - t0;
+    double dt = ((double)mero_now_ns() / 1e9) - t0;
     if (reply_status != 0) {
         fprintf(stderr, "bench_net: stream exchange failed: %s\n", mero_strerror(reply_status));
         return 1;
@@ -181,7 +175,7 @@ int main(int argc, char **argv)
     memset(msg, 'm', sizeof(msg));
     delivered = 0;
     want_delivered = nmsg * 4;
-    t0 = now_s();
+    t0 = ((double)mero_now_ns() / 1e9);
     for (size_t i = 0; i < nmsg; i++) {
         memcpy(msg, &i, sizeof(i));
         if (mero_net_publish(pub, "ns/bench", msg, sizeof(msg)) != 4) {
@@ -193,7 +187,7 @@ int main(int argc, char **argv)
         }
     }
     spin_until(all_delivered, 120);
-    dt = now_s() - t0;
+    dt = ((double)mero_now_ns() / 1e9) - t0;
     if (delivered < want_delivered) {
         fprintf(stderr, "bench_net: only %zu of %zu deliveries\n", delivered, want_delivered);
     }

@@ -7,35 +7,14 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "mero/clock.h"
 #include "mero/quote.h"
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint8_t *bench_read_shared(const char *rel, size_t *len)
-{
-    char path[1024];
-    const char *shared = getenv("MERO_SHARED");
-    snprintf(path, sizeof(path), "%s/%s", shared ? shared : "../shared", rel);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return NULL;
-    }
-    uint8_t *p = malloc(1 << 16);
-    size_t n = p ? fread(p, 1, 1 << 16, f) : 0;
-    fclose(f);
-    *len = n;
-    return p;
-}
+#include "support/bench_util.h"
 
 int main(void)
 {
     size_t len;
-    uint8_t *p = bench_read_shared("testdata/tdx/dcapqvl-1/quote.bin", &len);
+    uint8_t *p = mero_bench_read_shared("testdata/tdx/dcapqvl-1/quote.bin", &len);
     struct mero_quote q;
     if (p == NULL || mero_quote_parse(&q, p, len, NULL) != 0) {
         fprintf(stderr, "bench_quote: cannot load the quote\n");
@@ -44,20 +23,20 @@ int main(void)
     }
     volatile size_t sink = 0;
     const int n_parse = 200000, n_pck = 2000, n_json = 5000;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = mero_now_ns();
     for (int i = 0; i < n_parse; i++) {
         if (mero_quote_parse(&q, p, len, NULL) == 0) {
             sink += q.total_len;
         }
     }
-    uint64_t t1 = now_ns();
+    uint64_t t1 = mero_now_ns();
     struct mero_pck_info pi;
     for (int i = 0; i < n_pck; i++) {
         if (mero_quote_pck_info(&q, &pi, NULL) == 0) {
             sink += pi.pcesvn;
         }
     }
-    uint64_t t2 = now_ns();
+    uint64_t t2 = mero_now_ns();
     for (int i = 0; i < n_json; i++) {
         struct mero_buf b;
         mero_buf_init(&b, 1 << 16);
@@ -66,7 +45,7 @@ int main(void)
         }
         mero_buf_cleanup(&b);
     }
-    uint64_t t3 = now_ns();
+    uint64_t t3 = mero_now_ns();
     printf("bench quote_parse %.0f ns/op\n", (double)(t1 - t0) / n_parse);
     printf("bench quote_pck_info %.0f ns/op\n", (double)(t2 - t1) / n_pck);
     printf("bench quote_to_json %.0f ns/op\n", (double)(t3 - t2) / n_json);

@@ -15,43 +15,26 @@
 #include "mero/crypto.h"
 #include "mero/release.h"
 #include "mero/sigstore.h"
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint8_t *rd(const char *rel, size_t *len)
-{
-    char path[1024];
-    const char *shared = getenv("MERO_SHARED");
-    snprintf(path, sizeof(path), "%s/%s", shared ? shared : "../shared", rel);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return NULL;
-    }
-    uint8_t *p = malloc(1 << 20);
-    size_t n = p ? fread(p, 1, 1 << 20, f) : 0;
-    fclose(f);
-    *len = n;
-    return p;
-}
+#include "mero/clock.h"
+#include "support/bench_util.h"
 
 static double per_op_us(uint64_t t0, int n)
 {
-    return (double)(now_ns() - t0) / 1000.0 / n;
+    return (double)(mero_now_ns() - t0) / 1000.0 / n;
 }
 
 int main(void)
 {
     size_t na, nb, nc, nd, ntr;
-    uint8_t *tr_json = rd("testdata/sigstore/trusted-root-public-good/trusted_root.json", &ntr);
-    uint8_t *art = rd("testdata/mero-tee/v2.3.87/published-mrtds.json", &na);
-    uint8_t *bun = rd("testdata/mero-tee/v2.3.87/published-mrtds.json.bundle.json", &nb);
-    uint8_t *cart = rd("testdata/sigstore/conformance-happy-path-v0.3/artifact", &nc);
-    uint8_t *cbun = rd("testdata/sigstore/conformance-happy-path-v0.3/bundle.sigstore.json", &nd);
+    uint8_t *tr_json = mero_bench_read_shared(
+        "testdata/sigstore/trusted-root-public-good/trusted_root.json", &ntr);
+    uint8_t *art = mero_bench_read_shared("testdata/mero-tee/v2.3.87/published-mrtds.json", &na);
+    uint8_t *bun =
+        mero_bench_read_shared("testdata/mero-tee/v2.3.87/published-mrtds.json.bundle.json", &nb);
+    uint8_t *cart =
+        mero_bench_read_shared("testdata/sigstore/conformance-happy-path-v0.3/artifact", &nc);
+    uint8_t *cbun = mero_bench_read_shared(
+        "testdata/sigstore/conformance-happy-path-v0.3/bundle.sigstore.json", &nd);
     struct mero_trust_root *tr = NULL;
     if (mero_crypto_init() < 0 || !tr_json || !art || !bun || !cart || !cbun ||
         mero_trust_root_parse(&tr, tr_json, ntr, NULL) < 0) {
@@ -64,25 +47,25 @@ int main(void)
                ".github/workflows/extremely-dangerous-oidc-beacon.yml@refs/heads/main"};
     const int n = 300;
     int bad = 0;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = mero_now_ns();
     for (int i = 0; i < n; i++) {
         bad |= mero_sigstore_verify(tr, art, na, bun, nb, &mero_sigstore_node_release_identity,
                                     NULL, NULL, NULL) != 0;
     }
     double legacy = per_op_us(t0, n);
-    t0 = now_ns();
+    t0 = mero_now_ns();
     for (int i = 0; i < n; i++) {
         bad |= mero_sigstore_verify(tr, cart, nc, cbun, nd, &beacon, NULL, NULL, NULL) != 0;
     }
     double proto = per_op_us(t0, n);
-    t0 = now_ns();
+    t0 = mero_now_ns();
     for (int i = 0; i < n; i++) {
         struct mero_release *r = NULL;
         bad |= mero_release_parse(&r, art, na, "2.3.87", 0, NULL) != 0;
         mero_release_free(r);
     }
     double parse = per_op_us(t0, n);
-    t0 = now_ns();
+    t0 = mero_now_ns();
     for (int i = 0; i < 10; i++) {
         struct mero_trust_root *t = NULL;
         bad |= mero_trust_root_parse(&t, tr_json, ntr, NULL) != 0;
@@ -96,7 +79,7 @@ int main(void)
     EVP_MD_CTX *c = EVP_MD_CTX_new();
     EVP_DigestSignInit(c, NULL, EVP_sha256(), NULL, k);
     EVP_DigestSign(c, sig, &siglen, art, na);
-    t0 = now_ns();
+    t0 = mero_now_ns();
     for (int i = 0; i < n; i++) {
         EVP_DigestVerifyInit(c, NULL, EVP_sha256(), NULL, k);
         bad |= EVP_DigestVerify(c, sig, siglen, art, na) != 1;

@@ -8,5 +8,6 @@
 uint64_t mero_now_unix(void);
 uint64_t mero_now_ms(void); /* monotonic */
 uint64_t mero_now_us(void); /* monotonic */
+uint64_t mero_now_ns(void); /* monotonic */
 
 #endif
