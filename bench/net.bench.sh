@@ -3,7 +3,8 @@
 # net.bench.sh - our libp2p stack against js-libp2p, side by side in the same run on
 # 127.0.0.1: one yamux stream's throughput (MB/s) and gossipsub deliveries per second to 4
 # subscribers. Prints `bench ...` lines for both and `ratio net_* ours/js`.
-# Env: NET_BENCH_MB (default 64 for ours, 16 for js), NET_BENCH_MSGS (20000 ours, 1000 js).
+# Env: NET_BENCH_MB (default 64, both sides: the same exchange), NET_BENCH_MSGS (20000 ours,
+# 1000 js).
 set -u
 ROOT=${MERO_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 BUILD=${MERO_BUILD:-$ROOT/build/release}
@@ -14,7 +15,7 @@ if [ ! -d "$ROOT/tests/js/node_modules/libp2p" ]; then
     echo "# net.bench: js-libp2p not installed (tests/js), no ratios"
     exit 0
 fi
-out_js=$(cd "$ROOT/tests/js" && timeout 600 node bench_net.mjs "${NET_BENCH_JS_MB:-16}" \
+out_js=$(cd "$ROOT/tests/js" && timeout 600 node bench_net.mjs "${NET_BENCH_JS_MB:-${NET_BENCH_MB:-64}}" \
     "${NET_BENCH_JS_MSGS:-1000}" 2>/dev/null)
 echo "$out_js"
 val() { echo "$1" | awk -v k="$2" '$1 == "bench" && $2 == k {print $3}'; }

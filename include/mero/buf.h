@@ -26,8 +26,10 @@ struct mero_buf {
 void mero_buf_init(struct mero_buf *b, size_t max);
 /* Free the storage (wiping it first) and reset to empty; safe on an initialised or zeroed buf. */
 void mero_buf_cleanup(struct mero_buf *b);
-/* Drop the contents, keep the storage. */
+/* Drop (and wipe) the contents, keep the storage. */
 void mero_buf_reset(struct mero_buf *b);
+/* Drop the first n bytes (n <= len), moving the rest to the front and wiping the vacated tail. */
+void mero_buf_consume(struct mero_buf *b, size_t n);
 MERO_MUST_CHECK int mero_buf_append(struct mero_buf *b, const void *p, size_t n);
 MERO_MUST_CHECK int mero_buf_append_u8(struct mero_buf *b, uint8_t v);
 MERO_MUST_CHECK int mero_buf_append_u16le(struct mero_buf *b, uint16_t v);

@@ -341,16 +341,6 @@ static void conn_up(struct mero__conn *c)
     mero__net_conn_up(c);
 }
 
-static int consume(struct mero_buf *b, size_t n)
-{
-    if (n == 0) {
-        return 0;
-    }
-    memmove(b->data, b->data + n, b->len - n);
-    b->len -= n;
-    return 0;
-}
-
 static int decrypt_frames(struct mero__conn *c)
 {
     size_t off = 0;
@@ -377,7 +367,8 @@ static int decrypt_frames(struct mero__conn *c)
         c->rxplain.len = at + l - MERO__NOISE_TAG;
         off += 2 + l;
     }
-    return consume(&c->rxraw, off);
+    mero_buf_consume(&c->rxraw, off);
+    return 0;
 }
 
 static void process(struct mero__conn *c)
@@ -394,7 +385,7 @@ static void process(struct mero__conn *c)
                 rc = send_plain_now(c, out.data, out.len);
             }
             mero_buf_cleanup(&out);
-            consume(&c->rxraw, used);
+            mero_buf_consume(&c->rxraw, used);
             if (rc < 0) {
                 mero__conn_fail(c, -rc, "multistream-select for /noise failed");
                 return;
@@ -427,7 +418,7 @@ static void process(struct mero__conn *c)
             if (rc < 0) {
                 return;
             }
-            consume(&c->rxraw, 2 + l);
+            mero_buf_consume(&c->rxraw, 2 + l);
             continue;
         }
         if (c->state != MERO__C_MSS_MUX && c->state != MERO__C_UP) {
@@ -445,7 +436,7 @@ static void process(struct mero__conn *c)
                 rc = mero__conn_send(c, out.data, out.len);
             }
             mero_buf_cleanup(&out);
-            consume(&c->rxplain, used);
+            mero_buf_consume(&c->rxplain, used);
             if (rc < 0) {
                 mero__conn_fail(c, -rc, "multistream-select for /yamux/1.0.0 failed");
                 return;
@@ -462,7 +453,7 @@ static void process(struct mero__conn *c)
         if (c->state == MERO__C_CLOSING) {
             return;
         }
-        consume(&c->rxplain, used);
+        mero_buf_consume(&c->rxplain, used);
         mero__yamux_reap(c);
         if (rc < 0) {
             mero__conn_fail(c, -rc, "yamux error");

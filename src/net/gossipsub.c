@@ -244,8 +244,7 @@ static void in_ev(struct mero__stream *s, int ev)
         handle_rpc(g, p, body, (size_t)len);
     }
     if (c->state == MERO__C_UP && c->gp == p && off) {
-        memmove(p->inbuf.data, p->inbuf.data + off, p->inbuf.len - off);
-        p->inbuf.len -= off;
+        mero_buf_consume(&p->inbuf, off);
     }
 }
 

@@ -190,8 +190,7 @@ void mero__stream_consume(struct mero__stream *s, size_t n)
     if (n == 0) {
         return;
     }
-    memmove(s->rx.data, s->rx.data + n, s->rx.len - n);
-    s->rx.len -= n;
+    mero_buf_consume(&s->rx, n);
     s->consumed += (uint32_t)n;
     if (s->consumed >= WINDOW_TOTAL / 2 && !s->remote_fin && !s->closed) {
         if (send_frame(s->c, MERO__YT_WINDOW, open_flags(s), s->id, s->consumed, NULL, 0) == 0) {

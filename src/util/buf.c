@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * buf.c - the bounded growable buffer and the checked read cursor.
- * Invariant: len <= max always; a failed append or read changes nothing.
+ * Invariants: len <= max always; a failed append or read changes nothing; bytes at or beyond
+ * len never hold data (reset wipes what it drops), so cleanup wipes only [0, len) and never
+ * touches pages the buffer reserved but did not use.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,7 +25,7 @@ void mero_buf_init(struct mero_buf *b, size_t max)
 void mero_buf_cleanup(struct mero_buf *b)
 {
     if (b->data != NULL) {
-        sodium_memzero(b->data, b->cap);
+        sodium_memzero(b->data, b->len);
         free(b->data);
     }
     b->data = NULL;
@@ -33,7 +35,23 @@ void mero_buf_cleanup(struct mero_buf *b)
 
 void mero_buf_reset(struct mero_buf *b)
 {
+    if (b->data != NULL) {
+        sodium_memzero(b->data, b->len);
+    }
     b->len = 0;
+}
+
+void mero_buf_consume(struct mero_buf *b, size_t n)
+{
+    if (n == 0 || b->data == NULL) {
+        return;
+    }
+    if (n > b->len) {
+        n = b->len;
+    }
+    memmove(b->data, b->data + n, b->len - n);
+    sodium_memzero(b->data + b->len - n, n);
+    b->len -= n;
 }
 
 static int reserve(struct mero_buf *b, size_t extra)

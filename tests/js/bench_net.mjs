@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // bench_net.mjs - the js-libp2p side of bench/net.bench.sh: the same two exchanges as
 // bench/bench_net.c between js-libp2p nodes in one process on 127.0.0.1:
-//   1. one yamux stream carrying MB megabytes in one varint-length-prefixed frame, answered
-//      with one byte (MB/s);
+//   1. one yamux stream carrying MB megabytes in one varint-length-prefixed frame, received
+//      whole (as our request/response delivers it) and answered with one byte (MB/s);
 //   2. gossipsub, 1 publisher + 4 subscribers, N messages of 256 bytes (deliveries/s).
 // Usage: node bench_net.mjs [MB] [N]
 import './polyfill.mjs'
@@ -43,12 +43,18 @@ function varint (n) {
   const a = await mk(false), b = await mk(false)
   const total = MB << 20
   await b.handle('/bench/sink/1', async ({ stream }) => {
+    // Receive the message whole, as our request/response handler does (one contiguous frame),
+    // so both sides do the same exchange.
     let got = 0, need = -1
+    const parts = []
     for await (const chunk of stream.source) {
+      parts.push(chunk.subarray())
       got += chunk.byteLength
       if (need < 0) need = total + varint(total).length
       if (got >= need) break
     }
+    const whole = Buffer.concat(parts, got)
+    if (whole.length !== got) throw new Error('short message')
     await stream.sink([lp.encode.single(Uint8Array.of(107)).subarray()])
   }, { maxInboundStreams: 4 })
   await a.dial(b.getMultiaddrs()[0])

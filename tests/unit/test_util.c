@@ -20,6 +20,28 @@ TEST(buf_respects_max)
     CHECK(b.data == NULL);
 }
 
+TEST(buf_consume_and_reset_wipe_what_they_drop)
+{
+    struct mero_buf b;
+    mero_buf_init(&b, 64);
+    CHECK_OK(mero_buf_append(&b, "abcdefgh", 8));
+    mero_buf_consume(&b, 3);
+    CHECK_EQ(b.len, 5);
+    CHECK_MEM_EQ(b.data, "defgh", 5);
+    /* the vacated tail holds nothing: cleanup wipes only [0, len) */
+    static const uint8_t zero3[3];
+    CHECK_MEM_EQ(b.data + 5, zero3, 3);
+    mero_buf_consume(&b, 100); /* more than len: drops everything */
+    CHECK_EQ(b.len, 0);
+    CHECK_OK(mero_buf_append(&b, "secret", 6));
+    uint8_t *p = b.data;
+    mero_buf_reset(&b);
+    CHECK_EQ(b.len, 0);
+    static const uint8_t zero6[6];
+    CHECK_MEM_EQ(p, zero6, 6); /* storage kept, contents wiped */
+    mero_buf_cleanup(&b);
+}
+
 TEST(cursor_refuses_past_end)
 {
     uint8_t d[5] = {1, 2, 3, 4, 5};
@@ -251,8 +273,8 @@ TEST(crypto_init)
     CHECK(1);
 }
 
-MERO_TEST_MAIN(T(crypto_init), T(buf_respects_max), T(cursor_refuses_past_end),
-               T(varint_roundtrip_and_limits), T(hex_strict), T(base64_strict),
-               T(parse_u64_checks_everything), T(borsh_roundtrip_and_bounds),
+MERO_TEST_MAIN(T(crypto_init), T(buf_respects_max), T(buf_consume_and_reset_wipe_what_they_drop),
+               T(cursor_refuses_past_end), T(varint_roundtrip_and_limits), T(hex_strict),
+               T(base64_strict), T(parse_u64_checks_everything), T(borsh_roundtrip_and_bounds),
                T(err_names_and_reasons), T(sha_known_answers), T(hkdf_rfc5869_case1),
                T(ed25519_sign_verify), T(x25519_refuses_small_order), T(aead_roundtrip_and_tamper))
