@@ -7,7 +7,10 @@
  *      (Noise + yamux flow control end to end), reported in MB/s;
  *   2. gossipsub: one publisher, 4 subscribers, N messages of 256 bytes, reported as messages
  *      delivered per second (N*4 deliveries / time until the last arrives).
- * Usage: MERO_NET_BENCH=1 bench_net [MB] [N]   (without MERO_NET_BENCH it prints nothing)
+ * Each is repeated R times over the same connections; the median is the figure (one run of
+ * either is a fraction of a second, and a shared machine's noise is larger than that), and
+ * the spread goes to a `#` line.
+ * Usage: MERO_NET_BENCH=1 bench_net [MB] [N] [R]   (without MERO_NET_BENCH it prints nothing)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +107,22 @@ static int subs_seen(void)
     return mero_net_topic_peers(g_pub, "ns/bench") >= 4;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (sorts v); the spread goes to a `#` line under `name`. */
+static double median(const char *name, double *v, size_t n)
+{
+    qsort(v, n, sizeof(*v), cmp_double);
+    printf("# %s: %zu rounds, min %.1f median %.1f max %.1f\n", name, n, v[0], v[n / 2], v[n - 1]);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define MAX_ROUNDS 50
+
 int main(int argc, char **argv)
 {
     if (getenv("MERO_NET_BENCH") == NULL) {
@@ -112,15 +131,19 @@ int main(int argc, char **argv)
     }
     size_t mb = argc > 1 ? strtoul(argv[1], NULL, 10) : 64;
     size_t nmsg = argc > 2 ? strtoul(argv[2], NULL, 10) : 20000;
+    size_t rounds = argc > 3 ? strtoul(argv[3], NULL, 10) : 7;
+    double rate[MAX_ROUNDS];
     struct mero_net_config cfg;
     char addr[1][MERO_MULTIADDR_STR_MAX];
-    if (mero_crypto_init() < 0 || mb == 0 || mb > 1024 || nmsg == 0) {
+    if (mero_crypto_init() < 0 || mb == 0 || mb > 1024 || nmsg == 0 || rounds == 0 ||
+        rounds > MAX_ROUNDS) {
         return 1;
     }
     loop = uv_default_loop();
     mero_net_config_default(&cfg);
     cfg.max_frame = (uint32_t)(mb << 20);
     cfg.max_write_queue = (uint32_t)((mb << 20) + (64u << 20));
+    cfg.request_timeout_ms = 120000;
     /* 1. one stream */
     struct mero_net *a = mk(0, &cfg), *b = mk(1, &cfg);
     if (mero_net_handle(b, "/bench/sink/1", sink, NULL) < 0) {
@@ -137,18 +160,23 @@ int main(int argc, char **argv)
         return 1;
     }
     mero_random(blob, mb << 20);
-    double t0 = ((double)mero_now_ns() / 1e9);
-    if (mero_net_request(a, mero_net_peer_id(b), "/bench/sink/1", blob, mb << 20, 120000, on_reply,
-                         NULL) < 0) {
-        return 1;
+    for (size_t r = 0; r < rounds; r++) {
+        reply_done = 0;
+        double t0 = ((double)mero_now_ns() / 1e9);
+        if (mero_net_request(a, mero_net_peer_id(b), "/bench/sink/1", blob, mb << 20, 120000,
+                             on_reply, NULL) < 0) {
+            return 1;
+        }
+        spin_until(replied, 120);
+        double dt = ((double)mero_now_ns() / 1e9) - t0;
+        if (!reply_done || reply_status != 0) {
+            fprintf(stderr, "bench_net: stream exchange failed: %s\n",
+                    reply_done ? mero_strerror(reply_status) : "no reply");
+            return 1;
+        }
+        rate[r] = (double)mb / dt;
     }
-    spin_until(replied, 120);
-    double dt = ((double)mero_now_ns() / 1e9) - t0;
-    if (reply_status != 0) {
-        fprintf(stderr, "bench_net: stream exchange failed: %s\n", mero_strerror(reply_status));
-        return 1;
-    }
-    printf("bench net_yamux_stream_c %.1f MB/s\n", (double)mb / dt);
+    printf("bench net_yamux_stream_c %.1f MB/s\n", median("net_yamux_stream_c", rate, rounds));
     free(blob);
     mero_net_free(a);
     mero_net_free(b);
@@ -173,25 +201,30 @@ int main(int argc, char **argv)
     spin_until(subs_seen, 10);
     uint8_t msg[256];
     memset(msg, 'm', sizeof(msg));
-    delivered = 0;
-    want_delivered = nmsg * 4;
-    t0 = ((double)mero_now_ns() / 1e9);
-    for (size_t i = 0; i < nmsg; i++) {
-        memcpy(msg, &i, sizeof(i));
-        if (mero_net_publish(pub, "ns/bench", msg, sizeof(msg)) != 4) {
-            fprintf(stderr, "bench_net: publish %zu did not reach 4 peers\n", i);
+    size_t seq = 0;
+    for (size_t r = 0; r < rounds; r++) {
+        delivered = 0;
+        want_delivered = nmsg * 4;
+        double t0 = ((double)mero_now_ns() / 1e9);
+        for (size_t i = 0; i < nmsg; i++, seq++) {
+            memcpy(msg, &seq, sizeof(seq)); /* every message distinct (the seen cache) */
+            if (mero_net_publish(pub, "ns/bench", msg, sizeof(msg)) != 4) {
+                fprintf(stderr, "bench_net: publish %zu did not reach 4 peers\n", i);
+                return 1;
+            }
+            if ((i & 255) == 255) {
+                uv_run(loop, UV_RUN_NOWAIT);
+            }
+        }
+        spin_until(all_delivered, 120);
+        double dt = ((double)mero_now_ns() / 1e9) - t0;
+        if (delivered < want_delivered) {
+            fprintf(stderr, "bench_net: only %zu of %zu deliveries\n", delivered, want_delivered);
             return 1;
         }
-        if ((i & 255) == 255) {
-            uv_run(loop, UV_RUN_NOWAIT);
-        }
+        rate[r] = (double)delivered / dt;
     }
-    spin_until(all_delivered, 120);
-    dt = ((double)mero_now_ns() / 1e9) - t0;
-    if (delivered < want_delivered) {
-        fprintf(stderr, "bench_net: only %zu of %zu deliveries\n", delivered, want_delivered);
-    }
-    printf("bench net_gossip_4subs_c %.0f msgs/s\n", (double)delivered / dt);
+    printf("bench net_gossip_4subs_c %.0f msgs/s\n", median("net_gossip_4subs_c", rate, rounds));
     mero_net_free(pub);
     for (int i = 0; i < 4; i++) {
         mero_net_free(sub[i]);

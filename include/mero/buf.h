@@ -40,6 +40,16 @@ MERO_MUST_CHECK int mero_buf_append_str(struct mero_buf *b, const char *s);
 MERO_MUST_CHECK int mero_buf_printf(struct mero_buf *b, const char *fmt, ...) MERO_PRINTF(2, 3);
 /* Ensure data[len] == 0 without counting it, so data can be used as a C string. */
 MERO_MUST_CHECK int mero_buf_nul(struct mero_buf *b);
+/*
+ * Make room for `extra` more bytes without adding any, for a writer that fills data + len
+ * itself (a socket read) and then advances len. -MERO_ETOOBIG beyond max, nothing changed.
+ */
+MERO_MUST_CHECK int mero_buf_reserve(struct mero_buf *b, size_t extra);
+/*
+ * Move src's storage and contents into dst (dst keeps its own max; src->len must fit it, else
+ * -MERO_ETOOBIG and nothing changes): dst's old storage is wiped and freed, src becomes empty.
+ */
+MERO_MUST_CHECK int mero_buf_move(struct mero_buf *dst, struct mero_buf *src);
 /* Hand the storage to the caller (free with free()); the buffer becomes empty. */
 uint8_t *mero_buf_steal(struct mero_buf *b, size_t *len);
 

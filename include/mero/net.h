@@ -50,6 +50,9 @@ struct mero_net_config {
     uint32_t request_timeout_ms;   /* [10000] default for mero_net_request timeout_ms == 0 */
     uint32_t seen_ttl_ms;          /* [120000] gossipsub seen-cache lifetime */
     uint32_t max_inflight_inbound; /* [64] unanswered inbound requests per connection */
+    uint32_t ping_interval_ms;     /* [15000] a connection silent this long gets a yamux ping */
+    uint32_t ping_timeout_ms;      /* [10000] still silent this long after the ping: the peer
+                                      is taken for dead and the connection closed */
 };
 
 /* Fill `cfg` with the defaults. */

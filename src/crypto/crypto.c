@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * crypto.c - thin checked wrappers over libsodium and OpenSSL.
- * Invariant: a failed open/verify never writes its output; secret temporaries are wiped.
+ * Invariant: a failed open/verify leaves no plaintext in its output (the one-shot forms never
+ * write it, the keyed ChaCha20-Poly1305 form wipes what it wrote); secret temporaries are wiped.
  */
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/evp.h>
@@ -224,6 +227,85 @@ int mero_chacha_open(uint8_t *out, const uint8_t *in, size_t n, const uint8_t *a
                                                      key) == 0
                ? 0
                : -MERO_ECRYPTO;
+}
+
+struct mero_chacha_key {
+    EVP_CIPHER_CTX *ctx;
+};
+
+int mero_chacha_key_new(const uint8_t key[static 32], struct mero_chacha_key **out)
+{
+    struct mero_chacha_key *k = calloc(1, sizeof(*k));
+    if (k == NULL) {
+        return -MERO_ENOMEM;
+    }
+    k->ctx = EVP_CIPHER_CTX_new();
+    if (k->ctx == NULL ||
+        EVP_CipherInit_ex(k->ctx, EVP_chacha20_poly1305(), NULL, key, NULL, 1) != 1) {
+        mero_chacha_key_free(k);
+        return -MERO_ECRYPTO;
+    }
+    *out = k;
+    return 0;
+}
+
+void mero_chacha_key_free(struct mero_chacha_key *k)
+{
+    if (k == NULL) {
+        return;
+    }
+    EVP_CIPHER_CTX_free(k->ctx); /* cleanses the key schedule */
+    free(k);
+}
+
+/* One AEAD pass in direction enc; for open, the tag follows the n bytes of ciphertext. */
+static int chacha_key_run(struct mero_chacha_key *k, int enc, uint8_t *out, const uint8_t *in,
+                          size_t n, const uint8_t *ad, size_t ad_len,
+                          const uint8_t nonce[static 12], uint8_t tag[16])
+{
+    int l = 0;
+    if (n > (size_t)INT_MAX - 16 || ad_len > (size_t)INT_MAX ||
+        EVP_CipherInit_ex(k->ctx, NULL, NULL, NULL, nonce, enc) != 1) {
+        return -MERO_ECRYPTO;
+    }
+    if (!enc && EVP_CIPHER_CTX_ctrl(k->ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) != 1) {
+        return -MERO_ECRYPTO;
+    }
+    if (ad_len && EVP_CipherUpdate(k->ctx, NULL, &l, ad, (int)ad_len) != 1) {
+        return -MERO_ECRYPTO;
+    }
+    if ((n && EVP_CipherUpdate(k->ctx, out, &l, in, (int)n) != 1) ||
+        EVP_CipherFinal_ex(k->ctx, out + n, &l) != 1) {
+        return -MERO_ECRYPTO;
+    }
+    if (enc && EVP_CIPHER_CTX_ctrl(k->ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) != 1) {
+        return -MERO_ECRYPTO;
+    }
+    return 0;
+}
+
+int mero_chacha_key_seal(struct mero_chacha_key *k, uint8_t *out, const uint8_t *in, size_t n,
+                         const uint8_t *ad, size_t ad_len, const uint8_t nonce[static 12])
+{
+    uint8_t tag[16];
+    MERO_TRY(chacha_key_run(k, 1, out, in, n, ad, ad_len, nonce, tag));
+    memcpy(out + n, tag, 16);
+    return 0;
+}
+
+int mero_chacha_key_open(struct mero_chacha_key *k, uint8_t *out, const uint8_t *in, size_t n,
+                         const uint8_t *ad, size_t ad_len, const uint8_t nonce[static 12])
+{
+    uint8_t tag[16];
+    if (n < 16) {
+        return -MERO_ECRYPTO;
+    }
+    memcpy(tag, in + n - 16, 16); /* SET_TAG wants a writable copy */
+    if (chacha_key_run(k, 0, out, in, n - 16, ad, ad_len, nonce, tag) < 0) {
+        sodium_memzero(out, n - 16); /* never leave unauthenticated plaintext behind */
+        return -MERO_ECRYPTO;
+    }
+    return 0;
 }
 
 int mero_ct_eq(const void *a, const void *b, size_t n)

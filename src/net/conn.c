@@ -21,24 +21,60 @@
 
 #define YAMUX_PROTO "/yamux/1.0.0"
 #define NOISE_PROTO "/noise"
-#define RXRAW_MAX   (256u * 1024u)
+/* Socket reads land in rxraw, which keeps at most one partial Noise frame between reads, so
+ * each read has room for at least RXREAD bytes; with mero_buf's spare byte the storage is
+ * exactly 2 * RXREAD. */
+#define RXREAD    (256u * 1024u)
+#define RXRAW_MAX (2u * RXREAD - 1u)
+_Static_assert(RXRAW_MAX - (2u + MERO__NOISE_MAX_MSG) >= RXREAD, "room for a whole read");
 #define RXPLAIN_MAX (MERO__YAMUX_RECV_WINDOW + MERO__YAMUX_HDR + 2u * MERO__NOISE_MAX_MSG)
 
 struct wreq {
     uv_write_t req;
     struct mero__conn *c;
-    size_t n;
+    size_t n, cap;
     uint8_t data[];
 };
+
+/* One finished write buffer is kept per connection for the next flush (a stream in full flow
+ * then reuses warm memory instead of faulting in fresh pages for every flush). */
+#define WSPARE_MAX (4u * 1024u * 1024u)
+
+static struct wreq *wreq_get(struct mero__conn *c, size_t n)
+{
+    struct wreq *w = c->wspare;
+    if (w != NULL && w->cap >= n) {
+        c->wspare = NULL;
+        return w;
+    }
+    w = malloc(sizeof(*w) + n);
+    if (w != NULL) {
+        w->cap = n;
+    }
+    return w;
+}
+
+static void wreq_put(struct mero__conn *c, struct wreq *w)
+{
+    if (c->state == MERO__C_CLOSING || w->cap > WSPARE_MAX ||
+        (c->wspare != NULL && ((struct wreq *)c->wspare)->cap >= w->cap)) {
+        free(w);
+        return;
+    }
+    free(c->wspare);
+    c->wspare = w;
+}
 
 static void conn_free_if_done(struct mero__conn *c)
 {
     if (c->handles > 0) {
         return;
     }
+    mero__yamux_free_all(c);
     mero_buf_cleanup(&c->rxraw);
     mero_buf_cleanup(&c->rxplain);
     mero_buf_cleanup(&c->out);
+    free(c->wspare);
     if (c->noise) {
         mero__noise_cleanup(c->noise);
         free(c->noise);
@@ -138,7 +174,7 @@ static void on_written(uv_write_t *req, int status)
     struct wreq *w = (struct wreq *)req;
     struct mero__conn *c = w->c;
     c->inflight -= w->n;
-    free(w);
+    wreq_put(c, w);
     if (status < 0 && status != UV_ECANCELED) {
         mero__conn_fail(c, MERO_EIO, uv_strerror(status));
     }
@@ -152,7 +188,7 @@ static int write_raw(struct mero__conn *c, struct wreq *w)
     int rc = uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_written);
     if (rc < 0) {
         c->inflight -= w->n;
-        free(w);
+        wreq_put(c, w);
         mero__conn_fail(c, MERO_EIO, uv_strerror(rc));
         return -MERO_EIO;
     }
@@ -161,7 +197,7 @@ static int write_raw(struct mero__conn *c, struct wreq *w)
 
 static int send_plain_now(struct mero__conn *c, const void *p, size_t n)
 {
-    struct wreq *w = malloc(sizeof(*w) + n);
+    struct wreq *w = wreq_get(c, n);
     if (w == NULL) {
         return -MERO_ENOMEM;
     }
@@ -198,7 +234,7 @@ static void conn_flush(struct mero__conn *c)
     c->flush_pending = 0;
     frames = (n + MERO__NOISE_MAX_PLAIN - 1) / MERO__NOISE_MAX_PLAIN;
     total = n + frames * (2 + MERO__NOISE_TAG);
-    w = malloc(sizeof(*w) + total);
+    w = wreq_get(c, total);
     if (w == NULL) {
         mero__conn_fail(c, MERO_ENOMEM, "out of memory");
         return;
@@ -210,7 +246,7 @@ static void conn_flush(struct mero__conn *c)
         w->data[o] = (uint8_t)(fl >> 8);
         w->data[o + 1] = (uint8_t)fl;
         if (mero__cipher_seal(&c->noise->tx, NULL, 0, c->out.data + in, k, w->data + o + 2) < 0) {
-            free(w);
+            wreq_put(c, w);
             mero__conn_fail(c, MERO_ECRYPTO, "encrypt failed");
             return;
         }
@@ -337,12 +373,16 @@ static void conn_up(struct mero__conn *c)
 {
     c->state = MERO__C_UP;
     c->next_sid = c->outbound ? 1 : 2;
-    uv_timer_stop(&c->timer);
+    mero__yamux_keepalive_start(c); /* the handshake timer becomes the keep-alive timer */
     mero__net_conn_up(c);
 }
 
+/* Decrypt every complete Noise frame in rxraw into rxplain: 0 when all were, 1 when rxplain
+ * is full and some wait (process() lets yamux drain it, then calls again), negative on a
+ * fatal error (the connection is failed). */
 static int decrypt_frames(struct mero__conn *c)
 {
+    int full = 0;
     size_t off = 0;
     while (c->rxraw.len - off >= 2) {
         size_t l = ((size_t)c->rxraw.data[off] << 8) | c->rxraw.data[off + 1];
@@ -354,11 +394,14 @@ static int decrypt_frames(struct mero__conn *c)
             break;
         }
         size_t at = c->rxplain.len;
-        if (at + l > c->rxplain.max) {
-            mero__conn_fail(c, MERO_ETOOBIG, "peer overran its receive window");
-            return -MERO_ETOOBIG;
+        if (at + l - MERO__NOISE_TAG > c->rxplain.max) {
+            full = 1;
+            break;
         }
-        MERO_TRY(mero_buf_append(&c->rxplain, c->rxraw.data + off + 2, l)); /* room */
+        if (mero_buf_reserve(&c->rxplain, l - MERO__NOISE_TAG) < 0) {
+            mero__conn_fail(c, MERO_ENOMEM, "out of memory");
+            return -MERO_ENOMEM;
+        }
         if (mero__cipher_open(&c->noise->rx, NULL, 0, c->rxraw.data + off + 2, l,
                               c->rxplain.data + at) < 0) {
             mero__conn_fail(c, MERO_ECRYPTO, "noise transport message does not decrypt");
@@ -368,7 +411,7 @@ static int decrypt_frames(struct mero__conn *c)
         off += 2 + l;
     }
     mero_buf_consume(&c->rxraw, off);
-    return 0;
+    return full;
 }
 
 static void process(struct mero__conn *c)
@@ -381,8 +424,8 @@ static void process(struct mero__conn *c)
             mero_buf_init(&out, 4 * MERO__MSS_MAX_MSG);
             rc = mero__mss_step(&c->mss, c->rxraw.data, c->rxraw.len, &used, &out, match_one,
                                 (void *)NOISE_PROTO, &sel);
-            if (out.len && rc >= 0) {
-                rc = send_plain_now(c, out.data, out.len);
+            if (out.len && rc >= 0 && send_plain_now(c, out.data, out.len) < 0) {
+                rc = -MERO_EIO; /* keep rc otherwise: 1 means negotiated */
             }
             mero_buf_cleanup(&out);
             mero_buf_consume(&c->rxraw, used);
@@ -424,7 +467,8 @@ static void process(struct mero__conn *c)
         if (c->state != MERO__C_MSS_MUX && c->state != MERO__C_UP) {
             return;
         }
-        if (decrypt_frames(c) < 0) {
+        int more = decrypt_frames(c);
+        if (more < 0) {
             return;
         }
         if (c->state == MERO__C_MSS_MUX) {
@@ -432,8 +476,8 @@ static void process(struct mero__conn *c)
             mero_buf_init(&out, 4 * MERO__MSS_MAX_MSG);
             rc = mero__mss_step(&c->mss, c->rxplain.data, c->rxplain.len, &used, &out, match_one,
                                 (void *)YAMUX_PROTO, &sel);
-            if (out.len && rc >= 0) {
-                rc = mero__conn_send(c, out.data, out.len);
+            if (out.len && rc >= 0 && mero__conn_send(c, out.data, out.len) < 0) {
+                rc = -MERO_EIO; /* keep rc otherwise: 1 means negotiated */
             }
             mero_buf_cleanup(&out);
             mero_buf_consume(&c->rxplain, used);
@@ -457,23 +501,41 @@ static void process(struct mero__conn *c)
         mero__yamux_reap(c);
         if (rc < 0) {
             mero__conn_fail(c, -rc, "yamux error");
+            return;
         }
-        return;
+        if (!more) {
+            return;
+        }
+        if (used == 0) { /* cannot happen within the window: a partial frame leaves room */
+            mero__conn_fail(c, MERO_ETOOBIG, "peer overran its receive window");
+            return;
+        }
     }
 }
 
+/* Reads land straight in rxraw's free tail (no staging copy); process() leaves at most one
+ * partial Noise frame behind, so the tail always has room for a large read. */
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 {
-    static char slab[64 * 1024];
-    (void)h;
+    struct mero__conn *c = h->data;
+    size_t room = c->rxraw.max - c->rxraw.len;
     (void)hint;
-    *buf = uv_buf_init(slab, sizeof(slab));
+    if (room == 0 || mero_buf_reserve(&c->rxraw, room) < 0) {
+        *buf = uv_buf_init(NULL, 0); /* on_read gets UV_ENOBUFS */
+        return;
+    }
+    *buf = uv_buf_init((char *)c->rxraw.data + c->rxraw.len, (unsigned)room);
 }
 
 static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 {
     struct mero__conn *c = st->data;
+    (void)buf;
     if (c->state == MERO__C_CLOSING) {
+        return;
+    }
+    if (nread == UV_ENOBUFS) {
+        mero__conn_fail(c, MERO_ETOOBIG, "input buffer limit (oversized frame)");
         return;
     }
     if (nread < 0) {
@@ -484,10 +546,8 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
     if (nread == 0) {
         return;
     }
-    if (mero_buf_append(&c->rxraw, buf->base, (size_t)nread) < 0) {
-        mero__conn_fail(c, MERO_ETOOBIG, "input buffer limit (oversized frame)");
-        return;
-    }
+    c->rxraw.len += (size_t)nread;
+    c->reads++;
     process(c);
 }
 
@@ -628,6 +688,21 @@ struct mero__conn *mero__conn_find(const struct mero_net *net, const char *peer)
 void mero__conn_waiters_ok(struct mero__conn *c)
 {
     fail_waiters(c, 0, c->peer);
+}
+
+void mero__conn_feed(struct mero__conn *c, const uint8_t *p, size_t n)
+{
+    while (n > 0 && c->state != MERO__C_CLOSING) {
+        size_t room = c->rxraw.max - c->rxraw.len, k = n < room ? n : room;
+        if (k == 0 || mero_buf_append(&c->rxraw, p, k) < 0) {
+            mero__conn_fail(c, MERO_ETOOBIG, "input buffer limit (oversized frame)");
+            return;
+        }
+        c->reads++;
+        process(c);
+        p += k;
+        n -= k;
+    }
 }
 
 struct mero__conn *mero__conn_new_detached(struct mero_net *net)

@@ -196,7 +196,7 @@ static void out_ev(struct mero__stream *s, int ev)
             mero_buf_reset(&p->pend);
         }
     } else if (ev == MERO__SE_DATA) {
-        mero__stream_consume(s, s->rx.len);
+        mero__stream_consume(s, s->in_len);
     } else if (ev == MERO__SE_FAILED || ev == MERO__SE_CLOSED) {
         p->out = NULL;
         p->out_ready = 0;
@@ -217,11 +217,11 @@ static void in_ev(struct mero__stream *s, int ev)
     if (ev != MERO__SE_DATA) {
         return;
     }
-    if (mero_buf_append(&p->inbuf, s->rx.data, s->rx.len) < 0) {
+    if (mero_buf_append(&p->inbuf, s->in, s->in_len) < 0) {
         mero__conn_fail(s->c, MERO_ETOOBIG, "gossip RPC exceeds the size limit");
         return;
     }
-    mero__stream_consume(s, s->rx.len);
+    mero__stream_consume(s, s->in_len);
     size_t off = 0;
     struct mero__conn *c = s->c;
     while (c->state == MERO__C_UP && c->gp == p) {

@@ -54,7 +54,7 @@ int mero__identify_encode(struct mero_net *net, struct mero__conn *c, struct mer
 static void serve_ev(struct mero__stream *s, int ev)
 {
     if (ev == MERO__SE_DATA) {
-        mero__stream_consume(s, s->rx.len); /* nothing expected from the asker */
+        mero__stream_consume(s, s->in_len); /* nothing expected from the asker */
     } else if (ev == MERO__SE_FIN) {
         mero__stream_close(s);
     }
@@ -115,9 +115,9 @@ static void ask_ev(struct mero__stream *s, int ev)
         struct mero_cur cur;
         uint64_t len;
         const uint8_t *body;
-        mero_cur_init(&cur, s->rx.data, s->rx.len);
+        mero_cur_init(&cur, s->in, s->in_len);
         if (mero_cur_uvarint(&cur, &len) < 0) {
-            if (s->rx.len >= 10) {
+            if (s->in_len >= 10) {
                 mero__stream_reset(s);
             }
             return;

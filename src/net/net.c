@@ -32,6 +32,8 @@ void mero_net_config_default(struct mero_net_config *cfg)
     cfg->request_timeout_ms = 10000;
     cfg->seen_ttl_ms = 120000;
     cfg->max_inflight_inbound = 64;
+    cfg->ping_interval_ms = 15000;
+    cfg->ping_timeout_ms = 10000;
 }
 
 static void fill(struct mero_net_config *c, const struct mero_net_config *in)
@@ -57,6 +59,8 @@ static void fill(struct mero_net_config *c, const struct mero_net_config *in)
     DEF(request_timeout_ms)
     DEF(seen_ttl_ms)
     DEF(max_inflight_inbound)
+    DEF(ping_interval_ms)
+    DEF(ping_timeout_ms)
 #undef DEF
     if (c->max_write_queue < (1u << 20)) {
         c->max_write_queue = 1u << 20; /* must hold a full yamux window plus framing */
@@ -165,6 +169,7 @@ static void net_release(struct mero_net *net)
         net->handlers = h->next;
         free(h);
     }
+    mero__frame_cache_free(net);
     sodium_free(net->id_sk);
     mero_wipe(net->noise_sk, sizeof(net->noise_sk));
     free(net);

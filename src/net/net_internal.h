@@ -98,9 +98,10 @@ MERO_MUST_CHECK int mero__mss_step(struct mero__mss *m, const uint8_t *p, size_t
 #define MERO__NOISE_TAG       16
 #define MERO__NOISE_MAX_PLAIN (MERO__NOISE_MAX_MSG - MERO__NOISE_TAG)
 struct mero__cipher {
-    uint8_t k[32];
+    uint8_t k[32]; /* the handshake CipherState key (unused in transport) */
     uint64_t n;
     int has_key;
+    struct mero_chacha_key *key; /* transport (after Split): the key set up once */
 };
 struct mero__noise {
     int initiator;
@@ -117,6 +118,7 @@ struct mero__noise {
 /* Start a handshake. `e_sk` NULL picks a fresh ephemeral (tests pass a fixed one). */
 void mero__noise_init(struct mero__noise *ns, int initiator, const uint8_t s_sk[32],
                       const uint8_t *e_sk);
+/* Frees the transport keys and wipes the whole state. */
 void mero__noise_cleanup(struct mero__noise *ns);
 /* Write the next handshake message (without the 2-byte length) carrying `payload`. */
 MERO_MUST_CHECK int mero__noise_write(struct mero__noise *ns, const uint8_t *payload, size_t plen,
@@ -173,10 +175,16 @@ struct mero__stream {
     int inbound;
     int syn_sent_ack; /* inbound: we still owe an ACK */
     int local_fin, remote_fin, reset, closed;
-    uint32_t send_win;   /* bytes we may still send */
-    uint32_t recv_win;   /* credit the peer still has */
-    uint32_t consumed;   /* bytes consumed since the last window update */
-    struct mero_buf rx;  /* received, not yet consumed by the app */
+    uint32_t send_win;  /* bytes we may still send */
+    uint32_t recv_win;  /* credit the peer still has */
+    uint32_t consumed;  /* bytes consumed since the last window update */
+    struct mero_buf rx; /* received, not yet consumed by the app */
+    /* What the app reads on SE_DATA and consumes with mero__stream_consume: rx's contents, or
+     * (when rx is empty) a data frame borrowed straight from the connection's input for the
+     * duration of the event; what the app leaves of a borrowed frame is copied into rx. */
+    const uint8_t *in;
+    size_t in_len;
+    int in_borrowed;
     struct mero_buf txq; /* waiting for send window: bytes [txq_off, txq.len) */
     size_t txq_off;
     int fin_pending;      /* send FIN once txq drains */
@@ -193,20 +201,30 @@ struct mero__stream *mero__yamux_open(struct mero__conn *c, const char *proto, i
                                       mero__stream_ev ev, void *ud);
 /* Queue data (respecting the send window). */
 MERO_MUST_CHECK int mero__stream_write(struct mero__stream *s, const void *p, size_t n);
+/* The same for a whole buffer the stream takes in every case: what waits for the window is
+ * not copied when nothing else is queued. *frame is left empty (its storage goes to the
+ * frame cache on failure and once sent). */
+MERO_MUST_CHECK int mero__stream_write_buf(struct mero__stream *s, struct mero_buf *frame);
 /* Half-close our side (FIN after queued data). */
 void mero__stream_close(struct mero__stream *s);
 /* Abort (RST); the stream is freed later, no more events except none. */
 void mero__stream_reset(struct mero__stream *s);
-/* The app consumed n bytes of s->rx (front); sends window updates as needed. */
+/* The app consumed n bytes of s->in (front); sends window updates as needed. */
 void mero__stream_consume(struct mero__stream *s, size_t n);
 /* Feed decrypted connection bytes to yamux; returns bytes consumed or negative (conn error). */
 MERO_MUST_CHECK int mero__yamux_input(struct mero__conn *c, const uint8_t *p, size_t n,
                                       size_t *used);
-/* Connection going away: every stream gets CLOSED and is freed. */
+/* Connection going away: every stream gets CLOSED now; their memory stays until
+ * mero__yamux_free_all (when the connection itself is freed), so a caller still inside a
+ * stream event never touches freed memory. */
 void mero__yamux_teardown(struct mero__conn *c);
-/* Send a ping (keep-alive) / go-away. */
+void mero__yamux_free_all(struct mero__conn *c);
+/* Send a go-away. */
 void mero__yamux_goaway(struct mero__conn *c, uint32_t code);
-/* Free streams marked closed (called after event processing). */
+/* Start pinging c when it falls silent (on its timer, once it is up). */
+void mero__yamux_keepalive_start(struct mero__conn *c);
+/* On an UP connection: deliver CLOSED to streams marked closed and free them (called after
+ * event processing, never from inside a stream event). */
 void mero__yamux_reap(struct mero__conn *c);
 
 /* ---- connections ---- */
@@ -246,6 +264,7 @@ struct mero__conn {
     struct mero_buf out;     /* plaintext to encrypt at the next flush */
     int flush_pending;
     size_t inflight; /* bytes handed to uv_write, not yet written */
+    void *wspare;    /* conn.c: one finished write buffer kept for reuse */
     struct mero__mss mss;
     struct mero__noise *noise;
     /* yamux */
@@ -254,6 +273,10 @@ struct mero__conn {
     uint32_t next_sid;
     uint32_t inbound_reqs;
     int goaway;
+    /* keep-alive (yamux.c): reads counts socket reads; a ping is outstanding while ping_out */
+    uint64_t reads, reads_at_ping, ping_at;
+    uint32_t ping_id;
+    int ping_out;
     struct mero__dial_waiter *waiters;
     struct mero__gpeer *gp;
 };
@@ -276,6 +299,10 @@ void mero__conn_waiters_ok(struct mero__conn *c);
  * with mero__yamux_input; output accumulates in c->out). Close with mero__conn_fail.
  */
 struct mero__conn *mero__conn_new_detached(struct mero_net *net);
+/* For fuzzing and tests only: bytes as if read from c's socket, in reads as large as the
+ * receive buffer has room for (as on_read gets them); a detached connection's Noise transport
+ * key is all zeros (libsodium path), nonces counting from 0. */
+void mero__conn_feed(struct mero__conn *c, const uint8_t *p, size_t n);
 struct mero__conn *mero__conn_find(const struct mero_net *net, const char *peer);
 /* Total bytes queued to c (out + in flight + stream queues): the slow-peer bound. */
 size_t mero__conn_queued(const struct mero__conn *c);
@@ -369,6 +396,17 @@ void mero__reqresp_conn_up(struct mero_net *net, struct mero__conn *c);
 void mero__reqresp_dial_failed(struct mero_net *net, const char *peer, int code);
 void mero__reqresp_free_all(struct mero_net *net);
 
+/* ---- the large-frame buffer cache (frame_cache.c) ---- */
+#define MERO__FRAME_CACHE_MIN (1024u * 1024u)
+/* Make empty b able to hold n bytes without growing: the cached buffer when it is big enough,
+ * else exactly n (+1) fresh bytes. */
+MERO_MUST_CHECK int mero__frame_cache_get(struct mero_net *net, struct mero_buf *b, size_t n);
+/* The same, but only from the cache (1 when b got it, else 0 and b unchanged). */
+int mero__frame_cache_take(struct mero_net *net, struct mero_buf *b, size_t n);
+/* b's storage goes back to the cache (wiped) or is freed; b becomes empty. */
+void mero__frame_cache_put(struct mero_net *net, struct mero_buf *b);
+void mero__frame_cache_free(struct mero_net *net);
+
 /* ---- the net object ---- */
 struct mero__addr_entry {
     struct mero__addr_entry *next;
@@ -411,6 +449,7 @@ struct mero_net {
     struct mero__defer *defer;
     uv_prepare_t flush;
     uv_timer_t heartbeat;
+    struct mero_buf spare; /* frame_cache.c: len always 0 */
     int handles;
     int freeing;
 };

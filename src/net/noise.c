@@ -69,7 +69,11 @@ int mero__cipher_seal(struct mero__cipher *c, const uint8_t *ad, size_t adlen, c
         return -MERO_ECRYPTO;
     }
     nonce_of(c->n, nonce);
-    MERO_TRY(mero_chacha_seal(out, in, n, ad, adlen, nonce, c->k));
+    if (c->key) {
+        MERO_TRY(mero_chacha_key_seal(c->key, out, in, n, ad, adlen, nonce));
+    } else {
+        MERO_TRY(mero_chacha_seal(out, in, n, ad, adlen, nonce, c->k));
+    }
     c->n++;
     return 0;
 }
@@ -82,7 +86,8 @@ int mero__cipher_open(struct mero__cipher *c, const uint8_t *ad, size_t adlen, c
         return -MERO_ECRYPTO;
     }
     nonce_of(c->n, nonce);
-    if (mero_chacha_open(out, in, n, ad, adlen, nonce, c->k) < 0) {
+    if ((c->key ? mero_chacha_key_open(c->key, out, in, n, ad, adlen, nonce)
+                : mero_chacha_open(out, in, n, ad, adlen, nonce, c->k)) < 0) {
         return -MERO_ECRYPTO;
     }
     c->n++;
@@ -143,6 +148,8 @@ void mero__noise_init(struct mero__noise *ns, int initiator, const uint8_t s_sk[
 
 void mero__noise_cleanup(struct mero__noise *ns)
 {
+    mero_chacha_key_free(ns->tx.key);
+    mero_chacha_key_free(ns->rx.key);
     mero_wipe(ns, sizeof(*ns));
 }
 
@@ -152,11 +159,12 @@ static int split(struct mero__noise *ns)
     MERO_TRY(mero_hkdf_sha256(okm, 64, ns->ck, 32, (const uint8_t *)"", 0, NULL, 0));
     struct mero__cipher *first = ns->initiator ? &ns->tx : &ns->rx;
     struct mero__cipher *second = ns->initiator ? &ns->rx : &ns->tx;
-    memcpy(first->k, okm, 32);
-    memcpy(second->k, okm + 32, 32);
+    int rc = mero_chacha_key_new(okm, &first->key);
+    rc = rc < 0 ? rc : mero_chacha_key_new(okm + 32, &second->key);
+    mero_wipe(okm, sizeof(okm));
+    MERO_TRY(rc); /* a key already made is freed by cleanup */
     first->n = second->n = 0;
     first->has_key = second->has_key = 1;
-    mero_wipe(okm, sizeof(okm));
     mero_wipe(ns->e_sk, 32);
     ns->done = 1;
     return 0;

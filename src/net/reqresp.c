@@ -24,8 +24,7 @@ struct mero__pending_req {
     struct mero_net *net;
     char peer[MERO_PEER_ID_STR_MAX];
     char proto[129];
-    uint8_t *data;
-    size_t len;
+    struct mero_buf frame; /* the whole request (varint length + bytes) until the stream takes it */
     mero_net_reply_cb cb;
     void *ud;
     uv_timer_t timer;
@@ -73,22 +72,44 @@ static int frame_parse(const uint8_t *p, size_t n, uint32_t max, const uint8_t *
     return 1;
 }
 
-static int write_frame(struct mero__stream *s, const uint8_t *data, size_t len)
+/* The frame's length prefix (unsigned LEB128) into hdr; returns its size (1..10). */
+static size_t frame_hdr(uint8_t hdr[10], uint64_t len)
+{
+    size_t n = 0;
+    do {
+        hdr[n++] = (uint8_t)((len & 0x7f) | (len >> 7 ? 0x80 : 0));
+        len >>= 7;
+    } while (len);
+    return n;
+}
+
+/* Build a whole frame in b (storage from the frame cache when large). */
+static int frame_build(struct mero_net *net, struct mero_buf *b, const uint8_t *data, size_t len)
 {
     uint8_t hdr[10];
-    struct mero_buf b;
-    int rc;
-    mero_buf_init(&b, sizeof(hdr));
-    rc = mero_buf_append_uvarint(&b, len);
-    if (rc == 0) {
-        memcpy(hdr, b.data, b.len);
-        rc = mero__stream_write(s, hdr, b.len);
+    size_t hlen = frame_hdr(hdr, len);
+    mero_buf_init(b, hlen + len);
+    MERO_TRY(mero__frame_cache_get(net, b, hlen + len));
+    if (mero_buf_append(b, hdr, hlen) < 0 || (len && mero_buf_append(b, data, len) < 0)) {
+        mero_buf_cleanup(b);
+        return -MERO_ENOMEM;
     }
-    mero_buf_cleanup(&b);
-    if (rc == 0 && len) {
-        rc = mero__stream_write(s, data, len);
+    return 0;
+}
+
+/* Append stream input to a frame being assembled; a large frame whose length prefix is already
+ * here first takes the cached buffer (never fresh memory on the peer's word alone). */
+static int frame_gather(struct mero_net *net, struct mero_buf *acc, const uint8_t *p, size_t n)
+{
+    if (acc->len == 0 && acc->cap == 0) {
+        struct mero_cur c;
+        uint64_t len;
+        mero_cur_init(&c, p, n);
+        if (mero_cur_uvarint(&c, &len) == 0 && len <= acc->max - c.off) {
+            (void)mero__frame_cache_take(net, acc, c.off + (size_t)len);
+        }
     }
-    return rc;
+    return mero_buf_append(acc, p, n);
 }
 
 /* ---- client ---- */
@@ -97,7 +118,7 @@ static void on_timer_closed(uv_handle_t *h)
 {
     struct mero__pending_req *r = h->data;
     mero_buf_cleanup(&r->resp);
-    free(r->data);
+    mero_buf_cleanup(&r->frame);
     free(r);
 }
 
@@ -126,6 +147,7 @@ static void complete(struct mero__pending_req *r, int status, const uint8_t *dat
     if (r->cb) {
         r->cb(r->ud, status, data, len);
     }
+    mero__frame_cache_put(r->net, &r->resp);
     uv_close((uv_handle_t *)&r->timer, on_timer_closed);
 }
 
@@ -141,18 +163,19 @@ static void client_ev(struct mero__stream *s, int ev)
     switch (ev) {
     case MERO__SE_READY:
         r->state = RQ_SENT;
-        if (write_frame(s, r->data, r->len) < 0) {
+        rc = mero__stream_write_buf(s, &r->frame); /* the frame moves to the stream */
+        if (rc < 0) {
             complete(r, -MERO_ECLOSED, NULL, 0);
             return;
         }
         mero__stream_close(s);
         break;
     case MERO__SE_DATA:
-        if (mero_buf_append(&r->resp, s->rx.data, s->rx.len) < 0) {
+        if (frame_gather(r->net, &r->resp, s->in, s->in_len) < 0) {
             complete(r, -MERO_ETOOBIG, NULL, 0);
             return;
         }
-        mero__stream_consume(s, s->rx.len);
+        mero__stream_consume(s, s->in_len);
         rc = frame_parse(r->resp.data, r->resp.len, r->net->cfg.max_frame, &body, &blen, &used);
         if (rc < 0) {
             complete(r, rc, NULL, 0);
@@ -229,15 +252,11 @@ int mero_net_request(struct mero_net *net, const char *peer_id, const char *prot
     if (r == NULL) {
         return -MERO_ENOMEM;
     }
-    r->data = malloc(len ? len : 1);
-    if (r->data == NULL) {
+    /* the frame is built once, here; the stream takes it whole when it is ready */
+    if (frame_build(net, &r->frame, data, len) < 0) {
         free(r);
         return -MERO_ENOMEM;
     }
-    if (len) {
-        memcpy(r->data, data, len);
-    }
-    r->len = len;
     r->net = net;
     snprintf(r->peer, sizeof(r->peer), "%s", peer_id);
     memcpy(r->proto, protocol_id, plen + 1);
@@ -248,7 +267,7 @@ int mero_net_request(struct mero_net *net, const char *peer_id, const char *prot
         int rc = mero__conn_dial(net, m, NULL, NULL);
         if (rc < 0) {
             mero_buf_cleanup(&r->resp);
-            free(r->data);
+            mero_buf_cleanup(&r->frame);
             free(r);
             return rc;
         }
@@ -309,6 +328,9 @@ static void uncount(struct mero_net_req *q)
 static void req_free(struct mero_net_req *q)
 {
     uncount(q);
+    if (q->s != NULL) { /* the stream, so the net, is still there */
+        mero__frame_cache_put(q->s->c->net, &q->in);
+    }
     mero_buf_cleanup(&q->in);
     free(q);
 }
@@ -323,14 +345,14 @@ static void server_ev(struct mero__stream *s, int ev)
         return;
     }
     if (ev == MERO__SE_DATA) {
-        if (q->delivered || mero_buf_append(&q->in, s->rx.data, s->rx.len) < 0) {
+        if (q->delivered || frame_gather(s->c->net, &q->in, s->in, s->in_len) < 0) {
             MERO_INFO("net: request on %s from %s: data beyond its frame", s->proto, s->c->peer);
             s->ud = NULL;
             mero__stream_reset(s);
             req_free(q);
             return;
         }
-        mero__stream_consume(s, s->rx.len);
+        mero__stream_consume(s, s->in_len);
         rc = frame_parse(q->in.data, q->in.len, q->max_frame, &body, &blen, &used);
         if (rc < 0 || (rc == 1 && used != q->in.len)) {
             MERO_INFO("net: bad request frame on %s from %s (%s)", s->proto, s->c->peer,
@@ -405,7 +427,9 @@ int mero_net_respond(struct mero_net_req *req, const uint8_t *data, size_t len)
         req_free(req);
         return -MERO_ETOOBIG;
     }
-    rc = write_frame(s, data, len);
+    struct mero_buf frame;
+    rc = frame_build(s->c->net, &frame, data, len);
+    rc = rc < 0 ? rc : mero__stream_write_buf(s, &frame);
     if (rc < 0) {
         mero__stream_reset(s);
     } else {

@@ -3,14 +3,17 @@
  * yamux.c - yamux 1.0 (hashicorp spec, as used by libp2p /yamux/1.0.0) over one authenticated
  * connection: the 12-byte frame header (version 0, type, flags, stream id, length, big-endian),
  * stream open/accept (SYN/ACK on Data or Window Update frames), per-stream flow control with the
- * 256 KiB initial window, FIN half-close, RST, ping replies and go-away. Each stream then runs
- * multistream-select before its protocol's bytes flow.
+ * 256 KiB initial window, FIN half-close, RST, keep-alive pings (sent to a silent peer, which
+ * is dropped when it stays silent) and ping replies, go-away. Each stream then runs
+ * multistream-select before its protocol's bytes flow. Data for a stream with nothing
+ * buffered is handed to its application in place, without a copy.
  *
  * Invariants: a peer never gets more receive credit than we have buffer for (a data frame above
  * the window it was granted is a window violation and ends the connection); we never send more
  * than the peer's window; the stream count per connection is capped (a flood of SYNs ends the
- * connection); stream memory is freed only in reap, after the CLOSED event, so no handler ever
- * sees a dangling stream.
+ * connection); stream memory is freed only after the CLOSED event, and on a failed connection
+ * only when the connection itself is freed, so no handler (nor this file, after an event)
+ * ever touches a freed stream.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -113,12 +116,6 @@ static int pump(struct mero__stream *s)
             mero_buf_reset(&s->txq);
         }
     }
-    /* compact rarely, so queued output costs O(n) overall */
-    if (s->txq_off > (1u << 20) && s->txq_off > s->txq.len / 2) {
-        memmove(s->txq.data, s->txq.data + s->txq_off, s->txq.len - s->txq_off);
-        s->txq.len -= s->txq_off;
-        s->txq_off = 0;
-    }
     if (s->txq.len == s->txq_off && s->fin_pending && !s->local_fin) {
         s->fin_pending = 0;
         s->local_fin = 1;
@@ -131,31 +128,82 @@ static int pump(struct mero__stream *s)
     return 0;
 }
 
-int mero__stream_write(struct mero__stream *s, const void *p, size_t n)
+static int writable(const struct mero__stream *s)
 {
-    const uint8_t *d = p;
-    if (s->closed || s->reset || s->local_fin || s->fin_pending) {
-        return -MERO_ECLOSED;
-    }
-    /* fast path: straight into the connection while the window allows */
-    while (s->txq.len == s->txq_off && n > 0 && s->send_win > 0) {
-        size_t k = n < s->send_win ? n : s->send_win;
+    return !(s->closed || s->reset || s->local_fin || s->fin_pending);
+}
+
+/* Send straight into the connection while nothing is queued and the window allows; returns
+ * how many bytes went, or negative. */
+static ssize_t send_now(struct mero__stream *s, const uint8_t *d, size_t n)
+{
+    size_t sent = 0;
+    while (s->txq.len == s->txq_off && sent < n && s->send_win > 0) {
+        size_t k = n - sent < s->send_win ? n - sent : s->send_win;
         if (k > CHUNK) {
             k = CHUNK;
         }
-        MERO_TRY(send_frame(s->c, MERO__YT_DATA, open_flags(s), s->id, (uint32_t)k, d, k));
+        MERO_TRY(send_frame(s->c, MERO__YT_DATA, open_flags(s), s->id, (uint32_t)k, d + sent, k));
         s->send_win -= (uint32_t)k;
-        d += k;
-        n -= k;
+        sent += k;
     }
+    return (ssize_t)sent;
+}
+
+/* The slow-peer bound for n more queued bytes (fails the connection when exceeded). */
+static int queue_room(struct mero__stream *s, size_t n)
+{
+    if (mero__conn_queued(s->c) + n > s->c->net->cfg.max_write_queue) {
+        mero__conn_fail(s->c, MERO_EBUSY, "write queue full (slow peer)");
+        return -MERO_EBUSY;
+    }
+    return 0;
+}
+
+int mero__stream_write(struct mero__stream *s, const void *p, size_t n)
+{
+    const uint8_t *d = p;
+    ssize_t sent;
+    if (!writable(s)) {
+        return -MERO_ECLOSED;
+    }
+    sent = send_now(s, d, n);
+    if (sent < 0) {
+        return (int)sent;
+    }
+    d += sent;
+    n -= (size_t)sent;
     if (n > 0) {
-        if (mero__conn_queued(s->c) + n > s->c->net->cfg.max_write_queue) {
-            mero__conn_fail(s->c, MERO_EBUSY, "write queue full (slow peer)");
-            return -MERO_EBUSY;
+        MERO_TRY(queue_room(s, n));
+        /* drop (and wipe) what was sent before growing, so queued output costs O(n) */
+        if (s->txq_off > 0 && s->txq_off >= s->txq.len - s->txq_off) {
+            mero_buf_consume(&s->txq, s->txq_off);
+            s->txq_off = 0;
         }
         MERO_TRY(mero_buf_append(&s->txq, d, n));
     }
     return 0;
+}
+
+int mero__stream_write_buf(struct mero__stream *s, struct mero_buf *frame)
+{
+    ssize_t sent = 0;
+    int rc;
+    if (!writable(s)) {
+        rc = -MERO_ECLOSED;
+    } else if (s->txq.len != s->txq_off) {
+        rc = mero__stream_write(s, frame->data, frame->len); /* behind queued bytes: copy */
+    } else if ((sent = send_now(s, frame->data, frame->len)) < 0) {
+        rc = (int)sent;
+    } else if ((size_t)sent == frame->len) {
+        rc = 0;
+    } else if ((rc = queue_room(s, frame->len - (size_t)sent)) == 0 &&
+               (rc = mero_buf_move(&s->txq, frame)) == 0) {
+        s->txq_off = (size_t)sent; /* the sent head stays until the queue drains (then wiped) */
+        return 0;
+    }
+    mero__frame_cache_put(s->c->net, frame);
+    return rc;
 }
 
 void mero__stream_close(struct mero__stream *s)
@@ -184,13 +232,21 @@ void mero__stream_reset(struct mero__stream *s)
 
 void mero__stream_consume(struct mero__stream *s, size_t n)
 {
-    if (n > s->rx.len) {
-        n = s->rx.len;
+    size_t avail = s->in_borrowed ? s->in_len : s->rx.len;
+    if (n > avail) {
+        n = avail;
     }
     if (n == 0) {
         return;
     }
-    mero_buf_consume(&s->rx, n);
+    if (s->in_borrowed) {
+        s->in += n;
+        s->in_len -= n;
+    } else {
+        mero_buf_consume(&s->rx, n);
+        s->in = s->rx.data;
+        s->in_len = s->rx.len;
+    }
     s->consumed += (uint32_t)n;
     if (s->consumed >= WINDOW_TOTAL / 2 && !s->remote_fin && !s->closed) {
         if (send_frame(s->c, MERO__YT_WINDOW, open_flags(s), s->id, s->consumed, NULL, 0) == 0) {
@@ -300,9 +356,29 @@ static int stream_data(struct mero__stream *s)
         emit(s, MERO__SE_READY);
     }
     if (s->rx.len && !s->closed) {
+        s->in = s->rx.data;
+        s->in_len = s->rx.len;
         emit(s, MERO__SE_DATA);
     }
     return 0;
+}
+
+/* A data frame for a negotiated stream with nothing buffered goes to the app in place (no
+ * copy); what it leaves is kept in rx. */
+static int deliver_in_place(struct mero__stream *s, const uint8_t *data, size_t n)
+{
+    s->in = data;
+    s->in_len = n;
+    s->in_borrowed = 1;
+    emit(s, MERO__SE_DATA);
+    s->in_borrowed = 0;
+    int rc = 0;
+    if (s->in_len && !s->closed && s->c->state == MERO__C_UP) {
+        rc = mero_buf_append(&s->rx, s->in, s->in_len);
+    }
+    s->in = s->rx.data;
+    s->in_len = s->rx.len;
+    return rc;
 }
 
 static int on_stream_frame(struct mero__conn *c, const struct mero__yhdr *h, const uint8_t *data)
@@ -354,8 +430,15 @@ static int on_stream_frame(struct mero__conn *c, const struct mero__yhdr *h, con
             return -MERO_EPROTO;
         }
         s->recv_win -= h->len;
-        MERO_TRY(mero_buf_append(&s->rx, data, h->len));
-        MERO_TRY(stream_data(s));
+        if (s->negotiated && s->rx.len == 0 && s->ev != NULL) {
+            MERO_TRY(deliver_in_place(s, data, h->len));
+        } else {
+            MERO_TRY(mero_buf_append(&s->rx, data, h->len));
+            MERO_TRY(stream_data(s));
+        }
+        if (c->state != MERO__C_UP) {
+            return 0; /* the app closed the connection; s lives until the connection is freed */
+        }
     }
     if ((h->flags & MERO__YF_FIN) && !s->closed && !s->remote_fin) {
         s->remote_fin = 1;
@@ -414,6 +497,57 @@ int mero__yamux_input(struct mero__conn *c, const uint8_t *p, size_t n, size_t *
     return 0;
 }
 
+/*
+ * Keep-alive: a connection we have heard nothing from for ping_interval_ms gets a ping (SYN,
+ * an opaque counter); anything heard afterwards, the ACK or any other byte, proves the peer
+ * alive. Silence for ping_timeout_ms after the ping closes the connection, so a peer that
+ * vanished without a FIN or RST (power loss, a dropped route) is noticed, and gossip stops
+ * counting it as a mesh member.
+ */
+static void on_keepalive(uv_timer_t *t)
+{
+    struct mero__conn *c = t->data;
+    const struct mero_net_config *cfg = &c->net->cfg;
+    uint64_t now = uv_now(c->net->loop);
+    if (c->state != MERO__C_UP) {
+        return;
+    }
+    if (c->ping_out && c->reads == c->reads_at_ping) {
+        if (now - c->ping_at >= cfg->ping_timeout_ms) {
+            mero__conn_fail(c, MERO_ETIMEOUT, "no answer to a yamux ping (peer unresponsive)");
+            return;
+        }
+        uv_timer_start(t, on_keepalive, cfg->ping_timeout_ms - (now - c->ping_at), 0);
+        return;
+    }
+    if (c->reads != c->reads_at_ping) { /* heard from since the last look */
+        c->ping_out = 0;
+        c->reads_at_ping = c->reads;
+        c->ping_at = now;
+        uv_timer_start(t, on_keepalive, cfg->ping_interval_ms, 0);
+        return;
+    }
+    if (now - c->ping_at < cfg->ping_interval_ms) {
+        uv_timer_start(t, on_keepalive, cfg->ping_interval_ms - (now - c->ping_at), 0);
+        return;
+    }
+    c->ping_id++;
+    if (send_frame(c, MERO__YT_PING, MERO__YF_SYN, 0, c->ping_id, NULL, 0) < 0) {
+        return; /* the connection was failed */
+    }
+    c->ping_out = 1;
+    c->ping_at = now;
+    uv_timer_start(t, on_keepalive, cfg->ping_timeout_ms, 0);
+}
+
+void mero__yamux_keepalive_start(struct mero__conn *c)
+{
+    c->reads_at_ping = c->reads;
+    c->ping_at = uv_now(c->net->loop);
+    c->ping_out = 0;
+    uv_timer_start(&c->timer, on_keepalive, c->net->cfg.ping_interval_ms, 0);
+}
+
 void mero__yamux_goaway(struct mero__conn *c, uint32_t code)
 {
     if (c->state == MERO__C_UP) {
@@ -421,7 +555,8 @@ void mero__yamux_goaway(struct mero__conn *c, uint32_t code)
     }
 }
 
-void mero__yamux_reap(struct mero__conn *c)
+/* Deliver CLOSED to every closed stream; free them too when free_mem. */
+static void reap(struct mero__conn *c, int free_mem)
 {
     struct mero__stream **pp = &c->streams;
     while (*pp) {
@@ -435,11 +570,23 @@ void mero__yamux_reap(struct mero__conn *c)
             s->ev = NULL;
             ev(s, MERO__SE_CLOSED); /* the handler drops its pointer; writes now fail */
         }
+        if (!free_mem) {
+            pp = &s->next;
+            continue;
+        }
         *pp = s->next;
         mero_buf_cleanup(&s->rx);
+        if (c->state == MERO__C_UP) {
+            mero__frame_cache_put(c->net, &s->txq); /* a large sent frame's storage */
+        }
         mero_buf_cleanup(&s->txq);
         free(s);
     }
+}
+
+void mero__yamux_reap(struct mero__conn *c)
+{
+    reap(c, c->state == MERO__C_UP);
 }
 
 void mero__yamux_teardown(struct mero__conn *c)
@@ -448,5 +595,14 @@ void mero__yamux_teardown(struct mero__conn *c)
         s->reset = 1;
         mark_closed(s);
     }
-    mero__yamux_reap(c);
+    reap(c, 0);
+}
+
+void mero__yamux_free_all(struct mero__conn *c)
+{
+    for (struct mero__stream *s = c->streams; s; s = s->next) {
+        s->ev = NULL; /* teardown delivered CLOSED already */
+        s->closed = 1;
+    }
+    reap(c, 1);
 }

@@ -76,6 +76,29 @@ static int reserve(struct mero_buf *b, size_t extra)
     return 0;
 }
 
+int mero_buf_reserve(struct mero_buf *b, size_t extra)
+{
+    return reserve(b, extra);
+}
+
+int mero_buf_move(struct mero_buf *dst, struct mero_buf *src)
+{
+    if (src->len > dst->max) {
+        return -MERO_ETOOBIG;
+    }
+    if (dst == src) {
+        return 0;
+    }
+    mero_buf_cleanup(dst);
+    dst->data = src->data;
+    dst->len = src->len;
+    dst->cap = src->cap;
+    src->data = NULL;
+    src->len = 0;
+    src->cap = 0;
+    return 0;
+}
+
 int mero_buf_append(struct mero_buf *b, const void *p, size_t n)
 {
     if (n == 0) {

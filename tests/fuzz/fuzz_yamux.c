@@ -4,6 +4,9 @@
  * input is the decrypted byte stream of one authenticated connection (no socket: a detached
  * connection), so SYN/ACK/FIN/RST, window updates, pings, go-away, stream-level
  * multistream-select and the identify/meshsub/handler bindings all run on hostile bytes.
+ * Each input runs twice: straight into the yamux decoder, then sealed into Noise transport
+ * frames (sizes chosen by the first byte) and fed to the connection as socket reads, so the
+ * decrypt loop and its buffer limits run too.
  */
 #include <stdint.h>
 #include <string.h>
@@ -63,6 +66,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mero__yamux_reap(c);
         off += used;
     }
+    mero_buf_reset(&c->out);
+    mero__conn_fail(c, MERO_ECLOSED, "fuzz input done");
+    uv_run(&loop, UV_RUN_NOWAIT);
+
+    /* the same bytes through the Noise transport (a detached connection's key is all zeros) */
+    static uint8_t wire[2 * 1024 * 1024];
+    struct mero__cipher tx;
+    size_t frame = size ? (size_t)(data[0] % 8 + 1) * 8189u : 1, w = 0;
+    memset(&tx, 0, sizeof(tx));
+    tx.has_key = 1;
+    for (off = 0; off < size;) {
+        size_t k = size - off < frame ? size - off : frame;
+        if (w + 2 + k + MERO__NOISE_TAG > sizeof(wire)) {
+            break;
+        }
+        wire[w] = (uint8_t)((k + MERO__NOISE_TAG) >> 8);
+        wire[w + 1] = (uint8_t)(k + MERO__NOISE_TAG);
+        if (mero__cipher_seal(&tx, NULL, 0, data + off, k, wire + w + 2) < 0) {
+            break;
+        }
+        w += 2 + k + MERO__NOISE_TAG;
+        off += k;
+    }
+    c = mero__conn_new_detached(net);
+    if (c == NULL) {
+        return 0;
+    }
+    mero__conn_feed(c, wire, w);
     mero_buf_reset(&c->out);
     mero__conn_fail(c, MERO_ECLOSED, "fuzz input done");
     uv_run(&loop, UV_RUN_NOWAIT);

@@ -4,7 +4,8 @@
 //   1. one yamux stream carrying MB megabytes in one varint-length-prefixed frame, received
 //      whole (as our request/response delivers it) and answered with one byte (MB/s);
 //   2. gossipsub, 1 publisher + 4 subscribers, N messages of 256 bytes (deliveries/s).
-// Usage: node bench_net.mjs [MB] [N]
+// Each is repeated R times over the same connections and the median printed, as ours does.
+// Usage: node bench_net.mjs [MB] [N] [R]
 import './polyfill.mjs'
 import { createLibp2p } from 'libp2p'
 import { tcp } from '@libp2p/tcp'
@@ -16,6 +17,13 @@ import * as lp from 'it-length-prefixed'
 
 const MB = Number(process.argv[2] ?? 16)
 const N = Number(process.argv[3] ?? 2000)
+const R = Number(process.argv[4] ?? 7)
+
+function median (name, v) {
+  v.sort((x, y) => x - y)
+  console.log(`# ${name}: ${v.length} rounds, min ${v[0].toFixed(1)} median ${v[v.length >> 1].toFixed(1)} max ${v[v.length - 1].toFixed(1)}`)
+  return v.length % 2 ? v[v.length >> 1] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2
+}
 
 async function mk (withPubsub) {
   const services = { identify: identify() }
@@ -59,15 +67,18 @@ function varint (n) {
   }, { maxInboundStreams: 4 })
   await a.dial(b.getMultiaddrs()[0])
   const chunk = new Uint8Array(64 * 1024)
-  const t0 = performance.now()
-  const s = await a.dialProtocol(b.peerId, '/bench/sink/1')
-  await s.sink((async function * () {
-    yield varint(total)
-    for (let sent = 0; sent < total; sent += chunk.length) yield chunk
-  })())
-  for await (const r of s.source) { if (r.byteLength) break }
-  const dt = (performance.now() - t0) / 1000
-  console.log(`bench net_yamux_stream_js ${(MB / dt).toFixed(1)} MB/s`)
+  const rates = []
+  for (let r = 0; r < R; r++) {
+    const t0 = performance.now()
+    const s = await a.dialProtocol(b.peerId, '/bench/sink/1')
+    await s.sink((async function * () {
+      yield varint(total)
+      for (let sent = 0; sent < total; sent += chunk.length) yield chunk
+    })())
+    for await (const x of s.source) { if (x.byteLength) break }
+    rates.push(MB / ((performance.now() - t0) / 1000))
+  }
+  console.log(`bench net_yamux_stream_js ${median('net_yamux_stream_js', rates).toFixed(1)} MB/s`)
   await a.stop(); await b.stop()
 }
 
@@ -76,8 +87,7 @@ function varint (n) {
   const pub = await mk(true)
   const subs = []
   for (let i = 0; i < 4; i++) subs.push(await mk(true))
-  let delivered = 0, resolve
-  const done = new Promise((res) => { resolve = res })
+  let delivered = 0, resolve = () => {}
   for (const s of subs) {
     s.services.pubsub.subscribe('ns/bench')
     s.services.pubsub.addEventListener('message', () => { if (++delivered >= N * 4) resolve() })
@@ -85,15 +95,22 @@ function varint (n) {
   }
   while (pub.services.pubsub.getSubscribers('ns/bench').length < 4) await new Promise((r) => setTimeout(r, 50))
   const msg = new Uint8Array(256).fill(109)
-  const t0 = performance.now()
-  for (let i = 0; i < N; i++) {
-    msg[0] = i & 255; msg[1] = (i >> 8) & 255; msg[2] = (i >> 16) & 255
-    await pub.services.pubsub.publish('ns/bench', msg)
+  const rates = []
+  let seq = 0
+  for (let r = 0; r < R; r++) {
+    delivered = 0
+    const done = new Promise((res) => { resolve = res })
+    const t0 = performance.now()
+    for (let i = 0; i < N; i++, seq++) {
+      msg[0] = seq & 255; msg[1] = (seq >> 8) & 255; msg[2] = (seq >> 16) & 255
+      await pub.services.pubsub.publish('ns/bench', msg)
+    }
+    await Promise.race([done, new Promise((res) => setTimeout(res, 120000))])
+    const dt = (performance.now() - t0) / 1000
+    if (delivered < N * 4) console.log(`# js gossip: only ${delivered} of ${N * 4} deliveries`)
+    rates.push(delivered / dt)
   }
-  await Promise.race([done, new Promise((r) => setTimeout(r, 120000))])
-  const dt = (performance.now() - t0) / 1000
-  if (delivered < N * 4) console.log(`# js gossip: only ${delivered} of ${N * 4} deliveries`)
-  console.log(`bench net_gossip_4subs_js ${(delivered / dt).toFixed(0)} msgs/s`)
+  console.log(`bench net_gossip_4subs_js ${median('net_gossip_4subs_js', rates).toFixed(0)} msgs/s`)
   await pub.stop()
   for (const s of subs) await s.stop()
 }

@@ -4,9 +4,12 @@
  * blocking "attacker" in a second thread speaking the wire protocol through the library's own
  * codecs): garbage after connect, a Noise payload with a bad signature, encrypted garbage, an
  * oversized yamux frame, a yamux window overflow, a flood of streams, an oversized gossipsub
- * RPC, a slow gossip reader. Each must end that connection (the attacker sees EOF/RST), and
- * after each a well-behaved peer still completes a request/response exchange with the node,
- * whose connection count returns to what the good peers account for (memory bounded).
+ * RPC (also on a frame that carries FIN), a slow gossip reader, a peer that stops answering
+ * (keep-alive pings). Each must end that connection (the attacker sees EOF/RST), and after each
+ * a well-behaved peer still completes a request/response exchange with the node, whose
+ * connection count returns to what the good peers account for (memory bounded). Also what a
+ * legitimate but demanding peer does: data frames as large as the whole window, sent in one
+ * burst with other streams' data behind them, must all be answered.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -17,6 +20,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "support/net_fixture.h"
 #include "mero/crypto.h"
 #include "mero/log.h"
 #include "mero/net.h"
@@ -25,6 +29,7 @@
 static uv_loop_t *loop;
 static struct mero_net *srv, *good;
 static int srv_port;
+static int at_port; /* where the attacker connects: srv_port unless a test says otherwise */
 static uv_async_t done_async;
 static int attack_result;
 static void (*attack_fn)(void);
@@ -38,7 +43,7 @@ static int at_connect(void)
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     memset(&a, 0, sizeof(a));
     a.sin_family = AF_INET;
-    a.sin_port = htons((uint16_t)srv_port);
+    a.sin_port = htons((uint16_t)(at_port ? at_port : srv_port));
     a.sin_addr.s_addr = htonl(0x7f000001);
     if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
         if (fd >= 0) {
@@ -217,7 +222,12 @@ static int at_yamux_up(struct at_sess *a)
     rc = rc ? rc : at_send_enc(a, b.data, b.len);
     size_t want = b.len; /* the listener echoes exactly these two messages */
     mero_buf_cleanup(&b);
-    return rc || at_recv_enc(a, want) < 0 ? -1 : 0;
+    if (rc || at_recv_enc(a, want) < 0) {
+        return -1;
+    }
+    a->plen -= want; /* keep what followed the echo: the node's first yamux frames */
+    memmove(a->plain, a->plain + want, a->plen);
+    return 0;
 }
 
 static int at_frame(struct at_sess *a, uint8_t type, uint16_t flags, uint32_t sid, uint32_t len,
@@ -337,6 +347,128 @@ static void attack_big_rpc(void)
     uint8_t lenp[] = {0x80, 0x80, 0x80, 0x32}; /* 100 MiB */
     int ok = at_session(&a) == 0 && at_open_meshsub(&a, 1) == 0 &&
              at_frame(&a, MERO__YT_DATA, 0, 1, sizeof(lenp), lenp, sizeof(lenp)) == 0;
+    at_finish(&a, ok && at_closed(a.fd));
+}
+
+/* The same on a frame that also half-closes: the node fails the connection from inside the
+ * stream's data event, then reads the frame's FIN flag (the stream must still be there). */
+static void attack_big_rpc_fin(void)
+{
+    static struct at_sess a;
+    uint8_t lenp[] = {0x80, 0x80, 0x80, 0x32};
+    int ok = at_session(&a) == 0 && at_open_meshsub(&a, 1) == 0 &&
+             at_frame(&a, MERO__YT_DATA, MERO__YF_FIN, 1, sizeof(lenp), lenp, sizeof(lenp)) == 0;
+    at_finish(&a, ok && at_closed(a.fd));
+}
+
+/* Next yamux frame from the node: header into *h, its data (DATA frames) into data[cap]. */
+static int at_yamux_next(struct at_sess *a, struct mero__yhdr *h, uint8_t *data, size_t cap)
+{
+    if (at_recv_enc(a, MERO__YAMUX_HDR) < 0 || mero__yamux_hdr_parse(a->plain, a->plen, h) < 0) {
+        return -1;
+    }
+    size_t n = h->type == MERO__YT_DATA ? h->len : 0;
+    if (n > cap || MERO__YAMUX_HDR + n > sizeof(a->plain) ||
+        at_recv_enc(a, MERO__YAMUX_HDR + n) < 0) {
+        return -1;
+    }
+    memcpy(data, a->plain + MERO__YAMUX_HDR, n);
+    a->plen -= MERO__YAMUX_HDR + n;
+    memmove(a->plain, a->plain + MERO__YAMUX_HDR + n, a->plen);
+    return 0;
+}
+
+#define BURST_STREAMS 3
+static volatile int burst_answers;
+
+/* A legitimate peer at the edge of the rules: three /t/sum streams; on the first, once its
+ * window has been raised, the whole request in one data frame exactly as large as the window;
+ * right behind it, in the same burst, the other two streams' requests. Each answer is the
+ * SHA-256 of that stream's request. */
+static void attack_window_burst(void)
+{
+    static struct at_sess a;
+    static uint8_t body[MERO__YAMUX_RECV_WINDOW];
+    static uint8_t got[BURST_STREAMS][64];
+    uint8_t want[BURST_STREAMS][32], data[4096];
+    size_t got_n[BURST_STREAMS] = {0}, blen[BURST_STREAMS];
+    struct mero_buf hello;
+    struct mero__yhdr h;
+    int ok = at_session(&a) == 0, raised = 0, answered = 0;
+    burst_answers = 0;
+    mero_buf_init(&hello, 256);
+    ok = ok && mero__mss_put(&hello, MERO__MSS_PROTO) == 0 && mero__mss_put(&hello, "/t/sum") == 0;
+    for (uint32_t i = 0; ok && i < BURST_STREAMS; i++) {
+        ok = at_frame(&a, MERO__YT_DATA, MERO__YF_SYN, 1 + 2 * i, (uint32_t)hello.len, hello.data,
+                      hello.len) == 0;
+    }
+    while (ok && !raised) { /* the node raises each new stream's window right away */
+        ok = at_yamux_next(&a, &h, data, sizeof(data)) == 0;
+        raised = ok && h.type == MERO__YT_WINDOW && h.sid == 1 &&
+                 h.len == MERO__YAMUX_RECV_WINDOW - MERO__YAMUX_WINDOW;
+    }
+    /* stream 1: varint length + bytes, all in one frame of exactly the remaining window */
+    blen[0] = MERO__YAMUX_RECV_WINDOW - hello.len;
+    mero_random(body, sizeof(body));
+    size_t payload = blen[0] - 3; /* a 3-byte varint: 2^14 <= payload < 2^21 */
+    body[0] = (uint8_t)(payload | 0x80);
+    body[1] = (uint8_t)((payload >> 7) | 0x80);
+    body[2] = (uint8_t)(payload >> 14);
+    mero_sha256(want[0], body + 3, payload);
+    ok = ok && at_frame(&a, MERO__YT_DATA, MERO__YF_FIN, 1, (uint32_t)blen[0], body, blen[0]) == 0;
+    for (uint32_t i = 1; ok && i < BURST_STREAMS; i++) { /* 200 KiB each, within 256 KiB */
+        uint8_t *p = body + 64 * 1024 * i;
+        blen[i] = 200 * 1024;
+        payload = blen[i] - 3;
+        p[0] = (uint8_t)(payload | 0x80);
+        p[1] = (uint8_t)((payload >> 7) | 0x80);
+        p[2] = (uint8_t)(payload >> 14);
+        mero_sha256(want[i], p + 3, payload);
+        ok = at_frame(&a, MERO__YT_DATA, MERO__YF_FIN, 1 + 2 * i, (uint32_t)blen[i], p, blen[i]) ==
+             0;
+    }
+    while (ok && answered < BURST_STREAMS) {
+        ok = at_yamux_next(&a, &h, data, sizeof(data)) == 0;
+        if (!ok || h.type != MERO__YT_DATA || h.len == 0 || (h.sid & 1) == 0 ||
+            h.sid > 2 * BURST_STREAMS) {
+            continue;
+        }
+        size_t i = (h.sid - 1) / 2;
+        if (got_n[i] + h.len > sizeof(got[i])) {
+            ok = 0;
+            break;
+        }
+        memcpy(got[i] + got_n[i], data, h.len);
+        got_n[i] += h.len;
+        /* skip the multistream echo (header + protocol): the answer frame is 0x20 + 32 bytes */
+        if (got_n[i] >= hello.len + 33 && got[i][hello.len] == 32 &&
+            memcmp(got[i] + hello.len + 1, want[i], 32) == 0) {
+            answered++;
+        }
+    }
+    mero_buf_cleanup(&hello);
+    burst_answers = answered;
+    uint8_t b;
+    ssize_t k = recv(a.fd, &b, 1, MSG_DONTWAIT);
+    int still_open = k > 0 || (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+    at_finish(&a, ok && answered == BURST_STREAMS && still_open);
+}
+
+static volatile int silent_saw_ping;
+
+/* Completes the handshake, then never answers (nor sends) anything: a peer that vanished. */
+static void attack_silent_peer(void)
+{
+    static struct at_sess a;
+    uint8_t data[4096];
+    struct mero__yhdr h;
+    int ok = at_session(&a) == 0;
+    silent_saw_ping = 0;
+    while (ok && at_yamux_next(&a, &h, data, sizeof(data)) == 0) {
+        if (h.type == MERO__YT_PING && (h.flags & MERO__YF_SYN)) {
+            silent_saw_ping = 1; /* and we do not answer it */
+        }
+    }
     at_finish(&a, ok && at_closed(a.fd));
 }
 
@@ -541,7 +673,9 @@ static void setup_nodes(void)
     struct mero_net_callbacks cb = {on_gossip, NULL};
     if (mero_net_new(loop, sk, &cfg, &cb, NULL, &srv) < 0 || mero_net_subscribe(srv, "sig") < 0 ||
         mero_net_listen(srv, "/ip4/127.0.0.1/tcp/0") < 0 ||
-        mero_net_handle(srv, "/t/echo", echo, NULL) < 0 || mero_net_subscribe(srv, "slow") < 0) {
+        mero_net_handle(srv, "/t/echo", echo, NULL) < 0 ||
+        mero_net_handle(srv, "/t/sum", netf_sum_handler, NULL) < 0 ||
+        mero_net_subscribe(srv, "slow") < 0) {
         return;
     }
     memset(seed, 0x22, 32);
@@ -577,6 +711,86 @@ ATTACK_TEST(yamux_window_overflow, attack_window)
 ATTACK_TEST(yamux_data_beyond_window, attack_window_data)
 ATTACK_TEST(yamux_stream_flood, attack_flood)
 ATTACK_TEST(gossip_oversized_rpc, attack_big_rpc)
+ATTACK_TEST(gossip_oversized_rpc_with_fin, attack_big_rpc_fin)
+
+TEST(yamux_window_sized_frame_in_a_burst)
+{
+    setup_nodes();
+    CHECK(srv_port > 0);
+    CHECK_MSG(run_attack(attack_window_burst) == 1, "answered %d of %d streams (or closed)",
+              burst_answers, BURST_STREAMS);
+    CHECK_EQ(burst_answers, BURST_STREAMS);
+    CHECK_EQ(good_exchange(), 0);
+    CHECK_EQ(srv->nconns, 1);
+}
+
+/* A node that pings after 200 ms of silence and gives up 300 ms later. */
+static struct mero_net *pinger_new(int seedbyte, int *port)
+{
+    uint8_t seed[32], pk[32], sk[64];
+    struct mero_net_config cfg;
+    struct mero_net *n = NULL;
+    char addr[1][MERO_MULTIADDR_STR_MAX];
+    struct mero__maddr m;
+    mero_net_config_default(&cfg);
+    cfg.ping_interval_ms = 200;
+    cfg.ping_timeout_ms = 300;
+    memset(seed, seedbyte, 32);
+    mero_ed25519_from_seed(pk, sk, seed);
+    if (mero_net_new(loop, sk, &cfg, NULL, NULL, &n) < 0 ||
+        mero_net_listen(n, "/ip4/127.0.0.1/tcp/0") < 0 || mero_net_listen_addrs(n, addr, 1) < 1 ||
+        mero__maddr_parse(addr[0], &m) < 0) {
+        mero_net_free(n);
+        return NULL;
+    }
+    *port = m.port;
+    return n;
+}
+
+TEST(keepalive_drops_a_silent_peer)
+{
+    int port = 0;
+    setup_nodes();
+    struct mero_net *p = pinger_new(0x33, &port);
+    CHECK(p != NULL);
+    at_port = port;
+    uint64_t t0 = uv_now(loop);
+    CHECK_MSG(run_attack(attack_silent_peer) == 1, "the silent peer was not dropped");
+    at_port = 0;
+    CHECK_MSG(silent_saw_ping, "closed without a ping first");
+    CHECK_MSG(uv_now(loop) - t0 < 4000, "took %llu ms", (unsigned long long)(uv_now(loop) - t0));
+    CHECK_EQ(p->nconns, 0);
+    mero_net_free(p);
+    run_for(50);
+}
+
+static int pinged_peer_up;
+static void on_pinged_peer(void *ud, int status, const char *peer)
+{
+    (void)ud;
+    (void)peer;
+    pinged_peer_up = status == 0;
+}
+
+TEST(keepalive_keeps_an_answering_peer)
+{
+    int port = 0;
+    char addr[1][MERO_MULTIADDR_STR_MAX];
+    setup_nodes();
+    struct mero_net *p = pinger_new(0x44, &port);
+    CHECK(p != NULL);
+    CHECK(mero_net_listen_addrs(p, addr, 1) == 1);
+    pinged_peer_up = 0;
+    CHECK_OK(mero_net_dial(good, addr[0], on_pinged_peer, NULL));
+    run_for(300);
+    CHECK(pinged_peer_up);
+    run_for(1500); /* idle: several ping rounds, each answered by good's yamux */
+    CHECK_EQ(p->nconns, 1);
+    CHECK_MSG(p->conns != NULL && p->conns->ping_id >= 2, "pinged %u times",
+              p->conns ? p->conns->ping_id : 0);
+    mero_net_free(p);
+    run_for(100);
+}
 
 static void slow_publisher_thread_waiter(void)
 {
@@ -641,5 +855,7 @@ TEST(teardown)
 
 MERO_TEST_MAIN(T(garbage_after_connect), T(noise_bad_payload_signature), T(noise_encrypted_garbage),
                T(yamux_oversized_frame), T(yamux_window_overflow), T(yamux_data_beyond_window),
-               T(yamux_stream_flood), T(gossip_oversized_rpc), T(slow_gossip_reader_is_dropped),
-               T(gossip_strictsign_enforced), T(teardown))
+               T(yamux_stream_flood), T(gossip_oversized_rpc), T(gossip_oversized_rpc_with_fin),
+               T(yamux_window_sized_frame_in_a_burst), T(slow_gossip_reader_is_dropped),
+               T(gossip_strictsign_enforced), T(keepalive_drops_a_silent_peer),
+               T(keepalive_keeps_an_answering_peer), T(teardown))

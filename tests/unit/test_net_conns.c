@@ -5,11 +5,17 @@
  * the wrong /p2p/ id is refused, request timeouts, unknown peers and protocols, a 3 MiB
  * request/response (flow control across many yamux windows), oversized frames, a handshake
  * timeout against a silent listener, publish to zero peers, and clean shutdown with pending
- * requests.
+ * requests. Also the receive path's edges: repeated large frames through the frame cache (each
+ * checked whole, the cache left holding none of their bytes), and data frames as large as the
+ * whole window followed by more, fed to a connection in reads as large as its buffer takes,
+ * which fills the decrypted-input buffer before yamux has drained it.
  */
+#define _GNU_SOURCE /* memmem */
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
+#include "support/net_fixture.h"
 #include "mero/crypto.h"
 #include "mero/net.h"
 #include "net/net_internal.h"
@@ -410,6 +416,167 @@ TEST(publish_to_zero_peers)
     uv_run(loop, UV_RUN_DEFAULT);
 }
 
+struct hash_res {
+    int done, status;
+    size_t len;
+    uint8_t h[32];
+};
+
+static void on_hashed_reply(void *ud, int status, const uint8_t *d, size_t n)
+{
+    struct hash_res *r = ud;
+    r->done++;
+    r->status = status;
+    r->len = n;
+    mero_sha256(r->h, d, n);
+}
+
+/* 1 when no 64-byte slice of p (taken at a few offsets) occurs in hay[0..n). */
+static int holds_none_of(const uint8_t *hay, size_t n, const uint8_t *p, size_t plen)
+{
+    for (size_t off = 0; off + 64 <= plen; off += plen / 5) {
+        if (hay != NULL && memmem(hay, n, p + off, 64) != NULL) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+TEST(large_frames_reuse_the_frame_cache)
+{
+    struct mero_net_config cfg;
+    mero_net_config_default(&cfg);
+    struct mero_net *a = node(11, &cfg), *b = node(12, &cfg);
+    char ba[MERO_MULTIADDR_STR_MAX];
+    CHECK(a && b);
+    addr_of(b, ba);
+    CHECK_OK(mero_net_handle(b, "/t/big", big_echo, NULL));
+    CHECK_OK(mero_net_add_addr(a, ba));
+    static uint8_t big[(2u << 20) + 12345];
+    for (int round = 0; round < 4; round++) {
+        uint8_t want[32];
+        struct hash_res r = {0};
+        size_t n = sizeof(big) - (size_t)round * 1000; /* a different length each round */
+        mero_random(big, n);
+        mero_sha256(want, big, n);
+        CHECK_OK(
+            mero_net_request(a, mero_net_peer_id(b), "/t/big", big, n, 10000, on_hashed_reply, &r));
+        CHECK(run_until(&r.done, 10000));
+        CHECK_EQ(r.status, 0);
+        CHECK_EQ(r.len, n);
+        CHECK_MEM_EQ(r.h, want, 32); /* every byte, not a stale one from a reused buffer */
+    }
+    int settle = 0;
+    run_until(&settle, 100); /* the streams close and give their buffers back */
+    CHECK_MSG(b->spare.cap > sizeof(big) && a->spare.cap > sizeof(big),
+              "caches hold %zu and %zu bytes", a->spare.cap, b->spare.cap);
+    CHECK(a->spare.cap <= cfg.max_frame + 16 && b->spare.cap <= cfg.max_frame + 16);
+    CHECK_EQ(a->spare.len, 0);
+    CHECK(holds_none_of(a->spare.data, a->spare.cap, big, sizeof(big) - 3000));
+    CHECK(holds_none_of(b->spare.data, b->spare.cap, big, sizeof(big) - 3000));
+    finish(a, b);
+}
+
+/* Append one yamux frame, as a peer would send it, to plain. */
+static int yframe(struct mero_buf *plain, uint8_t type, uint16_t flags, uint32_t sid,
+                  const uint8_t *d, uint32_t n)
+{
+    uint8_t h[MERO__YAMUX_HDR];
+    struct mero__yhdr y = {0, type, flags, sid, n};
+    mero__yamux_hdr_put(h, &y);
+    MERO_TRY(mero_buf_append(plain, h, sizeof(h)));
+    return n ? mero_buf_append(plain, d, n) : 0;
+}
+
+TEST(window_sized_frames_fill_the_decrypt_buffer)
+{
+    enum { STREAMS = 3 };
+    struct mero_net *n = node(13, NULL);
+    CHECK(n != NULL);
+    CHECK_OK(mero_net_handle(n, "/t/sum", netf_sum_handler, NULL));
+    struct mero__conn *c = mero__conn_new_detached(n);
+    CHECK(c != NULL);
+    static uint8_t body[MERO__YAMUX_RECV_WINDOW];
+    struct mero_buf plain, wire, hello;
+    uint8_t want[STREAMS][32];
+    size_t blen[STREAMS] = {0, 200 * 1024, 200 * 1024};
+    mero_buf_init(&plain, 4u << 20);
+    mero_buf_init(&wire, 4u << 20);
+    mero_buf_init(&hello, 256);
+    CHECK_OK(mero__mss_put(&hello, MERO__MSS_PROTO));
+    CHECK_OK(mero__mss_put(&hello, "/t/sum"));
+    for (uint32_t i = 0; i < STREAMS; i++) { /* the node raises each window on SYN */
+        CHECK_OK(yframe(&plain, MERO__YT_DATA, MERO__YF_SYN, 1 + 2 * i, hello.data,
+                        (uint32_t)hello.len));
+    }
+    /* stream 1: its whole request in one frame of the whole (raised) window; then the others */
+    blen[0] = MERO__YAMUX_RECV_WINDOW - hello.len;
+    mero_random(body, sizeof(body));
+    for (uint32_t i = 0; i < STREAMS; i++) {
+        uint8_t *p = body + 64 * 1024 * i;
+        size_t payload = blen[i] - 3; /* a 3-byte varint length */
+        p[0] = (uint8_t)(payload | 0x80);
+        p[1] = (uint8_t)((payload >> 7) | 0x80);
+        p[2] = (uint8_t)(payload >> 14);
+        mero_sha256(want[i], p + 3, payload);
+        CHECK_OK(yframe(&plain, MERO__YT_DATA, MERO__YF_FIN, 1 + 2 * i, p, (uint32_t)blen[i]));
+    }
+    /* encrypt as the peer's Noise transport (a detached connection's key is all zeros) */
+    struct mero__cipher tx;
+    memset(&tx, 0, sizeof(tx));
+    tx.has_key = 1;
+    for (size_t off = 0; off < plain.len;) {
+        size_t k =
+            plain.len - off < MERO__NOISE_MAX_PLAIN ? plain.len - off : MERO__NOISE_MAX_PLAIN;
+        uint8_t l[2] = {(uint8_t)((k + 16) >> 8), (uint8_t)(k + 16)};
+        CHECK_OK(mero_buf_append(&wire, l, 2));
+        CHECK_OK(mero_buf_reserve(&wire, k + 16));
+        CHECK_OK(mero__cipher_seal(&tx, NULL, 0, plain.data + off, k, wire.data + wire.len));
+        wire.len += k + 16;
+        off += k;
+    }
+    mero__conn_feed(c, wire.data, wire.len);
+    CHECK_MSG(c->state == MERO__C_UP, "the connection was closed");
+    /* the node's output (plaintext: a detached connection is never flushed): per stream, the
+     * multistream echo, then the answer frame 0x20 + SHA-256 */
+    uint8_t got[STREAMS][128];
+    size_t got_n[STREAMS] = {0};
+    int answered = 0;
+    struct mero_cur cur;
+    mero_cur_init(&cur, c->out.data, c->out.len);
+    while (mero_cur_left(&cur) >= MERO__YAMUX_HDR) {
+        struct mero__yhdr h;
+        const uint8_t *d;
+        CHECK_OK(mero__yamux_hdr_parse(cur.p + cur.off, MERO__YAMUX_HDR, &h));
+        CHECK_OK(mero_cur_skip(&cur, MERO__YAMUX_HDR));
+        if (h.type != MERO__YT_DATA) {
+            continue;
+        }
+        CHECK_OK(mero_cur_bytes(&cur, h.len, &d));
+        size_t i = (h.sid - 1) / 2;
+        if (i < STREAMS && got_n[i] + h.len <= sizeof(got[i])) {
+            memcpy(got[i] + got_n[i], d, h.len);
+            got_n[i] += h.len;
+        }
+    }
+    for (size_t i = 0; i < STREAMS; i++) {
+        if (got_n[i] == hello.len + 33 && got[i][hello.len] == 32 &&
+            memcmp(got[i] + hello.len + 1, want[i], 32) == 0) {
+            answered++;
+        }
+    }
+    CHECK_EQ(answered, STREAMS);
+    mero_buf_cleanup(&plain);
+    mero_buf_cleanup(&wire);
+    mero_buf_cleanup(&hello);
+    mero_buf_reset(&c->out);
+    mero__conn_fail(c, MERO_ECLOSED, "test done");
+    mero_net_free(n);
+    uv_run(loop, UV_RUN_DEFAULT);
+}
+
 MERO_TEST_MAIN(T(simultaneous_dials_collapse), T(dial_wrong_peer_id_refused), T(request_semantics),
                T(handshake_timeout), T(redial_through_identify),
-               T(rejected_gossip_is_not_forwarded), T(publish_to_zero_peers))
+               T(rejected_gossip_is_not_forwarded), T(publish_to_zero_peers),
+               T(large_frames_reuse_the_frame_cache),
+               T(window_sized_frames_fill_the_decrypt_buffer))

@@ -260,6 +260,84 @@ TEST(aead_roundtrip_and_tamper)
     CHECK_ERR(mero_chacha_open(pt, ct, sizeof(ct), NULL, 0, nonce, key), -MERO_ECRYPTO);
 }
 
+/* RFC 8439 §2.8.2: the keyed context against the RFC's vector, against libsodium on every
+ * length up to a full Noise frame, in place, and a bad tag leaving no plaintext behind. */
+TEST(chacha_key_rfc8439_and_differential)
+{
+    static const char m[] = "Ladies and Gentlemen of the class of '99: If I could offer you only "
+                            "one tip for the future, sunscreen would be it.";
+    static const char want_hex[] =
+        "d31a8d34648e60db7b86afbc53ef7ec2a4aded51296e08fea9e2b5a736ee62d63dbea45e8ca9671282fafb69"
+        "da92728b1a71de0a9e060b2905d6a5b67ecd3b3692ddbd7f2d778b8c9803aee328091b58fab324e4fad67594"
+        "5585808b4831d7bc3ff4def08e4b7a9de576d26586cec64b6116"
+        "1ae10b594f09e26a7e902ecbd0600691";
+    uint8_t key[32], nonce[12] = {7, 0, 0, 0, 0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47};
+    uint8_t ad[12] = {0x50, 0x51, 0x52, 0x53, 0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7};
+    uint8_t want[sizeof(m) - 1 + 16], ct[sizeof(want)], pt[sizeof(m)];
+    struct mero_chacha_key *k = NULL;
+    for (int i = 0; i < 32; i++) {
+        key[i] = (uint8_t)(0x80 + i);
+    }
+    CHECK_OK(mero_hex_decode_exact(want, sizeof(want), want_hex, strlen(want_hex)));
+    CHECK_OK(mero_chacha_key_new(key, &k));
+    CHECK_OK(mero_chacha_key_seal(k, ct, (const uint8_t *)m, sizeof(m) - 1, ad, 12, nonce));
+    CHECK_MEM_EQ(ct, want, sizeof(want));
+    CHECK_OK(mero_chacha_key_open(k, pt, ct, sizeof(ct), ad, 12, nonce));
+    CHECK_MEM_EQ(pt, m, sizeof(m) - 1);
+    ct[0] ^= 1; /* a bad tag: refused, and the output wiped */
+    memset(pt, 'x', sizeof(pt));
+    CHECK_ERR(mero_chacha_key_open(k, pt, ct, sizeof(ct), ad, 12, nonce), -MERO_ECRYPTO);
+    static const uint8_t zero[sizeof(m) - 1];
+    CHECK_MEM_EQ(pt, zero, sizeof(zero));
+    CHECK_ERR(mero_chacha_key_open(k, pt, ct, 15, NULL, 0, nonce), -MERO_ECRYPTO);
+    mero_chacha_key_free(k);
+
+    /* the same bytes as libsodium's one-shot call, for lengths 0..65519, with and without AD,
+     * sealing and opening in place */
+    static uint8_t in[65519], a[65519 + 16], b[65519 + 16];
+    static const size_t lens[] = {0, 1, 15, 16, 17, 63, 64, 65, 255, 4096, 65519};
+    mero_random(key, 32);
+    mero_random(in, sizeof(in));
+    CHECK_OK(mero_chacha_key_new(key, &k));
+    for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+        size_t n = lens[i];
+        size_t adl = i & 1 ? 12 : 0;
+        nonce[4] = (uint8_t)i;
+        CHECK_OK(mero_chacha_seal(a, in, n, ad, adl, nonce, key));
+        memcpy(b, in, n);
+        CHECK_OK(mero_chacha_key_seal(k, b, b, n, ad, adl, nonce));
+        CHECK_MEM_EQ(a, b, n + 16);
+        CHECK_OK(mero_chacha_key_open(k, b, b, n + 16, ad, adl, nonce));
+        CHECK_MEM_EQ(b, in, n);
+    }
+    mero_chacha_key_free(k);
+    mero_chacha_key_free(NULL);
+}
+
+TEST(buf_reserve_and_move)
+{
+    struct mero_buf a, b;
+    mero_buf_init(&a, 16);
+    mero_buf_init(&b, 4);
+    CHECK_ERR(mero_buf_reserve(&a, 17), -MERO_ETOOBIG);
+    CHECK_OK(mero_buf_reserve(&a, 16));
+    CHECK(a.cap >= 16 && a.len == 0);
+    memcpy(a.data, "abcdef", 6); /* a writer fills the tail, then advances len */
+    a.len = 6;
+    CHECK_ERR(mero_buf_move(&b, &a), -MERO_ETOOBIG); /* 6 bytes do not fit b's max of 4 */
+    CHECK_EQ(a.len, 6);
+    CHECK(b.data == NULL);
+    b.max = 8;
+    CHECK_OK(mero_buf_append(&b, "zz", 2));
+    uint8_t *storage = a.data;
+    CHECK_OK(mero_buf_move(&b, &a));
+    CHECK(b.data == storage && b.len == 6 && b.max == 8);
+    CHECK_MEM_EQ(b.data, "abcdef", 6);
+    CHECK(a.data == NULL && a.len == 0 && a.cap == 0 && a.max == 16);
+    mero_buf_cleanup(&a);
+    mero_buf_cleanup(&b);
+}
+
 static void init_crypto(void)
 {
     if (mero_crypto_init() < 0) {
@@ -277,4 +355,5 @@ MERO_TEST_MAIN(T(crypto_init), T(buf_respects_max), T(buf_consume_and_reset_wipe
                T(cursor_refuses_past_end), T(varint_roundtrip_and_limits), T(hex_strict),
                T(base64_strict), T(parse_u64_checks_everything), T(borsh_roundtrip_and_bounds),
                T(err_names_and_reasons), T(sha_known_answers), T(hkdf_rfc5869_case1),
-               T(ed25519_sign_verify), T(x25519_refuses_small_order), T(aead_roundtrip_and_tamper))
+               T(ed25519_sign_verify), T(x25519_refuses_small_order), T(aead_roundtrip_and_tamper),
+               T(chacha_key_rfc8439_and_differential), T(buf_reserve_and_move))
