@@ -24,7 +24,7 @@ static size_t limit(const struct mero_net *net)
 
 int mero__frame_cache_take(struct mero_net *net, struct mero_buf *b, size_t n)
 {
-    if (n < MERO__FRAME_CACHE_MIN || b->len != 0 || b->cap > n || net->spare.cap <= n) {
+    if (n < MERO__FRAME_CACHE_MIN || b->data != NULL || net->spare.cap <= n) {
         return 0;
     }
     return mero_buf_move(b, &net->spare) == 0; /* spare.len is 0: always fits */
@@ -32,18 +32,13 @@ int mero__frame_cache_take(struct mero_net *net, struct mero_buf *b, size_t n)
 
 int mero__frame_cache_get(struct mero_net *net, struct mero_buf *b, size_t n)
 {
-    if (n > b->max) {
-        return -MERO_ETOOBIG;
+    if (mero__frame_cache_take(net, b, n)) {
+        return 0;
     }
-    if (b->len != 0 || b->cap > n || mero__frame_cache_take(net, b, n)) {
-        return b->len == 0 ? 0 : -MERO_EINVAL;
-    }
-    uint8_t *p = malloc(n + 1); /* exactly: mero_buf's doubling would reserve up to 2n */
-    if (p == NULL) {
+    b->data = malloc(n + 1); /* exactly: mero_buf's doubling would reserve up to 2n */
+    if (b->data == NULL) {
         return -MERO_ENOMEM;
     }
-    mero_buf_cleanup(b);
-    b->data = p;
     b->cap = n + 1;
     return 0;
 }

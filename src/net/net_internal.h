@@ -223,8 +223,9 @@ void mero__yamux_free_all(struct mero__conn *c);
 void mero__yamux_goaway(struct mero__conn *c, uint32_t code);
 /* Start pinging c when it falls silent (on its timer, once it is up). */
 void mero__yamux_keepalive_start(struct mero__conn *c);
-/* On an UP connection: deliver CLOSED to streams marked closed and free them (called after
- * event processing, never from inside a stream event). */
+/* Deliver CLOSED to streams marked closed; free them while c is UP (a failed connection's
+ * streams are freed with it). Called after event processing, never from inside a stream
+ * event. */
 void mero__yamux_reap(struct mero__conn *c);
 
 /* ---- connections ---- */
@@ -398,10 +399,11 @@ void mero__reqresp_free_all(struct mero_net *net);
 
 /* ---- the large-frame buffer cache (frame_cache.c) ---- */
 #define MERO__FRAME_CACHE_MIN (1024u * 1024u)
-/* Make empty b able to hold n bytes without growing: the cached buffer when it is big enough,
- * else exactly n (+1) fresh bytes. */
+/* Give b (initialised, no storage yet) room for n bytes without growing: the cached buffer when
+ * it is big enough, else exactly n (+1) fresh bytes. */
 MERO_MUST_CHECK int mero__frame_cache_get(struct mero_net *net, struct mero_buf *b, size_t n);
-/* The same, but only from the cache (1 when b got it, else 0 and b unchanged). */
+/* The same, but only from the cache and only for a large n (1 when b got it, else 0 and b
+ * unchanged). */
 int mero__frame_cache_take(struct mero_net *net, struct mero_buf *b, size_t n);
 /* b's storage goes back to the cache (wiped) or is freed; b becomes empty. */
 void mero__frame_cache_put(struct mero_net *net, struct mero_buf *b);

@@ -97,11 +97,26 @@ static int frame_build(struct mero_net *net, struct mero_buf *b, const uint8_t *
     return 0;
 }
 
+/* Write one frame on s: a small one straight to the stream (what the window allows goes out
+ * without a copy), a large one built whole and moved into the send queue. */
+static int frame_write(struct mero__stream *s, const uint8_t *data, size_t len)
+{
+    uint8_t hdr[10];
+    size_t hlen = frame_hdr(hdr, len);
+    struct mero_buf frame;
+    if (hlen + len < MERO__FRAME_CACHE_MIN) {
+        int rc = mero__stream_write(s, hdr, hlen);
+        return rc < 0 || len == 0 ? rc : mero__stream_write(s, data, len);
+    }
+    MERO_TRY(frame_build(s->c->net, &frame, data, len));
+    return mero__stream_write_buf(s, &frame);
+}
+
 /* Append stream input to a frame being assembled; a large frame whose length prefix is already
  * here first takes the cached buffer (never fresh memory on the peer's word alone). */
 static int frame_gather(struct mero_net *net, struct mero_buf *acc, const uint8_t *p, size_t n)
 {
-    if (acc->len == 0 && acc->cap == 0) {
+    if (acc->data == NULL) {
         struct mero_cur c;
         uint64_t len;
         mero_cur_init(&c, p, n);
@@ -427,9 +442,7 @@ int mero_net_respond(struct mero_net_req *req, const uint8_t *data, size_t len)
         req_free(req);
         return -MERO_ETOOBIG;
     }
-    struct mero_buf frame;
-    rc = frame_build(s->c->net, &frame, data, len);
-    rc = rc < 0 ? rc : mero__stream_write_buf(s, &frame);
+    rc = frame_write(s, data, len);
     if (rc < 0) {
         mero__stream_reset(s);
     } else {

@@ -520,17 +520,14 @@ static void on_keepalive(uv_timer_t *t)
         uv_timer_start(t, on_keepalive, cfg->ping_timeout_ms - (now - c->ping_at), 0);
         return;
     }
-    if (c->reads != c->reads_at_ping) { /* heard from since the last look */
+    if (c->reads != c->reads_at_ping) { /* heard from since the last look: look again later */
         c->ping_out = 0;
         c->reads_at_ping = c->reads;
         c->ping_at = now;
         uv_timer_start(t, on_keepalive, cfg->ping_interval_ms, 0);
         return;
     }
-    if (now - c->ping_at < cfg->ping_interval_ms) {
-        uv_timer_start(t, on_keepalive, cfg->ping_interval_ms - (now - c->ping_at), 0);
-        return;
-    }
+    /* silent for a whole interval (timers never fire early) */
     c->ping_id++;
     if (send_frame(c, MERO__YT_PING, MERO__YF_SYN, 0, c->ping_id, NULL, 0) < 0) {
         return; /* the connection was failed */
@@ -555,8 +552,14 @@ void mero__yamux_goaway(struct mero__conn *c, uint32_t code)
     }
 }
 
-/* Deliver CLOSED to every closed stream; free them too when free_mem. */
-static void reap(struct mero__conn *c, int free_mem)
+static void stream_free(struct mero__stream *s)
+{
+    mero_buf_cleanup(&s->rx);
+    mero_buf_cleanup(&s->txq);
+    free(s);
+}
+
+void mero__yamux_reap(struct mero__conn *c)
 {
     struct mero__stream **pp = &c->streams;
     while (*pp) {
@@ -570,23 +573,14 @@ static void reap(struct mero__conn *c, int free_mem)
             s->ev = NULL;
             ev(s, MERO__SE_CLOSED); /* the handler drops its pointer; writes now fail */
         }
-        if (!free_mem) {
+        if (c->state != MERO__C_UP) { /* failed meanwhile: freed with the connection */
             pp = &s->next;
             continue;
         }
         *pp = s->next;
-        mero_buf_cleanup(&s->rx);
-        if (c->state == MERO__C_UP) {
-            mero__frame_cache_put(c->net, &s->txq); /* a large sent frame's storage */
-        }
-        mero_buf_cleanup(&s->txq);
-        free(s);
+        mero__frame_cache_put(c->net, &s->txq); /* a large sent frame's storage */
+        stream_free(s);
     }
-}
-
-void mero__yamux_reap(struct mero__conn *c)
-{
-    reap(c, c->state == MERO__C_UP);
 }
 
 void mero__yamux_teardown(struct mero__conn *c)
@@ -595,14 +589,14 @@ void mero__yamux_teardown(struct mero__conn *c)
         s->reset = 1;
         mark_closed(s);
     }
-    reap(c, 0);
+    mero__yamux_reap(c); /* CLOSED events only: c is not UP */
 }
 
 void mero__yamux_free_all(struct mero__conn *c)
 {
-    for (struct mero__stream *s = c->streams; s; s = s->next) {
-        s->ev = NULL; /* teardown delivered CLOSED already */
-        s->closed = 1;
+    while (c->streams) {
+        struct mero__stream *s = c->streams;
+        c->streams = s->next;
+        stream_free(s);
     }
-    reap(c, 1);
 }
