@@ -312,7 +312,10 @@ static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
             memcpy(j->want[j->nwant++], h, 32);
         }
     }
-    j->after = (n == INV_MAX) ? last : UINT64_MAX;
+    /* page on only when the peer's cursor moved forward and stays in SQLite's range: a cursor
+     * that does not advance (or wraps) would keep this pull paging forever */
+    uint64_t sent = j->after == UINT64_MAX ? 0 : j->after;
+    j->after = (n == INV_MAX && last > sent && last <= INT64_MAX) ? last : UINT64_MAX;
     fetch_next(j);
 }
 
