@@ -6,7 +6,8 @@
  * wrongly, tampered, from a non-member, from a ReadOnly member, or for an unknown context;
  * a duplicate is a no-op; last-writer-wins by lamport, ties broken by hash in any order;
  * the context clock bound (issue 21 item 2): lamports 0, beyond 2^63-1 or beyond
- * clock + MERO_LAMPORT_STEP refused, the arithmetic at INT64_MAX-1 / INT64_MAX, a local write
+ * clock + MERO_LAMPORT_STEP refused (and admitted once its predecessors arrive, as a sync pull
+ * delivers them), the arithmetic at INT64_MAX-1 / INT64_MAX, a local write
  * that would not become the current value refused (nothing stored), peers' sync cursors
  * beyond INT64_MAX not wrapped, the clock derived again for a database that lacks it.
  */
@@ -395,6 +396,48 @@ TEST(equal_lamport_tie_broken_by_hash_in_any_order)
     mero_wipe(msk, sizeof(msk));
 }
 
+TEST(refused_delta_is_admitted_once_its_predecessors_arrive)
+{
+    CHECK_OK(setup());
+    struct mero_err err = {0};
+    uint8_t me[32], sk[64];
+    CHECK_OK(mero_gov_identity(node.store, ns, false, me, &err));
+    CHECK_OK(mero_gov_identity_secret(node.store, ns, sk));
+    /* an author that admitted each of these against its own clock: 1 step, 2 steps, 3 steps */
+    struct mero_buf d[3];
+    const char *vals[3] = {"1", "2", "3"};
+    for (size_t i = 0; i < 3; i++) {
+        mero_buf_init(&d[i], 1 << 16);
+        CHECK_OK(build(&d[i], ctx, me, sk, (i + 1) * MERO_LAMPORT_STEP, "t", vals[i]));
+    }
+    mero_wipe(sk, sizeof(sk));
+    struct sqlite3 *keep = node.db;
+    CHECK_OK(mero_node_db_open(&node.db, ":memory:", &err));
+    CHECK_OK(mero_node_ctx_open(&node, &err));
+    /* gossip delivers the newest first: beyond this node's clock, refused and not stored */
+    CHECK_ERR(mero_node_ctx_apply(&node, d[2].data, d[2].len, &err), -MERO_ECLOCK);
+    CHECK_ERR(mero_node_ctx_apply(&node, d[1].data, d[1].len, &err), -MERO_ECLOCK);
+    uint8_t h2[32];
+    bool have = true;
+    mero_sha256(h2, d[2].data, d[2].len);
+    CHECK_OK(mero_node_ctx_has(&node, h2, &have));
+    CHECK(!have);
+    /* a sync pull then serves them in the author's apply order: every one is admitted */
+    for (size_t i = 0; i < 3; i++) {
+        CHECK_OK(mero_node_ctx_apply(&node, d[i].data, d[i].len, &err));
+    }
+    uint8_t *v = NULL;
+    size_t n = 0;
+    CHECK_OK(mero_node_ctx_get(&node, ctx, "t", &v, &n, &err));
+    CHECK(n == 1 && v[0] == '3');
+    free(v);
+    sqlite3_close(node.db);
+    node.db = keep;
+    for (size_t i = 0; i < 3; i++) {
+        mero_buf_cleanup(&d[i]);
+    }
+}
+
 TEST(sync_cursor_beyond_int64_is_not_wrapped)
 {
     CHECK_OK(setup());
@@ -441,5 +484,6 @@ TEST(clock_derived_for_a_database_without_it)
 MERO_TEST_MAIN(T(member_write_and_read), T(refusals), T(lamport_arithmetic_edges),
                T(apply_refuses_lamport_beyond_clock), T(clock_exhaustion_and_superseded_writes),
                T(equal_lamport_tie_broken_by_hash_in_any_order),
+               T(refused_delta_is_admitted_once_its_predecessors_arrive),
                T(sync_cursor_beyond_int64_is_not_wrapped),
                T(clock_derived_for_a_database_without_it))
