@@ -586,9 +586,10 @@ int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[32], const char 
     }
     uint8_t hash[32];
     mero_sha256(hash, d.data, d.len);
-    if (!force && wins(node, ctx, key, lamport, hash, err) < 0) {
+    rc = force ? 0 : wins(node, ctx, key, lamport, hash, err);
+    if (rc < 0) {
         mero_buf_cleanup(&d);
-        return -MERO_ESUPERSEDED;
+        return rc;
     }
     struct mero_err aerr = {0};
     rc = mero_node_ctx_apply(node, d.data, d.len, &aerr);

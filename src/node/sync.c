@@ -14,7 +14,9 @@
  * (ops) or signed and encrypted (deltas), so serving it reveals nothing a member could not
  * read on the gossip topic. Invariants: every count is checked against the remaining bytes
  * and the maxima above; one pull runs per peer at a time (a request during a pull marks it
- * to run again), bounding the work a slow or hostile peer can cause.
+ * to run again) and pages on only while the responder's cursor advances within 1..2^63-1,
+ * bounding the work a slow or hostile peer can cause; a requested cursor beyond 2^63-1 is
+ * "after everything", never wrapped.
  */
 #include <stdlib.h>
 #include <string.h>
