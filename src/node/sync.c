@@ -314,11 +314,14 @@ static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
             memcpy(j->want[j->nwant++], h, 32);
         }
     }
-    /* page on only when the peer's cursor moved forward and stays in SQLite's range: a cursor
-     * that does not advance (or wraps) would keep this pull paging forever */
-    uint64_t sent = j->after == UINT64_MAX ? 0 : j->after;
-    j->after = (n == INV_MAX && last > sent && last <= INT64_MAX) ? last : UINT64_MAX;
+    j->after = mero_node_sync_next_after(j->after == UINT64_MAX ? 0 : j->after, n, INV_MAX, last);
     fetch_next(j);
+}
+
+uint64_t mero_node_sync_next_after(uint64_t sent, uint32_t n, uint32_t max, uint64_t last)
+{
+    /* page on only when the peer's cursor moved forward and stays in SQLite's range */
+    return (n == max && last > sent && last <= INT64_MAX) ? last : UINT64_MAX;
 }
 
 static void step(struct job *j)

@@ -9,7 +9,8 @@
  * clock + MERO_LAMPORT_STEP refused (and admitted once its predecessors arrive, as a sync pull
  * delivers them), the arithmetic at INT64_MAX-1 / INT64_MAX, a local write
  * that would not become the current value refused (nothing stored), peers' sync cursors
- * beyond INT64_MAX not wrapped, the clock derived again for a database that lacks it.
+ * beyond INT64_MAX not wrapped and a pull that pages only while the cursor advances, the
+ * clock derived again for a database that lacks it.
  */
 #include <sqlite3.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "node/context.h"
 #include "node/db.h"
 #include "node/node.h"
+#include "node/sync.h"
 
 static struct mero_node node;
 static uint8_t ns[32], ctx[32];
@@ -462,6 +464,20 @@ TEST(sync_cursor_beyond_int64_is_not_wrapped)
     }
 }
 
+TEST(sync_pages_on_only_while_the_cursor_advances)
+{
+    const uint64_t max = (uint64_t)INT64_MAX;
+    CHECK_U64_EQ(mero_node_sync_next_after(0, 1024, 1024, 1024), 1024);
+    CHECK_U64_EQ(mero_node_sync_next_after(1024, 1024, 1024, 2048), 2048);
+    CHECK_U64_EQ(mero_node_sync_next_after(0, 1023, 1024, 1023), UINT64_MAX);    /* last page */
+    CHECK_U64_EQ(mero_node_sync_next_after(1024, 1024, 1024, 1024), UINT64_MAX); /* stalled */
+    CHECK_U64_EQ(mero_node_sync_next_after(1024, 1024, 1024, 5), UINT64_MAX);    /* backwards */
+    CHECK_U64_EQ(mero_node_sync_next_after(0, 1024, 1024, max), max);
+    CHECK_U64_EQ(mero_node_sync_next_after(0, 1024, 1024, max + 1), UINT64_MAX);
+    CHECK_U64_EQ(mero_node_sync_next_after(max - 1, 1024, 1024, UINT64_MAX), UINT64_MAX);
+    CHECK_U64_EQ(mero_node_sync_next_after(max, 1024, 1024, max), UINT64_MAX);
+}
+
 TEST(clock_derived_for_a_database_without_it)
 {
     CHECK_OK(setup());
@@ -486,4 +502,5 @@ MERO_TEST_MAIN(T(member_write_and_read), T(refusals), T(lamport_arithmetic_edges
                T(equal_lamport_tie_broken_by_hash_in_any_order),
                T(refused_delta_is_admitted_once_its_predecessors_arrive),
                T(sync_cursor_beyond_int64_is_not_wrapped),
+               T(sync_pages_on_only_while_the_cursor_advances),
                T(clock_derived_for_a_database_without_it))
