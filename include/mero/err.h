@@ -116,6 +116,8 @@
     /* node / api */                                                                               \
     X(EAUTH, "authentication failed")                                                              \
     X(EREADONLY, "ReadOnlyWriteRefused")                                                           \
+    X(ECLOCK, "delta lamport clock out of bounds")                                                 \
+    X(ESUPERSEDED, "write would not become the current value")                                     \
     /* end node */
 
 enum mero_err_code {

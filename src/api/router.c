@@ -127,6 +127,8 @@ void api_reply_err(struct api_req *r, int rc, const struct mero_err *err)
         break;
     case MERO_EEXIST:
     case MERO_ESTATE:
+    case MERO_ECLOCK:
+    case MERO_ESUPERSEDED:
         status = 409;
         break;
     case MERO_EPERM:

@@ -2,12 +2,16 @@
 /*
  * routes_ctx.c - contexts and their replicated key-value state (protected):
  * POST/GET /admin-api/groups/:group_id/contexts, PUT/GET /admin-api/contexts/:id/kv/:key.
- * A PUT is acknowledged only after the signed, encrypted delta is committed locally; it is
- * refused with 403 ReadOnlyWriteRefused when this node's own role cannot author (context.c).
+ * A PUT is acknowledged (200) only after the signed, encrypted delta is committed locally and
+ * is the key's current value; it is refused with 403 ReadOnlyWriteRefused when this node's own
+ * role cannot author, and with 409 (WriteSuperseded, naming the current value's author and
+ * clock; or the context clock exhausted) when it would not become the current value
+ * (context.c). Never 2xx for a write that is not the value a GET returns.
  *
- * Test-only (merod run --test): POST /admin-api/test/contexts/:id/forge/:key {value} builds
- * and publishes a delta signed by this node even when its role is read-only, skipping the
- * local check, so the e2e suite can show that peers refuse it (docs/node.md).
+ * Test-only (merod run --test): POST /admin-api/test/contexts/:id/forge/:key
+ * {value, lamport?} builds and publishes a delta signed by this node even when its role is
+ * read-only or the claimed lamport is out of bounds, skipping the local checks, so the e2e
+ * suite can show that peers refuse it (docs/node.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -100,15 +104,18 @@ static void kv_write(struct api_req *r, json_t *body, bool force)
     struct api_fail f = {0};
     const char *v = NULL;
     size_t n = 0;
+    uint64_t lamport = 0;
     if (kv_params(r, ctx) < 0) {
         return;
     }
-    if (api_parse_kv(body, &v, &n, &f) < 0) {
+    if ((force ? api_parse_forge(body, &v, &n, &lamport, &f) : api_parse_kv(body, &v, &n, &f)) <
+        0) {
         api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
     struct mero_err err = {0};
-    int rc = mero_node_ctx_put(r->node, ctx, r->params[1], (const uint8_t *)v, n, force, &err);
+    int rc =
+        mero_node_ctx_put(r->node, ctx, r->params[1], (const uint8_t *)v, n, force, lamport, &err);
     if (rc < 0) {
         api_reply_err(r, rc, &err);
         return;

@@ -581,12 +581,9 @@ int api_check_kv_key(const char *key, struct api_fail *f)
     return 0;
 }
 
-int api_parse_kv(json_t *body, const char **value, size_t *len, struct api_fail *f)
+/* {value: string} of a kv write, fields already checked */
+static int kv_value(json_t *body, const char **value, size_t *len, struct api_fail *f)
 {
-    static const char *const allowed[] = {"value", NULL};
-    if (api_check_fields(body, allowed, f) < 0) {
-        return -1;
-    }
     json_t *v = json_object_get(body, "value");
     if (v == NULL) {
         return fail(f, 400, "missing field `value` (a string)");
@@ -600,6 +597,33 @@ int api_parse_kv(json_t *body, const char **value, size_t *len, struct api_fail 
     *value = json_string_value(v);
     *len = json_string_length(v);
     return 0;
+}
+
+int api_parse_kv(json_t *body, const char **value, size_t *len, struct api_fail *f)
+{
+    static const char *const allowed[] = {"value", NULL};
+    if (api_check_fields(body, allowed, f) < 0) {
+        return -1;
+    }
+    return kv_value(body, value, len, f);
+}
+
+int api_parse_forge(json_t *body, const char **value, size_t *len, uint64_t *lamport,
+                    struct api_fail *f)
+{
+    static const char *const allowed[] = {"value", "lamport", NULL};
+    if (api_check_fields(body, allowed, f) < 0) {
+        return -1;
+    }
+    json_t *l = json_object_get(body, "lamport");
+    *lamport = 0;
+    if (l != NULL) {
+        if (!json_is_integer(l) || json_integer_value(l) < 1) {
+            return fail(f, 400, "`lamport` must be an integer from 1 to 2^63-1");
+        }
+        *lamport = (uint64_t)json_integer_value(l);
+    }
+    return kv_value(body, value, len, f);
 }
 
 int api_parse_empty(json_t *body, struct api_fail *f)

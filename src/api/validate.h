@@ -73,6 +73,10 @@ MERO_MUST_CHECK int api_parse_subgroup(json_t *body, int *open, struct api_fail 
 /* PUT /contexts/:id/kv/:key body {value: string}; the key is checked by api_check_kv_key. */
 MERO_MUST_CHECK int api_parse_kv(json_t *body, const char **value, size_t *len, struct api_fail *f);
 MERO_MUST_CHECK int api_check_kv_key(const char *key, struct api_fail *f);
+/* Test-only POST /test/contexts/:id/forge/:key body {value: string, lamport?: integer >= 1}:
+ * *lamport is 0 when absent (the node's next clock value is claimed). */
+MERO_MUST_CHECK int api_parse_forge(json_t *body, const char **value, size_t *len,
+                                    uint64_t *lamport, struct api_fail *f);
 /* Bodies that must be {} (namespaces, contexts, leave). */
 MERO_MUST_CHECK int api_parse_empty(json_t *body, struct api_fail *f);
 

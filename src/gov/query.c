@@ -462,7 +462,9 @@ int mero_gov_op_hashes(struct mero_store *s, const uint8_t ns[static 32], uint64
         return -MERO_EIO;
     }
     BLOB(st, 1, ns);
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)after_seq);
+    /* after_seq comes from a peer: beyond SQLite's range means "after everything", never a
+     * wrapped (negative) cursor that would serve the log from its start again */
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)(after_seq > INT64_MAX ? INT64_MAX : after_seq));
     *last_seq = after_seq;
     return collect32(st, max, out, n, last_seq);
 }

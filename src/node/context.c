@@ -12,10 +12,13 @@
  * Invariants (spec "Read-only for its own writes"): every delta, whatever path brought it
  * (local write, gossip, sync pull), goes through mero_node_ctx_apply, which refuses one whose
  * author's effective role in the context's group is ReadOnly, ReadOnlyTee, RelayTee or none,
- * before anything is stored. A stored delta is immutable; the visible value of a key is the
- * delta with the greatest (lamport, hash), so every member converges on the same state in any
- * delivery order. A delta we cannot yet decrypt (key not delivered) is kept and applied when
- * the key arrives. The write is committed (synchronous=FULL) before the API acknowledges it.
+ * before anything is stored, and one whose lamport is beyond the context's clock (the greatest
+ * lamport admitted here, ctx_clock) plus MERO_LAMPORT_STEP. A stored delta is immutable; the
+ * visible value of a key is the delta with the greatest (lamport, hash), so every member
+ * converges on the same state in any delivery order. A delta we cannot yet decrypt (key not
+ * delivered) is kept and applied when the key arrives. A local write is committed
+ * (synchronous=FULL) and is the key's current value before the API acknowledges it; every
+ * lamport stored is in 1..INT64_MAX, so no arithmetic on it wraps.
  */
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -23,6 +26,7 @@
 
 #include "mero/buf.h"
 #include "mero/crypto.h"
+#include "mero/encoding.h"
 #include "mero/gov.h"
 #include "mero/log.h"
 #include "node/context.h"
@@ -40,6 +44,7 @@ static const char *const schema[] = {
     "CREATE TABLE IF NOT EXISTS ctx_kv (context BLOB NOT NULL, k TEXT NOT NULL, v BLOB NOT NULL, "
     "lamport INTEGER NOT NULL, hash BLOB NOT NULL, author BLOB NOT NULL, "
     "PRIMARY KEY(context, k))",
+    "CREATE TABLE IF NOT EXISTS ctx_clock (context BLOB PRIMARY KEY, lamport INTEGER NOT NULL)",
 };
 
 struct delta {
@@ -50,12 +55,111 @@ struct delta {
     size_t signed_len;
 };
 
+static int decode(const uint8_t *p, size_t len, struct delta *d);
+
+bool mero_lamport_admissible(uint64_t clock, uint64_t l)
+{
+    if (l == 0 || l > MERO_LAMPORT_MAX) {
+        return false;
+    }
+    /* l <= clock + STEP, written so that neither side can wrap */
+    return l <= MERO_LAMPORT_STEP || l - MERO_LAMPORT_STEP <= clock;
+}
+
+int mero_lamport_next(uint64_t clock, uint64_t *next)
+{
+    if (clock >= MERO_LAMPORT_MAX) {
+        return -MERO_ECLOCK;
+    }
+    *next = clock + 1;
+    return 0;
+}
+
+/* The context's clock: the greatest lamport admitted in ctx here (0 for none). */
+static int clock_of(struct mero_node *node, const uint8_t ctx[32], uint64_t *clock)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(node->db, "SELECT lamport FROM ctx_clock WHERE context = ?1", -1, &st,
+                           NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_int64 v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        return -MERO_EIO;
+    }
+    *clock = v > 0 ? (uint64_t)v : 0;
+    return 0;
+}
+
+/* Raise ctx's clock to l (l <= MERO_LAMPORT_MAX, checked by decode). */
+static int clock_raise(struct mero_node *node, const uint8_t ctx[32], uint64_t l)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(node->db,
+                           "INSERT INTO ctx_clock(context, lamport) VALUES(?1, ?2) "
+                           "ON CONFLICT(context) DO UPDATE SET lamport = "
+                           "MAX(ctx_clock.lamport, excluded.lamport)",
+                           -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)l);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -MERO_EIO;
+}
+
+/* A node.db made before ctx_clock existed (deltas but no clock row): derive each context's
+ * clock from its stored deltas, the value the apply path would have kept. A stored lamport
+ * beyond 2^63-1 (accepted before the bound) does not decode and is left out. */
+static int clock_backfill(struct mero_node *node)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(node->db,
+                           "SELECT EXISTS(SELECT 1 FROM ctx_clock) OR "
+                           "NOT EXISTS(SELECT 1 FROM ctx_delta)",
+                           -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    bool done = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) != 0;
+    sqlite3_finalize(st);
+    if (done) {
+        return 0;
+    }
+    if (mero_node_db_exec(node->db, "BEGIN IMMEDIATE") < 0 ||
+        sqlite3_prepare_v2(node->db, "SELECT bytes FROM ctx_delta", -1, &st, NULL) != SQLITE_OK) {
+        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        return -MERO_EIO;
+    }
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        struct delta d;
+        const uint8_t *p = sqlite3_column_blob(st, 0);
+        int n = sqlite3_column_bytes(st, 0);
+        if (p != NULL && n > 0 && decode(p, (size_t)n, &d) == 0) {
+            rc = clock_raise(node, d.ctx, d.lamport);
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
+        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        return -MERO_EIO;
+    }
+    return 0;
+}
+
 int mero_node_ctx_open(struct mero_node *node, struct mero_err *err)
 {
     for (size_t i = 0; i < sizeof(schema) / sizeof(schema[0]); i++) {
         if (mero_node_db_exec(node->db, schema[i]) < 0) {
             return mero_err_set(err, MERO_EIO, "cannot create the context tables");
         }
+    }
+    if (clock_backfill(node) < 0) {
+        return mero_err_set(err, MERO_EIO, "cannot derive the context clocks");
     }
     return 0;
 }
@@ -107,6 +211,9 @@ static int decode(const uint8_t *p, size_t len, struct delta *d)
     MERO_TRY(mero_cur_copy(&c, d->ctx, 32));
     MERO_TRY(mero_cur_copy(&c, d->author, 32));
     MERO_TRY(mero_cur_u64le(&c, &d->lamport));
+    if (d->lamport == 0 || d->lamport > MERO_LAMPORT_MAX) {
+        return -MERO_ECLOCK;
+    }
     MERO_TRY(mero_cur_copy(&c, d->key_id, 32));
     MERO_TRY(mero_cur_copy(&c, d->nonce, 12));
     MERO_TRY(mero_cur_u32le(&c, &d->ct_len));
@@ -209,7 +316,7 @@ static int materialise(struct mero_node *node, const uint8_t group[32], const ui
         sqlite3_bind_blob(st, 1, d->ctx, 32, SQLITE_STATIC);
         sqlite3_bind_text(st, 2, (const char *)k, (int)kl, SQLITE_STATIC);
         sqlite3_bind_blob(st, 3, vl ? (const void *)v : (const void *)"", (int)vl, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 4, (sqlite3_int64)(d->lamport & INT64_MAX));
+        sqlite3_bind_int64(st, 4, (sqlite3_int64)d->lamport); /* <= INT64_MAX: decode */
         sqlite3_bind_blob(st, 5, hash, 32, SQLITE_STATIC);
         sqlite3_bind_blob(st, 6, d->author, 32, SQLITE_STATIC);
         rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
@@ -250,6 +357,10 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
     struct delta d;
     uint8_t hash[32], ns[32], group[32];
     int rc = decode(bytes, len, &d);
+    if (rc == -MERO_ECLOCK) {
+        return mero_err_set(err, MERO_ECLOCK, "delta lamport %llu is outside 1..2^63-1",
+                            (unsigned long long)d.lamport);
+    }
     if (rc < 0) {
         return mero_err_set(err, -rc, "delta does not decode");
     }
@@ -269,6 +380,18 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
     if (mero_node_db_exec(node->db, "BEGIN IMMEDIATE") < 0) {
         return mero_err_set(err, MERO_EIO, "database busy");
     }
+    uint64_t clock = 0;
+    if (clock_of(node, d.ctx, &clock) < 0) {
+        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        return mero_err_set(err, MERO_EIO, "cannot read the context clock");
+    }
+    if (!mero_lamport_admissible(clock, d.lamport)) {
+        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        return mero_err_set(err, MERO_ECLOCK,
+                            "delta lamport %llu is beyond the context clock %llu + %llu",
+                            (unsigned long long)d.lamport, (unsigned long long)clock,
+                            (unsigned long long)MERO_LAMPORT_STEP);
+    }
     sqlite3_stmt *st = NULL;
     rc = sqlite3_prepare_v2(node->db,
                             "INSERT INTO ctx_delta(hash, context, grp, bytes, applied) "
@@ -284,6 +407,7 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
         rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
     }
     sqlite3_finalize(st);
+    rc = rc ? rc : clock_raise(node, d.ctx, d.lamport);
     int applied = rc == 0 ? materialise(node, group, bytes, &d, hash) : rc;
     if (applied == 1) {
         rc = exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash);
@@ -336,23 +460,59 @@ void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[32])
     mero_buf_cleanup(&all);
 }
 
-static uint64_t next_lamport(struct mero_node *node, const uint8_t ctx[32])
+/* The key's current value: 1 and its (lamport, hash, author) when there is one, 0 none. */
+static int current(struct mero_node *node, const uint8_t ctx[32], const char *key,
+                   uint64_t *lamport, uint8_t hash[32], uint8_t author[32])
 {
     sqlite3_stmt *st = NULL;
-    uint64_t l = 0;
-    if (sqlite3_prepare_v2(node->db, "SELECT MAX(lamport) FROM ctx_kv WHERE context = ?1", -1, &st,
-                           NULL) == SQLITE_OK) {
-        sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            l = (uint64_t)sqlite3_column_int64(st, 0);
-        }
+    if (sqlite3_prepare_v2(node->db,
+                           "SELECT lamport, hash, author FROM ctx_kv WHERE context = ?1 AND k = ?2",
+                           -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    int found = 0;
+    if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 1) == 32 &&
+        sqlite3_column_bytes(st, 2) == 32) {
+        sqlite3_int64 l = sqlite3_column_int64(st, 0);
+        *lamport = l > 0 ? (uint64_t)l : 0;
+        memcpy(hash, sqlite3_column_blob(st, 1), 32);
+        memcpy(author, sqlite3_column_blob(st, 2), 32);
+        found = 1;
+    } else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        found = -MERO_EIO;
     }
     sqlite3_finalize(st);
-    return l + 1;
+    return found;
+}
+
+/* 0 when the delta (lamport, hash) is or would become key's current value; otherwise
+ * -MERO_ESUPERSEDED with the current value's author and clock in err. */
+static int wins(struct mero_node *node, const uint8_t ctx[32], const char *key, uint64_t lamport,
+                const uint8_t hash[32], struct mero_err *err)
+{
+    uint64_t cl = 0;
+    uint8_t ch[32], ca[32];
+    int rc = current(node, ctx, key, &cl, ch, ca);
+    if (rc < 0) {
+        return mero_err_set(err, -rc, "cannot read the key's current value");
+    }
+    if (rc == 0 || cl < lamport || (cl == lamport && memcmp(ch, hash, 32) <= 0)) {
+        return 0;
+    }
+    char who[65];
+    mero_hex_encode(who, ca, 32);
+    return mero_err_set(err, MERO_ESUPERSEDED,
+                        "WriteSuperseded: `%s` holds the write of author %s at clock %llu, "
+                        "which this write (clock %llu) would not replace; nothing was written",
+                        key, who, (unsigned long long)cl, (unsigned long long)lamport);
 }
 
 int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[32], const char *key,
-                      const uint8_t *value, size_t vlen, bool force, struct mero_err *err)
+                      const uint8_t *value, size_t vlen, bool force, uint64_t lamport,
+                      struct mero_err *err)
 {
     uint8_t ns[32], group[32], me[32], gk[32], key_id[32], sk[64];
     if (mero_node_ctx_lookup(node, ctx, ns, group) < 0) {
@@ -363,6 +523,16 @@ int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[32], const char 
     }
     if (!force) {
         MERO_TRY(may_author(node, group, me, err));
+    }
+    uint64_t clock = 0;
+    if (clock_of(node, ctx, &clock) < 0) {
+        return mero_err_set(err, MERO_EIO, "cannot read the context clock");
+    }
+    if (!force || lamport == 0) {
+        if (mero_lamport_next(clock, &lamport) < 0) {
+            return mero_err_set(err, MERO_ECLOCK, "the context's clock is exhausted (%llu)",
+                                (unsigned long long)clock);
+        }
     }
     if (mero_gov_group_key(node->store, group, gk, key_id) < 0) {
         return mero_err_set(err, MERO_ESTATE, "this node holds no key for the context's group");
@@ -380,7 +550,7 @@ int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[32], const char 
     rc = rc ? rc : mero_buf_append_u8(&d, MERO_DELTA_VERSION);
     rc = rc ? rc : mero_buf_append(&d, ctx, 32);
     rc = rc ? rc : mero_buf_append(&d, me, 32);
-    rc = rc ? rc : mero_buf_append_u64le(&d, next_lamport(node, ctx));
+    rc = rc ? rc : mero_buf_append_u64le(&d, lamport);
     rc = rc ? rc : mero_buf_append(&d, key_id, 32);
     rc = rc ? rc : mero_buf_append(&d, nonce, 12);
     rc = rc ? rc : mero_buf_append_u32le(&d, (uint32_t)(pt.len + MERO_AEAD_TAG_LEN));
@@ -413,6 +583,13 @@ int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[32], const char 
     if (rc < 0) {
         mero_buf_cleanup(&d);
         return mero_err_set(err, -rc, "cannot build the delta");
+    }
+    uint8_t hash[32];
+    mero_sha256(hash, d.data, d.len);
+    rc = force ? 0 : wins(node, ctx, key, lamport, hash, err);
+    if (rc < 0) {
+        mero_buf_cleanup(&d);
+        return rc;
     }
     struct mero_err aerr = {0};
     rc = mero_node_ctx_apply(node, d.data, d.len, &aerr);
@@ -473,7 +650,8 @@ int mero_node_ctx_hashes(struct mero_node *node, const uint8_t ctx[32], uint64_t
         return -MERO_EIO;
     }
     sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)(after & INT64_MAX));
+    /* after comes from a peer: beyond SQLite's range means "after everything" (not wrapped) */
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)(after > INT64_MAX ? INT64_MAX : after));
     sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
     uint8_t(*v)[32] = malloc(max * 32);
     size_t k = 0;

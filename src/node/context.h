@@ -18,6 +18,20 @@ struct mero_node;
 #define MERO_DELTA_DOMAIN  "mero.context.delta.v1"
 #define MERO_DELTA_VERSION 1
 
+/*
+ * Context clock (docs/node.md "Context clock"). A context's clock is the greatest lamport of
+ * the deltas this node has admitted in it. A delta claiming lamport l is admitted only when
+ * 1 <= l <= MERO_LAMPORT_MAX and l <= clock + MERO_LAMPORT_STEP, so the clock grows by at
+ * most MERO_LAMPORT_STEP per admitted delta and never reaches a value SQLite cannot store.
+ */
+#define MERO_LAMPORT_MAX  ((uint64_t)INT64_MAX)
+#define MERO_LAMPORT_STEP ((uint64_t)65536)
+
+/* true when a delta claiming lamport l may be admitted in a context whose clock is clock. */
+bool mero_lamport_admissible(uint64_t clock, uint64_t l);
+/* *next = clock + 1 for a local write; -MERO_ECLOCK when clock is MERO_LAMPORT_MAX already. */
+MERO_MUST_CHECK int mero_lamport_next(uint64_t clock, uint64_t *next);
+
 MERO_MUST_CHECK int mero_node_ctx_open(struct mero_node *node, struct mero_err *err);
 void mero_node_ctx_close(struct mero_node *node);
 
@@ -26,14 +40,18 @@ MERO_MUST_CHECK int mero_node_ctx_lookup(struct mero_node *node, const uint8_t c
                                          uint8_t ns[32], uint8_t group[32]);
 
 /*
- * Write key = value in ctx as this node (our namespace identity): refused with
- * -MERO_EREADONLY ("ReadOnlyWriteRefused") when our effective role there is ReadOnly,
- * ReadOnlyTee or RelayTee. With force (test-only path) the local role check is skipped, so
- * peers' refusal can be tested. The delta is applied locally, then published.
+ * Write key = value in ctx as this node (our namespace identity) at lamport clock + 1:
+ * refused with -MERO_EREADONLY ("ReadOnlyWriteRefused") when our effective role there is
+ * ReadOnly, ReadOnlyTee or RelayTee; with -MERO_ESUPERSEDED (nothing stored or published,
+ * err names the current value's author and clock) when the delta would not become the key's
+ * current value; with -MERO_ECLOCK when the context's clock is exhausted. 0 means the write is
+ * committed and is the key's current value. With force (test-only path) the local checks are
+ * skipped and the delta is published even when this node refuses it, so peers' refusal can be
+ * tested; lamport, when not 0, is then claimed instead of clock + 1.
  */
 MERO_MUST_CHECK int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[32],
                                       const char *key, const uint8_t *value, size_t vlen,
-                                      bool force, struct mero_err *err);
+                                      bool force, uint64_t lamport, struct mero_err *err);
 /* Read a key: *value owned (free()); -MERO_ENOTFOUND when absent. */
 MERO_MUST_CHECK int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[32],
                                       const char *key, uint8_t **value, size_t *vlen,
@@ -42,8 +60,9 @@ MERO_MUST_CHECK int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[
 /*
  * The one apply path for a delta from anywhere (local write, gossip, sync): bounded decode,
  * signature, known context, author's effective role (ReadOnly, ReadOnlyTee, RelayTee and
- * non-members refused), dedupe, store, decrypt when we hold the key (else kept and retried
- * when the key arrives), last-writer-wins by (lamport, hash). 0 also for a duplicate.
+ * non-members refused), dedupe, context clock bound (-MERO_ECLOCK, nothing stored), store,
+ * decrypt when we hold the key (else kept and retried when the key arrives), last-writer-wins
+ * by (lamport, hash). 0 also for a duplicate.
  */
 MERO_MUST_CHECK int mero_node_ctx_apply(struct mero_node *node, const uint8_t *delta, size_t len,
                                         struct mero_err *err);

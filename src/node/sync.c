@@ -14,7 +14,9 @@
  * (ops) or signed and encrypted (deltas), so serving it reveals nothing a member could not
  * read on the gossip topic. Invariants: every count is checked against the remaining bytes
  * and the maxima above; one pull runs per peer at a time (a request during a pull marks it
- * to run again), bounding the work a slow or hostile peer can cause.
+ * to run again) and pages on only while the responder's cursor advances within 1..2^63-1,
+ * bounding the work a slow or hostile peer can cause; a requested cursor beyond 2^63-1 is
+ * "after everything", never wrapped.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -312,8 +314,14 @@ static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
             memcpy(j->want[j->nwant++], h, 32);
         }
     }
-    j->after = (n == INV_MAX) ? last : UINT64_MAX;
+    j->after = mero_node_sync_next_after(j->after == UINT64_MAX ? 0 : j->after, n, INV_MAX, last);
     fetch_next(j);
+}
+
+uint64_t mero_node_sync_next_after(uint64_t sent, uint32_t n, uint32_t max, uint64_t last)
+{
+    /* page on only when the peer's cursor moved forward and stays in SQLite's range */
+    return (n == max && last > sent && last <= INT64_MAX) ? last : UINT64_MAX;
 }
 
 static void step(struct job *j)

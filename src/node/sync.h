@@ -18,4 +18,10 @@ void mero_node_sync_peer(struct mero_node *node, const char *peer_id);
 /* Pull one namespace from peer. */
 void mero_node_sync_pull(struct mero_node *node, const char *peer_id, const uint8_t ns[32]);
 
+/* The cursor to ask the next inventory page with, after asking with sent and receiving n
+ * hashes (page size max) and the responder's cursor last: last when the page was full and last
+ * advanced (sent < last <= 2^63-1), else UINT64_MAX ("no further page"), so a responder whose
+ * cursor stalls or wraps cannot keep a pull paging forever. */
+uint64_t mero_node_sync_next_after(uint64_t sent, uint32_t n, uint32_t max, uint64_t last);
+
 #endif

@@ -51,6 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *v;
     size_t n;
     sink += api_parse_kv(body, &v, &n, &f);
+    uint64_t lamport;
+    sink += api_parse_forge(body, &v, &n, &lamport, &f);
     sink += api_parse_empty(body, &f);
     const char *key;
     json_t *val;

@@ -228,6 +228,26 @@ TEST(kv_and_keys)
     b = parse("{\"value\":null}");
     CHECK(api_parse_kv(b, &v, &n, &f) < 0);
     json_decref(b);
+    uint64_t lamport = 9;
+    b = parse("{\"value\":\"x\",\"lamport\":9223372036854775807}");
+    CHECK(api_parse_kv(b, &v, &n, &f) < 0); /* the real route takes no lamport */
+    CHECK_EQ(api_parse_forge(b, &v, &n, &lamport, &f), 0);
+    CHECK_U64_EQ(lamport, (uint64_t)INT64_MAX);
+    CHECK(n == 1 && v[0] == 'x');
+    json_decref(b);
+    b = parse("{\"value\":\"x\"}");
+    CHECK_EQ(api_parse_forge(b, &v, &n, &lamport, &f), 0);
+    CHECK_U64_EQ(lamport, 0);
+    json_decref(b);
+    b = parse("{\"value\":\"x\",\"lamport\":0}");
+    CHECK(api_parse_forge(b, &v, &n, &lamport, &f) < 0);
+    json_decref(b);
+    b = parse("{\"value\":\"x\",\"lamport\":\"1\"}");
+    CHECK(api_parse_forge(b, &v, &n, &lamport, &f) < 0);
+    json_decref(b);
+    b = parse("{\"value\":\"x\",\"lamport\":1,\"other\":1}");
+    CHECK(api_parse_forge(b, &v, &n, &lamport, &f) < 0);
+    json_decref(b);
     CHECK_EQ(api_check_multiaddr("/ip4/10.0.0.1/tcp/1", false), 0);
     CHECK(api_check_multiaddr("/ip4/10.0.0.1/tcp/1", true) < 0);
     CHECK(api_check_multiaddr("/dns4/x/tcp/1", false) < 0);
