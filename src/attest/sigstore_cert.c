@@ -92,7 +92,7 @@ int mero__sig_verify_chain(const struct mero_trust_root *tr, X509 *leaf, int64_t
     int last = -MERO_EROOT;
     for (size_t i = 0; i < tr->ncas; i++) {
         const struct sig_ca *ca = &tr->cas[i];
-        if (ca->ncerts == 0 || t < ca->start || t > ca->end) {
+        if (ca->ncerts == 0 || t < ca->start || t > ca->end) { /* skipped or out of window */
             continue;
         }
         int rc = chain_with_ca(ca, leaf, t, issuer);
@@ -181,14 +181,14 @@ static int sct_one(const struct mero_trust_root *tr, X509 *leaf, X509 *issuer, c
     }
     for (size_t i = 0; i < tr->nctlogs; i++) {
         const struct sig_log *l = &tr->ctlogs[i];
-        if (memcmp(l->log_id, id, 32) != 0 || t < l->start || t > l->end) {
+        if (l->key == NULL || memcmp(l->log_id, id, 32) != 0 || t < l->start || t > l->end) {
             continue;
         }
         struct mero_buf m;
         mero_buf_init(&m, 64u * 1024u);
         int rc = sct_message(leaf, issuer, sct, &m);
         if (rc == 0) {
-            rc = mero__sig_verify_sha256(l->key, m.data, m.len, sig, siglen);
+            rc = mero__sig_verify_key(l->key, l->type, m.data, m.len, sig, siglen);
         }
         mero_buf_cleanup(&m);
         if (rc == 0) {

@@ -142,6 +142,97 @@ TEST(conformance_cases)
     }
 }
 
+/* The Rekor v2, DSSE, TSA, managed-key and trusted-root cases: each with its own trusted
+ * root (when the folder has one) and managed key (key.pub), verdict and reason. */
+static struct {
+    const char *dir;
+    int want;
+    const char *why;
+} cases2[] = {
+    {"conformance-rekor2-happy-path", 0, NULL},
+    {"conformance-rekor2-checkpoint-cosigned", 0, NULL},
+    {"conformance-rekor2-checkpoint-origin-not-first", 0, NULL},
+    {"conformance-rekor2-timestamp-with-embedded-cert", 0, NULL},
+    {"conformance-rekor2-dsse-happy-path", 0, NULL},
+    {"conformance-trust-root-tlog-validity-end-inclusive", 0, NULL},
+    {"conformance-happy-path-intoto-in-dsse-v3", 0, NULL},
+    {"conformance-intoto-with-custom-trust-root", 0, NULL},
+    {"conformance-managed-key-happy-path", 0, NULL},
+    {"conformance-rekor2-checkpoint-missing-origin_fail", -MERO_ESIGSTORE_CHECKPOINT, "checkpoint"},
+    {"conformance-rekor2-checkpoint-missing-size_fail", -MERO_ESIGSTORE_CHECKPOINT, "checkpoint"},
+    {"conformance-rekor2-checkpoint-no-matching-signature_fail", -MERO_ESIGSTORE_CHECKPOINT,
+     "checkpoint"},
+    {"conformance-rekor2-no-timestamp_fail", -MERO_ESIGSTORE_TSA, "RFC 3161"},
+    {"conformance-rekor2-timestamp-outside-trust-root-tsa-validity_fail", -MERO_ESIGSTORE_TSA,
+     "no timestamp authority"},
+    {"conformance-rekor2-timestamp-payload-mismatch_fail", -MERO_ESIGSTORE_TSA, "imprint"},
+    {"conformance-rekor2-timestamp-untrusted-tsa-with-embedded-cert_fail", -MERO_ESIGSTORE_TSA,
+     "not signed by a timestamp authority"},
+    {"conformance-rekor2-dsse-mismatch-envelope_fail", -MERO_ESIGSTORE_BODY, "DSSE envelope"},
+    {"conformance-trust-root-tlog-missing-validity-start_fail", -MERO_ESIGSTORE_LOG,
+     "8w1amZ2S5mJIQkQmPxdMuOrL/oJkvFg9MnQXmeOCXck="},
+    {"conformance-dsse-invalid-sig_fail", -MERO_EBADSIG, "DSSE"},
+    {"conformance-intoto-missing-inclusion-proof_fail", -MERO_ESIGSTORE, "inclusionProof"},
+    {"conformance-intoto-set-outside-signing-cert-validity_fail", -MERO_EEXPIRED, "not valid"},
+    {"conformance-managed-key-wrong-key_fail", -MERO_EINVAL, "managed key"},
+};
+
+static int run_case2(const char *dir, const char *artifact, struct mero_sigstore_result *res,
+                     struct mero_err *e)
+{
+    char p[512];
+    snprintf(p, sizeof(p), "testdata/sigstore/%s/artifact", dir);
+    struct blob art = artifact ? (struct blob){(uint8_t *)strdup(artifact), strlen(artifact)} : rd(p);
+    snprintf(p, sizeof(p), "testdata/sigstore/%s/bundle.sigstore.json", dir);
+    struct blob bun = rd(p);
+    snprintf(p, sizeof(p), "%s/testdata/sigstore/%s/key.pub", mero_test_shared(), dir);
+    struct blob key = {0};
+    key.p = mero_test_read(p, 0, &key.n);
+    snprintf(p, sizeof(p), "%s/testdata/sigstore/%s/trusted_root.json", mero_test_shared(), dir);
+    struct mero_trust_root *own = NULL;
+    FILE *f = fopen(p, "rb");
+    int rc = -1000;
+    if (f != NULL) {
+        fclose(f);
+        if (mero_trust_root_load(&own, p, e) < 0) {
+            goto out;
+        }
+    }
+    if (art.p == NULL || bun.p == NULL || root() == NULL) {
+        goto out;
+    }
+    struct mero_sigstore_opts o = {.now = NOW_2026_12_01,
+                                   .public_key_pem = (const char *)key.p,
+                                   .public_key_pem_len = key.n};
+    rc = mero_sigstore_verify(own ? own : root(), art.p, art.n, bun.p, bun.n,
+                              key.p ? NULL : &beacon, &o, res, e);
+out:
+    mero_trust_root_free(own);
+    free(art.p);
+    free(bun.p);
+    free(key.p);
+    return rc;
+}
+
+TEST(conformance_rekor2_dsse_tsa_cases)
+{
+    for (size_t i = 0; i < sizeof(cases2) / sizeof(cases2[0]); i++) {
+        struct mero_err e = {0};
+        struct mero_sigstore_result r;
+        memset(&r, 0, sizeof(r));
+        int rc = run_case2(cases2[i].dir, NULL, &r, &e);
+        CHECK_MSG(rc == cases2[i].want, "%s: want %s got %s (%s)", cases2[i].dir,
+                  mero_strerror(cases2[i].want), mero_strerror(rc), e.msg);
+        if (cases2[i].why != NULL) {
+            CHECK_MSG(strstr(e.msg, cases2[i].why) != NULL, "%s: reason \"%s\"", cases2[i].dir,
+                      e.msg);
+        } else if (rc == 0 && !r.keyed) {
+            CHECK_STR_EQ(r.san, BEACON_SAN);
+            CHECK(r.integrated_time > 1675000000);
+        }
+    }
+}
+
 TEST(conformance_wrong_identity)
 {
     struct mero_err e = {0};
@@ -358,6 +449,10 @@ static void ed_kind(json_t *j)
 {
     json_object_set_new(json_object_get(entry(j), "kindVersion"), "version", json_string("0.0.2"));
 }
+static void ed_kind_unknown(json_t *j)
+{
+    json_object_set_new(json_object_get(entry(j), "kindVersion"), "version", json_string("0.0.9"));
+}
 static void ed_two_entries(json_t *j)
 {
     json_t *arr = json_object_get(json_object_get(j, "verificationMaterial"), "tlogEntries");
@@ -424,9 +519,13 @@ TEST(mutated_bundles_refused)
     CHECK_ERR(mutate(V03, ART, ed_no_set, &e), -MERO_ESIGSTORE_SET);
     CHECK_ERR(mutate(V03, ART, ed_time_plus1, &e), -MERO_ESIGSTORE_SET);
     CHECK_ERR(mutate(V03, ART, ed_index_plus1, &e), -MERO_ESIGSTORE_SET);
-    CHECK_ERR(mutate(V03, ART, ed_kind, &e), -MERO_EUNSUPPORTED);
+    /* relabelled Rekor v2: a v2 entry has no SET / integrated time */
+    CHECK_ERR(mutate(V03, ART, ed_kind, &e), -MERO_ESIGSTORE);
+    CHECK(strstr(e.msg, "Rekor v2") != NULL);
+    CHECK_ERR(mutate(V03, ART, ed_kind_unknown, &e), -MERO_EUNSUPPORTED);
     CHECK_ERR(mutate(V03, ART, ed_two_entries, &e), -MERO_ESIGSTORE);
-    CHECK_ERR(mutate(V03, ART, ed_dsse, &e), -MERO_EUNSUPPORTED);
+    /* both a message signature and a DSSE envelope */
+    CHECK_ERR(mutate(V03, ART, ed_dsse, &e), -MERO_ESIGSTORE);
     CHECK_ERR(mutate(V03, ART, ed_chain_in_v03, &e), -MERO_ESIGSTORE);
     CHECK_ERR(mutate(V03, ART, ed_proof_hash, &e), -MERO_ESIGSTORE_PROOF);
     CHECK_ERR(mutate(V01, ART, ed_no_set, &e), -MERO_ESIGSTORE);
@@ -590,7 +689,7 @@ TEST(rfc3339)
     CHECK_FAILS(mero__sig_time_parse(NULL, &t));
 }
 
-MERO_TEST_MAIN(T(conformance_cases), T(conformance_wrong_identity), T(mero_release_verifies),
+MERO_TEST_MAIN(T(conformance_cases), T(conformance_rekor2_dsse_tsa_cases), T(conformance_wrong_identity), T(mero_release_verifies),
                T(mero_release_other_identities_refused), T(mero_tampered_refused_by_digest),
                T(mero_provenance_signature_passes), T(mero_kms_wrong_identity),
                T(detached_sig_must_match), T(mutated_bundles_refused), T(malformed_inputs_refused),
