@@ -218,7 +218,8 @@ static uint8_t *timestamp(X509 *cert, EVP_PKEY *key, const uint8_t *sig, size_t 
     TS_MSG_IMPRINT *mi = TS_MSG_IMPRINT_new();
     X509_ALGOR *alg = X509_ALGOR_new();
     X509_ALGOR_set0(alg, OBJ_nid2obj(NID_sha256), V_ASN1_NULL, NULL);
-    TS_MSG_IMPRINT_set_algo(mi, alg);
+    TS_MSG_IMPRINT_set_algo(mi, alg); /* copies it */
+    X509_ALGOR_free(alg);
     TS_MSG_IMPRINT_set_msg(mi, h, 32);
     TS_REQ_set_version(req, 1);
     TS_REQ_set_msg_imprint(req, mi);
@@ -229,7 +230,9 @@ static uint8_t *timestamp(X509 *cert, EVP_PKEY *key, const uint8_t *sig, size_t 
     TS_RESP_CTX *ctx = TS_RESP_CTX_new();
     TS_RESP_CTX_set_signer_cert(ctx, cert);
     TS_RESP_CTX_set_signer_key(ctx, key);
-    TS_RESP_CTX_set_def_policy(ctx, OBJ_txt2obj("1.3.6.1.4.1.57264.2", 1));
+    ASN1_OBJECT *policy = OBJ_txt2obj("1.3.6.1.4.1.57264.2", 1);
+    TS_RESP_CTX_set_def_policy(ctx, policy); /* copies it */
+    ASN1_OBJECT_free(policy);
     TS_RESP_CTX_add_md(ctx, EVP_sha256());
     TS_RESP_CTX_set_time_cb(ctx, ts_time_cb, &t);
     TS_RESP *resp = TS_RESP_create_response(ctx, bio);
