@@ -14,8 +14,9 @@
  * Invariants: a verdict of 0 means every check of docs/sigstore.md passed, in that order; each
  * signing time (the Rekor integratedTime, used only after the SET verified; each RFC 3161
  * genTime, used only after the timestamp verified) must lie in the certificate's validity and
- * the log key's window; the wall clock is never used for certificate validity. The result is written only on success. The
- * trust root is immutable after loading and may be shared between threads.
+ * the log key's window; the wall clock is never used for certificate validity. The result is
+ * written only on success. The trust root is immutable after loading and may be shared between
+ * threads.
  */
 #ifndef MERO_SIGSTORE_H
 #define MERO_SIGSTORE_H
@@ -115,7 +116,7 @@ struct mero_sigstore_result {
     int64_t timestamp_time; /* the first verified RFC 3161 genTime, 0 when none */
     int keyed;              /* 1: verified with the managed key (no certificate identity) */
     int dsse;               /* 1: a DSSE in-toto statement naming the artifact as subject */
-    uint64_t log_index;      /* global Rekor index */
+    uint64_t log_index;     /* global Rekor index */
     uint8_t artifact_sha256[32];
     char san[MERO_SIGSTORE_IDENT_MAX]; /* the certificate's single SAN */
     int san_is_uri;                    /* 1: URI SAN, 0: e-mail SAN */

@@ -108,8 +108,8 @@ static int check_subject(const struct sig_bundle *b, const uint8_t digest[32], s
     rc = mero_err_set(err, MERO_ESIGSTORE_DIGEST,
                       "no subject of the in-toto statement has the artifact's SHA-256");
     for (size_t i = 0; i < json_array_size(subj) && i < 1024; i++) {
-        const char *hex = mero__json_str(json_object_get(json_array_get(subj, i), "digest"),
-                                         "sha256");
+        const char *hex =
+            mero__json_str(json_object_get(json_array_get(subj, i), "digest"), "sha256");
         uint8_t d[32];
         if (hex != NULL && mero_hex_decode_exact(d, 32, hex, strlen(hex)) == 0 &&
             mero_ct_eq(d, digest, 32)) {
@@ -125,14 +125,17 @@ out:
 /* Digest of msg with the algorithm of an n-byte digest (32, 48, 64). */
 static int digest_n(uint8_t *out, size_t n, const uint8_t *msg, size_t len)
 {
-    const EVP_MD *md = n == 32 ? EVP_sha256() : n == 48 ? EVP_sha384() : n == 64 ? EVP_sha512() : NULL;
+    const EVP_MD *md = n == 32   ? EVP_sha256()
+                       : n == 48 ? EVP_sha384()
+                       : n == 64 ? EVP_sha512()
+                                 : NULL;
     unsigned int ol = 0;
     return md != NULL && EVP_Digest(msg, len, out, &ol, md, NULL) == 1 && ol == n ? 0 : -1;
 }
 
 struct signer {
-    EVP_PKEY *key;     /* the leaf's key or the managed key */
-    uint8_t *key_der;  /* managed key, SPKI DER */
+    EVP_PKEY *key;    /* the leaf's key or the managed key */
+    uint8_t *key_der; /* managed key, SPKI DER */
     size_t key_der_len;
 };
 
@@ -177,8 +180,8 @@ static int check_body(const struct sig_bundle *b, const struct signer *sg, const
         rc = mero_err_set(err, MERO_ESIGSTORE_DIGEST,
                           "the artifact's SHA-256 is not the one Rekor logged");
     }
-    if (rc == 0 && mero__sig_verify_key(sg->key, kt, signed_msg, signed_len, b->sig, b->sig_len) <
-                       0) {
+    if (rc == 0 &&
+        mero__sig_verify_key(sg->key, kt, signed_msg, signed_len, b->sig, b->sig_len) < 0) {
         rc = mero_err_set(err, MERO_EBADSIG,
                           b->is_dsse ? "the DSSE envelope's signature does not verify"
                                      : "the bundle's signature does not verify over the artifact");

@@ -345,8 +345,7 @@ static int parse_protobuf(struct sig_bundle *b, json_t *j, struct mero_err *err)
     json_t *vm = json_object_get(j, "verificationMaterial");
     json_t *ms = json_object_get(j, "messageSignature");
     json_t *env = json_object_get(j, "dsseEnvelope");
-    if (!json_is_object(vm) || (ms != NULL) == (env != NULL) ||
-        !json_is_object(ms ? ms : env)) {
+    if (!json_is_object(vm) || (ms != NULL) == (env != NULL) || !json_is_object(ms ? ms : env)) {
         return bad(err, "verificationMaterial and one of messageSignature / dsseEnvelope needed");
     }
     MERO_TRY(parse_material(b, vm, err));
@@ -575,8 +574,8 @@ static int body_intoto_2(struct sig_body *out, json_t *spec)
     if (mero__json_b64(s0, "sig", SIG_MAX_SIG * 2, &inner, &n) < 0) {
         return -1;
     }
-    int rc = mero_base64_decode_alloc((const char *)inner, n, SIG_MAX_SIG, &out->sig,
-                                      &out->sig_len);
+    int rc =
+        mero_base64_decode_alloc((const char *)inner, n, SIG_MAX_SIG, &out->sig, &out->sig_len);
     free(inner);
     if (rc < 0 || body_verifier(out, s0, "publicKey") < 0) {
         return -1;
@@ -617,8 +616,7 @@ int mero__sig_body_parse(struct sig_body *out, const uint8_t *body, size_t len,
         goto out;
     }
     if (r < 0) {
-        mero_err_set(err, MERO_ESIGSTORE_BODY,
-                     "logged body hash, signature or verifier malformed");
+        mero_err_set(err, MERO_ESIGSTORE_BODY, "logged body hash, signature or verifier malformed");
         goto out;
     }
     rc = 0;

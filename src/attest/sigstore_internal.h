@@ -32,10 +32,10 @@
 /* The signature scheme of a key (trusted-root keyDetails, or inferred from the key). */
 enum sig_keytype {
     SIG_KT_UNKNOWN = 0,
-    SIG_KT_EC_P256, /* ECDSA over SHA-256 */
-    SIG_KT_EC_P384, /* ECDSA over SHA-384 */
-    SIG_KT_EC_P521, /* ECDSA over SHA-512 */
-    SIG_KT_ED25519, /* pure Ed25519 */
+    SIG_KT_EC_P256,   /* ECDSA over SHA-256 */
+    SIG_KT_EC_P384,   /* ECDSA over SHA-384 */
+    SIG_KT_EC_P521,   /* ECDSA over SHA-512 */
+    SIG_KT_ED25519,   /* pure Ed25519 */
     SIG_KT_RSA_PKCS1, /* RSASSA-PKCS1-v1_5 over SHA-256, 2048-4096 bits */
     SIG_KT_RSA_PSS,   /* RSASSA-PSS over SHA-256, 2048-4096 bits */
 };
@@ -54,7 +54,7 @@ struct sig_log { /* a tlog or a ctlog of the trusted root */
     char why[SIG_WHY_MAX];
 };
 
-struct sig_ca { /* a certificate authority or a timestamp authority */
+struct sig_ca {                    /* a certificate authority or a timestamp authority */
     X509 *certs[SIG_MAX_CA_CERTS]; /* as listed: leaf-most first, root last */
     size_t ncerts;                 /* 0: the entry was skipped (why[] says so) */
     int64_t start;

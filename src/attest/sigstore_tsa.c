@@ -64,8 +64,7 @@ static int check_imprint(TS_TST_INFO *tst, const uint8_t *sig, size_t siglen)
     }
     unsigned char h[EVP_MAX_MD_SIZE];
     unsigned int hl = 0;
-    if (EVP_Digest(sig, siglen, h, &hl, md, NULL) != 1 ||
-        ASN1_STRING_length(msg) != (int)hl ||
+    if (EVP_Digest(sig, siglen, h, &hl, md, NULL) != 1 || ASN1_STRING_length(msg) != (int)hl ||
         !mero_ct_eq(ASN1_STRING_get0_data(msg), h, hl)) {
         return -1;
     }
@@ -102,8 +101,7 @@ out:
 }
 
 int mero__sig_verify_tsa(const struct mero_trust_root *tr, const uint8_t *der, size_t len,
-                         const uint8_t *sig, size_t siglen, int64_t *out_time,
-                         struct mero_err *err)
+                         const uint8_t *sig, size_t siglen, int64_t *out_time, struct mero_err *err)
 {
     if (der == NULL || len == 0 || len > SIG_MAX_TSA) {
         return tsa_fail(err, "empty or too large");

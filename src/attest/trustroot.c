@@ -239,8 +239,8 @@ static json_t *root_array(json_t *root, const char *key, int required, size_t ma
     return arr;
 }
 
-static int parse_logs(json_t *root, const char *key, int required, struct sig_log *logs,
-                      size_t *n, struct mero_err *err)
+static int parse_logs(json_t *root, const char *key, int required, struct sig_log *logs, size_t *n,
+                      struct mero_err *err)
 {
     json_t *arr = root_array(root, key, required, SIG_MAX_LOGS, err);
     if (arr == NULL) {
@@ -264,8 +264,7 @@ static int parse_cas(json_t *root, const char *key, int required, struct sig_ca 
     }
     for (size_t i = 0; i < json_array_size(arr); i++) {
         if (parse_ca(json_array_get(arr, i), &cas[*n], key, i) < 0) {
-            return mero_err_set(err, MERO_EINVAL, "trusted root: %s[%zu] is not an object", key,
-                                i);
+            return mero_err_set(err, MERO_EINVAL, "trusted root: %s[%zu] is not an object", key, i);
         }
         (*n)++;
     }
@@ -424,8 +423,7 @@ const struct sig_log *mero__trust_root_log(const struct sig_log *logs, size_t n,
         return l;
     }
     if (outside != NULL) {
-        mero_err_set(err, window_code, "the key of log %s is not valid at %lld", idb,
-                     (long long)t);
+        mero_err_set(err, window_code, "the key of log %s is not valid at %lld", idb, (long long)t);
     } else if (skipped != NULL) {
         mero_err_set(err, MERO_ESIGSTORE_LOG, "the trusted root's key for log %s is unusable: %s",
                      idb, skipped->why);
@@ -490,8 +488,7 @@ void mero_trust_root_stats(const struct mero_trust_root *tr, struct mero_trust_r
     }
 }
 
-static int describe_logs(struct mero_buf *b, const char *kind, const struct sig_log *logs,
-                         size_t n)
+static int describe_logs(struct mero_buf *b, const char *kind, const struct sig_log *logs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         const struct sig_log *l = &logs[i];
@@ -500,8 +497,8 @@ static int describe_logs(struct mero_buf *b, const char *kind, const struct sig_
         fmt_time(s, l->start);
         fmt_time(e, l->end);
         int rc = l->key != NULL
-                     ? mero_buf_printf(b, "%s %s id %s key %s valid %s .. %s\n", kind, l->name,
-                                       idb, kt_name(l->type), s, e)
+                     ? mero_buf_printf(b, "%s %s id %s key %s valid %s .. %s\n", kind, l->name, idb,
+                                       kt_name(l->type), s, e)
                      : mero_buf_printf(b, "%s %s id %s skipped: %s\n", kind, l->name, idb, l->why);
         MERO_TRY(rc);
     }

@@ -182,7 +182,8 @@ static int run_case2(const char *dir, const char *artifact, struct mero_sigstore
 {
     char p[512];
     snprintf(p, sizeof(p), "testdata/sigstore/%s/artifact", dir);
-    struct blob art = artifact ? (struct blob){(uint8_t *)strdup(artifact), strlen(artifact)} : rd(p);
+    struct blob art =
+        artifact ? (struct blob){(uint8_t *)strdup(artifact), strlen(artifact)} : rd(p);
     snprintf(p, sizeof(p), "testdata/sigstore/%s/bundle.sigstore.json", dir);
     struct blob bun = rd(p);
     snprintf(p, sizeof(p), "%s/testdata/sigstore/%s/key.pub", mero_test_shared(), dir);
@@ -201,9 +202,8 @@ static int run_case2(const char *dir, const char *artifact, struct mero_sigstore
     if (art.p == NULL || bun.p == NULL || root() == NULL) {
         goto out;
     }
-    struct mero_sigstore_opts o = {.now = NOW_2026_12_01,
-                                   .public_key_pem = (const char *)key.p,
-                                   .public_key_pem_len = key.n};
+    struct mero_sigstore_opts o = {
+        .now = NOW_2026_12_01, .public_key_pem = (const char *)key.p, .public_key_pem_len = key.n};
     rc = mero_sigstore_verify(own ? own : root(), art.p, art.n, bun.p, bun.n,
                               key.p ? NULL : &beacon, &o, res, e);
 out:
@@ -689,7 +689,8 @@ TEST(rfc3339)
     CHECK_FAILS(mero__sig_time_parse(NULL, &t));
 }
 
-MERO_TEST_MAIN(T(conformance_cases), T(conformance_rekor2_dsse_tsa_cases), T(conformance_wrong_identity), T(mero_release_verifies),
+MERO_TEST_MAIN(T(conformance_cases), T(conformance_rekor2_dsse_tsa_cases),
+               T(conformance_wrong_identity), T(mero_release_verifies),
                T(mero_release_other_identities_refused), T(mero_tampered_refused_by_digest),
                T(mero_provenance_signature_passes), T(mero_kms_wrong_identity),
                T(detached_sig_must_match), T(mutated_bundles_refused), T(malformed_inputs_refused),

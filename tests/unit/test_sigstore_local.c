@@ -138,9 +138,8 @@ static X509 *make_cert(EVP_PKEY *key, X509 *issuer, EVP_PKEY *ikey, const char *
         add_ext(x, is, NID_key_usage, "critical,digitalSignature");
         add_ext(x, is, NID_ext_key_usage, eku);
     }
-    X509_sign(x, ikey ? ikey : key, EVP_PKEY_get_base_id(ikey ? ikey : key) == EVP_PKEY_ED25519
-                                        ? NULL
-                                        : EVP_sha256());
+    X509_sign(x, ikey ? ikey : key,
+              EVP_PKEY_get_base_id(ikey ? ikey : key) == EVP_PKEY_ED25519 ? NULL : EVP_sha256());
     return x;
 }
 
@@ -266,11 +265,11 @@ static void fixture(void)
         return;
     }
     F.ca_key = gen(K_P256);
-    F.ca = make_cert(F.ca_key, NULL, NULL, "fulcio-root", T_2025, T_2025 + 3 * 365 * 86400, 1,
-                     NULL, 1);
+    F.ca = make_cert(F.ca_key, NULL, NULL, "fulcio-root", T_2025, T_2025 + 3 * 365 * 86400, 1, NULL,
+                     1);
     F.tsa_root_key = gen(K_P256);
-    F.tsa_root = make_cert(F.tsa_root_key, NULL, NULL, "tsa-root", T_2025,
-                           T_2025 + 3 * 365 * 86400, 1, NULL, 2);
+    F.tsa_root = make_cert(F.tsa_root_key, NULL, NULL, "tsa-root", T_2025, T_2025 + 3 * 365 * 86400,
+                           1, NULL, 2);
     F.tsa_key = gen(K_P256);
     F.tsa = make_cert(F.tsa_key, F.tsa_root, F.tsa_root_key, "tsa", T_2025,
                       T_2025 + 3 * 365 * 86400, 0, "critical,timeStamping", 3);
@@ -421,8 +420,8 @@ static void build(const struct scen *sc, const uint8_t *art, size_t alen, struct
     snprintf(stmt, sizeof(stmt), STATEMENT, hex);
     uint8_t *pae = NULL;
     size_t pae_len = 0;
-    (void)!mero__sig_dsse_pae("application/vnd.in-toto+json", (const uint8_t *)stmt,
-                              strlen(stmt), &pae, &pae_len);
+    (void)!mero__sig_dsse_pae("application/vnd.in-toto+json", (const uint8_t *)stmt, strlen(stmt),
+                              &pae, &pae_len);
     const uint8_t *msg = sc->dsse ? pae : art;
     size_t mlen = sc->dsse ? pae_len : alen;
     sign(leaf_key, 0, msg, mlen, sig, &sl);
@@ -432,8 +431,8 @@ static void build(const struct scen *sc, const uint8_t *art, size_t alen, struct
     /* the hashedrekord 0.0.2 body */
     json_t *verifier;
     if (sc->keyed) {
-        verifier = json_pack("{s:s,s:{s:o}}", "keyDetails", details_of(sc->leaf_kt, 0),
-                             "publicKey", "rawBytes", jb64(der, spki(leaf_key, der)));
+        verifier = json_pack("{s:s,s:{s:o}}", "keyDetails", details_of(sc->leaf_kt, 0), "publicKey",
+                             "rawBytes", jb64(der, spki(leaf_key, der)));
     } else {
         verifier = json_pack("{s:s,s:{s:o}}", "keyDetails", details_of(sc->leaf_kt, 0),
                              "x509Certificate", "rawBytes", jb64(der, cert_der(leaf, der)));
@@ -471,38 +470,38 @@ static void build(const struct scen *sc, const uint8_t *art, size_t alen, struct
     uint8_t cps[1024];
     size_t cpl = sizeof(cps) - 4;
     memcpy(cps, id, 4);
-    sign(other_log ? other_log : log_key, sc->log_pss, (const uint8_t *)note, strlen(note),
-         cps + 4, &cpl);
+    sign(other_log ? other_log : log_key, sc->log_pss, (const uint8_t *)note, strlen(note), cps + 4,
+         &cpl);
     char *cps_b64 = b64(cps, cpl + 4);
     snprintf(env, sizeof(env), "%s\n\xe2\x80\x94 %s %s\n", note, LOG_NAME, cps_b64);
     json_t *hashes = sc->proof_other ? json_pack("[o,o]", jb64(l1, 32), jb64(l2, 32))
                                      : json_pack("[o,o]", jb64(l0, 32), jb64(l2, 32));
     const char *pidx = sc->proof_other ? "0" : "1";
-    json_t *entry = json_pack(
-        "{s:s,s:{s:o},s:{s:s,s:s},s:{s:s,s:s,s:s,s:o,s:{s:s}},s:o}", "logIndex", pidx, "logId",
-        "keyId", jb64(id, 32), "kindVersion", "kind", "hashedrekord", "version", "0.0.2",
-        "inclusionProof", "logIndex", pidx, "rootHash", root_b64, "treeSize", "3", "hashes",
-        hashes, "checkpoint", "envelope", env, "canonicalizedBody",
-        jb64((const uint8_t *)body_s, strlen(body_s)));
+    json_t *entry =
+        json_pack("{s:s,s:{s:o},s:{s:s,s:s},s:{s:s,s:s,s:s,s:o,s:{s:s}},s:o}", "logIndex", pidx,
+                  "logId", "keyId", jb64(id, 32), "kindVersion", "kind", "hashedrekord", "version",
+                  "0.0.2", "inclusionProof", "logIndex", pidx, "rootHash", root_b64, "treeSize",
+                  "3", "hashes", hashes, "checkpoint", "envelope", env, "canonicalizedBody",
+                  jb64((const uint8_t *)body_s, strlen(body_s)));
     (void)n12;
 
     /* the timestamp over the signature */
     size_t tsl = 0;
-    uint8_t *ts = sc->untrusted_tsa ? timestamp(F.rogue_tsa, F.rogue_tsa_key, sig, sl,
-                                                sc->ts_time, &tsl)
-                                    : timestamp(F.tsa, F.tsa_key, sig, sl, sc->ts_time, &tsl);
-    json_t *vm = json_pack("{s:[o],s:{s:[{s:o}]}}", "tlogEntries", entry,
-                           "timestampVerificationData", "rfc3161Timestamps", "signedTimestamp",
-                           jb64(ts, tsl));
+    uint8_t *ts = sc->untrusted_tsa
+                      ? timestamp(F.rogue_tsa, F.rogue_tsa_key, sig, sl, sc->ts_time, &tsl)
+                      : timestamp(F.tsa, F.tsa_key, sig, sl, sc->ts_time, &tsl);
+    json_t *vm =
+        json_pack("{s:[o],s:{s:[{s:o}]}}", "tlogEntries", entry, "timestampVerificationData",
+                  "rfc3161Timestamps", "signedTimestamp", jb64(ts, tsl));
     if (sc->keyed) {
         json_object_set_new(vm, "publicKey", json_pack("{s:s}", "hint", "local"));
     } else {
         json_object_set_new(vm, "certificate",
                             json_pack("{s:o}", "rawBytes", jb64(der, cert_der(leaf, der))));
     }
-    json_t *bundle = json_pack("{s:s,s:o}", "mediaType",
-                               "application/vnd.dev.sigstore.bundle.v0.3+json",
-                               "verificationMaterial", vm);
+    json_t *bundle =
+        json_pack("{s:s,s:o}", "mediaType", "application/vnd.dev.sigstore.bundle.v0.3+json",
+                  "verificationMaterial", vm);
     if (sc->dsse) {
         const char *payload = stmt;
         char changed[1100];
@@ -517,9 +516,8 @@ static void build(const struct scen *sc, const uint8_t *art, size_t alen, struct
                                       "sig", jb64(sig, sl)));
     } else {
         json_object_set_new(bundle, "messageSignature",
-                            json_pack("{s:{s:s,s:o},s:o}", "messageDigest", "algorithm",
-                                      "SHA2_256", "digest", jb64(logged, 32), "signature",
-                                      jb64(sig, sl)));
+                            json_pack("{s:{s:s,s:o},s:o}", "messageDigest", "algorithm", "SHA2_256",
+                                      "digest", jb64(logged, 32), "signature", jb64(sig, sl)));
     }
     o->bundle = json_dumps(bundle, JSON_COMPACT);
     json_decref(bundle);
@@ -537,7 +535,7 @@ static void build(const struct scen *sc, const uint8_t *art, size_t alen, struct
         kl = spki(ct, kder);
     }
     mero_sha256(ctid, der, spki(ct, der));
-    const char *ctdetails = sc->ct_pkcs1_der ? "PKCS1_RSA_PKCS1V5"
+    const char *ctdetails = sc->ct_pkcs1_der         ? "PKCS1_RSA_PKCS1V5"
                             : sc->ct_kt == K_RSA2048 ? "PKIX_RSA_PKCS1V15_2048_SHA256"
                                                      : "PKIX_ECDSA_P256_SHA_256";
     X509 *tsa_chain[2] = {F.tsa, F.tsa_root};
@@ -551,10 +549,9 @@ static void build(const struct scen *sc, const uint8_t *art, size_t alen, struct
         window(T_2025, sc->log_end), "logId", "keyId", jb64(id, 32), "certificateAuthorities",
         "subject", "commonName", "fulcio-root", "certChain", chain_json(&F.ca, 1), "validFor",
         window(T_2025, 0), "ctlogs", "baseUrl", "https://ct.example.test", "hashAlgorithm",
-        "SHA2_256", "publicKey", "rawBytes", jb64(kder, kl), "keyDetails", ctdetails,
-        "validFor", window(T_2025, 0), "logId", "keyId", jb64(ctid, 32), "timestampAuthorities",
-        "subject", "commonName", "tsa", "certChain", chain_json(tsa_chain, 2), "validFor",
-        window(T_2025, 0));
+        "SHA2_256", "publicKey", "rawBytes", jb64(kder, kl), "keyDetails", ctdetails, "validFor",
+        window(T_2025, 0), "logId", "keyId", jb64(ctid, 32), "timestampAuthorities", "subject",
+        "commonName", "tsa", "certChain", chain_json(tsa_chain, 2), "validFor", window(T_2025, 0));
     o->root = json_dumps(tr, JSON_COMPACT);
     json_decref(tr);
 
