@@ -233,6 +233,77 @@ TEST(conformance_rekor2_dsse_tsa_cases)
     }
 }
 
+/* The shipped root: found next to the binaries, its pin holds, another file is refused. */
+TEST(shipped_root_is_pinned)
+{
+    char path[1200];
+    struct mero_err e = {0};
+    struct mero_trust_root *tr = NULL;
+    CHECK_OK(mero_trust_root_default_path(path, sizeof(path)));
+    CHECK(strstr(path, "share/mero/sigstore/trusted_root.json") != NULL);
+    CHECK_OK(mero_trust_root_load_shipped(&tr, NULL, &e));
+    struct mero_trust_root_stats st;
+    mero_trust_root_stats(tr, &st);
+    CHECK_EQ(st.tlogs_usable, 2); /* Rekor v1 ECDSA and v2 Ed25519 */
+    CHECK_EQ(st.tsas_usable, 1);
+    CHECK_EQ(st.cas_usable, 2);
+    mero_trust_root_free(tr);
+    tr = NULL;
+    /* the shared public-good copy is the same bytes */
+    snprintf(path, sizeof(path), "%s/%s", mero_test_shared(), TR_PATH);
+    CHECK_OK(mero_trust_root_load_shipped(&tr, path, &e));
+    mero_trust_root_free(tr);
+    tr = NULL;
+    /* any other root is not the shipped one */
+    snprintf(path, sizeof(path),
+             "%s/testdata/sigstore/conformance-rekor2-happy-path/trusted_root.json",
+             mero_test_shared());
+    CHECK_ERR(mero_trust_root_load_shipped(&tr, path, &e), -MERO_EROOT);
+    CHECK(strstr(e.msg, "not the pinned file") != NULL);
+    /* MERO_SIGSTORE_TRUSTED_ROOT names another root: used as is */
+    setenv("MERO_SIGSTORE_TRUSTED_ROOT", path, 1);
+    CHECK_OK(mero_trust_root_load_env(&tr, &e));
+    mero_trust_root_free(tr);
+    tr = NULL;
+    unsetenv("MERO_SIGSTORE_TRUSTED_ROOT");
+    CHECK_OK(mero_trust_root_load_env(&tr, &e));
+    mero_trust_root_free(tr);
+}
+
+/* An RSA CT log (staging's PKCS1_RSA_PKCS1V5) once failed the whole root; now it loads, and an
+ * unknown key type is skipped, not fatal. */
+TEST(trusted_root_tolerates_key_types)
+{
+    char path[1200];
+    struct mero_err e = {0};
+    struct mero_trust_root *tr = NULL;
+    snprintf(path, sizeof(path),
+             "%s/testdata/sigstore/conformance-rekor2-happy-path/trusted_root.json",
+             mero_test_shared());
+    CHECK_OK(mero_trust_root_load(&tr, path, &e));
+    CHECK(tr->ctlogs[0].key != NULL);
+    CHECK_EQ(tr->ctlogs[0].type, SIG_KT_RSA_PKCS1);
+    CHECK_EQ(tr->tlogs[1].type, SIG_KT_ED25519);
+    mero_trust_root_free(tr);
+    tr = NULL;
+    struct blob b = rd("testdata/sigstore/conformance-rekor2-happy-path/trusted_root.json");
+    json_t *j = json_loadb((const char *)b.p, b.n, 0, NULL);
+    json_t *pk = json_object_get(json_array_get(json_object_get(j, "ctlogs"), 0), "publicKey");
+    json_object_set_new(pk, "keyDetails", json_string("ML_DSA_87"));
+    char *txt = json_dumps(j, JSON_COMPACT);
+    CHECK_OK(mero_trust_root_parse(&tr, (const uint8_t *)txt, strlen(txt), &e));
+    CHECK(tr->ctlogs[0].key == NULL);
+    CHECK(strstr(tr->ctlogs[0].why, "ML_DSA_87") != NULL);
+    char text[8192];
+    CHECK(mero_trust_root_describe(tr, text, sizeof(text)) > 0);
+    CHECK(strstr(text, "skipped: key type ML_DSA_87 not supported") != NULL);
+    /* the Rekor v2 case still verifies under it */
+    mero_trust_root_free(tr);
+    free(txt);
+    json_decref(j);
+    free(b.p);
+}
+
 TEST(conformance_wrong_identity)
 {
     struct mero_err e = {0};
@@ -690,6 +761,7 @@ TEST(rfc3339)
 }
 
 MERO_TEST_MAIN(T(conformance_cases), T(conformance_rekor2_dsse_tsa_cases),
+               T(shipped_root_is_pinned), T(trusted_root_tolerates_key_types),
                T(conformance_wrong_identity), T(mero_release_verifies),
                T(mero_release_other_identities_refused), T(mero_tampered_refused_by_digest),
                T(mero_provenance_signature_passes), T(mero_kms_wrong_identity),

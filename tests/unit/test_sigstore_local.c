@@ -147,19 +147,20 @@ static X509 *make_cert(EVP_PKEY *key, X509 *issuer, EVP_PKEY *ikey, const char *
 
 struct scen {
     enum kt leaf_kt, log_kt, ct_kt;
-    int log_pss;         /* the log's RSA key signs PSS */
-    int ct_pkcs1_der;    /* the RSA CT key written as PKCS1_RSA_PKCS1V5 (PKCS#1 DER) */
-    const char *details; /* keyDetails written for the log; NULL: the right one */
-    int dsse;            /* DSSE in-toto envelope instead of a message signature */
-    int keyed;           /* a managed key instead of a certificate */
-    int64_t ts_time;     /* the TSA's genTime */
-    int64_t log_end;     /* 0: open */
-    int proof_other;     /* the inclusion proof of another leaf */
-    int cp_other_key;    /* the checkpoint signed by another key of the log's type */
-    int subject_other;   /* the statement's subject is another digest */
-    int env_changed;     /* the envelope's payload changed after logging */
-    int wrong_key;       /* the verifier is handed another managed key */
-    int untrusted_tsa;   /* the timestamp comes from a TSA not in the trusted root */
+    int log_pss;            /* the log's RSA key signs PSS */
+    int ct_pkcs1_der;       /* the RSA CT key written as PKCS1_RSA_PKCS1V5 (PKCS#1 DER) */
+    const char *details;    /* keyDetails written for the log; NULL: the right one */
+    const char *ct_details; /* the same for the CT log */
+    int dsse;               /* DSSE in-toto envelope instead of a message signature */
+    int keyed;              /* a managed key instead of a certificate */
+    int64_t ts_time;        /* the TSA's genTime */
+    int64_t log_end;        /* 0: open */
+    int proof_other;        /* the inclusion proof of another leaf */
+    int cp_other_key;       /* the checkpoint signed by another key of the log's type */
+    int subject_other;      /* the statement's subject is another digest */
+    int env_changed;        /* the envelope's payload changed after logging */
+    int wrong_key;          /* the verifier is handed another managed key */
+    int untrusted_tsa;      /* the timestamp comes from a TSA not in the trusted root */
 };
 
 static const char *details_of(enum kt k, int pss)
@@ -535,7 +536,8 @@ static void build(const struct scen *sc, const uint8_t *art, size_t alen, struct
         kl = spki(ct, kder);
     }
     mero_sha256(ctid, der, spki(ct, der));
-    const char *ctdetails = sc->ct_pkcs1_der         ? "PKCS1_RSA_PKCS1V5"
+    const char *ctdetails = sc->ct_details           ? sc->ct_details
+                            : sc->ct_pkcs1_der       ? "PKCS1_RSA_PKCS1V5"
                             : sc->ct_kt == K_RSA2048 ? "PKIX_RSA_PKCS1V15_2048_SHA256"
                                                      : "PKIX_ECDSA_P256_SHA_256";
     X509 *tsa_chain[2] = {F.tsa, F.tsa_root};
@@ -685,6 +687,12 @@ TEST(each_bad_case_refused_for_its_own_reason)
     s.log_kt = K_P256;
     s.details = "PKIX_ECDSA_P384_SHA_384";
     refused(s, -MERO_ESIGSTORE_LOG, "unusable: public key is not a PKIX_ECDSA_P384_SHA_384");
+    /* the CT log's key is unusable: the SCT refusal names that log */
+    s = base();
+    s.ct_details = "LMS_SHA256";
+    refused(s, -MERO_ESIGSTORE_SCT, "key for CT log");
+    s = base();
+    s.log_kt = K_P256;
     /* a key type unknown to us for the needed log */
     s.details = "ML_DSA_65";
     refused(s, -MERO_ESIGSTORE_LOG, "key type ML_DSA_65 not supported");
