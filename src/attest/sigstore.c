@@ -209,11 +209,13 @@ static int load_signer(const struct sig_bundle *b, const struct mero_sigstore_op
                             "a managed key was given but the bundle carries a certificate");
     }
     if (!b->keyed) {
-        sg->key = X509_get0_pubkey(b->leaf);
-        if (EVP_PKEY_up_ref(sg->key) != 1) {
-            sg->key = NULL;
+        /* NULL when the certificate's key does not decode (an EC point off its curve) */
+        EVP_PKEY *k = X509_get0_pubkey(b->leaf);
+        if (k == NULL || EVP_PKEY_up_ref(k) != 1) {
+            return mero_err_set(err, MERO_ECERT, "the certificate's public key does not decode");
         }
-        return sg->key ? 0 : mero_err_set(err, MERO_ECERT, "certificate key unreadable");
+        sg->key = k;
+        return 0;
     }
     if (mero__sig_pem_pubkey((const uint8_t *)pem, opts->public_key_pem_len, &sg->key) < 0 ||
         mero__sig_pubkey_der(sg->key, &sg->key_der, &sg->key_der_len) < 0) {

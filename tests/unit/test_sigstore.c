@@ -520,6 +520,30 @@ static void ed_kind(json_t *j)
 {
     json_object_set_new(json_object_get(entry(j), "kindVersion"), "version", json_string("0.0.2"));
 }
+/* The leaf's EC point moved off the curve: the certificate parses, its key does not (found by
+ * fuzz_bundle: the verifier dereferenced the missing key). */
+static void ed_leaf_key_off_curve(json_t *j)
+{
+    json_t *c = json_object_get(json_object_get(j, "verificationMaterial"), "certificate");
+    const char *s = json_string_value(json_object_get(c, "rawBytes"));
+    uint8_t *der = NULL;
+    size_t n = 0;
+    if (s == NULL || mero_base64_decode_alloc(s, strlen(s), 1u << 16, &der, &n) < 0) {
+        return;
+    }
+    static const uint8_t spki[] = {0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03,
+                                   0x01, 0x07, 0x03, 0x42, 0x00, 0x04};
+    for (size_t i = 0; i + sizeof(spki) + 1 < n; i++) {
+        if (memcmp(der + i, spki, sizeof(spki)) == 0) {
+            der[i + sizeof(spki)] ^= 0x01; /* first byte of X */
+            break;
+        }
+    }
+    char *b = mero_base64_encode(der, n);
+    json_object_set_new(c, "rawBytes", json_string(b));
+    free(b);
+    free(der);
+}
 static void ed_kind_unknown(json_t *j)
 {
     json_object_set_new(json_object_get(entry(j), "kindVersion"), "version", json_string("0.0.9"));
@@ -594,6 +618,8 @@ TEST(mutated_bundles_refused)
     CHECK_ERR(mutate(V03, ART, ed_kind, &e), -MERO_ESIGSTORE);
     CHECK(strstr(e.msg, "Rekor v2") != NULL);
     CHECK_ERR(mutate(V03, ART, ed_kind_unknown, &e), -MERO_EUNSUPPORTED);
+    CHECK_ERR(mutate(V03, ART, ed_leaf_key_off_curve, &e), -MERO_ECERT);
+    CHECK(strstr(e.msg, "key") != NULL);
     CHECK_ERR(mutate(V03, ART, ed_two_entries, &e), -MERO_ESIGSTORE);
     /* both a message signature and a DSSE envelope */
     CHECK_ERR(mutate(V03, ART, ed_dsse, &e), -MERO_ESIGSTORE);
