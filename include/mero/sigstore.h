@@ -107,6 +107,10 @@ struct mero_sigstore_opts {
      * not apply (pass id NULL); when NULL a key-based bundle is refused. */
     const char *public_key_pem;
     size_t public_key_pem_len;
+    /* The artifact known only by its SHA-256 (the conformance suite's "sha256:<hex>" form):
+     * pass artifact NULL and length 0. A message signature is then checked over the digest,
+     * which only P-256 and RSA keys allow (Ed25519 and P-384 sign the artifact itself). */
+    const uint8_t *artifact_sha256;
 };
 
 struct mero_sigstore_result {

@@ -141,7 +141,7 @@ struct signer {
 
 /* The logged entry is this signer, this content and this signature; the signature verifies. */
 static int check_body(const struct sig_bundle *b, const struct signer *sg, const uint8_t *artifact,
-                      size_t alen, struct mero_err *err)
+                      size_t alen, const uint8_t *given, struct mero_err *err)
 {
     struct sig_body body;
     MERO_TRY(mero__sig_body_parse(&body, b->body, b->body_len, err));
@@ -175,13 +175,23 @@ static int check_body(const struct sig_bundle *b, const struct signer *sg, const
             rc = mero_err_set(err, MERO_ESIGSTORE_BODY,
                               "the logged entry is not this DSSE envelope (digest differs)");
         }
-    } else if (digest_n(h, body.hash_len, artifact, alen) < 0 ||
-               !mero_ct_eq(h, body.hash, body.hash_len)) {
+    } else if (given != NULL ? (body.hash_len != 32 || !mero_ct_eq(given, body.hash, 32))
+                             : (digest_n(h, body.hash_len, artifact, alen) < 0 ||
+                                !mero_ct_eq(h, body.hash, body.hash_len))) {
         rc = mero_err_set(err, MERO_ESIGSTORE_DIGEST,
                           "the artifact's SHA-256 is not the one Rekor logged");
     }
-    if (rc == 0 &&
-        mero__sig_verify_key(sg->key, kt, signed_msg, signed_len, b->sig, b->sig_len) < 0) {
+    int v = 0;
+    if (rc == 0) {
+        v = given != NULL && !b->is_dsse
+                ? mero__sig_verify_prehash(sg->key, kt, given, b->sig, b->sig_len)
+                : mero__sig_verify_key(sg->key, kt, signed_msg, signed_len, b->sig, b->sig_len);
+    }
+    if (v == -MERO_EUNSUPPORTED && given != NULL) {
+        rc =
+            mero_err_set(err, MERO_EUNSUPPORTED,
+                         "this key signs the artifact itself: its SHA-256 alone cannot be checked");
+    } else if (v < 0) {
         rc = mero_err_set(err, MERO_EBADSIG,
                           b->is_dsse ? "the DSSE envelope's signature does not verify"
                                      : "the bundle's signature does not verify over the artifact");
@@ -275,7 +285,9 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
                          const struct mero_sigstore_opts *opts, struct mero_sigstore_result *res,
                          struct mero_err *err)
 {
-    if (tr == NULL || (artifact == NULL && artifact_len > 0) || bundle == NULL) {
+    const uint8_t *given = opts != NULL ? opts->artifact_sha256 : NULL;
+    if (tr == NULL || (artifact == NULL && artifact_len > 0) || bundle == NULL ||
+        (given != NULL && (artifact != NULL || artifact_len > 0))) {
         return mero_err_set(err, MERO_EINVAL, "missing trust root, artifact or bundle");
     }
     if (artifact_len > MERO_SIGSTORE_MAX_ARTIFACT) {
@@ -317,14 +329,18 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
             goto out;
         }
     }
-    mero_sha256(r.artifact_sha256, artifact, artifact_len);
+    if (given != NULL) {
+        memcpy(r.artifact_sha256, given, 32);
+    } else {
+        mero_sha256(r.artifact_sha256, artifact, artifact_len);
+    }
     if (b.is_dsse) {
         rc = check_subject(&b, r.artifact_sha256, err);
     } else if (b.has_digest && !mero_ct_eq(b.digest, r.artifact_sha256, 32)) {
         rc = mero_err_set(err, MERO_ESIGSTORE_DIGEST,
                           "the artifact's SHA-256 is not the bundle's message digest");
     }
-    if (rc < 0 || (rc = check_body(&b, &sg, artifact, artifact_len, err)) < 0) {
+    if (rc < 0 || (rc = check_body(&b, &sg, artifact, artifact_len, given, err)) < 0) {
         goto out;
     }
     if (!b.keyed) {

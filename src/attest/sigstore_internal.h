@@ -158,6 +158,9 @@ enum sig_keytype mero__sig_key_type(EVP_PKEY *key);
  * -MERO_EUNSUPPORTED for an unknown scheme or a key of another type. */
 int mero__sig_verify_key(EVP_PKEY *key, enum sig_keytype t, const uint8_t *msg, size_t n,
                          const uint8_t *sig, size_t siglen);
+/* Signature over a SHA-256 digest (P-256 / RSA keys only; -MERO_EUNSUPPORTED otherwise). */
+int mero__sig_verify_prehash(EVP_PKEY *key, enum sig_keytype t, const uint8_t dgst[32],
+                             const uint8_t *sig, size_t siglen);
 /* Public key from PEM text ("PUBLIC KEY"); owned. */
 int mero__sig_pem_pubkey(const uint8_t *pem, size_t len, EVP_PKEY **out);
 /* SPKI DER of a key; owned. */

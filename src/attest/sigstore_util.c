@@ -379,3 +379,28 @@ int mero__sig_dsse_pae(const char *type, const uint8_t *payload, size_t n, uint8
     mero_buf_cleanup(&b);
     return 0;
 }
+
+int mero__sig_verify_prehash(EVP_PKEY *key, enum sig_keytype t, const uint8_t dgst[32],
+                             const uint8_t *sig, size_t siglen)
+{
+    if (t != SIG_KT_EC_P256 && t != SIG_KT_RSA_PKCS1 && t != SIG_KT_RSA_PSS) {
+        return -MERO_EUNSUPPORTED;
+    }
+    if (key == NULL || sig == NULL || siglen == 0) {
+        return -MERO_EBADSIG;
+    }
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new(key, NULL);
+    if (c == NULL) {
+        return -MERO_ENOMEM;
+    }
+    int ok = EVP_PKEY_verify_init(c) == 1 && EVP_PKEY_CTX_set_signature_md(c, EVP_sha256()) == 1;
+    if (ok && t == SIG_KT_RSA_PSS) {
+        ok = EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_PSS_PADDING) == 1 &&
+             EVP_PKEY_CTX_set_rsa_pss_saltlen(c, RSA_PSS_SALTLEN_AUTO) == 1;
+    } else if (ok && t == SIG_KT_RSA_PKCS1) {
+        ok = EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_PADDING) == 1;
+    }
+    ok = ok && EVP_PKEY_verify(c, sig, siglen, dgst, 32) == 1;
+    EVP_PKEY_CTX_free(c);
+    return ok ? 0 : -MERO_EBADSIG;
+}

@@ -38,7 +38,7 @@ node_verify() { # dir file [extra...]
         --repository calimero-network/mero-tee --ref refs/heads/master "$@"
 }
 
-echo "1..38"
+echo "1..39"
 expect "v2.3.87 verifies under the node-release identity" 0 \
     node_verify v2.3.87 published-mrtds.json --sig "$M/v2.3.87/published-mrtds.json.sig" --json
 if jqt '.verified == true and .reason == null and .identity == "'"$NODE_SAN"'" and .issuer == "'"$GH"'" and .integrated_time == 1790590764' ; then
@@ -87,8 +87,15 @@ for d in "$S"/sigstore/conformance-*/; do
         "${root[@]}" "${who[@]}" >/dev/null 2>&1
     rc=$?
     [ "$rc" -eq "$want" ] || bad="$bad $c(exit $rc)"
+    # the upstream suite's second run: the artifact named by its digest
+    "$B" release verify --artifact "sha256:$(sha256sum "$d/artifact" | cut -d' ' -f1)" \
+        --bundle "$d/bundle.sigstore.json" "${root[@]}" "${who[@]}" >/dev/null 2>&1
+    rc=$?
+    [ "$rc" -eq "$want" ] || bad="$bad $c(sha256: exit $rc)"
 done
-if [ -z "$bad" ]; then ok "every conformance case gives its verdict"; else nok "conformance verdicts" "$bad"; fi
+if [ -z "$bad" ]; then ok "every conformance case gives its verdict (file and sha256:)"; else nok "conformance verdicts" "$bad"; fi
+expect "--artifact sha256: with a short digest is a usage error" 1 "$B" release verify \
+    --artifact sha256:abcd --bundle "$TR" --issuer "$GH" --identity "$BEACON"
 K=$S/sigstore/conformance-managed-key-happy-path
 expect "managed-key bundle verifies with --key" 0 "$B" release verify --artifact "$K/artifact" \
     --bundle "$K/bundle.sigstore.json" --key "$K/key.pub" --json

@@ -54,6 +54,9 @@ static struct blob rd(const char *rel)
     return b;
 }
 
+/* 1: hand the verifier SHA-256(artifact) instead of the artifact ("sha256:<hex>"). */
+static int by_digest;
+
 /* Verify a case directory (artifact + bundle.sigstore.json) under an identity. */
 static int run_case(const char *dir, const struct mero_sigstore_identity *id,
                     struct mero_sigstore_result *res, struct mero_err *e)
@@ -68,7 +71,13 @@ static int run_case(const char *dir, const struct mero_sigstore_identity *id,
         return -1000;
     }
     struct mero_sigstore_opts o = {.now = NOW_2026_12_01};
-    int rc = mero_sigstore_verify(root(), art.p, art.n, bun.p, bun.n, id, &o, res, e);
+    uint8_t d[32];
+    mero_sha256(d, art.p, art.n);
+    if (by_digest) {
+        o.artifact_sha256 = d;
+    }
+    int rc = mero_sigstore_verify(root(), by_digest ? NULL : art.p, by_digest ? 0 : art.n, bun.p,
+                                  bun.n, id, &o, res, e);
     free(art.p);
     free(bun.p);
     return rc;
@@ -231,6 +240,27 @@ TEST(conformance_rekor2_dsse_tsa_cases)
             CHECK(r.integrated_time > 1675000000);
         }
     }
+}
+
+/* The upstream suite runs every case twice: with the artifact and with sha256:<hex> of it. */
+TEST(conformance_cases_by_digest)
+{
+    by_digest = 1;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct mero_err e = {0};
+        struct mero_sigstore_result r;
+        int rc = run_case(cases[i].dir, &beacon, &r, &e);
+        CHECK_MSG(rc == cases[i].want, "%s by digest: want %s got %s (%s)", cases[i].dir,
+                  mero_strerror(cases[i].want), mero_strerror(rc), e.msg);
+    }
+    for (size_t i = 0; i < sizeof(cases2) / sizeof(cases2[0]); i++) {
+        struct mero_err e = {0};
+        struct mero_sigstore_result r;
+        int rc = run_case2(cases2[i].dir, NULL, &r, &e);
+        CHECK_MSG(rc == cases2[i].want, "%s by digest: want %s got %s (%s)", cases2[i].dir,
+                  mero_strerror(cases2[i].want), mero_strerror(rc), e.msg);
+    }
+    by_digest = 0;
 }
 
 /* The shipped root: found next to the binaries, its pin holds, another file is refused. */
@@ -787,9 +817,10 @@ TEST(rfc3339)
 }
 
 MERO_TEST_MAIN(T(conformance_cases), T(conformance_rekor2_dsse_tsa_cases),
-               T(shipped_root_is_pinned), T(trusted_root_tolerates_key_types),
-               T(conformance_wrong_identity), T(mero_release_verifies),
-               T(mero_release_other_identities_refused), T(mero_tampered_refused_by_digest),
-               T(mero_provenance_signature_passes), T(mero_kms_wrong_identity),
-               T(detached_sig_must_match), T(mutated_bundles_refused), T(malformed_inputs_refused),
-               T(trust_root_edits), T(leaf_valid_only_at_signing_time), T(rfc3339))
+               T(conformance_cases_by_digest), T(shipped_root_is_pinned),
+               T(trusted_root_tolerates_key_types), T(conformance_wrong_identity),
+               T(mero_release_verifies), T(mero_release_other_identities_refused),
+               T(mero_tampered_refused_by_digest), T(mero_provenance_signature_passes),
+               T(mero_kms_wrong_identity), T(detached_sig_must_match), T(mutated_bundles_refused),
+               T(malformed_inputs_refused), T(trust_root_edits), T(leaf_valid_only_at_signing_time),
+               T(rfc3339))

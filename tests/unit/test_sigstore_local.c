@@ -161,6 +161,7 @@ struct scen {
     int env_changed;        /* the envelope's payload changed after logging */
     int wrong_key;          /* the verifier is handed another managed key */
     int untrusted_tsa;      /* the timestamp comes from a TSA not in the trusted root */
+    int by_digest;          /* the verifier gets SHA-256(artifact), not the artifact */
 };
 
 static const char *details_of(enum kt k, int pss)
@@ -596,8 +597,12 @@ static int run(const struct scen *sc, struct mero_sigstore_result *r, struct mer
         struct mero_sigstore_opts opts = {.now = T0 + 86400,
                                           .public_key_pem = o.key_pem,
                                           .public_key_pem_len = o.key_pem ? strlen(o.key_pem) : 0};
+        uint8_t d[32];
+        mero_sha256(d, ART, sizeof(ART) - 1);
+        opts.artifact_sha256 = sc->by_digest ? d : NULL;
         memset(r, 0, sizeof(*r));
-        rc = mero_sigstore_verify(tr, ART, sizeof(ART) - 1, (const uint8_t *)o.bundle,
+        rc = mero_sigstore_verify(tr, sc->by_digest ? NULL : ART,
+                                  sc->by_digest ? 0 : sizeof(ART) - 1, (const uint8_t *)o.bundle,
                                   strlen(o.bundle), sc->keyed ? NULL : &id, &opts, r, e);
     }
     mero_trust_root_free(tr);
@@ -638,6 +643,24 @@ TEST(every_log_key_type_verifies)
         CHECK_EQ(r.timestamp_time, T0 + 60);
         CHECK_STR_EQ(r.san, LEAF_SAN);
     }
+}
+
+TEST(digest_form_verifies)
+{
+    struct mero_sigstore_result r;
+    struct mero_err e = {0};
+    for (int form = 0; form < 3; form++) {
+        struct scen s = base();
+        s.by_digest = 1;
+        s.dsse = form == 1;
+        s.keyed = form == 2;
+        CHECK_MSG(run(&s, &r, &e) == 0, "P-256 form %d by digest: %s", form, e.msg);
+    }
+    struct scen s = base();
+    s.by_digest = 1;
+    s.leaf_kt = K_ED25519;
+    s.dsse = 1; /* DSSE needs only the subject digest, whatever the key */
+    CHECK_MSG(run(&s, &r, &e) == 0, "Ed25519 DSSE by digest: %s", e.msg);
 }
 
 TEST(rsa_ct_logs_verify_the_sct)
@@ -738,12 +761,19 @@ TEST(each_bad_case_refused_for_its_own_reason)
     s.keyed = 1;
     s.wrong_key = 1;
     refused(s, -MERO_ESIGSTORE_BODY, "another key");
+    /* by digest only: an Ed25519 or P-384 leaf signed the artifact itself */
+    s = base();
+    s.by_digest = 1;
+    s.leaf_kt = K_ED25519;
+    refused(s, -MERO_EUNSUPPORTED, "signs the artifact itself");
+    s.leaf_kt = K_P384;
+    refused(s, -MERO_EUNSUPPORTED, "signs the artifact itself");
     /* a timestamp from a TSA that is not in the trusted root */
     s = base();
     s.untrusted_tsa = 1;
     refused(s, -MERO_ESIGSTORE_TSA, "not signed by a timestamp authority");
 }
 
-MERO_TEST_MAIN(T(every_log_key_type_verifies), T(rsa_ct_logs_verify_the_sct),
-               T(every_leaf_key_type_and_bundle_form_verifies),
+MERO_TEST_MAIN(T(every_log_key_type_verifies), T(digest_form_verifies),
+               T(rsa_ct_logs_verify_the_sct), T(every_leaf_key_type_and_bundle_form_verifies),
                T(each_bad_case_refused_for_its_own_reason))
