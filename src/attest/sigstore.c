@@ -245,11 +245,8 @@ static int check_log(const struct mero_trust_root *tr, const struct sig_bundle *
     const struct sig_log *log = NULL;
     *ntimes = 0;
     if (b->kind != SIG_HASHEDREKORD_2) {
-        log = mero__trust_root_log(tr->tlogs, tr->ntlogs, b->log_id, b->integrated_time,
-                                   MERO_ESIGSTORE_SET, err);
-        if (log == NULL) {
-            return -(err ? err->code : MERO_ESIGSTORE_LOG);
-        }
+        MERO_TRY(mero__trust_root_log(tr->tlogs, tr->ntlogs, b->log_id, b->integrated_time,
+                                      MERO_ESIGSTORE_SET, &log, err));
         MERO_TRY(mero__sig_verify_set(log, b, err));
         times[(*ntimes)++] = b->integrated_time;
     }
@@ -268,11 +265,8 @@ static int check_log(const struct mero_trust_root *tr, const struct sig_bundle *
     if (b->kind == SIG_HASHEDREKORD_2) {
         /* the log key must be valid at every signing time */
         for (size_t i = 0; i < *ntimes; i++) {
-            log = mero__trust_root_log(tr->tlogs, tr->ntlogs, b->log_id, times[i],
-                                       MERO_ESIGSTORE_LOG, err);
-            if (log == NULL) {
-                return -(err ? err->code : MERO_ESIGSTORE_LOG);
-            }
+            MERO_TRY(mero__trust_root_log(tr->tlogs, tr->ntlogs, b->log_id, times[i],
+                                          MERO_ESIGSTORE_LOG, &log, err));
         }
     }
     MERO_TRY(mero__sig_verify_proof(b, err));

@@ -28,9 +28,7 @@ void mero__sig_bundle_cleanup(struct sig_bundle *b)
     free(b->body);
     free(b->hashes);
     free(b->checkpoint);
-    free(b->sig_b64);
     free(b->payload);
-    free(b->payload_b64);
     free(b->payload_type);
     for (size_t i = 0; i < b->nts; i++) {
         free(b->ts[i]);
@@ -305,12 +303,10 @@ static int parse_dsse(struct sig_bundle *b, json_t *env, struct mero_err *err)
     }
     json_t *s0 = json_array_get(sigs, 0);
     if (dup_str(&b->payload_type, mero__json_str(env, "payloadType"), 256) < 0 ||
-        dup_str(&b->payload_b64, mero__json_str(env, "payload"), SIG_MAX_PAYLOAD * 2) < 0 ||
         mero__json_b64(env, "payload", SIG_MAX_PAYLOAD, &b->payload, &b->payload_len) < 0) {
         return bad(err, "dsseEnvelope payload / payloadType");
     }
-    if (dup_str(&b->sig_b64, mero__json_str(s0, "sig"), SIG_MAX_SIG * 2) < 0 ||
-        mero__json_b64(s0, "sig", SIG_MAX_SIG, &b->sig, &b->sig_len) < 0) {
+    if (mero__json_b64(s0, "sig", SIG_MAX_SIG, &b->sig, &b->sig_len) < 0) {
         return bad(err, "dsseEnvelope signature");
     }
     return 0;

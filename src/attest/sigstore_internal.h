@@ -94,12 +94,10 @@ struct sig_bundle {
     int chain_has_root; /* a self-signed certificate travelled in the bundle */
     uint8_t *sig;       /* the message signature, or the DSSE envelope's one signature */
     size_t sig_len;
-    char *sig_b64; /* DSSE: the signature as base64 text in the envelope */
     /* DSSE envelope (is_dsse): the payload and its type */
     int is_dsse;
     uint8_t *payload;
     size_t payload_len;
-    char *payload_b64;
     char *payload_type;
     /* RFC 3161 timestamps (DER TimeStampResp) */
     uint8_t *ts[SIG_MAX_TIMESTAMPS];
@@ -171,15 +169,13 @@ int mero__sig_dsse_pae(const char *type, const uint8_t *payload, size_t n, uint8
 
 /* trustroot.c */
 /*
- * The usable key of log `id` at time t among logs[0..n). Entries skipped at load time and
- * keys whose validFor does not cover t are passed over (debug log). On failure returns NULL
- * and sets err: -MERO_ESIGSTORE_LOG when no entry has that id or no entry with it has a
- * usable key (the reason names the log id), `window_code` when the key exists but is not
- * valid at t.
+ * The usable key of log `id` at time t among logs[0..n), into *out. Entries skipped at load
+ * time and keys whose validFor does not cover t are passed over (debug log). Returns 0, or
+ * -MERO_ESIGSTORE_LOG when no entry has that id or no entry with it has a usable key (the
+ * reason names the log id), or -window_code when the key exists but is not valid at t.
  */
-const struct sig_log *mero__trust_root_log(const struct sig_log *logs, size_t n,
-                                           const uint8_t id[32], int64_t t, int window_code,
-                                           struct mero_err *err);
+int mero__trust_root_log(const struct sig_log *logs, size_t n, const uint8_t id[32], int64_t t,
+                         int window_code, const struct sig_log **out, struct mero_err *err);
 
 /* sigstore_tsa.c */
 /*

@@ -398,9 +398,8 @@ int mero_trust_root_load_env(struct mero_trust_root **out, struct mero_err *err)
     return mero_trust_root_load_shipped(out, NULL, err);
 }
 
-const struct sig_log *mero__trust_root_log(const struct sig_log *logs, size_t n,
-                                           const uint8_t id[32], int64_t t, int window_code,
-                                           struct mero_err *err)
+int mero__trust_root_log(const struct sig_log *logs, size_t n, const uint8_t id[32], int64_t t,
+                         int window_code, const struct sig_log **out, struct mero_err *err)
 {
     const struct sig_log *skipped = NULL, *outside = NULL;
     char idb[48];
@@ -420,18 +419,19 @@ const struct sig_log *mero__trust_root_log(const struct sig_log *logs, size_t n,
             outside = l;
             continue;
         }
-        return l;
+        *out = l;
+        return 0;
     }
     if (outside != NULL) {
-        mero_err_set(err, window_code, "the key of log %s is not valid at %lld", idb, (long long)t);
-    } else if (skipped != NULL) {
-        mero_err_set(err, MERO_ESIGSTORE_LOG, "the trusted root's key for log %s is unusable: %s",
-                     idb, skipped->why);
-    } else {
-        mero_err_set(err, MERO_ESIGSTORE_LOG,
-                     "the entry's transparency log %s is not in the trusted root", idb);
+        return mero_err_set(err, window_code, "the key of log %s is not valid at %lld", idb,
+                            (long long)t);
     }
-    return NULL;
+    if (skipped != NULL) {
+        return mero_err_set(err, MERO_ESIGSTORE_LOG,
+                            "the trusted root's key for log %s is unusable: %s", idb, skipped->why);
+    }
+    return mero_err_set(err, MERO_ESIGSTORE_LOG,
+                        "the entry's transparency log %s is not in the trusted root", idb);
 }
 
 static const char *kt_name(enum sig_keytype t)
