@@ -41,7 +41,7 @@ endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 CFLAGS_ALL = $(WARN) $(OPT) -MMD -MP -Iinclude -Isrc -Itests $(PKG_CFLAGS) \
-             -DMERO_SHARED_DIR='"$(SHARED)"' $(CFLAGS)
+             -DMERO_SHARED_DIR='"$(SHARED)"' -DMERO_SIGSTORE_PREFIX='"$(PREFIX)"' $(CFLAGS)
 LDFLAGS_ALL = $(LDOPT) $(LDFLAGS)
 
 LIB_SRCS := $(sort $(wildcard src/util/*.c src/crypto/*.c src/attest/*.c src/gov/*.c \
@@ -66,9 +66,23 @@ BENCHES := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 
 STAMP := build/.deps-ok
 
+# The shipped Sigstore trusted root (share/sigstore/README.md): next to the binaries in the
+# build tree, under $(PREFIX)/share/mero/sigstore when installed.
+PREFIX ?= /usr/local
+SHIPPED_ROOT := $(B)/share/mero/sigstore/trusted_root.json
+
 .SECONDARY:
-.PHONY: all deps test asan fuzz bench bench-build lint run clean check-build
-all: $(LIB) $(BINS)
+.PHONY: all deps test asan fuzz bench bench-build lint run clean check-build install
+all: $(LIB) $(BINS) $(SHIPPED_ROOT)
+
+$(SHIPPED_ROOT): share/sigstore/trusted_root.json
+	$(Q)mkdir -p $(dir $@)
+	$(Q)cp $< $@
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/mero/sigstore
+	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 share/sigstore/trusted_root.json $(DESTDIR)$(PREFIX)/share/mero/sigstore/
 
 $(STAMP): scripts/deps.sh tests/js/package.json
 	$(Q)mkdir -p build
@@ -110,7 +124,7 @@ $(B)/bench/%: $(B)/obj/bench/%.o $(SUPPORT_OBJS) $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
 
-check-build: $(LIB) $(BINS) $(TEST_BINS) $(REPLAYS)
+check-build: $(LIB) $(BINS) $(TEST_BINS) $(REPLAYS) $(SHIPPED_ROOT)
 
 test: $(STAMP)
 	$(Q)$(MAKE) --no-print-directory check-build BUILD=$(BUILD)

@@ -89,6 +89,7 @@
     X(ERELEASE_FETCH, "release could not be fetched")                                              \
     X(ERELEASE_VERSION, "release version not admitted")                                            \
     X(ERELEASE_NOMATCH, "quote matches no allowed release profile")                                \
+    X(ESIGSTORE_TSA, "RFC 3161 timestamp does not verify")                                         \
     /* end attest: sigstore */                                                                     \
     /* attest: event log */                                                                        \
     X(EEVENTLOG, "event log malformed")                                                            \

@@ -93,7 +93,7 @@ struct mero_release_source_opts {
      * "{version}" (replaced by the bare version). NULL: MERO_RELEASE_DEFAULT_BASE_URL.
      * http:// is accepted (tests); operators should use https://. */
     const char *base_url;
-    const char *trusted_root_path;                 /* required: trusted_root.json */
+    const char *trusted_root_path; /* trusted_root.json; NULL: the shipped, pinned root */
     const struct mero_sigstore_identity *identity; /* NULL: node-release identity */
     long timeout_ms;                               /* per asset; 0: 20000 */
     uint64_t now;                                  /* 0: the wall clock (tests fix it) */

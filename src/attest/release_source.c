@@ -57,8 +57,8 @@ static void curl_init_once(void)
 int mero_release_source_new(struct mero_release_source **out,
                             const struct mero_release_source_opts *opts, struct mero_err *err)
 {
-    if (opts == NULL || opts->trusted_root_path == NULL) {
-        return mero_err_set(err, MERO_EINVAL, "release source needs a trusted root");
+    if (opts == NULL) {
+        return mero_err_set(err, MERO_EINVAL, "release source needs options");
     }
     const char *base = opts->base_url ? opts->base_url : MERO_RELEASE_DEFAULT_BASE_URL;
     if (strncmp(base, "https://", 8) != 0 && strncmp(base, "http://", 7) != 0) {
@@ -73,7 +73,10 @@ int mero_release_source_new(struct mero_release_source **out,
         free(s);
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
-    int rc = mero_trust_root_load(&s->tr, opts->trusted_root_path, err);
+    /* no path named: the shipped public-good root, refused unless it is the pinned file */
+    int rc = opts->trusted_root_path != NULL
+                 ? mero_trust_root_load(&s->tr, opts->trusted_root_path, err)
+                 : mero_trust_root_load_shipped(&s->tr, NULL, err);
     if (rc < 0) {
         free(s->base_url);
         free(s);

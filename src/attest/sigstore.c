@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sigstore.c - verify a keyless blob signature from a Sigstore or cosign bundle, in the order
- * of docs/sigstore.md: parse; detached .sig equals the bundle's; log known to the trusted
- * root; SET (which authenticates the integrated time); inclusion proof and checkpoint when
- * present; artifact digest hint; logged key is this certificate; logged digest is this
- * artifact's; ECDSA signature over the artifact; logged signature is this signature; Fulcio
- * chain at the integrated time; SCT; identity policy.
+ * sigstore.c - verify a Sigstore or cosign bundle (message signature or DSSE in-toto
+ * envelope; Fulcio certificate or managed key; Rekor v1 or v2), in the order of
+ * docs/sigstore.md: parse; managed key given exactly for a key-based bundle; detached .sig
+ * equals the bundle's; log known to the trusted root and its key valid then; SET (which
+ * authenticates the integrated time) and/or RFC 3161 timestamps; inclusion proof and
+ * checkpoint; artifact digest hint or in-toto subject; logged signer, content and signature;
+ * the signature; Fulcio chain at every signing time; SCT; identity policy.
  *
  * Invariants: a step runs only when every earlier step passed; the integrated time is read
  * only after the SET verified; the result is written only on success; each refusal returns
@@ -86,29 +87,190 @@ static int check_detached(const struct sig_bundle *b, const char *s, size_t n, s
     return 0;
 }
 
-static int check_body(const struct sig_bundle *b, const uint8_t digest[32], const uint8_t *artifact,
-                      size_t alen, struct mero_err *err)
+/* The DSSE payload is an in-toto statement; one subject must carry the artifact's SHA-256. */
+static int check_subject(const struct sig_bundle *b, const uint8_t digest[32], struct mero_err *err)
+{
+    if (strcmp(b->payload_type, "application/vnd.in-toto+json") != 0) {
+        return mero_err_set(err, MERO_EUNSUPPORTED, "DSSE payloadType is not in-toto");
+    }
+    json_t *j = mero__json_load(b->payload, b->payload_len, SIG_MAX_PAYLOAD, err);
+    if (j == NULL) {
+        return mero_err_set(err, MERO_ESIGSTORE, "DSSE payload is not a JSON object");
+    }
+    const char *type = mero__json_str(j, "_type");
+    json_t *subj = json_object_get(j, "subject");
+    int rc;
+    if (type == NULL || strncmp(type, "https://in-toto.io/Statement/", 29) != 0 ||
+        !json_is_array(subj) || json_array_size(subj) == 0) {
+        rc = mero_err_set(err, MERO_ESIGSTORE, "DSSE payload is not an in-toto statement");
+        goto out;
+    }
+    rc = mero_err_set(err, MERO_ESIGSTORE_DIGEST,
+                      "no subject of the in-toto statement has the artifact's SHA-256");
+    for (size_t i = 0; i < json_array_size(subj) && i < 1024; i++) {
+        const char *hex =
+            mero__json_str(json_object_get(json_array_get(subj, i), "digest"), "sha256");
+        uint8_t d[32];
+        if (hex != NULL && mero_hex_decode_exact(d, 32, hex, strlen(hex)) == 0 &&
+            mero_ct_eq(d, digest, 32)) {
+            rc = 0;
+            break;
+        }
+    }
+out:
+    json_decref(j);
+    return rc;
+}
+
+/* Digest of msg with the algorithm of an n-byte digest (32, 48, 64). */
+static int digest_n(uint8_t *out, size_t n, const uint8_t *msg, size_t len)
+{
+    const EVP_MD *md = n == 32   ? EVP_sha256()
+                       : n == 48 ? EVP_sha384()
+                       : n == 64 ? EVP_sha512()
+                                 : NULL;
+    unsigned int ol = 0;
+    return md != NULL && EVP_Digest(msg, len, out, &ol, md, NULL) == 1 && ol == n ? 0 : -1;
+}
+
+struct signer {
+    EVP_PKEY *key;    /* the leaf's key or the managed key */
+    uint8_t *key_der; /* managed key, SPKI DER */
+    size_t key_der_len;
+};
+
+/* The logged entry is this signer, this content and this signature; the signature verifies. */
+static int check_body(const struct sig_bundle *b, const struct signer *sg, const uint8_t *artifact,
+                      size_t alen, const uint8_t *given, struct mero_err *err)
 {
     struct sig_body body;
     MERO_TRY(mero__sig_body_parse(&body, b->body, b->body_len, err));
+    uint8_t *pae = NULL, h[64];
+    size_t pae_len = 0;
+    const uint8_t *signed_msg = artifact;
+    size_t signed_len = alen;
+    enum sig_keytype kt = mero__sig_key_type(sg->key);
     int rc = 0;
-    EVP_PKEY *key = X509_get0_pubkey(b->leaf);
-    if (body.cert_der_len != b->leaf_der_len ||
-        memcmp(body.cert_der, b->leaf_der, b->leaf_der_len) != 0) {
+    if (body.kind != b->kind) {
+        rc = mero_err_set(err, MERO_ESIGSTORE_BODY, "the logged body is not of the entry's kind");
+    } else if (b->keyed ? (body.key_der == NULL || body.key_der_len != sg->key_der_len ||
+                           memcmp(body.key_der, sg->key_der, sg->key_der_len) != 0)
+                        : (body.cert_der == NULL || body.cert_der_len != b->leaf_der_len ||
+                           memcmp(body.cert_der, b->leaf_der, b->leaf_der_len) != 0)) {
         rc = mero_err_set(err, MERO_ESIGSTORE_BODY,
-                          "the logged entry names another certificate than the bundle's");
-    } else if (!mero_ct_eq(body.hash, digest, 32)) {
+                          b->keyed ? "the logged entry names another key than the managed key"
+                                   : "the logged entry names another certificate than the "
+                                     "bundle's");
+    } else if (b->is_dsse) {
+        rc = mero__sig_dsse_pae(b->payload_type, b->payload, b->payload_len, &pae, &pae_len);
+        signed_msg = pae;
+        signed_len = pae_len;
+        /* hashedrekord 0.0.2 logs H(PAE); dsse / intoto log H(payload) */
+        const uint8_t *what = b->kind == SIG_HASHEDREKORD_2 ? pae : b->payload;
+        size_t wlen = b->kind == SIG_HASHEDREKORD_2 ? pae_len : b->payload_len;
+        if (rc < 0) {
+            rc = mero_err_set(err, rc, "DSSE envelope too large");
+        } else if (digest_n(h, body.hash_len, what, wlen) < 0 ||
+                   !mero_ct_eq(h, body.hash, body.hash_len)) {
+            rc = mero_err_set(err, MERO_ESIGSTORE_BODY,
+                              "the logged entry is not this DSSE envelope (digest differs)");
+        }
+    } else if (given != NULL ? (body.hash_len != 32 || !mero_ct_eq(given, body.hash, 32))
+                             : (digest_n(h, body.hash_len, artifact, alen) < 0 ||
+                                !mero_ct_eq(h, body.hash, body.hash_len))) {
         rc = mero_err_set(err, MERO_ESIGSTORE_DIGEST,
                           "the artifact's SHA-256 is not the one Rekor logged");
-    } else if (mero__sig_verify_sha256(key, artifact, alen, b->sig, b->sig_len) < 0) {
+    }
+    int v = 0;
+    if (rc == 0) {
+        v = given != NULL && !b->is_dsse
+                ? mero__sig_verify_prehash(sg->key, kt, given, b->sig, b->sig_len)
+                : mero__sig_verify_key(sg->key, kt, signed_msg, signed_len, b->sig, b->sig_len);
+    }
+    if (v == -MERO_EUNSUPPORTED && given != NULL) {
+        rc =
+            mero_err_set(err, MERO_EUNSUPPORTED,
+                         "this key signs the artifact itself: its SHA-256 alone cannot be checked");
+    } else if (v < 0) {
         rc = mero_err_set(err, MERO_EBADSIG,
-                          "the bundle's signature does not verify over the artifact");
-    } else if (body.sig_len != b->sig_len || memcmp(body.sig, b->sig, b->sig_len) != 0) {
+                          b->is_dsse ? "the DSSE envelope's signature does not verify"
+                                     : "the bundle's signature does not verify over the artifact");
+    }
+    if (rc == 0 && (body.sig_len != b->sig_len || memcmp(body.sig, b->sig, b->sig_len) != 0)) {
         rc = mero_err_set(err, MERO_ESIGSTORE_BODY,
                           "the logged entry holds another signature than the bundle's");
     }
+    free(pae);
     mero__sig_body_cleanup(&body);
     return rc;
+}
+
+/* The managed key must be given exactly for a key-based bundle. */
+static int load_signer(const struct sig_bundle *b, const struct mero_sigstore_opts *opts,
+                       struct signer *sg, struct mero_err *err)
+{
+    const char *pem = opts ? opts->public_key_pem : NULL;
+    if (b->keyed && pem == NULL) {
+        return mero_err_set(err, MERO_EUNSUPPORTED,
+                            "key-based bundle: verify it with the managed public key (--key)");
+    }
+    if (!b->keyed && pem != NULL) {
+        return mero_err_set(err, MERO_EUNSUPPORTED,
+                            "a managed key was given but the bundle carries a certificate");
+    }
+    if (!b->keyed) {
+        /* NULL when the certificate's key does not decode (an EC point off its curve) */
+        EVP_PKEY *k = X509_get0_pubkey(b->leaf);
+        if (k == NULL || EVP_PKEY_up_ref(k) != 1) {
+            return mero_err_set(err, MERO_ECERT, "the certificate's public key does not decode");
+        }
+        sg->key = k;
+        return 0;
+    }
+    if (mero__sig_pem_pubkey((const uint8_t *)pem, opts->public_key_pem_len, &sg->key) < 0 ||
+        mero__sig_pubkey_der(sg->key, &sg->key_der, &sg->key_der_len) < 0) {
+        return mero_err_set(err, MERO_EINVAL, "the managed key is not a PEM public key");
+    }
+    if (mero__sig_key_type(sg->key) == SIG_KT_UNKNOWN) {
+        return mero_err_set(err, MERO_EUNSUPPORTED, "the managed key's type is not supported");
+    }
+    return 0;
+}
+
+/* The log's evidence: SET (Rekor v1) or timestamps (both when present), proof, checkpoint.
+ * Fills the signing times: times[0] the integrated time when a SET verified, then genTimes. */
+static int check_log(const struct mero_trust_root *tr, const struct sig_bundle *b, int64_t *times,
+                     size_t *ntimes, int64_t *ts_first, struct mero_err *err)
+{
+    const struct sig_log *log = NULL;
+    *ntimes = 0;
+    if (b->kind != SIG_HASHEDREKORD_2) {
+        MERO_TRY(mero__trust_root_log(tr->tlogs, tr->ntlogs, b->log_id, b->integrated_time,
+                                      MERO_ESIGSTORE_SET, &log, err));
+        MERO_TRY(mero__sig_verify_set(log, b, err));
+        times[(*ntimes)++] = b->integrated_time;
+    }
+    for (size_t i = 0; i < b->nts; i++) {
+        int64_t t = 0;
+        MERO_TRY(mero__sig_verify_tsa(tr, b->ts[i], b->ts_len[i], b->sig, b->sig_len, &t, err));
+        if (i == 0) {
+            *ts_first = t;
+        }
+        times[(*ntimes)++] = t;
+    }
+    if (*ntimes == 0) {
+        return mero_err_set(err, MERO_ESIGSTORE_TSA,
+                            "a Rekor v2 entry needs an RFC 3161 timestamp: no signing time");
+    }
+    if (b->kind == SIG_HASHEDREKORD_2) {
+        /* the log key must be valid at every signing time */
+        for (size_t i = 0; i < *ntimes; i++) {
+            MERO_TRY(mero__trust_root_log(tr->tlogs, tr->ntlogs, b->log_id, times[i],
+                                          MERO_ESIGSTORE_LOG, &log, err));
+        }
+    }
+    MERO_TRY(mero__sig_verify_proof(b, err));
+    return mero__sig_verify_checkpoint(log, b, err);
 }
 
 int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifact,
@@ -117,7 +279,9 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
                          const struct mero_sigstore_opts *opts, struct mero_sigstore_result *res,
                          struct mero_err *err)
 {
-    if (tr == NULL || (artifact == NULL && artifact_len > 0) || bundle == NULL) {
+    const uint8_t *given = opts != NULL ? opts->artifact_sha256 : NULL;
+    if (tr == NULL || (artifact == NULL && artifact_len > 0) || bundle == NULL ||
+        (given != NULL && (artifact != NULL || artifact_len > 0))) {
         return mero_err_set(err, MERO_EINVAL, "missing trust root, artifact or bundle");
     }
     if (artifact_len > MERO_SIGSTORE_MAX_ARTIFACT) {
@@ -132,9 +296,15 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
     }
     struct mero_sigstore_result r;
     memset(&r, 0, sizeof(r));
+    struct signer sg = {0};
     X509 *issuer = NULL;
+    int64_t times[1 + SIG_MAX_TIMESTAMPS];
+    size_t ntimes = 0;
     if (b.chain_has_root) {
         rc = mero_err_set(err, MERO_ECHAIN, "a root certificate travels inside the bundle");
+        goto out;
+    }
+    if ((rc = load_signer(&b, opts, &sg, err)) < 0) {
         goto out;
     }
     if (opts != NULL && opts->detached_sig != NULL) {
@@ -143,36 +313,51 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
             goto out;
         }
     }
-    const struct sig_log *log = mero__trust_root_tlog(tr, b.log_id);
-    if (log == NULL) {
-        rc = mero_err_set(err, MERO_ESIGSTORE_LOG,
-                          "the entry's transparency log is not in the trusted root");
+    if ((rc = check_log(tr, &b, times, &ntimes, &r.timestamp_time, err)) < 0) {
         goto out;
     }
-    if ((rc = mero__sig_verify_set(log, &b, err)) < 0 ||
-        (rc = mero__sig_verify_proof(&b, err)) < 0 ||
-        (rc = mero__sig_verify_checkpoint(log, &b, err)) < 0) {
-        goto out;
+    for (size_t i = 0; i < ntimes; i++) {
+        if (opts != NULL && opts->now != 0 && times[i] > 0 &&
+            (uint64_t)times[i] > opts->now + 300) {
+            rc = mero_err_set(err, MERO_EEXPIRED, "signing time lies in the future");
+            goto out;
+        }
     }
-    if (opts != NULL && opts->now != 0 && (uint64_t)b.integrated_time > opts->now + 300) {
-        rc = mero_err_set(err, MERO_EEXPIRED, "integrated time lies in the future");
-        goto out;
+    if (given != NULL) {
+        memcpy(r.artifact_sha256, given, 32);
+    } else {
+        mero_sha256(r.artifact_sha256, artifact, artifact_len);
     }
-    mero_sha256(r.artifact_sha256, artifact, artifact_len);
-    if (b.has_digest && !mero_ct_eq(b.digest, r.artifact_sha256, 32)) {
+    if (b.is_dsse) {
+        rc = check_subject(&b, r.artifact_sha256, err);
+    } else if (b.has_digest && !mero_ct_eq(b.digest, r.artifact_sha256, 32)) {
         rc = mero_err_set(err, MERO_ESIGSTORE_DIGEST,
                           "the artifact's SHA-256 is not the bundle's message digest");
+    }
+    if (rc < 0 || (rc = check_body(&b, &sg, artifact, artifact_len, given, err)) < 0) {
         goto out;
     }
-    if ((rc = check_body(&b, r.artifact_sha256, artifact, artifact_len, err)) < 0 ||
-        (rc = mero__sig_verify_chain(tr, b.leaf, b.integrated_time, &issuer, err)) < 0 ||
-        (rc = mero__sig_verify_sct(tr, b.leaf, issuer, b.integrated_time, err)) < 0 ||
-        (rc = mero__sig_read_identity(b.leaf, &r, err)) < 0) {
-        goto out;
+    if (!b.keyed) {
+        for (size_t i = 0; i < ntimes; i++) {
+            X509_free(issuer);
+            issuer = NULL;
+            if ((rc = mero__sig_verify_chain(tr, b.leaf, times[i], &issuer, err)) < 0) {
+                goto out;
+            }
+        }
+        if ((rc = mero__sig_verify_sct(tr, b.leaf, issuer, times[0], err)) < 0 ||
+            (rc = mero__sig_read_identity(b.leaf, &r, err)) < 0) {
+            goto out;
+        }
     }
-    r.integrated_time = b.integrated_time;
+    r.integrated_time = times[0];
+    for (size_t i = 1; b.kind == SIG_HASHEDREKORD_2 && i < ntimes; i++) {
+        r.integrated_time = times[i] < r.integrated_time ? times[i] : r.integrated_time;
+    }
     r.log_index = b.log_index;
-    if (id != NULL && (rc = mero_sigstore_check_identity(&r, id, err)) < 0) {
+    r.keyed = b.keyed;
+    r.dsse = b.is_dsse;
+    if (!b.keyed && id != NULL && (rc = mero_sigstore_check_identity(&r, id, err)) < 0) {
         goto out;
     }
     if (res != NULL) {
@@ -180,6 +365,8 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
     }
 out:
     X509_free(issuer);
+    EVP_PKEY_free(sg.key);
+    free(sg.key_der);
     mero__sig_bundle_cleanup(&b);
     ERR_clear_error(); /* failed parses leave OpenSSL's thread-local queue dirty */
     return rc;

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sigstore_bundle.c - parse a Sigstore bundle into struct sig_bundle: the protobuf-JSON forms
- * (media types of reference-sigstore-ccel.md §A.1) and cosign's legacy bundle (§A.2), plus the
- * logged hashedrekord 0.0.1 body (§A.3).
+ * (media types of reference-sigstore-ccel.md §A.1) with a message signature or a DSSE
+ * envelope, a certificate or a managed public key, RFC 3161 timestamps, and cosign's legacy
+ * bundle (§A.2); plus the logged body of each supported entry kind: hashedrekord 0.0.1
+ * (§A.3) and 0.0.2 (Rekor v2), dsse 0.0.1 and intoto 0.0.2.
  *
  * Invariants: parsing decides nothing about trust; it only refuses what is not one of the
- * accepted shapes: an unknown media type, a DSSE envelope or a public-key (non-keyless)
- * bundle, zero or several tlog entries, a kind other than hashedrekord 0.0.1, a v0.1 bundle
- * without its inclusion promise, a >= v0.2 bundle without its inclusion proof, a v0.3 bundle
- * carrying a chain. Every decoded field is bounded.
+ * accepted shapes: an unknown media type, both or neither of messageSignature and
+ * dsseEnvelope, a DSSE envelope without exactly one signature, zero or several tlog entries,
+ * an unknown kind/version, a Rekor v1 entry without integratedTime, a v0.1 bundle without its
+ * inclusion promise, a >= v0.2 bundle without its inclusion proof, a v0.3 bundle carrying a
+ * chain, more than SIG_MAX_TIMESTAMPS timestamps. Every decoded field is bounded.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,11 @@ void mero__sig_bundle_cleanup(struct sig_bundle *b)
     free(b->body);
     free(b->hashes);
     free(b->checkpoint);
+    free(b->payload);
+    free(b->payload_type);
+    for (size_t i = 0; i < b->nts; i++) {
+        free(b->ts[i]);
+    }
     memset(b, 0, sizeof(*b));
 }
 
@@ -75,11 +83,17 @@ static int parse_material(struct sig_bundle *b, json_t *vm, struct mero_err *err
 {
     json_t *cert = json_object_get(vm, "certificate");
     json_t *chain = json_object_get(vm, "x509CertificateChain");
-    if (json_object_get(vm, "publicKey") != NULL) {
-        return mero_err_set(err, MERO_EUNSUPPORTED, "bundle: public-key bundles are not keyless");
+    json_t *pk = json_object_get(vm, "publicKey");
+    if ((cert != NULL) + (chain != NULL) + (pk != NULL) != 1) {
+        return bad(err, "needs exactly one of certificate, x509CertificateChain, publicKey");
     }
-    if ((cert != NULL) == (chain != NULL)) {
-        return bad(err, "needs exactly one of certificate, x509CertificateChain");
+    if (pk != NULL) {
+        /* a managed key: only its hint travels; the verifier is handed the key itself */
+        if (!json_is_object(pk)) {
+            return bad(err, "publicKey");
+        }
+        b->keyed = 1;
+        return 0;
     }
     uint8_t *der = NULL;
     size_t n = 0;
@@ -182,10 +196,27 @@ static int parse_tlog(struct sig_bundle *b, json_t *vm, struct mero_err *err)
     json_t *e = json_array_get(entries, 0);
     json_t *kv = json_object_get(e, "kindVersion");
     const char *kind = mero__json_str(kv, "kind"), *ver = mero__json_str(kv, "version");
-    if (kind == NULL || ver == NULL || strcmp(kind, "hashedrekord") != 0 ||
-        strcmp(ver, "0.0.1") != 0) {
-        return mero_err_set(err, MERO_EUNSUPPORTED, "bundle: entry is not hashedrekord 0.0.1");
+    static const struct {
+        const char *kind, *ver;
+        enum sig_kind k;
+    } kinds[] = {
+        {"hashedrekord", "0.0.1", SIG_HASHEDREKORD_1},
+        {"hashedrekord", "0.0.2", SIG_HASHEDREKORD_2},
+        {"dsse", "0.0.1", SIG_DSSE_1},
+        {"intoto", "0.0.2", SIG_INTOTO_2},
+    };
+    size_t ki = 0;
+    while (ki < sizeof(kinds) / sizeof(kinds[0]) &&
+           (kind == NULL || ver == NULL || strcmp(kind, kinds[ki].kind) != 0 ||
+            strcmp(ver, kinds[ki].ver) != 0)) {
+        ki++;
     }
+    if (ki == sizeof(kinds) / sizeof(kinds[0])) {
+        return mero_err_set(err, MERO_EUNSUPPORTED,
+                            "bundle: entry kind is not hashedrekord 0.0.1/0.0.2, dsse 0.0.1 or "
+                            "intoto 0.0.2");
+    }
+    b->kind = kinds[ki].k;
     uint8_t *id = NULL;
     size_t n = 0;
     uint64_t it = 0;
@@ -195,10 +226,15 @@ static int parse_tlog(struct sig_bundle *b, json_t *vm, struct mero_err *err)
     }
     memcpy(b->log_id, id, 32);
     free(id);
-    if (mero__json_u64(e, "logIndex", &b->log_index) < 0 ||
-        mero__json_u64(e, "integratedTime", &it) < 0) {
-        return bad(err, "logIndex / integratedTime");
+    if (mero__json_u64(e, "logIndex", &b->log_index) < 0) {
+        return bad(err, "logIndex");
     }
+    int rit = mero__json_u64(e, "integratedTime", &it);
+    if (rit < 0 && (rit != -MERO_ENOTFOUND || b->kind != SIG_HASHEDREKORD_2)) {
+        return bad(err, "integratedTime");
+    }
+    /* Rekor v2 has no integrated time (absent, or the protobuf default 0) */
+    b->has_integrated_time = rit == 0 && !(b->kind == SIG_HASHEDREKORD_2 && it == 0);
     b->integrated_time = (int64_t)it;
     if (mero__json_b64(e, "canonicalizedBody", SIG_MAX_BODY, &b->body, &b->body_len) < 0) {
         return bad(err, "canonicalizedBody missing (required to check the logged entry)");
@@ -214,6 +250,9 @@ static int parse_tlog(struct sig_bundle *b, json_t *vm, struct mero_err *err)
     }
     if (b->form == SIG_V01 && b->set == NULL) {
         return bad(err, "v0.1 bundle without inclusionPromise");
+    }
+    if (b->kind == SIG_HASHEDREKORD_2 && (b->set != NULL || b->has_integrated_time)) {
+        return bad(err, "a Rekor v2 entry carries no inclusionPromise or integratedTime");
     }
     if (b->form >= SIG_V02 && !b->has_proof) {
         return bad(err, "v0.2+ bundle without inclusionProof");
@@ -245,22 +284,79 @@ static int parse_message(struct sig_bundle *b, json_t *ms, struct mero_err *err)
     return 0;
 }
 
+static int dup_str(char **out, const char *s, size_t max)
+{
+    if (s == NULL || strlen(s) == 0 || strlen(s) > max) {
+        return -MERO_EINVAL;
+    }
+    *out = strdup(s);
+    return *out ? 0 : -MERO_ENOMEM;
+}
+
+/* A DSSE envelope: payload, payloadType and exactly one signature. */
+static int parse_dsse(struct sig_bundle *b, json_t *env, struct mero_err *err)
+{
+    json_t *sigs = json_object_get(env, "signatures");
+    b->is_dsse = 1;
+    if (!json_is_array(sigs) || json_array_size(sigs) != 1) {
+        return bad(err, "dsseEnvelope needs exactly one signature");
+    }
+    json_t *s0 = json_array_get(sigs, 0);
+    if (dup_str(&b->payload_type, mero__json_str(env, "payloadType"), 256) < 0 ||
+        mero__json_b64(env, "payload", SIG_MAX_PAYLOAD, &b->payload, &b->payload_len) < 0) {
+        return bad(err, "dsseEnvelope payload / payloadType");
+    }
+    if (mero__json_b64(s0, "sig", SIG_MAX_SIG, &b->sig, &b->sig_len) < 0) {
+        return bad(err, "dsseEnvelope signature");
+    }
+    return 0;
+}
+
+static int parse_timestamps(struct sig_bundle *b, json_t *vm, struct mero_err *err)
+{
+    json_t *tvd = json_object_get(vm, "timestampVerificationData");
+    if (tvd == NULL) {
+        return 0;
+    }
+    json_t *arr = json_object_get(tvd, "rfc3161Timestamps");
+    if (!json_is_object(tvd) || (arr != NULL && !json_is_array(arr)) ||
+        json_array_size(arr) > SIG_MAX_TIMESTAMPS) {
+        return bad(err, "timestampVerificationData.rfc3161Timestamps");
+    }
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        if (mero__json_b64(json_array_get(arr, i), "signedTimestamp", SIG_MAX_TSA, &b->ts[i],
+                           &b->ts_len[i]) < 0) {
+            return bad(err, "rfc3161Timestamps signedTimestamp");
+        }
+        b->nts++;
+    }
+    return 0;
+}
+
 static int parse_protobuf(struct sig_bundle *b, json_t *j, struct mero_err *err)
 {
     if (parse_form(mero__json_str(j, "mediaType"), &b->form) < 0) {
         return mero_err_set(err, MERO_ESIGSTORE_MEDIATYPE, "bundle: unknown mediaType");
     }
-    if (json_object_get(j, "dsseEnvelope") != NULL) {
-        return mero_err_set(err, MERO_EUNSUPPORTED,
-                            "bundle: DSSE envelopes are not blob signatures");
-    }
     json_t *vm = json_object_get(j, "verificationMaterial");
     json_t *ms = json_object_get(j, "messageSignature");
-    if (!json_is_object(vm) || !json_is_object(ms)) {
-        return bad(err, "verificationMaterial / messageSignature missing");
+    json_t *env = json_object_get(j, "dsseEnvelope");
+    if (!json_is_object(vm) || (ms != NULL) == (env != NULL) || !json_is_object(ms ? ms : env)) {
+        return bad(err, "verificationMaterial and one of messageSignature / dsseEnvelope needed");
     }
     MERO_TRY(parse_material(b, vm, err));
     MERO_TRY(parse_tlog(b, vm, err));
+    MERO_TRY(parse_timestamps(b, vm, err));
+    if (env != NULL) {
+        if (b->kind == SIG_HASHEDREKORD_1) {
+            return mero_err_set(err, MERO_EUNSUPPORTED,
+                                "bundle: a DSSE envelope logged as hashedrekord 0.0.1");
+        }
+        return parse_dsse(b, env, err);
+    }
+    if (b->kind == SIG_DSSE_1 || b->kind == SIG_INTOTO_2) {
+        return bad(err, "a dsse / intoto entry needs a dsseEnvelope");
+    }
     return parse_message(b, ms, err);
 }
 
@@ -332,7 +428,155 @@ void mero__sig_body_cleanup(struct sig_body *b)
 {
     free(b->sig);
     free(b->cert_der);
+    free(b->key_der);
     memset(b, 0, sizeof(*b));
+}
+
+/* base64 text holding a PEM certificate or a PEM public key */
+static int body_verifier(struct sig_body *out, json_t *obj, const char *key)
+{
+    uint8_t *pem = NULL;
+    size_t n = 0;
+    X509 *x = NULL;
+    EVP_PKEY *k = NULL;
+    if (mero__json_b64(obj, key, SIG_MAX_CERT * 2, &pem, &n) < 0) {
+        return -1;
+    }
+    int rc = -1;
+    if (mero__sig_pem_cert(pem, n, &x, &out->cert_der, &out->cert_der_len) == 0) {
+        rc = 0;
+    } else if (mero__sig_pem_pubkey(pem, n, &k) == 0 &&
+               mero__sig_pubkey_der(k, &out->key_der, &out->key_der_len) == 0) {
+        rc = 0;
+    }
+    X509_free(x);
+    EVP_PKEY_free(k);
+    free(pem);
+    return rc;
+}
+
+static int hex_hash(struct sig_body *out, json_t *h)
+{
+    const char *alg = mero__json_str(h, "algorithm"), *val = mero__json_str(h, "value");
+    size_t n = 0;
+    if (alg == NULL || val == NULL) {
+        return -1;
+    }
+    if (strcmp(alg, "sha256") == 0) {
+        n = 32;
+    } else if (strcmp(alg, "sha384") == 0) {
+        n = 48;
+    } else if (strcmp(alg, "sha512") == 0) {
+        n = 64;
+    } else {
+        return -1;
+    }
+    if (mero_hex_decode_exact(out->hash, n, val, strlen(val)) < 0) {
+        return -1;
+    }
+    out->hash_len = n;
+    return 0;
+}
+
+static int body_hashedrekord_1(struct sig_body *out, json_t *spec)
+{
+    json_t *sig = json_object_get(spec, "signature");
+    if (hex_hash(out, json_object_get(json_object_get(spec, "data"), "hash")) < 0 ||
+        mero__json_b64(sig, "content", SIG_MAX_SIG, &out->sig, &out->sig_len) < 0 ||
+        body_verifier(out, json_object_get(sig, "publicKey"), "content") < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+static int body_hashedrekord_2(struct sig_body *out, json_t *spec)
+{
+    json_t *v2 = json_object_get(spec, "hashedRekordV002");
+    json_t *data = json_object_get(v2, "data");
+    json_t *sig = json_object_get(v2, "signature");
+    json_t *ver = json_object_get(sig, "verifier");
+    const char *alg = mero__json_str(data, "algorithm");
+    uint8_t *d = NULL;
+    size_t n = 0, want = 0;
+    if (alg != NULL && strcmp(alg, "SHA2_256") == 0) {
+        want = 32;
+    } else if (alg != NULL && strcmp(alg, "SHA2_384") == 0) {
+        want = 48;
+    } else if (alg != NULL && strcmp(alg, "SHA2_512") == 0) {
+        want = 64;
+    }
+    if (want == 0 || mero__json_b64(data, "digest", 64, &d, &n) < 0 || n != want) {
+        free(d);
+        return -1;
+    }
+    memcpy(out->hash, d, n);
+    out->hash_len = n;
+    free(d);
+    if (mero__json_b64(sig, "content", SIG_MAX_SIG, &out->sig, &out->sig_len) < 0) {
+        return -1;
+    }
+    json_t *xc = json_object_get(ver, "x509Certificate"), *pk = json_object_get(ver, "publicKey");
+    if ((xc != NULL) == (pk != NULL)) {
+        return -1;
+    }
+    uint8_t *der = NULL;
+    if (mero__json_b64(xc ? xc : pk, "rawBytes", SIG_MAX_CERT, &der, &n) < 0) {
+        return -1;
+    }
+    if (xc != NULL) {
+        X509 *x = NULL;
+        if (mero__sig_der_cert(der, n, &x) < 0) {
+            free(der);
+            return -1;
+        }
+        X509_free(x);
+        out->cert_der = der;
+        out->cert_der_len = n;
+    } else {
+        out->key_der = der;
+        out->key_der_len = n;
+    }
+    return 0;
+}
+
+/* dsse 0.0.1: payloadHash and exactly one {signature, verifier}. */
+static int body_dsse_1(struct sig_body *out, json_t *spec)
+{
+    json_t *sigs = json_object_get(spec, "signatures");
+    if (hex_hash(out, json_object_get(spec, "payloadHash")) < 0 || out->hash_len != 32 ||
+        !json_is_array(sigs) || json_array_size(sigs) != 1) {
+        return -1;
+    }
+    json_t *s0 = json_array_get(sigs, 0);
+    if (mero__json_b64(s0, "signature", SIG_MAX_SIG, &out->sig, &out->sig_len) < 0 ||
+        body_verifier(out, s0, "verifier") < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+/* intoto 0.0.2: payloadHash and the envelope's one signature, itself base64 of base64. */
+static int body_intoto_2(struct sig_body *out, json_t *spec)
+{
+    json_t *content = json_object_get(spec, "content");
+    json_t *sigs = json_object_get(json_object_get(content, "envelope"), "signatures");
+    if (hex_hash(out, json_object_get(content, "payloadHash")) < 0 || out->hash_len != 32 ||
+        !json_is_array(sigs) || json_array_size(sigs) != 1) {
+        return -1;
+    }
+    json_t *s0 = json_array_get(sigs, 0);
+    uint8_t *inner = NULL;
+    size_t n = 0;
+    if (mero__json_b64(s0, "sig", SIG_MAX_SIG * 2, &inner, &n) < 0) {
+        return -1;
+    }
+    int rc =
+        mero_base64_decode_alloc((const char *)inner, n, SIG_MAX_SIG, &out->sig, &out->sig_len);
+    free(inner);
+    if (rc < 0 || body_verifier(out, s0, "publicKey") < 0) {
+        return -1;
+    }
+    return 0;
 }
 
 int mero__sig_body_parse(struct sig_body *out, const uint8_t *body, size_t len,
@@ -345,34 +589,34 @@ int mero__sig_body_parse(struct sig_body *out, const uint8_t *body, size_t len,
     }
     int rc = -MERO_ESIGSTORE_BODY;
     json_t *spec = json_object_get(j, "spec");
-    json_t *hash = json_object_get(json_object_get(spec, "data"), "hash");
-    json_t *sig = json_object_get(spec, "signature");
     const char *av = mero__json_str(j, "apiVersion"), *kind = mero__json_str(j, "kind");
-    const char *alg = mero__json_str(hash, "algorithm"), *val = mero__json_str(hash, "value");
-    uint8_t *pem = NULL;
-    size_t n = 0;
-    X509 *x = NULL;
-    if (av == NULL || kind == NULL || strcmp(av, "0.0.1") != 0 ||
-        strcmp(kind, "hashedrekord") != 0) {
-        mero_err_set(err, MERO_ESIGSTORE_BODY, "logged body is not hashedrekord 0.0.1");
+    if (av == NULL || kind == NULL || !json_is_object(spec)) {
+        mero_err_set(err, MERO_ESIGSTORE_BODY, "logged body has no apiVersion / kind / spec");
         goto out;
     }
-    if (alg == NULL || val == NULL || strcmp(alg, "sha256") != 0 ||
-        mero_hex_decode_exact(out->hash, 32, val, strlen(val)) < 0) {
-        mero_err_set(err, MERO_ESIGSTORE_BODY, "logged body hash is not sha256");
+    int r = -1;
+    if (strcmp(kind, "hashedrekord") == 0 && strcmp(av, "0.0.1") == 0) {
+        out->kind = SIG_HASHEDREKORD_1;
+        r = body_hashedrekord_1(out, spec);
+    } else if (strcmp(kind, "hashedrekord") == 0 && strcmp(av, "0.0.2") == 0) {
+        out->kind = SIG_HASHEDREKORD_2;
+        r = body_hashedrekord_2(out, spec);
+    } else if (strcmp(kind, "dsse") == 0 && strcmp(av, "0.0.1") == 0) {
+        out->kind = SIG_DSSE_1;
+        r = body_dsse_1(out, spec);
+    } else if (strcmp(kind, "intoto") == 0 && strcmp(av, "0.0.2") == 0) {
+        out->kind = SIG_INTOTO_2;
+        r = body_intoto_2(out, spec);
+    } else {
+        mero_err_set(err, MERO_ESIGSTORE_BODY, "logged body is of an unsupported kind");
         goto out;
     }
-    if (mero__json_b64(sig, "content", SIG_MAX_SIG, &out->sig, &out->sig_len) < 0 ||
-        mero__json_b64(json_object_get(sig, "publicKey"), "content", SIG_MAX_CERT * 2, &pem, &n) <
-            0 ||
-        mero__sig_pem_cert(pem, n, &x, &out->cert_der, &out->cert_der_len) < 0) {
-        mero_err_set(err, MERO_ESIGSTORE_BODY, "logged body signature / certificate malformed");
+    if (r < 0) {
+        mero_err_set(err, MERO_ESIGSTORE_BODY, "logged body hash, signature or verifier malformed");
         goto out;
     }
     rc = 0;
 out:
-    X509_free(x);
-    free(pem);
     json_decref(j);
     if (rc < 0) {
         mero__sig_body_cleanup(out);

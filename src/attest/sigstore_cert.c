@@ -92,7 +92,7 @@ int mero__sig_verify_chain(const struct mero_trust_root *tr, X509 *leaf, int64_t
     int last = -MERO_EROOT;
     for (size_t i = 0; i < tr->ncas; i++) {
         const struct sig_ca *ca = &tr->cas[i];
-        if (ca->ncerts == 0 || t < ca->start || t > ca->end) {
+        if (ca->ncerts == 0 || t < ca->start || t > ca->end) { /* skipped or out of window */
             continue;
         }
         int rc = chain_with_ca(ca, leaf, t, issuer);
@@ -166,8 +166,10 @@ out:
     return rc;
 }
 
+/* 0 verified; -1 not; *skipped set to the CT log entry of this SCT's id that the trusted root
+ * holds but could not use, so the refusal can name it. */
 static int sct_one(const struct mero_trust_root *tr, X509 *leaf, X509 *issuer, const SCT *sct,
-                   int64_t t)
+                   int64_t t, const struct sig_log **skipped)
 {
     unsigned char *id = NULL, *sig = NULL;
     size_t idlen = SCT_get0_log_id(sct, &id);
@@ -181,14 +183,21 @@ static int sct_one(const struct mero_trust_root *tr, X509 *leaf, X509 *issuer, c
     }
     for (size_t i = 0; i < tr->nctlogs; i++) {
         const struct sig_log *l = &tr->ctlogs[i];
-        if (memcmp(l->log_id, id, 32) != 0 || t < l->start || t > l->end) {
+        if (memcmp(l->log_id, id, 32) != 0) {
+            continue;
+        }
+        if (l->key == NULL) {
+            *skipped = l;
+            continue;
+        }
+        if (t < l->start || t > l->end) {
             continue;
         }
         struct mero_buf m;
         mero_buf_init(&m, 64u * 1024u);
         int rc = sct_message(leaf, issuer, sct, &m);
         if (rc == 0) {
-            rc = mero__sig_verify_sha256(l->key, m.data, m.len, sig, siglen);
+            rc = mero__sig_verify_key(l->key, l->type, m.data, m.len, sig, siglen);
         }
         mero_buf_cleanup(&m);
         if (rc == 0) {
@@ -203,13 +212,22 @@ int mero__sig_verify_sct(const struct mero_trust_root *tr, X509 *leaf, X509 *iss
 {
     STACK_OF(SCT) *scts = X509_get_ext_d2i(leaf, NID_ct_precert_scts, NULL, NULL);
     int rc = mero_err_set(err, MERO_ESIGSTORE_SCT, "signing certificate carries no SCT");
+    const struct sig_log *skipped = NULL;
     for (int i = 0; scts != NULL && i < sk_SCT_num(scts); i++) {
-        if (sct_one(tr, leaf, issuer, sk_SCT_value(scts, i), t) == 0) {
+        if (sct_one(tr, leaf, issuer, sk_SCT_value(scts, i), t, &skipped) == 0) {
             rc = 0;
             break;
         }
-        rc = mero_err_set(err, MERO_ESIGSTORE_SCT,
-                          "no embedded SCT verifies under a CT log of the trusted root");
+        if (skipped != NULL) {
+            char idb[48];
+            EVP_EncodeBlock((unsigned char *)idb, skipped->log_id, 32);
+            rc = mero_err_set(err, MERO_ESIGSTORE_SCT,
+                              "the trusted root's key for CT log %s is unusable: %s", idb,
+                              skipped->why);
+        } else {
+            rc = mero_err_set(err, MERO_ESIGSTORE_SCT,
+                              "no embedded SCT verifies under a CT log of the trusted root");
+        }
     }
     SCT_LIST_free(scts);
     return rc;

@@ -16,8 +16,11 @@
 
 #include "mero/sigstore.h"
 
-#define SIG_MAX_LOGS         16
+#define SIG_MAX_LOGS         32
 #define SIG_MAX_CAS          16
+#define SIG_MAX_TIMESTAMPS   4
+#define SIG_MAX_TSA          (16u * 1024u)
+#define SIG_MAX_PAYLOAD      (256u * 1024u)
 #define SIG_MAX_CA_CERTS     8
 #define SIG_MAX_PROOF_HASHES 64
 #define SIG_MAX_BODY         (64u * 1024u)
@@ -26,18 +29,38 @@
 #define SIG_MAX_CHECKPOINT   4096u
 #define SIG_TIME_OPEN        INT64_MAX
 
-struct sig_log { /* a tlog or a ctlog of the trusted root */
-    uint8_t log_id[32];
-    EVP_PKEY *key;
-    int64_t start; /* validFor, inclusive; start required */
-    int64_t end;   /* SIG_TIME_OPEN when absent */
+/* The signature scheme of a key (trusted-root keyDetails, or inferred from the key). */
+enum sig_keytype {
+    SIG_KT_UNKNOWN = 0,
+    SIG_KT_EC_P256,   /* ECDSA over SHA-256 */
+    SIG_KT_EC_P384,   /* ECDSA over SHA-384 */
+    SIG_KT_EC_P521,   /* ECDSA over SHA-512 */
+    SIG_KT_ED25519,   /* pure Ed25519 */
+    SIG_KT_RSA_PKCS1, /* RSASSA-PKCS1-v1_5 over SHA-256, 2048-4096 bits */
+    SIG_KT_RSA_PSS,   /* RSASSA-PSS over SHA-256, 2048-4096 bits */
 };
 
-struct sig_ca {
+#define SIG_NAME_MAX 128
+#define SIG_WHY_MAX  96
+
+struct sig_log { /* a tlog or a ctlog of the trusted root */
+    uint8_t log_id[32];
+    EVP_PKEY *key; /* NULL: the entry was skipped (why[] says so) */
+    enum sig_keytype type;
+    int64_t start;           /* validFor, inclusive; start required */
+    int64_t end;             /* SIG_TIME_OPEN when absent */
+    char name[SIG_NAME_MAX]; /* baseUrl without scheme (the checkpoint origin of Rekor v2) */
+    char details[48];        /* keyDetails as written, "" when absent */
+    char why[SIG_WHY_MAX];
+};
+
+struct sig_ca {                    /* a certificate authority or a timestamp authority */
     X509 *certs[SIG_MAX_CA_CERTS]; /* as listed: leaf-most first, root last */
-    size_t ncerts;
+    size_t ncerts;                 /* 0: the entry was skipped (why[] says so) */
     int64_t start;
     int64_t end;
+    char name[SIG_NAME_MAX]; /* subject commonName / uri, for `trusted-root show` */
+    char why[SIG_WHY_MAX];
 };
 
 struct mero_trust_root {
@@ -47,24 +70,46 @@ struct mero_trust_root {
     size_t nctlogs;
     struct sig_ca cas[SIG_MAX_CAS];
     size_t ncas;
+    struct sig_ca tsas[SIG_MAX_CAS];
+    size_t ntsas;
 };
 
 enum sig_form { SIG_LEGACY = 0, SIG_V01 = 1, SIG_V02 = 2, SIG_V03 = 3 };
 
+/* The logged entry's kind and version. */
+enum sig_kind {
+    SIG_HASHEDREKORD_1 = 0, /* Rekor v1 hashedrekord 0.0.1 */
+    SIG_HASHEDREKORD_2,     /* Rekor v2 hashedrekord 0.0.2 (no SET, time from RFC 3161) */
+    SIG_DSSE_1,             /* Rekor v1 dsse 0.0.1 */
+    SIG_INTOTO_2,           /* Rekor v1 intoto 0.0.2 */
+};
+
 struct sig_bundle {
     enum sig_form form;
-    X509 *leaf;
+    enum sig_kind kind;
+    X509 *leaf; /* NULL in a key-based bundle (keyed = 1) */
     uint8_t *leaf_der;
     size_t leaf_der_len;
+    int keyed;          /* verificationMaterial.publicKey: the key comes from the caller */
     int chain_has_root; /* a self-signed certificate travelled in the bundle */
-    uint8_t *sig;       /* DER ECDSA over the artifact */
+    uint8_t *sig;       /* the message signature, or the DSSE envelope's one signature */
     size_t sig_len;
+    /* DSSE envelope (is_dsse): the payload and its type */
+    int is_dsse;
+    uint8_t *payload;
+    size_t payload_len;
+    char *payload_type;
+    /* RFC 3161 timestamps (DER TimeStampResp) */
+    uint8_t *ts[SIG_MAX_TIMESTAMPS];
+    size_t ts_len[SIG_MAX_TIMESTAMPS];
+    size_t nts;
     int has_digest; /* messageSignature.messageDigest (protobuf only) */
     uint8_t digest[32];
     /* the single tlog entry */
     uint8_t log_id[32];
     int64_t integrated_time;
     uint64_t log_index;
+    int has_integrated_time;
     uint8_t *set; /* DER ECDSA; NULL when absent */
     size_t set_len;
     uint8_t *body; /* the canonical hashedrekord body bytes */
@@ -79,13 +124,17 @@ struct sig_bundle {
     size_t checkpoint_len;
 };
 
-/* The logged hashedrekord 0.0.1 body, decoded. */
+/* The logged body, decoded (any of enum sig_kind). */
 struct sig_body {
-    uint8_t hash[32];
-    uint8_t *sig;
+    enum sig_kind kind;
+    uint8_t hash[64]; /* hashedrekord: the logged digest; dsse/intoto: the payload hash */
+    size_t hash_len;
+    uint8_t *sig; /* the logged signature (raw bytes) */
     size_t sig_len;
-    uint8_t *cert_der;
+    uint8_t *cert_der; /* the logged certificate, or NULL when a public key was logged */
     size_t cert_der_len;
+    uint8_t *key_der; /* the logged public key (SPKI DER) when no certificate was */
+    size_t key_der_len;
 };
 
 /* sigstore_util.c */
@@ -100,9 +149,43 @@ int mero__sig_der_cert(const uint8_t *der, size_t len, X509 **x);
 /* ECDSA (or RSA) signature over SHA-256(msg); 0 when it verifies. */
 int mero__sig_verify_sha256(EVP_PKEY *key, const uint8_t *msg, size_t n, const uint8_t *sig,
                             size_t siglen);
+/* The scheme a key implies on its own (EC curve, Ed25519, RSA as PKCS#1 v1.5); UNKNOWN when
+ * it is none of the supported ones. */
+enum sig_keytype mero__sig_key_type(EVP_PKEY *key);
+/* Signature over msg under the scheme t; 0 when it verifies, -MERO_EBADSIG otherwise,
+ * -MERO_EUNSUPPORTED for an unknown scheme or a key of another type. */
+int mero__sig_verify_key(EVP_PKEY *key, enum sig_keytype t, const uint8_t *msg, size_t n,
+                         const uint8_t *sig, size_t siglen);
+/* Signature over a SHA-256 digest (P-256 / RSA keys only; -MERO_EUNSUPPORTED otherwise). */
+int mero__sig_verify_prehash(EVP_PKEY *key, enum sig_keytype t, const uint8_t dgst[32],
+                             const uint8_t *sig, size_t siglen);
+/* Public key from PEM text ("PUBLIC KEY"); owned. */
+int mero__sig_pem_pubkey(const uint8_t *pem, size_t len, EVP_PKEY **out);
+/* SPKI DER of a key; owned. */
+int mero__sig_pubkey_der(EVP_PKEY *key, uint8_t **der, size_t *len);
+/* The DSSE pre-authentication encoding of (type, payload); owned. */
+int mero__sig_dsse_pae(const char *type, const uint8_t *payload, size_t n, uint8_t **out,
+                       size_t *outlen);
 
 /* trustroot.c */
-const struct sig_log *mero__trust_root_tlog(const struct mero_trust_root *tr, const uint8_t id[32]);
+/*
+ * The usable key of log `id` at time t among logs[0..n), into *out. Entries skipped at load
+ * time and keys whose validFor does not cover t are passed over (debug log). Returns 0, or
+ * -MERO_ESIGSTORE_LOG when no entry has that id or no entry with it has a usable key (the
+ * reason names the log id), or -window_code when the key exists but is not valid at t.
+ */
+int mero__trust_root_log(const struct sig_log *logs, size_t n, const uint8_t id[32], int64_t t,
+                         int window_code, const struct sig_log **out, struct mero_err *err);
+
+/* sigstore_tsa.c */
+/*
+ * Verify one RFC 3161 TimeStampResp over `sig` (message imprint = hash of the signature
+ * bytes) signed by a timestamp authority of the trusted root valid at the token's genTime,
+ * its chain checked at genTime. *gen_time gets the genTime. Refusals are -MERO_ESIGSTORE_TSA.
+ */
+int mero__sig_verify_tsa(const struct mero_trust_root *tr, const uint8_t *der, size_t len,
+                         const uint8_t *sig, size_t siglen, int64_t *gen_time,
+                         struct mero_err *err);
 
 /* sigstore_bundle.c */
 int mero__sig_bundle_parse(struct sig_bundle *b, const uint8_t *data, size_t len,

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sigstore_rekor.c - the Rekor v1 transparency evidence of a bundle: the signed entry
+ * sigstore_rekor.c - the transparency evidence of a bundle: the Rekor v1 signed entry
  * timestamp (SET) over the canonical entry, the RFC 6962 / RFC 9162 inclusion proof, and the
- * signed checkpoint note (C2SP tlog-checkpoint) (reference-sigstore-ccel.md §A.4 steps 3-5).
+ * signed checkpoint note (C2SP tlog-checkpoint) of Rekor v1 (ECDSA) and v2 (Ed25519 note key)
+ * logs (reference-sigstore-ccel.md §A.4 steps 3-5).
  *
  * Invariants: the SET payload is rebuilt from the parsed fields (never taken from the bundle
  * as bytes), so what is signed is exactly what the rest of the verifier uses; the log key must
  * be valid at the integrated time (inclusive ends); the checkpoint must be signed by the same
- * log (key hint = first 4 bytes of its log ID) and name the proof's tree size and root hash.
+ * log (key hint = first 4 bytes of its log ID; for an Ed25519 note key the signer name must
+ * hash to the log ID) and name the proof's tree size and root hash.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -47,7 +49,7 @@ int mero__sig_verify_set(const struct sig_log *log, const struct sig_bundle *b,
         mero_buf_cleanup(&msg);
         return mero_err_set(err, rc, "SET payload too large");
     }
-    rc = mero__sig_verify_sha256(log->key, msg.data, msg.len, b->set, b->set_len);
+    rc = mero__sig_verify_key(log->key, log->type, msg.data, msg.len, b->set, b->set_len);
     mero_buf_cleanup(&msg);
     if (rc < 0) {
         return mero_err_set(err, MERO_ESIGSTORE_SET,
@@ -137,6 +139,25 @@ static int cp_fail(struct mero_err *err, const char *why)
     return mero_err_set(err, MERO_ESIGSTORE_CHECKPOINT, "checkpoint: %s", why);
 }
 
+/* C2SP signed note, Ed25519 key: the log id of a Rekor v2 log is its note key id,
+ * SHA-256(name || 0x0A || 0x01 || public key), so the signer name must be the one it names. */
+static int ed25519_name_ok(const struct sig_log *log, const char *name, size_t n)
+{
+    uint8_t pk[32], id[32];
+    size_t pklen = sizeof(pk);
+    if (EVP_PKEY_get_raw_public_key(log->key, pk, &pklen) != 1 || pklen != 32) {
+        return -1;
+    }
+    static const uint8_t sep[2] = {0x0a, 0x01};
+    struct mero_sha256 h;
+    mero_sha256_init(&h);
+    mero_sha256_update(&h, name, n);
+    mero_sha256_update(&h, sep, 2);
+    mero_sha256_update(&h, pk, 32);
+    mero_sha256_final(&h, id);
+    return memcmp(id, log->log_id, 32) == 0 ? 0 : -1;
+}
+
 /* Check one signature line "— <name> <base64(keyhint || sig)>" against the log key. */
 static int check_sig_line(const struct sig_log *log, const char *s, size_t n, const char *text,
                           size_t text_len)
@@ -159,9 +180,10 @@ static int check_sig_line(const struct sig_log *log, const char *s, size_t n, co
         return -1;
     }
     int rc = -1;
-    if (rawlen > 4 && memcmp(raw, log->log_id, 4) == 0) {
-        rc = mero__sig_verify_sha256(log->key, (const uint8_t *)text, text_len, raw + 4,
-                                     rawlen - 4) == 0
+    if (rawlen > 4 && memcmp(raw, log->log_id, 4) == 0 &&
+        (log->type != SIG_KT_ED25519 || ed25519_name_ok(log, s, (size_t)(sp - s)) == 0)) {
+        rc = mero__sig_verify_key(log->key, log->type, (const uint8_t *)text, text_len, raw + 4,
+                                  rawlen - 4) == 0
                  ? 0
                  : -2;
     }

@@ -2,7 +2,8 @@
 /*
  * sigstore_util.c - small helpers the Sigstore files share: strict JSON loading (jansson,
  * duplicate keys refused, size capped), typed field getters, RFC 3339 time parsing, PEM/DER
- * certificate decoding and the one SHA-256 signature check.
+ * certificate and public-key decoding, the signature check for every supported key scheme
+ * and the DSSE pre-authentication encoding.
  *
  * Invariant: every getter fails (never defaults) on a missing or mistyped field; decoded
  * buffers are bounded by the caller's maximum.
@@ -11,8 +12,10 @@
 #include <string.h>
 
 #include <openssl/pem.h>
+#include <openssl/rsa.h>
 
 #include "attest/sigstore_internal.h"
+#include "mero/buf.h"
 #include "mero/encoding.h"
 
 json_t *mero__json_load(const uint8_t *data, size_t len, size_t max, struct mero_err *err)
@@ -225,5 +228,179 @@ int mero__sig_verify_sha256(EVP_PKEY *key, const uint8_t *msg, size_t n, const u
     int ok = EVP_DigestVerifyInit(ctx, NULL, EVP_sha256(), NULL, key) == 1 &&
              EVP_DigestVerify(ctx, sig, siglen, msg, n) == 1;
     EVP_MD_CTX_free(ctx);
+    return ok ? 0 : -MERO_EBADSIG;
+}
+
+enum sig_keytype mero__sig_key_type(EVP_PKEY *key)
+{
+    if (key == NULL) {
+        return SIG_KT_UNKNOWN;
+    }
+    switch (EVP_PKEY_get_base_id(key)) {
+    case EVP_PKEY_ED25519:
+        return SIG_KT_ED25519;
+    case EVP_PKEY_RSA: {
+        int bits = EVP_PKEY_get_bits(key);
+        return bits >= 2048 && bits <= 4096 ? SIG_KT_RSA_PKCS1 : SIG_KT_UNKNOWN;
+    }
+    case EVP_PKEY_EC: {
+        char curve[32];
+        size_t n = 0;
+        if (EVP_PKEY_get_utf8_string_param(key, "group", curve, sizeof(curve), &n) != 1) {
+            return SIG_KT_UNKNOWN;
+        }
+        if (strcmp(curve, "prime256v1") == 0 || strcmp(curve, "P-256") == 0) {
+            return SIG_KT_EC_P256;
+        }
+        if (strcmp(curve, "secp384r1") == 0 || strcmp(curve, "P-384") == 0) {
+            return SIG_KT_EC_P384;
+        }
+        if (strcmp(curve, "secp521r1") == 0 || strcmp(curve, "P-521") == 0) {
+            return SIG_KT_EC_P521;
+        }
+        return SIG_KT_UNKNOWN;
+    }
+    default:
+        return SIG_KT_UNKNOWN;
+    }
+}
+
+int mero__sig_verify_key(EVP_PKEY *key, enum sig_keytype t, const uint8_t *msg, size_t n,
+                         const uint8_t *sig, size_t siglen)
+{
+    if (key == NULL || sig == NULL || siglen == 0) {
+        return -MERO_EBADSIG;
+    }
+    enum sig_keytype own = mero__sig_key_type(key);
+    const EVP_MD *md = NULL;
+    switch (t) {
+    case SIG_KT_EC_P256:
+        md = EVP_sha256();
+        break;
+    case SIG_KT_EC_P384:
+        md = EVP_sha384();
+        break;
+    case SIG_KT_EC_P521:
+        md = EVP_sha512();
+        break;
+    case SIG_KT_ED25519:
+        break;
+    case SIG_KT_RSA_PKCS1:
+    case SIG_KT_RSA_PSS:
+        md = EVP_sha256();
+        break;
+    default:
+        return -MERO_EUNSUPPORTED;
+    }
+    /* the key must be of the scheme's type (an RSA key serves PKCS#1 v1.5 and PSS) */
+    if (own != t && !(own == SIG_KT_RSA_PKCS1 && t == SIG_KT_RSA_PSS)) {
+        return -MERO_EUNSUPPORTED;
+    }
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    EVP_PKEY_CTX *pctx = NULL;
+    if (ctx == NULL) {
+        return -MERO_ENOMEM;
+    }
+    int ok = EVP_DigestVerifyInit(ctx, &pctx, md, NULL, key) == 1;
+    if (ok && t == SIG_KT_RSA_PSS) {
+        ok = EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PSS_PADDING) == 1 &&
+             EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx, RSA_PSS_SALTLEN_AUTO) == 1;
+    } else if (ok && t == SIG_KT_RSA_PKCS1) {
+        ok = EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PADDING) == 1;
+    }
+    ok = ok && EVP_DigestVerify(ctx, sig, siglen, msg, n) == 1;
+    EVP_MD_CTX_free(ctx);
+    return ok ? 0 : -MERO_EBADSIG;
+}
+
+int mero__sig_pem_pubkey(const uint8_t *pem, size_t len, EVP_PKEY **out)
+{
+    if (len == 0 || len > SIG_MAX_CERT) {
+        return -MERO_EINVAL;
+    }
+    BIO *bio = BIO_new_mem_buf(pem, (int)len);
+    if (bio == NULL) {
+        return -MERO_ENOMEM;
+    }
+    EVP_PKEY *k = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    if (k == NULL) {
+        return -MERO_EINVAL;
+    }
+    *out = k;
+    return 0;
+}
+
+int mero__sig_pubkey_der(EVP_PKEY *key, uint8_t **der, size_t *len)
+{
+    unsigned char *d = NULL;
+    int n = i2d_PUBKEY(key, &d);
+    if (n <= 0) {
+        return -MERO_EINVAL;
+    }
+    uint8_t *copy = malloc((size_t)n);
+    if (copy == NULL) {
+        OPENSSL_free(d);
+        return -MERO_ENOMEM;
+    }
+    memcpy(copy, d, (size_t)n);
+    OPENSSL_free(d);
+    *der = copy;
+    *len = (size_t)n;
+    return 0;
+}
+
+/* "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body, lengths in decimal ASCII. */
+int mero__sig_dsse_pae(const char *type, const uint8_t *payload, size_t n, uint8_t **out,
+                       size_t *outlen)
+{
+    size_t tl = strlen(type);
+    if (tl > 1024 || n > SIG_MAX_PAYLOAD) {
+        return -MERO_ETOOBIG;
+    }
+    struct mero_buf b;
+    mero_buf_init(&b, SIG_MAX_PAYLOAD + 2048);
+    int rc = mero_buf_printf(&b, "DSSEv1 %zu %s %zu ", tl, type, n);
+    if (rc == 0 && n > 0) {
+        rc = mero_buf_append(&b, payload, n);
+    }
+    if (rc < 0) {
+        mero_buf_cleanup(&b);
+        return rc;
+    }
+    uint8_t *copy = malloc(b.len ? b.len : 1);
+    if (copy == NULL) {
+        mero_buf_cleanup(&b);
+        return -MERO_ENOMEM;
+    }
+    memcpy(copy, b.data, b.len);
+    *out = copy;
+    *outlen = b.len;
+    mero_buf_cleanup(&b);
+    return 0;
+}
+
+int mero__sig_verify_prehash(EVP_PKEY *key, enum sig_keytype t, const uint8_t dgst[32],
+                             const uint8_t *sig, size_t siglen)
+{
+    if (t != SIG_KT_EC_P256 && t != SIG_KT_RSA_PKCS1 && t != SIG_KT_RSA_PSS) {
+        return -MERO_EUNSUPPORTED;
+    }
+    if (key == NULL || sig == NULL || siglen == 0) {
+        return -MERO_EBADSIG;
+    }
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new(key, NULL);
+    if (c == NULL) {
+        return -MERO_ENOMEM;
+    }
+    int ok = EVP_PKEY_verify_init(c) == 1 && EVP_PKEY_CTX_set_signature_md(c, EVP_sha256()) == 1;
+    if (ok && t == SIG_KT_RSA_PSS) {
+        ok = EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_PSS_PADDING) == 1 &&
+             EVP_PKEY_CTX_set_rsa_pss_saltlen(c, RSA_PSS_SALTLEN_AUTO) == 1;
+    } else if (ok && t == SIG_KT_RSA_PKCS1) {
+        ok = EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_PADDING) == 1;
+    }
+    ok = ok && EVP_PKEY_verify(c, sig, siglen, dgst, 32) == 1;
+    EVP_PKEY_CTX_free(c);
     return ok ? 0 : -MERO_EBADSIG;
 }

@@ -4,11 +4,12 @@
  * DCAP step (collateral from the PCS cache, then the DCAP verdict), the governance store's
  * offline evidence verifier (the quote against the collateral it carries, at attested_at),
  * and the signed-release check of admit_tee_node step 3 (a release source built from
- * MERO_SIGSTORE_TRUSTED_ROOT and MERO_TEE_RELEASE_BASE_URL).
+ * MERO_SIGSTORE_TRUSTED_ROOT, else the shipped pinned public-good root, and
+ * MERO_TEE_RELEASE_BASE_URL).
  *
  * Invariants: "no verdict" (unparsable quote, collateral unavailable, release fetch failed) is
  * an error, never a pass; a quote whose DCAP verdict is not quote_verified is refused with the
- * verdict's reason; the release check refuses when no trusted root is configured.
+ * verdict's reason; the release check refuses when no usable trusted root was loaded.
  * The collateral fetch runs on a uv_queue_work thread (mero__adm_fetch_collateral; the PCS
  * cache is mutex-guarded); the DCAP verdict runs on the loop (the dcap cache is not
  * thread-safe). The release check still runs on the loop: the release source caches
@@ -112,8 +113,9 @@ static int release_source(struct mero_release_source **out, struct mero_err *err
 {
     if (release_src == NULL) {
         return mero_err_set(err, MERO_ERELEASE,
-                            "no Sigstore trusted root configured (MERO_SIGSTORE_TRUSTED_ROOT): "
-                            "cannot verify a signed release");
+                            "no usable Sigstore trusted root (MERO_SIGSTORE_TRUSTED_ROOT unset "
+                            "and the shipped root missing or not the pinned file): cannot verify "
+                            "a signed release");
     }
     *out = release_src;
     return 0;
@@ -122,14 +124,24 @@ static int release_source(struct mero_release_source **out, struct mero_err *err
 int mero_node_admission_attest_init(struct mero_err *err)
 {
     const char *root = getenv("MERO_SIGSTORE_TRUSTED_ROOT");
-    if (release_src != NULL || root == NULL || root[0] == '\0') {
-        return 0; /* none configured: release-form admissions of real quotes are refused */
+    if (release_src != NULL) {
+        return 0;
     }
     struct mero_release_source_opts o;
     memset(&o, 0, sizeof(o));
     o.base_url = getenv("MERO_TEE_RELEASE_BASE_URL");
-    o.trusted_root_path = root;
-    return mero_release_source_new(&release_src, &o, err);
+    if (root != NULL && root[0] != '\0') {
+        o.trusted_root_path = root; /* named by the operator: failing to load it is fatal */
+        return mero_release_source_new(&release_src, &o, err);
+    }
+    /* the shipped root; when it is missing or not the pinned file the node still starts and
+     * release-form admissions of real quotes are refused with that reason */
+    struct mero_err e = {0};
+    if (mero_release_source_new(&release_src, &o, &e) < 0) {
+        MERO_WARN("shipped Sigstore trusted root unusable: %s", e.msg);
+        release_src = NULL;
+    }
+    return 0;
 }
 
 int mero__adm_prefetch_release(void *ud, const char *version, struct mero_err *err)

@@ -54,6 +54,9 @@ static struct blob rd(const char *rel)
     return b;
 }
 
+/* 1: hand the verifier SHA-256(artifact) instead of the artifact ("sha256:<hex>"). */
+static int by_digest;
+
 /* Verify a case directory (artifact + bundle.sigstore.json) under an identity. */
 static int run_case(const char *dir, const struct mero_sigstore_identity *id,
                     struct mero_sigstore_result *res, struct mero_err *e)
@@ -68,7 +71,13 @@ static int run_case(const char *dir, const struct mero_sigstore_identity *id,
         return -1000;
     }
     struct mero_sigstore_opts o = {.now = NOW_2026_12_01};
-    int rc = mero_sigstore_verify(root(), art.p, art.n, bun.p, bun.n, id, &o, res, e);
+    uint8_t d[32];
+    mero_sha256(d, art.p, art.n);
+    if (by_digest) {
+        o.artifact_sha256 = d;
+    }
+    int rc = mero_sigstore_verify(root(), by_digest ? NULL : art.p, by_digest ? 0 : art.n, bun.p,
+                                  bun.n, id, &o, res, e);
     free(art.p);
     free(bun.p);
     return rc;
@@ -140,6 +149,189 @@ TEST(conformance_cases)
             CHECK(r.integrated_time > 1688000000);
         }
     }
+}
+
+/* The Rekor v2, DSSE, TSA, managed-key and trusted-root cases: each with its own trusted
+ * root (when the folder has one) and managed key (key.pub), verdict and reason. */
+static struct {
+    const char *dir;
+    int want;
+    const char *why;
+} cases2[] = {
+    {"conformance-rekor2-happy-path", 0, NULL},
+    {"conformance-rekor2-checkpoint-cosigned", 0, NULL},
+    {"conformance-rekor2-checkpoint-origin-not-first", 0, NULL},
+    {"conformance-rekor2-timestamp-with-embedded-cert", 0, NULL},
+    {"conformance-rekor2-dsse-happy-path", 0, NULL},
+    {"conformance-trust-root-tlog-validity-end-inclusive", 0, NULL},
+    {"conformance-happy-path-intoto-in-dsse-v3", 0, NULL},
+    {"conformance-intoto-with-custom-trust-root", 0, NULL},
+    {"conformance-managed-key-happy-path", 0, NULL},
+    {"conformance-rekor2-checkpoint-missing-origin_fail", -MERO_ESIGSTORE_CHECKPOINT, "checkpoint"},
+    {"conformance-rekor2-checkpoint-missing-size_fail", -MERO_ESIGSTORE_CHECKPOINT, "checkpoint"},
+    {"conformance-rekor2-checkpoint-no-matching-signature_fail", -MERO_ESIGSTORE_CHECKPOINT,
+     "checkpoint"},
+    {"conformance-rekor2-no-timestamp_fail", -MERO_ESIGSTORE_TSA, "RFC 3161"},
+    {"conformance-rekor2-timestamp-outside-trust-root-tsa-validity_fail", -MERO_ESIGSTORE_TSA,
+     "no timestamp authority"},
+    {"conformance-rekor2-timestamp-payload-mismatch_fail", -MERO_ESIGSTORE_TSA, "imprint"},
+    {"conformance-rekor2-timestamp-untrusted-tsa-with-embedded-cert_fail", -MERO_ESIGSTORE_TSA,
+     "not signed by a timestamp authority"},
+    {"conformance-rekor2-dsse-mismatch-envelope_fail", -MERO_ESIGSTORE_BODY, "DSSE envelope"},
+    {"conformance-trust-root-tlog-missing-validity-start_fail", -MERO_ESIGSTORE_LOG,
+     "8w1amZ2S5mJIQkQmPxdMuOrL/oJkvFg9MnQXmeOCXck="},
+    {"conformance-dsse-invalid-sig_fail", -MERO_EBADSIG, "DSSE"},
+    {"conformance-intoto-missing-inclusion-proof_fail", -MERO_ESIGSTORE, "inclusionProof"},
+    {"conformance-intoto-set-outside-signing-cert-validity_fail", -MERO_EEXPIRED, "not valid"},
+    {"conformance-managed-key-wrong-key_fail", -MERO_EINVAL, "managed key"},
+};
+
+static int run_case2(const char *dir, const char *artifact, struct mero_sigstore_result *res,
+                     struct mero_err *e)
+{
+    char p[512];
+    snprintf(p, sizeof(p), "testdata/sigstore/%s/artifact", dir);
+    struct blob art =
+        artifact ? (struct blob){(uint8_t *)strdup(artifact), strlen(artifact)} : rd(p);
+    snprintf(p, sizeof(p), "testdata/sigstore/%s/bundle.sigstore.json", dir);
+    struct blob bun = rd(p);
+    snprintf(p, sizeof(p), "%s/testdata/sigstore/%s/key.pub", mero_test_shared(), dir);
+    struct blob key = {0};
+    key.p = mero_test_read(p, 0, &key.n);
+    snprintf(p, sizeof(p), "%s/testdata/sigstore/%s/trusted_root.json", mero_test_shared(), dir);
+    struct mero_trust_root *own = NULL;
+    FILE *f = fopen(p, "rb");
+    int rc = -1000;
+    if (f != NULL) {
+        fclose(f);
+        if (mero_trust_root_load(&own, p, e) < 0) {
+            goto out;
+        }
+    }
+    if (art.p == NULL || bun.p == NULL || root() == NULL) {
+        goto out;
+    }
+    struct mero_sigstore_opts o = {
+        .now = NOW_2026_12_01, .public_key_pem = (const char *)key.p, .public_key_pem_len = key.n};
+    rc = mero_sigstore_verify(own ? own : root(), art.p, art.n, bun.p, bun.n,
+                              key.p ? NULL : &beacon, &o, res, e);
+out:
+    mero_trust_root_free(own);
+    free(art.p);
+    free(bun.p);
+    free(key.p);
+    return rc;
+}
+
+TEST(conformance_rekor2_dsse_tsa_cases)
+{
+    for (size_t i = 0; i < sizeof(cases2) / sizeof(cases2[0]); i++) {
+        struct mero_err e = {0};
+        struct mero_sigstore_result r;
+        memset(&r, 0, sizeof(r));
+        int rc = run_case2(cases2[i].dir, NULL, &r, &e);
+        CHECK_MSG(rc == cases2[i].want, "%s: want %s got %s (%s)", cases2[i].dir,
+                  mero_strerror(cases2[i].want), mero_strerror(rc), e.msg);
+        if (cases2[i].why != NULL) {
+            CHECK_MSG(strstr(e.msg, cases2[i].why) != NULL, "%s: reason \"%s\"", cases2[i].dir,
+                      e.msg);
+        } else if (rc == 0 && !r.keyed) {
+            CHECK_STR_EQ(r.san, BEACON_SAN);
+            CHECK(r.integrated_time > 1675000000);
+        }
+    }
+}
+
+/* The upstream suite runs every case twice: with the artifact and with sha256:<hex> of it. */
+TEST(conformance_cases_by_digest)
+{
+    by_digest = 1;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct mero_err e = {0};
+        struct mero_sigstore_result r;
+        int rc = run_case(cases[i].dir, &beacon, &r, &e);
+        CHECK_MSG(rc == cases[i].want, "%s by digest: want %s got %s (%s)", cases[i].dir,
+                  mero_strerror(cases[i].want), mero_strerror(rc), e.msg);
+    }
+    for (size_t i = 0; i < sizeof(cases2) / sizeof(cases2[0]); i++) {
+        struct mero_err e = {0};
+        struct mero_sigstore_result r;
+        int rc = run_case2(cases2[i].dir, NULL, &r, &e);
+        CHECK_MSG(rc == cases2[i].want, "%s by digest: want %s got %s (%s)", cases2[i].dir,
+                  mero_strerror(cases2[i].want), mero_strerror(rc), e.msg);
+    }
+    by_digest = 0;
+}
+
+/* The shipped root: found next to the binaries, its pin holds, another file is refused. */
+TEST(shipped_root_is_pinned)
+{
+    char path[1200];
+    struct mero_err e = {0};
+    struct mero_trust_root *tr = NULL;
+    CHECK_OK(mero_trust_root_default_path(path, sizeof(path)));
+    CHECK(strstr(path, "share/mero/sigstore/trusted_root.json") != NULL);
+    CHECK_OK(mero_trust_root_load_shipped(&tr, NULL, &e));
+    struct mero_trust_root_stats st;
+    mero_trust_root_stats(tr, &st);
+    CHECK_EQ(st.tlogs_usable, 2); /* Rekor v1 ECDSA and v2 Ed25519 */
+    CHECK_EQ(st.tsas_usable, 1);
+    CHECK_EQ(st.cas_usable, 2);
+    mero_trust_root_free(tr);
+    tr = NULL;
+    /* the shared public-good copy is the same bytes */
+    snprintf(path, sizeof(path), "%s/%s", mero_test_shared(), TR_PATH);
+    CHECK_OK(mero_trust_root_load_shipped(&tr, path, &e));
+    mero_trust_root_free(tr);
+    tr = NULL;
+    /* any other root is not the shipped one */
+    snprintf(path, sizeof(path),
+             "%s/testdata/sigstore/conformance-rekor2-happy-path/trusted_root.json",
+             mero_test_shared());
+    CHECK_ERR(mero_trust_root_load_shipped(&tr, path, &e), -MERO_EROOT);
+    CHECK(strstr(e.msg, "not the pinned file") != NULL);
+    /* MERO_SIGSTORE_TRUSTED_ROOT names another root: used as is */
+    setenv("MERO_SIGSTORE_TRUSTED_ROOT", path, 1);
+    CHECK_OK(mero_trust_root_load_env(&tr, &e));
+    mero_trust_root_free(tr);
+    tr = NULL;
+    unsetenv("MERO_SIGSTORE_TRUSTED_ROOT");
+    CHECK_OK(mero_trust_root_load_env(&tr, &e));
+    mero_trust_root_free(tr);
+}
+
+/* An RSA CT log (staging's PKCS1_RSA_PKCS1V5) once failed the whole root; now it loads, and an
+ * unknown key type is skipped, not fatal. */
+TEST(trusted_root_tolerates_key_types)
+{
+    char path[1200];
+    struct mero_err e = {0};
+    struct mero_trust_root *tr = NULL;
+    snprintf(path, sizeof(path),
+             "%s/testdata/sigstore/conformance-rekor2-happy-path/trusted_root.json",
+             mero_test_shared());
+    CHECK_OK(mero_trust_root_load(&tr, path, &e));
+    CHECK(tr->ctlogs[0].key != NULL);
+    CHECK_EQ(tr->ctlogs[0].type, SIG_KT_RSA_PKCS1);
+    CHECK_EQ(tr->tlogs[1].type, SIG_KT_ED25519);
+    mero_trust_root_free(tr);
+    tr = NULL;
+    struct blob b = rd("testdata/sigstore/conformance-rekor2-happy-path/trusted_root.json");
+    json_t *j = json_loadb((const char *)b.p, b.n, 0, NULL);
+    json_t *pk = json_object_get(json_array_get(json_object_get(j, "ctlogs"), 0), "publicKey");
+    json_object_set_new(pk, "keyDetails", json_string("ML_DSA_87"));
+    char *txt = json_dumps(j, JSON_COMPACT);
+    CHECK_OK(mero_trust_root_parse(&tr, (const uint8_t *)txt, strlen(txt), &e));
+    CHECK(tr->ctlogs[0].key == NULL);
+    CHECK(strstr(tr->ctlogs[0].why, "ML_DSA_87") != NULL);
+    char text[8192];
+    CHECK(mero_trust_root_describe(tr, text, sizeof(text)) > 0);
+    CHECK(strstr(text, "skipped: key type ML_DSA_87 not supported") != NULL);
+    /* the Rekor v2 case still verifies under it */
+    mero_trust_root_free(tr);
+    free(txt);
+    json_decref(j);
+    free(b.p);
 }
 
 TEST(conformance_wrong_identity)
@@ -358,6 +550,34 @@ static void ed_kind(json_t *j)
 {
     json_object_set_new(json_object_get(entry(j), "kindVersion"), "version", json_string("0.0.2"));
 }
+/* The leaf's EC point moved off the curve: the certificate parses, its key does not (found by
+ * fuzz_bundle: the verifier dereferenced the missing key). */
+static void ed_leaf_key_off_curve(json_t *j)
+{
+    json_t *c = json_object_get(json_object_get(j, "verificationMaterial"), "certificate");
+    const char *s = json_string_value(json_object_get(c, "rawBytes"));
+    uint8_t *der = NULL;
+    size_t n = 0;
+    if (s == NULL || mero_base64_decode_alloc(s, strlen(s), 1u << 16, &der, &n) < 0) {
+        return;
+    }
+    static const uint8_t spki[] = {0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03,
+                                   0x01, 0x07, 0x03, 0x42, 0x00, 0x04};
+    for (size_t i = 0; i + sizeof(spki) + 1 < n; i++) {
+        if (memcmp(der + i, spki, sizeof(spki)) == 0) {
+            der[i + sizeof(spki)] ^= 0x01; /* first byte of X */
+            break;
+        }
+    }
+    char *b = mero_base64_encode(der, n);
+    json_object_set_new(c, "rawBytes", json_string(b));
+    free(b);
+    free(der);
+}
+static void ed_kind_unknown(json_t *j)
+{
+    json_object_set_new(json_object_get(entry(j), "kindVersion"), "version", json_string("0.0.9"));
+}
 static void ed_two_entries(json_t *j)
 {
     json_t *arr = json_object_get(json_object_get(j, "verificationMaterial"), "tlogEntries");
@@ -424,9 +644,15 @@ TEST(mutated_bundles_refused)
     CHECK_ERR(mutate(V03, ART, ed_no_set, &e), -MERO_ESIGSTORE_SET);
     CHECK_ERR(mutate(V03, ART, ed_time_plus1, &e), -MERO_ESIGSTORE_SET);
     CHECK_ERR(mutate(V03, ART, ed_index_plus1, &e), -MERO_ESIGSTORE_SET);
-    CHECK_ERR(mutate(V03, ART, ed_kind, &e), -MERO_EUNSUPPORTED);
+    /* relabelled Rekor v2: a v2 entry has no SET / integrated time */
+    CHECK_ERR(mutate(V03, ART, ed_kind, &e), -MERO_ESIGSTORE);
+    CHECK(strstr(e.msg, "Rekor v2") != NULL);
+    CHECK_ERR(mutate(V03, ART, ed_kind_unknown, &e), -MERO_EUNSUPPORTED);
+    CHECK_ERR(mutate(V03, ART, ed_leaf_key_off_curve, &e), -MERO_ECERT);
+    CHECK(strstr(e.msg, "key") != NULL);
     CHECK_ERR(mutate(V03, ART, ed_two_entries, &e), -MERO_ESIGSTORE);
-    CHECK_ERR(mutate(V03, ART, ed_dsse, &e), -MERO_EUNSUPPORTED);
+    /* both a message signature and a DSSE envelope */
+    CHECK_ERR(mutate(V03, ART, ed_dsse, &e), -MERO_ESIGSTORE);
     CHECK_ERR(mutate(V03, ART, ed_chain_in_v03, &e), -MERO_ESIGSTORE);
     CHECK_ERR(mutate(V03, ART, ed_proof_hash, &e), -MERO_ESIGSTORE_PROOF);
     CHECK_ERR(mutate(V01, ART, ed_no_set, &e), -MERO_ESIGSTORE);
@@ -590,8 +816,11 @@ TEST(rfc3339)
     CHECK_FAILS(mero__sig_time_parse(NULL, &t));
 }
 
-MERO_TEST_MAIN(T(conformance_cases), T(conformance_wrong_identity), T(mero_release_verifies),
-               T(mero_release_other_identities_refused), T(mero_tampered_refused_by_digest),
-               T(mero_provenance_signature_passes), T(mero_kms_wrong_identity),
-               T(detached_sig_must_match), T(mutated_bundles_refused), T(malformed_inputs_refused),
-               T(trust_root_edits), T(leaf_valid_only_at_signing_time), T(rfc3339))
+MERO_TEST_MAIN(T(conformance_cases), T(conformance_rekor2_dsse_tsa_cases),
+               T(conformance_cases_by_digest), T(shipped_root_is_pinned),
+               T(trusted_root_tolerates_key_types), T(conformance_wrong_identity),
+               T(mero_release_verifies), T(mero_release_other_identities_refused),
+               T(mero_tampered_refused_by_digest), T(mero_provenance_signature_passes),
+               T(mero_kms_wrong_identity), T(detached_sig_must_match), T(mutated_bundles_refused),
+               T(malformed_inputs_refused), T(trust_root_edits), T(leaf_valid_only_at_signing_time),
+               T(rfc3339))

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_release.c - offline commands for signed mero-tee releases (docs/sigstore.md):
- *   meroctl release verify  --artifact F --bundle B [--sig S] --trusted-root T --issuer URL
- *                           --identity SAN [--workflow-name N] [--repository R] [--ref REF]
- *                           [--json]
+ *   meroctl release verify  --artifact F|sha256:HEX --bundle B [--sig S] [--trusted-root T]
+ *                           (--issuer URL --identity SAN [--workflow-name N] [--repository R]
+ *                            [--ref REF] | --key KEY.pub) [--json]
  *     exit 0 verified, 1 unusable input (usage, unreadable file, unusable trusted root),
- *     2 refused (any bundle, signature, log, chain or identity failure), with the reason.
+ *     2 refused (any bundle, signature, log, timestamp, chain or identity failure), with the
+ *     reason. Without --trusted-root: $MERO_SIGSTORE_TRUSTED_ROOT, else the shipped root.
+ *   meroctl release trusted-root show [FILE]   what a trusted root holds (default: as verify)
+ *   meroctl release trusted-root check FILE    exit 0 usable, 2 refused or nothing usable,
+ *                                              1 unreadable
  *   meroctl release match   --release F --quote Q [--profile P]... [--version V] [--json]
  *     which profile of a published-mrtds.json (or an old policy record) a raw TDX quote's MRTD
  *     and RTMR0-3 match; exit 0 matched, 1 unusable input, 2 no match.
@@ -18,6 +22,7 @@
 #include <jansson.h>
 
 #include "meroctl.h"
+#include "mero/encoding.h"
 #include "mero/quote.h"
 #include "mero/release.h"
 #include "mero/sigstore.h"
@@ -53,7 +58,7 @@ static void emit(json_t *j)
 }
 
 struct verify_args {
-    const char *artifact, *bundle, *sig, *root;
+    const char *artifact, *bundle, *sig, *root, *key;
     struct mero_sigstore_identity id;
     int json;
 };
@@ -85,6 +90,8 @@ static int parse_verify_args(int argc, char **argv, struct verify_args *a)
             dst = &a->id.repository;
         } else if (strcmp(o, "--ref") == 0) {
             dst = &a->id.ref;
+        } else if (strcmp(o, "--key") == 0) {
+            dst = &a->key;
         }
         if (dst == NULL || i + 1 >= argc) {
             fprintf(stderr, "meroctl release verify: bad option %s\n", o);
@@ -92,9 +99,11 @@ static int parse_verify_args(int argc, char **argv, struct verify_args *a)
         }
         *dst = argv[++i];
     }
-    if (!a->artifact || !a->bundle || !a->root || !a->id.issuer || !a->id.san) {
-        fprintf(stderr, "meroctl release verify: --artifact, --bundle, --trusted-root, --issuer "
-                        "and --identity are required\n");
+    int pinned = a->id.issuer || a->id.san || a->id.workflow_name || a->id.repository || a->id.ref;
+    if (!a->artifact || !a->bundle || (a->key == NULL && (!a->id.issuer || !a->id.san)) ||
+        (a->key != NULL && pinned)) {
+        fprintf(stderr, "meroctl release verify: --artifact, --bundle and either --issuer and "
+                        "--identity, or --key, are required\n");
         return -1;
     }
     return 0;
@@ -113,6 +122,12 @@ static int verify_report(const struct verify_args *a, int ok, const struct mero_
         json_object_set_new(j, "issuer", have_r ? json_string(r->issuer) : json_null());
         json_object_set_new(j, "integrated_time",
                             have_r ? json_integer((json_int_t)r->integrated_time) : json_null());
+        json_object_set_new(j, "timestamp_time",
+                            have_r && r->timestamp_time
+                                ? json_integer((json_int_t)r->timestamp_time)
+                                : json_null());
+        json_object_set_new(j, "key_based", json_boolean(have_r && r->keyed));
+        json_object_set_new(j, "dsse", json_boolean(have_r && r->dsse));
         if (have_r) {
             json_object_set_new(j, "workflow_name", json_string(r->workflow_name));
             json_object_set_new(j, "repository", json_string(r->repository));
@@ -121,6 +136,10 @@ static int verify_report(const struct verify_args *a, int ok, const struct mero_
             json_object_set_new(j, "log_index", json_integer((json_int_t)r->log_index));
         }
         emit(j);
+    } else if (ok && r->keyed) {
+        printf("verified with the managed key\n  signing time %lld, log index %llu%s\n",
+               (long long)r->integrated_time, (unsigned long long)r->log_index,
+               r->dsse ? ", DSSE in-toto statement" : "");
     } else if (ok) {
         printf("verified: %s\n  issuer %s\n  workflow \"%s\" repository %s ref %s\n"
                "  integrated time %lld, log index %llu\n",
@@ -140,29 +159,45 @@ static int run_verify(const struct meroctl_global *g, int argc, char **argv)
         return MEROCTL_USAGE;
     }
     size_t alen = 0, blen = 0, slen = 0;
-    uint8_t *art = slurp(a.artifact, MERO_SIGSTORE_MAX_ARTIFACT, &alen);
+    /* "sha256:<hex>" names the artifact by its digest, as the Sigstore conformance suite does */
+    uint8_t digest[32];
+    int by_digest = strncmp(a.artifact, "sha256:", 7) == 0;
+    if (by_digest &&
+        mero_hex_decode_exact(digest, 32, a.artifact + 7, strlen(a.artifact + 7)) < 0) {
+        fprintf(stderr, "meroctl release verify: --artifact sha256: needs 64 hex digits\n");
+        return MEROCTL_USAGE;
+    }
+    uint8_t *art = by_digest ? calloc(1, 1) : slurp(a.artifact, MERO_SIGSTORE_MAX_ARTIFACT, &alen);
     uint8_t *bun = slurp(a.bundle, MERO_SIGSTORE_MAX_BUNDLE, &blen);
     uint8_t *sig = a.sig ? slurp(a.sig, 4096, &slen) : NULL;
+    size_t klen = 0;
+    uint8_t *key = a.key ? slurp(a.key, 16384, &klen) : NULL;
     struct mero_trust_root *tr = NULL;
     struct mero_err e = {0};
     int rc = MEROCTL_USAGE;
-    if (art == NULL || bun == NULL || (a.sig && sig == NULL)) {
-        fprintf(stderr, "meroctl: cannot read the artifact, bundle or signature file\n");
+    if (art == NULL || bun == NULL || (a.sig && sig == NULL) || (a.key && key == NULL)) {
+        fprintf(stderr, "meroctl: cannot read the artifact, bundle, signature or key file\n");
         goto out;
     }
-    if (mero_trust_root_load(&tr, a.root, &e) < 0) {
+    if ((a.root ? mero_trust_root_load(&tr, a.root, &e) : mero_trust_root_load_env(&tr, &e)) < 0) {
         fprintf(stderr, "meroctl: trusted root unusable: %s\n", e.msg);
         goto out;
     }
-    struct mero_sigstore_opts o = {
-        .now = 0, .detached_sig = (const char *)sig, .detached_sig_len = slen};
+    struct mero_sigstore_opts o = {.now = 0,
+                                   .detached_sig = (const char *)sig,
+                                   .detached_sig_len = slen,
+                                   .public_key_pem = (const char *)key,
+                                   .public_key_pem_len = klen,
+                                   .artifact_sha256 = by_digest ? digest : NULL};
     struct mero_sigstore_result r;
     memset(&r, 0, sizeof(r));
     /* cryptographic checks first (so the signer can be reported), then the identity */
-    int v = mero_sigstore_verify(tr, art, alen, bun, blen, NULL, &o, &r, &e);
-    if (v == 0) {
+    int v = mero_sigstore_verify(tr, by_digest ? NULL : art, alen, bun, blen, NULL, &o, &r, &e);
+    if (v == 0 && a.key == NULL) {
         v = mero_sigstore_check_identity(&r, &a.id, &e);
         rc = verify_report(&a, v == 0, &e, &r, 1);
+    } else if (v == 0) {
+        rc = verify_report(&a, 1, &e, &r, 1);
     } else {
         rc = verify_report(&a, 0, &e, &r, 0);
     }
@@ -171,7 +206,90 @@ out:
     free(art);
     free(bun);
     free(sig);
+    free(key);
     return rc;
+}
+
+/* trusted-root show [FILE] / check FILE */
+static int run_trusted_root(int argc, char **argv, int check)
+{
+    const char *file = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (file != NULL || argv[i][0] == '-') {
+            fprintf(stderr, "meroctl release trusted-root: bad argument %s\n", argv[i]);
+            return MEROCTL_USAGE;
+        }
+        file = argv[i];
+    }
+    if (check && file == NULL) {
+        fprintf(stderr, "meroctl release trusted-root check: FILE is required\n");
+        return MEROCTL_USAGE;
+    }
+    struct mero_trust_root *tr = NULL;
+    struct mero_err e = {0};
+    char path[1200] = "";
+    const char *env = getenv("MERO_SIGSTORE_TRUSTED_ROOT");
+    int rc;
+    if (file != NULL) {
+        rc = mero_trust_root_load(&tr, file, &e);
+        snprintf(path, sizeof(path), "%s", file);
+    } else if (env != NULL && env[0] != 0) {
+        rc = mero_trust_root_load(&tr, env, &e);
+        snprintf(path, sizeof(path), "%s (MERO_SIGSTORE_TRUSTED_ROOT)", env);
+    } else {
+        rc = mero_trust_root_default_path(path, sizeof(path));
+        if (rc == 0) {
+            rc = mero_trust_root_load_shipped(&tr, path, &e);
+        }
+        size_t n = strlen(path);
+        snprintf(path + n, sizeof(path) - n, " (shipped, SHA-256 %s)",
+                 MERO_SIGSTORE_SHIPPED_ROOT_SHA256);
+    }
+    if (rc < 0) {
+        fprintf(stderr, "meroctl: trusted root %s refused: %s\n", path, e.msg);
+        return e.code == MERO_EIO ? MEROCTL_USAGE : MEROCTL_FAILED;
+    }
+    char *text = malloc(64u * 1024u);
+    int n = text ? mero_trust_root_describe(tr, text, 64u * 1024u) : -MERO_ENOMEM;
+    struct mero_trust_root_stats st;
+    mero_trust_root_stats(tr, &st);
+    mero_trust_root_free(tr);
+    if (n < 0) {
+        free(text);
+        fprintf(stderr, "meroctl: cannot describe the trusted root\n");
+        return MEROCTL_USAGE;
+    }
+    printf("trusted root %s\n%s", path, text);
+    printf("usable: %zu/%zu tlogs, %zu/%zu ctlogs, %zu/%zu CAs, %zu/%zu TSAs\n", st.tlogs_usable,
+           st.tlogs, st.ctlogs_usable, st.ctlogs, st.cas_usable, st.cas, st.tsas_usable, st.tsas);
+    free(text);
+    if (check && (st.tlogs_usable == 0 || st.cas_usable == 0)) {
+        fprintf(stderr, "meroctl: trusted root %s has no usable %s: it would verify nothing\n",
+                path, st.tlogs_usable == 0 ? "transparency log" : "certificate authority");
+        return MEROCTL_FAILED;
+    }
+    size_t skipped = (st.tlogs - st.tlogs_usable) + (st.ctlogs - st.ctlogs_usable) +
+                     (st.cas - st.cas_usable) + (st.tsas - st.tsas_usable);
+    if (check && skipped > 0) {
+        printf("warning: %zu entr%s skipped (never trusted; see the lines above)\n", skipped,
+               skipped == 1 ? "y" : "ies");
+    }
+    if (check) {
+        printf("ok: usable as a trusted root\n");
+    }
+    return MEROCTL_OK;
+}
+
+static int run_tr_show(const struct meroctl_global *g, int argc, char **argv)
+{
+    (void)g;
+    return run_trusted_root(argc, argv, 0);
+}
+
+static int run_tr_check(const struct meroctl_global *g, int argc, char **argv)
+{
+    (void)g;
+    return run_trusted_root(argc, argv, 1);
 }
 
 static int run_match(const struct meroctl_global *g, int argc, char **argv)
@@ -248,10 +366,15 @@ out:
 
 MEROCTL_COMMANDS(
     {"release verify",
-     "--artifact F --bundle B [--sig S] --trusted-root T --issuer URL --identity SAN "
-     "[--workflow-name N] [--repository R] [--ref REF] [--json]",
-     "verify a Sigstore/cosign keyless blob signature offline (exit 0 verified, 2 refused)",
-     run_verify},
+     "--artifact F --bundle B [--sig S] [--trusted-root T] (--issuer URL --identity SAN "
+     "[--workflow-name N] [--repository R] [--ref REF] | --key KEY.pub) [--json]",
+     "verify a Sigstore/cosign bundle offline (exit 0 verified, 2 refused)", run_verify},
+    {"release trusted-root show", "[FILE]",
+     "print a trusted root's logs, CAs, TSAs and validity windows (default: the one verify uses)",
+     run_tr_show},
+    {"release trusted-root check", "FILE",
+     "validate a replacement trusted root (exit 0 usable, 2 refused or nothing usable)",
+     run_tr_check},
     {"release match", "--release F --quote Q [--profile P]... [--version V] [--json]",
      "which profile of a mero-tee release a TDX quote's MRTD/RTMR1-3 match (exit 0, 2 none)",
      run_match})
