@@ -328,6 +328,26 @@ TEST(flipped_collateral_is_a_verdict)
     }
 }
 
+/* Deliberate difference D5 (docs/verification.md §4.1): Intel's QVL never reads the PCK CRL
+ * issuer chain; we verify it, so another chain there is refused. */
+TEST(pck_crl_issuer_chain_is_verified)
+{
+    struct dcap_case k;
+    struct mero_collateral c;
+    CHECK(load(&k, &c, "tdx/dcapqvl-1") == 0);
+    free(c.pck_crl_issuer_chain);
+    c.pck_crl_issuer_chain = strdup(c.tcb_info_issuer_chain);
+    c.pck_crl_issuer_chain_len = c.tcb_info_issuer_chain_len;
+    mero_collateral_rehash(&c);
+    struct mero_dcap_result r;
+    int rc = verify_case(&k, &c, k.verify_time, &r);
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+    CHECK_EQ(rc, 0);
+    CHECK(!r.quote_verified);
+    CHECK_EQ(r.reject_code, MERO_ECHAIN);
+}
+
 TEST(collateral_of_another_fmspc_is_rejected)
 {
     struct dcap_case k, other;
@@ -747,8 +767,8 @@ MERO_TEST_MAIN(T(every_case_gives_its_expected_verdict), T(reject_reasons_are_in
                T(ok_cases_are_rejected_outside_the_collateral_window),
                T(sgx_quote_is_refused_for_tdx), T(gotdxguest2_partial_collateral),
                T(flipped_quote_bytes_are_verdicts_not_errors), T(flipped_pck_leaf_is_a_verdict),
-               T(flipped_collateral_is_a_verdict), T(collateral_of_another_fmspc_is_rejected),
-               T(unparsable_input_is_no_verdict),
+               T(flipped_collateral_is_a_verdict), T(pck_crl_issuer_chain_is_verified),
+               T(collateral_of_another_fmspc_is_rejected), T(unparsable_input_is_no_verdict),
                T(second_quote_on_the_same_collateral_uses_the_cache),
                T(missing_root_crl_is_no_verdict),
                T(quote_chain_is_judged_when_collateral_carries_one),
