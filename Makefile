@@ -61,6 +61,11 @@ TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(B)/tests/%)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 REPLAYS := $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=$(B)/fuzz/replay_%)
+DIFF_SRCS := $(sort $(wildcard tests/diff/*.c))
+DIFF_BINS := $(DIFF_SRCS:tests/diff/%.c=$(B)/diff/%)
+# Intel's QVL as a test oracle (tests/diff/intel_qvl.sh), built once from ../shared with
+# Debian packages only; later runs reuse it (build.sh is incremental).
+QVL_ORACLE := build/qvl/bin/qvl_oracle
 BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 BENCHES := $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 
@@ -119,12 +124,22 @@ $(B)/fuzz/replay_%: $(B)/obj/tests/fuzz/fuzz_%.o $(B)/obj/tests/fuzz/replay_main
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
 
+$(B)/diff/%: $(B)/obj/tests/diff/%.o $(SUPPORT_OBJS) $(LIB)
+	$(Q)mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
+
+$(QVL_ORACLE): | $(STAMP)
+	@echo "  QVL     $@ (Intel QVL oracle, once)"
+	$(Q)$(SHARED)/oracles/intel-qvl/build.sh $(CURDIR)/build/qvl >build/qvl-build.log 2>&1 || \
+	    { tail -n 20 build/qvl-build.log; exit 1; }
+
 $(B)/bench/%: $(B)/obj/bench/%.o $(SUPPORT_OBJS) $(LIB)
 	$(Q)mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
 
-check-build: $(LIB) $(BINS) $(TEST_BINS) $(REPLAYS) $(SHIPPED_ROOT)
+check-build: $(LIB) $(BINS) $(TEST_BINS) $(REPLAYS) $(SHIPPED_ROOT) $(DIFF_BINS) $(QVL_ORACLE)
 
 test: $(STAMP)
 	$(Q)$(MAKE) --no-print-directory check-build BUILD=$(BUILD)

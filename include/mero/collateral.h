@@ -26,7 +26,7 @@
 struct mero_collateral {
     char *pck_crl_issuer_chain; /* PEM: PCK CA then root (NUL-terminated) */
     size_t pck_crl_issuer_chain_len;
-    uint8_t *root_ca_crl; /* DER; NULL when the collateral carries none (reported, not skipped) */
+    uint8_t *root_ca_crl; /* DER; required (issue 21 item 4: without it, no verdict) */
     size_t root_ca_crl_len;
     uint8_t *pck_crl; /* DER */
     size_t pck_crl_len;
@@ -55,8 +55,9 @@ void mero_collateral_cleanup(struct mero_collateral *c);
 
 /*
  * Parse a QuoteCollateralV3 JSON object. Byte fields (root_ca_crl, pck_crl, the two
- * signatures) are hex strings (either case) or arrays of numbers 0..255. `root_ca_crl` and
- * `pck_certificate_chain` may be absent or null; every other field is required.
+ * signatures) are hex strings (either case) or arrays of numbers 0..255.
+ * `pck_certificate_chain` may be absent or null (when present, it must hold the same
+ * certificates as the quote's chain); every other field is required, root_ca_crl included.
  * -MERO_ECOLLATERAL (with a reason) on anything malformed. `c` is written only on success
  * (owned: free with mero_collateral_cleanup).
  */

@@ -64,7 +64,9 @@ struct mero_dcap_result {
     char advisory_ids[MERO_DCAP_MAX_ADVISORIES][MERO_DCAP_ADVISORY_LEN];
     bool has_tcb_evaluation_data_number;
     uint32_t tcb_evaluation_data_number; /* min of TCB info and QE identity (Intel) */
-    bool root_crl_checked;               /* false: the collateral carried no root CA CRL */
+    /* The root CA CRL was judged. Collateral without one is no verdict (issue 21 item 4), so
+     * this is true whenever the collateral verified; VerifierPolicy still checks it. */
+    bool root_crl_checked;
     int64_t collateral_not_before, collateral_not_after; /* the window the verdict holds in */
     int reject_code; /* positive mero_err_code when !quote_verified */
     char reject_reason[MERO_ERR_MSG_MAX];

@@ -149,7 +149,7 @@ static int parse_obj(struct mero_collateral *c, json_t *o, struct mero_err *err)
 {
     MERO_TRY(get_str(o, "pck_crl_issuer_chain", true, MERO_COLLATERAL_MAX_CHAIN,
                      &c->pck_crl_issuer_chain, &c->pck_crl_issuer_chain_len, err));
-    MERO_TRY(get_bytes(o, "root_ca_crl", false, MERO_COLLATERAL_MAX_CRL, &c->root_ca_crl,
+    MERO_TRY(get_bytes(o, "root_ca_crl", true, MERO_COLLATERAL_MAX_CRL, &c->root_ca_crl,
                        &c->root_ca_crl_len, err));
     MERO_TRY(
         get_bytes(o, "pck_crl", true, MERO_COLLATERAL_MAX_CRL, &c->pck_crl, &c->pck_crl_len, err));

@@ -28,8 +28,7 @@ static const char *const names[NFIELDS] = {
 };
 /* 0: string, 1: bytes (hex string or array), 2: 64-byte signature */
 static const int kinds[NFIELDS] = {0, 1, 1, 0, 0, 2, 0, 0, 2, 0};
-static const bool required[NFIELDS] = {true, false, true, true, true,
-                                       true, true,  true, true, false};
+static const bool required[NFIELDS] = {true, true, true, true, true, true, true, true, true, false};
 
 struct val {
     bool present;  /* key seen with a non-null value */

@@ -213,15 +213,57 @@ struct pck {
     const struct leaf *leaf;
 };
 
+int mero__dcap_pck_chain(const struct mero_quote *q, const struct mero_collateral *c,
+                         const char **pem, size_t *len, char *why, size_t why_cap)
+{
+    bool in_quote = q->pck_chain != NULL && q->pck_chain_len > 0;
+    bool in_coll = c != NULL && c->pck_certificate_chain != NULL;
+    if (!in_quote && !in_coll) {
+        snprintf(why, why_cap, "neither the quote nor the collateral carries a PCK chain");
+        return -MERO_ECHAIN;
+    }
+    if (!in_quote) {
+        *pem = c->pck_certificate_chain;
+        *len = c->pck_certificate_chain_len;
+        return 0;
+    }
+    *pem = (const char *)q->pck_chain;
+    *len = q->pck_chain_len;
+    if (!in_coll) {
+        return 0;
+    }
+    /* Both: the same certificates, compared as DER (PEM line layout is not part of it). */
+    struct mero_x509_chain a, b;
+    struct mero_err e;
+    memset(&a, 0, sizeof(a));
+    memset(&b, 0, sizeof(b));
+    bool same = mero__x509_chain_split(&a, *pem, *len, &e) == 0 &&
+                mero__x509_chain_split(&b, c->pck_certificate_chain, c->pck_certificate_chain_len,
+                                       &e) == 0 &&
+                a.n == b.n;
+    for (size_t i = 0; same && i < a.n; i++) {
+        same = a.der_len[i] == b.der_len[i] && memcmp(a.der[i], b.der[i], a.der_len[i]) == 0;
+    }
+    mero__x509_chain_cleanup(&a);
+    mero__x509_chain_cleanup(&b);
+    if (!same) {
+        snprintf(why, why_cap,
+                 "collateral pck_certificate_chain differs from the PCK chain in the quote");
+        return -MERO_ECHAIN;
+    }
+    return 0;
+}
+
 /* 0 ok, 1 rejected (reason in r), < 0 error. */
 static int check_pck(struct pck *p, const struct mero_quote *q, const struct mero_collateral *c,
                      const struct mero_dcap_trust *t, int64_t now, struct mero_dcap_result *r)
 {
     struct mero_err e;
-    const char *pem =
-        c->pck_certificate_chain != NULL ? c->pck_certificate_chain : (const char *)q->pck_chain;
-    size_t pem_len =
-        c->pck_certificate_chain != NULL ? c->pck_certificate_chain_len : q->pck_chain_len;
+    const char *pem = NULL;
+    size_t pem_len = 0;
+    if (mero__dcap_pck_chain(q, c, &pem, &pem_len, e.msg, sizeof(e.msg)) < 0) {
+        return reject(r, MERO_ECHAIN, "%s", e.msg) + 1;
+    }
     if (mero__x509_chain_split(&p->ch, pem, pem_len, &e) < 0) {
         return reject(r, MERO_ECHAIN, "PCK chain: %s", e.msg) + 1;
     }

@@ -49,6 +49,16 @@ const struct mero_tcb_level *mero__dcap_tcb_level(const struct mero_tcbinfo *tcb
                                                   const struct mero_sgx_ext *pck,
                                                   const uint8_t tee_tcb_svn[16]);
 
+/*
+ * The PCK chain a quote is judged with (issue 14): the quote's own chain; the collateral's
+ * pck_certificate_chain only for a quote that carries none. Both present must hold the same
+ * certificates (compared as DER, so PEM layout does not matter): else -MERO_ECHAIN with the
+ * reason in `why`. Neither present: -MERO_ECHAIN. *pem borrows from q or c.
+ */
+MERO_MUST_CHECK int mero__dcap_pck_chain(const struct mero_quote *q,
+                                         const struct mero_collateral *c, const char **pem,
+                                         size_t *len, char *why, size_t why_cap);
+
 /* The pinned root's DER hash. */
 const uint8_t *mero__dcap_root_pin(void);
 

@@ -242,6 +242,11 @@ static int build(struct mero_dcap_trust *t, const struct mero_collateral *c, str
     memset(&crl_ch, 0, sizeof(crl_ch));
     memset(&tcb_ch, 0, sizeof(tcb_ch));
     memset(&qe_ch, 0, sizeof(qe_ch));
+    /* The root CA CRL is required (issue 21 item 4): without it no chain's revocation can be
+     * judged, and Intel cannot judge such collateral either. */
+    if (c->root_ca_crl == NULL || c->root_ca_crl_len == 0) {
+        return mero_err_set(err, MERO_ECOLLATERAL, "collateral is incomplete: no root_ca_crl");
+    }
     if (c->pck_crl == NULL || c->tcb_info == NULL || c->qe_identity == NULL ||
         c->pck_crl_issuer_chain == NULL || c->tcb_info_issuer_chain == NULL ||
         c->qe_identity_issuer_chain == NULL) {

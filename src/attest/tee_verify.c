@@ -7,7 +7,11 @@
  *
  * Input: quote_b64 (standard base64; wins) or quote_hex, nonce_hex and app_hash_hex (64 hex
  * each, either case, trimmed). Optional beyond the reference: collateral (a QuoteCollateralV3
- * object: verify fully offline, nothing is fetched) and time_unix (judge as of that time).
+ * object: verify fully offline, nothing is fetched) and time_unix (judge as of that time). Any
+ * other field is refused (exit 1, naming it). Output beyond the reference (additive, issue 14):
+ * td_attributes (16 hex) and td_debug on every verdict; reason and reason_code when valid is
+ * false (the first failed check: the quote's reject code name, NONCE_MISMATCH or
+ * APP_HASH_MISMATCH).
  * Exit 0: a verdict (`valid` may be false). Exit 1: unusable input. Exit 2: no verdict (the
  * quote does not parse, collateral unavailable or malformed). Errors: {"error": "..."} on
  * stdout and "calimero-tee-verify: ..." on stderr.
@@ -144,6 +148,25 @@ static int print_verdict(const struct mero_dcap_result *r)
                             ? json_integer((json_int_t)r->tcb_evaluation_data_number)
                             : json_null());
     json_object_set_new(o, "measurements", m);
+    /* Additive (issue 14): the TD attributes, so a caller can refuse a debug TD without
+     * parsing the quote, and on valid:false the first failed check. */
+    char *ta = hex_dup(r->td_attributes, 8);
+    json_object_set_new(o, "td_attributes", ta != NULL ? json_string(ta) : json_null());
+    free(ta);
+    json_object_set_new(o, "td_debug", json_boolean(r->td_debug));
+    if (!r->is_valid) {
+        const char *code = "APP_HASH_MISMATCH";
+        const char *why = "report_data[32..64] is not app_hash_hex";
+        if (!r->quote_verified) {
+            code = mero_strerror(r->reject_code);
+            why = r->reject_reason;
+        } else if (!r->nonce_verified) {
+            code = "NONCE_MISMATCH";
+            why = "report_data[0..32] is not nonce_hex";
+        }
+        json_object_set_new(o, "reason", json_string(why));
+        json_object_set_new(o, "reason_code", json_string(code));
+    }
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (s == NULL) {
@@ -193,11 +216,39 @@ static int get_quote(json_t *in, uint8_t **q, size_t *qlen)
     return 0;
 }
 
+/* The input fields; anything else is refused, so that a typo such as "Collateral" is not
+ * silently taken as "no collateral, fetch it". */
+static const char *const known_fields[] = {"quote_b64",    "quote_hex",  "nonce_hex",
+                                           "app_hash_hex", "collateral", "time_unix"};
+
+static int unknown_fields(json_t *in)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(in, key, v)
+    {
+        bool known = false;
+        for (size_t i = 0; i < sizeof(known_fields) / sizeof(known_fields[0]) && !known; i++) {
+            known = strcmp(key, known_fields[i]) == 0;
+        }
+        if (!known) {
+            return fail(1,
+                        "unknown input field \"%.64s\" (known: quote_b64, quote_hex, nonce_hex, "
+                        "app_hash_hex, collateral, time_unix)",
+                        key);
+        }
+    }
+    return 0;
+}
+
 static int run(json_t *in, bool allow_fetch)
 {
     uint8_t nonce[32], app[32], *quote = NULL;
     size_t qlen = 0;
     int rc;
+    if ((rc = unknown_fields(in)) != 0) {
+        return rc;
+    }
     if ((rc = get_quote(in, &quote, &qlen)) != 0) {
         return rc;
     }

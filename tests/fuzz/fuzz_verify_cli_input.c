@@ -2,7 +2,8 @@
 /*
  * fuzz_verify_cli_input.c - the calimero-tee-verify contract (mero_tee_verify_json) on
  * arbitrary stdin, with fetching disabled. Invariants checked: the exit code is 0, 1 or 2; the
- * output is one JSON object; exit 0 has "valid" and no "error"; exits 1 and 2 have "error" and
+ * output is one JSON object; exit 0 has "valid" and no "error", td_attributes (16 hex) and
+ * td_debug, and reason + reason_code exactly when valid is false; exits 1 and 2 have "error" and
  * never "valid"; a mutated genuine quote never verifies.
  *
  * Two more input forms reach past the input checks into verification, using the genuine case
@@ -85,6 +86,20 @@ static void check(const char *in, size_t n, int must_not_verify)
     }
     if (must_not_verify && json_is_true(json_object_get(o, "quote_verified"))) {
         abort();
+    }
+    /* every verdict reports the TD attributes; valid:false says why */
+    if (code == 0) {
+        json_t *ta = json_object_get(o, "td_attributes");
+        if (!json_is_boolean(json_object_get(o, "td_debug")) || !json_is_string(ta) ||
+            json_string_length(ta) != 16) {
+            abort();
+        }
+        bool valid = json_is_true(json_object_get(o, "valid"));
+        bool has_why = json_is_string(json_object_get(o, "reason")) &&
+                       json_is_string(json_object_get(o, "reason_code"));
+        if (valid == has_why) {
+            abort();
+        }
     }
     json_decref(o);
     mero_buf_cleanup(&out);

@@ -148,7 +148,9 @@ TEST(malformed_collateral_is_refused)
         CHECK_ERR(parse_mutated(required[i], NULL), -MERO_ECOLLATERAL);
         CHECK_ERR(parse_mutated(required[i], json_integer(5)), -MERO_ECOLLATERAL);
     }
-    CHECK_OK(parse_mutated("root_ca_crl", NULL)); /* optional: reported later */
+    /* issue 21 item 4: without the root CA CRL no one can judge the chains (Intel neither) */
+    CHECK_ERR(parse_mutated("root_ca_crl", NULL), -MERO_ECOLLATERAL);
+    CHECK_ERR(parse_mutated("root_ca_crl", json_string("")), -MERO_ECOLLATERAL);
     CHECK_OK(parse_mutated("pck_certificate_chain", json_null()));
     CHECK_ERR(parse_mutated("pck_crl", json_string("zz")), -MERO_ECOLLATERAL);
     CHECK_ERR(parse_mutated("pck_crl", json_string("abc")), -MERO_ECOLLATERAL);

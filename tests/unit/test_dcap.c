@@ -328,6 +328,26 @@ TEST(flipped_collateral_is_a_verdict)
     }
 }
 
+/* Deliberate difference D5 (docs/verification.md §4.1): Intel's QVL never reads the PCK CRL
+ * issuer chain; we verify it, so another chain there is refused. */
+TEST(pck_crl_issuer_chain_is_verified)
+{
+    struct dcap_case k;
+    struct mero_collateral c;
+    CHECK(load(&k, &c, "tdx/dcapqvl-1") == 0);
+    free(c.pck_crl_issuer_chain);
+    c.pck_crl_issuer_chain = strdup(c.tcb_info_issuer_chain);
+    c.pck_crl_issuer_chain_len = c.tcb_info_issuer_chain_len;
+    mero_collateral_rehash(&c);
+    struct mero_dcap_result r;
+    int rc = verify_case(&k, &c, k.verify_time, &r);
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+    CHECK_EQ(rc, 0);
+    CHECK(!r.quote_verified);
+    CHECK_EQ(r.reject_code, MERO_ECHAIN);
+}
+
 TEST(collateral_of_another_fmspc_is_rejected)
 {
     struct dcap_case k, other;
@@ -406,21 +426,119 @@ TEST(second_quote_on_the_same_collateral_uses_the_cache)
     dcap_case_free(&k);
 }
 
-TEST(missing_root_crl_is_reported_not_skipped)
+/* Issue 21 item 4: a collateral stripped of its root CA CRL used to verify exactly like a full
+ * one. Intel cannot judge it either (the oracle reports INCOMPLETE), so it is no verdict. */
+TEST(missing_root_crl_is_no_verdict)
 {
     struct dcap_case k;
     struct mero_collateral c;
+    struct mero_err e;
     CHECK(load(&k, &c, "tdx/dcapqvl-1") == 0);
     free(c.root_ca_crl);
     c.root_ca_crl = NULL;
     c.root_ca_crl_len = 0;
     mero_collateral_rehash(&c);
     struct mero_dcap_result r;
+    int rc = mero_dcap_verify_quote(k.quote, k.quote_len, &c, k.verify_time, &r, &e);
+    mero_collateral_cleanup(&c);
+    CHECK_ERR(rc, -MERO_ECOLLATERAL);
+    CHECK(strstr(e.msg, "root_ca_crl") != NULL);
+    /* the evidence path (admission) refuses it too */
+    json_t *j = json_loadb(k.collateral_json, k.collateral_len, 0, NULL);
+    CHECK(j != NULL);
+    json_object_del(j, "root_ca_crl");
+    char *text = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    CHECK(text != NULL);
+    uint8_t bound[32];
+    memcpy(bound, k.quote + 568 + 32, 32);
+    rc = mero_dcap_verify_evidence(k.quote, k.quote_len, text, strlen(text), k.verify_time, bound,
+                                   &r, &e);
+    free(text);
+    dcap_case_free(&k);
+    CHECK_ERR(rc, -MERO_ECOLLATERAL);
+}
+
+/* The known bug of issue 14: with pck_certificate_chain in the collateral, the quote's own
+ * chain was never judged, so a quote whose embedded chain is corrupted still verified. */
+TEST(quote_chain_is_judged_when_collateral_carries_one)
+{
+    struct dcap_case k;
+    struct mero_collateral c;
+    struct mero_err e;
+    CHECK(load(&k, &c, "tdx/nearmpc-4") == 0);
+    CHECK(c.pck_certificate_chain != NULL);
+    struct mero_dcap_result r;
     CHECK_OK(verify_case(&k, &c, k.verify_time, &r));
+    CHECK(r.quote_verified); /* the collateral's chain equals the quote's */
+    struct mero_quote q;
+    CHECK_OK(mero_quote_parse(&q, k.quote, k.quote_len, &e));
+    size_t off = (size_t)(q.pck_chain - k.quote) + 400; /* inside the leaf's base64 */
+    k.quote[off] = (uint8_t)(k.quote[off] == 'A' ? 'B' : 'A');
+    int rc = verify_case(&k, &c, k.verify_time, &r);
     mero_collateral_cleanup(&c);
     dcap_case_free(&k);
-    CHECK(r.quote_verified);
-    CHECK(!r.root_crl_checked);
+    CHECK_EQ(rc, 0);
+    CHECK(!r.quote_verified);
+}
+
+TEST(collateral_chain_must_equal_the_quotes)
+{
+    struct dcap_case k, other;
+    struct mero_collateral c;
+    struct mero_err e;
+    CHECK(load(&k, &c, "tdx/nearmpc-4") == 0);
+    CHECK(dcap_case_load(&other, "tdx/nearmpc-3") == 0);
+    struct mero_quote oq;
+    CHECK_OK(mero_quote_parse(&oq, other.quote, other.quote_len, &e));
+    /* another platform's genuine chain: both present and different -> refused */
+    free(c.pck_certificate_chain);
+    c.pck_certificate_chain = strndup((const char *)oq.pck_chain, oq.pck_chain_len);
+    c.pck_certificate_chain_len = strlen(c.pck_certificate_chain);
+    mero_collateral_rehash(&c);
+    struct mero_dcap_result r;
+    CHECK_OK(verify_case(&k, &c, k.verify_time, &r));
+    CHECK(!r.quote_verified);
+    CHECK_EQ(r.reject_code, MERO_ECHAIN);
+    CHECK(strstr(r.reject_reason, "pck_certificate_chain") != NULL);
+    /* the same certificates in other PEM layout (no trailing newline, CRLF) are the same chain */
+    struct mero_quote q;
+    CHECK_OK(mero_quote_parse(&q, k.quote, k.quote_len, &e));
+    free(c.pck_certificate_chain);
+    size_t n = strnlen((const char *)q.pck_chain, q.pck_chain_len);
+    char *crlf = malloc(2 * n + 1);
+    CHECK(crlf != NULL);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (q.pck_chain[i] == '\n') {
+            crlf[m++] = '\r';
+        }
+        crlf[m++] = (char)q.pck_chain[i];
+    }
+    while (m > 0 && (crlf[m - 1] == '\n' || crlf[m - 1] == '\r')) {
+        m--;
+    }
+    crlf[m] = 0;
+    c.pck_certificate_chain = crlf;
+    c.pck_certificate_chain_len = m;
+    mero_collateral_rehash(&c);
+    CHECK_OK(verify_case(&k, &c, k.verify_time, &r));
+    CHECK_MSG(r.quote_verified, "%s", r.reject_reason);
+    /* a quote that carries no chain takes the collateral's (the parser requires one today, so
+     * this is the chain choice alone) */
+    const char *pem = NULL;
+    size_t len = 0;
+    char why[MERO_ERR_MSG_MAX];
+    CHECK_OK(mero__dcap_pck_chain(&q, &c, &pem, &len, why, sizeof(why)));
+    CHECK(pem == (const char *)q.pck_chain);
+    q.pck_chain = NULL;
+    q.pck_chain_len = 0;
+    CHECK_OK(mero__dcap_pck_chain(&q, &c, &pem, &len, why, sizeof(why)));
+    CHECK(pem == c.pck_certificate_chain && len == c.pck_certificate_chain_len);
+    mero_collateral_cleanup(&c);
+    CHECK_ERR(mero__dcap_pck_chain(&q, &c, &pem, &len, why, sizeof(why)), -MERO_ECHAIN);
+    dcap_case_free(&k);
+    dcap_case_free(&other);
 }
 
 TEST(root_pin_decides_trust)
@@ -649,10 +767,12 @@ MERO_TEST_MAIN(T(every_case_gives_its_expected_verdict), T(reject_reasons_are_in
                T(ok_cases_are_rejected_outside_the_collateral_window),
                T(sgx_quote_is_refused_for_tdx), T(gotdxguest2_partial_collateral),
                T(flipped_quote_bytes_are_verdicts_not_errors), T(flipped_pck_leaf_is_a_verdict),
-               T(flipped_collateral_is_a_verdict), T(collateral_of_another_fmspc_is_rejected),
-               T(unparsable_input_is_no_verdict),
+               T(flipped_collateral_is_a_verdict), T(pck_crl_issuer_chain_is_verified),
+               T(collateral_of_another_fmspc_is_rejected), T(unparsable_input_is_no_verdict),
                T(second_quote_on_the_same_collateral_uses_the_cache),
-               T(missing_root_crl_is_reported_not_skipped), T(root_pin_decides_trust),
+               T(missing_root_crl_is_no_verdict),
+               T(quote_chain_is_judged_when_collateral_carries_one),
+               T(collateral_chain_must_equal_the_quotes), T(root_pin_decides_trust),
                T(nonce_and_app_hash), T(verify_evidence), T(sgx_extension_reader_agrees_with_pck_c),
                T(keys_off_the_curve_are_refused), T(pem_chains_are_strict),
                T(der_reader_refuses_truncations))
