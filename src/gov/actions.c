@@ -318,9 +318,13 @@ static int copy_policy(struct mero_tee_policy *dst, const struct mero_tee_policy
 {
     memset(dst, 0, sizeof(*dst));
     dst->form = src->form;
-    dst->v2 = src->v2;
+    /* the TD-attribute knobs travel only in the V3 tags: set when either is not the default */
+    dst->v3 = src->allow_sept_ve_enabled || src->allow_service_td;
+    dst->v2 = src->v2 || dst->v3;
     dst->mode = src->mode;
     dst->accept_mock = src->accept_mock;
+    dst->allow_sept_ve_enabled = src->allow_sept_ve_enabled;
+    dst->allow_service_td = src->allow_service_td;
     MERO_TRY(copy_list(&dst->mrtd, &src->mrtd));
     for (int i = 0; i < 4; i++) {
         MERO_TRY(copy_list(&dst->rtmr[i], &src->rtmr[i]));
@@ -392,11 +396,11 @@ int mero_gov_set_policy(struct mero_store *s, const uint8_t group[static 32],
     MERO_TRY(mero_tee_policy_validate(policy, err));
     struct mero_op op;
     group_op(&op, ns, group, 0);
+    bool v2 = policy->v2 || policy->allow_sept_ve_enabled || policy->allow_service_td;
     if (policy->form == MERO_POLICY_MEASUREMENT) {
-        op.kind = policy->v2 ? MERO_GROUP_TEE_POLICY_SET_V2 : MERO_GROUP_TEE_POLICY_SET;
+        op.kind = v2 ? MERO_GROUP_TEE_POLICY_SET_V2 : MERO_GROUP_TEE_POLICY_SET;
     } else {
-        op.kind =
-            policy->v2 ? MERO_GROUP_TEE_RELEASE_POLICY_SET_V2 : MERO_GROUP_TEE_RELEASE_POLICY_SET;
+        op.kind = v2 ? MERO_GROUP_TEE_RELEASE_POLICY_SET_V2 : MERO_GROUP_TEE_RELEASE_POLICY_SET;
     }
     int rc = copy_policy(&op.policy, policy);
     if (rc < 0) {
