@@ -255,6 +255,10 @@ int mero_policy_check(const struct mero_verifier_policy *p, const struct mero_dc
                   .reg_contains = reg_contains},
     };
     enum mero_trust_rule t = mero_trust_check(&tp, &f);
+    if (t >= MERO_TRUST_MRTD_MISMATCH && t <= MERO_TRUST_RTMR3_MISMATCH) {
+        return refuse(why, rejection_of(t), err, "%s (%s)", mero_trust_rule_reason(t),
+                      reg_names[t - MERO_TRUST_MRTD_MISMATCH]);
+    }
     if (t != MERO_TRUST_OK) {
         return refuse(why, rejection_of(t), err, "%s", mero_trust_rule_reason(t));
     }
