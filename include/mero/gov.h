@@ -250,6 +250,7 @@ enum mero_adm_rule {
     MERO_ADM_RULE_NO_ROOT_ROW,     /* subgroup form for a member with no TEE row at the root */
     MERO_ADM_RULE_ROLE_LOCKED,     /* the member holds a non-TEE row in the namespace */
     MERO_ADM_RULE_QUOTE_USED,      /* admitter: quote already used in the namespace */
+    MERO_ADM_RULE_NO_TD_FACTS,     /* admitter: a real quote whose TD attributes are unknown */
 };
 
 /* What the rules judge: an admission about to be published, or one being applied. */

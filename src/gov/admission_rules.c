@@ -70,6 +70,10 @@ static const struct {
                                                    "non-TEE row in the namespace"},
     [MERO_ADM_RULE_QUOTE_USED - NS_RULE_FIRST] = {"QuoteAlreadyUsed", MERO_EQUOTEUSED,
                                                   "TEE attestation quote already used"},
+    [MERO_ADM_RULE_NO_TD_FACTS - NS_RULE_FIRST] = {"TdFactsUnknown", MERO_EREFUSED,
+                                                   "the verified quote's TD attributes are "
+                                                   "unknown, so the TD-attribute rules cannot "
+                                                   "be judged"},
 };
 #define N_TEXTS (sizeof(texts) / sizeof(texts[0]))
 
@@ -325,6 +329,10 @@ int mero_gov_admission_rules(struct mero_store *s, const uint8_t ns[static 32],
         snprintf(d, sizeof(d), "recorded %s; the policy mode names %s", mero_role_name(c->role),
                  mero_role_name(mero_tee_mode_role(p->mode)));
         return fail(rule, MERO_ADM_RULE_ROLE_NOT_MODE, err, d);
+    }
+    /* the admitter judges TD attributes from the verified body: never without them */
+    if (admitter && !is_mock && !c->has_td) {
+        return fail(rule, MERO_ADM_RULE_NO_TD_FACTS, err, NULL);
     }
     /* mock gate, TCB, TD attributes, measurements (list form) */
     MERO_TRY(mero_gov_trust_rules(p, is_mock, is_mock ? "Mock" : c->tcb_status, c->m, c->has_td,
