@@ -20,6 +20,7 @@
 #include "mero/binding.h"
 #include "mero/crypto.h"
 #include "mero/mock.h"
+#include "mero/quote.h"
 #include "mero/trust_rules.h"
 #include "support/gov_fixture.h"
 
@@ -512,4 +513,257 @@ TEST(each_reason_written_once)
     }
 }
 
-MERO_TEST_MAIN(T(every_refusal_same_on_the_admitter_and_every_peer), T(each_reason_written_once))
+/* TD facts of a genuine quote from ../shared/testdata/tdx (its body, as DCAP verifies it). */
+static int real_td(const char *dir, uint64_t *attrs, uint8_t mrservicetd[48])
+{
+    char path[256];
+    size_t n = 0;
+    snprintf(path, sizeof(path), "testdata/tdx/%s/quote.bin", dir);
+    uint8_t *q = mero_test_read(path, 1, &n);
+    struct mero_quote qt;
+    int rc = q == NULL ? -MERO_EIO : mero_quote_parse(&qt, q, n, NULL);
+    if (rc == 0) {
+        *attrs = 0;
+        for (int i = 7; i >= 0; i--) {
+            *attrs = (*attrs << 8) | qt.body.td_attributes[i];
+        }
+        memset(mrservicetd, 0, 48);
+        if (qt.body.td15) {
+            memcpy(mrservicetd, qt.body.mrservicetd, 48);
+        }
+    }
+    free(q);
+    return rc;
+}
+
+/* Real quotes whose attributes differ: gotdxguest-1's TD does not set SEPT_VE_DISABLE (its
+ * TDATTRIBUTES are 0x40000000), the others do. The admission refuses it under the default
+ * policy, on both sides, and admits it once the policy allows SEPT_VE. */
+TEST(real_quotes_with_differing_td_attributes)
+{
+    static const struct {
+        const char *dir;
+        bool sept_ve;
+    } q[] = {{"dcapqvl-1", true}, {"gotdxguest-1", false}, {"gotdxguest-2", true},
+             {"nearmpc-3", true}};
+    for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+        uint64_t attrs;
+        uint8_t svc[48];
+        CHECK_MSG(real_td(q[i].dir, &attrs, svc) == 0, "%s does not parse", q[i].dir);
+        CHECK_EQ((attrs & MERO_TD_ATTR_SEPT_VE_DISABLE) != 0, q[i].sept_ve);
+        CHECK_EQ(attrs & MERO_TD_ATTR_DEBUG, 0);
+        for (int allow = 0; allow < 2; allow++) {
+            struct world w;
+            CHECK_OK(open_world(&w, POL_NONE));
+            struct mero_tee_policy p;
+            struct mero_gov_oplist l = {0};
+            CHECK_OK(govt_policy(&p, MERO_TEE_MODE_REPLICA, false));
+            p.allow_sept_ve_enabled = allow == 1;
+            CHECK_OK(mero_gov_set_policy(w.owner.s, w.owner.ns, &p, &l, NULL, NULL, NULL));
+            mero_tee_policy_cleanup(&p);
+            mero_gov_oplist_cleanup(&l);
+            make_real(&w, w.owner.ns, w.owner.ns);
+            w.req.td_attributes = attrs;
+            memcpy(w.req.mrservicetd, svc, 48);
+            CHECK(govt_sync(&w.owner, &w.peer, w.owner.ns, NULL) >= 0);
+            struct mero_admit_decision d;
+            struct mero_err ea = {0}, ep = {0};
+            int ra = mero_gov_admit_decide(w.owner.s, w.owner.ns, &w.req, &d, &ea);
+            struct mero_buf b;
+            mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
+            CHECK_OK(forge_join(&w, -1, NULL, &b));
+            int status;
+            int rp = mero_gov_apply(w.peer.s, b.data, b.len, &status, NULL, NULL, &ep);
+            mero_buf_cleanup(&b);
+            bool ok = q[i].sept_ve || allow == 1;
+            CHECK_MSG((ra == 0) == ok && (rp == 0) == ok, "%s allow=%d: admitter %s, peer %s",
+                      q[i].dir, allow, ea.msg, ep.msg);
+            if (!ok) {
+                CHECK(strstr(ea.msg, "SEPT_VE_DISABLE") != NULL);
+                CHECK_STR_EQ(ea.msg, ep.msg);
+            }
+            close_world(&w);
+        }
+    }
+}
+
+/* The policy op round-trips the TD-attribute knobs (V3 tag), and a default policy stays V2. */
+TEST(policy_td_knobs_travel_in_the_op)
+{
+    for (int k = 0; k < 3; k++) {
+        struct world w;
+        CHECK_OK(open_world(&w, POL_NONE));
+        struct mero_tee_policy p, got;
+        struct mero_gov_oplist l = {0};
+        CHECK_OK(govt_policy(&p, MERO_TEE_MODE_RELAY, false));
+        p.allow_sept_ve_enabled = k == 1;
+        p.allow_service_td = k == 2;
+        CHECK_OK(mero_gov_set_policy(w.owner.s, w.owner.ns, &p, &l, NULL, NULL, NULL));
+        CHECK_EQ(l.n, 1);
+        struct mero_op op;
+        CHECK_OK(mero_op_decode(l.v[0].data, l.v[0].len, &op, NULL));
+        CHECK_EQ(op.kind, MERO_GROUP_TEE_POLICY_SET_V2);
+        CHECK_EQ(op.policy.v3, k != 0);
+        mero_op_cleanup(&op);
+        CHECK(govt_sync(&w.owner, &w.peer, w.owner.ns, NULL) > 0);
+        bool found;
+        CHECK_OK(mero_gov_read_policy(w.peer.s, w.owner.ns, &got, &found, NULL));
+        CHECK(found);
+        CHECK_EQ(got.allow_sept_ve_enabled, k == 1);
+        CHECK_EQ(got.allow_service_td, k == 2);
+        CHECK_EQ(got.mode, MERO_TEE_MODE_RELAY);
+        mero_tee_policy_cleanup(&got);
+        mero_tee_policy_cleanup(&p);
+        mero_gov_oplist_cleanup(&l);
+        close_world(&w);
+    }
+}
+
+/* A join carrying TD facts encodes with the appended tags and decodes back; one without them
+ * keeps the old tags (old ops decode unchanged). */
+TEST(join_td_facts_round_trip)
+{
+    struct world w;
+    CHECK_OK(open_world(&w, POL_REAL));
+    make_real(&w, w.owner.ns, w.owner.ns);
+    w.req.mrservicetd[0] = 9;
+    struct mero_buf b;
+    mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
+    CHECK_OK(forge_join(&w, -1, NULL, &b));
+    struct mero_op op;
+    CHECK_OK(mero_op_decode(b.data, b.len, &op, NULL));
+    CHECK_EQ(op.kind, MERO_ROOT_MEMBER_JOINED_TEE);
+    CHECK(op.join.has_td);
+    CHECK_EQ(op.join.td_attributes, MERO_TD_ATTR_SEPT_VE_DISABLE);
+    CHECK_EQ(op.join.mrservicetd[0], 9);
+    struct mero_buf again;
+    mero_buf_init(&again, MERO_GOV_MAX_OP_BYTES);
+    CHECK_OK(mero_op_encode(&op, &again));
+    CHECK_EQ(again.len, b.len);
+    CHECK_MEM_EQ(again.data, b.data, b.len);
+    mero_op_cleanup(&op);
+    mero_buf_cleanup(&again);
+    mero_buf_cleanup(&b);
+    /* a mock join has no TD facts and keeps tag 10 */
+    govt_tee_request(&w.tee, w.owner.ns, w.owner.ns, w.owner.ns, &w.req);
+    mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
+    CHECK_OK(forge_join(&w, -1, NULL, &b));
+    CHECK_OK(mero_op_decode(b.data, b.len, &op, NULL));
+    CHECK(!op.join.has_td);
+    mero_op_cleanup(&op);
+    mero_buf_cleanup(&b);
+    close_world(&w);
+}
+
+/* A membership op signed by the owner without the author's checks (a forged or older node). */
+static int forge_member_op(struct world *w, int scope, int kind, const uint8_t group[32],
+                           const uint8_t member[32], int role, struct mero_buf *out)
+{
+    struct mero_op op;
+    uint8_t sk[64], (*heads)[32] = NULL;
+    size_t nh = 0;
+    mero_op_init(&op);
+    memcpy(op.ns, w->owner.ns, 32);
+    op.scope = (uint8_t)scope;
+    op.kind = (uint8_t)kind;
+    memcpy(op.group_id, group, 32);
+    memcpy(op.member, member, 32);
+    op.role = (uint8_t)role;
+    int rc = mero_gov_heads(w->owner.s, w->owner.ns, &heads, &nh);
+    rc = rc ? rc : mero_op_set_parents(&op, (const uint8_t(*)[32])heads, (uint32_t)nh);
+    free(heads);
+    op.version = MERO_GOV_SCHEMA_VERSION;
+    op.nonce = 2000;
+    rc = rc ? rc : mero_gov_identity_secret(w->owner.s, w->owner.ns, sk);
+    rc = rc ? rc : mero_op_sign(&op, sk);
+    sodium_memzero(sk, sizeof(sk));
+    rc = rc ? rc : mero_op_encode(&op, out);
+    mero_op_cleanup(&op);
+    return rc;
+}
+
+/* Regression (issue 14): an owner could make the root ReadOnlyTee an Admin (or Member) of an
+ * Open subgroup, or an admin of the namespace. The author refuses before signing and every
+ * peer refuses the op, with TeeMemberRoleLocked. */
+TEST(tee_identity_never_given_a_plain_role_anywhere)
+{
+    struct world w;
+    CHECK_OK(open_world(&w, POL_MOCK));
+    CHECK_OK(admit_now(&w));
+    CHECK(govt_sync(&w.owner, &w.peer, w.owner.ns, NULL) > 0);
+    struct mero_gov_oplist l = {0};
+    struct mero_err e = {0};
+    CHECK_ERR(mero_gov_add_member(w.owner.s, w.owner.ns, w.sub, w.tee.node.pk, MERO_ROLE_ADMIN,
+                                  &l, &e),
+              -MERO_ETEE_ROLE_LOCKED);
+    CHECK_EQ(l.n, 0);
+    CHECK(strstr(e.msg, "TeeMemberRoleLocked") != NULL);
+    CHECK_ERR(mero_gov_change_admin(w.owner.s, w.owner.ns, w.tee.node.pk, &l, &e),
+              -MERO_ETEE_ROLE_LOCKED);
+    CHECK_EQ(l.n, 0);
+    static const struct {
+        int scope, kind, role;
+        bool sub;
+    } ops[] = {
+        {MERO_SCOPE_GROUP, MERO_GROUP_MEMBER_ADDED, MERO_ROLE_ADMIN, true},
+        {MERO_SCOPE_GROUP, MERO_GROUP_MEMBER_ADDED, MERO_ROLE_MEMBER, true},
+        {MERO_SCOPE_GROUP, MERO_GROUP_MEMBER_ROLE_SET, MERO_ROLE_READONLY, false},
+        {MERO_SCOPE_ROOT, MERO_ROOT_ADMIN_CHANGED, MERO_ROLE_ADMIN, false},
+    };
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        struct mero_buf b;
+        int status;
+        mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
+        CHECK_OK(forge_member_op(&w, ops[i].scope, ops[i].kind, ops[i].sub ? w.sub : w.owner.ns,
+                                 w.tee.node.pk, ops[i].role, &b));
+        int rc = mero_gov_apply(w.peer.s, b.data, b.len, &status, NULL, NULL, &e);
+        mero_buf_cleanup(&b);
+        CHECK_MSG(rc == -MERO_ETEE_ROLE_LOCKED, "op %zu: %d %s", i, rc, e.msg);
+        CHECK(strstr(e.msg, "TeeMemberRoleLocked") != NULL);
+    }
+    int role;
+    CHECK_OK(mero_gov_direct_role(w.peer.s, w.sub, w.tee.node.pk, &role));
+    CHECK_EQ(role, MERO_ROLE_NONE);
+    close_world(&w);
+}
+
+/* Issue 21 item 10: the namespace always keeps an admin - its last admin may not be removed,
+ * demoted or leave (author: -MERO_ESTATE before signing; peers refuse the op the same way). */
+TEST(last_namespace_admin_stays)
+{
+    struct world w;
+    CHECK_OK(open_world(&w, POL_MOCK));
+    struct mero_gov_oplist l = {0};
+    struct mero_err e = {0};
+    CHECK_ERR(mero_gov_leave(w.owner.s, w.owner.ns, w.owner.ns, &l, &e), -MERO_ESTATE);
+    CHECK(strstr(e.msg, "last admin") != NULL);
+    CHECK_ERR(mero_gov_set_member_role(w.owner.s, w.owner.ns, w.owner.ns, w.owner.pk,
+                                       MERO_ROLE_MEMBER, &l, &e),
+              -MERO_ESTATE);
+    CHECK_ERR(mero_gov_remove_member(w.owner.s, w.owner.ns, w.owner.ns, w.owner.pk, &l, &e),
+              -MERO_ESTATE);
+    CHECK_EQ(l.n, 0);
+    /* a peer refuses the forged demotion too */
+    CHECK(govt_sync(&w.owner, &w.peer, w.owner.ns, NULL) > 0);
+    struct mero_buf b;
+    int status;
+    mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
+    CHECK_OK(forge_member_op(&w, MERO_SCOPE_GROUP, MERO_GROUP_MEMBER_ROLE_SET, w.owner.ns,
+                             w.owner.pk, MERO_ROLE_READONLY, &b));
+    CHECK_ERR(mero_gov_apply(w.peer.s, b.data, b.len, &status, NULL, NULL, &e), -MERO_ESTATE);
+    mero_buf_cleanup(&b);
+    /* with a second admin, the first may step down */
+    uint8_t other[32];
+    mero_random(other, 32);
+    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, other, MERO_ROLE_ADMIN, &l,
+                                 &e));
+    CHECK_OK(mero_gov_set_member_role(w.owner.s, w.owner.ns, w.owner.ns, w.owner.pk,
+                                      MERO_ROLE_MEMBER, &l, &e));
+    mero_gov_oplist_cleanup(&l);
+    close_world(&w);
+}
+
+MERO_TEST_MAIN(T(every_refusal_same_on_the_admitter_and_every_peer), T(each_reason_written_once),
+               T(real_quotes_with_differing_td_attributes), T(policy_td_knobs_travel_in_the_op),
+               T(join_td_facts_round_trip), T(tee_identity_never_given_a_plain_role_anywhere),
+               T(last_namespace_admin_stays))
