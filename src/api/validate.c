@@ -450,6 +450,9 @@ int api_parse_policy(json_t *body, json_t **canon, struct api_fail *f)
         get_bool(body, "allowServiceTd", &allow_service, f) < 0) {
         return -1;
     }
+    if (json_object_get(body, "requireSeptVeDisable") == NULL) {
+        require_sept = true; /* the safe default: absent means required */
+    }
     const char *mode = "replica";
     json_t *m = json_object_get(body, "mode");
     if (m != NULL && !json_is_null(m)) {
