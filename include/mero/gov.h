@@ -237,20 +237,20 @@ enum mero_adm_side { MERO_ADM_SIDE_ADMITTER = 0, MERO_ADM_SIDE_PEER = 1 };
  */
 enum mero_adm_rule {
     MERO_ADM_RULE_OK = 0,
-    MERO_ADM_RULE_NO_POLICY = 32,  /* no TeeAdmissionPolicy for the namespace */
-    MERO_ADM_RULE_ROLE_NOT_MODE,   /* peer: the recorded role is not the policy mode's */
-    MERO_ADM_RULE_QUOTE_LENGTH,    /* missing, or over MAX_TEE_QUOTE_BYTES */
-    MERO_ADM_RULE_QUOTE_HASH,      /* quote_hash is not SHA-256 of the quote */
-    MERO_ADM_RULE_MOCK_TCB,        /* a mock quote recorded with a real TCB status */
-    MERO_ADM_RULE_RELEASE,         /* admitter, signed-release form: the release check */
-    MERO_ADM_RULE_CREDENTIAL,      /* the credential does not certify the member */
+    MERO_ADM_RULE_NO_POLICY = 32,   /* no TeeAdmissionPolicy for the namespace */
+    MERO_ADM_RULE_ROLE_NOT_MODE,    /* peer: the recorded role is not the policy mode's */
+    MERO_ADM_RULE_QUOTE_LENGTH,     /* missing, or over MAX_TEE_QUOTE_BYTES */
+    MERO_ADM_RULE_QUOTE_HASH,       /* quote_hash is not SHA-256 of the quote */
+    MERO_ADM_RULE_MOCK_TCB,         /* a mock quote recorded with a real TCB status */
+    MERO_ADM_RULE_RELEASE,          /* admitter, signed-release form: the release check */
+    MERO_ADM_RULE_CREDENTIAL,       /* the credential does not certify the member */
     MERO_ADM_RULE_QUOTE_UNREADABLE, /* the carried quote's report data cannot be read */
-    MERO_ADM_RULE_BINDING,         /* the quote does not commit to the credential */
-    MERO_ADM_RULE_DENIED,          /* on the group's deny list */
-    MERO_ADM_RULE_NO_ROOT_ROW,     /* subgroup form for a member with no TEE row at the root */
-    MERO_ADM_RULE_ROLE_LOCKED,     /* the member holds a non-TEE row in the namespace */
-    MERO_ADM_RULE_QUOTE_USED,      /* admitter: quote already used in the namespace */
-    MERO_ADM_RULE_NO_TD_FACTS,     /* admitter: a real quote whose TD attributes are unknown */
+    MERO_ADM_RULE_BINDING,          /* the quote does not commit to the credential */
+    MERO_ADM_RULE_DENIED,           /* on the group's deny list */
+    MERO_ADM_RULE_NO_ROOT_ROW,      /* subgroup form for a member with no TEE row at the root */
+    MERO_ADM_RULE_ROLE_LOCKED,      /* the member holds a non-TEE row in the namespace */
+    MERO_ADM_RULE_QUOTE_USED,       /* admitter: quote already used in the namespace */
+    MERO_ADM_RULE_NO_TD_FACTS,      /* admitter: a real quote whose TD attributes are unknown */
 };
 
 /* What the rules judge: an admission about to be published, or one being applied. */
@@ -272,7 +272,7 @@ struct mero_adm_case {
     const struct mero_measurements *m;
     bool has_td; /* TD facts known (a real quote; V2 join) */
     uint64_t td_attributes;
-    const uint8_t *mrservicetd; /* 48 bytes, NULL = zero */
+    const uint8_t *mrservicetd;            /* 48 bytes, NULL = zero */
     const struct mero_credential *account; /* root form */
     const uint8_t *quote;                  /* NULL for the subgroup form at a peer */
     size_t quote_len;
@@ -293,11 +293,10 @@ MERO_MUST_CHECK int mero_gov_admission_rules(struct mero_store *s, const uint8_t
                                              struct mero_err *err);
 /* The quote-fact rules alone (mock, TCB, TD attributes, lists when check_measurements). */
 MERO_MUST_CHECK int mero_gov_trust_rules(const struct mero_tee_policy *p, bool is_mock,
-                                         const char *tcb_status,
-                                         const struct mero_measurements *m, bool has_td,
-                                         uint64_t td_attributes, const uint8_t *mrservicetd,
-                                         bool check_measurements, int *rule,
-                                         struct mero_err *err);
+                                         const char *tcb_status, const struct mero_measurements *m,
+                                         bool has_td, uint64_t td_attributes,
+                                         const uint8_t *mrservicetd, bool check_measurements,
+                                         int *rule, struct mero_err *err);
 /* The fixed reason of a rule; the namespace-state ones as reference-calimero.md §6.1. */
 const char *mero_adm_rule_reason(int rule);
 const char *mero_adm_rule_name(int rule);

@@ -99,9 +99,9 @@ enum mero_group_op {
  * above with a flag, so no handler dispatches on them: 64 = MemberJoinedViaTeeAttestation with
  * TD facts (join.has_td), 65 / 66 = the V2 policy forms with TD-attribute knobs (policy.v3).
  */
-#define MERO_GROUP_TAG_MEMBER_JOINED_TEE_V2       64
-#define MERO_GROUP_TAG_TEE_POLICY_SET_V3          65
-#define MERO_GROUP_TAG_TEE_RELEASE_POLICY_SET_V3  66
+#define MERO_GROUP_TAG_MEMBER_JOINED_TEE_V2      64
+#define MERO_GROUP_TAG_TEE_POLICY_SET_V3         65
+#define MERO_GROUP_TAG_TEE_RELEASE_POLICY_SET_V3 66
 
 /* A vector of owned NUL-terminated strings. */
 struct mero_strlist {

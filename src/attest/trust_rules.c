@@ -18,7 +18,8 @@ static const struct {
     const char *reason;
 } rules[MERO_TRUST__COUNT] = {
     [MERO_TRUST_OK] = {"Ok", "accepted"},
-    [MERO_TRUST_MOCK_NOT_ACCEPTED] = {"MockNotAccepted", "mock attestation rejected by group policy"},
+    [MERO_TRUST_MOCK_NOT_ACCEPTED] = {"MockNotAccepted",
+                                      "mock attestation rejected by group policy"},
     [MERO_TRUST_TCB_REVOKED] = {"TcbRevoked",
                                 "TCB status not in policy allowlist (a Revoked platform is never "
                                 "accepted)"},

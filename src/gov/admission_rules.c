@@ -45,17 +45,17 @@ static const struct {
     [MERO_ADM_RULE_QUOTE_LENGTH - NS_RULE_FIRST] = {"QuoteLength", MERO_EREFUSED,
                                                     "the quote is missing or longer than "
                                                     "MAX_TEE_QUOTE_BYTES (16384)"},
-    [MERO_ADM_RULE_QUOTE_HASH - NS_RULE_FIRST] = {"QuoteHash", MERO_EREFUSED,
-                                                  "quote_hash is not SHA-256 of the quote"},
+    [MERO_ADM_RULE_QUOTE_HASH -
+        NS_RULE_FIRST] = {"QuoteHash", MERO_EREFUSED, "quote_hash is not SHA-256 of the quote"},
     [MERO_ADM_RULE_MOCK_TCB - NS_RULE_FIRST] = {"MockTcbStatus", MERO_EREFUSED,
                                                 "a mock quote must record tcb_status Mock"},
-    [MERO_ADM_RULE_RELEASE - NS_RULE_FIRST] = {"Release", MERO_EREFUSED,
-                                               "the quote matches no allowed release profile"},
+    [MERO_ADM_RULE_RELEASE -
+        NS_RULE_FIRST] = {"Release", MERO_EREFUSED, "the quote matches no allowed release profile"},
     [MERO_ADM_RULE_CREDENTIAL - NS_RULE_FIRST] = {"Credential", MERO_EREFUSED,
                                                   "the account credential does not certify the "
                                                   "attested key"},
-    [MERO_ADM_RULE_QUOTE_UNREADABLE - NS_RULE_FIRST] = {"QuoteUnreadable", MERO_EREFUSED,
-                                                        "the carried quote does not parse"},
+    [MERO_ADM_RULE_QUOTE_UNREADABLE -
+        NS_RULE_FIRST] = {"QuoteUnreadable", MERO_EREFUSED, "the carried quote does not parse"},
     [MERO_ADM_RULE_BINDING - NS_RULE_FIRST] = {"Binding", MERO_EREFUSED,
                                                "the quote does not commit to the credential "
                                                "admitted in this namespace (admission binding "
@@ -105,10 +105,10 @@ static int fail(int *out, int rule, struct mero_err *err, const char *detail)
     if (out != NULL) {
         *out = rule;
     }
-    if (rule > 0 && rule < MERO_TRUST__COUNT) {
-        return mero_err_set(err, MERO_EREFUSED, "%s", mero_adm_rule_reason(rule));
+    int code = MERO_EREFUSED; /* the quote-fact rules */
+    if (rule >= NS_RULE_FIRST && (size_t)(rule - NS_RULE_FIRST) < N_TEXTS) {
+        code = texts[rule - NS_RULE_FIRST].code;
     }
-    int code = texts[rule - NS_RULE_FIRST].code;
     if (detail != NULL && detail[0] != '\0') {
         return mero_err_set(err, code, "%s: %s", mero_adm_rule_reason(rule), detail);
     }
@@ -265,8 +265,7 @@ static int release_gate(struct mero_store *s, const struct mero_tee_policy *p,
                     "requires it");
     }
     if (mero_release_version_check(v) < 0) {
-        return fail(rule, MERO_ADM_RULE_RELEASE, err,
-                    "the TEE named a malformed release version");
+        return fail(rule, MERO_ADM_RULE_RELEASE, err, "the TEE named a malformed release version");
     }
     if (p->min_release != NULL && mero_release_version_cmp(v, p->min_release, &cmp) == 0 &&
         cmp < 0) {

@@ -173,7 +173,8 @@ int mero__gov_h_evidence(struct actx *a, struct mero_err *err)
     bool found;
     MERO_TRY(mero_gov_read_policy(a->s, op->ns, &p, &found, err));
     if (!found) {
-        return mero_err_set(err, MERO_ENOPOLICY, "%s", mero_adm_rule_reason(MERO_ADM_RULE_NO_POLICY));
+        return mero_err_set(err, MERO_ENOPOLICY, "%s",
+                            mero_adm_rule_reason(MERO_ADM_RULE_NO_POLICY));
     }
     struct mero_evidence_verdict v;
     uint8_t binding_ok_rd[64];

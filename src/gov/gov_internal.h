@@ -59,10 +59,10 @@ int mero__gov_put_group_body(struct mero_buf *b, const struct mero_op *op);
 int mero__gov_get_group_body(struct mero_cur *c, struct mero_op *op, struct mero_err *err);
 
 #define MERO_GOV_REASON_TEE_LOCKED                                                                 \
-    "TeeMemberRoleLocked: the identity holds a TEE row in this namespace and is never given "     \
+    "TeeMemberRoleLocked: the identity holds a TEE row in this namespace and is never given "      \
     "Member, ReadOnly or Admin"
 #define MERO_GOV_REASON_LAST_ADMIN                                                                 \
-    "the namespace's last admin cannot be removed, demoted or leave: make another member an "     \
+    "the namespace's last admin cannot be removed, demoted or leave: make another member an "      \
     "admin first"
 /* -MERO_ETEE_ROLE_LOCKED when member holds a TEE row anywhere in ns. */
 int mero__gov_tee_locked(struct mero_store *s, const uint8_t ns[32], const uint8_t member[32],

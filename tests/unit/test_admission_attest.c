@@ -2,8 +2,9 @@
 /*
  * test_admission_attest.c - the real-quote glue of admission (src/node/admission_attest.c):
  * merod judges evidence through the library's own path (no verifier hook), the same way a
- * peer running the bare library does, on every genuine case; the DCAP step of verify_and_admit gives no verdict (an error)
- * when collateral cannot be fetched; the signed-release check refuses without a trusted root.
+ * peer running the bare library does, on every genuine case; the DCAP step of verify_and_admit
+ * gives no verdict (an error) when collateral cannot be fetched; the signed-release check refuses
+ * without a trusted root.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,7 @@
 /* TeeAuthorityEvidence for the admitted TEE carrying quote q and collateral c, signed by the
  * owner (an admin, so a voucher). */
 static int forge_evidence(struct govt_node *owner, const struct govt_tee *tee, const uint8_t *q,
-                          size_t ql, const uint8_t *c, size_t cl, uint64_t at,
-                          struct mero_buf *out)
+                          size_t ql, const uint8_t *c, size_t cl, uint64_t at, struct mero_buf *out)
 {
     struct mero_op op;
     uint8_t sk[64], (*heads)[32] = NULL;

@@ -107,8 +107,8 @@ static int open_world(struct world *w, enum pol which)
     rc = rc ? rc : govt_create_ns(&w->owner);
     rc = rc ? rc : set_policy(w, which);
     rc = rc ? rc
-            : mero_gov_create_subgroup(w->owner.s, w->owner.ns, w->owner.ns, MERO_GROUP_OPEN, w->sub,
-                                       &l, NULL);
+            : mero_gov_create_subgroup(w->owner.s, w->owner.ns, w->owner.ns, MERO_GROUP_OPEN,
+                                       w->sub, &l, NULL);
     mero_gov_oplist_cleanup(&l);
     rc = rc ? rc : govt_tee_open(&w->tee, w->owner.ns);
     if (rc == 0) {
@@ -308,9 +308,9 @@ static int s_denied(struct world *w)
 {
     struct mero_gov_oplist l = {0};
     int rc = admit_now(w);
-    rc = rc ? rc
-            : mero_gov_remove_member(w->owner.s, w->owner.ns, w->owner.ns, w->tee.node.pk, &l,
-                                     NULL);
+    rc =
+        rc ? rc
+           : mero_gov_remove_member(w->owner.s, w->owner.ns, w->owner.ns, w->tee.node.pk, &l, NULL);
     mero_gov_oplist_cleanup(&l);
     govt_tee_request(&w->tee, w->owner.ns, w->owner.ns, w->owner.ns, &w->req);
     return rc;
@@ -350,20 +350,20 @@ static int s_release(struct world *w)
 
 /* What the peer does with the op an admitter would have published without the rule. */
 enum peer_expect {
-    PEER_SAME = 0,  /* same refusal, same reason */
-    PEER_ACCEPTS,   /* the spec has peers not repeat this rule */
-    PEER_DECODER,   /* the op cannot even be decoded: refused before any rule */
-    PEER_ONLY,      /* a forged op only: the admitter records what it decided */
+    PEER_SAME = 0, /* same refusal, same reason */
+    PEER_ACCEPTS,  /* the spec has peers not repeat this rule */
+    PEER_DECODER,  /* the op cannot even be decoded: refused before any rule */
+    PEER_ONLY,     /* a forged op only: the admitter records what it decided */
 };
 
 struct tcase {
     const char *name;
     enum pol pol;
     int (*setup)(struct world *w);
-    int forge_role;          /* -1: the mode's */
-    const char *forge_tcb;   /* NULL: as the admitter would record */
-    int code;                /* the refusal (positive mero_err code); 0 = accepted */
-    const char *reason;      /* prefix of the reason on both sides */
+    int forge_role;        /* -1: the mode's */
+    const char *forge_tcb; /* NULL: as the admitter would record */
+    int code;              /* the refusal (positive mero_err code); 0 = accepted */
+    const char *reason;    /* prefix of the reason on both sides */
     enum peer_expect peer;
 };
 
@@ -467,8 +467,10 @@ TEST(every_refusal_same_on_the_admitter_and_every_peer)
             } else {
                 CHECK_MSG(rp == -t->code, "%s: peer gave %d (%s), want -%d", t->name, rp, ep.msg,
                           t->code);
-                CHECK_MSG(strcmp(ep.msg, ea.msg) == 0, "%s: reasons differ: admitter \"%s\", "
-                          "peer \"%s\"", t->name, ea.msg, ep.msg);
+                CHECK_MSG(strcmp(ep.msg, ea.msg) == 0,
+                          "%s: reasons differ: admitter \"%s\", "
+                          "peer \"%s\"",
+                          t->name, ea.msg, ep.msg);
             }
             break;
         case PEER_ACCEPTS:
@@ -507,8 +509,8 @@ TEST(each_reason_written_once)
         CHECK_MSG(strcmp(mero_adm_rule_name(rules[i]), "Unknown") != 0, "rule %d unnamed",
                   rules[i]);
         for (size_t k = i + 1; k < n; k++) {
-            CHECK_MSG(strcmp(a, mero_adm_rule_reason(rules[k])) != 0, "rules %d and %d share \"%s\"",
-                      rules[i], rules[k], a);
+            CHECK_MSG(strcmp(a, mero_adm_rule_reason(rules[k])) != 0,
+                      "rules %d and %d share \"%s\"", rules[i], rules[k], a);
         }
     }
 }
@@ -544,8 +546,8 @@ TEST(real_quotes_with_differing_td_attributes)
     static const struct {
         const char *dir;
         bool sept_ve;
-    } q[] = {{"dcapqvl-1", true}, {"gotdxguest-1", false}, {"gotdxguest-2", true},
-             {"nearmpc-3", true}};
+    } q[] = {
+        {"dcapqvl-1", true}, {"gotdxguest-1", false}, {"gotdxguest-2", true}, {"nearmpc-3", true}};
     for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
         uint64_t attrs;
         uint8_t svc[48];
@@ -693,9 +695,9 @@ TEST(tee_identity_never_given_a_plain_role_anywhere)
     CHECK(govt_sync(&w.owner, &w.peer, w.owner.ns, NULL) > 0);
     struct mero_gov_oplist l = {0};
     struct mero_err e = {0};
-    CHECK_ERR(mero_gov_add_member(w.owner.s, w.owner.ns, w.sub, w.tee.node.pk, MERO_ROLE_ADMIN,
-                                  &l, &e),
-              -MERO_ETEE_ROLE_LOCKED);
+    CHECK_ERR(
+        mero_gov_add_member(w.owner.s, w.owner.ns, w.sub, w.tee.node.pk, MERO_ROLE_ADMIN, &l, &e),
+        -MERO_ETEE_ROLE_LOCKED);
     CHECK_EQ(l.n, 0);
     CHECK(strstr(e.msg, "TeeMemberRoleLocked") != NULL);
     CHECK_ERR(mero_gov_change_admin(w.owner.s, w.owner.ns, w.tee.node.pk, &l, &e),
@@ -755,8 +757,8 @@ TEST(last_namespace_admin_stays)
     /* with a second admin, the first may step down */
     uint8_t other[32];
     mero_random(other, 32);
-    CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, other, MERO_ROLE_ADMIN, &l,
-                                 &e));
+    CHECK_OK(
+        mero_gov_add_member(w.owner.s, w.owner.ns, w.owner.ns, other, MERO_ROLE_ADMIN, &l, &e));
     CHECK_OK(mero_gov_set_member_role(w.owner.s, w.owner.ns, w.owner.ns, w.owner.pk,
                                       MERO_ROLE_MEMBER, &l, &e));
     mero_gov_oplist_cleanup(&l);

@@ -605,8 +605,8 @@ TEST(challenge_spent_even_when_pop_or_public_key_do_not_match)
         }
         CHECK_OK(raw_request(&tee4, &owner, &m, &r));
         CHECK(!r.m.admitted);
-        CHECK_MSG(strstr(r.m.reason, MERO_CHALLENGE_REFUSED_REASON) != NULL,
-                  "variant %d: %s", variant, r.m.reason);
+        CHECK_MSG(strstr(r.m.reason, MERO_CHALLENGE_REFUSED_REASON) != NULL, "variant %d: %s",
+                  variant, r.m.reason);
     }
 }
 

@@ -204,24 +204,23 @@ static int run_subgroup_create(const struct meroctl_global *g, int argc, char **
     return rc;
 }
 
-MEROCTL_COMMANDS(
-    {"group settings set-tee-admission-policy",
-     "<NS> [--mrtd H]... [--rtmr0 H]... [--rtmr1 H]... [--rtmr2 H]... [--rtmr3 H]... "
-     "[--profile P]... [--min-release V] [--tcb-status S]... [--accept-mock] "
-     "[--allow-sept-ve-enabled] [--allow-service-td] --mode replica|relay",
-     "set the namespace's TEE admission policy (measurement or signed-release form)",
-     run_set_policy},
-    {"group settings get-tee-admission-policy", "<NS>", "show the TEE admission policy",
-     run_get_policy},
-    {"group members add", "<GROUP> <IDENTITY> [--role Admin|Member|ReadOnly]",
-     "add a member to a group", run_members_add},
-    {"group members remove", "<GROUP> <IDENTITY>", "remove a member (rotates the group key)",
-     run_members_remove},
-    {"group members set-role", "<GROUP> <IDENTITY> <Admin|Member|ReadOnly>",
-     "move a member between Admin, Member and ReadOnly (TEE roles are locked)",
-     run_members_set_role},
-    {"group members list", "<GROUP>", "list members with roles (TEE rows with measurements)",
-     run_members_list},
-    {"group leave", "<GROUP>", "leave a group", run_leave},
-    {"group subgroup create", "<GROUP> [--visibility open|restricted]", "create a subgroup",
-     run_subgroup_create})
+MEROCTL_COMMANDS({"group settings set-tee-admission-policy",
+                  "<NS> [--mrtd H]... [--rtmr0 H]... [--rtmr1 H]... [--rtmr2 H]... [--rtmr3 H]... "
+                  "[--profile P]... [--min-release V] [--tcb-status S]... [--accept-mock] "
+                  "[--allow-sept-ve-enabled] [--allow-service-td] --mode replica|relay",
+                  "set the namespace's TEE admission policy (measurement or signed-release form)",
+                  run_set_policy},
+                 {"group settings get-tee-admission-policy", "<NS>",
+                  "show the TEE admission policy", run_get_policy},
+                 {"group members add", "<GROUP> <IDENTITY> [--role Admin|Member|ReadOnly]",
+                  "add a member to a group", run_members_add},
+                 {"group members remove", "<GROUP> <IDENTITY>",
+                  "remove a member (rotates the group key)", run_members_remove},
+                 {"group members set-role", "<GROUP> <IDENTITY> <Admin|Member|ReadOnly>",
+                  "move a member between Admin, Member and ReadOnly (TEE roles are locked)",
+                  run_members_set_role},
+                 {"group members list", "<GROUP>",
+                  "list members with roles (TEE rows with measurements)", run_members_list},
+                 {"group leave", "<GROUP>", "leave a group", run_leave},
+                 {"group subgroup create", "<GROUP> [--visibility open|restricted]",
+                  "create a subgroup", run_subgroup_create})
