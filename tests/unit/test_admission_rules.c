@@ -765,7 +765,38 @@ TEST(last_namespace_admin_stays)
     close_world(&w);
 }
 
+/* The fuzz corpus seeds for the appended tags decode to the kinds they extend. */
+TEST(fuzz_seeds_for_the_appended_tags_decode)
+{
+    static const struct {
+        const char *file;
+        int kind;
+        bool td, v3;
+    } seeds[] = {
+        {"op-20-join-td.bin", MERO_ROOT_MEMBER_JOINED_TEE, true, false},
+        {"op-21-group-join-td.bin", MERO_GROUP_MEMBER_JOINED_TEE, true, false},
+        {"op-22-policy-v3.bin", MERO_GROUP_TEE_POLICY_SET_V2, false, true},
+        {"op-23-release-policy-v3.bin", MERO_GROUP_TEE_RELEASE_POLICY_SET_V2, false, true},
+    };
+    for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+        char path[128];
+        size_t n = 0;
+        snprintf(path, sizeof(path), "tests/fuzz/corpus/op/%s", seeds[i].file);
+        uint8_t *b = mero_test_read(path, 0, &n);
+        CHECK_MSG(b != NULL, "%s missing", path);
+        struct mero_op op;
+        struct mero_err e = {0};
+        int rc = mero_op_decode(b, n, &op, &e);
+        free(b);
+        CHECK_MSG(rc == 0, "%s: %s", seeds[i].file, e.msg);
+        CHECK_EQ(op.kind, seeds[i].kind);
+        CHECK_EQ(op.join.has_td, seeds[i].td);
+        CHECK_EQ(op.policy.v3, seeds[i].v3);
+        mero_op_cleanup(&op);
+    }
+}
+
 MERO_TEST_MAIN(T(every_refusal_same_on_the_admitter_and_every_peer), T(each_reason_written_once),
                T(real_quotes_with_differing_td_attributes), T(policy_td_knobs_travel_in_the_op),
                T(join_td_facts_round_trip), T(tee_identity_never_given_a_plain_role_anywhere),
-               T(last_namespace_admin_stays))
+               T(last_namespace_admin_stays), T(fuzz_seeds_for_the_appended_tags_decode))
