@@ -85,6 +85,9 @@ struct mero_evidence_verdict {
     char tcb_status[MERO_GOV_MAX_STR + 1];
     struct mero_measurements m;
     uint8_t report_data[64];
+    bool has_td; /* the TD facts below are set (a real quote) */
+    uint64_t td_attributes;
+    uint8_t mrservicetd[48];
 };
 
 /*
@@ -218,6 +221,89 @@ MERO_MUST_CHECK int mero_gov_deliver_key(struct mero_store *s, const uint8_t ns[
                                          const uint8_t member[static 32],
                                          struct mero_gov_oplist *out, struct mero_err *err);
 
+/* ---- the admission rule set (admission_rules.c) ------------------------------------------ */
+
+/*
+ * Which side judges. The admitter runs every rule; a peer applying an admission runs the same
+ * sequence except the spent-quote rule (spec step 8: two admitters' concurrent ops applied in
+ * different orders would otherwise disagree) and the signed-release fetch (the measurements
+ * are the voucher's word under a release policy; peers re-check the TCB status only).
+ */
+enum mero_adm_side { MERO_ADM_SIDE_ADMITTER = 0, MERO_ADM_SIDE_PEER = 1 };
+
+/*
+ * The admission rules, in order. 1..MERO_TRUST__COUNT-1 are the quote-fact rules of
+ * trust_rules.h (same numbers); the namespace-state rules follow. Stable: appended only.
+ */
+enum mero_adm_rule {
+    MERO_ADM_RULE_OK = 0,
+    MERO_ADM_RULE_NO_POLICY = 32,   /* no TeeAdmissionPolicy for the namespace */
+    MERO_ADM_RULE_ROLE_NOT_MODE,    /* peer: the recorded role is not the policy mode's */
+    MERO_ADM_RULE_QUOTE_LENGTH,     /* missing, or over MAX_TEE_QUOTE_BYTES */
+    MERO_ADM_RULE_QUOTE_HASH,       /* quote_hash is not SHA-256 of the quote */
+    MERO_ADM_RULE_MOCK_TCB,         /* a mock quote recorded with a real TCB status */
+    MERO_ADM_RULE_RELEASE,          /* admitter, signed-release form: the release check */
+    MERO_ADM_RULE_CREDENTIAL,       /* the credential does not certify the member */
+    MERO_ADM_RULE_QUOTE_UNREADABLE, /* the carried quote's report data cannot be read */
+    MERO_ADM_RULE_BINDING,          /* the quote does not commit to the credential */
+    MERO_ADM_RULE_DENIED,           /* on the group's deny list */
+    MERO_ADM_RULE_NO_ROOT_ROW,      /* subgroup form for a member with no TEE row at the root */
+    MERO_ADM_RULE_ROLE_LOCKED,      /* the member holds a non-TEE row in the namespace */
+    MERO_ADM_RULE_QUOTE_USED,       /* admitter: quote already used in the namespace */
+    MERO_ADM_RULE_NO_TD_FACTS,      /* admitter: a real quote whose TD attributes are unknown */
+};
+
+/* What the rules judge: an admission about to be published, or one being applied. */
+struct mero_adm_case {
+    int side;              /* enum mero_adm_side */
+    const uint8_t *group;  /* the admission group (namespace root for a fleet join) */
+    const uint8_t *member; /* the attested namespace identity */
+    bool root_form;        /* cleartext root form (credential and quote carried) */
+    bool check_role;       /* peer: `role` must be the policy mode's */
+    int role;
+    /*
+     * Whether the judged op is published / applied. The admitter's no-op outcomes (already a
+     * member, no refresh due) publish nothing, so the binding, role-lock and spent rules are
+     * not asked of them. A peer always sets it.
+     */
+    bool publishing;
+    bool is_mock;           /* also derived from the quote's header when one is given */
+    const char *tcb_status; /* "Mock" for a mock quote */
+    const struct mero_measurements *m;
+    bool has_td; /* TD facts known (a real quote; V2 join) */
+    uint64_t td_attributes;
+    const uint8_t *mrservicetd;            /* 48 bytes, NULL = zero */
+    const struct mero_credential *account; /* root form */
+    const uint8_t *quote;                  /* NULL for the subgroup form at a peer */
+    size_t quote_len;
+    const uint8_t *quote_hash;
+    const char *release_version; /* admitter, signed-release form */
+};
+
+/*
+ * Run the admission rules for `c` under policy `p` (NULL: no policy). 0 when every rule
+ * passes; else a negative code with *rule (optional) set to the first failing rule and its
+ * fixed reason (mero_adm_rule_reason) in err. The one sequence the admitter's decision, every
+ * peer's apply of MemberJoinedViaTeeAttestation (both forms) and - through the quote-fact
+ * rules - TeeAuthorityEvidence and VerifierPolicy use.
+ */
+MERO_MUST_CHECK int mero_gov_admission_rules(struct mero_store *s, const uint8_t ns[static 32],
+                                             const struct mero_tee_policy *p,
+                                             const struct mero_adm_case *c, int *rule,
+                                             struct mero_err *err);
+/* The quote-fact rules alone (mock, TCB, TD attributes, lists when check_measurements). */
+MERO_MUST_CHECK int mero_gov_trust_rules(const struct mero_tee_policy *p, bool is_mock,
+                                         const char *tcb_status, const struct mero_measurements *m,
+                                         bool has_td, uint64_t td_attributes,
+                                         const uint8_t *mrservicetd, bool check_measurements,
+                                         int *rule, struct mero_err *err);
+/* The fixed reason of a rule; the namespace-state ones as reference-calimero.md §6.1. */
+const char *mero_adm_rule_reason(int rule);
+const char *mero_adm_rule_name(int rule);
+/* Whether member holds a row in any group of ns with a TEE role (tee = true) or another. */
+MERO_MUST_CHECK int mero_gov_holds_row(struct mero_store *s, const uint8_t ns[static 32],
+                                       const uint8_t member[static 32], bool tee, bool *yes);
+
 /* ---- admit_tee_node ----------------------------------------------------------------------- */
 
 /* What verify_and_admit hands over after verifying the quote (spec step 4). */
@@ -236,6 +322,10 @@ struct mero_admit_request {
     size_t collateral_len;
     uint64_t attested_at; /* unix seconds */
     uint64_t now;         /* unix seconds, for the evidence-refresh decision */
+    /* TD facts of a verified real quote (recorded in the join so peers re-check them) */
+    bool has_td;
+    uint64_t td_attributes;
+    uint8_t mrservicetd[48];
 };
 
 enum mero_admit_outcome {

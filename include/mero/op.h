@@ -75,6 +75,9 @@ enum mero_root_op {
     MERO_ROOT_MEMBER_JOINED_TEE = 10,
     MERO_ROOT_NAMESPACE_CREATED = 13,
 };
+/* Wire tag of the root join carrying TD facts (decodes to MERO_ROOT_MEMBER_JOINED_TEE with
+ * join.has_td; docs/governance.md). */
+#define MERO_ROOT_TAG_MEMBER_JOINED_TEE_V2 14
 
 /* GroupOp discriminants (18, 19, 37, 38 from the reference; the rest ours). */
 enum mero_group_op {
@@ -91,6 +94,14 @@ enum mero_group_op {
     MERO_GROUP_TEE_POLICY_SET_V2 = 37,
     MERO_GROUP_TEE_RELEASE_POLICY_SET_V2 = 38,
 };
+/*
+ * Wire tags appended for the TD-attribute rules (docs/governance.md). They decode to the kinds
+ * above with a flag, so no handler dispatches on them: 64 = MemberJoinedViaTeeAttestation with
+ * TD facts (join.has_td), 65 / 66 = the V2 policy forms with TD-attribute knobs (policy.v3).
+ */
+#define MERO_GROUP_TAG_MEMBER_JOINED_TEE_V2      64
+#define MERO_GROUP_TAG_TEE_POLICY_SET_V3         65
+#define MERO_GROUP_TAG_TEE_RELEASE_POLICY_SET_V3 66
 
 /* A vector of owned NUL-terminated strings. */
 struct mero_strlist {
@@ -111,8 +122,11 @@ enum mero_policy_form { MERO_POLICY_MEASUREMENT = 0, MERO_POLICY_RELEASE = 1 };
 struct mero_tee_policy {
     int form;
     bool v2;
+    bool v3; /* encodes the V3 tag (implies v2): the two TD-attribute knobs below travel */
     int mode;
     bool accept_mock;
+    bool allow_sept_ve_enabled; /* default false: TD attributes SEPT_VE_DISABLE (bit 28) required */
+    bool allow_service_td;      /* default false: a non-zero MRSERVICETD is refused */
     struct mero_strlist mrtd;
     struct mero_strlist rtmr[4];
     struct mero_strlist tcb;
@@ -162,6 +176,11 @@ struct mero_tee_join {
     struct mero_credential account;
     uint8_t *quote; /* owned */
     size_t quote_len;
+    /* TD facts of a real quote (V2 tags); false for a mock admission and for ops that predate
+     * them (those are judged without the TD-attribute rules, docs/governance.md). */
+    bool has_td;
+    uint64_t td_attributes;  /* TDATTRIBUTES, little-endian u64 on the wire */
+    uint8_t mrservicetd[48]; /* all zero for a TD 1.0 quote */
 };
 
 /* TeeAuthorityEvidence { attested_key, account, quote, collateral Option, attested_at }. */

@@ -4,12 +4,13 @@
  * image"): which verified quotes a client accepts. The DCAP result says what the quote is;
  * the policy says whether that is acceptable.
  *
- * Rules, in order (mero_policy_check): not crypto-valid; app hash not bound; Revoked (any
- * case, always, even with accept_mock); Mock only with accept_mock; TCB status allow-list
- * (empty = exactly "UpToDate"; else exact, case-sensitive membership); MRTD list empty;
- * RTMR1/2/3 list empty; MRTD, RTMR0-3 membership (empty RTMR0 = unchecked); then our knobs,
- * refused by default: a non-zero MRSERVICETD (allow_service_td), a debug TD (allow_debug_td),
- * collateral without a root CA CRL (allow_missing_root_crl).
+ * Rules, in order (mero_policy_check): not crypto-valid; app hash not bound; then the rules
+ * admission shares (mero_trust_check, trust_rules.h): Mock only with accept_mock; Revoked (any
+ * case, always); TCB status allow-list (empty = exactly "UpToDate"; else exact membership);
+ * for a real quote a debug TD (allow_debug_td), SEPT_VE_DISABLE not set
+ * (allow_sept_ve_enabled), a non-zero MRSERVICETD (allow_service_td); MRTD list empty; RTMR1-3
+ * list empty; MRTD, RTMR0-3 membership (empty RTMR0 = unchecked); then collateral without a
+ * root CA CRL (allow_missing_root_crl). Every knob refuses by default.
  */
 #ifndef MERO_POLICY_H
 #define MERO_POLICY_H
@@ -45,6 +46,7 @@ enum mero_policy_rejection {
     MERO_POLICY_SERVICE_TD_NOT_ALLOWED,
     MERO_POLICY_DEBUG_TD_NOT_ALLOWED,
     MERO_POLICY_ROOT_CRL_MISSING,
+    MERO_POLICY_SEPT_VE_NOT_DISABLED,
 };
 
 struct mero_verifier_policy {
@@ -56,6 +58,7 @@ struct mero_verifier_policy {
     bool require_app_hash;       /* default true */
     bool allow_service_td;       /* default false: a non-zero MRSERVICETD is refused */
     bool allow_debug_td;         /* default false: TD attributes DEBUG is refused */
+    bool allow_sept_ve_enabled;  /* default false: TD attributes SEPT_VE_DISABLE is required */
     bool allow_missing_root_crl; /* default false */
 };
 

@@ -186,6 +186,40 @@ static void member_add(struct api_req *r, json_t *body)
                          hexj(m.identity, 32), "role", mero_role_name(role)));
 }
 
+/* update_member_role: move a direct member between Admin, Member and ReadOnly. TEE roles are
+ * locked both ways (403 TeeMemberRoleLocked), the namespace's last admin stays (409). */
+static void member_role(struct api_req *r, json_t *body)
+{
+    uint8_t g[32], ns[32], id[32];
+    struct api_fail f = {0};
+    enum api_role ar;
+    if (api_parse_role(body, &ar, &f) < 0) {
+        api_reply_error(r, f.status, "%s", f.msg);
+        return;
+    }
+    if (group_param(r, 0, g, ns) < 0) {
+        return;
+    }
+    if (api_parse_id32(r->params[1], id, "identity", &f) < 0) {
+        api_reply_error(r, f.status, "%s", f.msg);
+        return;
+    }
+    int role = ar == API_ROLE_ADMIN    ? MERO_ROLE_ADMIN
+               : ar == API_ROLE_MEMBER ? MERO_ROLE_MEMBER
+                                       : MERO_ROLE_READONLY;
+    struct mero_gov_oplist ops = {0};
+    struct mero_err err = {0};
+    int rc = mero_gov_set_member_role(r->node->store, ns, g, id, role, &ops, &err);
+    if (rc < 0) {
+        mero_gov_oplist_cleanup(&ops);
+        api_reply_err(r, rc, &err);
+        return;
+    }
+    finish_ops(r, ns, &ops,
+               json_pack("{s:o, s:o, s:s}", "groupId", hexj(g, 32), "identity", hexj(id, 32),
+                         "role", mero_role_name(role)));
+}
+
 static void member_remove(struct api_req *r, json_t *body)
 {
     (void)body;
@@ -273,6 +307,7 @@ const struct api_route api_routes_ns[] = {
     {API_POST, "/admin-api/groups/:group_id/members", true, true, member_add},
     {API_GET, "/admin-api/groups/:group_id/members", true, false, members_list},
     {API_DELETE, "/admin-api/groups/:group_id/members/:identity", true, false, member_remove},
+    {API_PUT, "/admin-api/groups/:group_id/members/:identity/role", true, true, member_role},
     {API_POST, "/admin-api/groups/:group_id/leave", true, true, group_leave},
     {0, NULL, false, false, NULL},
 };

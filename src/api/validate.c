@@ -438,13 +438,20 @@ int api_parse_policy(json_t *body, json_t **canon, struct api_fail *f)
                                           "signedRelease",
                                           "mode",
                                           "rootProof",
+                                          "requireSeptVeDisable",
+                                          "allowServiceTd",
                                           NULL};
     if (api_check_fields(body, allowed, f) < 0) {
         return -1;
     }
-    bool accept_mock = false;
-    if (get_bool(body, "acceptMock", &accept_mock, f) < 0) {
+    bool accept_mock = false, require_sept = true, allow_service = false;
+    if (get_bool(body, "acceptMock", &accept_mock, f) < 0 ||
+        get_bool(body, "requireSeptVeDisable", &require_sept, f) < 0 ||
+        get_bool(body, "allowServiceTd", &allow_service, f) < 0) {
         return -1;
+    }
+    if (json_object_get(body, "requireSeptVeDisable") == NULL) {
+        require_sept = true; /* the safe default: absent means required */
     }
     const char *mode = "replica";
     json_t *m = json_object_get(body, "mode");
@@ -508,6 +515,8 @@ int api_parse_policy(json_t *body, json_t **canon, struct api_fail *f)
         json_object_set_new(res, "signedRelease", release);
     }
     json_object_set_new(res, "mode", json_string(mode));
+    json_object_set_new(res, "requireSeptVeDisable", json_boolean(require_sept));
+    json_object_set_new(res, "allowServiceTd", json_boolean(allow_service));
     *canon = res;
     rc = 0;
 out:
@@ -515,6 +524,25 @@ out:
         json_decref(lists[i]);
     }
     return rc;
+}
+
+static int role_of(const char *role, bool is_string, enum api_role *out, struct api_fail *f)
+{
+    if (!is_string || role == NULL) {
+        return fail(f, 400, "`role` must be a string");
+    }
+    if (strcmp(role, "Admin") == 0) {
+        *out = API_ROLE_ADMIN;
+    } else if (strcmp(role, "Member") == 0) {
+        *out = API_ROLE_MEMBER;
+    } else if (strcmp(role, "ReadOnly") == 0) {
+        *out = API_ROLE_READONLY;
+    } else if (strcmp(role, "ReadOnlyTee") == 0 || strcmp(role, "RelayTee") == 0) {
+        return fail(f, 403, "TeeMemberRoleLocked: %s is granted only by attestation", role);
+    } else {
+        return fail(f, 400, "`role` must be \"Admin\", \"Member\" or \"ReadOnly\"");
+    }
+    return 0;
 }
 
 int api_parse_member(json_t *body, struct api_member_req *out, struct api_fail *f)
@@ -532,23 +560,25 @@ int api_parse_member(json_t *body, struct api_member_req *out, struct api_fail *
         return -1;
     }
     json_t *rv = json_object_get(body, "role");
-    const char *role = rv ? json_string_value(rv) : "Member";
-    if (role == NULL) {
-        return fail(f, 400, "`role` must be a string");
-    }
-    if (strcmp(role, "Admin") == 0) {
-        r.role = API_ROLE_ADMIN;
-    } else if (strcmp(role, "Member") == 0) {
-        r.role = API_ROLE_MEMBER;
-    } else if (strcmp(role, "ReadOnly") == 0) {
-        r.role = API_ROLE_READONLY;
-    } else if (strcmp(role, "ReadOnlyTee") == 0 || strcmp(role, "RelayTee") == 0) {
-        return fail(f, 403, "TeeMemberRoleLocked: %s is granted only by attestation", role);
-    } else {
-        return fail(f, 400, "`role` must be \"Admin\", \"Member\" or \"ReadOnly\"");
+    if (role_of(rv ? json_string_value(rv) : "Member", rv == NULL || json_is_string(rv), &r.role,
+                f) < 0) {
+        return -1;
     }
     *out = r;
     return 0;
+}
+
+int api_parse_role(json_t *body, enum api_role *out, struct api_fail *f)
+{
+    static const char *const allowed[] = {"role", NULL};
+    if (api_check_fields(body, allowed, f) < 0) {
+        return -1;
+    }
+    json_t *rv = json_object_get(body, "role");
+    if (rv == NULL) {
+        return fail(f, 400, "missing field `role` (\"Admin\", \"Member\" or \"ReadOnly\")");
+    }
+    return role_of(json_string_value(rv), json_is_string(rv), out, f);
 }
 
 int api_parse_subgroup(json_t *body, int *open, struct api_fail *f)

@@ -68,6 +68,9 @@ struct api_member_req {
 };
 /* POST /groups/:id/members: identity 64 hex, role Admin|Member|ReadOnly (TEE roles refused). */
 MERO_MUST_CHECK int api_parse_member(json_t *body, struct api_member_req *out, struct api_fail *f);
+/* PUT /groups/:id/members/:identity/role: {"role": "Admin"|"Member"|"ReadOnly"} (required;
+ * a TEE role is refused with 403 TeeMemberRoleLocked, other values with 400). */
+MERO_MUST_CHECK int api_parse_role(json_t *body, enum api_role *out, struct api_fail *f);
 /* POST /groups/:id/subgroups: visibility open|restricted (default open). 1 = open. */
 MERO_MUST_CHECK int api_parse_subgroup(json_t *body, int *open, struct api_fail *f);
 /* PUT /contexts/:id/kv/:key body {value: string}; the key is checked by api_check_kv_key. */

@@ -16,6 +16,7 @@
 
 #include "mero/encoding.h"
 #include "mero/policy.h"
+#include "mero/trust_rules.h"
 
 static const char *const reg_names[MERO_REG__COUNT] = {"mrtd", "rtmr0", "rtmr1", "rtmr2", "rtmr3"};
 
@@ -51,6 +52,8 @@ const char *mero_policy_rejection_name(enum mero_policy_rejection why)
         return "DebugTdNotAllowed";
     case MERO_POLICY_ROOT_CRL_MISSING:
         return "RootCrlMissing";
+    case MERO_POLICY_SEPT_VE_NOT_DISABLED:
+        return "SeptVeNotDisabled";
     default:
         return "Unknown";
     }
@@ -140,8 +143,34 @@ static int refuse(enum mero_policy_rejection *why, enum mero_policy_rejection w,
     return mero_err_set(err, MERO_EPOLICY, "%s: %s", mero_policy_rejection_name(w), msg);
 }
 
-static bool listed(const struct mero_verifier_policy *p, int reg, const uint8_t v[48])
+static bool all_zero(const uint8_t *v, size_t n)
 {
+    uint8_t acc = 0;
+    for (size_t i = 0; i < n; i++) {
+        acc |= v[i];
+    }
+    return acc == 0;
+}
+
+/* The VerifierPolicy's lists as the shared rules read them (trust_rules.h). */
+static size_t tcb_count(const void *ctx)
+{
+    return ((const struct mero_verifier_policy *)ctx)->n_tcb;
+}
+
+static const char *tcb_at(const void *ctx, size_t i)
+{
+    return ((const struct mero_verifier_policy *)ctx)->allowed_tcb_statuses[i];
+}
+
+static size_t reg_count(const void *ctx, int reg)
+{
+    return ((const struct mero_verifier_policy *)ctx)->n[reg];
+}
+
+static bool reg_contains(const void *ctx, int reg, const uint8_t v[48])
+{
+    const struct mero_verifier_policy *p = ctx;
     for (size_t i = 0; i < p->n[reg]; i++) {
         if (memcmp(p->allowed[reg][i], v, 48) == 0) {
             return true;
@@ -150,13 +179,32 @@ static bool listed(const struct mero_verifier_policy *p, int reg, const uint8_t 
     return false;
 }
 
-static bool all_zero(const uint8_t *v, size_t n)
+/* VerifierPolicy's rejection for a shared rule (reference-calimero.md §1.5 names). */
+static enum mero_policy_rejection rejection_of(enum mero_trust_rule t)
 {
-    uint8_t acc = 0;
-    for (size_t i = 0; i < n; i++) {
-        acc |= v[i];
+    switch (t) {
+    case MERO_TRUST_MOCK_NOT_ACCEPTED:
+        return MERO_POLICY_MOCK_NOT_ACCEPTED;
+    case MERO_TRUST_TCB_REVOKED:
+        return MERO_POLICY_TCB_REVOKED;
+    case MERO_TRUST_TCB_NOT_ALLOWED:
+        return MERO_POLICY_TCB_NOT_ALLOWED;
+    case MERO_TRUST_DEBUG_TD:
+        return MERO_POLICY_DEBUG_TD_NOT_ALLOWED;
+    case MERO_TRUST_SEPT_VE_NOT_DISABLED:
+        return MERO_POLICY_SEPT_VE_NOT_DISABLED;
+    case MERO_TRUST_SERVICE_TD:
+        return MERO_POLICY_SERVICE_TD_NOT_ALLOWED;
+    case MERO_TRUST_EMPTY_MRTD:
+        return MERO_POLICY_EMPTY_MRTD_ALLOWLIST;
+    case MERO_TRUST_EMPTY_RTMR12:
+    case MERO_TRUST_EMPTY_RTMR3:
+        return MERO_POLICY_EMPTY_RTMR_ALLOWLIST;
+    case MERO_TRUST_OK:
+        return MERO_POLICY_OK;
+    default:
+        return MERO_POLICY_MEASUREMENT_MISMATCH;
     }
-    return acc == 0;
 }
 
 int mero_policy_check(const struct mero_verifier_policy *p, const struct mero_dcap_result *r,
@@ -177,67 +225,47 @@ int mero_policy_check(const struct mero_verifier_policy *p, const struct mero_dc
     if (!r->is_valid) {
         return refuse(why, MERO_POLICY_NOT_CRYPTO_VALID, err, "%s", "the result is not valid");
     }
-    /* 3-4: TCB status. */
-    const char *status = "";
-    if (r->is_mock) {
-        status = "Mock";
-    } else if (r->has_tcb_status) {
-        status = mero_tcb_status_name(r->tcb_status);
+    /* 3-7: the rules admission shares (trust_rules.c): mock, TCB, TD attributes, lists. */
+    uint64_t attrs = 0;
+    for (int i = 7; i >= 0; i--) {
+        attrs = (attrs << 8) | r->td_attributes[i];
     }
-    if (strcasecmp(status, "Revoked") == 0) {
-        return refuse(why, MERO_POLICY_TCB_REVOKED, err, "%s", "the platform TCB is revoked");
+    attrs |= r->td_debug ? MERO_TD_ATTR_DEBUG : 0;
+    attrs |= r->sept_ve_disable ? MERO_TD_ATTR_SEPT_VE_DISABLE : 0;
+    struct mero_trust_facts f = {
+        .is_mock = r->is_mock,
+        .tcb_status = r->is_mock          ? "Mock"
+                      : r->has_tcb_status ? mero_tcb_status_name(r->tcb_status)
+                                          : "",
+        .has_td = !r->is_mock,
+        .td_attributes = attrs,
+        .service_td = r->td15 && !all_zero(r->mrservicetd, 48),
+        .reg = {r->mrtd, r->rtmr[0], r->rtmr[1], r->rtmr[2], r->rtmr[3]},
+    };
+    struct mero_trust_policy tp = {
+        .accept_mock = p->accept_mock,
+        .allow_debug_td = p->allow_debug_td,
+        .allow_sept_ve_enabled = p->allow_sept_ve_enabled,
+        .allow_service_td = p->allow_service_td,
+        .check_measurements = true,
+        .lists = {.ctx = p,
+                  .tcb_count = tcb_count,
+                  .tcb_at = tcb_at,
+                  .reg_count = reg_count,
+                  .reg_contains = reg_contains},
+    };
+    enum mero_trust_rule t = mero_trust_check(&tp, &f);
+    if (t >= MERO_TRUST_MRTD_MISMATCH && t <= MERO_TRUST_RTMR3_MISMATCH) {
+        return refuse(why, rejection_of(t), err, "%s (%s)", mero_trust_rule_reason(t),
+                      reg_names[t - MERO_TRUST_MRTD_MISMATCH]);
     }
-    if (strcmp(status, "Mock") == 0) {
-        if (!p->accept_mock) {
-            return refuse(why, MERO_POLICY_MOCK_NOT_ACCEPTED, err, "%s",
-                          "mock quotes need accept_mock");
-        }
-    } else if (p->n_tcb == 0) {
-        if (strcmp(status, "UpToDate") != 0) {
-            return refuse(why, MERO_POLICY_TCB_NOT_ALLOWED, err, "status \"%s\" (only UpToDate)",
-                          status);
-        }
-    } else {
-        bool ok = false;
-        for (size_t i = 0; i < p->n_tcb && !ok; i++) {
-            ok = strcmp(p->allowed_tcb_statuses[i], status) == 0;
-        }
-        if (!ok) {
-            return refuse(why, MERO_POLICY_TCB_NOT_ALLOWED, err, "status \"%s\"", status);
-        }
+    if (t != MERO_TRUST_OK) {
+        return refuse(why, rejection_of(t), err, "%s", mero_trust_rule_reason(t));
     }
-    /* 5: an image must be named (even for mock): MRTD, and RTMR1-3 (spec, §9). */
-    if (p->n[MERO_REG_MRTD] == 0) {
-        return refuse(why, MERO_POLICY_EMPTY_MRTD_ALLOWLIST, err, "%s", "allowed_mrtd is empty");
-    }
-    for (int reg = MERO_REG_RTMR1; reg <= MERO_REG_RTMR3; reg++) {
-        if (p->n[reg] == 0) {
-            return refuse(why, MERO_POLICY_EMPTY_RTMR_ALLOWLIST, err, "allowed_%s is empty",
-                          reg_names[reg]);
-        }
-    }
-    /* 6: measurements, in order; an empty RTMR0 list is not checked. */
-    const uint8_t *vals[MERO_REG__COUNT] = {r->mrtd, r->rtmr[0], r->rtmr[1], r->rtmr[2],
-                                            r->rtmr[3]};
-    for (int reg = 0; reg < MERO_REG__COUNT; reg++) {
-        if (p->n[reg] > 0 && !listed(p, reg, vals[reg])) {
-            return refuse(why, MERO_POLICY_MEASUREMENT_MISMATCH, err, "%s is not allowed",
-                          reg_names[reg]);
-        }
-    }
-    /* 7: what a policy must opt in to (reference-dcap.md §6.10). Mock quotes have no TD. */
-    if (!r->is_mock) {
-        if (r->td15 && !all_zero(r->mrservicetd, 48) && !p->allow_service_td) {
-            return refuse(why, MERO_POLICY_SERVICE_TD_NOT_ALLOWED, err, "%s",
-                          "MRSERVICETD is not zero");
-        }
-        if (r->td_debug && !p->allow_debug_td) {
-            return refuse(why, MERO_POLICY_DEBUG_TD_NOT_ALLOWED, err, "%s", "the TD is a debug TD");
-        }
-        if (!r->root_crl_checked && !p->allow_missing_root_crl) {
-            return refuse(why, MERO_POLICY_ROOT_CRL_MISSING, err, "%s",
-                          "the collateral carried no root CA CRL");
-        }
+    /* 8: the collateral's completeness (reference-dcap.md §6.10). Mock quotes have none. */
+    if (!r->is_mock && !r->root_crl_checked && !p->allow_missing_root_crl) {
+        return refuse(why, MERO_POLICY_ROOT_CRL_MISSING, err, "%s",
+                      "the collateral carried no root CA CRL");
     }
     return 0;
 }

@@ -203,6 +203,19 @@ static int publish_member_op(struct mero_store *s, const uint8_t ns[32], const u
     return rc;
 }
 
+/* The last-admin rule before signing, asked only of an admin (the apply answers the others
+ * with their own refusal, NotAdmin). */
+static int presign_last_admin(struct mero_store *s, const uint8_t ns[32], const uint8_t group[32],
+                              const uint8_t member[32], struct mero_err *err)
+{
+    uint8_t us[32];
+    bool admin = false;
+    if (!mero__gov_our_pk(s, ns, us) || mero_gov_is_admin(s, group, us, &admin) < 0 || !admin) {
+        return 0;
+    }
+    return mero__gov_last_admin(s, ns, group, member, err);
+}
+
 int mero_gov_add_member(struct mero_store *s, const uint8_t ns[static 32],
                         const uint8_t group[static 32], const uint8_t member[static 32], int role,
                         struct mero_gov_oplist *out, struct mero_err *err)
@@ -210,6 +223,8 @@ int mero_gov_add_member(struct mero_store *s, const uint8_t ns[static 32],
     if (role == MERO_ROLE_NONE) {
         return mero_err_set(err, MERO_EINVAL, "a role is required");
     }
+    /* refused before anything is signed (the apply would refuse it the same way) */
+    MERO_TRY(mero__gov_tee_locked(s, ns, member, err));
     return publish_member_op(s, ns, group, MERO_GROUP_MEMBER_ADDED, member, role, out, err);
 }
 
@@ -220,6 +235,20 @@ int mero_gov_set_member_role(struct mero_store *s, const uint8_t ns[static 32],
     if (role == MERO_ROLE_NONE) {
         return mero_err_set(err, MERO_EINVAL, "a role is required");
     }
+    /* refused before anything is signed: a TEE identity given a plain role, the last admin */
+    int cur;
+    MERO_TRY(mero_gov_direct_role(s, group, member, &cur));
+    if (!mero_role_is_tee(role)) {
+        if (mero_role_is_tee(cur)) {
+            return mero_err_set(err, MERO_ETEE_ROLE_LOCKED,
+                                "TeeMemberRoleLocked: a TEE row can move only to the other TEE "
+                                "role");
+        }
+        MERO_TRY(mero__gov_tee_locked(s, ns, member, err));
+        if (cur == MERO_ROLE_ADMIN && role != MERO_ROLE_ADMIN) {
+            MERO_TRY(presign_last_admin(s, ns, group, member, err));
+        }
+    }
     return publish_member_op(s, ns, group, MERO_GROUP_MEMBER_ROLE_SET, member, role, out, err);
 }
 
@@ -227,6 +256,10 @@ int mero_gov_leave(struct mero_store *s, const uint8_t ns[static 32],
                    const uint8_t group[static 32], struct mero_gov_oplist *out,
                    struct mero_err *err)
 {
+    uint8_t us[32];
+    if (mero__gov_our_pk(s, ns, us)) {
+        MERO_TRY(mero__gov_last_admin(s, ns, group, us, err));
+    }
     return publish_member_op(s, ns, group, MERO_GROUP_MEMBER_LEFT, NULL, MERO_ROLE_NONE, out, err);
 }
 
@@ -234,6 +267,7 @@ int mero_gov_change_admin(struct mero_store *s, const uint8_t ns[static 32],
                           const uint8_t member[static 32], struct mero_gov_oplist *out,
                           struct mero_err *err)
 {
+    MERO_TRY(mero__gov_tee_locked(s, ns, member, err));
     struct mero_op op;
     mero_op_init(&op);
     memcpy(op.ns, ns, 32);
@@ -281,6 +315,7 @@ int mero_gov_remove_member(struct mero_store *s, const uint8_t ns[static 32],
                            const uint8_t group[static 32], const uint8_t member[static 32],
                            struct mero_gov_oplist *out, struct mero_err *err)
 {
+    MERO_TRY(presign_last_admin(s, ns, group, member, err));
     struct mero_op op;
     uint8_t cur[32], cur_id[32], newkey[32];
     group_op(&op, ns, group, MERO_GROUP_MEMBER_REMOVED);
@@ -318,9 +353,13 @@ static int copy_policy(struct mero_tee_policy *dst, const struct mero_tee_policy
 {
     memset(dst, 0, sizeof(*dst));
     dst->form = src->form;
-    dst->v2 = src->v2;
+    /* the TD-attribute knobs travel only in the V3 tags: set when either is not the default */
+    dst->v3 = src->allow_sept_ve_enabled || src->allow_service_td;
+    dst->v2 = src->v2 || dst->v3;
     dst->mode = src->mode;
     dst->accept_mock = src->accept_mock;
+    dst->allow_sept_ve_enabled = src->allow_sept_ve_enabled;
+    dst->allow_service_td = src->allow_service_td;
     MERO_TRY(copy_list(&dst->mrtd, &src->mrtd));
     for (int i = 0; i < 4; i++) {
         MERO_TRY(copy_list(&dst->rtmr[i], &src->rtmr[i]));
@@ -392,11 +431,11 @@ int mero_gov_set_policy(struct mero_store *s, const uint8_t group[static 32],
     MERO_TRY(mero_tee_policy_validate(policy, err));
     struct mero_op op;
     group_op(&op, ns, group, 0);
+    bool v2 = policy->v2 || policy->allow_sept_ve_enabled || policy->allow_service_td;
     if (policy->form == MERO_POLICY_MEASUREMENT) {
-        op.kind = policy->v2 ? MERO_GROUP_TEE_POLICY_SET_V2 : MERO_GROUP_TEE_POLICY_SET;
+        op.kind = v2 ? MERO_GROUP_TEE_POLICY_SET_V2 : MERO_GROUP_TEE_POLICY_SET;
     } else {
-        op.kind =
-            policy->v2 ? MERO_GROUP_TEE_RELEASE_POLICY_SET_V2 : MERO_GROUP_TEE_RELEASE_POLICY_SET;
+        op.kind = v2 ? MERO_GROUP_TEE_RELEASE_POLICY_SET_V2 : MERO_GROUP_TEE_RELEASE_POLICY_SET;
     }
     int rc = copy_policy(&op.policy, policy);
     if (rc < 0) {

@@ -6,11 +6,14 @@
  * is the cleartext RootOp form; a subgroup admission is the GroupOp form, encrypted under the
  * namespace group key (NamespaceOp tag 2) when we hold it, cleartext otherwise.
  *
+ * The rules themselves are admission_rules.c's mero_gov_admission_rules, the sequence every
+ * peer's apply runs too; this file decides only what an admission would publish (step 6).
+ *
  * Invariants: a node that may not vouch publishes nothing (NotAVoucher); every refusal is
  * decided before anything is signed; the binding is re-checked from the quote about to be
  * published, and a quote already used in the namespace (admission or evidence) never admits or
- * refreshes again; the published join records the role the policy mode names, so every peer's
- * apply-time check passes for exactly what the admitter decided.
+ * refreshes again; the published join records the role the policy mode names and the quote's
+ * TD facts, so every peer's apply-time check passes for exactly what the admitter decided.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,39 +24,6 @@
 #include "mero/encoding.h"
 #include "mero/log.h"
 #include "mero/mock.h"
-#include "mero/release.h"
-
-static int release_gate(struct mero_store *s, const struct mero_admit_request *req,
-                        const struct mero_tee_policy *p, struct mero_err *reason)
-{
-    int cmp = 0;
-    if (req->release_version == NULL || req->release_version[0] == '\0') {
-        return mero_err_set(reason, MERO_EREFUSED,
-                            "the TEE did not name the mero-tee release it runs; a signed-release "
-                            "policy requires it");
-    }
-    if (mero_release_version_check(req->release_version) < 0) {
-        return mero_err_set(reason, MERO_EREFUSED, "the TEE named a malformed release version");
-    }
-    if (p->min_release != NULL &&
-        mero_release_version_cmp(req->release_version, p->min_release, &cmp) == 0 && cmp < 0) {
-        return mero_err_set(reason, MERO_EREFUSED,
-                            "release %s is older than the policy's minimum %s",
-                            req->release_version, p->min_release);
-    }
-    if (s->hooks.release_check == NULL) {
-        return mero_err_set(reason, MERO_EREFUSED,
-                            "no release verifier configured: cannot check a signed release");
-    }
-    struct mero_err e = {0};
-    void *ud = s->hooks.release_ud != NULL ? s->hooks.release_ud : s->hooks.ud;
-    int rc = s->hooks.release_check(ud, req->release_version, p, &req->m, &e);
-    if (rc < 0) {
-        return mero_err_set(reason, MERO_EREFUSED, "%s",
-                            e.msg[0] ? e.msg : "the quote matches no allowed release profile");
-    }
-    return 0;
-}
 
 static int decide(struct mero_store *s, const uint8_t ns[32], const struct mero_admit_request *req,
                   const struct mero_tee_policy *p, struct mero_admit_decision *d,
@@ -62,89 +32,47 @@ static int decide(struct mero_store *s, const uint8_t ns[32], const struct mero_
     const uint8_t *g = req->group_id;
     bool root_form = memcmp(g, ns, 32) == 0;
     bool is_mock = req->is_mock || mero_mock_is_mock(req->quote, req->quote_len);
-    int want = mero_tee_mode_role(p->mode);
+    int want = p != NULL ? mero_tee_mode_role(p->mode) : MERO_ROLE_NONE;
     d->role = want;
 
-    /* 2. mock gate, then the TCB rule */
-    if (is_mock && !p->accept_mock) {
-        return mero_err_set(reason, MERO_EREFUSED, "mock attestation rejected by group policy");
-    }
-    const char *tcb = is_mock ? "Mock" : req->tcb_status;
-    if (!mero__gov_tcb_allowed(&p->tcb, tcb, is_mock, p->accept_mock)) {
-        return mero_err_set(reason, MERO_EREFUSED, "TCB status not in policy allowlist");
-    }
-    if (req->quote == NULL || req->quote_len == 0 || req->quote_len > MERO_GOV_MAX_QUOTE_BYTES) {
-        return mero_err_set(reason, MERO_EREFUSED,
-                            "the quote is missing or longer than MAX_TEE_QUOTE_BYTES (%u)",
-                            MERO_GOV_MAX_QUOTE_BYTES);
-    }
-    uint8_t qh[32];
-    mero_sha256(qh, req->quote, req->quote_len);
-    if (!mero_ct_eq(qh, req->quote_hash, 32)) {
-        return mero_err_set(reason, MERO_EREFUSED, "quote_hash is not SHA-256 of the quote");
-    }
-    /* 3-5. signed release, or the fail-closed lists */
-    if (p->form == MERO_POLICY_RELEASE) {
-        if (!is_mock && root_form) {
-            MERO_TRY(release_gate(s, req, p, reason));
-        }
-    } else {
-        MERO_TRY(mero__gov_check_measurements(p, &req->m, reason));
-    }
-    MERO_TRY(mero_credential_certifies(req->member, &req->account, reason));
-    if (!root_form) {
-        int r;
-        MERO_TRY(mero_gov_direct_role(s, ns, req->member, &r));
-        if (!mero_role_is_tee(r)) {
-            return mero_err_set(reason, MERO_EREFUSED,
-                                "a subgroup admission needs a TEE already admitted at the "
-                                "namespace root");
-        }
-    }
-    bool denied;
-    MERO_TRY(mero_gov_is_denied(s, g, req->member, &denied));
-    if (denied) {
-        char h[17];
-        mero_hex_encode(h, g, 8);
-        return mero_err_set(reason, MERO_EREMOVED, "was removed from group %s and cannot rejoin",
-                            h);
-    }
-    /* 6. idempotency, refresh, conversion */
+    /* 6. idempotency, refresh, conversion: what an admission would publish */
     int cur;
     MERO_TRY(mero_gov_direct_role(s, g, req->member, &cur));
     if (cur != MERO_ROLE_NONE && !mero_role_is_tee(cur)) {
-        d->outcome = MERO_ADMIT_ALREADY_MEMBER;
-        return 0;
-    }
-    if (cur == want) {
+        d->outcome = MERO_ADMIT_ALREADY_MEMBER; /* spec: "already a member" reads as admitted */
+    } else if (cur == want) {
         d->outcome = MERO_ADMIT_ALREADY_MEMBER;
         bool found;
         uint64_t at = 0;
         MERO_TRY(mero__gov_evidence_at(s, g, req->member, &found, &at));
         bool due = !found || req->now < at || req->now - at >= MERO_GOV_EVIDENCE_REFRESH_SECS;
-        if (!root_form || !due) {
-            return 0;
-        }
-        d->publish_evidence = true;
+        d->publish_evidence = root_form && due;
     } else {
         d->outcome = cur == MERO_ROLE_NONE ? MERO_ADMIT_ADMITTED : MERO_ADMIT_CONVERTED;
         d->publish_join = true;
         d->publish_evidence = root_form;
     }
-    /* 7. binding, from the quote about to be published */
-    bool mock_seen;
-    MERO_TRY(mero__gov_check_binding(s, ns, root_form ? g : ns, req->member, &req->account,
-                                     req->quote, req->quote_len, &mock_seen, reason));
-    /* 8. spent guard (a subgroup re-admission is exempt from the evidence half) */
-    bool used;
-    if (root_form) {
-        MERO_TRY(mero_gov_is_quote_hash_used(s, ns, qh, &used));
-    } else {
-        MERO_TRY(mero__gov_spent(s, ns, qh, GOV_SPENT_ADMISSION, g, &used));
-    }
-    if (used) {
-        return mero_err_set(reason, MERO_EQUOTEUSED, "TEE attestation quote already used");
-    }
+    /* 2-8: the one rule set (admission_rules.c), as the admitter */
+    struct mero_adm_case c = {
+        .side = MERO_ADM_SIDE_ADMITTER,
+        .group = g,
+        .member = req->member,
+        .root_form = root_form,
+        .role = want,
+        .publishing = d->publish_join || d->publish_evidence,
+        .is_mock = is_mock,
+        .tcb_status = is_mock ? "Mock" : req->tcb_status,
+        .m = &req->m,
+        .has_td = req->has_td && !is_mock,
+        .td_attributes = req->td_attributes,
+        .mrservicetd = req->mrservicetd,
+        .account = &req->account,
+        .quote = req->quote,
+        .quote_len = req->quote_len,
+        .quote_hash = req->quote_hash,
+        .release_version = req->release_version,
+    };
+    MERO_TRY(mero_gov_admission_rules(s, ns, p, &c, NULL, reason));
     uint8_t key[32], id[32];
     d->deliver_key = d->outcome == MERO_ADMIT_ADMITTED && mero_gov_group_key(s, g, key, id) == 0;
     sodium_memzero(key, sizeof(key));
@@ -172,10 +100,7 @@ int mero_gov_admit_decide(struct mero_store *s, const uint8_t ns[static 32],
     struct mero_tee_policy p;
     bool found;
     MERO_TRY(mero_gov_read_policy(s, ns, &p, &found, reason));
-    if (!found) {
-        return mero_err_set(reason, MERO_ENOPOLICY, "no TeeAdmissionPolicy set for group");
-    }
-    int rc = decide(s, ns, req, &p, &out, reason);
+    int rc = decide(s, ns, req, found ? &p : NULL, &out, reason);
     mero_tee_policy_cleanup(&p);
     if (rc == 0) {
         *d = out;
@@ -212,6 +137,12 @@ static int publish_join(struct mero_store *s, const uint8_t ns[32],
     j->m = req->m;
     snprintf(j->tcb_status, sizeof(j->tcb_status), "%s", is_mock ? "Mock" : req->tcb_status);
     j->role = (uint8_t)role;
+    /* the TD facts travel with a real quote's join so every peer re-checks them */
+    j->has_td = req->has_td && !is_mock;
+    if (j->has_td) {
+        j->td_attributes = req->td_attributes;
+        memcpy(j->mrservicetd, req->mrservicetd, 48);
+    }
     int rc = 0;
     if (root_form) {
         op.scope = MERO_SCOPE_ROOT;

@@ -7,8 +7,11 @@
  *
  * Invariants: an op is appended only when every rule accepted it; TEE roles are minted only by
  * MemberJoinedViaTeeAttestation and a TEE row only moves to the TEE role the policy mode names
- * (TeeMemberRoleLocked otherwise); the policy lives on the namespace root and only a root
- * admin sets it; a MemberRemoved rotation never wraps the new key for the removed member.
+ * (TeeMemberRoleLocked otherwise), and an identity holding a TEE row anywhere in the namespace
+ * is never given Member, ReadOnly or Admin in any group (MemberAdded, AdminChanged,
+ * MemberRoleSet); the namespace root always keeps an admin (removing, demoting or the leave of
+ * its last admin is refused, -MERO_ESTATE); the policy lives on the namespace root and only a
+ * root admin sets it; a MemberRemoved rotation never wraps the new key for the removed member.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +96,48 @@ int mero__gov_need_admin(struct actx *a, const uint8_t group[32], struct mero_er
     return 0;
 }
 
+/* ---- the role locks (spec "Locked to the TEE roles"; issue 21 item 10) --------------------- */
+
+int mero__gov_tee_locked(struct mero_store *s, const uint8_t ns[32], const uint8_t member[32],
+                         struct mero_err *err)
+{
+    bool yes;
+    MERO_TRY(mero_gov_holds_row(s, ns, member, true, &yes));
+    if (yes) {
+        return mero_err_set(err, MERO_ETEE_ROLE_LOCKED, "%s", MERO_GOV_REASON_TEE_LOCKED);
+    }
+    return 0;
+}
+
+static const char SQL_ADMINS[] = "SELECT COUNT(*) FROM members WHERE grp = ? AND role = 0";
+
+int mero__gov_last_admin(struct mero_store *s, const uint8_t ns[32], const uint8_t group[32],
+                         const uint8_t member[32], struct mero_err *err)
+{
+    int r;
+    if (memcmp(ns, group, 32) != 0) {
+        return 0; /* a subgroup keeps the namespace admins above it */
+    }
+    MERO_TRY(mero_gov_direct_role(s, group, member, &r));
+    if (r != MERO_ROLE_ADMIN) {
+        return 0;
+    }
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_ADMINS);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, group, 32, SQLITE_STATIC);
+    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_reset(st);
+    if (n < 0) {
+        return -MERO_EIO;
+    }
+    if (n <= 1) {
+        return mero_err_set(err, MERO_ESTATE, "%s", MERO_GOV_REASON_LAST_ADMIN);
+    }
+    return 0;
+}
+
 /* ---- root ops ----------------------------------------------------------------------------- */
 
 static int h_ns_created(struct actx *a, struct mero_err *err)
@@ -149,11 +194,7 @@ static int h_admin_changed(struct actx *a, struct mero_err *err)
     if (r != MERO_ROLE_ADMIN) {
         return mero_err_set(err, MERO_ENOTADMIN, "only a namespace-root admin may change admins");
     }
-    MERO_TRY(mero_gov_direct_role(a->s, op->ns, op->member, &r));
-    if (mero_role_is_tee(r)) {
-        return mero_err_set(err, MERO_ETEE_ROLE_LOCKED,
-                            "TeeMemberRoleLocked: a TEE member cannot be made an admin");
-    }
+    MERO_TRY(mero__gov_tee_locked(a->s, op->ns, op->member, err));
     MERO_TRY(mero__gov_row_plain(a->s, op->ns, op->member, MERO_ROLE_ADMIN));
     MERO_TRY(mero__gov_deny(a->s, op->ns, op->member, false));
     return mero__gov_ev(a, MERO_EV_ADMIN_CHANGED, op->ns, op->member, MERO_ROLE_ADMIN, NULL);
@@ -212,11 +253,10 @@ static int h_member_added(struct actx *a, struct mero_err *err)
                             "TeeMemberRoleLocked: TEE roles are granted only by "
                             "MemberJoinedViaTeeAttestation");
     }
+    MERO_TRY(mero__gov_tee_locked(a->s, op->ns, op->member, err));
     MERO_TRY(mero_gov_direct_role(a->s, op->group_id, op->member, &r));
-    if (mero_role_is_tee(r)) {
-        return mero_err_set(err, MERO_ETEE_ROLE_LOCKED,
-                            "TeeMemberRoleLocked: the member holds a TEE row; it can only be "
-                            "removed");
+    if (r == MERO_ROLE_ADMIN && op->role != MERO_ROLE_ADMIN) {
+        MERO_TRY(mero__gov_last_admin(a->s, op->ns, op->group_id, op->member, err));
     }
     MERO_TRY(mero__gov_row_plain(a->s, op->group_id, op->member, op->role));
     MERO_TRY(mero__gov_deny(a->s, op->group_id, op->member, false));
@@ -325,6 +365,7 @@ static int h_member_removed(struct actx *a, struct mero_err *err)
     if (r == MERO_ROLE_NONE) {
         return mero_err_set(err, MERO_ENOTFOUND, "member is not a direct member of the group");
     }
+    MERO_TRY(mero__gov_last_admin(a->s, op->ns, op->group_id, op->member, err));
     MERO_TRY(remove_row(a, op->member, r, true));
     if (op->has_rotation) {
         MERO_TRY(check_rotation(a, op->member, err));
@@ -341,6 +382,7 @@ static int h_member_left(struct actx *a, struct mero_err *err)
     if (r == MERO_ROLE_NONE) {
         return mero_err_set(err, MERO_ENOTFOUND, "signer is not a direct member of the group");
     }
+    MERO_TRY(mero__gov_last_admin(a->s, op->ns, op->group_id, op->signer, err));
     return remove_row(a, op->signer, r, false);
 }
 
@@ -358,6 +400,11 @@ static int h_role_set(struct actx *a, struct mero_err *err)
             return mero_err_set(err, MERO_ETEE_ROLE_LOCKED,
                                 "TeeMemberRoleLocked: TEE roles are granted only by "
                                 "MemberJoinedViaTeeAttestation");
+        }
+        /* a TEE identity's stray plain row is never given another plain role either */
+        MERO_TRY(mero__gov_tee_locked(a->s, op->ns, op->member, err));
+        if (r == MERO_ROLE_ADMIN && op->role != MERO_ROLE_ADMIN) {
+            MERO_TRY(mero__gov_last_admin(a->s, op->ns, op->group_id, op->member, err));
         }
     } else {
         if (!mero_role_is_tee(op->role)) {

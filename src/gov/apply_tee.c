@@ -4,14 +4,18 @@
  * both forms) and of TeeAuthorityEvidence, re-checked by every peer (spec "Verify and admit",
  * Caution "Normative", "Signed-release policies").
  *
+ * The admission rules are mero_gov_admission_rules (admission_rules.c) run as a peer - the
+ * same sequence the admitter ran, minus the spent-quote rule and the release fetch.
+ *
  * Invariants: an admission is stored only when its signer may vouch (an admin of the group or
- * a TEE member of it), a policy exists, the recorded role is the one the policy mode names,
- * the recorded measurements satisfy the lists (under a release policy only the TCB status),
- * the member is not on the group's deny list, and - for the cleartext form - the carried quote
- * hashes to quote_hash and its report data commits to the carried credential in this
- * namespace. Evidence is stored only when its quote verifies offline against the collateral
- * it carries (mero_dcap_verify_evidence, or the caller's hook) or is an accepted mock, binds the
- * credential, and its TCB status passes the policy.
+ * a TEE member of it) and every rule passes: a policy exists, the recorded role is the one the
+ * policy mode names, the TCB status, TD attributes (V2 joins) and recorded measurements satisfy
+ * the policy (under a release policy the measurements are the voucher's word), the member is
+ * not on the group's deny list and holds no non-TEE row in the namespace, and - for the
+ * cleartext form - the carried quote hashes to quote_hash and its report data commits to the
+ * carried credential in this namespace. Evidence is stored only when its quote verifies
+ * offline against the collateral it carries (mero_dcap_verify_evidence, or the caller's hook)
+ * or is an accepted mock, binds the credential, and passes the quote-fact rules.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +72,14 @@ static int default_evidence_verify(const uint8_t ns[32], const uint8_t group[32]
             mero_hex_encode(v->m.rtmr[i], res->rtmr[i], 48);
         }
         memcpy(v->report_data, res->report_data, 64);
+        v->has_td = true;
+        v->td_attributes = 0;
+        for (int i = 7; i >= 0; i--) {
+            v->td_attributes = (v->td_attributes << 8) | res->td_attributes[i];
+        }
+        if (res->td15) {
+            memcpy(v->mrservicetd, res->mrservicetd, 48);
+        }
     }
     free(res);
     return rc;
@@ -85,100 +97,51 @@ static int need_voucher(struct actx *a, const uint8_t group[32], struct mero_err
     return 0;
 }
 
-/* The checks both forms share, with the policy already read. */
-static int join_rules(struct actx *a, const struct mero_tee_join *j,
-                      const struct mero_tee_policy *p, bool is_mock, struct mero_err *err)
-{
-    char h[17];
-    int want = mero_tee_mode_role(p->mode);
-    if (j->role != want) {
-        return mero_err_set(err, MERO_EREFUSED,
-                            "the admission records role %s but the namespace policy mode names %s",
-                            mero_role_name(j->role), mero_role_name(want));
-    }
-    if (is_mock && !p->accept_mock) {
-        return mero_err_set(err, MERO_EREFUSED, "mock attestation rejected by group policy");
-    }
-    if (!mero__gov_tcb_allowed(&p->tcb, j->tcb_status, is_mock, p->accept_mock)) {
-        return mero_err_set(err, MERO_EREFUSED, "TCB status not in policy allowlist");
-    }
-    if (p->form == MERO_POLICY_MEASUREMENT) {
-        MERO_TRY(mero__gov_check_measurements(p, &j->m, err));
-    }
-    bool denied;
-    MERO_TRY(mero_gov_is_denied(a->s, j->group_id, j->member, &denied));
-    if (denied) {
-        return mero_err_set(err, MERO_EREMOVED, "was removed from group %s and cannot rejoin",
-                            mero__gov_short(j->group_id, h));
-    }
-    return 0;
-}
-
 int mero__gov_h_join(struct actx *a, const struct mero_tee_join *j, bool root_form,
                      struct mero_err *err)
 {
     const struct mero_op *op = a->op;
     uint8_t account[32];
-    bool is_mock = strcmp(j->tcb_status, "Mock") == 0;
     MERO_TRY(mero__gov_in_ns(a, j->group_id, err));
     MERO_TRY(need_voucher(a, j->group_id, err));
+    if (!root_form && memcmp(j->group_id, op->ns, 32) == 0) {
+        return mero_err_set(err, MERO_EREFUSED,
+                            "the subgroup admission form cannot target the namespace root");
+    }
     struct mero_tee_policy p;
     bool found;
     MERO_TRY(mero_gov_read_policy(a->s, op->ns, &p, &found, err));
-    if (!found) {
-        return mero_err_set(err, MERO_ENOPOLICY, "no TeeAdmissionPolicy set for group");
-    }
-    int rc = 0;
-    if (root_form) {
-        uint8_t qh[32];
-        rc = mero_credential_certifies(j->member, &j->account, err);
-        if (rc == 0 && (j->quote_len == 0 || j->quote_len > MERO_GOV_MAX_QUOTE_BYTES)) {
-            rc = mero_err_set(err, MERO_EREFUSED, "the admission carries no usable quote");
-        }
-        if (rc == 0) {
-            mero_sha256(qh, j->quote, j->quote_len);
-            if (!mero_ct_eq(qh, j->quote_hash, 32)) {
-                rc = mero_err_set(err, MERO_EREFUSED,
-                                  "the carried quote does not hash to the recorded quote_hash");
-            }
-        }
-        if (rc == 0) {
-            rc = mero__gov_check_binding(a->s, op->ns, j->group_id, j->member, &j->account,
-                                         j->quote, j->quote_len, &is_mock, err);
-        }
-        if (rc == 0 && is_mock && strcmp(j->tcb_status, "Mock") != 0) {
-            rc = mero_err_set(err, MERO_EREFUSED, "a mock quote must record tcb_status Mock");
-        }
-        memcpy(account, j->account.cert.account, 32);
-    } else {
-        if (memcmp(j->group_id, op->ns, 32) == 0) {
-            rc = mero_err_set(err, MERO_EREFUSED,
-                              "the subgroup admission form cannot target the namespace root");
-        } else {
-            int r;
-            rc = mero_gov_direct_role(a->s, op->ns, j->member, &r);
-            if (rc == 0 && !mero_role_is_tee(r)) {
-                rc = mero_err_set(err, MERO_EREFUSED,
-                                  "a subgroup admission needs a TEE already admitted at the "
-                                  "namespace root");
-            }
-            if (rc == 0) {
-                rc = root_account(a->s, op->ns, j->member, account);
-            }
-        }
-    }
-    if (rc == 0) {
-        rc = join_rules(a, j, &p, is_mock, err);
-    }
+    /* the one rule set (admission_rules.c), as a peer: no spent check, no release fetch */
+    struct mero_adm_case c = {
+        .side = MERO_ADM_SIDE_PEER,
+        .group = j->group_id,
+        .member = j->member,
+        .root_form = root_form,
+        .check_role = true,
+        .role = j->role,
+        .publishing = true,
+        .is_mock = strcmp(j->tcb_status, "Mock") == 0,
+        .tcb_status = j->tcb_status,
+        .m = &j->m,
+        .has_td = j->has_td,
+        .td_attributes = j->td_attributes,
+        .mrservicetd = j->mrservicetd,
+        .account = root_form ? &j->account : NULL,
+        .quote = root_form ? j->quote : NULL,
+        .quote_len = root_form ? j->quote_len : 0,
+        .quote_hash = j->quote_hash,
+    };
+    int rc = mero_gov_admission_rules(a->s, op->ns, found ? &p : NULL, &c, NULL, err);
     mero_tee_policy_cleanup(&p);
     MERO_TRY(rc);
+    if (root_form) {
+        memcpy(account, j->account.cert.account, 32);
+    } else {
+        MERO_TRY(root_account(a->s, op->ns, j->member, account));
+    }
 
     int cur;
     MERO_TRY(mero_gov_direct_role(a->s, j->group_id, j->member, &cur));
-    if (cur != MERO_ROLE_NONE && !mero_role_is_tee(cur)) {
-        return mero_err_set(err, MERO_ETEE_ROLE_LOCKED,
-                            "TeeMemberRoleLocked: the member holds a non-TEE row in the group");
-    }
     MERO_TRY(mero__gov_row_tee(a->s, j->group_id, j, account));
     MERO_TRY(mero__gov_deny(a->s, j->group_id, j->member, false));
     MERO_TRY(mero__gov_spent_put(a->s, op->ns, j->quote_hash, GOV_SPENT_ADMISSION, j->group_id));
@@ -210,7 +173,8 @@ int mero__gov_h_evidence(struct actx *a, struct mero_err *err)
     bool found;
     MERO_TRY(mero_gov_read_policy(a->s, op->ns, &p, &found, err));
     if (!found) {
-        return mero_err_set(err, MERO_ENOPOLICY, "no TeeAdmissionPolicy set for group");
+        return mero_err_set(err, MERO_ENOPOLICY, "%s",
+                            mero_adm_rule_reason(MERO_ADM_RULE_NO_POLICY));
     }
     struct mero_evidence_verdict v;
     uint8_t binding_ok_rd[64];
@@ -245,14 +209,13 @@ int mero__gov_h_evidence(struct actx *a, struct mero_err *err)
                               "namespace");
         }
     }
-    if (rc == 0 && v.is_mock && !p.accept_mock) {
-        rc = mero_err_set(err, MERO_EREFUSED, "mock attestation rejected by group policy");
-    }
-    if (rc == 0 && !mero__gov_tcb_allowed(&p.tcb, v.tcb_status, v.is_mock, p.accept_mock)) {
-        rc = mero_err_set(err, MERO_EREFUSED, "TCB status not in policy allowlist");
-    }
-    if (rc == 0 && !v.is_mock && p.form == MERO_POLICY_MEASUREMENT) {
-        rc = mero__gov_check_measurements(&p, &v.m, err);
+    /* the quote-fact rules of the admission rule set (TD attributes included); the lists
+     * only in the list form (spec "Signed-release policies") and only for a real quote (a
+     * mock quote carries no registers; its admission was judged on the recorded ones) */
+    if (rc == 0) {
+        rc = mero_gov_trust_rules(&p, v.is_mock, v.tcb_status, &v.m, v.has_td && !v.is_mock,
+                                  v.td_attributes, v.mrservicetd,
+                                  p.form == MERO_POLICY_MEASUREMENT && !v.is_mock, NULL, err);
     }
     mero_tee_policy_cleanup(&p);
     MERO_TRY(rc);

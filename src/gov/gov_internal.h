@@ -58,20 +58,21 @@ int mero__gov_publish(struct mero_store *s, struct mero_op *op, struct mero_gov_
 int mero__gov_put_group_body(struct mero_buf *b, const struct mero_op *op);
 int mero__gov_get_group_body(struct mero_cur *c, struct mero_op *op, struct mero_err *err);
 
-/* The TCB rule (reference §1.5 tcb_status_allowed). */
-bool mero__gov_tcb_allowed(const struct mero_strlist *list, const char *status, bool is_mock,
-                           bool accept_mock);
-/* The list-form measurement check at admit and apply; reason strings as §6.1. */
-int mero__gov_check_measurements(const struct mero_tee_policy *p, const struct mero_measurements *m,
-                                 struct mero_err *err);
+#define MERO_GOV_REASON_TEE_LOCKED                                                                 \
+    "TeeMemberRoleLocked: the identity holds a TEE row in this namespace and is never given "      \
+    "Member, ReadOnly or Admin"
+#define MERO_GOV_REASON_LAST_ADMIN                                                                 \
+    "the namespace's last admin cannot be removed, demoted or leave: make another member an "      \
+    "admin first"
+/* -MERO_ETEE_ROLE_LOCKED when member holds a TEE row anywhere in ns. */
+int mero__gov_tee_locked(struct mero_store *s, const uint8_t ns[32], const uint8_t member[32],
+                         struct mero_err *err);
+/* -MERO_ESTATE when member is the last direct admin of the namespace root (group == ns). */
+int mero__gov_last_admin(struct mero_store *s, const uint8_t ns[32], const uint8_t group[32],
+                         const uint8_t member[32], struct mero_err *err);
 /* report_data of a quote: mock read directly, real through the hook. */
 int mero__gov_report_data(struct mero_store *s, const uint8_t *q, size_t n, uint8_t out[64],
                           bool *is_mock, struct mero_err *err);
-/* Whether the quote's report data tail is the admission binding of cred for member. */
-int mero__gov_check_binding(struct mero_store *s, const uint8_t ns[32], const uint8_t group[32],
-                            const uint8_t member[32], const struct mero_credential *cred,
-                            const uint8_t *quote, size_t qlen, bool *is_mock, struct mero_err *err);
-
 /* Our namespace identity pk, if any (false when we have none). */
 bool mero__gov_our_pk(struct mero_store *s, const uint8_t ns[32], uint8_t pk[32]);
 /* A quote hash used in ns (kind < 0: any kind; grp NULL: any group). */

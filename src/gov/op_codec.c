@@ -67,15 +67,44 @@ static int put_policy(struct mero_buf *b, const struct mero_tee_policy *p)
         MERO_TRY(put_list(b, &p->tcb));
     }
     MERO_TRY(mero_borsh_put_bool(b, p->accept_mock));
-    if (p->v2) {
+    if (p->v2 || p->v3) {
         MERO_TRY(mero_buf_append_u8(b, (uint8_t)p->mode));
+    }
+    if (p->v3) {
+        MERO_TRY(mero_borsh_put_bool(b, p->allow_sept_ve_enabled));
+        MERO_TRY(mero_borsh_put_bool(b, p->allow_service_td));
     }
     return 0;
 }
 
+/* The wire tag of a group op: the kind, or the appended tag its flag selects. */
+static uint8_t group_tag(const struct mero_op *op)
+{
+    if (op->kind == MERO_GROUP_MEMBER_JOINED_TEE && op->join.has_td) {
+        return MERO_GROUP_TAG_MEMBER_JOINED_TEE_V2;
+    }
+    if (op->kind == MERO_GROUP_TEE_POLICY_SET_V2 && op->policy.v3) {
+        return MERO_GROUP_TAG_TEE_POLICY_SET_V3;
+    }
+    if (op->kind == MERO_GROUP_TEE_RELEASE_POLICY_SET_V2 && op->policy.v3) {
+        return MERO_GROUP_TAG_TEE_RELEASE_POLICY_SET_V3;
+    }
+    return op->kind;
+}
+
+static int put_td(struct mero_buf *b, const struct mero_tee_join *j)
+{
+    if (!j->has_td) {
+        return 0;
+    }
+    MERO_TRY(mero_buf_append_u64le(b, j->td_attributes));
+    return mero_buf_append(b, j->mrservicetd, 48);
+}
+
 static int put_root(struct mero_buf *b, const struct mero_op *op)
 {
-    MERO_TRY(mero_buf_append_u8(b, op->kind));
+    bool v2 = op->kind == MERO_ROOT_MEMBER_JOINED_TEE && op->join.has_td;
+    MERO_TRY(mero_buf_append_u8(b, v2 ? MERO_ROOT_TAG_MEMBER_JOINED_TEE_V2 : op->kind));
     switch (op->kind) {
     case MERO_ROOT_NAMESPACE_CREATED:
         return mero_buf_append(b, op->salt, 32);
@@ -95,7 +124,8 @@ static int put_root(struct mero_buf *b, const struct mero_op *op)
         MERO_TRY(put_meas(b, &op->join.m, op->join.tcb_status));
         MERO_TRY(mero_buf_append_u8(b, op->join.role));
         MERO_TRY(mero_credential_encode(b, &op->join.account));
-        return mero_borsh_put_bytes(b, op->join.quote, op->join.quote_len);
+        MERO_TRY(mero_borsh_put_bytes(b, op->join.quote, op->join.quote_len));
+        return put_td(b, &op->join);
     default:
         return -MERO_EINVAL;
     }
@@ -104,7 +134,7 @@ static int put_root(struct mero_buf *b, const struct mero_op *op)
 /* borsh(GroupOp): tag + payload (the plaintext of the encrypted form). */
 int mero__gov_put_group_body(struct mero_buf *b, const struct mero_op *op)
 {
-    MERO_TRY(mero_buf_append_u8(b, op->kind));
+    MERO_TRY(mero_buf_append_u8(b, group_tag(op)));
     switch (op->kind) {
     case MERO_GROUP_MEMBER_ADDED:
     case MERO_GROUP_MEMBER_ROLE_SET:
@@ -136,6 +166,7 @@ int mero__gov_put_group_body(struct mero_buf *b, const struct mero_op *op)
         MERO_TRY(mero_buf_append(b, op->join.quote_hash, 32));
         MERO_TRY(put_meas(b, &op->join.m, op->join.tcb_status));
         MERO_TRY(mero_buf_append_u8(b, op->join.role));
+        MERO_TRY(put_td(b, &op->join));
         break;
     case MERO_GROUP_TEE_AUTHORITY_EVIDENCE:
         MERO_TRY(mero_buf_append(b, op->evidence.attested_key, 32));
@@ -328,12 +359,28 @@ static int get_policy(struct mero_cur *c, struct mero_op *op, struct mero_err *e
         }
         p->mode = mode;
     }
+    if (p->v3) {
+        DEC(mero_borsh_get_bool(c, &p->allow_sept_ve_enabled), "allow_sept_ve_enabled");
+        DEC(mero_borsh_get_bool(c, &p->allow_service_td), "allow_service_td");
+    }
+    return 0;
+}
+
+static int get_td(struct mero_cur *c, struct mero_tee_join *j, struct mero_err *err)
+{
+    j->has_td = true;
+    DEC(mero_cur_u64le(c, &j->td_attributes), "td_attributes");
+    DEC(mero_cur_copy(c, j->mrservicetd, 48), "mrservicetd");
     return 0;
 }
 
 static int get_root(struct mero_cur *c, struct mero_op *op, struct mero_err *err)
 {
     DEC(mero_cur_u8(c, &op->kind), "root op tag");
+    bool td = op->kind == MERO_ROOT_TAG_MEMBER_JOINED_TEE_V2;
+    if (td) {
+        op->kind = MERO_ROOT_MEMBER_JOINED_TEE;
+    }
     switch (op->kind) {
     case MERO_ROOT_NAMESPACE_CREATED:
         DEC(mero_cur_copy(c, op->salt, 32), "salt");
@@ -360,7 +407,8 @@ static int get_root(struct mero_cur *c, struct mero_op *op, struct mero_err *err
         MERO_TRY(get_role(c, &op->join.role, err));
         MERO_TRY(mero_credential_decode(c, &op->join.account, err));
         op->join.has_account = true;
-        return get_blob(c, MERO_GOV_MAX_QUOTE_BYTES, &op->join.quote, &op->join.quote_len, err);
+        MERO_TRY(get_blob(c, MERO_GOV_MAX_QUOTE_BYTES, &op->join.quote, &op->join.quote_len, err));
+        return td ? get_td(c, &op->join, err) : 0;
     default:
         return mero_err_set(err, MERO_EOPDECODE, "op decode: unknown root op %u",
                             (unsigned)op->kind);
@@ -371,6 +419,17 @@ int mero__gov_get_group_body(struct mero_cur *c, struct mero_op *op, struct mero
 {
     uint8_t opt;
     DEC(mero_cur_u8(c, &op->kind), "group op tag");
+    bool td = false;
+    if (op->kind == MERO_GROUP_TAG_MEMBER_JOINED_TEE_V2) {
+        op->kind = MERO_GROUP_MEMBER_JOINED_TEE;
+        td = true;
+    } else if (op->kind == MERO_GROUP_TAG_TEE_POLICY_SET_V3) {
+        op->kind = MERO_GROUP_TEE_POLICY_SET_V2;
+        op->policy.v3 = true;
+    } else if (op->kind == MERO_GROUP_TAG_TEE_RELEASE_POLICY_SET_V3) {
+        op->kind = MERO_GROUP_TEE_RELEASE_POLICY_SET_V2;
+        op->policy.v3 = true;
+    }
     switch (op->kind) {
     case MERO_GROUP_MEMBER_ADDED:
     case MERO_GROUP_MEMBER_ROLE_SET:
@@ -403,6 +462,9 @@ int mero__gov_get_group_body(struct mero_cur *c, struct mero_op *op, struct mero
         DEC(mero_cur_copy(c, op->join.quote_hash, 32), "quote hash");
         MERO_TRY(get_meas(c, &op->join.m, op->join.tcb_status, err));
         MERO_TRY(get_role(c, &op->join.role, err));
+        if (td) {
+            MERO_TRY(get_td(c, &op->join, err));
+        }
         break;
     case MERO_GROUP_TEE_AUTHORITY_EVIDENCE:
         DEC(mero_cur_copy(c, op->evidence.attested_key, 32), "attested key");

@@ -103,6 +103,14 @@ int mero_admission_check(struct mero_challenge_book *book, const struct mero_adm
         }
         memcpy(t.mrtd, q.body.mrtd, 48);
         memcpy(t.rtmr, q.body.rtmr, sizeof(t.rtmr));
+        /* the TD facts the admission rules judge (and the join records for every peer) */
+        t.has_td = true;
+        for (int i = 7; i >= 0; i--) {
+            t.td_attributes = (t.td_attributes << 8) | q.body.td_attributes[i];
+        }
+        if (q.body.td15) {
+            memcpy(t.mrservicetd, q.body.mrservicetd, 48);
+        }
     }
     *v = t;
     return 0;

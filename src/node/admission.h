@@ -54,6 +54,9 @@ struct mero_tee_verdict {
     uint8_t quote_hash[32];
     uint8_t mrtd[48];
     uint8_t rtmr[4][48];
+    bool has_td; /* real quote: the TD facts below, from the body DCAP verifies */
+    uint64_t td_attributes;
+    uint8_t mrservicetd[48];
     char tcb_status[MERO_ADM_TCB_STATUS_MAX];
     uint8_t *collateral; /* owned (free()), NULL for a mock quote */
     size_t collateral_len;

@@ -10,6 +10,8 @@
  * Invariants: "no verdict" (unparsable quote, collateral unavailable, release fetch failed) is
  * an error, never a pass; a quote whose DCAP verdict is not quote_verified is refused with the
  * verdict's reason; the release check refuses when no usable trusted root was loaded.
+ * Evidence (TeeAuthorityEvidence) is judged by the library's own offline check in gov
+ * (mero_dcap_verify_evidence): merod installs no verifier of its own.
  * The collateral fetch runs on a uv_queue_work thread (mero__adm_fetch_collateral; the PCS
  * cache is mutex-guarded); the DCAP verdict runs on the loop (the dcap cache is not
  * thread-safe). The release check still runs on the loop: the release source caches
@@ -71,39 +73,6 @@ int mero__adm_verify_real(void *ud, const uint8_t *quote, size_t len, struct mer
         memcpy(v->rtmr, r.rtmr, sizeof(v->rtmr));
     }
     return rc;
-}
-
-int mero_node_evidence_verify(void *ud, const uint8_t *quote, size_t qlen, const uint8_t *coll,
-                              size_t clen, uint64_t attested_at, struct mero_evidence_verdict *v,
-                              struct mero_err *err)
-{
-    (void)ud;
-    struct mero_collateral c;
-    struct mero_dcap_result r;
-    if (coll == NULL || clen == 0) {
-        return mero_err_set(err, MERO_ECOLLATERAL,
-                            "evidence for a real quote must carry the collateral it was "
-                            "appraised against");
-    }
-    MERO_TRY(mero_collateral_parse(&c, (const char *)coll, clen, err));
-    int rc = mero_dcap_verify_quote(quote, qlen, &c, attested_at, &r, err);
-    mero_collateral_cleanup(&c);
-    if (rc < 0) {
-        return rc;
-    }
-    if (!r.quote_verified || !r.has_tcb_status) {
-        return mero_err_set(err, r.reject_code ? r.reject_code : MERO_EREFUSED, "%s",
-                            r.reject_reason[0] ? r.reject_reason : "the quote does not verify");
-    }
-    memset(v, 0, sizeof(*v));
-    v->is_mock = false;
-    snprintf(v->tcb_status, sizeof(v->tcb_status), "%s", mero_tcb_status_name(r.tcb_status));
-    mero_hex_encode(v->m.mrtd, r.mrtd, 48);
-    for (int i = 0; i < 4; i++) {
-        mero_hex_encode(v->m.rtmr[i], r.rtmr[i], 48);
-    }
-    memcpy(v->report_data, r.report_data, 64);
-    return 0;
 }
 
 /* One release source per process, like the PCS cache. */

@@ -2,7 +2,7 @@
 /*
  * admission_attest.h - real-quote and signed-release glue for admission on a merod node
  * (admission_attest.c): verify_and_admit's DCAP step and the governance store's
- * evidence_verify / release_check hooks.
+ * release_check hook.
  */
 #ifndef MERO_NODE_ADMISSION_ATTEST_H
 #define MERO_NODE_ADMISSION_ATTEST_H
@@ -16,11 +16,6 @@ MERO_MUST_CHECK int mero__adm_fetch_collateral(void *ud, const uint8_t *quote, s
 /* struct mero_admission_env.verify_real: DCAP against v->collateral (fetched here if absent). */
 MERO_MUST_CHECK int mero__adm_verify_real(void *ud, const uint8_t *quote, size_t len,
                                           struct mero_tee_verdict *v, struct mero_err *err);
-/* struct mero_gov_hooks.evidence_verify: the quote against its carried collateral. */
-MERO_MUST_CHECK int mero_node_evidence_verify(void *ud, const uint8_t *quote, size_t qlen,
-                                              const uint8_t *coll, size_t clen,
-                                              uint64_t attested_at, struct mero_evidence_verdict *v,
-                                              struct mero_err *err);
 /* struct mero_gov_hooks.release_check: mero_release_check with the process's release source. */
 MERO_MUST_CHECK int mero_node_release_check(void *ud, const char *release_version,
                                             const struct mero_tee_policy *policy,

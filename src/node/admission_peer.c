@@ -105,6 +105,9 @@ static int dep_admit(void *ud, const struct mero_tee_claim *c, const struct mero
     }
     snprintf(req.tcb_status, sizeof(req.tcb_status), "%s", v->tcb_status);
     req.is_mock = v->is_mock;
+    req.has_td = v->has_td && !v->is_mock;
+    req.td_attributes = v->td_attributes;
+    memcpy(req.mrservicetd, v->mrservicetd, 48);
     req.release_version = c->release;
     req.quote = c->quote;
     req.quote_len = c->quote_len;
@@ -366,10 +369,28 @@ static void on_challenge_request(struct mero_admission *a, struct mero_net_req *
     mero_wipe(&r, sizeof(r));
 }
 
+/*
+ * A challenge is spent the first time it is presented, whatever comes of the attempt (spec
+ * "The challenge"): a request refused before verify_and_admit (a proof of possession or a
+ * public key that does not match) spends the challenge it names too.
+ */
+static void spend_presented(struct mero_admission *a, const struct mero_adm_init *m,
+                            const char *remote)
+{
+    if (m->kind != MERO_ADM_INIT_ADMISSION_REQUEST &&
+        m->kind != MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST) {
+        return;
+    }
+    int rc = mero_challenge_consume(&a->book, m->challenge, m->ns, (const uint8_t *)remote,
+                                    strlen(remote), NULL, mero__adm_now(a), NULL);
+    (void)rc; /* spent either way; the request is refused by the caller */
+}
+
 static void on_admission_request(struct mero_admission *a, struct mero_net_req *req,
                                  const char *remote, const struct mero_adm_init *m)
 {
     if (!mero_ct_eq(m->public_key, m->party_id, 32)) {
+        spend_presented(a, m, remote);
         mero__adm_respond_verdict(req, false, "the request's public_key is not the key it proved");
         return;
     }
@@ -470,6 +491,7 @@ static void on_request(void *ud, struct mero_net_req *req, const char *remote, c
         return;
     }
     if (m.kind != MERO_ADM_INIT_CHALLENGE_OFFER && !pop_ok(&m, remote)) {
+        spend_presented(a, &m, remote);
         mero__adm_respond_verdict(req, false,
                                   "the proof of possession does not bind this key to your peer id");
         return;

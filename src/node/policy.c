@@ -59,6 +59,8 @@ int mero_node_policy_set(struct mero_node *node, const uint8_t group[32], json_t
                  ? MERO_TEE_MODE_RELAY
                  : MERO_TEE_MODE_REPLICA;
     p.accept_mock = json_is_true(json_object_get(canon, "acceptMock"));
+    p.allow_sept_ve_enabled = json_is_false(json_object_get(canon, "requireSeptVeDisable"));
+    p.allow_service_td = json_is_true(json_object_get(canon, "allowServiceTd"));
     int rc = fill(&p.mrtd, json_object_get(canon, list_names[0]));
     for (int i = 0; rc == 0 && i < 4; i++) {
         rc = fill(&p.rtmr[i], json_object_get(canon, list_names[1 + i]));
@@ -113,6 +115,10 @@ int mero_node_policy_get(struct mero_node *node, const uint8_t group[32], json_t
                   list_json(&p.rtmr[1]), "allowedRtmr2", list_json(&p.rtmr[2]), "allowedRtmr3",
                   list_json(&p.rtmr[3]), "allowedTcbStatuses", list_json(&p.tcb), "acceptMock",
                   p.accept_mock, "mode", p.mode == MERO_TEE_MODE_RELAY ? "relay" : "replica");
+    if (o != NULL) {
+        json_object_set_new(o, "requireSeptVeDisable", json_boolean(!p.allow_sept_ve_enabled));
+        json_object_set_new(o, "allowServiceTd", json_boolean(p.allow_service_td));
+    }
     if (o != NULL && p.form == MERO_POLICY_RELEASE) {
         json_t *sr = json_pack("{s:o}", "allowedProfiles", list_json(&p.profiles));
         if (p.min_release != NULL) {

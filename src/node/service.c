@@ -157,14 +157,15 @@ static void on_gov_event(void *ud, const struct mero_gov_event *ev)
     mero_node_admission_on_event(node, ev); /* self-purge on our own TEE eviction */
 }
 
-static int quote_report_data(void *ud, const uint8_t *quote, size_t len, uint8_t out[64],
-                             struct mero_err *err)
+void mero_node_gov_hooks(struct mero_node *node, struct mero_gov_hooks *h)
 {
-    (void)ud;
-    struct mero_quote q;
-    MERO_TRY(mero_quote_parse(&q, quote, len, err));
-    memcpy(out, q.body.report_data, 64);
-    return 0;
+    /* One verification path (issue 14): evidence and a carried quote's report data are judged
+     * by the library's own code (gov's defaults over src/attest); only the event listener and
+     * the signed-release source, which need the node, are ours. */
+    memset(h, 0, sizeof(*h));
+    h->ud = node;
+    h->on_event = on_gov_event;
+    h->release_check = mero_node_release_check;
 }
 
 static void on_sync_timer(uv_timer_t *t)
@@ -192,12 +193,8 @@ int mero_node_service_start(struct mero_node *node, struct mero_err *err)
     char path[MERO_NODE_PATH_MAX + 16];
     snprintf(path, sizeof(path), "%s/gov.db", node->home);
     MERO_TRY(mero_store_open(path, &node->store, err));
-    struct mero_gov_hooks h = {.ud = node,
-                               .on_event = on_gov_event,
-                               .quote_report_data = quote_report_data,
-                               .evidence_verify = mero_node_evidence_verify,
-                               .release_check = mero_node_release_check};
-    /* the admission layer adds evidence_verify / release_check here when it is linked */
+    struct mero_gov_hooks h;
+    mero_node_gov_hooks(node, &h);
     mero_store_set_hooks(node->store, &h);
     MERO_TRY(mero_node_ctx_open(node, err));
 

@@ -29,6 +29,10 @@ int mero_node_publish(struct mero_node *node, const uint8_t ns[32], uint8_t tag,
 /* Publish every op a local governance action produced, in order. */
 int mero_node_publish_ops(struct mero_node *node, const uint8_t ns[32],
                           const struct mero_gov_oplist *ops);
+struct mero_gov_hooks;
+/* The hooks merod installs on its governance store: the event listener and the release
+ * source only - evidence and carried quotes are verified by the library's own path. */
+void mero_node_gov_hooks(struct mero_node *node, struct mero_gov_hooks *h);
 /* Subscribe to ns/<hex> (idempotent). */
 int mero_node_follow(struct mero_node *node, const uint8_t ns[32]);
 /* Apply a received op (from = publisher or sync peer; a missing parent triggers a pull). */

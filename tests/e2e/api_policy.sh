@@ -88,6 +88,20 @@ check "policy on a subgroup refused 400" err_has 400 "namespace root, not a subg
 req a GET "/admin-api/groups/$SUB/settings/tee-admission-policy"
 check "GET on a subgroup resolves to the root policy" eval 'status_is 200 && jq_is .data.enabled true'
 
+# the TD-attribute knobs (issue 14): safe defaults, both travel in the op and come back
+req a PUT "$P" "{$MEAS}"
+check "TD knobs default: requireSeptVeDisable true, allowServiceTd false" eval 'status_is 200 && jq_is .data.requireSeptVeDisable true && jq_is .data.allowServiceTd false'
+req a GET "$P"
+check "GET reports the TD knobs' defaults" eval 'jq_is .data.requireSeptVeDisable true && jq_is .data.allowServiceTd false'
+req a PUT "$P" "{$MEAS,\"requireSeptVeDisable\":false,\"allowServiceTd\":true}"
+check "PUT with the TD knobs relaxed 200" status_is 200
+req a GET "$P"
+check "GET reports the relaxed TD knobs" eval 'jq_is .data.requireSeptVeDisable false && jq_is .data.allowServiceTd true'
+req a PUT "$P" "{$MEAS,\"allowServiceTd\":\"yes\"}"
+check "allowServiceTd not a bool: 400" status_is 400
+req a PUT "$P" "{$MEAS,\"requireSeptVeDisable\":1}"
+check "requireSeptVeDisable not a bool: 400" status_is 400
+
 # meroctl
 MC=("$BIN/meroctl" --node "${URL[a]}" --token-file "$WORK/a/admin-token")
 "${MC[@]}" group settings set-tee-admission-policy "$NS" --mrtd "$M" --rtmr1 "$M" --rtmr2 "$M" \
@@ -95,6 +109,10 @@ MC=("$BIN/meroctl" --node "${URL[a]}" --token-file "$WORK/a/admin-token")
 check "meroctl set-tee-admission-policy exit 0" test $? -eq 0
 OUT=$("${MC[@]}" --json group settings get-tee-admission-policy "$NS")
 check "meroctl get-tee-admission-policy --json" eval '[ "$(jq -r .mode <<<"$OUT")" = relay ] && [ "$(jq -r .acceptMock <<<"$OUT")" = true ]'
+"${MC[@]}" group settings set-tee-admission-policy "$NS" --mrtd "$M" --rtmr1 "$M" --rtmr2 "$M" \
+    --rtmr3 "$M" --allow-sept-ve-enabled --allow-service-td --mode replica >/dev/null
+OUT=$("${MC[@]}" --json group settings get-tee-admission-policy "$NS")
+check "meroctl --allow-sept-ve-enabled --allow-service-td" eval '[ "$(jq -r .requireSeptVeDisable <<<"$OUT")" = false ] && [ "$(jq -r .allowServiceTd <<<"$OUT")" = true ]'
 "${MC[@]}" group settings set-tee-admission-policy "$NS" --mrtd "$M" --mode relay 2>/dev/null
 check "meroctl: refused policy exits 1" test $? -eq 1
 "${MC[@]}" group settings set-tee-admission-policy "$NS" --mrtd "$M" 2>/dev/null

@@ -549,6 +549,67 @@ static int fake_prefetch(void *ud, const char *version, struct mero_err *err)
     return mero_err_set(err, MERO_ERELEASE, "no such release as %s (test)", version);
 }
 
+/* Ask owner for a challenge as tee4 over ns; 0 with the challenge in out. */
+static int direct_challenge(const uint8_t ns[32], struct mero_adm_init *m, uint8_t out[32])
+{
+    struct raw_reply r;
+    memset(m, 0, sizeof(*m));
+    m->kind = MERO_ADM_INIT_CHALLENGE_REQUEST;
+    memcpy(m->ns, ns, 32);
+    int rc = mero__adm_pop(tee4.adm, ns, m->party_id, m->pop, NULL);
+    m->has_pop = true;
+    if (rc == 0) {
+        rc = raw_request(&tee4, &owner, m, &r);
+    }
+    if (rc == 0 && (r.status != 0 || r.m.kind != MERO_ADM_MSG_CHALLENGE)) {
+        rc = -MERO_EPROTO;
+    }
+    if (rc == 0) {
+        memcpy(out, r.m.challenge, 32);
+    }
+    return rc;
+}
+
+/* Regression (issue 14): a request refused for its proof of possession or its public key left
+ * the challenge unspent; the spec spends it the first time it is presented, whatever comes. */
+TEST(challenge_spent_even_when_pop_or_public_key_do_not_match)
+{
+    uint8_t ns[32], ch[32], junk[64];
+    memset(junk, 0x5a, sizeof(junk));
+    for (int variant = 0; variant < 2; variant++) {
+        struct mero_adm_init m;
+        struct raw_reply r;
+        /* a namespace per variant: one peer is issued one challenge per few seconds */
+        CHECK_OK(new_namespace(&owner, ns));
+        CHECK_OK(set_policy(&owner, ns, true, ZERO96));
+        CHECK_OK(direct_challenge(ns, &m, ch));
+        m.kind = MERO_ADM_INIT_ADMISSION_REQUEST;
+        memcpy(m.challenge, ch, 32);
+        memcpy(m.public_key, m.party_id, 32);
+        m.quote = junk;
+        m.quote_len = sizeof(junk);
+        m.credential = junk;
+        m.credential_len = sizeof(junk);
+        if (variant == 0) {
+            m.pop[0] ^= 1; /* a proof of possession that does not verify */
+        } else {
+            m.public_key[0] ^= 1; /* a public key other than the proved one */
+        }
+        CHECK_OK(raw_request(&tee4, &owner, &m, &r));
+        CHECK(!r.m.admitted);
+        /* the same challenge again, now well-formed: refused as spent, before anything else */
+        if (variant == 0) {
+            m.pop[0] ^= 1;
+        } else {
+            m.public_key[0] ^= 1;
+        }
+        CHECK_OK(raw_request(&tee4, &owner, &m, &r));
+        CHECK(!r.m.admitted);
+        CHECK_MSG(strstr(r.m.reason, MERO_CHALLENGE_REFUSED_REASON) != NULL, "variant %d: %s",
+                  variant, r.m.reason);
+    }
+}
+
 TEST(real_quote_verified_off_loop_and_refused_with_its_dcap_reason)
 {
     uint8_t ns[32];
@@ -746,4 +807,5 @@ MERO_TEST_MAIN(T(setup_owner_and_replicas), T(no_policy_refused_with_reason_noth
                T(plain_member_may_not_vouch), T(mock_without_accept_mock_refused),
                T(measurement_not_in_lists_refused),
                T(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted),
+               T(challenge_spent_even_when_pop_or_public_key_do_not_match),
                T(real_quote_verified_off_loop_and_refused_with_its_dcap_reason), T(teardown_all))

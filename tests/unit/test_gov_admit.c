@@ -10,6 +10,7 @@
 #include "mero/binding.h"
 #include "mero/crypto.h"
 #include "mero/mock.h"
+#include "mero/trust_rules.h"
 #include "support/gov_fixture.h"
 
 /* owner with a namespace and (optionally) a policy; tee ready to ask */
@@ -184,6 +185,8 @@ static void make_real(struct world *w, struct mero_admit_request *req, const cha
     mero_sha256(req->quote_hash, req->quote, req->quote_len);
     req->is_mock = false;
     snprintf(req->tcb_status, sizeof(req->tcb_status), "%s", tcb);
+    req->has_td = true; /* a production TD: SEPT_VE_DISABLE set, no DEBUG, no service TD */
+    req->td_attributes = MERO_TD_ATTR_SEPT_VE_DISABLE;
     struct mero_gov_hooks h = {.ud = &w->owner, .quote_report_data = fake_rd};
     mero_store_set_hooks(w->owner.s, &h);
 }

@@ -165,6 +165,8 @@ static int request(struct world *w, const char *prof, struct mero_admit_request 
     req->quote_len = sizeof(w->quote);
     mero_sha256(req->quote_hash, w->quote, sizeof(w->quote));
     req->is_mock = false;
+    req->has_td = true;
+    req->td_attributes = UINT64_C(1) << 28; /* SEPT_VE_DISABLE */
     snprintf(req->tcb_status, sizeof(req->tcb_status), "UpToDate");
     char path[1024];
     snprintf(path, sizeof(path), "%s/testdata/mero-tee/v2.3.87/published-mrtds.json",

@@ -29,6 +29,8 @@ static struct mero_dcap_result good(void)
     r.has_tcb_status = true;
     r.tcb_status = MERO_TCB_UP_TO_DATE;
     r.root_crl_checked = true;
+    r.sept_ve_disable = true;
+    r.td_attributes[3] = 0x10; /* SEPT_VE_DISABLE (bit 28) */
     memset(r.mrtd, 0xaa, 48);
     for (int i = 0; i < 4; i++) {
         memset(r.rtmr[i], 0xb0 + i, 48);

@@ -63,6 +63,10 @@ static int run_set_policy(const struct meroctl_global *g, int argc, char **argv)
             json_object_set_new(release, "minReleaseVersion", json_string(argv[++i]));
         } else if (strcmp(a, "--accept-mock") == 0) {
             json_object_set_new(body, "acceptMock", json_true());
+        } else if (strcmp(a, "--allow-sept-ve-enabled") == 0) {
+            json_object_set_new(body, "requireSeptVeDisable", json_false());
+        } else if (strcmp(a, "--allow-service-td") == 0) {
+            json_object_set_new(body, "allowServiceTd", json_true());
         } else if (strcmp(a, "--mode") == 0 && i + 1 < argc) {
             mode = argv[++i];
         } else if (a[0] != '-' && group == NULL) {
@@ -138,6 +142,25 @@ static int run_members_remove(const struct meroctl_global *g, int argc, char **a
     return rc ? rc : meroctl_simple(g, "DELETE", path, NULL, true);
 }
 
+/* PUT .../members/:identity/role {"role": ROLE} (update_member_role) */
+static int run_members_set_role(const struct meroctl_global *g, int argc, char **argv)
+{
+    if (argc != 4 || !meroctl_is_id(argv[2])) {
+        return meroctl_usage_error(
+            "members set-role needs <GROUP> <IDENTITY> (64 hex each) <Admin|Member|ReadOnly>");
+    }
+    char rest[120], path[220];
+    snprintf(rest, sizeof(rest), "/members/%s/role", argv[2]);
+    int rc = group_path(path, sizeof(path), argv[1], rest);
+    if (rc != 0) {
+        return rc;
+    }
+    json_t *body = json_pack("{s:s}", "role", argv[3]);
+    rc = meroctl_simple(g, "PUT", path, body, true);
+    json_decref(body);
+    return rc;
+}
+
 static int run_members_list(const struct meroctl_global *g, int argc, char **argv)
 {
     char path[200];
@@ -181,20 +204,23 @@ static int run_subgroup_create(const struct meroctl_global *g, int argc, char **
     return rc;
 }
 
-MEROCTL_COMMANDS(
-    {"group settings set-tee-admission-policy",
-     "<NS> [--mrtd H]... [--rtmr0 H]... [--rtmr1 H]... [--rtmr2 H]... [--rtmr3 H]... "
-     "[--profile P]... [--min-release V] [--tcb-status S]... [--accept-mock] --mode replica|relay",
-     "set the namespace's TEE admission policy (measurement or signed-release form)",
-     run_set_policy},
-    {"group settings get-tee-admission-policy", "<NS>", "show the TEE admission policy",
-     run_get_policy},
-    {"group members add", "<GROUP> <IDENTITY> [--role Admin|Member|ReadOnly]",
-     "add a member to a group", run_members_add},
-    {"group members remove", "<GROUP> <IDENTITY>", "remove a member (rotates the group key)",
-     run_members_remove},
-    {"group members list", "<GROUP>", "list members with roles (TEE rows with measurements)",
-     run_members_list},
-    {"group leave", "<GROUP>", "leave a group", run_leave},
-    {"group subgroup create", "<GROUP> [--visibility open|restricted]", "create a subgroup",
-     run_subgroup_create})
+MEROCTL_COMMANDS({"group settings set-tee-admission-policy",
+                  "<NS> [--mrtd H]... [--rtmr0 H]... [--rtmr1 H]... [--rtmr2 H]... [--rtmr3 H]... "
+                  "[--profile P]... [--min-release V] [--tcb-status S]... [--accept-mock] "
+                  "[--allow-sept-ve-enabled] [--allow-service-td] --mode replica|relay",
+                  "set the namespace's TEE admission policy (measurement or signed-release form)",
+                  run_set_policy},
+                 {"group settings get-tee-admission-policy", "<NS>",
+                  "show the TEE admission policy", run_get_policy},
+                 {"group members add", "<GROUP> <IDENTITY> [--role Admin|Member|ReadOnly]",
+                  "add a member to a group", run_members_add},
+                 {"group members remove", "<GROUP> <IDENTITY>",
+                  "remove a member (rotates the group key)", run_members_remove},
+                 {"group members set-role", "<GROUP> <IDENTITY> <Admin|Member|ReadOnly>",
+                  "move a member between Admin, Member and ReadOnly (TEE roles are locked)",
+                  run_members_set_role},
+                 {"group members list", "<GROUP>",
+                  "list members with roles (TEE rows with measurements)", run_members_list},
+                 {"group leave", "<GROUP>", "leave a group", run_leave},
+                 {"group subgroup create", "<GROUP> [--visibility open|restricted]",
+                  "create a subgroup", run_subgroup_create})
