@@ -2,8 +2,9 @@
 /*
  * sigstore.c - verify a Sigstore or cosign bundle (message signature or DSSE in-toto
  * envelope; Fulcio certificate or managed key; Rekor v1 or v2), in the order of
- * docs/sigstore.md: parse; managed key given exactly for a key-based bundle; detached .sig
- * equals the bundle's; log known to the trusted root and its key valid then; SET (which
+ * docs/sigstore.md: parse; managed key given exactly for a key-based bundle; of a DSSE envelope
+ * with several signatures (dsse 0.0.2), the one the logged entry pairs with the signer; detached
+ * .sig equals the bundle's; log known to the trusted root and its key valid then; SET (which
  * authenticates the integrated time) and/or RFC 3161 timestamps; inclusion proof and
  * checkpoint; artifact digest hint or in-toto subject; logged signer, content and signature;
  * the signature; Fulcio chain at every signing time; SCT; identity policy.
@@ -13,6 +14,7 @@
  * its own reason class so callers and tests can tell them apart.
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/err.h>
@@ -139,6 +141,47 @@ struct signer {
     size_t key_der_len;
 };
 
+/* The logged signature(s) naming this signer: the certificate's DER, or the managed key's. */
+static int body_find(const struct sig_body *body, const struct sig_bundle *b,
+                     const struct signer *sg, const uint8_t *sig, size_t sig_len)
+{
+    return b->keyed
+               ? mero__sig_body_find(body, NULL, 0, sg->key_der, sg->key_der_len, sig, sig_len)
+               : mero__sig_body_find(body, b->leaf_der, b->leaf_der_len, NULL, 0, sig, sig_len);
+}
+
+/*
+ * A DSSE envelope with several signatures (a dsse 0.0.2 entry only): the signer's is the one
+ * the logged entry pairs with the signer's certificate or key. Only a choice: every later
+ * step (timestamps, proof, body, the signature itself) is checked against the one chosen.
+ */
+static int pick_dsse_sig(struct sig_bundle *b, const struct signer *sg, struct mero_err *err)
+{
+    if (b->nenv_sigs == 0) {
+        return 0;
+    }
+    struct sig_body body;
+    MERO_TRY(mero__sig_body_parse(&body, b->body, b->body_len, err));
+    int rc = mero_err_set(err, MERO_ESIGSTORE_BODY,
+                          body_find(&body, b, sg, NULL, 0) == -1
+                              ? "the logged entry names another signer than the bundle's"
+                              : "no signature of the DSSE envelope is logged for this signer");
+    for (size_t i = 0; i < b->nenv_sigs && rc < 0; i++) {
+        if (body_find(&body, b, sg, b->env_sigs[i], b->env_sig_lens[i]) >= 0) {
+            b->sig = malloc(b->env_sig_lens[i]);
+            if (b->sig == NULL) {
+                rc = mero_err_set(err, MERO_ENOMEM, "out of memory");
+                break;
+            }
+            memcpy(b->sig, b->env_sigs[i], b->env_sig_lens[i]);
+            b->sig_len = b->env_sig_lens[i];
+            rc = 0;
+        }
+    }
+    mero__sig_body_cleanup(&body);
+    return rc;
+}
+
 /* The logged entry is this signer, this content and this signature; the signature verifies. */
 static int check_body(const struct sig_bundle *b, const struct signer *sg, const uint8_t *artifact,
                       size_t alen, const uint8_t *given, struct mero_err *err)
@@ -153,10 +196,7 @@ static int check_body(const struct sig_bundle *b, const struct signer *sg, const
     int rc = 0;
     if (body.kind != b->kind) {
         rc = mero_err_set(err, MERO_ESIGSTORE_BODY, "the logged body is not of the entry's kind");
-    } else if (b->keyed ? (body.key_der == NULL || body.key_der_len != sg->key_der_len ||
-                           memcmp(body.key_der, sg->key_der, sg->key_der_len) != 0)
-                        : (body.cert_der == NULL || body.cert_der_len != b->leaf_der_len ||
-                           memcmp(body.cert_der, b->leaf_der, b->leaf_der_len) != 0)) {
+    } else if (body_find(&body, b, sg, NULL, 0) == -1) {
         rc = mero_err_set(err, MERO_ESIGSTORE_BODY,
                           b->keyed ? "the logged entry names another key than the managed key"
                                    : "the logged entry names another certificate than the "
@@ -165,7 +205,7 @@ static int check_body(const struct sig_bundle *b, const struct signer *sg, const
         rc = mero__sig_dsse_pae(b->payload_type, b->payload, b->payload_len, &pae, &pae_len);
         signed_msg = pae;
         signed_len = pae_len;
-        /* hashedrekord 0.0.2 logs H(PAE); dsse / intoto log H(payload) */
+        /* hashedrekord 0.0.2 logs H(PAE); dsse 0.0.1 / 0.0.2 and intoto log H(payload) */
         const uint8_t *what = b->kind == SIG_HASHEDREKORD_2 ? pae : b->payload;
         size_t wlen = b->kind == SIG_HASHEDREKORD_2 ? pae_len : b->payload_len;
         if (rc < 0) {
@@ -196,7 +236,7 @@ static int check_body(const struct sig_bundle *b, const struct signer *sg, const
                           b->is_dsse ? "the DSSE envelope's signature does not verify"
                                      : "the bundle's signature does not verify over the artifact");
     }
-    if (rc == 0 && (body.sig_len != b->sig_len || memcmp(body.sig, b->sig, b->sig_len) != 0)) {
+    if (rc == 0 && body_find(&body, b, sg, b->sig, b->sig_len) < 0) {
         rc = mero_err_set(err, MERO_ESIGSTORE_BODY,
                           "the logged entry holds another signature than the bundle's");
     }
@@ -244,7 +284,7 @@ static int check_log(const struct mero_trust_root *tr, const struct sig_bundle *
 {
     const struct sig_log *log = NULL;
     *ntimes = 0;
-    if (b->kind != SIG_HASHEDREKORD_2) {
+    if (!mero__sig_rekor_v2(b->kind)) {
         MERO_TRY(mero__trust_root_log(tr->tlogs, tr->ntlogs, b->log_id, b->integrated_time,
                                       MERO_ESIGSTORE_SET, &log, err));
         MERO_TRY(mero__sig_verify_set(log, b, err));
@@ -262,7 +302,7 @@ static int check_log(const struct mero_trust_root *tr, const struct sig_bundle *
         return mero_err_set(err, MERO_ESIGSTORE_TSA,
                             "a Rekor v2 entry needs an RFC 3161 timestamp: no signing time");
     }
-    if (b->kind == SIG_HASHEDREKORD_2) {
+    if (mero__sig_rekor_v2(b->kind)) {
         /* the log key must be valid at every signing time */
         for (size_t i = 0; i < *ntimes; i++) {
             MERO_TRY(mero__trust_root_log(tr->tlogs, tr->ntlogs, b->log_id, times[i],
@@ -304,7 +344,7 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
         rc = mero_err_set(err, MERO_ECHAIN, "a root certificate travels inside the bundle");
         goto out;
     }
-    if ((rc = load_signer(&b, opts, &sg, err)) < 0) {
+    if ((rc = load_signer(&b, opts, &sg, err)) < 0 || (rc = pick_dsse_sig(&b, &sg, err)) < 0) {
         goto out;
     }
     if (opts != NULL && opts->detached_sig != NULL) {
@@ -351,7 +391,7 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
         }
     }
     r.integrated_time = times[0];
-    for (size_t i = 1; b.kind == SIG_HASHEDREKORD_2 && i < ntimes; i++) {
+    for (size_t i = 1; mero__sig_rekor_v2(b.kind) && i < ntimes; i++) {
         r.integrated_time = times[i] < r.integrated_time ? times[i] : r.integrated_time;
     }
     r.log_index = b.log_index;

@@ -4,11 +4,14 @@
  * (media types of reference-sigstore-ccel.md §A.1) with a message signature or a DSSE
  * envelope, a certificate or a managed public key, RFC 3161 timestamps, and cosign's legacy
  * bundle (§A.2); plus the logged body of each supported entry kind: hashedrekord 0.0.1
- * (§A.3) and 0.0.2 (Rekor v2), dsse 0.0.1 and intoto 0.0.2.
+ * (§A.3) and 0.0.2 (Rekor v2), dsse 0.0.1, intoto 0.0.2 and dsse 0.0.2 (Rekor v2: the
+ * canonical JSON of the log entry, a SHA-256 payloadHash and signatures each with its
+ * verifier).
  *
  * Invariants: parsing decides nothing about trust; it only refuses what is not one of the
  * accepted shapes: an unknown media type, both or neither of messageSignature and
- * dsseEnvelope, a DSSE envelope without exactly one signature, zero or several tlog entries,
+ * dsseEnvelope, a DSSE envelope without exactly one signature (up to SIG_MAX_DSSE_SIGS with a
+ * dsse 0.0.2 entry; the signer's is picked later), zero or several tlog entries,
  * an unknown kind/version, a Rekor v1 entry without integratedTime, a v0.1 bundle without its
  * inclusion promise, a >= v0.2 bundle without its inclusion proof, a v0.3 bundle carrying a
  * chain, more than SIG_MAX_TIMESTAMPS timestamps. Every decoded field is bounded.
@@ -30,6 +33,9 @@ void mero__sig_bundle_cleanup(struct sig_bundle *b)
     free(b->checkpoint);
     free(b->payload);
     free(b->payload_type);
+    for (size_t i = 0; i < b->nenv_sigs; i++) {
+        free(b->env_sigs[i]);
+    }
     for (size_t i = 0; i < b->nts; i++) {
         free(b->ts[i]);
     }
@@ -204,6 +210,7 @@ static int parse_tlog(struct sig_bundle *b, json_t *vm, struct mero_err *err)
         {"hashedrekord", "0.0.2", SIG_HASHEDREKORD_2},
         {"dsse", "0.0.1", SIG_DSSE_1},
         {"intoto", "0.0.2", SIG_INTOTO_2},
+        {"dsse", "0.0.2", SIG_DSSE_2},
     };
     size_t ki = 0;
     while (ki < sizeof(kinds) / sizeof(kinds[0]) &&
@@ -213,8 +220,8 @@ static int parse_tlog(struct sig_bundle *b, json_t *vm, struct mero_err *err)
     }
     if (ki == sizeof(kinds) / sizeof(kinds[0])) {
         return mero_err_set(err, MERO_EUNSUPPORTED,
-                            "bundle: entry kind is not hashedrekord 0.0.1/0.0.2, dsse 0.0.1 or "
-                            "intoto 0.0.2");
+                            "bundle: entry kind is not hashedrekord 0.0.1/0.0.2, dsse "
+                            "0.0.1/0.0.2 or intoto 0.0.2");
     }
     b->kind = kinds[ki].k;
     uint8_t *id = NULL;
@@ -230,11 +237,11 @@ static int parse_tlog(struct sig_bundle *b, json_t *vm, struct mero_err *err)
         return bad(err, "logIndex");
     }
     int rit = mero__json_u64(e, "integratedTime", &it);
-    if (rit < 0 && (rit != -MERO_ENOTFOUND || b->kind != SIG_HASHEDREKORD_2)) {
+    if (rit < 0 && (rit != -MERO_ENOTFOUND || !mero__sig_rekor_v2(b->kind))) {
         return bad(err, "integratedTime");
     }
     /* Rekor v2 has no integrated time (absent, or the protobuf default 0) */
-    b->has_integrated_time = rit == 0 && !(b->kind == SIG_HASHEDREKORD_2 && it == 0);
+    b->has_integrated_time = rit == 0 && !(mero__sig_rekor_v2(b->kind) && it == 0);
     b->integrated_time = (int64_t)it;
     if (mero__json_b64(e, "canonicalizedBody", SIG_MAX_BODY, &b->body, &b->body_len) < 0) {
         return bad(err, "canonicalizedBody missing (required to check the logged entry)");
@@ -251,7 +258,7 @@ static int parse_tlog(struct sig_bundle *b, json_t *vm, struct mero_err *err)
     if (b->form == SIG_V01 && b->set == NULL) {
         return bad(err, "v0.1 bundle without inclusionPromise");
     }
-    if (b->kind == SIG_HASHEDREKORD_2 && (b->set != NULL || b->has_integrated_time)) {
+    if (mero__sig_rekor_v2(b->kind) && (b->set != NULL || b->has_integrated_time)) {
         return bad(err, "a Rekor v2 entry carries no inclusionPromise or integratedTime");
     }
     if (b->form >= SIG_V02 && !b->has_proof) {
@@ -293,21 +300,37 @@ static int dup_str(char **out, const char *s, size_t max)
     return *out ? 0 : -MERO_ENOMEM;
 }
 
-/* A DSSE envelope: payload, payloadType and exactly one signature. */
+/*
+ * A DSSE envelope: payload, payloadType and exactly one signature; with a dsse 0.0.2 entry
+ * up to SIG_MAX_DSSE_SIGS, kept in env_sigs (b->sig stays NULL until the signer's is picked).
+ */
 static int parse_dsse(struct sig_bundle *b, json_t *env, struct mero_err *err)
 {
     json_t *sigs = json_object_get(env, "signatures");
+    size_t n = json_array_size(sigs);
     b->is_dsse = 1;
-    if (!json_is_array(sigs) || json_array_size(sigs) != 1) {
+    if (!json_is_array(sigs) || n == 0 || (n > 1 && b->kind != SIG_DSSE_2)) {
         return bad(err, "dsseEnvelope needs exactly one signature");
     }
-    json_t *s0 = json_array_get(sigs, 0);
+    if (n > SIG_MAX_DSSE_SIGS) {
+        return bad(err, "dsseEnvelope has too many signatures");
+    }
     if (dup_str(&b->payload_type, mero__json_str(env, "payloadType"), 256) < 0 ||
         mero__json_b64(env, "payload", SIG_MAX_PAYLOAD, &b->payload, &b->payload_len) < 0) {
         return bad(err, "dsseEnvelope payload / payloadType");
     }
-    if (mero__json_b64(s0, "sig", SIG_MAX_SIG, &b->sig, &b->sig_len) < 0) {
-        return bad(err, "dsseEnvelope signature");
+    if (n == 1) {
+        if (mero__json_b64(json_array_get(sigs, 0), "sig", SIG_MAX_SIG, &b->sig, &b->sig_len) < 0) {
+            return bad(err, "dsseEnvelope signature");
+        }
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (mero__json_b64(json_array_get(sigs, i), "sig", SIG_MAX_SIG, &b->env_sigs[i],
+                           &b->env_sig_lens[i]) < 0) {
+            return bad(err, "dsseEnvelope signature");
+        }
+        b->nenv_sigs++;
     }
     return 0;
 }
@@ -354,7 +377,7 @@ static int parse_protobuf(struct sig_bundle *b, json_t *j, struct mero_err *err)
         }
         return parse_dsse(b, env, err);
     }
-    if (b->kind == SIG_DSSE_1 || b->kind == SIG_INTOTO_2) {
+    if (b->kind == SIG_DSSE_1 || b->kind == SIG_DSSE_2 || b->kind == SIG_INTOTO_2) {
         return bad(err, "a dsse / intoto entry needs a dsseEnvelope");
     }
     return parse_message(b, ms, err);
@@ -426,14 +449,39 @@ int mero__sig_bundle_parse(struct sig_bundle *b, const uint8_t *data, size_t len
 
 void mero__sig_body_cleanup(struct sig_body *b)
 {
-    free(b->sig);
-    free(b->cert_der);
-    free(b->key_der);
+    for (size_t i = 0; i < SIG_MAX_DSSE_SIGS; i++) {
+        free(b->sigs[i].sig);
+        free(b->sigs[i].cert_der);
+        free(b->sigs[i].key_der);
+    }
     memset(b, 0, sizeof(*b));
 }
 
+static int same(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    return a != NULL && b != NULL && alen == blen && memcmp(a, b, alen) == 0;
+}
+
+int mero__sig_body_find(const struct sig_body *b, const uint8_t *cert_der, size_t cert_len,
+                        const uint8_t *key_der, size_t key_len, const uint8_t *sig, size_t sig_len)
+{
+    int named = 0;
+    for (size_t i = 0; i < b->nsigs; i++) {
+        const struct sig_body_sig *s = &b->sigs[i];
+        if (cert_der != NULL ? !same(s->cert_der, s->cert_der_len, cert_der, cert_len)
+                             : !same(s->key_der, s->key_der_len, key_der, key_len)) {
+            continue;
+        }
+        named = 1;
+        if (sig == NULL || same(s->sig, s->sig_len, sig, sig_len)) {
+            return (int)i;
+        }
+    }
+    return named ? -2 : -1;
+}
+
 /* base64 text holding a PEM certificate or a PEM public key */
-static int body_verifier(struct sig_body *out, json_t *obj, const char *key)
+static int body_verifier(struct sig_body_sig *out, json_t *obj, const char *key)
 {
     uint8_t *pem = NULL;
     size_t n = 0;
@@ -481,21 +529,20 @@ static int hex_hash(struct sig_body *out, json_t *h)
 static int body_hashedrekord_1(struct sig_body *out, json_t *spec)
 {
     json_t *sig = json_object_get(spec, "signature");
+    struct sig_body_sig *s = &out->sigs[0];
+    out->nsigs = 1;
     if (hex_hash(out, json_object_get(json_object_get(spec, "data"), "hash")) < 0 ||
-        mero__json_b64(sig, "content", SIG_MAX_SIG, &out->sig, &out->sig_len) < 0 ||
-        body_verifier(out, json_object_get(sig, "publicKey"), "content") < 0) {
+        mero__json_b64(sig, "content", SIG_MAX_SIG, &s->sig, &s->sig_len) < 0 ||
+        body_verifier(s, json_object_get(sig, "publicKey"), "content") < 0) {
         return -1;
     }
     return 0;
 }
 
-static int body_hashedrekord_2(struct sig_body *out, json_t *spec)
+/* A Rekor v2 HashOutput: {"algorithm": "SHA2_256|384|512", "digest": base64}. */
+static int b64_hash(struct sig_body *out, json_t *h)
 {
-    json_t *v2 = json_object_get(spec, "hashedRekordV002");
-    json_t *data = json_object_get(v2, "data");
-    json_t *sig = json_object_get(v2, "signature");
-    json_t *ver = json_object_get(sig, "verifier");
-    const char *alg = mero__json_str(data, "algorithm");
+    const char *alg = mero__json_str(h, "algorithm");
     uint8_t *d = NULL;
     size_t n = 0, want = 0;
     if (alg != NULL && strcmp(alg, "SHA2_256") == 0) {
@@ -505,13 +552,21 @@ static int body_hashedrekord_2(struct sig_body *out, json_t *spec)
     } else if (alg != NULL && strcmp(alg, "SHA2_512") == 0) {
         want = 64;
     }
-    if (want == 0 || mero__json_b64(data, "digest", 64, &d, &n) < 0 || n != want) {
+    if (want == 0 || mero__json_b64(h, "digest", 64, &d, &n) < 0 || n != want) {
         free(d);
         return -1;
     }
     memcpy(out->hash, d, n);
     out->hash_len = n;
     free(d);
+    return 0;
+}
+
+/* A Rekor v2 Signature: {"content": base64, "verifier": {x509Certificate | publicKey}}. */
+static int v2_signature(struct sig_body_sig *out, json_t *sig)
+{
+    json_t *ver = json_object_get(sig, "verifier");
+    size_t n = 0;
     if (mero__json_b64(sig, "content", SIG_MAX_SIG, &out->sig, &out->sig_len) < 0) {
         return -1;
     }
@@ -539,6 +594,39 @@ static int body_hashedrekord_2(struct sig_body *out, json_t *spec)
     return 0;
 }
 
+static int body_hashedrekord_2(struct sig_body *out, json_t *spec)
+{
+    json_t *v2 = json_object_get(spec, "hashedRekordV002");
+    out->nsigs = 1;
+    if (b64_hash(out, json_object_get(v2, "data")) < 0 ||
+        v2_signature(&out->sigs[0], json_object_get(v2, "signature")) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * dsse 0.0.2 (Rekor v2): {"dsseV002": {"payloadHash": HashOutput (SHA-256 of the payload),
+ * "signatures": [Signature...]}}, 1..SIG_MAX_DSSE_SIGS signatures, each with its verifier.
+ */
+static int body_dsse_2(struct sig_body *out, json_t *spec)
+{
+    json_t *v2 = json_object_get(spec, "dsseV002");
+    json_t *sigs = json_object_get(v2, "signatures");
+    size_t n = json_array_size(sigs);
+    if (b64_hash(out, json_object_get(v2, "payloadHash")) < 0 || out->hash_len != 32 ||
+        !json_is_array(sigs) || n == 0 || n > SIG_MAX_DSSE_SIGS) {
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        out->nsigs = i + 1; /* cleanup frees what this one got, whatever happens */
+        if (v2_signature(&out->sigs[i], json_array_get(sigs, i)) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* dsse 0.0.1: payloadHash and exactly one {signature, verifier}. */
 static int body_dsse_1(struct sig_body *out, json_t *spec)
 {
@@ -548,8 +636,10 @@ static int body_dsse_1(struct sig_body *out, json_t *spec)
         return -1;
     }
     json_t *s0 = json_array_get(sigs, 0);
-    if (mero__json_b64(s0, "signature", SIG_MAX_SIG, &out->sig, &out->sig_len) < 0 ||
-        body_verifier(out, s0, "verifier") < 0) {
+    struct sig_body_sig *s = &out->sigs[0];
+    out->nsigs = 1;
+    if (mero__json_b64(s0, "signature", SIG_MAX_SIG, &s->sig, &s->sig_len) < 0 ||
+        body_verifier(s, s0, "verifier") < 0) {
         return -1;
     }
     return 0;
@@ -570,10 +660,11 @@ static int body_intoto_2(struct sig_body *out, json_t *spec)
     if (mero__json_b64(s0, "sig", SIG_MAX_SIG * 2, &inner, &n) < 0) {
         return -1;
     }
-    int rc =
-        mero_base64_decode_alloc((const char *)inner, n, SIG_MAX_SIG, &out->sig, &out->sig_len);
+    struct sig_body_sig *s = &out->sigs[0];
+    out->nsigs = 1;
+    int rc = mero_base64_decode_alloc((const char *)inner, n, SIG_MAX_SIG, &s->sig, &s->sig_len);
     free(inner);
-    if (rc < 0 || body_verifier(out, s0, "publicKey") < 0) {
+    if (rc < 0 || body_verifier(s, s0, "publicKey") < 0) {
         return -1;
     }
     return 0;
@@ -607,6 +698,9 @@ int mero__sig_body_parse(struct sig_body *out, const uint8_t *body, size_t len,
     } else if (strcmp(kind, "intoto") == 0 && strcmp(av, "0.0.2") == 0) {
         out->kind = SIG_INTOTO_2;
         r = body_intoto_2(out, spec);
+    } else if (strcmp(kind, "dsse") == 0 && strcmp(av, "0.0.2") == 0) {
+        out->kind = SIG_DSSE_2;
+        r = body_dsse_2(out, spec);
     } else {
         mero_err_set(err, MERO_ESIGSTORE_BODY, "logged body is of an unsupported kind");
         goto out;

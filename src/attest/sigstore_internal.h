@@ -27,6 +27,7 @@
 #define SIG_MAX_CERT         (32u * 1024u)
 #define SIG_MAX_SIG          512u
 #define SIG_MAX_CHECKPOINT   4096u
+#define SIG_MAX_DSSE_SIGS    8 /* signatures of a DSSE envelope / a dsse 0.0.2 entry */
 #define SIG_TIME_OPEN        INT64_MAX
 
 /* The signature scheme of a key (trusted-root keyDetails, or inferred from the key). */
@@ -82,7 +83,14 @@ enum sig_kind {
     SIG_HASHEDREKORD_2,     /* Rekor v2 hashedrekord 0.0.2 (no SET, time from RFC 3161) */
     SIG_DSSE_1,             /* Rekor v1 dsse 0.0.1 */
     SIG_INTOTO_2,           /* Rekor v1 intoto 0.0.2 */
+    SIG_DSSE_2,             /* Rekor v2 dsse 0.0.2 (no SET, time from RFC 3161) */
 };
+
+/* A Rekor v2 entry: no SET, no integrated time; the time comes from RFC 3161 timestamps. */
+static inline int mero__sig_rekor_v2(enum sig_kind k)
+{
+    return k == SIG_HASHEDREKORD_2 || k == SIG_DSSE_2;
+}
 
 struct sig_bundle {
     enum sig_form form;
@@ -92,13 +100,17 @@ struct sig_bundle {
     size_t leaf_der_len;
     int keyed;          /* verificationMaterial.publicKey: the key comes from the caller */
     int chain_has_root; /* a self-signed certificate travelled in the bundle */
-    uint8_t *sig;       /* the message signature, or the DSSE envelope's one signature */
-    size_t sig_len;
+    uint8_t *sig;       /* the message signature, or the DSSE envelope's signer's signature */
+    size_t sig_len;     /* (NULL until picked when the envelope has several: dsse 0.0.2) */
     /* DSSE envelope (is_dsse): the payload and its type */
     int is_dsse;
     uint8_t *payload;
     size_t payload_len;
     char *payload_type;
+    /* the envelope's signatures when it has several (dsse 0.0.2 only; else nenv_sigs = 0) */
+    uint8_t *env_sigs[SIG_MAX_DSSE_SIGS];
+    size_t env_sig_lens[SIG_MAX_DSSE_SIGS];
+    size_t nenv_sigs;
     /* RFC 3161 timestamps (DER TimeStampResp) */
     uint8_t *ts[SIG_MAX_TIMESTAMPS];
     size_t ts_len[SIG_MAX_TIMESTAMPS];
@@ -124,17 +136,23 @@ struct sig_bundle {
     size_t checkpoint_len;
 };
 
-/* The logged body, decoded (any of enum sig_kind). */
-struct sig_body {
-    enum sig_kind kind;
-    uint8_t hash[64]; /* hashedrekord: the logged digest; dsse/intoto: the payload hash */
-    size_t hash_len;
+/* One logged signature and the verifier it is logged with. */
+struct sig_body_sig {
     uint8_t *sig; /* the logged signature (raw bytes) */
     size_t sig_len;
     uint8_t *cert_der; /* the logged certificate, or NULL when a public key was logged */
     size_t cert_der_len;
     uint8_t *key_der; /* the logged public key (SPKI DER) when no certificate was */
     size_t key_der_len;
+};
+
+/* The logged body, decoded (any of enum sig_kind). */
+struct sig_body {
+    enum sig_kind kind;
+    uint8_t hash[64]; /* hashedrekord: the logged digest; dsse/intoto: the payload hash */
+    size_t hash_len;
+    struct sig_body_sig sigs[SIG_MAX_DSSE_SIGS]; /* exactly one except for dsse 0.0.2 */
+    size_t nsigs;
 };
 
 /* sigstore_util.c */
@@ -194,6 +212,14 @@ void mero__sig_bundle_cleanup(struct sig_bundle *b);
 int mero__sig_body_parse(struct sig_body *out, const uint8_t *body, size_t len,
                          struct mero_err *err);
 void mero__sig_body_cleanup(struct sig_body *b);
+/*
+ * The logged signature that pairs the signer (leaf certificate DER, or managed key SPKI DER
+ * when cert_der is NULL) with `sig` (any signature when sig is NULL): its index, or -1 when
+ * no logged signature names that signer, -2 when the signer is named only with other
+ * signatures.
+ */
+int mero__sig_body_find(const struct sig_body *b, const uint8_t *cert_der, size_t cert_len,
+                        const uint8_t *key_der, size_t key_len, const uint8_t *sig, size_t sig_len);
 
 /* sigstore_rekor.c */
 int mero__sig_verify_set(const struct sig_log *log, const struct sig_bundle *b,

@@ -4,9 +4,11 @@
  * the first input byte picks the parser and the rest is its input. 0: trusted_root.json
  * (tolerant loading, stats, describe); 1: an RFC 3161 TimeStampResp verified over a fixed
  * signature against a local trusted root with a TSA; 2: a checkpoint note checked against the
- * Rekor v1 (ECDSA) and v2 (Ed25519) keys of that root; 3: a logged body of any kind;
- * 4: a DSSE PAE of the rest. Invariant checked: no crash, no sanitizer report, no leak, a
- * described root is NUL-terminated within its buffer.
+ * Rekor v1 (ECDSA) and v2 (Ed25519) keys of that root; 3: a logged body of any kind
+ * (hashedrekord 0.0.1/0.0.2, dsse 0.0.1/0.0.2, intoto 0.0.2); 4: a DSSE PAE of the rest.
+ * Invariant checked: no crash, no sanitizer report, no leak, a described root is
+ * NUL-terminated within its buffer, every logged signature of a parsed body is found again
+ * for its own signer.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -103,6 +105,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 3: {
         struct sig_body body;
         if (mero__sig_body_parse(&body, p, n, &err) == 0) {
+            /* every logged signature is found for its own signer */
+            for (size_t i = 0; i < body.nsigs; i++) {
+                const struct sig_body_sig *s = &body.sigs[i];
+                if (body.nsigs > SIG_MAX_DSSE_SIGS || s->sig == NULL ||
+                    mero__sig_body_find(&body, s->cert_der, s->cert_der_len, s->key_der,
+                                        s->key_der_len, s->sig, s->sig_len) < 0) {
+                    abort();
+                }
+            }
             mero__sig_body_cleanup(&body);
         }
         break;

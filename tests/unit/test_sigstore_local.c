@@ -6,10 +6,13 @@
  * TSA, written out as a trusted_root.json and a v0.3 bundle. Every key type of a trusted root
  * signs the checkpoint (ECDSA P-256/P-384/P-521, Ed25519, RSA PKCS#1 v1.5 and PSS, an RSA CT
  * log in PKCS#1 form), every leaf key type signs (P-256, P-384, Ed25519), each bundle form is
- * verified (message signature, DSSE in-toto, managed key), and each bad case is refused for
- * its own reason: wrong key type for the log id, expired log key, timestamp outside the
- * leaf's validity, inclusion proof for another entry, checkpoint signed by another key, DSSE
- * subject digest mismatch, logged envelope differs, wrong managed key, untrusted TSA.
+ * verified (message signature, DSSE in-toto, managed key; DSSE logged as hashedrekord 0.0.2
+ * or as a Rekor v2 dsse 0.0.2 entry, with one or two signatures), and each bad case is
+ * refused for its own reason: wrong key type for the log id, expired log key, timestamp
+ * outside the leaf's validity, inclusion proof for another entry, checkpoint signed by another
+ * key, DSSE subject digest mismatch, logged envelope differs, wrong managed key, untrusted
+ * TSA; dsse 0.0.2: payload hash mismatch, logged signature not the envelope's, verifier not
+ * the leaf, the leaf's signature among several invalid or not logged.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +165,13 @@ struct scen {
     int wrong_key;          /* the verifier is handed another managed key */
     int untrusted_tsa;      /* the timestamp comes from a TSA not in the trusted root */
     int by_digest;          /* the verifier gets SHA-256(artifact), not the artifact */
+    int dsse2;              /* logged as a Rekor v2 dsse 0.0.2 entry (with dsse = 1) */
+    int payload_hash_other; /* dsse 0.0.2: the logged payloadHash is another digest */
+    int logged_sig_other;   /* dsse 0.0.2: the logged signature is not the envelope's */
+    int verifier_other;     /* dsse 0.0.2: the logged verifier is another certificate / key */
+    int cosigned;           /* the envelope and the entry carry a second signer's signature */
+    int leaf_sig_bad;       /* the leaf's signature (as sent and logged) does not verify */
+    int leaf_sig_unlogged;  /* cosigned: the entry pairs the leaf with a signature not sent */
 };
 
 static const char *details_of(enum kt k, int pss)
@@ -430,19 +440,53 @@ static void build(const struct scen *sc, const uint8_t *art, size_t alen, struct
     uint8_t logged[32];
     mero_sha256(logged, msg, mlen);
 
-    /* the hashedrekord 0.0.2 body */
+    /* a cosigner (P-256 managed key) signs the same PAE */
+    EVP_PKEY *co_key = sc->cosigned ? gen(K_P256) : NULL;
+    uint8_t co_sig[256], lsig[1024];
+    size_t co_sl = sizeof(co_sig), lsl = sl;
+    if (co_key != NULL) {
+        sign(co_key, 0, pae, pae_len, co_sig, &co_sl);
+    }
+    /* the leaf's signature as the envelope carries it */
+    memcpy(lsig, sig, sl);
+    if (sc->leaf_sig_bad) {
+        lsig[lsl - 1] ^= 1;
+    }
+
+    /* the logged body: hashedrekord 0.0.2, or dsse 0.0.2 (canonical JSON: keys sorted) */
     json_t *verifier;
+    EVP_PKEY *vkey = sc->verifier_other ? gen(sc->leaf_kt) : leaf_key;
+    X509 *vleaf = sc->verifier_other && !sc->keyed ? make_leaf(vkey, ct) : leaf;
     if (sc->keyed) {
         verifier = json_pack("{s:s,s:{s:o}}", "keyDetails", details_of(sc->leaf_kt, 0), "publicKey",
-                             "rawBytes", jb64(der, spki(leaf_key, der)));
+                             "rawBytes", jb64(der, spki(vkey, der)));
     } else {
         verifier = json_pack("{s:s,s:{s:o}}", "keyDetails", details_of(sc->leaf_kt, 0),
-                             "x509Certificate", "rawBytes", jb64(der, cert_der(leaf, der)));
+                             "x509Certificate", "rawBytes", jb64(der, cert_der(vleaf, der)));
     }
-    json_t *body = json_pack("{s:s,s:s,s:{s:{s:{s:s,s:o},s:{s:o,s:o}}}}", "apiVersion", "0.0.2",
-                             "kind", "hashedrekord", "spec", "hashedRekordV002", "data",
-                             "algorithm", "SHA2_256", "digest", jb64(logged, 32), "signature",
-                             "content", jb64(sig, sl), "verifier", verifier);
+    json_t *body;
+    if (sc->dsse2) {
+        uint8_t ph[32], other[1024];
+        mero_sha256(ph, (const uint8_t *)stmt, strlen(stmt));
+        ph[31] ^= sc->payload_hash_other ? 1 : 0;
+        memcpy(other, lsig, lsl);
+        other[lsl - 1] ^= sc->logged_sig_other || sc->leaf_sig_unlogged ? 1 : 0;
+        json_t *sigs = json_pack("[{s:o,s:o}]", "content", jb64(other, lsl), "verifier", verifier);
+        if (co_key != NULL) {
+            json_array_insert_new(sigs, 0,
+                                  json_pack("{s:o,s:{s:s,s:{s:o}}}", "content", jb64(co_sig, co_sl),
+                                            "verifier", "keyDetails", "PKIX_ECDSA_P256_SHA_256",
+                                            "publicKey", "rawBytes", jb64(der, spki(co_key, der))));
+        }
+        body = json_pack("{s:s,s:s,s:{s:{s:{s:s,s:o},s:o}}}", "apiVersion", "0.0.2", "kind", "dsse",
+                         "spec", "dsseV002", "payloadHash", "algorithm", "SHA2_256", "digest",
+                         jb64(ph, 32), "signatures", sigs);
+    } else {
+        body = json_pack("{s:s,s:s,s:{s:{s:{s:s,s:o},s:{s:o,s:o}}}}", "apiVersion", "0.0.2", "kind",
+                         "hashedrekord", "spec", "hashedRekordV002", "data", "algorithm",
+                         "SHA2_256", "digest", jb64(logged, 32), "signature", "content",
+                         jb64(sig, sl), "verifier", verifier);
+    }
     char *body_s = json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(body);
 
@@ -479,19 +523,19 @@ static void build(const struct scen *sc, const uint8_t *art, size_t alen, struct
     json_t *hashes = sc->proof_other ? json_pack("[o,o]", jb64(l1, 32), jb64(l2, 32))
                                      : json_pack("[o,o]", jb64(l0, 32), jb64(l2, 32));
     const char *pidx = sc->proof_other ? "0" : "1";
-    json_t *entry =
-        json_pack("{s:s,s:{s:o},s:{s:s,s:s},s:{s:s,s:s,s:s,s:o,s:{s:s}},s:o}", "logIndex", pidx,
-                  "logId", "keyId", jb64(id, 32), "kindVersion", "kind", "hashedrekord", "version",
-                  "0.0.2", "inclusionProof", "logIndex", pidx, "rootHash", root_b64, "treeSize",
-                  "3", "hashes", hashes, "checkpoint", "envelope", env, "canonicalizedBody",
-                  jb64((const uint8_t *)body_s, strlen(body_s)));
+    json_t *entry = json_pack("{s:s,s:{s:o},s:{s:s,s:s},s:{s:s,s:s,s:s,s:o,s:{s:s}},s:o}",
+                              "logIndex", pidx, "logId", "keyId", jb64(id, 32), "kindVersion",
+                              "kind", sc->dsse2 ? "dsse" : "hashedrekord", "version", "0.0.2",
+                              "inclusionProof", "logIndex", pidx, "rootHash", root_b64, "treeSize",
+                              "3", "hashes", hashes, "checkpoint", "envelope", env,
+                              "canonicalizedBody", jb64((const uint8_t *)body_s, strlen(body_s)));
     (void)n12;
 
-    /* the timestamp over the signature */
+    /* the timestamp over the (leaf's) signature */
     size_t tsl = 0;
     uint8_t *ts = sc->untrusted_tsa
-                      ? timestamp(F.rogue_tsa, F.rogue_tsa_key, sig, sl, sc->ts_time, &tsl)
-                      : timestamp(F.tsa, F.tsa_key, sig, sl, sc->ts_time, &tsl);
+                      ? timestamp(F.rogue_tsa, F.rogue_tsa_key, lsig, lsl, sc->ts_time, &tsl)
+                      : timestamp(F.tsa, F.tsa_key, lsig, lsl, sc->ts_time, &tsl);
     json_t *vm =
         json_pack("{s:[o],s:{s:[{s:o}]}}", "tlogEntries", entry, "timestampVerificationData",
                   "rfc3161Timestamps", "signedTimestamp", jb64(ts, tsl));
@@ -511,11 +555,15 @@ static void build(const struct scen *sc, const uint8_t *art, size_t alen, struct
             snprintf(changed, sizeof(changed), "%s ", stmt);
             payload = changed;
         }
-        json_object_set_new(bundle, "dsseEnvelope",
-                            json_pack("{s:o,s:s,s:[{s:o}]}", "payload",
-                                      jb64((const uint8_t *)payload, strlen(payload)),
-                                      "payloadType", "application/vnd.in-toto+json", "signatures",
-                                      "sig", jb64(sig, sl)));
+        json_t *sigs = json_pack("[{s:o}]", "sig", jb64(lsig, lsl));
+        if (co_key != NULL) {
+            json_array_insert_new(sigs, 0,
+                                  json_pack("{s:o,s:s}", "sig", jb64(co_sig, co_sl), "keyid", ""));
+        }
+        json_object_set_new(
+            bundle, "dsseEnvelope",
+            json_pack("{s:o,s:s,s:o}", "payload", jb64((const uint8_t *)payload, strlen(payload)),
+                      "payloadType", "application/vnd.in-toto+json", "signatures", sigs));
     } else {
         json_object_set_new(bundle, "messageSignature",
                             json_pack("{s:{s:s,s:o},s:o}", "messageDigest", "algorithm", "SHA2_256",
@@ -578,6 +626,13 @@ static void build(const struct scen *sc, const uint8_t *art, size_t alen, struct
     free(root_b64);
     free(body_s);
     free(pae);
+    if (vleaf != leaf) {
+        X509_free(vleaf);
+    }
+    if (vkey != leaf_key) {
+        EVP_PKEY_free(vkey);
+    }
+    EVP_PKEY_free(co_key);
     X509_free(leaf);
     EVP_PKEY_free(leaf_key);
     EVP_PKEY_free(log_key);
@@ -774,6 +829,157 @@ TEST(each_bad_case_refused_for_its_own_reason)
     refused(s, -MERO_ESIGSTORE_TSA, "not signed by a timestamp authority");
 }
 
+TEST(dsse_0_0_2_entries_verify)
+{
+    static const enum kt leaves[] = {K_P256, K_P384, K_ED25519};
+    for (size_t i = 0; i < 3; i++) {
+        for (int form = 0; form < 4; form++) {
+            struct scen s = base();
+            s.leaf_kt = leaves[i];
+            s.dsse = 1;
+            s.dsse2 = 1;
+            s.keyed = form & 1;
+            s.cosigned = (form & 2) != 0; /* the leaf's signature is the envelope's second */
+            struct mero_sigstore_result r;
+            struct mero_err e = {0};
+            int rc = run(&s, &r, &e);
+            CHECK_MSG(rc == 0, "dsse 0.0.2 leaf %s keyed %d cosigned %d: %s (%s)",
+                      details_of(leaves[i], 0), s.keyed, s.cosigned, mero_strerror(rc), e.msg);
+            CHECK_EQ(r.dsse, 1);
+            CHECK_EQ(r.keyed, s.keyed);
+            CHECK_EQ(r.integrated_time, T0 + 60); /* the RFC 3161 genTime */
+            if (!s.keyed) {
+                CHECK_STR_EQ(r.san, LEAF_SAN);
+            }
+        }
+    }
+    struct scen s = base();
+    s.dsse = 1;
+    s.dsse2 = 1;
+    s.by_digest = 1; /* only the subject digest is needed */
+    struct mero_sigstore_result r;
+    struct mero_err e = {0};
+    CHECK_MSG(run(&s, &r, &e) == 0, "dsse 0.0.2 by digest: %s", e.msg);
+}
+
+TEST(dsse_0_0_2_bad_cases_refused_for_their_own_reason)
+{
+    struct scen s = base();
+    s.dsse = 1;
+    s.dsse2 = 1;
+    struct scen d = s;
+    /* the logged payloadHash is not SHA-256 of the envelope's payload */
+    s.payload_hash_other = 1;
+    refused(s, -MERO_ESIGSTORE_BODY, "not this DSSE envelope");
+    /* the entry logs another signature (the envelope's still verifies) */
+    s = d;
+    s.logged_sig_other = 1;
+    refused(s, -MERO_ESIGSTORE_BODY, "another signature than the bundle's");
+    /* the entry's verifier is another Fulcio leaf, or another managed key */
+    s = d;
+    s.verifier_other = 1;
+    refused(s, -MERO_ESIGSTORE_BODY, "another certificate than the bundle's");
+    s.keyed = 1;
+    refused(s, -MERO_ESIGSTORE_BODY, "another key than the managed key");
+    /* the envelope changed after logging: the payload hash tells */
+    s = d;
+    s.env_changed = 1;
+    refused(s, -MERO_ESIGSTORE_BODY, "not this DSSE envelope");
+    /* the signature (sent and logged alike) does not verify with the leaf's key */
+    s = d;
+    s.leaf_sig_bad = 1;
+    refused(s, -MERO_EBADSIG, "DSSE envelope's signature");
+    /* two signers: the one paired with the leaf is checked, and must verify */
+    s = d;
+    s.cosigned = 1;
+    s.leaf_sig_bad = 1;
+    refused(s, -MERO_EBADSIG, "DSSE envelope's signature");
+    /* two signers: the entry pairs the leaf with a signature the envelope does not carry */
+    s = d;
+    s.cosigned = 1;
+    s.leaf_sig_unlogged = 1;
+    refused(s, -MERO_ESIGSTORE_BODY, "no signature of the DSSE envelope is logged");
+    /* two signers: the entry does not name the leaf at all */
+    s = d;
+    s.cosigned = 1;
+    s.verifier_other = 1;
+    refused(s, -MERO_ESIGSTORE_BODY, "names another signer");
+    /* two signatures are only for dsse 0.0.2 entries */
+    s = d;
+    s.dsse2 = 0;
+    s.cosigned = 1;
+    refused(s, -MERO_ESIGSTORE, "exactly one signature");
+    /* the subject is still checked */
+    s = d;
+    s.subject_other = 1;
+    refused(s, -MERO_ESIGSTORE_DIGEST, "in-toto");
+    /* and the log evidence as for hashedrekord 0.0.2 */
+    s = d;
+    s.proof_other = 1;
+    refused(s, -MERO_ESIGSTORE_PROOF, "root hash");
+    s = d;
+    s.cp_other_key = 1;
+    refused(s, -MERO_ESIGSTORE_CHECKPOINT, "does not verify");
+    s = d;
+    s.untrusted_tsa = 1;
+    refused(s, -MERO_ESIGSTORE_TSA, "not signed by a timestamp authority");
+    s = d;
+    s.ts_time = T0 + 3600;
+    refused(s, -MERO_EEXPIRED, "not valid at");
+}
+
+/* A dsse 0.0.2 entry with a SET or integrated time, or without the envelope, is refused. */
+TEST(dsse_0_0_2_shape)
+{
+    struct scen s = base();
+    s.dsse = 1;
+    s.dsse2 = 1;
+    struct out o;
+    build(&s, ART, sizeof(ART) - 1, &o);
+    struct mero_trust_root *tr = NULL;
+    struct mero_err e = {0};
+    CHECK_OK(mero_trust_root_parse(&tr, (const uint8_t *)o.root, strlen(o.root), &e));
+    json_error_t je;
+    json_t *good = json_loads(o.bundle, 0, &je);
+    static const char *const edits[] = {"integratedTime", "inclusionPromise", "messageSignature"};
+    static const char *const why[] = {"carries no inclusionPromise or integratedTime",
+                                      "carries no inclusionPromise or integratedTime",
+                                      "needs a dsseEnvelope"};
+    for (size_t i = 0; i < 3; i++) {
+        json_t *b = json_deep_copy(good);
+        json_t *entry = json_array_get(
+            json_object_get(json_object_get(b, "verificationMaterial"), "tlogEntries"), 0);
+        if (i == 0) {
+            json_object_set_new(entry, "integratedTime", json_string("1767225660"));
+        } else if (i == 1) {
+            json_object_set_new(entry, "inclusionPromise",
+                                json_pack("{s:s}", "signedEntryTimestamp", "MEUCIQ=="));
+        } else {
+            json_t *env = json_object_get(b, "dsseEnvelope");
+            json_object_set_new(
+                b, "messageSignature",
+                json_pack(
+                    "{s:O}", "signature",
+                    json_object_get(json_array_get(json_object_get(env, "signatures"), 0), "sig")));
+            json_object_del(b, "dsseEnvelope");
+        }
+        char *txt = json_dumps(b, JSON_COMPACT);
+        struct mero_sigstore_identity id = {.issuer = ISSUER, .san = LEAF_SAN};
+        int rc = mero_sigstore_verify(tr, ART, sizeof(ART) - 1, (const uint8_t *)txt, strlen(txt),
+                                      &id, NULL, NULL, &e);
+        CHECK_MSG(rc == -MERO_ESIGSTORE, "%s: %s (%s)", edits[i], mero_strerror(rc), e.msg);
+        CHECK_MSG(strstr(e.msg, why[i]) != NULL, "%s: reason \"%s\"", edits[i], e.msg);
+        free(txt);
+        json_decref(b);
+    }
+    json_decref(good);
+    mero_trust_root_free(tr);
+    free(o.root);
+    free(o.bundle);
+    free(o.key_pem);
+}
+
 MERO_TEST_MAIN(T(every_log_key_type_verifies), T(digest_form_verifies),
                T(rsa_ct_logs_verify_the_sct), T(every_leaf_key_type_and_bundle_form_verifies),
-               T(each_bad_case_refused_for_its_own_reason))
+               T(each_bad_case_refused_for_its_own_reason), T(dsse_0_0_2_entries_verify),
+               T(dsse_0_0_2_bad_cases_refused_for_their_own_reason), T(dsse_0_0_2_shape))
