@@ -297,6 +297,33 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
     return 0;
 }
 
+int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[32], const uint8_t group[32])
+{
+    struct mero_gov_context *cs = NULL;
+    size_t n = 0;
+    bool whole = memcmp(ns, group, 32) == 0;
+    MERO_TRY(mero_gov_contexts(node->store, ns, &cs, &n));
+    int rc = mero_node_db_exec(node->db, "BEGIN IMMEDIATE");
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (!whole && memcmp(cs[i].group, group, 32) != 0) {
+            continue;
+        }
+        rc = exec_hash(node, "DELETE FROM ctx_kv WHERE context = ?1", cs[i].id);
+        if (rc == 0) {
+            rc = exec_hash(node, "DELETE FROM ctx_delta WHERE context = ?1", cs[i].id);
+        }
+    }
+    free(cs);
+    if (rc == 0 && !whole) {
+        rc = exec_hash(node, "DELETE FROM ctx_delta WHERE grp = ?1", group);
+    }
+    if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
+        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        return -MERO_EIO;
+    }
+    return 0;
+}
+
 void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[32])
 {
     sqlite3_stmt *st = NULL;

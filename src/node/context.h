@@ -47,6 +47,12 @@ MERO_MUST_CHECK int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[
  */
 MERO_MUST_CHECK int mero_node_ctx_apply(struct mero_node *node, const uint8_t *delta, size_t len,
                                         struct mero_err *err);
+/*
+ * Self-purge of the local context state: the values and deltas of every context of ns
+ * (group == ns) or of group's contexts only, in one transaction. Idempotent.
+ */
+MERO_MUST_CHECK int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[32],
+                                        const uint8_t group[32]);
 /* Decrypt and apply stored deltas of group's contexts that waited for a key. */
 void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[32]);
 

@@ -19,6 +19,7 @@ static const char *const schema[] = {
     "PRAGMA journal_mode=WAL",
     "PRAGMA synchronous=FULL",
     "PRAGMA foreign_keys=ON",
+    "PRAGMA secure_delete=ON", /* a self-purge overwrites what it deletes */
     "CREATE TABLE IF NOT EXISTS node_meta (k TEXT PRIMARY KEY, v BLOB NOT NULL)",
 };
 
