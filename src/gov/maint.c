@@ -128,6 +128,78 @@ int mero_gov_rebuild(struct mero_store *s, struct mero_err *err)
     return rc;
 }
 
+/* Every stored op decodes, hashes to its stored hash and carries a valid signature. */
+static int verify_log(struct mero_store *s, size_t *nops, struct mero_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT seq, hash, bytes FROM ops ORDER BY seq", -1, &st, NULL) !=
+        SQLITE_OK) {
+        return mero__gov_sqlerr(s, err, "op log scan");
+    }
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        unsigned long long seq = (unsigned long long)sqlite3_column_int64(st, 0);
+        const uint8_t *bytes = sqlite3_column_blob(st, 2);
+        size_t len = (size_t)sqlite3_column_bytes(st, 2);
+        struct mero_op op;
+        struct mero_err e = {0};
+        uint8_t hash[32];
+        if (mero_op_decode(bytes, len, &op, &e) < 0) {
+            rc = mero_err_set(err, MERO_EIO, "op #%llu does not decode: %s", seq, e.msg);
+            break;
+        }
+        if (mero_op_hash(&op, hash) < 0 || sqlite3_column_bytes(st, 1) != 32 ||
+            memcmp(hash, sqlite3_column_blob(st, 1), 32) != 0) {
+            rc = mero_err_set(err, MERO_EIO, "op #%llu does not match its stored hash", seq);
+        } else if (mero_op_verify(&op, &e) < 0) {
+            rc = mero_err_set(err, MERO_EIO, "op #%llu signature: %s", seq, e.msg);
+        }
+        mero_op_cleanup(&op);
+        (*nops)++;
+    }
+    if (rc == 0 && step != SQLITE_DONE) {
+        rc = mero__gov_sqlerr(s, err, "op log scan");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mero_gov_verify(struct mero_store *s, size_t *nops, struct mero_err *err)
+{
+    *nops = 0;
+    MERO_TRY(verify_log(s, nops, err));
+    /* the derived tables must equal a replay of the log: rebuild inside a transaction that is
+     * always rolled back, and compare the dumps */
+    struct mero_buf before, after;
+    mero_buf_init(&before, 256u << 20);
+    mero_buf_init(&after, 256u << 20);
+    if (mero__gov_exec(s, "BEGIN IMMEDIATE") < 0) {
+        return mero__gov_sqlerr(s, err, "begin (is merod running on this home?)");
+    }
+    struct mero_err e = {0};
+    int rc = mero_gov_dump(s, &before);
+    if (rc == 0) {
+        rc = mero_gov_rebuild(s, &e);
+        if (rc < 0) {
+            rc = mero_err_set(err, MERO_EIO, "the op log no longer replays: %s", e.msg);
+        }
+    } else {
+        rc = mero__gov_sqlerr(s, err, "dump");
+    }
+    if (rc == 0 && mero_gov_dump(s, &after) < 0) {
+        rc = mero__gov_sqlerr(s, err, "dump");
+    }
+    (void)mero__gov_exec(s, "ROLLBACK");
+    if (rc == 0 && (before.len != after.len || memcmp(before.data, after.data, before.len) != 0)) {
+        rc = mero_err_set(err, MERO_EIO,
+                          "derived tables differ from a replay of the op log (membership, "
+                          "groups or contexts rows are damaged)");
+    }
+    mero_buf_cleanup(&before);
+    mero_buf_cleanup(&after);
+    return rc;
+}
+
 static const char SQL_MARK[] = "INSERT OR IGNORE INTO pending_purge(ns) VALUES(?)";
 static const char SQL_UNMARK[] = "DELETE FROM pending_purge WHERE ns = ?";
 static const char SQL_PENDING[] = "SELECT ns FROM pending_purge ORDER BY ns";

@@ -16,13 +16,18 @@
  * delta with the greatest (lamport, hash), so every member converges on the same state in any
  * delivery order. A delta we cannot yet decrypt (key not delivered) is kept and applied when
  * the key arrives. The write is committed (synchronous=FULL) before the API acknowledges it.
+ * A read serves a value only after checking it against its delta (hash, AES-GCM, key and
+ * value equal), so a damaged node.db answers an error, never another key's value.
  */
+#include <sodium.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mero/buf.h"
 #include "mero/crypto.h"
+#include "mero/encoding.h"
 #include "mero/gov.h"
 #include "mero/log.h"
 #include "node/context.h"
@@ -452,6 +457,72 @@ int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[32], const char 
     return 0;
 }
 
+/*
+ * A visible value checked against the delta that made it (node.db holds both; SQLite has no
+ * per-page checksums, so a flipped byte in a row or an index could otherwise be served): the
+ * row's key is the key asked for, the delta hashes to the row's hash, opens under its group
+ * key (AES-GCM authenticates it) and carries exactly this key and value. 0 when consistent,
+ * -MERO_ESTATE when not (with what differs in err), -MERO_ENOTFOUND when the key is not held.
+ */
+static int verify_value(struct mero_node *node, const uint8_t ctx[32], const uint8_t group[32],
+                        const char *key, const uint8_t *row_k, size_t row_kl, const uint8_t *v,
+                        size_t vl, const uint8_t *hash, size_t hash_len, struct mero_err *err)
+{
+    size_t kl = strlen(key);
+    if (row_kl != kl || memcmp(row_k, key, kl) != 0) {
+        return mero_err_set(err, MERO_ESTATE, "the row found for the key holds another key");
+    }
+    if (hash_len != 32) {
+        return mero_err_set(err, MERO_ESTATE, "the value's delta hash is damaged");
+    }
+    uint8_t *bytes = NULL, h[32], gk[32];
+    size_t len = 0;
+    int rc = mero_node_ctx_delta(node, hash, &bytes, &len);
+    if (rc < 0) {
+        return mero_err_set(err, MERO_ESTATE, "the value's delta is missing");
+    }
+    struct delta d;
+    mero_sha256(h, bytes, len);
+    rc = sodium_memcmp(h, hash, 32) == 0 ? decode(bytes, len, &d) : -MERO_EIO;
+    if (rc < 0 || memcmp(d.ctx, ctx, 32) != 0) {
+        free(bytes);
+        return mero_err_set(err, MERO_ESTATE, "the value's delta does not match its hash");
+    }
+    if (mero_gov_group_key_by_id(node->store, group, d.key_id, gk) < 0) {
+        free(bytes);
+        return mero_err_set(err, MERO_ESTATE, "the value's delta key is not held");
+    }
+    size_t pl = d.ct_len - MERO_AEAD_TAG_LEN;
+    uint8_t *pt = malloc(pl ? pl : 1);
+    rc = pt == NULL ? -MERO_ENOMEM
+                    : mero_aes256gcm_open(pt, d.ct, d.ct_len, bytes, HDR_LEN, d.nonce, gk);
+    mero_wipe(gk, sizeof(gk));
+    free(bytes);
+    struct mero_cur c;
+    uint32_t dkl = 0, dvl = 0;
+    const uint8_t *dk = NULL, *dv = NULL;
+    mero_cur_init(&c, pt, rc == 0 ? pl : 0);
+    if (rc == 0 && (mero_cur_u32le(&c, &dkl) < 0 || mero_cur_bytes(&c, dkl, &dk) < 0 ||
+                    mero_cur_u32le(&c, &dvl) < 0 || mero_cur_bytes(&c, dvl, &dv) < 0)) {
+        rc = -MERO_EPROTO;
+    }
+    if (rc == 0 && (dkl != kl || memcmp(dk, key, kl) != 0 || dvl != vl ||
+                    (vl > 0 && memcmp(dv, v, vl) != 0))) {
+        rc = -MERO_ESTATE;
+    }
+    if (pt != NULL) {
+        mero_wipe(pt, pl);
+    }
+    free(pt);
+    if (rc == -MERO_ENOMEM) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    if (rc < 0) {
+        return mero_err_set(err, MERO_ESTATE, "the stored value differs from its signed delta");
+    }
+    return 0;
+}
+
 int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[32], const char *key,
                       uint8_t **value, size_t *vlen, struct mero_err *err)
 {
@@ -460,33 +531,120 @@ int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[32], const char 
         return mero_err_set(err, MERO_ENOTFOUND, "context not found");
     }
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(node->db, "SELECT v FROM ctx_kv WHERE context = ?1 AND k = ?2", -1, &st,
-                           NULL) != SQLITE_OK) {
-        return mero_err_set(err, MERO_EIO, "cannot read");
+    if (sqlite3_prepare_v2(node->db, "SELECT k, v, hash FROM ctx_kv WHERE context = ?1 AND k = ?2",
+                           -1, &st, NULL) != SQLITE_OK) {
+        return mero_err_set(err, MERO_EIO, "cannot read: %s", sqlite3_errmsg(node->db));
     }
     sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-    int rc = -MERO_ENOTFOUND;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        int n = sqlite3_column_bytes(st, 0);
-        uint8_t *v = malloc((size_t)n + 1);
-        if (v == NULL) {
+    int rc = -MERO_ENOTFOUND, step = sqlite3_step(st);
+    struct mero_err verr = {0};
+    if (step == SQLITE_ROW) {
+        int n = sqlite3_column_bytes(st, 1);
+        const uint8_t *src = sqlite3_column_blob(st, 1);
+        rc = verify_value(node, ctx, group, key, sqlite3_column_text(st, 0),
+                          (size_t)sqlite3_column_bytes(st, 0), src, (size_t)n,
+                          sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2), &verr);
+        uint8_t *v = rc == 0 ? malloc((size_t)n + 1) : NULL;
+        if (rc == 0 && v == NULL) {
             rc = -MERO_ENOMEM;
-        } else {
+        } else if (rc == 0) {
             if (n > 0) {
-                memcpy(v, sqlite3_column_blob(st, 0), (size_t)n);
+                memcpy(v, src, (size_t)n);
             }
             v[n] = 0;
             *value = v;
             *vlen = (size_t)n;
-            rc = 0;
         }
+    } else if (step != SQLITE_DONE) {
+        rc = mero_err_set(&verr, MERO_ESTATE, "%s", sqlite3_errmsg(node->db));
     }
     sqlite3_finalize(st);
     if (rc == -MERO_ENOTFOUND) {
         return mero_err_set(err, MERO_ENOTFOUND, "key not found");
     }
-    return rc;
+    if (rc == -MERO_ESTATE) {
+        /* never another key's value: refuse, say so once in the log, point at merod check */
+        MERO_ERROR("node.db: a stored value failed verification (%s): the database is damaged; "
+                   "stop the node and run merod check --home %s",
+                   verr.msg, node->home);
+        return mero_err_set(err, MERO_EIO,
+                            "stored state is damaged (%s); the node's database needs repair "
+                            "(merod check)",
+                            verr.msg);
+    }
+    return rc < 0 ? mero_err_set(err, -rc, "%s", verr.msg[0] ? verr.msg : "cannot read") : 0;
+}
+
+int mero_node_ctx_verify_all(struct mero_node *node, FILE *out, size_t *nvalues, size_t *ndeltas)
+{
+    sqlite3_stmt *st = NULL;
+    size_t bad = 0;
+    *nvalues = 0;
+    *ndeltas = 0;
+    if (sqlite3_prepare_v2(node->db, "SELECT seq, hash, bytes FROM ctx_delta ORDER BY seq", -1, &st,
+                           NULL) != SQLITE_OK) {
+        fprintf(out, "node.db: cannot scan the deltas: %s\n", sqlite3_errmsg(node->db));
+        return -MERO_ESTATE;
+    }
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        uint8_t h[32];
+        struct delta d;
+        const uint8_t *p = sqlite3_column_blob(st, 2);
+        size_t n = (size_t)sqlite3_column_bytes(st, 2);
+        mero_sha256(h, p, n);
+        if (sqlite3_column_bytes(st, 1) != 32 || memcmp(h, sqlite3_column_blob(st, 1), 32) != 0 ||
+            decode(p, n, &d) < 0 || verify_sig(p, &d) < 0) {
+            fprintf(out, "node.db: delta #%lld does not match its hash or signature\n",
+                    (long long)sqlite3_column_int64(st, 0));
+            bad++;
+        }
+        (*ndeltas)++;
+    }
+    if (step != SQLITE_DONE) {
+        fprintf(out, "node.db: delta scan stopped: %s\n", sqlite3_errmsg(node->db));
+        bad++;
+    }
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(node->db, "SELECT context, k, v, hash FROM ctx_kv", -1, &st, NULL) !=
+        SQLITE_OK) {
+        fprintf(out, "node.db: cannot scan the values: %s\n", sqlite3_errmsg(node->db));
+        return -MERO_ESTATE;
+    }
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        uint8_t ctx[32], ns[32], group[32];
+        struct mero_err e = {0};
+        const char *k = (const char *)sqlite3_column_text(st, 1);
+        char cx[17];
+        (*nvalues)++;
+        if (sqlite3_column_bytes(st, 0) != 32 || k == NULL) {
+            fprintf(out, "node.db: a value row is damaged (context id or key)\n");
+            bad++;
+            continue;
+        }
+        memcpy(ctx, sqlite3_column_blob(st, 0), 32);
+        mero_hex_encode(cx, ctx, 8);
+        if (mero_node_ctx_lookup(node, ctx, ns, group) < 0) {
+            fprintf(out, "node.db: a value of context %s… whose context gov.db does not know\n",
+                    cx);
+            bad++;
+            continue;
+        }
+        if (verify_value(node, ctx, group, k, (const uint8_t *)k,
+                         (size_t)sqlite3_column_bytes(st, 1), sqlite3_column_blob(st, 2),
+                         (size_t)sqlite3_column_bytes(st, 2), sqlite3_column_blob(st, 3),
+                         (size_t)sqlite3_column_bytes(st, 3), &e) < 0) {
+            fprintf(out, "node.db: context %s…, a value: %s\n", cx, e.msg);
+            bad++;
+        }
+    }
+    if (step != SQLITE_DONE) {
+        fprintf(out, "node.db: value scan stopped: %s\n", sqlite3_errmsg(node->db));
+        bad++;
+    }
+    sqlite3_finalize(st);
+    return bad == 0 ? 0 : -MERO_ESTATE;
 }
 
 int mero_node_ctx_hashes(struct mero_node *node, const uint8_t ctx[32], uint64_t after, size_t max,

@@ -172,8 +172,8 @@ static void on_gov_event(void *ud, const struct mero_gov_event *ev)
     mero_node_admission_on_event(node, ev); /* self-purge on our own TEE eviction */
 }
 
-static int quote_report_data(void *ud, const uint8_t *quote, size_t len, uint8_t out[64],
-                             struct mero_err *err)
+int mero_node_quote_report_data(void *ud, const uint8_t *quote, size_t len, uint8_t out[64],
+                                struct mero_err *err)
 {
     (void)ud;
     struct mero_quote q;
@@ -204,12 +204,10 @@ static void on_dialed(void *ud, int status, const char *peer_id)
 
 int mero_node_service_start(struct mero_node *node, struct mero_err *err)
 {
-    char path[MERO_NODE_PATH_MAX + 16];
-    snprintf(path, sizeof(path), "%s/gov.db", node->home);
-    MERO_TRY(mero_store_open(path, &node->store, err));
+    MERO_TRY(mero_node_open_gov(node, err));
     struct mero_gov_hooks h = {.ud = node,
                                .on_event = on_gov_event,
-                               .quote_report_data = quote_report_data,
+                               .quote_report_data = mero_node_quote_report_data,
                                .evidence_verify = mero_node_evidence_verify,
                                .release_check = mero_node_release_check};
     /* the admission layer adds evidence_verify / release_check here when it is linked */

@@ -18,6 +18,9 @@ struct mero_gov_oplist;
 
 MERO_MUST_CHECK int mero_node_service_start(struct mero_node *node, struct mero_err *err);
 void mero_node_service_stop(struct mero_node *node);
+/* struct mero_gov_hooks.quote_report_data: a quote's report_data (also used by merod check). */
+MERO_MUST_CHECK int mero_node_quote_report_data(void *ud, const uint8_t *quote, size_t len,
+                                                uint8_t out[64], struct mero_err *err);
 /* Our listen multiaddrs (with /p2p/<id>), a new JSON array. */
 json_t *mero_node_listen_addrs(struct mero_node *node);
 
