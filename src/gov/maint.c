@@ -121,9 +121,12 @@ int mero_gov_rebuild(struct mero_store *s, struct mero_err *err)
     }
     s->rebuilding = false;
     sqlite3_finalize(st);
-    if (rc < 0) {
-        (void)mero__gov_exec(s, "ROLLBACK TO gov_rebuild");
+    if (rc == 0 && mero__gov_exec(s, "RELEASE gov_rebuild") < 0) {
+        rc = mero__gov_sqlerr(s, err, "rebuild commit");
+    } else if (rc == 0) {
+        return 0;
     }
+    (void)mero__gov_exec(s, "ROLLBACK TO gov_rebuild");
     (void)mero__gov_exec(s, "RELEASE gov_rebuild");
     return rc;
 }
@@ -314,6 +317,12 @@ int mero_gov_self_purge(struct mero_store *s, const uint8_t ns[static 32],
     if (rc < 0) {
         rc = mero__gov_sqlerr(s, err, "self-purge");
         (void)mero__gov_exec(s, "ROLLBACK TO gov_purge");
+    } else if (mero__gov_exec(s, "RELEASE gov_purge") < 0) {
+        /* the commit failed (full disk, I/O): not purged; the marker stays for a retry */
+        rc = mero__gov_sqlerr(s, err, "self-purge commit");
+        (void)mero__gov_exec(s, "ROLLBACK TO gov_purge");
+    } else {
+        return 0;
     }
     (void)mero__gov_exec(s, "RELEASE gov_purge");
     return rc;

@@ -81,6 +81,13 @@ static const char *const *const migrations[] = {&migration_1, &migration_2};
 
 int mero__gov_sqlerr(struct mero_store *s, struct mero_err *err, const char *what)
 {
+    int sys = sqlite3_system_errno(s->db);
+    int code = sqlite3_errcode(s->db) & 0xff;
+    if (sys != 0 && (code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_CANTOPEN ||
+                     code == SQLITE_READONLY)) {
+        return mero_err_set(err, MERO_EIO, "store: %s: %s (%s)", what, sqlite3_errmsg(s->db),
+                            strerror(sys));
+    }
     return mero_err_set(err, MERO_EIO, "store: %s: %s", what, sqlite3_errmsg(s->db));
 }
 

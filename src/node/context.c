@@ -272,7 +272,7 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
     }
     MERO_TRY(may_author(node, group, d.author, err));
     if (mero_node_db_exec(node->db, "BEGIN IMMEDIATE") < 0) {
-        return mero_err_set(err, MERO_EIO, "database busy");
+        return mero_err_set(err, MERO_EIO, "cannot start a write: %s", sqlite3_errmsg(node->db));
     }
     sqlite3_stmt *st = NULL;
     rc = sqlite3_prepare_v2(node->db,
@@ -296,8 +296,10 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
         rc = applied;
     }
     if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
+        char why[128];
+        snprintf(why, sizeof(why), "%s", sqlite3_errmsg(node->db));
         (void)mero_node_db_exec(node->db, "ROLLBACK");
-        return mero_err_set(err, MERO_EIO, "cannot store the delta");
+        return mero_err_set(err, MERO_EIO, "cannot store the delta: %s", why);
     }
     return 0;
 }
