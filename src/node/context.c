@@ -19,7 +19,6 @@
  * A read serves a value only after checking it against its delta (hash, AES-GCM, key and
  * value equal), so a damaged node.db answers an error, never another key's value.
  */
-#include <sodium.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -466,32 +465,47 @@ int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[32], const char 
  * key (AES-GCM authenticates it) and carries exactly this key and value. 0 when consistent,
  * -MERO_ESTATE when not (with what differs in err), -MERO_ENOTFOUND when the key is not held.
  */
-static int verify_value(struct mero_node *node, const uint8_t ctx[32], const uint8_t group[32],
-                        const char *key, const uint8_t *row_k, size_t row_kl, const uint8_t *v,
-                        size_t vl, const uint8_t *hash, size_t hash_len, struct mero_err *err)
+/* A ctx_kv row joined with the delta its hash names (columns k, v, hash, delta bytes). */
+struct kv_row {
+    const uint8_t *k, *v, *hash, *bytes;
+    size_t kl, vl, hash_len, len;
+};
+
+static void kv_row_read(sqlite3_stmt *st, int first, struct kv_row *r)
 {
-    size_t kl = strlen(key);
-    if (row_kl != kl || memcmp(row_k, key, kl) != 0) {
+    r->k = sqlite3_column_text(st, first);
+    r->kl = (size_t)sqlite3_column_bytes(st, first);
+    r->v = sqlite3_column_blob(st, first + 1);
+    r->vl = (size_t)sqlite3_column_bytes(st, first + 1);
+    r->hash = sqlite3_column_blob(st, first + 2);
+    r->hash_len = (size_t)sqlite3_column_bytes(st, first + 2);
+    r->bytes = sqlite3_column_blob(st, first + 3);
+    r->len = (size_t)sqlite3_column_bytes(st, first + 3);
+}
+
+static int verify_value(struct mero_node *node, const uint8_t ctx[32], const uint8_t group[32],
+                        const char *key, const struct kv_row *r, struct mero_err *err)
+{
+    size_t kl = strlen(key), vl = r->vl;
+    const uint8_t *v = r->v;
+    if (r->k == NULL || r->kl != kl || memcmp(r->k, key, kl) != 0) {
         return mero_err_set(err, MERO_ESTATE, "the row found for the key holds another key");
     }
-    if (hash_len != 32) {
+    if (r->hash_len != 32) {
         return mero_err_set(err, MERO_ESTATE, "the value's delta hash is damaged");
     }
-    uint8_t *bytes = NULL, h[32], gk[32];
-    size_t len = 0;
-    int rc = mero_node_ctx_delta(node, hash, &bytes, &len);
-    if (rc < 0) {
+    if (r->bytes == NULL || r->len == 0) {
         return mero_err_set(err, MERO_ESTATE, "the value's delta is missing");
     }
+    const uint8_t *bytes = r->bytes;
+    uint8_t h[32], gk[32];
     struct delta d;
-    mero_sha256(h, bytes, len);
-    rc = sodium_memcmp(h, hash, 32) == 0 ? decode(bytes, len, &d) : -MERO_EIO;
+    mero_sha256(h, bytes, r->len);
+    int rc = memcmp(h, r->hash, 32) == 0 ? decode(bytes, r->len, &d) : -MERO_EIO;
     if (rc < 0 || memcmp(d.ctx, ctx, 32) != 0) {
-        free(bytes);
         return mero_err_set(err, MERO_ESTATE, "the value's delta does not match its hash");
     }
     if (mero_gov_group_key_by_id(node->store, group, d.key_id, gk) < 0) {
-        free(bytes);
         return mero_err_set(err, MERO_ESTATE, "the value's delta key is not held");
     }
     size_t pl = d.ct_len - MERO_AEAD_TAG_LEN;
@@ -499,7 +513,6 @@ static int verify_value(struct mero_node *node, const uint8_t ctx[32], const uin
     rc = pt == NULL ? -MERO_ENOMEM
                     : mero_aes256gcm_open(pt, d.ct, d.ct_len, bytes, HDR_LEN, d.nonce, gk);
     mero_wipe(gk, sizeof(gk));
-    free(bytes);
     struct mero_cur c;
     uint32_t dkl = 0, dvl = 0;
     const uint8_t *dk = NULL, *dv = NULL;
@@ -533,8 +546,11 @@ int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[32], const char 
         return mero_err_set(err, MERO_ENOTFOUND, "context not found");
     }
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(node->db, "SELECT k, v, hash FROM ctx_kv WHERE context = ?1 AND k = ?2",
-                           -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(
+            node->db,
+            "SELECT kv.k, kv.v, kv.hash, d.bytes FROM ctx_kv kv LEFT JOIN ctx_delta d"
+            " ON d.hash = kv.hash WHERE kv.context = ?1 AND kv.k = ?2",
+            -1, &st, NULL) != SQLITE_OK) {
         return mero_err_set(err, MERO_EIO, "cannot read: %s", sqlite3_errmsg(node->db));
     }
     sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
@@ -542,11 +558,11 @@ int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[32], const char 
     int rc = -MERO_ENOTFOUND, step = sqlite3_step(st);
     struct mero_err verr = {0};
     if (step == SQLITE_ROW) {
-        int n = sqlite3_column_bytes(st, 1);
-        const uint8_t *src = sqlite3_column_blob(st, 1);
-        rc = verify_value(node, ctx, group, key, sqlite3_column_text(st, 0),
-                          (size_t)sqlite3_column_bytes(st, 0), src, (size_t)n,
-                          sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2), &verr);
+        struct kv_row row;
+        kv_row_read(st, 0, &row);
+        int n = (int)row.vl;
+        const uint8_t *src = row.v;
+        rc = verify_value(node, ctx, group, key, &row, &verr);
         uint8_t *v = rc == 0 ? malloc((size_t)n + 1) : NULL;
         if (rc == 0 && v == NULL) {
             rc = -MERO_ENOMEM;
@@ -609,8 +625,10 @@ int mero_node_ctx_verify_all(struct mero_node *node, FILE *out, size_t *nvalues,
         bad++;
     }
     sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(node->db, "SELECT context, k, v, hash FROM ctx_kv", -1, &st, NULL) !=
-        SQLITE_OK) {
+    if (sqlite3_prepare_v2(node->db,
+                           "SELECT kv.context, kv.k, kv.v, kv.hash, d.bytes FROM ctx_kv kv"
+                           " LEFT JOIN ctx_delta d ON d.hash = kv.hash",
+                           -1, &st, NULL) != SQLITE_OK) {
         fprintf(out, "node.db: cannot scan the values: %s\n", sqlite3_errmsg(node->db));
         return -MERO_ESTATE;
     }
@@ -633,10 +651,9 @@ int mero_node_ctx_verify_all(struct mero_node *node, FILE *out, size_t *nvalues,
             bad++;
             continue;
         }
-        if (verify_value(node, ctx, group, k, (const uint8_t *)k,
-                         (size_t)sqlite3_column_bytes(st, 1), sqlite3_column_blob(st, 2),
-                         (size_t)sqlite3_column_bytes(st, 2), sqlite3_column_blob(st, 3),
-                         (size_t)sqlite3_column_bytes(st, 3), &e) < 0) {
+        struct kv_row row;
+        kv_row_read(st, 1, &row);
+        if (verify_value(node, ctx, group, k, &row, &e) < 0) {
             fprintf(out, "node.db: context %s…, a value: %s\n", cx, e.msg);
             bad++;
         }

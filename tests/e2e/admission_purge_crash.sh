@@ -50,5 +50,12 @@ check "no group key left" [ "$(q "$G" "select count(*) from group_keys where grp
 check "no marker left" [ "$(q "$G" "select count(*) from pending_purge")" = 0 ]
 check "no context state left in node.db" [ "$(q "$D" "select count(*) from ctx_kv where context=x'$CTX'")" = 0 ]
 check "no context delta left in node.db" [ "$(q "$D" "select count(*) from ctx_delta where context=x'$CTX'")" = 0 ]
+stop_node owner
+checks_ok() {
+    local out
+    out=$("$BIN/merod" check --home "$WORK/$1" 2>&1) || { echo "$out" | sed 's/^/# /'; return 1; }
+}
+check "merod check: the owner's home (TEE admission, removal, rotation) is intact" checks_ok owner
+check "merod check: the purged node's home is intact" checks_ok t1
 check "no crash in any log" eval '! grep -qiE "panicked|AddressSanitizer|segmentation" "$WORK"/*.log'
 finish

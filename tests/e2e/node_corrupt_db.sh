@@ -5,7 +5,8 @@
 # deterministic offsets: a vanished or zero-length node.db or gov.db and a node.db or gov.db
 # whose b-tree pages are overwritten make `merod run` refuse to start (exit 2) with a message
 # naming the file and what to do, and `merod check` exit 2; 200 flipped bytes in node.db never
-# yield another key's value (each key reads back right or fails); a flipped byte inside a
+# yield another key's value (each key reads back right or fails); damaged derived rows or a
+# flipped op byte in gov.db are found by `merod check`; a flipped byte inside a
 # stored value (which quick_check cannot see) is a 500 with a log line, and `merod check`
 # names it; an intact home checks ok (exit 0).
 . "$(dirname "$0")/node_lib.bash"
@@ -88,6 +89,17 @@ check "gov.db page headers flipped: check exit 2" checks_bad gb "gov.db: "
 copy gh
 flip "$WORK/gh/gov.db" 0 1 2 3
 check "gov.db header flipped: run refuses" refuses gh "gov.db is corrupted"
+
+# payload damage in gov.db that SQLite cannot see: a derived row, and a byte of an op's signature
+copy gd
+sqlite3 "$WORK/gd/gov.db" "delete from contexts"
+check "gov.db derived rows damaged: check exit 2, names the replay" checks_bad gd "derived tables differ from a replay of the op log"
+copy gs
+SIG=$(sqlite3 "$WORK/gs/gov.db" "select hex(substr(bytes, length(bytes) - 31, 16)) from ops order by seq desc limit 1")
+OFF=$(python3 -c 'import sys; print(open(sys.argv[1],"rb").read().find(bytes.fromhex(sys.argv[2])))' "$WORK/gs/gov.db" "$SIG")
+check "an op's signature bytes are found in gov.db" test "$OFF" -gt 0
+flip "$WORK/gs/gov.db" "$OFF"
+check "gov.db op byte flipped: check exit 2, names the op" checks_bad gs "gov.db: op log: op #"
 
 # one byte inside a stored value: a cell payload SQLite does not checksum
 copy v
