@@ -420,8 +420,11 @@ MERO_MUST_CHECK int mero_gov_rebuild(struct mero_store *s, struct mero_err *err)
  */
 MERO_MUST_CHECK int mero_gov_self_purge(struct mero_store *s, const uint8_t ns[static 32],
                                         const uint8_t group[static 32], struct mero_err *err);
+/* Mark a namespace (or, for a subgroup-only eviction, a subgroup) as due for self-purge. The
+ * apply path marks our own TEE removal in the removal's transaction. */
 MERO_MUST_CHECK int mero_gov_purge_mark(struct mero_store *s, const uint8_t ns[static 32]);
-/* Namespaces with a pending self-purge marker (startup reconcile). *out owned (free()). */
+/* Ids (namespaces or subgroups) with a pending self-purge marker (startup reconcile). *out
+ * owned (free()). */
 MERO_MUST_CHECK int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[32], size_t *n);
 
 #endif

@@ -7,8 +7,9 @@
  * Invariants: rebuild replays the stored ops in their stored order through the same rules as
  * apply, inside one transaction, so its result equals the incremental state (a divergence is
  * an error, not silently accepted); the purge is the only path that opens the op table's
- * delete gate, and it closes it again in the same transaction; the pending marker is committed
- * before the purge starts and removed in the purge's own transaction.
+ * delete gate, and it closes it again in the same transaction; the pending marker (a namespace
+ * id, or a subgroup id for a subgroup-only eviction) is committed with the removal that
+ * evicted us (apply.c) and removed in the purge's own transaction.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,9 +260,12 @@ int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[32], size_t *n)
 
 /* Per-group rows and keys, then the namespace-wide rows. */
 static const char *const purge_group_sql[] = {
-    "DELETE FROM members WHERE grp = ?",    "DELETE FROM evidence WHERE grp = ?",
-    "DELETE FROM deny WHERE grp = ?",       "DELETE FROM autofollow WHERE grp = ?",
+    "DELETE FROM members WHERE grp = ?",
+    "DELETE FROM evidence WHERE grp = ?",
+    "DELETE FROM deny WHERE grp = ?",
+    "DELETE FROM autofollow WHERE grp = ?",
     "DELETE FROM group_keys WHERE grp = ?",
+    "DELETE FROM pending_purge WHERE ns = ?", /* a subgroup's own marker */
 };
 static const char *const purge_ns_sql[] = {
     "UPDATE purge_gate SET open = 1 WHERE id = 1",
@@ -311,8 +315,8 @@ int mero_gov_self_purge(struct mero_store *s, const uint8_t ns[static 32],
         return mero__gov_sqlerr(s, err, "savepoint");
     }
     int rc = whole ? purge_namespace(s, ns) : exec_ns(s, purge_group_sql[4], group);
-    if (rc == 0 && whole) {
-        rc = exec_ns(s, SQL_UNMARK, ns);
+    if (rc == 0) {
+        rc = exec_ns(s, SQL_UNMARK, group); /* group == ns for a whole namespace */
     }
     if (rc < 0) {
         rc = mero__gov_sqlerr(s, err, "self-purge");

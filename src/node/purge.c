@@ -10,13 +10,13 @@
  * The purge deletes the node-local context state (node.db: values and deltas of the purged
  * contexts) first, then gov's rows, keys, op log and identity.
  *
- * Invariants: the durable pending-self-purge marker for a root removal is written by gov in
- * the same transaction that applies the removal (apply.c), so no crash point leaves an evicted
- * node without it; the handler here only writes it again (idempotent, for a store fed by an
- * older build); gov clears it only once the purge completed, and node.db is purged before
- * that; at startup every marked namespace - and only a marked one - is purged (reconcile), so
- * a crash anywhere between the removal and the end of the purge is finished and nothing else
- * (pending joins, soft leaves) is touched.
+ * Invariants: the durable pending-self-purge marker (the namespace for a root removal, the
+ * subgroup for a subgroup-only one) is written by gov in the same transaction that applies
+ * the removal (apply.c), so no crash point leaves an evicted node without it; the handler here only
+ * writes it again (idempotent, for a store fed by an older build); gov clears it only once the
+ * purge completed, and node.db is purged before that; at startup every marked namespace - and only
+ * a marked one - is purged (reconcile), so a crash anywhere between the removal and the end of the
+ * purge is finished and nothing else (pending joins, soft leaves) is touched.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -98,8 +98,15 @@ int mero_admission_purge_reconcile(struct mero_admission *a)
     size_t n = 0;
     MERO_TRY(mero_gov_purge_pending(a->env.store, &pending, &n));
     for (size_t i = 0; i < n; i++) {
+        uint8_t ns[32];
         MERO_INFO("self-purge: finishing a purge interrupted before the last stop");
-        purge_one(a, pending[i], pending[i]);
+        /* a marker names a namespace, or a subgroup (subgroup-only eviction) */
+        if (mero_gov_namespace_of(a->env.store, pending[i], ns) == 0 &&
+            memcmp(ns, pending[i], 32) != 0) {
+            purge_one(a, ns, pending[i]);
+        } else {
+            purge_one(a, pending[i], pending[i]);
+        }
     }
     free(pending);
     return 0;

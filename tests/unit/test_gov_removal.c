@@ -122,14 +122,24 @@ TEST(subgroup_tee_removal_only_that_group)
     CHECK_OK(world_open(&w));
     govt_clear_events(&w.owner);
     struct mero_err e = {0};
-    CHECK_OK(mero_gov_remove_member(w.owner.s, w.owner.ns, w.sub, w.tee.node.pk, NULL, &e));
+    struct mero_gov_oplist l = {0};
+    CHECK_OK(mero_gov_remove_member(w.owner.s, w.owner.ns, w.sub, w.tee.node.pk, &l, &e));
+    /* the evicted node marks the subgroup (not the namespace) with the removal itself */
+    CHECK_OK(govt_apply_list(&w.tee.node, &l, &e));
+    mero_gov_oplist_cleanup(&l);
+    CHECK_EQ(marked(w.tee.node.s, w.sub), 1);
+    uint8_t k[32], kid[32];
+    CHECK_OK(mero_gov_group_key(w.tee.node.s, w.sub, k, kid));
+    CHECK_OK(mero_gov_self_purge(w.tee.node.s, w.owner.ns, w.sub, &e));
+    CHECK_EQ(marked(w.tee.node.s, w.sub), 0); /* cleared by the purge */
+    CHECK_ERR(mero_gov_group_key(w.tee.node.s, w.sub, k, kid), -MERO_ENOTFOUND);
+    CHECK_OK(mero_gov_group_key(w.tee.node.s, w.owner.ns, k, kid)); /* the namespace stays */
     CHECK_EQ(govt_count(&w.owner, MERO_EV_TEE_MEMBER_REMOVED, w.tee.node.pk), 1);
     int r;
     CHECK_OK(mero_gov_direct_role(w.owner.s, w.sub2, w.tee.node.pk, &r));
     CHECK_EQ(r, MERO_ROLE_READONLY_TEE);
     CHECK_OK(mero_gov_direct_role(w.owner.s, w.owner.ns, w.tee.node.pk, &r));
     CHECK_EQ(r, MERO_ROLE_READONLY_TEE);
-    CHECK_EQ(marked(w.tee.node.s, w.owner.ns), 0); /* a subgroup removal keeps the namespace */
     world_close(&w);
 }
 
