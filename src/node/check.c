@@ -7,8 +7,9 @@
  * derived tables equal a replay, in a transaction that is rolled back), every context delta
  * against its hash and signature, every visible value against its delta.
  *
- * Invariant: nothing is written (every check that needs a transaction rolls it back; no file
- * is created: a missing database is a finding); the result is 0 only when every check passed.
+ * Invariant: no data is changed (the replay's transaction is rolled back; opening only runs
+ * the idempotent schema set-up `merod run` runs too; no file is created: a missing database
+ * is a finding); the result is 0 only when every check passed.
  */
 #include <stdio.h>
 #include <string.h>
