@@ -7,8 +7,8 @@
 # naming the file and what to do, and `merod check` exit 2; 200 flipped bytes in node.db never
 # yield another key's value (each key reads back right or fails); damaged derived rows or a
 # flipped op byte in gov.db are found by `merod check`; a flipped byte inside a
-# stored value (which quick_check cannot see) is a 500 with a log line, and `merod check`
-# names it; an intact home checks ok (exit 0).
+# stored value (which quick_check cannot see), or another key's value (and delta) written
+# into a row, is a 500 with a log line, and `merod check` names it; an intact home checks ok (exit 0).
 . "$(dirname "$0")/node_lib.bash"
 
 start_node a
@@ -41,14 +41,15 @@ checks_bad() {
     RC=$?
     [ $RC -eq 2 ] && grep -qF -- "$2" <<<"$OUT" || { echo "# rc=$RC out=$OUT"; return 1; }
 }
-# flip FILE OFFSET...: xor each byte with 0xff
+# flip FILE OFFSET...: xor each byte with 0xff (MASK=1: with 0x01, so a letter stays a letter)
 flip() {
-    python3 - "$@" <<'PY'
+    python3 - "${MASK:-255}" "$@" <<'PY'
 import sys
-p = sys.argv[1]
+m = int(sys.argv[1])
+p = sys.argv[2]
 b = bytearray(open(p, 'rb').read())
-for o in sys.argv[2:]:
-    b[int(o)] ^= 0xff
+for o in sys.argv[3:]:
+    b[int(o)] ^= m
 open(p, 'wb').write(b)
 PY
 }
@@ -105,7 +106,7 @@ check "gov.db op byte flipped: check exit 2, names the op" checks_bad gs "gov.db
 copy v
 OFF=$(python3 -c 'import sys; print(open(sys.argv[1],"rb").read().find(b"value-17-abcdefghij") + 12)' "$WORK/v/node.db")
 check "the value's bytes are found in node.db" test "$OFF" -gt 12
-flip "$WORK/v/node.db" "$OFF"
+MASK=1 flip "$WORK/v/node.db" "$OFF" # 'm' becomes 'l': still text, another value
 run_node v
 req v GET "/admin-api/contexts/$CTX/kv/key17"
 check "flipped value: 500, never the damaged value" err_has 500 "stored state is damaged"
@@ -113,6 +114,19 @@ check "flipped value: a log line says so" grep -q "node.db: a stored value faile
 check "other keys still read right" kv_is v "$CTX" key18 "value-18-abcdefghijklmnopqrstuvwxyz"
 stop_node v
 check "flipped value: check exit 2 and names it" checks_bad v "differs from its signed delta"
+
+# another key's value put in a row (what 200 flipped bytes did to 4 keys): quick_check passes,
+# the node starts, and the read refuses instead of answering the other key's value
+copy w
+sqlite3 "$WORK/w/node.db" "update ctx_kv set v = (select v from ctx_kv where k = 'key02') where k = 'key01'; update ctx_kv set v = (select v from ctx_kv where k = 'key04'), hash = (select hash from ctx_kv where k = 'key04') where k = 'key03'"
+run_node w
+req w GET "/admin-api/contexts/$CTX/kv/key01"
+check "another key's value in a row: 500, not key02's value" err_has 500 "stored state is damaged"
+req w GET "/admin-api/contexts/$CTX/kv/key03"
+check "another key's value and delta in a row: 500, not key04's value" err_has 500 "stored state is damaged"
+check "an untouched key still reads right" kv_is w "$CTX" key02 "value-02-abcdefghijklmnopqrstuvwxyz"
+stop_node w
+check "swapped values: check exit 2" checks_bad w "differs from its signed delta"
 
 # 200 flipped bytes spread over node.db: start is refused, or every key reads back its own
 # value or fails - never another key's value with 200
