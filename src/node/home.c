@@ -65,16 +65,18 @@ int mero_node_write_file(const char *path, const void *data, size_t len, int mod
             continue;
         }
         if (w <= 0) {
+            int e = w < 0 ? errno : ENOSPC;
             close(fd);
             (void)unlink(tmp);
-            return mero_err_set(err, MERO_EIO, "cannot write %s", tmp);
+            return mero_err_set(err, MERO_EIO, "cannot write %s: %s", tmp, strerror(e));
         }
         off += (size_t)w;
     }
     if (fchmod(fd, (mode_t)mode) != 0 || fsync(fd) != 0) {
+        int e = errno;
         close(fd);
         (void)unlink(tmp);
-        return mero_err_set(err, MERO_EIO, "cannot sync %s", tmp);
+        return mero_err_set(err, MERO_EIO, "cannot sync %s: %s", tmp, strerror(e));
     }
     close(fd);
     if (rename(tmp, path) != 0) {
@@ -186,7 +188,7 @@ int mero_node_init_home(const char *home, const char *name, const char *listen, 
         return mero_err_set(err, MERO_EIO, "cannot create %s: %s", home, strerror(errno));
     }
     if (chmod(home, 0700) != 0) {
-        return mero_err_set(err, MERO_EIO, "cannot chmod %s", home);
+        return mero_err_set(err, MERO_EIO, "cannot chmod %s: %s", home, strerror(errno));
     }
     char path[MERO_NODE_PATH_MAX];
     MERO_TRY(path_join(path, sizeof(path), home, "identity.key"));

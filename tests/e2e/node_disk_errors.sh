@@ -4,7 +4,7 @@
 # is. A data directory on a read-only bind mount makes `merod run` refuse with the errno text
 # for node.db (not "cannot create node.db", the file exists); on a full disk (a 4 MiB tmpfs
 # filled up) creating a namespace answers 500 naming the full disk (not "no identity for this
-# namespace") and works again once space is freed. Needs root and mount(8); where mounting is
+# namespace") and works again once space is freed; `merod init` there names the errno. Needs root and mount(8); where mounting is
 # not possible the cases are skipped (TAP SKIP).
 . "$(dirname "$0")/node_lib.bash"
 
@@ -58,6 +58,9 @@ if mount -t tmpfs -o size=4m tmpfs "$M" 2>/dev/null; then
     req f POST /admin-api/namespaces '{}'
     check "full disk: namespace creation answers 500 naming the full disk" err_has 500 "disk is full"
     check "full disk: not 'no identity for this namespace'" eval '! msg_has "no identity"'
+    OUT=$("$BIN/merod" init --home "$M/g" --api 127.0.0.1:0 2>&1)
+    RC=$?
+    check "full disk: init fails with the errno text" eval '[ $RC -eq 2 ] && grep -q "No space left on device" <<<"$OUT"'
     rm -f "$M/fill"
     req f POST /admin-api/namespaces '{}'
     check "full disk: works again once space is freed" status_is 200
