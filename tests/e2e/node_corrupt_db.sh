@@ -6,9 +6,9 @@
 # whose b-tree pages are overwritten make `merod run` refuse to start (exit 2) with a message
 # naming the file and what to do, and `merod check` exit 2; 200 flipped bytes in node.db never
 # yield another key's value (each key reads back right or fails); damaged derived rows or a
-# flipped op byte in gov.db are found by `merod check`; a flipped byte inside a
-# stored value (which quick_check cannot see), or another key's value (and delta) written
-# into a row, is a 500 with a log line, and `merod check` names it; an intact home checks ok (exit 0).
+# flipped op byte in gov.db are found by `merod check`; a flipped byte inside a stored value
+# (which quick_check cannot see), or another key's value (and delta) written into a row, is a
+# 500 with a log line, and `merod check` names it; an intact home checks ok (exit 0).
 . "$(dirname "$0")/node_lib.bash"
 
 start_node a

@@ -4,8 +4,8 @@
 # is. A data directory on a read-only bind mount makes `merod run` refuse with the errno text
 # for node.db (not "cannot create node.db", the file exists); on a full disk (a 4 MiB tmpfs
 # filled up) creating a namespace answers 500 naming the full disk (not "no identity for this
-# namespace") and works again once space is freed; `merod init` there names the errno. Needs root and mount(8); where mounting is
-# not possible the cases are skipped (TAP SKIP).
+# namespace") and works again once space is freed; `merod init` there names the errno.
+# Needs root and mount(8); where mounting is not possible the cases are skipped (TAP SKIP).
 . "$(dirname "$0")/node_lib.bash"
 
 MOUNTS=()
