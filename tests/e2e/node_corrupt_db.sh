@@ -24,6 +24,10 @@ stop_node a
 H=$WORK/a
 check "the stopped node left no WAL behind" test ! -e "$H/node.db-wal"
 
+"$BIN/merod" check >/dev/null 2>&1
+check "check without --home: exit 1" test $? -eq 1
+"$BIN/merod" check --home "$H" --bogus >/dev/null 2>&1
+check "check with an unknown option: exit 1" test $? -eq 1
 OUT=$("$BIN/merod" check --home "$H" 2>&1)
 RC=$?
 check "check: an intact home is ok (exit 0)" eval '[ $RC -eq 0 ] && grep -q "40 values verified" <<<"$OUT"'
