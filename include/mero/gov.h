@@ -41,6 +41,11 @@ struct mero_store;
  */
 MERO_MUST_CHECK int mero_store_open(const char *path, struct mero_store **out,
                                     struct mero_err *err);
+/* As mero_store_open, but the file must exist and be non-empty (merod run: init made it). */
+MERO_MUST_CHECK int mero_store_open_existing(const char *path, struct mero_store **out,
+                                             struct mero_err *err);
+/* SQLite's PRAGMA quick_check (full: integrity_check); -MERO_EIO with the first finding. */
+MERO_MUST_CHECK int mero_store_check(struct mero_store *s, bool full, struct mero_err *err);
 void mero_store_close(struct mero_store *s); /* NULL is a no-op */
 /* Batch many applies in one transaction (bench, bulk sync). Nested applies use savepoints. */
 MERO_MUST_CHECK int mero_store_begin(struct mero_store *s);
@@ -489,6 +494,12 @@ MERO_MUST_CHECK int mero_gov_unwrap(struct mero_store *s, const uint8_t ns[stati
 
 /* A canonical text dump of every derived table (rows sorted), for comparing states. */
 MERO_MUST_CHECK int mero_gov_dump(struct mero_store *s, struct mero_buf *out);
+/*
+ * `merod check`: every stored op decodes, matches its stored hash and its signature verifies,
+ * and the derived tables equal a rebuild from the log (done in a transaction that is rolled
+ * back: nothing is changed). *nops = ops checked. -MERO_EIO with the first finding.
+ */
+MERO_MUST_CHECK int mero_gov_verify(struct mero_store *s, size_t *nops, struct mero_err *err);
 /* Rebuild every derived table from the op log (in stored order); no events. */
 MERO_MUST_CHECK int mero_gov_rebuild(struct mero_store *s, struct mero_err *err);
 /*
@@ -499,8 +510,11 @@ MERO_MUST_CHECK int mero_gov_rebuild(struct mero_store *s, struct mero_err *err)
  */
 MERO_MUST_CHECK int mero_gov_self_purge(struct mero_store *s, const uint8_t ns[static 32],
                                         const uint8_t group[static 32], struct mero_err *err);
+/* Mark a namespace (or, for a subgroup-only eviction, a subgroup) as due for self-purge. The
+ * apply path marks our own TEE removal in the removal's transaction. */
 MERO_MUST_CHECK int mero_gov_purge_mark(struct mero_store *s, const uint8_t ns[static 32]);
-/* Namespaces with a pending self-purge marker (startup reconcile). *out owned (free()). */
+/* Ids (namespaces or subgroups) with a pending self-purge marker (startup reconcile). *out
+ * owned (free()). */
 MERO_MUST_CHECK int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[32], size_t *n);
 
 #endif

@@ -102,11 +102,20 @@ static int savepoint(struct mero_store *s, struct mero_err *err)
                                                          : 0;
 }
 
-static int finish(struct mero_store *s, int rc)
+/* End an action's savepoint. Its RELEASE is the commit when no outer transaction is open: a
+ * failing commit (full disk, read-only file, I/O error) is the action's error, with SQLite's
+ * reason, never a success whose rows silently vanished. */
+static int finish(struct mero_store *s, int rc, struct mero_err *err)
 {
-    if (rc < 0) {
-        (void)mero__gov_exec(s, "ROLLBACK TO gov_action");
+    if (rc < 0 && err != NULL && err->msg[0] == 0) {
+        rc = mero__gov_sqlerr(s, err, "write");
     }
+    if (rc == 0 && mero__gov_exec(s, "RELEASE gov_action") < 0) {
+        rc = mero__gov_sqlerr(s, err, "commit");
+    } else if (rc == 0) {
+        return 0;
+    }
+    (void)mero__gov_exec(s, "ROLLBACK TO gov_action");
     (void)mero__gov_exec(s, "RELEASE gov_action");
     return rc;
 }
@@ -140,7 +149,7 @@ int mero_gov_create_namespace(struct mero_store *s, uint8_t ns_out[static 32],
         memcpy(ns_out, op.ns, 32);
     }
     mero_op_cleanup(&op);
-    return finish(s, rc);
+    return finish(s, rc, err);
 }
 
 int mero_gov_create_subgroup(struct mero_store *s, const uint8_t ns[static 32],
@@ -171,7 +180,7 @@ int mero_gov_create_subgroup(struct mero_store *s, const uint8_t ns[static 32],
         memcpy(group_out, op.sub_group, 32);
     }
     mero_op_cleanup(&op);
-    return finish(s, rc);
+    return finish(s, rc, err);
 }
 
 static void group_op(struct mero_op *op, const uint8_t ns[32], const uint8_t group[32], int kind)
@@ -333,7 +342,7 @@ int mero_gov_remove_member(struct mero_store *s, const uint8_t ns[static 32],
             if (rc == 0 && rotate) {
                 rc = mero__gov_key_put(s, group, newkey);
             }
-            rc = finish(s, rc);
+            rc = finish(s, rc, err);
         }
     }
     sodium_memzero(newkey, sizeof(newkey));
@@ -448,7 +457,7 @@ int mero_gov_set_policy(struct mero_store *s, const uint8_t group[static 32],
         if (rc == 0) {
             rc = convert_tees(s, ns, mero_tee_mode_role(policy->mode), out, &conv, &skip, err);
         }
-        rc = finish(s, rc);
+        rc = finish(s, rc, err);
     }
     mero_op_cleanup(&op);
     if (rc == 0 && converted != NULL) {

@@ -11,7 +11,10 @@
  * is never given Member, ReadOnly or Admin in any group (MemberAdded, AdminChanged,
  * MemberRoleSet); the namespace root always keeps an admin (removing, demoting or the leave of
  * its last admin is refused, -MERO_ESTATE); the policy lives on the namespace root and only a
- * root admin sets it; a MemberRemoved rotation never wraps the new key for the removed member.
+ * root admin sets it; a MemberRemoved rotation never wraps the new key for the removed member;
+ * the removal of our own TEE row writes the pending self-purge marker (the namespace for a root
+ * removal, else the subgroup) in the removal's savepoint (one commit: no crash window between
+ * eviction and marker).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -277,6 +280,12 @@ static int remove_row(struct actx *a, const uint8_t member[32], int role, bool d
         return 0;
     }
     MERO_TRY(mero__gov_ev(a, MERO_EV_TEE_MEMBER_REMOVED, op->group_id, member, role, NULL));
+    /* our own eviction: the durable self-purge marker (the namespace for a root removal, else
+     * the subgroup) commits with the removal, so a crash before the event handler runs still
+     * ends in the purge at the next start */
+    if (a->have_us && memcmp(member, a->us, 32) == 0) {
+        MERO_TRY(mero_gov_purge_mark(a->s, op->group_id));
+    }
     if (memcmp(op->group_id, op->ns, 32) != 0) {
         return 0;
     }

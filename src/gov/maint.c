@@ -7,8 +7,9 @@
  * Invariants: rebuild replays the stored ops in their stored order through the same rules as
  * apply, inside one transaction, so its result equals the incremental state (a divergence is
  * an error, not silently accepted); the purge is the only path that opens the op table's
- * delete gate, and it closes it again in the same transaction; the pending marker is committed
- * before the purge starts and removed in the purge's own transaction.
+ * delete gate, and it closes it again in the same transaction; the pending marker (a namespace
+ * id, or a subgroup id for a subgroup-only eviction) is committed with the removal that
+ * evicted us (apply.c) and removed in the purge's own transaction.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,10 +122,85 @@ int mero_gov_rebuild(struct mero_store *s, struct mero_err *err)
     }
     s->rebuilding = false;
     sqlite3_finalize(st);
-    if (rc < 0) {
-        (void)mero__gov_exec(s, "ROLLBACK TO gov_rebuild");
+    if (rc == 0 && mero__gov_exec(s, "RELEASE gov_rebuild") < 0) {
+        rc = mero__gov_sqlerr(s, err, "rebuild commit");
+    } else if (rc == 0) {
+        return 0;
     }
+    (void)mero__gov_exec(s, "ROLLBACK TO gov_rebuild");
     (void)mero__gov_exec(s, "RELEASE gov_rebuild");
+    return rc;
+}
+
+/* Every stored op decodes, hashes to its stored hash and carries a valid signature. */
+static int verify_log(struct mero_store *s, size_t *nops, struct mero_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT seq, hash, bytes FROM ops ORDER BY seq", -1, &st, NULL) !=
+        SQLITE_OK) {
+        return mero__gov_sqlerr(s, err, "op log scan");
+    }
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        unsigned long long seq = (unsigned long long)sqlite3_column_int64(st, 0);
+        const uint8_t *bytes = sqlite3_column_blob(st, 2);
+        size_t len = (size_t)sqlite3_column_bytes(st, 2);
+        struct mero_op op;
+        struct mero_err e = {0};
+        uint8_t hash[32];
+        if (mero_op_decode(bytes, len, &op, &e) < 0) {
+            rc = mero_err_set(err, MERO_EIO, "op #%llu does not decode: %s", seq, e.msg);
+            break;
+        }
+        if (mero_op_hash(&op, hash) < 0 || sqlite3_column_bytes(st, 1) != 32 ||
+            memcmp(hash, sqlite3_column_blob(st, 1), 32) != 0) {
+            rc = mero_err_set(err, MERO_EIO, "op #%llu does not match its stored hash", seq);
+        } else if (mero_op_verify(&op, &e) < 0) {
+            rc = mero_err_set(err, MERO_EIO, "op #%llu signature: %s", seq, e.msg);
+        }
+        mero_op_cleanup(&op);
+        (*nops)++;
+    }
+    if (rc == 0 && step != SQLITE_DONE) {
+        rc = mero__gov_sqlerr(s, err, "op log scan");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mero_gov_verify(struct mero_store *s, size_t *nops, struct mero_err *err)
+{
+    *nops = 0;
+    MERO_TRY(verify_log(s, nops, err));
+    /* the derived tables must equal a replay of the log: rebuild inside a transaction that is
+     * always rolled back, and compare the dumps */
+    struct mero_buf before, after;
+    mero_buf_init(&before, 256u << 20);
+    mero_buf_init(&after, 256u << 20);
+    if (mero__gov_exec(s, "BEGIN IMMEDIATE") < 0) {
+        return mero__gov_sqlerr(s, err, "begin (is merod running on this home?)");
+    }
+    struct mero_err e = {0};
+    int rc = mero_gov_dump(s, &before);
+    if (rc == 0) {
+        rc = mero_gov_rebuild(s, &e);
+        if (rc < 0) {
+            rc = mero_err_set(err, MERO_EIO, "the op log no longer replays: %s", e.msg);
+        }
+    } else {
+        rc = mero__gov_sqlerr(s, err, "dump");
+    }
+    if (rc == 0 && mero_gov_dump(s, &after) < 0) {
+        rc = mero__gov_sqlerr(s, err, "dump");
+    }
+    (void)mero__gov_exec(s, "ROLLBACK");
+    if (rc == 0 && (before.len != after.len || memcmp(before.data, after.data, before.len) != 0)) {
+        rc = mero_err_set(err, MERO_EIO,
+                          "derived tables differ from a replay of the op log (membership, "
+                          "groups or contexts rows are damaged)");
+    }
+    mero_buf_cleanup(&before);
+    mero_buf_cleanup(&after);
     return rc;
 }
 
@@ -184,9 +260,12 @@ int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[32], size_t *n)
 
 /* Per-group rows and keys, then the namespace-wide rows. */
 static const char *const purge_group_sql[] = {
-    "DELETE FROM members WHERE grp = ?",    "DELETE FROM evidence WHERE grp = ?",
-    "DELETE FROM deny WHERE grp = ?",       "DELETE FROM autofollow WHERE grp = ?",
+    "DELETE FROM members WHERE grp = ?",
+    "DELETE FROM evidence WHERE grp = ?",
+    "DELETE FROM deny WHERE grp = ?",
+    "DELETE FROM autofollow WHERE grp = ?",
     "DELETE FROM group_keys WHERE grp = ?",
+    "DELETE FROM pending_purge WHERE ns = ?", /* a subgroup's own marker */
 };
 static const char *const purge_ns_sql[] = {
     "UPDATE purge_gate SET open = 1 WHERE id = 1",
@@ -236,12 +315,18 @@ int mero_gov_self_purge(struct mero_store *s, const uint8_t ns[static 32],
         return mero__gov_sqlerr(s, err, "savepoint");
     }
     int rc = whole ? purge_namespace(s, ns) : exec_ns(s, purge_group_sql[4], group);
-    if (rc == 0 && whole) {
-        rc = exec_ns(s, SQL_UNMARK, ns);
+    if (rc == 0) {
+        rc = exec_ns(s, SQL_UNMARK, group); /* group == ns for a whole namespace */
     }
     if (rc < 0) {
         rc = mero__gov_sqlerr(s, err, "self-purge");
         (void)mero__gov_exec(s, "ROLLBACK TO gov_purge");
+    } else if (mero__gov_exec(s, "RELEASE gov_purge") < 0) {
+        /* the commit failed (full disk, I/O): not purged; the marker stays for a retry */
+        rc = mero__gov_sqlerr(s, err, "self-purge commit");
+        (void)mero__gov_exec(s, "ROLLBACK TO gov_purge");
+    } else {
+        return 0;
     }
     (void)mero__gov_exec(s, "RELEASE gov_purge");
     return rc;

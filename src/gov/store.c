@@ -6,7 +6,8 @@
  *
  * Invariants: the ops table refuses UPDATE always and DELETE unless the purge gate row is
  * open (only mero_gov_self_purge opens it, inside its transaction); the database file is
- * never group/world accessible; secrets read from it are wiped by the callers.
+ * never group/world accessible; secrets read from it are wiped by the callers;
+ * mero_store_open_existing never creates a file (a missing or empty store is an error).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -80,6 +81,13 @@ static const char *const *const migrations[] = {&migration_1, &migration_2};
 
 int mero__gov_sqlerr(struct mero_store *s, struct mero_err *err, const char *what)
 {
+    int sys = sqlite3_system_errno(s->db);
+    int code = sqlite3_errcode(s->db) & 0xff;
+    if (sys != 0 && (code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_CANTOPEN ||
+                     code == SQLITE_READONLY)) {
+        return mero_err_set(err, MERO_EIO, "store: %s: %s (%s)", what, sqlite3_errmsg(s->db),
+                            strerror(sys));
+    }
     return mero_err_set(err, MERO_EIO, "store: %s: %s", what, sqlite3_errmsg(s->db));
 }
 
@@ -153,19 +161,33 @@ static int migrate(struct mero_store *s, struct mero_err *err)
     return 0;
 }
 
-static int check_file_mode(const char *path, struct mero_err *err)
+static int check_file_mode(const char *path, bool create, struct mero_err *err)
 {
     if (strcmp(path, ":memory:") == 0) {
         return 0;
     }
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    int fd = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
+    if (fd < 0 && !create && errno == ENOENT) {
+        return mero_err_set(err, MERO_ENOTFOUND,
+                            "store %s is missing: merod init created it, so it was deleted or "
+                            "moved; restore it from a backup (or move this home aside and run "
+                            "merod init again)",
+                            path);
+    }
     if (fd < 0) {
-        return mero_err_set(err, MERO_EIO, "cannot open store %s: %s", path, strerror(errno));
+        return mero_err_set(err, MERO_EIO, "cannot open store %s for writing: %s", path,
+                            strerror(errno));
     }
     struct stat st;
     int rc = 0;
     if (fstat(fd, &st) != 0) {
-        rc = mero_err_set(err, MERO_EIO, "cannot stat store %s", path);
+        rc = mero_err_set(err, MERO_EIO, "cannot stat store %s: %s", path, strerror(errno));
+    } else if (!create && st.st_size == 0) {
+        rc = mero_err_set(err, MERO_ESTATE,
+                          "store %s is empty (0 bytes) though merod init created it: it was "
+                          "truncated; restore it from a backup (or move this home aside and run "
+                          "merod init again)",
+                          path);
     } else if ((st.st_mode & 077) != 0) {
         rc = mero_err_set(err, MERO_EKEYPERM,
                           "store %s holds secret keys but is accessible by group or others "
@@ -176,16 +198,17 @@ static int check_file_mode(const char *path, struct mero_err *err)
     return rc;
 }
 
-int mero_store_open(const char *path, struct mero_store **out, struct mero_err *err)
+static int store_open(const char *path, bool create, struct mero_store **out, struct mero_err *err)
 {
-    MERO_TRY(check_file_mode(path, err));
+    MERO_TRY(check_file_mode(path, create, err));
     struct mero_store *s = calloc(1, sizeof(*s));
     if (s == NULL) {
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
     mode_t old = umask(077);
     int orc = sqlite3_open_v2(
-        path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+        path, &s->db,
+        SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX, NULL);
     umask(old);
     if (orc != SQLITE_OK) {
         int rc = mero_err_set(err, MERO_EIO, "cannot open store %s: %s", path,
@@ -199,7 +222,11 @@ int mero_store_open(const char *path, struct mero_store **out, struct mero_err *
         mero__gov_exec(s, "PRAGMA synchronous=FULL") < 0 ||
         mero__gov_exec(s, "PRAGMA foreign_keys=ON") < 0 ||
         mero__gov_exec(s, "PRAGMA secure_delete=ON") < 0) {
-        rc = mero__gov_sqlerr(s, err, "pragmas");
+        int code = sqlite3_errcode(s->db);
+        rc =
+            code == SQLITE_CORRUPT || code == SQLITE_NOTADB
+                ? mero_err_set(err, MERO_ESTATE, "%s is corrupted: %s", path, sqlite3_errmsg(s->db))
+                : mero__gov_sqlerr(s, err, "pragmas");
     }
     if (rc == 0) {
         sqlite3_busy_timeout(s->db, 5000);
@@ -211,6 +238,37 @@ int mero_store_open(const char *path, struct mero_store **out, struct mero_err *
     }
     *out = s;
     return 0;
+}
+
+int mero_store_open(const char *path, struct mero_store **out, struct mero_err *err)
+{
+    return store_open(path, true, out, err);
+}
+
+int mero_store_open_existing(const char *path, struct mero_store **out, struct mero_err *err)
+{
+    return store_open(path, false, out, err);
+}
+
+int mero_store_check(struct mero_store *s, bool full, struct mero_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    const char *sql = full ? "PRAGMA integrity_check(20)" : "PRAGMA quick_check(20)";
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        return mero_err_set(err, MERO_EIO, "%s cannot run: %s",
+                            full ? "integrity_check" : "quick_check", sqlite3_errmsg(s->db));
+    }
+    int rc = 0, step = sqlite3_step(st);
+    const char *first = step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    if (step != SQLITE_ROW) {
+        rc = mero_err_set(err, MERO_EIO, "%s failed: %s", full ? "integrity_check" : "quick_check",
+                          sqlite3_errmsg(s->db));
+    } else if (first == NULL || strcmp(first, "ok") != 0) {
+        rc = mero_err_set(err, MERO_EIO, "%s: %s", full ? "integrity_check" : "quick_check",
+                          first ? first : "no answer");
+    }
+    sqlite3_finalize(st);
+    return rc;
 }
 
 void mero_store_close(struct mero_store *s)

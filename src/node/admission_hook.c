@@ -18,6 +18,7 @@
 #include "node/admission_attest.h"
 #include "node/admission_hook.h"
 #include "node/admission_node.h"
+#include "node/context.h"
 #include "node/node.h"
 #include "node/service.h"
 #include "node/sync.h"
@@ -62,6 +63,11 @@ static int env_contexts(void *ud, const uint8_t ns[32], uint8_t (**ids)[32], siz
     return 0;
 }
 
+static int env_purge_contexts(void *ud, const uint8_t ns[32], const uint8_t group[32])
+{
+    return mero_node_ctx_purge(ud, ns, group);
+}
+
 static int hook_fleet_join(struct mero_node *node, const uint8_t group_id[32],
                            const char *const *admitters, size_t n, mero_fleet_join_done done,
                            void *ctx, struct mero_err *err)
@@ -94,6 +100,7 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     env.publish_ops = env_publish;
     env.sync_namespace = env_sync;
     env.join_contexts = env_contexts;
+    env.purge_contexts = env_purge_contexts;
     env.verify_real = mero__adm_verify_real;
     env.fetch_collateral = mero__adm_fetch_collateral;
     env.prefetch_release = mero__adm_prefetch_release;

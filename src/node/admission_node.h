@@ -48,6 +48,12 @@ struct mero_admission_env {
     void (*sync_namespace)(void *ud, const uint8_t ns[32]);
     /* Join every context of ns; *ids owned (free()). May be NULL (no contexts joined). */
     int (*join_contexts)(void *ud, const uint8_t ns[32], uint8_t (**ids)[32], size_t *n);
+    /*
+     * Self-purge: delete the node-local context state (values, deltas) of ns's contexts
+     * (group == ns) or of group's contexts only, before gov forgets which contexts those were.
+     * Idempotent. May be NULL (no context layer).
+     */
+    int (*purge_contexts)(void *ud, const uint8_t ns[32], const uint8_t group[32]);
     /* DCAP for real quotes (see struct mero_admission_deps); NULL refuses real quotes. */
     int (*verify_real)(void *ud, const uint8_t *quote, size_t len, struct mero_tee_verdict *v,
                        struct mero_err *err);

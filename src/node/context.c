@@ -18,9 +18,12 @@
  * converges on the same state in any delivery order. A delta we cannot yet decrypt (key not
  * delivered) is kept and applied when the key arrives. A local write is committed
  * (synchronous=FULL) and is the key's current value before the API acknowledges it; every
- * lamport stored is in 1..INT64_MAX, so no arithmetic on it wraps.
+ * lamport stored is in 1..INT64_MAX, so no arithmetic on it wraps. A read serves a value only
+ * after checking it against its delta (hash, AES-GCM, key and value equal), so a damaged
+ * node.db answers an error, never another key's value.
  */
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -378,7 +381,7 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
     }
     MERO_TRY(may_author(node, group, d.author, err));
     if (mero_node_db_exec(node->db, "BEGIN IMMEDIATE") < 0) {
-        return mero_err_set(err, MERO_EIO, "database busy");
+        return mero_err_set(err, MERO_EIO, "cannot start a write: %s", sqlite3_errmsg(node->db));
     }
     uint64_t clock = 0;
     if (clock_of(node, d.ctx, &clock) < 0) {
@@ -415,8 +418,40 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
         rc = applied;
     }
     if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
+        char why[128];
+        snprintf(why, sizeof(why), "%s", sqlite3_errmsg(node->db));
         (void)mero_node_db_exec(node->db, "ROLLBACK");
-        return mero_err_set(err, MERO_EIO, "cannot store the delta");
+        return mero_err_set(err, MERO_EIO, "cannot store the delta: %s", why);
+    }
+    return 0;
+}
+
+int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[32], const uint8_t group[32])
+{
+    struct mero_gov_context *cs = NULL;
+    size_t n = 0;
+    bool whole = memcmp(ns, group, 32) == 0;
+    MERO_TRY(mero_gov_contexts(node->store, ns, &cs, &n));
+    int rc = mero_node_db_exec(node->db, "BEGIN IMMEDIATE");
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (!whole && memcmp(cs[i].group, group, 32) != 0) {
+            continue;
+        }
+        rc = exec_hash(node, "DELETE FROM ctx_kv WHERE context = ?1", cs[i].id);
+        if (rc == 0) {
+            rc = exec_hash(node, "DELETE FROM ctx_delta WHERE context = ?1", cs[i].id);
+        }
+        if (rc == 0) {
+            rc = exec_hash(node, "DELETE FROM ctx_clock WHERE context = ?1", cs[i].id);
+        }
+    }
+    free(cs);
+    if (rc == 0 && !whole) {
+        rc = exec_hash(node, "DELETE FROM ctx_delta WHERE grp = ?1", group);
+    }
+    if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
+        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        return -MERO_EIO;
     }
     return 0;
 }
@@ -602,6 +637,86 @@ int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[32], const char 
     return 0;
 }
 
+/*
+ * A visible value checked against the delta that made it (node.db holds both; SQLite has no
+ * per-page checksums, so a flipped byte in a row or an index could otherwise be served): the
+ * row's key is the key asked for, the delta hashes to the row's hash, opens under its group
+ * key (AES-GCM authenticates it) and carries exactly this key and value. 0 when consistent,
+ * -MERO_ESTATE when not (with what differs in err), -MERO_ENOTFOUND when the key is not held.
+ */
+/* A ctx_kv row joined with the delta its hash names (columns k, v, hash, delta bytes). */
+struct kv_row {
+    const uint8_t *k, *v, *hash, *bytes;
+    size_t kl, vl, hash_len, len;
+};
+
+static void kv_row_read(sqlite3_stmt *st, int first, struct kv_row *r)
+{
+    r->k = sqlite3_column_text(st, first);
+    r->kl = (size_t)sqlite3_column_bytes(st, first);
+    r->v = sqlite3_column_blob(st, first + 1);
+    r->vl = (size_t)sqlite3_column_bytes(st, first + 1);
+    r->hash = sqlite3_column_blob(st, first + 2);
+    r->hash_len = (size_t)sqlite3_column_bytes(st, first + 2);
+    r->bytes = sqlite3_column_blob(st, first + 3);
+    r->len = (size_t)sqlite3_column_bytes(st, first + 3);
+}
+
+static int verify_value(struct mero_node *node, const uint8_t ctx[32], const uint8_t group[32],
+                        const char *key, const struct kv_row *r, struct mero_err *err)
+{
+    size_t kl = strlen(key), vl = r->vl;
+    const uint8_t *v = r->v;
+    if (r->k == NULL || r->kl != kl || memcmp(r->k, key, kl) != 0) {
+        return mero_err_set(err, MERO_ESTATE, "the row found for the key holds another key");
+    }
+    if (r->hash_len != 32) {
+        return mero_err_set(err, MERO_ESTATE, "the value's delta hash is damaged");
+    }
+    if (r->bytes == NULL || r->len == 0) {
+        return mero_err_set(err, MERO_ESTATE, "the value's delta is missing");
+    }
+    const uint8_t *bytes = r->bytes;
+    uint8_t h[32], gk[32];
+    struct delta d;
+    mero_sha256(h, bytes, r->len);
+    int rc = memcmp(h, r->hash, 32) == 0 ? decode(bytes, r->len, &d) : -MERO_EIO;
+    if (rc < 0 || memcmp(d.ctx, ctx, 32) != 0) {
+        return mero_err_set(err, MERO_ESTATE, "the value's delta does not match its hash");
+    }
+    if (mero_gov_group_key_by_id(node->store, group, d.key_id, gk) < 0) {
+        return mero_err_set(err, MERO_ESTATE, "the value's delta key is not held");
+    }
+    size_t pl = d.ct_len - MERO_AEAD_TAG_LEN;
+    uint8_t *pt = malloc(pl ? pl : 1);
+    rc = pt == NULL ? -MERO_ENOMEM
+                    : mero_aes256gcm_open(pt, d.ct, d.ct_len, bytes, HDR_LEN, d.nonce, gk);
+    mero_wipe(gk, sizeof(gk));
+    struct mero_cur c;
+    uint32_t dkl = 0, dvl = 0;
+    const uint8_t *dk = NULL, *dv = NULL;
+    mero_cur_init(&c, pt, rc == 0 ? pl : 0);
+    if (rc == 0 && (mero_cur_u32le(&c, &dkl) < 0 || mero_cur_bytes(&c, dkl, &dk) < 0 ||
+                    mero_cur_u32le(&c, &dvl) < 0 || mero_cur_bytes(&c, dvl, &dv) < 0)) {
+        rc = -MERO_EPROTO;
+    }
+    if (rc == 0 && (dkl != kl || memcmp(dk, key, kl) != 0 || dvl != vl ||
+                    (vl > 0 && memcmp(dv, v, vl) != 0))) {
+        rc = -MERO_ESTATE;
+    }
+    if (pt != NULL) {
+        mero_wipe(pt, pl);
+    }
+    free(pt);
+    if (rc == -MERO_ENOMEM) {
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    if (rc < 0) {
+        return mero_err_set(err, MERO_ESTATE, "the stored value differs from its signed delta");
+    }
+    return 0;
+}
+
 int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[32], const char *key,
                       uint8_t **value, size_t *vlen, struct mero_err *err)
 {
@@ -610,33 +725,124 @@ int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[32], const char 
         return mero_err_set(err, MERO_ENOTFOUND, "context not found");
     }
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(node->db, "SELECT v FROM ctx_kv WHERE context = ?1 AND k = ?2", -1, &st,
-                           NULL) != SQLITE_OK) {
-        return mero_err_set(err, MERO_EIO, "cannot read");
+    if (sqlite3_prepare_v2(
+            node->db,
+            "SELECT kv.k, kv.v, kv.hash, d.bytes FROM ctx_kv kv LEFT JOIN ctx_delta d"
+            " ON d.hash = kv.hash WHERE kv.context = ?1 AND kv.k = ?2",
+            -1, &st, NULL) != SQLITE_OK) {
+        return mero_err_set(err, MERO_EIO, "cannot read: %s", sqlite3_errmsg(node->db));
     }
     sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-    int rc = -MERO_ENOTFOUND;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        int n = sqlite3_column_bytes(st, 0);
-        uint8_t *v = malloc((size_t)n + 1);
-        if (v == NULL) {
+    int rc = -MERO_ENOTFOUND, step = sqlite3_step(st);
+    struct mero_err verr = {0};
+    if (step == SQLITE_ROW) {
+        struct kv_row row;
+        kv_row_read(st, 0, &row);
+        int n = (int)row.vl;
+        const uint8_t *src = row.v;
+        rc = verify_value(node, ctx, group, key, &row, &verr);
+        uint8_t *v = rc == 0 ? malloc((size_t)n + 1) : NULL;
+        if (rc == 0 && v == NULL) {
             rc = -MERO_ENOMEM;
-        } else {
+        } else if (rc == 0) {
             if (n > 0) {
-                memcpy(v, sqlite3_column_blob(st, 0), (size_t)n);
+                memcpy(v, src, (size_t)n);
             }
             v[n] = 0;
             *value = v;
             *vlen = (size_t)n;
-            rc = 0;
         }
+    } else if (step != SQLITE_DONE) {
+        rc = mero_err_set(&verr, MERO_ESTATE, "%s", sqlite3_errmsg(node->db));
     }
     sqlite3_finalize(st);
     if (rc == -MERO_ENOTFOUND) {
         return mero_err_set(err, MERO_ENOTFOUND, "key not found");
     }
-    return rc;
+    if (rc == -MERO_ESTATE) {
+        /* never another key's value: refuse, say so once in the log, point at merod check */
+        MERO_ERROR("node.db: a stored value failed verification (%s): the database is damaged; "
+                   "stop the node and run merod check --home %s",
+                   verr.msg, node->home);
+        return mero_err_set(err, MERO_EIO,
+                            "stored state is damaged (%s); the node's database needs repair "
+                            "(merod check)",
+                            verr.msg);
+    }
+    return rc < 0 ? mero_err_set(err, -rc, "%s", verr.msg[0] ? verr.msg : "cannot read") : 0;
+}
+
+int mero_node_ctx_verify_all(struct mero_node *node, FILE *out, size_t *nvalues, size_t *ndeltas)
+{
+    sqlite3_stmt *st = NULL;
+    size_t bad = 0;
+    *nvalues = 0;
+    *ndeltas = 0;
+    if (sqlite3_prepare_v2(node->db, "SELECT seq, hash, bytes FROM ctx_delta ORDER BY seq", -1, &st,
+                           NULL) != SQLITE_OK) {
+        fprintf(out, "node.db: cannot scan the deltas: %s\n", sqlite3_errmsg(node->db));
+        return -MERO_ESTATE;
+    }
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        uint8_t h[32];
+        struct delta d;
+        const uint8_t *p = sqlite3_column_blob(st, 2);
+        size_t n = (size_t)sqlite3_column_bytes(st, 2);
+        mero_sha256(h, p, n);
+        if (sqlite3_column_bytes(st, 1) != 32 || memcmp(h, sqlite3_column_blob(st, 1), 32) != 0 ||
+            decode(p, n, &d) < 0 || verify_sig(p, &d) < 0) {
+            fprintf(out, "node.db: delta #%lld does not match its hash or signature\n",
+                    (long long)sqlite3_column_int64(st, 0));
+            bad++;
+        }
+        (*ndeltas)++;
+    }
+    if (step != SQLITE_DONE) {
+        fprintf(out, "node.db: delta scan stopped: %s\n", sqlite3_errmsg(node->db));
+        bad++;
+    }
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(node->db,
+                           "SELECT kv.context, kv.k, kv.v, kv.hash, d.bytes FROM ctx_kv kv"
+                           " LEFT JOIN ctx_delta d ON d.hash = kv.hash",
+                           -1, &st, NULL) != SQLITE_OK) {
+        fprintf(out, "node.db: cannot scan the values: %s\n", sqlite3_errmsg(node->db));
+        return -MERO_ESTATE;
+    }
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        uint8_t ctx[32], ns[32], group[32];
+        struct mero_err e = {0};
+        const char *k = (const char *)sqlite3_column_text(st, 1);
+        char cx[17];
+        (*nvalues)++;
+        if (sqlite3_column_bytes(st, 0) != 32 || k == NULL) {
+            fprintf(out, "node.db: a value row is damaged (context id or key)\n");
+            bad++;
+            continue;
+        }
+        memcpy(ctx, sqlite3_column_blob(st, 0), 32);
+        mero_hex_encode(cx, ctx, 8);
+        if (mero_node_ctx_lookup(node, ctx, ns, group) < 0) {
+            fprintf(out, "node.db: a value of context %s… whose context gov.db does not know\n",
+                    cx);
+            bad++;
+            continue;
+        }
+        struct kv_row row;
+        kv_row_read(st, 1, &row);
+        if (verify_value(node, ctx, group, k, &row, &e) < 0) {
+            fprintf(out, "node.db: context %s…, a value: %s\n", cx, e.msg);
+            bad++;
+        }
+    }
+    if (step != SQLITE_DONE) {
+        fprintf(out, "node.db: value scan stopped: %s\n", sqlite3_errmsg(node->db));
+        bad++;
+    }
+    sqlite3_finalize(st);
+    return bad == 0 ? 0 : -MERO_ESTATE;
 }
 
 int mero_node_ctx_hashes(struct mero_node *node, const uint8_t ctx[32], uint64_t after, size_t max,

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mero/err.h"
 
@@ -66,6 +67,18 @@ MERO_MUST_CHECK int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[
  */
 MERO_MUST_CHECK int mero_node_ctx_apply(struct mero_node *node, const uint8_t *delta, size_t len,
                                         struct mero_err *err);
+/*
+ * Self-purge of the local context state: the values and deltas of every context of ns
+ * (group == ns) or of group's contexts only, in one transaction. Idempotent.
+ */
+MERO_MUST_CHECK int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[32],
+                                        const uint8_t group[32]);
+/*
+ * `merod check`: every delta matches its hash and signature, every visible value matches its
+ * delta (as a read checks it). Findings printed to out; -MERO_ESTATE when any.
+ */
+MERO_MUST_CHECK int mero_node_ctx_verify_all(struct mero_node *node, FILE *out, size_t *nvalues,
+                                             size_t *ndeltas);
 /* Decrypt and apply stored deltas of group's contexts that waited for a key. */
 void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[32]);
 

@@ -5,9 +5,15 @@
  * The file is kept 0600 (it holds decrypted context state); the governance store is gov.db,
  * opened through gov.h. Context tables are created by context.c, idempotently, so `merod run`
  * after `merod init` or a restart carries on.
+ *
+ * Invariant: only `merod init` creates node.db (create = true); `merod run` refuses a missing
+ * or empty file with what to do, never recreating it empty. node_meta records local facts such
+ * as "gov.db was created" (so a vanished gov.db is refused too).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +25,7 @@ static const char *const schema[] = {
     "PRAGMA journal_mode=WAL",
     "PRAGMA synchronous=FULL",
     "PRAGMA foreign_keys=ON",
+    "PRAGMA secure_delete=ON", /* a self-purge overwrites what it deletes */
     "CREATE TABLE IF NOT EXISTS node_meta (k TEXT PRIMARY KEY, v BLOB NOT NULL)",
 };
 
@@ -33,23 +40,46 @@ int mero_node_db_exec(struct sqlite3 *db, const char *sql)
     return 0;
 }
 
-int mero_node_db_open(struct sqlite3 **out, const char *path, struct mero_err *err)
+/* The file must be there and non-empty unless we create it; opened for writing, 0600. */
+static int prepare_file(const char *path, bool create, struct mero_err *err)
+{
+    int fd = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
+    if (fd < 0 && !create && errno == ENOENT) {
+        return mero_err_set(err, MERO_ENOTFOUND,
+                            "%s is missing: merod init created it, so it was deleted or moved; "
+                            "restore it from a backup (or move this home aside and run merod "
+                            "init again; context data is then pulled from peers)",
+                            path);
+    }
+    if (fd < 0) {
+        return mero_err_set(err, MERO_EIO, "cannot open %s for writing: %s", path, strerror(errno));
+    }
+    struct stat st;
+    int rc = 0;
+    if (fstat(fd, &st) != 0) {
+        rc = mero_err_set(err, MERO_EIO, "cannot stat %s: %s", path, strerror(errno));
+    } else if (!create && st.st_size == 0) {
+        rc = mero_err_set(err, MERO_ESTATE,
+                          "%s is empty (0 bytes) though merod init created it: it was truncated; "
+                          "restore it from a backup (or move this home aside and run merod init "
+                          "again)",
+                          path);
+    } else if (fchmod(fd, 0600) != 0) {
+        rc = mero_err_set(err, MERO_EIO, "cannot chmod %s: %s", path, strerror(errno));
+    }
+    close(fd);
+    return rc;
+}
+
+int mero_node_db_open(struct sqlite3 **out, const char *path, bool create, struct mero_err *err)
 {
     sqlite3 *db = NULL;
     /* create it 0600 first: it holds decrypted context state (sqlite reuses the mode for
      * the -wal and -shm files) */
-    int fd = strcmp(path, ":memory:") == 0 ? -2 : open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd == -2) {
-        /* in-memory database (tests): nothing on disk */
-    } else if (fd < 0 || fchmod(fd, 0600) != 0) {
-        if (fd >= 0) {
-            close(fd);
-        }
-        return mero_err_set(err, MERO_EIO, "cannot create %s", path);
-    } else {
-        close(fd);
+    if (strcmp(path, ":memory:") != 0) {
+        MERO_TRY(prepare_file(path, create, err));
     }
-    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+    int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
     if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
         int rc = mero_err_set(err, MERO_EIO, "cannot open %s: %s", path,
                               db ? sqlite3_errmsg(db) : "out of memory");
@@ -58,13 +88,66 @@ int mero_node_db_open(struct sqlite3 **out, const char *path, struct mero_err *e
     }
     sqlite3_busy_timeout(db, 5000);
     for (size_t i = 0; i < sizeof(schema) / sizeof(schema[0]); i++) {
-        if (mero_node_db_exec(db, schema[i]) < 0) {
+        if (sqlite3_exec(db, schema[i], NULL, NULL, NULL) != SQLITE_OK) {
+            int code = sqlite3_errcode(db);
+            int rc =
+                code == SQLITE_CORRUPT || code == SQLITE_NOTADB
+                    ? mero_err_set(err, MERO_ESTATE, "%s is corrupted: %s", path,
+                                   sqlite3_errmsg(db))
+                    : mero_err_set(err, MERO_EIO, "cannot set up %s: %s", path, sqlite3_errmsg(db));
             sqlite3_close(db);
-            return mero_err_set(err, MERO_EIO, "cannot set up %s", path);
+            return rc;
         }
     }
     *out = db;
     return 0;
+}
+
+int mero_node_db_check(struct sqlite3 *db, bool full, struct mero_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    const char *what = full ? "integrity_check" : "quick_check";
+    if (sqlite3_prepare_v2(db, full ? "PRAGMA integrity_check(20)" : "PRAGMA quick_check(20)", -1,
+                           &st, NULL) != SQLITE_OK) {
+        return mero_err_set(err, MERO_EIO, "%s cannot run: %s", what, sqlite3_errmsg(db));
+    }
+    int rc = 0, step = sqlite3_step(st);
+    const char *first = step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    if (step != SQLITE_ROW) {
+        rc = mero_err_set(err, MERO_EIO, "%s failed: %s", what, sqlite3_errmsg(db));
+    } else if (first == NULL || strcmp(first, "ok") != 0) {
+        rc = mero_err_set(err, MERO_EIO, "%s: %s", what, first ? first : "no answer");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mero_node_meta_get(struct sqlite3 *db, const char *k, bool *present)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM node_meta WHERE k = ?1", -1, &st, NULL) !=
+        SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
+    int step = sqlite3_step(st);
+    *present = step == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : -MERO_EIO;
+}
+
+int mero_node_meta_set(struct sqlite3 *db, const char *k, const char *v)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO node_meta(k, v) VALUES(?1, ?2)", -1, &st,
+                           NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, v, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
+    sqlite3_finalize(st);
+    return rc;
 }
 
 void mero_node_db_close(struct sqlite3 *db)

@@ -7,11 +7,14 @@
  *   DIR/identity.key  Ed25519 seed, 32 raw bytes, 0600
  *   DIR/admin-token   64 lowercase hex chars + newline, 0600
  *   DIR/node.db       SQLite (WAL, synchronous=FULL), opened by db.c
+ *   DIR/gov.db        the governance store (gov.h), created by init since issue 21
  *
  * Invariants: a secret file is created with O_EXCL and mode 0600 and written through a
  * temporary file renamed into place, so a crash never leaves a half-written key; opening
  * refuses a secret file readable or writable by group or others (-MERO_EKEYPERM) and a data
- * directory looser than 0700. Secrets are wiped from the stack after use.
+ * directory looser than 0700. Secrets are wiped from the stack after use. `merod run` never
+ * creates a database `init` made: a missing, empty or quick_check-failing node.db or gov.db
+ * stops the start with a message naming the file and what to do.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +29,7 @@
 
 #include "mero/crypto.h"
 #include "mero/encoding.h"
+#include "mero/gov.h"
 #include "mero/log.h"
 #include "node/db.h"
 #include "node/node.h"
@@ -61,16 +65,18 @@ int mero_node_write_file(const char *path, const void *data, size_t len, int mod
             continue;
         }
         if (w <= 0) {
+            int e = w < 0 ? errno : ENOSPC;
             close(fd);
             (void)unlink(tmp);
-            return mero_err_set(err, MERO_EIO, "cannot write %s", tmp);
+            return mero_err_set(err, MERO_EIO, "cannot write %s: %s", tmp, strerror(e));
         }
         off += (size_t)w;
     }
     if (fchmod(fd, (mode_t)mode) != 0 || fsync(fd) != 0) {
+        int e = errno;
         close(fd);
         (void)unlink(tmp);
-        return mero_err_set(err, MERO_EIO, "cannot sync %s", tmp);
+        return mero_err_set(err, MERO_EIO, "cannot sync %s: %s", tmp, strerror(e));
     }
     close(fd);
     if (rename(tmp, path) != 0) {
@@ -182,7 +188,7 @@ int mero_node_init_home(const char *home, const char *name, const char *listen, 
         return mero_err_set(err, MERO_EIO, "cannot create %s: %s", home, strerror(errno));
     }
     if (chmod(home, 0700) != 0) {
-        return mero_err_set(err, MERO_EIO, "cannot chmod %s", home);
+        return mero_err_set(err, MERO_EIO, "cannot chmod %s: %s", home, strerror(errno));
     }
     char path[MERO_NODE_PATH_MAX];
     MERO_TRY(path_join(path, sizeof(path), home, "identity.key"));
@@ -210,9 +216,58 @@ int mero_node_init_home(const char *home, const char *name, const char *listen, 
     }
     MERO_TRY(write_config(home, name, listen, api, err));
     struct sqlite3 *db = NULL;
+    struct mero_store *store = NULL;
     MERO_TRY(path_join(path, sizeof(path), home, "node.db"));
-    MERO_TRY(mero_node_db_open(&db, path, err));
+    MERO_TRY(mero_node_db_open(&db, path, true, err));
+    /* gov.db too, and node.db records it: from now on neither is ever recreated empty */
+    rc = path_join(path, sizeof(path), home, "gov.db");
+    if (rc == 0) {
+        rc = mero_store_open(path, &store, err);
+    }
+    mero_store_close(store);
+    if (rc == 0 && mero_node_meta_set(db, MERO_META_GOV_DB, "created") < 0) {
+        rc = mero_err_set(err, MERO_EIO, "cannot record gov.db in node.db");
+    }
     mero_node_db_close(db);
+    return rc;
+}
+
+/* A database that fails to open or check: say what failed and what to do. */
+static int db_refused(const char *home, const char *file, const char *what, struct mero_err *err)
+{
+    return mero_err_set(err, MERO_ESTATE,
+                        "%s is corrupted (%.60s); not starting: `merod check --home %s` lists "
+                        "the damage; restore %s from a backup or move the home aside and run "
+                        "merod init again",
+                        file, what, home, file);
+}
+
+int mero_node_open_gov(struct mero_node *node, struct mero_err *err)
+{
+    char path[MERO_NODE_PATH_MAX + 16];
+    bool made = false;
+    struct mero_err e = {0};
+    snprintf(path, sizeof(path), "%s/gov.db", node->home);
+    if (mero_node_meta_get(node->db, MERO_META_GOV_DB, &made) < 0) {
+        return mero_err_set(err, MERO_EIO, "cannot read node_meta in node.db");
+    }
+    /* a home from before init made gov.db: its first open creates it, once */
+    int rc = made ? mero_store_open_existing(path, &node->store, &e)
+                  : mero_store_open(path, &node->store, &e);
+    if (rc == -MERO_ESTATE && strstr(e.msg, " is corrupted: ") != NULL) {
+        return db_refused(node->home, "gov.db", strstr(e.msg, " is corrupted: ") + 15, err);
+    }
+    if (rc < 0) {
+        *err = e;
+        return rc;
+    }
+    if (mero_store_check(node->store, false, &e) < 0) {
+        MERO_ERROR("gov.db: %s", e.msg);
+        return db_refused(node->home, "gov.db", e.msg, err);
+    }
+    if (!made && mero_node_meta_set(node->db, MERO_META_GOV_DB, "created") < 0) {
+        return mero_err_set(err, MERO_EIO, "cannot record gov.db in node.db");
+    }
     return 0;
 }
 
@@ -317,7 +372,20 @@ int mero_node_open(struct mero_node *node, const char *home, struct mero_err *er
     mero_wipe(tok, sizeof(tok));
 
     MERO_TRY(path_join(path, sizeof(path), home, "node.db"));
-    MERO_TRY(mero_node_db_open(&node->db, path, err));
+    struct mero_err e = {0};
+    rc = mero_node_db_open(&node->db, path, false, &e);
+    if (rc == -MERO_ESTATE && strstr(e.msg, " is corrupted: ") != NULL) {
+        /* e.g. "file is not a database" */
+        return db_refused(home, "node.db", strstr(e.msg, " is corrupted: ") + 15, err);
+    }
+    if (rc < 0) {
+        *err = e;
+        return rc;
+    }
+    if (mero_node_db_check(node->db, false, &e) < 0) {
+        MERO_ERROR("node.db: %s", e.msg);
+        return db_refused(home, "node.db", e.msg, err);
+    }
     return 0;
 }
 

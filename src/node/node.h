@@ -11,12 +11,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <uv.h>
 
 #include "mero/err.h"
 
 #define MERO_NODE_PATH_MAX      1024
+#define MERO_META_GOV_DB        "gov_db" /* node_meta: init made gov.db */
 #define MERO_NODE_NAME_MAX      64
 #define MERO_NODE_ADDR_MAX      256
 #define MERO_NODE_MAX_LISTEN    8
@@ -115,6 +117,18 @@ MERO_MUST_CHECK int mero_node_init_home(const char *home, const char *name, cons
                                         const char *api, struct mero_err *err);
 /* Load DIR: config, keys (refused if looser than 0600), token, database. */
 MERO_MUST_CHECK int mero_node_open(struct mero_node *node, const char *home, struct mero_err *err);
+/*
+ * Open DIR/gov.db into node->store (after mero_node_open): never recreated once made (node_meta
+ * MERO_META_GOV_DB records that it was); refused when missing, empty or failing quick_check.
+ */
+MERO_MUST_CHECK int mero_node_open_gov(struct mero_node *node, struct mero_err *err);
+/*
+ * `merod check --home DIR`: integrity_check of node.db and gov.db, the op log re-verified
+ * (hashes, signatures, derived tables equal a replay), every context delta and visible value
+ * checked against its signed, encrypted delta. Findings are printed to out; 0 when all is
+ * well, -MERO_ESTATE when something is damaged, another code when the check could not run.
+ */
+MERO_MUST_CHECK int mero_node_check(const char *home, FILE *out, struct mero_err *err);
 /* Free everything opened by mero_node_open (keys wiped, database closed). */
 void mero_node_close(struct mero_node *node);
 /* Run until SIGINT/SIGTERM; returns 0 on a clean stop. */

@@ -7,11 +7,16 @@
  * leaves its gossip topic; a subgroup-only removal purges that group's keys and rows and keeps
  * the topic. Self-purge rotates nothing.
  *
- * Invariants: the durable pending-self-purge marker for a root removal is written as soon as
- * the removal is seen (the event fires right after the removal op committed), before the purge
- * runs on the next loop turn; gov clears it only once the purge completed; at startup every
- * marked namespace - and only a marked one - is purged (reconcile), so a crash mid-purge is
- * finished and nothing else (pending joins, soft leaves) is touched.
+ * The purge deletes the node-local context state (node.db: values and deltas of the purged
+ * contexts) first, then gov's rows, keys, op log and identity.
+ *
+ * Invariants: the durable pending-self-purge marker (the namespace for a root removal, the
+ * subgroup for a subgroup-only one) is written by gov in the same transaction that applies
+ * the removal (apply.c), so no crash point leaves an evicted node without it; the handler here only
+ * writes it again (idempotent, for a store fed by an older build); gov clears it only once the
+ * purge completed, and node.db is purged before that; at startup every marked namespace - and only
+ * a marked one - is purged (reconcile), so a crash anywhere between the removal and the end of the
+ * purge is finished and nothing else (pending joins, soft leaves) is touched.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +32,12 @@ static void purge_one(struct mero_admission *a, const uint8_t ns[32], const uint
     bool whole = memcmp(ns, group, 32) == 0;
     mero_hex_encode(nsx, ns, 8);
     mero_hex_encode(gx, group, 8);
+    /* context state first: gov's purge forgets which contexts were the namespace's */
+    if (a->env.purge_contexts != NULL && a->env.purge_contexts(a->env.ud, ns, group) < 0) {
+        MERO_WARN("self-purge of %s… failed: cannot delete its context state (%s)", gx,
+                  whole ? "the marker stays for the next start" : "retried at the next removal");
+        return;
+    }
     if (mero_gov_self_purge(a->env.store, ns, group, &e) < 0) {
         MERO_WARN("self-purge of %s… failed (the marker stays for the next start): %s", gx, e.msg);
         return;
@@ -87,8 +98,15 @@ int mero_admission_purge_reconcile(struct mero_admission *a)
     size_t n = 0;
     MERO_TRY(mero_gov_purge_pending(a->env.store, &pending, &n));
     for (size_t i = 0; i < n; i++) {
+        uint8_t ns[32];
         MERO_INFO("self-purge: finishing a purge interrupted before the last stop");
-        purge_one(a, pending[i], pending[i]);
+        /* a marker names a namespace, or a subgroup (subgroup-only eviction) */
+        if (mero_gov_namespace_of(a->env.store, pending[i], ns) == 0 &&
+            memcmp(ns, pending[i], 32) != 0) {
+            purge_one(a, ns, pending[i]);
+        } else {
+            purge_one(a, pending[i], pending[i]);
+        }
     }
     free(pending);
     return 0;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mero/encoding.h"
 #include "mero/gov.h"
@@ -144,9 +145,23 @@ static void on_peer(void *ud, const char *peer_id, int connected)
     }
 }
 
+/* Test seam (honoured only under `merod run --test`, docs/node.md): MERO_TEST_CRASH_AT=
+ * after_removal_commit ends the process right after our own TEE eviction committed and before
+ * any event handler ran, the point where a crash once lost the self-purge. */
+static void crash_seam(const struct mero_node *node, const struct mero_gov_event *ev)
+{
+    const char *at = node->test_routes ? getenv("MERO_TEST_CRASH_AT") : NULL;
+    if (at != NULL && strcmp(at, "after_removal_commit") == 0 &&
+        ev->kind == MERO_EV_TEE_MEMBER_REMOVED && ev->for_us) {
+        MERO_WARN("test seam: crashing after the removal commit");
+        _exit(86);
+    }
+}
+
 static void on_gov_event(void *ud, const struct mero_gov_event *ev)
 {
     struct mero_node *node = ud;
+    crash_seam(node, ev);
     if ((ev->kind == MERO_EV_KEY_DELIVERED || ev->kind == MERO_EV_KEY_ROTATED) && ev->for_us &&
         ev->group != NULL) {
         mero_node_ctx_retry(node, ev->group);
@@ -190,9 +205,7 @@ static void on_dialed(void *ud, int status, const char *peer_id)
 
 int mero_node_service_start(struct mero_node *node, struct mero_err *err)
 {
-    char path[MERO_NODE_PATH_MAX + 16];
-    snprintf(path, sizeof(path), "%s/gov.db", node->home);
-    MERO_TRY(mero_store_open(path, &node->store, err));
+    MERO_TRY(mero_node_open_gov(node, err));
     struct mero_gov_hooks h;
     mero_node_gov_hooks(node, &h);
     mero_store_set_hooks(node->store, &h);

@@ -36,7 +36,8 @@ static int setup(void)
     struct mero_gov_oplist ops = {0};
     uint8_t app[32] = {0};
     if (mero_crypto_init() < 0 || mero_store_open(":memory:", &node.store, &err) < 0 ||
-        mero_node_db_open(&node.db, ":memory:", &err) < 0 || mero_node_ctx_open(&node, &err) < 0 ||
+        mero_node_db_open(&node.db, ":memory:", true, &err) < 0 ||
+        mero_node_ctx_open(&node, &err) < 0 ||
         mero_gov_create_namespace(node.store, ns, &ops, &err) < 0 ||
         mero_gov_create_context(node.store, ns, ns, app, ctx, &ops, &err) < 0) {
         fprintf(stderr, "setup: %s\n", err.msg);

@@ -5,6 +5,7 @@
  * MemberRemoved rotates the group key for the remaining members (never the removed one);
  * MemberLeft does not rotate; the deny list; self-purge with its pending marker.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -66,6 +67,21 @@ static void world_close(struct world *w)
     govt_close(&w->tee.node);
 }
 
+/* Namespaces with a pending self-purge marker in s (999 on error). */
+static size_t marked(struct mero_store *s, const uint8_t ns[32])
+{
+    uint8_t(*v)[32] = NULL;
+    size_t n = 0, hit = 0;
+    if (mero_gov_purge_pending(s, &v, &n) < 0) {
+        return 999;
+    }
+    for (size_t i = 0; i < n; i++) {
+        hit += memcmp(v[i], ns, 32) == 0 ? 1u : 0u;
+    }
+    free(v);
+    return n == hit ? hit : 999;
+}
+
 TEST(tee_removal_cascades_tee_member_removed)
 {
     struct world w;
@@ -81,7 +97,11 @@ TEST(tee_removal_cascades_tee_member_removed)
     CHECK_OK(mero_gov_direct_role(w.owner.s, w.sub2, w.tee.node.pk, &r));
     CHECK_EQ(r, MERO_ROLE_NONE);
     /* the evicted node sees the same events, marked for_us */
+    CHECK_EQ(marked(w.tee.node.s, w.owner.ns), 0);
     CHECK_OK(govt_apply_list(&w.tee.node, &l, &e));
+    /* issue 21 item 3: the marker committed with the removal, no event handler involved */
+    CHECK_EQ(marked(w.tee.node.s, w.owner.ns), 1);
+    CHECK_EQ(marked(w.owner.s, w.owner.ns), 0); /* only the evicted node marks */
     size_t for_us = 0;
     for (size_t i = 0; i < w.tee.node.nev; i++) {
         if (w.tee.node.ev[i].kind == MERO_EV_TEE_MEMBER_REMOVED && w.tee.node.ev[i].for_us) {
@@ -102,7 +122,18 @@ TEST(subgroup_tee_removal_only_that_group)
     CHECK_OK(world_open(&w));
     govt_clear_events(&w.owner);
     struct mero_err e = {0};
-    CHECK_OK(mero_gov_remove_member(w.owner.s, w.owner.ns, w.sub, w.tee.node.pk, NULL, &e));
+    struct mero_gov_oplist l = {0};
+    CHECK_OK(mero_gov_remove_member(w.owner.s, w.owner.ns, w.sub, w.tee.node.pk, &l, &e));
+    /* the evicted node marks the subgroup (not the namespace) with the removal itself */
+    CHECK_OK(govt_apply_list(&w.tee.node, &l, &e));
+    mero_gov_oplist_cleanup(&l);
+    CHECK_EQ(marked(w.tee.node.s, w.sub), 1);
+    uint8_t k[32], kid[32];
+    CHECK_OK(mero_gov_group_key(w.tee.node.s, w.sub, k, kid));
+    CHECK_OK(mero_gov_self_purge(w.tee.node.s, w.owner.ns, w.sub, &e));
+    CHECK_EQ(marked(w.tee.node.s, w.sub), 0); /* cleared by the purge */
+    CHECK_ERR(mero_gov_group_key(w.tee.node.s, w.sub, k, kid), -MERO_ENOTFOUND);
+    CHECK_OK(mero_gov_group_key(w.tee.node.s, w.owner.ns, k, kid)); /* the namespace stays */
     CHECK_EQ(govt_count(&w.owner, MERO_EV_TEE_MEMBER_REMOVED, w.tee.node.pk), 1);
     int r;
     CHECK_OK(mero_gov_direct_role(w.owner.s, w.sub2, w.tee.node.pk, &r));
@@ -122,6 +153,7 @@ TEST(tee_member_left_cascades_without_rotation)
     struct mero_gov_oplist l = {0};
     struct mero_err e = {0};
     CHECK_OK(mero_gov_leave(w.tee.node.s, w.owner.ns, w.owner.ns, &l, &e));
+    CHECK_EQ(marked(w.tee.node.s, w.owner.ns), 1); /* our own leave marks at once */
     CHECK_OK(govt_apply_list(&w.owner, &l, &e));
     CHECK_EQ(govt_count(&w.owner, MERO_EV_TEE_MEMBER_REMOVED, w.tee.node.pk), 3);
     CHECK_EQ(govt_count(&w.owner, MERO_EV_KEY_ROTATED, NULL), 0);

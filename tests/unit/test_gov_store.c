@@ -412,7 +412,50 @@ TEST(sync_queries_page_through_the_log)
     govt_close(&a);
 }
 
+/* issue 21 item 7: merod run's open never creates; merod check's verify finds damage that
+ * SQLite's own checks cannot see. */
+TEST(open_existing_never_creates_and_verify_finds_damage)
+{
+    char p[512], q[512];
+    CHECK(tmp_path("absent.db", p, sizeof(p)) != NULL);
+    struct mero_store *s = NULL;
+    struct mero_err e = {0};
+    CHECK_ERR(mero_store_open_existing(p, &s, &e), -MERO_ENOTFOUND);
+    CHECK(strstr(e.msg, "is missing") != NULL);
+    CHECK(access(p, F_OK) != 0); /* not created */
+    CHECK(tmp_path("empty.db", q, sizeof(q)) != NULL);
+    FILE *f = fopen(q, "w");
+    CHECK(f != NULL);
+    fclose(f);
+    CHECK(chmod(q, 0600) == 0);
+    CHECK_ERR(mero_store_open_existing(q, &s, &e), -MERO_ESTATE);
+    CHECK(strstr(e.msg, "is empty (0 bytes)") != NULL);
+
+    CHECK(tmp_path("verify.db", p, sizeof(p)) != NULL);
+    uint8_t ns[32], group[32], ctx[32], app[32] = {0};
+    CHECK_OK(mero_store_open(p, &s, &e));
+    CHECK_OK(mero_gov_create_namespace(s, ns, NULL, &e));
+    CHECK_OK(mero_gov_create_subgroup(s, ns, ns, MERO_GROUP_OPEN, group, NULL, &e));
+    CHECK_OK(mero_gov_create_context(s, ns, group, app, ctx, NULL, &e));
+    size_t nops = 0;
+    CHECK_OK(mero_store_check(s, true, &e));
+    CHECK_OK(mero_gov_verify(s, &nops, &e));
+    CHECK_EQ(nops, 3);
+    mero_store_close(s);
+    sqlite3 *db = NULL; /* damage a derived row the way a flipped payload byte would */
+    CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "UPDATE contexts SET grp = ns", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    CHECK_OK(mero_store_open_existing(p, &s, &e));
+    CHECK_OK(mero_store_check(s, false, &e)); /* SQLite sees nothing wrong */
+    CHECK_ERR(mero_gov_verify(s, &nops, &e), -MERO_EIO);
+    CHECK(strstr(e.msg, "derived tables differ") != NULL);
+    CHECK_ERR(mero_gov_verify(s, &nops, &e), -MERO_EIO); /* nothing was changed by the check */
+    mero_store_close(s);
+}
+
 MERO_TEST_MAIN(T(store_file_permissions), T(store_wal_full_and_reopen), T(op_table_is_append_only),
                T(apply_idempotent_and_missing_parent), T(ops_of_another_namespace_refused),
                T(rebuild_equals_incremental_after_random_history),
-               T(sync_queries_page_through_the_log))
+               T(sync_queries_page_through_the_log),
+               T(open_existing_never_creates_and_verify_finds_damage))

@@ -84,4 +84,30 @@ TEST(only_our_tee_eviction_acts_and_reconcile_purges_marked_only)
     mero_store_close(s);
 }
 
-MERO_TEST_MAIN(T(only_our_tee_eviction_acts_and_reconcile_purges_marked_only))
+/* A subgroup marker (a subgroup-only eviction, marked by gov with the removal): the reconcile
+ * purges that subgroup's keys only and keeps the namespace. */
+TEST(reconcile_purges_a_marked_subgroup_only)
+{
+    CHECK_OK(mero_crypto_init());
+    struct mero_store *s = NULL;
+    uint8_t ns[32], sub[32], k[32], kid[32];
+    CHECK_OK(mero_store_open(":memory:", &s, NULL));
+    CHECK_OK(mero_gov_create_namespace(s, ns, NULL, NULL));
+    CHECK_OK(mero_gov_create_subgroup(s, ns, ns, MERO_GROUP_RESTRICTED, sub, NULL, NULL));
+    CHECK_OK(mero_gov_group_key(s, sub, k, kid));
+    CHECK_OK(mero_gov_purge_mark(s, sub));
+    struct mero_admission *a = calloc(1, sizeof(*a));
+    CHECK(a != NULL);
+    a->env.store = s;
+    a->closing = true;
+    CHECK_OK(mero_admission_purge_reconcile(a));
+    CHECK_EQ(pending(s), 0);
+    CHECK_ERR(mero_gov_group_key(s, sub, k, kid), -MERO_ENOTFOUND);
+    CHECK(has_ns(s, ns));
+    CHECK_OK(mero_gov_group_key(s, ns, k, kid));
+    free(a);
+    mero_store_close(s);
+}
+
+MERO_TEST_MAIN(T(only_our_tee_eviction_acts_and_reconcile_purges_marked_only),
+               T(reconcile_purges_a_marked_subgroup_only))

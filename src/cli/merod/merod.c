@@ -2,8 +2,11 @@
 /*
  * merod.c - the node daemon's entry: `merod init --home DIR [--name N] [--listen MULTIADDR]
  * [--api HOST:PORT]` and `merod run --home DIR [--mock-tee] [--bootstrap MULTIADDR]...
- * [--test]`. Exit status 0 on success or a clean stop, 1 on bad usage, 2 on failure.
+ * [--test]` and `merod check --home DIR`. Exit status 0 on success or a clean stop (check:
+ * nothing damaged), 1 on bad usage, 2 on failure (check: something is damaged or missing).
+ * SQLite's error log is routed to ours so a corruption SQLite notices at run time is logged.
  */
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: merod init --home DIR [--name N] [--listen MULTIADDR] [--api HOST:PORT]\n"
                "       merod run --home DIR [--mock-tee] [--bootstrap MULTIADDR]... [--test]\n"
+               "       merod check --home DIR\n"
                "       merod --version\n");
 }
 
@@ -115,8 +119,50 @@ static int cmd_run(int argc, char **argv)
     return rc < 0 ? 2 : 0;
 }
 
+static int cmd_check(int argc, char **argv)
+{
+    const char *home = NULL;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--home") == 0 && i + 1 < argc) {
+            home = argv[++i];
+        } else {
+            fprintf(stderr, "merod: unknown option or missing value: %s\n", argv[i]);
+            usage(stderr);
+            return 1;
+        }
+    }
+    if (home == NULL) {
+        fprintf(stderr, "merod: check needs --home DIR\n");
+        return 1;
+    }
+    struct mero_err err = {0};
+    if (mero_node_check(home, stdout, &err) < 0) {
+        fflush(stdout);
+        fprintf(stderr, "merod: check: %s\n", err.msg);
+        return 2;
+    }
+    printf("%s: ok\n", home);
+    return 0;
+}
+
+/* SQLite's own error log: corruption and I/O errors it meets while the node serves. */
+static void on_sqlite_log(void *ud, int code, const char *msg)
+{
+    (void)ud;
+    int primary = code & 0xff;
+    if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) {
+        MERO_ERROR("sqlite: database corruption: %s; stop the node and run merod check", msg);
+    } else if (primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN) {
+        MERO_ERROR("sqlite: %s (code %d)", msg, code);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    (void)sqlite3_config(SQLITE_CONFIG_LOG, on_sqlite_log, NULL);
     if (mero_crypto_init() < 0) {
         fprintf(stderr, "merod: crypto init failed\n");
         return 2;
@@ -130,6 +176,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "run") == 0) {
         return cmd_run(argc, argv);
+    }
+    if (strcmp(argv[1], "check") == 0) {
+        return cmd_check(argc, argv);
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
         printf("merod 0.1.0\n");
