@@ -192,6 +192,7 @@ int mero_node_service_start(struct mero_node *node, struct mero_err *err)
     char path[MERO_NODE_PATH_MAX + 16];
     snprintf(path, sizeof(path), "%s/gov.db", node->home);
     MERO_TRY(mero_store_open(path, &node->store, err));
+    MERO_TRY(mero_gov_check_secrets(node->store, path, err));
     struct mero_gov_hooks h = {.ud = node,
                                .on_event = on_gov_event,
                                .quote_report_data = quote_report_data,
