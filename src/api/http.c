@@ -10,6 +10,14 @@
  * (MHD_suspend_connection); its later reply resumes it, which wakes the epoll fd through MHD's
  * inter-thread channel. On stop every suspended request is answered 503 before the daemon is
  * stopped, so no connection is left hanging and no request state outlives the server.
+ *
+ * The request object is created by the URI-log callback, which sees the request line's URI
+ * before libmicrohttpd decodes it: the router works on that raw path (a decoded "%00" would
+ * cut the string short), and an encoded NUL in the path or query is refused 400. Framing in
+ * doubt (two Content-Length, Content-Length with Transfer-Encoding) is refused 400 with
+ * Connection: close. Every connection is tracked by the guard (guard.c: caps, deadlines,
+ * eviction), fed by the accept-policy and connection-notify callbacks and the request phases
+ * set here; its sweep runs from pump() every SWEEP_MS.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
