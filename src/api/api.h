@@ -79,6 +79,8 @@ struct api_req {
     struct mero_buf body;
     struct api_conn *gc; /* its connection's guard entry (may be NULL) */
     char *raw_path;      /* the path as sent, without the query (owned) */
+    const char *uri_at;  /* where libmicrohttpd held the URI (borrowed, compared only) */
+    size_t uri_len;      /* its string length when first seen */
     bool bad_uri;        /* an encoded NUL somewhere in the path or query */
     bool started, too_big, dispatched, suspended, replied, close_after;
     char params[API_MAX_PARAMS][API_PARAM_MAX];

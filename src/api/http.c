@@ -49,6 +49,8 @@ struct mero_api_server {
 };
 
 #define SWEEP_MS 250 /* how often connection deadlines are checked */
+/* the request line lives in libmicrohttpd's connection buffer (32 KiB by default) */
+#define API_URI_SPAN_MAX (64u * 1024u)
 
 static void pump(struct mero_api_server *s);
 
@@ -155,6 +157,8 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
     }
     memcpy(r->raw_path, uri, n);
     r->raw_path[n] = 0;
+    r->uri_at = uri;
+    r->uri_len = strlen(uri);
     for (const char *p = uri; (p = strchr(p, '%')) != NULL; p++) {
         if (p[1] == '0' && p[2] == '0') {
             r->bad_uri = true;
@@ -206,8 +210,18 @@ static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const ch
 
 /* First look at a request whose headers are complete: 0 to go on, else the status already
  * set as the reply. */
-static int check_headers(struct api_req *r, struct MHD_Connection *c)
+static int check_headers(struct api_req *r, struct MHD_Connection *c, const char *version)
 {
+    /* A raw NUL byte in the request line: libmicrohttpd finds the version by searching back
+     * from the end of the line and ends the URI with a NUL where the space was, so the URI
+     * string we saw must end exactly one byte before the version. If the version starts
+     * further on, the URI held a NUL of its own and the rest was cut off (the same attack
+     * as "%00", unencoded). */
+    uintptr_t v = (uintptr_t)version, u = (uintptr_t)r->uri_at;
+    if (version != NULL && version[0] != 0 && u != 0 && v > u && v - u > r->uri_len + 1 &&
+        v - u <= API_URI_SPAN_MAX) {
+        r->bad_uri = true;
+    }
     if (r->bad_uri) {
         r->close_after = true;
         api_reply_error(r, 400, "bad percent-encoding or NUL byte in the request path or query");
@@ -242,7 +256,6 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
 {
     struct mero_api_server *s = cls;
     struct api_req *r = *con_cls;
-    (void)version;
     (void)url; /* already decoded (a "%00" would cut it): the router uses r->raw_path */
     if (r == NULL) {
         return MHD_NO; /* on_uri ran out of memory */
@@ -251,7 +264,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         r->started = true;
         r->method = method_of(method);
         api_guard_phase(r->gc, API_CONN_BODY, mero_now_ms());
-        if (check_headers(r, c) < 0) {
+        if (check_headers(r, c, version) < 0) {
             r->dispatched = true;
             api_guard_phase(r->gc, API_CONN_BUSY, mero_now_ms());
             return queue(r);

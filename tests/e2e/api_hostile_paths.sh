@@ -55,6 +55,16 @@ req a GET "/admin-api/tee/info?x=%00" "" noauth
 check "%00 in the query of a public route: 400" err_has 400 "NUL byte"
 req a GET "/admin-api/tee/info?x=%2500" "" noauth
 check "an encoded percent sign before 00 is no NUL: 200" status_is 200
+# the same cut with a raw NUL byte in the request line (not encoded)
+T=${TOKEN[a]}
+raw "PUT /admin-api/contexts/$CTX/kv/rawsecret\\x00.public HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $T\r\nContent-Length: 13\r\nConnection: close\r\n\r\n{\"value\":\"v\"}"
+check "raw NUL byte in the request path: 400" test "$(raw_status)" = 400
+req a GET "/admin-api/contexts/$CTX/kv/rawsecret"
+check "... and key 'rawsecret' was not written" status_is 404
+raw "GET /admin-api/tee/info?x=\\x00y HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+check "raw NUL byte in the query: 400" test "$(raw_status)" = 400
+raw "GET /admin-api/tee/info HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+check "the same request line without the NUL: 200" test "$(raw_status)" = 200
 req a PUT "/admin-api/contexts/$CTX/kv/a%2Fb" '{"value":"v"}'
 check "%2F stays inside its segment (key 'a/b' refused by the key rule, 400)" err_has 400 "key may hold only"
 req a PUT "/admin-api/contexts/$CTX/kv/k%zz" '{"value":"v"}'
