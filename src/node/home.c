@@ -93,7 +93,8 @@ int mero_node_write_secret(const char *path, const void *data, size_t len, struc
 int mero_node_read_secret(const char *path, void *out, size_t cap, size_t *len,
                           struct mero_err *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO in the secret's place must be refused below, not wait for a writer */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) {
         return mero_err_set(err, MERO_ENOTFOUND, "cannot open %s: %s", path, strerror(errno));
     }

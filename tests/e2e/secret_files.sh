@@ -4,7 +4,9 @@
 # a message naming the file and the fix) instead of starting with a guessable admin token or
 # a publicly known identity. Reproductions: an admin-token of 64 NUL bytes (made the empty
 # bearer an admin), `a` + 63 NULs (made `Bearer a` one), 64 spaces, non-hex text; an
-# all-zero identity.key; plus the near misses (63 or 65 hex, hex then a NUL, a 31-byte key).
+# all-zero identity.key; plus the near misses (63 or 65 hex, hex then a NUL, a 31-byte key, a
+# FIFO in the token's place) and the secrets gov.db keeps (namespace identities, account key,
+# group keys).
 # A good node refuses the empty and the one-letter bearer, and the 0600 checks still hold.
 . "$(dirname "$0")/node_lib.bash"
 
@@ -51,6 +53,10 @@ refused "admin-token with a trailing NUL refused" admin-token
 refused "admin-token with two newlines refused" admin-token
 : | put admin-token
 refused "empty admin-token refused" admin-token
+rm -f "$H/admin-token"
+mkfifo -m 600 "$H/admin-token"
+refused "a FIFO as admin-token refused at once (no wait for a writer)" admin-token
+rm -f "$H/admin-token"
 check "no message carries token bytes" eval '! grep -qF "$(head -c 16 "$WORK/token.good")" <<<"$OUT"'
 cp "$WORK/token.good" "$H/admin-token"
 
