@@ -47,7 +47,11 @@ check "--token-file naming a directory: exit 1" test $RC -eq 1
 head -c 64 /dev/zero >"$WORK/nul-token"
 chmod 600 "$WORK/nul-token"
 rc_of "$BIN/meroctl" --node "${URL[a]}" --token-file "$WORK/nul-token" node info
-check "--token-file of 64 NUL bytes: exit 1" eval '[ $RC -eq 1 ] && grep -q "64-hex admin token" <<<"$ERR"'
+check "--token-file of 64 NUL bytes: exit 1 (not sent cut)" eval '[ $RC -eq 1 ] && grep -q "NUL byte" <<<"$ERR"'
+printf '%064d\n' 0 >"$WORK/wrong-token"
+chmod 600 "$WORK/wrong-token"
+rc_of "$BIN/meroctl" --node "${URL[a]}" --token-file "$WORK/wrong-token" node info
+check "a well-formed wrong token: exit 4 (authentication)" test $RC -eq 4
 rc_of "${MC[@]}" node info
 check "the real token file still works" test $RC -eq 0
 finish
