@@ -47,6 +47,11 @@ MERO_MUST_CHECK int mero_store_open_existing(const char *path, struct mero_store
 /* SQLite's PRAGMA quick_check (full: integrity_check); -MERO_EIO with the first finding. */
 MERO_MUST_CHECK int mero_store_check(struct mero_store *s, bool full, struct mero_err *err);
 void mero_store_close(struct mero_store *s); /* NULL is a no-op */
+/* Check every secret the store keeps (namespace identity seeds, the account root key, group
+ * keys): each exactly 32 bytes, not all zero, a group key matching its key id. 0, or
+ * -MERO_EINVAL with a message naming path (the file, for the message) and the fix. */
+MERO_MUST_CHECK int mero_gov_check_secrets(struct mero_store *s, const char *path,
+                                           struct mero_err *err);
 /* Batch many applies in one transaction (bench, bulk sync). Nested applies use savepoints. */
 MERO_MUST_CHECK int mero_store_begin(struct mero_store *s);
 MERO_MUST_CHECK int mero_store_commit(struct mero_store *s);

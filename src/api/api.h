@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -22,12 +23,53 @@
 
 struct mero_node;
 struct mero_api_server;
+struct MHD_Connection;
+struct sockaddr;
 
 #define API_BODY_MAX   (64u * 1024u) /* request bodies larger than this are refused with 413 */
 #define API_MAX_PARAMS 4
 #define API_PARAM_MAX  320
 
+/* Connection caps and deadlines (guard.c). */
+#define API_CONN_MAX           256   /* connections in all */
+#define API_CONN_PER_IP        64    /* connections from one address */
+#define API_HEADER_DEADLINE_MS 5000  /* request line + headers, from connect or previous reply */
+#define API_BODY_DEADLINE_MS   10000 /* body, from the end of the headers */
+#define API_GUARD_REPORT_MS    10000 /* at most one guard warning this often */
+
 enum api_method { API_GET = 1, API_POST, API_PUT, API_DELETE, API_OTHER };
+
+enum api_conn_phase { API_CONN_HEADERS, API_CONN_BODY, API_CONN_BUSY };
+
+/* One TCP connection, tracked from accept to close (guard.c). */
+struct api_conn {
+    struct MHD_Connection *mhd;
+    uint32_t ip; /* IPv4, network order */
+    enum api_conn_phase phase;
+    uint64_t phase_start_ms;
+    bool closing;
+    struct api_req *req; /* the current request, if any */
+    struct api_conn *prev, *next;
+};
+
+struct api_guard {
+    struct api_conn *head;
+    size_t n;
+    uint64_t closed_by_guard, refused; /* counters for the log */
+    uint64_t reported, next_report_ms; /* the warning is written at most every 10 s */
+};
+
+void api_guard_init(struct api_guard *g);
+/* Accept policy: true to accept a connection from addr, after evicting the oldest non-busy
+ * connection when a cap is reached; false when every connection in the way is busy. */
+bool api_guard_accept(struct api_guard *g, const struct sockaddr *addr);
+/* Track a started connection (NULL when out of memory: then it is not tracked). */
+struct api_conn *api_guard_started(struct api_guard *g, struct MHD_Connection *mhd,
+                                   uint64_t now_ms);
+void api_guard_closed(struct api_guard *g, struct api_conn *c);
+void api_guard_phase(struct api_conn *c, enum api_conn_phase phase, uint64_t now_ms);
+/* Close every connection past its deadline. */
+void api_guard_sweep(struct api_guard *g, uint64_t now_ms);
 
 struct api_req {
     struct mero_node *node;
@@ -35,7 +77,12 @@ struct api_req {
     void *conn; /* struct MHD_Connection * */
     enum api_method method;
     struct mero_buf body;
-    bool too_big, dispatched, suspended, replied;
+    struct api_conn *gc; /* its connection's guard entry (may be NULL) */
+    char *raw_path;      /* the path as sent, without the query (owned) */
+    const char *uri_at;  /* where libmicrohttpd held the URI (borrowed, compared only) */
+    size_t uri_len;      /* its string length when first seen */
+    bool bad_uri;        /* an encoded NUL somewhere in the path or query */
+    bool started, too_big, dispatched, suspended, replied, close_after;
     char params[API_MAX_PARAMS][API_PARAM_MAX];
     size_t nparams;
     int status;
@@ -65,8 +112,21 @@ MERO_MUST_CHECK int mero_api_start(struct mero_node *node, struct mero_err *err)
 /* Stop: answer suspended requests with 503, close every connection, free the server. */
 void mero_api_stop(struct mero_node *node);
 
-/* Dispatch a complete request (router.c): route, auth, body parse, handler. */
-void api_dispatch(struct api_req *r, const char *url, const char *authorization);
+/* A request path split at '/' and percent-decoded segment by segment (router.c). */
+#define API_PATH_MAX_SEGS 12
+struct api_path {
+    char seg[API_PATH_MAX_SEGS][API_PARAM_MAX];
+    size_t n;
+    bool too_deep, too_long; /* matches no route (404) */
+};
+/* Split RAW (the path as sent, without the query) into out: 0, or -MERO_EINVAL when a
+ * segment holds a bad escape or decodes to a NUL byte. */
+MERO_MUST_CHECK int api_split_path(const char *raw, struct api_path *out);
+
+/* Dispatch a complete request (router.c): route on the raw path, auth, body parse, handler.
+ * authorization (may be NULL) is the header value of authorization_len bytes. */
+void api_dispatch(struct api_req *r, const char *raw_path, const char *authorization,
+                  size_t authorization_len);
 
 /* Replies. data is stolen (may be NULL for JSON null). */
 void api_reply_data(struct api_req *r, int status, json_t *data);
@@ -74,7 +134,8 @@ void api_reply_error(struct api_req *r, int status, const char *fmt, ...) MERO_P
 /* Map a library error code to a status and answer with the err message (or its name). */
 void api_reply_err(struct api_req *r, int rc, const struct mero_err *err);
 
-/* Authorization header check against the node token, in constant time: 1 when good. */
-int api_auth_ok(const struct mero_node *node, const char *authorization);
+/* Authorization header check (LEN bytes, NULs included) against the node token, in constant
+ * time: 1 when good. */
+int api_auth_ok(const struct mero_node *node, const char *authorization, size_t len);
 
 #endif

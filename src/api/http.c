@@ -10,6 +10,14 @@
  * (MHD_suspend_connection); its later reply resumes it, which wakes the epoll fd through MHD's
  * inter-thread channel. On stop every suspended request is answered 503 before the daemon is
  * stopped, so no connection is left hanging and no request state outlives the server.
+ *
+ * The request object is created by the URI-log callback, which sees the request line's URI
+ * before libmicrohttpd decodes it: the router works on that raw path (a decoded "%00" would
+ * cut the string short), and an encoded NUL in the path or query is refused 400. Framing in
+ * doubt (two Content-Length, Content-Length with Transfer-Encoding) is refused 400 with
+ * Connection: close. Every connection is tracked by the guard (guard.c: caps, deadlines,
+ * eviction), fed by the accept-policy and connection-notify callbacks and the request phases
+ * set here; its sweep runs from pump() every SWEEP_MS.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -17,11 +25,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <microhttpd.h>
 #include <uv.h>
 
 #include "api/api.h"
+#include "mero/clock.h"
 #include "mero/encoding.h"
 #include "mero/log.h"
 #include "node/node.h"
@@ -32,9 +42,15 @@ struct mero_api_server {
     uv_poll_t poll;
     uv_timer_t timer;
     struct api_req *suspended;
+    struct api_guard guard;
+    uint64_t next_sweep_ms;
     int open_handles;
     bool stopping;
 };
+
+#define SWEEP_MS 250 /* how often connection deadlines are checked */
+/* the request line lives in libmicrohttpd's connection buffer (32 KiB by default) */
+#define API_URI_SPAN_MAX (64u * 1024u)
 
 static void pump(struct mero_api_server *s);
 
@@ -56,10 +72,15 @@ static void pump(struct mero_api_server *s)
         return;
     }
     (void)MHD_run(s->d);
+    uint64_t now = mero_now_ms();
+    if (now >= s->next_sweep_ms) {
+        api_guard_sweep(&s->guard, now);
+        s->next_sweep_ms = now + SWEEP_MS;
+    }
     MHD_UNSIGNED_LONG_LONG ms = 0;
-    uint64_t next = 1000;
-    if (MHD_get_timeout(s->d, &ms) == MHD_YES) {
-        next = ms < 1000 ? (uint64_t)ms : 1000;
+    uint64_t next = s->guard.n > 0 ? SWEEP_MS : 1000;
+    if (MHD_get_timeout(s->d, &ms) == MHD_YES && ms < next) {
+        next = (uint64_t)ms;
     }
     uv_timer_start(&s->timer, on_timer, next, 0);
 }
@@ -90,6 +111,10 @@ static enum MHD_Result queue(struct api_req *r)
     }
     (void)MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
     (void)MHD_add_response_header(resp, "Cache-Control", "no-store");
+    if (r->close_after) {
+        /* the request's framing is not trusted: do not read another one from this stream */
+        (void)MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    }
     enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -108,29 +133,140 @@ static void unlink_suspended(struct api_req *r)
     r->next_suspended = NULL;
 }
 
+static struct api_conn *conn_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci != NULL ? ci->socket_context : NULL;
+}
+
+/* Called with the raw request line's URI, before libmicrohttpd decodes it: the request
+ * object starts here, keeping the raw path for the router and noting an encoded NUL. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    struct mero_api_server *s = cls;
+    struct api_req *r = calloc(1, sizeof(*r));
+    if (r == NULL) {
+        return NULL;
+    }
+    size_t n = strcspn(uri, "?#");
+    r->raw_path = malloc(n + 1);
+    if (r->raw_path == NULL) {
+        free(r);
+        return NULL;
+    }
+    memcpy(r->raw_path, uri, n);
+    r->raw_path[n] = 0;
+    r->uri_at = uri;
+    r->uri_len = strlen(uri);
+    for (const char *p = uri; (p = strchr(p, '%')) != NULL; p++) {
+        if (p[1] == '0' && p[2] == '0') {
+            r->bad_uri = true;
+        }
+    }
+    r->node = s->node;
+    r->srv = s;
+    r->conn = c;
+    r->gc = conn_of(c);
+    if (r->gc != NULL) {
+        r->gc->req = r;
+    }
+    mero_buf_init(&r->body, API_BODY_MAX);
+    return r;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    struct mero_api_server *s = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        *socket_context = api_guard_started(&s->guard, c, mero_now_ms());
+        return;
+    }
+    struct api_conn *gc = *socket_context;
+    if (gc != NULL && gc->req != NULL) {
+        gc->req->gc = NULL;
+    }
+    api_guard_closed(&s->guard, gc);
+    *socket_context = NULL;
+}
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    size_t key_size, const char *value, size_t value_size)
+{
+    size_t *counts = cls;
+    (void)kind;
+    (void)value;
+    (void)value_size;
+    if (key_size == 14 && strncasecmp(key, "Content-Length", 14) == 0) {
+        counts[0]++;
+    } else if (key_size == 17 && strncasecmp(key, "Transfer-Encoding", 17) == 0) {
+        counts[1]++;
+    } else if (key_size == 13 && strncasecmp(key, "Authorization", 13) == 0) {
+        counts[2]++;
+    }
+    return MHD_YES;
+}
+
+/* First look at a request whose headers are complete: 0 to go on, else the status already
+ * set as the reply. */
+static int check_headers(struct api_req *r, struct MHD_Connection *c, const char *version)
+{
+    /* A raw NUL byte in the request line: libmicrohttpd finds the version by searching back
+     * from the end of the line and ends the URI with a NUL where the space was, so the URI
+     * string we saw must end exactly one byte before the version. If the version starts
+     * further on, the URI held a NUL of its own and the rest was cut off (the same attack
+     * as "%00", unencoded). */
+    uintptr_t v = (uintptr_t)version, u = (uintptr_t)r->uri_at;
+    if (version != NULL && version[0] != 0 && u != 0 && v > u && v - u > r->uri_len + 1 &&
+        v - u <= API_URI_SPAN_MAX) {
+        r->bad_uri = true;
+    }
+    if (r->bad_uri) {
+        r->close_after = true;
+        api_reply_error(r, 400, "bad percent-encoding or NUL byte in the request path or query");
+        return -1;
+    }
+    size_t counts[3] = {0, 0, 0};
+    (void)MHD_get_connection_values_n(c, MHD_HEADER_KIND, count_header, counts);
+    if (counts[0] > 1 || (counts[0] > 0 && counts[1] > 0) || counts[1] > 1) {
+        /* two framings: which body is the request? (request smuggling) */
+        r->close_after = true;
+        api_reply_error(r, 400, "conflicting Content-Length / Transfer-Encoding headers");
+        return -1;
+    }
+    if (counts[2] > 1) {
+        r->close_after = true;
+        api_reply_error(r, 400, "more than one Authorization header");
+        return -1;
+    }
+    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+    uint64_t n = 0;
+    if (cl != NULL && (mero_parse_u64(cl, UINT64_MAX, &n) < 0 || n > API_BODY_MAX)) {
+        r->close_after = true;
+        api_reply_error(r, 413, "request body larger than %u bytes", API_BODY_MAX);
+        return -1;
+    }
+    return 0;
+}
+
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
                                  const char *method, const char *version, const char *upload_data,
                                  size_t *upload_data_size, void **con_cls)
 {
     struct mero_api_server *s = cls;
     struct api_req *r = *con_cls;
-    (void)version;
+    (void)url; /* already decoded (a "%00" would cut it): the router uses r->raw_path */
     if (r == NULL) {
-        r = calloc(1, sizeof(*r));
-        if (r == NULL) {
-            return MHD_NO;
-        }
-        r->node = s->node;
-        r->srv = s;
-        r->conn = c;
+        return MHD_NO; /* on_uri ran out of memory */
+    }
+    if (!r->started) {
+        r->started = true;
         r->method = method_of(method);
-        mero_buf_init(&r->body, API_BODY_MAX);
-        *con_cls = r;
-        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
-        uint64_t n = 0;
-        if (cl != NULL && (mero_parse_u64(cl, UINT64_MAX, &n) < 0 || n > API_BODY_MAX)) {
+        api_guard_phase(r->gc, API_CONN_BODY, mero_now_ms());
+        if (check_headers(r, c, version) < 0) {
             r->dispatched = true;
-            api_reply_error(r, 413, "request body larger than %u bytes", API_BODY_MAX);
+            api_guard_phase(r->gc, API_CONN_BUSY, mero_now_ms());
             return queue(r);
         }
         return MHD_YES;
@@ -150,12 +286,20 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         return MHD_YES; /* suspended; MHD should not call again, but be safe */
     }
     r->dispatched = true;
+    api_guard_phase(r->gc, API_CONN_BUSY, mero_now_ms());
     if (r->too_big) {
         api_reply_error(r, 413, "request body larger than %u bytes", API_BODY_MAX);
         return queue(r);
     }
-    api_dispatch(r, url,
-                 MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
+    size_t alen = 0;
+    const char *auth = NULL;
+    if (MHD_lookup_connection_value_n(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION,
+                                      sizeof(MHD_HTTP_HEADER_AUTHORIZATION) - 1, &auth,
+                                      &alen) != MHD_YES) {
+        auth = NULL;
+        alen = 0;
+    }
+    api_dispatch(r, r->raw_path, auth, alen);
     if (r->replied) {
         return queue(r);
     }
@@ -183,7 +327,13 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     if (r->suspended) {
         unlink_suspended(r);
     }
+    if (r->gc != NULL) {
+        r->gc->req = NULL;
+        /* the next request on a kept-alive connection has its own header deadline */
+        api_guard_phase(r->gc, API_CONN_HEADERS, mero_now_ms());
+    }
     mero_buf_cleanup(&r->body);
+    free(r->raw_path);
     free(r->resp);
     free(r);
     *con_cls = NULL;
@@ -239,6 +389,27 @@ void api_reply_error(struct api_req *r, int status, const char *fmt, ...)
     set_response(r, status, json_pack("{s:{s:i, s:s}}", "error", "status", status, "message", msg));
 }
 
+/* libmicrohttpd's own messages (one per dropped connection under a flood) go to the debug
+ * level; the guard's rate-limited summary is the warning an operator sees. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char msg[256];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    msg[strcspn(msg, "\n")] = 0;
+    MERO_DEBUG("libmicrohttpd: %s", msg);
+}
+#pragma GCC diagnostic pop
+
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+    struct mero_api_server *s = cls;
+    (void)addrlen;
+    return api_guard_accept(&s->guard, addr) ? MHD_YES : MHD_NO;
+}
+
 static int parse_hostport(const char *hp, struct sockaddr_in *sa)
 {
     char host[64];
@@ -273,10 +444,15 @@ int mero_api_start(struct mero_node *node, struct mero_err *err)
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
     s->node = node;
+    api_guard_init(&s->guard);
     unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    /* libmicrohttpd's own limit is a backstop above the guard's caps: connections the guard
+     * is closing still hold a slot until libmicrohttpd has seen them end */
     s->d = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, s, MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000, MHD_OPTION_CONNECTION_TIMEOUT,
+        flags, 0, on_accept, s, on_access, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+        MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+        s, MHD_OPTION_CONNECTION_LIMIT, (unsigned)(2 * API_CONN_MAX), MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)30, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_END);
     if (s->d == NULL) {
         free(s);

@@ -7,9 +7,16 @@
  * Order of checks, so that an unauthenticated caller learns nothing about bodies: unknown
  * path 404, known path with another method 405, protected route without the right token 401,
  * then body: not JSON / duplicate key / not an object 400. The token comparison hashes both
- * sides and compares the digests in constant time, so neither content nor length leaks.
+ * sides and compares the digests in constant time, so neither content nor length leaks; the
+ * given value is counted by its real length (a NUL in it does not end it).
+ *
+ * Routing runs on the raw path (before any percent-decoding): it is split at '/' first and
+ * each segment is decoded on its own, so "%2F" stays inside its segment and "?" "#" arrive
+ * only when encoded. A bad escape or a decoded NUL anywhere answers 400 before anything
+ * else (issue 21 item 8: "%00" used to cut the path short and name another key).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/api.h"
@@ -20,64 +27,162 @@
 static const struct api_route *const tables[] = {api_routes_tee, api_routes_policy, api_routes_ns,
                                                  api_routes_ctx};
 
-int api_auth_ok(const struct mero_node *node, const char *authorization)
+int api_auth_ok(const struct mero_node *node, const char *authorization, size_t len)
 {
     static const char prefix[] = "Bearer ";
-    if (authorization == NULL || strncmp(authorization, prefix, sizeof(prefix) - 1) != 0) {
+    const size_t pl = sizeof(prefix) - 1;
+    if (authorization == NULL || len < pl || strncmp(authorization, prefix, pl) != 0) {
         return 0;
     }
-    const char *given = authorization + sizeof(prefix) - 1;
+    /* by length and content, never as C strings: the given value is counted with any NUL in
+     * it, the node's token is always exactly MERO_TOKEN_HEX_LEN validated hex characters
+     * (home.c); the length is public, the content is compared over digests in constant time */
+    const char *given = authorization + pl;
+    size_t given_len = len - pl;
     uint8_t a[MERO_SHA256_LEN], b[MERO_SHA256_LEN];
-    mero_sha256(a, given, strlen(given));
-    mero_sha256(b, node->token, strlen(node->token));
+    mero_sha256(a, given, given_len);
+    mero_sha256(b, node->token, MERO_TOKEN_HEX_LEN);
     int ok = mero_ct_eq(a, b, sizeof(a));
     mero_wipe(a, sizeof(a));
     mero_wipe(b, sizeof(b));
-    return ok;
+    return ok && given_len == MERO_TOKEN_HEX_LEN;
 }
 
-/* 1 when url matches pattern; params captured into r. Segments are compared whole. */
-static int match(const char *pattern, const char *url, struct api_req *r)
+static int hexval(char c)
 {
-    size_t np = 0;
-    const char *p = pattern, *u = url;
-    while (*p != 0 && *u != 0) {
-        if (*p != '/' || *u != '/') {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+/* Percent-decode one raw path segment [p, p+n) into out (cap bytes with the terminator).
+ * 0 ok; -MERO_EINVAL for a bad escape or a decoded NUL (400); -MERO_ETOOBIG when it does not
+ * fit (such a segment matches no route: 404). */
+static int decode_segment(const char *p, size_t n, char *out, size_t cap, size_t *outlen)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        int c = (unsigned char)p[i];
+        if (c == '%') {
+            if (i + 2 >= n) {
+                return -MERO_EINVAL;
+            }
+            int h = hexval(p[i + 1]), l = hexval(p[i + 2]);
+            if (h < 0 || l < 0) {
+                return -MERO_EINVAL;
+            }
+            c = h * 16 + l;
+            i += 2;
+        }
+        if (c == 0) {
+            return -MERO_EINVAL;
+        }
+        if (o + 1 >= cap) {
+            return -MERO_ETOOBIG;
+        }
+        out[o++] = (char)c;
+    }
+    out[o] = 0;
+    *outlen = o;
+    return 0;
+}
+
+int api_split_path(const char *raw, struct api_path *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (raw == NULL || raw[0] != '/') {
+        return -MERO_EINVAL;
+    }
+    const char *p = raw + 1;
+    for (;;) {
+        const char *e = strchr(p, '/');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (e == NULL && n == 0 && out->n > 0) {
+            break; /* one trailing slash is allowed */
+        }
+        if (out->n >= API_PATH_MAX_SEGS) {
+            out->too_deep = true;
+            return 0;
+        }
+        size_t len = 0;
+        int rc = decode_segment(p, n, out->seg[out->n], API_PARAM_MAX, &len);
+        if (rc == -MERO_EINVAL) {
+            return rc;
+        }
+        if (rc < 0) {
+            out->too_long = true; /* keeps scanning: a NUL further on still answers 400 */
+            out->seg[out->n][0] = 0;
+        }
+        out->n++;
+        if (e == NULL) {
+            break;
+        }
+        p = e + 1;
+    }
+    return 0;
+}
+
+/* 1 when the decoded segments match pattern; params captured into r. */
+static int match(const char *pattern, const struct api_path *path, struct api_req *r)
+{
+    size_t np = 0, i = 0;
+    const char *p = pattern;
+    if (path->too_deep || path->too_long) {
+        return 0;
+    }
+    while (*p != 0) {
+        if (*p != '/' || i >= path->n) {
             return 0;
         }
         p++;
-        u++;
         const char *pe = strchr(p, '/');
-        const char *ue = strchr(u, '/');
         size_t pl = pe ? (size_t)(pe - p) : strlen(p);
-        size_t ul = ue ? (size_t)(ue - u) : strlen(u);
+        const char *seg = path->seg[i];
+        size_t sl = strlen(seg);
         if (p[0] == ':') {
-            if (ul == 0 || ul >= API_PARAM_MAX || np >= API_MAX_PARAMS) {
+            if (sl == 0 || np >= API_MAX_PARAMS) {
                 return 0;
             }
-            memcpy(r->params[np], u, ul);
-            r->params[np][ul] = 0;
+            memcpy(r->params[np], seg, sl + 1);
             np++;
-        } else if (pl != ul || memcmp(p, u, pl) != 0) {
+        } else if (pl != sl || memcmp(p, seg, pl) != 0) {
             return 0;
         }
         p += pl;
-        u += ul;
+        i++;
     }
-    if (*p != 0 || (*u != 0 && strcmp(u, "/") != 0)) {
+    if (i != path->n) {
         return 0;
     }
     r->nparams = np;
     return 1;
 }
 
-void api_dispatch(struct api_req *r, const char *url, const char *authorization)
+void api_dispatch(struct api_req *r, const char *raw_path, const char *authorization,
+                  size_t authorization_len)
 {
     const struct api_route *hit = NULL;
     int path_known = 0;
+    struct api_path *path = malloc(sizeof(*path));
+    if (path == NULL) {
+        api_reply_error(r, 500, "out of memory");
+        return;
+    }
+    if (api_split_path(raw_path, path) < 0) {
+        free(path);
+        api_reply_error(r, 400, "bad percent-encoding or NUL byte in the request path or query");
+        return;
+    }
     for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]) && hit == NULL; t++) {
         for (const struct api_route *rt = tables[t]; rt->pattern != NULL; rt++) {
-            if (!match(rt->pattern, url, r)) {
+            if (!match(rt->pattern, path, r)) {
                 continue;
             }
             path_known = 1;
@@ -87,6 +192,7 @@ void api_dispatch(struct api_req *r, const char *url, const char *authorization)
             }
         }
     }
+    free(path);
     if (hit == NULL) {
         if (path_known) {
             api_reply_error(r, 405, "method not allowed");
@@ -95,7 +201,7 @@ void api_dispatch(struct api_req *r, const char *url, const char *authorization)
         }
         return;
     }
-    if (hit->protected_ && !api_auth_ok(r->node, authorization)) {
+    if (hit->protected_ && !api_auth_ok(r->node, authorization, authorization_len)) {
         api_reply_error(r, 401, "missing or invalid bearer token");
         return;
     }
@@ -120,6 +226,7 @@ void api_reply_err(struct api_req *r, int rc, const struct mero_err *err)
     case MERO_EHEX:
     case MERO_EJSON:
     case MERO_ETOOBIG:
+    case MERO_EMULTIADDR: /* only ever from an address the caller gave */
         status = 400;
         break;
     case MERO_ENOTFOUND:

@@ -19,6 +19,7 @@
 
 #include "api/validate.h"
 #include "mero/encoding.h"
+#include "mero/net.h"
 
 static int fail(struct api_fail *f, int status, const char *fmt, ...) MERO_PRINTF(3, 4);
 static int fail(struct api_fail *f, int status, const char *fmt, ...)
@@ -227,6 +228,13 @@ int api_check_multiaddr(const char *s, bool require_p2p)
         return require_p2p ? -1 : 0;
     }
     if (strcmp(p2p, "p2p") != 0 || id == NULL || check_peer_id(id) < 0) {
+        return -1;
+    }
+    /* the same parser the node dials with: a syntactically fine id the node cannot use
+     * (a "Qm..." SHA-256 multihash carries no Ed25519 key) is bad input here, not a 500
+     * later (issue 21 item 11) */
+    char canon[MERO_MULTIADDR_STR_MAX], peer[MERO_PEER_ID_STR_MAX];
+    if (mero_net_multiaddr_check(s, canon, peer) < 0 || peer[0] == 0) {
         return -1;
     }
     return 0;

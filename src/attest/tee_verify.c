@@ -192,6 +192,11 @@ static int get_quote(json_t *in, uint8_t **q, size_t *qlen)
             return fail(1, "quote_b64 is not valid base64: %s",
                         n == 0 ? "empty" : "invalid base64 (standard alphabet, padded)");
         }
+        if (*qlen == 0) { /* unusable input like an empty quote_hex: exit 1, not 2 */
+            free(*q);
+            *q = NULL;
+            return fail(1, "quote_b64 is not valid base64: empty");
+        }
         return 0;
     }
     const char *hex = field(in, "quote_hex", &n, &bad_hex);

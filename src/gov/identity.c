@@ -4,8 +4,9 @@
  * credential (DeviceCert inside a minimal AccountProof) with join_credential_certifies.
  *
  * Invariants: a key file is written 0600 via a temp file + rename and is refused on load when
- * its mode grants group/other access; secret bytes read from a file are wiped after use; a
- * credential certifies a key only when every signature and id in it checks.
+ * its mode grants group/other access, it is not a regular file, or it holds an all-zero seed;
+ * secret bytes read from a file are wiped after use; a credential certifies a key only when
+ * every signature and id in it checks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -61,7 +62,7 @@ int mero_keyfile_save(const char *path, const uint8_t sk[static 64], struct mero
 
 int mero_keyfile_load(const char *path, uint8_t sk[static 64], struct mero_err *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK); /* a FIFO: refused */
     if (fd < 0) {
         int code = errno == ENOENT ? MERO_ENOTFOUND : MERO_EIO;
         return mero_err_set(err, code, "cannot open key file %s: %s", path, strerror(errno));
@@ -98,6 +99,12 @@ int mero_keyfile_load(const char *path, uint8_t sk[static 64], struct mero_err *
             free(seed);
         }
         return mero_err_set(err, MERO_EINVAL, "key file %s does not hold a base64 Ed25519 seed",
+                            path);
+    }
+    if (sodium_is_zero(seed, seedlen)) { /* a publicly known key (issue 21 item 1) */
+        free(seed);
+        return mero_err_set(err, MERO_EINVAL,
+                            "key file %s holds an all-zero seed (publicly known); make a new key",
                             path);
     }
     uint8_t pk[32];

@@ -12,10 +12,15 @@
  * Invariants: a secret file is created with O_EXCL and mode 0600 and written through a
  * temporary file renamed into place, so a crash never leaves a half-written key; opening
  * refuses a secret file readable or writable by group or others (-MERO_EKEYPERM) and a data
- * directory looser than 0700. Secrets are wiped from the stack after use. `merod run` never
- * creates a database `init` made: a missing, empty or quick_check-failing node.db or gov.db
- * stops the start with a message naming the file and what to do.
+ * directory looser than 0700. Secrets are wiped from the stack after use. Their content is
+ * validated whole before the node starts (issue 21 item 1): admin-token exactly 64 hex
+ * characters plus an optional newline (no NUL, space or other byte anywhere), identity.key
+ * exactly 32 bytes and not all zero; anything else refuses to start, naming the file and
+ * the fix. `merod run` never creates a database `init` made: a missing, empty or
+ * quick_check-failing node.db or gov.db stops the start with a message naming the file and
+ * what to do.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -94,7 +99,8 @@ int mero_node_write_secret(const char *path, const void *data, size_t len, struc
 int mero_node_read_secret(const char *path, void *out, size_t cap, size_t *len,
                           struct mero_err *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO in the secret's place must be refused below, not wait for a writer */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) {
         return mero_err_set(err, MERO_ENOTFOUND, "cannot open %s: %s", path, strerror(errno));
     }
@@ -126,6 +132,44 @@ int mero_node_read_secret(const char *path, void *out, size_t cap, size_t *len,
     }
     close(fd);
     *len = off;
+    return 0;
+}
+
+int mero_node_check_token(const char *path, const char *tok, size_t n, struct mero_err *err)
+{
+    /* the whole content counts: a NUL, a space or any non-hex byte anywhere is refused, so the
+     * token can never be shorter than 64 characters or guessable (issue 21 item 1) */
+    if (n == MERO_TOKEN_HEX_LEN + 1 && tok[MERO_TOKEN_HEX_LEN] == '\n') {
+        n--;
+    }
+    unsigned bad = n != MERO_TOKEN_HEX_LEN;
+    for (size_t i = 0; i < n && i < MERO_TOKEN_HEX_LEN; i++) {
+        bad |= (unsigned)!isxdigit((unsigned char)tok[i]);
+    }
+    if (bad) {
+        return mero_err_set(err, MERO_EINVAL,
+                            "%s must hold exactly 64 hex characters (and an optional newline); "
+                            "write a new token with: (umask 077; openssl rand -hex 32 > %s)",
+                            path, path);
+    }
+    return 0;
+}
+
+int mero_node_check_identity_key(const char *path, const uint8_t *seed, size_t n,
+                                 struct mero_err *err)
+{
+    static const char fix[] =
+        "restore the file from a backup, or move the data directory aside and run merod init "
+        "(a new identity)";
+    if (n != 32) {
+        return mero_err_set(err, MERO_EINVAL, "%s must hold a 32-byte Ed25519 seed; %s", path, fix);
+    }
+    /* an all-zero seed is a publicly known key: anyone could act as this node */
+    if (sodium_is_zero(seed, n)) {
+        return mero_err_set(err, MERO_EINVAL,
+                            "%s holds an all-zero key (publicly known, not a secret); %s", path,
+                            fix);
+    }
     return 0;
 }
 
@@ -340,9 +384,10 @@ int mero_node_open(struct mero_node *node, const char *home, struct mero_err *er
 
     MERO_TRY(path_join(path, sizeof(path), home, "identity.key"));
     MERO_TRY(mero_node_read_secret(path, seed, sizeof(seed), &n, err));
-    if (n != sizeof(seed)) {
+    rc = mero_node_check_identity_key(path, seed, n, err);
+    if (rc < 0) {
         mero_wipe(seed, sizeof(seed));
-        return mero_err_set(err, MERO_EINVAL, "%s must hold 32 bytes", path);
+        return rc;
     }
     node->id_sk = sodium_malloc(MERO_ED25519_SK_LEN);
     node->transport_sk = sodium_malloc(MERO_X25519_LEN);
@@ -360,12 +405,10 @@ int mero_node_open(struct mero_node *node, const char *home, struct mero_err *er
     if (rc < 0) {
         return rc;
     }
-    if (n == MERO_TOKEN_HEX_LEN + 1 && tok[MERO_TOKEN_HEX_LEN] == '\n') {
-        n--;
-    }
-    if (n != MERO_TOKEN_HEX_LEN) {
+    rc = mero_node_check_token(path, tok, n, err);
+    if (rc < 0) {
         mero_wipe(tok, sizeof(tok));
-        return mero_err_set(err, MERO_EINVAL, "%s must hold 64 hex characters", path);
+        return rc;
     }
     memcpy(node->token, tok, MERO_TOKEN_HEX_LEN);
     node->token[MERO_TOKEN_HEX_LEN] = 0;

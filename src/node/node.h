@@ -141,6 +141,14 @@ MERO_MUST_CHECK int mero_node_write_secret(const char *path, const void *data, s
                                            struct mero_err *err);
 MERO_MUST_CHECK int mero_node_read_secret(const char *path, void *out, size_t cap, size_t *len,
                                           struct mero_err *err);
+/* Content checks run at open, before anything uses the secret: 0 when good, else -MERO_EINVAL
+ * with a message naming PATH and the fix (never the content). The token: exactly 64 hex
+ * characters, optionally followed by one newline (n counts every byte read). The identity
+ * seed: exactly 32 bytes, not all zero. */
+MERO_MUST_CHECK int mero_node_check_token(const char *path, const char *tok, size_t n,
+                                          struct mero_err *err);
+MERO_MUST_CHECK int mero_node_check_identity_key(const char *path, const uint8_t *seed, size_t n,
+                                                 struct mero_err *err);
 /* Write a file atomically (tmp + fsync + rename) with the given mode. */
 MERO_MUST_CHECK int mero_node_write_file(const char *path, const void *data, size_t len, int mode,
                                          struct mero_err *err);

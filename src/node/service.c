@@ -206,6 +206,9 @@ static void on_dialed(void *ud, int status, const char *peer_id)
 int mero_node_service_start(struct mero_node *node, struct mero_err *err)
 {
     MERO_TRY(mero_node_open_gov(node, err));
+    char path[MERO_NODE_PATH_MAX + 16];
+    snprintf(path, sizeof(path), "%s/gov.db", node->home);
+    MERO_TRY(mero_gov_check_secrets(node->store, path, err));
     struct mero_gov_hooks h;
     mero_node_gov_hooks(node, &h);
     mero_store_set_hooks(node->store, &h);

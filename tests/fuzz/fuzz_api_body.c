@@ -2,21 +2,45 @@
 /*
  * fuzz_api_body.c - every admin API request-body validator (src/api/validate.c) on arbitrary
  * bytes: strict parse, then each route's validator on the same object. Nothing may crash,
- * leak or read out of bounds; a validator that succeeds must leave well-formed output.
+ * leak or read out of bounds; a validator that succeeds must leave well-formed output. The
+ * same bytes also go through the router's path split (api_split_path).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api.h"
 #include "api/validate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int sink;
 
+/* The router's path split on the same bytes as a path: a success never holds a NUL inside a
+ * segment, and an input with "%00" never succeeds. */
+static void fuzz_path(const uint8_t *data, size_t size)
+{
+    static struct api_path p;
+    char raw[1024];
+    size_t n = size < sizeof(raw) - 1 ? size : sizeof(raw) - 1;
+    memcpy(raw, data, n);
+    raw[n] = 0;
+    if (api_split_path(raw, &p) == 0) {
+        if (strstr(raw, "%00") != NULL || p.n > API_PATH_MAX_SEGS) {
+            abort();
+        }
+        for (size_t i = 0; i < p.n; i++) {
+            if (strlen(p.seg[i]) >= API_PARAM_MAX) {
+                abort();
+            }
+        }
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct api_fail f = {0};
+    fuzz_path(data, size);
     json_t *body = NULL;
     if (api_parse_body((const char *)data, size, &body, &f) < 0) {
         if (f.status != 400 || f.msg[0] == 0) {

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "api/api.h"
 #include "api/validate.h"
 #include "harness.h"
 
@@ -253,7 +254,43 @@ TEST(kv_and_keys)
     CHECK(api_check_multiaddr("/dns4/x/tcp/1", false) < 0);
     CHECK(api_check_multiaddr("/ip4/10.0.0.1/udp/1", false) < 0);
     CHECK(api_check_multiaddr("/ip4/10.0.0.1/tcp/1/p2p/" PEER "/x", true) < 0);
+    CHECK_EQ(api_check_multiaddr("/ip4/10.0.0.1/tcp/1/p2p/" PEER, true), 0);
+    /* a Qm... (SHA-256 multihash) id passes the base58 look but carries no Ed25519 key */
+    CHECK(api_check_multiaddr(
+              "/ip4/10.0.0.1/tcp/1/p2p/QmYyQSo1c1Ym7orWxLYvCrM2EmxFTANf8wXmmE7DWjhx5N", true) < 0);
+}
+
+/* issue 21 item 8: the router splits the raw path, then decodes each segment */
+TEST(path_segments)
+{
+    static struct api_path p;
+    CHECK_EQ(api_split_path("/admin-api/contexts/C/kv/k%31", &p), 0);
+    CHECK(p.n == 5 && strcmp(p.seg[4], "k1") == 0 && !p.too_long && !p.too_deep);
+    CHECK_EQ(api_split_path("/a/b%2Fc/", &p), 0); /* one trailing slash allowed */
+    CHECK(p.n == 2 && strcmp(p.seg[1], "b/c") == 0);
+    CHECK_EQ(api_split_path("/a/b%3fc", &p), 0);
+    CHECK(p.n == 2 && strcmp(p.seg[1], "b?c") == 0);
+    CHECK_EQ(api_split_path("/a//b", &p), 0);
+    CHECK(p.n == 3 && p.seg[1][0] == 0); /* an empty segment matches no route */
+    CHECK(api_split_path("/ns/%00anything/join", &p) < 0);
+    CHECK(api_split_path("/kv/secret%00.public", &p) < 0);
+    CHECK(api_split_path("/kv/k%0", &p) < 0);
+    CHECK(api_split_path("/kv/k%", &p) < 0);
+    CHECK(api_split_path("/kv/k%g1", &p) < 0);
+    CHECK(api_split_path("relative", &p) < 0);
+    char deep[64] = "";
+    for (int i = 0; i < API_PATH_MAX_SEGS + 1; i++) {
+        memcpy(deep + 2 * i, "/x", 3);
+    }
+    CHECK_EQ(api_split_path(deep, &p), 0);
+    CHECK(p.too_deep);
+    char longseg[API_PARAM_MAX + 8];
+    longseg[0] = '/';
+    memset(longseg + 1, 'k', sizeof(longseg) - 2);
+    longseg[sizeof(longseg) - 1] = 0;
+    CHECK_EQ(api_split_path(longseg, &p), 0);
+    CHECK(p.too_long);
 }
 
 MERO_TEST_MAIN(T(attest_bodies), T(fleet_join_bodies), T(policy_bodies), T(policy_canonical_form),
-               T(member_bodies), T(strict_json), T(kv_and_keys))
+               T(member_bodies), T(strict_json), T(kv_and_keys), T(path_segments))

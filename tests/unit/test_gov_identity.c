@@ -79,6 +79,18 @@ TEST(key_file_malformed_refused)
     uint8_t sk[64];
     struct mero_err e = {0};
     CHECK_ERR(mero_keyfile_load(p, sk, &e), -MERO_EINVAL);
+    /* issue 21 item 1: an all-zero seed is a publicly known key */
+    fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(fd >= 0);
+    CHECK(write(fd, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n", 45) == 45);
+    close(fd);
+    CHECK_ERR(mero_keyfile_load(p, sk, &e), -MERO_EINVAL);
+    CHECK(strstr(e.msg, "all-zero") != NULL);
+    /* a FIFO in the key's place is refused at once, not waited on */
+    path_of(p, sizeof(p), "fifo.key");
+    (void)unlink(p);
+    CHECK(mkfifo(p, 0600) == 0);
+    CHECK_ERR(mero_keyfile_load(p, sk, &e), -MERO_EIO);
     path_of(p, sizeof(p), "missing.key");
     CHECK_ERR(mero_keyfile_load(p, sk, &e), -MERO_ENOTFOUND);
     CHECK_OK(mero_keyfile_load_or_create(p, sk, &e));

@@ -43,6 +43,34 @@ int meroctl_is_id(const char *s)
     return n == 64;
 }
 
+int meroctl_path_segment(char *out, size_t cap, const char *seg)
+{
+    /* RFC 3986 unreserved characters pass, every other byte is %XX: '?', '#', '/', '%', a
+     * space or a NUL-free control byte then reach the node as part of the segment (the node
+     * decodes each segment on its own) instead of cutting or reshaping the path */
+    static const char hex[] = "0123456789ABCDEF";
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)seg; *p != 0; p++) {
+        bool plain = isalnum(*p) || *p == '-' || *p == '.' || *p == '_' || *p == '~';
+        size_t need = plain ? 1 : 3;
+        if (o + need >= cap) {
+            return -1;
+        }
+        if (plain) {
+            out[o++] = (char)*p;
+        } else {
+            out[o++] = '%';
+            out[o++] = hex[*p >> 4];
+            out[o++] = hex[*p & 15];
+        }
+    }
+    if (o >= cap) {
+        return -1;
+    }
+    out[o] = 0;
+    return 0;
+}
+
 static int read_token(const struct meroctl_global *g, char *out, size_t cap)
 {
     if (g->token_file == NULL) {
@@ -50,13 +78,22 @@ static int read_token(const struct meroctl_global *g, char *out, size_t cap)
                         "MERO_TOKEN_FILE\n");
         return MEROCTL_USAGE;
     }
-    int fd = open(g->token_file, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer (issue 21 item 11: meroctl hung);
+     * anything but a regular file is then refused */
+    int fd = open(g->token_file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         fprintf(stderr, "meroctl: cannot read token file %s\n", g->token_file);
         if (fd >= 0) {
             close(fd);
         }
+        return MEROCTL_USAGE;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        fprintf(stderr,
+                "meroctl: token file %s is not a regular file (give the node's admin-token)\n",
+                g->token_file);
         return MEROCTL_USAGE;
     }
     if ((st.st_mode & 077) != 0) {
@@ -74,6 +111,14 @@ static int read_token(const struct meroctl_global *g, char *out, size_t cap)
     out[n] = 0;
     while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\r' || out[n - 1] == ' ')) {
         out[--n] = 0;
+    }
+    /* a NUL inside would cut the header: what is sent must be the file's whole content (a
+     * well-formed but wrong token is the node's to refuse: 401, exit 4) */
+    if (strlen(out) != (size_t)n) {
+        memset(out, 0, cap);
+        fprintf(stderr, "meroctl: token file %s holds a NUL byte; it is not an admin token\n",
+                g->token_file);
+        return MEROCTL_USAGE;
     }
     return 0;
 }
@@ -107,8 +152,12 @@ int meroctl_call(const struct meroctl_global *g, const char *method, const char 
     if (auth && (rc = read_token(g, token, sizeof(token))) != 0) {
         return rc;
     }
-    char url[1024];
-    snprintf(url, sizeof(url), "%s%s", g->node, path);
+    char url[2048];
+    int un = snprintf(url, sizeof(url), "%s%s", g->node, path);
+    if (un < 0 || (size_t)un >= sizeof(url)) {
+        memset(token, 0, sizeof(token));
+        return meroctl_usage_error("the request URL is longer than %zu bytes", sizeof(url) - 1);
+    }
     CURL *c = curl_easy_init();
     if (c == NULL) {
         return MEROCTL_FAILED;

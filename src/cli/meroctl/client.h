@@ -25,6 +25,9 @@ void meroctl_print(const struct meroctl_global *g, json_t *data);
 /* Call and print; returns the exit code. body is borrowed. */
 int meroctl_simple(const struct meroctl_global *g, const char *method, const char *path,
                    json_t *body, bool auth);
+/* Percent-encode one path segment (every byte but A-Z a-z 0-9 - . _ ~) into out (cap bytes
+ * with the terminator): 0, or -1 when it does not fit. */
+int meroctl_path_segment(char *out, size_t cap, const char *seg);
 /* 1 when s is exactly 64 hex characters. */
 int meroctl_is_id(const char *s);
 /* Print "meroctl: <msg>" to stderr and return MEROCTL_USAGE. */

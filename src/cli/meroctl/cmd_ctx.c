@@ -30,18 +30,21 @@ static int run_ctx_list(const struct meroctl_global *g, int argc, char **argv)
 
 static int kv_path(char *out, size_t cap, int argc, char **argv, int want)
 {
+    char ctx[200], key[800];
     if (argc != want || !meroctl_is_id(argv[1]) || strlen(argv[2]) == 0 || strlen(argv[2]) > 256 ||
-        strchr(argv[2], '/') != NULL) {
-        return meroctl_usage_error("kv needs <CONTEXT> (64 hex) <KEY> (1-256 chars, no '/')%s",
+        meroctl_path_segment(ctx, sizeof(ctx), argv[1]) < 0 ||
+        meroctl_path_segment(key, sizeof(key), argv[2]) < 0) {
+        return meroctl_usage_error("kv needs <CONTEXT> (64 hex) <KEY> (1-256 chars)%s",
                                    want == 4 ? " <VALUE>" : "");
     }
-    snprintf(out, cap, "/admin-api/contexts/%s/kv/%s", argv[1], argv[2]);
+    /* the key is one path segment, encoded: 'a?b' must not become key 'a' and query 'b' */
+    snprintf(out, cap, "/admin-api/contexts/%s/kv/%s", ctx, key);
     return 0;
 }
 
 static int run_kv_put(const struct meroctl_global *g, int argc, char **argv)
 {
-    char path[512];
+    char path[1024];
     int rc = kv_path(path, sizeof(path), argc, argv, 4);
     if (rc != 0) {
         return rc;
@@ -54,7 +57,7 @@ static int run_kv_put(const struct meroctl_global *g, int argc, char **argv)
 
 static int run_kv_get(const struct meroctl_global *g, int argc, char **argv)
 {
-    char path[512];
+    char path[1024];
     int rc = kv_path(path, sizeof(path), argc, argv, 3);
     return rc ? rc : meroctl_simple(g, "GET", path, NULL, true);
 }

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * secrets.c - the content check of the secrets the store keeps (namespace identity seeds, the
+ * account root key, group keys), run when the node starts (issue 21 item 1: a corrupted
+ * secret must refuse the start, not be used). A seed or key must be exactly 32 bytes and not
+ * all zero (an all-zero key is publicly known), and a group key must still hash to the key id
+ * stored beside it.
+ *
+ * Invariants: read-only; the secrets are compared where they lie (no copy leaves the
+ * statement's buffers); a message names the file, the table and, for per-namespace rows,
+ * the first bytes of the (public) namespace or group id, never a secret byte.
+ */
+#include <sodium.h>
+#include <stdio.h>
+
+#include "gov/gov_internal.h"
+#include "mero/encoding.h"
+#include "mero/keys.h"
+
+static const char fix[] = "restore it from a backup or re-create the node (merod init)";
+
+/* 1 when the column is a usable 32-byte secret */
+static int usable(sqlite3_stmt *st, int col)
+{
+    return sqlite3_column_type(st, col) == SQLITE_BLOB && sqlite3_column_bytes(st, col) == 32 &&
+           !sodium_is_zero(sqlite3_column_blob(st, col), 32);
+}
+
+static void id_prefix(char out[17], sqlite3_stmt *st, int col)
+{
+    const void *id = sqlite3_column_blob(st, col);
+    if (id == NULL || sqlite3_column_bytes(st, col) < 8) {
+        snprintf(out, 17, "?");
+        return;
+    }
+    mero_hex_encode(out, id, 8);
+    out[16] = 0;
+}
+
+int mero_gov_check_secrets(struct mero_store *s, const char *path, struct mero_err *err)
+{
+    char id[17];
+    int rc = 0;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT ns, sk FROM identities", -1, &st, NULL) != SQLITE_OK) {
+        return mero__gov_sqlerr(s, err, "identities");
+    }
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        if (!usable(st, 1)) {
+            id_prefix(id, st, 0);
+            rc = mero_err_set(err, MERO_EINVAL,
+                              "%s: namespace %s... has an identity key that is all zero "
+                              "(publicly known) or not 32 bytes; %s",
+                              path, id, fix);
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc < 0) {
+        return rc;
+    }
+    if (sqlite3_prepare_v2(s->db, "SELECT sk FROM account_key", -1, &st, NULL) != SQLITE_OK) {
+        return mero__gov_sqlerr(s, err, "account_key");
+    }
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        if (!usable(st, 0)) {
+            rc = mero_err_set(err, MERO_EINVAL,
+                              "%s: the account root key is all zero (publicly known) or not "
+                              "32 bytes; %s",
+                              path, fix);
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc < 0) {
+        return rc;
+    }
+    if (sqlite3_prepare_v2(s->db, "SELECT grp, key, key_id FROM group_keys", -1, &st, NULL) !=
+        SQLITE_OK) {
+        return mero__gov_sqlerr(s, err, "group_keys");
+    }
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        uint8_t kid[32];
+        int good = usable(st, 1) && sqlite3_column_bytes(st, 2) == 32;
+        if (good) {
+            mero_group_key_id(kid, sqlite3_column_blob(st, 1));
+            good = sodium_memcmp(kid, sqlite3_column_blob(st, 2), 32) == 0;
+            sodium_memzero(kid, sizeof(kid));
+        }
+        if (!good) {
+            id_prefix(id, st, 0);
+            rc = mero_err_set(err, MERO_EINVAL,
+                              "%s: a key of group %s... is all zero, not 32 bytes or does not "
+                              "match its key id; %s",
+                              path, id, fix);
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
