@@ -199,7 +199,7 @@ int main(int argc, char **argv)
 {
     uint8_t seed[32], pk[32], sk[64];
     int have_seed = 0;
-    struct mero_net_callbacks cb = {on_gossip, on_peer};
+    struct mero_net_callbacks cb = {.on_gossip = on_gossip, .on_peer = on_peer};
     const char *listens[8], *subs[8], *dials[8], *echo_proto = NULL;
     size_t nl = 0, ns = 0, nd = 0;
     if (mero_crypto_init() < 0) {
