@@ -31,6 +31,7 @@ struct sqlite3;
 struct mero_store;
 struct mero_net;
 struct mero_node_sync;
+struct mero_node_peers;
 
 /* How quotes are produced (ARCHITECTURE.md §1, spec "Admin API surface"). */
 enum mero_node_tee {
@@ -104,6 +105,7 @@ struct mero_node {
     struct mero_net *net;     /* the libp2p peer (service.c) */
     struct mero_store *store; /* governance store, DIR/gov.db */
     struct mero_node_sync *sync;
+    struct mero_node_peers *peers; /* peers.c: peers the connection budgets keep */
     uv_timer_t sync_timer;
     bool sync_timer_on;
     uv_signal_t sigint, sigterm;

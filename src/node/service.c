@@ -10,7 +10,8 @@
  * admission layer installs. A message is forwarded only if it applied (or was a duplicate),
  * so a refused op or delta is not amplified. An op whose parents are unknown triggers a pull
  * from its publisher (sync.c); the timer pulls from every connected peer every 2 s so a node
- * that missed a publish or was down catches up.
+ * that missed a publish or was down catches up. Publishers whose ops or deltas apply, and
+ * bootstrap peers, are remembered as members for the connection budgets (peers.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,13 +118,20 @@ static int on_gossip(void *ud, const char *topic, const char *from, const uint8_
         return -MERO_EINVAL;
     }
     switch (data[0]) {
-    case MERO_GOSSIP_OP:
-        return mero_node_apply_op(node, from, data + 1, len - 1);
+    case MERO_GOSSIP_OP: {
+        int rc = mero_node_apply_op(node, from, data + 1, len - 1);
+        if (rc == 0) {
+            mero_node_peer_valued(node, from); /* it published a member's op */
+        }
+        return rc;
+    }
     case MERO_GOSSIP_DELTA: {
         struct mero_err err = {0};
         int rc = mero_node_ctx_apply(node, data + 1, len - 1, &err);
         if (rc < 0) {
             MERO_INFO("delta from %s refused: %s", from, err.msg);
+        } else {
+            mero_node_peer_valued(node, from);
         }
         return rc;
     }
@@ -179,11 +187,11 @@ static void on_sync_timer(uv_timer_t *t)
 
 static void on_dialed(void *ud, int status, const char *peer_id)
 {
-    (void)ud;
     if (status < 0) {
         MERO_WARN("bootstrap dial failed: %s", mero_strerror(status));
     } else {
         MERO_INFO("bootstrap peer %s", peer_id);
+        mero_node_peer_valued(ud, peer_id);
     }
 }
 
@@ -201,7 +209,8 @@ int mero_node_service_start(struct mero_node *node, struct mero_err *err)
     mero_store_set_hooks(node->store, &h);
     MERO_TRY(mero_node_ctx_open(node, err));
 
-    struct mero_net_callbacks cb = {.on_gossip = on_gossip, .on_peer = on_peer};
+    struct mero_net_callbacks cb = {
+        .on_gossip = on_gossip, .on_peer = on_peer, .peer_priority = mero_node_peer_priority};
     int rc = mero_net_new(node->loop, node->id_sk, NULL, &cb, node, &node->net);
     if (rc < 0) {
         return mero_err_set(err, -rc, "cannot start the network: %s", mero_strerror(rc));
@@ -250,6 +259,7 @@ void mero_node_service_stop(struct mero_node *node)
         node->net = NULL;
     }
     mero_node_admission_free(node);
+    mero_node_peers_free(node);
     free(node->sync);
     node->sync = NULL;
     mero_node_ctx_close(node);
