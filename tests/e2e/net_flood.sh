@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# net_flood.sh - issue 21 item 5 (128 silent or established peers locked everyone out), kept
+# found: two merod nodes on 127.0.0.1 share a namespace (b is a Member; its writes applied on
+# a, so a counts it as a member peer). Then a is flooded from its own address, bounded in
+# count: 140 established idle libp2p strangers (mero_p2p_test's `flood`, one process) and
+# 300 silent TCP connections held open. a keeps at most max_inbound_per_ip (16) strangers
+# from the address and 16 handshakes; b, restarted during the flood, still gets in and
+# replicates both ways; the budget log lines are rate-limited (not one per refused
+# connection). Time-bounded: every wait has a limit, nothing asserts a duration.
+. "$(dirname "$0")/node_lib.bash"
+
+FLOOD_PEERS=140
+SILENT=300
+
+start_node a
+A=$(p2p_addr a)
+start_node b --bootstrap "$A"
+
+req a POST /admin-api/namespaces '{}'
+NS=$(jq -r .data.namespaceId <<<"$RESP")
+req b POST "/admin-api/namespaces/$NS/join" '{}'
+IDB=$(jq -r .data.identity <<<"$RESP")
+req a POST "/admin-api/groups/$NS/members" "{\"identity\":\"$IDB\",\"role\":\"Member\"}"
+check "a adds b as a Member" status_is 200
+req a POST "/admin-api/groups/$NS/contexts" '{}'
+CTX=$(jq -r .data.contextId <<<"$RESP")
+ctx_on() { req "$1" GET "/admin-api/groups/$NS/contexts"; jq_is ".data.contexts[0].contextId" "$CTX"; }
+check "b sees the context" wait_for 15 ctx_on b
+put_ok() { req "$1" PUT "/admin-api/contexts/$CTX/kv/$2" "{\"value\":\"$3\"}"; status_is 200; }
+check "b writes" wait_for 10 put_ok b before b1
+check "a applies b's write (b is now a member peer of a)" wait_for 15 kv_is a "$CTX" before b1
+
+# 140 established idle strangers
+FLOOD_START=$SECONDS
+mkfifo "$WORK/flood.in"
+"$BIN/mero_p2p_test" <"$WORK/flood.in" >"$WORK/flood.out" 2>"$WORK/flood.err" &
+PIDS[flood]=$!
+exec {FFD}>"$WORK/flood.in"
+echo "flood $FLOOD_PEERS $A" >&"$FFD"
+flood_done() { grep -q '^flood done' "$WORK/flood.out"; }
+check "the flood's $FLOOD_PEERS dials ran" wait_for 90 flood_done
+check "a refused strangers over its per-address cap" \
+    grep -q "per-address limit of established strangers reached" "$WORK/a.log"
+
+# 300 silent TCP connections, held open until the end
+PORT=${A#/ip4/127.0.0.1/tcp/}
+PORT=${PORT%%/*}
+python3 - "$PORT" "$SILENT" "$WORK/silent.ready" <<'EOF' &
+import socket, sys, time
+port, n, ready = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+held = []
+for _ in range(n):
+    s = socket.socket()
+    s.settimeout(10)
+    try:
+        s.connect(("127.0.0.1", port))
+        held.append(s)
+    except OSError:
+        s.close()
+open(ready, "w").write("%d\n" % len(held))
+time.sleep(120)
+EOF
+PIDS[silent]=$!
+silent_ready() { [ -s "$WORK/silent.ready" ]; }
+check "the $SILENT silent connections are open" wait_for 30 silent_ready
+evicted() { grep -q "handshake slots of its address full" "$WORK/a.log"; }
+check "a closed the oldest silent connections to make room" wait_for 10 evicted
+
+# b comes back during the flood: a member still gets in, both ways
+stop_node b
+run_node b --bootstrap "$A"
+check "b, restarted during the flood, writes" wait_for 10 put_ok b during b2
+check "a receives b's write during the flood" wait_for 20 kv_is a "$CTX" during b2
+check "a writes during the flood" put_ok a from-a a1
+check "b receives a's write during the flood" wait_for 20 kv_is b "$CTX" from-a a1
+
+# the log: rate-limited (one line per 10 s and a summary), not one line per closed connection
+LINES=$(grep -c -e "such closes in the last" -e "closed by the connection budgets" "$WORK/a.log")
+BOUND=$((3 + (SECONDS - FLOOD_START) / 10))
+check "budget log lines are rate-limited ($LINES lines, at most $BOUND)" \
+    eval '[ "$LINES" -ge 1 ] && [ "$LINES" -le "$BOUND" ]'
+check "no per-connection 'connection limit' lines" \
+    eval '[ "$(grep -c "connection limit reached" "$WORK/a.log")" -le "$BOUND" ]'
+
+exec {FFD}>&-
+finish
