@@ -4,7 +4,8 @@
  * (docs/network.md, "Connection budgets"): the net layer knows nothing of namespaces, so the
  * node answers its peer_priority question. A peer is a member (MERO_NET_PRIO_MEMBER) when it
  * is one of our --bootstrap peers, when we dialed it successfully, or when a governance op or
- * state delta it published (its signed gossip `from`) applied here; anyone else is a stranger.
+ * state delta it published (its signed gossip `from`) was new here and applied (service.c);
+ * anyone else is a stranger.
  *
  * Invariants: the set is bounded (VALUED_MAX peer ids; the oldest entry is replaced when
  * full), lives in memory only, and is read and written on the loop thread.

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mero/crypto.h"
 #include "mero/encoding.h"
 #include "mero/gov.h"
 #include "mero/log.h"
@@ -91,9 +92,10 @@ int mero_node_follow(struct mero_node *node, const uint8_t ns[32])
     return mero_net_subscribe(node->net, topic);
 }
 
-int mero_node_apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len)
+static int apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len,
+                    int *status_out)
 {
-    int status = 0;
+    int status = MERO_APPLY_DUPLICATE;
     uint8_t hash[32], missing[32];
     struct mero_err err = {0};
     int rc = mero_gov_apply(node->store, op, len, &status, hash, missing, &err);
@@ -107,7 +109,14 @@ int mero_node_apply_op(struct mero_node *node, const char *from, const uint8_t *
     } else if (rc < 0) {
         MERO_INFO("op from %s refused: %s", from ? from : "local", err.msg);
     }
+    *status_out = status;
     return rc;
+}
+
+int mero_node_apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len)
+{
+    int status;
+    return apply_op(node, from, op, len, &status);
 }
 
 static int on_gossip(void *ud, const char *topic, const char *from, const uint8_t *data, size_t len)
@@ -119,19 +128,26 @@ static int on_gossip(void *ud, const char *topic, const char *from, const uint8_
     }
     switch (data[0]) {
     case MERO_GOSSIP_OP: {
-        int rc = mero_node_apply_op(node, from, data + 1, len - 1);
-        if (rc == 0) {
-            mero_node_peer_valued(node, from); /* it published a member's op */
+        int status;
+        int rc = apply_op(node, from, data + 1, len - 1, &status);
+        if (rc == 0 && status == MERO_APPLY_APPLIED) {
+            mero_node_peer_valued(node, from); /* it published a member's op first */
         }
         return rc;
     }
     case MERO_GOSSIP_DELTA: {
         struct mero_err err = {0};
+        uint8_t hash[32];
+        bool had = true;
+        mero_sha256(hash, data + 1, len - 1);
+        if (mero_node_ctx_has(node, hash, &had) < 0) {
+            had = true;
+        }
         int rc = mero_node_ctx_apply(node, data + 1, len - 1, &err);
         if (rc < 0) {
             MERO_INFO("delta from %s refused: %s", from, err.msg);
-        } else {
-            mero_node_peer_valued(node, from);
+        } else if (!had) {
+            mero_node_peer_valued(node, from); /* it published a member's delta first */
         }
         return rc;
     }
