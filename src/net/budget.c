@@ -10,7 +10,8 @@
  * full, a newcomer of higher priority evicts the lowest-priority one, others are refused; at
  * most cfg.max_inbound_per_ip established strangers per source address) and outbound
  * connections (at most cfg.max_outbound, counted apart, so no inbound flood takes the slots of
- * our own dials). A source address is an IPv4 address or an IPv6 /64. The priority is the
+ * our own dials). A source address is an IPv4 address (also IPv4-mapped) or an IPv6 /64. The
+ * priority is the
  * application's (mero_net_callbacks.peer_priority): the net layer does not know what a member
  * is, only which connections are worth more.
  *
@@ -48,13 +49,36 @@ int mero__ratelog_flush(struct mero__ratelog *r, uint64_t now_ms, uint64_t *held
     return 1;
 }
 
-/* Same source address: IPv4 address, or IPv6 /64 (one host commonly holds a whole /64). */
+/* The bytes that identify a source: an IPv4 address (also when it arrives IPv4-mapped,
+ * ::ffff:a.b.c.d, on a dual-stack listener), or an IPv6 /64 (one host commonly holds a whole
+ * /64). NULL when the address is unknown. */
+static const uint8_t *source_key(const struct mero__maddr *a, int *family, size_t *len)
+{
+    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (a->family == 4) {
+        *family = 4;
+        *len = 4;
+        return a->ip;
+    }
+    if (a->family == 6 && memcmp(a->ip, mapped, sizeof(mapped)) == 0) {
+        *family = 4;
+        *len = 4;
+        return a->ip + 12;
+    }
+    if (a->family == 6) {
+        *family = 6;
+        *len = 8;
+        return a->ip;
+    }
+    return NULL;
+}
+
 static int same_source(const struct mero__maddr *a, const struct mero__maddr *b)
 {
-    if (a->family != b->family || a->family == 0) {
-        return 0;
-    }
-    return memcmp(a->ip, b->ip, a->family == 4 ? 4 : 8) == 0;
+    int fa = 0, fb = 0;
+    size_t la = 0, lb = 0;
+    const uint8_t *ka = source_key(a, &fa, &la), *kb = source_key(b, &fb, &lb);
+    return ka != NULL && kb != NULL && fa == fb && memcmp(ka, kb, la) == 0;
 }
 
 static int pending_in(const struct mero__conn *c)

@@ -527,8 +527,8 @@ void mero__net_conn_up(struct mero__conn *c)
     int prio =
         net->cb.peer_priority ? net->cb.peer_priority(net->ud, c->peer) : MERO_NET_PRIO_STRANGER;
     c->prio = prio < 0 ? 0 : prio > 255 ? 255 : prio;
-    /* A duplicate replaces a connection (the count does not grow): only a new peer's inbound
-     * connection must fit the inbound budget. */
+    /* A duplicate replaces a connection to a peer we already hold (one of the two is closed
+     * just below): only a new peer's inbound connection must fit the inbound budget. */
     if (other == NULL && !c->outbound && mero__budget_up(c) < 0) {
         return;
     }

@@ -246,6 +246,18 @@ TEST(per_address_cap_counts_strangers_not_members)
         v->raddr.ip[15] = (uint8_t)i; /* different hosts of one /64 */
         CHECK_EQ(mero__budget_up(v), i < 2 ? 0 : -MERO_EBUSY);
     }
+    /* an IPv4-mapped IPv6 address (dual-stack listener) is that IPv4 address, not a /64 shared
+     * by every IPv4 client: 10.0.0.2 already holds two strangers (o, d), 10.0.0.3 none */
+    for (int i = 0; i < 2; i++) {
+        struct mero__conn *v = fake(n, 0, 1, MERO_NET_PRIO_STRANGER, 30 + (uint64_t)i);
+        CHECK(v != NULL);
+        memset(v->raddr.ip, 0, 16);
+        v->raddr.family = 6;
+        v->raddr.ip[10] = v->raddr.ip[11] = 0xff;
+        v->raddr.ip[12] = 10;
+        v->raddr.ip[15] = (uint8_t)(2 + i);
+        CHECK_EQ(mero__budget_up(v), i == 0 ? -MERO_EBUSY : 0);
+    }
     free_net(n);
 }
 
