@@ -5,9 +5,11 @@
 # a, so a counts it as a member peer). Then a is flooded from its own address, bounded in
 # count: 140 established idle libp2p strangers (mero_p2p_test's `flood`, one process) and
 # 300 silent TCP connections held open. a keeps at most max_inbound_per_ip (16) strangers
-# from the address and 16 handshakes; b, restarted during the flood, still gets in and
-# replicates both ways; the budget log lines are rate-limited (not one per refused
-# connection). Time-bounded: every wait has a limit, nothing asserts a duration.
+# from the address and 16 handshakes; b, restarted during the flood after 20 more strangers
+# went for the slot it left, still gets in and replicates both ways; the budget log lines are
+# rate-limited (not one per refused connection). Time-bounded: every wait has a limit, nothing
+# asserts a duration. Before the fix (one shared max_conns of 128) the strangers took every
+# slot and b was locked out.
 . "$(dirname "$0")/node_lib.bash"
 
 FLOOD_PEERS=140
@@ -38,7 +40,7 @@ mkfifo "$WORK/flood.in"
 PIDS[flood]=$!
 exec {FFD}>"$WORK/flood.in"
 echo "flood $FLOOD_PEERS $A" >&"$FFD"
-flood_done() { grep -q '^flood done' "$WORK/flood.out"; }
+flood_done() { grep -qs '^flood done' "$WORK/flood.out"; }
 check "the flood's $FLOOD_PEERS dials ran" wait_for 90 flood_done
 check "a refused strangers over its per-address cap" \
     grep -q "per-address limit of established strangers reached" "$WORK/a.log"
@@ -67,8 +69,12 @@ check "the $SILENT silent connections are open" wait_for 30 silent_ready
 evicted() { grep -q "handshake slots of its address full" "$WORK/a.log"; }
 check "a closed the oldest silent connections to make room" wait_for 10 evicted
 
-# b comes back during the flood: a member still gets in, both ways
+# b comes back during the flood, after more strangers tried to take the slot it left: a
+# member still gets in, both ways
 stop_node b
+echo "flood 20 $A" >&"$FFD"
+flood_done2() { [ "$(grep -c '^flood done' "$WORK/flood.out")" -ge 2 ]; }
+check "20 more strangers dialed while b was down" wait_for 60 flood_done2
 run_node b --bootstrap "$A"
 check "b, restarted during the flood, writes" wait_for 10 put_ok b during b2
 check "a receives b's write during the flood" wait_for 20 kv_is a "$CTX" during b2
