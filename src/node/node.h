@@ -80,6 +80,8 @@ struct mero_node_config {
     char api[MERO_NODE_ADDR_MAX]; /* host:port, port may be 0 */
     char listen[MERO_NODE_MAX_LISTEN][MERO_NODE_ADDR_MAX];
     size_t nlisten;
+    /* config.json "net" (netcfg.c): connection budgets, 0 = the net layer's default */
+    uint32_t net_max_inbound, net_max_outbound, net_max_pending, net_max_inbound_per_ip;
 };
 
 struct mero_node {

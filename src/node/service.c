@@ -227,7 +227,9 @@ int mero_node_service_start(struct mero_node *node, struct mero_err *err)
 
     struct mero_net_callbacks cb = {
         .on_gossip = on_gossip, .on_peer = on_peer, .peer_priority = mero_node_peer_priority};
-    int rc = mero_net_new(node->loop, node->id_sk, NULL, &cb, node, &node->net);
+    struct mero_net_config ncfg;
+    mero_node_netcfg_apply(&node->cfg, &ncfg);
+    int rc = mero_net_new(node->loop, node->id_sk, &ncfg, &cb, node, &node->net);
     if (rc < 0) {
         return mero_err_set(err, -rc, "cannot start the network: %s", mero_strerror(rc));
     }

@@ -9,7 +9,8 @@
 # went for the slot it left, still gets in and replicates both ways; the budget log lines are
 # rate-limited (not one per refused connection). Time-bounded: every wait has a limit, nothing
 # asserts a duration. Before the fix (one shared max_conns of 128) the strangers took every
-# slot and b was locked out.
+# slot and b was locked out. Last, config.json's "net" budgets: bad ones refuse to start, a
+# good one is applied.
 . "$(dirname "$0")/node_lib.bash"
 
 FLOOD_PEERS=140
@@ -88,6 +89,29 @@ check "budget log lines are rate-limited ($LINES lines, at most $BOUND)" \
     eval '[ "$LINES" -ge 1 ] && [ "$LINES" -le "$BOUND" ]'
 check "no per-connection 'connection limit' lines" \
     eval '[ "$(grep -c "connection limit reached" "$WORK/a.log")" -le "$BOUND" ]'
+
+# the budgets come from config.json's "net" object; a bad one is refused (fail closed)
+init_node c
+set_net() { jq ". + {net: $2}" "$WORK/$1/config.json" >"$WORK/cfg.tmp" && cat "$WORK/cfg.tmp" >"$WORK/$1/config.json"; }
+set_net c '{"maxInboundPerIp": 0}'
+OUT=$(timeout 10 "$BIN/merod" run --home "$WORK/c" 2>&1)
+RC=$?
+check "config net.maxInboundPerIp 0 refused (exit 2, names the field)" \
+    eval '[ $RC -eq 2 ] && grep -q "net.maxInboundPerIp" <<<"$OUT"'
+set_net c '{"maxConns": 5}'
+OUT=$(timeout 10 "$BIN/merod" run --home "$WORK/c" 2>&1)
+RC=$?
+check "config with an unknown net field refused (exit 2)" \
+    eval '[ $RC -eq 2 ] && grep -q "unknown field \"net.maxConns\"" <<<"$OUT"'
+set_net c '{"maxInboundPerIp": 2, "maxInbound": 300, "maxPending": 8, "maxOutbound": 16}'
+run_node c
+C=$(p2p_addr c)
+echo "flood 4 $C" >&"$FFD"
+flood_done3() { [ "$(grep -c '^flood done' "$WORK/flood.out")" -ge 3 ]; }
+check "4 strangers dialed c" wait_for 30 flood_done3
+refused_on_c() { grep -q "per-address limit of established strangers reached" "$WORK/c.log"; }
+check "c applies maxInboundPerIp 2 from config.json (the third stranger is refused)" \
+    wait_for 10 refused_on_c
 
 exec {FFD}>&-
 finish
