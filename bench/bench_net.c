@@ -69,7 +69,7 @@ static void on_dial(void *ud, int status, const char *peer)
 static struct mero_net *mk(int i, const struct mero_net_config *cfg)
 {
     uint8_t seed[32], pk[32], sk[64];
-    struct mero_net_callbacks cb = {on_gossip, NULL};
+    struct mero_net_callbacks cb = {.on_gossip = on_gossip};
     struct mero_net *n;
     memset(seed, 0x40 + i, 32);
     mero_ed25519_from_seed(pk, sk, seed);

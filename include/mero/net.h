@@ -39,7 +39,19 @@ struct mero_net_req;
 
 /* Limits and timers. Zero in any field means "use the default" given in brackets. */
 struct mero_net_config {
-    uint32_t max_conns;            /* [128] established + handshaking connections */
+    /* Connection budgets (docs/network.md, "Connection budgets"). Inbound and outbound are
+     * counted apart, so a flood of inbound connections never takes the slots our own dials
+     * (bootstrap peers, admitters, sync) need. */
+    uint32_t max_inbound;          /* [128] established inbound connections; when full, a peer of
+                                      higher priority evicts the lowest, others are refused */
+    uint32_t max_outbound;         /* [64] outbound connections, dialing or established; beyond
+                                      it a dial fails with -MERO_EBUSY */
+    uint32_t max_pending;          /* [32] inbound connections still in the handshake; a new one
+                                      beyond it closes the oldest */
+    uint32_t max_inbound_per_ip;   /* [16] per remote IP: handshaking inbound connections (a new
+                                      one beyond it closes that address's oldest) and
+                                      established inbound strangers (beyond it, refused); peers
+                                      of priority MERO_NET_PRIO_MEMBER or more are not counted */
     uint32_t max_streams_per_conn; /* [256] open yamux streams per connection */
     uint32_t max_frame;            /* [4 MiB] request/response frame payload */
     uint32_t max_gossip_msg;       /* [1 MiB] gossipsub message data; RPC max is this + 64 KiB */
@@ -55,6 +67,17 @@ struct mero_net_config {
                                       is taken for dead and the connection closed */
 };
 
+/*
+ * Connection priority (higher is more valuable), which the application gives a peer through
+ * mero_net_callbacks.peer_priority when its connection authenticates, or later with
+ * mero_net_set_priority. The net layer knows nothing of namespaces: it only prefers to keep
+ * higher priorities when a budget is full. Any value in [0, 255] is allowed.
+ */
+#define MERO_NET_PRIO_STRANGER 0 /* authenticated, nothing known about it (the default) */
+#define MERO_NET_PRIO_MEMBER                                                                       \
+    1 /* the application vouches for it (shares a namespace with                                   \
+         us, a bootstrap peer, ...) */
+
 /* Fill `cfg` with the defaults. */
 void mero_net_config_default(struct mero_net_config *cfg);
 
@@ -66,12 +89,17 @@ void mero_net_config_default(struct mero_net_config *cfg);
  *
  * on_peer: a peer connected (connected=1, after Noise + yamux) or disconnected (0).
  *
- * Both may be NULL.
+ * peer_priority: the priority (MERO_NET_PRIO_*) of a peer whose connection just authenticated,
+ * asked before it is admitted to the inbound budget (and before on_peer). It must not call
+ * back into the net. NULL: every peer is a stranger.
+ *
+ * All may be NULL.
  */
 struct mero_net_callbacks {
     int (*on_gossip)(void *ud, const char *topic, const char *from, const uint8_t *data,
                      size_t len);
     void (*on_peer)(void *ud, const char *peer_id, int connected);
+    int (*peer_priority)(void *ud, const char *peer_id);
 };
 
 /*
@@ -111,7 +139,8 @@ size_t mero_net_listen_addrs(const struct mero_net *net, char (*out)[MERO_MULTIA
 /*
  * Dial completion: status 0 and the authenticated remote peer id, or a negative code
  * (-MERO_EPEERID when the Noise identity is not the /p2p/ id dialed, -MERO_ETIMEOUT,
- * -MERO_ECLOSED, -MERO_EIO, -MERO_EBUSY ...). peer_id is borrowed for the call (NULL on error).
+ * -MERO_ECLOSED, -MERO_EIO, -MERO_EBUSY (outbound budget full) ...). peer_id is borrowed for the
+ * call (NULL on error).
  */
 typedef void (*mero_net_dial_cb)(void *ud, int status, const char *peer_id);
 
@@ -126,6 +155,13 @@ MERO_MUST_CHECK int mero_net_dial(struct mero_net *net, const char *multiaddr, m
 
 /* Remember an address ("/ip4/A/tcp/P/p2p/<id>", the /p2p/ part required) for later dials. */
 MERO_MUST_CHECK int mero_net_add_addr(struct mero_net *net, const char *multiaddr);
+
+/*
+ * Set the priority (MERO_NET_PRIO_*, clamped to [0, 255]) of the connection to peer_id, if one
+ * is up; e.g. when the application learns that the peer is a member. Not remembered across
+ * reconnections: peer_priority answers for a new connection.
+ */
+void mero_net_set_priority(struct mero_net *net, const char *peer_id, int prio);
 
 /* Close the connection to a peer, if any (on_peer(…, 0) follows). */
 void mero_net_disconnect(struct mero_net *net, const char *peer_id);
@@ -206,7 +242,7 @@ typedef void (*mero_net_reply_cb)(void *ud, int status, const uint8_t *data, siz
  * when started (cb then runs exactly once, never from inside this call) or negative, and then
  * cb never runs: -MERO_ENOTFOUND (not connected and no address known), -MERO_EINVAL,
  * -MERO_ETOOBIG (len > max_frame), -MERO_EPEERID / -MERO_EUNSUPPORTED (not an Ed25519 peer
- * id), -MERO_EBUSY (connection limit), -MERO_ECLOSED (net is being freed).
+ * id), -MERO_EBUSY (outbound budget full), -MERO_ECLOSED (net is being freed).
  */
 MERO_MUST_CHECK int mero_net_request(struct mero_net *net, const char *peer_id,
                                      const char *protocol_id, const uint8_t *data, size_t len,

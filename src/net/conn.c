@@ -133,7 +133,7 @@ void mero__conn_fail(struct mero__conn *c, int code, const char *why)
     if (c->state == MERO__C_CLOSING) {
         return;
     }
-    if (code == MERO_ECLOSED && c->net->freeing) {
+    if ((code == MERO_ECLOSED && c->net->freeing) || c->quiet) {
         MERO_DEBUG("net: closing connection to %s", who(c, wb));
     } else {
         MERO_INFO("net: connection %s %s closed: %s (%s)", c->outbound ? "to" : "from", who(c, wb),
@@ -372,6 +372,7 @@ static int noise_step(struct mero__conn *c, const uint8_t *msg, size_t n)
 static void conn_up(struct mero__conn *c)
 {
     c->state = MERO__C_UP;
+    c->up_ms = uv_now(c->net->loop);
     c->next_sid = c->outbound ? 1 : 2;
     mero__yamux_keepalive_start(c); /* the handshake timer becomes the keep-alive timer */
     mero__net_conn_up(c);
@@ -554,6 +555,10 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 static void on_timer(uv_timer_t *t)
 {
     struct mero__conn *c = t->data;
+    if (!c->outbound) { /* a flood of silent connections: rate-limited log */
+        mero__budget_close(c, MERO_ETIMEOUT, "handshake timeout");
+        return;
+    }
     mero__conn_fail(c, MERO_ETIMEOUT, "handshake timeout");
 }
 
@@ -578,6 +583,7 @@ static struct mero__conn *conn_new(struct mero_net *net, int outbound)
     c->next = net->conns;
     net->conns = c;
     net->nconns++;
+    c->started_ms = uv_now(net->loop);
     uv_timer_start(&c->timer, on_timer, net->cfg.handshake_timeout_ms, 0);
     return c;
 }
@@ -621,9 +627,7 @@ int mero__conn_dial(struct mero_net *net, const struct mero__maddr *m, mero_net_
     struct sockaddr_storage ss;
     struct mero__conn *c;
     struct mero__dial_waiter *w;
-    if (net->nconns >= net->cfg.max_conns) {
-        return -MERO_EBUSY;
-    }
+    MERO_TRY(mero__budget_dial(net));
     MERO_TRY(mero__maddr_to_sockaddr(m, &ss));
     w = calloc(1, sizeof(*w));
     if (w == NULL) {
@@ -667,11 +671,8 @@ void mero__conn_accept(struct mero_net *net, uv_stream_t *server)
         mero__maddr_from_sockaddr((struct sockaddr *)&ss, &c->raddr) < 0) {
         memset(&c->raddr, 0, sizeof(c->raddr));
     }
-    if (net->nconns > net->cfg.max_conns) {
-        mero__conn_fail(c, MERO_EBUSY, "connection limit reached");
-        return;
-    }
     c->state = MERO__C_MSS_SEC;
+    mero__budget_accept(c); /* may close older handshaking connections, never c */
     start_reading(c);
 }
 

@@ -3,7 +3,8 @@
  * net.c - the public mero_net object: identity, configuration and limits, listeners, dialing
  * and the address book, the protocol registry for inbound streams (identify, meshsub,
  * request/response handlers), connection up/down bookkeeping (duplicate resolution, on_peer),
- * the per-iteration flush and the gossipsub heartbeat timer.
+ * the per-iteration flush and the gossipsub heartbeat timer (which also reports what the
+ * connection budgets' log rate limiter held back).
  *
  * Invariants: one reported connection per remote peer (a duplicate is resolved the same way by
  * both ends: keep the connection dialed by the smaller peer id string); callbacks are never
@@ -22,7 +23,10 @@
 void mero_net_config_default(struct mero_net_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
-    cfg->max_conns = 128;
+    cfg->max_inbound = 128;
+    cfg->max_outbound = 64;
+    cfg->max_pending = 32;
+    cfg->max_inbound_per_ip = 16;
     cfg->max_streams_per_conn = 256;
     cfg->max_frame = 4u << 20;
     cfg->max_gossip_msg = 1u << 20;
@@ -49,7 +53,10 @@ static void fill(struct mero_net_config *c, const struct mero_net_config *in)
     if (c->f == 0) {                                                                               \
         c->f = d.f;                                                                                \
     }
-    DEF(max_conns)
+    DEF(max_inbound)
+    DEF(max_outbound)
+    DEF(max_pending)
+    DEF(max_inbound_per_ip)
     DEF(max_streams_per_conn)
     DEF(max_frame)
     DEF(max_gossip_msg)
@@ -110,6 +117,7 @@ static void on_heartbeat(uv_timer_t *t)
 {
     struct mero_net *net = t->data;
     mero__gossip_heartbeat(net->gossip);
+    mero__budget_tick(net);
 }
 
 int mero_net_new(uv_loop_t *loop, const uint8_t ed25519_sk[64], const struct mero_net_config *cfg,
@@ -136,6 +144,7 @@ int mero_net_new(uv_loop_t *loop, const uint8_t ed25519_sk[64], const struct mer
         net->cb = *cb;
     }
     net->ud = ud;
+    net->budget_log.interval_ms = MERO__BUDGET_LOG_MS;
     mero_x25519_keypair(net->noise_pk, net->noise_sk);
     mero__peer_id_bytes_from_pk(net->id_pk, net->id_bytes);
     if (mero_net_peer_id_from_pk(net->id_pk, net->id) < 0 ||
@@ -371,6 +380,14 @@ int mero_net_dial(struct mero_net *net, const char *multiaddr, mero_net_dial_cb 
     return mero__conn_dial(net, &m, cb, ud);
 }
 
+void mero_net_set_priority(struct mero_net *net, const char *peer_id, int prio)
+{
+    struct mero__conn *c = peer_id ? mero__conn_find(net, peer_id) : NULL;
+    if (c != NULL) {
+        c->prio = prio < 0 ? 0 : prio > 255 ? 255 : prio;
+    }
+}
+
 void mero_net_disconnect(struct mero_net *net, const char *peer_id)
 {
     struct mero__conn *c;
@@ -507,6 +524,14 @@ void mero__net_conn_up(struct mero__conn *c)
 {
     struct mero_net *net = c->net;
     struct mero__conn *other = mero__conn_find(net, c->peer);
+    int prio =
+        net->cb.peer_priority ? net->cb.peer_priority(net->ud, c->peer) : MERO_NET_PRIO_STRANGER;
+    c->prio = prio < 0 ? 0 : prio > 255 ? 255 : prio;
+    /* A duplicate replaces a connection to a peer we already hold (one of the two is closed
+     * just below): only a new peer's inbound connection must fit the inbound budget. */
+    if (other == NULL && !c->outbound && mero__budget_up(c) < 0) {
+        return;
+    }
     if (other) {
         /* Both ends keep the connection dialed by the smaller peer id (ties: the older). */
         int new_wins = strcmp(dialer_of(c), dialer_of(other)) < 0;

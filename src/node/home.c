@@ -38,6 +38,7 @@
 #include "mero/log.h"
 #include "node/db.h"
 #include "node/node.h"
+#include "node/service.h"
 #include "mero/net.h"
 
 static int path_join(char *out, size_t cap, const char *dir, const char *name)
@@ -347,11 +348,13 @@ static int load_config(struct mero_node *node, struct mero_err *err)
         rc = copy_str(node->cfg.listen[i], MERO_NODE_ADDR_MAX, json_array_get(l, i));
         node->cfg.nlisten = i + 1;
     }
-    json_decref(cfg);
     if (rc < 0) {
+        json_decref(cfg);
         return mero_err_set(err, MERO_EINVAL, "%s: bad name, api or listen", path);
     }
-    return 0;
+    rc = mero_node_netcfg_parse(cfg, path, &node->cfg, err);
+    json_decref(cfg);
+    return rc;
 }
 
 static int check_home(const char *home, struct mero_err *err)

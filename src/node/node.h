@@ -33,6 +33,7 @@ struct sqlite3;
 struct mero_store;
 struct mero_net;
 struct mero_node_sync;
+struct mero_node_peers;
 
 /* How quotes are produced (ARCHITECTURE.md §1, spec "Admin API surface"). */
 enum mero_node_tee {
@@ -81,6 +82,8 @@ struct mero_node_config {
     char api[MERO_NODE_ADDR_MAX]; /* host:port, port may be 0 */
     char listen[MERO_NODE_MAX_LISTEN][MERO_NODE_ADDR_MAX];
     size_t nlisten;
+    /* config.json "net" (netcfg.c): connection budgets, 0 = the net layer's default */
+    uint32_t net_max_inbound, net_max_outbound, net_max_pending, net_max_inbound_per_ip;
 };
 
 struct mero_node {
@@ -106,6 +109,7 @@ struct mero_node {
     struct mero_net *net;     /* the libp2p peer (service.c) */
     struct mero_store *store; /* governance store, DIR/gov.db */
     struct mero_node_sync *sync;
+    struct mero_node_peers *peers; /* peers.c: peers the connection budgets keep */
     uv_timer_t sync_timer;
     bool sync_timer_on;
     uv_signal_t sigint, sigterm;

@@ -10,13 +10,15 @@
  * admission layer installs. A message is forwarded only if it applied (or was a duplicate),
  * so a refused op or delta is not amplified. An op whose parents are unknown triggers a pull
  * from its publisher (sync.c); the timer pulls from every connected peer every 2 s so a node
- * that missed a publish or was down catches up.
+ * that missed a publish or was down catches up. Publishers whose ops or deltas apply, and
+ * bootstrap peers, are remembered as members for the connection budgets (peers.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "mero/crypto.h"
 #include "mero/encoding.h"
 #include "mero/gov.h"
 #include "mero/log.h"
@@ -91,9 +93,10 @@ int mero_node_follow(struct mero_node *node, const uint8_t ns[32])
     return mero_net_subscribe(node->net, topic);
 }
 
-int mero_node_apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len)
+static int apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len,
+                    int *status_out)
 {
-    int status = 0;
+    int status = MERO_APPLY_DUPLICATE;
     uint8_t hash[32], missing[32];
     struct mero_err err = {0};
     int rc = mero_gov_apply(node->store, op, len, &status, hash, missing, &err);
@@ -107,7 +110,14 @@ int mero_node_apply_op(struct mero_node *node, const char *from, const uint8_t *
     } else if (rc < 0) {
         MERO_INFO("op from %s refused: %s", from ? from : "local", err.msg);
     }
+    *status_out = status;
     return rc;
+}
+
+int mero_node_apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len)
+{
+    int status;
+    return apply_op(node, from, op, len, &status);
 }
 
 static int on_gossip(void *ud, const char *topic, const char *from, const uint8_t *data, size_t len)
@@ -118,13 +128,27 @@ static int on_gossip(void *ud, const char *topic, const char *from, const uint8_
         return -MERO_EINVAL;
     }
     switch (data[0]) {
-    case MERO_GOSSIP_OP:
-        return mero_node_apply_op(node, from, data + 1, len - 1);
+    case MERO_GOSSIP_OP: {
+        int status;
+        int rc = apply_op(node, from, data + 1, len - 1, &status);
+        if (rc == 0 && status == MERO_APPLY_APPLIED) {
+            mero_node_peer_valued(node, from); /* it published a member's op first */
+        }
+        return rc;
+    }
     case MERO_GOSSIP_DELTA: {
         struct mero_err err = {0};
+        uint8_t hash[32];
+        bool had = true;
+        mero_sha256(hash, data + 1, len - 1);
+        if (mero_node_ctx_has(node, hash, &had) < 0) {
+            had = true;
+        }
         int rc = mero_node_ctx_apply(node, data + 1, len - 1, &err);
         if (rc < 0) {
             MERO_INFO("delta from %s refused: %s", from, err.msg);
+        } else if (!had) {
+            mero_node_peer_valued(node, from); /* it published a member's delta first */
         }
         return rc;
     }
@@ -195,11 +219,11 @@ static void on_sync_timer(uv_timer_t *t)
 
 static void on_dialed(void *ud, int status, const char *peer_id)
 {
-    (void)ud;
     if (status < 0) {
         MERO_WARN("bootstrap dial failed: %s", mero_strerror(status));
     } else {
         MERO_INFO("bootstrap peer %s", peer_id);
+        mero_node_peer_valued(ud, peer_id);
     }
 }
 
@@ -214,8 +238,11 @@ int mero_node_service_start(struct mero_node *node, struct mero_err *err)
     mero_store_set_hooks(node->store, &h);
     MERO_TRY(mero_node_ctx_open(node, err));
 
-    struct mero_net_callbacks cb = {.on_gossip = on_gossip, .on_peer = on_peer};
-    int rc = mero_net_new(node->loop, node->id_sk, NULL, &cb, node, &node->net);
+    struct mero_net_callbacks cb = {
+        .on_gossip = on_gossip, .on_peer = on_peer, .peer_priority = mero_node_peer_priority};
+    struct mero_net_config ncfg;
+    mero_node_netcfg_apply(&node->cfg, &ncfg);
+    int rc = mero_net_new(node->loop, node->id_sk, &ncfg, &cb, node, &node->net);
     if (rc < 0) {
         return mero_err_set(err, -rc, "cannot start the network: %s", mero_strerror(rc));
     }
@@ -263,6 +290,7 @@ void mero_node_service_stop(struct mero_node *node)
         node->net = NULL;
     }
     mero_node_admission_free(node);
+    mero_node_peers_free(node);
     free(node->sync);
     node->sync = NULL;
     mero_node_ctx_close(node);

@@ -38,4 +38,20 @@ int mero_node_follow(struct mero_node *node, const uint8_t ns[32]);
 /* Apply a received op (from = publisher or sync peer; a missing parent triggers a pull). */
 int mero_node_apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len);
 
+/* peers.c: the connection budgets' peer_priority callback (ud = node): MERO_NET_PRIO_MEMBER for
+ * bootstrap peers, peers we dialed and peers whose ops or deltas applied; else a stranger. */
+int mero_node_peer_priority(void *ud, const char *peer_id);
+/* Remember peer_id as a member (bounded set, oldest replaced) and raise its live connection. */
+void mero_node_peer_valued(struct mero_node *node, const char *peer_id);
+void mero_node_peers_free(struct mero_node *node);
+
+/* netcfg.c: config.json's optional "net" object (connection budgets) into out's net_* fields;
+ * -MERO_EINVAL with a message naming path and the field. */
+struct mero_node_config;
+struct mero_net_config;
+MERO_MUST_CHECK int mero_node_netcfg_parse(const json_t *cfg, const char *path,
+                                           struct mero_node_config *out, struct mero_err *err);
+/* The net configuration for mero_net_new: defaults with the configured budgets. */
+void mero_node_netcfg_apply(const struct mero_node_config *in, struct mero_net_config *out);
+
 #endif

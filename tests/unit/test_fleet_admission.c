@@ -168,7 +168,12 @@ static int node_up(struct tnode *t, const char *name)
     uint8_t pk[32];
     mero_ed25519_keypair(pk, t->sk);
     struct mero_net_callbacks cb = {.on_gossip = on_gossip};
-    if (mero_net_new(loop, t->sk, NULL, &cb, t, &t->net) < 0 ||
+    /* every node and the 51 prompt flooders share 127.0.0.1: lift the per-address cap of the
+     * connection budgets (which would otherwise refuse strangers beyond 16 from it) */
+    struct mero_net_config cfg;
+    mero_net_config_default(&cfg);
+    cfg.max_inbound_per_ip = 128;
+    if (mero_net_new(loop, t->sk, &cfg, &cb, t, &t->net) < 0 ||
         mero_net_listen(t->net, "/ip4/127.0.0.1/tcp/0") < 0 ||
         mero_store_open(":memory:", &t->store, &e) < 0 ||
         mero_net_handle(t->net, SYNC_PROTO, on_sync, t) < 0) {

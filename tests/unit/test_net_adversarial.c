@@ -670,7 +670,7 @@ static void setup_nodes(void)
     cfg.handshake_timeout_ms = 3000;
     memset(seed, 0x11, 32);
     mero_ed25519_from_seed(pk, sk, seed);
-    struct mero_net_callbacks cb = {on_gossip, NULL};
+    struct mero_net_callbacks cb = {.on_gossip = on_gossip};
     if (mero_net_new(loop, sk, &cfg, &cb, NULL, &srv) < 0 || mero_net_subscribe(srv, "sig") < 0 ||
         mero_net_listen(srv, "/ip4/127.0.0.1/tcp/0") < 0 ||
         mero_net_handle(srv, "/t/echo", echo, NULL) < 0 ||

@@ -358,7 +358,7 @@ static int gossip_cb(void *ud, const char *topic, const char *from, const uint8_
 static struct mero_net *gnode(uint8_t seed_byte, struct gossip_seen *g)
 {
     uint8_t seed[32], pk[32], sk[64];
-    struct mero_net_callbacks cb = {gossip_cb, NULL};
+    struct mero_net_callbacks cb = {.on_gossip = gossip_cb};
     struct mero_net_config cfg;
     struct mero_net *n = NULL;
     mero_net_config_default(&cfg);

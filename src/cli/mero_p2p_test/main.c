@@ -6,9 +6,15 @@
  * from stdin, one per line, and prints events on stdout, one per line:
  *
  *   commands: dial ADDR | sub TOPIC | unsub TOPIC | pub TOPIC TEXT | req PEER PROTO TEXT |
- *             peers | addr PEERADDR | quit
+ *             peers | addr PEERADDR | flood N ADDR | quit
  *   events:   id ID | listen ADDR | peer up|down ID | msg TOPIC FROM TEXT | pub N|ERR |
- *             dial ok ID|err CODE | reply ok TEXT|err CODE | served PROTO FROM TEXT | peers N
+ *             dial ok ID|err CODE | reply ok TEXT|err CODE | served PROTO FROM TEXT | peers N |
+ *             flood done OK ERR
+ *
+ * `flood N ADDR` (connection-budget tests): N more identities (random keys, at most 256 in
+ * all) in this process dial ADDR one after another and then stay connected and idle; "flood
+ * done" counts the dials that completed and those that failed (the remote may still close a
+ * connection that completed, when its budget refuses it).
  *
  * Options: --seed HEX32 (identity seed; random otherwise), --listen MA (repeatable),
  * --echo PROTO (answer requests on PROTO with "echo:" + request), --sub TOPIC, --dial MA,
@@ -97,6 +103,51 @@ static void echo(void *ud, struct mero_net_req *req, const char *from, const uin
     free(buf);
 }
 
+/* flood: idle extra identities */
+#define CLONES_MAX 256
+static struct mero_net *g_clone[CLONES_MAX];
+static size_t g_nclone, g_clone_want, g_clone_ok, g_clone_err;
+static char g_clone_addr[MERO_MULTIADDR_STR_MAX];
+
+static void clone_next(void);
+
+static void on_clone_dial(void *ud, int status, const char *peer)
+{
+    (void)ud;
+    (void)peer;
+    if (status == 0) {
+        g_clone_ok++;
+    } else {
+        g_clone_err++;
+    }
+    clone_next();
+}
+
+/* Start the next clone's dial (each waits for the previous one: the remote's handshake slots
+ * are not what this floods). */
+static void clone_next(void)
+{
+    while (!g_quit && g_nclone < g_clone_want) {
+        uint8_t seed[32], pk[32], sk[64];
+        struct mero_net *n = NULL;
+        mero_random(seed, sizeof(seed));
+        mero_ed25519_from_seed(pk, sk, seed);
+        mero_wipe(seed, sizeof(seed));
+        int rc = mero_net_new(g_loop, sk, NULL, NULL, NULL, &n);
+        mero_wipe(sk, sizeof(sk));
+        if (rc < 0) {
+            break;
+        }
+        g_clone[g_nclone++] = n;
+        if (mero_net_dial(n, g_clone_addr, on_clone_dial, NULL) == 0) {
+            return; /* on_clone_dial continues */
+        }
+        g_clone_err++;
+    }
+    out("flood done %zu %zu", g_clone_ok, g_clone_err);
+    g_clone_want = g_nclone;
+}
+
 static void shutdown_all(void)
 {
     if (!g_quit) {
@@ -105,6 +156,10 @@ static void shutdown_all(void)
         uv_close((uv_handle_t *)&g_in, NULL);
         mero_net_free(g_net);
         g_net = NULL;
+        for (size_t i = 0; i < g_nclone; i++) {
+            mero_net_free(g_clone[i]);
+        }
+        g_nclone = 0;
     }
 }
 
@@ -123,6 +178,21 @@ static void command(char *line)
         if (rc < 0) {
             out("dial err %s", mero_strerror(rc));
         }
+    } else if (!strcmp(line, "flood")) {
+        char *addr = strchr(arg, ' ');
+        uint64_t k = 0;
+        if (addr != NULL) {
+            *addr++ = 0;
+        }
+        if (addr == NULL || mero_parse_u64(arg, CLONES_MAX - g_nclone, &k) < 0 || k == 0 ||
+            g_clone_want > g_nclone || strlen(addr) >= sizeof(g_clone_addr)) {
+            out("flood err EINVAL");
+            return;
+        }
+        snprintf(g_clone_addr, sizeof(g_clone_addr), "%s", addr);
+        g_clone_ok = g_clone_err = 0;
+        g_clone_want = g_nclone + k;
+        clone_next();
     } else if (!strcmp(line, "addr")) {
         rc = mero_net_add_addr(g_net, arg);
         out("addr %s", rc < 0 ? mero_strerror(rc) : "ok");
@@ -199,7 +269,7 @@ int main(int argc, char **argv)
 {
     uint8_t seed[32], pk[32], sk[64];
     int have_seed = 0;
-    struct mero_net_callbacks cb = {on_gossip, on_peer};
+    struct mero_net_callbacks cb = {.on_gossip = on_gossip, .on_peer = on_peer};
     const char *listens[8], *subs[8], *dials[8], *echo_proto = NULL;
     size_t nl = 0, ns = 0, nd = 0;
     if (mero_crypto_init() < 0) {
