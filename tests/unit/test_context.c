@@ -353,7 +353,7 @@ static int apply_pair_fresh(const struct mero_buf *a, const struct mero_buf *b, 
 {
     struct mero_err err = {0};
     struct sqlite3 *keep = node.db;
-    int rc = mero_node_db_open(&node.db, ":memory:", &err);
+    int rc = mero_node_db_open(&node.db, ":memory:", true, &err);
     rc = rc ? rc : mero_node_ctx_open(&node, &err);
     rc = rc ? rc : mero_node_ctx_apply(&node, a->data, a->len, &err);
     rc = rc ? rc : mero_node_ctx_apply(&node, b->data, b->len, &err);
@@ -415,7 +415,7 @@ TEST(refused_delta_is_admitted_once_its_predecessors_arrive)
     }
     mero_wipe(sk, sizeof(sk));
     struct sqlite3 *keep = node.db;
-    CHECK_OK(mero_node_db_open(&node.db, ":memory:", &err));
+    CHECK_OK(mero_node_db_open(&node.db, ":memory:", true, &err));
     CHECK_OK(mero_node_ctx_open(&node, &err));
     /* gossip delivers the newest first: beyond this node's clock, refused and not stored */
     CHECK_ERR(mero_node_ctx_apply(&node, d[2].data, d[2].len, &err), -MERO_ECLOCK);
