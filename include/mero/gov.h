@@ -24,6 +24,7 @@
 #include "mero/err.h"
 #include "mero/identity.h"
 #include "mero/op.h"
+#include "mero/quote.h"
 
 #define MERO_GOV_STORE_SCHEMA 2 /* SQLite schema (PRAGMA user_version) */
 /* Evidence older than this is "due for a refresh" (admit step 6). UNVERIFIED value. */
@@ -104,6 +105,9 @@ struct mero_evidence_verdict {
  * Caller-provided hooks. Any may be NULL:
  *  - quote_report_data: structural read of a real (non-mock) quote's 64 report-data bytes.
  *    NULL: mero_quote_report_data (src/attest). Mock quotes are read by gov (bytes 17..81).
+ *  - quote_td_report: structural read of a real quote's TD report body (TDATTRIBUTES,
+ *    MRSERVICETD, MRTD, RTMR0..3), no signature check; a peer cross-checks the facts an
+ *    admission records against it. NULL: mero_quote_parse (src/attest).
  *  - evidence_verify: verify a real quote offline against its collateral at attested_at and
  *    fill the verdict. NULL: mero_dcap_verify_evidence against the carried collateral JSON.
  *  - release_check: admit step 3 for a signed-release policy (real quotes): fetch/verify the
@@ -120,6 +124,8 @@ struct mero_gov_hooks {
     void (*on_event)(void *ud, const struct mero_gov_event *ev);
     int (*quote_report_data)(void *ud, const uint8_t *quote, size_t len, uint8_t out[64],
                              struct mero_err *err);
+    int (*quote_td_report)(void *ud, const uint8_t *quote, size_t len, struct mero_td_report *out,
+                           struct mero_err *err);
     int (*evidence_verify)(void *ud, const uint8_t *quote, size_t qlen, const uint8_t *coll,
                            size_t clen, uint64_t attested_at, struct mero_evidence_verdict *v,
                            struct mero_err *err);
@@ -247,20 +253,22 @@ enum mero_adm_side { MERO_ADM_SIDE_ADMITTER = 0, MERO_ADM_SIDE_PEER = 1 };
  */
 enum mero_adm_rule {
     MERO_ADM_RULE_OK = 0,
-    MERO_ADM_RULE_NO_POLICY = 32,   /* no TeeAdmissionPolicy for the namespace */
-    MERO_ADM_RULE_ROLE_NOT_MODE,    /* peer: the recorded role is not the policy mode's */
-    MERO_ADM_RULE_QUOTE_LENGTH,     /* missing, or over MAX_TEE_QUOTE_BYTES */
-    MERO_ADM_RULE_QUOTE_HASH,       /* quote_hash is not SHA-256 of the quote */
-    MERO_ADM_RULE_MOCK_TCB,         /* a mock quote recorded with a real TCB status */
-    MERO_ADM_RULE_RELEASE,          /* admitter, signed-release form: the release check */
-    MERO_ADM_RULE_CREDENTIAL,       /* the credential does not certify the member */
-    MERO_ADM_RULE_QUOTE_UNREADABLE, /* the carried quote's report data cannot be read */
-    MERO_ADM_RULE_BINDING,          /* the quote does not commit to the credential */
-    MERO_ADM_RULE_DENIED,           /* on the group's deny list */
-    MERO_ADM_RULE_NO_ROOT_ROW,      /* subgroup form for a member with no TEE row at the root */
-    MERO_ADM_RULE_ROLE_LOCKED,      /* the member holds a non-TEE row in the namespace */
-    MERO_ADM_RULE_QUOTE_USED,       /* admitter: quote already used in the namespace */
-    MERO_ADM_RULE_NO_TD_FACTS,      /* admitter: a real quote whose TD attributes are unknown */
+    MERO_ADM_RULE_NO_POLICY = 32,    /* no TeeAdmissionPolicy for the namespace */
+    MERO_ADM_RULE_ROLE_NOT_MODE,     /* peer: the recorded role is not the policy mode's */
+    MERO_ADM_RULE_QUOTE_LENGTH,      /* missing, or over MAX_TEE_QUOTE_BYTES */
+    MERO_ADM_RULE_QUOTE_HASH,        /* quote_hash is not SHA-256 of the quote */
+    MERO_ADM_RULE_MOCK_TCB,          /* a mock quote recorded with a real TCB status */
+    MERO_ADM_RULE_RELEASE,           /* admitter, signed-release form: the release check */
+    MERO_ADM_RULE_CREDENTIAL,        /* the credential does not certify the member */
+    MERO_ADM_RULE_QUOTE_UNREADABLE,  /* the carried quote (report data, TD report) unreadable */
+    MERO_ADM_RULE_BINDING,           /* the quote does not commit to the credential */
+    MERO_ADM_RULE_DENIED,            /* on the group's deny list */
+    MERO_ADM_RULE_NO_ROOT_ROW,       /* subgroup form for a member with no TEE row at the root */
+    MERO_ADM_RULE_ROLE_LOCKED,       /* the member holds a non-TEE row in the namespace */
+    MERO_ADM_RULE_QUOTE_USED,        /* admitter: quote already used in the namespace */
+    MERO_ADM_RULE_NO_TD_FACTS,       /* admitter: a real quote whose TD attributes are unknown */
+    MERO_ADM_RULE_TD_FACTS_MISMATCH, /* peer: recorded TD facts differ from the carried quote */
+    MERO_ADM_RULE_MEASUREMENTS_MISMATCH, /* peer: recorded MRTD/RTMRs differ from the quote */
 };
 
 /* What the rules judge: an admission about to be published, or one being applied. */

@@ -177,7 +177,8 @@ struct mero_tee_join {
     uint8_t *quote; /* owned */
     size_t quote_len;
     /* TD facts of a real quote (V2 tags); false for a mock admission and for ops that predate
-     * them (those are judged without the TD-attribute rules, docs/governance.md). */
+     * them (those are judged without the TD-attribute rules, docs/governance.md). A peer
+     * holding the carried quote checks them, and m, against its TD report. */
     bool has_td;
     uint64_t td_attributes;  /* TDATTRIBUTES, little-endian u64 on the wire */
     uint8_t mrservicetd[48]; /* all zero for a TD 1.0 quote */

@@ -8,7 +8,9 @@
  *
  * Order (first failure wins): [peer] recorded role = policy mode; mock gate, TCB, TD
  * attributes, measurements (list form; the signed-release form checks no list here); quote
- * length and hash; a mock quote records tcb_status Mock; [admitter] signed release; the
+ * length and hash; [peer, carried real quote] the recorded facts are the quote's (not a mock
+ * admission, TD facts when recorded, MRTD and RTMR0..3 in every form: TdFactsMismatch,
+ * MeasurementsMismatch); a mock quote records tcb_status Mock; [admitter] signed release; the
  * credential certifies the member (root form); the binding, from the carried quote (root
  * form, or any form at the admitter); deny list; root row (subgroup form); role lock (no
  * non-TEE row in the namespace); [admitter] spent quote. The binding, role-lock and spent
@@ -74,6 +76,15 @@ static const struct {
                                                    "the verified quote's TD attributes are "
                                                    "unknown, so the TD-attribute rules cannot "
                                                    "be judged"},
+    [MERO_ADM_RULE_TD_FACTS_MISMATCH - NS_RULE_FIRST] = {"TdFactsMismatch", MERO_EREFUSED,
+                                                         "the TD facts the admission records "
+                                                         "(mock or real, TDATTRIBUTES, "
+                                                         "MRSERVICETD) differ from the carried "
+                                                         "quote's TD report"},
+    [MERO_ADM_RULE_MEASUREMENTS_MISMATCH -
+        NS_RULE_FIRST] = {"MeasurementsMismatch", MERO_EREFUSED,
+                          "the measurements the admission records (MRTD, RTMR0-3) differ from "
+                          "the carried quote's TD report"},
 };
 #define N_TEXTS (sizeof(texts) / sizeof(texts[0]))
 
@@ -230,6 +241,76 @@ int mero__gov_report_data(struct mero_store *s, const uint8_t *q, size_t n, uint
     return 0;
 }
 
+/* The TD report body of a real quote, by structural read (no signature check). */
+static int carried_td_report(struct mero_store *s, const uint8_t *q, size_t n,
+                             struct mero_td_report *out, struct mero_err *err)
+{
+    struct mero_err e = {0};
+    int rc;
+    if (s->hooks.quote_td_report != NULL) {
+        rc = s->hooks.quote_td_report(s->hooks.ud, q, n, out, &e);
+    } else {
+        struct mero_quote qt;
+        rc = mero_quote_parse(&qt, q, n, &e);
+        if (rc == 0) {
+            *out = qt.body;
+        }
+    }
+    if (rc < 0) {
+        return mero_err_set(err, MERO_EREFUSED, "%s: %s",
+                            mero_adm_rule_reason(MERO_ADM_RULE_QUOTE_UNREADABLE), e.msg);
+    }
+    return 0;
+}
+
+/*
+ * Peer, a carried real quote: what the op records must be what the quote's TD report says -
+ * not a mock admission, the TD facts when recorded (tags 14 / 64), and MRTD, RTMR0..3 in
+ * every form (an old-form op recorded them from the same verified body). Otherwise a voucher
+ * could record clean attributes or listed measurements next to a quote that has neither.
+ */
+static int recorded_facts_rule(struct mero_store *s, const struct mero_adm_case *c, int *rule,
+                               struct mero_err *err)
+{
+    struct mero_td_report r;
+    struct mero_err e = {0};
+    if (carried_td_report(s, c->quote, c->quote_len, &r, &e) < 0) {
+        if (rule != NULL) {
+            *rule = MERO_ADM_RULE_QUOTE_UNREADABLE;
+        }
+        if (err != NULL) {
+            *err = e;
+        }
+        return -MERO_EREFUSED;
+    }
+    if (c->is_mock || (c->tcb_status != NULL && strcmp(c->tcb_status, "Mock") == 0)) {
+        return fail(rule, MERO_ADM_RULE_TD_FACTS_MISMATCH, err,
+                    "a real TDX quote recorded as a mock admission");
+    }
+    if (c->has_td) {
+        static const uint8_t zero[48];
+        uint64_t attrs = 0;
+        for (int i = 7; i >= 0; i--) {
+            attrs = (attrs << 8) | r.td_attributes[i];
+        }
+        const uint8_t *svc = r.td15 ? r.mrservicetd : zero;
+        const uint8_t *rec = c->mrservicetd != NULL ? c->mrservicetd : zero;
+        if (attrs != c->td_attributes || !mero_ct_eq(svc, rec, 48)) {
+            return fail(rule, MERO_ADM_RULE_TD_FACTS_MISMATCH, err, NULL);
+        }
+    }
+    const char *hex[5] = {c->m->mrtd, c->m->rtmr[0], c->m->rtmr[1], c->m->rtmr[2], c->m->rtmr[3]};
+    const uint8_t *got[5] = {r.mrtd, r.rtmr[0], r.rtmr[1], r.rtmr[2], r.rtmr[3]};
+    for (int i = 0; i < 5; i++) {
+        uint8_t v[48];
+        if (strlen(hex[i]) != 96 || mero_hex_decode_exact(v, 48, hex[i], 96) < 0 ||
+            !mero_ct_eq(v, got[i], 48)) {
+            return fail(rule, MERO_ADM_RULE_MEASUREMENTS_MISMATCH, err, NULL);
+        }
+    }
+    return 0;
+}
+
 static const char SQL_HOLDS_TEE[] =
     "SELECT 1 FROM members m JOIN groups g ON g.id = m.grp WHERE g.ns = ? AND m.member = ? "
     "AND m.role IN (3, 4) LIMIT 1";
@@ -347,6 +428,11 @@ int mero_gov_admission_rules(struct mero_store *s, const uint8_t ns[static 32],
         if (c->quote_hash == NULL || !mero_ct_eq(qh, c->quote_hash, 32)) {
             return fail(rule, MERO_ADM_RULE_QUOTE_HASH, err, NULL);
         }
+    }
+    /* peer: the recorded facts are the carried real quote's (the admitter read its facts from
+     * the very quote it verified); the subgroup form carries no quote to compare */
+    if (!admitter && has_quote && !mero_mock_is_mock(c->quote, c->quote_len)) {
+        MERO_TRY(recorded_facts_rule(s, c, rule, err));
     }
     if (is_mock && c->tcb_status != NULL && strcmp(c->tcb_status, "Mock") != 0 && !admitter) {
         return fail(rule, MERO_ADM_RULE_MOCK_TCB, err, NULL);

@@ -12,10 +12,11 @@
  * policy mode names, the TCB status, TD attributes (V2 joins) and recorded measurements satisfy
  * the policy (under a release policy the measurements are the voucher's word), the member is
  * not on the group's deny list and holds no non-TEE row in the namespace, and - for the
- * cleartext form - the carried quote hashes to quote_hash and its report data commits to the
- * carried credential in this namespace. Evidence is stored only when its quote verifies
- * offline against the collateral it carries (mero_dcap_verify_evidence, or the caller's hook)
- * or is an accepted mock, binds the credential, and passes the quote-fact rules.
+ * cleartext form - the carried quote hashes to quote_hash, the facts the op records (mock or
+ * real, TD facts, MRTD and RTMR0..3) are what the carried real quote's TD report says, and its
+ * report data commits to the carried credential in this namespace. Evidence is stored only when its
+ * quote verifies offline against the collateral it carries (mero_dcap_verify_evidence, or the
+ * caller's hook) or is an accepted mock, binds the credential, and passes the quote-fact rules.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,6 +9,7 @@
 
 #include "mero/binding.h"
 #include "mero/crypto.h"
+#include "mero/encoding.h"
 #include "mero/mock.h"
 #include "support/gov_fixture.h"
 
@@ -178,4 +179,39 @@ void govt_tee_request(struct govt_tee *t, const uint8_t ns[32], const uint8_t gr
     req->quote_len = t->quote_len;
     req->attested_at = 1000;
     req->now = 1000;
+}
+
+int govt_fake_td_report(void *ud, const uint8_t *q, size_t n, struct mero_td_report *out,
+                        struct mero_err *err)
+{
+    (void)ud;
+    if (n < GOVT_FAKE_QUOTE_MIN) {
+        return mero_err_set(err, MERO_ETRUNC, "fake quote too short for a TD report");
+    }
+    memset(out, 0, sizeof(*out));
+    memcpy(out->report_data, q, 64);
+    memcpy(out->td_attributes, q + 64, 8);
+    out->td15 = true;
+    memcpy(out->mrservicetd, q + 72, 48);
+    memcpy(out->mrtd, q + 120, 48);
+    memcpy(out->rtmr, q + 168, 4 * 48);
+    return 0;
+}
+
+void govt_fake_quote_facts(uint8_t *q, size_t n, const struct mero_admit_request *req)
+{
+    if (n < GOVT_FAKE_QUOTE_MIN) {
+        return;
+    }
+    for (int i = 0; i < 8; i++) {
+        q[64 + i] = (uint8_t)(req->td_attributes >> (8 * i));
+    }
+    memcpy(q + 72, req->mrservicetd, 48);
+    const char *hex[5] = {req->m.mrtd, req->m.rtmr[0], req->m.rtmr[1], req->m.rtmr[2],
+                          req->m.rtmr[3]};
+    for (int i = 0; i < 5; i++) {
+        if (mero_hex_decode_exact(q + 120 + 48 * i, 48, hex[i], strlen(hex[i])) < 0) {
+            memset(q + 120 + 48 * i, 0, 48);
+        }
+    }
 }

@@ -54,9 +54,19 @@ int govt_policy(struct mero_tee_policy *p, int mode, bool accept_mock);
 struct govt_tee {
     struct govt_node node;
     struct mero_credential cred;
-    uint8_t quote[256];
+    uint8_t quote[512]; /* a mock quote, or a fake "real" one */
     size_t quote_len;
 };
+/*
+ * A fake "real" quote for the gov hooks (never parsed by mero_quote_parse): report data
+ * [0,64), TDATTRIBUTES u64 LE [64,72), MRSERVICETD [72,120), MRTD [120,168), RTMR0..3
+ * [168,360). govt_fake_td_report is a quote_td_report hook over that layout;
+ * govt_fake_quote_facts writes a request's recorded facts (TD facts, measurements) into it.
+ */
+#define GOVT_FAKE_QUOTE_MIN 360
+int govt_fake_td_report(void *ud, const uint8_t *q, size_t n, struct mero_td_report *out,
+                        struct mero_err *err);
+void govt_fake_quote_facts(uint8_t *q, size_t n, const struct mero_admit_request *req);
 /* Open a TEE node holding an identity for ns. */
 int govt_tee_open(struct govt_tee *t, const uint8_t ns[32]);
 /* Fill an admit request for t into group with a fresh mock quote bound to (ns, bind_group). */

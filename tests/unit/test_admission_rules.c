@@ -19,6 +19,7 @@
 #include "harness.h"
 #include "mero/binding.h"
 #include "mero/crypto.h"
+#include "mero/encoding.h"
 #include "mero/mock.h"
 #include "mero/quote.h"
 #include "mero/trust_rules.h"
@@ -31,9 +32,12 @@ struct world {
     uint8_t quote[512]; /* a "real" quote: report data in bytes 0..63 (fake_rd) */
     uint8_t big[MERO_GOV_MAX_QUOTE_BYTES + 1];
     struct mero_admit_request req;
+    /* forge_join: bend the recorded op after the admitter's facts are filled in (a forged op) */
+    void (*edit)(struct mero_tee_join *j);
 };
 
-/* Report data of a "real" test quote: its first 64 bytes. */
+/* Report data of a "real" test quote: its first 64 bytes (its TD report: the fixture's fake
+ * layout, govt_fake_td_report). */
 static int fake_rd(void *ud, const uint8_t *q, size_t n, uint8_t out[64], struct mero_err *err)
 {
     (void)ud;
@@ -89,18 +93,37 @@ static void make_real(struct world *w, const uint8_t bind_ns[32], const uint8_t 
                            w->tee.cred.cert.device);
     r->quote = w->quote;
     r->quote_len = sizeof(w->quote);
-    mero_sha256(r->quote_hash, r->quote, r->quote_len);
     r->is_mock = false;
     snprintf(r->tcb_status, sizeof(r->tcb_status), "UpToDate");
     r->has_td = true;
     r->td_attributes = MERO_TD_ATTR_SEPT_VE_DISABLE;
     memset(r->mrservicetd, 0, 48);
+    govt_fake_quote_facts(w->quote, sizeof(w->quote), r);
+    mero_sha256(r->quote_hash, r->quote, r->quote_len);
+}
+
+/* After a setup bent the verified facts: the quote says what its verified body said (the
+ * admitter's facts come from it), and a correct quote_hash stays correct. */
+static void quote_says_req(struct world *w)
+{
+    struct mero_admit_request *r = &w->req;
+    uint8_t h[32];
+    if (r->quote != w->quote) {
+        return;
+    }
+    mero_sha256(h, r->quote, r->quote_len);
+    bool hash_ok = memcmp(h, r->quote_hash, 32) == 0;
+    govt_fake_quote_facts(w->quote, sizeof(w->quote), r);
+    if (hash_ok) {
+        mero_sha256(r->quote_hash, r->quote, r->quote_len);
+    }
 }
 
 static int open_world(struct world *w, enum pol which)
 {
     memset(w, 0, sizeof(*w));
-    struct mero_gov_hooks h = {.quote_report_data = fake_rd};
+    struct mero_gov_hooks h = {.quote_report_data = fake_rd,
+                               .quote_td_report = govt_fake_td_report};
     struct mero_gov_oplist l = {0};
     int rc = govt_open(&w->owner);
     rc = rc ? rc : govt_open(&w->peer);
@@ -159,6 +182,9 @@ static int forge_join(struct world *w, int role, const char *tcb_override, struc
     j->has_td = r->has_td && !mock;
     j->td_attributes = r->td_attributes;
     memcpy(j->mrservicetd, r->mrservicetd, 48);
+    if (w->edit != NULL) {
+        w->edit(j);
+    }
     int rc = 0;
     if (root) {
         op.scope = MERO_SCOPE_ROOT;
@@ -341,6 +367,47 @@ static int s_spent(struct world *w)
     return rc;
 }
 
+/* A real quote whose MRTD is not on the list (the admitter refuses it). */
+static int s_mrtd_real(struct world *w)
+{
+    make_real(w, w->owner.ns, w->owner.ns);
+    govt_meas(w->req.m.mrtd, 7);
+    return 0;
+}
+
+/* ---- the forgeries: what a voucher that skipped the rules could record instead ---- */
+
+static void e_hide_debug(struct mero_tee_join *j)
+{
+    j->td_attributes &= ~MERO_TD_ATTR_DEBUG;
+}
+
+static void e_hide_service_td(struct mero_tee_join *j)
+{
+    memset(j->mrservicetd, 0, 48);
+}
+
+static void e_listed_mrtd(struct mero_tee_join *j)
+{
+    govt_meas(j->m.mrtd, 0);
+}
+
+static void e_other_rtmr3(struct mero_tee_join *j)
+{
+    govt_meas(j->m.rtmr[3], 9);
+}
+
+static void e_old_form(struct mero_tee_join *j)
+{
+    j->has_td = false; /* tags 10 / 19, as a node before the TD rules published */
+}
+
+static void e_old_form_listed_mrtd(struct mero_tee_join *j)
+{
+    e_old_form(j);
+    e_listed_mrtd(j);
+}
+
 static int s_release(struct world *w)
 {
     make_real(w, w->owner.ns, w->owner.ns);
@@ -354,6 +421,7 @@ enum peer_expect {
     PEER_ACCEPTS,  /* the spec has peers not repeat this rule */
     PEER_DECODER,  /* the op cannot even be decoded: refused before any rule */
     PEER_ONLY,     /* a forged op only: the admitter records what it decided */
+    PEER_FORGED,   /* the admitter as code/reason; the forged op (edit) as peer_code/_reason */
 };
 
 struct tcase {
@@ -365,60 +433,89 @@ struct tcase {
     int code;              /* the refusal (positive mero_err code); 0 = accepted */
     const char *reason;    /* prefix of the reason on both sides */
     enum peer_expect peer;
+    void (*edit)(struct mero_tee_join *j); /* PEER_FORGED: how the op differs */
+    int peer_code;                         /* PEER_FORGED: 0 = the peer applies it */
+    const char *peer_reason;
 };
 
 static const struct tcase cases[] = {
     /* accepted on both sides, the baseline */
-    {"accepted_mock", POL_MOCK, s_none, -1, NULL, 0, NULL, PEER_SAME},
-    {"accepted_real", POL_REAL, s_real, -1, NULL, 0, NULL, PEER_SAME},
+    {"accepted_mock", POL_MOCK, s_none, -1, NULL, 0, NULL, PEER_SAME, NULL, 0, NULL},
+    {"accepted_real", POL_REAL, s_real, -1, NULL, 0, NULL, PEER_SAME, NULL, 0, NULL},
     /* reference §6.1 / §6.2 and the spec */
     {"no_policy", POL_NONE, s_none, -1, NULL, MERO_ENOPOLICY, "no TeeAdmissionPolicy set for group",
-     PEER_SAME},
+     PEER_SAME, NULL, 0, NULL},
     {"mock_rejected", POL_REAL, s_none, -1, NULL, MERO_EREFUSED,
-     "mock attestation rejected by group policy", PEER_SAME},
+     "mock attestation rejected by group policy", PEER_SAME, NULL, 0, NULL},
     {"tcb_not_allowed", POL_REAL, s_tcb_out_of_date, -1, NULL, MERO_EREFUSED,
-     "TCB status not in policy allowlist", PEER_SAME},
+     "TCB status not in policy allowlist", PEER_SAME, NULL, 0, NULL},
     {"tcb_revoked", POL_REAL, s_tcb_revoked, -1, NULL, MERO_EREFUSED,
-     "TCB status not in policy allowlist (a Revoked", PEER_SAME},
+     "TCB status not in policy allowlist (a Revoked", PEER_SAME, NULL, 0, NULL},
     {"mrtd_not_allowed", POL_MOCK, s_mrtd, -1, NULL, MERO_EREFUSED, "MRTD not in policy allowlist",
-     PEER_SAME},
+     PEER_SAME, NULL, 0, NULL},
     {"rtmr0_not_allowed_when_pinned", POL_REAL_RTMR0, s_rtmr0, -1, NULL, MERO_EREFUSED,
-     "RTMR0 not in policy allowlist", PEER_SAME},
+     "RTMR0 not in policy allowlist", PEER_SAME, NULL, 0, NULL},
     {"rtmr1_not_allowed", POL_MOCK, s_rtmr1, -1, NULL, MERO_EREFUSED,
-     "RTMR1 not in policy allowlist", PEER_SAME},
+     "RTMR1 not in policy allowlist", PEER_SAME, NULL, 0, NULL},
     {"rtmr2_not_allowed", POL_MOCK, s_rtmr2, -1, NULL, MERO_EREFUSED,
-     "RTMR2 not in policy allowlist", PEER_SAME},
+     "RTMR2 not in policy allowlist", PEER_SAME, NULL, 0, NULL},
     {"rtmr3_not_allowed", POL_MOCK, s_rtmr3, -1, NULL, MERO_EREFUSED,
-     "RTMR3 not in policy allowlist", PEER_SAME},
+     "RTMR3 not in policy allowlist", PEER_SAME, NULL, 0, NULL},
     {"quote_hash_mismatch", POL_MOCK, s_quote_hash, -1, NULL, MERO_EREFUSED,
-     "quote_hash is not SHA-256 of the quote", PEER_SAME},
+     "quote_hash is not SHA-256 of the quote", PEER_SAME, NULL, 0, NULL},
     {"quote_over_16k", POL_REAL, s_quote_big, -1, NULL, MERO_EREFUSED,
-     "the quote is missing or longer than MAX_TEE_QUOTE_BYTES", PEER_DECODER},
+     "the quote is missing or longer than MAX_TEE_QUOTE_BYTES", PEER_DECODER, NULL, 0, NULL},
     {"credential_of_another_replica", POL_MOCK, s_credential, -1, NULL, MERO_EREFUSED,
-     "the account credential does not certify the attested key", PEER_SAME},
+     "the account credential does not certify the attested key", PEER_SAME, NULL, 0, NULL},
     {"binding_for_another_namespace", POL_REAL, s_binding, -1, NULL, MERO_EREFUSED,
-     "the quote does not commit to the credential", PEER_SAME},
+     "the quote does not commit to the credential", PEER_SAME, NULL, 0, NULL},
     {"removed_cannot_rejoin", POL_MOCK, s_denied, -1, NULL, MERO_EREMOVED,
-     "was removed from group ", PEER_SAME},
+     "was removed from group ", PEER_SAME, NULL, 0, NULL},
     {"subgroup_without_root_row", POL_MOCK, s_no_root_row, -1, NULL, MERO_EREFUSED,
-     "a subgroup admission needs a TEE already admitted at the namespace root", PEER_SAME},
+     "a subgroup admission needs a TEE already admitted at the namespace root", PEER_SAME, NULL, 0,
+     NULL},
     {"tee_member_role_locked", POL_MOCK, s_plain_row, -1, NULL, MERO_ETEE_ROLE_LOCKED,
-     "TeeMemberRoleLocked", PEER_SAME},
+     "TeeMemberRoleLocked", PEER_SAME, NULL, 0, NULL},
     /* TD attributes (issue 14) */
-    {"debug_td", POL_REAL, s_debug, -1, NULL, MERO_EREFUSED, "the TD is a debug TD", PEER_SAME},
+    {"debug_td", POL_REAL, s_debug, -1, NULL, MERO_EREFUSED, "the TD is a debug TD", PEER_SAME,
+     NULL, 0, NULL},
     {"sept_ve_not_disabled", POL_REAL, s_sept_ve, -1, NULL, MERO_EREFUSED,
-     "the TD does not set SEPT_VE_DISABLE", PEER_SAME},
+     "the TD does not set SEPT_VE_DISABLE", PEER_SAME, NULL, 0, NULL},
     {"service_td", POL_REAL, s_service_td, -1, NULL, MERO_EREFUSED,
-     "the TD has a non-zero MRSERVICETD", PEER_SAME},
+     "the TD has a non-zero MRSERVICETD", PEER_SAME, NULL, 0, NULL},
     /* the deliberate differences */
     {"spent_quote", POL_MOCK, s_spent, -1, NULL, MERO_EQUOTEUSED,
-     "TEE attestation quote already used", PEER_ACCEPTS},
+     "TEE attestation quote already used", PEER_ACCEPTS, NULL, 0, NULL},
     {"release_not_named", POL_RELEASE, s_release, -1, NULL, MERO_EREFUSED,
-     "the quote matches no allowed release profile: the TEE did not name", PEER_ACCEPTS},
+     "the quote matches no allowed release profile: the TEE did not name", PEER_ACCEPTS, NULL, 0,
+     NULL},
     {"role_not_policy_mode", POL_MOCK, s_none, MERO_ROLE_RELAY_TEE, NULL, MERO_EREFUSED,
-     "the admission records a role other than", PEER_ONLY},
+     "the admission records a role other than", PEER_ONLY, NULL, 0, NULL},
     {"mock_recorded_with_real_tcb", POL_MOCK, s_none, -1, "UpToDate", MERO_EREFUSED,
-     "a mock quote must record tcb_status Mock", PEER_ONLY},
+     "a mock quote must record tcb_status Mock", PEER_ONLY, NULL, 0, NULL},
+    /* forged ops: the recorded facts against the carried quote (peers re-read the quote) */
+    {"forged_attributes_hide_a_debug_td", POL_REAL, s_debug, -1, NULL, MERO_EREFUSED,
+     "the TD is a debug TD", PEER_FORGED, e_hide_debug, MERO_EREFUSED,
+     "the TD facts the admission records"},
+    {"forged_mrservicetd_hides_a_service_td", POL_REAL, s_service_td, -1, NULL, MERO_EREFUSED,
+     "the TD has a non-zero MRSERVICETD", PEER_FORGED, e_hide_service_td, MERO_EREFUSED,
+     "the TD facts the admission records"},
+    {"forged_real_quote_recorded_as_mock", POL_MOCK, s_debug, -1, "Mock", MERO_EREFUSED,
+     "the TD is a debug TD", PEER_FORGED, e_old_form, MERO_EREFUSED,
+     "the TD facts the admission records"},
+    {"forged_measurements_differ_from_quote", POL_REAL, s_mrtd_real, -1, NULL, MERO_EREFUSED,
+     "MRTD not in policy allowlist", PEER_FORGED, e_listed_mrtd, MERO_EREFUSED,
+     "the measurements the admission records"},
+    {"old_form_measurements_differ_from_quote", POL_REAL, s_mrtd_real, -1, NULL, MERO_EREFUSED,
+     "MRTD not in policy allowlist", PEER_FORGED, e_old_form_listed_mrtd, MERO_EREFUSED,
+     "the measurements the admission records"},
+    {"release_form_measurements_differ_from_quote", POL_RELEASE, s_release, -1, NULL, MERO_EREFUSED,
+     "the quote matches no allowed release profile", PEER_FORGED, e_other_rtmr3, MERO_EREFUSED,
+     "the measurements the admission records"},
+    /* an old-form op (no TD facts) of a debug TD: history older nodes accepted is applied
+     * as they applied it (docs/governance.md "Recorded facts and the carried quote") */
+    {"old_form_op_with_debug_quote", POL_REAL, s_debug, -1, NULL, MERO_EREFUSED,
+     "the TD is a debug TD", PEER_FORGED, e_old_form, 0, NULL},
 };
 
 static bool starts(const char *s, const char *prefix)
@@ -433,6 +530,8 @@ TEST(every_refusal_same_on_the_admitter_and_every_peer)
         struct world w;
         CHECK_MSG(open_world(&w, t->pol) == 0, "%s: world", t->name);
         CHECK_MSG(t->setup(&w) == 0, "%s: setup", t->name);
+        quote_says_req(&w);
+        w.edit = t->edit;
         /* the peer holds exactly the owner's state before the admission */
         struct mero_err se = {0};
         CHECK_MSG(govt_sync(&w.owner, &w.peer, w.owner.ns, &se) >= 0, "%s: sync: %s", t->name,
@@ -485,6 +584,16 @@ TEST(every_refusal_same_on_the_admitter_and_every_peer)
             CHECK_MSG(rp == -t->code, "%s: peer gave %d (%s)", t->name, rp, ep.msg);
             CHECK_MSG(starts(ep.msg, t->reason), "%s: peer reason: %s", t->name, ep.msg);
             break;
+        case PEER_FORGED:
+            if (t->peer_code == 0) {
+                CHECK_MSG(rp == 0 && status == MERO_APPLY_APPLIED, "%s: peer should apply: %s",
+                          t->name, ep.msg);
+            } else {
+                CHECK_MSG(rp == -t->peer_code, "%s: peer gave %d (%s), want -%d", t->name, rp,
+                          ep.msg, t->peer_code);
+                CHECK_MSG(starts(ep.msg, t->peer_reason), "%s: peer reason: %s", t->name, ep.msg);
+            }
+            break;
         default:
             CHECK(0);
         }
@@ -500,7 +609,7 @@ TEST(each_reason_written_once)
     for (int r = 1; r < MERO_TRUST__COUNT; r++) {
         rules[n++] = r;
     }
-    for (int r = MERO_ADM_RULE_NO_POLICY; r <= MERO_ADM_RULE_NO_TD_FACTS; r++) {
+    for (int r = MERO_ADM_RULE_NO_POLICY; r <= MERO_ADM_RULE_MEASUREMENTS_MISMATCH; r++) {
         rules[n++] = r;
     }
     for (size_t i = 0; i < n; i++) {
@@ -567,6 +676,7 @@ TEST(real_quotes_with_differing_td_attributes)
             make_real(&w, w.owner.ns, w.owner.ns);
             w.req.td_attributes = attrs;
             memcpy(w.req.mrservicetd, svc, 48);
+            quote_says_req(&w);
             CHECK(govt_sync(&w.owner, &w.peer, w.owner.ns, NULL) >= 0);
             struct mero_admit_decision d;
             struct mero_err ea = {0}, ep = {0};
@@ -586,6 +696,115 @@ TEST(real_quotes_with_differing_td_attributes)
             }
             close_world(&w);
         }
+    }
+}
+
+/* A genuine quote's bytes with its report data bound to this TEE in this namespace and, when
+ * debug, TDATTRIBUTES.DEBUG set (the signature no longer verifies; a peer only reads the body,
+ * so this is the production read path, with no test hooks). */
+static uint8_t *genuine_bound(struct world *w, bool debug, size_t *n)
+{
+    uint8_t *q = mero_test_read("testdata/tdx/dcapqvl-1/quote.bin", 1, n);
+    struct mero_quote qt;
+    if (q == NULL || mero_quote_parse(&qt, q, *n, NULL) < 0) {
+        free(q);
+        return NULL;
+    }
+    size_t body = (size_t)(qt.signed_data - q) + qt.signed_len - qt.body_size;
+    mero_admission_binding(q + body + 520 + 32, w->owner.ns, w->owner.ns, w->tee.node.pk,
+                           w->tee.cred.cert.account, w->tee.cred.cert.kem_pk,
+                           w->tee.cred.cert.device);
+    if (debug) {
+        q[body + 120] |= (uint8_t)MERO_TD_ATTR_DEBUG;
+    }
+    struct mero_admit_request *r = &w->req;
+    if (mero_quote_parse(&qt, q, *n, NULL) < 0) {
+        free(q);
+        return NULL;
+    }
+    r->quote = q;
+    r->quote_len = *n;
+    mero_sha256(r->quote_hash, q, *n);
+    r->is_mock = false;
+    snprintf(r->tcb_status, sizeof(r->tcb_status), "UpToDate");
+    r->has_td = true;
+    r->td_attributes = 0;
+    for (int i = 7; i >= 0; i--) {
+        r->td_attributes = (r->td_attributes << 8) | qt.body.td_attributes[i];
+    }
+    memset(r->mrservicetd, 0, 48);
+    if (qt.body.td15) {
+        memcpy(r->mrservicetd, qt.body.mrservicetd, 48);
+    }
+    mero_hex_encode(r->m.mrtd, qt.body.mrtd, 48);
+    for (int i = 0; i < 4; i++) {
+        mero_hex_encode(r->m.rtmr[i], qt.body.rtmr[i], 48);
+    }
+    return q;
+}
+
+/* The peer's cross-check on the production path: no hooks, the carried quote parsed by
+ * mero_quote_parse. The honest op applies; recorded attributes that hide DEBUG, and recorded
+ * measurements other than the quote's, are refused with their fixed reasons. */
+TEST(peer_reads_td_facts_from_a_genuine_carried_quote)
+{
+    static const struct {
+        bool debug;
+        void (*edit)(struct mero_tee_join *j);
+        const char *reason; /* NULL: applied */
+    } rows[] = {
+        {false, NULL, NULL},
+        {true, e_hide_debug, "the TD facts the admission records"},
+        {false, e_other_rtmr3, "the measurements the admission records"},
+        {true, e_old_form, NULL}, /* old form: applied without the TD rules, as before */
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        struct world w;
+        CHECK_OK(open_world(&w, POL_NONE));
+        mero_store_set_hooks(w.owner.s, NULL);
+        mero_store_set_hooks(w.peer.s, NULL);
+        size_t n = 0;
+        uint8_t *q = genuine_bound(&w, rows[i].debug, &n);
+        CHECK_MSG(q != NULL, "row %zu: the genuine quote does not parse", i);
+        /* a list policy naming the genuine quote's registers (and one other RTMR3) */
+        struct mero_tee_policy p;
+        struct mero_gov_oplist l = {0};
+        memset(&p, 0, sizeof(p));
+        p.form = MERO_POLICY_MEASUREMENT;
+        p.v2 = true;
+        p.mode = MERO_TEE_MODE_REPLICA;
+        CHECK_OK(mero_strlist_push(&p.tcb, "UpToDate"));
+        CHECK_OK(mero_strlist_push(&p.mrtd, w.req.m.mrtd));
+        for (int k = 1; k < 4; k++) {
+            CHECK_OK(mero_strlist_push(&p.rtmr[k], w.req.m.rtmr[k]));
+        }
+        char other[97];
+        govt_meas(other, 9); /* listed too: what the forged row records for RTMR3 */
+        CHECK_OK(mero_strlist_push(&p.rtmr[3], other));
+        CHECK_OK(mero_gov_set_policy(w.owner.s, w.owner.ns, &p, &l, NULL, NULL, NULL));
+        mero_tee_policy_cleanup(&p);
+        mero_gov_oplist_cleanup(&l);
+        CHECK(govt_sync(&w.owner, &w.peer, w.owner.ns, NULL) >= 0);
+        struct mero_admit_decision d;
+        struct mero_err ea = {0}, ep = {0};
+        int ra = mero_gov_admit_decide(w.owner.s, w.owner.ns, &w.req, &d, &ea);
+        CHECK_MSG((ra == 0) == !rows[i].debug, "row %zu: admitter %d %s", i, ra, ea.msg);
+        w.edit = rows[i].edit;
+        struct mero_buf b;
+        mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES * 2);
+        CHECK_OK(forge_join(&w, -1, NULL, &b));
+        int status = -1;
+        int rp = mero_gov_apply(w.peer.s, b.data, b.len, &status, NULL, NULL, &ep);
+        mero_buf_cleanup(&b);
+        if (rows[i].reason == NULL) {
+            CHECK_MSG(rp == 0 && status == MERO_APPLY_APPLIED, "row %zu: peer refused: %s", i,
+                      ep.msg);
+        } else {
+            CHECK_MSG(rp == -MERO_EREFUSED && starts(ep.msg, rows[i].reason),
+                      "row %zu: peer gave %d (%s)", i, rp, ep.msg);
+        }
+        free(q);
+        close_world(&w);
     }
 }
 
@@ -797,6 +1016,8 @@ TEST(fuzz_seeds_for_the_appended_tags_decode)
 }
 
 MERO_TEST_MAIN(T(every_refusal_same_on_the_admitter_and_every_peer), T(each_reason_written_once),
-               T(real_quotes_with_differing_td_attributes), T(policy_td_knobs_travel_in_the_op),
-               T(join_td_facts_round_trip), T(tee_identity_never_given_a_plain_role_anywhere),
-               T(last_namespace_admin_stays), T(fuzz_seeds_for_the_appended_tags_decode))
+               T(real_quotes_with_differing_td_attributes),
+               T(peer_reads_td_facts_from_a_genuine_carried_quote),
+               T(policy_td_knobs_travel_in_the_op), T(join_td_facts_round_trip),
+               T(tee_identity_never_given_a_plain_role_anywhere), T(last_namespace_admin_stays),
+               T(fuzz_seeds_for_the_appended_tags_decode))

@@ -181,13 +181,15 @@ static void make_real(struct world *w, struct mero_admit_request *req, const cha
     mero_random(w->tee.quote, 32);
     memcpy(w->tee.quote + 32, binding, 32);
     req->quote = w->tee.quote;
-    req->quote_len = 200;
-    mero_sha256(req->quote_hash, req->quote, req->quote_len);
+    req->quote_len = GOVT_FAKE_QUOTE_MIN;
     req->is_mock = false;
     snprintf(req->tcb_status, sizeof(req->tcb_status), "%s", tcb);
     req->has_td = true; /* a production TD: SEPT_VE_DISABLE set, no DEBUG, no service TD */
     req->td_attributes = MERO_TD_ATTR_SEPT_VE_DISABLE;
-    struct mero_gov_hooks h = {.ud = &w->owner, .quote_report_data = fake_rd};
+    govt_fake_quote_facts(w->tee.quote, req->quote_len, req); /* its TD report says the same */
+    mero_sha256(req->quote_hash, req->quote, req->quote_len);
+    struct mero_gov_hooks h = {
+        .ud = &w->owner, .quote_report_data = fake_rd, .quote_td_report = govt_fake_td_report};
     mero_store_set_hooks(w->owner.s, &h);
 }
 
@@ -453,7 +455,9 @@ TEST(signed_release_policy_gate)
     req.release_version = "2.3.88";
     CHECK_ERR(admit(&w, &req, &outcome, NULL, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "no release verifier") != NULL);
-    struct mero_gov_hooks h = {.quote_report_data = fake_rd, .release_check = release_ok};
+    struct mero_gov_hooks h = {.quote_report_data = fake_rd,
+                               .quote_td_report = govt_fake_td_report,
+                               .release_check = release_ok};
     mero_store_set_hooks(w.owner.s, &h);
     CHECK_ERR(admit(&w, &req, &outcome, NULL, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "never published") != NULL);
@@ -572,7 +576,8 @@ TEST(peer_refuses_a_carried_quote_that_does_not_parse)
     int rc = govt_sync(&w.owner, &peer, w.owner.ns, &e);
     CHECK(rc < 0);
     CHECK(strstr(e.msg, "does not parse") != NULL);
-    struct mero_gov_hooks h = {.quote_report_data = fake_rd};
+    struct mero_gov_hooks h = {.quote_report_data = fake_rd,
+                               .quote_td_report = govt_fake_td_report};
     mero_store_set_hooks(peer.s, &h);
     CHECK(govt_sync(&w.owner, &peer, w.owner.ns, &e) > 0);
     mero_gov_oplist_cleanup(&l);

@@ -100,7 +100,7 @@ struct world {
     struct govt_node owner;
     struct govt_tee tee;
     struct mero_release_source *src;
-    uint8_t quote[200];
+    uint8_t quote[GOVT_FAKE_QUOTE_MIN];
 };
 
 static int world_open(struct world *w)
@@ -139,8 +139,10 @@ static int world_open(struct world *w)
     if (rc == 0) {
         rc = govt_tee_open(&w->tee, w->owner.ns);
     }
-    struct mero_gov_hooks h = {
-        .quote_report_data = fake_rd, .release_check = mero_gov_release_hook, .release_ud = w->src};
+    struct mero_gov_hooks h = {.quote_report_data = fake_rd,
+                               .quote_td_report = govt_fake_td_report,
+                               .release_check = mero_gov_release_hook,
+                               .release_ud = w->src};
     mero_store_set_hooks(w->owner.s, &h);
     return rc;
 }
@@ -198,6 +200,9 @@ static int request(struct world *w, const char *prof, struct mero_admit_request 
         rc = 0;
     }
     mero_release_free(r);
+    /* the fake quote's TD report says what its verified body said */
+    govt_fake_quote_facts(w->quote, sizeof(w->quote), req);
+    mero_sha256(req->quote_hash, w->quote, sizeof(w->quote));
     return rc;
 }
 
@@ -240,7 +245,8 @@ TEST(signed_release_admission_end_to_end)
     /* a replaying peer checks only the TCB status and role, not the release */
     struct govt_node peer;
     CHECK_OK(govt_open(&peer));
-    struct mero_gov_hooks h = {.quote_report_data = fake_rd};
+    struct mero_gov_hooks h = {.quote_report_data = fake_rd,
+                               .quote_td_report = govt_fake_td_report};
     mero_store_set_hooks(peer.s, &h);
     CHECK(govt_sync(&w.owner, &peer, w.owner.ns, &e) > 0);
     CHECK_OK(mero_gov_direct_role(peer.s, w.owner.ns, w.tee.node.pk, &r));
