@@ -26,7 +26,7 @@
 #include "mero/op.h"
 #include "mero/quote.h"
 
-#define MERO_GOV_STORE_SCHEMA 2 /* SQLite schema (PRAGMA user_version) */
+#define MERO_GOV_STORE_SCHEMA 3 /* SQLite schema (PRAGMA user_version) */
 /* Evidence older than this is "due for a refresh" (admit step 6). UNVERIFIED value. */
 #define MERO_GOV_EVIDENCE_REFRESH_SECS (12u * 3600u)
 
@@ -385,7 +385,7 @@ MERO_MUST_CHECK int mero_gov_admit_tee_node(struct mero_store *s, const uint8_t 
 
 /* ---- remote apply ------------------------------------------------------------------------- */
 
-enum mero_apply_status { MERO_APPLY_APPLIED = 0, MERO_APPLY_DUPLICATE = 1 };
+enum mero_apply_status { MERO_APPLY_APPLIED = 0, MERO_APPLY_DUPLICATE = 1, MERO_APPLY_PURGED = 2 };
 
 /*
  * Apply an op received from a peer: bounded decode, schema version, signature, namespace
@@ -393,6 +393,9 @@ enum mero_apply_status { MERO_APPLY_APPLIED = 0, MERO_APPLY_DUPLICATE = 1 };
  * -MERO_EMISSINGPARENT so the caller can pull them; the first missing hash in missing_out if
  * non-NULL), then the rules, then append + derived tables in one transaction and events.
  * An op already stored returns 0 with *status = MERO_APPLY_DUPLICATE. hash_out may be NULL.
+ * An op of a namespace this node self-purged (its `purged` tombstone stands) is dropped before
+ * any other check: 0 with *status = MERO_APPLY_PURGED, nothing stored, no event, no parent
+ * asked for (a sync answer or gossip that raced the purge cannot bring the namespace back).
  * An encrypted group op (NamespaceOp tag 2) whose key we do not hold, and an op on the same
  * group the rules refuse while such an op waits, are stored without effect (status APPLIED)
  * and applied when the key arrives (docs/governance.md "Peers without the key").
@@ -519,7 +522,8 @@ MERO_MUST_CHECK int mero_gov_rebuild(struct mero_store *s, struct mero_err *err)
  * Self-purge (spec "Eviction and self-purge"): group == ns purges the whole namespace (op log
  * through the purge path, derived rows, group keys, identity); a subgroup purges only that
  * group's local key material and rows held for us. The pending marker is written first and
- * cleared when done.
+ * cleared when done; a whole-namespace purge writes the namespace's `purged` tombstone in the
+ * same transaction (see mero_gov_purged).
  */
 MERO_MUST_CHECK int mero_gov_self_purge(struct mero_store *s, const uint8_t ns[static 32],
                                         const uint8_t group[static 32], struct mero_err *err);
@@ -529,5 +533,11 @@ MERO_MUST_CHECK int mero_gov_purge_mark(struct mero_store *s, const uint8_t ns[s
 /* Ids (namespaces or subgroups) with a pending self-purge marker (startup reconcile). *out
  * owned (free()). */
 MERO_MUST_CHECK int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[32], size_t *n);
+/* *yes = this node self-purged namespace ns and has not joined it again since (the local
+ * tombstone). On an error the caller fails closed (treats the namespace as purged). */
+MERO_MUST_CHECK int mero_gov_purged(struct mero_store *s, const uint8_t ns[static 32], bool *yes);
+/* Forget the tombstone of ns: called by a new join of the namespace (fleet-join, the join
+ * route) before it subscribes or pulls anything. Idempotent. */
+MERO_MUST_CHECK int mero_gov_purged_clear(struct mero_store *s, const uint8_t ns[static 32]);
 
 #endif

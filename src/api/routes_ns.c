@@ -8,7 +8,9 @@
  *
  * A node learns of a namespace it did not create through POST /namespaces/:id/join: it makes
  * (or reuses) its identity for that namespace, subscribes to the topic and pulls the op log
- * from its peers; the admin then adds that identity as a member (docs/api.md).
+ * from its peers; the admin then adds that identity as a member (docs/api.md). A join clears
+ * the namespace's self-purge tombstone first (mero_gov_purged_clear), so a node evicted earlier
+ * can be let in again.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -110,7 +112,13 @@ static void ns_join(struct api_req *r, json_t *body)
         return;
     }
     struct mero_err err = {0};
-    int rc = mero_gov_identity(r->node->store, ns, true, pk, &err);
+    /* joining again after a self-purge: the tombstone goes first, else the pull is dropped */
+    int rc = mero_gov_purged_clear(r->node->store, ns);
+    if (rc < 0) {
+        api_reply_err(r, mero_err_set(&err, -rc, "cannot clear the self-purge tombstone"), &err);
+        return;
+    }
+    rc = mero_gov_identity(r->node->store, ns, true, pk, &err);
     if (rc < 0) {
         api_reply_err(r, rc, &err);
         return;

@@ -14,7 +14,8 @@
  * root admin sets it; a MemberRemoved rotation never wraps the new key for the removed member;
  * the removal of our own TEE row writes the pending self-purge marker (the namespace for a root
  * removal, else the subgroup) in the removal's savepoint (one commit: no crash window between
- * eviction and marker).
+ * eviction and marker); an op of a namespace whose self-purge tombstone stands (`purged`) is
+ * dropped by mero_gov_apply before anything else, never stored.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -665,6 +666,17 @@ int mero_gov_apply(struct mero_store *s, const uint8_t *bytes, size_t len, int *
     uint8_t hash[32];
     bool have;
     MERO_TRY(mero_op_decode(bytes, len, &op, err));
+    bool purged = true;
+    int prc = mero_gov_purged(s, op.ns, &purged);
+    if (prc < 0 || purged) {
+        /* self-purged here: drop it unseen (a failed read fails closed, as an error) */
+        int rc = prc < 0 ? mero__gov_sqlerr(s, err, "purged tombstone") : 0;
+        if (rc == 0 && status != NULL) {
+            *status = MERO_APPLY_PURGED;
+        }
+        mero_op_cleanup(&op);
+        return rc;
+    }
     int rc = mero_op_hash(&op, hash);
     if (rc == 0) {
         rc = mero_op_verify(&op, err);

@@ -258,6 +258,28 @@ int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[32], size_t *n)
     return 0;
 }
 
+int mero_gov_purged(struct mero_store *s, const uint8_t ns[static 32], bool *yes)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, "SELECT 1 FROM purged WHERE ns = ?");
+    *yes = true; /* fail closed */
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, ns, 32, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        return -MERO_EIO;
+    }
+    *yes = rc == SQLITE_ROW;
+    return 0;
+}
+
+int mero_gov_purged_clear(struct mero_store *s, const uint8_t ns[static 32])
+{
+    return exec_ns(s, "DELETE FROM purged WHERE ns = ?", ns);
+}
+
 /* Per-group rows and keys, then the namespace-wide rows. */
 static const char *const purge_group_sql[] = {
     "DELETE FROM members WHERE grp = ?",
@@ -268,6 +290,7 @@ static const char *const purge_group_sql[] = {
     "DELETE FROM pending_purge WHERE ns = ?", /* a subgroup's own marker */
 };
 static const char *const purge_ns_sql[] = {
+    "INSERT OR IGNORE INTO purged(ns) VALUES(?)", /* the tombstone, with the purge itself */
     "UPDATE purge_gate SET open = 1 WHERE id = 1",
     "DELETE FROM ops WHERE ns = ?",
     "UPDATE purge_gate SET open = 0 WHERE id = 1",

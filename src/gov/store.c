@@ -77,7 +77,14 @@ static const char *const migration_2 =
     "CREATE INDEX IF NOT EXISTS deferred_grp ON deferred(ns, grp, seq);"
     "CREATE TABLE IF NOT EXISTS inert(hash BLOB PRIMARY KEY, ns BLOB NOT NULL) WITHOUT ROWID;";
 
-static const char *const *const migrations[] = {&migration_1, &migration_2};
+/* Migration 3: `purged` (local, kept by rebuild): the tombstone of a namespace this node
+ * self-purged, written in the purge's own transaction. While it stands, mero_gov_apply drops
+ * the namespace's ops (nothing stored) so a late sync answer or gossip cannot bring the op log
+ * back; a new join of the namespace (fleet-join, POST .../join) clears it first. */
+static const char *const migration_3 =
+    "CREATE TABLE IF NOT EXISTS purged(ns BLOB PRIMARY KEY) WITHOUT ROWID;";
+
+static const char *const *const migrations[] = {&migration_1, &migration_2, &migration_3};
 
 int mero__gov_sqlerr(struct mero_store *s, struct mero_err *err, const char *what)
 {

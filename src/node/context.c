@@ -12,7 +12,8 @@
  * Invariants (spec "Read-only for its own writes"): every delta, whatever path brought it
  * (local write, gossip, sync pull), goes through mero_node_ctx_apply, which refuses one whose
  * author's effective role in the context's group is ReadOnly, ReadOnlyTee, RelayTee or none,
- * before anything is stored, and one whose lamport is beyond the context's clock (the greatest
+ * before anything is stored, one for a context of a namespace this node self-purged (its
+ * tombstone, mero_gov_purged), and one whose lamport is beyond the context's clock (the greatest
  * lamport admitted here, ctx_clock) plus MERO_LAMPORT_STEP. A stored delta is immutable; the
  * visible value of a key is the delta with the greatest (lamport, hash), so every member
  * converges on the same state in any delivery order. A delta we cannot yet decrypt (key not
@@ -378,6 +379,10 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
     }
     if (mero_node_ctx_lookup(node, d.ctx, ns, group) < 0) {
         return mero_err_set(err, MERO_ENOTFOUND, "delta for an unknown context");
+    }
+    bool purged = true;
+    if (mero_gov_purged(node->store, ns, &purged) < 0 || purged) {
+        return mero_err_set(err, MERO_EPERM, "delta for a namespace this node self-purged");
     }
     MERO_TRY(may_author(node, group, d.author, err));
     if (mero_node_db_exec(node->db, "BEGIN IMMEDIATE") < 0) {

@@ -3,6 +3,7 @@
  * fleet_join.c - the joining replica's side (spec "Prompt (the replica)", "Asking an admitter
  * directly", "Self-confirm and auto-follow"; reference-calimero.md §4.4, §5.3): POST
  * /admin-api/tee/fleet-join. It resolves the namespace identity, builds the credential,
+ * clears the namespace's self-purge tombstone (a re-admission after our own eviction),
  * registers the namespace as pending, subscribes to ns/<hex>; asks each admitter address
  * directly first (challenge request, quote over challenge || admission binding, admission
  * request), recording who admitted and each refusal's reason; then re-prompts about every 2 s
@@ -13,7 +14,8 @@
  *
  * Invariants: the completion callback runs exactly once; a join's memory outlives every
  * request and timer it started (a count of outstanding callbacks, freed at zero); admitter
- * addresses decide who is asked, never who may admit; an address naming this node is dropped.
+ * addresses decide who is asked, never who may admit; an address naming this node is dropped;
+ * the tombstone is gone before the topic is joined or anything of the namespace is pulled.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -473,6 +475,13 @@ int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[32],
             MERO_DEBUG("fleet-join: could not remember %s", canon);
         }
         snprintf(j->admitters[j->nadm++], MERO_PEER_ID_STR_MAX, "%s", peer);
+    }
+    /* a re-admission after our own eviction: forget the self-purge tombstone before anything
+     * of the namespace is subscribed to or pulled, else its ops would be dropped */
+    rc = mero_gov_purged_clear(a->env.store, ns);
+    if (rc < 0) {
+        free(j);
+        return mero_err_set(err, -rc, "could not clear this namespace's self-purge tombstone");
     }
     rc = mero_pending_register(&a->pending, ns, mero__adm_now(a));
     if (rc < 0) {

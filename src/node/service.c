@@ -127,6 +127,12 @@ static int on_gossip(void *ud, const char *topic, const char *from, const uint8_
     if (len < 1 || parse_topic(topic, ns) < 0) {
         return -MERO_EINVAL;
     }
+    bool purged = true;
+    if (mero_gov_purged(node->store, ns, &purged) < 0 || purged) {
+        /* self-purged here (the topic was left; this was in flight): dropped unseen */
+        MERO_DEBUG("gossip on %s dropped: namespace self-purged here", topic);
+        return 0;
+    }
     switch (data[0]) {
     case MERO_GOSSIP_OP: {
         int status;

@@ -16,7 +16,10 @@
  * and the maxima above; one pull runs per peer at a time (a request during a pull marks it
  * to run again) and pages on only while the responder's cursor advances within 1..2^63-1,
  * bounding the work a slow or hostile peer can cause; a requested cursor beyond 2^63-1 is
- * "after everything", never wrapped.
+ * "after everything", never wrapped. A namespace this node self-purged (its tombstone,
+ * mero_gov_purged) is never asked for, and any answer for it that was in flight when the purge
+ * ran is dropped, ops and deltas alike (mero_node_sync_take), so a pull that started before the
+ * purge cannot bring its op log, members or context data back.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +61,29 @@ struct mero_node_sync {
 };
 
 static void step(struct job *j);
+
+static bool purged(struct mero_node *node, const uint8_t ns[32])
+{
+    bool yes = true;
+    return mero_gov_purged(node->store, ns, &yes) < 0 || yes; /* fail closed */
+}
+
+int mero_node_sync_take(struct mero_node *node, const uint8_t ns[32], bool delta, const uint8_t *p,
+                        size_t len)
+{
+    if (purged(node, ns)) {
+        return 1;
+    }
+    if (delta) {
+        struct mero_err err = {0};
+        if (mero_node_ctx_apply(node, p, len, &err) < 0) {
+            MERO_DEBUG("synced delta refused: %s", err.msg);
+        }
+    } else {
+        (void)mero_node_apply_op(node, NULL, p, len);
+    }
+    return 0;
+}
 
 static void job_end(struct job *j)
 {
@@ -268,14 +294,7 @@ static void on_get(void *ud, int status, const uint8_t *data, size_t len)
         if (l == 0) {
             continue;
         }
-        if (j->deltas) {
-            struct mero_err err = {0};
-            if (mero_node_ctx_apply(j->node, p, l, &err) < 0) {
-                MERO_DEBUG("synced delta refused: %s", err.msg);
-            }
-        } else {
-            (void)mero_node_apply_op(j->node, NULL, p, l);
-        }
+        (void)mero_node_sync_take(j->node, j->nss[j->ins], j->deltas, p, l);
     }
     fetch_next(j);
 }
@@ -293,8 +312,8 @@ static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
         return;
     }
     if (ok != 0 || mero_cur_u64le(&c, &last) < 0 || mero_cur_u32le(&c, &n) < 0 || n > INV_MAX ||
-        mero_cur_left(&c) != (size_t)n * 32) {
-        /* the peer does not know this namespace/context: move on */
+        mero_cur_left(&c) != (size_t)n * 32 || purged(j->node, j->nss[j->ins])) {
+        /* the peer does not know this namespace/context, or we purged it meanwhile: move on */
         j->after = UINT64_MAX;
         j->nwant = j->iwant = 0;
         fetch_next(j);
@@ -326,6 +345,14 @@ uint64_t mero_node_sync_next_after(uint64_t sent, uint32_t n, uint32_t max, uint
 
 static void step(struct job *j)
 {
+    /* skip namespaces self-purged here, also one purged while this pull was under way */
+    while (j->ins < j->nns && purged(j->node, j->nss[j->ins])) {
+        free(j->ctxs);
+        j->ctxs = NULL;
+        j->deltas = false;
+        j->ins++;
+        j->after = 0;
+    }
     if (!j->deltas && j->ins >= j->nns) {
         job_end(j);
         return;

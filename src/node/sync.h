@@ -3,6 +3,8 @@
 #ifndef MERO_NODE_SYNC_H
 #define MERO_NODE_SYNC_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mero/err.h"
@@ -17,6 +19,12 @@ void mero_node_sync_stop(struct mero_node *node);
 void mero_node_sync_peer(struct mero_node *node, const char *peer_id);
 /* Pull one namespace from peer. */
 void mero_node_sync_pull(struct mero_node *node, const char *peer_id, const uint8_t ns[32]);
+
+/* Take one op (delta false) or delta of an answer pulled for namespace ns: applied through the
+ * ordinary paths (mero_node_apply_op, mero_node_ctx_apply), or dropped unseen, returning 1,
+ * when ns is self-purged here (mero_gov_purged; an error reading it counts as purged). */
+int mero_node_sync_take(struct mero_node *node, const uint8_t ns[32], bool delta, const uint8_t *p,
+                        size_t len);
 
 /* The cursor to ask the next inventory page with, after asking with sent and receiving n
  * hashes (page size max) and the responder's cursor last: last when the page was full and last
