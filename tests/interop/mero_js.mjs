@@ -258,6 +258,12 @@ r = await run('updateMemberRole', () => owner.updateMemberRole(NS, env.A_KEY, { 
 if (r.ok) ok((await members(NS)).some((x) => x.identity === env.A_KEY && x.role === 'Admin'), 'updateMemberRole: Member -> Admin');
 await refused('updateMemberRole: a TEE role by hand is 403', 403, 'TeeMemberRoleLocked',
   () => owner.updateMemberRole(NS, env.A_KEY, { role: 'ReadOnlyTee' }));
+await refused('updateMemberRole: another requester is 403', 403, 'signs only as itself',
+  () => owner.updateMemberRole(NS, env.A_KEY, { role: 'Member', requester: env.B_KEY }));
+// A removed first, then the owner would be the last admin (409): the whole batch rolls back
+await refused('removeGroupMembers: a batch whose second removal is refused is refused whole', 409, 'members[1]',
+  () => owner.removeGroupMembers(NS, { members: [env.A_KEY, OWN_ID] }));
+ok((await members(NS)).some((x) => x.identity === env.A_KEY && x.role === 'Admin'), 'removeGroupMembers: the first removal of the refused batch was rolled back');
 await refused('removeGroupMembers: another requester is 403', 403, 'signs only as itself',
   () => owner.removeGroupMembers(NS, { members: [env.A_KEY], requester: env.B_KEY }));
 r = await run('removeGroupMembers', () => owner.removeGroupMembers(NS, { members: [env.A_KEY, env.B_KEY], requester: OWN_ID }));
