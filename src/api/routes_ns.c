@@ -9,7 +9,13 @@
  * A node learns of a namespace it did not create through POST /namespaces/:id/join: it makes
  * (or reuses) its identity for that namespace, subscribes to the topic and pulls the op log
  * from its peers; the admin then adds that identity as a member (docs/api.md).
+ *
+ * Shapes follow the reference (mero-js, docs/api.md): POST .../members takes the batch
+ * {members: [{identity, role}], requester?}, all or none (api_batch, routes_ref.c; the single
+ * {identity, role} form stays as our extension); GET .../members answers {"members": [...]}
+ * without the data envelope. Namespace creation lives in routes_ref.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,10 +176,13 @@ static void members_add_batch(struct api_req *r, json_t *body)
             mero_hex_encode(h, k, 32);
             json_object_set_new(c, "identity", json_string(h));
         }
-        int bad = c == NULL
-                      ? (f.status = 400,
-                         snprintf(f.msg, sizeof(f.msg), "must be an object {identity, role}"), -1)
-                      : api_parse_member(c, &ms[i], &f);
+        int bad = -1;
+        if (c == NULL) {
+            f.status = 400;
+            snprintf(f.msg, sizeof(f.msg), "must be an object {identity, role}");
+        } else {
+            bad = api_parse_member(c, &ms[i], &f);
+        }
         json_decref(c);
         for (size_t j = 0; bad == 0 && j < i; j++) {
             if (memcmp(ms[i].identity, ms[j].identity, 32) == 0) {
