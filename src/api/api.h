@@ -20,6 +20,7 @@
 
 #include "mero/buf.h"
 #include "mero/err.h"
+#include "mero/gov.h"
 
 struct mero_node;
 struct mero_api_server;
@@ -83,6 +84,7 @@ struct api_req {
     size_t uri_len;      /* its string length when first seen */
     bool bad_uri;        /* an encoded NUL somewhere in the path or query */
     bool started, too_big, dispatched, suspended, replied, close_after;
+    bool authed; /* the request carried the right bearer token (set by api_dispatch) */
     char params[API_MAX_PARAMS][API_PARAM_MAX];
     size_t nparams;
     int status;
@@ -106,6 +108,32 @@ extern const struct api_route api_routes_tee[];
 extern const struct api_route api_routes_policy[];
 extern const struct api_route api_routes_ns[];
 extern const struct api_route api_routes_ctx[];
+extern const struct api_route api_routes_ref[];
+
+/* The optional `requester` of a reference request body (the identity the caller says acts):
+ * absent, or equal (64 hex or base58) to this node's identity in ns, is fine and the member is
+ * removed from body; anything else is answered (400 malformed, 403 another identity) and -1
+ * returned (routes_ref.c). */
+int api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[32]);
+/* A batch of member changes, all or none (routes_ref.c): begin opens a store transaction;
+ * note records each entry's outcome (a refusal is named "members[i] (<id>): reason"); end
+ * commits, publishes the ops and answers data when every entry passed, else rolls all back
+ * and answers the first refusal's status with every refusal named (data is then freed). */
+#define API_BATCH_MAX 64
+struct api_batch {
+    struct api_req *r;
+    struct mero_gov_oplist ops;
+    bool began;
+    int first_rc;
+    size_t refused;
+    char msg[400];
+};
+void api_batch_begin(struct api_batch *b, struct api_req *r);
+void api_batch_note(struct api_batch *b, size_t i, const uint8_t id[32], int rc,
+                    const struct mero_err *err);
+void api_batch_end(struct api_batch *b, const uint8_t ns[32], json_t *data);
+/* 32-byte key given as 64 hex chars or as base58 (routes_ref.c): 0 or -1. */
+int api_parse_key32(const char *s, uint8_t out[32]);
 
 /* Start listening on node->cfg.api (host:port, port 0 = any); writes node->api_bound. */
 MERO_MUST_CHECK int mero_api_start(struct mero_node *node, struct mero_err *err);
@@ -131,6 +159,9 @@ void api_dispatch(struct api_req *r, const char *raw_path, const char *authoriza
 /* Replies. data is stolen (may be NULL for JSON null). */
 void api_reply_data(struct api_req *r, int status, json_t *data);
 void api_reply_error(struct api_req *r, int status, const char *fmt, ...) MERO_PRINTF(3, 4);
+/* A body without the {"data": ...} envelope (the reference's listGroupMembers answers
+ * {"members": [...]} at the top level). body is stolen. */
+void api_reply_raw(struct api_req *r, int status, json_t *body);
 /* Map a library error code to a status and answer with the err message (or its name). */
 void api_reply_err(struct api_req *r, int rc, const struct mero_err *err);
 

@@ -376,6 +376,15 @@ void api_reply_data(struct api_req *r, int status, json_t *data)
     set_response(r, status, json_pack("{s:o}", "data", data ? data : json_null()));
 }
 
+void api_reply_raw(struct api_req *r, int status, json_t *body)
+{
+    if (r->replied) {
+        json_decref(body);
+        return;
+    }
+    set_response(r, status, body ? body : json_object());
+}
+
 void api_reply_error(struct api_req *r, int status, const char *fmt, ...)
 {
     if (r->replied) {

@@ -25,7 +25,7 @@
 #include "node/node.h"
 
 static const struct api_route *const tables[] = {api_routes_tee, api_routes_policy, api_routes_ns,
-                                                 api_routes_ctx};
+                                                 api_routes_ctx, api_routes_ref};
 
 int api_auth_ok(const struct mero_node *node, const char *authorization, size_t len)
 {
@@ -201,7 +201,8 @@ void api_dispatch(struct api_req *r, const char *raw_path, const char *authoriza
         }
         return;
     }
-    if (hit->protected_ && !api_auth_ok(r->node, authorization, authorization_len)) {
+    r->authed = api_auth_ok(r->node, authorization, authorization_len) != 0;
+    if (hit->protected_ && !r->authed) {
         api_reply_error(r, 401, "missing or invalid bearer token");
         return;
     }

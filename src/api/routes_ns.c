@@ -11,7 +11,13 @@
  * from its peers; the admin then adds that identity as a member (docs/api.md). A join clears
  * the namespace's self-purge tombstone first (mero_gov_purged_clear), so a node evicted earlier
  * can be let in again.
+ *
+ * Shapes follow the reference (mero-js, docs/api.md): POST .../members takes the batch
+ * {members: [{identity, role}], requester?}, all or none (api_batch, routes_ref.c; the single
+ * {identity, role} form stays as our extension); GET .../members answers {"members": [...]}
+ * without the data envelope. Namespace creation lives in routes_ref.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,32 +83,6 @@ static void node_info(struct api_req *r, json_t *body)
                              "name", r->node->cfg.name, "namespaces", nsl));
 }
 
-static void ns_create(struct api_req *r, json_t *body)
-{
-    struct api_fail f = {0};
-    if (api_parse_empty(body, &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
-        return;
-    }
-    uint8_t ns[32], pk[32];
-    struct mero_gov_oplist ops = {0};
-    struct mero_err err = {0};
-    int rc = mero_gov_create_namespace(r->node->store, ns, &ops, &err);
-    if (rc == 0) {
-        rc = mero_gov_identity(r->node->store, ns, false, pk, &err);
-    }
-    if (rc < 0) {
-        mero_gov_oplist_cleanup(&ops);
-        api_reply_err(r, rc, &err);
-        return;
-    }
-    if (mero_node_follow(r->node, ns) < 0) {
-        MERO_WARN("cannot subscribe to the namespace topic");
-    }
-    finish_ops(r, ns, &ops,
-               json_pack("{s:o, s:o}", "namespaceId", hexj(ns, 32), "identity", hexj(pk, 32)));
-}
-
 static void ns_join(struct api_req *r, json_t *body)
 {
     struct api_fail f = {0};
@@ -161,11 +141,100 @@ static void subgroup_create(struct api_req *r, json_t *body)
                          "visibility", open ? "open" : "restricted"));
 }
 
+static int mero_role_of(enum api_role ar)
+{
+    return ar == API_ROLE_ADMIN    ? MERO_ROLE_ADMIN
+           : ar == API_ROLE_MEMBER ? MERO_ROLE_MEMBER
+                                   : MERO_ROLE_READONLY;
+}
+
+/* The reference's addGroupMembers: {members: [{identity, role}], requester?}, identities as
+ * 64 hex or base58 keys; all or none, every refusal named by index (api_batch). */
+static void members_add_batch(struct api_req *r, json_t *body)
+{
+    static const char *const allowed[] = {"members", "requester", NULL};
+    uint8_t g[32], ns[32];
+    struct api_fail f = {0};
+    if (api_check_fields(body, allowed, &f) < 0) {
+        api_reply_error(r, f.status, "%s", f.msg);
+        return;
+    }
+    if (group_param(r, 0, g, ns) < 0 || api_take_requester(r, body, ns) < 0) {
+        return;
+    }
+    json_t *a = json_object_get(body, "members");
+    size_t n = json_array_size(a);
+    if (!json_is_array(a) || n == 0 || n > API_BATCH_MAX) {
+        api_reply_error(r, 400, "`members` must be a list of 1 to %d {identity, role} entries",
+                        API_BATCH_MAX);
+        return;
+    }
+    struct api_member_req *ms = calloc(n, sizeof(*ms));
+    if (ms == NULL) {
+        api_reply_error(r, 500, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_array_get(a, i);
+        json_t *c = json_is_object(e) ? json_copy(e) : NULL;
+        uint8_t k[32];
+        char h[65];
+        json_t *idv = c ? json_object_get(c, "identity") : NULL;
+        if (idv != NULL && json_is_string(idv) && api_parse_key32(json_string_value(idv), k) == 0) {
+            mero_hex_encode(h, k, 32);
+            json_object_set_new(c, "identity", json_string(h));
+        }
+        int bad = -1;
+        if (c == NULL) {
+            f.status = 400;
+            snprintf(f.msg, sizeof(f.msg), "must be an object {identity, role}");
+        } else {
+            bad = api_parse_member(c, &ms[i], &f);
+        }
+        json_decref(c);
+        for (size_t j = 0; bad == 0 && j < i; j++) {
+            if (memcmp(ms[i].identity, ms[j].identity, 32) == 0) {
+                bad = -1;
+                f.status = 400;
+                snprintf(f.msg, sizeof(f.msg), "repeats members[%zu]", j);
+            }
+        }
+        if (bad < 0) {
+            free(ms);
+            api_reply_error(r, f.status, "members[%zu]: %s", i, f.msg);
+            return;
+        }
+    }
+    struct api_batch b;
+    api_batch_begin(&b, r);
+    json_t *done = json_array();
+    for (size_t i = 0; i < n; i++) {
+        struct mero_err err = {0};
+        int role = mero_role_of(ms[i].role);
+        int rc = mero_gov_add_member(r->node->store, ns, g, ms[i].identity, role, &b.ops, &err);
+        api_batch_note(&b, i, ms[i].identity, rc, &err);
+        if (rc == 0) {
+            struct mero_err kerr = {0};
+            if (mero_gov_deliver_key(r->node->store, ns, g, ms[i].identity, &b.ops, &kerr) < 0) {
+                mero_err_clear(&kerr);
+            }
+        }
+        json_array_append_new(done, json_pack("{s:o, s:s}", "identity", hexj(ms[i].identity, 32),
+                                              "role", mero_role_name(role)));
+    }
+    free(ms);
+    api_batch_end(&b, ns, json_pack("{s:o, s:o}", "groupId", hexj(g, 32), "members", done));
+}
+
 static void member_add(struct api_req *r, json_t *body)
 {
     uint8_t g[32], ns[32];
     struct api_fail f = {0};
     struct api_member_req m;
+    if (json_object_get(body, "members") != NULL) {
+        members_add_batch(r, body);
+        return;
+    }
     if (api_parse_member(body, &m, &f) < 0) {
         api_reply_error(r, f.status, "%s", f.msg);
         return;
@@ -201,11 +270,11 @@ static void member_role(struct api_req *r, json_t *body)
     uint8_t g[32], ns[32], id[32];
     struct api_fail f = {0};
     enum api_role ar;
-    if (api_parse_role(body, &ar, &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (group_param(r, 0, g, ns) < 0 || api_take_requester(r, body, ns) < 0) {
         return;
     }
-    if (group_param(r, 0, g, ns) < 0) {
+    if (api_parse_role(body, &ar, &f) < 0) {
+        api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
     if (api_parse_id32(r->params[1], id, "identity", &f) < 0) {
@@ -304,12 +373,12 @@ static void members_list(struct api_req *r, json_t *body)
         json_array_append_new(a, o);
     }
     free(ms);
-    api_reply_data(r, 200, json_pack("{s:o, s:o}", "groupId", hexj(g, 32), "members", a));
+    /* the reference's shape: {"members": [...]} at the top level, no data envelope */
+    api_reply_raw(r, 200, json_pack("{s:o, s:o}", "groupId", hexj(g, 32), "members", a));
 }
 
 const struct api_route api_routes_ns[] = {
     {API_GET, "/admin-api/node", true, false, node_info},
-    {API_POST, "/admin-api/namespaces", true, true, ns_create},
     {API_POST, "/admin-api/namespaces/:namespace_id/join", true, true, ns_join},
     {API_POST, "/admin-api/groups/:group_id/subgroups", true, true, subgroup_create},
     {API_POST, "/admin-api/groups/:group_id/members", true, true, member_add},

@@ -7,16 +7,29 @@
  */
 #include "api/api.h"
 #include "api/validate.h"
+#include "mero/gov.h"
 #include "node/node.h"
 #include "node/policy.h"
 
 static void policy_put(struct api_req *r, json_t *body)
 {
     struct api_fail f = {0};
-    uint8_t group[32];
+    uint8_t group[32], ns[32];
     json_t *canon = NULL;
-    if (api_parse_id32(r->params[0], group, "group_id", &f) < 0 ||
-        api_parse_policy(body, &canon, &f) < 0) {
+    if (api_parse_id32(r->params[0], group, "group_id", &f) < 0) {
+        api_reply_error(r, f.status, "%s", f.msg);
+        return;
+    }
+    if (json_object_get(body, "requester") != NULL) {
+        if (mero_gov_namespace_of(r->node->store, group, ns) < 0) {
+            api_reply_error(r, 404, "group not found");
+            return;
+        }
+        if (api_take_requester(r, body, ns) < 0) {
+            return;
+        }
+    }
+    if (api_parse_policy(body, &canon, &f) < 0) {
         api_reply_error(r, f.status, "%s", f.msg);
         return;
     }

@@ -28,7 +28,7 @@ set_zero_policy() {
 # no_tee_member NODE [NS]: the namespace has no TEE row on NODE
 no_tee_member() {
     req "$1" GET "/admin-api/groups/${2:-$NS}/members"
-    status_is 200 && jq_is '[.data.members[]|select(.tee==true)]|length' 0
+    status_is 200 && jq_is '[.members[]|select(.tee==true)]|length' 0
 }
 
 # refusal_has TEXT: the first refusal's reason contains TEXT

@@ -39,7 +39,7 @@ req plain POST "/admin-api/namespaces/$NS3/join" '{}'
 PID=$(jq -r .data.identity <<<"$RESP")
 req owner POST "/admin-api/groups/$NS3/members" "{\"identity\":\"$PID\",\"role\":\"Member\"}"
 check "owner adds plain as Member" status_is 200
-member_on_plain() { req plain GET "/admin-api/groups/$NS3/members"; jq_is "[.data.members[]|select(.identity==\"$PID\")][0].role" Member; }
+member_on_plain() { req plain GET "/admin-api/groups/$NS3/members"; jq_is "[.members[]|select(.identity==\"$PID\")][0].role" Member; }
 check "plain learns it is a Member" wait_for 10 member_on_plain
 P=$(p2p_addr plain)
 fleet_join t3 "$NS3" "[\"$P\"]"
@@ -57,7 +57,7 @@ start_node t4 --mock-tee --bootstrap "$T1ADDR"
 fleet_join t4 "$NS3" "[\"$T1ADDR\"]"
 check "owner offline: the admitted TEE t1 vouches for t4" eval 'jq_is .data.admitted true && jq_is .data.admitted_by "$T1ID"'
 T4=$(jq -r .data.public_key <<<"$RESP")
-role_on() { req "$1" GET "/admin-api/groups/$NS3/members"; jq_is "[.data.members[]|select(.identity==\"$T4\")][0].role" ReadOnlyTee; }
+role_on() { req "$1" GET "/admin-api/groups/$NS3/members"; jq_is "[.members[]|select(.identity==\"$T4\")][0].role" ReadOnlyTee; }
 check "t1 and t4 record t4 as ReadOnlyTee" eval 'wait_for 10 role_on t1 && wait_for 10 role_on t4'
 check "no crash in any log" eval '! grep -qiE "panicked|AddressSanitizer|segmentation" "$WORK"/*.log'
 finish

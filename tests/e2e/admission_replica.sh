@@ -41,7 +41,7 @@ fleet_join t2 "$NS" "[\"$O\"]"
 check "t2 joins by admitterAddrs: admitted by the owner" eval 'jq_is .data.admitted true && jq_is .data.admitted_by "$OID"'
 T2=$(jq -r .data.public_key <<<"$RESP")
 
-role_on() { req "$1" GET "/admin-api/groups/$NS/members"; jq_is "[.data.members[]|select(.identity==\"$2\")][0].role" ReadOnlyTee; }
+role_on() { req "$1" GET "/admin-api/groups/$NS/members"; jq_is "[.members[]|select(.identity==\"$2\")][0].role" ReadOnlyTee; }
 check "owner records t1 as ReadOnlyTee" wait_for 10 role_on owner "$T1"
 check "owner records t2 as ReadOnlyTee" wait_for 10 role_on owner "$T2"
 check "t1 sees t2 as ReadOnlyTee" wait_for 10 role_on t1 "$T2"

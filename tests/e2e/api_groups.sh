@@ -30,15 +30,15 @@ req a POST /admin-api/namespaces '{}'
 NS=$(jq -r .data.namespaceId <<<"$RESP")
 ME=$(jq -r .data.identity <<<"$RESP")
 check "namespace create: namespaceId and identity" eval 'status_is 200 && [ ${#NS} = 64 ] && [ ${#ME} = 64 ]'
-req a POST /admin-api/namespaces '{"name":"x"}'
-check "namespace create: unknown field 400" err_has 400 "unknown field \`name\`"
+req a POST /admin-api/namespaces '{"color":"x"}'
+check "namespace create: unknown field 400" err_has 400 "unknown field \`color\`"
 req a POST /admin-api/namespaces ''
 check "namespace create: empty body accepted" status_is 200
 req a GET /admin-api/node
 check "node lists its namespaces" eval 'jq -e ".data.namespaces|map(.namespaceId)|index(\"$NS\")" <<<"$RESP" >/dev/null'
 
 req a GET "/admin-api/groups/$NS/members"
-check "members list: creator is Admin" eval 'status_is 200 && jq_is ".data.members[0].identity" "$ME" && jq_is ".data.members[0].role" Admin'
+check "members list: creator is Admin" eval 'status_is 200 && jq_is ".members[0].identity" "$ME" && jq_is ".members[0].role" Admin'
 req a GET "/admin-api/groups/$X/members"
 check "members list: unknown group 404" err_is 404 "group not found"
 req a GET "/admin-api/groups/zz/members"
@@ -62,13 +62,13 @@ check "members add: unknown field 400" err_has 400 "unknown field"
 req a POST "/admin-api/groups/$X/members" "{\"identity\":\"$B1\"}"
 check "members add: unknown group 404" status_is 404
 req a GET "/admin-api/groups/$NS/members"
-check "members list shows 3 rows" jq_is ".data.members|length" 3
+check "members list shows 3 rows" jq_is ".members|length" 3
 req a DELETE "/admin-api/groups/$NS/members/$B1"
 check "members remove 200" eval 'status_is 200 && jq_is .data.removed true'
 req a DELETE "/admin-api/groups/$NS/members/xyz"
 check "members remove: bad identity 400" err_is 400 "identity must be 64 hex chars (32 bytes)"
 req a GET "/admin-api/groups/$NS/members"
-check "removed member gone" jq_is ".data.members|map(select(.identity==\"$B1\"))|length" 0
+check "removed member gone" jq_is ".members|map(select(.identity==\"$B1\"))|length" 0
 
 req a POST "/admin-api/groups/$NS/subgroups" '{"visibility":"restricted"}'
 SUB=$(jq -r .data.groupId <<<"$RESP")
@@ -90,7 +90,7 @@ check "context create: unknown field 400" status_is 400
 req a POST "/admin-api/groups/$X/contexts" '{}'
 check "context create: unknown group 404" status_is 404
 req a GET "/admin-api/groups/$NS/contexts"
-check "context list: the group's contexts only" eval 'status_is 200 && jq_is ".data.contexts|length" 1 && jq_is ".data.contexts[0].contextId" "$CTX"'
+check "context list: the group's contexts only" eval 'status_is 200 && jq_is ".data|length" 1 && jq_is ".data[0].contextId" "$CTX"'
 
 req a PUT "/admin-api/contexts/$CTX/kv/greeting" '{"value":"hello \"world\" ü"}'
 check "kv put 200" status_is 200
@@ -123,12 +123,12 @@ MC=("$BIN/meroctl" --node "${URL[a]}" --token-file "$WORK/a/admin-token")
 check "meroctl node info" eval '"${MC[@]}" node info | grep -q "^peerId: 12D3KooW"'
 NS3=$("${MC[@]}" --json namespace create | jq -r .namespaceId)
 check "meroctl namespace create" test ${#NS3} -eq 64
-check "meroctl group members add" eval '"${MC[@]}" --json group members add "$NS3" "$B1" --role ReadOnly | jq -e ".role==\"ReadOnly\"" >/dev/null'
+check "meroctl group members add" eval '"${MC[@]}" --json group members add "$NS3" "$B1" --role ReadOnly | jq -e ".members[0].role==\"ReadOnly\"" >/dev/null'
 check "meroctl group members list" eval '"${MC[@]}" --json group members list "$NS3" | jq -e ".members|length==2" >/dev/null'
 check "meroctl group members remove" eval '"${MC[@]}" --json group members remove "$NS3" "$B1" >/dev/null'
 check "meroctl group subgroup create" eval '"${MC[@]}" --json group subgroup create "$NS3" --visibility restricted | jq -e ".visibility==\"restricted\"" >/dev/null'
 C3=$("${MC[@]}" --json context create "$NS3" | jq -r .contextId)
-check "meroctl context create/list" eval '"${MC[@]}" --json context list "$NS3" | jq -e ".contexts[0].contextId==\"$C3\"" >/dev/null'
+check "meroctl context create/list" eval '"${MC[@]}" --json context list "$NS3" | jq -e ".[0].contextId==\"$C3\"" >/dev/null'
 check "meroctl kv put/get" eval '"${MC[@]}" kv put "$C3" k v1 >/dev/null && [ "$("${MC[@]}" --json kv get "$C3" k | jq -r .value)" = v1 ]'
 "${MC[@]}" kv get "$C3" nokey 2>/dev/null
 check "meroctl kv get missing key exits 1 (404)" test $? -eq 1

@@ -28,7 +28,7 @@ check "set-role: 401 without a token" status_is 401
 req owner PUT "$R" '{"role":"ReadOnly"}'
 check "set-role Member -> ReadOnly 200" eval 'status_is 200 && jq_is .data.role ReadOnly && jq_is .data.identity "$B"'
 req owner GET "/admin-api/groups/$NS/members"
-check "members list shows ReadOnly" jq_is ".data.members|map(select(.identity==\"$B\"))[0].role" ReadOnly
+check "members list shows ReadOnly" jq_is ".members|map(select(.identity==\"$B\"))[0].role" ReadOnly
 req owner PUT "$R" '{"role":"Member"}'
 check "set-role ReadOnly -> Member 200" eval 'status_is 200 && jq_is .data.role Member'
 req owner PUT "$R" '{"role":"ReadOnlyTee"}'
@@ -54,7 +54,7 @@ check "last admin removing itself: 409" err_has 409 "last admin"
 req owner POST "/admin-api/groups/$NS/leave" '{}'
 check "last admin leaving: 409" err_has 409 "last admin"
 req owner GET "/admin-api/groups/$NS/members"
-check "the owner is still Admin" jq_is ".data.members|map(select(.identity==\"$ME\"))[0].role" Admin
+check "the owner is still Admin" jq_is ".members|map(select(.identity==\"$ME\"))[0].role" Admin
 
 # the TEE roles are locked
 set_zero_policy owner "$NS" true
@@ -73,7 +73,7 @@ check "TEE made Admin of an Open subgroup: 403 TeeMemberRoleLocked" err_has 403 
 req owner POST "/admin-api/groups/$SUB/members" "{\"identity\":\"$T1\",\"role\":\"Member\"}"
 check "TEE made Member of an Open subgroup: 403" err_has 403 "TeeMemberRoleLocked"
 req owner GET "/admin-api/groups/$NS/members"
-check "the TEE row is still ReadOnlyTee" jq_is ".data.members|map(select(.identity==\"$T1\"))[0].role" ReadOnlyTee
+check "the TEE row is still ReadOnlyTee" jq_is ".members|map(select(.identity==\"$T1\"))[0].role" ReadOnlyTee
 
 # meroctl
 MC=("$BIN/meroctl" --node "${URL[owner]}" --token-file "$WORK/owner/admin-token")

@@ -28,7 +28,7 @@ req a POST "/admin-api/groups/$NS/members" "{\"identity\":\"$IDB\",\"role\":\"Me
 check "a adds b as a Member" status_is 200
 req a POST "/admin-api/groups/$NS/contexts" '{}'
 CTX=$(jq -r .data.contextId <<<"$RESP")
-ctx_on() { req "$1" GET "/admin-api/groups/$NS/contexts"; jq_is ".data.contexts[0].contextId" "$CTX"; }
+ctx_on() { req "$1" GET "/admin-api/groups/$NS/contexts"; jq_is ".data[0].contextId" "$CTX"; }
 check "b sees the context" wait_for 15 ctx_on b
 put_ok() { req "$1" PUT "/admin-api/contexts/$CTX/kv/$2" "{\"value\":\"$3\"}"; status_is 200; }
 check "b writes" wait_for 10 put_ok b before b1

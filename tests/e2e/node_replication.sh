@@ -28,10 +28,10 @@ check "admin adds c as ReadOnly" status_is 200
 req a POST "/admin-api/groups/$NS/contexts" '{}'
 CTX=$(jq -r .data.contextId <<<"$RESP")
 
-members_on() { req "$1" GET "/admin-api/groups/$NS/members"; status_is 200 && jq_is ".data.members|length" 3; }
+members_on() { req "$1" GET "/admin-api/groups/$NS/members"; status_is 200 && jq_is ".members|length" 3; }
 check "b learns the namespace and its members" wait_for 10 members_on b
 check "c learns the namespace and its members" wait_for 10 members_on c
-ctx_on() { req "$1" GET "/admin-api/groups/$NS/contexts"; jq_is ".data.contexts[0].contextId" "$CTX"; }
+ctx_on() { req "$1" GET "/admin-api/groups/$NS/contexts"; jq_is ".data[0].contextId" "$CTX"; }
 check "b sees the context" wait_for 10 ctx_on b
 
 req a PUT "/admin-api/contexts/$CTX/kv/from-a" '{"value":"written by a"}'
@@ -94,13 +94,13 @@ check "b writes after restart and a reads it" wait_for 10 kv_is a "$CTX" after-r
 # removal: a removes c; c's later forged write is refused (not a member)
 req a DELETE "/admin-api/groups/$NS/members/$IDC"
 check "admin removes c" status_is 200
-gone_on_b() { req b GET "/admin-api/groups/$NS/members"; jq_is ".data.members|map(select(.identity==\"$IDC\"))|length" 0; }
+gone_on_b() { req b GET "/admin-api/groups/$NS/members"; jq_is ".members|map(select(.identity==\"$IDC\"))|length" 0; }
 check "b applies the removal" wait_for 10 gone_on_b
 
 # leave: b leaves; a sees it; b's writes are refused from then on
 req b POST "/admin-api/groups/$NS/leave" '{}'
 check "b leaves the namespace group" status_is 200
-b_gone_on_a() { req a GET "/admin-api/groups/$NS/members"; jq_is ".data.members|map(select(.identity==\"$IDB\"))|length" 0; }
+b_gone_on_a() { req a GET "/admin-api/groups/$NS/members"; jq_is ".members|map(select(.identity==\"$IDB\"))|length" 0; }
 check "a applies b's leave" wait_for 10 b_gone_on_a
 req b PUT "/admin-api/contexts/$CTX/kv/after-leave" '{"value":"x"}'
 check "a former member's write is refused (403)" status_is 403

@@ -198,8 +198,9 @@ int meroctl_call(const struct meroctl_global *g, const char *method, const char 
     json_t *root = resp.len ? json_loadb((const char *)resp.data, resp.len, 0, NULL) : NULL;
     mero_buf_cleanup(&resp);
     if (status >= 200 && status < 300) {
+        /* {"data": ...}, or a reference answer without the envelope ({"members": [...]}) */
         json_t *d = root ? json_object_get(root, "data") : NULL;
-        *data = d ? json_incref(d) : json_null();
+        *data = d ? json_incref(d) : root ? json_incref(root) : json_null();
         json_decref(root);
         return MEROCTL_OK;
     }

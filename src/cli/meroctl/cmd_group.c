@@ -125,7 +125,8 @@ static int run_members_add(const struct meroctl_global *g, int argc, char **argv
     if (rc != 0) {
         return rc;
     }
-    json_t *body = json_pack("{s:s, s:s}", "identity", id, "role", role);
+    /* the reference's addGroupMembers body: a batch of one */
+    json_t *body = json_pack("{s:[{s:s, s:s}]}", "members", "identity", id, "role", role);
     rc = meroctl_simple(g, "POST", path, body, true);
     json_decref(body);
     return rc;
@@ -136,10 +137,16 @@ static int run_members_remove(const struct meroctl_global *g, int argc, char **a
     if (argc != 3 || !meroctl_is_id(argv[2])) {
         return meroctl_usage_error("members remove needs <GROUP> <IDENTITY> (64 hex each)");
     }
-    char rest[100], path[200];
-    snprintf(rest, sizeof(rest), "/members/%s", argv[2]);
-    int rc = group_path(path, sizeof(path), argv[1], rest);
-    return rc ? rc : meroctl_simple(g, "DELETE", path, NULL, true);
+    /* the reference's removeGroupMembers: POST .../members/remove {members: [account]} */
+    char path[200];
+    int rc = group_path(path, sizeof(path), argv[1], "/members/remove");
+    if (rc != 0) {
+        return rc;
+    }
+    json_t *body = json_pack("{s:[s]}", "members", argv[2]);
+    rc = meroctl_simple(g, "POST", path, body, true);
+    json_decref(body);
+    return rc;
 }
 
 /* PUT .../members/:identity/role {"role": ROLE} (update_member_role) */
