@@ -21,6 +21,11 @@ MERO_MUST_CHECK int mero_hex_append(struct mero_buf *b, const uint8_t *in, size_
  * *outlen gets the byte count. -MERO_EHEX on a bad char or odd length, -MERO_ETOOBIG if it
  * does not fit.
  */
+/* base58btc (Bitcoin alphabet), at most 128 input bytes. encode writes a NUL-terminated string
+ * into out[outcap]; decode takes *len as the capacity of out and sets it to the length.
+ * -MERO_EINVAL for a character outside the alphabet, -MERO_ETOOBIG when it does not fit. */
+MERO_MUST_CHECK int mero_base58_encode(const uint8_t *in, size_t n, char *out, size_t outcap);
+MERO_MUST_CHECK int mero_base58_decode(const char *in, uint8_t *out, size_t *len);
 MERO_MUST_CHECK int mero_hex_decode(uint8_t *out, size_t outcap, const char *hex, size_t len,
                                     size_t *outlen);
 /* Decode exactly n bytes of hex; anything else is -MERO_EHEX. */

@@ -22,7 +22,6 @@
 #include "mero/encoding.h"
 #include "mero/gov.h"
 #include "mero/log.h"
-#include "net/net_internal.h"
 #include "node/node.h"
 #include "node/ns_meta.h"
 #include "node/service.h"
@@ -37,7 +36,7 @@ static json_t *hexj(const uint8_t *p, size_t n)
 static json_t *b58j(const uint8_t pk[32])
 {
     char s[64];
-    if (mero__b58_encode(pk, 32, s, sizeof(s)) < 0) {
+    if (mero_base58_encode(pk, 32, s, sizeof(s)) < 0) {
         return json_string("");
     }
     return json_string(s);
@@ -54,7 +53,7 @@ int api_parse_key32(const char *s, uint8_t out[32])
     }
     uint8_t buf[40];
     size_t n = sizeof(buf);
-    if (strlen(s) > 60 || mero__b58_decode(s, buf, &n) < 0 || n != 32) {
+    if (strlen(s) > 60 || mero_base58_decode(s, buf, &n) < 0 || n != 32) {
         return -1;
     }
     memcpy(out, buf, 32);

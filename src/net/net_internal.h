@@ -17,9 +17,8 @@
 #include "mero/buf.h"
 #include "mero/net.h"
 
-/* ---- base58btc ---- */
-MERO_MUST_CHECK int mero__b58_encode(const uint8_t *in, size_t n, char *out, size_t outcap);
-MERO_MUST_CHECK int mero__b58_decode(const char *in, uint8_t *out, size_t *len);
+/* ---- base58btc: mero_base58_* in mero/encoding.h (util/base58.c) ---- */
+#include "mero/encoding.h"
 
 /* ---- peer ids ---- */
 #define MERO__PEER_ID_ED25519_LEN 38 /* 0x00 0x24 | 08 01 12 20 | pk */

@@ -76,7 +76,7 @@ int mero__peer_id_bytes_pk(const uint8_t *id, size_t n, uint8_t pk[32])
 
 int mero__peer_id_str_from_bytes(const uint8_t *id, size_t n, char out[MERO_PEER_ID_STR_MAX])
 {
-    return mero__b58_encode(id, n, out, MERO_PEER_ID_STR_MAX);
+    return mero_base58_encode(id, n, out, MERO_PEER_ID_STR_MAX);
 }
 
 int mero_net_peer_id_from_pk(const uint8_t pk[32], char out[MERO_PEER_ID_STR_MAX])
@@ -94,7 +94,7 @@ int mero_net_peer_id_bytes(const char *peer_id, uint8_t *out, size_t *len)
     if (peer_id == NULL || out == NULL || len == NULL) {
         return -MERO_EINVAL;
     }
-    if (mero__b58_decode(peer_id, tmp, &n) < 0) {
+    if (mero_base58_decode(peer_id, tmp, &n) < 0) {
         return -MERO_EPEERID;
     }
     MERO_TRY(mero__peer_id_bytes_pk(tmp, n, pk));
@@ -113,7 +113,7 @@ int mero_net_peer_id_pk(const char *peer_id, uint8_t pk[32])
     if (peer_id == NULL) {
         return -MERO_EINVAL;
     }
-    if (mero__b58_decode(peer_id, tmp, &n) < 0) {
+    if (mero_base58_decode(peer_id, tmp, &n) < 0) {
         return -MERO_EPEERID;
     }
     return mero__peer_id_bytes_pk(tmp, n, pk);

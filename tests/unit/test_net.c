@@ -84,19 +84,19 @@ TEST(base58_round_trip)
     uint8_t in[] = {0, 0, 1, 2, 255, 254, 0, 7}, out[16];
     char s[64];
     size_t n = sizeof(out);
-    CHECK_OK(mero__b58_encode(in, sizeof(in), s, sizeof(s)));
+    CHECK_OK(mero_base58_encode(in, sizeof(in), s, sizeof(s)));
     CHECK(s[0] == '1' && s[1] == '1');
-    CHECK_OK(mero__b58_decode(s, out, &n));
+    CHECK_OK(mero_base58_decode(s, out, &n));
     CHECK_EQ(n, sizeof(in));
     CHECK_MEM_EQ(out, in, sizeof(in));
     /* "Hello World!" -> 2NEpo7TZRRrLZSi2U (base58btc test vector) */
-    CHECK_OK(mero__b58_encode((const uint8_t *)"Hello World!", 12, s, sizeof(s)));
+    CHECK_OK(mero_base58_encode((const uint8_t *)"Hello World!", 12, s, sizeof(s)));
     CHECK_STR_EQ(s, "2NEpo7TZRRrLZSi2U");
     n = sizeof(out);
-    CHECK_ERR(mero__b58_decode("abc0", out, &n), -MERO_EINVAL);
+    CHECK_ERR(mero_base58_decode("abc0", out, &n), -MERO_EINVAL);
     n = sizeof(out);
-    CHECK_ERR(mero__b58_decode("abcIl", out, &n), -MERO_EINVAL);
-    CHECK_ERR(mero__b58_encode(in, sizeof(in), s, 3), -MERO_ETOOBIG);
+    CHECK_ERR(mero_base58_decode("abcIl", out, &n), -MERO_EINVAL);
+    CHECK_ERR(mero_base58_encode(in, sizeof(in), s, 3), -MERO_ETOOBIG);
 }
 
 TEST(multiaddr_round_trips)

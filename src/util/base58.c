@@ -1,19 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * base58.c - base58btc (the Bitcoin alphabet) encoding and decoding, used for peer id strings.
+ * base58.c - base58btc (the Bitcoin alphabet) encoding and decoding, used for peer id strings and
+ * the SDK's base58 keys.
  *
- * Invariant: inputs are bounded (MERO_PEER_ID_BYTES_MAX bytes / 2 * that in characters), so the
+ * Invariant: inputs are bounded (B58_MAX_IN bytes, twice that in characters), so the
  * quadratic big-number loop stays tiny; decoding rejects any character outside the alphabet and
  * any output longer than the caller's capacity.
  */
 #include <string.h>
 
-#include "net/net_internal.h"
+#include "mero/encoding.h"
+#include "mero/err.h"
 
 static const char B58[] = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 #define B58_MAX_IN 128
 
-int mero__b58_encode(const uint8_t *in, size_t n, char *out, size_t outcap)
+int mero_base58_encode(const uint8_t *in, size_t n, char *out, size_t outcap)
 {
     uint8_t digits[B58_MAX_IN * 2];
     size_t nd = 0, zeros = 0;
@@ -49,7 +51,7 @@ int mero__b58_encode(const uint8_t *in, size_t n, char *out, size_t outcap)
     return 0;
 }
 
-int mero__b58_decode(const char *in, uint8_t *out, size_t *len)
+int mero_base58_decode(const char *in, uint8_t *out, size_t *len)
 {
     uint8_t bytes[B58_MAX_IN * 2];
     size_t nb = 0, zeros = 0, n = strlen(in);
