@@ -501,9 +501,13 @@ int mero__dcap_trust_get(const struct mero_collateral *c, const struct mero_dcap
     memcpy(t->key, key, 32);
     t->refs = 2; /* the cache's and ours */
     t->last_used = ++cache_clock;
-    unref_locked(cache[slot]);
+    struct mero_dcap_trust *victim = cache[slot];
+    if (victim != NULL && --victim->refs > 0) {
+        victim = NULL; /* still in use: its last reader frees it */
+    }
     cache[slot] = t;
     pthread_mutex_unlock(&cache_lock);
+    trust_free(victim); /* unreachable now: freed outside the lock */
 
     /* Built outside the lock; nobody reads t before `ready` is set under it. */
     struct mero_err e2;
