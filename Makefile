@@ -157,14 +157,14 @@ asan:
 
 # ThreadSanitizer: any report fails the run (exit code 66 with no `not ok` line counts as a
 # failure in tests/run.sh). With TESTS set, only the unit tests whose name contains it.
-TSAN_BINS = $(if $(TESTS),$(foreach t,$(TEST_BINS),$(if $(findstring $(TESTS),$(t)),$(t))),\
+TSAN_BINS = $(if $(TESTS),$(foreach t,$(TEST_BINS),$(if $(findstring $(patsubst unit/%,%,$(TESTS)),$(t)),$(t))),\
                 $(TEST_BINS) $(BINS) $(REPLAYS) $(SHIPPED_ROOT))
 tsan: $(STAMP)
 	$(Q)$(MAKE) --no-print-directory BUILD=tsan tsan-build
 	$(Q)TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1 \
 	    MERO_SHARED=$(SHARED) tests/run.sh build/tsan
 
-tsan-build: $(LIB) $(TSAN_BINS)
+tsan-build: $(LIB) $(TSAN_BINS) $(SHIPPED_ROOT)
 
 # libFuzzer: the library and each target built with clang; corpora grow in build/fuzz-corpus.
 FUZZ_SECONDS ?= 60
