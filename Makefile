@@ -3,6 +3,8 @@
 #   make            libmero.a + merod, meroctl, calimero-tee-verify   (build/$(BUILD)/)
 #   make test       everything in tests/, last line `N passed, N failed`
 #   make asan       the same tests under ASan + UBSan (BUILD=asan)
+#   make tsan       the same tests under ThreadSanitizer (BUILD=tsan); with TESTS=<substring>
+#                   only the matching unit tests are built (make tsan TESTS=threads)
 #   make fuzz       libFuzzer targets under clang (FUZZ_SECONDS=60, FUZZ_TARGET=name)
 #   make bench      benchmarks (bench/run.sh), `bench ...` and `ratio ...` lines
 #   make lint       clang-format check, banned-function grep, cppcheck
@@ -26,6 +28,9 @@ WARN := -std=gnu11 -Wall -Wextra -Wpedantic -Wshadow -Wformat=2 -Wstrict-prototy
 ifeq ($(BUILD),asan)
 OPT := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDOPT := -fsanitize=address,undefined
+else ifeq ($(BUILD),tsan)
+OPT := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+LDOPT := -fsanitize=thread
 else ifeq ($(BUILD),debug)
 OPT := -O0 -g
 LDOPT :=
@@ -77,7 +82,7 @@ PREFIX ?= /usr/local
 SHIPPED_ROOT := $(B)/share/mero/sigstore/trusted_root.json
 
 .SECONDARY:
-.PHONY: all deps test asan fuzz bench bench-build lint run clean check-build install
+.PHONY: all deps test asan tsan tsan-build fuzz bench bench-build lint run clean check-build install
 all: $(LIB) $(BINS) $(SHIPPED_ROOT)
 
 $(SHIPPED_ROOT): share/sigstore/trusted_root.json
@@ -149,6 +154,17 @@ asan:
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    $(MAKE) --no-print-directory test BUILD=asan
+
+# ThreadSanitizer: any report fails the run (exit code 66 with no `not ok` line counts as a
+# failure in tests/run.sh). With TESTS set, only the unit tests whose name contains it.
+TSAN_BINS = $(if $(TESTS),$(foreach t,$(TEST_BINS),$(if $(findstring $(patsubst unit/%,%,$(TESTS)),$(t)),$(t))),\
+                $(TEST_BINS) $(BINS) $(REPLAYS) $(SHIPPED_ROOT))
+tsan: $(STAMP)
+	$(Q)$(MAKE) --no-print-directory BUILD=tsan tsan-build
+	$(Q)TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1 \
+	    MERO_SHARED=$(SHARED) tests/run.sh build/tsan
+
+tsan-build: $(LIB) $(TSAN_BINS) $(SHIPPED_ROOT)
 
 # libFuzzer: the library and each target built with clang; corpora grow in build/fuzz-corpus.
 FUZZ_SECONDS ?= 60

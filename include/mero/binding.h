@@ -3,6 +3,8 @@
  * binding.h - what the second half of report_data commits to (spec "The attestation quote";
  * reference-calimero.md §2). Each binding is plain SHA-256 over domain tag || fields, with no
  * length prefixes; calimero.tee.admission.v1 is the one definition every peer uses.
+ *
+ * Thread safety: every function here is pure (no shared state): safe from any thread.
  */
 #ifndef MERO_BINDING_H
 #define MERO_BINDING_H

@@ -6,6 +6,9 @@
  *
  * Invariant: every decoded length is checked against what remains and against the caller's
  * maximum before anything is allocated or copied.
+ *
+ * Thread safety: every function here is safe on distinct objects (a buffer or cursor is
+ * used by one thread at a time); none has shared state.
  */
 #ifndef MERO_BORSH_H
 #define MERO_BORSH_H

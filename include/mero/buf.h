@@ -6,6 +6,9 @@
  * Invariants: a mero_buf never grows beyond its `max`; an append that would exceed it fails
  * with -MERO_ETOOBIG and leaves the buffer unchanged. A mero_cur never reads past `len`: every
  * read checks what remains first and fails with -MERO_ETRUNC, leaving the cursor unchanged.
+ *
+ * Thread safety: every function here is safe on distinct objects: a mero_buf or mero_cur is
+ * used by one thread at a time; there is no shared state.
  */
 #ifndef MERO_BUF_H
 #define MERO_BUF_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* clock.h - wall-clock seconds and monotonic milliseconds. */
+/* clock.h - wall-clock seconds and monotonic milliseconds. Thread safety: safe from any thread. */
 #ifndef MERO_CLOCK_H
 #define MERO_CLOCK_H
 

@@ -7,6 +7,11 @@
  * Invariants: the signed texts are never re-serialized (the signature is over their bytes);
  * every field is bounded (MERO_COLLATERAL_MAX_* below); a parsed collateral owns all its
  * memory and mero_collateral_cleanup() frees it.
+ *
+ * Thread safety: every function is safe on distinct objects; a parsed (hashed) collateral is
+ * immutable and may be read by any number of threads at once (mero_dcap_verify_quote,
+ * mero_collateral_copy, mero_collateral_to_json), but not while one thread runs
+ * mero_collateral_cleanup or mero_collateral_rehash on it.
  */
 #ifndef MERO_COLLATERAL_H
 #define MERO_COLLATERAL_H

@@ -5,6 +5,11 @@
  *
  * Invariants: verification returns 0 only on a valid signature/tag; outputs are written only
  * on success; secret intermediates are wiped.
+ *
+ * Thread safety: call mero_crypto_init() once before any thread uses these; after that every
+ * function is safe from any thread, and safe on distinct objects for the streaming state
+ * (struct mero_sha256, a mero_chacha_key is read-only after mero_chacha_key_new and may be
+ * shared; free it once, after its last use).
  */
 #ifndef MERO_CRYPTO_H
 #define MERO_CRYPTO_H

@@ -16,8 +16,15 @@
  * Cache: what collateral verification proves (chains to the pinned root, both CRLs, TCB info
  * and QE identity signatures, their validity window) is kept, keyed by mero_collateral_hash,
  * so a second quote on the same collateral costs only the per-quote signatures (PCK leaf, QE
- * report, quote). The cache is bounded (MERO_DCAP_CACHE_MAX entries) and NOT thread-safe:
- * call the verifier from one thread (the node's loop thread, or one CLI process).
+ * report, quote). The cache is bounded (MERO_DCAP_CACHE_MAX entries) and shared by all
+ * threads: entries are immutable once published, reference counted while in use, and a
+ * collateral being verified by one thread is waited for by others (docs/verification.md §5).
+ *
+ * Thread safety: mero_dcap_verify_quote, mero_dcap_verify, mero_dcap_verify_evidence,
+ * mero_dcap_cache_clear, mero_dcap_cache_stats, mero_tcb_status_name and mero_tcb_status_parse
+ * are safe from any thread with no caller-side locking. mero_dcap_set_root_pin and
+ * mero_dcap_load_root_file are configuration: NOT safe while another thread verifies; call
+ * them at start-up.
  */
 #ifndef MERO_DCAP_H
 #define MERO_DCAP_H

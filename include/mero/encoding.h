@@ -2,6 +2,8 @@
 /*
  * encoding.h - lowercase hex, standard base64 (with padding), and a checked string-to-integer
  * helper. Decoders are strict: they refuse anything that is not exactly the encoding.
+ *
+ * Thread safety: every function here is pure: safe from any thread.
  */
 #ifndef MERO_ENCODING_H
 #define MERO_ENCODING_H

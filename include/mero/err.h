@@ -8,6 +8,9 @@
  *
  * Codes are grouped per module; add a new code at the end of its module's block (each block
  * ends with a comment line so that parallel additions to different blocks merge cleanly).
+ *
+ * Thread safety: mero_err_set / mero_err_clear are safe on distinct struct mero_err;
+ * mero_strerror and mero_errdesc return static strings and are safe from any thread.
  */
 #ifndef MERO_ERR_H
 #define MERO_ERR_H

@@ -10,6 +10,11 @@
  * naming the byte offset. The log is unauthenticated: only a replay that matches a verified
  * quote's registers makes its records trustworthy. Pointers in struct mero_event borrow from
  * the input buffer given to mero_eventlog_parse and live as long as it does.
+ *
+ * Thread safety: parsing, replay, check, diff, describe and the name functions are safe
+ * from any thread on distinct results (a parsed log may be read by many threads at once);
+ * mero_ccel_read_local / mero_ccel_read_local_table are safe from any thread;
+ * mero_ccel_set_paths is NOT safe (start-up only).
  */
 #ifndef MERO_EVENTLOG_H
 #define MERO_EVENTLOG_H

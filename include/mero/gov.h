@@ -11,7 +11,8 @@
  * DELETE (triggers) except through mero_gov_self_purge; applying the same op twice is a no-op;
  * every refusal carries a reason in struct mero_err (the §6.1 strings where they exist).
  *
- * Threading: a store is used from one thread (the node loop) only.
+ * Threading / thread safety: safe on distinct stores only: a store, and every function taking
+ * it or an object read from it, is used from one thread at a time (the node loop).
  */
 #ifndef MERO_GOV_H
 #define MERO_GOV_H

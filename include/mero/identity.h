@@ -9,6 +9,9 @@
  * Invariants: a key file readable by group or others is never loaded; a credential certifies a
  * key only when cert.sign_pk equals it, cert.account is the account id of the genesis, and the
  * cert signature verifies under the genesis root key.
+ *
+ * Thread safety: every function here is safe on distinct objects (no shared state); two
+ * threads must not load-or-create / save the same key file at once.
  */
 #ifndef MERO_IDENTITY_H
 #define MERO_IDENTITY_H

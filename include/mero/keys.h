@@ -11,6 +11,9 @@
  *
  * Invariants: only the holder of the recipient's secret key can open an envelope; an envelope
  * whose signature, recipient or ciphertext was altered is refused; key bytes are wiped.
+ *
+ * Thread safety: every function here is safe from any thread (no shared state; randomness
+ * from libsodium after mero_crypto_init).
  */
 #ifndef MERO_KEYS_H
 #define MERO_KEYS_H

@@ -2,6 +2,9 @@
 /*
  * log.h - leveled logging to stderr. Level from MERO_LOG (error|warn|info|debug), default info.
  * Never pass secrets to these functions.
+ *
+ * Thread safety: mero_log is safe from any thread (one write per line); mero_log_set_level is
+ * safe from any thread; mero_log_set_tag is NOT safe while others log (start-up only).
  */
 #ifndef MERO_LOG_H
 #define MERO_LOG_H

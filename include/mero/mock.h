@@ -2,6 +2,8 @@
 /*
  * mock.h - MOCK_TDX_QUOTE_V1 quotes (reference-calimero.md §1.3): for laptop/CI tests of the
  * full join path only. Nothing outside an explicit mock path accepts one.
+ *
+ * Thread safety: every function here is safe from any thread (no shared state).
  */
 #ifndef MERO_MOCK_H
 #define MERO_MOCK_H

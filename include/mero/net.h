@@ -5,7 +5,8 @@
  * (responder), gossipsub v1.1 (/meshsub/1.1.0, StrictSign) and a request/response protocol
  * (one yamux stream per exchange). Interoperable with js-libp2p. See docs/network.md.
  *
- * Threading: everything runs on the caller's uv loop thread; no function is thread-safe.
+ * Threading / thread safety: everything runs on the caller's uv loop thread; no function is
+ * thread-safe (not safe: call only from the loop thread that owns the peer).
  * Callbacks are invoked from the loop; a callback may call any function here except
  * mero_net_free on the same net (defer that with a uv handle).
  *

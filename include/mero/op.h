@@ -15,6 +15,9 @@
  * the MERO_GOV_MAX_* caps), refuses trailing bytes, unknown tags and any schema version other
  * than MERO_GOV_SCHEMA_VERSION (-MERO_ESCHEMA). Enum discriminants are fixed forever: new
  * variants are appended, never renumbered.
+ *
+ * Thread safety: every function here is safe on distinct objects (no shared state); a
+ * decoded op may be read by many threads at once.
  */
 #ifndef MERO_OP_H
 #define MERO_OP_H

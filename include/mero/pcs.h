@@ -11,6 +11,11 @@
  * https are spoken; every transfer has a timeout. A failed fetch is an error (no verdict) and
  * is not cached. The cache is bounded (MERO_PCS_CACHE_MAX) and guarded by a mutex, so the
  * node may fetch from a worker thread.
+ *
+ * Thread safety: mero_pcs_collateral_for_quote, mero_pcs_fetch, mero_pcs_cache_clear,
+ * mero_pcs_stats and mero_pcs_base_url are safe from any thread (a fetch in flight is joined
+ * by other threads asking for the same collateral: single flight); mero_pcs_set_timeout_ms is
+ * NOT safe while others fetch (start-up only), nor is changing CALIMERO_TEE_COLLATERAL_URL.
  */
 #ifndef MERO_PCS_H
 #define MERO_PCS_H

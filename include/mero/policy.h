@@ -11,6 +11,10 @@
  * (allow_sept_ve_enabled), a non-zero MRSERVICETD (allow_service_td); MRTD list empty; RTMR1-3
  * list empty; MRTD, RTMR0-3 membership (empty RTMR0 = unchecked); then collateral without a
  * root CA CRL (allow_missing_root_crl). Every knob refuses by default.
+ *
+ * Thread safety: mero_policy_check, mero_policy_validate and the name functions are safe from
+ * any thread, and a policy may be shared read-only by many threads; building a policy
+ * (mero_policy_init / _add_*) is safe on distinct objects only.
  */
 #ifndef MERO_POLICY_H
 #define MERO_POLICY_H

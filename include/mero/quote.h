@@ -8,6 +8,9 @@
  * Invariants: every length comes from a field and is checked against what remains before use;
  * trailing bytes after the signature data are ignored (real quotes are padded); pointers in
  * struct mero_quote borrow from the input buffer and live as long as it does.
+ *
+ * Thread safety: every function here is pure: safe from any thread (a parsed quote borrows
+ * the input bytes, which must stay unchanged while it is used).
  */
 #ifndef MERO_QUOTE_H
 #define MERO_QUOTE_H

@@ -9,6 +9,12 @@
  * Invariants: a parsed release holds only profiles with MRTD and RTMR1-3 (each a list of
  * 48-byte values); a release is cached only after its signature verified and its file parsed
  * for the version asked; a failed fetch or verification is never cached.
+ *
+ * Thread safety: mero_release_parse, _free, _match, _version_check and _version_cmp are safe
+ * from any thread (no shared state). A mero_release_source is safe from any thread
+ * (mero_release_source_get / _check / _cached; a fetch in flight is joined by other threads
+ * asking for the same version); mero_release_source_new / _free are not safe on the same
+ * source (free it after its last use).
  */
 #ifndef MERO_RELEASE_H
 #define MERO_RELEASE_H

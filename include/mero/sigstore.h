@@ -17,6 +17,10 @@
  * the log key's window; the wall clock is never used for certificate validity. The result is
  * written only on success. The trust root is immutable after loading and may be shared between
  * threads.
+ *
+ * Thread safety: every function here is safe from any thread; a loaded trust root is
+ * immutable and may be shared by any number of verifying threads; mero_trust_root_free
+ * only after its last use.
  */
 #ifndef MERO_SIGSTORE_H
 #define MERO_SIGSTORE_H

@@ -2,6 +2,9 @@
 /*
  * tee_verify.h - the calimero-tee-verify contract (reference-calimero.md §3) as a function, so
  * the binary, meroctl and the fuzzer share one implementation.
+ *
+ * Thread safety: both functions are safe from any thread (each call writes only to its own
+ * out/msg; the verifier's caches are shared, see dcap.h).
  */
 #ifndef MERO_TEE_VERIFY_H
 #define MERO_TEE_VERIFY_H
@@ -17,7 +20,7 @@
  * Judge one JSON input object. Returns the exit code: 0 a verdict (out holds the verdict
  * object), 1 unusable input, 2 no verdict (out holds {"error": msg} and msg the message).
  * allow_fetch false: without a `collateral` field there is no verdict (exit 2), nothing is
- * fetched. Not thread-safe (one call at a time).
+ * fetched.
  */
 int mero_tee_verify_json(const char *input, size_t len, bool allow_fetch, struct mero_buf *out,
                          char *msg, size_t msg_cap);

@@ -13,6 +13,8 @@
  * lists (MRTD; RTMR1 or RTMR2; RTMR3) and membership of MRTD, RTMR0 (only when listed),
  * RTMR1, RTMR2, RTMR3. A mock quote has no TD, so the TD rules do not apply to it: it is
  * judged on accept_mock (and the lists) alone.
+ *
+ * Thread safety: every function here is pure: safe from any thread.
  */
 #ifndef MERO_TRUST_RULES_H
 #define MERO_TRUST_RULES_H

@@ -5,6 +5,10 @@
  *
  * The configfs root is /sys/kernel/config/tsm/report unless the environment variable
  * MERO_TSM_ROOT names another directory (for tests with a fake tree).
+ *
+ * Thread safety: mero_tsm_present is safe from any thread; mero_tsm_quote and
+ * mero_attest_generate are safe from any thread as long as concurrent calls use distinct
+ * report_data (each call owns the configfs entry named after it).
  */
 #ifndef MERO_TSM_H
 #define MERO_TSM_H

@@ -21,6 +21,7 @@
 #include "attest/dcap_int.h"
 #include "mero/crypto.h"
 #include "mero/mock.h"
+#include <pthread.h>
 #include <sodium.h>
 #include <stdlib.h>
 
@@ -80,7 +81,11 @@ static void add_advisories(struct mero_dcap_result *r, json_t *a)
  * in OpenSSL 3.0, so the parsed PCK leaf (DER, its SGX extension, its key) and the attestation
  * keys are kept, bounded and least-recently-used. These caches hold parses, never verdicts:
  * every quote still has its PCK leaf signature, QE report signature and quote signature
- * checked. Same thread rule as the collateral cache. */
+ * checked. Thread safety: the tables, stamps and reference counts are guarded by parse_lock; an
+ * entry is parsed completely before it is published and is immutable after; a reader holds a
+ * reference (leaf_put / akey_put), so eviction and clearing never free an entry in use. Two
+ * threads missing the same key together both parse it and the second keeps the first's entry
+ * (a parse is cheap next to a collateral build, so it is not single-flighted). */
 
 #define LEAF_CACHE_MAX 32
 #define AK_CACHE_MAX   32
@@ -88,6 +93,7 @@ static void add_advisories(struct mero_dcap_result *r, json_t *a)
 struct leaf {
     uint8_t hash[32]; /* SHA-256 of the leaf DER */
     uint64_t used;
+    unsigned refs;
     uint8_t *der;
     size_t der_len;
     struct mero_cert c;
@@ -98,9 +104,11 @@ struct leaf {
 struct akey {
     uint8_t xy[64];
     uint64_t used;
+    unsigned refs;
     EVP_PKEY *key;
 };
 
+static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct leaf *leaves[LEAF_CACHE_MAX];
 static struct akey *akeys[AK_CACHE_MAX];
 static uint64_t parse_clock;
@@ -114,39 +122,94 @@ static void leaf_free(struct leaf *l)
     }
 }
 
-void mero__dcap_parse_cache_clear(void);
-void mero__dcap_parse_cache_clear(void)
+static void akey_free(struct akey *a)
 {
-    for (size_t i = 0; i < LEAF_CACHE_MAX; i++) {
-        leaf_free(leaves[i]);
-        leaves[i] = NULL;
-    }
-    for (size_t i = 0; i < AK_CACHE_MAX; i++) {
-        if (akeys[i] != NULL) {
-            EVP_PKEY_free(akeys[i]->key);
-            free(akeys[i]);
-            akeys[i] = NULL;
-        }
+    if (a != NULL) {
+        EVP_PKEY_free(a->key);
+        free(a);
     }
 }
 
-/* The parsed leaf for this DER (cached), or NULL with a reason when it is not a PCK leaf. */
-static const struct leaf *leaf_get(const uint8_t *der, size_t len, struct mero_err *err)
+/* With parse_lock held: drop one reference, the last frees. */
+static void leaf_unref(struct leaf *l)
 {
-    uint8_t h[32];
-    mero__sha256(h, der, len);
-    size_t slot = 0;
+    if (l != NULL && --l->refs == 0) {
+        leaf_free(l);
+    }
+}
+
+static void akey_unref(struct akey *a)
+{
+    if (a != NULL && --a->refs == 0) {
+        akey_free(a);
+    }
+}
+
+static void leaf_put(const struct leaf *l)
+{
+    if (l != NULL) {
+        pthread_mutex_lock(&parse_lock);
+        leaf_unref((struct leaf *)l);
+        pthread_mutex_unlock(&parse_lock);
+    }
+}
+
+static void akey_put(const struct akey *a)
+{
+    if (a != NULL) {
+        pthread_mutex_lock(&parse_lock);
+        akey_unref((struct akey *)a);
+        pthread_mutex_unlock(&parse_lock);
+    }
+}
+
+void mero__dcap_parse_cache_clear(void);
+void mero__dcap_parse_cache_clear(void)
+{
+    pthread_mutex_lock(&parse_lock);
+    for (size_t i = 0; i < LEAF_CACHE_MAX; i++) {
+        leaf_unref(leaves[i]);
+        leaves[i] = NULL;
+    }
+    for (size_t i = 0; i < AK_CACHE_MAX; i++) {
+        akey_unref(akeys[i]);
+        akeys[i] = NULL;
+    }
+    pthread_mutex_unlock(&parse_lock);
+}
+
+/* With parse_lock held: the referenced leaf for h, or NULL and the slot to fill. */
+static struct leaf *leaf_find(const uint8_t h[32], size_t *slot)
+{
     uint64_t oldest = UINT64_MAX;
+    *slot = 0;
     for (size_t i = 0; i < LEAF_CACHE_MAX; i++) {
         if (leaves[i] != NULL && memcmp(leaves[i]->hash, h, 32) == 0) {
             leaves[i]->used = ++parse_clock;
+            leaves[i]->refs++;
             return leaves[i];
         }
         uint64_t age = leaves[i] == NULL ? 0 : leaves[i]->used;
         if (age < oldest) {
             oldest = age;
-            slot = i;
+            *slot = i;
         }
+    }
+    return NULL;
+}
+
+/* The parsed leaf for this DER (cached, referenced: leaf_put), or NULL with a reason when it
+ * is not a PCK leaf. */
+static const struct leaf *leaf_get(const uint8_t *der, size_t len, struct mero_err *err)
+{
+    uint8_t h[32];
+    size_t slot;
+    mero__sha256(h, der, len);
+    pthread_mutex_lock(&parse_lock);
+    struct leaf *hit = leaf_find(h, &slot);
+    pthread_mutex_unlock(&parse_lock);
+    if (hit != NULL) {
+        return hit;
     }
     struct leaf *l = calloc(1, sizeof(*l));
     if (l == NULL || (l->der = malloc(len)) == NULL) {
@@ -170,26 +233,51 @@ static const struct leaf *leaf_get(const uint8_t *der, size_t len, struct mero_e
         mero_err_set(err, MERO_ECERT, "PCK leaf SGX extension does not decode");
         return NULL;
     }
-    l->used = ++parse_clock;
-    leaf_free(leaves[slot]);
-    leaves[slot] = l;
+    pthread_mutex_lock(&parse_lock);
+    hit = leaf_find(h, &slot); /* another thread may have published it meanwhile */
+    if (hit == NULL) {
+        l->used = ++parse_clock;
+        l->refs = 2; /* the cache's and ours */
+        leaf_unref(leaves[slot]);
+        leaves[slot] = l;
+    }
+    pthread_mutex_unlock(&parse_lock);
+    if (hit != NULL) {
+        leaf_free(l);
+        return hit;
+    }
     return l;
 }
 
-static EVP_PKEY *akey_get(const uint8_t xy[64])
+/* With parse_lock held: the referenced key for xy, or NULL and the slot to fill. */
+static struct akey *akey_find(const uint8_t xy[64], size_t *slot)
 {
-    size_t slot = 0;
     uint64_t oldest = UINT64_MAX;
+    *slot = 0;
     for (size_t i = 0; i < AK_CACHE_MAX; i++) {
         if (akeys[i] != NULL && memcmp(akeys[i]->xy, xy, 64) == 0) {
             akeys[i]->used = ++parse_clock;
-            return akeys[i]->key;
+            akeys[i]->refs++;
+            return akeys[i];
         }
         uint64_t age = akeys[i] == NULL ? 0 : akeys[i]->used;
         if (age < oldest) {
             oldest = age;
-            slot = i;
+            *slot = i;
         }
+    }
+    return NULL;
+}
+
+/* The attestation key (cached, referenced: akey_put), or NULL when xy is not a P-256 point. */
+static const struct akey *akey_get(const uint8_t xy[64])
+{
+    size_t slot;
+    pthread_mutex_lock(&parse_lock);
+    struct akey *hit = akey_find(xy, &slot);
+    pthread_mutex_unlock(&parse_lock);
+    if (hit != NULL) {
+        return hit;
     }
     struct akey *a = calloc(1, sizeof(*a));
     if (a == NULL || mero__x509_key(xy, &a->key) < 0) {
@@ -197,13 +285,20 @@ static EVP_PKEY *akey_get(const uint8_t xy[64])
         return NULL;
     }
     memcpy(a->xy, xy, 64);
-    a->used = ++parse_clock;
-    if (akeys[slot] != NULL) {
-        EVP_PKEY_free(akeys[slot]->key);
-        free(akeys[slot]);
+    pthread_mutex_lock(&parse_lock);
+    hit = akey_find(xy, &slot);
+    if (hit == NULL) {
+        a->used = ++parse_clock;
+        a->refs = 2;
+        akey_unref(akeys[slot]);
+        akeys[slot] = a;
     }
-    akeys[slot] = a;
-    return a->key;
+    pthread_mutex_unlock(&parse_lock);
+    if (hit != NULL) {
+        akey_free(a);
+        return hit;
+    }
+    return a;
 }
 
 /* ---- PCK chain -------------------------------------------------------------------------- */
@@ -473,12 +568,13 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
         goto out;
     }
     /* The quote itself, signed by the attestation key. */
-    EVP_PKEY *ak = akey_get(q->attest_key);
+    const struct akey *ak = akey_get(q->attest_key);
     if (ak == NULL) {
         rc = reject(r, MERO_EBADSIG, "attestation key is not a P-256 point");
         goto out;
     }
-    int sig = mero__x509_ecdsa_verify(ak, q->signature, q->signed_data, q->signed_len);
+    int sig = mero__x509_ecdsa_verify(ak->key, q->signature, q->signed_data, q->signed_len);
+    akey_put(ak);
     if (sig < 0) {
         rc = reject(r, MERO_EBADSIG, "quote signature does not verify with the attestation key");
         goto out;
@@ -533,6 +629,7 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
     r->tcb_evaluation_data_number = tcb->eval_num < qe->eval_num ? tcb->eval_num : qe->eval_num;
     rc = 0;
 out:
+    leaf_put(p.leaf);
     mero__x509_chain_cleanup(&p.ch);
     return rc < 0 ? rc : 0;
 }
@@ -576,10 +673,12 @@ int mero_dcap_verify_quote(const uint8_t *quote, size_t len, const struct mero_c
         } else {
             int rc = judge(&q, c, t, (int64_t)now, &r);
             if (rc < 0) {
+                mero__dcap_trust_put(t);
                 return mero_err_set(err, -rc, "verification failed internally");
             }
         }
     }
+    mero__dcap_trust_put(t);
     *out = r;
     return 0;
 }

@@ -20,7 +20,11 @@ struct mero_owned_cert {
 
 struct mero_dcap_trust {
     uint8_t key[32]; /* mero_collateral_hash */
+    /* Guarded by the cache mutex (dcap_trust.c): */
     uint64_t last_used;
+    unsigned refs;  /* the cache's slot and every reader */
+    bool ready;     /* built: everything below is immutable from now on */
+    int error_code; /* the build was an error (no verdict): waiters get it, never cached */
     /* A collateral that does not verify is a verdict (quote_verified=false) for every quote;
      * the reason is kept so the second quote gets the same answer without the work. */
     int fail_code;
@@ -36,12 +40,16 @@ struct mero_dcap_trust {
 };
 
 /*
- * The verified collateral for c: from the cache, or verified now (and cached). Returns a
- * borrowed pointer valid until the next call, or a negative error when the collateral is
- * malformed (no verdict). A collateral that does not verify yields a trust with fail_code set.
+ * The verified collateral for c: from the cache, or verified now (and cached); a thread asking
+ * for a key another thread is building waits for that build. Returns a reference (release it
+ * with mero__dcap_trust_put; the entry is immutable and stays valid until then, whatever is
+ * evicted or cleared meanwhile), or a negative error when the collateral is malformed (no
+ * verdict). A collateral that does not verify yields a trust with fail_code set. Safe from any
+ * thread.
  */
 MERO_MUST_CHECK int mero__dcap_trust_get(const struct mero_collateral *c,
                                          const struct mero_dcap_trust **out, struct mero_err *err);
+void mero__dcap_trust_put(const struct mero_dcap_trust *t);
 
 /* Intel TcbLevelCheck: the first level whose SGX components and PCESVN the PCK meets and whose
  * TDX components TEE_TCB_SVN meets (from index 2 when TEE_TCB_SVN[1] > 0). NULL: no level. */

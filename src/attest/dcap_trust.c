@@ -10,9 +10,14 @@
  * Invariants: nothing is cached unless it was derived from the collateral bytes the cache key
  * hashes; the result is independent of time (the window is checked per use in dcap.c);
  * malformed input is an error (no verdict), a failed check is a cached verdict; the cache
- * holds at most MERO_DCAP_CACHE_MAX entries (least recently used evicted) and is used from one
- * thread only (documented in dcap.h).
+ * holds at most MERO_DCAP_CACHE_MAX entries (least recently used evicted). Thread safety: the
+ * table, the counters and every entry's reference count and state are guarded by one mutex; an
+ * entry is built outside it by the one thread that missed (others asking for the same key wait
+ * for it: single flight), becomes readable only once `ready` is set under the mutex, and is
+ * immutable from then on; a reader holds a reference (mero__dcap_trust_put), so eviction or
+ * mero_dcap_cache_clear() never frees an entry in use.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +33,8 @@ const uint8_t MERO_INTEL_ROOT_CA_SHA256[32] = {
 
 static uint8_t root_pin[32];
 static bool root_pin_set;
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cache_cond = PTHREAD_COND_INITIALIZER;
 static struct mero_dcap_trust *cache[MERO_DCAP_CACHE_MAX];
 static uint64_t cache_clock, cache_hits, cache_misses;
 
@@ -54,23 +61,45 @@ static void trust_free(struct mero_dcap_trust *t)
 
 void mero__dcap_parse_cache_clear(void);
 
+/* Drops one reference; the last one frees. Called with cache_lock held. */
+static void unref_locked(struct mero_dcap_trust *t)
+{
+    if (t != NULL && --t->refs == 0) {
+        trust_free(t);
+    }
+}
+
+void mero__dcap_trust_put(const struct mero_dcap_trust *t)
+{
+    if (t == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&cache_lock);
+    unref_locked((struct mero_dcap_trust *)t);
+    pthread_mutex_unlock(&cache_lock);
+}
+
 void mero_dcap_cache_clear(void)
 {
     mero__dcap_parse_cache_clear();
+    pthread_mutex_lock(&cache_lock);
     for (size_t i = 0; i < MERO_DCAP_CACHE_MAX; i++) {
-        trust_free(cache[i]);
+        unref_locked(cache[i]);
         cache[i] = NULL;
     }
+    pthread_mutex_unlock(&cache_lock);
 }
 
 void mero_dcap_cache_stats(uint64_t *hits, uint64_t *misses)
 {
+    pthread_mutex_lock(&cache_lock);
     if (hits != NULL) {
         *hits = cache_hits;
     }
     if (misses != NULL) {
         *misses = cache_misses;
     }
+    pthread_mutex_unlock(&cache_lock);
 }
 
 void mero_dcap_set_root_pin(const uint8_t *sha256)
@@ -84,16 +113,31 @@ void mero_dcap_set_root_pin(const uint8_t *sha256)
     mero_dcap_cache_clear();
 }
 
+#define ROOT_FILE_MAX 16384
+
+static int root_file_pin(const uint8_t *buf, size_t n, const char *path, struct mero_err *err);
+
 int mero_dcap_load_root_file(const char *path, struct mero_err *err)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
         return mero_err_set(err, MERO_EIO, "cannot open root file %s", path);
     }
-    static uint8_t buf[16384];
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    uint8_t *buf = malloc(ROOT_FILE_MAX);
+    if (buf == NULL) {
+        fclose(f);
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
+    size_t n = fread(buf, 1, ROOT_FILE_MAX - 1, f);
     fclose(f);
-    if (n == 0 || n == sizeof(buf) - 1) {
+    int rc = root_file_pin(buf, n, path, err);
+    free(buf);
+    return rc;
+}
+
+static int root_file_pin(const uint8_t *buf, size_t n, const char *path, struct mero_err *err)
+{
+    if (n == 0 || n == ROOT_FILE_MAX - 1) {
         return mero_err_set(err, MERO_ECERT, "root file %s is empty or too large", path);
     }
     struct mero_cert cert;
@@ -382,6 +426,42 @@ static bool is_no_verdict(int rc)
     return rc == -MERO_ECOLLATERAL || rc == -MERO_ENOMEM;
 }
 
+/* Frees what a failed build left in t (a verdict keeps only its reason). */
+static void trust_drop_content(struct mero_dcap_trust *t)
+{
+    owned_cleanup(&t->root);
+    owned_cleanup(&t->pck_ca);
+    free(t->root_crl_der);
+    free(t->pck_crl_der);
+    t->root_crl_der = t->pck_crl_der = NULL;
+    t->has_root_crl = false;
+    memset(&t->root_crl, 0, sizeof(t->root_crl));
+    memset(&t->pck_crl, 0, sizeof(t->pck_crl));
+    mero__tcbinfo_cleanup(&t->tcb);
+    mero__qeidentity_cleanup(&t->qe);
+    memset(&t->tcb, 0, sizeof(t->tcb));
+    memset(&t->qe, 0, sizeof(t->qe));
+}
+
+/* Called with cache_lock held: the entry for key, referenced, or NULL. */
+static struct mero_dcap_trust *lookup_locked(const uint8_t key[32], size_t *slot)
+{
+    uint64_t oldest = UINT64_MAX;
+    *slot = 0;
+    for (size_t i = 0; i < MERO_DCAP_CACHE_MAX; i++) {
+        if (cache[i] != NULL && memcmp(cache[i]->key, key, 32) == 0) {
+            cache[i]->refs++;
+            return cache[i];
+        }
+        uint64_t age = cache[i] == NULL ? 0 : cache[i]->last_used;
+        if (age < oldest) {
+            oldest = age;
+            *slot = i;
+        }
+    }
+    return NULL;
+}
+
 int mero__dcap_trust_get(const struct mero_collateral *c, const struct mero_dcap_trust **out,
                          struct mero_err *err)
 {
@@ -391,48 +471,72 @@ int mero__dcap_trust_get(const struct mero_collateral *c, const struct mero_dcap
     } else {
         mero_collateral_hash(c, key);
     }
-    size_t slot = 0;
-    uint64_t oldest = UINT64_MAX;
-    for (size_t i = 0; i < MERO_DCAP_CACHE_MAX; i++) {
-        if (cache[i] != NULL && memcmp(cache[i]->key, key, 32) == 0) {
-            cache[i]->last_used = ++cache_clock;
-            cache_hits++;
-            *out = cache[i];
-            return 0;
+    size_t slot;
+    pthread_mutex_lock(&cache_lock);
+    struct mero_dcap_trust *t = lookup_locked(key, &slot);
+    if (t != NULL) {
+        /* Single flight: another thread is building this entry; wait for it. */
+        while (!t->ready) {
+            pthread_cond_wait(&cache_cond, &cache_lock);
         }
-        uint64_t age = cache[i] == NULL ? 0 : cache[i]->last_used;
-        if (age < oldest) {
-            oldest = age;
-            slot = i;
+        t->last_used = ++cache_clock;
+        if (t->error_code != 0) {
+            /* The build found the collateral malformed: the same error, no verdict. */
+            int code = t->error_code;
+            mero_err_set(err, code, "%s", t->fail_reason);
+            unref_locked(t);
+            pthread_mutex_unlock(&cache_lock);
+            return -code;
         }
+        cache_hits++;
+        pthread_mutex_unlock(&cache_lock);
+        *out = t;
+        return 0;
     }
-    struct mero_dcap_trust *t = calloc(1, sizeof(*t));
+    t = calloc(1, sizeof(*t));
     if (t == NULL) {
+        pthread_mutex_unlock(&cache_lock);
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
+    memcpy(t->key, key, 32);
+    t->refs = 2; /* the cache's and ours */
+    t->last_used = ++cache_clock;
+    struct mero_dcap_trust *victim = cache[slot];
+    if (victim != NULL && --victim->refs > 0) {
+        victim = NULL; /* still in use: its last reader frees it */
+    }
+    cache[slot] = t;
+    pthread_mutex_unlock(&cache_lock);
+    trust_free(victim); /* unreachable now: freed outside the lock */
+
+    /* Built outside the lock; nobody reads t before `ready` is set under it. */
     struct mero_err e2;
     mero_err_clear(&e2);
     int rc = build(t, c, &e2);
-    if (rc < 0 && is_no_verdict(rc)) {
-        trust_free(t);
-        return mero_err_set(err, -rc, "%s", e2.msg);
-    }
-    cache_misses++;
     if (rc < 0) {
-        /* A verdict: drop the partial state, keep the reason. */
-        struct mero_dcap_trust *f = calloc(1, sizeof(*f));
-        trust_free(t);
-        if (f == NULL) {
-            return mero_err_set(err, MERO_ENOMEM, "out of memory");
-        }
-        t = f;
+        trust_drop_content(t);
         t->fail_code = -rc;
         snprintf(t->fail_reason, sizeof(t->fail_reason), "%s", e2.msg);
     }
-    memcpy(t->key, key, 32);
-    t->last_used = ++cache_clock;
-    trust_free(cache[slot]);
-    cache[slot] = t;
+    pthread_mutex_lock(&cache_lock);
+    t->ready = true;
+    if (rc < 0 && is_no_verdict(rc)) {
+        /* Malformed (or out of memory): no verdict and not cached; waiters get the error. */
+        t->error_code = -rc;
+        for (size_t i = 0; i < MERO_DCAP_CACHE_MAX; i++) {
+            if (cache[i] == t) {
+                cache[i] = NULL;
+                unref_locked(t);
+            }
+        }
+        unref_locked(t);
+        pthread_cond_broadcast(&cache_cond);
+        pthread_mutex_unlock(&cache_lock);
+        return mero_err_set(err, -rc, "%s", e2.msg);
+    }
+    cache_misses++;
+    pthread_cond_broadcast(&cache_cond);
+    pthread_mutex_unlock(&cache_lock);
     *out = t;
     return 0;
 }

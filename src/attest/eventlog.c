@@ -12,6 +12,7 @@
  * record and of the field. The parse result borrows the input bytes and owns only the array
  * of records; it is written only on success.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,15 +235,22 @@ static bool at_padding(struct mero_eventlog *log, const struct mero_cur *c)
     return false;
 }
 
+/* A block of 0xFF for comparing padding, filled once (pthread_once: replay runs from any
+ * thread). */
+static uint8_t ff[4096];
+static pthread_once_t ff_once = PTHREAD_ONCE_INIT;
+
+static void ff_fill(void)
+{
+    memset(ff, 0xFF, sizeof(ff));
+}
+
 static void check_trailing(struct mero_eventlog *log, const struct mero_cur *c)
 {
-    static uint8_t ff[4096];
     static const uint8_t zero[4096];
     uint8_t pad = log->padding == MERO_EVENTLOG_PAD_FF ? 0xFF : 0x00;
+    pthread_once(&ff_once, ff_fill);
     const uint8_t *ref = pad ? ff : zero;
-    if (ff[0] != 0xFF) {
-        memset(ff, 0xFF, sizeof(ff));
-    }
     /* block compare first (logs are mostly padding), then find the byte in the odd block */
     for (size_t i = c->off; i < c->len; i += sizeof(ff)) {
         size_t n = c->len - i < sizeof(ff) ? c->len - i : sizeof(ff);

@@ -12,7 +12,9 @@
  *
  * Invariants: bounded bodies and headers; HTTP 200 only; no redirects; http/https only;
  * timeouts on connect and on the whole transfer; failures are errors and are not cached; the
- * cache holds at most MERO_PCS_CACHE_MAX entries for at most an hour each, under a mutex.
+ * cache holds at most MERO_PCS_CACHE_MAX entries for at most an hour each, under a mutex, and
+ * callers get copies; a key has at most one fetch in flight: other threads asking for it wait
+ * for that fetch (single flight) and get its result (a copy from the cache, or its error).
  */
 #include <ctype.h>
 #include <curl/curl.h>
@@ -40,6 +42,25 @@ struct entry {
     struct mero_collateral c;
 };
 static struct entry *cache[MERO_PCS_CACHE_MAX];
+
+/* A fetch in progress (guarded by `lock`): unlinked when done, freed by its last holder. */
+struct flight {
+    char key[600];
+    unsigned refs;
+    bool done;
+    int rc;
+    struct mero_err err;
+    struct flight *next;
+};
+static struct flight *flights;
+static pthread_cond_t flight_cond = PTHREAD_COND_INITIALIZER;
+
+static void flight_unref(struct flight *f)
+{
+    if (--f->refs == 0) {
+        free(f);
+    }
+}
 
 const char *mero_pcs_base_url(void)
 {
@@ -529,36 +550,86 @@ int mero_pcs_collateral_for_quote(const uint8_t *quote, size_t len, struct mero_
         snprintf(fm + 2 * i, 3, "%02x", fmspc[i]);
     }
     snprintf(key, sizeof(key), "%s|%s|%s", base, fm, ca);
-    uint64_t now = mero_now_ms();
     pthread_mutex_lock(&lock);
-    for (size_t i = 0; i < MERO_PCS_CACHE_MAX; i++) {
-        struct entry *e = cache[i];
-        if (e != NULL && strcmp(e->key, key) == 0 &&
-            now - e->fetched_ms < (uint64_t)MERO_PCS_CACHE_SECONDS * 1000) {
-            int rc = mero_collateral_copy(out, &e->c);
-            if (rc == 0) {
-                stats.cache_hits++;
+    struct flight *f;
+    for (;;) {
+        uint64_t now = mero_now_ms();
+        for (size_t i = 0; i < MERO_PCS_CACHE_MAX; i++) {
+            struct entry *e = cache[i];
+            if (e != NULL && strcmp(e->key, key) == 0 &&
+                now - e->fetched_ms < (uint64_t)MERO_PCS_CACHE_SECONDS * 1000) {
+                int rc = mero_collateral_copy(out, &e->c);
+                if (rc == 0) {
+                    stats.cache_hits++;
+                }
+                pthread_mutex_unlock(&lock);
+                return rc < 0 ? mero_err_set(err, MERO_ENOMEM, "out of memory") : 0;
             }
-            pthread_mutex_unlock(&lock);
-            return rc < 0 ? mero_err_set(err, MERO_ENOMEM, "out of memory") : 0;
         }
+        for (f = flights; f != NULL && strcmp(f->key, key) != 0; f = f->next) {
+        }
+        if (f == NULL) {
+            break;
+        }
+        /* Single flight: join the fetch in progress. */
+        f->refs++;
+        while (!f->done) {
+            pthread_cond_wait(&flight_cond, &lock);
+        }
+        int frc = f->rc;
+        if (frc < 0 && err != NULL) {
+            *err = f->err;
+        }
+        flight_unref(f);
+        if (frc < 0) {
+            pthread_mutex_unlock(&lock);
+            return frc;
+        }
+        /* Fetched and cached: look again (a clear meanwhile means fetching anew). */
     }
-    pthread_mutex_unlock(&lock);
-    /* Fetch outside the lock. Two threads missing together may both fetch once. */
-    struct entry *e = calloc(1, sizeof(*e));
-    if (e == NULL) {
+    f = calloc(1, sizeof(*f));
+    if (f == NULL) {
+        pthread_mutex_unlock(&lock);
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
-    int rc = mero_pcs_fetch(base, fmspc, ca, &e->c, err);
+    snprintf(f->key, sizeof(f->key), "%s", key);
+    f->refs = 1;
+    f->next = flights;
+    flights = f;
+    pthread_mutex_unlock(&lock);
+    /* Fetch outside the lock. */
+    struct mero_err ferr;
+    mero_err_clear(&ferr);
+    struct entry *e = calloc(1, sizeof(*e));
+    int rc = e == NULL ? mero_err_set(&ferr, MERO_ENOMEM, "out of memory")
+                       : mero_pcs_fetch(base, fmspc, ca, &e->c, &ferr);
     if (rc == 0) {
-        rc = mero_collateral_copy(out, &e->c);
+        rc = mero_collateral_copy(out, &e->c) < 0
+                 ? mero_err_set(&ferr, MERO_ENOMEM, "out of memory")
+                 : 0;
     }
     pthread_mutex_lock(&lock);
+    for (struct flight **pp = &flights; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == f) {
+            *pp = f->next;
+            break;
+        }
+    }
+    f->done = true;
+    f->rc = rc;
+    f->err = ferr;
+    pthread_cond_broadcast(&flight_cond);
+    flight_unref(f);
     if (rc < 0) {
         stats.failures++;
         pthread_mutex_unlock(&lock);
-        mero_collateral_cleanup(&e->c);
-        free(e);
+        if (e != NULL) {
+            mero_collateral_cleanup(&e->c);
+            free(e);
+        }
+        if (err != NULL) {
+            *err = ferr;
+        }
         return rc;
     }
     stats.fetches++;

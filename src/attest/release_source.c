@@ -11,9 +11,11 @@
  * time-limited; only http/https URLs are followed (at most 5 redirects, for GitHub's release
  * CDN; never from https down to http); the version is checked to be a semantic version before it is
  * put into a URL. The cache is guarded by a mutex and the network work runs outside it, so the
- * source is thread-safe; every call may block for the network and belongs off the event-loop
- * thread.
+ * source is thread-safe; a version has at most one fetch in flight, which other threads asking
+ * for it join (single flight); every call may block for the network and belongs off the
+ * event-loop thread.
  */
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,17 @@ struct cache_entry {
     uint64_t used; /* LRU stamp */
 };
 
+/* A fetch in progress for one version (guarded by the source's lock): unlinked when done,
+ * freed by its last holder. */
+struct flight {
+    char version[MERO_RELEASE_NAME_MAX];
+    unsigned refs;
+    bool done;
+    int rc;
+    struct mero_err err;
+    struct flight *next;
+};
+
 struct mero_release_source {
     char *base_url;
     struct mero_trust_root *tr;
@@ -44,6 +57,8 @@ struct mero_release_source {
     pthread_mutex_t lock;
     struct cache_entry cache[MERO_RELEASE_CACHE];
     uint64_t clock;
+    pthread_cond_t flight_cond;
+    struct flight *flights;
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -86,6 +101,7 @@ int mero_release_source_new(struct mero_release_source **out,
     s->timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : 20000;
     s->now = opts->now;
     pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->flight_cond, NULL);
     *out = s;
     return 0;
 }
@@ -99,6 +115,7 @@ void mero_release_source_free(struct mero_release_source *s)
         mero_release_free(s->cache[i].rel);
     }
     mero_trust_root_free(s->tr);
+    pthread_cond_destroy(&s->flight_cond);
     pthread_mutex_destroy(&s->lock);
     free(s->base_url);
     free(s);
@@ -298,23 +315,81 @@ int mero_release_source_get(struct mero_release_source *s, const char *version,
         return mero_err_set(err, MERO_ERELEASE, "release version is not a semantic version");
     }
     const char *ver = bare(version);
-    int rc = cache_get(s, ver, out);
-    if (rc != -MERO_ENOTFOUND) {
-        return rc < 0 ? mero_err_set(err, rc, "out of memory") : 0;
+    struct flight *f;
+    for (;;) {
+        int rc = cache_get(s, ver, out);
+        if (rc != -MERO_ENOTFOUND) {
+            return rc < 0 ? mero_err_set(err, -rc, "out of memory") : 0;
+        }
+        pthread_mutex_lock(&s->lock);
+        for (f = s->flights; f != NULL && strcmp(f->version, ver) != 0; f = f->next) {
+        }
+        if (f == NULL) {
+            break; /* still holding the lock */
+        }
+        /* Single flight: join the fetch in progress for this version. */
+        f->refs++;
+        while (!f->done) {
+            pthread_cond_wait(&s->flight_cond, &s->lock);
+        }
+        int frc = f->rc;
+        if (frc < 0 && err != NULL) {
+            *err = f->err;
+        }
+        if (--f->refs == 0) {
+            free(f);
+        }
+        pthread_mutex_unlock(&s->lock);
+        if (frc < 0) {
+            return frc;
+        }
+        /* It verified and was cached: look again. */
     }
-    struct mero_release *rel = NULL;
-    rc = fetch_verify(s, ver, &rel, err);
-    if (rc < 0) {
-        MERO_WARN("release %s refused: %s", ver, err ? err->msg : mero_strerror(rc));
-        return rc;
-    }
-    struct mero_release *copy = malloc(sizeof(*copy));
-    if (copy == NULL) {
-        mero_release_free(rel);
+    f = calloc(1, sizeof(*f));
+    if (f == NULL) {
+        pthread_mutex_unlock(&s->lock);
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
-    *copy = *rel;
-    cache_put(s, ver, rel);
+    snprintf(f->version, sizeof(f->version), "%s", ver);
+    f->refs = 1;
+    f->next = s->flights;
+    s->flights = f;
+    pthread_mutex_unlock(&s->lock);
+
+    struct mero_err ferr;
+    mero_err_clear(&ferr);
+    struct mero_release *rel = NULL, *copy = NULL;
+    int rc = fetch_verify(s, ver, &rel, &ferr);
+    if (rc < 0) {
+        MERO_WARN("release %s refused: %s", ver, ferr.msg);
+    } else if ((copy = malloc(sizeof(*copy))) == NULL) {
+        mero_release_free(rel);
+        rc = mero_err_set(&ferr, MERO_ENOMEM, "out of memory");
+    } else {
+        *copy = *rel;
+        cache_put(s, ver, rel); /* before the flight ends, so joiners find it */
+    }
+    pthread_mutex_lock(&s->lock);
+    for (struct flight **pp = &s->flights; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == f) {
+            *pp = f->next;
+            break;
+        }
+    }
+    f->done = true;
+    f->rc = rc;
+    f->err = ferr;
+    pthread_cond_broadcast(&s->flight_cond);
+    if (--f->refs == 0) {
+        free(f);
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (rc < 0) {
+        if (err != NULL) {
+            *err = ferr;
+        }
+        return rc;
+    }
     *out = copy;
     return 0;
 }

@@ -34,10 +34,10 @@
 
 #define MAX_QUOTE_DECODED (1u << 20)
 
-/* Where this call writes (one call at a time: the CLI and the fuzzer are single-threaded). */
-static struct mero_buf *out_json;
-static char *out_msg;
-static size_t out_msg_cap;
+/* Where the current call writes: per thread, so calls on distinct threads do not meet. */
+static _Thread_local struct mero_buf *out_json;
+static _Thread_local char *out_msg;
+static _Thread_local size_t out_msg_cap;
 
 static int fail(int code, const char *fmt, ...) MERO_PRINTF(2, 3);
 static int fail(int code, const char *fmt, ...)

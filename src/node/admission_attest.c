@@ -12,10 +12,10 @@
  * verdict's reason; the release check refuses when no usable trusted root was loaded.
  * Evidence (TeeAuthorityEvidence) is judged by the library's own offline check in gov
  * (mero_dcap_verify_evidence): merod installs no verifier of its own.
- * The collateral fetch runs on a uv_queue_work thread (mero__adm_fetch_collateral; the PCS
- * cache is mutex-guarded); the DCAP verdict runs on the loop (the dcap cache is not
- * thread-safe). The release check still runs on the loop: the release source caches
- * releases, so only a cache miss blocks it.
+ * The collateral fetch and the DCAP verdict run on a uv_queue_work thread
+ * (mero__adm_fetch_collateral, mero__adm_verify_real: both only use the library, whose caches
+ * are thread-safe, and touch no loop state). The release check still runs on the loop: the
+ * release source caches releases, so only a cache miss blocks it.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,9 +3,10 @@
  * admission_run.c - runs verify_and_admit for a claim that arrived on either path and answers
  * the requester (direct path) or logs the outcome (offered path). A mock quote, or a node
  * without an off-loop collateral fetcher, runs in one go on the loop. A real quote's
- * collateral is fetched on a uv_queue_work thread (the PCS cache is mutex-guarded), and the
- * DCAP verdict and the governance decision run back on the loop, which owns the challenge
- * book and the store.
+ * collateral is fetched and its DCAP verdict computed on a uv_queue_work thread (the PCS and
+ * verifier caches are thread-safe), so a flood of attempts cannot stall the loop; the
+ * governance decision runs back on the loop, which owns the challenge book and the store, one
+ * completion at a time.
  *
  * Invariants: the challenge is spent (step 1) before any work is queued; an asynchronous
  * claim owns copies of everything it refers to; the requester gets exactly one answer; a
@@ -34,6 +35,9 @@ struct run_job {
     struct mero_err fetch_err;
     bool prefetch; /* signed-release policy and a named release: warm the release cache */
     bool release_failed;
+    bool verified_off_loop; /* the DCAP verdict ran in job_work: verify_rc / verify_err */
+    int verify_rc;
+    struct mero_err verify_err;
 };
 
 void mero__adm_respond_verdict(struct mero_net_req *req, bool admitted, const char *reason)
@@ -109,6 +113,12 @@ static void job_work(uv_work_t *w)
             j->release_failed = true;
         }
     }
+    if (j->fetch_rc == 0) {
+        /* The DCAP verdict off the loop too (the verifier's caches are thread-safe,
+         * docs/verification.md §5); only the decision runs back on the loop. */
+        j->verify_rc = mero_admission_verify_real(&j->a->deps, &j->c, &j->v, &j->verify_err);
+        j->verified_off_loop = true;
+    }
 }
 
 static void job_done(uv_work_t *w, int status)
@@ -133,7 +143,11 @@ static void job_done(uv_work_t *w, int status)
         rc = mero_err_set(&e, -j->fetch_rc, "the attestation did not verify: %s",
                           j->fetch_err.msg[0] ? j->fetch_err.msg : "no collateral");
     } else {
-        rc = mero_admission_verify_real(&a->deps, &j->c, &j->v, &e);
+        rc = j->verified_off_loop ? j->verify_rc
+                                  : mero_admission_verify_real(&a->deps, &j->c, &j->v, &e);
+        if (rc < 0 && j->verified_off_loop) {
+            e = j->verify_err;
+        }
         if (rc == 0) {
             rc = mero_admission_decide(&a->deps, &j->c, &j->v, &outcome, &e);
         }

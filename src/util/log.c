@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* log.c - leveled stderr logging with a UTC timestamp and an optional tag. No secrets. */
+/* log.c - leveled stderr logging with a UTC timestamp and an optional tag. No secrets.
+ * Logging is safe from any thread (the level is atomic; one fprintf per line); the tag is set
+ * once at start-up. */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,28 +11,29 @@
 
 #include "mero/log.h"
 
-static int level = -1;
+static atomic_int level = -1;
 static char tag[48];
 
-static void init_level(void)
+static int init_level(void)
 {
     const char *e = getenv("MERO_LOG");
-    level = MERO_LOG_INFO;
-    if (e == NULL) {
-        return;
+    int l = MERO_LOG_INFO;
+    if (e != NULL && strcmp(e, "error") == 0) {
+        l = MERO_LOG_ERROR;
+    } else if (e != NULL && strcmp(e, "warn") == 0) {
+        l = MERO_LOG_WARN;
+    } else if (e != NULL && strcmp(e, "debug") == 0) {
+        l = MERO_LOG_DEBUG;
     }
-    if (strcmp(e, "error") == 0) {
-        level = MERO_LOG_ERROR;
-    } else if (strcmp(e, "warn") == 0) {
-        level = MERO_LOG_WARN;
-    } else if (strcmp(e, "debug") == 0) {
-        level = MERO_LOG_DEBUG;
-    }
+    int unset = -1;
+    /* the first to decide wins; a level set meanwhile by mero_log_set_level is kept */
+    atomic_compare_exchange_strong(&level, &unset, l);
+    return atomic_load(&level);
 }
 
 void mero_log_set_level(enum mero_log_level lvl)
 {
-    level = (int)lvl;
+    atomic_store(&level, (int)lvl);
 }
 
 void mero_log_set_tag(const char *t)
@@ -40,10 +44,11 @@ void mero_log_set_tag(const char *t)
 void mero_log(enum mero_log_level lvl, const char *fmt, ...)
 {
     static const char *const names[] = {"ERROR", "WARN", "INFO", "DEBUG"};
-    if (level < 0) {
-        init_level();
+    int cur = atomic_load_explicit(&level, memory_order_relaxed);
+    if (cur < 0) {
+        cur = init_level();
     }
-    if ((int)lvl > level) {
+    if ((int)lvl > cur) {
         return;
     }
     char ts[32];

@@ -12,6 +12,7 @@
  * member asked directly says it may not vouch; mock without acceptMock and a measurement
  * outside the lists are refused with their reasons and nothing is admitted.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -615,13 +616,26 @@ TEST(challenge_spent_even_when_pop_or_public_key_do_not_match)
     }
 }
 
+/* The DCAP verdict's thread (issue 23: off the loop, which is this test's thread). */
+static pthread_t verify_thread;
+static int verify_calls;
+
+static int recording_verify(void *ud, const uint8_t *q, size_t len, struct mero_tee_verdict *v,
+                            struct mero_err *err)
+{
+    verify_thread = pthread_self();
+    verify_calls++;
+    return mero__adm_verify_real(ud, q, len, v, err);
+}
+
 TEST(real_quote_verified_off_loop_and_refused_with_its_dcap_reason)
 {
     uint8_t ns[32];
     CHECK_OK(new_namespace(&owner, ns));
     CHECK_OK(set_policy(&owner, ns, true, ZERO96));
     owner.adm->env.fetch_collateral = fake_fetch;
-    owner.adm->env.verify_real = mero__adm_verify_real;
+    owner.adm->env.verify_real = recording_verify;
+    verify_calls = 0;
     struct mero_adm_init m;
     struct raw_reply r;
     memset(&m, 0, sizeof(m));
@@ -662,6 +676,10 @@ TEST(real_quote_verified_off_loop_and_refused_with_its_dcap_reason)
     CHECK_MSG(strstr(r.m.reason, "did not verify") != NULL, "reason: %s", r.m.reason);
     CHECK_EQ(owner.adm->refused, refused + 1);
     CHECK_EQ(owner.adm->jobs, 0);
+    /* the DCAP verdict ran once, on a pool thread, not on the loop */
+    CHECK_EQ(verify_calls, 1);
+    CHECK(!pthread_equal(verify_thread, pthread_self()));
+    owner.adm->env.verify_real = mero__adm_verify_real;
     bool key;
     CHECK_EQ(tee_role(&tee4, ns, &key), MERO_ROLE_NONE);
 

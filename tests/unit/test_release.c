@@ -6,6 +6,8 @@
  * against a local HTTP server (tests/e2e/release_server.py on 127.0.0.1): good release,
  * tampered file, missing bundle, missing .sig, 404, slow server past the timeout.
  */
+#include <curl/curl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -517,6 +519,91 @@ TEST(cache_bounded_lru)
     CHECK(same);
 }
 
+/* ---- single flight: threads asking together for one version make one fetch ---- */
+
+static size_t count_sink(char *p, size_t sz, size_t n, void *ud)
+{
+    struct mero_buf *b = ud;
+    return mero_buf_append(b, p, sz * n) == 0 ? sz * n : 0;
+}
+
+static long asset_requests(void)
+{
+    char url[64];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/count", server_port);
+    struct mero_buf b;
+    mero_buf_init(&b, 64);
+    CURL *c = curl_easy_init();
+    long n = -1;
+    if (c != NULL) {
+        curl_easy_setopt(c, CURLOPT_URL, url);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, count_sink);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 5000L);
+        if (curl_easy_perform(c) == CURLE_OK && mero_buf_nul(&b) == 0) {
+            n = strtol((const char *)b.data, NULL, 10);
+        }
+        curl_easy_cleanup(c);
+    }
+    mero_buf_cleanup(&b);
+    return n;
+}
+
+#define FLIGHT_THREADS 8
+
+struct getter {
+    pthread_t t;
+    pthread_barrier_t *start;
+    struct mero_release_source *s;
+    int rc;
+    char tag[MERO_RELEASE_NAME_MAX];
+};
+
+static void *getter_run(void *arg)
+{
+    struct getter *g = arg;
+    struct mero_release *r = NULL;
+    struct mero_err e = {0};
+    pthread_barrier_wait(g->start);
+    g->rc = mero_release_source_get(g->s, "2.3.87", &r, &e);
+    if (g->rc == 0) {
+        snprintf(g->tag, sizeof(g->tag), "%s", r->tag);
+        mero_release_free(r);
+    }
+    return NULL;
+}
+
+TEST(threads_asking_together_fetch_once)
+{
+    CHECK(server_start() == 0);
+    struct mero_release_source *s = source("good", 10000);
+    CHECK(s != NULL);
+    long before = asset_requests();
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, FLIGHT_THREADS);
+    struct getter g[FLIGHT_THREADS];
+    memset(g, 0, sizeof(g));
+    for (int i = 0; i < FLIGHT_THREADS; i++) {
+        g[i].start = &start;
+        g[i].s = s;
+        pthread_create(&g[i].t, NULL, getter_run, &g[i]);
+    }
+    for (int i = 0; i < FLIGHT_THREADS; i++) {
+        pthread_join(g[i].t, NULL);
+    }
+    pthread_barrier_destroy(&start);
+    long after = asset_requests();
+    size_t cached = mero_release_source_cached(s);
+    mero_release_source_free(s);
+    for (int i = 0; i < FLIGHT_THREADS; i++) {
+        CHECK_EQ(g[i].rc, 0);
+        CHECK_STR_EQ(g[i].tag, "2.3.87");
+    }
+    CHECK(before >= 0);
+    CHECK_EQ(after - before, 3); /* published-mrtds.json, .sig, .bundle.json: once */
+    CHECK_EQ(cached, 1);
+}
+
 TEST(stop_server)
 {
     if (server_pid > 0) {
@@ -529,4 +616,5 @@ TEST(stop_server)
 
 MERO_TEST_MAIN(T(parse_real_release), T(parse_refusals), T(parse_normalisation_and_dropping),
                T(semver), T(match_profiles), T(fetch_good_release_and_cache), T(fetch_refusals),
-               T(source_options_refused), T(cache_bounded_lru), T(stop_server))
+               T(source_options_refused), T(cache_bounded_lru),
+               T(threads_asking_together_fetch_once), T(stop_server))
