@@ -23,6 +23,8 @@ MERO_MUST_CHECK int mero_hex_append(struct mero_buf *b, const uint8_t *in, size_
  * *outlen gets the byte count. -MERO_EHEX on a bad char or odd length, -MERO_ETOOBIG if it
  * does not fit.
  */
+/* The value of one hex digit (either case), or -1. */
+int mero_hex_nibble(char c);
 /* base58btc (Bitcoin alphabet), at most 128 input bytes. encode writes a NUL-terminated string
  * into out[outcap]; decode takes *len as the capacity of out and sets it to the length.
  * -MERO_EINVAL for a character outside the alphabet, -MERO_ETOOBIG when it does not fit. */

@@ -22,6 +22,7 @@
 #include "api/api.h"
 #include "api/validate.h"
 #include "mero/crypto.h"
+#include "mero/encoding.h"
 #include "node/node.h"
 
 static const struct api_route *const tables[] = {api_routes_tee, api_routes_policy, api_routes_ns,
@@ -48,20 +49,6 @@ int api_auth_ok(const struct mero_node *node, const char *authorization, size_t 
     return ok && given_len == MERO_TOKEN_HEX_LEN;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 /* Percent-decode one raw path segment [p, p+n) into out (cap bytes with the terminator).
  * 0 ok; -MERO_EINVAL for a bad escape or a decoded NUL (400); -MERO_ETOOBIG when it does not
  * fit (such a segment matches no route: 404). */
@@ -74,7 +61,7 @@ static int decode_segment(const char *p, size_t n, char *out, size_t cap, size_t
             if (i + 2 >= n) {
                 return -MERO_EINVAL;
             }
-            int h = hexval(p[i + 1]), l = hexval(p[i + 2]);
+            int h = mero_hex_nibble(p[i + 1]), l = mero_hex_nibble(p[i + 2]);
             if (h < 0 || l < 0) {
                 return -MERO_EINVAL;
             }

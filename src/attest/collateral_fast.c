@@ -45,20 +45,6 @@ static size_t ws(const char *p, size_t i, size_t n)
     return i;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 /* A string at p[*i] == '"': decoded into a new buffer; ASCII only. 0 or -1 (fall back). */
 static int string(const char *p, size_t *i, size_t n, char **out, size_t *outlen)
 {
@@ -110,7 +96,7 @@ static int string(const char *p, size_t *i, size_t n, char **out, size_t *outlen
             }
             int v = 0;
             for (int m = 1; m <= 4; m++) {
-                int h = hexval(p[k + (size_t)m]);
+                int h = mero_hex_nibble(p[k + (size_t)m]);
                 if (h < 0) {
                     free(d);
                     return -1;

@@ -31,7 +31,7 @@ int mero_hex_append(struct mero_buf *b, const uint8_t *in, size_t n)
     return 0;
 }
 
-static int nib(char c)
+int mero_hex_nibble(char c)
 {
     if (c >= '0' && c <= '9') {
         return c - '0';
@@ -54,13 +54,13 @@ int mero_hex_decode(uint8_t *out, size_t outcap, const char *hex, size_t len, si
         return -MERO_ETOOBIG;
     }
     for (size_t i = 0; i < len; i += 2) {
-        int hi = nib(hex[i]), lo = nib(hex[i + 1]);
+        int hi = mero_hex_nibble(hex[i]), lo = mero_hex_nibble(hex[i + 1]);
         if (hi < 0 || lo < 0) {
             return -MERO_EHEX;
         }
     }
     for (size_t i = 0; i < len; i += 2) {
-        out[i / 2] = (uint8_t)((nib(hex[i]) << 4) | nib(hex[i + 1]));
+        out[i / 2] = (uint8_t)((mero_hex_nibble(hex[i]) << 4) | mero_hex_nibble(hex[i + 1]));
     }
     if (outlen != NULL) {
         *outlen = len / 2;

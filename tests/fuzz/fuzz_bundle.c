@@ -15,27 +15,9 @@
 #include "attest/sigstore_internal.h"
 #include "mero/crypto.h"
 #include "mero/sigstore.h"
+#include "fuzz_sigstore_root.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static struct mero_trust_root *root(void)
-{
-    static struct mero_trust_root *tr;
-    static int tried;
-    if (!tried) {
-        tried = 1;
-        (void)!mero_crypto_init();
-        const char *sh = getenv("MERO_SHARED");
-        char path[1024];
-        snprintf(path, sizeof(path),
-                 "%s/testdata/sigstore/trusted-root-public-good/trusted_root.json",
-                 sh ? sh : "../shared");
-        if (mero_trust_root_load(&tr, path, NULL) < 0) {
-            tr = NULL;
-        }
-    }
-    return tr;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -48,10 +30,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bun = nul + 1;
         blen = size - alen - 1;
     }
-    if (root() != NULL) {
+    if (fuzz_sigstore_root() != NULL) {
         struct mero_sigstore_result r;
         struct mero_sigstore_opts o = {.now = 1796083200u};
-        if (mero_sigstore_verify(root(), art, alen, bun, blen, NULL, &o, &r, &err) == 0 &&
+        if (mero_sigstore_verify(fuzz_sigstore_root(), art, alen, bun, blen, NULL, &o, &r, &err) ==
+                0 &&
             (r.issuer[0] == 0 || r.san[0] == 0)) {
             abort();
         }

@@ -17,32 +17,13 @@
 #include "attest/sigstore_internal.h"
 #include "mero/crypto.h"
 #include "mero/sigstore.h"
+#include "fuzz_sigstore_root.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* The public-good root (Rekor v1 ECDSA + v2 Ed25519 + a TSA), read once. */
-static struct mero_trust_root *root(void)
-{
-    static struct mero_trust_root *tr;
-    static int tried;
-    if (!tried) {
-        tried = 1;
-        (void)!mero_crypto_init();
-        const char *sh = getenv("MERO_SHARED");
-        char path[1024];
-        snprintf(path, sizeof(path),
-                 "%s/testdata/sigstore/trusted-root-public-good/trusted_root.json",
-                 sh ? sh : "../shared");
-        if (mero_trust_root_load(&tr, path, NULL) < 0) {
-            tr = NULL;
-        }
-    }
-    return tr;
-}
-
 static void checkpoint(const uint8_t *p, size_t n)
 {
-    struct mero_trust_root *tr = root();
+    struct mero_trust_root *tr = fuzz_sigstore_root();
     if (tr == NULL || n > SIG_MAX_CHECKPOINT) {
         return;
     }
@@ -94,8 +75,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 1: {
         int64_t t = 0;
         static const uint8_t sig[] = "a signature";
-        if (root() != NULL) {
-            (void)!mero__sig_verify_tsa(root(), p, n, sig, sizeof(sig) - 1, &t, &err);
+        if (fuzz_sigstore_root() != NULL) {
+            (void)!mero__sig_verify_tsa(fuzz_sigstore_root(), p, n, sig, sizeof(sig) - 1, &t, &err);
         }
         break;
     }
