@@ -34,7 +34,7 @@
 
 #define NS_RULE_FIRST MERO_ADM_RULE_NO_POLICY
 
-static const struct {
+static const struct adm_text {
     const char *name;
     int code;
     const char *reason;
@@ -88,15 +88,21 @@ static const struct {
 };
 #define N_TEXTS (sizeof(texts) / sizeof(texts[0]))
 
+/* The namespace-rule entry of a rule, or NULL (a quote-fact rule, or none). */
+static const struct adm_text *ns_text(int rule)
+{
+    if (rule >= NS_RULE_FIRST && (size_t)(rule - NS_RULE_FIRST) < N_TEXTS) {
+        return &texts[rule - NS_RULE_FIRST];
+    }
+    return NULL;
+}
+
 const char *mero_adm_rule_reason(int rule)
 {
     if (rule >= 0 && rule < MERO_TRUST__COUNT) {
         return mero_trust_rule_reason((enum mero_trust_rule)rule);
     }
-    if (rule >= NS_RULE_FIRST && (size_t)(rule - NS_RULE_FIRST) < N_TEXTS) {
-        return texts[rule - NS_RULE_FIRST].reason;
-    }
-    return "unknown rule";
+    return ns_text(rule) != NULL ? ns_text(rule)->reason : "unknown rule";
 }
 
 const char *mero_adm_rule_name(int rule)
@@ -104,10 +110,7 @@ const char *mero_adm_rule_name(int rule)
     if (rule >= 0 && rule < MERO_TRUST__COUNT) {
         return mero_trust_rule_name((enum mero_trust_rule)rule);
     }
-    if (rule >= NS_RULE_FIRST && (size_t)(rule - NS_RULE_FIRST) < N_TEXTS) {
-        return texts[rule - NS_RULE_FIRST].name;
-    }
-    return "Unknown";
+    return ns_text(rule) != NULL ? ns_text(rule)->name : "Unknown";
 }
 
 /* Refuse with a rule's fixed reason (and an optional detail after it). */
@@ -116,10 +119,8 @@ static int fail(int *out, int rule, struct mero_err *err, const char *detail)
     if (out != NULL) {
         *out = rule;
     }
-    int code = MERO_EREFUSED; /* the quote-fact rules */
-    if (rule >= NS_RULE_FIRST && (size_t)(rule - NS_RULE_FIRST) < N_TEXTS) {
-        code = texts[rule - NS_RULE_FIRST].code;
-    }
+    const struct adm_text *t = ns_text(rule);
+    int code = t != NULL ? t->code : MERO_EREFUSED; /* MERO_EREFUSED: the quote-fact rules */
     if (detail != NULL && detail[0] != '\0') {
         return mero_err_set(err, code, "%s: %s", mero_adm_rule_reason(rule), detail);
     }

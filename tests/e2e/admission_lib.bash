@@ -33,3 +33,18 @@ no_tee_member() {
 
 # refusal_has TEXT: the first refusal's reason contains TEXT
 refusal_has() { jq -r '.data.refusals[0].reason' <<<"$RESP" | grep -qF -- "$1"; }
+
+# The owner's namespace with one context holding k=secret under the zero-measurement mock
+# policy, and node t1 fleet-joined into it and reading k (two checks). Sets NS, CTX, T1.
+owner_ns_with_tee_t1() {
+    req owner POST /admin-api/namespaces '{}'
+    NS=$(jq -r .data.namespaceId <<<"$RESP")
+    req owner POST "/admin-api/groups/$NS/contexts" '{}'
+    CTX=$(jq -r .data.contextId <<<"$RESP")
+    set_zero_policy owner "$NS" true
+    req owner PUT "/admin-api/contexts/$CTX/kv/k" '{"value":"secret"}'
+    fleet_join t1 "$NS"
+    check "t1 admitted" jq_is .data.admitted true
+    T1=$(jq -r .data.public_key <<<"$RESP")
+    check "t1 reads the owner's key" wait_for 15 kv_is t1 "$CTX" k secret
+}

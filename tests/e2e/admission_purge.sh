@@ -14,16 +14,7 @@ O=$(p2p_addr owner)
 start_node t1 --mock-tee --bootstrap "$O"
 start_node m --mock-tee --bootstrap "$O"
 
-req owner POST /admin-api/namespaces '{}'
-NS=$(jq -r .data.namespaceId <<<"$RESP")
-req owner POST "/admin-api/groups/$NS/contexts" '{}'
-CTX=$(jq -r .data.contextId <<<"$RESP")
-set_zero_policy owner "$NS" true
-req owner PUT "/admin-api/contexts/$CTX/kv/k" '{"value":"secret"}'
-fleet_join t1 "$NS"
-check "t1 admitted" jq_is .data.admitted true
-T1=$(jq -r .data.public_key <<<"$RESP")
-check "t1 reads the owner's key" wait_for 15 kv_is t1 "$CTX" k secret
+owner_ns_with_tee_t1
 
 req m POST "/admin-api/namespaces/$NS/join" '{}'
 MID=$(jq -r .data.identity <<<"$RESP")

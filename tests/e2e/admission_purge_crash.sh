@@ -13,16 +13,7 @@ O=$(p2p_addr owner)
 init_node t1
 MERO_TEST_CRASH_AT=after_removal_commit run_node t1 --mock-tee --test --bootstrap "$O"
 
-req owner POST /admin-api/namespaces '{}'
-NS=$(jq -r .data.namespaceId <<<"$RESP")
-req owner POST "/admin-api/groups/$NS/contexts" '{}'
-CTX=$(jq -r .data.contextId <<<"$RESP")
-set_zero_policy owner "$NS" true
-req owner PUT "/admin-api/contexts/$CTX/kv/k" '{"value":"secret"}'
-fleet_join t1 "$NS"
-check "t1 admitted" jq_is .data.admitted true
-T1=$(jq -r .data.public_key <<<"$RESP")
-check "t1 reads the owner's key" wait_for 15 kv_is t1 "$CTX" k secret
+owner_ns_with_tee_t1
 
 G="$WORK/t1/gov.db"
 D="$WORK/t1/node.db"
