@@ -26,13 +26,14 @@ PKGS := libsodium libuv libmicrohttpd jansson sqlite3 libcurl openssl
 WARN := -std=gnu11 -Wall -Wextra -Wpedantic -Wshadow -Wformat=2 -Wstrict-prototypes \
         -Wmissing-prototypes -Wvla -Wimplicit-fallthrough -Wundef -Werror
 ifeq ($(BUILD),asan)
-OPT := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+OPT := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+       -DMERO_CHECKED
 LDOPT := -fsanitize=address,undefined
 else ifeq ($(BUILD),tsan)
-OPT := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+OPT := -O1 -g -fsanitize=thread -fno-omit-frame-pointer -DMERO_CHECKED
 LDOPT := -fsanitize=thread
 else ifeq ($(BUILD),debug)
-OPT := -O0 -g
+OPT := -O0 -g -DMERO_CHECKED
 LDOPT :=
 else ifeq ($(BUILD),fuzz)
 OPT := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
@@ -50,7 +51,7 @@ CFLAGS_ALL = $(WARN) $(OPT) -MMD -MP -Iinclude -Isrc -Itests $(PKG_CFLAGS) \
 LDFLAGS_ALL = $(LDOPT) $(LDFLAGS)
 
 LIB_SRCS := $(sort $(wildcard src/util/*.c src/crypto/*.c src/attest/*.c src/gov/*.c \
-                              src/net/*.c src/node/*.c src/api/*.c))
+                              src/net/*.c src/node/*.c src/node/admission/*.c src/api/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 LIB := $(B)/libmero.a
 

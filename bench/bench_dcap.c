@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attest/x509.h"
+#include "attest/x509_internal.h"
 #include "mero/clock.h"
 #include "mero/crypto.h"
 #include "mero/dcap.h"

@@ -10,4 +10,12 @@ uint64_t mero_now_ms(void); /* monotonic */
 uint64_t mero_now_us(void); /* monotonic */
 uint64_t mero_now_ns(void); /* monotonic */
 
+/*
+ * Seconds since the Unix epoch of a UTC civil time (what timegm(3) computes, without its
+ * dependence on the process's time zone state and valid for any proleptic Gregorian year).
+ * Fields are used as given: the caller range-checks them (month 1-12 as tm_mon+1, ...).
+ */
+struct tm;
+int64_t mero_timegm(const struct tm *t);
+
 #endif

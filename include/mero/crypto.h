@@ -20,17 +20,7 @@
 #include <sodium.h>
 
 #include "mero/err.h"
-
-#define MERO_SHA256_LEN       32
-#define MERO_SHA384_LEN       48
-#define MERO_ED25519_PK_LEN   32
-#define MERO_ED25519_SK_LEN   64 /* libsodium form: seed || pk */
-#define MERO_ED25519_SEED_LEN 32
-#define MERO_ED25519_SIG_LEN  64
-#define MERO_X25519_LEN       32
-#define MERO_AEAD_KEY_LEN     32
-#define MERO_GCM_NONCE_LEN    12
-#define MERO_AEAD_TAG_LEN     16
+#include "mero/sizes.h"
 
 MERO_MUST_CHECK int mero_crypto_init(void);
 void mero_random(void *buf, size_t n);

@@ -8,6 +8,7 @@
 #ifndef MERO_ENCODING_H
 #define MERO_ENCODING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,20 +24,26 @@ MERO_MUST_CHECK int mero_hex_append(struct mero_buf *b, const uint8_t *in, size_
  * *outlen gets the byte count. -MERO_EHEX on a bad char or odd length, -MERO_ETOOBIG if it
  * does not fit.
  */
+MERO_MUST_CHECK int mero_hex_decode(uint8_t *out, size_t outcap, const char *hex, size_t len,
+                                    size_t *outlen);
+/* Decode exactly n bytes of hex; anything else is -MERO_EHEX. */
+MERO_MUST_CHECK int mero_hex_decode_exact(uint8_t *out, size_t n, const char *hex, size_t len);
 /* The value of one hex digit (either case), or -1. */
 int mero_hex_nibble(char c);
+/* True when s[0..len) is exactly `n` bytes of hex (2n digits, either case, nothing else). */
+bool mero_hex_is(const char *s, size_t len, size_t n);
+/* Lowercase hex of in[0..n) as a new JSON string (jansson's json_t), or NULL on ENOMEM. */
+struct json_t;
+struct json_t *mero_json_hex(const uint8_t *in, size_t n);
+/* Decode hex into a new heap buffer (free with free()). */
+MERO_MUST_CHECK int mero_hex_decode_alloc(const char *hex, size_t len, size_t max, uint8_t **out,
+                                          size_t *outlen);
+
 /* base58btc (Bitcoin alphabet), at most 128 input bytes. encode writes a NUL-terminated string
  * into out[outcap]; decode takes *len as the capacity of out and sets it to the length.
  * -MERO_EINVAL for a character outside the alphabet, -MERO_ETOOBIG when it does not fit. */
 MERO_MUST_CHECK int mero_base58_encode(const uint8_t *in, size_t n, char *out, size_t outcap);
 MERO_MUST_CHECK int mero_base58_decode(const char *in, uint8_t *out, size_t *len);
-MERO_MUST_CHECK int mero_hex_decode(uint8_t *out, size_t outcap, const char *hex, size_t len,
-                                    size_t *outlen);
-/* Decode exactly n bytes of hex; anything else is -MERO_EHEX. */
-MERO_MUST_CHECK int mero_hex_decode_exact(uint8_t *out, size_t n, const char *hex, size_t len);
-/* Decode hex into a new heap buffer (free with free()). */
-MERO_MUST_CHECK int mero_hex_decode_alloc(const char *hex, size_t len, size_t max, uint8_t **out,
-                                          size_t *outlen);
 
 /* Standard base64 with padding; returns an owned NUL-terminated string or NULL on ENOMEM. */
 char *mero_base64_encode(const uint8_t *in, size_t n);

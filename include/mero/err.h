@@ -25,6 +25,18 @@
 #define MERO_PRINTF(f, a)
 #endif
 
+/*
+ * Debug invariants: MERO_ASSERT(cond) aborts in debug and sanitizer builds (the Makefile
+ * defines MERO_CHECKED there) and costs nothing in release builds. For invariants of the code
+ * itself, never for input checks (input is refused with an error code).
+ */
+#if defined(MERO_CHECKED)
+#include <assert.h>
+#define MERO_ASSERT(cond) assert(cond)
+#else
+#define MERO_ASSERT(cond) ((void)0)
+#endif
+
 /* X(name, short description) */
 #define MERO_ERRORS(X)                                                                             \
     /* generic */                                                                                  \
@@ -147,17 +159,53 @@ const char *mero_errdesc(int code);
 
 /*
  * Record a reason in `err` (which may be NULL) and return -code, so a caller can write
- * `return mero_err_set(err, MERO_ETRUNC, "quote ends at %zu", off);`.
+ * `return mero_err_set(err, MERO_ETRUNC, "quote ends at %zu", off);`. `code` is a positive
+ * mero_err_code (a negative one is a programming error: an assertion in debug and sanitizer
+ * builds, MERO_EINTERNAL otherwise).
  */
 int mero_err_set(struct mero_err *err, int code, const char *fmt, ...) MERO_PRINTF(3, 4);
 void mero_err_clear(struct mero_err *err);
 
-/* Propagate a failure when there is nothing to clean up. */
+/*
+ * The one error style (docs/errors.md):
+ *
+ *   MERO_TRY(expr)            propagate a negative result; for functions with nothing to undo
+ *   MERO_TRY_OUT(expr)        the same where there is cleanup: sets the local `int rc` and
+ *                             jumps to the function's single `out:` label
+ *   MERO_ENSURE(cond, err, code, fmt, ...)      refuse unless cond: records the reason in
+ *                             err (may be NULL) and returns -code
+ *   MERO_ENSURE_OUT(cond, err, code, fmt, ...)  the same with `rc` and `goto out`
+ *
+ * `code` is always a positive mero_err_code; the return value is its negation.
+ */
 #define MERO_TRY(expr)                                                                             \
     do {                                                                                           \
         int mero_try_rc_ = (expr);                                                                 \
         if (mero_try_rc_ < 0) {                                                                    \
             return mero_try_rc_;                                                                   \
+        }                                                                                          \
+    } while (0)
+
+#define MERO_TRY_OUT(expr)                                                                         \
+    do {                                                                                           \
+        rc = (expr);                                                                               \
+        if (rc < 0) {                                                                              \
+            goto out;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+#define MERO_ENSURE(cond, err, code, ...)                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            return mero_err_set((err), (code), __VA_ARGS__);                                       \
+        }                                                                                          \
+    } while (0)
+
+#define MERO_ENSURE_OUT(cond, err, code, ...)                                                      \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            rc = mero_err_set((err), (code), __VA_ARGS__);                                         \
+            goto out;                                                                              \
         }                                                                                          \
     } while (0)
 

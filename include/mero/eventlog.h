@@ -25,10 +25,9 @@
 
 #include "mero/buf.h"
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 #define MERO_CCEL_TABLE_LEN 56
-#define MERO_RTMR_COUNT     4
-#define MERO_RTMR_LEN       48
 /* Largest log area accepted (real ones are 64 KiB or 256 KiB). */
 #define MERO_EVENTLOG_MAX_LEN (16u << 20)
 /* Most records accepted in one log (real logs have tens). */

@@ -21,9 +21,11 @@
 #include <stdint.h>
 
 #include "mero/err.h"
+#include "mero/sizes.h"
 #include "mero/op.h"
 
-#define MERO_GROUP_KEY_LEN      32
+_Static_assert(MERO_GOV_ENVELOPE_CT_LEN == MERO_GROUP_KEY_LEN + MERO_AEAD_TAG_LEN,
+               "an envelope seals one group key under AES-GCM");
 #define MERO_ENVELOPE_DOMAIN    "calimero.keyenvelope.v1"
 #define MERO_ENVELOPE_HKDF_INFO "calimero.sharedkey.aead.v2"
 

@@ -14,12 +14,15 @@
 
 #include "mero/buf.h"
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 #define MERO_MOCK_HEADER          "MOCK_TDX_QUOTE_V1"
 #define MERO_MOCK_HEADER_LEN      17
 #define MERO_MOCK_QUOTE_LEN       256
 #define MERO_MOCK_REPORT_DATA_END 81 /* report data is bytes [17, 81) */
-#define MERO_TCB_STATUS_MOCK      "Mock"
+_Static_assert(MERO_MOCK_REPORT_DATA_END == MERO_MOCK_HEADER_LEN + MERO_REPORT_DATA_LEN,
+               "report data follows the header");
+#define MERO_TCB_STATUS_MOCK "Mock"
 
 /* 17-byte header || report_data || zeros, 256 bytes. */
 void mero_mock_quote_create(uint8_t out[static MERO_MOCK_QUOTE_LEN],

@@ -28,6 +28,7 @@
 
 #include "mero/buf.h"
 #include "mero/err.h"
+#include "mero/sizes.h"
 #include "mero/identity.h"
 
 #define MERO_GOV_SCHEMA_VERSION       23
@@ -149,6 +150,10 @@ struct mero_measurements {
     char mrtd[MERO_GOV_MAX_STR + 1];
     char rtmr[4][MERO_GOV_MAX_STR + 1];
 };
+_Static_assert(MERO_GOV_MAX_STR >= MERO_MR_HEX_LEN, "a measurement's hex fits a policy string");
+/* The one raw-to-hex conversion of a quote's MRTD and RTMR0-3 (lowercase, 96 chars each). */
+void mero_measurements_from_raw(struct mero_measurements *m, const uint8_t mrtd[MERO_MR_LEN],
+                                const uint8_t rtmr[MERO_RTMR_COUNT][MERO_MR_LEN]);
 
 /* KeyEnvelope, recipient Member { identity, ephemeral Ed25519 pk } (tag 0) only. */
 struct mero_key_envelope {

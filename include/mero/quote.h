@@ -21,13 +21,12 @@
 
 #include "mero/buf.h"
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 #define MERO_QUOTE_HEADER_LEN 48
 #define MERO_TD10_BODY_LEN    584
 #define MERO_TD15_BODY_LEN    648
 #define MERO_QE_REPORT_LEN    384
-#define MERO_MR_LEN           48
-#define MERO_REPORT_DATA_LEN  64
 #define MERO_TEE_TYPE_SGX     0x00000000u
 #define MERO_TEE_TYPE_TDX     0x00000081u
 /* MAX_TEE_QUOTE_BYTES: the largest quote an admission may carry (spec, verify_and_admit). */

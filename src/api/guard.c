@@ -31,7 +31,7 @@
 
 #include <microhttpd.h>
 
-#include "api/api.h"
+#include "api/api_internal.h"
 #include "mero/log.h"
 
 void api_guard_init(struct api_guard *g)

@@ -30,11 +30,11 @@
 #include <microhttpd.h>
 #include <uv.h>
 
-#include "api/api.h"
+#include "api/api_internal.h"
 #include "mero/clock.h"
 #include "mero/encoding.h"
 #include "mero/log.h"
-#include "node/node.h"
+#include "node/node_internal.h"
 
 struct mero_api_server {
     struct mero_node *node;

@@ -19,11 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api.h"
-#include "api/validate.h"
+#include "api/api_internal.h"
+#include "api/validate_internal.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
-#include "node/node.h"
+#include "node/node_internal.h"
 
 static const struct api_route *const tables[] = {api_routes_tee, api_routes_policy, api_routes_ns,
                                                  api_routes_ctx, api_routes_ref};

@@ -21,15 +21,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api.h"
-#include "api/validate.h"
+#include "api/api_internal.h"
+#include "api/validate_internal.h"
 #include "mero/encoding.h"
 #include "mero/gov.h"
 #include "mero/log.h"
 #include "mero/net.h"
-#include "node/node.h"
-#include "node/service.h"
-#include "node/sync.h"
+#include "node/node_internal.h"
+#include "node/service_internal.h"
+#include "node/sync_internal.h"
 
 static json_t *hexj(const uint8_t *p, size_t n)
 {

@@ -5,11 +5,11 @@
  * validated completely by api_parse_policy before the node acts; the node layer publishes it
  * (policy.c) and refuses a subgroup target.
  */
-#include "api/api.h"
-#include "api/validate.h"
+#include "api/api_internal.h"
+#include "api/validate_internal.h"
 #include "mero/gov.h"
-#include "node/node.h"
-#include "node/policy.h"
+#include "node/node_internal.h"
+#include "node/policy_internal.h"
 
 static void policy_put(struct api_req *r, json_t *body)
 {

@@ -16,15 +16,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "api/api.h"
-#include "api/validate.h"
+#include "api/api_internal.h"
+#include "api/validate_internal.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 #include "mero/gov.h"
 #include "mero/log.h"
-#include "node/node.h"
-#include "node/ns_meta.h"
-#include "node/service.h"
+#include "node/node_internal.h"
+#include "node/ns_meta_internal.h"
+#include "node/service_internal.h"
 
 static json_t *hexj(const uint8_t *p, size_t n)
 {

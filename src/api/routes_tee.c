@@ -15,14 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api.h"
-#include "api/validate.h"
+#include "api/api_internal.h"
+#include "api/validate_internal.h"
 #include "mero/binding.h"
 #include "mero/encoding.h"
 #include "mero/mock.h"
 #include "mero/quote.h"
-#include "node/node.h"
-#include "node/tee.h"
+#include "node/node_internal.h"
+#include "node/tee_internal.h"
 
 #define NO_TDX_MSG "TDX attestation generation is only supported on Linux with TDX hardware"
 

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api/validate.h"
+#include "api/validate_internal.h"
 #include "mero/encoding.h"
 #include "mero/net.h"
 

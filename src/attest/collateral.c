@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "mero/collateral.h"
-#include "attest/collateral_int.h"
-#include "attest/x509.h"
+#include "attest/collateral_internal.h"
+#include "attest/x509_internal.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attest/collateral_int.h"
+#include "attest/collateral_internal.h"
 #include "mero/encoding.h"
 
 #define NFIELDS 10

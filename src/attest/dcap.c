@@ -18,7 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "attest/dcap_int.h"
+#include "attest/dcap_internal.h"
 #include "mero/crypto.h"
 #include "mero/mock.h"
 #include <pthread.h>

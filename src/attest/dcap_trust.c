@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attest/dcap_int.h"
+#include "attest/dcap_internal.h"
 #include "mero/crypto.h"
 
 /* SHA-256 of the Intel SGX Root CA DER (shared/testdata/tdx/README.md). */

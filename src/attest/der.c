@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "attest/der.h"
+#include "attest/der_internal.h"
 
 struct rd {
     const uint8_t *p;

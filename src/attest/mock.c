@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "attest/quote_json.h"
+#include "attest/quote_json_internal.h"
 #include "mero/crypto.h"
 #include "mero/mock.h"
 #include "mero/quote.h"

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "attest/x509.h"
+#include "attest/x509_internal.h"
 #include "mero/clock.h"
 #include "mero/encoding.h"
 #include "mero/pcs.h"

@@ -10,7 +10,7 @@
  * reference's byte-exact mock form (docs/quote.md explains the choice). Appends only; on
  * failure the buffer may hold a partial object and the caller discards it.
  */
-#include "attest/quote_json.h"
+#include "attest/quote_json_internal.h"
 #include "mero/encoding.h"
 
 /* Lowercase hex of p, appended in chunks (the chain is ~3.7 KB, so per-byte appends show). */

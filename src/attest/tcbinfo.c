@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "attest/tcbinfo.h"
+#include "attest/tcbinfo_internal.h"
 #include "mero/encoding.h"
 
 static const char *const status_names[MERO_TCB__COUNT] = {

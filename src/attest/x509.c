@@ -17,7 +17,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "attest/x509.h"
+#include "attest/x509_internal.h"
 #include "mero/crypto.h"
 
 void mero__x509_chain_cleanup(struct mero_x509_chain *c)

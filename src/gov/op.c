@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gov/gov_internal.h"
+#include "mero/encoding.h"
 #include "mero/crypto.h"
 #include "mero/op.h"
 #include "mero/release.h"
@@ -130,6 +131,15 @@ static int check_list(const struct mero_strlist *l, const char *name, bool requi
         }
     }
     return 0;
+}
+
+void mero_measurements_from_raw(struct mero_measurements *m, const uint8_t mrtd[MERO_MR_LEN],
+                                const uint8_t rtmr[MERO_RTMR_COUNT][MERO_MR_LEN])
+{
+    mero_hex_encode(m->mrtd, mrtd, MERO_MR_LEN);
+    for (size_t i = 0; i < MERO_RTMR_COUNT; i++) {
+        mero_hex_encode(m->rtmr[i], rtmr[i], MERO_MR_LEN);
+    }
 }
 
 int mero_tee_policy_validate(const struct mero_tee_policy *p, struct mero_err *err)

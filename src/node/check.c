@@ -15,11 +15,11 @@
 #include <string.h>
 
 #include "mero/gov.h"
-#include "node/admission_attest.h"
-#include "node/context.h"
-#include "node/db.h"
-#include "node/node.h"
-#include "node/service.h"
+#include "node/admission/attest_internal.h"
+#include "node/context_internal.h"
+#include "node/db_internal.h"
+#include "node/node_internal.h"
+#include "node/service_internal.h"
 
 int mero_node_check(const char *home, FILE *out, struct mero_err *err)
 {

@@ -33,10 +33,10 @@
 #include "mero/encoding.h"
 #include "mero/gov.h"
 #include "mero/log.h"
-#include "node/context.h"
-#include "node/db.h"
-#include "node/node.h"
-#include "node/service.h"
+#include "node/context_internal.h"
+#include "node/db_internal.h"
+#include "node/node_internal.h"
+#include "node/service_internal.h"
 
 #define HDR_LEN (1 + 32 + 32 + 8 + 32 + 12)
 

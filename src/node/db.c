@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "mero/log.h"
-#include "node/db.h"
+#include "node/db_internal.h"
 
 static const char *const schema[] = {
     "PRAGMA journal_mode=WAL",

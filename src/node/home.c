@@ -36,9 +36,9 @@
 #include "mero/encoding.h"
 #include "mero/gov.h"
 #include "mero/log.h"
-#include "node/db.h"
-#include "node/node.h"
-#include "node/service.h"
+#include "node/db_internal.h"
+#include "node/node_internal.h"
+#include "node/service_internal.h"
 #include "mero/net.h"
 
 static int path_join(char *out, size_t cap, const char *dir, const char *name)

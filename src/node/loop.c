@@ -15,10 +15,10 @@
 
 #include <jansson.h>
 
-#include "api/api.h"
+#include "api/api_internal.h"
 #include "mero/log.h"
-#include "node/node.h"
-#include "node/service.h"
+#include "node/node_internal.h"
+#include "node/service_internal.h"
 
 static void on_signal(uv_signal_t *h, int signum)
 {

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "mero/net.h"
-#include "node/node.h"
-#include "node/service.h"
+#include "node/node_internal.h"
+#include "node/service_internal.h"
 
 int mero_node_netcfg_parse(const json_t *cfg, const char *path, struct mero_node_config *out,
                            struct mero_err *err)

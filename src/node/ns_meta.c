@@ -7,7 +7,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
-#include "node/ns_meta.h"
+#include "node/ns_meta_internal.h"
 
 int mero_ns_meta_put(struct sqlite3 *db, const uint8_t id[32], const struct mero_ns_meta *m)
 {

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "mero/net.h"
-#include "node/node.h"
-#include "node/service.h"
+#include "node/node_internal.h"
+#include "node/service_internal.h"
 
 #define VALUED_MAX 256
 

@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "mero/gov.h"
-#include "node/node.h"
-#include "node/policy.h"
-#include "node/service.h"
+#include "node/node_internal.h"
+#include "node/policy_internal.h"
+#include "node/service_internal.h"
 
 static const char *const list_names[] = {"allowedMrtd",  "allowedRtmr0", "allowedRtmr1",
                                          "allowedRtmr2", "allowedRtmr3", "allowedTcbStatuses"};

@@ -23,7 +23,7 @@
 
 #include "mero/encoding.h"
 #include "mero/log.h"
-#include "node/admission_node.h"
+#include "node/admission/service_internal.h"
 
 static void purge_one(struct mero_admission *a, const uint8_t ns[32], const uint8_t group[32])
 {

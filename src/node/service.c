@@ -24,12 +24,12 @@
 #include "mero/log.h"
 #include "mero/net.h"
 #include "mero/quote.h"
-#include "node/admission_attest.h"
-#include "node/admission_hook.h"
-#include "node/context.h"
-#include "node/node.h"
-#include "node/service.h"
-#include "node/sync.h"
+#include "node/admission/attest_internal.h"
+#include "node/admission/hook_internal.h"
+#include "node/context_internal.h"
+#include "node/node_internal.h"
+#include "node/service_internal.h"
+#include "node/sync_internal.h"
 
 #define SYNC_PERIOD_MS 2000
 

@@ -28,10 +28,10 @@
 #include "mero/gov.h"
 #include "mero/log.h"
 #include "mero/net.h"
-#include "node/context.h"
-#include "node/node.h"
-#include "node/service.h"
-#include "node/sync.h"
+#include "node/context_internal.h"
+#include "node/node_internal.h"
+#include "node/service_internal.h"
+#include "node/sync_internal.h"
 
 #define INV_MAX         1024u
 #define GET_MAX         64u

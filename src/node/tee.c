@@ -17,8 +17,8 @@
 #include "mero/mock.h"
 #include "mero/quote.h"
 #include "mero/tsm.h"
-#include "node/node.h"
-#include "node/tee.h"
+#include "node/node_internal.h"
+#include "node/tee_internal.h"
 
 enum mero_node_tee mero_node_tee_detect(bool mock_requested)
 {

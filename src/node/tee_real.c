@@ -10,7 +10,7 @@
 #include "mero/eventlog.h"
 #include "mero/pcs.h"
 #include "mero/tsm.h"
-#include "node/tee.h"
+#include "node/tee_internal.h"
 
 int mero_node_tee_generate_real(const uint8_t report_data[64], uint8_t **quote, size_t *len,
                                 struct mero_err *err)

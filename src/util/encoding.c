@@ -45,6 +45,19 @@ int mero_hex_nibble(char c)
     return -1;
 }
 
+bool mero_hex_is(const char *s, size_t len, size_t n)
+{
+    if (s == NULL || n > SIZE_MAX / 2 || len != 2 * n) {
+        return false;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if (mero_hex_nibble(s[i]) < 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
 int mero_hex_decode(uint8_t *out, size_t outcap, const char *hex, size_t len, size_t *outlen)
 {
     if (len % 2 != 0) {

@@ -5,7 +5,7 @@
 # error with its status and text (reference-calimero.md §4), auth missing/wrong.
 . "$(dirname "$0")/node_lib.bash"
 # the admission layer's fleet-join runs its full budget (30 s) when nobody admits; shorten it
-# below the client's 30 s timeout (test knob read by src/node/admission_hook.c)
+# below the client's 30 s timeout (test knob read by src/node/admission/hook.c)
 export MERO_FLEET_JOIN_BUDGET_MS=3000
 
 start_node a --mock-tee

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_admission_msg.c - libFuzzer target for the admission wire decoders
- * (src/node/admission_msg.c). Every input is decoded as a request frame and as a response
+ * (src/node/admission/msg.c). Every input is decoded as a request frame and as a response
  * frame; whatever decodes must re-encode to the very same bytes (the codec is canonical) and
  * every borrowed field must lie inside the input.
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "mero/buf.h"
-#include "node/admission_msg.h"
+#include "node/admission/msg_internal.h"
 
 static int inside(const uint8_t *base, size_t len, const uint8_t *p, size_t n)
 {

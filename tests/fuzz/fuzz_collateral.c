@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attest/collateral_int.h"
-#include "attest/der.h"
-#include "attest/tcbinfo.h"
-#include "attest/x509.h"
+#include "attest/collateral_internal.h"
+#include "attest/der_internal.h"
+#include "attest/tcbinfo_internal.h"
+#include "attest/x509_internal.h"
 #include "mero/collateral.h"
 #include "mero/crypto.h"
 #include "mero/dcap.h"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_admission.c - verify_and_admit (src/node/admission.c) in the spec's order, with a fake
- * governance decision and credential codec: the happy mock path; each refusal with its reason
- * and nothing admitted (a challenge presented twice, by another peer, for another key, after
+ * test_admission.c - verify_and_admit (src/node/admission/verify_and_admit.c) in the spec's order,
+ * with a fake governance decision and credential codec: the happy mock path; each refusal with its
+ * reason and nothing admitted (a challenge presented twice, by another peer, for another key, after
  * 60 s; a quote over 16 KiB, refused after its challenge is spent; a credential lifted from
  * another replica; a quote made for another credential or without the challenge; a node that
  * may not vouch); a real quote needs a DCAP verdict ("no verdict" refuses) and carries its
@@ -16,7 +16,7 @@
 #include "mero/crypto.h"
 #include "mero/mock.h"
 #include "mero/quote.h"
-#include "node/admission.h"
+#include "node/admission/admission_internal.h"
 #include "harness.h"
 
 /* The fake credential: account || kem_pk || device || sign_pk (128 bytes). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_admission_attest.c - the real-quote glue of admission (src/node/admission_attest.c):
+ * test_admission_attest.c - the real-quote glue of admission (src/node/admission/attest.c):
  * merod judges evidence through the library's own path (no verifier hook), the same way a
  * peer running the bare library does, on every genuine case; the DCAP step of verify_and_admit
  * gives no verdict (an error) when collateral cannot be fetched; the signed-release check refuses
@@ -12,8 +12,8 @@
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 #include "mero/gov.h"
-#include "node/admission_attest.h"
-#include "node/service.h"
+#include "node/admission/attest_internal.h"
+#include "node/service_internal.h"
 #include "support/gov_fixture.h"
 #include "harness.h"
 

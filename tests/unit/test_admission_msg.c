@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_admission_msg.c - the admission wire messages (src/node/admission_msg.c): the tag
+ * test_admission_msg.c - the admission wire messages (src/node/admission/msg.c): the tag
  * values we chose (docs/admission.md) pinned by golden bytes, round trips of every variant,
  * every truncation refused, trailing bytes, unknown tags, a missing proof, over-long fields,
  * reasons cut at a UTF-8 boundary and cleaned, and the proof of possession bound to the
@@ -10,7 +10,7 @@
 
 #include "mero/buf.h"
 #include "mero/crypto.h"
-#include "node/admission_msg.h"
+#include "node/admission/msg_internal.h"
 #include "harness.h"
 
 static const uint8_t QUOTE[300] = {0x4d, 0x4f, 0x43, 0x4b};

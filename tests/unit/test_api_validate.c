@@ -5,8 +5,8 @@
  */
 #include <string.h>
 
-#include "api/api.h"
-#include "api/validate.h"
+#include "api/api_internal.h"
+#include "api/validate_internal.h"
 #include "harness.h"
 
 #define N64 "0000000000000000000000000000000000000000000000000000000000000007"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_challenge.c - the challenge book (src/node/challenge.c), mirroring the reference's
+ * test_challenge.c - the challenge book (src/node/admission/challenge.c), mirroring the reference's
  * list (reference-calimero.md §8): answered once; lapses at 60 s; bound to peer, namespace and
  * requesting key, a wrong try spends it; an offered challenge is not key-bound; no re-offer
  * within 5 s; the per-peer cap evicts the oldest; a flood of prompting peers is capped at 256
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "mero/crypto.h"
-#include "node/challenge.h"
+#include "node/admission/challenge_internal.h"
 #include "harness.h"
 
 static uint8_t NS[32] = {1};

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attest/collateral_int.h"
-#include "attest/tcbinfo.h"
+#include "attest/collateral_internal.h"
+#include "attest/tcbinfo_internal.h"
 #include "harness.h"
 #include "mero/collateral.h"
 #include "mero/crypto.h"

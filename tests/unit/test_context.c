@@ -19,10 +19,10 @@
 #include "mero/buf.h"
 #include "mero/crypto.h"
 #include "mero/gov.h"
-#include "node/context.h"
-#include "node/db.h"
-#include "node/node.h"
-#include "node/sync.h"
+#include "node/context_internal.h"
+#include "node/db_internal.h"
+#include "node/node_internal.h"
+#include "node/sync_internal.h"
 
 static struct mero_node node;
 static uint8_t ns[32], ctx[32];

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attest/dcap_int.h"
+#include "attest/dcap_internal.h"
 #include "harness.h"
 #include "mero/crypto.h"
 #include "mero/dcap.h"

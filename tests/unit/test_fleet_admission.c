@@ -27,8 +27,8 @@
 #include "mero/log.h"
 #include "mero/net.h"
 #include "mero/binding.h"
-#include "node/admission_attest.h"
-#include "node/admission_node.h"
+#include "node/admission/attest_internal.h"
+#include "node/admission/service_internal.h"
 #include "harness.h"
 
 #define SYNC_PROTO "/test/sync/1"

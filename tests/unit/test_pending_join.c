@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_pending_join.c - the joiner's pending joins (src/node/pending_join.c), mirroring
+ * test_pending_join.c - the joiner's pending joins (src/node/admission/pending_join.c), mirroring
  * reference-calimero.md §8: a pending join answers only its namespace, not twice in 2 s,
  * stops after 120 s, and one offering peer cannot hog the slot (10 s per peer).
  */
 #include <string.h>
 
-#include "node/pending_join.h"
+#include "node/admission/pending_join_internal.h"
 #include "harness.h"
 
 static const uint8_t NS[32] = {1};

@@ -14,12 +14,12 @@
 
 #include "mero/crypto.h"
 #include "mero/gov.h"
-#include "node/admission_node.h"
-#include "node/context.h"
-#include "node/db.h"
-#include "node/node.h"
-#include "node/service.h"
-#include "node/sync.h"
+#include "node/admission/service_internal.h"
+#include "node/context_internal.h"
+#include "node/db_internal.h"
+#include "node/node_internal.h"
+#include "node/service_internal.h"
+#include "node/sync_internal.h"
 #include "harness.h"
 
 static bool has_ns(struct mero_store *s, const uint8_t ns[32])

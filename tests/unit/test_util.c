@@ -2,9 +2,13 @@
 /* test_util.c - buffers, cursors, varints, hex, base64, borsh, errors, crypto wrappers. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <jansson.h>
 
 #include "mero/borsh.h"
 #include "mero/buf.h"
+#include "mero/clock.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 #include "harness.h"
@@ -179,6 +183,86 @@ TEST(err_names_and_reasons)
     CHECK_EQ(mero_err_set(&e, MERO_ETRUNC, "at %d", 5), -MERO_ETRUNC);
     CHECK_STR_EQ(e.msg, "at 5");
     CHECK_EQ(mero_err_set(NULL, MERO_EIO, NULL), -MERO_EIO);
+}
+
+TEST(hex_is_and_json_hex)
+{
+    CHECK(mero_hex_is("00aaBBff", 8, 4));
+    CHECK(!mero_hex_is("00aaBBff", 8, 3));
+    CHECK(!mero_hex_is("00aaBBfg", 8, 4));
+    CHECK(!mero_hex_is("00aa BBf", 8, 4));
+    CHECK(!mero_hex_is(NULL, 0, 0));
+    const uint8_t b[3] = {0x01, 0xab, 0xff};
+    json_t *j = mero_json_hex(b, sizeof(b));
+    CHECK(j != NULL && json_is_string(j));
+    CHECK_STR_EQ(json_string_value(j), "01abff");
+    json_decref(j);
+    j = mero_json_hex(b, 0);
+    CHECK(j != NULL && json_string_length(j) == 0);
+    json_decref(j);
+}
+
+/* mero_timegm against timegm(3) across leap years, centuries and the far past and future. */
+TEST(timegm_matches_the_c_library)
+{
+    static const int years[] = {1601, 1899, 1900, 1969, 1970, 1999,
+                                2000, 2024, 2038, 2100, 2400, 9999};
+    for (size_t i = 0; i < sizeof(years) / sizeof(years[0]); i++) {
+        for (int mon = 0; mon < 12; mon++) {
+            for (int mday = 1; mday <= 28; mday += 9) {
+                struct tm t = {.tm_year = years[i] - 1900,
+                               .tm_mon = mon,
+                               .tm_mday = mday,
+                               .tm_hour = 23,
+                               .tm_min = 59,
+                               .tm_sec = 58};
+                struct tm c = t;
+                CHECK_MSG(mero_timegm(&t) == (int64_t)timegm(&c), "%d-%d-%d", years[i], mon + 1,
+                          mday);
+            }
+        }
+    }
+    struct tm leap = {.tm_year = 2024 - 1900, .tm_mon = 1, .tm_mday = 29};
+    CHECK(mero_timegm(&leap) == 1709164800);
+    struct tm epoch = {.tm_year = 70, .tm_mon = 0, .tm_mday = 1};
+    CHECK(mero_timegm(&epoch) == 0);
+}
+
+static int try_out_demo(int first, int second, struct mero_err *err, int *cleaned)
+{
+    int rc = 0;
+    MERO_TRY_OUT(first);
+    MERO_ENSURE_OUT(second > 0, err, MERO_EREFUSED, "second was %d", second);
+out:
+    *cleaned = 1;
+    return rc;
+}
+
+static int try_demo(int first, int second, struct mero_err *err)
+{
+    MERO_TRY(first);
+    MERO_ENSURE(second > 0, err, MERO_EINVAL, "second was %d", second);
+    return 0;
+}
+
+/* The one error style (docs/errors.md): propagate, refuse with a reason, always clean up. */
+TEST(error_macros_propagate_refuse_and_clean_up)
+{
+    struct mero_err e = {0};
+    int cleaned = 0;
+    CHECK_EQ(try_out_demo(0, 1, &e, &cleaned), 0);
+    CHECK_EQ(cleaned, 1);
+    cleaned = 0;
+    CHECK_EQ(try_out_demo(-MERO_EIO, 1, &e, &cleaned), -MERO_EIO);
+    CHECK_EQ(cleaned, 1);
+    cleaned = 0;
+    CHECK_EQ(try_out_demo(0, -2, &e, &cleaned), -MERO_EREFUSED);
+    CHECK_EQ(cleaned, 1);
+    CHECK_EQ(e.code, MERO_EREFUSED);
+    CHECK_STR_EQ(e.msg, "second was -2");
+    CHECK_EQ(try_demo(-MERO_ETRUNC, 1, &e), -MERO_ETRUNC);
+    CHECK_EQ(try_demo(0, 0, NULL), -MERO_EINVAL);
+    CHECK_EQ(try_demo(0, 1, NULL), 0);
 }
 
 TEST(sha_known_answers)
@@ -356,4 +440,6 @@ MERO_TEST_MAIN(T(crypto_init), T(buf_respects_max), T(buf_consume_and_reset_wipe
                T(base64_strict), T(parse_u64_checks_everything), T(borsh_roundtrip_and_bounds),
                T(err_names_and_reasons), T(sha_known_answers), T(hkdf_rfc5869_case1),
                T(ed25519_sign_verify), T(x25519_refuses_small_order), T(aead_roundtrip_and_tamper),
-               T(chacha_key_rfc8439_and_differential), T(buf_reserve_and_move))
+               T(chacha_key_rfc8439_and_differential), T(buf_reserve_and_move),
+               T(hex_is_and_json_hex), T(timegm_matches_the_c_library),
+               T(error_macros_propagate_refuse_and_clean_up))

@@ -16,7 +16,7 @@
 
 #include <curl/curl.h>
 
-#include "client.h"
+#include "client_internal.h"
 #include "mero/buf.h"
 
 #define RESPONSE_MAX (4u << 20)

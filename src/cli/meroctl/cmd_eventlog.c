@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eventlog_cli.h"
-#include "meroctl.h"
+#include "eventlog_cli_internal.h"
+#include "meroctl_internal.h"
 #include "mero/encoding.h"
 #include "mero/eventlog.h"
 #include "mero/quote.h"

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "client.h"
+#include "client_internal.h"
 
 static int group_path(char *out, size_t cap, const char *group, const char *rest)
 {

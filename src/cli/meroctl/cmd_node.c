@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "client.h"
+#include "client_internal.h"
 
 static int run_node_info(const struct meroctl_global *g, int argc, char **argv)
 {

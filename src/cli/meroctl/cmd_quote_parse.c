@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "meroctl.h"
+#include "meroctl_internal.h"
 #include "mero/encoding.h"
 #include "mero/mock.h"
 #include "mero/quote.h"

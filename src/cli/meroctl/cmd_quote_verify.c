@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "meroctl.h"
+#include "meroctl_internal.h"
 #include "mero/tee_verify.h"
 
 static int run_quote_verify(const struct meroctl_global *g, int argc, char **argv)

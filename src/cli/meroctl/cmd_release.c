@@ -21,7 +21,7 @@
 
 #include <jansson.h>
 
-#include "meroctl.h"
+#include "meroctl_internal.h"
 #include "mero/encoding.h"
 #include "mero/quote.h"
 #include "mero/release.h"

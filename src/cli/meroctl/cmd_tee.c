@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "client.h"
+#include "client_internal.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 

@@ -2,7 +2,7 @@
 /* cmd_version.c - `meroctl version`. */
 #include <stdio.h>
 
-#include "meroctl.h"
+#include "meroctl_internal.h"
 
 static int run_version(const struct meroctl_global *g, int argc, char **argv)
 {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eventlog_cli.h"
+#include "eventlog_cli_internal.h"
 #include "mero/encoding.h"
 
 #define INPUT_MAX (MERO_EVENTLOG_MAX_LEN / 3 * 4 + 4096) /* base64 of the largest log */

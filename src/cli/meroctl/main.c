@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "meroctl.h"
+#include "meroctl_internal.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 

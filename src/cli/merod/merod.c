@@ -13,7 +13,7 @@
 
 #include "mero/crypto.h"
 #include "mero/log.h"
-#include "node/node.h"
+#include "node/node_internal.h"
 
 static void usage(FILE *f)
 {

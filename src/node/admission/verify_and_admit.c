@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * admission.c - verify_and_admit, in the spec's order ("Verify and admit (the verifier)"):
+ * verify_and_admit.c - verify_and_admit, in the spec's order ("Verify and admit (the verifier)"):
  *   1. spend the challenge for this namespace, peer (and requesting key) - before anything
  *      else is asked of the claim; then refuse a quote over MAX_TEE_QUOTE_BYTES on its length,
  *      before it is parsed;
@@ -24,7 +24,7 @@
 #include "mero/crypto.h"
 #include "mero/mock.h"
 #include "mero/quote.h"
-#include "node/admission.h"
+#include "node/admission/admission_internal.h"
 
 void mero_tee_verdict_cleanup(struct mero_tee_verdict *v)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * admission_msg.h - the admission wire messages (spec "The admission handshake",
+ * msg_internal.h - the admission wire messages (spec "The admission handshake",
  * reference-calimero.md §5.1) and the proof of possession. Private to src/node; the byte
  * layout and the tag values we chose (the reference leaves them UNVERIFIED) are in
  * docs/admission.md.

@@ -6,8 +6,8 @@
 #ifndef MERO_ATTEST_DCAP_INT_H
 #define MERO_ATTEST_DCAP_INT_H
 
-#include "attest/tcbinfo.h"
-#include "attest/x509.h"
+#include "attest/tcbinfo_internal.h"
+#include "attest/x509_internal.h"
 #include "mero/collateral.h"
 #include "mero/dcap.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ns_meta.h - local labels of namespaces and groups (node.db table ns_meta): the
+ * ns_meta_internal.h - local labels of namespaces and groups (node.db table ns_meta): the
  * applicationId, upgradePolicy, appKey and name the reference's createNamespace /
  * createGroupInNamespace hand in, and when the row was made. Local only: never replicated, and
  * nothing in mero depends on them (this node runs no applications).

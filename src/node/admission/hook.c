@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * admission_hook.c - installs the admission service on a merod node: the fleet-join hook of
+ * hook.c - installs the admission service on a merod node: the fleet-join hook of
  * POST /admin-api/tee/fleet-join, the gossip hook that receives TeeAdmissionPrompts on
  * ns/<hex>, and the environment the service needs (publishing ops, pulling a namespace,
  * listing the contexts a replica joins). merod's release comes from MERO_TEE_VERSION.
@@ -15,13 +15,13 @@
 
 #include "mero/encoding.h"
 #include "mero/log.h"
-#include "node/admission_attest.h"
-#include "node/admission_hook.h"
-#include "node/admission_node.h"
-#include "node/context.h"
-#include "node/node.h"
-#include "node/service.h"
-#include "node/sync.h"
+#include "node/admission/attest_internal.h"
+#include "node/admission/hook_internal.h"
+#include "node/admission/service_internal.h"
+#include "node/context_internal.h"
+#include "node/node_internal.h"
+#include "node/service_internal.h"
+#include "node/sync_internal.h"
 
 static int env_publish(void *ud, const uint8_t ns[32], const struct mero_gov_oplist *ops)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * api.h - the admin HTTP API's private interface: the server (http.c, libmicrohttpd in
+ * api_internal.h - the admin HTTP API's private interface: the server (http.c, libmicrohttpd in
  * external-epoll mode driven by the node's libuv loop), one request (struct api_req), the
  * route table (router.c) and the reply helpers every route file uses.
  *

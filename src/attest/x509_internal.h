@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "attest/der.h"
+#include "attest/der_internal.h"
 #include "mero/err.h"
 
 #define MERO_X509_MAX_CHAIN 4

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * pending_join.c - the joiner's pending TEE joins (spec "Prompt (the replica)": "a node that
- * is not waiting to be admitted to that namespace answers with nothing, and quotes are made at
- * most every couple of seconds however many offers arrive"; reference-calimero.md §5.2).
+ * node/admission/pending_join.c - the joiner's pending TEE joins (spec "Prompt (the replica)": "a
+ * node that is not waiting to be admitted to that namespace answers with nothing, and quotes are
+ * made at most every couple of seconds however many offers arrive"; reference-calimero.md §5.2).
  *
  * Invariants: an offer is answered only for a namespace registered less than 120 s ago; at most
  * one quote per namespace per 2 s and per offering peer per 10 s; the per-peer check runs
@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "node/pending_join.h"
+#include "node/admission/pending_join_internal.h"
 
 static uint64_t age_ms(uint64_t then, uint64_t now)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * challenge.c - the admitting member's challenge book (spec "The challenge (the verifier)",
- * reference-calimero.md §5.2): each challenge is 32 random bytes bound to a namespace, to the
- * peer it was issued to and, on the direct path, to the namespace key that asked for it.
+ * node/admission/challenge.c - the admitting member's challenge book (spec "The challenge (the
+ * verifier)", reference-calimero.md §5.2): each challenge is 32 random bytes bound to a namespace,
+ * to the peer it was issued to and, on the direct path, to the namespace key that asked for it.
  *
  * Invariants kept here:
  * - a challenge is single-use: consume removes it before looking at anything else, so a wrong
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "mero/crypto.h"
-#include "node/challenge.h"
+#include "node/admission/challenge_internal.h"
 
 static bool peer_eq(const struct mero_challenge_peer *a, const uint8_t *p, size_t n)
 {

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * admission_attest.h - real-quote and signed-release glue for admission on a merod node
- * (admission_attest.c): verify_and_admit's DCAP step and the governance store's
+ * attest_internal.h - real-quote and signed-release glue for admission on a merod node
+ * (node/admission/attest.c): verify_and_admit's DCAP step and the governance store's
  * release_check hook.
  */
 #ifndef MERO_NODE_ADMISSION_ATTEST_H
 #define MERO_NODE_ADMISSION_ATTEST_H
 
 #include "mero/gov.h"
-#include "node/admission.h"
+#include "node/admission/admission_internal.h"
 
 /* struct mero_admission_env.fetch_collateral: PCS collateral (hourly cache) as JSON; any thread. */
 MERO_MUST_CHECK int mero__adm_fetch_collateral(void *ud, const uint8_t *quote, size_t len,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * context.h - replicated key-value state per context (context.c): signed, encrypted state
+ * context_internal.h - replicated key-value state per context (context.c): signed, encrypted state
  * deltas, applied by every member through one apply path.
  */
 #ifndef MERO_NODE_CONTEXT_H

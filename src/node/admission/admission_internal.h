@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * admission.h - verify_and_admit (spec "Verify and admit (the verifier)",
+ * admission_internal.h - verify_and_admit (spec "Verify and admit (the verifier)",
  * reference-calimero.md §5.4), the one function both admission paths end in. Private to
  * src/node.
  *
@@ -22,7 +22,7 @@
 
 #include "mero/err.h"
 #include "mero/gov.h" /* enum mero_admit_outcome */
-#include "node/challenge.h"
+#include "node/admission/challenge_internal.h"
 
 #define MERO_ADM_TCB_STATUS_MAX 48
 #define MERO_ADM_REASON_NOT_VOUCHER                                                                \

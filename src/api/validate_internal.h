@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * validate.h - pure validators for admin API request bodies and path parameters: no node, no
- * I/O, so tests/fuzz/fuzz_api_body.c drives them directly. Each returns 0 and fills its
- * output, or -1 with a status (400 unless said otherwise) and a message naming the field.
+ * validate_internal.h - pure validators for admin API request bodies and path parameters: no node,
+ * no I/O, so tests/fuzz/fuzz_api_body.c drives them directly. Each returns 0 and fills its output,
+ * or -1 with a status (400 unless said otherwise) and a message naming the field.
  */
 #ifndef MERO_API_VALIDATE_H
 #define MERO_API_VALIDATE_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * admission_hook.h - the admission service's start/stop on a merod node (admission_hook.c).
+ * hook_internal.h - the admission service's start/stop on a merod node (node/admission/hook.c).
  * service.c calls start once the store, the network and sync are up; stop before freeing the
  * network and free after it.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * fleet_join.c - the joining replica's side (spec "Prompt (the replica)", "Asking an admitter
- * directly", "Self-confirm and auto-follow"; reference-calimero.md §4.4, §5.3): POST
+ * node/admission/fleet_join.c - the joining replica's side (spec "Prompt (the replica)", "Asking an
+ * admitter directly", "Self-confirm and auto-follow"; reference-calimero.md §4.4, §5.3): POST
  * /admin-api/tee/fleet-join. It resolves the namespace identity, builds the credential,
  * clears the namespace's self-purge tombstone (a re-admission after our own eviction),
  * registers the namespace as pending, subscribes to ns/<hex>; asks each admitter address
@@ -27,7 +27,7 @@
 #include "mero/encoding.h"
 #include "mero/log.h"
 #include "mero/tsm.h"
-#include "node/admission_node.h"
+#include "node/admission/service_internal.h"
 
 #define MAX_KEY_PULL_PEERS 4
 

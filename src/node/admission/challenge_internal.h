@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * challenge.h - the admitting member's challenge book (spec "The challenge (the verifier)",
- * reference-calimero.md §5.2). Private to src/node.
+ * challenge_internal.h - the admitting member's challenge book (spec "The challenge (the
+ * verifier)", reference-calimero.md §5.2). Private to src/node.
  *
  * A challenge is 32 random bytes bound to a namespace and to the peer it was issued to, and,
  * for a challenge a peer asked for on the direct path, to the namespace key that asked.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * client.h - meroctl's HTTP client for the admin API (client.c, libcurl) and the output
+ * client_internal.h - meroctl's HTTP client for the admin API (client.c, libcurl) and the output
  * helpers shared by the cmd_*.c files.
  */
 #ifndef MEROCTL_CLIENT_H
@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "meroctl.h"
+#include "meroctl_internal.h"
 
 /*
  * Call METHOD PATH with an optional JSON body (borrowed). With auth, the bearer token from

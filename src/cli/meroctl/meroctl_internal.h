@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * meroctl.h - the command registry shared by meroctl's files. Each cmd_*.c registers its
+ * meroctl_internal.h - the command registry shared by meroctl's files. Each cmd_*.c registers its
  * commands from a constructor (MEROCTL_COMMANDS), so adding a command never edits main.c.
  * A command path is words separated by spaces ("group settings set-tee-admission-policy").
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * pending_join.h - the joiner's record of the namespaces it is waiting to be admitted to
+ * pending_join_internal.h - the joiner's record of the namespaces it is waiting to be admitted to
  * (reference-calimero.md §5.2 "PendingTeeJoins"). Private to src/node.
  *
  * A node answers an offered challenge only for a namespace it registered as pending less than

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * admission_peer.c - the member side of the admission handshake and the stream responders
+ * peer.c - the member side of the admission handshake and the stream responders
  * (spec "The admission handshake", "Key delivery"; reference-calimero.md §5.3):
  *  - hearing a TeeAdmissionPrompt on ns/<hex>: only a node that may vouch (an admin or an
  *    admitted TEE of the namespace) takes one of MAX_CONCURRENT_OFFERS slots, issues an
@@ -29,7 +29,7 @@
 #include "mero/keys.h"
 #include "mero/log.h"
 #include "mero/tsm.h"
-#include "node/admission_node.h"
+#include "node/admission/service_internal.h"
 
 uint64_t mero__adm_now(const struct mero_admission *a)
 {
@@ -127,7 +127,7 @@ static int dep_admit(void *ud, const struct mero_tee_claim *c, const struct mero
     return rc;
 }
 
-/* ---- helpers shared with fleet_join.c ---- */
+/* ---- helpers shared with node/admission/fleet_join.c ---- */
 
 static bool may_vouch(struct mero_admission *a, const uint8_t ns[32])
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * eventlog_cli.h - helpers shared by `meroctl eventlog` (cmd_eventlog.c): loading a log or a
- * quote from a raw, hex or base64 file, and the JSON / text renderings of records, notes and
- * diff entries. Private to meroctl.
+ * eventlog_cli_internal.h - helpers shared by `meroctl eventlog` (cmd_eventlog.c): loading a log or
+ * a quote from a raw, hex or base64 file, and the JSON / text renderings of records, notes and diff
+ * entries. Private to meroctl.
  */
 #ifndef MEROCTL_EVENTLOG_CLI_H
 #define MEROCTL_EVENTLOG_CLI_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * admission_run.c - runs verify_and_admit for a claim that arrived on either path and answers
+ * run.c - runs verify_and_admit for a claim that arrived on either path and answers
  * the requester (direct path) or logs the outcome (offered path). A mock quote, or a node
  * without an off-loop collateral fetcher, runs in one go on the loop. A real quote's
  * collateral is fetched and its DCAP verdict computed on a uv_queue_work thread (the PCS and
@@ -18,7 +18,7 @@
 
 #include "mero/encoding.h"
 #include "mero/log.h"
-#include "node/admission_node.h"
+#include "node/admission/service_internal.h"
 
 struct run_job {
     uv_work_t w;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * node.h - the node's private state (one struct mero_node per merod process), owned by the
+ * node_internal.h - the node's private state (one struct mero_node per merod process), owned by the
  * libuv loop thread: configuration, identity, admin token, TEE mode, the database handle and
  * the hooks later layers (admission) install. Nothing here takes a lock; every function is
  * called on the loop thread.

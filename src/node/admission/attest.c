@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * admission_attest.c - the real-quote glue of admission on a merod node: verify_and_admit's
+ * attest.c - the real-quote glue of admission on a merod node: verify_and_admit's
  * DCAP step (collateral from the PCS cache, then the DCAP verdict), the governance store's
  * offline evidence verifier (the quote against the collateral it carries, at attested_at),
  * and the signed-release check of admit_tee_node step 3 (a release source built from
@@ -28,7 +28,7 @@
 #include "mero/log.h"
 #include "mero/pcs.h"
 #include "mero/release.h"
-#include "node/admission_attest.h"
+#include "node/admission/attest_internal.h"
 
 int mero__adm_fetch_collateral(void *ud, const uint8_t *quote, size_t len, uint8_t **json,
                                size_t *jlen, struct mero_err *err)
@@ -55,7 +55,7 @@ int mero__adm_verify_real(void *ud, const uint8_t *quote, size_t len, struct mer
     struct mero_collateral coll;
     struct mero_dcap_result r;
     memset(&coll, 0, sizeof(coll));
-    /* collateral fetched off the loop (admission_run.c), else fetched here */
+    /* collateral fetched off the loop (node/admission/run.c), else fetched here */
     if (v->collateral == NULL) {
         MERO_TRY(
             mero__adm_fetch_collateral(ud, quote, len, &v->collateral, &v->collateral_len, err));

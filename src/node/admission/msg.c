@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * admission_msg.c - encode, decode and validate the admission messages (the prompt, the
+ * msg.c - encode, decode and validate the admission messages (the prompt, the
  * challenge request/offer, the admission requests, the challenge, the response, the offer
  * reply, the group-key pull) and the proof of possession that binds a requester's namespace
  * key to its libp2p peer id (reference-calimero.md §5.1). Layout: docs/admission.md.
@@ -15,7 +15,7 @@
 
 #include "mero/borsh.h"
 #include "mero/crypto.h"
-#include "node/admission_msg.h"
+#include "node/admission/msg_internal.h"
 
 int mero_adm_prompt_encode(struct mero_buf *b)
 {

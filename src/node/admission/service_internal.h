@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * admission_node.h - the admission service of one node, on its loop: the member side (offers
+ * service_internal.h - the admission service of one node, on its loop: the member side (offers
  * on hearing a prompt, the direct-path responders, the GroupKeyRequest responder) in
- * admission_peer.c and the joiner side (POST /admin-api/tee/fleet-join) in fleet_join.c.
- * Private to src/node.
+ * node/admission/peer.c and the joiner side (POST /admin-api/tee/fleet-join) in
+ * node/admission/fleet_join.c. Private to src/node.
  *
  * The node provides the loop, the net peer, the governance store and three callbacks
  * (publishing ops on ns/<hex>, pulling a namespace's op log, joining a namespace's contexts);
@@ -21,10 +21,10 @@
 #include "mero/err.h"
 #include "mero/gov.h"
 #include "mero/net.h"
-#include "node/admission.h"
-#include "node/admission_msg.h"
-#include "node/challenge.h"
-#include "node/pending_join.h"
+#include "node/admission/admission_internal.h"
+#include "node/admission/msg_internal.h"
+#include "node/admission/challenge_internal.h"
+#include "node/admission/pending_join_internal.h"
 
 #define MERO_FLEET_JOIN_BUDGET_MS   30000u /* MAX_ADMISSION_WAIT */
 #define MERO_FLEET_JOIN_POLL_MS     2000u  /* ADMISSION_POLL, the re-prompt period */
@@ -100,7 +100,7 @@ struct mero_admission {
     size_t npurge;
     uv_timer_t purge_timer;
     bool purge_timer_open;
-    unsigned jobs; /* queued verifications (admission_run.c) */
+    unsigned jobs; /* queued verifications (node/admission/run.c) */
     bool freeing;  /* mero_admission_free ran; memory goes when jobs and timer are done */
     bool closing;
 };
@@ -140,7 +140,7 @@ MERO_MUST_CHECK int mero_fleet_join_start(struct mero_admission *a, const uint8_
 void mero_admission_on_event(struct mero_admission *a, const struct mero_gov_event *ev);
 MERO_MUST_CHECK int mero_admission_purge_reconcile(struct mero_admission *a);
 
-/* ---- shared between admission_peer.c and fleet_join.c ---- */
+/* ---- shared between node/admission/peer.c and node/admission/fleet_join.c ---- */
 uint64_t mero__adm_now(const struct mero_admission *a);
 /* "ns/<64 hex>" */
 void mero__adm_topic(char out[68], const uint8_t ns[32]);
@@ -161,7 +161,7 @@ MERO_MUST_CHECK int mero__adm_pop(struct mero_admission *a, const uint8_t ns[32]
 void mero__adm_status(struct mero_admission *a, const uint8_t ns[32], bool *member, bool *has_key);
 /* Ask peer for ns's group key (GroupKeyRequest); stores it when answered. */
 void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[32], const char *peer);
-/* admission_run.c: verify_and_admit for a claim; answers req (direct path) when non-NULL. */
+/* node/admission/run.c: verify_and_admit for a claim; answers req (direct path) when non-NULL. */
 void mero__adm_run(struct mero_admission *a, const struct mero_tee_claim *c, const char *path,
                    struct mero_net_req *req);
 void mero__adm_respond_verdict(struct mero_net_req *req, bool admitted, const char *reason);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * service.h - the node's namespace service (service.c): the network, governance store,
+ * service_internal.h - the node's namespace service (service.c): the network, governance store,
  * sync and contexts, started and stopped by the loop. Every function runs on the loop.
  */
 #ifndef MERO_NODE_SERVICE_H

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * sizes.h - every fixed protocol length in one place: hashes and keys, TDX registers and
+ * report fields, governance ids, and the hex widths derived from them. Code names the length
+ * of what it holds (`uint8_t ns[MERO_NS_ID_LEN]`), never a bare 32 or 48; `make lint`
+ * (scripts/lint-house.sh) refuses a bare protocol length in src/ and include/.
+ *
+ * Invariant: the relations between lengths that the wire formats rely on are checked at
+ * compile time below (report data = nonce || application hash, an envelope's ciphertext =
+ * group key + GCM tag, a key id is a SHA-256, ...), so changing one length without the other
+ * fails the build.
+ *
+ * Thread safety: constants only.
+ */
+#ifndef MERO_SIZES_H
+#define MERO_SIZES_H
+
+/* ---- crypto primitives ---- */
+#define MERO_SHA256_LEN         32
+#define MERO_SHA384_LEN         48
+#define MERO_ED25519_PK_LEN     32
+#define MERO_ED25519_SK_LEN     64 /* libsodium form: seed || pk */
+#define MERO_ED25519_SEED_LEN   32
+#define MERO_ED25519_SIG_LEN    64
+#define MERO_X25519_LEN         32
+#define MERO_AEAD_KEY_LEN       32
+#define MERO_GCM_NONCE_LEN      12
+#define MERO_AEAD_TAG_LEN       16
+#define MERO_ECDSA_P256_SIG_LEN 64 /* r || s, 32 bytes each */
+#define MERO_ECDSA_P256_PK_LEN  64 /* x || y, uncompressed without the 0x04 */
+#define MERO_P256_SCALAR_LEN    32
+
+/* ---- TDX quote fields (Intel TDX DCAP quote layout) ---- */
+#define MERO_MR_LEN              48 /* MRTD, RTMRn, MRSEAM, MRCONFIGID, MRSERVICETD, ... */
+#define MERO_RTMR_COUNT          4
+#define MERO_RTMR_LEN            MERO_MR_LEN
+#define MERO_REPORT_DATA_LEN     64
+#define MERO_TEE_TCB_SVN_LEN     16
+#define MERO_TD_ATTRIBUTES_LEN   8
+#define MERO_XFAM_LEN            8
+#define MERO_CPUSVN_LEN          16
+#define MERO_SGX_MEASUREMENT_LEN 32 /* MRENCLAVE, MRSIGNER */
+#define MERO_SGX_ATTRIBUTES_LEN  16
+#define MERO_FMSPC_LEN           6
+#define MERO_QE_VENDOR_ID_LEN    16
+#define MERO_USER_DATA_LEN       20
+
+/* ---- report data binding (reference: report data = nonce || application hash) ---- */
+#define MERO_NONCE_LEN    32 /* a challenge / verifier nonce */
+#define MERO_APP_HASH_LEN 32 /* the application (binding) hash */
+
+/* ---- governance and node ids ---- */
+#define MERO_IDENTITY_LEN   MERO_ED25519_PK_LEN /* a member's namespace identity (public key) */
+#define MERO_GROUP_ID_LEN   32
+#define MERO_NS_ID_LEN      MERO_GROUP_ID_LEN /* a namespace is its root group */
+#define MERO_CONTEXT_ID_LEN 32
+#define MERO_APP_ID_LEN     32
+#define MERO_OP_ID_LEN      MERO_SHA256_LEN /* an op's id is the hash of its bytes */
+#define MERO_DELTA_ID_LEN   MERO_SHA256_LEN
+#define MERO_KEY_ID_LEN     MERO_SHA256_LEN /* key_id = SHA-256(key) */
+#define MERO_GROUP_KEY_LEN  MERO_AEAD_KEY_LEN
+#define MERO_QUOTE_HASH_LEN MERO_SHA256_LEN
+
+/* ---- text forms ---- */
+#define MERO_HEX_LEN(n)  (2 * (n))     /* hex chars for n bytes */
+#define MERO_HEX_SIZE(n) (2 * (n) + 1) /* the same plus its NUL: a char array's size */
+#define MERO_ID_HEX_LEN  MERO_HEX_LEN(MERO_GROUP_ID_LEN) /* 64 */
+#define MERO_MR_HEX_LEN  MERO_HEX_LEN(MERO_MR_LEN)       /* 96 */
+
+/* ---- relations the formats rely on ---- */
+_Static_assert(MERO_REPORT_DATA_LEN == MERO_NONCE_LEN + MERO_APP_HASH_LEN,
+               "report data is nonce || application hash");
+_Static_assert(MERO_ED25519_SK_LEN == MERO_ED25519_SEED_LEN + MERO_ED25519_PK_LEN,
+               "an Ed25519 secret key is seed || public key");
+_Static_assert(MERO_SHA384_LEN == MERO_MR_LEN, "a TDX measurement register is a SHA-384");
+_Static_assert(MERO_X25519_LEN == MERO_ED25519_PK_LEN, "X25519 and Ed25519 keys are 32 bytes");
+_Static_assert(MERO_IDENTITY_LEN == MERO_GROUP_ID_LEN, "ids and identities share one width");
+_Static_assert(MERO_CONTEXT_ID_LEN == MERO_GROUP_ID_LEN, "ids share one width");
+_Static_assert(MERO_KEY_ID_LEN == MERO_SHA256_LEN, "a key id is a SHA-256");
+_Static_assert(MERO_ECDSA_P256_SIG_LEN == 2 * MERO_P256_SCALAR_LEN, "r || s");
+
+#endif
