@@ -27,6 +27,7 @@
 #include <uv.h>
 
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 /* Longest peer id string (Ed25519 identity multihash in base58btc is 52 chars) + NUL. */
 #define MERO_PEER_ID_STR_MAX 64
@@ -108,7 +109,7 @@ struct mero_net_callbacks {
  * memory). `cfg` may be NULL (defaults); `cb` may be NULL; both are copied. Call
  * mero_crypto_init() first. On success *out is owned (free with mero_net_free).
  */
-MERO_MUST_CHECK int mero_net_new(uv_loop_t *loop, const uint8_t ed25519_sk[64],
+MERO_MUST_CHECK int mero_net_new(uv_loop_t *loop, const uint8_t ed25519_sk[MERO_ED25519_SK_LEN],
                                  const struct mero_net_config *cfg,
                                  const struct mero_net_callbacks *cb, void *ud,
                                  struct mero_net **out);
@@ -173,9 +174,6 @@ void mero_net_disconnect(struct mero_net *net, const char *peer_id);
  */
 size_t mero_net_connected_peers(const struct mero_net *net, char (*out)[MERO_PEER_ID_STR_MAX],
                                 size_t max);
-
-/* 1 when an authenticated connection to peer_id is up. */
-int mero_net_is_connected(const struct mero_net *net, const char *peer_id);
 
 /* ---- gossipsub ---- */
 
@@ -252,7 +250,8 @@ MERO_MUST_CHECK int mero_net_request(struct mero_net *net, const char *peer_id,
 /* ---- peer ids and multiaddrs (pure functions) ---- */
 
 /* Peer id string of an Ed25519 public key. out gets at most MERO_PEER_ID_STR_MAX bytes. */
-MERO_MUST_CHECK int mero_net_peer_id_from_pk(const uint8_t pk[32], char out[MERO_PEER_ID_STR_MAX]);
+MERO_MUST_CHECK int mero_net_peer_id_from_pk(const uint8_t pk[MERO_ED25519_PK_LEN],
+                                             char out[MERO_PEER_ID_STR_MAX]);
 
 /*
  * Decode a peer id string into its multihash bytes (what proof-of-possession signatures
@@ -261,10 +260,7 @@ MERO_MUST_CHECK int mero_net_peer_id_from_pk(const uint8_t pk[32], char out[MERO
 MERO_MUST_CHECK int mero_net_peer_id_bytes(const char *peer_id, uint8_t *out, size_t *len);
 
 /* The Ed25519 public key inside an (identity-multihash) peer id; -MERO_EUNSUPPORTED else. */
-MERO_MUST_CHECK int mero_net_peer_id_pk(const char *peer_id, uint8_t pk[32]);
-
-/* Our Ed25519 public key. */
-void mero_net_public_key(const struct mero_net *net, uint8_t pk[32]);
+MERO_MUST_CHECK int mero_net_peer_id_pk(const char *peer_id, uint8_t pk[MERO_ED25519_PK_LEN]);
 
 /*
  * Check a multiaddr string (/ip4|/ip6 .../tcp/N[/p2p/<id>]) and canonicalise it into out

@@ -61,6 +61,13 @@
 #define MERO_GROUP_KEY_LEN  MERO_AEAD_KEY_LEN
 #define MERO_QUOTE_HASH_LEN MERO_SHA256_LEN
 
+/* ---- net: libp2p Noise_XX_25519_ChaChaPoly_SHA256 (Noise spec rev 34 §4-§5) ---- */
+#define MERO_NOISE_DH_LEN    MERO_X25519_LEN   /* DHLEN: X25519 keys and shared secrets */
+#define MERO_NOISE_HASH_LEN  MERO_SHA256_LEN   /* HASHLEN: the handshake hash h and key ck */
+#define MERO_NOISE_KEY_LEN   MERO_AEAD_KEY_LEN /* a ChaChaPoly cipher key */
+#define MERO_NOISE_NONCE_LEN 12                /* ChaCha20-Poly1305 (RFC 8439) nonce */
+#define MERO_NOISE_TAG_LEN   MERO_AEAD_TAG_LEN /* Poly1305 tag */
+
 /* ---- text forms ---- */
 #define MERO_HEX_LEN(n)  (2 * (n))     /* hex chars for n bytes */
 #define MERO_HEX_SIZE(n) (2 * (n) + 1) /* the same plus its NUL: a char array's size */
@@ -78,5 +85,7 @@ _Static_assert(MERO_IDENTITY_LEN == MERO_GROUP_ID_LEN, "ids and identities share
 _Static_assert(MERO_CONTEXT_ID_LEN == MERO_GROUP_ID_LEN, "ids share one width");
 _Static_assert(MERO_KEY_ID_LEN == MERO_SHA256_LEN, "a key id is a SHA-256");
 _Static_assert(MERO_ECDSA_P256_SIG_LEN == 2 * MERO_P256_SCALAR_LEN, "r || s");
+_Static_assert(MERO_NOISE_KEY_LEN == MERO_NOISE_HASH_LEN,
+               "Noise HKDF outputs of HASHLEN become cipher keys (MixKey, Split)");
 
 #endif

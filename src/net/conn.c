@@ -12,6 +12,7 @@
  * with a logged reason and fails its pending dials; memory is freed only after libuv closed both
  * handles.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@
 
 #define YAMUX_PROTO "/yamux/1.0.0"
 #define NOISE_PROTO "/noise"
+#define MSS_WHY_MAX 64 /* "multistream-select for <one of the two above> failed" */
 /* Socket reads land in rxraw, which keeps at most one partial Noise frame between reads, so
  * each read has room for at least RXREAD bytes; with mero_buf's spare byte the storage is
  * exactly 2 * RXREAD. */
@@ -276,20 +278,63 @@ static int match_one(void *ud, const uint8_t *name, size_t len)
     return (len == strlen(want) && memcmp(name, want, len) == 0) ? 0 : -1;
 }
 
+/* Multistream-select for `proto` starts: the dialer opens with the header and its proposal
+ * (sent in the clear before Noise, encrypted after), the listener waits for the header. */
+static int mss_start(struct mero__conn *c, const char *proto)
+{
+    struct mero_buf h;
+    int rc;
+    c->mss.dialer = c->outbound;
+    c->mss.state = MERO__MSS_WAIT_HDR;
+    c->mss.proto = proto;
+    if (!c->outbound) {
+        return 0;
+    }
+    mero_buf_init(&h, 256);
+    MERO_TRY_OUT(mero__mss_put(&h, MERO__MSS_PROTO));
+    MERO_TRY_OUT(mero__mss_put(&h, proto));
+    rc = mero__conn_send(c, h.data, h.len);
+out:
+    mero_buf_cleanup(&h);
+    return rc;
+}
+
+/* One multistream-select step for `proto` over `in` (rxraw before Noise, rxplain after), the
+ * replies sent back the same way: 1 negotiated, 0 needs more input, negative failed (the
+ * connection is then failed with a reason). */
+static int mss_negotiate(struct mero__conn *c, struct mero_buf *in, const char *proto)
+{
+    struct mero_buf out;
+    size_t used = 0;
+    int sel = -1, rc;
+    mero_buf_init(&out, 4 * MERO__MSS_MAX_MSG);
+    rc = mero__mss_step(&c->mss, in->data, in->len, &used, &out, match_one, (void *)proto, &sel);
+    if (out.len && rc >= 0 && mero__conn_send(c, out.data, out.len) < 0) {
+        rc = -MERO_EIO; /* keep rc otherwise: 1 means negotiated */
+    }
+    mero_buf_cleanup(&out);
+    mero_buf_consume(in, used);
+    if (rc < 0) {
+        char why[MSS_WHY_MAX];
+        snprintf(why, sizeof(why), "multistream-select for %s failed", proto);
+        mero__conn_fail(c, -rc, why);
+    }
+    return rc;
+}
+
 static int send_noise_msg(struct mero__conn *c, const uint8_t *payload, size_t plen)
 {
     struct mero_buf m;
     int rc;
     mero_buf_init(&m, MERO__NOISE_MAX_MSG + 2);
-    rc = mero_buf_append_u8(&m, 0);
-    rc = rc < 0 ? rc : mero_buf_append_u8(&m, 0);
-    rc = rc < 0 ? rc : mero__noise_write(c->noise, payload, plen, &m);
-    if (rc == 0) {
-        size_t l = m.len - 2;
-        m.data[0] = (uint8_t)(l >> 8);
-        m.data[1] = (uint8_t)l;
-        rc = send_plain_now(c, m.data, m.len);
-    }
+    MERO_TRY_OUT(mero_buf_append_u8(&m, 0)); /* the 2-byte length, filled in below */
+    MERO_TRY_OUT(mero_buf_append_u8(&m, 0));
+    MERO_TRY_OUT(mero__noise_write(c->noise, payload, plen, &m));
+    size_t l = m.len - 2;
+    m.data[0] = (uint8_t)(l >> 8);
+    m.data[1] = (uint8_t)l;
+    rc = send_plain_now(c, m.data, m.len);
+out:
     mero_buf_cleanup(&m);
     return rc;
 }
@@ -299,21 +344,22 @@ static int noise_payload_send(struct mero__conn *c)
     struct mero_buf p;
     int rc;
     mero_buf_init(&p, 1024);
-    rc = mero__noise_payload_make(c->net->id_sk, c->net->noise_pk, &p);
-    rc = rc < 0 ? rc : send_noise_msg(c, p.data, p.len);
+    MERO_TRY_OUT(mero__noise_payload_make(c->net->id_sk, c->net->noise_pk, &p));
+    rc = send_noise_msg(c, p.data, p.len);
+out:
     mero_buf_cleanup(&p);
     return rc;
 }
 
 static int check_remote(struct mero__conn *c, const struct mero_buf *payload)
 {
-    uint8_t pk[32];
+    uint8_t pk[MERO_ED25519_PK_LEN];
     int rc = mero__noise_payload_verify(payload->data, payload->len, c->noise->rs, pk);
     if (rc < 0) {
         mero__conn_fail(c, -rc, "noise handshake payload does not verify");
         return rc;
     }
-    memcpy(c->peer_pk, pk, 32);
+    memcpy(c->peer_pk, pk, sizeof(c->peer_pk));
     MERO_TRY(mero_net_peer_id_from_pk(pk, c->peer));
     if (strcmp(c->peer, c->net->id) == 0) {
         mero__conn_fail(c, MERO_EPEERID, "connected to ourselves");
@@ -339,33 +385,20 @@ static int noise_step(struct mero__conn *c, const uint8_t *msg, size_t n)
         return rc;
     }
     if (c->noise->step == 1) { /* responder got e: answer e, ee, s, es + payload */
-        rc = noise_payload_send(c);
+        MERO_TRY_OUT(noise_payload_send(c));
     } else if (c->noise->step == 2) { /* initiator got the responder's identity */
-        rc = check_remote(c, &payload);
-        if (rc == 0) {
-            rc = noise_payload_send(c);
-        }
+        MERO_TRY_OUT(check_remote(c, &payload));
+        MERO_TRY_OUT(noise_payload_send(c));
     } else { /* responder got the initiator's identity */
-        rc = check_remote(c, &payload);
+        MERO_TRY_OUT(check_remote(c, &payload));
     }
-    mero_buf_cleanup(&payload);
-    if (rc < 0 || c->state == MERO__C_CLOSING) {
-        return rc < 0 ? rc : -MERO_ECLOSED;
-    }
+    MERO_ENSURE_OUT(c->state != MERO__C_CLOSING, NULL, MERO_ECLOSED, "connection closed");
     if (c->noise->done) {
         c->state = MERO__C_MSS_MUX;
-        c->mss.dialer = c->outbound;
-        c->mss.state = MERO__MSS_WAIT_HDR;
-        c->mss.proto = YAMUX_PROTO;
-        if (c->outbound) {
-            struct mero_buf h;
-            mero_buf_init(&h, 256);
-            rc = mero__mss_put(&h, MERO__MSS_PROTO);
-            rc = rc < 0 ? rc : mero__mss_put(&h, YAMUX_PROTO);
-            rc = rc < 0 ? rc : mero__conn_send(c, h.data, h.len);
-            mero_buf_cleanup(&h);
-        }
+        rc = mss_start(c, YAMUX_PROTO);
     }
+out:
+    mero_buf_cleanup(&payload);
     return rc;
 }
 
@@ -419,23 +452,10 @@ static void process(struct mero__conn *c)
 {
     for (;;) {
         size_t used = 0;
-        int sel = -1, rc;
+        int rc;
         if (c->state == MERO__C_MSS_SEC) {
-            struct mero_buf out;
-            mero_buf_init(&out, 4 * MERO__MSS_MAX_MSG);
-            rc = mero__mss_step(&c->mss, c->rxraw.data, c->rxraw.len, &used, &out, match_one,
-                                (void *)NOISE_PROTO, &sel);
-            if (out.len && rc >= 0 && send_plain_now(c, out.data, out.len) < 0) {
-                rc = -MERO_EIO; /* keep rc otherwise: 1 means negotiated */
-            }
-            mero_buf_cleanup(&out);
-            mero_buf_consume(&c->rxraw, used);
-            if (rc < 0) {
-                mero__conn_fail(c, -rc, "multistream-select for /noise failed");
-                return;
-            }
-            if (rc == 0) {
-                return;
+            if (mss_negotiate(c, &c->rxraw, NOISE_PROTO) <= 0) {
+                return; /* failed, or waiting for more input */
             }
             c->state = MERO__C_NOISE;
             c->noise = calloc(1, sizeof(*c->noise));
@@ -473,21 +493,8 @@ static void process(struct mero__conn *c)
             return;
         }
         if (c->state == MERO__C_MSS_MUX) {
-            struct mero_buf out;
-            mero_buf_init(&out, 4 * MERO__MSS_MAX_MSG);
-            rc = mero__mss_step(&c->mss, c->rxplain.data, c->rxplain.len, &used, &out, match_one,
-                                (void *)YAMUX_PROTO, &sel);
-            if (out.len && rc >= 0 && mero__conn_send(c, out.data, out.len) < 0) {
-                rc = -MERO_EIO; /* keep rc otherwise: 1 means negotiated */
-            }
-            mero_buf_cleanup(&out);
-            mero_buf_consume(&c->rxplain, used);
-            if (rc < 0) {
-                mero__conn_fail(c, -rc, "multistream-select for /yamux/1.0.0 failed");
-                return;
-            }
-            if (rc == 0) {
-                return;
+            if (mss_negotiate(c, &c->rxplain, YAMUX_PROTO) <= 0) {
+                return; /* failed, or waiting for more input */
             }
             conn_up(c);
             if (c->state != MERO__C_UP) {
@@ -578,8 +585,6 @@ static struct mero__conn *conn_new(struct mero_net *net, int outbound)
     c->tcp.data = c;
     c->timer.data = c;
     c->handles = 2;
-    c->mss.dialer = outbound;
-    c->mss.proto = NOISE_PROTO;
     c->next = net->conns;
     net->conns = c;
     net->nconns++;
@@ -600,7 +605,6 @@ static void start_reading(struct mero__conn *c)
 static void on_connect(uv_connect_t *req, int status)
 {
     struct mero__conn *c = req->data;
-    struct mero_buf h;
     if (c->state == MERO__C_CLOSING) {
         return;
     }
@@ -613,12 +617,9 @@ static void on_connect(uv_connect_t *req, int status)
     if (c->state == MERO__C_CLOSING) {
         return;
     }
-    mero_buf_init(&h, 256);
-    if (mero__mss_put(&h, MERO__MSS_PROTO) < 0 || mero__mss_put(&h, NOISE_PROTO) < 0 ||
-        send_plain_now(c, h.data, h.len) < 0) {
+    if (mss_start(c, NOISE_PROTO) < 0) {
         mero__conn_fail(c, MERO_EIO, "write failed");
     }
-    mero_buf_cleanup(&h);
 }
 
 int mero__conn_dial(struct mero_net *net, const struct mero__maddr *m, mero_net_dial_cb cb,
@@ -672,7 +673,8 @@ void mero__conn_accept(struct mero_net *net, uv_stream_t *server)
         memset(&c->raddr, 0, sizeof(c->raddr));
     }
     c->state = MERO__C_MSS_SEC;
-    mero__budget_accept(c); /* may close older handshaking connections, never c */
+    (void)mss_start(c, NOISE_PROTO); /* a listener only waits: nothing to send, cannot fail */
+    mero__budget_accept(c);          /* may close older handshaking connections, never c */
     start_reading(c);
 }
 

@@ -26,15 +26,18 @@ static void send_sub_to(struct mero__gpeer *p, void *ud)
     (void)mero__gs_send_rpc(p, b->rpc);
 }
 
+/* Room for the protobuf tags and varint lengths around a subscription's topic. */
+#define SUB_RPC_SLACK 32
+
 static int announce(struct mero__gossip *g, const char *topic, int sub)
 {
     struct mero_buf rpc;
     struct bcast b = {&rpc};
-    mero_buf_init(&rpc, MERO__TOPIC_MAX + 32);
-    int rc = mero__rpc_put_sub(&rpc, sub, topic);
-    if (rc == 0) {
-        mero__gs_for_each_peer(g, send_sub_to, &b);
-    }
+    int rc;
+    mero_buf_init(&rpc, MERO__TOPIC_MAX + SUB_RPC_SLACK);
+    MERO_TRY_OUT(mero__rpc_put_sub(&rpc, sub, topic));
+    mero__gs_for_each_peer(g, send_sub_to, &b);
+out:
     mero_buf_cleanup(&rpc);
     return rc;
 }
@@ -129,28 +132,25 @@ int mero_net_publish(struct mero_net *net, const char *topic, const uint8_t *dat
     }
     mero_buf_init(&msg, len + tn + 256);
     mero_buf_init(&rpc, len + tn + 300);
-    rc = mero__rpc_msg_build(&msg, net->id_sk, net->id_bytes, sizeof(net->id_bytes), data, len, seq,
-                             topic);
-    rc = rc < 0 ? rc : mero__rpc_put_msg(&rpc, msg.data, msg.len);
-    if (rc == 0) {
-        mero__pubkey_pb(net->id_pk, id);
-        memcpy(id + MERO__PUBKEY_PB_LEN, seq, 8);
-        (void)mero__gs_seen_check_add(g, id, MERO__PUBKEY_PB_LEN + 8, 1);
-        mero__gs_mc_put(g, id, MERO__PUBKEY_PB_LEN + 8, topic, msg.data, msg.len);
-        /* flood publishing: every connected peer subscribed to the topic */
-        for (struct mero__conn *c = net->conns; c; c = c->next) {
-            if (c->state == MERO__C_UP && mero__gs_usable(c->gp) &&
-                mero__gs_peer_has_topic(c->gp, topic) && mero__gs_send_rpc(c->gp, &rpc) == 0) {
-                sent++;
-            }
+    MERO_TRY_OUT(mero__rpc_msg_build(&msg, net->id_sk, net->id_bytes, sizeof(net->id_bytes), data,
+                                     len, seq, topic));
+    MERO_TRY_OUT(mero__rpc_put_msg(&rpc, msg.data, msg.len));
+    mero__pubkey_pb(net->id_pk, id);
+    memcpy(id + MERO__PUBKEY_PB_LEN, seq, 8);
+    (void)mero__gs_seen_check_add(g, id, MERO__PUBKEY_PB_LEN + 8, 1);
+    mero__gs_mc_put(g, id, MERO__PUBKEY_PB_LEN + 8, topic, msg.data, msg.len);
+    /* flood publishing: every connected peer subscribed to the topic */
+    for (struct mero__conn *c = net->conns; c; c = c->next) {
+        if (c->state == MERO__C_UP && mero__gs_usable(c->gp) &&
+            mero__gs_peer_has_topic(c->gp, topic) && mero__gs_send_rpc(c->gp, &rpc) == 0) {
+            sent++;
         }
     }
+    rc = sent > 0 ? sent : -MERO_ENOPEERS;
+out:
     mero_buf_cleanup(&msg);
     mero_buf_cleanup(&rpc);
-    if (rc < 0) {
-        return rc;
-    }
-    return sent > 0 ? sent : -MERO_ENOPEERS;
+    return rc;
 }
 
 /* ---- heartbeat ---- */

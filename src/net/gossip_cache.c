@@ -17,7 +17,7 @@
 
 static void mero__gs_seen_key(const uint8_t *id, size_t n, uint8_t key[GS_SEEN_KEY])
 {
-    uint8_t h[32];
+    uint8_t h[MERO_SHA256_LEN];
     mero_sha256(h, id, n);
     memcpy(key, h, GS_SEEN_KEY);
 }

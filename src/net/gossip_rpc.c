@@ -30,7 +30,8 @@ static int decode_sub(const uint8_t *p, size_t n, struct mero__rpc_sub *s)
             s->tlen = f.n;
         }
     }
-    return rc < 0 ? rc : (s->topic ? 0 : -MERO_EPROTO);
+    MERO_TRY(rc);
+    return s->topic ? 0 : -MERO_EPROTO;
 }
 
 static int decode_msg(const uint8_t *p, size_t n, struct mero__rpc_msg *m)
@@ -69,7 +70,8 @@ static int decode_msg(const uint8_t *p, size_t n, struct mero__rpc_msg *m)
             break;
         }
     }
-    return rc < 0 ? rc : (m->topic ? 0 : -MERO_EPROTO);
+    MERO_TRY(rc);
+    return m->topic ? 0 : -MERO_EPROTO;
 }
 
 static int decode_ctrl_entry(int kind, const uint8_t *p, size_t n, struct mero__rpc_ctrl *e)
@@ -184,9 +186,10 @@ int mero__rpc_put_sub(struct mero_buf *b, int subscribe, const char *topic)
     struct mero_buf t;
     int rc;
     mero_buf_init(&t, tl + 16);
-    rc = mero__pb_put_varint(&t, 1, subscribe ? 1 : 0);
-    rc = rc < 0 ? rc : mero__pb_put_str(&t, 2, topic);
-    rc = rc < 0 ? rc : mero__pb_put_bytes(b, 1, t.data, t.len);
+    MERO_TRY_OUT(mero__pb_put_varint(&t, 1, subscribe ? 1 : 0));
+    MERO_TRY_OUT(mero__pb_put_str(&t, 2, topic));
+    MERO_TRY_OUT(mero__pb_put_bytes(b, 1, t.data, t.len));
+out:
     mero_buf_cleanup(&t);
     return rc;
 }
@@ -203,15 +206,16 @@ static int put_entry(struct mero_buf *ctl, uint32_t kind, const char *topic,
     int rc = 0;
     mero_buf_init(&e, (ids ? ids->len : 0) + 300);
     if (topic) {
-        rc = mero__pb_put_str(&e, 1, topic);
+        MERO_TRY_OUT(mero__pb_put_str(&e, 1, topic));
     }
-    if (rc == 0 && ids && ids->len) {
-        rc = mero_buf_append(&e, ids->data, ids->len);
+    if (ids && ids->len) {
+        MERO_TRY_OUT(mero_buf_append(&e, ids->data, ids->len));
     }
-    if (rc == 0 && with_backoff) {
-        rc = mero__pb_put_varint(&e, 3, backoff);
+    if (with_backoff) {
+        MERO_TRY_OUT(mero__pb_put_varint(&e, 3, backoff));
     }
-    rc = rc < 0 ? rc : mero__pb_put_bytes(ctl, kind, e.data, e.len);
+    MERO_TRY_OUT(mero__pb_put_bytes(ctl, kind, e.data, e.len));
+out:
     mero_buf_cleanup(&e);
     return rc;
 }
@@ -241,12 +245,12 @@ int mero__rpc_put_control(struct mero_buf *b, const struct mero_buf *ctl)
     return mero__pb_put_bytes(b, 3, ctl->data, ctl->len);
 }
 
-int mero__rpc_msg_build(struct mero_buf *out, const uint8_t id_sk[64], const uint8_t *from,
-                        size_t from_n, const uint8_t *data, size_t len, const uint8_t seqno[8],
-                        const char *topic)
+int mero__rpc_msg_build(struct mero_buf *out, const uint8_t id_sk[MERO_ED25519_SK_LEN],
+                        const uint8_t *from, size_t from_n, const uint8_t *data, size_t len,
+                        const uint8_t seqno[8], const char *topic)
 {
     struct mero_buf sb;
-    uint8_t sig[64];
+    uint8_t sig[MERO_ED25519_SIG_LEN];
     int rc;
     size_t start = out->len;
     MERO_TRY(mero__pb_put_bytes(out, 1, from, from_n));
@@ -254,12 +258,11 @@ int mero__rpc_msg_build(struct mero_buf *out, const uint8_t id_sk[64], const uin
     MERO_TRY(mero__pb_put_bytes(out, 3, seqno, 8));
     MERO_TRY(mero__pb_put_str(out, 4, topic));
     mero_buf_init(&sb, out->len - start + sizeof(SIGN_PREFIX));
-    rc = mero_buf_append(&sb, SIGN_PREFIX, sizeof(SIGN_PREFIX) - 1);
-    rc = rc < 0 ? rc : mero_buf_append(&sb, out->data + start, out->len - start);
-    if (rc == 0) {
-        mero_ed25519_sign(sig, sb.data, sb.len, id_sk);
-    }
+    MERO_TRY_OUT(mero_buf_append(&sb, SIGN_PREFIX, sizeof(SIGN_PREFIX) - 1));
+    MERO_TRY_OUT(mero_buf_append(&sb, out->data + start, out->len - start));
+    mero_ed25519_sign(sig, sb.data, sb.len, id_sk);
+    rc = mero__pb_put_bytes(out, 5, sig, sizeof(sig));
+out:
     mero_buf_cleanup(&sb);
-    MERO_TRY(rc);
-    return mero__pb_put_bytes(out, 5, sig, sizeof(sig));
+    return rc;
 }

@@ -20,6 +20,9 @@
 #include "mero/log.h"
 #include "net/gossip_internal.h"
 
+/* Room for the "libp2p-pubsub:" prefix ahead of a message's own bytes (mero__rpc_sign_bytes). */
+#define SIGN_PREFIX_ROOM 32
+
 /* ---- small helpers ---- */
 
 struct mero__gs_topic *mero__gs_topic_find(struct mero__gossip *g, const char *t)
@@ -160,11 +163,10 @@ void mero__gs_send_graft_prune(struct mero__gpeer *p, const char *topic, int gra
     struct mero_buf ctl;
     int rc;
     mero_buf_init(&ctl, 512);
-    rc = graft ? mero__rpc_ctrl_graft(&ctl, topic)
-               : mero__rpc_ctrl_prune(&ctl, topic, GS_BACKOFF_MS / 1000);
-    if (rc == 0) {
-        mero__gs_send_control(p, &ctl);
-    }
+    MERO_TRY_OUT(graft ? mero__rpc_ctrl_graft(&ctl, topic)
+                       : mero__rpc_ctrl_prune(&ctl, topic, GS_BACKOFF_MS / 1000));
+    mero__gs_send_control(p, &ctl);
+out:
     mero_buf_cleanup(&ctl);
 }
 
@@ -173,8 +175,9 @@ static int send_raw_msg(struct mero__gpeer *p, const uint8_t *raw, size_t n)
     struct mero_buf rpc;
     int rc;
     mero_buf_init(&rpc, n + 16);
-    rc = mero__rpc_put_msg(&rpc, raw, n);
-    rc = rc < 0 ? rc : mero__gs_send_rpc(p, &rpc);
+    MERO_TRY_OUT(mero__rpc_put_msg(&rpc, raw, n));
+    rc = mero__gs_send_rpc(p, &rpc);
+out:
     mero_buf_cleanup(&rpc);
     return rc;
 }
@@ -278,11 +281,11 @@ static void forward(struct mero__gossip *g, struct mero__gs_topic *t, struct mer
 static void handle_msg(struct mero__gossip *g, struct mero__gpeer *p, const struct mero__rpc_msg *m)
 {
     char topic[MERO__TOPIC_MAX + 1], from_s[MERO_PEER_ID_STR_MAX];
-    uint8_t pk[32], pb[MERO__PUBKEY_PB_LEN], id[MERO__MSGID_MAX];
+    uint8_t pk[MERO_ED25519_PK_LEN], pb[MERO__PUBKEY_PB_LEN], id[MERO__MSGID_MAX];
     struct mero_buf sb;
     int ok;
     if (topic_str(m->topic, m->topic_n, topic) < 0 || m->from == NULL || m->seqno_n != 8 ||
-        m->sig_n != 64 || m->data_n > g->net->cfg.max_gossip_msg ||
+        m->sig_n != MERO_ED25519_SIG_LEN || m->data_n > g->net->cfg.max_gossip_msg ||
         mero__peer_id_bytes_pk(m->from, m->from_n, pk) < 0) {
         MERO_DEBUG("net: gossip from %s: message fails StrictSign shape checks", p->c->peer);
         return;
@@ -297,7 +300,7 @@ static void handle_msg(struct mero__gossip *g, struct mero__gpeer *p, const stru
     if (mero__gs_seen_check_add(g, id, sizeof(pb) + 8, 0)) {
         return;
     }
-    mero_buf_init(&sb, m->rawlen + 32);
+    mero_buf_init(&sb, m->rawlen + SIGN_PREFIX_ROOM);
     ok = mero__rpc_sign_bytes(m, &sb) == 0 && mero_ed25519_verify(m->sig, sb.data, sb.len, pk) == 0;
     mero_buf_cleanup(&sb);
     if (!ok) {
@@ -494,12 +497,13 @@ void mero__gossip_peer_up(struct mero__conn *c)
     }
     mero_buf_init(&hello, 64 * 1024);
     int rc = 0;
-    for (struct mero__gs_topic *t = g->topics; t && rc == 0; t = t->next) {
-        rc = mero__rpc_put_sub(&hello, 1, t->name);
+    for (struct mero__gs_topic *t = g->topics; t; t = t->next) {
+        MERO_TRY_OUT(mero__rpc_put_sub(&hello, 1, t->name));
     }
-    if (rc == 0 && hello.len) {
+    if (hello.len) {
         (void)mero__gs_send_rpc(p, &hello);
     }
+out:
     mero_buf_cleanup(&hello);
 }
 

@@ -23,32 +23,32 @@ int mero__identify_encode(struct mero_net *net, struct mero__conn *c, struct mer
     struct mero_buf a;
     int rc = 0;
     mero__pubkey_pb(net->id_pk, pb);
-    MERO_TRY(mero__pb_put_str(out, 5, "ipfs/0.1.0"));
-    MERO_TRY(mero__pb_put_str(out, 6, "mero/0.1"));
-    MERO_TRY(mero__pb_put_bytes(out, 1, pb, sizeof(pb)));
     mero_buf_init(&a, 512);
-    for (struct mero__listener *l = net->listeners; l && rc == 0; l = l->next) {
+    MERO_TRY_OUT(mero__pb_put_str(out, 5, "ipfs/0.1.0"));
+    MERO_TRY_OUT(mero__pb_put_str(out, 6, "mero/0.1"));
+    MERO_TRY_OUT(mero__pb_put_bytes(out, 1, pb, sizeof(pb)));
+    for (struct mero__listener *l = net->listeners; l; l = l->next) {
         struct mero__maddr m = l->addr;
         m.peer[0] = 0;
         mero_buf_reset(&a);
-        rc = mero__maddr_encode(&m, &a);
-        rc = rc < 0 ? rc : mero__pb_put_bytes(out, 2, a.data, a.len);
+        MERO_TRY_OUT(mero__maddr_encode(&m, &a));
+        MERO_TRY_OUT(mero__pb_put_bytes(out, 2, a.data, a.len));
     }
-    if (rc == 0 && c && c->raddr.family) {
+    if (c && c->raddr.family) {
         mero_buf_reset(&a);
-        rc = mero__maddr_encode(&c->raddr, &a);
-        rc = rc < 0 ? rc : mero__pb_put_bytes(out, 4, a.data, a.len);
+        MERO_TRY_OUT(mero__maddr_encode(&c->raddr, &a));
+        MERO_TRY_OUT(mero__pb_put_bytes(out, 4, a.data, a.len));
     }
-    mero_buf_cleanup(&a);
-    MERO_TRY(rc);
-    MERO_TRY(mero__pb_put_str(out, 3, MERO__IDENTIFY_PROTO));
-    MERO_TRY(mero__pb_put_str(out, 3, MERO__MESHSUB_11));
+    MERO_TRY_OUT(mero__pb_put_str(out, 3, MERO__IDENTIFY_PROTO));
+    MERO_TRY_OUT(mero__pb_put_str(out, 3, MERO__MESHSUB_11));
     for (struct mero__handler *h = net->handlers; h; h = h->next) {
         if (h->fn) {
-            MERO_TRY(mero__pb_put_str(out, 3, h->proto));
+            MERO_TRY_OUT(mero__pb_put_str(out, 3, h->proto));
         }
     }
-    return 0;
+out:
+    mero_buf_cleanup(&a);
+    return rc;
 }
 
 static void serve_ev(struct mero__stream *s, int ev)
@@ -68,10 +68,11 @@ void mero__identify_serve(struct mero__stream *s)
     s->ev = serve_ev;
     mero_buf_init(&msg, IDENTIFY_MAX);
     mero_buf_init(&frame, IDENTIFY_MAX + 10);
-    rc = mero__identify_encode(s->c->net, s->c, &msg);
-    rc = rc < 0 ? rc : mero_buf_append_uvarint(&frame, msg.len);
-    rc = rc < 0 ? rc : mero_buf_append(&frame, msg.data, msg.len);
-    rc = rc < 0 ? rc : mero__stream_write(s, frame.data, frame.len);
+    MERO_TRY_OUT(mero__identify_encode(s->c->net, s->c, &msg));
+    MERO_TRY_OUT(mero_buf_append_uvarint(&frame, msg.len));
+    MERO_TRY_OUT(mero_buf_append(&frame, msg.data, msg.len));
+    MERO_TRY_OUT(mero__stream_write(s, frame.data, frame.len));
+out:
     mero_buf_cleanup(&msg);
     mero_buf_cleanup(&frame);
     if (rc < 0) {

@@ -22,7 +22,7 @@
 
 static int check_peer(const char *id)
 {
-    uint8_t pk[32];
+    uint8_t pk[MERO_ED25519_PK_LEN];
     return mero_net_peer_id_pk(id, pk) < 0 ? -MERO_EMULTIADDR : 0;
 }
 
@@ -138,7 +138,7 @@ int mero__maddr_decode(const uint8_t *p, size_t n, struct mero__maddr *out)
                 return -MERO_EMULTIADDR;
             }
             MERO_TRY(mero_cur_bytes(&c, (size_t)l, &b));
-            uint8_t pk[32];
+            uint8_t pk[MERO_ED25519_PK_LEN];
             if (mero__peer_id_bytes_pk(b, (size_t)l, pk) < 0 ||
                 mero__peer_id_str_from_bytes(b, (size_t)l, m.peer) < 0) {
                 return -MERO_EMULTIADDR;

@@ -25,7 +25,7 @@ void mero_net_config_default(struct mero_net_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
     cfg->max_inbound = 128;
     cfg->max_outbound = 64;
-    cfg->max_pending = 32;
+    cfg->max_pending = 32; /* not a length */
     cfg->max_inbound_per_ip = 16;
     cfg->max_streams_per_conn = 256;
     cfg->max_frame = 4u << 20;
@@ -120,8 +120,9 @@ static void on_heartbeat(uv_timer_t *t)
     mero__budget_tick(net);
 }
 
-int mero_net_new(uv_loop_t *loop, const uint8_t ed25519_sk[64], const struct mero_net_config *cfg,
-                 const struct mero_net_callbacks *cb, void *ud, struct mero_net **out)
+int mero_net_new(uv_loop_t *loop, const uint8_t ed25519_sk[MERO_ED25519_SK_LEN],
+                 const struct mero_net_config *cfg, const struct mero_net_callbacks *cb, void *ud,
+                 struct mero_net **out)
 {
     struct mero_net *net;
     if (loop == NULL || ed25519_sk == NULL || out == NULL) {
@@ -131,13 +132,13 @@ int mero_net_new(uv_loop_t *loop, const uint8_t ed25519_sk[64], const struct mer
     if (net == NULL) {
         return -MERO_ENOMEM;
     }
-    net->id_sk = sodium_malloc(64);
+    net->id_sk = sodium_malloc(MERO_ED25519_SK_LEN);
     if (net->id_sk == NULL) {
         free(net);
         return -MERO_ENOMEM;
     }
-    memcpy(net->id_sk, ed25519_sk, 64);
-    memcpy(net->id_pk, ed25519_sk + 32, 32);
+    memcpy(net->id_sk, ed25519_sk, MERO_ED25519_SK_LEN);
+    memcpy(net->id_pk, ed25519_sk + MERO_ED25519_SEED_LEN, sizeof(net->id_pk)); /* seed || pk */
     net->loop = loop;
     fill(&net->cfg, cfg);
     if (cb) {
@@ -262,32 +263,26 @@ int mero_net_listen(struct mero_net *net, const char *multiaddr)
     uv_tcp_init(net->loop, &l->tcp);
     l->tcp.data = l;
     net->handles++;
-    rc = uv_tcp_bind(&l->tcp, (const struct sockaddr *)&ss, 0);
-    if (rc == 0) {
-        rc = uv_listen((uv_stream_t *)&l->tcp, 128, on_connection);
-    }
-    if (rc == 0) {
-        rc = uv_tcp_getsockname(&l->tcp, (struct sockaddr *)&ss, &len);
-    }
-    if (rc < 0 || mero__maddr_from_sockaddr((struct sockaddr *)&ss, &l->addr) < 0) {
-        MERO_WARN("net: listen on %s failed: %s", multiaddr, rc < 0 ? uv_strerror(rc) : "?");
-        uv_close((uv_handle_t *)&l->tcp, on_listener_closed);
-        return rc == UV_EADDRINUSE ? -MERO_EEXIST : -MERO_EIO;
+    /* rc holds a libuv code (negative on failure) until out: maps it */
+    MERO_TRY_OUT(uv_tcp_bind(&l->tcp, (const struct sockaddr *)&ss, 0));
+    MERO_TRY_OUT(uv_listen((uv_stream_t *)&l->tcp, 128, on_connection));
+    MERO_TRY_OUT(uv_tcp_getsockname(&l->tcp, (struct sockaddr *)&ss, &len));
+    if (mero__maddr_from_sockaddr((struct sockaddr *)&ss, &l->addr) < 0) {
+        goto out; /* rc == 0: the bound address has no multiaddr form */
     }
     memcpy(l->addr.peer, net->id, sizeof(net->id));
     l->next = net->listeners;
     net->listeners = l;
     return 0;
+out:
+    MERO_WARN("net: listen on %s failed: %s", multiaddr, rc < 0 ? uv_strerror(rc) : "?");
+    uv_close((uv_handle_t *)&l->tcp, on_listener_closed);
+    return rc == UV_EADDRINUSE ? -MERO_EEXIST : -MERO_EIO;
 }
 
 const char *mero_net_peer_id(const struct mero_net *net)
 {
     return net->id;
-}
-
-void mero_net_public_key(const struct mero_net *net, uint8_t pk[32])
-{
-    memcpy(pk, net->id_pk, 32);
 }
 
 size_t mero_net_listen_addrs(const struct mero_net *net, char (*out)[MERO_MULTIADDR_STR_MAX],
@@ -410,11 +405,6 @@ size_t mero_net_connected_peers(const struct mero_net *net, char (*out)[MERO_PEE
         }
     }
     return n;
-}
-
-int mero_net_is_connected(const struct mero_net *net, const char *peer_id)
-{
-    return peer_id && mero__conn_find(net, peer_id) != NULL;
 }
 
 struct mero__handler *mero__net_find_handler(struct mero_net *net, const char *proto)

@@ -16,6 +16,7 @@
 
 #include "mero/buf.h"
 #include "mero/net.h"
+#include "mero/sizes.h"
 
 /* ---- base58btc: mero_base58_* in mero/encoding.h (util/base58.c) ---- */
 #include "mero/encoding.h"
@@ -23,12 +24,20 @@
 /* ---- peer ids ---- */
 #define MERO__PEER_ID_ED25519_LEN 38 /* 0x00 0x24 | 08 01 12 20 | pk */
 #define MERO__PUBKEY_PB_LEN       36 /* 08 01 12 20 | pk */
-void mero__pubkey_pb(const uint8_t pk[32], uint8_t out[MERO__PUBKEY_PB_LEN]);
+#define MERO__PUBKEY_PB_HDR       4  /* 08 01 12 20 */
+_Static_assert(MERO__PUBKEY_PB_LEN == MERO__PUBKEY_PB_HDR + MERO_ED25519_PK_LEN,
+               "a protobuf PublicKey is its 4-byte header and the Ed25519 key");
+_Static_assert(MERO__PEER_ID_ED25519_LEN == 2 + MERO__PUBKEY_PB_LEN,
+               "an identity multihash is 0x00, the length, then the PublicKey");
+void mero__pubkey_pb(const uint8_t pk[MERO_ED25519_PK_LEN], uint8_t out[MERO__PUBKEY_PB_LEN]);
 /* Parse a protobuf PublicKey; only Ed25519 (-MERO_EUNSUPPORTED otherwise). */
-MERO_MUST_CHECK int mero__pubkey_pb_parse(const uint8_t *p, size_t n, uint8_t pk[32]);
-void mero__peer_id_bytes_from_pk(const uint8_t pk[32], uint8_t out[MERO__PEER_ID_ED25519_LEN]);
+MERO_MUST_CHECK int mero__pubkey_pb_parse(const uint8_t *p, size_t n,
+                                          uint8_t pk[MERO_ED25519_PK_LEN]);
+void mero__peer_id_bytes_from_pk(const uint8_t pk[MERO_ED25519_PK_LEN],
+                                 uint8_t out[MERO__PEER_ID_ED25519_LEN]);
 /* Peer id bytes (multihash) -> Ed25519 public key. */
-MERO_MUST_CHECK int mero__peer_id_bytes_pk(const uint8_t *id, size_t n, uint8_t pk[32]);
+MERO_MUST_CHECK int mero__peer_id_bytes_pk(const uint8_t *id, size_t n,
+                                           uint8_t pk[MERO_ED25519_PK_LEN]);
 MERO_MUST_CHECK int mero__peer_id_str_from_bytes(const uint8_t *id, size_t n,
                                                  char out[MERO_PEER_ID_STR_MAX]);
 
@@ -94,10 +103,10 @@ MERO_MUST_CHECK int mero__mss_step(struct mero__mss *m, const uint8_t *p, size_t
 
 /* ---- Noise XX ---- */
 #define MERO__NOISE_MAX_MSG   65535
-#define MERO__NOISE_TAG       16
+#define MERO__NOISE_TAG       MERO_NOISE_TAG_LEN
 #define MERO__NOISE_MAX_PLAIN (MERO__NOISE_MAX_MSG - MERO__NOISE_TAG)
 struct mero__cipher {
-    uint8_t k[32]; /* the handshake CipherState key (unused in transport) */
+    uint8_t k[MERO_NOISE_KEY_LEN]; /* the handshake CipherState key (unused in transport) */
     uint64_t n;
     int has_key;
     struct mero_chacha_key *key; /* transport (after Split): the key set up once */
@@ -105,17 +114,17 @@ struct mero__cipher {
 struct mero__noise {
     int initiator;
     int step; /* messages processed so far (0..3) */
-    uint8_t ck[32], h[32];
+    uint8_t ck[MERO_NOISE_HASH_LEN], h[MERO_NOISE_HASH_LEN];
     struct mero__cipher cs;
-    uint8_t s_sk[32], s_pk[32]; /* our static X25519 */
-    uint8_t e_sk[32], e_pk[32]; /* our ephemeral */
-    uint8_t rs[32], re[32];     /* remote static / ephemeral */
-    struct mero__cipher tx, rx; /* after split */
-    uint8_t remote_id_pk[32];   /* authenticated remote Ed25519 identity */
+    uint8_t s_sk[MERO_NOISE_DH_LEN], s_pk[MERO_NOISE_DH_LEN]; /* our static X25519 */
+    uint8_t e_sk[MERO_NOISE_DH_LEN], e_pk[MERO_NOISE_DH_LEN]; /* our ephemeral */
+    uint8_t rs[MERO_NOISE_DH_LEN], re[MERO_NOISE_DH_LEN];     /* remote static / ephemeral */
+    struct mero__cipher tx, rx;                               /* after split */
+    uint8_t remote_id_pk[MERO_ED25519_PK_LEN]; /* authenticated remote Ed25519 identity */
     int done;
 };
 /* Start a handshake. `e_sk` NULL picks a fresh ephemeral (tests pass a fixed one). */
-void mero__noise_init(struct mero__noise *ns, int initiator, const uint8_t s_sk[32],
+void mero__noise_init(struct mero__noise *ns, int initiator, const uint8_t s_sk[MERO_NOISE_DH_LEN],
                       const uint8_t *e_sk);
 /* Frees the transport keys and wipes the whole state. */
 void mero__noise_cleanup(struct mero__noise *ns);
@@ -126,11 +135,13 @@ MERO_MUST_CHECK int mero__noise_write(struct mero__noise *ns, const uint8_t *pay
 MERO_MUST_CHECK int mero__noise_read(struct mero__noise *ns, const uint8_t *msg, size_t n,
                                      struct mero_buf *payload);
 /* libp2p handshake payload: identity key + sig over "noise-libp2p-static-key:" || s_pk. */
-MERO_MUST_CHECK int mero__noise_payload_make(const uint8_t id_sk[64], const uint8_t s_pk[32],
+MERO_MUST_CHECK int mero__noise_payload_make(const uint8_t id_sk[MERO_ED25519_SK_LEN],
+                                             const uint8_t s_pk[MERO_NOISE_DH_LEN],
                                              struct mero_buf *out);
 /* Verify a remote payload against the remote static key; *id_pk gets the identity key. */
-MERO_MUST_CHECK int mero__noise_payload_verify(const uint8_t *p, size_t n, const uint8_t rs[32],
-                                               uint8_t id_pk[32]);
+MERO_MUST_CHECK int mero__noise_payload_verify(const uint8_t *p, size_t n,
+                                               const uint8_t rs[MERO_NOISE_DH_LEN],
+                                               uint8_t id_pk[MERO_ED25519_PK_LEN]);
 MERO_MUST_CHECK int mero__cipher_seal(struct mero__cipher *c, const uint8_t *ad, size_t adlen,
                                       const uint8_t *in, size_t n, uint8_t *out);
 MERO_MUST_CHECK int mero__cipher_open(struct mero__cipher *c, const uint8_t *ad, size_t adlen,
@@ -257,7 +268,7 @@ struct mero__conn {
     int reported_up;
     char expect[MERO_PEER_ID_STR_MAX]; /* dial target, "" if any */
     char peer[MERO_PEER_ID_STR_MAX];   /* authenticated remote id */
-    uint8_t peer_pk[32];
+    uint8_t peer_pk[MERO_ED25519_PK_LEN];
     struct mero__maddr raddr;
     struct mero_buf rxraw;   /* bytes from TCP not yet consumed */
     struct mero_buf rxplain; /* decrypted, not yet consumed */
@@ -375,7 +386,8 @@ MERO_MUST_CHECK int mero__rpc_ctrl_ihave(struct mero_buf *ctl, const char *topic
 MERO_MUST_CHECK int mero__rpc_ctrl_iwant(struct mero_buf *ctl, const struct mero_buf *ids_field1);
 MERO_MUST_CHECK int mero__rpc_put_control(struct mero_buf *b, const struct mero_buf *ctl);
 /* A signed Message (StrictSign, no key field) into out. */
-MERO_MUST_CHECK int mero__rpc_msg_build(struct mero_buf *out, const uint8_t id_sk[64],
+MERO_MUST_CHECK int mero__rpc_msg_build(struct mero_buf *out,
+                                        const uint8_t id_sk[MERO_ED25519_SK_LEN],
                                         const uint8_t *from, size_t from_n, const uint8_t *data,
                                         size_t len, const uint8_t seqno[8], const char *topic);
 /* The bytes a StrictSign signature covers: "libp2p-pubsub:" || Message without fields 5, 6. */
@@ -477,10 +489,10 @@ struct mero_net {
     struct mero_net_config cfg;
     struct mero_net_callbacks cb;
     void *ud;
-    uint8_t *id_sk; /* sodium_malloc'd 64 bytes */
-    uint8_t id_pk[32];
-    uint8_t noise_sk[32]; /* static X25519 key for Noise (per process) */
-    uint8_t noise_pk[32];
+    uint8_t *id_sk; /* sodium_malloc'd MERO_ED25519_SK_LEN bytes */
+    uint8_t id_pk[MERO_ED25519_PK_LEN];
+    uint8_t noise_sk[MERO_NOISE_DH_LEN]; /* static X25519 key for Noise (per process) */
+    uint8_t noise_pk[MERO_NOISE_DH_LEN];
     char id[MERO_PEER_ID_STR_MAX];
     uint8_t id_bytes[MERO__PEER_ID_ED25519_LEN];
     struct mero__listener *listeners;

@@ -18,33 +18,43 @@
 #include "mero/crypto.h"
 #include "net/net_internal.h"
 
-static const char PROTO_NAME[] = "Noise_XX_25519_ChaChaPoly_SHA256"; /* exactly 32 bytes */
+static const char PROTO_NAME[] = "Noise_XX_25519_ChaChaPoly_SHA256";
 static const char SIG_PREFIX[] = "noise-libp2p-static-key:";
+/* The name is exactly HASHLEN bytes, so h starts as the name itself (no hashing, no padding). */
+_Static_assert(sizeof(PROTO_NAME) - 1 == MERO_NOISE_HASH_LEN, "protocol name is HASHLEN bytes");
+
+/* Handshake message parts: a public key in the clear, a static key encrypted with its tag. */
+#define DH_LEN      MERO_NOISE_DH_LEN
+#define ENC_S_LEN   (MERO_NOISE_DH_LEN + MERO_NOISE_TAG_LEN)
+#define OKM2_LEN    (2 * MERO_NOISE_HASH_LEN) /* HKDF with two outputs */
+#define SIG_MSG_LEN (sizeof(SIG_PREFIX) - 1 + MERO_NOISE_DH_LEN)
 
 static void mix_hash(struct mero__noise *ns, const uint8_t *p, size_t n)
 {
     struct mero_sha256 h;
     mero_sha256_init(&h);
-    mero_sha256_update(&h, ns->h, 32);
+    mero_sha256_update(&h, ns->h, sizeof(ns->h));
     mero_sha256_update(&h, p, n);
     mero_sha256_final(&h, ns->h);
 }
 
-static int mix_key(struct mero__noise *ns, const uint8_t ikm[32])
+static int mix_key(struct mero__noise *ns, const uint8_t ikm[MERO_NOISE_DH_LEN])
 {
-    uint8_t okm[64];
-    MERO_TRY(mero_hkdf_sha256(okm, 64, ns->ck, 32, ikm, 32, NULL, 0));
-    memcpy(ns->ck, okm, 32);
-    memcpy(ns->cs.k, okm + 32, 32);
+    uint8_t okm[OKM2_LEN];
+    MERO_TRY(mero_hkdf_sha256(okm, sizeof(okm), ns->ck, sizeof(ns->ck), ikm, MERO_NOISE_DH_LEN,
+                              NULL, 0));
+    memcpy(ns->ck, okm, sizeof(ns->ck));
+    memcpy(ns->cs.k, okm + MERO_NOISE_HASH_LEN, sizeof(ns->cs.k));
     ns->cs.n = 0;
     ns->cs.has_key = 1;
     mero_wipe(okm, sizeof(okm));
     return 0;
 }
 
-static int dh_mix(struct mero__noise *ns, const uint8_t sk[32], const uint8_t pk[32])
+static int dh_mix(struct mero__noise *ns, const uint8_t sk[MERO_NOISE_DH_LEN],
+                  const uint8_t pk[MERO_NOISE_DH_LEN])
 {
-    uint8_t shared[32];
+    uint8_t shared[MERO_NOISE_DH_LEN];
     if (mero_x25519(shared, sk, pk) < 0) {
         return -MERO_ECRYPTO;
     }
@@ -53,7 +63,7 @@ static int dh_mix(struct mero__noise *ns, const uint8_t sk[32], const uint8_t pk
     return rc;
 }
 
-static void nonce_of(uint64_t n, uint8_t nonce[12])
+static void nonce_of(uint64_t n, uint8_t nonce[MERO_NOISE_NONCE_LEN])
 {
     memset(nonce, 0, 4);
     for (int i = 0; i < 8; i++) {
@@ -64,7 +74,7 @@ static void nonce_of(uint64_t n, uint8_t nonce[12])
 int mero__cipher_seal(struct mero__cipher *c, const uint8_t *ad, size_t adlen, const uint8_t *in,
                       size_t n, uint8_t *out)
 {
-    uint8_t nonce[12];
+    uint8_t nonce[MERO_NOISE_NONCE_LEN];
     if (c->n == UINT64_MAX) {
         return -MERO_ECRYPTO;
     }
@@ -81,7 +91,7 @@ int mero__cipher_seal(struct mero__cipher *c, const uint8_t *ad, size_t adlen, c
 int mero__cipher_open(struct mero__cipher *c, const uint8_t *ad, size_t adlen, const uint8_t *in,
                       size_t n, uint8_t *out)
 {
-    uint8_t nonce[12];
+    uint8_t nonce[MERO_NOISE_NONCE_LEN];
     if (c->n == UINT64_MAX || n < MERO__NOISE_TAG) {
         return -MERO_ECRYPTO;
     }
@@ -109,7 +119,7 @@ static int encrypt_and_hash(struct mero__noise *ns, const uint8_t *p, size_t n,
     for (int i = 0; i < MERO__NOISE_TAG; i++) {
         MERO_TRY(mero_buf_append_u8(out, 0));
     }
-    MERO_TRY(mero__cipher_seal(&ns->cs, ns->h, 32, out->data + off, n, out->data + off));
+    MERO_TRY(mero__cipher_seal(&ns->cs, ns->h, sizeof(ns->h), out->data + off, n, out->data + off));
     mix_hash(ns, out->data + off, n + MERO__NOISE_TAG);
     return 0;
 }
@@ -117,29 +127,29 @@ static int encrypt_and_hash(struct mero__noise *ns, const uint8_t *p, size_t n,
 /* DecryptAndHash of exactly n input bytes into out (n - 16 bytes, or n without a key). */
 static int decrypt_and_hash(struct mero__noise *ns, const uint8_t *p, size_t n, uint8_t *out)
 {
-    uint8_t h_before[32];
+    uint8_t h_before[MERO_NOISE_HASH_LEN];
     if (!ns->cs.has_key) {
         memcpy(out, p, n);
         mix_hash(ns, p, n);
         return 0;
     }
-    memcpy(h_before, ns->h, 32);
+    memcpy(h_before, ns->h, sizeof(h_before));
     mix_hash(ns, p, n); /* h is over the ciphertext */
-    return mero__cipher_open(&ns->cs, h_before, 32, p, n, out);
+    return mero__cipher_open(&ns->cs, h_before, sizeof(h_before), p, n, out);
 }
 
-void mero__noise_init(struct mero__noise *ns, int initiator, const uint8_t s_sk[32],
+void mero__noise_init(struct mero__noise *ns, int initiator, const uint8_t s_sk[MERO_NOISE_DH_LEN],
                       const uint8_t *e_sk)
 {
     memset(ns, 0, sizeof(*ns));
     ns->initiator = initiator;
-    memcpy(ns->h, PROTO_NAME, 32);
-    memcpy(ns->ck, ns->h, 32);
+    memcpy(ns->h, PROTO_NAME, sizeof(ns->h));
+    memcpy(ns->ck, ns->h, sizeof(ns->ck));
     mix_hash(ns, NULL, 0); /* empty prologue */
-    memcpy(ns->s_sk, s_sk, 32);
+    memcpy(ns->s_sk, s_sk, sizeof(ns->s_sk));
     mero_x25519_public(ns->s_pk, ns->s_sk);
     if (e_sk) {
-        memcpy(ns->e_sk, e_sk, 32);
+        memcpy(ns->e_sk, e_sk, sizeof(ns->e_sk));
         mero_x25519_public(ns->e_pk, ns->e_sk);
     } else {
         mero_x25519_keypair(ns->e_pk, ns->e_sk);
@@ -155,19 +165,22 @@ void mero__noise_cleanup(struct mero__noise *ns)
 
 static int split(struct mero__noise *ns)
 {
-    uint8_t okm[64];
-    MERO_TRY(mero_hkdf_sha256(okm, 64, ns->ck, 32, (const uint8_t *)"", 0, NULL, 0));
+    uint8_t okm[OKM2_LEN];
+    int rc;
+    MERO_TRY(mero_hkdf_sha256(okm, sizeof(okm), ns->ck, sizeof(ns->ck), (const uint8_t *)"", 0,
+                              NULL, 0));
     struct mero__cipher *first = ns->initiator ? &ns->tx : &ns->rx;
     struct mero__cipher *second = ns->initiator ? &ns->rx : &ns->tx;
-    int rc = mero_chacha_key_new(okm, &first->key);
-    rc = rc < 0 ? rc : mero_chacha_key_new(okm + 32, &second->key);
-    mero_wipe(okm, sizeof(okm));
-    MERO_TRY(rc); /* a key already made is freed by cleanup */
+    /* on failure a key already made is freed by cleanup */
+    MERO_TRY_OUT(mero_chacha_key_new(okm, &first->key));
+    MERO_TRY_OUT(mero_chacha_key_new(okm + MERO_NOISE_HASH_LEN, &second->key));
     first->n = second->n = 0;
     first->has_key = second->has_key = 1;
-    mero_wipe(ns->e_sk, 32);
+    mero_wipe(ns->e_sk, sizeof(ns->e_sk));
     ns->done = 1;
-    return 0;
+out:
+    mero_wipe(okm, sizeof(okm));
+    return rc;
 }
 
 int mero__noise_write(struct mero__noise *ns, const uint8_t *payload, size_t plen,
@@ -179,16 +192,16 @@ int mero__noise_write(struct mero__noise *ns, const uint8_t *payload, size_t ple
         return -MERO_ESTATE;
     }
     if (ns->step == 0) { /* -> e */
-        MERO_TRY(mero_buf_append(out, ns->e_pk, 32));
-        mix_hash(ns, ns->e_pk, 32);
+        MERO_TRY(mero_buf_append(out, ns->e_pk, sizeof(ns->e_pk)));
+        mix_hash(ns, ns->e_pk, sizeof(ns->e_pk));
     } else if (ns->step == 1) { /* <- e, ee, s, es */
-        MERO_TRY(mero_buf_append(out, ns->e_pk, 32));
-        mix_hash(ns, ns->e_pk, 32);
+        MERO_TRY(mero_buf_append(out, ns->e_pk, sizeof(ns->e_pk)));
+        mix_hash(ns, ns->e_pk, sizeof(ns->e_pk));
         MERO_TRY(dh_mix(ns, ns->e_sk, ns->re));
-        MERO_TRY(encrypt_and_hash(ns, ns->s_pk, 32, out));
+        MERO_TRY(encrypt_and_hash(ns, ns->s_pk, sizeof(ns->s_pk), out));
         MERO_TRY(dh_mix(ns, ns->s_sk, ns->re));
     } else { /* -> s, se */
-        MERO_TRY(encrypt_and_hash(ns, ns->s_pk, 32, out));
+        MERO_TRY(encrypt_and_hash(ns, ns->s_pk, sizeof(ns->s_pk), out));
         MERO_TRY(dh_mix(ns, ns->s_sk, ns->re));
     }
     MERO_TRY(encrypt_and_hash(ns, payload, plen, out));
@@ -227,29 +240,29 @@ static int noise_read(struct mero__noise *ns, const uint8_t *msg, size_t n,
         return -MERO_ETOOBIG;
     }
     if (ns->step == 0) { /* -> e */
-        if (n < 32) {
+        if (n < DH_LEN) {
             return -MERO_ETRUNC;
         }
-        memcpy(ns->re, msg, 32);
-        mix_hash(ns, ns->re, 32);
-        off = 32;
+        memcpy(ns->re, msg, DH_LEN);
+        mix_hash(ns, ns->re, DH_LEN);
+        off = DH_LEN;
     } else if (ns->step == 1) { /* <- e, ee, s, es */
-        if (n < 32 + 48) {
+        if (n < DH_LEN + ENC_S_LEN) {
             return -MERO_ETRUNC;
         }
-        memcpy(ns->re, msg, 32);
-        mix_hash(ns, ns->re, 32);
+        memcpy(ns->re, msg, DH_LEN);
+        mix_hash(ns, ns->re, DH_LEN);
         MERO_TRY(dh_mix(ns, ns->e_sk, ns->re));
-        MERO_TRY(decrypt_and_hash(ns, msg + 32, 48, ns->rs));
+        MERO_TRY(decrypt_and_hash(ns, msg + DH_LEN, ENC_S_LEN, ns->rs));
         MERO_TRY(dh_mix(ns, ns->e_sk, ns->rs));
-        off = 80;
+        off = DH_LEN + ENC_S_LEN;
     } else { /* -> s, se */
-        if (n < 48) {
+        if (n < ENC_S_LEN) {
             return -MERO_ETRUNC;
         }
-        MERO_TRY(decrypt_and_hash(ns, msg, 48, ns->rs));
+        MERO_TRY(decrypt_and_hash(ns, msg, ENC_S_LEN, ns->rs));
         MERO_TRY(dh_mix(ns, ns->e_sk, ns->rs));
-        off = 48;
+        off = ENC_S_LEN;
     }
     size_t rest = n - off;
     if (ns->cs.has_key && rest < MERO__NOISE_TAG) {
@@ -269,24 +282,26 @@ static int noise_read(struct mero__noise *ns, const uint8_t *msg, size_t n,
     return 0;
 }
 
-int mero__noise_payload_make(const uint8_t id_sk[64], const uint8_t s_pk[32], struct mero_buf *out)
+int mero__noise_payload_make(const uint8_t id_sk[MERO_ED25519_SK_LEN],
+                             const uint8_t s_pk[MERO_NOISE_DH_LEN], struct mero_buf *out)
 {
-    uint8_t msg[sizeof(SIG_PREFIX) - 1 + 32], sig[64], pb[MERO__PUBKEY_PB_LEN];
+    uint8_t msg[SIG_MSG_LEN], sig[MERO_ED25519_SIG_LEN], pb[MERO__PUBKEY_PB_LEN];
     memcpy(msg, SIG_PREFIX, sizeof(SIG_PREFIX) - 1);
-    memcpy(msg + sizeof(SIG_PREFIX) - 1, s_pk, 32);
+    memcpy(msg + sizeof(SIG_PREFIX) - 1, s_pk, MERO_NOISE_DH_LEN);
     mero_ed25519_sign(sig, msg, sizeof(msg), id_sk);
-    mero__pubkey_pb(id_sk + 32, pb);
+    mero__pubkey_pb(id_sk + MERO_ED25519_SEED_LEN, pb); /* sk = seed || pk */
     MERO_TRY(mero__pb_put_bytes(out, 1, pb, sizeof(pb)));
     return mero__pb_put_bytes(out, 2, sig, sizeof(sig));
 }
 
-int mero__noise_payload_verify(const uint8_t *p, size_t n, const uint8_t rs[32], uint8_t id_pk[32])
+int mero__noise_payload_verify(const uint8_t *p, size_t n, const uint8_t rs[MERO_NOISE_DH_LEN],
+                               uint8_t id_pk[MERO_ED25519_PK_LEN])
 {
     struct mero_cur c;
     struct mero__pb_field f;
     const uint8_t *key = NULL, *sig = NULL;
     size_t keyn = 0, sign = 0;
-    uint8_t pk[32], msg[sizeof(SIG_PREFIX) - 1 + 32];
+    uint8_t pk[MERO_ED25519_PK_LEN], msg[SIG_MSG_LEN];
     int rc;
     mero_cur_init(&c, p, n);
     while ((rc = mero__pb_next(&c, &f)) == 1) {
@@ -305,14 +320,14 @@ int mero__noise_payload_verify(const uint8_t *p, size_t n, const uint8_t rs[32],
         return -MERO_EPROTO;
     }
     MERO_TRY(mero__pubkey_pb_parse(key, keyn, pk));
-    if (sign != 64) {
+    if (sign != MERO_ED25519_SIG_LEN) {
         return -MERO_EBADSIG;
     }
     memcpy(msg, SIG_PREFIX, sizeof(SIG_PREFIX) - 1);
-    memcpy(msg + sizeof(SIG_PREFIX) - 1, rs, 32);
+    memcpy(msg + sizeof(SIG_PREFIX) - 1, rs, MERO_NOISE_DH_LEN);
     if (mero_ed25519_verify(sig, msg, sizeof(msg), pk) < 0) {
         return -MERO_EBADSIG;
     }
-    memcpy(id_pk, pk, 32);
+    memcpy(id_pk, pk, MERO_ED25519_PK_LEN);
     return 0;
 }

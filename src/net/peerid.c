@@ -11,30 +11,30 @@
 
 #include "net/net_internal.h"
 
-void mero__pubkey_pb(const uint8_t pk[32], uint8_t out[MERO__PUBKEY_PB_LEN])
+void mero__pubkey_pb(const uint8_t pk[MERO_ED25519_PK_LEN], uint8_t out[MERO__PUBKEY_PB_LEN])
 {
-    out[0] = 0x08; /* field 1 varint: KeyType */
-    out[1] = 0x01; /* Ed25519 */
-    out[2] = 0x12; /* field 2 bytes: Data */
-    out[3] = 0x20;
-    memcpy(out + 4, pk, 32);
+    out[0] = 0x08;                /* field 1 varint: KeyType */
+    out[1] = 0x01;                /* Ed25519 */
+    out[2] = 0x12;                /* field 2 bytes: Data */
+    out[3] = MERO_ED25519_PK_LEN; /* its length */
+    memcpy(out + MERO__PUBKEY_PB_HDR, pk, MERO_ED25519_PK_LEN);
 }
 
-int mero__pubkey_pb_parse(const uint8_t *p, size_t n, uint8_t pk[32])
+int mero__pubkey_pb_parse(const uint8_t *p, size_t n, uint8_t pk[MERO_ED25519_PK_LEN])
 {
     struct mero_cur c;
     struct mero__pb_field f;
     int type = -1, have = 0, rc;
-    uint8_t tmp[32];
+    uint8_t tmp[MERO_ED25519_PK_LEN];
     mero_cur_init(&c, p, n);
     while ((rc = mero__pb_next(&c, &f)) == 1) {
         if (f.num == 1 && f.wt == MERO__PB_VARINT) {
             type = (int)(f.v > 16 ? 16 : f.v);
         } else if (f.num == 2 && f.wt == MERO__PB_LEN) {
-            if (f.n != 32) {
+            if (f.n != sizeof(tmp)) {
                 return -MERO_EUNSUPPORTED;
             }
-            memcpy(tmp, f.p, 32);
+            memcpy(tmp, f.p, sizeof(tmp));
             have = 1;
         } else {
             return -MERO_EPROTO;
@@ -49,18 +49,19 @@ int mero__pubkey_pb_parse(const uint8_t *p, size_t n, uint8_t pk[32])
     if (!have) {
         return -MERO_EPROTO;
     }
-    memcpy(pk, tmp, 32);
+    memcpy(pk, tmp, sizeof(tmp));
     return 0;
 }
 
-void mero__peer_id_bytes_from_pk(const uint8_t pk[32], uint8_t out[MERO__PEER_ID_ED25519_LEN])
+void mero__peer_id_bytes_from_pk(const uint8_t pk[MERO_ED25519_PK_LEN],
+                                 uint8_t out[MERO__PEER_ID_ED25519_LEN])
 {
     out[0] = 0x00; /* identity multihash */
     out[1] = MERO__PUBKEY_PB_LEN;
     mero__pubkey_pb(pk, out + 2);
 }
 
-int mero__peer_id_bytes_pk(const uint8_t *id, size_t n, uint8_t pk[32])
+int mero__peer_id_bytes_pk(const uint8_t *id, size_t n, uint8_t pk[MERO_ED25519_PK_LEN])
 {
     if (n < 2) {
         return -MERO_EPEERID;
@@ -79,7 +80,7 @@ int mero__peer_id_str_from_bytes(const uint8_t *id, size_t n, char out[MERO_PEER
     return mero_base58_encode(id, n, out, MERO_PEER_ID_STR_MAX);
 }
 
-int mero_net_peer_id_from_pk(const uint8_t pk[32], char out[MERO_PEER_ID_STR_MAX])
+int mero_net_peer_id_from_pk(const uint8_t pk[MERO_ED25519_PK_LEN], char out[MERO_PEER_ID_STR_MAX])
 {
     uint8_t id[MERO__PEER_ID_ED25519_LEN];
     mero__peer_id_bytes_from_pk(pk, id);
@@ -90,7 +91,7 @@ int mero_net_peer_id_bytes(const char *peer_id, uint8_t *out, size_t *len)
 {
     uint8_t tmp[MERO_PEER_ID_BYTES_MAX];
     size_t n = sizeof(tmp);
-    uint8_t pk[32];
+    uint8_t pk[MERO_ED25519_PK_LEN];
     if (peer_id == NULL || out == NULL || len == NULL) {
         return -MERO_EINVAL;
     }
@@ -106,7 +107,7 @@ int mero_net_peer_id_bytes(const char *peer_id, uint8_t *out, size_t *len)
     return 0;
 }
 
-int mero_net_peer_id_pk(const char *peer_id, uint8_t pk[32])
+int mero_net_peer_id_pk(const char *peer_id, uint8_t pk[MERO_ED25519_PK_LEN])
 {
     uint8_t tmp[MERO_PEER_ID_BYTES_MAX];
     size_t n = sizeof(tmp);

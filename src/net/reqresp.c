@@ -106,7 +106,10 @@ static int frame_write(struct mero__stream *s, const uint8_t *data, size_t len)
     struct mero_buf frame;
     if (hlen + len < MERO__FRAME_CACHE_MIN) {
         int rc = mero__stream_write(s, hdr, hlen);
-        return rc < 0 || len == 0 ? rc : mero__stream_write(s, data, len);
+        if (rc < 0 || len == 0) {
+            return rc;
+        }
+        return mero__stream_write(s, data, len);
     }
     MERO_TRY(frame_build(s->c->net, &frame, data, len));
     return mero__stream_write_buf(s, &frame);
@@ -243,7 +246,7 @@ int mero_net_request(struct mero_net *net, const char *peer_id, const char *prot
     struct mero__pending_req *r;
     struct mero__conn *c;
     const struct mero__maddr *m = NULL;
-    uint8_t pk[32];
+    uint8_t pk[MERO_ED25519_PK_LEN];
     size_t plen = protocol_id ? strlen(protocol_id) : 0;
     if (net->freeing) {
         return -MERO_ECLOSED;

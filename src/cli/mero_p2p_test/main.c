@@ -128,7 +128,7 @@ static void on_clone_dial(void *ud, int status, const char *peer)
 static void clone_next(void)
 {
     while (!g_quit && g_nclone < g_clone_want) {
-        uint8_t seed[32], pk[32], sk[64];
+        uint8_t seed[MERO_ED25519_SEED_LEN], pk[MERO_ED25519_PK_LEN], sk[MERO_ED25519_SK_LEN];
         struct mero_net *n = NULL;
         mero_random(seed, sizeof(seed));
         mero_ed25519_from_seed(pk, sk, seed);
@@ -267,7 +267,7 @@ static void on_stdin(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 
 int main(int argc, char **argv)
 {
-    uint8_t seed[32], pk[32], sk[64];
+    uint8_t seed[MERO_ED25519_SEED_LEN], pk[MERO_ED25519_PK_LEN], sk[MERO_ED25519_SK_LEN];
     int have_seed = 0;
     struct mero_net_callbacks cb = {.on_gossip = on_gossip, .on_peer = on_peer};
     const char *listens[8], *subs[8], *dials[8], *echo_proto = NULL;
@@ -283,7 +283,7 @@ int main(int argc, char **argv)
         }
         i++;
         if (!strcmp(a, "--seed")) {
-            if (mero_hex_decode_exact(seed, 32, v, strlen(v)) < 0) {
+            if (mero_hex_decode_exact(seed, sizeof(seed), v, strlen(v)) < 0) {
                 fprintf(stderr, "mero_p2p_test: bad seed\n");
                 return 1;
             }
