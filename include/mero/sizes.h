@@ -61,6 +61,9 @@
 #define MERO_GROUP_KEY_LEN  MERO_AEAD_KEY_LEN
 #define MERO_QUOTE_HASH_LEN MERO_SHA256_LEN
 
+/* ---- gov: ops (house-gova) ---- */
+#define MERO_NS_SALT_LEN 32 /* NamespaceCreated { salt }: ns id = H(domain, creator, salt) */
+
 /* ---- text forms ---- */
 #define MERO_HEX_LEN(n)  (2 * (n))     /* hex chars for n bytes */
 #define MERO_HEX_SIZE(n) (2 * (n) + 1) /* the same plus its NUL: a char array's size */
