@@ -31,7 +31,7 @@ static int put_list(struct mero_buf *b, const struct mero_strlist *l)
 static int put_meas(struct mero_buf *b, const struct mero_measurements *m, const char *tcb)
 {
     MERO_TRY(mero_borsh_put_str(b, m->mrtd));
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < MERO_RTMR_COUNT; i++) {
         MERO_TRY(mero_borsh_put_str(b, m->rtmr[i]));
     }
     return mero_borsh_put_str(b, tcb);
@@ -52,7 +52,7 @@ static int put_policy(struct mero_buf *b, const struct mero_tee_policy *p)
 {
     if (p->form == MERO_POLICY_MEASUREMENT) {
         MERO_TRY(put_list(b, &p->mrtd));
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < MERO_RTMR_COUNT; i++) {
             MERO_TRY(put_list(b, &p->rtmr[i]));
         }
         MERO_TRY(put_list(b, &p->tcb));
@@ -270,7 +270,7 @@ static int get_meas(struct mero_cur *c, struct mero_measurements *m, char *tcb,
                     struct mero_err *err)
 {
     DEC(mero_borsh_get_str(c, m->mrtd, sizeof(m->mrtd)), "mrtd");
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < MERO_RTMR_COUNT; i++) {
         DEC(mero_borsh_get_str(c, m->rtmr[i], sizeof(m->rtmr[i])), "rtmr");
     }
     DEC(mero_borsh_get_str(c, tcb, MERO_GOV_MAX_STR + 1), "tcb_status");
@@ -339,7 +339,7 @@ static int get_policy(struct mero_cur *c, struct mero_op *op, struct mero_err *e
     if (op->kind == MERO_GROUP_TEE_POLICY_SET || op->kind == MERO_GROUP_TEE_POLICY_SET_V2) {
         p->form = MERO_POLICY_MEASUREMENT;
         MERO_TRY(get_list(c, &p->mrtd, err));
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < MERO_RTMR_COUNT; i++) {
             MERO_TRY(get_list(c, &p->rtmr[i], err));
         }
         MERO_TRY(get_list(c, &p->tcb, err));

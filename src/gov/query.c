@@ -59,16 +59,12 @@ int mero_gov_members(struct mero_store *s, const uint8_t group[static MERO_GROUP
     BLOB(st, 1, group);
     struct mero_gov_member *v = NULL;
     size_t cnt = 0, cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int rc = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if (cnt == cap) {
             cap = cap ? cap * 2 : 8;
             struct mero_gov_member *nv = realloc(v, cap * sizeof(*v));
-            if (nv == NULL) {
-                free(v);
-                sqlite3_reset(st);
-                return -MERO_ENOMEM;
-            }
+            MERO_ENSURE_OUT(nv != NULL, NULL, MERO_ENOMEM, "out of memory");
             v = nv;
         }
         struct mero_gov_member *m = &v[cnt++];
@@ -80,20 +76,20 @@ int mero_gov_members(struct mero_store *s, const uint8_t group[static MERO_GROUP
             col_id(st, 3, m->account);
             col_id(st, 4, m->quote_hash);
             coltext(st, 5, m->m.mrtd, sizeof(m->m.mrtd));
-            for (int i = 0; i < 4; i++) {
+            for (int i = 0; i < MERO_RTMR_COUNT; i++) {
                 coltext(st, 6 + i, m->m.rtmr[i], sizeof(m->m.rtmr[i]));
             }
             coltext(st, 10, m->tcb_status, sizeof(m->tcb_status));
         }
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
-        free(v);
-        return -MERO_EIO;
-    }
+    MERO_ENSURE_OUT(step == SQLITE_DONE, NULL, MERO_EIO, "store: read");
     *out = v;
     *n = cnt;
-    return 0;
+    v = NULL; /* handed over */
+out:
+    sqlite3_reset(st);
+    free(v);
+    return rc;
 }
 
 static const char SQL_ROLE[] = "SELECT role FROM members WHERE grp = ? AND member = ?";
@@ -366,16 +362,12 @@ int mero_gov_contexts(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_L
     BLOB(st, 1, ns);
     struct mero_gov_context *v = NULL;
     size_t cnt = 0, cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int rc = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if (cnt == cap) {
             cap = cap ? cap * 2 : 8;
             struct mero_gov_context *nv = realloc(v, cap * sizeof(*v));
-            if (nv == NULL) {
-                free(v);
-                sqlite3_reset(st);
-                return -MERO_ENOMEM;
-            }
+            MERO_ENSURE_OUT(nv != NULL, NULL, MERO_ENOMEM, "out of memory");
             v = nv;
         }
         col_id(st, 0, v[cnt].id);
@@ -383,14 +375,14 @@ int mero_gov_contexts(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_L
         col_id(st, 2, v[cnt].application_id);
         cnt++;
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
-        free(v);
-        return -MERO_EIO;
-    }
+    MERO_ENSURE_OUT(step == SQLITE_DONE, NULL, MERO_EIO, "store: read");
     *out = v;
     *n = cnt;
-    return 0;
+    v = NULL; /* handed over */
+out:
+    sqlite3_reset(st);
+    free(v);
+    return rc;
 }
 
 /* Collect column 0 (ids) of a statement whose binds are done. */
@@ -399,16 +391,12 @@ static int collect_ids(sqlite3_stmt *st, size_t max, uint8_t (**out)[ID_LEN], si
 {
     uint8_t(*v)[ID_LEN] = NULL;
     size_t cnt = 0, cap = 0;
-    int rc;
-    while (cnt < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int rc = 0, step = SQLITE_DONE;
+    while (cnt < max && (step = sqlite3_step(st)) == SQLITE_ROW) {
         if (cnt == cap) {
             cap = cap ? cap * 2 : 16;
             uint8_t(*nv)[ID_LEN] = realloc(v, cap * sizeof(*v));
-            if (nv == NULL) {
-                free(v);
-                sqlite3_reset(st);
-                return -MERO_ENOMEM;
-            }
+            MERO_ENSURE_OUT(nv != NULL, NULL, MERO_ENOMEM, "out of memory");
             v = nv;
         }
         col_id(st, 0, v[cnt++]);
@@ -416,15 +404,14 @@ static int collect_ids(sqlite3_stmt *st, size_t max, uint8_t (**out)[ID_LEN], si
             *last_seq = (uint64_t)sqlite3_column_int64(st, 1);
         }
     }
-    if (cnt < max && rc != SQLITE_DONE) {
-        free(v);
-        sqlite3_reset(st);
-        return -MERO_EIO;
-    }
-    sqlite3_reset(st);
+    MERO_ENSURE_OUT(cnt >= max || step == SQLITE_DONE, NULL, MERO_EIO, "store: read");
     *out = v;
     *n = cnt;
-    return 0;
+    v = NULL; /* handed over */
+out:
+    sqlite3_reset(st);
+    free(v);
+    return rc;
 }
 
 static const char SQL_GROUPS[] = "SELECT id FROM groups WHERE ns = ? ORDER BY seq";
