@@ -26,6 +26,7 @@
 #include "mero/identity.h"
 #include "mero/op.h"
 #include "mero/quote.h"
+#include "mero/sizes.h"
 
 #define MERO_GOV_STORE_SCHEMA 3 /* SQLite schema (PRAGMA user_version) */
 /* Evidence older than this is "due for a refresh" (admit step 6). UNVERIFIED value. */
@@ -96,10 +97,10 @@ struct mero_evidence_verdict {
     bool is_mock;
     char tcb_status[MERO_GOV_MAX_STR + 1];
     struct mero_measurements m;
-    uint8_t report_data[64];
+    uint8_t report_data[MERO_REPORT_DATA_LEN];
     bool has_td; /* the TD facts below are set (a real quote) */
     uint64_t td_attributes;
-    uint8_t mrservicetd[48];
+    uint8_t mrservicetd[MERO_MR_LEN];
 };
 
 /*
@@ -123,8 +124,8 @@ struct mero_evidence_verdict {
 struct mero_gov_hooks {
     void *ud;
     void (*on_event)(void *ud, const struct mero_gov_event *ev);
-    int (*quote_report_data)(void *ud, const uint8_t *quote, size_t len, uint8_t out[64],
-                             struct mero_err *err);
+    int (*quote_report_data)(void *ud, const uint8_t *quote, size_t len,
+                             uint8_t out[MERO_REPORT_DATA_LEN], struct mero_err *err);
     int (*quote_td_report)(void *ud, const uint8_t *quote, size_t len, struct mero_td_report *out,
                            struct mero_err *err);
     int (*evidence_verify)(void *ud, const uint8_t *quote, size_t qlen, const uint8_t *coll,
@@ -152,17 +153,20 @@ void mero_store_set_hooks(struct mero_store *s, const struct mero_gov_hooks *h);
  * Our namespace identity (one Ed25519 key per namespace root, kept in the store). With
  * create = true a key is generated when absent. -MERO_ENOTFOUND when absent and !create.
  */
-MERO_MUST_CHECK int mero_gov_identity(struct mero_store *s, const uint8_t ns[static 32],
-                                      bool create, uint8_t pk[static 32], struct mero_err *err);
+MERO_MUST_CHECK int mero_gov_identity(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                                      bool create, uint8_t pk[static MERO_IDENTITY_LEN],
+                                      struct mero_err *err);
 /* The secret half (for signing a credential PoP, making quotes, ...). Wipe it after use. */
-MERO_MUST_CHECK int mero_gov_identity_secret(struct mero_store *s, const uint8_t ns[static 32],
-                                             uint8_t sk[static 64]);
+MERO_MUST_CHECK int mero_gov_identity_secret(struct mero_store *s,
+                                             const uint8_t ns[static MERO_NS_ID_LEN],
+                                             uint8_t sk[static MERO_ED25519_SK_LEN]);
 /*
  * Our account root key (node-wide, kept in the store, created on first use) and the
  * credential certifying our identity in ns: device = mero_device_id(node key pk from the
  * account root), kem_pk derived from the identity.
  */
-MERO_MUST_CHECK int mero_gov_credential(struct mero_store *s, const uint8_t ns[static 32],
+MERO_MUST_CHECK int mero_gov_credential(struct mero_store *s,
+                                        const uint8_t ns[static MERO_NS_ID_LEN],
                                         struct mero_credential *out, struct mero_err *err);
 
 /* ---- local actions ------------------------------------------------------------------------ */
@@ -182,33 +186,41 @@ void mero_gov_oplist_cleanup(struct mero_gov_oplist *l);
  */
 
 /* New namespace: identity created, we become its admin, a fresh group key is stored. */
-MERO_MUST_CHECK int mero_gov_create_namespace(struct mero_store *s, uint8_t ns_out[static 32],
+MERO_MUST_CHECK int mero_gov_create_namespace(struct mero_store *s,
+                                              uint8_t ns_out[static MERO_NS_ID_LEN],
                                               struct mero_gov_oplist *out, struct mero_err *err);
 /* New subgroup under parent (visibility MERO_GROUP_OPEN / RESTRICTED); we are its admin. */
-MERO_MUST_CHECK int mero_gov_create_subgroup(struct mero_store *s, const uint8_t ns[static 32],
-                                             const uint8_t parent[static 32], int visibility,
-                                             uint8_t group_out[static 32],
+MERO_MUST_CHECK int mero_gov_create_subgroup(struct mero_store *s,
+                                             const uint8_t ns[static MERO_NS_ID_LEN],
+                                             const uint8_t parent[static MERO_GROUP_ID_LEN],
+                                             int visibility,
+                                             uint8_t group_out[static MERO_GROUP_ID_LEN],
                                              struct mero_gov_oplist *out, struct mero_err *err);
-MERO_MUST_CHECK int mero_gov_add_member(struct mero_store *s, const uint8_t ns[static 32],
-                                        const uint8_t group[static 32],
-                                        const uint8_t member[static 32], int role,
+MERO_MUST_CHECK int mero_gov_add_member(struct mero_store *s,
+                                        const uint8_t ns[static MERO_NS_ID_LEN],
+                                        const uint8_t group[static MERO_GROUP_ID_LEN],
+                                        const uint8_t member[static MERO_IDENTITY_LEN], int role,
                                         struct mero_gov_oplist *out, struct mero_err *err);
 /* MemberRemoved + KeyRotation (one envelope per remaining direct member) when we hold the key. */
-MERO_MUST_CHECK int mero_gov_remove_member(struct mero_store *s, const uint8_t ns[static 32],
-                                           const uint8_t group[static 32],
-                                           const uint8_t member[static 32],
+MERO_MUST_CHECK int mero_gov_remove_member(struct mero_store *s,
+                                           const uint8_t ns[static MERO_NS_ID_LEN],
+                                           const uint8_t group[static MERO_GROUP_ID_LEN],
+                                           const uint8_t member[static MERO_IDENTITY_LEN],
                                            struct mero_gov_oplist *out, struct mero_err *err);
 /* MemberLeft for our identity (no rotation). */
-MERO_MUST_CHECK int mero_gov_leave(struct mero_store *s, const uint8_t ns[static 32],
-                                   const uint8_t group[static 32], struct mero_gov_oplist *out,
-                                   struct mero_err *err);
-MERO_MUST_CHECK int mero_gov_set_member_role(struct mero_store *s, const uint8_t ns[static 32],
-                                             const uint8_t group[static 32],
-                                             const uint8_t member[static 32], int role,
-                                             struct mero_gov_oplist *out, struct mero_err *err);
+MERO_MUST_CHECK int mero_gov_leave(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                                   const uint8_t group[static MERO_GROUP_ID_LEN],
+                                   struct mero_gov_oplist *out, struct mero_err *err);
+MERO_MUST_CHECK int mero_gov_set_member_role(struct mero_store *s,
+                                             const uint8_t ns[static MERO_NS_ID_LEN],
+                                             const uint8_t group[static MERO_GROUP_ID_LEN],
+                                             const uint8_t member[static MERO_IDENTITY_LEN],
+                                             int role, struct mero_gov_oplist *out,
+                                             struct mero_err *err);
 /* RootOp::AdminChanged: make member an admin of the namespace root. */
-MERO_MUST_CHECK int mero_gov_change_admin(struct mero_store *s, const uint8_t ns[static 32],
-                                          const uint8_t member[static 32],
+MERO_MUST_CHECK int mero_gov_change_admin(struct mero_store *s,
+                                          const uint8_t ns[static MERO_NS_ID_LEN],
+                                          const uint8_t member[static MERO_IDENTITY_LEN],
                                           struct mero_gov_oplist *out, struct mero_err *err);
 /*
  * Publish a TEE admission policy on the namespace root (validated first; published as the V2
@@ -217,25 +229,29 @@ MERO_MUST_CHECK int mero_gov_change_admin(struct mero_store *s, const uint8_t ns
  * in a Restricted subgroup we do not administer is logged and left. `converted` and
  * `skipped` (may be NULL) receive the counts.
  */
-MERO_MUST_CHECK int mero_gov_set_policy(struct mero_store *s, const uint8_t group[static 32],
+MERO_MUST_CHECK int mero_gov_set_policy(struct mero_store *s,
+                                        const uint8_t group[static MERO_GROUP_ID_LEN],
                                         const struct mero_tee_policy *policy,
                                         struct mero_gov_oplist *out, size_t *converted,
                                         size_t *skipped, struct mero_err *err);
 /* A context in group; context_id random. */
-MERO_MUST_CHECK int mero_gov_create_context(struct mero_store *s, const uint8_t ns[static 32],
-                                            const uint8_t group[static 32],
-                                            const uint8_t application_id[static 32],
-                                            uint8_t context_out[static 32],
+MERO_MUST_CHECK int mero_gov_create_context(struct mero_store *s,
+                                            const uint8_t ns[static MERO_NS_ID_LEN],
+                                            const uint8_t group[static MERO_GROUP_ID_LEN],
+                                            const uint8_t application_id[static MERO_APP_ID_LEN],
+                                            uint8_t context_out[static MERO_CONTEXT_ID_LEN],
                                             struct mero_gov_oplist *out, struct mero_err *err);
-MERO_MUST_CHECK int mero_gov_set_auto_follow(struct mero_store *s, const uint8_t ns[static 32],
-                                             const uint8_t group[static 32],
-                                             const uint8_t member[static 32], bool contexts,
-                                             bool subgroups, struct mero_gov_oplist *out,
-                                             struct mero_err *err);
+MERO_MUST_CHECK int mero_gov_set_auto_follow(struct mero_store *s,
+                                             const uint8_t ns[static MERO_NS_ID_LEN],
+                                             const uint8_t group[static MERO_GROUP_ID_LEN],
+                                             const uint8_t member[static MERO_IDENTITY_LEN],
+                                             bool contexts, bool subgroups,
+                                             struct mero_gov_oplist *out, struct mero_err *err);
 /* RootOp::KeyDelivery of group's current key, wrapped for member. */
-MERO_MUST_CHECK int mero_gov_deliver_key(struct mero_store *s, const uint8_t ns[static 32],
-                                         const uint8_t group[static 32],
-                                         const uint8_t member[static 32],
+MERO_MUST_CHECK int mero_gov_deliver_key(struct mero_store *s,
+                                         const uint8_t ns[static MERO_NS_ID_LEN],
+                                         const uint8_t group[static MERO_GROUP_ID_LEN],
+                                         const uint8_t member[static MERO_IDENTITY_LEN],
                                          struct mero_gov_oplist *out, struct mero_err *err);
 
 /* ---- the admission rule set (admission_rules.c) ------------------------------------------ */
@@ -254,7 +270,8 @@ enum mero_adm_side { MERO_ADM_SIDE_ADMITTER = 0, MERO_ADM_SIDE_PEER = 1 };
  */
 enum mero_adm_rule {
     MERO_ADM_RULE_OK = 0,
-    MERO_ADM_RULE_NO_POLICY = 32,    /* no TeeAdmissionPolicy for the namespace */
+    /* no TeeAdmissionPolicy for the namespace (the namespace-state rules start at 32) */
+    MERO_ADM_RULE_NO_POLICY = 32,    /* not a length */
     MERO_ADM_RULE_ROLE_NOT_MODE,     /* peer: the recorded role is not the policy mode's */
     MERO_ADM_RULE_QUOTE_LENGTH,      /* missing, or over MAX_TEE_QUOTE_BYTES */
     MERO_ADM_RULE_QUOTE_HASH,        /* quote_hash is not SHA-256 of the quote */
@@ -306,7 +323,8 @@ struct mero_adm_case {
  * peer's apply of MemberJoinedViaTeeAttestation (both forms) and - through the quote-fact
  * rules - TeeAuthorityEvidence and VerifierPolicy use.
  */
-MERO_MUST_CHECK int mero_gov_admission_rules(struct mero_store *s, const uint8_t ns[static 32],
+MERO_MUST_CHECK int mero_gov_admission_rules(struct mero_store *s,
+                                             const uint8_t ns[static MERO_NS_ID_LEN],
                                              const struct mero_tee_policy *p,
                                              const struct mero_adm_case *c, int *rule,
                                              struct mero_err *err);
@@ -320,17 +338,20 @@ MERO_MUST_CHECK int mero_gov_trust_rules(const struct mero_tee_policy *p, bool i
 const char *mero_adm_rule_reason(int rule);
 const char *mero_adm_rule_name(int rule);
 /* Whether member holds a row in any group of ns with a TEE role (tee = true) or another. */
-MERO_MUST_CHECK int mero_gov_holds_row(struct mero_store *s, const uint8_t ns[static 32],
-                                       const uint8_t member[static 32], bool tee, bool *yes);
+MERO_MUST_CHECK int mero_gov_holds_row(struct mero_store *s,
+                                       const uint8_t ns[static MERO_NS_ID_LEN],
+                                       const uint8_t member[static MERO_IDENTITY_LEN], bool tee,
+                                       bool *yes);
 
 /* ---- admit_tee_node ----------------------------------------------------------------------- */
 
 /* What verify_and_admit hands over after verifying the quote (spec step 4). */
 struct mero_admit_request {
-    uint8_t group_id[32]; /* = namespace id for a fleet join; a subgroup for tee_subgroup_admit */
-    uint8_t member[32];   /* the attested namespace identity */
+    uint8_t group_id[MERO_GROUP_ID_LEN]; /* = namespace id for a fleet join; a subgroup for
+                                            tee_subgroup_admit */
+    uint8_t member[MERO_IDENTITY_LEN];   /* the attested namespace identity */
     struct mero_credential account;
-    uint8_t quote_hash[32]; /* SHA-256(quote) (re-checked) */
+    uint8_t quote_hash[MERO_QUOTE_HASH_LEN]; /* SHA-256(quote) (re-checked) */
     struct mero_measurements m;
     char tcb_status[MERO_GOV_MAX_STR + 1];
     bool is_mock;
@@ -344,7 +365,7 @@ struct mero_admit_request {
     /* TD facts of a verified real quote (recorded in the join so peers re-check them) */
     bool has_td;
     uint64_t td_attributes;
-    uint8_t mrservicetd[48];
+    uint8_t mrservicetd[MERO_MR_LEN];
 };
 
 enum mero_admit_outcome {
@@ -373,14 +394,16 @@ struct mero_admit_decision {
  * and cannot rejoin", -MERO_EQUOTEUSED "TEE attestation quote already used". NotAVoucher is
  * not an error: outcome MERO_ADMIT_NOT_A_VOUCHER, return 0.
  */
-MERO_MUST_CHECK int mero_gov_admit_decide(struct mero_store *s, const uint8_t ns[static 32],
+MERO_MUST_CHECK int mero_gov_admit_decide(struct mero_store *s,
+                                          const uint8_t ns[static MERO_NS_ID_LEN],
                                           const struct mero_admit_request *req,
                                           struct mero_admit_decision *d, struct mero_err *reason);
 /*
  * Decide, then sign, apply locally and return the ops to publish, in order:
  * MemberJoinedViaTeeAttestation, TeeAuthorityEvidence, KeyDelivery (steps 9-10).
  */
-MERO_MUST_CHECK int mero_gov_admit_tee_node(struct mero_store *s, const uint8_t ns[static 32],
+MERO_MUST_CHECK int mero_gov_admit_tee_node(struct mero_store *s,
+                                            const uint8_t ns[static MERO_NS_ID_LEN],
                                             const struct mero_admit_request *req, int *outcome,
                                             struct mero_gov_oplist *out, struct mero_err *reason);
 
@@ -408,104 +431,127 @@ MERO_MUST_CHECK int mero_gov_apply(struct mero_store *s, const uint8_t *bytes, s
 /* ---- queries ------------------------------------------------------------------------------ */
 
 struct mero_gov_member {
-    uint8_t id[32];
+    uint8_t id[MERO_IDENTITY_LEN];
     int role;
-    bool tee;            /* a TEE row: the fields below are set */
-    uint8_t account[32]; /* from the admission credential */
-    uint8_t quote_hash[32];
+    bool tee;                         /* a TEE row: the fields below are set */
+    uint8_t account[MERO_SHA256_LEN]; /* account id (a domain hash), from the credential */
+    uint8_t quote_hash[MERO_QUOTE_HASH_LEN];
     struct mero_measurements m;
     char tcb_status[MERO_GOV_MAX_STR + 1];
 };
 
 /* Direct rows of a group, sorted by id. *out owned (free()). */
-MERO_MUST_CHECK int mero_gov_members(struct mero_store *s, const uint8_t group[static 32],
+MERO_MUST_CHECK int mero_gov_members(struct mero_store *s,
+                                     const uint8_t group[static MERO_GROUP_ID_LEN],
                                      struct mero_gov_member **out, size_t *n);
 /* The direct row's role, or MERO_ROLE_NONE. */
-MERO_MUST_CHECK int mero_gov_direct_role(struct mero_store *s, const uint8_t group[static 32],
-                                         const uint8_t member[static 32], int *role);
+MERO_MUST_CHECK int mero_gov_direct_role(struct mero_store *s,
+                                         const uint8_t group[static MERO_GROUP_ID_LEN],
+                                         const uint8_t member[static MERO_IDENTITY_LEN], int *role);
 /*
  * Effective role: the direct row, else (for an Open group) the role inherited from the parent,
  * recursively; TEE roles are never inherited (MERO_ROLE_NONE then).
  */
-MERO_MUST_CHECK int mero_gov_effective_role(struct mero_store *s, const uint8_t group[static 32],
-                                            const uint8_t member[static 32], int *role);
-MERO_MUST_CHECK int mero_gov_is_admin(struct mero_store *s, const uint8_t group[static 32],
-                                      const uint8_t member[static 32], bool *yes);
+MERO_MUST_CHECK int mero_gov_effective_role(struct mero_store *s,
+                                            const uint8_t group[static MERO_GROUP_ID_LEN],
+                                            const uint8_t member[static MERO_IDENTITY_LEN],
+                                            int *role);
+MERO_MUST_CHECK int mero_gov_is_admin(struct mero_store *s,
+                                      const uint8_t group[static MERO_GROUP_ID_LEN],
+                                      const uint8_t member[static MERO_IDENTITY_LEN], bool *yes);
 /* Admin of the group (effective) or a direct TEE member of it. */
-MERO_MUST_CHECK int mero_gov_may_vouch(struct mero_store *s, const uint8_t group[static 32],
-                                       const uint8_t member[static 32], bool *yes);
+MERO_MUST_CHECK int mero_gov_may_vouch(struct mero_store *s,
+                                       const uint8_t group[static MERO_GROUP_ID_LEN],
+                                       const uint8_t member[static MERO_IDENTITY_LEN], bool *yes);
 /*
  * The TEE role a member acts with in group: its namespace-root TEE row's role when it has
  * one, else its direct TEE row in group, else MERO_ROLE_NONE (warrant_gate::executor_standing).
  */
-MERO_MUST_CHECK int mero_gov_executor_standing(struct mero_store *s, const uint8_t group[static 32],
-                                               const uint8_t member[static 32], int *role);
+MERO_MUST_CHECK int mero_gov_executor_standing(struct mero_store *s,
+                                               const uint8_t group[static MERO_GROUP_ID_LEN],
+                                               const uint8_t member[static MERO_IDENTITY_LEN],
+                                               int *role);
 /* The policy (subgroups resolve to the root). *found false when none set. Clean up *out. */
-MERO_MUST_CHECK int mero_gov_read_policy(struct mero_store *s, const uint8_t group[static 32],
+MERO_MUST_CHECK int mero_gov_read_policy(struct mero_store *s,
+                                         const uint8_t group[static MERO_GROUP_ID_LEN],
                                          struct mero_tee_policy *out, bool *found,
                                          struct mero_err *err);
 /* A quote hash used by an admission or by evidence anywhere in the namespace. */
-MERO_MUST_CHECK int mero_gov_is_quote_hash_used(struct mero_store *s, const uint8_t ns[static 32],
-                                                const uint8_t hash[static 32], bool *used);
+MERO_MUST_CHECK int mero_gov_is_quote_hash_used(struct mero_store *s,
+                                                const uint8_t ns[static MERO_NS_ID_LEN],
+                                                const uint8_t hash[static MERO_QUOTE_HASH_LEN],
+                                                bool *used);
 /* Namespace of a group (the root of its tree); -MERO_ENOTFOUND for an unknown group. */
-MERO_MUST_CHECK int mero_gov_namespace_of(struct mero_store *s, const uint8_t group[static 32],
-                                          uint8_t ns[static 32]);
+MERO_MUST_CHECK int mero_gov_namespace_of(struct mero_store *s,
+                                          const uint8_t group[static MERO_GROUP_ID_LEN],
+                                          uint8_t ns[static MERO_NS_ID_LEN]);
 /* Parent and visibility of a group (a root has parent == itself). */
-MERO_MUST_CHECK int mero_gov_group_info(struct mero_store *s, const uint8_t group[static 32],
-                                        uint8_t parent[static 32], int *visibility);
-MERO_MUST_CHECK int mero_gov_is_denied(struct mero_store *s, const uint8_t group[static 32],
-                                       const uint8_t member[static 32], bool *denied);
-MERO_MUST_CHECK int mero_gov_auto_follow(struct mero_store *s, const uint8_t group[static 32],
-                                         const uint8_t member[static 32], bool *contexts,
-                                         bool *subgroups);
+MERO_MUST_CHECK int mero_gov_group_info(struct mero_store *s,
+                                        const uint8_t group[static MERO_GROUP_ID_LEN],
+                                        uint8_t parent[static MERO_GROUP_ID_LEN], int *visibility);
+MERO_MUST_CHECK int mero_gov_is_denied(struct mero_store *s,
+                                       const uint8_t group[static MERO_GROUP_ID_LEN],
+                                       const uint8_t member[static MERO_IDENTITY_LEN],
+                                       bool *denied);
+MERO_MUST_CHECK int mero_gov_auto_follow(struct mero_store *s,
+                                         const uint8_t group[static MERO_GROUP_ID_LEN],
+                                         const uint8_t member[static MERO_IDENTITY_LEN],
+                                         bool *contexts, bool *subgroups);
 
 struct mero_gov_context {
-    uint8_t id[32];
-    uint8_t group[32];
-    uint8_t application_id[32];
+    uint8_t id[MERO_CONTEXT_ID_LEN];
+    uint8_t group[MERO_GROUP_ID_LEN];
+    uint8_t application_id[MERO_APP_ID_LEN];
 };
 /* Contexts of a namespace (all its groups), in creation order. *out owned (free()). */
-MERO_MUST_CHECK int mero_gov_contexts(struct mero_store *s, const uint8_t ns[static 32],
+MERO_MUST_CHECK int mero_gov_contexts(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                                       struct mero_gov_context **out, size_t *n);
 /* Groups of a namespace (root first). *out owned (free()). */
-MERO_MUST_CHECK int mero_gov_groups(struct mero_store *s, const uint8_t ns[static 32],
-                                    uint8_t (**out)[32], size_t *n);
+MERO_MUST_CHECK int mero_gov_groups(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                                    uint8_t (**out)[MERO_GROUP_ID_LEN], size_t *n);
 /* Namespaces this store knows. *out owned (free()). */
-MERO_MUST_CHECK int mero_gov_namespaces(struct mero_store *s, uint8_t (**out)[32], size_t *n);
+MERO_MUST_CHECK int mero_gov_namespaces(struct mero_store *s, uint8_t (**out)[MERO_NS_ID_LEN],
+                                        size_t *n);
 
 /* DAG heads of a namespace, sorted. *out owned (free()). */
-MERO_MUST_CHECK int mero_gov_heads(struct mero_store *s, const uint8_t ns[static 32],
-                                   uint8_t (**out)[32], size_t *n);
+MERO_MUST_CHECK int mero_gov_heads(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                                   uint8_t (**out)[MERO_OP_ID_LEN], size_t *n);
 /* Op hashes of a namespace with local sequence > after_seq, in apply order (parents first),
  * at most max; *last_seq = sequence of the last one returned. For sync. *out owned (free()). */
-MERO_MUST_CHECK int mero_gov_op_hashes(struct mero_store *s, const uint8_t ns[static 32],
-                                       uint64_t after_seq, size_t max, uint8_t (**out)[32],
-                                       size_t *n, uint64_t *last_seq);
-MERO_MUST_CHECK int mero_gov_has_op(struct mero_store *s, const uint8_t hash[static 32], bool *yes);
+MERO_MUST_CHECK int mero_gov_op_hashes(struct mero_store *s,
+                                       const uint8_t ns[static MERO_NS_ID_LEN], uint64_t after_seq,
+                                       size_t max, uint8_t (**out)[MERO_OP_ID_LEN], size_t *n,
+                                       uint64_t *last_seq);
+MERO_MUST_CHECK int mero_gov_has_op(struct mero_store *s, const uint8_t hash[static MERO_OP_ID_LEN],
+                                    bool *yes);
 /* The encoded op (append to out). -MERO_ENOTFOUND when unknown. */
-MERO_MUST_CHECK int mero_gov_op_get(struct mero_store *s, const uint8_t hash[static 32],
+MERO_MUST_CHECK int mero_gov_op_get(struct mero_store *s, const uint8_t hash[static MERO_OP_ID_LEN],
                                     struct mero_buf *out);
 /* Number of ops stored for ns. */
-MERO_MUST_CHECK int mero_gov_op_count(struct mero_store *s, const uint8_t ns[static 32],
+MERO_MUST_CHECK int mero_gov_op_count(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                                       uint64_t *n);
 
 /* The current group key we hold for group (-MERO_ENOTFOUND when we hold none). Wipe it. */
-MERO_MUST_CHECK int mero_gov_group_key(struct mero_store *s, const uint8_t group[static 32],
-                                       uint8_t key[static 32], uint8_t key_id[static 32]);
+MERO_MUST_CHECK int mero_gov_group_key(struct mero_store *s,
+                                       const uint8_t group[static MERO_GROUP_ID_LEN],
+                                       uint8_t key[static MERO_GROUP_KEY_LEN],
+                                       uint8_t key_id[static MERO_KEY_ID_LEN]);
 /* A group key by its id (older keys stay readable for older data). */
-MERO_MUST_CHECK int mero_gov_group_key_by_id(struct mero_store *s, const uint8_t group[static 32],
-                                             const uint8_t key_id[static 32],
-                                             uint8_t key[static 32]);
+MERO_MUST_CHECK int mero_gov_group_key_by_id(struct mero_store *s,
+                                             const uint8_t group[static MERO_GROUP_ID_LEN],
+                                             const uint8_t key_id[static MERO_KEY_ID_LEN],
+                                             uint8_t key[static MERO_GROUP_KEY_LEN]);
 /* Store a group key obtained out of band (e.g. a GroupKeyRequest answer); becomes current.
  * Deferred ops waiting for this key (encrypted group ops and those queued behind them) are
  * then applied in log order, with their events. */
-MERO_MUST_CHECK int mero_gov_group_key_put(struct mero_store *s, const uint8_t group[static 32],
-                                           const uint8_t key[static 32]);
+MERO_MUST_CHECK int mero_gov_group_key_put(struct mero_store *s,
+                                           const uint8_t group[static MERO_GROUP_ID_LEN],
+                                           const uint8_t key[static MERO_GROUP_KEY_LEN]);
 /* Open an envelope addressed to our identity in ns. */
-MERO_MUST_CHECK int mero_gov_unwrap(struct mero_store *s, const uint8_t ns[static 32],
-                                    const uint8_t group[static 32],
-                                    const struct mero_key_envelope *e, uint8_t key[static 32],
-                                    struct mero_err *err);
+MERO_MUST_CHECK int mero_gov_unwrap(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                                    const uint8_t group[static MERO_GROUP_ID_LEN],
+                                    const struct mero_key_envelope *e,
+                                    uint8_t key[static MERO_GROUP_KEY_LEN], struct mero_err *err);
 
 /* ---- maintenance -------------------------------------------------------------------------- */
 
@@ -526,19 +572,25 @@ MERO_MUST_CHECK int mero_gov_rebuild(struct mero_store *s, struct mero_err *err)
  * cleared when done; a whole-namespace purge writes the namespace's `purged` tombstone in the
  * same transaction (see mero_gov_purged).
  */
-MERO_MUST_CHECK int mero_gov_self_purge(struct mero_store *s, const uint8_t ns[static 32],
-                                        const uint8_t group[static 32], struct mero_err *err);
+MERO_MUST_CHECK int mero_gov_self_purge(struct mero_store *s,
+                                        const uint8_t ns[static MERO_NS_ID_LEN],
+                                        const uint8_t group[static MERO_GROUP_ID_LEN],
+                                        struct mero_err *err);
 /* Mark a namespace (or, for a subgroup-only eviction, a subgroup) as due for self-purge. The
  * apply path marks our own TEE removal in the removal's transaction. */
-MERO_MUST_CHECK int mero_gov_purge_mark(struct mero_store *s, const uint8_t ns[static 32]);
+MERO_MUST_CHECK int mero_gov_purge_mark(struct mero_store *s,
+                                        const uint8_t ns[static MERO_NS_ID_LEN]);
 /* Ids (namespaces or subgroups) with a pending self-purge marker (startup reconcile). *out
  * owned (free()). */
-MERO_MUST_CHECK int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[32], size_t *n);
+MERO_MUST_CHECK int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[MERO_GROUP_ID_LEN],
+                                           size_t *n);
 /* *yes = this node self-purged namespace ns and has not joined it again since (the local
  * tombstone). On an error the caller fails closed (treats the namespace as purged). */
-MERO_MUST_CHECK int mero_gov_purged(struct mero_store *s, const uint8_t ns[static 32], bool *yes);
+MERO_MUST_CHECK int mero_gov_purged(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                                    bool *yes);
 /* Forget the tombstone of ns: called by a new join of the namespace (fleet-join, the join
  * route) before it subscribes or pulls anything. Idempotent. */
-MERO_MUST_CHECK int mero_gov_purged_clear(struct mero_store *s, const uint8_t ns[static 32]);
+MERO_MUST_CHECK int mero_gov_purged_clear(struct mero_store *s,
+                                          const uint8_t ns[static MERO_NS_ID_LEN]);
 
 #endif

@@ -68,6 +68,9 @@
 #define MERO_NOISE_NONCE_LEN 12                /* ChaCha20-Poly1305 (RFC 8439) nonce */
 #define MERO_NOISE_TAG_LEN   MERO_AEAD_TAG_LEN /* Poly1305 tag */
 
+/* ---- gov: ops (house-gova) ---- */
+#define MERO_NS_SALT_LEN 32 /* NamespaceCreated { salt }: ns id = H(domain, creator, salt) */
+
 /* ---- text forms ---- */
 #define MERO_HEX_LEN(n)  (2 * (n))     /* hex chars for n bytes */
 #define MERO_HEX_SIZE(n) (2 * (n) + 1) /* the same plus its NUL: a char array's size */

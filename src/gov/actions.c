@@ -45,53 +45,48 @@ static int oplist_push(struct mero_gov_oplist *l, const uint8_t *p, size_t n)
     return 0;
 }
 
+/* Parents (the current heads), nonce and signature, then the encoding and its hash. */
+static int build_op(struct mero_store *s, struct mero_op *op, const uint8_t sk[MERO_ED25519_SK_LEN],
+                    struct mero_buf *b, uint8_t hash[MERO_OP_ID_LEN])
+{
+    if (!(op->scope == MERO_SCOPE_ROOT && op->kind == MERO_ROOT_NAMESPACE_CREATED)) {
+        uint8_t(*heads)[MERO_OP_ID_LEN] = NULL;
+        size_t n = 0;
+        MERO_TRY(mero_gov_heads(s, op->ns, &heads, &n));
+        int rc =
+            mero_op_set_parents(op, (const uint8_t(*)[MERO_OP_ID_LEN])heads,
+                                (uint32_t)(n > MERO_GOV_MAX_PARENTS ? MERO_GOV_MAX_PARENTS : n));
+        free(heads);
+        MERO_TRY(rc);
+    }
+    uint64_t nonce = 0;
+    MERO_TRY(mero__gov_last_nonce(s, op->ns, sk + MERO_ED25519_SEED_LEN, &nonce));
+    op->version = MERO_GOV_SCHEMA_VERSION;
+    op->nonce = nonce + 1;
+    MERO_TRY(mero_op_sign(op, sk));
+    MERO_TRY(mero_op_encode(op, b));
+    return mero_op_hash(op, hash);
+}
+
 int mero__gov_publish(struct mero_store *s, struct mero_op *op, struct mero_gov_oplist *out,
                       struct mero_err *err)
 {
-    uint8_t sk[64], hash[32];
-    if (mero_gov_identity_secret(s, op->ns, sk) < 0) {
-        return mero_err_set(err, MERO_ENOTFOUND, "we hold no identity in this namespace");
-    }
-    int rc = 0;
-    if (!(op->scope == MERO_SCOPE_ROOT && op->kind == MERO_ROOT_NAMESPACE_CREATED)) {
-        uint8_t(*heads)[32] = NULL;
-        size_t n = 0;
-        rc = mero_gov_heads(s, op->ns, &heads, &n);
-        if (rc == 0) {
-            rc = mero_op_set_parents(
-                op, (const uint8_t(*)[32])heads,
-                (uint32_t)(n > MERO_GOV_MAX_PARENTS ? MERO_GOV_MAX_PARENTS : n));
-        }
-        free(heads);
-    }
-    uint64_t nonce = 0;
-    if (rc == 0) {
-        rc = mero__gov_last_nonce(s, op->ns, sk + 32, &nonce);
-    }
-    op->version = MERO_GOV_SCHEMA_VERSION;
-    op->nonce = nonce + 1;
-    if (rc == 0) {
-        rc = mero_op_sign(op, sk);
-    }
-    sodium_memzero(sk, sizeof(sk));
+    uint8_t sk[MERO_ED25519_SK_LEN], hash[MERO_OP_ID_LEN];
+    MERO_ENSURE(mero_gov_identity_secret(s, op->ns, sk) == 0, err, MERO_ENOTFOUND,
+                "we hold no identity in this namespace");
     struct mero_buf b;
     mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
-    if (rc == 0) {
-        rc = mero_op_encode(op, &b);
-    }
-    if (rc == 0) {
-        rc = mero_op_hash(op, hash);
-    }
-    if (rc < 0) {
-        mero_buf_cleanup(&b);
-        return mero_err_set(err, -rc, "could not build the op");
-    }
+    int rc = build_op(s, op, sk, &b, hash);
+    sodium_memzero(sk, sizeof(sk));
+    MERO_ENSURE_OUT(rc >= 0, err, -rc, "could not build the op");
     s->publishing = true;
     rc = mero__gov_apply_op(s, op, hash, b.data, b.len, NULL, err);
     s->publishing = false;
-    if (rc == 0 && out != NULL) {
-        rc = oplist_push(out, b.data, b.len);
+    MERO_TRY_OUT(rc);
+    if (out != NULL) {
+        MERO_TRY_OUT(oplist_push(out, b.data, b.len));
     }
+out:
     mero_buf_cleanup(&b);
     return rc;
 }
@@ -107,104 +102,103 @@ static int savepoint(struct mero_store *s, struct mero_err *err)
  * reason, never a success whose rows silently vanished. */
 static int finish(struct mero_store *s, int rc, struct mero_err *err)
 {
-    if (rc < 0 && err != NULL && err->msg[0] == 0) {
-        rc = mero__gov_sqlerr(s, err, "write");
-    }
-    if (rc == 0 && mero__gov_exec(s, "RELEASE gov_action") < 0) {
+    if (rc == 0) {
+        if (mero__gov_exec(s, "RELEASE gov_action") == 0) {
+            return 0;
+        }
         rc = mero__gov_sqlerr(s, err, "commit");
-    } else if (rc == 0) {
-        return 0;
+    } else if (rc < 0 && err != NULL && err->msg[0] == 0) {
+        rc = mero__gov_sqlerr(s, err, "write");
     }
     (void)mero__gov_exec(s, "ROLLBACK TO gov_action");
     (void)mero__gov_exec(s, "RELEASE gov_action");
     return rc;
 }
 
-int mero_gov_create_namespace(struct mero_store *s, uint8_t ns_out[static 32],
+/* A fresh key for group, stored as its current key. */
+static int put_new_key(struct mero_store *s, const uint8_t group[MERO_GROUP_ID_LEN])
+{
+    uint8_t key[MERO_GROUP_KEY_LEN];
+    mero_group_key_new(key);
+    int rc = mero__gov_key_put(s, group, key);
+    sodium_memzero(key, sizeof(key));
+    return rc;
+}
+
+int mero_gov_create_namespace(struct mero_store *s, uint8_t ns_out[static MERO_NS_ID_LEN],
                               struct mero_gov_oplist *out, struct mero_err *err)
 {
     struct mero_op op;
-    uint8_t pk[32], sk[64], key[32];
+    uint8_t pk[MERO_IDENTITY_LEN], sk[MERO_ED25519_SK_LEN];
+    MERO_TRY(savepoint(s, err));
     mero_op_init(&op);
     mero_ed25519_keypair(pk, sk);
-    mero_random(op.salt, 32);
+    mero_random(op.salt, sizeof(op.salt));
     mero__gov_ns_id(op.ns, pk, op.salt);
     op.scope = MERO_SCOPE_ROOT;
     op.kind = MERO_ROOT_NAMESPACE_CREATED;
-    MERO_TRY(savepoint(s, err));
     int rc = mero__gov_identity_put(s, op.ns, sk);
     sodium_memzero(sk, sizeof(sk));
     if (rc < 0) {
         rc = mero__gov_sqlerr(s, err, "identity");
+        goto out;
     }
-    if (rc == 0) {
-        rc = mero__gov_publish(s, &op, out, err);
-    }
-    if (rc == 0) {
-        mero_group_key_new(key);
-        rc = mero__gov_key_put(s, op.ns, key);
-        sodium_memzero(key, sizeof(key));
-    }
-    if (rc == 0) {
-        memcpy(ns_out, op.ns, 32);
-    }
+    MERO_TRY_OUT(mero__gov_publish(s, &op, out, err));
+    MERO_TRY_OUT(put_new_key(s, op.ns));
+    memcpy(ns_out, op.ns, sizeof(op.ns));
+out:
     mero_op_cleanup(&op);
     return finish(s, rc, err);
 }
 
-int mero_gov_create_subgroup(struct mero_store *s, const uint8_t ns[static 32],
-                             const uint8_t parent[static 32], int visibility,
-                             uint8_t group_out[static 32], struct mero_gov_oplist *out,
-                             struct mero_err *err)
+int mero_gov_create_subgroup(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                             const uint8_t parent[static MERO_GROUP_ID_LEN], int visibility,
+                             uint8_t group_out[static MERO_GROUP_ID_LEN],
+                             struct mero_gov_oplist *out, struct mero_err *err)
 {
     struct mero_op op;
-    uint8_t key[32];
-    if (visibility != MERO_GROUP_OPEN && visibility != MERO_GROUP_RESTRICTED) {
-        return mero_err_set(err, MERO_EINVAL, "visibility must be Open or Restricted");
-    }
+    MERO_ENSURE(visibility == MERO_GROUP_OPEN || visibility == MERO_GROUP_RESTRICTED, err,
+                MERO_EINVAL, "visibility must be Open or Restricted");
+    MERO_TRY(savepoint(s, err));
     mero_op_init(&op);
-    memcpy(op.ns, ns, 32);
+    memcpy(op.ns, ns, sizeof(op.ns));
     op.scope = MERO_SCOPE_ROOT;
     op.kind = MERO_ROOT_GROUP_CREATED;
-    mero_random(op.sub_group, 32);
-    memcpy(op.sub_parent, parent, 32);
+    mero_random(op.sub_group, sizeof(op.sub_group));
+    memcpy(op.sub_parent, parent, sizeof(op.sub_parent));
     op.visibility = (uint8_t)visibility;
-    MERO_TRY(savepoint(s, err));
-    int rc = mero__gov_publish(s, &op, out, err);
-    if (rc == 0) {
-        mero_group_key_new(key);
-        rc = mero__gov_key_put(s, op.sub_group, key);
-        sodium_memzero(key, sizeof(key));
-    }
-    if (rc == 0) {
-        memcpy(group_out, op.sub_group, 32);
-    }
+    int rc = 0;
+    MERO_TRY_OUT(mero__gov_publish(s, &op, out, err));
+    MERO_TRY_OUT(put_new_key(s, op.sub_group));
+    memcpy(group_out, op.sub_group, sizeof(op.sub_group));
+out:
     mero_op_cleanup(&op);
     return finish(s, rc, err);
 }
 
-static void group_op(struct mero_op *op, const uint8_t ns[32], const uint8_t group[32], int kind)
+static void group_op(struct mero_op *op, const uint8_t ns[MERO_NS_ID_LEN],
+                     const uint8_t group[MERO_GROUP_ID_LEN], int kind)
 {
     mero_op_init(op);
-    memcpy(op->ns, ns, 32);
-    memcpy(op->group_id, group, 32);
+    memcpy(op->ns, ns, sizeof(op->ns));
+    memcpy(op->group_id, group, sizeof(op->group_id));
     op->scope = MERO_SCOPE_GROUP;
     op->kind = (uint8_t)kind;
 }
 
-static int publish_member_op(struct mero_store *s, const uint8_t ns[32], const uint8_t group[32],
-                             int kind, const uint8_t *member, int role, struct mero_gov_oplist *out,
+static int publish_member_op(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                             const uint8_t group[MERO_GROUP_ID_LEN], int kind,
+                             const uint8_t *member, int role, struct mero_gov_oplist *out,
                              struct mero_err *err)
 {
+    MERO_ENSURE(role == MERO_ROLE_NONE || mero_role_valid(role), err, MERO_EINVAL,
+                "unknown role %d", role);
     struct mero_op op;
     group_op(&op, ns, group, kind);
     if (member != NULL) {
-        memcpy(op.member, member, 32);
+        memcpy(op.member, member, sizeof(op.member));
     }
     if (role != MERO_ROLE_NONE) {
-        if (!mero_role_valid(role)) {
-            return mero_err_set(err, MERO_EINVAL, "unknown role %d", role);
-        }
         op.role = (uint8_t)role;
     }
     int rc = mero__gov_publish(s, &op, out, err);
@@ -214,10 +208,11 @@ static int publish_member_op(struct mero_store *s, const uint8_t ns[32], const u
 
 /* The last-admin rule before signing, asked only of an admin (the apply answers the others
  * with their own refusal, NotAdmin). */
-static int presign_last_admin(struct mero_store *s, const uint8_t ns[32], const uint8_t group[32],
-                              const uint8_t member[32], struct mero_err *err)
+static int presign_last_admin(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                              const uint8_t group[MERO_GROUP_ID_LEN],
+                              const uint8_t member[MERO_IDENTITY_LEN], struct mero_err *err)
 {
-    uint8_t us[32];
+    uint8_t us[MERO_IDENTITY_LEN];
     bool admin = false;
     if (!mero__gov_our_pk(s, ns, us) || mero_gov_is_admin(s, group, us, &admin) < 0 || !admin) {
         return 0;
@@ -225,34 +220,29 @@ static int presign_last_admin(struct mero_store *s, const uint8_t ns[32], const 
     return mero__gov_last_admin(s, ns, group, member, err);
 }
 
-int mero_gov_add_member(struct mero_store *s, const uint8_t ns[static 32],
-                        const uint8_t group[static 32], const uint8_t member[static 32], int role,
+int mero_gov_add_member(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                        const uint8_t group[static MERO_GROUP_ID_LEN],
+                        const uint8_t member[static MERO_IDENTITY_LEN], int role,
                         struct mero_gov_oplist *out, struct mero_err *err)
 {
-    if (role == MERO_ROLE_NONE) {
-        return mero_err_set(err, MERO_EINVAL, "a role is required");
-    }
+    MERO_ENSURE(role != MERO_ROLE_NONE, err, MERO_EINVAL, "a role is required");
     /* refused before anything is signed (the apply would refuse it the same way) */
     MERO_TRY(mero__gov_tee_locked(s, ns, member, err));
     return publish_member_op(s, ns, group, MERO_GROUP_MEMBER_ADDED, member, role, out, err);
 }
 
-int mero_gov_set_member_role(struct mero_store *s, const uint8_t ns[static 32],
-                             const uint8_t group[static 32], const uint8_t member[static 32],
-                             int role, struct mero_gov_oplist *out, struct mero_err *err)
+int mero_gov_set_member_role(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                             const uint8_t group[static MERO_GROUP_ID_LEN],
+                             const uint8_t member[static MERO_IDENTITY_LEN], int role,
+                             struct mero_gov_oplist *out, struct mero_err *err)
 {
-    if (role == MERO_ROLE_NONE) {
-        return mero_err_set(err, MERO_EINVAL, "a role is required");
-    }
+    MERO_ENSURE(role != MERO_ROLE_NONE, err, MERO_EINVAL, "a role is required");
     /* refused before anything is signed: a TEE identity given a plain role, the last admin */
     int cur;
     MERO_TRY(mero_gov_direct_role(s, group, member, &cur));
     if (!mero_role_is_tee(role)) {
-        if (mero_role_is_tee(cur)) {
-            return mero_err_set(err, MERO_ETEE_ROLE_LOCKED,
-                                "TeeMemberRoleLocked: a TEE row can move only to the other TEE "
-                                "role");
-        }
+        MERO_ENSURE(!mero_role_is_tee(cur), err, MERO_ETEE_ROLE_LOCKED,
+                    "TeeMemberRoleLocked: a TEE row can move only to the other TEE role");
         MERO_TRY(mero__gov_tee_locked(s, ns, member, err));
         if (cur == MERO_ROLE_ADMIN && role != MERO_ROLE_ADMIN) {
             MERO_TRY(presign_last_admin(s, ns, group, member, err));
@@ -261,90 +251,91 @@ int mero_gov_set_member_role(struct mero_store *s, const uint8_t ns[static 32],
     return publish_member_op(s, ns, group, MERO_GROUP_MEMBER_ROLE_SET, member, role, out, err);
 }
 
-int mero_gov_leave(struct mero_store *s, const uint8_t ns[static 32],
-                   const uint8_t group[static 32], struct mero_gov_oplist *out,
+int mero_gov_leave(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                   const uint8_t group[static MERO_GROUP_ID_LEN], struct mero_gov_oplist *out,
                    struct mero_err *err)
 {
-    uint8_t us[32];
+    uint8_t us[MERO_IDENTITY_LEN];
     if (mero__gov_our_pk(s, ns, us)) {
         MERO_TRY(mero__gov_last_admin(s, ns, group, us, err));
     }
     return publish_member_op(s, ns, group, MERO_GROUP_MEMBER_LEFT, NULL, MERO_ROLE_NONE, out, err);
 }
 
-int mero_gov_change_admin(struct mero_store *s, const uint8_t ns[static 32],
-                          const uint8_t member[static 32], struct mero_gov_oplist *out,
-                          struct mero_err *err)
+int mero_gov_change_admin(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                          const uint8_t member[static MERO_IDENTITY_LEN],
+                          struct mero_gov_oplist *out, struct mero_err *err)
 {
     MERO_TRY(mero__gov_tee_locked(s, ns, member, err));
     struct mero_op op;
     mero_op_init(&op);
-    memcpy(op.ns, ns, 32);
+    memcpy(op.ns, ns, sizeof(op.ns));
     op.scope = MERO_SCOPE_ROOT;
     op.kind = MERO_ROOT_ADMIN_CHANGED;
-    memcpy(op.member, member, 32);
+    memcpy(op.member, member, sizeof(op.member));
     int rc = mero__gov_publish(s, &op, out, err);
     mero_op_cleanup(&op);
     return rc;
 }
 
 /* Build the rotation: a fresh key wrapped for each remaining direct member. */
-static int build_rotation(struct mero_store *s, struct mero_op *op, const uint8_t removed[32],
-                          uint8_t newkey[32], struct mero_err *err)
+static int build_rotation(struct mero_store *s, struct mero_op *op,
+                          const uint8_t removed[MERO_IDENTITY_LEN],
+                          uint8_t newkey[MERO_GROUP_KEY_LEN], struct mero_err *err)
 {
     struct mero_gov_member *m = NULL;
     size_t n = 0;
-    uint8_t sk[64];
+    uint8_t sk[MERO_ED25519_SK_LEN];
     MERO_TRY(mero_gov_members(s, op->group_id, &m, &n));
-    if (mero_gov_identity_secret(s, op->ns, sk) < 0) {
-        free(m);
-        return mero_err_set(err, MERO_ENOTFOUND, "we hold no identity in this namespace");
-    }
+    int rc = 0;
+    MERO_ENSURE_OUT(mero_gov_identity_secret(s, op->ns, sk) == 0, err, MERO_ENOTFOUND,
+                    "we hold no identity in this namespace");
     mero_group_key_new(newkey);
     mero_group_key_id(op->rotation.new_key_id, newkey);
     op->rotation.env = calloc(n ? n : 1, sizeof(*op->rotation.env));
-    int rc = op->rotation.env == NULL ? mero_err_set(err, MERO_ENOMEM, "out of memory") : 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (memcmp(m[i].id, removed, 32) == 0) {
+    MERO_ENSURE_OUT(op->rotation.env != NULL, err, MERO_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        if (memcmp(m[i].id, removed, sizeof(m[i].id)) == 0) {
             continue;
         }
-        rc = mero_envelope_wrap(&op->rotation.env[op->rotation.n], op->group_id, m[i].id, sk,
-                                newkey, err);
-        if (rc == 0) {
-            op->rotation.n++;
-        }
+        MERO_TRY_OUT(mero_envelope_wrap(&op->rotation.env[op->rotation.n], op->group_id, m[i].id,
+                                        sk, newkey, err));
+        op->rotation.n++;
     }
+    op->has_rotation = true;
+out:
     sodium_memzero(sk, sizeof(sk));
     free(m);
-    op->has_rotation = rc == 0;
     return rc;
 }
 
-int mero_gov_remove_member(struct mero_store *s, const uint8_t ns[static 32],
-                           const uint8_t group[static 32], const uint8_t member[static 32],
+/* Inside the action's savepoint: publish the removal, then keep the rotated key (NULL: none). */
+static int publish_removal(struct mero_store *s, struct mero_op *op, const uint8_t *newkey,
+                           struct mero_gov_oplist *out, struct mero_err *err)
+{
+    MERO_TRY(mero__gov_publish(s, op, out, err));
+    return newkey != NULL ? mero__gov_key_put(s, op->group_id, newkey) : 0;
+}
+
+int mero_gov_remove_member(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                           const uint8_t group[static MERO_GROUP_ID_LEN],
+                           const uint8_t member[static MERO_IDENTITY_LEN],
                            struct mero_gov_oplist *out, struct mero_err *err)
 {
     MERO_TRY(presign_last_admin(s, ns, group, member, err));
     struct mero_op op;
-    uint8_t cur[32], cur_id[32], newkey[32];
+    uint8_t cur[MERO_GROUP_KEY_LEN], cur_id[MERO_KEY_ID_LEN], newkey[MERO_GROUP_KEY_LEN];
     group_op(&op, ns, group, MERO_GROUP_MEMBER_REMOVED);
-    memcpy(op.member, member, 32);
+    memcpy(op.member, member, sizeof(op.member));
     bool rotate = mero_gov_group_key(s, group, cur, cur_id) == 0;
     sodium_memzero(cur, sizeof(cur));
     int rc = 0;
     if (rotate) {
-        rc = build_rotation(s, &op, member, newkey, err);
+        MERO_TRY_OUT(build_rotation(s, &op, member, newkey, err));
     }
-    if (rc == 0) {
-        rc = savepoint(s, err);
-        if (rc == 0) {
-            rc = mero__gov_publish(s, &op, out, err);
-            if (rc == 0 && rotate) {
-                rc = mero__gov_key_put(s, group, newkey);
-            }
-            rc = finish(s, rc, err);
-        }
-    }
+    MERO_TRY_OUT(savepoint(s, err));
+    rc = finish(s, publish_removal(s, &op, rotate ? newkey : NULL, out, err), err);
+out:
     sodium_memzero(newkey, sizeof(newkey));
     mero_op_cleanup(&op);
     return rc;
@@ -370,7 +361,7 @@ static int copy_policy(struct mero_tee_policy *dst, const struct mero_tee_policy
     dst->allow_sept_ve_enabled = src->allow_sept_ve_enabled;
     dst->allow_service_td = src->allow_service_td;
     MERO_TRY(copy_list(&dst->mrtd, &src->mrtd));
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < MERO_RTMR_COUNT; i++) {
         MERO_TRY(copy_list(&dst->rtmr[i], &src->rtmr[i]));
     }
     MERO_TRY(copy_list(&dst->tcb, &src->tcb));
@@ -386,58 +377,73 @@ static int copy_policy(struct mero_tee_policy *dst, const struct mero_tee_policy
     return 0;
 }
 
-/* MemberRoleSet for every direct TEE row not in `want`, where we administer the group. */
-static int convert_tees(struct mero_store *s, const uint8_t ns[32], int want,
-                        struct mero_gov_oplist *out, size_t *converted, size_t *skipped,
-                        struct mero_err *err)
+/* What a policy's mode switch converts: TEE rows move to `want`; the counts of rows converted
+ * and of rows left (in groups we do not administer). */
+struct conversion {
+    int want;
+    size_t converted, skipped;
+};
+
+/* MemberRoleSet for every direct TEE row of group not in cv->want, when we administer it. */
+static int convert_group(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                         const uint8_t group[MERO_GROUP_ID_LEN],
+                         const uint8_t us[MERO_IDENTITY_LEN], struct conversion *cv,
+                         struct mero_gov_oplist *out, struct mero_err *err)
 {
-    uint8_t(*groups)[32] = NULL, us[32];
-    size_t ng = 0;
-    MERO_TRY(mero_gov_identity(s, ns, false, us, err));
-    MERO_TRY(mero_gov_groups(s, ns, &groups, &ng));
+    struct mero_gov_member *m = NULL;
+    size_t n = 0;
+    bool admin = false;
+    MERO_TRY(mero_gov_members(s, group, &m, &n));
     int rc = 0;
-    for (size_t g = 0; g < ng && rc == 0; g++) {
-        struct mero_gov_member *m = NULL;
-        size_t n = 0;
-        bool admin = false;
-        rc = mero_gov_members(s, groups[g], &m, &n);
-        if (rc == 0) {
-            rc = mero_gov_is_admin(s, groups[g], us, &admin);
+    MERO_TRY_OUT(mero_gov_is_admin(s, group, us, &admin));
+    for (size_t i = 0; i < n; i++) {
+        if (!m[i].tee || m[i].role == cv->want) {
+            continue;
         }
-        for (size_t i = 0; i < n && rc == 0; i++) {
-            if (!m[i].tee || m[i].role == want) {
-                continue;
-            }
-            if (!admin) {
-                char h[17];
-                mero_hex_encode(h, groups[g], 8);
-                mero_log(MERO_LOG_INFO,
-                         "gov: TEE row in restricted subgroup %s left for its admin to convert", h);
-                (*skipped)++;
-                continue;
-            }
-            rc = publish_member_op(s, ns, groups[g], MERO_GROUP_MEMBER_ROLE_SET, m[i].id, want, out,
-                                   err);
-            if (rc == 0) {
-                (*converted)++;
-            }
+        if (!admin) {
+            char h[MERO_HEX_SIZE(8)];
+            mero_hex_encode(h, group, 8);
+            mero_log(MERO_LOG_INFO,
+                     "gov: TEE row in restricted subgroup %s left for its admin to convert", h);
+            cv->skipped++;
+            continue;
         }
-        free(m);
+        MERO_TRY_OUT(publish_member_op(s, ns, group, MERO_GROUP_MEMBER_ROLE_SET, m[i].id, cv->want,
+                                       out, err));
+        cv->converted++;
     }
+out:
+    free(m);
+    return rc;
+}
+
+/* Inside the action's savepoint: publish the policy, then convert the TEE rows of every group
+ * of the namespace to the role its mode names. */
+static int publish_policy(struct mero_store *s, struct mero_op *op, struct conversion *cv,
+                          struct mero_gov_oplist *out, struct mero_err *err)
+{
+    uint8_t(*groups)[MERO_GROUP_ID_LEN] = NULL, us[MERO_IDENTITY_LEN];
+    size_t ng = 0;
+    MERO_TRY(mero__gov_publish(s, op, out, err));
+    MERO_TRY(mero_gov_identity(s, op->ns, false, us, err));
+    MERO_TRY(mero_gov_groups(s, op->ns, &groups, &ng));
+    int rc = 0;
+    for (size_t g = 0; g < ng; g++) {
+        MERO_TRY_OUT(convert_group(s, op->ns, groups[g], us, cv, out, err));
+    }
+out:
     free(groups);
     return rc;
 }
 
-int mero_gov_set_policy(struct mero_store *s, const uint8_t group[static 32],
+int mero_gov_set_policy(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
                         const struct mero_tee_policy *policy, struct mero_gov_oplist *out,
                         size_t *converted, size_t *skipped, struct mero_err *err)
 {
-    uint8_t ns[32];
-    size_t conv = 0, skip = 0;
-    if (mero_gov_namespace_of(s, group, ns) < 0) {
-        return mero_err_set(err, MERO_ENOTFOUND, "unknown group");
-    }
+    uint8_t ns[MERO_NS_ID_LEN];
+    MERO_ENSURE(mero_gov_namespace_of(s, group, ns) == 0, err, MERO_ENOTFOUND, "unknown group");
     MERO_TRY(mero_tee_policy_validate(policy, err));
+    struct conversion cv = {.want = mero_tee_mode_role(policy->mode)};
     struct mero_op op;
     group_op(&op, ns, group, 0);
     bool v2 = policy->v2 || policy->allow_sept_ve_enabled || policy->allow_service_td;
@@ -447,53 +453,46 @@ int mero_gov_set_policy(struct mero_store *s, const uint8_t group[static 32],
         op.kind = v2 ? MERO_GROUP_TEE_RELEASE_POLICY_SET_V2 : MERO_GROUP_TEE_RELEASE_POLICY_SET;
     }
     int rc = copy_policy(&op.policy, policy);
-    if (rc < 0) {
-        mero_op_cleanup(&op);
-        return mero_err_set(err, -rc, "could not copy the policy");
+    MERO_ENSURE_OUT(rc >= 0, err, -rc, "could not copy the policy");
+    MERO_TRY_OUT(savepoint(s, err));
+    MERO_TRY_OUT(finish(s, publish_policy(s, &op, &cv, out, err), err));
+    if (converted != NULL) {
+        *converted = cv.converted;
     }
-    rc = savepoint(s, err);
-    if (rc == 0) {
-        rc = mero__gov_publish(s, &op, out, err);
-        if (rc == 0) {
-            rc = convert_tees(s, ns, mero_tee_mode_role(policy->mode), out, &conv, &skip, err);
-        }
-        rc = finish(s, rc, err);
+    if (skipped != NULL) {
+        *skipped = cv.skipped;
     }
+out:
     mero_op_cleanup(&op);
-    if (rc == 0 && converted != NULL) {
-        *converted = conv;
-    }
-    if (rc == 0 && skipped != NULL) {
-        *skipped = skip;
-    }
     return rc;
 }
 
-int mero_gov_create_context(struct mero_store *s, const uint8_t ns[static 32],
-                            const uint8_t group[static 32], const uint8_t application_id[static 32],
-                            uint8_t context_out[static 32], struct mero_gov_oplist *out,
-                            struct mero_err *err)
+int mero_gov_create_context(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                            const uint8_t group[static MERO_GROUP_ID_LEN],
+                            const uint8_t application_id[static MERO_APP_ID_LEN],
+                            uint8_t context_out[static MERO_CONTEXT_ID_LEN],
+                            struct mero_gov_oplist *out, struct mero_err *err)
 {
     struct mero_op op;
     group_op(&op, ns, group, MERO_GROUP_CONTEXT_CREATED);
-    mero_random(op.context_id, 32);
-    memcpy(op.application_id, application_id, 32);
-    int rc = mero__gov_publish(s, &op, out, err);
-    if (rc == 0) {
-        memcpy(context_out, op.context_id, 32);
-    }
+    mero_random(op.context_id, sizeof(op.context_id));
+    memcpy(op.application_id, application_id, sizeof(op.application_id));
+    int rc = 0;
+    MERO_TRY_OUT(mero__gov_publish(s, &op, out, err));
+    memcpy(context_out, op.context_id, sizeof(op.context_id));
+out:
     mero_op_cleanup(&op);
     return rc;
 }
 
-int mero_gov_set_auto_follow(struct mero_store *s, const uint8_t ns[static 32],
-                             const uint8_t group[static 32], const uint8_t member[static 32],
-                             bool contexts, bool subgroups, struct mero_gov_oplist *out,
-                             struct mero_err *err)
+int mero_gov_set_auto_follow(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                             const uint8_t group[static MERO_GROUP_ID_LEN],
+                             const uint8_t member[static MERO_IDENTITY_LEN], bool contexts,
+                             bool subgroups, struct mero_gov_oplist *out, struct mero_err *err)
 {
     struct mero_op op;
     group_op(&op, ns, group, MERO_GROUP_MEMBER_SET_AUTO_FOLLOW);
-    memcpy(op.member, member, 32);
+    memcpy(op.member, member, sizeof(op.member));
     op.follow_contexts = contexts;
     op.follow_subgroups = subgroups;
     int rc = mero__gov_publish(s, &op, out, err);
@@ -501,30 +500,30 @@ int mero_gov_set_auto_follow(struct mero_store *s, const uint8_t ns[static 32],
     return rc;
 }
 
-int mero_gov_deliver_key(struct mero_store *s, const uint8_t ns[static 32],
-                         const uint8_t group[static 32], const uint8_t member[static 32],
+int mero_gov_deliver_key(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                         const uint8_t group[static MERO_GROUP_ID_LEN],
+                         const uint8_t member[static MERO_IDENTITY_LEN],
                          struct mero_gov_oplist *out, struct mero_err *err)
 {
     struct mero_op op;
-    uint8_t key[32], id[32], sk[64];
-    if (mero_gov_group_key(s, group, key, id) < 0) {
-        return mero_err_set(err, MERO_ENOTFOUND, "we hold no key for this group");
-    }
-    if (mero_gov_identity_secret(s, ns, sk) < 0) {
-        sodium_memzero(key, sizeof(key));
-        return mero_err_set(err, MERO_ENOTFOUND, "we hold no identity in this namespace");
-    }
+    uint8_t key[MERO_GROUP_KEY_LEN], id[MERO_KEY_ID_LEN], sk[MERO_ED25519_SK_LEN];
+    MERO_ENSURE(mero_gov_group_key(s, group, key, id) == 0, err, MERO_ENOTFOUND,
+                "we hold no key for this group");
     mero_op_init(&op);
-    memcpy(op.ns, ns, 32);
+    int rc = 0;
+    MERO_ENSURE_OUT(mero_gov_identity_secret(s, ns, sk) == 0, err, MERO_ENOTFOUND,
+                    "we hold no identity in this namespace");
+    memcpy(op.ns, ns, sizeof(op.ns));
     op.scope = MERO_SCOPE_ROOT;
     op.kind = MERO_ROOT_KEY_DELIVERY;
-    memcpy(op.kd_group, group, 32);
-    int rc = mero_envelope_wrap(&op.envelope, group, member, sk, key, err);
+    memcpy(op.kd_group, group, sizeof(op.kd_group));
+    MERO_TRY_OUT(mero_envelope_wrap(&op.envelope, group, member, sk, key, err));
     sodium_memzero(key, sizeof(key));
     sodium_memzero(sk, sizeof(sk));
-    if (rc == 0) {
-        rc = mero__gov_publish(s, &op, out, err);
-    }
+    MERO_TRY_OUT(mero__gov_publish(s, &op, out, err));
+out:
+    sodium_memzero(key, sizeof(key));
+    sodium_memzero(sk, sizeof(sk));
     mero_op_cleanup(&op);
     return rc;
 }

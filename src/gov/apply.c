@@ -25,18 +25,19 @@
 #include "mero/keys.h"
 #include "mero/log.h"
 
-void mero__gov_ns_id(uint8_t out[32], const uint8_t signer[32], const uint8_t salt[32])
+void mero__gov_ns_id(uint8_t out[MERO_NS_ID_LEN], const uint8_t signer[MERO_IDENTITY_LEN],
+                     const uint8_t salt[MERO_NS_SALT_LEN])
 {
     static const char domain[] = "mero.namespace.id.v1";
     struct mero_sha256 h;
     mero_sha256_init(&h);
     mero_sha256_update(&h, domain, sizeof(domain) - 1);
-    mero_sha256_update(&h, signer, 32);
-    mero_sha256_update(&h, salt, 32);
+    mero_sha256_update(&h, signer, MERO_IDENTITY_LEN);
+    mero_sha256_update(&h, salt, MERO_NS_SALT_LEN);
     mero_sha256_final(&h, out);
 }
 
-const char *mero__gov_short(const uint8_t id[32], char buf[17])
+const char *mero__gov_short(const uint8_t id[MERO_GROUP_ID_LEN], char buf[17])
 {
     mero_hex_encode(buf, id, 8);
     return buf;
@@ -63,32 +64,33 @@ int mero__gov_ev(struct actx *a, int kind, const uint8_t *group, const uint8_t *
     e->role = role;
     if (group != NULL) {
         e->has_group = true;
-        memcpy(e->group, group, 32);
+        memcpy(e->group, group, sizeof(e->group));
     }
     if (member != NULL) {
         e->has_member = true;
-        memcpy(e->member, member, 32);
-        e->for_us = a->have_us && memcmp(member, a->us, 32) == 0;
+        memcpy(e->member, member, sizeof(e->member));
+        e->for_us = a->have_us && memcmp(member, a->us, sizeof(a->us)) == 0;
     }
     if (extra != NULL) {
         e->has_extra = true;
-        memcpy(e->extra, extra, 32);
+        memcpy(e->extra, extra, sizeof(e->extra));
     }
     return 0;
 }
 
-int mero__gov_in_ns(struct actx *a, const uint8_t group[32], struct mero_err *err)
+int mero__gov_in_ns(struct actx *a, const uint8_t group[MERO_GROUP_ID_LEN], struct mero_err *err)
 {
-    uint8_t ns[32];
+    uint8_t ns[MERO_NS_ID_LEN];
     char h[17];
-    if (mero_gov_namespace_of(a->s, group, ns) < 0 || memcmp(ns, a->op->ns, 32) != 0) {
+    if (mero_gov_namespace_of(a->s, group, ns) < 0 || memcmp(ns, a->op->ns, sizeof(ns)) != 0) {
         return mero_err_set(err, MERO_EREFUSED, "group %s is not part of this namespace",
                             mero__gov_short(group, h));
     }
     return 0;
 }
 
-int mero__gov_need_admin(struct actx *a, const uint8_t group[32], struct mero_err *err)
+int mero__gov_need_admin(struct actx *a, const uint8_t group[MERO_GROUP_ID_LEN],
+                         struct mero_err *err)
 {
     bool yes;
     char h[17];
@@ -102,8 +104,8 @@ int mero__gov_need_admin(struct actx *a, const uint8_t group[32], struct mero_er
 
 /* ---- the role locks (spec "Locked to the TEE roles"; issue 21 item 10) --------------------- */
 
-int mero__gov_tee_locked(struct mero_store *s, const uint8_t ns[32], const uint8_t member[32],
-                         struct mero_err *err)
+int mero__gov_tee_locked(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                         const uint8_t member[MERO_IDENTITY_LEN], struct mero_err *err)
 {
     bool yes;
     MERO_TRY(mero_gov_holds_row(s, ns, member, true, &yes));
@@ -115,11 +117,12 @@ int mero__gov_tee_locked(struct mero_store *s, const uint8_t ns[32], const uint8
 
 static const char SQL_ADMINS[] = "SELECT COUNT(*) FROM members WHERE grp = ? AND role = 0";
 
-int mero__gov_last_admin(struct mero_store *s, const uint8_t ns[32], const uint8_t group[32],
-                         const uint8_t member[32], struct mero_err *err)
+int mero__gov_last_admin(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                         const uint8_t group[MERO_GROUP_ID_LEN],
+                         const uint8_t member[MERO_IDENTITY_LEN], struct mero_err *err)
 {
     int r;
-    if (memcmp(ns, group, 32) != 0) {
+    if (memcmp(ns, group, MERO_NS_ID_LEN) != 0) {
         return 0; /* a subgroup keeps the namespace admins above it */
     }
     MERO_TRY(mero_gov_direct_role(s, group, member, &r));
@@ -130,7 +133,7 @@ int mero__gov_last_admin(struct mero_store *s, const uint8_t ns[32], const uint8
     if (st == NULL) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, group, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, group, MERO_GROUP_ID_LEN, SQLITE_STATIC);
     int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
     sqlite3_reset(st);
     if (n < 0) {
@@ -147,12 +150,12 @@ int mero__gov_last_admin(struct mero_store *s, const uint8_t ns[32], const uint8
 static int h_ns_created(struct actx *a, struct mero_err *err)
 {
     const struct mero_op *op = a->op;
-    uint8_t want[32], tmp[32];
+    uint8_t want[MERO_NS_ID_LEN], tmp[MERO_NS_ID_LEN];
     if (op->n_parents != 0) {
         return mero_err_set(err, MERO_EREFUSED, "NamespaceCreated must be the first op");
     }
     mero__gov_ns_id(want, op->signer, op->salt);
-    if (memcmp(want, op->ns, 32) != 0) {
+    if (memcmp(want, op->ns, sizeof(want)) != 0) {
         return mero_err_set(err, MERO_EREFUSED,
                             "namespace id is not derived from the creator and salt");
     }
@@ -168,19 +171,19 @@ static int h_ns_created(struct actx *a, struct mero_err *err)
 static int h_group_created(struct actx *a, struct mero_err *err)
 {
     const struct mero_op *op = a->op;
-    uint8_t tmp[32], cur[32], parent[32];
+    uint8_t tmp[MERO_NS_ID_LEN], cur[MERO_GROUP_ID_LEN], parent[MERO_GROUP_ID_LEN];
     int vis, depth = 0;
     MERO_TRY(mero__gov_in_ns(a, op->sub_parent, err));
     if (mero_gov_namespace_of(a->s, op->sub_group, tmp) == 0) {
         return mero_err_set(err, MERO_EEXIST, "group id already exists");
     }
     MERO_TRY(mero__gov_need_admin(a, op->sub_parent, err));
-    memcpy(cur, op->sub_parent, 32);
-    while (memcmp(cur, op->ns, 32) != 0) {
+    memcpy(cur, op->sub_parent, sizeof(cur));
+    while (memcmp(cur, op->ns, sizeof(cur)) != 0) {
         if (++depth >= 31 || mero_gov_group_info(a->s, cur, parent, &vis) < 0) {
             return mero_err_set(err, MERO_EREFUSED, "group tree too deep");
         }
-        memcpy(cur, parent, 32);
+        memcpy(cur, parent, sizeof(cur));
     }
     MERO_TRY(
         mero__gov_group_put(a->s, op->sub_group, op->ns, op->sub_parent, op->visibility, a->seq));
@@ -216,7 +219,7 @@ static int h_key_delivery(struct actx *a, struct mero_err *err)
         return mero_err_set(err, MERO_EREFUSED,
                             "KeyDelivery signer is neither an admin nor a TEE member of the group");
     }
-    if (memcmp(e->sender, op->signer, 32) != 0) {
+    if (memcmp(e->sender, op->signer, sizeof(e->sender)) != 0) {
         return mero_err_set(err, MERO_EREFUSED, "KeyDelivery envelope sender is not the signer");
     }
     MERO_TRY(mero_envelope_verify(e, op->kd_group, err));
@@ -227,9 +230,9 @@ static int h_key_delivery(struct actx *a, struct mero_err *err)
     if (r == MERO_ROLE_NONE) {
         return mero_err_set(err, MERO_EREFUSED, "KeyDelivery recipient is not a member");
     }
-    uint8_t key[32], id[32];
+    uint8_t key[MERO_GROUP_KEY_LEN], id[MERO_KEY_ID_LEN];
     bool stored = false;
-    if (a->have_us && memcmp(e->identity, a->us, 32) == 0) {
+    if (a->have_us && memcmp(e->identity, a->us, sizeof(a->us)) == 0) {
         struct mero_err e2 = {0};
         if (mero_gov_unwrap(a->s, op->ns, op->kd_group, e, key, &e2) == 0) {
             mero_group_key_id(id, key);
@@ -268,7 +271,7 @@ static int h_member_added(struct actx *a, struct mero_err *err)
 }
 
 /* Remove a direct row (and, for a TEE at the root, its rows in every descendant). */
-static int remove_row(struct actx *a, const uint8_t member[32], int role, bool deny)
+static int remove_row(struct actx *a, const uint8_t member[MERO_IDENTITY_LEN], int role, bool deny)
 {
     const struct mero_op *op = a->op;
     MERO_TRY(mero__gov_row_del(a->s, op->group_id, member));
@@ -284,44 +287,43 @@ static int remove_row(struct actx *a, const uint8_t member[32], int role, bool d
     /* our own eviction: the durable self-purge marker (the namespace for a root removal, else
      * the subgroup) commits with the removal, so a crash before the event handler runs still
      * ends in the purge at the next start */
-    if (a->have_us && memcmp(member, a->us, 32) == 0) {
+    if (a->have_us && memcmp(member, a->us, sizeof(a->us)) == 0) {
         MERO_TRY(mero_gov_purge_mark(a->s, op->group_id));
     }
-    if (memcmp(op->group_id, op->ns, 32) != 0) {
+    if (memcmp(op->group_id, op->ns, sizeof(op->ns)) != 0) {
         return 0;
     }
-    uint8_t(*desc)[32] = NULL;
+    uint8_t(*desc)[MERO_GROUP_ID_LEN] = NULL;
     size_t n = 0;
     MERO_TRY(mero__gov_descendants(a->s, op->ns, &desc, &n));
     int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
+    for (size_t i = 0; i < n; i++) {
         int r;
-        rc = mero_gov_direct_role(a->s, desc[i], member, &r);
-        if (rc == 0 && r != MERO_ROLE_NONE) {
-            rc = mero__gov_row_del(a->s, desc[i], member);
-            if (rc == 0) {
-                rc = mero__gov_follow_del(a->s, desc[i], member);
-            }
-            if (rc == 0) {
-                rc = mero__gov_ev(a, MERO_EV_TEE_MEMBER_REMOVED, desc[i], member, r, NULL);
-            }
+        MERO_TRY_OUT(mero_gov_direct_role(a->s, desc[i], member, &r));
+        if (r == MERO_ROLE_NONE) {
+            continue;
         }
+        MERO_TRY_OUT(mero__gov_row_del(a->s, desc[i], member));
+        MERO_TRY_OUT(mero__gov_follow_del(a->s, desc[i], member));
+        MERO_TRY_OUT(mero__gov_ev(a, MERO_EV_TEE_MEMBER_REMOVED, desc[i], member, r, NULL));
     }
+out:
     free(desc);
     return rc;
 }
 
-static int check_rotation(struct actx *a, const uint8_t removed[32], struct mero_err *err)
+static int check_rotation(struct actx *a, const uint8_t removed[MERO_IDENTITY_LEN],
+                          struct mero_err *err)
 {
     const struct mero_op *op = a->op;
     for (uint32_t i = 0; i < op->rotation.n; i++) {
         const struct mero_key_envelope *e = &op->rotation.env[i];
         int r;
-        if (memcmp(e->identity, removed, 32) == 0) {
+        if (memcmp(e->identity, removed, sizeof(e->identity)) == 0) {
             return mero_err_set(err, MERO_EREFUSED,
                                 "key rotation wraps the new key for the removed member");
         }
-        if (memcmp(e->sender, op->signer, 32) != 0) {
+        if (memcmp(e->sender, op->signer, sizeof(e->sender)) != 0) {
             return mero_err_set(err, MERO_EREFUSED,
                                 "key rotation envelope sender is not the signer");
         }
@@ -341,10 +343,10 @@ static int apply_rotation(struct actx *a)
     bool stored = false;
     for (uint32_t i = 0; i < op->rotation.n && a->have_us; i++) {
         const struct mero_key_envelope *e = &op->rotation.env[i];
-        if (memcmp(e->identity, a->us, 32) != 0) {
+        if (memcmp(e->identity, a->us, sizeof(a->us)) != 0) {
             continue;
         }
-        uint8_t key[32], id[32];
+        uint8_t key[MERO_GROUP_KEY_LEN], id[MERO_KEY_ID_LEN];
         struct mero_err e2 = {0};
         if (mero_gov_unwrap(a->s, op->ns, op->group_id, e, key, &e2) < 0) {
             mero_log(MERO_LOG_WARN, "gov: a key rotation envelope for us did not open: %s", e2.msg);
@@ -352,7 +354,7 @@ static int apply_rotation(struct actx *a)
         }
         mero_group_key_id(id, key);
         int rc = 0;
-        if (memcmp(id, op->rotation.new_key_id, 32) != 0) {
+        if (memcmp(id, op->rotation.new_key_id, sizeof(id)) != 0) {
             mero_log(MERO_LOG_WARN, "gov: rotated key does not match new_key_id; not stored");
         } else {
             rc = mero__gov_key_put(a->s, op->group_id, key);
@@ -467,7 +469,7 @@ static int h_follow(struct actx *a, struct mero_err *err)
     if (r == MERO_ROLE_NONE && d == MERO_ROLE_NONE) {
         return mero_err_set(err, MERO_ENOTFOUND, "auto-follow target is not a member");
     }
-    if (memcmp(op->member, op->signer, 32) != 0) {
+    if (memcmp(op->member, op->signer, sizeof(op->member)) != 0) {
         MERO_TRY(mero__gov_need_admin(a, op->group_id, err));
     }
     MERO_TRY(mero__gov_follow_put(a->s, op->group_id, op->member, op->follow_contexts,
@@ -479,7 +481,7 @@ static int h_policy(struct actx *a, struct mero_err *err)
 {
     const struct mero_op *op = a->op;
     int r;
-    if (memcmp(op->group_id, op->ns, 32) != 0) {
+    if (memcmp(op->group_id, op->ns, sizeof(op->ns)) != 0) {
         return mero_err_set(err, MERO_EREFUSED,
                             "TeePolicyNotOnSubgroup: the TEE admission policy must be set on the "
                             "namespace root, not a subgroup");
@@ -570,17 +572,17 @@ static int check_parents(struct mero_store *s, const struct mero_op *op, uint8_t
         if (st == NULL) {
             return mero__gov_sqlerr(s, err, "parents");
         }
-        sqlite3_bind_blob(st, 1, op->parents[i], 32, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 1, op->parents[i], sizeof(op->parents[i]), SQLITE_STATIC);
         int rc = sqlite3_step(st);
-        bool same = rc == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32 &&
-                    memcmp(sqlite3_column_blob(st, 0), op->ns, 32) == 0;
+        bool same = rc == SQLITE_ROW && sqlite3_column_bytes(st, 0) == MERO_NS_ID_LEN &&
+                    memcmp(sqlite3_column_blob(st, 0), op->ns, sizeof(op->ns)) == 0;
         sqlite3_reset(st);
         if (rc == SQLITE_ROW && !same) {
             return mero_err_set(err, MERO_EREFUSED, "a parent op belongs to another namespace");
         }
         if (rc != SQLITE_ROW) {
             if (missing != NULL) {
-                memcpy(missing, op->parents[i], 32);
+                memcpy(missing, op->parents[i], sizeof(op->parents[i]));
             }
             char h[17];
             return mero_err_set(err, MERO_EMISSINGPARENT, "parent op %s is not known yet",
@@ -612,8 +614,9 @@ void mero__gov_emit(struct actx *a)
     }
 }
 
-int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32],
-                       const uint8_t *bytes, size_t len, uint8_t *missing, struct mero_err *err)
+int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op,
+                       const uint8_t hash[MERO_OP_ID_LEN], const uint8_t *bytes, size_t len,
+                       uint8_t *missing, struct mero_err *err)
 {
     struct actx a = {.s = s, .op = op, .hash = hash, .bytes = bytes, .len = len};
     MERO_TRY(check_parents(s, op, missing, err));
@@ -624,37 +627,37 @@ int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op, const uin
     int rc = mero__gov_append(s, op, hash, bytes, len, &a.seq);
     if (rc < 0) {
         rc = mero__gov_sqlerr(s, err, "append");
-    } else {
-        rc = mero__gov_dispatch_or_defer(&a, err);
+        goto out;
     }
+    MERO_TRY_OUT(mero__gov_dispatch_or_defer(&a, err));
+    if (mero__gov_exec(s, "RELEASE gov_apply") < 0) {
+        rc = mero__gov_sqlerr(s, err, "commit");
+        goto out;
+    }
+    rc = 0;
+    mero__gov_emit(&a);
+    mero__gov_unseal(s);
+out:
     if (rc < 0) {
         (void)mero__gov_exec(s, "ROLLBACK TO gov_apply");
         (void)mero__gov_exec(s, "RELEASE gov_apply");
-        free(a.ev);
-        return rc;
     }
-    if (mero__gov_exec(s, "RELEASE gov_apply") < 0) {
-        rc = mero__gov_sqlerr(s, err, "commit");
-        (void)mero__gov_exec(s, "ROLLBACK TO gov_apply");
-        (void)mero__gov_exec(s, "RELEASE gov_apply");
-        free(a.ev);
-        return rc;
-    }
-    mero__gov_emit(&a);
     free(a.ev);
-    mero__gov_unseal(s);
-    return 0;
+    return rc;
 }
 
-int mero__gov_replay_op(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32],
-                        const uint8_t *bytes, size_t len, uint64_t seq, struct mero_err *err)
+int mero__gov_replay_op(struct mero_store *s, const struct mero_op *op,
+                        const uint8_t hash[MERO_OP_ID_LEN], const uint8_t *bytes, size_t len,
+                        uint64_t seq, struct mero_err *err)
 {
     struct actx a = {.s = s, .op = op, .hash = hash, .bytes = bytes, .len = len, .seq = seq};
     a.have_us = mero__gov_our_pk(s, op->ns, a.us);
-    int rc = mero__gov_is_inert(s, hash) ? 0 : mero__gov_dispatch_or_defer(&a, err);
-    if (rc == 0) {
-        rc = mero__gov_heads_move(s, op, hash);
+    int rc = 0;
+    if (!mero__gov_is_inert(s, hash)) {
+        MERO_TRY_OUT(mero__gov_dispatch_or_defer(&a, err));
     }
+    rc = mero__gov_heads_move(s, op, hash);
+out:
     free(a.ev);
     return rc;
 }
@@ -663,40 +666,37 @@ int mero_gov_apply(struct mero_store *s, const uint8_t *bytes, size_t len, int *
                    uint8_t *hash_out, uint8_t *missing_out, struct mero_err *err)
 {
     struct mero_op op;
-    uint8_t hash[32];
+    uint8_t hash[MERO_OP_ID_LEN];
     bool have;
     MERO_TRY(mero_op_decode(bytes, len, &op, err));
+    int rc = 0;
     bool purged = true;
-    int prc = mero_gov_purged(s, op.ns, &purged);
-    if (prc < 0 || purged) {
-        /* self-purged here: drop it unseen (a failed read fails closed, as an error) */
-        int rc = prc < 0 ? mero__gov_sqlerr(s, err, "purged tombstone") : 0;
-        if (rc == 0 && status != NULL) {
+    if (mero_gov_purged(s, op.ns, &purged) < 0) {
+        rc = mero__gov_sqlerr(s, err, "purged tombstone"); /* fails closed, as an error */
+        goto out;
+    }
+    if (purged) {
+        /* self-purged here: drop it unseen */
+        if (status != NULL) {
             *status = MERO_APPLY_PURGED;
         }
-        mero_op_cleanup(&op);
-        return rc;
+        goto out;
     }
-    int rc = mero_op_hash(&op, hash);
-    if (rc == 0) {
-        rc = mero_op_verify(&op, err);
+    MERO_TRY_OUT(mero_op_hash(&op, hash));
+    MERO_TRY_OUT(mero_op_verify(&op, err));
+    MERO_TRY_OUT(mero_gov_has_op(s, hash, &have));
+    int st = MERO_APPLY_DUPLICATE;
+    if (!have) {
+        MERO_TRY_OUT(mero__gov_apply_op(s, &op, hash, bytes, len, missing_out, err));
+        st = MERO_APPLY_APPLIED;
     }
-    if (rc == 0) {
-        rc = mero_gov_has_op(s, hash, &have);
+    if (status != NULL) {
+        *status = st;
     }
-    if (rc == 0 && have) {
-        if (status != NULL) {
-            *status = MERO_APPLY_DUPLICATE;
-        }
-    } else if (rc == 0) {
-        rc = mero__gov_apply_op(s, &op, hash, bytes, len, missing_out, err);
-        if (rc == 0 && status != NULL) {
-            *status = MERO_APPLY_APPLIED;
-        }
+    if (hash_out != NULL) {
+        memcpy(hash_out, hash, sizeof(hash));
     }
-    if (rc == 0 && hash_out != NULL) {
-        memcpy(hash_out, hash, 32);
-    }
+out:
     mero_op_cleanup(&op);
     return rc;
 }

@@ -31,7 +31,7 @@ static int put_list(struct mero_buf *b, const struct mero_strlist *l)
 static int put_meas(struct mero_buf *b, const struct mero_measurements *m, const char *tcb)
 {
     MERO_TRY(mero_borsh_put_str(b, m->mrtd));
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < MERO_RTMR_COUNT; i++) {
         MERO_TRY(mero_borsh_put_str(b, m->rtmr[i]));
     }
     return mero_borsh_put_str(b, tcb);
@@ -40,19 +40,19 @@ static int put_meas(struct mero_buf *b, const struct mero_measurements *m, const
 int mero_envelope_encode(struct mero_buf *b, const struct mero_key_envelope *e)
 {
     MERO_TRY(mero_buf_append_u8(b, e->recipient_tag));
-    MERO_TRY(mero_buf_append(b, e->identity, 32));
-    MERO_TRY(mero_buf_append(b, e->ephemeral, 32));
-    MERO_TRY(mero_buf_append(b, e->sender, 32));
-    MERO_TRY(mero_buf_append(b, e->nonce, 12));
+    MERO_TRY(mero_buf_append(b, e->identity, sizeof(e->identity)));
+    MERO_TRY(mero_buf_append(b, e->ephemeral, sizeof(e->ephemeral)));
+    MERO_TRY(mero_buf_append(b, e->sender, sizeof(e->sender)));
+    MERO_TRY(mero_buf_append(b, e->nonce, sizeof(e->nonce)));
     MERO_TRY(mero_borsh_put_bytes(b, e->ciphertext, MERO_GOV_ENVELOPE_CT_LEN));
-    return mero_buf_append(b, e->signature, 64);
+    return mero_buf_append(b, e->signature, sizeof(e->signature));
 }
 
 static int put_policy(struct mero_buf *b, const struct mero_tee_policy *p)
 {
     if (p->form == MERO_POLICY_MEASUREMENT) {
         MERO_TRY(put_list(b, &p->mrtd));
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < MERO_RTMR_COUNT; i++) {
             MERO_TRY(put_list(b, &p->rtmr[i]));
         }
         MERO_TRY(put_list(b, &p->tcb));
@@ -98,7 +98,7 @@ static int put_td(struct mero_buf *b, const struct mero_tee_join *j)
         return 0;
     }
     MERO_TRY(mero_buf_append_u64le(b, j->td_attributes));
-    return mero_buf_append(b, j->mrservicetd, 48);
+    return mero_buf_append(b, j->mrservicetd, sizeof(j->mrservicetd));
 }
 
 static int put_root(struct mero_buf *b, const struct mero_op *op)
@@ -107,20 +107,20 @@ static int put_root(struct mero_buf *b, const struct mero_op *op)
     MERO_TRY(mero_buf_append_u8(b, v2 ? MERO_ROOT_TAG_MEMBER_JOINED_TEE_V2 : op->kind));
     switch (op->kind) {
     case MERO_ROOT_NAMESPACE_CREATED:
-        return mero_buf_append(b, op->salt, 32);
+        return mero_buf_append(b, op->salt, sizeof(op->salt));
     case MERO_ROOT_GROUP_CREATED:
-        MERO_TRY(mero_buf_append(b, op->sub_group, 32));
-        MERO_TRY(mero_buf_append(b, op->sub_parent, 32));
+        MERO_TRY(mero_buf_append(b, op->sub_group, sizeof(op->sub_group)));
+        MERO_TRY(mero_buf_append(b, op->sub_parent, sizeof(op->sub_parent)));
         return mero_buf_append_u8(b, op->visibility);
     case MERO_ROOT_ADMIN_CHANGED:
-        return mero_buf_append(b, op->member, 32);
+        return mero_buf_append(b, op->member, sizeof(op->member));
     case MERO_ROOT_KEY_DELIVERY:
-        MERO_TRY(mero_buf_append(b, op->kd_group, 32));
+        MERO_TRY(mero_buf_append(b, op->kd_group, sizeof(op->kd_group)));
         return mero_envelope_encode(b, &op->envelope);
     case MERO_ROOT_MEMBER_JOINED_TEE:
-        MERO_TRY(mero_buf_append(b, op->join.group_id, 32));
-        MERO_TRY(mero_buf_append(b, op->join.member, 32));
-        MERO_TRY(mero_buf_append(b, op->join.quote_hash, 32));
+        MERO_TRY(mero_buf_append(b, op->join.group_id, sizeof(op->join.group_id)));
+        MERO_TRY(mero_buf_append(b, op->join.member, sizeof(op->join.member)));
+        MERO_TRY(mero_buf_append(b, op->join.quote_hash, sizeof(op->join.quote_hash)));
         MERO_TRY(put_meas(b, &op->join.m, op->join.tcb_status));
         MERO_TRY(mero_buf_append_u8(b, op->join.role));
         MERO_TRY(mero_credential_encode(b, &op->join.account));
@@ -138,20 +138,20 @@ int mero__gov_put_group_body(struct mero_buf *b, const struct mero_op *op)
     switch (op->kind) {
     case MERO_GROUP_MEMBER_ADDED:
     case MERO_GROUP_MEMBER_ROLE_SET:
-        MERO_TRY(mero_buf_append(b, op->member, 32));
+        MERO_TRY(mero_buf_append(b, op->member, sizeof(op->member)));
         MERO_TRY(mero_buf_append_u8(b, op->role));
         break;
     case MERO_GROUP_MEMBER_REMOVED:
-        MERO_TRY(mero_buf_append(b, op->member, 32));
+        MERO_TRY(mero_buf_append(b, op->member, sizeof(op->member)));
         break;
     case MERO_GROUP_MEMBER_LEFT:
         break;
     case MERO_GROUP_CONTEXT_CREATED:
-        MERO_TRY(mero_buf_append(b, op->context_id, 32));
-        MERO_TRY(mero_buf_append(b, op->application_id, 32));
+        MERO_TRY(mero_buf_append(b, op->context_id, sizeof(op->context_id)));
+        MERO_TRY(mero_buf_append(b, op->application_id, sizeof(op->application_id)));
         break;
     case MERO_GROUP_MEMBER_SET_AUTO_FOLLOW:
-        MERO_TRY(mero_buf_append(b, op->member, 32));
+        MERO_TRY(mero_buf_append(b, op->member, sizeof(op->member)));
         MERO_TRY(mero_borsh_put_bool(b, op->follow_contexts));
         MERO_TRY(mero_borsh_put_bool(b, op->follow_subgroups));
         break;
@@ -162,14 +162,14 @@ int mero__gov_put_group_body(struct mero_buf *b, const struct mero_op *op)
         MERO_TRY(put_policy(b, &op->policy));
         break;
     case MERO_GROUP_MEMBER_JOINED_TEE:
-        MERO_TRY(mero_buf_append(b, op->join.member, 32));
-        MERO_TRY(mero_buf_append(b, op->join.quote_hash, 32));
+        MERO_TRY(mero_buf_append(b, op->join.member, sizeof(op->join.member)));
+        MERO_TRY(mero_buf_append(b, op->join.quote_hash, sizeof(op->join.quote_hash)));
         MERO_TRY(put_meas(b, &op->join.m, op->join.tcb_status));
         MERO_TRY(mero_buf_append_u8(b, op->join.role));
         MERO_TRY(put_td(b, &op->join));
         break;
     case MERO_GROUP_TEE_AUTHORITY_EVIDENCE:
-        MERO_TRY(mero_buf_append(b, op->evidence.attested_key, 32));
+        MERO_TRY(mero_buf_append(b, op->evidence.attested_key, sizeof(op->evidence.attested_key)));
         MERO_TRY(mero_credential_encode(b, &op->evidence.account));
         MERO_TRY(mero_borsh_put_bytes(b, op->evidence.quote, op->evidence.quote_len));
         if (op->evidence.has_collateral) {
@@ -192,7 +192,7 @@ static int put_rotation(struct mero_buf *b, const struct mero_op *op)
         return mero_buf_append_u8(b, 0);
     }
     MERO_TRY(mero_buf_append_u8(b, 1));
-    MERO_TRY(mero_buf_append(b, op->rotation.new_key_id, 32));
+    MERO_TRY(mero_buf_append(b, op->rotation.new_key_id, sizeof(op->rotation.new_key_id)));
     MERO_TRY(mero_buf_append_u32le(b, op->rotation.n));
     for (uint32_t i = 0; i < op->rotation.n; i++) {
         MERO_TRY(mero_envelope_encode(b, &op->rotation.env[i]));
@@ -203,21 +203,21 @@ static int put_rotation(struct mero_buf *b, const struct mero_op *op)
 static int put_signable(struct mero_buf *b, const struct mero_op *op)
 {
     MERO_TRY(mero_buf_append_u8(b, op->version));
-    MERO_TRY(mero_buf_append(b, op->ns, 32));
+    MERO_TRY(mero_buf_append(b, op->ns, sizeof(op->ns)));
     MERO_TRY(mero_buf_append_u32le(b, op->n_parents));
     for (uint32_t i = 0; i < op->n_parents; i++) {
-        MERO_TRY(mero_buf_append(b, op->parents[i], 32));
+        MERO_TRY(mero_buf_append(b, op->parents[i], sizeof(op->parents[i])));
     }
-    MERO_TRY(mero_buf_append(b, op->signer, 32));
+    MERO_TRY(mero_buf_append(b, op->signer, sizeof(op->signer)));
     MERO_TRY(mero_buf_append_u64le(b, op->nonce));
     MERO_TRY(mero_buf_append_u8(b, op->scope));
     if (op->scope == MERO_SCOPE_ROOT) {
         return put_root(b, op);
     }
-    MERO_TRY(mero_buf_append(b, op->group_id, 32));
+    MERO_TRY(mero_buf_append(b, op->group_id, sizeof(op->group_id)));
     if (op->scope == MERO_SCOPE_GROUP_ENCRYPTED) {
-        MERO_TRY(mero_buf_append(b, op->key_id, 32));
-        MERO_TRY(mero_buf_append(b, op->enc_nonce, 12));
+        MERO_TRY(mero_buf_append(b, op->key_id, sizeof(op->key_id)));
+        MERO_TRY(mero_buf_append(b, op->enc_nonce, sizeof(op->enc_nonce)));
         MERO_TRY(mero_borsh_put_bytes(b, op->ciphertext, op->ciphertext_len));
     } else {
         MERO_TRY(mero__gov_put_group_body(b, op));
@@ -238,6 +238,13 @@ int mero_op_encode(const struct mero_op *op, struct mero_buf *out)
 }
 
 /* ---- decode ------------------------------------------------------------------------------ */
+
+/* One KeyEnvelope on the wire: recipient tag, identity, ephemeral X25519 key, sender, nonce,
+ * Vec<u8> ciphertext (u32 length + key + tag), signature. */
+#define ENVELOPE_WIRE_LEN                                                                          \
+    (1u + MERO_IDENTITY_LEN + MERO_X25519_LEN + MERO_IDENTITY_LEN + MERO_GCM_NONCE_LEN + 4u +      \
+     MERO_GOV_ENVELOPE_CT_LEN + MERO_ED25519_SIG_LEN)
+_Static_assert(ENVELOPE_WIRE_LEN == 225u, "a KeyEnvelope is 225 bytes on the wire");
 
 #define DEC(expr, what)                                                                            \
     do {                                                                                           \
@@ -263,7 +270,7 @@ static int get_meas(struct mero_cur *c, struct mero_measurements *m, char *tcb,
                     struct mero_err *err)
 {
     DEC(mero_borsh_get_str(c, m->mrtd, sizeof(m->mrtd)), "mrtd");
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < MERO_RTMR_COUNT; i++) {
         DEC(mero_borsh_get_str(c, m->rtmr[i], sizeof(m->rtmr[i])), "rtmr");
     }
     DEC(mero_borsh_get_str(c, tcb, MERO_GOV_MAX_STR + 1), "tcb_status");
@@ -311,16 +318,16 @@ int mero_envelope_decode(struct mero_cur *c, struct mero_key_envelope *e, struct
                             "op decode: envelope recipient kind %u is not supported",
                             (unsigned)e->recipient_tag);
     }
-    DEC(mero_cur_copy(c, e->identity, 32), "envelope identity");
-    DEC(mero_cur_copy(c, e->ephemeral, 32), "envelope ephemeral key");
-    DEC(mero_cur_copy(c, e->sender, 32), "envelope sender");
-    DEC(mero_cur_copy(c, e->nonce, 12), "envelope nonce");
+    DEC(mero_cur_copy(c, e->identity, sizeof(e->identity)), "envelope identity");
+    DEC(mero_cur_copy(c, e->ephemeral, sizeof(e->ephemeral)), "envelope ephemeral key");
+    DEC(mero_cur_copy(c, e->sender, sizeof(e->sender)), "envelope sender");
+    DEC(mero_cur_copy(c, e->nonce, sizeof(e->nonce)), "envelope nonce");
     DEC(mero_borsh_get_bytes(c, MERO_GOV_ENVELOPE_CT_LEN, &ct, &n), "envelope ciphertext");
     if (n != MERO_GOV_ENVELOPE_CT_LEN) {
         return mero_err_set(err, MERO_EOPDECODE, "op decode: envelope ciphertext is %zu bytes", n);
     }
     memcpy(e->ciphertext, ct, n);
-    DEC(mero_cur_copy(c, e->signature, 64), "envelope signature");
+    DEC(mero_cur_copy(c, e->signature, sizeof(e->signature)), "envelope signature");
     return 0;
 }
 
@@ -332,7 +339,7 @@ static int get_policy(struct mero_cur *c, struct mero_op *op, struct mero_err *e
     if (op->kind == MERO_GROUP_TEE_POLICY_SET || op->kind == MERO_GROUP_TEE_POLICY_SET_V2) {
         p->form = MERO_POLICY_MEASUREMENT;
         MERO_TRY(get_list(c, &p->mrtd, err));
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < MERO_RTMR_COUNT; i++) {
             MERO_TRY(get_list(c, &p->rtmr[i], err));
         }
         MERO_TRY(get_list(c, &p->tcb, err));
@@ -370,7 +377,7 @@ static int get_td(struct mero_cur *c, struct mero_tee_join *j, struct mero_err *
 {
     j->has_td = true;
     DEC(mero_cur_u64le(c, &j->td_attributes), "td_attributes");
-    DEC(mero_cur_copy(c, j->mrservicetd, 48), "mrservicetd");
+    DEC(mero_cur_copy(c, j->mrservicetd, sizeof(j->mrservicetd)), "mrservicetd");
     return 0;
 }
 
@@ -383,26 +390,26 @@ static int get_root(struct mero_cur *c, struct mero_op *op, struct mero_err *err
     }
     switch (op->kind) {
     case MERO_ROOT_NAMESPACE_CREATED:
-        DEC(mero_cur_copy(c, op->salt, 32), "salt");
+        DEC(mero_cur_copy(c, op->salt, sizeof(op->salt)), "salt");
         return 0;
     case MERO_ROOT_GROUP_CREATED:
-        DEC(mero_cur_copy(c, op->sub_group, 32), "group id");
-        DEC(mero_cur_copy(c, op->sub_parent, 32), "parent id");
+        DEC(mero_cur_copy(c, op->sub_group, sizeof(op->sub_group)), "group id");
+        DEC(mero_cur_copy(c, op->sub_parent, sizeof(op->sub_parent)), "parent id");
         DEC(mero_cur_u8(c, &op->visibility), "visibility");
         if (op->visibility > MERO_GROUP_RESTRICTED) {
             return mero_err_set(err, MERO_EOPDECODE, "op decode: unknown visibility");
         }
         return 0;
     case MERO_ROOT_ADMIN_CHANGED:
-        DEC(mero_cur_copy(c, op->member, 32), "member");
+        DEC(mero_cur_copy(c, op->member, sizeof(op->member)), "member");
         return 0;
     case MERO_ROOT_KEY_DELIVERY:
-        DEC(mero_cur_copy(c, op->kd_group, 32), "group id");
+        DEC(mero_cur_copy(c, op->kd_group, sizeof(op->kd_group)), "group id");
         return mero_envelope_decode(c, &op->envelope, err);
     case MERO_ROOT_MEMBER_JOINED_TEE:
-        DEC(mero_cur_copy(c, op->join.group_id, 32), "group id");
-        DEC(mero_cur_copy(c, op->join.member, 32), "member");
-        DEC(mero_cur_copy(c, op->join.quote_hash, 32), "quote hash");
+        DEC(mero_cur_copy(c, op->join.group_id, sizeof(op->join.group_id)), "group id");
+        DEC(mero_cur_copy(c, op->join.member, sizeof(op->join.member)), "member");
+        DEC(mero_cur_copy(c, op->join.quote_hash, sizeof(op->join.quote_hash)), "quote hash");
         MERO_TRY(get_meas(c, &op->join.m, op->join.tcb_status, err));
         MERO_TRY(get_role(c, &op->join.role, err));
         MERO_TRY(mero_credential_decode(c, &op->join.account, err));
@@ -433,20 +440,20 @@ int mero__gov_get_group_body(struct mero_cur *c, struct mero_op *op, struct mero
     switch (op->kind) {
     case MERO_GROUP_MEMBER_ADDED:
     case MERO_GROUP_MEMBER_ROLE_SET:
-        DEC(mero_cur_copy(c, op->member, 32), "member");
+        DEC(mero_cur_copy(c, op->member, sizeof(op->member)), "member");
         MERO_TRY(get_role(c, &op->role, err));
         break;
     case MERO_GROUP_MEMBER_REMOVED:
-        DEC(mero_cur_copy(c, op->member, 32), "member");
+        DEC(mero_cur_copy(c, op->member, sizeof(op->member)), "member");
         break;
     case MERO_GROUP_MEMBER_LEFT:
         break;
     case MERO_GROUP_CONTEXT_CREATED:
-        DEC(mero_cur_copy(c, op->context_id, 32), "context id");
-        DEC(mero_cur_copy(c, op->application_id, 32), "application id");
+        DEC(mero_cur_copy(c, op->context_id, sizeof(op->context_id)), "context id");
+        DEC(mero_cur_copy(c, op->application_id, sizeof(op->application_id)), "application id");
         break;
     case MERO_GROUP_MEMBER_SET_AUTO_FOLLOW:
-        DEC(mero_cur_copy(c, op->member, 32), "member");
+        DEC(mero_cur_copy(c, op->member, sizeof(op->member)), "member");
         DEC(mero_borsh_get_bool(c, &op->follow_contexts), "auto-follow contexts");
         DEC(mero_borsh_get_bool(c, &op->follow_subgroups), "auto-follow subgroups");
         break;
@@ -457,9 +464,9 @@ int mero__gov_get_group_body(struct mero_cur *c, struct mero_op *op, struct mero
         MERO_TRY(get_policy(c, op, err));
         break;
     case MERO_GROUP_MEMBER_JOINED_TEE:
-        memcpy(op->join.group_id, op->group_id, 32);
-        DEC(mero_cur_copy(c, op->join.member, 32), "member");
-        DEC(mero_cur_copy(c, op->join.quote_hash, 32), "quote hash");
+        memcpy(op->join.group_id, op->group_id, sizeof(op->join.group_id));
+        DEC(mero_cur_copy(c, op->join.member, sizeof(op->join.member)), "member");
+        DEC(mero_cur_copy(c, op->join.quote_hash, sizeof(op->join.quote_hash)), "quote hash");
         MERO_TRY(get_meas(c, &op->join.m, op->join.tcb_status, err));
         MERO_TRY(get_role(c, &op->join.role, err));
         if (td) {
@@ -467,7 +474,8 @@ int mero__gov_get_group_body(struct mero_cur *c, struct mero_op *op, struct mero
         }
         break;
     case MERO_GROUP_TEE_AUTHORITY_EVIDENCE:
-        DEC(mero_cur_copy(c, op->evidence.attested_key, 32), "attested key");
+        DEC(mero_cur_copy(c, op->evidence.attested_key, sizeof(op->evidence.attested_key)),
+            "attested key");
         MERO_TRY(mero_credential_decode(c, &op->evidence.account, err));
         MERO_TRY(get_blob(c, MERO_GOV_MAX_QUOTE_BYTES, &op->evidence.quote, &op->evidence.quote_len,
                           err));
@@ -493,8 +501,8 @@ static int get_encrypted(struct mero_cur *c, struct mero_op *op, struct mero_err
 {
     const uint8_t *p;
     size_t n;
-    DEC(mero_cur_copy(c, op->key_id, 32), "key id");
-    DEC(mero_cur_copy(c, op->enc_nonce, 12), "encrypted op nonce");
+    DEC(mero_cur_copy(c, op->key_id, sizeof(op->key_id)), "key id");
+    DEC(mero_cur_copy(c, op->enc_nonce, sizeof(op->enc_nonce)), "encrypted op nonce");
     DEC(mero_borsh_get_bytes(c, MERO_GOV_MAX_SEALED_BYTES, &p, &n), "encrypted op ciphertext");
     if (n < MERO_GOV_MIN_SEALED_BYTES) {
         return mero_err_set(err, MERO_EOPDECODE, "op decode: encrypted op ciphertext is %zu bytes",
@@ -507,7 +515,7 @@ static int get_encrypted(struct mero_cur *c, struct mero_op *op, struct mero_err
 static int get_group(struct mero_cur *c, struct mero_op *op, struct mero_err *err)
 {
     uint8_t opt;
-    DEC(mero_cur_copy(c, op->group_id, 32), "group id");
+    DEC(mero_cur_copy(c, op->group_id, sizeof(op->group_id)), "group id");
     if (op->scope == MERO_SCOPE_GROUP_ENCRYPTED) {
         MERO_TRY(get_encrypted(c, op, err));
     } else {
@@ -521,11 +529,11 @@ static int get_group(struct mero_cur *c, struct mero_op *op, struct mero_err *er
         return 0;
     }
     op->has_rotation = true;
-    DEC(mero_cur_copy(c, op->rotation.new_key_id, 32), "new key id");
+    DEC(mero_cur_copy(c, op->rotation.new_key_id, sizeof(op->rotation.new_key_id)), "new key id");
     uint32_t n;
     DEC(mero_borsh_get_count(c, MERO_GOV_MAX_ENVELOPES, &n), "envelope count");
-    /* each envelope is 225 bytes: refuse a count the input cannot hold before allocating */
-    if ((size_t)n * 225u > mero_cur_left(c)) {
+    /* refuse a count the input cannot hold before allocating */
+    if ((size_t)n * ENVELOPE_WIRE_LEN > mero_cur_left(c)) {
         return mero_err_set(err, MERO_ETRUNC, "op decode: %u envelopes do not fit", (unsigned)n);
     }
     if (n > 0) {
@@ -549,10 +557,10 @@ static int decode_inner(struct mero_cur *c, struct mero_op *op, struct mero_err 
                             "op schema version %u is not supported (this node speaks %u)",
                             (unsigned)op->version, (unsigned)MERO_GOV_SCHEMA_VERSION);
     }
-    DEC(mero_cur_copy(c, op->ns, 32), "namespace id");
+    DEC(mero_cur_copy(c, op->ns, sizeof(op->ns)), "namespace id");
     uint32_t n;
     DEC(mero_borsh_get_count(c, MERO_GOV_MAX_PARENTS, &n), "parent count");
-    if ((size_t)n * 32u > mero_cur_left(c)) {
+    if ((size_t)n * MERO_OP_ID_LEN > mero_cur_left(c)) {
         return mero_err_set(err, MERO_ETRUNC, "op decode: %u parents do not fit", (unsigned)n);
     }
     if (n > 0) {
@@ -561,11 +569,11 @@ static int decode_inner(struct mero_cur *c, struct mero_op *op, struct mero_err 
             return mero_err_set(err, MERO_ENOMEM, "out of memory");
         }
         for (uint32_t i = 0; i < n; i++) {
-            DEC(mero_cur_copy(c, op->parents[i], 32), "parent hash");
+            DEC(mero_cur_copy(c, op->parents[i], sizeof(op->parents[i])), "parent hash");
         }
     }
     op->n_parents = n;
-    DEC(mero_cur_copy(c, op->signer, 32), "signer");
+    DEC(mero_cur_copy(c, op->signer, sizeof(op->signer)), "signer");
     DEC(mero_cur_u64le(c, &op->nonce), "nonce");
     DEC(mero_cur_u8(c, &op->scope), "namespace op tag");
     if (op->scope == MERO_SCOPE_ROOT) {
@@ -576,7 +584,7 @@ static int decode_inner(struct mero_cur *c, struct mero_op *op, struct mero_err 
         return mero_err_set(err, MERO_EOPDECODE, "op decode: unknown namespace op %u",
                             (unsigned)op->scope);
     }
-    DEC(mero_cur_copy(c, op->signature, 64), "signature");
+    DEC(mero_cur_copy(c, op->signature, sizeof(op->signature)), "signature");
     if (mero_cur_left(c) != 0) {
         return mero_err_set(err, MERO_EOPDECODE, "op decode: %zu trailing bytes", mero_cur_left(c));
     }

@@ -13,14 +13,22 @@
 
 #include "gov/gov_internal.h"
 
-#define BLOB(st, i, p) sqlite3_bind_blob((st), (i), (p), 32, SQLITE_STATIC)
+/* Every blob these queries bind or read is a 32-byte id: a group or namespace id, an identity,
+ * an op or quote hash, a context or application id (one width, checked below). */
+#define ID_LEN MERO_GROUP_ID_LEN
+_Static_assert(MERO_NS_ID_LEN == ID_LEN && MERO_IDENTITY_LEN == ID_LEN &&
+                   MERO_OP_ID_LEN == ID_LEN && MERO_QUOTE_HASH_LEN == ID_LEN &&
+                   MERO_CONTEXT_ID_LEN == ID_LEN && MERO_APP_ID_LEN == ID_LEN,
+               "the store's id columns share one width");
 
-static void col32(sqlite3_stmt *st, int i, uint8_t out[32])
+#define BLOB(st, i, p) sqlite3_bind_blob((st), (i), (p), ID_LEN, SQLITE_STATIC)
+
+static void col_id(sqlite3_stmt *st, int i, uint8_t out[ID_LEN])
 {
-    if (sqlite3_column_bytes(st, i) == 32) {
-        memcpy(out, sqlite3_column_blob(st, i), 32);
+    if (sqlite3_column_bytes(st, i) == ID_LEN) {
+        memcpy(out, sqlite3_column_blob(st, i), ID_LEN);
     } else {
-        memset(out, 0, 32);
+        memset(out, 0, ID_LEN);
     }
 }
 
@@ -41,7 +49,7 @@ static const char SQL_MEMBERS[] = "SELECT member, role, tee, account, quote_hash
                                   " rtmr1, rtmr2, rtmr3, tcb FROM members WHERE grp = ?"
                                   " ORDER BY member";
 
-int mero_gov_members(struct mero_store *s, const uint8_t group[static 32],
+int mero_gov_members(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
                      struct mero_gov_member **out, size_t *n)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_MEMBERS);
@@ -51,47 +59,43 @@ int mero_gov_members(struct mero_store *s, const uint8_t group[static 32],
     BLOB(st, 1, group);
     struct mero_gov_member *v = NULL;
     size_t cnt = 0, cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int rc = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if (cnt == cap) {
             cap = cap ? cap * 2 : 8;
             struct mero_gov_member *nv = realloc(v, cap * sizeof(*v));
-            if (nv == NULL) {
-                free(v);
-                sqlite3_reset(st);
-                return -MERO_ENOMEM;
-            }
+            MERO_ENSURE_OUT(nv != NULL, NULL, MERO_ENOMEM, "out of memory");
             v = nv;
         }
         struct mero_gov_member *m = &v[cnt++];
         memset(m, 0, sizeof(*m));
-        col32(st, 0, m->id);
+        col_id(st, 0, m->id);
         m->role = sqlite3_column_int(st, 1);
         m->tee = sqlite3_column_int(st, 2) != 0;
         if (m->tee) {
-            col32(st, 3, m->account);
-            col32(st, 4, m->quote_hash);
+            col_id(st, 3, m->account);
+            col_id(st, 4, m->quote_hash);
             coltext(st, 5, m->m.mrtd, sizeof(m->m.mrtd));
-            for (int i = 0; i < 4; i++) {
+            for (int i = 0; i < MERO_RTMR_COUNT; i++) {
                 coltext(st, 6 + i, m->m.rtmr[i], sizeof(m->m.rtmr[i]));
             }
             coltext(st, 10, m->tcb_status, sizeof(m->tcb_status));
         }
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
-        free(v);
-        return -MERO_EIO;
-    }
+    MERO_ENSURE_OUT(step == SQLITE_DONE, NULL, MERO_EIO, "store: read");
     *out = v;
     *n = cnt;
-    return 0;
+    v = NULL; /* handed over */
+out:
+    sqlite3_reset(st);
+    free(v);
+    return rc;
 }
 
 static const char SQL_ROLE[] = "SELECT role FROM members WHERE grp = ? AND member = ?";
 
-int mero_gov_direct_role(struct mero_store *s, const uint8_t group[static 32],
-                         const uint8_t member[static 32], int *role)
+int mero_gov_direct_role(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
+                         const uint8_t member[static MERO_IDENTITY_LEN], int *role)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_ROLE);
     if (st == NULL) {
@@ -109,8 +113,8 @@ int mero_gov_direct_role(struct mero_store *s, const uint8_t group[static 32],
 
 static const char SQL_GROUP[] = "SELECT parent, visibility, ns FROM groups WHERE id = ?";
 
-static int group_row(struct mero_store *s, const uint8_t group[32], uint8_t parent[32], int *vis,
-                     uint8_t ns[32])
+static int group_row(struct mero_store *s, const uint8_t group[MERO_GROUP_ID_LEN],
+                     uint8_t parent[MERO_GROUP_ID_LEN], int *vis, uint8_t ns[MERO_NS_ID_LEN])
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_GROUP);
     if (st == NULL) {
@@ -119,26 +123,26 @@ static int group_row(struct mero_store *s, const uint8_t group[32], uint8_t pare
     BLOB(st, 1, group);
     int rc = -MERO_ENOTFOUND;
     if (sqlite3_step(st) == SQLITE_ROW) {
-        col32(st, 0, parent);
+        col_id(st, 0, parent);
         *vis = sqlite3_column_int(st, 1);
-        col32(st, 2, ns);
+        col_id(st, 2, ns);
         rc = 0;
     }
     sqlite3_reset(st);
     return rc;
 }
 
-int mero_gov_group_info(struct mero_store *s, const uint8_t group[static 32],
-                        uint8_t parent[static 32], int *visibility)
+int mero_gov_group_info(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
+                        uint8_t parent[static MERO_GROUP_ID_LEN], int *visibility)
 {
-    uint8_t ns[32];
+    uint8_t ns[MERO_NS_ID_LEN];
     return group_row(s, group, parent, visibility, ns);
 }
 
-int mero_gov_namespace_of(struct mero_store *s, const uint8_t group[static 32],
-                          uint8_t ns[static 32])
+int mero_gov_namespace_of(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
+                          uint8_t ns[static MERO_NS_ID_LEN])
 {
-    uint8_t parent[32];
+    uint8_t parent[MERO_GROUP_ID_LEN];
     int vis;
     return group_row(s, group, parent, &vis, ns);
 }
@@ -146,12 +150,12 @@ int mero_gov_namespace_of(struct mero_store *s, const uint8_t group[static 32],
 /* depth bound: a group tree deeper than this is refused at creation */
 #define MAX_DEPTH 32
 
-int mero_gov_effective_role(struct mero_store *s, const uint8_t group[static 32],
-                            const uint8_t member[static 32], int *role)
+int mero_gov_effective_role(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
+                            const uint8_t member[static MERO_IDENTITY_LEN], int *role)
 {
-    uint8_t cur[32], parent[32], ns[32];
+    uint8_t cur[MERO_GROUP_ID_LEN], parent[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
     int vis;
-    memcpy(cur, group, 32);
+    memcpy(cur, group, sizeof(cur));
     *role = MERO_ROLE_NONE;
     for (int depth = 0; depth < MAX_DEPTH; depth++) {
         int r;
@@ -161,21 +165,21 @@ int mero_gov_effective_role(struct mero_store *s, const uint8_t group[static 32]
             *role = (depth > 0 && mero_role_is_tee(r)) ? MERO_ROLE_NONE : r;
             return 0;
         }
-        if (group_row(s, cur, parent, &vis, ns) < 0 || memcmp(cur, ns, 32) == 0 ||
+        if (group_row(s, cur, parent, &vis, ns) < 0 || memcmp(cur, ns, sizeof(cur)) == 0 ||
             vis != MERO_GROUP_OPEN) {
             return 0;
         }
-        memcpy(cur, parent, 32);
+        memcpy(cur, parent, sizeof(cur));
     }
     return 0;
 }
 
-int mero_gov_is_admin(struct mero_store *s, const uint8_t group[static 32],
-                      const uint8_t member[static 32], bool *yes)
+int mero_gov_is_admin(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
+                      const uint8_t member[static MERO_IDENTITY_LEN], bool *yes)
 {
-    uint8_t cur[32], parent[32], ns[32];
+    uint8_t cur[MERO_GROUP_ID_LEN], parent[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
     int vis;
-    memcpy(cur, group, 32);
+    memcpy(cur, group, sizeof(cur));
     *yes = false;
     for (int depth = 0; depth < MAX_DEPTH; depth++) {
         int r;
@@ -184,17 +188,17 @@ int mero_gov_is_admin(struct mero_store *s, const uint8_t group[static 32],
             *yes = true;
             return 0;
         }
-        if (group_row(s, cur, parent, &vis, ns) < 0 || memcmp(cur, ns, 32) == 0 ||
+        if (group_row(s, cur, parent, &vis, ns) < 0 || memcmp(cur, ns, sizeof(cur)) == 0 ||
             vis != MERO_GROUP_OPEN) {
             return 0;
         }
-        memcpy(cur, parent, 32);
+        memcpy(cur, parent, sizeof(cur));
     }
     return 0;
 }
 
-int mero_gov_may_vouch(struct mero_store *s, const uint8_t group[static 32],
-                       const uint8_t member[static 32], bool *yes)
+int mero_gov_may_vouch(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
+                       const uint8_t member[static MERO_IDENTITY_LEN], bool *yes)
 {
     MERO_TRY(mero_gov_is_admin(s, group, member, yes));
     if (!*yes) {
@@ -205,10 +209,10 @@ int mero_gov_may_vouch(struct mero_store *s, const uint8_t group[static 32],
     return 0;
 }
 
-int mero_gov_executor_standing(struct mero_store *s, const uint8_t group[static 32],
-                               const uint8_t member[static 32], int *role)
+int mero_gov_executor_standing(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
+                               const uint8_t member[static MERO_IDENTITY_LEN], int *role)
 {
-    uint8_t ns[32];
+    uint8_t ns[MERO_NS_ID_LEN];
     int r;
     *role = MERO_ROLE_NONE;
     MERO_TRY(mero_gov_namespace_of(s, group, ns));
@@ -226,10 +230,10 @@ int mero_gov_executor_standing(struct mero_store *s, const uint8_t group[static 
 
 static const char SQL_POLICY[] = "SELECT body FROM policy WHERE ns = ?";
 
-int mero_gov_read_policy(struct mero_store *s, const uint8_t group[static 32],
+int mero_gov_read_policy(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
                          struct mero_tee_policy *out, bool *found, struct mero_err *err)
 {
-    uint8_t ns[32];
+    uint8_t ns[MERO_NS_ID_LEN];
     *found = false;
     memset(out, 0, sizeof(*out));
     if (mero_gov_namespace_of(s, group, ns) < 0) {
@@ -262,8 +266,9 @@ static const char SQL_SPENT_ANY[] = "SELECT 1 FROM spent WHERE ns = ? AND quote_
 static const char SQL_SPENT_KIND[] =
     "SELECT 1 FROM spent WHERE ns = ? AND quote_hash = ? AND kind = ? AND grp = ? LIMIT 1";
 
-int mero__gov_spent(struct mero_store *s, const uint8_t ns[32], const uint8_t hash[32], int kind,
-                    const uint8_t *grp, bool *used)
+int mero__gov_spent(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                    const uint8_t hash[MERO_QUOTE_HASH_LEN], int kind, const uint8_t *grp,
+                    bool *used)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, kind < 0 ? SQL_SPENT_ANY : SQL_SPENT_KIND);
     if (st == NULL) {
@@ -281,16 +286,16 @@ int mero__gov_spent(struct mero_store *s, const uint8_t ns[32], const uint8_t ha
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -MERO_EIO;
 }
 
-int mero_gov_is_quote_hash_used(struct mero_store *s, const uint8_t ns[static 32],
-                                const uint8_t hash[static 32], bool *used)
+int mero_gov_is_quote_hash_used(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                                const uint8_t hash[static MERO_QUOTE_HASH_LEN], bool *used)
 {
     return mero__gov_spent(s, ns, hash, -1, NULL, used);
 }
 
 static const char SQL_EVID[] = "SELECT attested_at FROM evidence WHERE grp = ? AND member = ?";
 
-int mero__gov_evidence_at(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
-                          bool *found, uint64_t *at)
+int mero__gov_evidence_at(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                          const uint8_t member[MERO_IDENTITY_LEN], bool *found, uint64_t *at)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_EVID);
     if (st == NULL) {
@@ -309,8 +314,8 @@ int mero__gov_evidence_at(struct mero_store *s, const uint8_t grp[32], const uin
 
 static const char SQL_DENY[] = "SELECT 1 FROM deny WHERE grp = ? AND member = ?";
 
-int mero_gov_is_denied(struct mero_store *s, const uint8_t group[static 32],
-                       const uint8_t member[static 32], bool *denied)
+int mero_gov_is_denied(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
+                       const uint8_t member[static MERO_IDENTITY_LEN], bool *denied)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_DENY);
     if (st == NULL) {
@@ -326,8 +331,9 @@ int mero_gov_is_denied(struct mero_store *s, const uint8_t group[static 32],
 static const char SQL_FOLLOW[] =
     "SELECT contexts, subgroups FROM autofollow WHERE grp = ? AND member = ?";
 
-int mero_gov_auto_follow(struct mero_store *s, const uint8_t group[static 32],
-                         const uint8_t member[static 32], bool *contexts, bool *subgroups)
+int mero_gov_auto_follow(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
+                         const uint8_t member[static MERO_IDENTITY_LEN], bool *contexts,
+                         bool *subgroups)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_FOLLOW);
     if (st == NULL) {
@@ -346,7 +352,7 @@ int mero_gov_auto_follow(struct mero_store *s, const uint8_t group[static 32],
 
 static const char SQL_CONTEXTS[] = "SELECT id, grp, app FROM contexts WHERE ns = ? ORDER BY seq";
 
-int mero_gov_contexts(struct mero_store *s, const uint8_t ns[static 32],
+int mero_gov_contexts(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                       struct mero_gov_context **out, size_t *n)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_CONTEXTS);
@@ -356,65 +362,56 @@ int mero_gov_contexts(struct mero_store *s, const uint8_t ns[static 32],
     BLOB(st, 1, ns);
     struct mero_gov_context *v = NULL;
     size_t cnt = 0, cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int rc = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if (cnt == cap) {
             cap = cap ? cap * 2 : 8;
             struct mero_gov_context *nv = realloc(v, cap * sizeof(*v));
-            if (nv == NULL) {
-                free(v);
-                sqlite3_reset(st);
-                return -MERO_ENOMEM;
-            }
+            MERO_ENSURE_OUT(nv != NULL, NULL, MERO_ENOMEM, "out of memory");
             v = nv;
         }
-        col32(st, 0, v[cnt].id);
-        col32(st, 1, v[cnt].group);
-        col32(st, 2, v[cnt].application_id);
+        col_id(st, 0, v[cnt].id);
+        col_id(st, 1, v[cnt].group);
+        col_id(st, 2, v[cnt].application_id);
         cnt++;
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
-        free(v);
-        return -MERO_EIO;
-    }
+    MERO_ENSURE_OUT(step == SQLITE_DONE, NULL, MERO_EIO, "store: read");
     *out = v;
     *n = cnt;
-    return 0;
+    v = NULL; /* handed over */
+out:
+    sqlite3_reset(st);
+    free(v);
+    return rc;
 }
 
-/* Collect column 0 (32-byte blobs) of a statement whose binds are done. */
-static int collect32(sqlite3_stmt *st, size_t max, uint8_t (**out)[32], size_t *n,
-                     uint64_t *last_seq)
+/* Collect column 0 (ids) of a statement whose binds are done. */
+static int collect_ids(sqlite3_stmt *st, size_t max, uint8_t (**out)[ID_LEN], size_t *n,
+                       uint64_t *last_seq)
 {
-    uint8_t(*v)[32] = NULL;
+    uint8_t(*v)[ID_LEN] = NULL;
     size_t cnt = 0, cap = 0;
-    int rc;
-    while (cnt < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int rc = 0, step = SQLITE_DONE;
+    while (cnt < max && (step = sqlite3_step(st)) == SQLITE_ROW) {
         if (cnt == cap) {
             cap = cap ? cap * 2 : 16;
-            uint8_t(*nv)[32] = realloc(v, cap * sizeof(*v));
-            if (nv == NULL) {
-                free(v);
-                sqlite3_reset(st);
-                return -MERO_ENOMEM;
-            }
+            uint8_t(*nv)[ID_LEN] = realloc(v, cap * sizeof(*v));
+            MERO_ENSURE_OUT(nv != NULL, NULL, MERO_ENOMEM, "out of memory");
             v = nv;
         }
-        col32(st, 0, v[cnt++]);
+        col_id(st, 0, v[cnt++]);
         if (last_seq != NULL) {
             *last_seq = (uint64_t)sqlite3_column_int64(st, 1);
         }
     }
-    if (cnt < max && rc != SQLITE_DONE) {
-        free(v);
-        sqlite3_reset(st);
-        return -MERO_EIO;
-    }
-    sqlite3_reset(st);
+    MERO_ENSURE_OUT(cnt >= max || step == SQLITE_DONE, NULL, MERO_EIO, "store: read");
     *out = v;
     *n = cnt;
-    return 0;
+    v = NULL; /* handed over */
+out:
+    sqlite3_reset(st);
+    free(v);
+    return rc;
 }
 
 static const char SQL_GROUPS[] = "SELECT id FROM groups WHERE ns = ? ORDER BY seq";
@@ -423,39 +420,40 @@ static const char SQL_HEADS[] = "SELECT hash FROM heads WHERE ns = ? ORDER BY ha
 static const char SQL_OPS_AFTER[] =
     "SELECT hash, seq FROM ops WHERE ns = ? AND seq > ? ORDER BY seq";
 
-int mero_gov_groups(struct mero_store *s, const uint8_t ns[static 32], uint8_t (**out)[32],
-                    size_t *n)
+int mero_gov_groups(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                    uint8_t (**out)[MERO_GROUP_ID_LEN], size_t *n)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_GROUPS);
     if (st == NULL) {
         return -MERO_EIO;
     }
     BLOB(st, 1, ns);
-    return collect32(st, SIZE_MAX, out, n, NULL);
+    return collect_ids(st, SIZE_MAX, out, n, NULL);
 }
 
-int mero_gov_namespaces(struct mero_store *s, uint8_t (**out)[32], size_t *n)
+int mero_gov_namespaces(struct mero_store *s, uint8_t (**out)[MERO_NS_ID_LEN], size_t *n)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_NAMESPACES);
     if (st == NULL) {
         return -MERO_EIO;
     }
-    return collect32(st, SIZE_MAX, out, n, NULL);
+    return collect_ids(st, SIZE_MAX, out, n, NULL);
 }
 
-int mero_gov_heads(struct mero_store *s, const uint8_t ns[static 32], uint8_t (**out)[32],
-                   size_t *n)
+int mero_gov_heads(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                   uint8_t (**out)[MERO_OP_ID_LEN], size_t *n)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_HEADS);
     if (st == NULL) {
         return -MERO_EIO;
     }
     BLOB(st, 1, ns);
-    return collect32(st, SIZE_MAX, out, n, NULL);
+    return collect_ids(st, SIZE_MAX, out, n, NULL);
 }
 
-int mero_gov_op_hashes(struct mero_store *s, const uint8_t ns[static 32], uint64_t after_seq,
-                       size_t max, uint8_t (**out)[32], size_t *n, uint64_t *last_seq)
+int mero_gov_op_hashes(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                       uint64_t after_seq, size_t max, uint8_t (**out)[MERO_OP_ID_LEN], size_t *n,
+                       uint64_t *last_seq)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_OPS_AFTER);
     if (st == NULL) {
@@ -466,14 +464,14 @@ int mero_gov_op_hashes(struct mero_store *s, const uint8_t ns[static 32], uint64
      * wrapped (negative) cursor that would serve the log from its start again */
     sqlite3_bind_int64(st, 2, (sqlite3_int64)(after_seq > INT64_MAX ? INT64_MAX : after_seq));
     *last_seq = after_seq;
-    return collect32(st, max, out, n, last_seq);
+    return collect_ids(st, max, out, n, last_seq);
 }
 
 static const char SQL_HAS_OP[] = "SELECT 1 FROM ops WHERE hash = ?";
 static const char SQL_GET_OP[] = "SELECT bytes FROM ops WHERE hash = ?";
 static const char SQL_COUNT[] = "SELECT COUNT(*) FROM ops WHERE ns = ?";
 
-int mero_gov_has_op(struct mero_store *s, const uint8_t hash[static 32], bool *yes)
+int mero_gov_has_op(struct mero_store *s, const uint8_t hash[static MERO_OP_ID_LEN], bool *yes)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_HAS_OP);
     if (st == NULL) {
@@ -485,7 +483,8 @@ int mero_gov_has_op(struct mero_store *s, const uint8_t hash[static 32], bool *y
     return 0;
 }
 
-int mero_gov_op_get(struct mero_store *s, const uint8_t hash[static 32], struct mero_buf *out)
+int mero_gov_op_get(struct mero_store *s, const uint8_t hash[static MERO_OP_ID_LEN],
+                    struct mero_buf *out)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_GET_OP);
     if (st == NULL) {
@@ -500,7 +499,7 @@ int mero_gov_op_get(struct mero_store *s, const uint8_t hash[static 32], struct 
     return rc;
 }
 
-int mero_gov_op_count(struct mero_store *s, const uint8_t ns[static 32], uint64_t *n)
+int mero_gov_op_count(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN], uint64_t *n)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_COUNT);
     if (st == NULL) {

@@ -212,39 +212,31 @@ static int store_open(const char *path, bool create, struct mero_store **out, st
     if (s == NULL) {
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
+    int rc = 0;
     mode_t old = umask(077);
     int orc = sqlite3_open_v2(
         path, &s->db,
         SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX, NULL);
     umask(old);
-    if (orc != SQLITE_OK) {
-        int rc = mero_err_set(err, MERO_EIO, "cannot open store %s: %s", path,
-                              s->db ? sqlite3_errmsg(s->db) : "out of memory");
-        sqlite3_close(s->db);
-        free(s);
-        return rc;
-    }
-    int rc = 0;
+    MERO_ENSURE_OUT(orc == SQLITE_OK, err, MERO_EIO, "cannot open store %s: %s", path,
+                    s->db ? sqlite3_errmsg(s->db) : "out of memory");
     if (mero__gov_exec(s, "PRAGMA journal_mode=WAL") < 0 ||
         mero__gov_exec(s, "PRAGMA synchronous=FULL") < 0 ||
         mero__gov_exec(s, "PRAGMA foreign_keys=ON") < 0 ||
         mero__gov_exec(s, "PRAGMA secure_delete=ON") < 0) {
         int code = sqlite3_errcode(s->db);
-        rc =
-            code == SQLITE_CORRUPT || code == SQLITE_NOTADB
-                ? mero_err_set(err, MERO_ESTATE, "%s is corrupted: %s", path, sqlite3_errmsg(s->db))
-                : mero__gov_sqlerr(s, err, "pragmas");
+        MERO_ENSURE_OUT(code != SQLITE_CORRUPT && code != SQLITE_NOTADB, err, MERO_ESTATE,
+                        "%s is corrupted: %s", path, sqlite3_errmsg(s->db));
+        rc = mero__gov_sqlerr(s, err, "pragmas");
+        goto out;
     }
-    if (rc == 0) {
-        sqlite3_busy_timeout(s->db, 5000);
-        rc = migrate(s, err);
-    }
-    if (rc < 0) {
-        mero_store_close(s);
-        return rc;
-    }
+    sqlite3_busy_timeout(s->db, 5000);
+    MERO_TRY_OUT(migrate(s, err));
     *out = s;
-    return 0;
+    s = NULL; /* handed over */
+out:
+    mero_store_close(s);
+    return rc;
 }
 
 int mero_store_open(const char *path, struct mero_store **out, struct mero_err *err)
@@ -319,17 +311,17 @@ void mero_store_set_hooks(struct mero_store *s, const struct mero_gov_hooks *h)
 static const char SQL_ID_GET[] = "SELECT sk FROM identities WHERE ns = ?";
 static const char SQL_ID_PUT[] = "INSERT INTO identities(ns, sk) VALUES(?, ?)";
 
-int mero_gov_identity_secret(struct mero_store *s, const uint8_t ns[static 32],
-                             uint8_t sk[static 64])
+int mero_gov_identity_secret(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                             uint8_t sk[static MERO_ED25519_SK_LEN])
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_ID_GET);
     if (st == NULL) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, ns, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
     int rc = -MERO_ENOTFOUND;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32) {
-        uint8_t pk[32];
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == MERO_ED25519_SEED_LEN) {
+        uint8_t pk[MERO_IDENTITY_LEN];
         mero_ed25519_from_seed(pk, sk, sqlite3_column_blob(st, 0));
         rc = 0;
     }
@@ -337,30 +329,32 @@ int mero_gov_identity_secret(struct mero_store *s, const uint8_t ns[static 32],
     return rc;
 }
 
-bool mero__gov_our_pk(struct mero_store *s, const uint8_t ns[32], uint8_t pk[32])
+bool mero__gov_our_pk(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                      uint8_t pk[MERO_IDENTITY_LEN])
 {
-    uint8_t sk[64];
+    uint8_t sk[MERO_ED25519_SK_LEN];
     if (mero_gov_identity_secret(s, ns, sk) < 0) {
         return false;
     }
-    memcpy(pk, sk + 32, 32);
+    memcpy(pk, sk + MERO_ED25519_SEED_LEN, MERO_IDENTITY_LEN);
     sodium_memzero(sk, sizeof(sk));
     return true;
 }
 
-int mero__gov_identity_put(struct mero_store *s, const uint8_t ns[32], const uint8_t sk[64])
+int mero__gov_identity_put(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                           const uint8_t sk[MERO_ED25519_SK_LEN])
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_ID_PUT);
     if (st == NULL) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, ns, 32, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 2, sk, 32, SQLITE_STATIC); /* the seed */
+    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, sk, MERO_ED25519_SEED_LEN, SQLITE_STATIC); /* the seed */
     return mero__gov_step_done(st);
 }
 
-int mero_gov_identity(struct mero_store *s, const uint8_t ns[static 32], bool create,
-                      uint8_t pk[static 32], struct mero_err *err)
+int mero_gov_identity(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN], bool create,
+                      uint8_t pk[static MERO_IDENTITY_LEN], struct mero_err *err)
 {
     if (mero__gov_our_pk(s, ns, pk)) {
         return 0;
@@ -368,7 +362,7 @@ int mero_gov_identity(struct mero_store *s, const uint8_t ns[static 32], bool cr
     if (!create) {
         return mero_err_set(err, MERO_ENOTFOUND, "no identity for this namespace");
     }
-    uint8_t sk[64];
+    uint8_t sk[MERO_ED25519_SK_LEN];
     mero_ed25519_keypair(pk, sk);
     int rc = mero__gov_identity_put(s, ns, sk);
     sodium_memzero(sk, sizeof(sk));
@@ -381,14 +375,14 @@ int mero_gov_identity(struct mero_store *s, const uint8_t ns[static 32], bool cr
 static const char SQL_ACCT_GET[] = "SELECT sk FROM account_key WHERE id = 1";
 static const char SQL_ACCT_PUT[] = "INSERT INTO account_key(id, sk) VALUES(1, ?)";
 
-static int account_key(struct mero_store *s, uint8_t sk[64])
+static int account_key(struct mero_store *s, uint8_t sk[MERO_ED25519_SK_LEN])
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_ACCT_GET);
     if (st == NULL) {
         return -MERO_EIO;
     }
-    uint8_t pk[32];
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32) {
+    uint8_t pk[MERO_ED25519_PK_LEN];
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == MERO_ED25519_SEED_LEN) {
         mero_ed25519_from_seed(pk, sk, sqlite3_column_blob(st, 0));
         sqlite3_reset(st);
         return 0;
@@ -399,29 +393,28 @@ static int account_key(struct mero_store *s, uint8_t sk[64])
     if (st == NULL) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, sk, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, sk, MERO_ED25519_SEED_LEN, SQLITE_STATIC);
     return mero__gov_step_done(st);
 }
 
-int mero_gov_credential(struct mero_store *s, const uint8_t ns[static 32],
+int mero_gov_credential(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                         struct mero_credential *out, struct mero_err *err)
 {
-    uint8_t sk[64], root[64], kem[32], device[32];
-    MERO_TRY(mero_gov_identity_secret(s, ns, sk) == 0
-                 ? 0
-                 : mero_err_set(err, MERO_ENOTFOUND, "no identity for this namespace"));
+    uint8_t sk[MERO_ED25519_SK_LEN], root[MERO_ED25519_SK_LEN], kem[MERO_X25519_LEN],
+        device[MERO_SHA256_LEN];                       /* a device id is a domain hash */
+    const uint8_t *id_pk = sk + MERO_ED25519_SEED_LEN; /* sk = seed || public key */
+    MERO_ENSURE(mero_gov_identity_secret(s, ns, sk) == 0, err, MERO_ENOTFOUND,
+                "no identity for this namespace");
     int rc = account_key(s, root);
     if (rc < 0) {
-        sodium_memzero(sk, sizeof(sk));
-        return mero__gov_sqlerr(s, err, "account key");
+        rc = mero__gov_sqlerr(s, err, "account key");
+        goto out;
     }
-    mero_device_id(device, root + 32);
-    rc = mero_kem_pk_from_ed25519(kem, sk + 32);
-    if (rc == 0) {
-        mero_credential_build(out, root, device, sk + 32, kem, 0, 0);
-    } else {
-        rc = mero_err_set(err, MERO_ECRYPTO, "identity key has no X25519 form");
-    }
+    mero_device_id(device, root + MERO_ED25519_SEED_LEN);
+    MERO_ENSURE_OUT(mero_kem_pk_from_ed25519(kem, id_pk) == 0, err, MERO_ECRYPTO,
+                    "identity key has no X25519 form");
+    mero_credential_build(out, root, device, id_pk, kem, 0, 0);
+out:
     sodium_memzero(sk, sizeof(sk));
     sodium_memzero(root, sizeof(root));
     return rc;
@@ -436,72 +429,74 @@ static const char SQL_KEY_CUR[] =
     "SELECT key, key_id FROM group_keys WHERE grp = ? ORDER BY seq DESC LIMIT 1";
 static const char SQL_KEY_BYID[] = "SELECT key FROM group_keys WHERE grp = ? AND key_id = ?";
 
-int mero__gov_key_put(struct mero_store *s, const uint8_t grp[32], const uint8_t key[32])
+int mero__gov_key_put(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                      const uint8_t key[MERO_GROUP_KEY_LEN])
 {
-    uint8_t id[32];
+    uint8_t id[MERO_KEY_ID_LEN];
     mero_group_key_id(id, key);
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_KEY_PUT);
     if (st == NULL) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, grp, 32, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 2, id, 32, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 3, key, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, grp, MERO_GROUP_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, id, sizeof(id), SQLITE_STATIC);
+    sqlite3_bind_blob(st, 3, key, MERO_GROUP_KEY_LEN, SQLITE_STATIC);
     return mero__gov_step_done(st);
 }
 
-int mero_gov_group_key_put(struct mero_store *s, const uint8_t group[static 32],
-                           const uint8_t key[static 32])
+int mero_gov_group_key_put(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
+                           const uint8_t key[static MERO_GROUP_KEY_LEN])
 {
-    int rc = mero__gov_key_put(s, group, key);
-    if (rc == 0) {
-        mero__gov_unseal(s);
-    }
-    return rc;
+    MERO_TRY(mero__gov_key_put(s, group, key));
+    mero__gov_unseal(s);
+    return 0;
 }
 
-int mero_gov_group_key(struct mero_store *s, const uint8_t group[static 32], uint8_t key[static 32],
-                       uint8_t key_id[static 32])
+int mero_gov_group_key(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
+                       uint8_t key[static MERO_GROUP_KEY_LEN],
+                       uint8_t key_id[static MERO_KEY_ID_LEN])
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_KEY_CUR);
     if (st == NULL) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, group, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, group, MERO_GROUP_ID_LEN, SQLITE_STATIC);
     int rc = -MERO_ENOTFOUND;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32 &&
-        sqlite3_column_bytes(st, 1) == 32) {
-        memcpy(key, sqlite3_column_blob(st, 0), 32);
-        memcpy(key_id, sqlite3_column_blob(st, 1), 32);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == MERO_GROUP_KEY_LEN &&
+        sqlite3_column_bytes(st, 1) == MERO_KEY_ID_LEN) {
+        memcpy(key, sqlite3_column_blob(st, 0), MERO_GROUP_KEY_LEN);
+        memcpy(key_id, sqlite3_column_blob(st, 1), MERO_KEY_ID_LEN);
         rc = 0;
     }
     sqlite3_reset(st);
     return rc;
 }
 
-int mero_gov_group_key_by_id(struct mero_store *s, const uint8_t group[static 32],
-                             const uint8_t key_id[static 32], uint8_t key[static 32])
+int mero_gov_group_key_by_id(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
+                             const uint8_t key_id[static MERO_KEY_ID_LEN],
+                             uint8_t key[static MERO_GROUP_KEY_LEN])
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_KEY_BYID);
     if (st == NULL) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, group, 32, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 2, key_id, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, group, MERO_GROUP_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, key_id, MERO_KEY_ID_LEN, SQLITE_STATIC);
     int rc = -MERO_ENOTFOUND;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32) {
-        memcpy(key, sqlite3_column_blob(st, 0), 32);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == MERO_GROUP_KEY_LEN) {
+        memcpy(key, sqlite3_column_blob(st, 0), MERO_GROUP_KEY_LEN);
         rc = 0;
     }
     sqlite3_reset(st);
     return rc;
 }
 
-int mero_gov_unwrap(struct mero_store *s, const uint8_t ns[static 32],
-                    const uint8_t group[static 32], const struct mero_key_envelope *e,
-                    uint8_t key[static 32], struct mero_err *err)
+int mero_gov_unwrap(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                    const uint8_t group[static MERO_GROUP_ID_LEN],
+                    const struct mero_key_envelope *e, uint8_t key[static MERO_GROUP_KEY_LEN],
+                    struct mero_err *err)
 {
-    uint8_t sk[64];
+    uint8_t sk[MERO_ED25519_SK_LEN];
     if (mero_gov_identity_secret(s, ns, sk) < 0) {
         return mero_err_set(err, MERO_ENOTFOUND, "no identity for this namespace");
     }
