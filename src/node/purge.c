@@ -25,7 +25,8 @@
 #include "mero/log.h"
 #include "node/admission/service_internal.h"
 
-static void purge_one(struct mero_admission *a, const uint8_t ns[32], const uint8_t group[32])
+static void purge_one(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                      const uint8_t group[MERO_GROUP_ID_LEN])
 {
     struct mero_err e = {0};
     char nsx[17], gx[17];
@@ -98,7 +99,7 @@ int mero_admission_purge_reconcile(struct mero_admission *a)
     size_t n = 0;
     MERO_TRY(mero_gov_purge_pending(a->env.store, &pending, &n));
     for (size_t i = 0; i < n; i++) {
-        uint8_t ns[32];
+        uint8_t ns[MERO_NS_ID_LEN];
         MERO_INFO("self-purge: finishing a purge interrupted before the last stop");
         /* a marker names a namespace, or a subgroup (subgroup-only eviction) */
         if (mero_gov_namespace_of(a->env.store, pending[i], ns) == 0 &&

@@ -33,14 +33,14 @@
 
 #define SYNC_PERIOD_MS 2000
 
-void mero_node_topic(char out[80], const uint8_t ns[32])
+void mero_node_topic(char out[80], const uint8_t ns[MERO_NS_ID_LEN])
 {
     char hex[65];
     mero_hex_encode(hex, ns, 32);
     snprintf(out, 80, "ns/%s", hex);
 }
 
-static int parse_topic(const char *topic, uint8_t ns[32])
+static int parse_topic(const char *topic, uint8_t ns[MERO_NS_ID_LEN])
 {
     if (strncmp(topic, "ns/", 3) != 0 || strlen(topic) != 67) {
         return -MERO_EINVAL;
@@ -48,7 +48,7 @@ static int parse_topic(const char *topic, uint8_t ns[32])
     return mero_hex_decode_exact(ns, 32, topic + 3, 64);
 }
 
-int mero_node_publish(struct mero_node *node, const uint8_t ns[32], uint8_t tag,
+int mero_node_publish(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], uint8_t tag,
                       const uint8_t *data, size_t len)
 {
     if (node->net == NULL) {
@@ -71,7 +71,7 @@ int mero_node_publish(struct mero_node *node, const uint8_t ns[32], uint8_t tag,
     return rc < 0 ? rc : 0;
 }
 
-int mero_node_publish_ops(struct mero_node *node, const uint8_t ns[32],
+int mero_node_publish_ops(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                           const struct mero_gov_oplist *ops)
 {
     for (size_t i = 0; i < ops->n; i++) {
@@ -83,7 +83,7 @@ int mero_node_publish_ops(struct mero_node *node, const uint8_t ns[32],
     return 0;
 }
 
-int mero_node_follow(struct mero_node *node, const uint8_t ns[32])
+int mero_node_follow(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN])
 {
     if (node->net == NULL) {
         return 0;
@@ -101,7 +101,7 @@ static int apply_op(struct mero_node *node, const char *from, const uint8_t *op,
     struct mero_err err = {0};
     int rc = mero_gov_apply(node->store, op, len, &status, hash, missing, &err);
     if (rc == -MERO_EMISSINGPARENT && from != NULL) {
-        uint8_t ns[32];
+        uint8_t ns[MERO_NS_ID_LEN];
         /* the namespace id sits right after the version byte of every signed op */
         if (len > 33) {
             memcpy(ns, op + 1, 32);
@@ -123,7 +123,7 @@ int mero_node_apply_op(struct mero_node *node, const char *from, const uint8_t *
 static int on_gossip(void *ud, const char *topic, const char *from, const uint8_t *data, size_t len)
 {
     struct mero_node *node = ud;
-    uint8_t ns[32];
+    uint8_t ns[MERO_NS_ID_LEN];
     if (len < 1 || parse_topic(topic, ns) < 0) {
         return -MERO_EINVAL;
     }

@@ -6,20 +6,19 @@
  * This catches a node up after a restart or a missed publish, and pulls missing parents.
  *
  * Messages (one request frame, one response frame; integers little-endian):
- *   1 INV_OPS    ns[32] after u64          -> 0 last u64 n u32 n*[32]   (n <= 1024)
- *   2 GET_OPS    ns[32] n u32 n*[32]       -> 0 n u32 n*(len u32, bytes) (n <= 64; len 0 = absent)
- *   3 INV_DELTAS ctx[32] after u64         -> as INV_OPS
- *   4 GET_DELTAS ctx[32] n u32 n*[32]      -> as GET_OPS
- * A response starting with 1 means "unknown namespace/context". Everything served is signed
- * (ops) or signed and encrypted (deltas), so serving it reveals nothing a member could not
- * read on the gossip topic. Invariants: every count is checked against the remaining bytes
- * and the maxima above; one pull runs per peer at a time (a request during a pull marks it
- * to run again) and pages on only while the responder's cursor advances within 1..2^63-1,
- * bounding the work a slow or hostile peer can cause; a requested cursor beyond 2^63-1 is
- * "after everything", never wrapped. A namespace this node self-purged (its tombstone,
- * mero_gov_purged) is never asked for, and any answer for it that was in flight when the purge
- * ran is dropped, ops and deltas alike (mero_node_sync_take), so a pull that started before the
- * purge cannot bring its op log, members or context data back.
+ *   1 INV_OPS    ns[MERO_NS_ID_LEN] after u64          -> 0 last u64 n u32 n*[32]   (n <= 1024)
+ *   2 GET_OPS    ns[MERO_NS_ID_LEN] n u32 n*[32]       -> 0 n u32 n*(len u32, bytes) (n <= 64; len
+ * 0 = absent) 3 INV_DELTAS ctx[MERO_CONTEXT_ID_LEN] after u64         -> as INV_OPS 4 GET_DELTAS
+ * ctx[MERO_CONTEXT_ID_LEN] n u32 n*[32]      -> as GET_OPS A response starting with 1 means
+ * "unknown namespace/context". Everything served is signed (ops) or signed and encrypted (deltas),
+ * so serving it reveals nothing a member could not read on the gossip topic. Invariants: every
+ * count is checked against the remaining bytes and the maxima above; one pull runs per peer at a
+ * time (a request during a pull marks it to run again) and pages on only while the responder's
+ * cursor advances within 1..2^63-1, bounding the work a slow or hostile peer can cause; a requested
+ * cursor beyond 2^63-1 is "after everything", never wrapped. A namespace this node self-purged (its
+ * tombstone, mero_gov_purged) is never asked for, and any answer for it that was in flight when the
+ * purge ran is dropped, ops and deltas alike (mero_node_sync_take), so a pull that started before
+ * the purge cannot bring its op log, members or context data back.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -62,14 +61,14 @@ struct mero_node_sync {
 
 static void step(struct job *j);
 
-static bool purged(struct mero_node *node, const uint8_t ns[32])
+static bool purged(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN])
 {
     bool yes = true;
     return mero_gov_purged(node->store, ns, &yes) < 0 || yes; /* fail closed */
 }
 
-int mero_node_sync_take(struct mero_node *node, const uint8_t ns[32], bool delta, const uint8_t *p,
-                        size_t len)
+int mero_node_sync_take(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], bool delta,
+                        const uint8_t *p, size_t len)
 {
     if (purged(node, ns)) {
         return 1;
@@ -436,7 +435,8 @@ void mero_node_sync_peer(struct mero_node *node, const char *peer_id)
     start_job(node, peer_id, nss, n);
 }
 
-void mero_node_sync_pull(struct mero_node *node, const char *peer_id, const uint8_t ns[32])
+void mero_node_sync_pull(struct mero_node *node, const char *peer_id,
+                         const uint8_t ns[MERO_NS_ID_LEN])
 {
     uint8_t(*one)[32] = malloc(32);
     if (one == NULL) {

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "mero/err.h"
+#include "mero/sizes.h"
 #include "mero/gov.h" /* enum mero_admit_outcome */
 #include "node/admission/challenge_internal.h"
 
@@ -31,8 +32,8 @@
 
 /* What a requester presents: from a TeeAdmissionRequest or a TeeAdmissionOfferReply. */
 struct mero_tee_claim {
-    uint8_t ns[32];
-    uint8_t challenge[32];
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint8_t challenge[MERO_NONCE_LEN];
     uint8_t public_key[32]; /* the requester's namespace identity (the attested key) */
     const uint8_t *quote;   /* borrowed */
     size_t quote_len;
@@ -51,7 +52,7 @@ struct mero_tee_verdict {
     uint8_t binding[32]; /* admission_binding(ns, ns, pk, account, kem_pk, device) */
     bool is_mock;
     bool verified; /* signature and report data checked */
-    uint8_t quote_hash[32];
+    uint8_t quote_hash[MERO_QUOTE_HASH_LEN];
     uint8_t mrtd[48];
     uint8_t rtmr[4][48];
     bool has_td; /* real quote: the TD facts below, from the body DCAP verifies */

@@ -149,7 +149,7 @@ static void evict_from_class(struct mero_challenge_book *book, struct mero_chall
     entry_clear((struct mero_challenge_entry *)idx[best]);
 }
 
-static bool too_soon(const struct mero_challenge_book *book, const uint8_t ns[32],
+static bool too_soon(const struct mero_challenge_book *book, const uint8_t ns[MERO_NS_ID_LEN],
                      const uint8_t *peer, size_t peer_len, uint64_t now)
 {
     for (size_t i = 0; i < MERO_CHALLENGE_RECENT_MAX; i++) {
@@ -162,7 +162,7 @@ static bool too_soon(const struct mero_challenge_book *book, const uint8_t ns[32
     return false;
 }
 
-static void remember_issue(struct mero_challenge_book *book, const uint8_t ns[32],
+static void remember_issue(struct mero_challenge_book *book, const uint8_t ns[MERO_NS_ID_LEN],
                            const uint8_t *peer, size_t peer_len, uint64_t now)
 {
     struct mero_challenge_recent *slot = NULL, *oldest = NULL;
@@ -192,7 +192,7 @@ static void remember_issue(struct mero_challenge_book *book, const uint8_t ns[32
 }
 
 int mero_challenge_issue(struct mero_challenge_book *book, enum mero_challenge_kind kind,
-                         const uint8_t ns[32], const uint8_t *peer, size_t peer_len,
+                         const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer, size_t peer_len,
                          const uint8_t *identity, uint64_t now_ms,
                          uint8_t out[static MERO_CHALLENGE_LEN], struct mero_err *err)
 {
@@ -248,9 +248,9 @@ int mero_challenge_issue(struct mero_challenge_book *book, enum mero_challenge_k
 }
 
 int mero_challenge_consume(struct mero_challenge_book *book,
-                           const uint8_t challenge[static MERO_CHALLENGE_LEN], const uint8_t ns[32],
-                           const uint8_t *peer, size_t peer_len, const uint8_t *identity,
-                           uint64_t now_ms, struct mero_err *err)
+                           const uint8_t challenge[static MERO_CHALLENGE_LEN],
+                           const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer, size_t peer_len,
+                           const uint8_t *identity, uint64_t now_ms, struct mero_err *err)
 {
     if (book == NULL || ns == NULL || peer == NULL) {
         return mero_err_set(err, MERO_EINVAL, "bad challenge consume arguments");

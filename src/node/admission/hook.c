@@ -23,12 +23,13 @@
 #include "node/service_internal.h"
 #include "node/sync_internal.h"
 
-static int env_publish(void *ud, const uint8_t ns[32], const struct mero_gov_oplist *ops)
+static int env_publish(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
+                       const struct mero_gov_oplist *ops)
 {
     return mero_node_publish_ops(ud, ns, ops);
 }
 
-static void env_sync(void *ud, const uint8_t ns[32])
+static void env_sync(void *ud, const uint8_t ns[MERO_NS_ID_LEN])
 {
     struct mero_node *node = ud;
     char peers[16][MERO_PEER_ID_STR_MAX];
@@ -43,7 +44,7 @@ static void env_sync(void *ud, const uint8_t ns[32])
 }
 
 /* A replica reads every context of its namespace; the context layer replicates them all. */
-static int env_contexts(void *ud, const uint8_t ns[32], uint8_t (**ids)[32], size_t *n)
+static int env_contexts(void *ud, const uint8_t ns[MERO_NS_ID_LEN], uint8_t (**ids)[32], size_t *n)
 {
     struct mero_node *node = ud;
     struct mero_gov_context *c = NULL;
@@ -63,12 +64,13 @@ static int env_contexts(void *ud, const uint8_t ns[32], uint8_t (**ids)[32], siz
     return 0;
 }
 
-static int env_purge_contexts(void *ud, const uint8_t ns[32], const uint8_t group[32])
+static int env_purge_contexts(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
+                              const uint8_t group[MERO_GROUP_ID_LEN])
 {
     return mero_node_ctx_purge(ud, ns, group);
 }
 
-static int hook_fleet_join(struct mero_node *node, const uint8_t group_id[32],
+static int hook_fleet_join(struct mero_node *node, const uint8_t group_id[MERO_GROUP_ID_LEN],
                            const char *const *admitters, size_t n, mero_fleet_join_done done,
                            void *ctx, struct mero_err *err)
 {
@@ -76,7 +78,7 @@ static int hook_fleet_join(struct mero_node *node, const uint8_t group_id[32],
                                  err);
 }
 
-static int hook_gossip(struct mero_node *node, const uint8_t ns[32], const char *from,
+static int hook_gossip(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], const char *from,
                        const uint8_t *data, size_t len)
 {
     char topic[68];

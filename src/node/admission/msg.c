@@ -446,8 +446,8 @@ int mero_adm_response_encode(struct mero_buf *b, bool admitted, const char *reas
     return mero_adm_msg_encode(b, &m);
 }
 
-static int pop_message(struct mero_buf *b, const uint8_t ns[32], const uint8_t party_id[32],
-                       const uint8_t *peer, size_t peer_len)
+static int pop_message(struct mero_buf *b, const uint8_t ns[MERO_NS_ID_LEN],
+                       const uint8_t party_id[32], const uint8_t *peer, size_t peer_len)
 {
     if (peer == NULL || peer_len == 0 || peer_len > MERO_ADM_PEER_BYTES_MAX) {
         return -MERO_EINVAL;

@@ -21,6 +21,7 @@
 
 #include "mero/buf.h"
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 #define MERO_ADM_PROTOCOL        "/mero/tee-admission/1"
 #define MERO_ADM_MAX_REASON_LEN  256u   /* TeeAdmissionRefused::MAX_REASON_LEN */
@@ -58,26 +59,26 @@ enum mero_adm_msg_kind {
 /* StreamMessage::Init with one of the InitPayload variants above. */
 struct mero_adm_init {
     enum mero_adm_init_kind kind;
-    uint8_t context_id[32]; /* all-zero sentinel: namespace-scoped */
-    uint8_t party_id[32];   /* requester's namespace identity (zero in an offer) */
+    uint8_t context_id[MERO_CONTEXT_ID_LEN]; /* all-zero sentinel: namespace-scoped */
+    uint8_t party_id[32];                    /* requester's namespace identity (zero in an offer) */
     bool has_pop;
     uint8_t pop[64];
-    uint8_t ns[32];
-    uint8_t challenge[32]; /* offer, admission requests */
-    const uint8_t *quote;  /* admission requests */
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint8_t challenge[MERO_NONCE_LEN]; /* offer, admission requests */
+    const uint8_t *quote;              /* admission requests */
     size_t quote_len;
     uint8_t public_key[32];    /* admission requests */
     const uint8_t *credential; /* admission requests: JoinAccountCredential bytes */
     size_t credential_len;
     char release[MERO_ADM_MAX_RELEASE_LEN + 1]; /* release request only */
-    uint8_t group_id[32];                       /* group key request */
+    uint8_t group_id[MERO_GROUP_ID_LEN];        /* group key request */
 };
 
 /* StreamMessage::Message with one of the MessagePayload variants above. */
 struct mero_adm_msg {
     enum mero_adm_msg_kind kind;
     uint64_t sequence_id;
-    uint8_t challenge[32];                    /* challenge */
+    uint8_t challenge[MERO_NONCE_LEN];        /* challenge */
     bool admitted;                            /* response */
     char reason[MERO_ADM_MAX_REASON_LEN + 1]; /* response: cut, valid UTF-8 */
     bool offered;                             /* offer reply: Some(...) */

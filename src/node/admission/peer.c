@@ -39,13 +39,13 @@ uint64_t mero__adm_now(const struct mero_admission *a)
     return mero_now_ms();
 }
 
-void mero__adm_topic(char out[68], const uint8_t ns[32])
+void mero__adm_topic(char out[68], const uint8_t ns[MERO_NS_ID_LEN])
 {
     memcpy(out, "ns/", 3);
     mero_hex_encode(out + 3, ns, 32);
 }
 
-int mero__adm_topic_ns(const char *topic, uint8_t ns[32])
+int mero__adm_topic_ns(const char *topic, uint8_t ns[MERO_NS_ID_LEN])
 {
     if (topic == NULL || strncmp(topic, "ns/", 3) != 0 || strlen(topic) != 67) {
         return -MERO_EINVAL;
@@ -129,7 +129,7 @@ static int dep_admit(void *ud, const struct mero_tee_claim *c, const struct mero
 
 /* ---- helpers shared with node/admission/fleet_join.c ---- */
 
-static bool may_vouch(struct mero_admission *a, const uint8_t ns[32])
+static bool may_vouch(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN])
 {
     uint8_t pk[32];
     bool yes = false;
@@ -142,7 +142,7 @@ static bool may_vouch(struct mero_admission *a, const uint8_t ns[32])
     return yes;
 }
 
-int mero__adm_pop(struct mero_admission *a, const uint8_t ns[32], uint8_t party_id[32],
+int mero__adm_pop(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN], uint8_t party_id[32],
                   uint8_t sig[64], struct mero_err *err)
 {
     uint8_t peer[MERO_PEER_ID_BYTES_MAX];
@@ -168,9 +168,10 @@ int mero__adm_pop(struct mero_admission *a, const uint8_t ns[32], uint8_t party_
     return rc;
 }
 
-int mero__adm_make_quote(struct mero_admission *a, const uint8_t ns[32],
-                         const uint8_t challenge[32], uint8_t **quote, size_t *quote_len,
-                         struct mero_buf *cred_bytes, uint8_t pk[32], struct mero_err *err)
+int mero__adm_make_quote(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                         const uint8_t challenge[MERO_NONCE_LEN], uint8_t **quote,
+                         size_t *quote_len, struct mero_buf *cred_bytes, uint8_t pk[32],
+                         struct mero_err *err)
 {
     struct mero_credential cred;
     uint8_t binding[32], rd[64];
@@ -198,7 +199,8 @@ int mero__adm_make_quote(struct mero_admission *a, const uint8_t ns[32],
     return 0;
 }
 
-void mero__adm_status(struct mero_admission *a, const uint8_t ns[32], bool *member, bool *has_key)
+void mero__adm_status(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN], bool *member,
+                      bool *has_key)
 {
     uint8_t pk[32], key[32], id[32];
     int role = MERO_ROLE_NONE;
@@ -244,8 +246,8 @@ static bool pop_ok(const struct mero_adm_init *m, const char *remote)
 
 struct offer {
     struct mero_admission *a;
-    uint8_t ns[32];
-    uint8_t challenge[32];
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint8_t challenge[MERO_NONCE_LEN];
     char peer[MERO_PEER_ID_STR_MAX];
 };
 
@@ -290,7 +292,7 @@ out:
 int mero_admission_on_gossip(struct mero_admission *a, const char *topic, const char *from,
                              const uint8_t *data, size_t len)
 {
-    uint8_t ns[32];
+    uint8_t ns[MERO_NS_ID_LEN];
     if (!mero_adm_is_prompt(data, len) || mero__adm_topic_ns(topic, ns) < 0) {
         return 0;
     }
@@ -453,7 +455,7 @@ static void on_group_key_request(struct mero_admission *a, struct mero_net_req *
     struct mero_adm_msg r;
     struct mero_key_envelope env;
     struct mero_buf eb;
-    uint8_t key[32], key_id[32];
+    uint8_t key[32], key_id[MERO_KEY_ID_LEN];
     int role = MERO_ROLE_NONE;
     memset(&r, 0, sizeof(r));
     r.kind = MERO_ADM_MSG_GROUP_KEY;
@@ -520,7 +522,7 @@ static void on_request(void *ud, struct mero_net_req *req, const char *remote, c
 
 struct key_pull {
     struct mero_admission *a;
-    uint8_t ns[32];
+    uint8_t ns[MERO_NS_ID_LEN];
 };
 
 static void key_reply(void *ud, int status, const uint8_t *data, size_t len)
@@ -544,7 +546,8 @@ static void key_reply(void *ud, int status, const uint8_t *data, size_t len)
     free(k);
 }
 
-void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[32], const char *peer)
+void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                        const char *peer)
 {
     struct mero_adm_init m;
     memset(&m, 0, sizeof(m));

@@ -29,7 +29,8 @@ void mero_pending_init(struct mero_pending_joins *p)
     memset(p, 0, sizeof(*p));
 }
 
-static struct mero_pending_ns *find_ns(struct mero_pending_joins *p, const uint8_t ns[32])
+static struct mero_pending_ns *find_ns(struct mero_pending_joins *p,
+                                       const uint8_t ns[MERO_NS_ID_LEN])
 {
     for (size_t i = 0; i < MERO_MAX_PENDING_NAMESPACES; i++) {
         if (p->ns[i].used && memcmp(p->ns[i].ns, ns, 32) == 0) {
@@ -39,7 +40,8 @@ static struct mero_pending_ns *find_ns(struct mero_pending_joins *p, const uint8
     return NULL;
 }
 
-int mero_pending_register(struct mero_pending_joins *p, const uint8_t ns[32], uint64_t now_ms)
+int mero_pending_register(struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN],
+                          uint64_t now_ms)
 {
     struct mero_pending_ns *e = find_ns(p, ns);
     if (e == NULL) {
@@ -59,7 +61,7 @@ int mero_pending_register(struct mero_pending_joins *p, const uint8_t ns[32], ui
     return 0;
 }
 
-void mero_pending_remove(struct mero_pending_joins *p, const uint8_t ns[32])
+void mero_pending_remove(struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN])
 {
     struct mero_pending_ns *e = find_ns(p, ns);
     if (e != NULL) {
@@ -67,7 +69,7 @@ void mero_pending_remove(struct mero_pending_joins *p, const uint8_t ns[32])
     }
 }
 
-bool mero_pending_is_pending(const struct mero_pending_joins *p, const uint8_t ns[32],
+bool mero_pending_is_pending(const struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN],
                              uint64_t now_ms)
 {
     for (size_t i = 0; i < MERO_MAX_PENDING_NAMESPACES; i++) {
@@ -100,8 +102,8 @@ static struct mero_pending_offerer *offerer_slot(struct mero_pending_joins *p, c
     return free_slot != NULL ? free_slot : oldest;
 }
 
-int mero_pending_may_answer(struct mero_pending_joins *p, const uint8_t ns[32], const uint8_t *peer,
-                            size_t peer_len, uint64_t now_ms)
+int mero_pending_may_answer(struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN],
+                            const uint8_t *peer, size_t peer_len, uint64_t now_ms)
 {
     if (peer == NULL || peer_len == 0 || peer_len > MERO_PENDING_PEER_MAX) {
         return -MERO_EINVAL;
