@@ -44,8 +44,8 @@ static void purge_one(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN]
         return;
     }
     if (whole) {
-        char topic[68];
-        mero__adm_topic(topic, ns);
+        char topic[MERO_NS_TOPIC_SIZE];
+        mero_node_topic(topic, ns);
         if (a->env.net != NULL && !a->closing && mero_net_unsubscribe(a->env.net, topic) < 0) {
             MERO_WARN("self-purge: could not leave %s", topic);
         }

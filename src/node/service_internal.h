@@ -13,6 +13,7 @@
 
 #include "mero/err.h"
 #include "mero/sizes.h"
+#include "node/topic_internal.h"
 
 struct mero_node;
 struct mero_gov_oplist;
@@ -22,8 +23,6 @@ void mero_node_service_stop(struct mero_node *node);
 /* Our listen multiaddrs (with /p2p/<id>), a new JSON array. */
 json_t *mero_node_listen_addrs(struct mero_node *node);
 
-/* "ns/<hex>" */
-void mero_node_topic(char out[80], const uint8_t ns[MERO_NS_ID_LEN]);
 /* Publish tag || data on ns/<hex>; zero peers is not an error (sync carries it later). */
 int mero_node_publish(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], uint8_t tag,
                       const uint8_t *data, size_t len);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "mero/crypto.h"
+#include "mero/encoding.h"
 #include "mero/mock.h"
 #include "mero/quote.h"
 #include "mero/tsm.h"
@@ -28,21 +29,22 @@ enum mero_node_tee mero_node_tee_detect(bool mock_requested)
     return mock_requested ? MERO_TEE_MOCK : MERO_TEE_NONE;
 }
 
-void mero_node_tee_info(const struct mero_node *node, char cloud[32], char os_image[128],
-                        char mrtd[97])
+void mero_node_tee_info(const struct mero_node *node, char cloud[MERO_NODE_TEE_CLOUD_MAX],
+                        char os_image[MERO_NODE_TEE_OS_IMAGE_MAX],
+                        char mrtd[MERO_HEX_SIZE(MERO_MR_LEN)])
 {
+    static const uint8_t no_mrtd[MERO_MR_LEN]; /* all zeros: no TD measurement to report */
     (void)node;
     /* The GCP metadata lookup of §1.6 is not attempted (no network egress from a test node);
      * both facts are "unknown", as the reference reports off-GCP. */
     memcpy(cloud, "unknown", sizeof("unknown"));
     memcpy(os_image, "unknown", sizeof("unknown"));
-    memset(mrtd, '0', 96);
-    mrtd[96] = 0;
+    mero_hex_encode(mrtd, no_mrtd, sizeof(no_mrtd));
 }
 
 struct quote_job {
     uv_work_t work;
-    uint8_t report_data[64];
+    uint8_t report_data[MERO_REPORT_DATA_LEN];
     uint8_t *quote;
     size_t len;
     bool want_log, want_coll;
@@ -82,8 +84,8 @@ static void job_done(uv_work_t *w, int status)
     free(j);
 }
 
-int mero_node_tee_quote(struct mero_node *node, const uint8_t report_data[64], unsigned extras,
-                        mero_node_quote_cb cb, void *ctx)
+int mero_node_tee_quote(struct mero_node *node, const uint8_t report_data[MERO_REPORT_DATA_LEN],
+                        unsigned extras, mero_node_quote_cb cb, void *ctx)
 {
     struct mero_err err = {0};
     switch (node->tee) {
@@ -102,7 +104,7 @@ int mero_node_tee_quote(struct mero_node *node, const uint8_t report_data[64], u
         if (j == NULL) {
             return -MERO_ENOMEM;
         }
-        memcpy(j->report_data, report_data, 64);
+        memcpy(j->report_data, report_data, sizeof(j->report_data));
         j->want_log = (extras & MERO_NODE_QUOTE_EVENT_LOG) != 0;
         j->want_coll = (extras & MERO_NODE_QUOTE_COLLATERAL) != 0;
         j->cb = cb;

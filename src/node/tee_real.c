@@ -12,8 +12,8 @@
 #include "mero/tsm.h"
 #include "node/tee_internal.h"
 
-int mero_node_tee_generate_real(const uint8_t report_data[64], uint8_t **quote, size_t *len,
-                                struct mero_err *err)
+int mero_node_tee_generate_real(const uint8_t report_data[MERO_REPORT_DATA_LEN], uint8_t **quote,
+                                size_t *len, struct mero_err *err)
 {
     return mero_tsm_quote(report_data, quote, len, err);
 }

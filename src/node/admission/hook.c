@@ -81,8 +81,8 @@ static int hook_fleet_join(struct mero_node *node, const uint8_t group_id[MERO_G
 static int hook_gossip(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], const char *from,
                        const uint8_t *data, size_t len)
 {
-    char topic[68];
-    mero__adm_topic(topic, ns);
+    char topic[MERO_NS_TOPIC_SIZE];
+    mero_node_topic(topic, ns);
     if (mero_admission_on_gossip(node->hooks.gossip_state, topic, from, data, len)) {
         return 0;
     }

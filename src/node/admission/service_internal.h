@@ -26,6 +26,7 @@
 #include "node/admission/msg_internal.h"
 #include "node/admission/challenge_internal.h"
 #include "node/admission/pending_join_internal.h"
+#include "node/topic_internal.h"
 
 #define MERO_FLEET_JOIN_BUDGET_MS   30000u /* MAX_ADMISSION_WAIT */
 #define MERO_FLEET_JOIN_POLL_MS     2000u  /* ADMISSION_POLL, the re-prompt period */
@@ -147,10 +148,6 @@ MERO_MUST_CHECK int mero_admission_purge_reconcile(struct mero_admission *a);
 
 /* ---- shared between node/admission/peer.c and node/admission/fleet_join.c ---- */
 uint64_t mero__adm_now(const struct mero_admission *a);
-/* "ns/<64 hex>" */
-void mero__adm_topic(char out[68], const uint8_t ns[MERO_NS_ID_LEN]);
-/* Parse "ns/<64 hex>"; 0 on success. */
-int mero__adm_topic_ns(const char *topic, uint8_t ns[MERO_NS_ID_LEN]);
 /*
  * Make our quote over challenge || admission_binding(our credential in ns); *quote owned
  * (free()), cred_bytes gets the encoded credential, pk our namespace identity.
