@@ -2,7 +2,7 @@
 /*
  * context.c - a context's replicated key-value state. A write is a state delta:
  *
- *   version u8 (1) | context[32] | author[32] | lamport u64 | key_id[MERO_KEY_ID_LEN] | nonce[12] |
+ *   version u8 (1) | context[32] | author[32] | lamport u64 | key_id[32] | nonce[12] |
  *   ct_len u32 | ct (AES-256-GCM under the group key key_id, AAD = the fields before it,
  *   plaintext = klen u32 | key | vlen u32 | value) | signature[64]
  *
