@@ -60,15 +60,15 @@ enum mero_adm_msg_kind {
 struct mero_adm_init {
     enum mero_adm_init_kind kind;
     uint8_t context_id[MERO_CONTEXT_ID_LEN]; /* all-zero sentinel: namespace-scoped */
-    uint8_t party_id[32];                    /* requester's namespace identity (zero in an offer) */
+    uint8_t party_id[MERO_IDENTITY_LEN];     /* requester's namespace identity (zero in an offer) */
     bool has_pop;
-    uint8_t pop[64];
+    uint8_t pop[MERO_ED25519_SIG_LEN];
     uint8_t ns[MERO_NS_ID_LEN];
     uint8_t challenge[MERO_NONCE_LEN]; /* offer, admission requests */
     const uint8_t *quote;              /* admission requests */
     size_t quote_len;
-    uint8_t public_key[32];    /* admission requests */
-    const uint8_t *credential; /* admission requests: JoinAccountCredential bytes */
+    uint8_t public_key[MERO_IDENTITY_LEN]; /* admission requests */
+    const uint8_t *credential;             /* admission requests: JoinAccountCredential bytes */
     size_t credential_len;
     char release[MERO_ADM_MAX_RELEASE_LEN + 1]; /* release request only */
     uint8_t group_id[MERO_GROUP_ID_LEN];        /* group key request */
@@ -84,8 +84,8 @@ struct mero_adm_msg {
     bool offered;                             /* offer reply: Some(...) */
     const uint8_t *quote;                     /* offer reply */
     size_t quote_len;
-    uint8_t public_key[32];    /* offer reply */
-    const uint8_t *credential; /* offer reply */
+    uint8_t public_key[MERO_IDENTITY_LEN]; /* offer reply */
+    const uint8_t *credential;             /* offer reply */
     size_t credential_len;
     bool has_release; /* offer reply: release_version Some */
     char release[MERO_ADM_MAX_RELEASE_LEN + 1];
@@ -123,11 +123,14 @@ void mero_adm_reason_cut(char out[static MERO_ADM_MAX_REASON_LEN + 1], const cha
  * verify: 0 when sig verifies under party_id for the Noise-authenticated `peer` bytes;
  * -MERO_EBADSIG otherwise.
  */
-MERO_MUST_CHECK int mero_adm_pop_sign(uint8_t sig[static 64], const uint8_t ns[static 32],
-                                      const uint8_t party_id[static 32], const uint8_t *peer,
-                                      size_t peer_len, const uint8_t sk[static 64]);
-MERO_MUST_CHECK int mero_adm_pop_verify(const uint8_t sig[static 64], const uint8_t ns[static 32],
-                                        const uint8_t party_id[static 32], const uint8_t *peer,
-                                        size_t peer_len);
+MERO_MUST_CHECK int mero_adm_pop_sign(uint8_t sig[static MERO_ED25519_SIG_LEN],
+                                      const uint8_t ns[static MERO_NS_ID_LEN],
+                                      const uint8_t party_id[static MERO_IDENTITY_LEN],
+                                      const uint8_t *peer, size_t peer_len,
+                                      const uint8_t sk[static MERO_ED25519_SK_LEN]);
+MERO_MUST_CHECK int mero_adm_pop_verify(const uint8_t sig[static MERO_ED25519_SIG_LEN],
+                                        const uint8_t ns[static MERO_NS_ID_LEN],
+                                        const uint8_t party_id[static MERO_IDENTITY_LEN],
+                                        const uint8_t *peer, size_t peer_len);
 
 #endif
