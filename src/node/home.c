@@ -162,7 +162,7 @@ int mero_node_check_identity_key(const char *path, const uint8_t *seed, size_t n
     static const char fix[] =
         "restore the file from a backup, or move the data directory aside and run merod init "
         "(a new identity)";
-    if (n != 32) {
+    if (n != MERO_ED25519_SEED_LEN) {
         return mero_err_set(err, MERO_EINVAL, "%s must hold a 32-byte Ed25519 seed; %s", path, fix);
     }
     /* an all-zero seed is a publicly known key: anyone could act as this node */
@@ -198,7 +198,7 @@ static int write_config(const char *home, const char *name, const char *listen, 
 int mero_node_init_home(const char *home, const char *name, const char *listen, const char *api,
                         struct mero_err *err)
 {
-    if (strlen(home) > MERO_NODE_PATH_MAX - 32) {
+    if (strlen(home) > MERO_NODE_PATH_MAX - MERO_NODE_HOME_FILE_ROOM) {
         return mero_err_set(err, MERO_ETOOBIG, "home path too long");
     }
     if (name == NULL || name[0] == 0) {
@@ -240,14 +240,14 @@ int mero_node_init_home(const char *home, const char *name, const char *listen, 
     if (access(path, F_OK) == 0) {
         return mero_err_set(err, MERO_EEXIST, "%s is already initialised", home);
     }
-    uint8_t seed[32];
+    uint8_t seed[MERO_ED25519_SEED_LEN];
     mero_random(seed, sizeof(seed));
     int rc = mero_node_write_secret(path, seed, sizeof(seed), err);
     mero_wipe(seed, sizeof(seed));
     if (rc < 0) {
         return rc;
     }
-    uint8_t raw[32];
+    uint8_t raw[MERO_TOKEN_HEX_LEN / 2]; /* the admin token's random bytes */
     char token[MERO_TOKEN_HEX_LEN + 2];
     mero_random(raw, sizeof(raw));
     mero_hex_encode(token, raw, sizeof(raw));
@@ -374,11 +374,11 @@ int mero_node_open(struct mero_node *node, const char *home, struct mero_err *er
 {
     int rc;
     char path[MERO_NODE_PATH_MAX];
-    uint8_t seed[32];
+    uint8_t seed[MERO_ED25519_SEED_LEN];
     size_t n = 0;
     char tok[MERO_TOKEN_HEX_LEN + 2];
 
-    if (strlen(home) >= sizeof(node->home) - 32) {
+    if (strlen(home) >= sizeof(node->home) - MERO_NODE_HOME_FILE_ROOM) {
         return mero_err_set(err, MERO_ETOOBIG, "home path too long");
     }
     snprintf(node->home, sizeof(node->home), "%s", home);

@@ -69,7 +69,7 @@ int mero__adm_verify_real(void *ud, const uint8_t *quote, size_t len, struct mer
     }
     if (rc == 0) {
         snprintf(v->tcb_status, sizeof(v->tcb_status), "%s", mero_tcb_status_name(r.tcb_status));
-        memcpy(v->mrtd, r.mrtd, 48);
+        memcpy(v->mrtd, r.mrtd, sizeof(v->mrtd));
         memcpy(v->rtmr, r.rtmr, sizeof(v->rtmr));
     }
     return rc;

@@ -154,7 +154,7 @@ static bool too_soon(const struct mero_challenge_book *book, const uint8_t ns[ME
 {
     for (size_t i = 0; i < MERO_CHALLENGE_RECENT_MAX; i++) {
         const struct mero_challenge_recent *r = &book->recent[i];
-        if (r->used && peer_eq(&r->peer, peer, peer_len) && memcmp(r->ns, ns, 32) == 0 &&
+        if (r->used && peer_eq(&r->peer, peer, peer_len) && memcmp(r->ns, ns, sizeof(r->ns)) == 0 &&
             age_ms(r->issued_ms, now) < MERO_CHALLENGE_MIN_REISSUE_MS) {
             return true;
         }
@@ -168,7 +168,7 @@ static void remember_issue(struct mero_challenge_book *book, const uint8_t ns[ME
     struct mero_challenge_recent *slot = NULL, *oldest = NULL;
     for (size_t i = 0; i < MERO_CHALLENGE_RECENT_MAX; i++) {
         struct mero_challenge_recent *r = &book->recent[i];
-        if (r->used && peer_eq(&r->peer, peer, peer_len) && memcmp(r->ns, ns, 32) == 0) {
+        if (r->used && peer_eq(&r->peer, peer, peer_len) && memcmp(r->ns, ns, sizeof(r->ns)) == 0) {
             slot = r;
             break;
         }
@@ -183,7 +183,7 @@ static void remember_issue(struct mero_challenge_book *book, const uint8_t ns[ME
     if (slot == NULL) {
         slot = oldest;
     }
-    memcpy(slot->ns, ns, 32);
+    memcpy(slot->ns, ns, sizeof(slot->ns));
     slot->peer.len = (uint8_t)peer_len;
     memset(slot->peer.b, 0, sizeof(slot->peer.b));
     memcpy(slot->peer.b, peer, peer_len);
@@ -233,11 +233,11 @@ int mero_challenge_issue(struct mero_challenge_book *book, enum mero_challenge_k
     }
     entry_clear(slot);
     mero_random(slot->challenge, MERO_CHALLENGE_LEN);
-    memcpy(slot->ns, ns, 32);
+    memcpy(slot->ns, ns, sizeof(slot->ns));
     slot->peer.len = (uint8_t)peer_len;
     memcpy(slot->peer.b, peer, peer_len);
     if (kind == MERO_CHALLENGE_REQUESTED) {
-        memcpy(slot->identity, identity, 32);
+        memcpy(slot->identity, identity, sizeof(slot->identity));
     }
     slot->issued_ms = now_ms;
     slot->seq = ++book->next_seq;
@@ -274,10 +274,10 @@ int mero_challenge_consume(struct mero_challenge_book *book,
     /* Spent now, whatever comes of the checks below. */
     struct mero_challenge_entry e = *hit;
     entry_clear(hit);
-    bool ok = age_ms(e.issued_ms, now_ms) < MERO_CHALLENGE_TTL_MS && memcmp(e.ns, ns, 32) == 0 &&
-              peer_eq(&e.peer, peer, peer_len);
+    bool ok = age_ms(e.issued_ms, now_ms) < MERO_CHALLENGE_TTL_MS &&
+              memcmp(e.ns, ns, sizeof(e.ns)) == 0 && peer_eq(&e.peer, peer, peer_len);
     if (ok && requested) {
-        ok = identity != NULL && memcmp(e.identity, identity, 32) == 0;
+        ok = identity != NULL && memcmp(e.identity, identity, sizeof(e.identity)) == 0;
     }
     mero_wipe(&e, sizeof(e));
     if (!ok) {

@@ -48,7 +48,7 @@ struct mero_challenge_entry {
     uint8_t challenge[MERO_CHALLENGE_LEN];
     uint8_t ns[MERO_NS_ID_LEN];
     struct mero_challenge_peer peer;
-    uint8_t identity[32]; /* requested only */
+    uint8_t identity[MERO_IDENTITY_LEN]; /* requested only */
     uint64_t issued_ms;
     uint64_t seq; /* issue order, to find the oldest when two share a millisecond */
     bool used;

@@ -44,19 +44,20 @@ static void env_sync(void *ud, const uint8_t ns[MERO_NS_ID_LEN])
 }
 
 /* A replica reads every context of its namespace; the context layer replicates them all. */
-static int env_contexts(void *ud, const uint8_t ns[MERO_NS_ID_LEN], uint8_t (**ids)[32], size_t *n)
+static int env_contexts(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
+                        uint8_t (**ids)[MERO_CONTEXT_ID_LEN], size_t *n)
 {
     struct mero_node *node = ud;
     struct mero_gov_context *c = NULL;
     size_t cnt = 0;
     MERO_TRY(mero_gov_contexts(node->store, ns, &c, &cnt));
-    uint8_t(*out)[32] = calloc(cnt ? cnt : 1, 32);
+    uint8_t(*out)[MERO_CONTEXT_ID_LEN] = calloc(cnt ? cnt : 1, sizeof(*out));
     if (out == NULL) {
         free(c);
         return -MERO_ENOMEM;
     }
     for (size_t i = 0; i < cnt; i++) {
-        memcpy(out[i], c[i].id, 32);
+        memcpy(out[i], c[i].id, sizeof(out[i]));
     }
     free(c);
     *ids = out;

@@ -33,7 +33,7 @@ static struct mero_pending_ns *find_ns(struct mero_pending_joins *p,
                                        const uint8_t ns[MERO_NS_ID_LEN])
 {
     for (size_t i = 0; i < MERO_MAX_PENDING_NAMESPACES; i++) {
-        if (p->ns[i].used && memcmp(p->ns[i].ns, ns, 32) == 0) {
+        if (p->ns[i].used && memcmp(p->ns[i].ns, ns, MERO_NS_ID_LEN) == 0) {
             return &p->ns[i];
         }
     }
@@ -54,7 +54,7 @@ int mero_pending_register(struct mero_pending_joins *p, const uint8_t ns[MERO_NS
             return -MERO_EBUSY;
         }
         memset(e, 0, sizeof(*e));
-        memcpy(e->ns, ns, 32);
+        memcpy(e->ns, ns, sizeof(e->ns));
         e->used = true;
     }
     e->registered_ms = now_ms; /* a new fleet-join call restarts the window */
@@ -73,7 +73,7 @@ bool mero_pending_is_pending(const struct mero_pending_joins *p, const uint8_t n
                              uint64_t now_ms)
 {
     for (size_t i = 0; i < MERO_MAX_PENDING_NAMESPACES; i++) {
-        if (ns_live(&p->ns[i], now_ms) && memcmp(p->ns[i].ns, ns, 32) == 0) {
+        if (ns_live(&p->ns[i], now_ms) && memcmp(p->ns[i].ns, ns, MERO_NS_ID_LEN) == 0) {
             return true;
         }
     }

@@ -50,8 +50,8 @@ struct mero_admission_env {
     /* Start a namespace op-log pull from connected peers (bootstrap / catch-up). May be NULL. */
     void (*sync_namespace)(void *ud, const uint8_t ns[MERO_NS_ID_LEN]);
     /* Join every context of ns; *ids owned (free()). May be NULL (no contexts joined). */
-    int (*join_contexts)(void *ud, const uint8_t ns[MERO_NS_ID_LEN], uint8_t (**ids)[32],
-                         size_t *n);
+    int (*join_contexts)(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
+                         uint8_t (**ids)[MERO_CONTEXT_ID_LEN], size_t *n);
     /*
      * Self-purge: delete the node-local context state (values, deltas) of ns's contexts
      * (group == ns) or of group's contexts only, before gov forgets which contexts those were.
@@ -155,10 +155,11 @@ uint64_t mero__adm_now(const struct mero_admission *a);
 MERO_MUST_CHECK int mero__adm_make_quote(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
                                          const uint8_t challenge[MERO_NONCE_LEN], uint8_t **quote,
                                          size_t *quote_len, struct mero_buf *cred_bytes,
-                                         uint8_t pk[32], struct mero_err *err);
+                                         uint8_t pk[MERO_IDENTITY_LEN], struct mero_err *err);
 /* Our proof of possession for ns: party_id = our identity, over our own peer id bytes. */
 MERO_MUST_CHECK int mero__adm_pop(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
-                                  uint8_t party_id[32], uint8_t sig[64], struct mero_err *err);
+                                  uint8_t party_id[MERO_IDENTITY_LEN],
+                                  uint8_t sig[MERO_ED25519_SIG_LEN], struct mero_err *err);
 /* Are we admitted in ns (a direct TEE row) and do we hold its group key? */
 void mero__adm_status(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN], bool *member,
                       bool *has_key);
