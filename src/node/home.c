@@ -187,10 +187,10 @@ static int write_config(const char *home, const char *name, const char *listen, 
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
     char path[MERO_NODE_PATH_MAX];
-    int rc = path_join(path, sizeof(path), home, "config.json");
-    if (rc == 0) {
-        rc = mero_node_write_file(path, text, strlen(text), 0644, err);
-    }
+    int rc;
+    MERO_TRY_OUT(path_join(path, sizeof(path), home, "config.json"));
+    rc = mero_node_write_file(path, text, strlen(text), 0644, err);
+out:
     free(text);
     return rc;
 }
@@ -265,14 +265,14 @@ int mero_node_init_home(const char *home, const char *name, const char *listen, 
     MERO_TRY(path_join(path, sizeof(path), home, "node.db"));
     MERO_TRY(mero_node_db_open(&db, path, true, err));
     /* gov.db too, and node.db records it: from now on neither is ever recreated empty */
-    rc = path_join(path, sizeof(path), home, "gov.db");
-    if (rc == 0) {
-        rc = mero_store_open(path, &store, err);
-    }
+    MERO_TRY_OUT(path_join(path, sizeof(path), home, "gov.db"));
+    MERO_TRY_OUT(mero_store_open(path, &store, err));
     mero_store_close(store);
-    if (rc == 0 && mero_node_meta_set(db, MERO_META_GOV_DB, "created") < 0) {
-        rc = mero_err_set(err, MERO_EIO, "cannot record gov.db in node.db");
-    }
+    store = NULL;
+    MERO_ENSURE_OUT(mero_node_meta_set(db, MERO_META_GOV_DB, "created") == 0, err, MERO_EIO,
+                    "cannot record gov.db in node.db");
+out:
+    mero_store_close(store);
     mero_node_db_close(db);
     return rc;
 }
@@ -336,18 +336,18 @@ static int load_config(struct mero_node *node, struct mero_err *err)
         json_decref(cfg);
         return mero_err_set(err, MERO_EJSON, "%s: %s", path, je.text);
     }
-    int rc = copy_str(node->cfg.name, sizeof(node->cfg.name), json_object_get(cfg, "name"));
-    if (rc == 0) {
-        rc = copy_str(node->cfg.api, sizeof(node->cfg.api), json_object_get(cfg, "api"));
-    }
     json_t *l = json_object_get(cfg, "listen");
-    if (rc == 0 && (!json_is_array(l) || json_array_size(l) > MERO_NODE_MAX_LISTEN)) {
-        rc = -MERO_EINVAL;
-    }
-    for (size_t i = 0; rc == 0 && i < json_array_size(l); i++) {
+    int rc;
+    MERO_TRY_OUT(copy_str(node->cfg.name, sizeof(node->cfg.name), json_object_get(cfg, "name")));
+    MERO_TRY_OUT(copy_str(node->cfg.api, sizeof(node->cfg.api), json_object_get(cfg, "api")));
+    MERO_ENSURE_OUT(json_is_array(l) && json_array_size(l) <= MERO_NODE_MAX_LISTEN, NULL,
+                    MERO_EINVAL, "listen");
+    for (size_t i = 0; i < json_array_size(l); i++) {
         rc = copy_str(node->cfg.listen[i], MERO_NODE_ADDR_MAX, json_array_get(l, i));
         node->cfg.nlisten = i + 1;
+        MERO_TRY_OUT(rc);
     }
+out:
     if (rc < 0) {
         json_decref(cfg);
         return mero_err_set(err, MERO_EINVAL, "%s: bad name, api or listen", path);

@@ -58,16 +58,23 @@ struct quote_job {
     void *ctx;
 };
 
+/* The quote, then what was asked for besides it (on the thread pool). */
+static int job_make(struct quote_job *j)
+{
+    MERO_TRY(mero_node_tee_generate_real(j->report_data, &j->quote, &j->len, &j->err));
+    if (j->want_coll) {
+        MERO_TRY(mero_node_tee_collateral(j->quote, j->len, &j->coll, &j->coll_len, &j->err));
+    }
+    if (j->want_log) {
+        MERO_TRY(mero_node_tee_event_log(&j->log, &j->log_len, &j->err));
+    }
+    return 0;
+}
+
 static void job_run(uv_work_t *w)
 {
     struct quote_job *j = w->data;
-    j->rc = mero_node_tee_generate_real(j->report_data, &j->quote, &j->len, &j->err);
-    if (j->rc == 0 && j->want_coll) {
-        j->rc = mero_node_tee_collateral(j->quote, j->len, &j->coll, &j->coll_len, &j->err);
-    }
-    if (j->rc == 0 && j->want_log) {
-        j->rc = mero_node_tee_event_log(&j->log, &j->log_len, &j->err);
-    }
+    j->rc = job_make(j);
 }
 
 static void job_done(uv_work_t *w, int status)

@@ -172,20 +172,14 @@ int mero_verify_and_admit(struct mero_challenge_book *book, const struct mero_ad
     int o;
     memset(&v, 0, sizeof(v));
     mero_err_clear(err);
-    int rc = mero_admission_check(book, deps, c, now_ms, &v, err);
-    if (rc == 0) {
-        rc = mero_admission_verify_real(deps, c, &v, err);
-    }
-    if (rc == 0) {
-        rc = mero_admission_decide(deps, c, &v, &o, err);
-    }
-    mero_tee_verdict_cleanup(&v);
-    if (rc < 0) {
-        return rc;
-    }
-    if (o == MERO_ADMIT_NOT_A_VOUCHER) {
-        return mero_err_set(err, MERO_ENOTVOUCHER, "%s", MERO_ADM_REASON_NOT_VOUCHER);
-    }
+    int rc;
+    MERO_TRY_OUT(mero_admission_check(book, deps, c, now_ms, &v, err));
+    MERO_TRY_OUT(mero_admission_verify_real(deps, c, &v, err));
+    MERO_TRY_OUT(mero_admission_decide(deps, c, &v, &o, err));
+    MERO_ENSURE_OUT(o != MERO_ADMIT_NOT_A_VOUCHER, err, MERO_ENOTVOUCHER, "%s",
+                    MERO_ADM_REASON_NOT_VOUCHER);
     *out = o;
-    return 0;
+out:
+    mero_tee_verdict_cleanup(&v);
+    return rc;
 }
