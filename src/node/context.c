@@ -141,14 +141,15 @@ static int clock_backfill(struct mero_node *node)
         return -MERO_EIO;
     }
     int rc = 0;
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+    while (sqlite3_step(st) == SQLITE_ROW) {
         struct delta d;
         const uint8_t *p = sqlite3_column_blob(st, 0);
         int n = sqlite3_column_bytes(st, 0);
         if (p != NULL && n > 0 && decode(p, (size_t)n, &d) == 0) {
-            rc = clock_raise(node, d.ctx, d.lamport);
+            MERO_TRY_OUT(clock_raise(node, d.ctx, d.lamport));
         }
     }
+out:
     sqlite3_finalize(st);
     if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
         (void)mero_node_db_exec(node->db, "ROLLBACK");
@@ -722,6 +723,22 @@ out:
     return 0;
 }
 
+/* A NUL-terminated copy of the row's value (owned by the caller). */
+static int value_copy(const struct kv_row *r, uint8_t **value, size_t *vlen)
+{
+    uint8_t *v = malloc(r->vl + 1);
+    if (v == NULL) {
+        return -MERO_ENOMEM;
+    }
+    if (r->vl > 0) {
+        memcpy(v, r->v, r->vl);
+    }
+    v[r->vl] = 0;
+    *value = v;
+    *vlen = r->vl;
+    return 0;
+}
+
 int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
                       const char *key, uint8_t **value, size_t *vlen, struct mero_err *err)
 {
@@ -744,23 +761,12 @@ int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_
     if (step == SQLITE_ROW) {
         struct kv_row row;
         kv_row_read(st, 0, &row);
-        int n = (int)row.vl;
-        const uint8_t *src = row.v;
-        rc = verify_value(node, ctx, group, key, &row, &verr);
-        uint8_t *v = rc == 0 ? malloc((size_t)n + 1) : NULL;
-        if (rc == 0 && v == NULL) {
-            rc = -MERO_ENOMEM;
-        } else if (rc == 0) {
-            if (n > 0) {
-                memcpy(v, src, (size_t)n);
-            }
-            v[n] = 0;
-            *value = v;
-            *vlen = (size_t)n;
-        }
+        MERO_TRY_OUT(verify_value(node, ctx, group, key, &row, &verr));
+        MERO_TRY_OUT(value_copy(&row, value, vlen));
     } else if (step != SQLITE_DONE) {
         rc = mero_err_set(&verr, MERO_ESTATE, "%s", sqlite3_errmsg(node->db));
     }
+out:
     sqlite3_finalize(st);
     if (rc == -MERO_ENOTFOUND) {
         return mero_err_set(err, MERO_ENOTFOUND, "key not found");

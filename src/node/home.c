@@ -20,7 +20,6 @@
  * quick_check-failing node.db or gov.db stops the start with a message naming the file and
  * what to do.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -143,11 +142,7 @@ int mero_node_check_token(const char *path, const char *tok, size_t n, struct me
     if (n == MERO_TOKEN_HEX_LEN + 1 && tok[MERO_TOKEN_HEX_LEN] == '\n') {
         n--;
     }
-    unsigned bad = n != MERO_TOKEN_HEX_LEN;
-    for (size_t i = 0; i < n && i < MERO_TOKEN_HEX_LEN; i++) {
-        bad |= (unsigned)!isxdigit((unsigned char)tok[i]);
-    }
-    if (bad) {
+    if (!mero_hex_is(tok, n, MERO_TOKEN_HEX_LEN / 2)) {
         return mero_err_set(err, MERO_EINVAL,
                             "%s must hold exactly 64 hex characters (and an optional newline); "
                             "write a new token with: (umask 077; openssl rand -hex 32 > %s)",

@@ -11,7 +11,9 @@
  * so a refused op or delta is not amplified. An op whose parents are unknown triggers a pull
  * from its publisher (sync.c); the timer pulls from every connected peer every 2 s so a node
  * that missed a publish or was down catches up. Publishers whose ops or deltas apply, and
- * bootstrap peers, are remembered as members for the connection budgets (peers.c).
+ * bootstrap peers, are remembered as members for the connection budgets (peers.c). The one
+ * builder and parser of a namespace topic, mero_node_topic / mero_node_topic_ns
+ * (topic_internal.h), live here; every other file of node/ goes through them.
  */
 #include <stdio.h>
 #include <stdlib.h>

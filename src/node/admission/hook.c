@@ -109,14 +109,7 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     env.prefetch_release = mero__adm_prefetch_release;
     const char *rel = getenv("MERO_TEE_VERSION");
     if (rel != NULL && rel[0] != '\0') {
-        size_t n = strlen(rel);
-        bool ok = n <= MERO_ADM_MAX_RELEASE_LEN;
-        for (size_t i = 0; ok && i < n; i++) {
-            char c = rel[i];
-            ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                 c == '.' || c == '-' || c == '+' || c == '_';
-        }
-        if (ok) {
+        if (mero_adm_release_ok(rel, strlen(rel))) {
             snprintf(env.release, sizeof(env.release), "%s", rel);
         } else {
             MERO_WARN("MERO_TEE_VERSION is not a release name; the release will not be named");

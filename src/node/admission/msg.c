@@ -93,8 +93,7 @@ void mero_adm_reason_cut(char out[static MERO_ADM_MAX_REASON_LEN + 1], const cha
     text_clean(out, MERO_ADM_MAX_REASON_LEN, in != NULL ? in : "", in != NULL ? n : 0);
 }
 
-/* A release name: 1..64 bytes of [0-9A-Za-z.+_-] (semantic versions and tags). */
-static bool release_ok(const char *s, size_t n)
+bool mero_adm_release_ok(const char *s, size_t n)
 {
     if (n == 0 || n > MERO_ADM_MAX_RELEASE_LEN) {
         return false;
@@ -123,7 +122,7 @@ static int get_release(struct mero_cur *c, char out[MERO_ADM_MAX_RELEASE_LEN + 1
         return mero_err_set(err, -rc, "release_version is missing or longer than %u bytes",
                             MERO_ADM_MAX_RELEASE_LEN);
     }
-    if (!release_ok((const char *)p, n)) {
+    if (!mero_adm_release_ok((const char *)p, n)) {
         return mero_err_set(err, MERO_EPROTO, "release_version is not a release name");
     }
     memcpy(out, p, n);
@@ -168,7 +167,7 @@ int mero_adm_init_encode(struct mero_buf *b, const struct mero_adm_init *m)
         MERO_TRY(put_admission_fields(b, m));
         break;
     case MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST:
-        if (!release_ok(m->release, strlen(m->release))) {
+        if (!mero_adm_release_ok(m->release, strlen(m->release))) {
             return -MERO_EINVAL;
         }
         MERO_TRY(put_admission_fields(b, m));
@@ -290,7 +289,7 @@ int mero_adm_msg_encode(struct mero_buf *b, const struct mero_adm_msg *m)
             return mero_buf_append_u8(b, 0);
         }
         if (m->quote_len > MERO_ADM_MAX_QUOTE_WIRE || m->credential_len > MERO_ADM_MAX_CREDENTIAL ||
-            (m->has_release && !release_ok(m->release, strlen(m->release)))) {
+            (m->has_release && !mero_adm_release_ok(m->release, strlen(m->release)))) {
             return -MERO_EINVAL;
         }
         MERO_TRY(mero_buf_append_u8(b, 1));

@@ -106,6 +106,9 @@ MERO_MUST_CHECK int mero_adm_msg_encode(struct mero_buf *b, const struct mero_ad
 MERO_MUST_CHECK int mero_adm_msg_decode(const uint8_t *p, size_t len, struct mero_adm_msg *m,
                                         struct mero_err *err);
 
+/* A release name: 1..MAX_RELEASE_LEN bytes of [0-9A-Za-z.+_-] (semantic versions and tags). */
+bool mero_adm_release_ok(const char *s, size_t n);
+
 /* Convenience: a TeeAdmissionResponse frame with the reason cut to MAX_REASON_LEN. */
 MERO_MUST_CHECK int mero_adm_response_encode(struct mero_buf *b, bool admitted, const char *reason);
 
