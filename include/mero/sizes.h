@@ -71,6 +71,10 @@
 /* ---- gov: ops (house-gova) ---- */
 #define MERO_NS_SALT_LEN 32 /* NamespaceCreated { salt }: ns id = H(domain, creator, salt) */
 
+/* ---- node: an account credential's ids (house-node) ---- */
+#define MERO_ACCOUNT_ID_LEN 32              /* an account, as a credential names it */
+#define MERO_DEVICE_ID_LEN  MERO_SHA256_LEN /* a device id: a domain hash of the device key */
+
 /* ---- text forms ---- */
 #define MERO_HEX_LEN(n)  (2 * (n))     /* hex chars for n bytes */
 #define MERO_HEX_SIZE(n) (2 * (n) + 1) /* the same plus its NUL: a char array's size */

@@ -28,7 +28,7 @@ int mero_node_check(const char *home, FILE *out, struct mero_err *err)
     struct mero_err e = {0};
     size_t bad = 0, nops = 0, nvalues = 0, ndeltas = 0;
     memset(&node, 0, sizeof(node));
-    if (strlen(home) >= sizeof(node.home) - 32) {
+    if (strlen(home) >= sizeof(node.home) - MERO_NODE_HOME_FILE_ROOM) {
         return mero_err_set(err, MERO_ETOOBIG, "home path too long");
     }
     snprintf(node.home, sizeof(node.home), "%s", home);

@@ -38,7 +38,8 @@
 #include "node/node_internal.h"
 #include "node/service_internal.h"
 
-#define HDR_LEN (1 + 32 + 32 + 8 + 32 + 12)
+#define HDR_LEN                                                                                    \
+    (1 + MERO_CONTEXT_ID_LEN + MERO_IDENTITY_LEN + 8 + MERO_KEY_ID_LEN + MERO_GCM_NONCE_LEN)
 
 static const char *const schema[] = {
     "CREATE TABLE IF NOT EXISTS ctx_delta (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
@@ -52,7 +53,8 @@ static const char *const schema[] = {
 };
 
 struct delta {
-    uint8_t ctx[32], author[32], key_id[32], nonce[12], sig[64];
+    uint8_t ctx[MERO_CONTEXT_ID_LEN], author[MERO_IDENTITY_LEN], key_id[MERO_KEY_ID_LEN],
+        nonce[MERO_GCM_NONCE_LEN], sig[MERO_ED25519_SIG_LEN];
     uint64_t lamport;
     const uint8_t *ct;
     uint32_t ct_len;
@@ -80,14 +82,14 @@ int mero_lamport_next(uint64_t clock, uint64_t *next)
 }
 
 /* The context's clock: the greatest lamport admitted in ctx here (0 for none). */
-static int clock_of(struct mero_node *node, const uint8_t ctx[32], uint64_t *clock)
+static int clock_of(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN], uint64_t *clock)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(node->db, "SELECT lamport FROM ctx_clock WHERE context = ?1", -1, &st,
                            NULL) != SQLITE_OK) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     sqlite3_int64 v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_finalize(st);
@@ -99,7 +101,7 @@ static int clock_of(struct mero_node *node, const uint8_t ctx[32], uint64_t *clo
 }
 
 /* Raise ctx's clock to l (l <= MERO_LAMPORT_MAX, checked by decode). */
-static int clock_raise(struct mero_node *node, const uint8_t ctx[32], uint64_t l)
+static int clock_raise(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN], uint64_t l)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(node->db,
@@ -109,7 +111,7 @@ static int clock_raise(struct mero_node *node, const uint8_t ctx[32], uint64_t l
                            -1, &st, NULL) != SQLITE_OK) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, (sqlite3_int64)l);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
@@ -139,14 +141,15 @@ static int clock_backfill(struct mero_node *node)
         return -MERO_EIO;
     }
     int rc = 0;
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+    while (sqlite3_step(st) == SQLITE_ROW) {
         struct delta d;
         const uint8_t *p = sqlite3_column_blob(st, 0);
         int n = sqlite3_column_bytes(st, 0);
         if (p != NULL && n > 0 && decode(p, (size_t)n, &d) == 0) {
-            rc = clock_raise(node, d.ctx, d.lamport);
+            MERO_TRY_OUT(clock_raise(node, d.ctx, d.lamport));
         }
     }
+out:
     sqlite3_finalize(st);
     if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
         (void)mero_node_db_exec(node->db, "ROLLBACK");
@@ -173,10 +176,10 @@ void mero_node_ctx_close(struct mero_node *node)
     (void)node;
 }
 
-int mero_node_ctx_lookup(struct mero_node *node, const uint8_t ctx[32], uint8_t ns[32],
-                         uint8_t group[32])
+int mero_node_ctx_lookup(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                         uint8_t ns[MERO_NS_ID_LEN], uint8_t group[MERO_GROUP_ID_LEN])
 {
-    uint8_t(*nss)[32] = NULL;
+    uint8_t(*nss)[MERO_NS_ID_LEN] = NULL;
     size_t nn = 0;
     MERO_TRY(mero_gov_namespaces(node->store, &nss, &nn));
     int rc = -MERO_ENOTFOUND;
@@ -187,9 +190,9 @@ int mero_node_ctx_lookup(struct mero_node *node, const uint8_t ctx[32], uint8_t 
             continue;
         }
         for (size_t k = 0; k < n; k++) {
-            if (memcmp(cs[k].id, ctx, 32) == 0) {
-                memcpy(ns, nss[i], 32);
-                memcpy(group, cs[k].group, 32);
+            if (memcmp(cs[k].id, ctx, MERO_CONTEXT_ID_LEN) == 0) {
+                memcpy(ns, nss[i], MERO_NS_ID_LEN);
+                memcpy(group, cs[k].group, MERO_GROUP_ID_LEN);
                 rc = 0;
                 break;
             }
@@ -212,21 +215,21 @@ static int decode(const uint8_t *p, size_t len, struct delta *d)
     if (v != MERO_DELTA_VERSION) {
         return -MERO_ESCHEMA;
     }
-    MERO_TRY(mero_cur_copy(&c, d->ctx, 32));
-    MERO_TRY(mero_cur_copy(&c, d->author, 32));
+    MERO_TRY(mero_cur_copy(&c, d->ctx, MERO_CONTEXT_ID_LEN));
+    MERO_TRY(mero_cur_copy(&c, d->author, MERO_IDENTITY_LEN));
     MERO_TRY(mero_cur_u64le(&c, &d->lamport));
     if (d->lamport == 0 || d->lamport > MERO_LAMPORT_MAX) {
         return -MERO_ECLOCK;
     }
-    MERO_TRY(mero_cur_copy(&c, d->key_id, 32));
-    MERO_TRY(mero_cur_copy(&c, d->nonce, 12));
+    MERO_TRY(mero_cur_copy(&c, d->key_id, MERO_KEY_ID_LEN));
+    MERO_TRY(mero_cur_copy(&c, d->nonce, MERO_GCM_NONCE_LEN));
     MERO_TRY(mero_cur_u32le(&c, &d->ct_len));
     if (d->ct_len < MERO_AEAD_TAG_LEN || d->ct_len > mero_cur_left(&c)) {
         return -MERO_ETRUNC;
     }
     MERO_TRY(mero_cur_bytes(&c, d->ct_len, &d->ct));
     d->signed_len = c.off;
-    MERO_TRY(mero_cur_copy(&c, d->sig, 64));
+    MERO_TRY(mero_cur_copy(&c, d->sig, MERO_ED25519_SIG_LEN));
     if (mero_cur_left(&c) != 0) {
         return -MERO_EPROTO;
     }
@@ -248,8 +251,8 @@ static int verify_sig(const uint8_t *p, const struct delta *d)
 }
 
 /* 0 when role may author state deltas (spec "Read-only for its own writes"). */
-static int may_author(struct mero_node *node, const uint8_t group[32], const uint8_t who[32],
-                      struct mero_err *err)
+static int may_author(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                      const uint8_t who[MERO_IDENTITY_LEN], struct mero_err *err)
 {
     int role = MERO_ROLE_NONE, tee = MERO_ROLE_NONE;
     MERO_TRY(mero_gov_effective_role(node->store, group, who, &role));
@@ -267,10 +270,11 @@ static int may_author(struct mero_node *node, const uint8_t group[32], const uin
 }
 
 /* Decrypt d and make it visible if it wins last-writer-wins. 1 when applied, 0 no key. */
-static int materialise(struct mero_node *node, const uint8_t group[32], const uint8_t *bytes,
-                       const struct delta *d, const uint8_t hash[32])
+static int materialise(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                       const uint8_t *bytes, const struct delta *d,
+                       const uint8_t hash[MERO_DELTA_ID_LEN])
 {
-    uint8_t key[32];
+    uint8_t key[MERO_GROUP_KEY_LEN];
     if (mero_gov_group_key_by_id(node->store, group, d->key_id, key) < 0) {
         return 0;
     }
@@ -282,74 +286,66 @@ static int materialise(struct mero_node *node, const uint8_t group[32], const ui
     }
     int rc = mero_aes256gcm_open(pt, d->ct, d->ct_len, bytes, HDR_LEN, d->nonce, key);
     mero_wipe(key, sizeof(key));
+    sqlite3_stmt *st = NULL;
     struct mero_cur c;
     uint32_t kl = 0, vl = 0;
     const uint8_t *k = NULL, *v = NULL;
-    mero_cur_init(&c, pt, pl);
-    if (rc == 0) {
-        rc = mero_cur_u32le(&c, &kl);
-    }
-    if (rc == 0 && (kl == 0 || kl > 256)) {
-        rc = -MERO_EPROTO;
-    }
-    if (rc == 0) {
-        rc = mero_cur_bytes(&c, kl, &k);
-    }
-    if (rc == 0) {
-        rc = mero_cur_u32le(&c, &vl);
-    }
-    if (rc == 0) {
-        rc = mero_cur_bytes(&c, vl, &v);
-    }
-    if (rc == 0 && (mero_cur_left(&c) != 0 || memchr(k, 0, kl) != NULL)) {
-        rc = -MERO_EPROTO;
-    }
     if (rc < 0) {
-        free(pt);
-        return rc;
+        goto out;
     }
-    sqlite3_stmt *st = NULL;
+    mero_cur_init(&c, pt, pl);
+    MERO_TRY_OUT(mero_cur_u32le(&c, &kl));
+    MERO_ENSURE_OUT(kl != 0 && kl <= 256, NULL, MERO_EPROTO, "key length");
+    MERO_TRY_OUT(mero_cur_bytes(&c, kl, &k));
+    MERO_TRY_OUT(mero_cur_u32le(&c, &vl));
+    MERO_TRY_OUT(mero_cur_bytes(&c, vl, &v));
+    MERO_ENSURE_OUT(mero_cur_left(&c) == 0 && memchr(k, 0, kl) == NULL, NULL, MERO_EPROTO,
+                    "plaintext");
     /* last-writer-wins: replace only when (lamport, hash) is greater than the current one */
     const char *sql = "INSERT INTO ctx_kv(context, k, v, lamport, hash, author) "
                       "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(context, k) DO UPDATE SET "
                       "v = excluded.v, lamport = excluded.lamport, hash = excluded.hash, "
                       "author = excluded.author WHERE excluded.lamport > ctx_kv.lamport OR "
                       "(excluded.lamport = ctx_kv.lamport AND excluded.hash > ctx_kv.hash)";
-    rc = sqlite3_prepare_v2(node->db, sql, -1, &st, NULL) == SQLITE_OK ? 0 : -MERO_EIO;
-    if (rc == 0) {
-        sqlite3_bind_blob(st, 1, d->ctx, 32, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, (const char *)k, (int)kl, SQLITE_STATIC);
-        sqlite3_bind_blob(st, 3, vl ? (const void *)v : (const void *)"", (int)vl, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 4, (sqlite3_int64)d->lamport); /* <= INT64_MAX: decode */
-        sqlite3_bind_blob(st, 5, hash, 32, SQLITE_STATIC);
-        sqlite3_bind_blob(st, 6, d->author, 32, SQLITE_STATIC);
-        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
-    }
+    MERO_ENSURE_OUT(sqlite3_prepare_v2(node->db, sql, -1, &st, NULL) == SQLITE_OK, NULL, MERO_EIO,
+                    "prepare");
+    sqlite3_bind_blob(st, 1, d->ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, (const char *)k, (int)kl, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 3, vl ? (const void *)v : (const void *)"", (int)vl, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)d->lamport); /* <= INT64_MAX: decode */
+    sqlite3_bind_blob(st, 5, hash, MERO_DELTA_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 6, d->author, MERO_IDENTITY_LEN, SQLITE_STATIC);
+    MERO_ENSURE_OUT(sqlite3_step(st) == SQLITE_DONE, NULL, MERO_EIO, "step");
+    rc = 1;
+out:
     sqlite3_finalize(st);
     free(pt);
-    return rc < 0 ? rc : 1;
+    return rc;
 }
 
-static int exec_hash(struct mero_node *node, const char *sql, const uint8_t hash[32])
+/* Run sql with ?1 bound to a 32-byte id: a delta's hash, or a context or group id. */
+_Static_assert(MERO_DELTA_ID_LEN == MERO_CONTEXT_ID_LEN && MERO_CONTEXT_ID_LEN == MERO_GROUP_ID_LEN,
+               "exec_hash binds a delta hash or a context or group id as one blob width");
+static int exec_hash(struct mero_node *node, const char *sql, const uint8_t id[MERO_DELTA_ID_LEN])
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(node->db, sql, -1, &st, NULL) != SQLITE_OK) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, id, MERO_DELTA_ID_LEN, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -MERO_EIO;
 }
 
-int mero_node_ctx_has(struct mero_node *node, const uint8_t hash[32], bool *yes)
+int mero_node_ctx_has(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN], bool *yes)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(node->db, "SELECT 1 FROM ctx_delta WHERE hash = ?1", -1, &st, NULL) !=
         SQLITE_OK) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, hash, MERO_DELTA_ID_LEN, SQLITE_STATIC);
     *yes = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
     return 0;
@@ -359,7 +355,7 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
                         struct mero_err *err)
 {
     struct delta d;
-    uint8_t hash[32], ns[32], group[32];
+    uint8_t hash[MERO_DELTA_ID_LEN], ns[MERO_NS_ID_LEN], group[MERO_GROUP_ID_LEN];
     int rc = decode(bytes, len, &d);
     if (rc == -MERO_ECLOCK) {
         return mero_err_set(err, MERO_ECLOCK, "delta lamport %llu is outside 1..2^63-1",
@@ -407,21 +403,21 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
                             -1, &st, NULL) == SQLITE_OK
              ? 0
              : -MERO_EIO;
-    if (rc == 0) {
-        sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
-        sqlite3_bind_blob(st, 2, d.ctx, 32, SQLITE_STATIC);
-        sqlite3_bind_blob(st, 3, group, 32, SQLITE_STATIC);
-        sqlite3_bind_blob(st, 4, bytes, (int)len, SQLITE_STATIC);
-        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
+    if (rc < 0) {
+        goto out;
     }
+    sqlite3_bind_blob(st, 1, hash, MERO_DELTA_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, d.ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 3, group, MERO_GROUP_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 4, bytes, (int)len, SQLITE_STATIC);
+    MERO_ENSURE_OUT(sqlite3_step(st) == SQLITE_DONE, NULL, MERO_EIO, "step");
+    MERO_TRY_OUT(clock_raise(node, d.ctx, d.lamport));
+    MERO_TRY_OUT(materialise(node, group, bytes, &d, hash));
+    if (rc == 1) {
+        MERO_TRY_OUT(exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash));
+    }
+out:
     sqlite3_finalize(st);
-    rc = rc ? rc : clock_raise(node, d.ctx, d.lamport);
-    int applied = rc == 0 ? materialise(node, group, bytes, &d, hash) : rc;
-    if (applied == 1) {
-        rc = exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash);
-    } else if (applied < 0) {
-        rc = applied;
-    }
     if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
         char why[128];
         snprintf(why, sizeof(why), "%s", sqlite3_errmsg(node->db));
@@ -431,29 +427,28 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
     return 0;
 }
 
-int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[32], const uint8_t group[32])
+int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                        const uint8_t group[MERO_GROUP_ID_LEN])
 {
     struct mero_gov_context *cs = NULL;
     size_t n = 0;
-    bool whole = memcmp(ns, group, 32) == 0;
+    bool whole = memcmp(ns, group, MERO_GROUP_ID_LEN) == 0;
     MERO_TRY(mero_gov_contexts(node->store, ns, &cs, &n));
-    int rc = mero_node_db_exec(node->db, "BEGIN IMMEDIATE");
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (!whole && memcmp(cs[i].group, group, 32) != 0) {
+    int rc;
+    MERO_TRY_OUT(mero_node_db_exec(node->db, "BEGIN IMMEDIATE"));
+    for (size_t i = 0; i < n; i++) {
+        if (!whole && memcmp(cs[i].group, group, MERO_GROUP_ID_LEN) != 0) {
             continue;
         }
-        rc = exec_hash(node, "DELETE FROM ctx_kv WHERE context = ?1", cs[i].id);
-        if (rc == 0) {
-            rc = exec_hash(node, "DELETE FROM ctx_delta WHERE context = ?1", cs[i].id);
-        }
-        if (rc == 0) {
-            rc = exec_hash(node, "DELETE FROM ctx_clock WHERE context = ?1", cs[i].id);
-        }
+        MERO_TRY_OUT(exec_hash(node, "DELETE FROM ctx_kv WHERE context = ?1", cs[i].id));
+        MERO_TRY_OUT(exec_hash(node, "DELETE FROM ctx_delta WHERE context = ?1", cs[i].id));
+        MERO_TRY_OUT(exec_hash(node, "DELETE FROM ctx_clock WHERE context = ?1", cs[i].id));
     }
+    if (!whole) {
+        MERO_TRY_OUT(exec_hash(node, "DELETE FROM ctx_delta WHERE grp = ?1", group));
+    }
+out:
     free(cs);
-    if (rc == 0 && !whole) {
-        rc = exec_hash(node, "DELETE FROM ctx_delta WHERE grp = ?1", group);
-    }
     if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
         (void)mero_node_db_exec(node->db, "ROLLBACK");
         return -MERO_EIO;
@@ -461,14 +456,14 @@ int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[32], const uint
     return 0;
 }
 
-void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[32])
+void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN])
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(node->db, "SELECT bytes FROM ctx_delta WHERE grp = ?1 AND applied = 0",
                            -1, &st, NULL) != SQLITE_OK) {
         return;
     }
-    sqlite3_bind_blob(st, 1, group, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, group, MERO_GROUP_ID_LEN, SQLITE_STATIC);
     struct mero_buf all; /* (len u32, bytes)* copied out before updating rows */
     mero_buf_init(&all, 64u << 20);
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -485,7 +480,7 @@ void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[32])
         uint32_t n;
         const uint8_t *p;
         struct delta d;
-        uint8_t hash[32];
+        uint8_t hash[MERO_DELTA_ID_LEN];
         if (mero_cur_u32le(&c, &n) < 0 || mero_cur_bytes(&c, n, &p) < 0) {
             break;
         }
@@ -501,8 +496,9 @@ void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[32])
 }
 
 /* The key's current value: 1 and its (lamport, hash, author) when there is one, 0 none. */
-static int current(struct mero_node *node, const uint8_t ctx[32], const char *key,
-                   uint64_t *lamport, uint8_t hash[32], uint8_t author[32])
+static int current(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN], const char *key,
+                   uint64_t *lamport, uint8_t hash[MERO_DELTA_ID_LEN],
+                   uint8_t author[MERO_IDENTITY_LEN])
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(node->db,
@@ -510,16 +506,16 @@ static int current(struct mero_node *node, const uint8_t ctx[32], const char *ke
                            -1, &st, NULL) != SQLITE_OK) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     int found = 0;
-    if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 1) == 32 &&
-        sqlite3_column_bytes(st, 2) == 32) {
+    if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 1) == MERO_DELTA_ID_LEN &&
+        sqlite3_column_bytes(st, 2) == MERO_IDENTITY_LEN) {
         sqlite3_int64 l = sqlite3_column_int64(st, 0);
         *lamport = l > 0 ? (uint64_t)l : 0;
-        memcpy(hash, sqlite3_column_blob(st, 1), 32);
-        memcpy(author, sqlite3_column_blob(st, 2), 32);
+        memcpy(hash, sqlite3_column_blob(st, 1), MERO_DELTA_ID_LEN);
+        memcpy(author, sqlite3_column_blob(st, 2), MERO_IDENTITY_LEN);
         found = 1;
     } else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
         found = -MERO_EIO;
@@ -530,31 +526,75 @@ static int current(struct mero_node *node, const uint8_t ctx[32], const char *ke
 
 /* 0 when the delta (lamport, hash) is or would become key's current value; otherwise
  * -MERO_ESUPERSEDED with the current value's author and clock in err. */
-static int wins(struct mero_node *node, const uint8_t ctx[32], const char *key, uint64_t lamport,
-                const uint8_t hash[32], struct mero_err *err)
+static int wins(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN], const char *key,
+                uint64_t lamport, const uint8_t hash[MERO_DELTA_ID_LEN], struct mero_err *err)
 {
     uint64_t cl = 0;
-    uint8_t ch[32], ca[32];
+    uint8_t ch[MERO_DELTA_ID_LEN], ca[MERO_IDENTITY_LEN];
     int rc = current(node, ctx, key, &cl, ch, ca);
     if (rc < 0) {
         return mero_err_set(err, -rc, "cannot read the key's current value");
     }
-    if (rc == 0 || cl < lamport || (cl == lamport && memcmp(ch, hash, 32) <= 0)) {
+    if (rc == 0 || cl < lamport || (cl == lamport && memcmp(ch, hash, MERO_DELTA_ID_LEN) <= 0)) {
         return 0;
     }
-    char who[65];
-    mero_hex_encode(who, ca, 32);
+    char who[MERO_HEX_SIZE(MERO_IDENTITY_LEN)];
+    mero_hex_encode(who, ca, sizeof(ca));
     return mero_err_set(err, MERO_ESUPERSEDED,
                         "WriteSuperseded: `%s` holds the write of author %s at clock %llu, "
                         "which this write (clock %llu) would not replace; nothing was written",
                         key, who, (unsigned long long)cl, (unsigned long long)lamport);
 }
 
-int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[32], const char *key,
-                      const uint8_t *value, size_t vlen, bool force, uint64_t lamport,
-                      struct mero_err *err)
+/* The signed delta bytes of a write of key = value in ctx by me at lamport, sealed under gk. */
+static int build_delta(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                       const uint8_t ns[MERO_NS_ID_LEN], const uint8_t me[MERO_IDENTITY_LEN],
+                       uint64_t lamport, const uint8_t gk[MERO_GROUP_KEY_LEN],
+                       const uint8_t key_id[MERO_KEY_ID_LEN], const char *key, const uint8_t *value,
+                       size_t vlen, struct mero_buf *d)
 {
-    uint8_t ns[32], group[32], me[32], gk[32], key_id[32], sk[64];
+    size_t kl = strlen(key), dl = strlen(MERO_DELTA_DOMAIN);
+    struct mero_buf pt, msg;
+    uint8_t nonce[MERO_GCM_NONCE_LEN], sk[MERO_ED25519_SK_LEN], sig[MERO_ED25519_SIG_LEN];
+    uint8_t *ct = NULL;
+    int rc;
+    mero_buf_init(&pt, MERO_DELTA_MAX);
+    mero_buf_init(&msg, MERO_DELTA_MAX + 64);
+    MERO_TRY_OUT(mero_buf_append_u32le(&pt, (uint32_t)kl));
+    MERO_TRY_OUT(mero_buf_append(&pt, key, kl));
+    MERO_TRY_OUT(mero_buf_append_u32le(&pt, (uint32_t)vlen));
+    MERO_TRY_OUT(mero_buf_append(&pt, vlen ? value : (const uint8_t *)"", vlen));
+    mero_random(nonce, sizeof(nonce));
+    MERO_TRY_OUT(mero_buf_append_u8(d, MERO_DELTA_VERSION));
+    MERO_TRY_OUT(mero_buf_append(d, ctx, MERO_CONTEXT_ID_LEN));
+    MERO_TRY_OUT(mero_buf_append(d, me, MERO_IDENTITY_LEN));
+    MERO_TRY_OUT(mero_buf_append_u64le(d, lamport));
+    MERO_TRY_OUT(mero_buf_append(d, key_id, MERO_KEY_ID_LEN));
+    MERO_TRY_OUT(mero_buf_append(d, nonce, sizeof(nonce)));
+    MERO_TRY_OUT(mero_buf_append_u32le(d, (uint32_t)(pt.len + MERO_AEAD_TAG_LEN)));
+    ct = malloc(pt.len + MERO_AEAD_TAG_LEN);
+    MERO_ENSURE_OUT(ct != NULL, NULL, MERO_ENOMEM, "out of memory");
+    MERO_TRY_OUT(mero_aes256gcm_seal(ct, pt.data, pt.len, d->data, HDR_LEN, nonce, gk));
+    MERO_TRY_OUT(mero_buf_append(d, ct, pt.len + MERO_AEAD_TAG_LEN));
+    MERO_TRY_OUT(mero_buf_append(&msg, MERO_DELTA_DOMAIN, dl));
+    MERO_TRY_OUT(mero_buf_append(&msg, d->data, d->len));
+    MERO_TRY_OUT(mero_gov_identity_secret(node->store, ns, sk));
+    mero_ed25519_sign(sig, msg.data, msg.len, sk);
+    MERO_TRY_OUT(mero_buf_append(d, sig, sizeof(sig)));
+out:
+    mero_wipe(sk, sizeof(sk));
+    free(ct);
+    mero_buf_cleanup(&msg);
+    mero_buf_cleanup(&pt);
+    return rc;
+}
+
+int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                      const char *key, const uint8_t *value, size_t vlen, bool force,
+                      uint64_t lamport, struct mero_err *err)
+{
+    uint8_t ns[MERO_NS_ID_LEN], group[MERO_GROUP_ID_LEN], me[MERO_IDENTITY_LEN],
+        gk[MERO_GROUP_KEY_LEN], key_id[MERO_KEY_ID_LEN];
     if (mero_node_ctx_lookup(node, ctx, ns, group) < 0) {
         return mero_err_set(err, MERO_ENOTFOUND, "context not found");
     }
@@ -577,54 +617,15 @@ int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[32], const char 
     if (mero_gov_group_key(node->store, group, gk, key_id) < 0) {
         return mero_err_set(err, MERO_ESTATE, "this node holds no key for the context's group");
     }
-    size_t kl = strlen(key);
-    struct mero_buf pt, d;
-    mero_buf_init(&pt, MERO_DELTA_MAX);
+    struct mero_buf d;
     mero_buf_init(&d, MERO_DELTA_MAX);
-    int rc = mero_buf_append_u32le(&pt, (uint32_t)kl);
-    rc = rc ? rc : mero_buf_append(&pt, key, kl);
-    rc = rc ? rc : mero_buf_append_u32le(&pt, (uint32_t)vlen);
-    rc = rc ? rc : mero_buf_append(&pt, vlen ? value : (const uint8_t *)"", vlen);
-    uint8_t nonce[12];
-    mero_random(nonce, sizeof(nonce));
-    rc = rc ? rc : mero_buf_append_u8(&d, MERO_DELTA_VERSION);
-    rc = rc ? rc : mero_buf_append(&d, ctx, 32);
-    rc = rc ? rc : mero_buf_append(&d, me, 32);
-    rc = rc ? rc : mero_buf_append_u64le(&d, lamport);
-    rc = rc ? rc : mero_buf_append(&d, key_id, 32);
-    rc = rc ? rc : mero_buf_append(&d, nonce, 12);
-    rc = rc ? rc : mero_buf_append_u32le(&d, (uint32_t)(pt.len + MERO_AEAD_TAG_LEN));
-    uint8_t *ct = rc ? NULL : malloc(pt.len + MERO_AEAD_TAG_LEN);
-    if (rc == 0 && ct == NULL) {
-        rc = -MERO_ENOMEM;
-    }
-    if (rc == 0) {
-        rc = mero_aes256gcm_seal(ct, pt.data, pt.len, d.data, HDR_LEN, nonce, gk);
-    }
-    rc = rc ? rc : mero_buf_append(&d, ct, pt.len + MERO_AEAD_TAG_LEN);
-    free(ct);
+    int rc = build_delta(node, ctx, ns, me, lamport, gk, key_id, key, value, vlen, &d);
     mero_wipe(gk, sizeof(gk));
-    if (rc == 0) {
-        size_t dl = strlen(MERO_DELTA_DOMAIN);
-        struct mero_buf msg;
-        mero_buf_init(&msg, MERO_DELTA_MAX + 64);
-        rc = mero_buf_append(&msg, MERO_DELTA_DOMAIN, dl);
-        rc = rc ? rc : mero_buf_append(&msg, d.data, d.len);
-        rc = rc ? rc : mero_gov_identity_secret(node->store, ns, sk);
-        uint8_t sig[64];
-        if (rc == 0) {
-            mero_ed25519_sign(sig, msg.data, msg.len, sk);
-            mero_wipe(sk, sizeof(sk));
-            rc = mero_buf_append(&d, sig, 64);
-        }
-        mero_buf_cleanup(&msg);
-    }
-    mero_buf_cleanup(&pt);
     if (rc < 0) {
         mero_buf_cleanup(&d);
         return mero_err_set(err, -rc, "cannot build the delta");
     }
-    uint8_t hash[32];
+    uint8_t hash[MERO_DELTA_ID_LEN];
     mero_sha256(hash, d.data, d.len);
     rc = force ? 0 : wins(node, ctx, key, lamport, hash, err);
     if (rc < 0) {
@@ -667,26 +668,27 @@ static void kv_row_read(sqlite3_stmt *st, int first, struct kv_row *r)
     r->len = (size_t)sqlite3_column_bytes(st, first + 3);
 }
 
-static int verify_value(struct mero_node *node, const uint8_t ctx[32], const uint8_t group[32],
-                        const char *key, const struct kv_row *r, struct mero_err *err)
+static int verify_value(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                        const uint8_t group[MERO_GROUP_ID_LEN], const char *key,
+                        const struct kv_row *r, struct mero_err *err)
 {
     size_t kl = strlen(key), vl = r->vl;
     const uint8_t *v = r->v;
     if (r->k == NULL || r->kl != kl || memcmp(r->k, key, kl) != 0) {
         return mero_err_set(err, MERO_ESTATE, "the row found for the key holds another key");
     }
-    if (r->hash_len != 32) {
+    if (r->hash_len != MERO_DELTA_ID_LEN) {
         return mero_err_set(err, MERO_ESTATE, "the value's delta hash is damaged");
     }
     if (r->bytes == NULL || r->len == 0) {
         return mero_err_set(err, MERO_ESTATE, "the value's delta is missing");
     }
     const uint8_t *bytes = r->bytes;
-    uint8_t h[32], gk[32];
+    uint8_t h[MERO_DELTA_ID_LEN], gk[MERO_GROUP_KEY_LEN];
     struct delta d;
     mero_sha256(h, bytes, r->len);
-    int rc = memcmp(h, r->hash, 32) == 0 ? decode(bytes, r->len, &d) : -MERO_EIO;
-    if (rc < 0 || memcmp(d.ctx, ctx, 32) != 0) {
+    int rc = memcmp(h, r->hash, sizeof(h)) == 0 ? decode(bytes, r->len, &d) : -MERO_EIO;
+    if (rc < 0 || memcmp(d.ctx, ctx, MERO_CONTEXT_ID_LEN) != 0) {
         return mero_err_set(err, MERO_ESTATE, "the value's delta does not match its hash");
     }
     if (mero_gov_group_key_by_id(node->store, group, d.key_id, gk) < 0) {
@@ -694,21 +696,20 @@ static int verify_value(struct mero_node *node, const uint8_t ctx[32], const uin
     }
     size_t pl = d.ct_len - MERO_AEAD_TAG_LEN;
     uint8_t *pt = malloc(pl ? pl : 1);
-    rc = pt == NULL ? -MERO_ENOMEM
-                    : mero_aes256gcm_open(pt, d.ct, d.ct_len, bytes, HDR_LEN, d.nonce, gk);
-    mero_wipe(gk, sizeof(gk));
     struct mero_cur c;
     uint32_t dkl = 0, dvl = 0;
     const uint8_t *dk = NULL, *dv = NULL;
-    mero_cur_init(&c, pt, rc == 0 ? pl : 0);
-    if (rc == 0 && (mero_cur_u32le(&c, &dkl) < 0 || mero_cur_bytes(&c, dkl, &dk) < 0 ||
-                    mero_cur_u32le(&c, &dvl) < 0 || mero_cur_bytes(&c, dvl, &dv) < 0)) {
-        rc = -MERO_EPROTO;
-    }
-    if (rc == 0 && (dkl != kl || memcmp(dk, key, kl) != 0 || dvl != vl ||
-                    (vl > 0 && memcmp(dv, v, vl) != 0))) {
-        rc = -MERO_ESTATE;
-    }
+    MERO_ENSURE_OUT(pt != NULL, NULL, MERO_ENOMEM, "out of memory");
+    MERO_TRY_OUT(mero_aes256gcm_open(pt, d.ct, d.ct_len, bytes, HDR_LEN, d.nonce, gk));
+    mero_cur_init(&c, pt, pl);
+    MERO_ENSURE_OUT(mero_cur_u32le(&c, &dkl) == 0 && mero_cur_bytes(&c, dkl, &dk) == 0 &&
+                        mero_cur_u32le(&c, &dvl) == 0 && mero_cur_bytes(&c, dvl, &dv) == 0,
+                    NULL, MERO_EPROTO, "plaintext");
+    MERO_ENSURE_OUT(dkl == kl && memcmp(dk, key, kl) == 0 && dvl == vl &&
+                        (vl == 0 || memcmp(dv, v, vl) == 0),
+                    NULL, MERO_ESTATE, "value");
+out:
+    mero_wipe(gk, sizeof(gk));
     if (pt != NULL) {
         mero_wipe(pt, pl);
     }
@@ -722,10 +723,26 @@ static int verify_value(struct mero_node *node, const uint8_t ctx[32], const uin
     return 0;
 }
 
-int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[32], const char *key,
-                      uint8_t **value, size_t *vlen, struct mero_err *err)
+/* A NUL-terminated copy of the row's value (owned by the caller). */
+static int value_copy(const struct kv_row *r, uint8_t **value, size_t *vlen)
 {
-    uint8_t ns[32], group[32];
+    uint8_t *v = malloc(r->vl + 1);
+    if (v == NULL) {
+        return -MERO_ENOMEM;
+    }
+    if (r->vl > 0) {
+        memcpy(v, r->v, r->vl);
+    }
+    v[r->vl] = 0;
+    *value = v;
+    *vlen = r->vl;
+    return 0;
+}
+
+int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                      const char *key, uint8_t **value, size_t *vlen, struct mero_err *err)
+{
+    uint8_t ns[MERO_NS_ID_LEN], group[MERO_GROUP_ID_LEN];
     if (mero_node_ctx_lookup(node, ctx, ns, group) < 0) {
         return mero_err_set(err, MERO_ENOTFOUND, "context not found");
     }
@@ -737,30 +754,19 @@ int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[32], const char 
             -1, &st, NULL) != SQLITE_OK) {
         return mero_err_set(err, MERO_EIO, "cannot read: %s", sqlite3_errmsg(node->db));
     }
-    sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
     int rc = -MERO_ENOTFOUND, step = sqlite3_step(st);
     struct mero_err verr = {0};
     if (step == SQLITE_ROW) {
         struct kv_row row;
         kv_row_read(st, 0, &row);
-        int n = (int)row.vl;
-        const uint8_t *src = row.v;
-        rc = verify_value(node, ctx, group, key, &row, &verr);
-        uint8_t *v = rc == 0 ? malloc((size_t)n + 1) : NULL;
-        if (rc == 0 && v == NULL) {
-            rc = -MERO_ENOMEM;
-        } else if (rc == 0) {
-            if (n > 0) {
-                memcpy(v, src, (size_t)n);
-            }
-            v[n] = 0;
-            *value = v;
-            *vlen = (size_t)n;
-        }
+        MERO_TRY_OUT(verify_value(node, ctx, group, key, &row, &verr));
+        MERO_TRY_OUT(value_copy(&row, value, vlen));
     } else if (step != SQLITE_DONE) {
         rc = mero_err_set(&verr, MERO_ESTATE, "%s", sqlite3_errmsg(node->db));
     }
+out:
     sqlite3_finalize(st);
     if (rc == -MERO_ENOTFOUND) {
         return mero_err_set(err, MERO_ENOTFOUND, "key not found");
@@ -791,13 +797,14 @@ int mero_node_ctx_verify_all(struct mero_node *node, FILE *out, size_t *nvalues,
     }
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        uint8_t h[32];
+        uint8_t h[MERO_DELTA_ID_LEN];
         struct delta d;
         const uint8_t *p = sqlite3_column_blob(st, 2);
         size_t n = (size_t)sqlite3_column_bytes(st, 2);
         mero_sha256(h, p, n);
-        if (sqlite3_column_bytes(st, 1) != 32 || memcmp(h, sqlite3_column_blob(st, 1), 32) != 0 ||
-            decode(p, n, &d) < 0 || verify_sig(p, &d) < 0) {
+        if (sqlite3_column_bytes(st, 1) != MERO_DELTA_ID_LEN ||
+            memcmp(h, sqlite3_column_blob(st, 1), sizeof(h)) != 0 || decode(p, n, &d) < 0 ||
+            verify_sig(p, &d) < 0) {
             fprintf(out, "node.db: delta #%lld does not match its hash or signature\n",
                     (long long)sqlite3_column_int64(st, 0));
             bad++;
@@ -817,17 +824,17 @@ int mero_node_ctx_verify_all(struct mero_node *node, FILE *out, size_t *nvalues,
         return -MERO_ESTATE;
     }
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        uint8_t ctx[32], ns[32], group[32];
+        uint8_t ctx[MERO_CONTEXT_ID_LEN], ns[MERO_NS_ID_LEN], group[MERO_GROUP_ID_LEN];
         struct mero_err e = {0};
         const char *k = (const char *)sqlite3_column_text(st, 1);
         char cx[17];
         (*nvalues)++;
-        if (sqlite3_column_bytes(st, 0) != 32 || k == NULL) {
+        if (sqlite3_column_bytes(st, 0) != MERO_CONTEXT_ID_LEN || k == NULL) {
             fprintf(out, "node.db: a value row is damaged (context id or key)\n");
             bad++;
             continue;
         }
-        memcpy(ctx, sqlite3_column_blob(st, 0), 32);
+        memcpy(ctx, sqlite3_column_blob(st, 0), sizeof(ctx));
         mero_hex_encode(cx, ctx, 8);
         if (mero_node_ctx_lookup(node, ctx, ns, group) < 0) {
             fprintf(out, "node.db: a value of context %s… whose context gov.db does not know\n",
@@ -850,8 +857,9 @@ int mero_node_ctx_verify_all(struct mero_node *node, FILE *out, size_t *nvalues,
     return bad == 0 ? 0 : -MERO_ESTATE;
 }
 
-int mero_node_ctx_hashes(struct mero_node *node, const uint8_t ctx[32], uint64_t after, size_t max,
-                         uint8_t (**out)[32], size_t *n, uint64_t *last)
+int mero_node_ctx_hashes(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                         uint64_t after, size_t max, uint8_t (**out)[MERO_DELTA_ID_LEN], size_t *n,
+                         uint64_t *last)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(node->db,
@@ -860,17 +868,17 @@ int mero_node_ctx_hashes(struct mero_node *node, const uint8_t ctx[32], uint64_t
                            -1, &st, NULL) != SQLITE_OK) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
     /* after comes from a peer: beyond SQLite's range means "after everything" (not wrapped) */
     sqlite3_bind_int64(st, 2, (sqlite3_int64)(after > INT64_MAX ? INT64_MAX : after));
     sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
-    uint8_t(*v)[32] = malloc(max * 32);
+    uint8_t(*v)[MERO_DELTA_ID_LEN] = malloc(max * sizeof(*v));
     size_t k = 0;
     uint64_t l = after;
     while (v != NULL && k < max && sqlite3_step(st) == SQLITE_ROW) {
         l = (uint64_t)sqlite3_column_int64(st, 0);
-        if (sqlite3_column_bytes(st, 1) == 32) {
-            memcpy(v[k++], sqlite3_column_blob(st, 1), 32);
+        if (sqlite3_column_bytes(st, 1) == MERO_DELTA_ID_LEN) {
+            memcpy(v[k++], sqlite3_column_blob(st, 1), sizeof(v[k]));
         }
     }
     sqlite3_finalize(st);
@@ -883,14 +891,15 @@ int mero_node_ctx_hashes(struct mero_node *node, const uint8_t ctx[32], uint64_t
     return 0;
 }
 
-int mero_node_ctx_delta(struct mero_node *node, const uint8_t hash[32], uint8_t **out, size_t *len)
+int mero_node_ctx_delta(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN],
+                        uint8_t **out, size_t *len)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(node->db, "SELECT bytes FROM ctx_delta WHERE hash = ?1", -1, &st,
                            NULL) != SQLITE_OK) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, hash, MERO_DELTA_ID_LEN, SQLITE_STATIC);
     int rc = -MERO_ENOTFOUND;
     if (sqlite3_step(st) == SQLITE_ROW) {
         int n = sqlite3_column_bytes(st, 0);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 struct mero_node;
 
@@ -37,8 +38,10 @@ MERO_MUST_CHECK int mero_node_ctx_open(struct mero_node *node, struct mero_err *
 void mero_node_ctx_close(struct mero_node *node);
 
 /* The group and namespace a context belongs to; -MERO_ENOTFOUND for an unknown context. */
-MERO_MUST_CHECK int mero_node_ctx_lookup(struct mero_node *node, const uint8_t ctx[32],
-                                         uint8_t ns[32], uint8_t group[32]);
+MERO_MUST_CHECK int mero_node_ctx_lookup(struct mero_node *node,
+                                         const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                                         uint8_t ns[MERO_NS_ID_LEN],
+                                         uint8_t group[MERO_GROUP_ID_LEN]);
 
 /*
  * Write key = value in ctx as this node (our namespace identity) at lamport clock + 1:
@@ -50,13 +53,14 @@ MERO_MUST_CHECK int mero_node_ctx_lookup(struct mero_node *node, const uint8_t c
  * skipped and the delta is published even when this node refuses it, so peers' refusal can be
  * tested; lamport, when not 0, is then claimed instead of clock + 1.
  */
-MERO_MUST_CHECK int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[32],
-                                      const char *key, const uint8_t *value, size_t vlen,
-                                      bool force, uint64_t lamport, struct mero_err *err);
+MERO_MUST_CHECK int mero_node_ctx_put(struct mero_node *node,
+                                      const uint8_t ctx[MERO_CONTEXT_ID_LEN], const char *key,
+                                      const uint8_t *value, size_t vlen, bool force,
+                                      uint64_t lamport, struct mero_err *err);
 /* Read a key: *value owned (free()); -MERO_ENOTFOUND when absent. */
-MERO_MUST_CHECK int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[32],
-                                      const char *key, uint8_t **value, size_t *vlen,
-                                      struct mero_err *err);
+MERO_MUST_CHECK int mero_node_ctx_get(struct mero_node *node,
+                                      const uint8_t ctx[MERO_CONTEXT_ID_LEN], const char *key,
+                                      uint8_t **value, size_t *vlen, struct mero_err *err);
 
 /*
  * The one apply path for a delta from anywhere (local write, gossip, sync): bounded decode,
@@ -71,8 +75,8 @@ MERO_MUST_CHECK int mero_node_ctx_apply(struct mero_node *node, const uint8_t *d
  * Self-purge of the local context state: the values and deltas of every context of ns
  * (group == ns) or of group's contexts only, in one transaction. Idempotent.
  */
-MERO_MUST_CHECK int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[32],
-                                        const uint8_t group[32]);
+MERO_MUST_CHECK int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                        const uint8_t group[MERO_GROUP_ID_LEN]);
 /*
  * `merod check`: every delta matches its hash and signature, every visible value matches its
  * delta (as a read checks it). Findings printed to out; -MERO_ESTATE when any.
@@ -80,15 +84,18 @@ MERO_MUST_CHECK int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns
 MERO_MUST_CHECK int mero_node_ctx_verify_all(struct mero_node *node, FILE *out, size_t *nvalues,
                                              size_t *ndeltas);
 /* Decrypt and apply stored deltas of group's contexts that waited for a key. */
-void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[32]);
+void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN]);
 
 /* For sync: hashes of ctx's deltas with seq > after (at most max); *out owned (free()). */
-MERO_MUST_CHECK int mero_node_ctx_hashes(struct mero_node *node, const uint8_t ctx[32],
-                                         uint64_t after, size_t max, uint8_t (**out)[32], size_t *n,
+MERO_MUST_CHECK int mero_node_ctx_hashes(struct mero_node *node,
+                                         const uint8_t ctx[MERO_CONTEXT_ID_LEN], uint64_t after,
+                                         size_t max, uint8_t (**out)[MERO_DELTA_ID_LEN], size_t *n,
                                          uint64_t *last);
-MERO_MUST_CHECK int mero_node_ctx_has(struct mero_node *node, const uint8_t hash[32], bool *yes);
+MERO_MUST_CHECK int mero_node_ctx_has(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN],
+                                      bool *yes);
 /* Append the stored delta bytes; -MERO_ENOTFOUND when unknown. */
-MERO_MUST_CHECK int mero_node_ctx_delta(struct mero_node *node, const uint8_t hash[32],
-                                        uint8_t **out, size_t *len);
+MERO_MUST_CHECK int mero_node_ctx_delta(struct mero_node *node,
+                                        const uint8_t hash[MERO_DELTA_ID_LEN], uint8_t **out,
+                                        size_t *len);
 
 #endif

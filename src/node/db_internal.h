@@ -9,6 +9,10 @@
 
 #include "mero/err.h"
 
+/* Room kept after the home directory's path for "/<file name>" of a file it holds (node.db,
+ * identity.key, admin-token, ...): a longer home path is refused up front. */
+#define MERO_NODE_HOME_FILE_ROOM 32
+
 struct sqlite3;
 
 /*

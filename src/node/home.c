@@ -20,7 +20,6 @@
  * quick_check-failing node.db or gov.db stops the start with a message naming the file and
  * what to do.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -143,11 +142,7 @@ int mero_node_check_token(const char *path, const char *tok, size_t n, struct me
     if (n == MERO_TOKEN_HEX_LEN + 1 && tok[MERO_TOKEN_HEX_LEN] == '\n') {
         n--;
     }
-    unsigned bad = n != MERO_TOKEN_HEX_LEN;
-    for (size_t i = 0; i < n && i < MERO_TOKEN_HEX_LEN; i++) {
-        bad |= (unsigned)!isxdigit((unsigned char)tok[i]);
-    }
-    if (bad) {
+    if (!mero_hex_is(tok, n, MERO_TOKEN_HEX_LEN / 2)) {
         return mero_err_set(err, MERO_EINVAL,
                             "%s must hold exactly 64 hex characters (and an optional newline); "
                             "write a new token with: (umask 077; openssl rand -hex 32 > %s)",
@@ -162,7 +157,7 @@ int mero_node_check_identity_key(const char *path, const uint8_t *seed, size_t n
     static const char fix[] =
         "restore the file from a backup, or move the data directory aside and run merod init "
         "(a new identity)";
-    if (n != 32) {
+    if (n != MERO_ED25519_SEED_LEN) {
         return mero_err_set(err, MERO_EINVAL, "%s must hold a 32-byte Ed25519 seed; %s", path, fix);
     }
     /* an all-zero seed is a publicly known key: anyone could act as this node */
@@ -187,10 +182,10 @@ static int write_config(const char *home, const char *name, const char *listen, 
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
     char path[MERO_NODE_PATH_MAX];
-    int rc = path_join(path, sizeof(path), home, "config.json");
-    if (rc == 0) {
-        rc = mero_node_write_file(path, text, strlen(text), 0644, err);
-    }
+    int rc;
+    MERO_TRY_OUT(path_join(path, sizeof(path), home, "config.json"));
+    rc = mero_node_write_file(path, text, strlen(text), 0644, err);
+out:
     free(text);
     return rc;
 }
@@ -198,7 +193,7 @@ static int write_config(const char *home, const char *name, const char *listen, 
 int mero_node_init_home(const char *home, const char *name, const char *listen, const char *api,
                         struct mero_err *err)
 {
-    if (strlen(home) > MERO_NODE_PATH_MAX - 32) {
+    if (strlen(home) > MERO_NODE_PATH_MAX - MERO_NODE_HOME_FILE_ROOM) {
         return mero_err_set(err, MERO_ETOOBIG, "home path too long");
     }
     if (name == NULL || name[0] == 0) {
@@ -240,14 +235,14 @@ int mero_node_init_home(const char *home, const char *name, const char *listen, 
     if (access(path, F_OK) == 0) {
         return mero_err_set(err, MERO_EEXIST, "%s is already initialised", home);
     }
-    uint8_t seed[32];
+    uint8_t seed[MERO_ED25519_SEED_LEN];
     mero_random(seed, sizeof(seed));
     int rc = mero_node_write_secret(path, seed, sizeof(seed), err);
     mero_wipe(seed, sizeof(seed));
     if (rc < 0) {
         return rc;
     }
-    uint8_t raw[32];
+    uint8_t raw[MERO_TOKEN_HEX_LEN / 2]; /* the admin token's random bytes */
     char token[MERO_TOKEN_HEX_LEN + 2];
     mero_random(raw, sizeof(raw));
     mero_hex_encode(token, raw, sizeof(raw));
@@ -265,14 +260,14 @@ int mero_node_init_home(const char *home, const char *name, const char *listen, 
     MERO_TRY(path_join(path, sizeof(path), home, "node.db"));
     MERO_TRY(mero_node_db_open(&db, path, true, err));
     /* gov.db too, and node.db records it: from now on neither is ever recreated empty */
-    rc = path_join(path, sizeof(path), home, "gov.db");
-    if (rc == 0) {
-        rc = mero_store_open(path, &store, err);
-    }
+    MERO_TRY_OUT(path_join(path, sizeof(path), home, "gov.db"));
+    MERO_TRY_OUT(mero_store_open(path, &store, err));
     mero_store_close(store);
-    if (rc == 0 && mero_node_meta_set(db, MERO_META_GOV_DB, "created") < 0) {
-        rc = mero_err_set(err, MERO_EIO, "cannot record gov.db in node.db");
-    }
+    store = NULL;
+    MERO_ENSURE_OUT(mero_node_meta_set(db, MERO_META_GOV_DB, "created") == 0, err, MERO_EIO,
+                    "cannot record gov.db in node.db");
+out:
+    mero_store_close(store);
     mero_node_db_close(db);
     return rc;
 }
@@ -336,18 +331,18 @@ static int load_config(struct mero_node *node, struct mero_err *err)
         json_decref(cfg);
         return mero_err_set(err, MERO_EJSON, "%s: %s", path, je.text);
     }
-    int rc = copy_str(node->cfg.name, sizeof(node->cfg.name), json_object_get(cfg, "name"));
-    if (rc == 0) {
-        rc = copy_str(node->cfg.api, sizeof(node->cfg.api), json_object_get(cfg, "api"));
-    }
     json_t *l = json_object_get(cfg, "listen");
-    if (rc == 0 && (!json_is_array(l) || json_array_size(l) > MERO_NODE_MAX_LISTEN)) {
-        rc = -MERO_EINVAL;
-    }
-    for (size_t i = 0; rc == 0 && i < json_array_size(l); i++) {
+    int rc;
+    MERO_TRY_OUT(copy_str(node->cfg.name, sizeof(node->cfg.name), json_object_get(cfg, "name")));
+    MERO_TRY_OUT(copy_str(node->cfg.api, sizeof(node->cfg.api), json_object_get(cfg, "api")));
+    MERO_ENSURE_OUT(json_is_array(l) && json_array_size(l) <= MERO_NODE_MAX_LISTEN, NULL,
+                    MERO_EINVAL, "listen");
+    for (size_t i = 0; i < json_array_size(l); i++) {
         rc = copy_str(node->cfg.listen[i], MERO_NODE_ADDR_MAX, json_array_get(l, i));
         node->cfg.nlisten = i + 1;
+        MERO_TRY_OUT(rc);
     }
+out:
     if (rc < 0) {
         json_decref(cfg);
         return mero_err_set(err, MERO_EINVAL, "%s: bad name, api or listen", path);
@@ -374,11 +369,11 @@ int mero_node_open(struct mero_node *node, const char *home, struct mero_err *er
 {
     int rc;
     char path[MERO_NODE_PATH_MAX];
-    uint8_t seed[32];
+    uint8_t seed[MERO_ED25519_SEED_LEN];
     size_t n = 0;
     char tok[MERO_TOKEN_HEX_LEN + 2];
 
-    if (strlen(home) >= sizeof(node->home) - 32) {
+    if (strlen(home) >= sizeof(node->home) - MERO_NODE_HOME_FILE_ROOM) {
         return mero_err_set(err, MERO_ETOOBIG, "home path too long");
     }
     snprintf(node->home, sizeof(node->home), "%s", home);

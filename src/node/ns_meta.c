@@ -9,7 +9,8 @@
 
 #include "node/ns_meta_internal.h"
 
-int mero_ns_meta_put(struct sqlite3 *db, const uint8_t id[32], const struct mero_ns_meta *m)
+int mero_ns_meta_put(struct sqlite3 *db, const uint8_t id[MERO_GROUP_ID_LEN],
+                     const struct mero_ns_meta *m)
 {
     sqlite3_stmt *st = NULL;
     int rc = -MERO_EIO;
@@ -19,7 +20,7 @@ int mero_ns_meta_put(struct sqlite3 *db, const uint8_t id[32], const struct mero
                            -1, &st, NULL) != SQLITE_OK) {
         goto out;
     }
-    sqlite3_bind_blob(st, 1, id, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, id, MERO_GROUP_ID_LEN, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, m->application_id, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, m->upgrade_policy, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 4, m->app_key, -1, SQLITE_STATIC);
@@ -50,7 +51,8 @@ static void col(sqlite3_stmt *st, int i, char out[MERO_NS_META_STR_MAX])
     out[n] = 0;
 }
 
-int mero_ns_meta_get(struct sqlite3 *db, const uint8_t id[32], struct mero_ns_meta *m, bool *found)
+int mero_ns_meta_get(struct sqlite3 *db, const uint8_t id[MERO_GROUP_ID_LEN],
+                     struct mero_ns_meta *m, bool *found)
 {
     sqlite3_stmt *st = NULL;
     int rc = -MERO_EIO;
@@ -62,7 +64,7 @@ int mero_ns_meta_get(struct sqlite3 *db, const uint8_t id[32], struct mero_ns_me
                            -1, &st, NULL) != SQLITE_OK) {
         goto out;
     }
-    sqlite3_bind_blob(st, 1, id, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, id, MERO_GROUP_ID_LEN, SQLITE_STATIC);
     int s = sqlite3_step(st);
     if (s == SQLITE_ROW) {
         col(st, 0, m->application_id);

@@ -25,11 +25,12 @@
 #include "mero/log.h"
 #include "node/admission/service_internal.h"
 
-static void purge_one(struct mero_admission *a, const uint8_t ns[32], const uint8_t group[32])
+static void purge_one(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                      const uint8_t group[MERO_GROUP_ID_LEN])
 {
     struct mero_err e = {0};
     char nsx[17], gx[17];
-    bool whole = memcmp(ns, group, 32) == 0;
+    bool whole = memcmp(ns, group, MERO_GROUP_ID_LEN) == 0;
     mero_hex_encode(nsx, ns, 8);
     mero_hex_encode(gx, group, 8);
     /* context state first: gov's purge forgets which contexts were the namespace's */
@@ -43,8 +44,8 @@ static void purge_one(struct mero_admission *a, const uint8_t ns[32], const uint
         return;
     }
     if (whole) {
-        char topic[68];
-        mero__adm_topic(topic, ns);
+        char topic[MERO_NS_TOPIC_SIZE];
+        mero_node_topic(topic, ns);
         if (a->env.net != NULL && !a->closing && mero_net_unsubscribe(a->env.net, topic) < 0) {
             MERO_WARN("self-purge: could not leave %s", topic);
         }
@@ -70,12 +71,12 @@ void mero_admission_on_event(struct mero_admission *a, const struct mero_gov_eve
         ev->ns == NULL || ev->group == NULL) {
         return;
     }
-    bool whole = memcmp(ev->ns, ev->group, 32) == 0;
+    bool whole = memcmp(ev->ns, ev->group, MERO_GROUP_ID_LEN) == 0;
     if (whole && mero_gov_purge_mark(a->env.store, ev->ns) < 0) {
         MERO_WARN("self-purge: could not write the pending marker");
     }
     for (size_t i = 0; i < a->npurge; i++) {
-        if (memcmp(a->purge_q[i].group, ev->group, 32) == 0) {
+        if (memcmp(a->purge_q[i].group, ev->group, MERO_GROUP_ID_LEN) == 0) {
             return; /* already queued */
         }
     }
@@ -84,8 +85,8 @@ void mero_admission_on_event(struct mero_admission *a, const struct mero_gov_eve
                                                      : "this subgroup's keys stay until removed");
         return;
     }
-    memcpy(a->purge_q[a->npurge].ns, ev->ns, 32);
-    memcpy(a->purge_q[a->npurge].group, ev->group, 32);
+    memcpy(a->purge_q[a->npurge].ns, ev->ns, MERO_NS_ID_LEN);
+    memcpy(a->purge_q[a->npurge].group, ev->group, MERO_GROUP_ID_LEN);
     a->npurge++;
     if (a->purge_timer_open) {
         (void)uv_timer_start(&a->purge_timer, on_purge_timer, 0, 0);
@@ -94,15 +95,15 @@ void mero_admission_on_event(struct mero_admission *a, const struct mero_gov_eve
 
 int mero_admission_purge_reconcile(struct mero_admission *a)
 {
-    uint8_t(*pending)[32] = NULL;
+    uint8_t(*pending)[MERO_NS_ID_LEN] = NULL;
     size_t n = 0;
     MERO_TRY(mero_gov_purge_pending(a->env.store, &pending, &n));
     for (size_t i = 0; i < n; i++) {
-        uint8_t ns[32];
+        uint8_t ns[MERO_NS_ID_LEN];
         MERO_INFO("self-purge: finishing a purge interrupted before the last stop");
         /* a marker names a namespace, or a subgroup (subgroup-only eviction) */
         if (mero_gov_namespace_of(a->env.store, pending[i], ns) == 0 &&
-            memcmp(ns, pending[i], 32) != 0) {
+            memcmp(ns, pending[i], MERO_NS_ID_LEN) != 0) {
             purge_one(a, ns, pending[i]);
         } else {
             purge_one(a, pending[i], pending[i]);

@@ -11,7 +11,9 @@
  * so a refused op or delta is not amplified. An op whose parents are unknown triggers a pull
  * from its publisher (sync.c); the timer pulls from every connected peer every 2 s so a node
  * that missed a publish or was down catches up. Publishers whose ops or deltas apply, and
- * bootstrap peers, are remembered as members for the connection budgets (peers.c).
+ * bootstrap peers, are remembered as members for the connection budgets (peers.c). The one
+ * builder and parser of a namespace topic, mero_node_topic / mero_node_topic_ns
+ * (topic_internal.h), live here; every other file of node/ goes through them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,23 +34,26 @@
 #include "node/sync_internal.h"
 
 #define SYNC_PERIOD_MS 2000
+#define SYNC_PEERS_MAX 32 /* connected peers asked per sync round */
 
-void mero_node_topic(char out[80], const uint8_t ns[32])
+void mero_node_topic(char out[MERO_NS_TOPIC_SIZE], const uint8_t ns[MERO_NS_ID_LEN])
 {
-    char hex[65];
-    mero_hex_encode(hex, ns, 32);
-    snprintf(out, 80, "ns/%s", hex);
+    size_t pl = strlen(MERO_NS_TOPIC_PREFIX);
+    memcpy(out, MERO_NS_TOPIC_PREFIX, pl);
+    mero_hex_encode(out + pl, ns, MERO_NS_ID_LEN);
 }
 
-static int parse_topic(const char *topic, uint8_t ns[32])
+int mero_node_topic_ns(const char *topic, uint8_t ns[MERO_NS_ID_LEN])
 {
-    if (strncmp(topic, "ns/", 3) != 0 || strlen(topic) != 67) {
+    size_t pl = strlen(MERO_NS_TOPIC_PREFIX);
+    if (topic == NULL || strncmp(topic, MERO_NS_TOPIC_PREFIX, pl) != 0 ||
+        strlen(topic) != MERO_NS_TOPIC_LEN) {
         return -MERO_EINVAL;
     }
-    return mero_hex_decode_exact(ns, 32, topic + 3, 64);
+    return mero_hex_decode_exact(ns, MERO_NS_ID_LEN, topic + pl, MERO_HEX_LEN(MERO_NS_ID_LEN));
 }
 
-int mero_node_publish(struct mero_node *node, const uint8_t ns[32], uint8_t tag,
+int mero_node_publish(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], uint8_t tag,
                       const uint8_t *data, size_t len)
 {
     if (node->net == NULL) {
@@ -60,7 +65,7 @@ int mero_node_publish(struct mero_node *node, const uint8_t ns[32], uint8_t tag,
     }
     msg[0] = tag;
     memcpy(msg + 1, data, len);
-    char topic[80];
+    char topic[MERO_NS_TOPIC_SIZE];
     mero_node_topic(topic, ns);
     int rc = mero_net_publish(node->net, topic, msg, len + 1);
     free(msg);
@@ -71,7 +76,7 @@ int mero_node_publish(struct mero_node *node, const uint8_t ns[32], uint8_t tag,
     return rc < 0 ? rc : 0;
 }
 
-int mero_node_publish_ops(struct mero_node *node, const uint8_t ns[32],
+int mero_node_publish_ops(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                           const struct mero_gov_oplist *ops)
 {
     for (size_t i = 0; i < ops->n; i++) {
@@ -83,12 +88,12 @@ int mero_node_publish_ops(struct mero_node *node, const uint8_t ns[32],
     return 0;
 }
 
-int mero_node_follow(struct mero_node *node, const uint8_t ns[32])
+int mero_node_follow(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN])
 {
     if (node->net == NULL) {
         return 0;
     }
-    char topic[80];
+    char topic[MERO_NS_TOPIC_SIZE];
     mero_node_topic(topic, ns);
     return mero_net_subscribe(node->net, topic);
 }
@@ -97,14 +102,14 @@ static int apply_op(struct mero_node *node, const char *from, const uint8_t *op,
                     int *status_out)
 {
     int status = MERO_APPLY_DUPLICATE;
-    uint8_t hash[32], missing[32];
+    uint8_t hash[MERO_OP_ID_LEN], missing[MERO_OP_ID_LEN];
     struct mero_err err = {0};
     int rc = mero_gov_apply(node->store, op, len, &status, hash, missing, &err);
     if (rc == -MERO_EMISSINGPARENT && from != NULL) {
-        uint8_t ns[32];
+        uint8_t ns[MERO_NS_ID_LEN];
         /* the namespace id sits right after the version byte of every signed op */
-        if (len > 33) {
-            memcpy(ns, op + 1, 32);
+        if (len > 1 + sizeof(ns)) {
+            memcpy(ns, op + 1, sizeof(ns));
             mero_node_sync_pull(node, from, ns);
         }
     } else if (rc < 0) {
@@ -123,8 +128,8 @@ int mero_node_apply_op(struct mero_node *node, const char *from, const uint8_t *
 static int on_gossip(void *ud, const char *topic, const char *from, const uint8_t *data, size_t len)
 {
     struct mero_node *node = ud;
-    uint8_t ns[32];
-    if (len < 1 || parse_topic(topic, ns) < 0) {
+    uint8_t ns[MERO_NS_ID_LEN];
+    if (len < 1 || mero_node_topic_ns(topic, ns) < 0) {
         return -MERO_EINVAL;
     }
     bool purged = true;
@@ -144,7 +149,7 @@ static int on_gossip(void *ud, const char *topic, const char *from, const uint8_
     }
     case MERO_GOSSIP_DELTA: {
         struct mero_err err = {0};
-        uint8_t hash[32];
+        uint8_t hash[MERO_DELTA_ID_LEN];
         bool had = true;
         mero_sha256(hash, data + 1, len - 1);
         if (mero_node_ctx_has(node, hash, &had) < 0) {
@@ -216,9 +221,9 @@ void mero_node_gov_hooks(struct mero_node *node, struct mero_gov_hooks *h)
 static void on_sync_timer(uv_timer_t *t)
 {
     struct mero_node *node = t->data;
-    char peers[32][MERO_PEER_ID_STR_MAX];
-    size_t n = mero_net_connected_peers(node->net, peers, 32);
-    for (size_t i = 0; i < n && i < 32; i++) {
+    char peers[SYNC_PEERS_MAX][MERO_PEER_ID_STR_MAX];
+    size_t n = mero_net_connected_peers(node->net, peers, SYNC_PEERS_MAX);
+    for (size_t i = 0; i < n && i < SYNC_PEERS_MAX; i++) {
         mero_node_sync_peer(node, peers[i]);
     }
 }
@@ -262,7 +267,7 @@ int mero_node_service_start(struct mero_node *node, struct mero_err *err)
     }
     MERO_TRY(mero_node_sync_start(node, err));
     MERO_TRY(mero_node_admission_start(node, err));
-    uint8_t(*nss)[32] = NULL;
+    uint8_t(*nss)[MERO_NS_ID_LEN] = NULL;
     size_t nn = 0;
     if (mero_gov_namespaces(node->store, &nss, &nn) == 0) {
         for (size_t i = 0; i < nn; i++) {

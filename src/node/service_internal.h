@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #include "mero/err.h"
+#include "mero/sizes.h"
+#include "node/topic_internal.h"
 
 struct mero_node;
 struct mero_gov_oplist;
@@ -21,20 +23,18 @@ void mero_node_service_stop(struct mero_node *node);
 /* Our listen multiaddrs (with /p2p/<id>), a new JSON array. */
 json_t *mero_node_listen_addrs(struct mero_node *node);
 
-/* "ns/<hex>" */
-void mero_node_topic(char out[80], const uint8_t ns[32]);
 /* Publish tag || data on ns/<hex>; zero peers is not an error (sync carries it later). */
-int mero_node_publish(struct mero_node *node, const uint8_t ns[32], uint8_t tag,
+int mero_node_publish(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], uint8_t tag,
                       const uint8_t *data, size_t len);
 /* Publish every op a local governance action produced, in order. */
-int mero_node_publish_ops(struct mero_node *node, const uint8_t ns[32],
+int mero_node_publish_ops(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                           const struct mero_gov_oplist *ops);
 struct mero_gov_hooks;
 /* The hooks merod installs on its governance store: the event listener and the release
  * source only - evidence and carried quotes are verified by the library's own path. */
 void mero_node_gov_hooks(struct mero_node *node, struct mero_gov_hooks *h);
 /* Subscribe to ns/<hex> (idempotent). */
-int mero_node_follow(struct mero_node *node, const uint8_t ns[32]);
+int mero_node_follow(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN]);
 /* Apply a received op (from = publisher or sync peer; a missing parent triggers a pull). */
 int mero_node_apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len);
 

@@ -38,6 +38,13 @@
 #define MAX_JOBS        32u
 #define SYNC_TIMEOUT_MS 5000u
 
+/* What a request names: a namespace (ops) or a context (deltas); what it lists: op ids or delta
+ * hashes. One width each on the wire, whichever phase. */
+#define SYNC_ID_LEN   MERO_NS_ID_LEN
+#define SYNC_HASH_LEN MERO_OP_ID_LEN
+_Static_assert(MERO_CONTEXT_ID_LEN == SYNC_ID_LEN, "a context id is as wide as a namespace id");
+_Static_assert(MERO_DELTA_ID_LEN == SYNC_HASH_LEN, "a delta hash is as wide as an op id");
+
 enum { INV_OPS = 1, GET_OPS = 2, INV_DELTAS = 3, GET_DELTAS = 4 };
 
 struct job {
@@ -45,13 +52,13 @@ struct job {
     char peer[MERO_PEER_ID_STR_MAX];
     bool busy, again;
     /* namespaces to pull, and the contexts of the current one */
-    uint8_t (*nss)[32];
+    uint8_t (*nss)[MERO_NS_ID_LEN];
     size_t nns, ins;
-    uint8_t (*ctxs)[32];
+    uint8_t (*ctxs)[MERO_CONTEXT_ID_LEN];
     size_t nctx, ictx;
     uint64_t after;
     /* hashes still to fetch */
-    uint8_t (*want)[32];
+    uint8_t (*want)[SYNC_HASH_LEN];
     size_t nwant, iwant;
     bool deltas; /* phase: ops (false) or deltas of ctxs[ictx] (true) */
 };
@@ -62,14 +69,14 @@ struct mero_node_sync {
 
 static void step(struct job *j);
 
-static bool purged(struct mero_node *node, const uint8_t ns[32])
+static bool purged(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN])
 {
     bool yes = true;
     return mero_gov_purged(node->store, ns, &yes) < 0 || yes; /* fail closed */
 }
 
-int mero_node_sync_take(struct mero_node *node, const uint8_t ns[32], bool delta, const uint8_t *p,
-                        size_t len)
+int mero_node_sync_take(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], bool delta,
+                        const uint8_t *p, size_t len)
 {
     if (purged(node, ns)) {
         return 1;
@@ -104,11 +111,11 @@ static void job_end(struct job *j)
 
 static int answer_inv(struct mero_node *node, struct mero_cur *c, bool deltas, struct mero_buf *out)
 {
-    uint8_t id[32];
+    uint8_t id[SYNC_ID_LEN];
     uint64_t after;
-    MERO_TRY(mero_cur_copy(c, id, 32));
+    MERO_TRY(mero_cur_copy(c, id, sizeof(id)));
     MERO_TRY(mero_cur_u64le(c, &after));
-    uint8_t(*h)[32] = NULL;
+    uint8_t(*h)[SYNC_HASH_LEN] = NULL;
     size_t n = 0;
     uint64_t last = after;
     int rc = deltas ? mero_node_ctx_hashes(node, id, after, INV_MAX, &h, &n, &last)
@@ -116,44 +123,45 @@ static int answer_inv(struct mero_node *node, struct mero_cur *c, bool deltas, s
     if (rc < 0) {
         return mero_buf_append_u8(out, 1);
     }
-    rc = mero_buf_append_u8(out, 0);
-    if (rc == 0) {
-        rc = mero_buf_append_u64le(out, last);
+    MERO_TRY_OUT(mero_buf_append_u8(out, 0));
+    MERO_TRY_OUT(mero_buf_append_u64le(out, last));
+    MERO_TRY_OUT(mero_buf_append_u32le(out, (uint32_t)n));
+    if (n > 0) {
+        MERO_TRY_OUT(mero_buf_append(out, h, n * sizeof(*h)));
     }
-    if (rc == 0) {
-        rc = mero_buf_append_u32le(out, (uint32_t)n);
-    }
-    if (rc == 0 && n > 0) {
-        rc = mero_buf_append(out, h, n * 32);
-    }
+out:
     free(h);
     return rc;
 }
 
+/* len u32 | bytes */
+static int append_blob(struct mero_buf *out, const uint8_t *p, size_t len)
+{
+    MERO_TRY(mero_buf_append_u32le(out, (uint32_t)len));
+    return len > 0 ? mero_buf_append(out, p, len) : 0;
+}
+
 static int answer_get(struct mero_node *node, struct mero_cur *c, bool deltas, struct mero_buf *out)
 {
-    uint8_t id[32];
+    uint8_t id[SYNC_ID_LEN];
     uint32_t n;
-    MERO_TRY(mero_cur_copy(c, id, 32));
+    MERO_TRY(mero_cur_copy(c, id, sizeof(id)));
     MERO_TRY(mero_cur_u32le(c, &n));
-    if (n > GET_MAX || mero_cur_left(c) != (size_t)n * 32) {
+    if (n > GET_MAX || mero_cur_left(c) != (size_t)n * SYNC_HASH_LEN) {
         return -MERO_EPROTO;
     }
     MERO_TRY(mero_buf_append_u8(out, 0));
     MERO_TRY(mero_buf_append_u32le(out, n));
     for (uint32_t i = 0; i < n; i++) {
-        uint8_t h[32];
-        MERO_TRY(mero_cur_copy(c, h, 32));
+        uint8_t h[SYNC_HASH_LEN];
+        MERO_TRY(mero_cur_copy(c, h, sizeof(h)));
         if (deltas) {
             uint8_t *d = NULL;
             size_t len = 0;
             if (mero_node_ctx_delta(node, h, &d, &len) < 0) {
                 len = 0;
             }
-            int rc = mero_buf_append_u32le(out, (uint32_t)len);
-            if (rc == 0 && len > 0) {
-                rc = mero_buf_append(out, d, len);
-            }
+            int rc = append_blob(out, d, len);
             free(d);
             MERO_TRY(rc);
         } else {
@@ -162,15 +170,30 @@ static int answer_get(struct mero_node *node, struct mero_cur *c, bool deltas, s
             if (mero_gov_op_get(node->store, h, &op) < 0) {
                 op.len = 0;
             }
-            int rc = mero_buf_append_u32le(out, (uint32_t)op.len);
-            if (rc == 0 && op.len > 0) {
-                rc = mero_buf_append(out, op.data, op.len);
-            }
+            int rc = append_blob(out, op.data, op.len);
             mero_buf_cleanup(&op);
             MERO_TRY(rc);
         }
     }
     return 0;
+}
+
+static int answer(struct mero_node *node, struct mero_cur *c, struct mero_buf *out)
+{
+    uint8_t kind = 0;
+    MERO_TRY(mero_cur_u8(c, &kind));
+    switch (kind) {
+    case INV_OPS:
+        return answer_inv(node, c, false, out);
+    case INV_DELTAS:
+        return answer_inv(node, c, true, out);
+    case GET_OPS:
+        return answer_get(node, c, false, out);
+    case GET_DELTAS:
+        return answer_get(node, c, true, out);
+    default:
+        return -MERO_EPROTO;
+    }
 }
 
 static void on_request(void *ud, struct mero_net_req *req, const char *peer, const uint8_t *data,
@@ -181,27 +204,7 @@ static void on_request(void *ud, struct mero_net_req *req, const char *peer, con
     struct mero_buf out;
     mero_cur_init(&c, data, len);
     mero_buf_init(&out, 4u << 20);
-    uint8_t kind = 0;
-    int rc = mero_cur_u8(&c, &kind);
-    if (rc == 0) {
-        switch (kind) {
-        case INV_OPS:
-            rc = answer_inv(node, &c, false, &out);
-            break;
-        case INV_DELTAS:
-            rc = answer_inv(node, &c, true, &out);
-            break;
-        case GET_OPS:
-            rc = answer_get(node, &c, false, &out);
-            break;
-        case GET_DELTAS:
-            rc = answer_get(node, &c, true, &out);
-            break;
-        default:
-            rc = -MERO_EPROTO;
-            break;
-        }
-    }
+    int rc = answer(node, &c, &out);
     if (rc < 0) {
         MERO_DEBUG("sync request from %s refused: %s", peer, mero_strerror(rc));
         mero_net_req_drop(req);
@@ -232,6 +235,23 @@ static void send_req(struct job *j, struct mero_buf *b, mero_net_reply_cb cb)
 
 static void on_get(void *ud, int status, const uint8_t *data, size_t len);
 
+/* kind | id | n u32 | the next n wanted hashes */
+static int get_req(struct mero_buf *b, struct job *j, size_t n)
+{
+    MERO_TRY(mero_buf_append_u8(b, j->deltas ? GET_DELTAS : GET_OPS));
+    MERO_TRY(mero_buf_append(b, cur_id(j), SYNC_ID_LEN));
+    MERO_TRY(mero_buf_append_u32le(b, (uint32_t)n));
+    return mero_buf_append(b, j->want[j->iwant], n * SYNC_HASH_LEN);
+}
+
+/* kind | id | after u64 */
+static int inv_req(struct mero_buf *b, struct job *j)
+{
+    MERO_TRY(mero_buf_append_u8(b, j->deltas ? INV_DELTAS : INV_OPS));
+    MERO_TRY(mero_buf_append(b, cur_id(j), SYNC_ID_LEN));
+    return mero_buf_append_u64le(b, j->after == UINT64_MAX ? 0 : j->after);
+}
+
 static void fetch_next(struct job *j)
 {
     if (j->iwant >= j->nwant) {
@@ -258,11 +278,8 @@ static void fetch_next(struct job *j)
         n = GET_MAX;
     }
     struct mero_buf b;
-    mero_buf_init(&b, 64 + n * 32);
-    int rc = mero_buf_append_u8(&b, j->deltas ? GET_DELTAS : GET_OPS);
-    rc = rc ? rc : mero_buf_append(&b, cur_id(j), 32);
-    rc = rc ? rc : mero_buf_append_u32le(&b, (uint32_t)n);
-    rc = rc ? rc : mero_buf_append(&b, j->want[j->iwant], n * 32);
+    mero_buf_init(&b, 64 + n * SYNC_HASH_LEN);
+    int rc = get_req(&b, j, n);
     j->iwant += n;
     if (rc < 0) {
         mero_buf_cleanup(&b);
@@ -312,25 +329,25 @@ static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
         return;
     }
     if (ok != 0 || mero_cur_u64le(&c, &last) < 0 || mero_cur_u32le(&c, &n) < 0 || n > INV_MAX ||
-        mero_cur_left(&c) != (size_t)n * 32 || purged(j->node, j->nss[j->ins])) {
+        mero_cur_left(&c) != (size_t)n * SYNC_HASH_LEN || purged(j->node, j->nss[j->ins])) {
         /* the peer does not know this namespace/context, or we purged it meanwhile: move on */
         j->after = UINT64_MAX;
         j->nwant = j->iwant = 0;
         fetch_next(j);
         return;
     }
-    j->want = n ? malloc((size_t)n * 32) : NULL;
+    j->want = n ? malloc((size_t)n * sizeof(*j->want)) : NULL;
     j->nwant = j->iwant = 0;
     for (uint32_t i = 0; i < n && j->want != NULL; i++) {
         const uint8_t *h;
         bool have = true;
-        if (mero_cur_bytes(&c, 32, &h) < 0) {
+        if (mero_cur_bytes(&c, SYNC_HASH_LEN, &h) < 0) {
             break;
         }
         int rc = j->deltas ? mero_node_ctx_has(j->node, h, &have)
                            : mero_gov_has_op(j->node->store, h, &have);
         if (rc == 0 && !have) {
-            memcpy(j->want[j->nwant++], h, 32);
+            memcpy(j->want[j->nwant++], h, SYNC_HASH_LEN);
         }
     }
     j->after = mero_node_sync_next_after(j->after == UINT64_MAX ? 0 : j->after, n, INV_MAX, last);
@@ -363,10 +380,10 @@ static void step(struct job *j)
         if (mero_gov_contexts(j->node->store, j->nss[j->ins], &cs, &n) < 0) {
             n = 0;
         }
-        j->ctxs = n ? malloc(n * 32) : NULL;
+        j->ctxs = n ? malloc(n * sizeof(*j->ctxs)) : NULL;
         j->nctx = j->ctxs ? n : 0;
         for (size_t i = 0; i < j->nctx; i++) {
-            memcpy(j->ctxs[i], cs[i].id, 32);
+            memcpy(j->ctxs[i], cs[i].id, sizeof(j->ctxs[i]));
         }
         free(cs);
         j->ictx = 0;
@@ -383,10 +400,7 @@ static void step(struct job *j)
     }
     struct mero_buf b;
     mero_buf_init(&b, 64);
-    int rc = mero_buf_append_u8(&b, j->deltas ? INV_DELTAS : INV_OPS);
-    rc = rc ? rc : mero_buf_append(&b, cur_id(j), 32);
-    rc = rc ? rc : mero_buf_append_u64le(&b, j->after == UINT64_MAX ? 0 : j->after);
-    if (rc < 0) {
+    if (inv_req(&b, j) < 0) {
         mero_buf_cleanup(&b);
         job_end(j);
         return;
@@ -410,7 +424,8 @@ static struct job *job_for(struct mero_node *node, const char *peer)
     return free_slot;
 }
 
-static void start_job(struct mero_node *node, const char *peer, uint8_t (*nss)[32], size_t n)
+static void start_job(struct mero_node *node, const char *peer, uint8_t (*nss)[MERO_NS_ID_LEN],
+                      size_t n)
 {
     struct job *j = node->sync ? job_for(node, peer) : NULL;
     if (j == NULL || n == 0) {
@@ -428,7 +443,7 @@ static void start_job(struct mero_node *node, const char *peer, uint8_t (*nss)[3
 
 void mero_node_sync_peer(struct mero_node *node, const char *peer_id)
 {
-    uint8_t(*nss)[32] = NULL;
+    uint8_t(*nss)[MERO_NS_ID_LEN] = NULL;
     size_t n = 0;
     if (node->store == NULL || mero_gov_namespaces(node->store, &nss, &n) < 0) {
         return;
@@ -436,13 +451,14 @@ void mero_node_sync_peer(struct mero_node *node, const char *peer_id)
     start_job(node, peer_id, nss, n);
 }
 
-void mero_node_sync_pull(struct mero_node *node, const char *peer_id, const uint8_t ns[32])
+void mero_node_sync_pull(struct mero_node *node, const char *peer_id,
+                         const uint8_t ns[MERO_NS_ID_LEN])
 {
-    uint8_t(*one)[32] = malloc(32);
+    uint8_t(*one)[MERO_NS_ID_LEN] = malloc(sizeof(*one));
     if (one == NULL) {
         return;
     }
-    memcpy(one[0], ns, 32);
+    memcpy(one[0], ns, sizeof(one[0]));
     start_job(node, peer_id, one, 1);
 }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 struct mero_node;
 
@@ -18,13 +19,14 @@ void mero_node_sync_stop(struct mero_node *node);
 /* Pull every namespace we follow (ops, then every context's deltas) from peer. */
 void mero_node_sync_peer(struct mero_node *node, const char *peer_id);
 /* Pull one namespace from peer. */
-void mero_node_sync_pull(struct mero_node *node, const char *peer_id, const uint8_t ns[32]);
+void mero_node_sync_pull(struct mero_node *node, const char *peer_id,
+                         const uint8_t ns[MERO_NS_ID_LEN]);
 
 /* Take one op (delta false) or delta of an answer pulled for namespace ns: applied through the
  * ordinary paths (mero_node_apply_op, mero_node_ctx_apply), or dropped unseen, returning 1,
  * when ns is self-purged here (mero_gov_purged; an error reading it counts as purged). */
-int mero_node_sync_take(struct mero_node *node, const uint8_t ns[32], bool delta, const uint8_t *p,
-                        size_t len);
+int mero_node_sync_take(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], bool delta,
+                        const uint8_t *p, size_t len);
 
 /* The cursor to ask the next inventory page with, after asking with sent and receiving n
  * hashes (page size max) and the responder's cursor last: last when the page was full and last

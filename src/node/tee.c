@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "mero/crypto.h"
+#include "mero/encoding.h"
 #include "mero/mock.h"
 #include "mero/quote.h"
 #include "mero/tsm.h"
@@ -28,21 +29,22 @@ enum mero_node_tee mero_node_tee_detect(bool mock_requested)
     return mock_requested ? MERO_TEE_MOCK : MERO_TEE_NONE;
 }
 
-void mero_node_tee_info(const struct mero_node *node, char cloud[32], char os_image[128],
-                        char mrtd[97])
+void mero_node_tee_info(const struct mero_node *node, char cloud[MERO_NODE_TEE_CLOUD_MAX],
+                        char os_image[MERO_NODE_TEE_OS_IMAGE_MAX],
+                        char mrtd[MERO_HEX_SIZE(MERO_MR_LEN)])
 {
+    static const uint8_t no_mrtd[MERO_MR_LEN]; /* all zeros: no TD measurement to report */
     (void)node;
     /* The GCP metadata lookup of §1.6 is not attempted (no network egress from a test node);
      * both facts are "unknown", as the reference reports off-GCP. */
     memcpy(cloud, "unknown", sizeof("unknown"));
     memcpy(os_image, "unknown", sizeof("unknown"));
-    memset(mrtd, '0', 96);
-    mrtd[96] = 0;
+    mero_hex_encode(mrtd, no_mrtd, sizeof(no_mrtd));
 }
 
 struct quote_job {
     uv_work_t work;
-    uint8_t report_data[64];
+    uint8_t report_data[MERO_REPORT_DATA_LEN];
     uint8_t *quote;
     size_t len;
     bool want_log, want_coll;
@@ -56,16 +58,23 @@ struct quote_job {
     void *ctx;
 };
 
+/* The quote, then what was asked for besides it (on the thread pool). */
+static int job_make(struct quote_job *j)
+{
+    MERO_TRY(mero_node_tee_generate_real(j->report_data, &j->quote, &j->len, &j->err));
+    if (j->want_coll) {
+        MERO_TRY(mero_node_tee_collateral(j->quote, j->len, &j->coll, &j->coll_len, &j->err));
+    }
+    if (j->want_log) {
+        MERO_TRY(mero_node_tee_event_log(&j->log, &j->log_len, &j->err));
+    }
+    return 0;
+}
+
 static void job_run(uv_work_t *w)
 {
     struct quote_job *j = w->data;
-    j->rc = mero_node_tee_generate_real(j->report_data, &j->quote, &j->len, &j->err);
-    if (j->rc == 0 && j->want_coll) {
-        j->rc = mero_node_tee_collateral(j->quote, j->len, &j->coll, &j->coll_len, &j->err);
-    }
-    if (j->rc == 0 && j->want_log) {
-        j->rc = mero_node_tee_event_log(&j->log, &j->log_len, &j->err);
-    }
+    j->rc = job_make(j);
 }
 
 static void job_done(uv_work_t *w, int status)
@@ -82,8 +91,8 @@ static void job_done(uv_work_t *w, int status)
     free(j);
 }
 
-int mero_node_tee_quote(struct mero_node *node, const uint8_t report_data[64], unsigned extras,
-                        mero_node_quote_cb cb, void *ctx)
+int mero_node_tee_quote(struct mero_node *node, const uint8_t report_data[MERO_REPORT_DATA_LEN],
+                        unsigned extras, mero_node_quote_cb cb, void *ctx)
 {
     struct mero_err err = {0};
     switch (node->tee) {
@@ -102,7 +111,7 @@ int mero_node_tee_quote(struct mero_node *node, const uint8_t report_data[64], u
         if (j == NULL) {
             return -MERO_ENOMEM;
         }
-        memcpy(j->report_data, report_data, 64);
+        memcpy(j->report_data, report_data, sizeof(j->report_data));
         j->want_log = (extras & MERO_NODE_QUOTE_EVENT_LOG) != 0;
         j->want_coll = (extras & MERO_NODE_QUOTE_COLLATERAL) != 0;
         j->cb = cb;

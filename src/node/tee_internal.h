@@ -8,6 +8,11 @@
 #include <stdint.h>
 
 #include "mero/err.h"
+#include "mero/sizes.h"
+
+/* mero_node_tee_info's text buffers (sizes, with the NUL). */
+#define MERO_NODE_TEE_CLOUD_MAX    32
+#define MERO_NODE_TEE_OS_IMAGE_MAX 128
 
 struct mero_node;
 
@@ -34,12 +39,13 @@ typedef void (*mero_node_quote_cb)(void *ctx, int rc, const struct mero_node_quo
  * thread pool (cb runs later). -MERO_EUNSUPPORTED (cb never runs) when the node has no TEE
  * and no --mock-tee.
  */
-MERO_MUST_CHECK int mero_node_tee_quote(struct mero_node *node, const uint8_t report_data[64],
+MERO_MUST_CHECK int mero_node_tee_quote(struct mero_node *node,
+                                        const uint8_t report_data[MERO_REPORT_DATA_LEN],
                                         unsigned extras, mero_node_quote_cb cb, void *ctx);
 
 /* Real TDX quote through configfs-tsm (blocking; thread-pool only). *quote owned (free()). */
-MERO_MUST_CHECK int mero_node_tee_generate_real(const uint8_t report_data[64], uint8_t **quote,
-                                                size_t *len, struct mero_err *err);
+MERO_MUST_CHECK int mero_node_tee_generate_real(const uint8_t report_data[MERO_REPORT_DATA_LEN],
+                                                uint8_t **quote, size_t *len, struct mero_err *err);
 
 /* The TD's CCEL event log bytes (blocking read of ACPI sysfs). *data owned (free()). */
 MERO_MUST_CHECK int mero_node_tee_event_log(uint8_t **data, size_t *len, struct mero_err *err);

@@ -12,8 +12,8 @@
 #include "mero/tsm.h"
 #include "node/tee_internal.h"
 
-int mero_node_tee_generate_real(const uint8_t report_data[64], uint8_t **quote, size_t *len,
-                                struct mero_err *err)
+int mero_node_tee_generate_real(const uint8_t report_data[MERO_REPORT_DATA_LEN], uint8_t **quote,
+                                size_t *len, struct mero_err *err)
 {
     return mero_tsm_quote(report_data, quote, len, err);
 }
@@ -31,15 +31,15 @@ int mero_node_tee_collateral(const uint8_t *quote, size_t len, char **json, size
     MERO_TRY(mero_pcs_collateral_for_quote(quote, len, &c, err));
     struct mero_buf b;
     mero_buf_init(&b, 1u << 20);
-    int rc = mero_collateral_to_json(&c, &b);
+    int rc;
+    MERO_TRY_OUT(mero_collateral_to_json(&c, &b));
+    MERO_TRY_OUT(mero_buf_nul(&b));
+    *json = (char *)mero_buf_steal(&b, jlen);
+out:
     mero_collateral_cleanup(&c);
-    if (rc == 0) {
-        rc = mero_buf_nul(&b);
-    }
     if (rc < 0) {
         mero_buf_cleanup(&b);
         return mero_err_set(err, -rc, "collateral does not serialise");
     }
-    *json = (char *)mero_buf_steal(&b, jlen);
     return 0;
 }

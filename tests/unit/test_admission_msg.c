@@ -4,13 +4,15 @@
  * values we chose (docs/admission.md) pinned by golden bytes, round trips of every variant,
  * every truncation refused, trailing bytes, unknown tags, a missing proof, over-long fields,
  * reasons cut at a UTF-8 boundary and cleaned, and the proof of possession bound to the
- * namespace, the key and the dialer's peer id.
+ * namespace, the key and the dialer's peer id; the one "ns/<hex>" gossip topic builder and
+ * parser (src/node/topic_internal.h) give back the namespace and refuse any other shape.
  */
 #include <string.h>
 
 #include "mero/buf.h"
 #include "mero/crypto.h"
 #include "node/admission/msg_internal.h"
+#include "node/topic_internal.h"
 #include "harness.h"
 
 static const uint8_t QUOTE[300] = {0x4d, 0x4f, 0x43, 0x4b};
@@ -368,10 +370,46 @@ TEST(pop_binds_namespace_key_and_peer)
     CHECK_ERR(mero_adm_pop_verify(sig, ns, pk, peer, 0), -MERO_EINVAL);
 }
 
+TEST(ns_topic_built_and_parsed_by_one_pair)
+{
+    uint8_t ns[MERO_NS_ID_LEN], back[MERO_NS_ID_LEN];
+    char topic[MERO_NS_TOPIC_SIZE], bad[MERO_NS_TOPIC_SIZE + 1];
+    for (size_t i = 0; i < sizeof(ns); i++) {
+        ns[i] = (uint8_t)(0xf0 + i);
+    }
+    CHECK_EQ(MERO_NS_TOPIC_SIZE, 68);
+    mero_node_topic(topic, ns);
+    CHECK_EQ(strlen(topic), MERO_NS_TOPIC_LEN);
+    CHECK(strncmp(topic, "ns/f0f1f2", 9) == 0);
+    CHECK_OK(mero_node_topic_ns(topic, back));
+    CHECK_MEM_EQ(back, ns, sizeof(ns));
+    /* either hex case */
+    memcpy(bad, topic, sizeof(topic));
+    bad[3] = 'F';
+    CHECK_OK(mero_node_topic_ns(bad, back));
+    CHECK_MEM_EQ(back, ns, sizeof(ns));
+    /* not a namespace topic: wrong prefix, one digit short or long, not hex, NULL */
+    memcpy(bad, topic, sizeof(topic));
+    bad[0] = 'N';
+    CHECK_ERR(mero_node_topic_ns(bad, back), -MERO_EINVAL);
+    memcpy(bad, topic, sizeof(topic));
+    bad[MERO_NS_TOPIC_LEN - 1] = '\0';
+    CHECK_FAILS(mero_node_topic_ns(bad, back));
+    memcpy(bad, topic, sizeof(topic));
+    bad[MERO_NS_TOPIC_LEN] = '0';
+    bad[MERO_NS_TOPIC_LEN + 1] = '\0';
+    CHECK_FAILS(mero_node_topic_ns(bad, back));
+    memcpy(bad, topic, sizeof(topic));
+    bad[10] = 'g';
+    CHECK_FAILS(mero_node_topic_ns(bad, back));
+    CHECK_FAILS(mero_node_topic_ns(NULL, back));
+    CHECK_FAILS(mero_node_topic_ns("ns/ab", back));
+}
+
 MERO_TEST_MAIN(T(prompt_is_one_tag_byte), T(challenge_request_golden_and_roundtrip),
                T(offer_roundtrip_without_pop), T(admission_request_roundtrip),
                T(release_admission_request_names_the_release), T(group_key_request_roundtrip),
                T(request_without_pop_refused), T(unknown_tags_refused), T(oversized_fields_refused),
                T(challenge_and_offer_reply_roundtrip), T(group_key_reply_roundtrip),
                T(response_reason_cut_at_utf8_boundary), T(reason_cleaned_of_bad_utf8_and_controls),
-               T(pop_binds_namespace_key_and_peer))
+               T(pop_binds_namespace_key_and_peer), T(ns_topic_built_and_parsed_by_one_pair))

@@ -6,8 +6,11 @@
  * within 5 s; the per-peer cap evicts the oldest; a flood of prompting peers is capped at 256
  * without shutting out a new peer or a requester; 16 concurrent offers. The clock is injected.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "mero/crypto.h"
 #include "node/admission/challenge_internal.h"
@@ -274,6 +277,37 @@ TEST(bad_arguments_refused)
     free(b);
 }
 
+/* The book's invariants are asserted in checked builds (make asan / debug): an unmatched
+ * offer release aborts there; a release build keeps the count at zero instead. */
+TEST(unmatched_offer_release_is_an_invariant_violation)
+{
+#if defined(MERO_CHECKED)
+    fflush(stdout);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        struct mero_challenge_book *b = new_book();
+        if (b != NULL) {
+            mero_challenge_offer_release(b); /* no acquire: MERO_ASSERT aborts */
+        }
+        _exit(0);
+    }
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+#else
+    struct mero_challenge_book *b = new_book();
+    CHECK(b != NULL);
+    mero_challenge_offer_release(b);
+    for (int i = 0; i < 16; i++) {
+        CHECK_OK(mero_challenge_offer_acquire(b));
+    }
+    CHECK_ERR(mero_challenge_offer_acquire(b), -MERO_EBUSY);
+    mero_challenge_book_cleanup(b);
+    free(b);
+#endif
+}
+
 MERO_TEST_MAIN(T(answered_once), T(lapses_at_60_s_ok_at_59_s),
                T(bound_to_peer_namespace_and_key_wrong_try_spends_it),
                T(offered_challenge_is_not_key_bound), T(no_reoffer_within_5_s),
@@ -282,4 +316,4 @@ MERO_TEST_MAIN(T(answered_once), T(lapses_at_60_s_ok_at_59_s),
                T(flood_evicts_from_the_peer_holding_most),
                T(five_hundred_prompts_from_one_peer_stay_bounded),
                T(requested_class_capped_at_1024), T(sixteen_concurrent_offers),
-               T(bad_arguments_refused))
+               T(bad_arguments_refused), T(unmatched_offer_release_is_an_invariant_violation))

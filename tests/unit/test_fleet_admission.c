@@ -28,6 +28,7 @@
 #include "mero/net.h"
 #include "mero/binding.h"
 #include "node/admission/attest_internal.h"
+#include "node/topic_internal.h"
 #include "node/admission/service_internal.h"
 #include "harness.h"
 
@@ -52,17 +53,11 @@ struct tnode {
 
 static uv_loop_t *loop;
 
-static void topic_of(char out[68], const uint8_t ns[32])
-{
-    memcpy(out, "ns/", 3);
-    mero_hex_encode(out + 3, ns, 32);
-}
-
 static int publish_ops(void *ud, const uint8_t ns[32], const struct mero_gov_oplist *ops)
 {
     struct tnode *t = ud;
     char topic[68];
-    topic_of(topic, ns);
+    mero_node_topic(topic, ns);
     for (size_t i = 0; i < ops->n; i++) {
         struct mero_buf b;
         mero_buf_init(&b, 1 << 20);
@@ -350,7 +345,7 @@ static int new_namespace(struct tnode *owner, uint8_t ns[32])
         fprintf(stderr, "create_namespace: %s\n", e.msg);
         return rc;
     }
-    topic_of(topic, ns);
+    mero_node_topic(topic, ns);
     return mero_net_subscribe(owner->net, topic);
 }
 
@@ -770,7 +765,7 @@ TEST(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted)
     struct mero_net *one = NULL, *many[FLOODERS] = {0};
     CHECK_OK(new_namespace(&owner, NS_FLOOD));
     CHECK_OK(set_policy(&owner, NS_FLOOD, true, ZERO96));
-    topic_of(topic, NS_FLOOD);
+    mero_node_topic(topic, NS_FLOOD);
     /* 500 prompts from one peer */
     CHECK_OK(flood_peer(&one, &owner, topic));
     pump(300);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "mero/err.h"
+#include "mero/sizes.h"
 #include "mero/gov.h" /* enum mero_admit_outcome */
 #include "node/admission/challenge_internal.h"
 
@@ -31,10 +32,11 @@
 
 /* What a requester presents: from a TeeAdmissionRequest or a TeeAdmissionOfferReply. */
 struct mero_tee_claim {
-    uint8_t ns[32];
-    uint8_t challenge[32];
-    uint8_t public_key[32]; /* the requester's namespace identity (the attested key) */
-    const uint8_t *quote;   /* borrowed */
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint8_t challenge[MERO_NONCE_LEN];
+    uint8_t
+        public_key[MERO_IDENTITY_LEN]; /* the requester's namespace identity (the attested key) */
+    const uint8_t *quote;              /* borrowed */
     size_t quote_len;
     const uint8_t *credential; /* borrowed: JoinAccountCredential bytes */
     size_t credential_len;
@@ -45,18 +47,18 @@ struct mero_tee_claim {
 
 /* What verification established; handed to the governance decision. */
 struct mero_tee_verdict {
-    uint8_t account[32]; /* from the credential */
-    uint8_t kem_pk[32];
-    uint8_t device[32];
-    uint8_t binding[32]; /* admission_binding(ns, ns, pk, account, kem_pk, device) */
+    uint8_t account[MERO_ACCOUNT_ID_LEN]; /* from the credential */
+    uint8_t kem_pk[MERO_X25519_LEN];
+    uint8_t device[MERO_DEVICE_ID_LEN];
+    uint8_t binding[MERO_APP_HASH_LEN]; /* admission_binding(ns, ns, pk, account, kem_pk, device) */
     bool is_mock;
     bool verified; /* signature and report data checked */
-    uint8_t quote_hash[32];
-    uint8_t mrtd[48];
-    uint8_t rtmr[4][48];
+    uint8_t quote_hash[MERO_QUOTE_HASH_LEN];
+    uint8_t mrtd[MERO_MR_LEN];
+    uint8_t rtmr[MERO_RTMR_COUNT][MERO_RTMR_LEN];
     bool has_td; /* real quote: the TD facts below, from the body DCAP verifies */
     uint64_t td_attributes;
-    uint8_t mrservicetd[48];
+    uint8_t mrservicetd[MERO_MR_LEN];
     char tcb_status[MERO_ADM_TCB_STATUS_MAX];
     uint8_t *collateral; /* owned (free()), NULL for a mock quote */
     size_t collateral_len;
@@ -69,8 +71,9 @@ struct mero_admission_deps {
      * Decode `cred` and check it certifies `pk` (join_credential_certifies); on 0 write the
      * credential's account, delivery key and device. A refusal carries its reason in err.
      */
-    int (*credential_check)(void *ud, const uint8_t pk[32], const uint8_t *cred, size_t len,
-                            uint8_t account[32], uint8_t kem_pk[32], uint8_t device[32],
+    int (*credential_check)(void *ud, const uint8_t pk[MERO_IDENTITY_LEN], const uint8_t *cred,
+                            size_t len, uint8_t account[MERO_ACCOUNT_ID_LEN],
+                            uint8_t kem_pk[MERO_X25519_LEN], uint8_t device[MERO_DEVICE_ID_LEN],
                             struct mero_err *err);
     /*
      * Verify a real quote with DCAP against collateral it fetches (blocking; only its

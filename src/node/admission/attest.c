@@ -63,16 +63,14 @@ int mero__adm_verify_real(void *ud, const uint8_t *quote, size_t len, struct mer
     MERO_TRY(mero_collateral_parse(&coll, (const char *)v->collateral, v->collateral_len, err));
     int rc = mero_dcap_verify_quote(quote, len, &coll, mero_now_unix(), &r, err);
     mero_collateral_cleanup(&coll);
-    if (rc == 0 && (!r.quote_verified || !r.has_tcb_status)) {
-        rc = mero_err_set(err, r.reject_code ? r.reject_code : MERO_EREFUSED, "%s",
-                          r.reject_reason[0] ? r.reject_reason : "the quote does not verify");
-    }
-    if (rc == 0) {
-        snprintf(v->tcb_status, sizeof(v->tcb_status), "%s", mero_tcb_status_name(r.tcb_status));
-        memcpy(v->mrtd, r.mrtd, 48);
-        memcpy(v->rtmr, r.rtmr, sizeof(v->rtmr));
-    }
-    return rc;
+    MERO_TRY(rc);
+    MERO_ENSURE(r.quote_verified && r.has_tcb_status, err,
+                r.reject_code ? r.reject_code : MERO_EREFUSED, "%s",
+                r.reject_reason[0] ? r.reject_reason : "the quote does not verify");
+    snprintf(v->tcb_status, sizeof(v->tcb_status), "%s", mero_tcb_status_name(r.tcb_status));
+    memcpy(v->mrtd, r.mrtd, sizeof(v->mrtd));
+    memcpy(v->rtmr, r.rtmr, sizeof(v->rtmr));
+    return 0;
 }
 
 /* One release source per process, like the PCS cache. */

@@ -14,6 +14,12 @@
  *   MAX_OFFERED per class (the oldest entry of the peer holding the most of that class is
  *   evicted), so a flood from one or many peers never grows it nor shuts a new peer out.
  * All storage is fixed arrays inside the book: nothing is allocated per message.
+ * Debug and sanitizer builds (MERO_CHECKED) assert these at the points where they must hold
+ * (book_check and the MERO_ASSERTs below): every held entry names a peer of 1..PEER_MAX bytes
+ * and an issue order already handed out, and, right after an issue, is live; a peer holds at
+ * most MAX_PER_PEER, counted the same way by the eviction scan and by count_peer; a challenge
+ * just issued is held once and one just spent is held nowhere (never accepted again); a full
+ * class always has room after one eviction; offers in flight stay within 0..MAX_CONCURRENT_OFFERS.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +46,46 @@ static void entry_clear(struct mero_challenge_entry *e)
 {
     mero_wipe(e, sizeof(*e));
 }
+
+#if defined(MERO_CHECKED)
+/* How many held entries (either class) carry challenge c. */
+static size_t held_copies(const struct mero_challenge_book *book,
+                          const uint8_t c[MERO_CHALLENGE_LEN])
+{
+    size_t copies = 0;
+    for (size_t i = 0; i < MERO_CHALLENGE_MAX_REQUESTED; i++) {
+        copies += book->requested[i].used &&
+                  memcmp(book->requested[i].challenge, c, MERO_CHALLENGE_LEN) == 0;
+    }
+    for (size_t i = 0; i < MERO_CHALLENGE_MAX_OFFERED; i++) {
+        copies +=
+            book->offered[i].used && memcmp(book->offered[i].challenge, c, MERO_CHALLENGE_LEN) == 0;
+    }
+    return copies;
+}
+
+/* The book's shape: held entries name a peer and an issued seq; live_only right after expire. */
+static void book_check(const struct mero_challenge_book *book, bool live_only, uint64_t now)
+{
+    const struct mero_challenge_entry *classes[2] = {book->requested, book->offered};
+    const size_t sizes[2] = {MERO_CHALLENGE_MAX_REQUESTED, MERO_CHALLENGE_MAX_OFFERED};
+    for (size_t k = 0; k < 2; k++) {
+        for (size_t i = 0; i < sizes[k]; i++) {
+            const struct mero_challenge_entry *e = &classes[k][i];
+            if (!e->used) {
+                continue;
+            }
+            MERO_ASSERT(e->peer.len >= 1 && e->peer.len <= MERO_CHALLENGE_PEER_MAX);
+            MERO_ASSERT(e->seq >= 1 && e->seq <= book->next_seq);
+            MERO_ASSERT(!live_only || entry_live(e, now));
+        }
+    }
+    MERO_ASSERT(book->offers_in_flight <= MERO_CHALLENGE_MAX_CONCURRENT_OFFERS);
+}
+#define BOOK_CHECK(book, live_only, now) book_check((book), (live_only), (now))
+#else
+#define BOOK_CHECK(book, live_only, now) ((void)0)
+#endif
 
 void mero_challenge_book_init(struct mero_challenge_book *book)
 {
@@ -149,12 +195,12 @@ static void evict_from_class(struct mero_challenge_book *book, struct mero_chall
     entry_clear((struct mero_challenge_entry *)idx[best]);
 }
 
-static bool too_soon(const struct mero_challenge_book *book, const uint8_t ns[32],
+static bool too_soon(const struct mero_challenge_book *book, const uint8_t ns[MERO_NS_ID_LEN],
                      const uint8_t *peer, size_t peer_len, uint64_t now)
 {
     for (size_t i = 0; i < MERO_CHALLENGE_RECENT_MAX; i++) {
         const struct mero_challenge_recent *r = &book->recent[i];
-        if (r->used && peer_eq(&r->peer, peer, peer_len) && memcmp(r->ns, ns, 32) == 0 &&
+        if (r->used && peer_eq(&r->peer, peer, peer_len) && memcmp(r->ns, ns, sizeof(r->ns)) == 0 &&
             age_ms(r->issued_ms, now) < MERO_CHALLENGE_MIN_REISSUE_MS) {
             return true;
         }
@@ -162,13 +208,13 @@ static bool too_soon(const struct mero_challenge_book *book, const uint8_t ns[32
     return false;
 }
 
-static void remember_issue(struct mero_challenge_book *book, const uint8_t ns[32],
+static void remember_issue(struct mero_challenge_book *book, const uint8_t ns[MERO_NS_ID_LEN],
                            const uint8_t *peer, size_t peer_len, uint64_t now)
 {
     struct mero_challenge_recent *slot = NULL, *oldest = NULL;
     for (size_t i = 0; i < MERO_CHALLENGE_RECENT_MAX; i++) {
         struct mero_challenge_recent *r = &book->recent[i];
-        if (r->used && peer_eq(&r->peer, peer, peer_len) && memcmp(r->ns, ns, 32) == 0) {
+        if (r->used && peer_eq(&r->peer, peer, peer_len) && memcmp(r->ns, ns, sizeof(r->ns)) == 0) {
             slot = r;
             break;
         }
@@ -183,7 +229,8 @@ static void remember_issue(struct mero_challenge_book *book, const uint8_t ns[32
     if (slot == NULL) {
         slot = oldest;
     }
-    memcpy(slot->ns, ns, 32);
+    MERO_ASSERT(slot != NULL); /* a full table has an oldest entry */
+    memcpy(slot->ns, ns, sizeof(slot->ns));
     slot->peer.len = (uint8_t)peer_len;
     memset(slot->peer.b, 0, sizeof(slot->peer.b));
     memcpy(slot->peer.b, peer, peer_len);
@@ -192,7 +239,7 @@ static void remember_issue(struct mero_challenge_book *book, const uint8_t ns[32
 }
 
 int mero_challenge_issue(struct mero_challenge_book *book, enum mero_challenge_kind kind,
-                         const uint8_t ns[32], const uint8_t *peer, size_t peer_len,
+                         const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer, size_t peer_len,
                          const uint8_t *identity, uint64_t now_ms,
                          uint8_t out[static MERO_CHALLENGE_LEN], struct mero_err *err)
 {
@@ -203,6 +250,7 @@ int mero_challenge_issue(struct mero_challenge_book *book, enum mero_challenge_k
         return mero_err_set(err, MERO_EINVAL, "bad challenge issue arguments");
     }
     expire(book, now_ms);
+    BOOK_CHECK(book, true, now_ms);
     if (too_soon(book, ns, peer, peer_len, now_ms)) {
         return mero_err_set(err, MERO_EBUSY, "%s", MERO_CHALLENGE_TOO_SOON_REASON);
     }
@@ -228,29 +276,38 @@ int mero_challenge_issue(struct mero_challenge_book *book, enum mero_challenge_k
             }
         }
     }
+    MERO_ASSERT(slot != NULL); /* one eviction frees a slot of the class */
     if (slot == NULL) {
         return mero_err_set(err, MERO_EINTERNAL, "challenge book has no room");
     }
     entry_clear(slot);
     mero_random(slot->challenge, MERO_CHALLENGE_LEN);
-    memcpy(slot->ns, ns, 32);
+    memcpy(slot->ns, ns, sizeof(slot->ns));
     slot->peer.len = (uint8_t)peer_len;
     memcpy(slot->peer.b, peer, peer_len);
     if (kind == MERO_CHALLENGE_REQUESTED) {
-        memcpy(slot->identity, identity, 32);
+        memcpy(slot->identity, identity, sizeof(slot->identity));
     }
     slot->issued_ms = now_ms;
     slot->seq = ++book->next_seq;
     slot->used = true;
     remember_issue(book, ns, peer, peer_len, now_ms);
     memcpy(out, slot->challenge, MERO_CHALLENGE_LEN);
+#if defined(MERO_CHECKED)
+    size_t after;
+    (void)peer_oldest(book, peer, peer_len, &after);
+    MERO_ASSERT(after >= 1 && after <= MERO_CHALLENGE_MAX_PER_PEER);
+    MERO_ASSERT(after == mero_challenge_count_peer(book, peer, peer_len, now_ms));
+    MERO_ASSERT(held_copies(book, out) == 1);
+    BOOK_CHECK(book, true, now_ms);
+#endif
     return 0;
 }
 
 int mero_challenge_consume(struct mero_challenge_book *book,
-                           const uint8_t challenge[static MERO_CHALLENGE_LEN], const uint8_t ns[32],
-                           const uint8_t *peer, size_t peer_len, const uint8_t *identity,
-                           uint64_t now_ms, struct mero_err *err)
+                           const uint8_t challenge[static MERO_CHALLENGE_LEN],
+                           const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer, size_t peer_len,
+                           const uint8_t *identity, uint64_t now_ms, struct mero_err *err)
 {
     if (book == NULL || ns == NULL || peer == NULL) {
         return mero_err_set(err, MERO_EINVAL, "bad challenge consume arguments");
@@ -274,10 +331,12 @@ int mero_challenge_consume(struct mero_challenge_book *book,
     /* Spent now, whatever comes of the checks below. */
     struct mero_challenge_entry e = *hit;
     entry_clear(hit);
-    bool ok = age_ms(e.issued_ms, now_ms) < MERO_CHALLENGE_TTL_MS && memcmp(e.ns, ns, 32) == 0 &&
-              peer_eq(&e.peer, peer, peer_len);
+    MERO_ASSERT(held_copies(book, challenge) == 0); /* never accepted again */
+    BOOK_CHECK(book, false, now_ms);
+    bool ok = age_ms(e.issued_ms, now_ms) < MERO_CHALLENGE_TTL_MS &&
+              memcmp(e.ns, ns, sizeof(e.ns)) == 0 && peer_eq(&e.peer, peer, peer_len);
     if (ok && requested) {
-        ok = identity != NULL && memcmp(e.identity, identity, 32) == 0;
+        ok = identity != NULL && memcmp(e.identity, identity, sizeof(e.identity)) == 0;
     }
     mero_wipe(&e, sizeof(e));
     if (!ok) {
@@ -292,11 +351,13 @@ int mero_challenge_offer_acquire(struct mero_challenge_book *book)
         return -MERO_EBUSY;
     }
     book->offers_in_flight++;
+    MERO_ASSERT(book->offers_in_flight <= MERO_CHALLENGE_MAX_CONCURRENT_OFFERS);
     return 0;
 }
 
 void mero_challenge_offer_release(struct mero_challenge_book *book)
 {
+    MERO_ASSERT(book->offers_in_flight > 0); /* a release matches an acquire */
     if (book->offers_in_flight > 0) {
         book->offers_in_flight--;
     }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 #define MERO_CHALLENGE_LEN                   32
 #define MERO_CHALLENGE_TTL_MS                60000u /* CHALLENGE_TTL */
@@ -45,16 +46,16 @@ struct mero_challenge_peer {
 
 struct mero_challenge_entry {
     uint8_t challenge[MERO_CHALLENGE_LEN];
-    uint8_t ns[32];
+    uint8_t ns[MERO_NS_ID_LEN];
     struct mero_challenge_peer peer;
-    uint8_t identity[32]; /* requested only */
+    uint8_t identity[MERO_IDENTITY_LEN]; /* requested only */
     uint64_t issued_ms;
     uint64_t seq; /* issue order, to find the oldest when two share a millisecond */
     bool used;
 };
 
 struct mero_challenge_recent {
-    uint8_t ns[32];
+    uint8_t ns[MERO_NS_ID_LEN];
     struct mero_challenge_peer peer;
     uint64_t issued_ms;
     bool used;
@@ -82,9 +83,9 @@ void mero_challenge_book_cleanup(struct mero_challenge_book *book);
  * lack of room: the per-peer and per-class caps evict instead.
  */
 MERO_MUST_CHECK int mero_challenge_issue(struct mero_challenge_book *book,
-                                         enum mero_challenge_kind kind, const uint8_t ns[32],
-                                         const uint8_t *peer, size_t peer_len,
-                                         const uint8_t *identity, uint64_t now_ms,
+                                         enum mero_challenge_kind kind,
+                                         const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer,
+                                         size_t peer_len, const uint8_t *identity, uint64_t now_ms,
                                          uint8_t out[static MERO_CHALLENGE_LEN],
                                          struct mero_err *err);
 
@@ -96,7 +97,7 @@ MERO_MUST_CHECK int mero_challenge_issue(struct mero_challenge_book *book,
  */
 MERO_MUST_CHECK int mero_challenge_consume(struct mero_challenge_book *book,
                                            const uint8_t challenge[static MERO_CHALLENGE_LEN],
-                                           const uint8_t ns[32], const uint8_t *peer,
+                                           const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer,
                                            size_t peer_len, const uint8_t *identity,
                                            uint64_t now_ms, struct mero_err *err);
 

@@ -23,12 +23,13 @@
 #include "node/service_internal.h"
 #include "node/sync_internal.h"
 
-static int env_publish(void *ud, const uint8_t ns[32], const struct mero_gov_oplist *ops)
+static int env_publish(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
+                       const struct mero_gov_oplist *ops)
 {
     return mero_node_publish_ops(ud, ns, ops);
 }
 
-static void env_sync(void *ud, const uint8_t ns[32])
+static void env_sync(void *ud, const uint8_t ns[MERO_NS_ID_LEN])
 {
     struct mero_node *node = ud;
     char peers[16][MERO_PEER_ID_STR_MAX];
@@ -43,19 +44,20 @@ static void env_sync(void *ud, const uint8_t ns[32])
 }
 
 /* A replica reads every context of its namespace; the context layer replicates them all. */
-static int env_contexts(void *ud, const uint8_t ns[32], uint8_t (**ids)[32], size_t *n)
+static int env_contexts(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
+                        uint8_t (**ids)[MERO_CONTEXT_ID_LEN], size_t *n)
 {
     struct mero_node *node = ud;
     struct mero_gov_context *c = NULL;
     size_t cnt = 0;
     MERO_TRY(mero_gov_contexts(node->store, ns, &c, &cnt));
-    uint8_t(*out)[32] = calloc(cnt ? cnt : 1, 32);
+    uint8_t(*out)[MERO_CONTEXT_ID_LEN] = calloc(cnt ? cnt : 1, sizeof(*out));
     if (out == NULL) {
         free(c);
         return -MERO_ENOMEM;
     }
     for (size_t i = 0; i < cnt; i++) {
-        memcpy(out[i], c[i].id, 32);
+        memcpy(out[i], c[i].id, sizeof(out[i]));
     }
     free(c);
     *ids = out;
@@ -63,12 +65,13 @@ static int env_contexts(void *ud, const uint8_t ns[32], uint8_t (**ids)[32], siz
     return 0;
 }
 
-static int env_purge_contexts(void *ud, const uint8_t ns[32], const uint8_t group[32])
+static int env_purge_contexts(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
+                              const uint8_t group[MERO_GROUP_ID_LEN])
 {
     return mero_node_ctx_purge(ud, ns, group);
 }
 
-static int hook_fleet_join(struct mero_node *node, const uint8_t group_id[32],
+static int hook_fleet_join(struct mero_node *node, const uint8_t group_id[MERO_GROUP_ID_LEN],
                            const char *const *admitters, size_t n, mero_fleet_join_done done,
                            void *ctx, struct mero_err *err)
 {
@@ -76,11 +79,11 @@ static int hook_fleet_join(struct mero_node *node, const uint8_t group_id[32],
                                  err);
 }
 
-static int hook_gossip(struct mero_node *node, const uint8_t ns[32], const char *from,
+static int hook_gossip(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], const char *from,
                        const uint8_t *data, size_t len)
 {
-    char topic[68];
-    mero__adm_topic(topic, ns);
+    char topic[MERO_NS_TOPIC_SIZE];
+    mero_node_topic(topic, ns);
     if (mero_admission_on_gossip(node->hooks.gossip_state, topic, from, data, len)) {
         return 0;
     }
@@ -106,14 +109,7 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     env.prefetch_release = mero__adm_prefetch_release;
     const char *rel = getenv("MERO_TEE_VERSION");
     if (rel != NULL && rel[0] != '\0') {
-        size_t n = strlen(rel);
-        bool ok = n <= MERO_ADM_MAX_RELEASE_LEN;
-        for (size_t i = 0; ok && i < n; i++) {
-            char c = rel[i];
-            ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                 c == '.' || c == '-' || c == '+' || c == '_';
-        }
-        if (ok) {
+        if (mero_adm_release_ok(rel, strlen(rel))) {
             snprintf(env.release, sizeof(env.release), "%s", rel);
         } else {
             MERO_WARN("MERO_TEE_VERSION is not a release name; the release will not be named");

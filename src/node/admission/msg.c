@@ -93,8 +93,7 @@ void mero_adm_reason_cut(char out[static MERO_ADM_MAX_REASON_LEN + 1], const cha
     text_clean(out, MERO_ADM_MAX_REASON_LEN, in != NULL ? in : "", in != NULL ? n : 0);
 }
 
-/* A release name: 1..64 bytes of [0-9A-Za-z.+_-] (semantic versions and tags). */
-static bool release_ok(const char *s, size_t n)
+bool mero_adm_release_ok(const char *s, size_t n)
 {
     if (n == 0 || n > MERO_ADM_MAX_RELEASE_LEN) {
         return false;
@@ -110,10 +109,8 @@ static bool release_ok(const char *s, size_t n)
     return true;
 }
 
-static int get32(struct mero_cur *c, uint8_t out[32])
-{
-    return mero_cur_copy(c, out, 32);
-}
+/* Read a fixed-width field (an array member: its own size is the width on the wire). */
+#define GET_FIELD(c, field) mero_cur_copy((c), (field), sizeof(field))
 
 static int get_release(struct mero_cur *c, char out[MERO_ADM_MAX_RELEASE_LEN + 1],
                        struct mero_err *err)
@@ -125,7 +122,7 @@ static int get_release(struct mero_cur *c, char out[MERO_ADM_MAX_RELEASE_LEN + 1
         return mero_err_set(err, -rc, "release_version is missing or longer than %u bytes",
                             MERO_ADM_MAX_RELEASE_LEN);
     }
-    if (!release_ok((const char *)p, n)) {
+    if (!mero_adm_release_ok((const char *)p, n)) {
         return mero_err_set(err, MERO_EPROTO, "release_version is not a release name");
     }
     memcpy(out, p, n);
@@ -141,10 +138,10 @@ static bool init_needs_pop(enum mero_adm_init_kind k)
 
 static int put_admission_fields(struct mero_buf *b, const struct mero_adm_init *m)
 {
-    MERO_TRY(mero_buf_append(b, m->ns, 32));
+    MERO_TRY(mero_buf_append(b, m->ns, sizeof(m->ns)));
     MERO_TRY(mero_borsh_put_bytes(b, m->quote, m->quote_len));
-    MERO_TRY(mero_buf_append(b, m->public_key, 32));
-    MERO_TRY(mero_buf_append(b, m->challenge, 32));
+    MERO_TRY(mero_buf_append(b, m->public_key, sizeof(m->public_key)));
+    MERO_TRY(mero_buf_append(b, m->challenge, sizeof(m->challenge)));
     return mero_borsh_put_bytes(b, m->credential, m->credential_len);
 }
 
@@ -155,30 +152,30 @@ int mero_adm_init_encode(struct mero_buf *b, const struct mero_adm_init *m)
         return -MERO_EINVAL;
     }
     MERO_TRY(mero_buf_append_u8(b, MERO_STREAM_INIT));
-    MERO_TRY(mero_buf_append(b, m->context_id, 32));
-    MERO_TRY(mero_buf_append(b, m->party_id, 32));
+    MERO_TRY(mero_buf_append(b, m->context_id, sizeof(m->context_id)));
+    MERO_TRY(mero_buf_append(b, m->party_id, sizeof(m->party_id)));
     MERO_TRY(mero_buf_append_u8(b, (uint8_t)m->kind));
     switch (m->kind) {
     case MERO_ADM_INIT_CHALLENGE_REQUEST:
-        MERO_TRY(mero_buf_append(b, m->ns, 32));
+        MERO_TRY(mero_buf_append(b, m->ns, sizeof(m->ns)));
         break;
     case MERO_ADM_INIT_CHALLENGE_OFFER:
-        MERO_TRY(mero_buf_append(b, m->ns, 32));
-        MERO_TRY(mero_buf_append(b, m->challenge, 32));
+        MERO_TRY(mero_buf_append(b, m->ns, sizeof(m->ns)));
+        MERO_TRY(mero_buf_append(b, m->challenge, sizeof(m->challenge)));
         break;
     case MERO_ADM_INIT_ADMISSION_REQUEST:
         MERO_TRY(put_admission_fields(b, m));
         break;
     case MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST:
-        if (!release_ok(m->release, strlen(m->release))) {
+        if (!mero_adm_release_ok(m->release, strlen(m->release))) {
             return -MERO_EINVAL;
         }
         MERO_TRY(put_admission_fields(b, m));
         MERO_TRY(mero_borsh_put_str(b, m->release));
         break;
     case MERO_ADM_INIT_GROUP_KEY_REQUEST:
-        MERO_TRY(mero_buf_append(b, m->ns, 32));
-        MERO_TRY(mero_buf_append(b, m->group_id, 32));
+        MERO_TRY(mero_buf_append(b, m->ns, sizeof(m->ns)));
+        MERO_TRY(mero_buf_append(b, m->group_id, sizeof(m->group_id)));
         break;
     default:
         return -MERO_EINVAL;
@@ -187,13 +184,13 @@ int mero_adm_init_encode(struct mero_buf *b, const struct mero_adm_init *m)
         return mero_buf_append_u8(b, 0);
     }
     MERO_TRY(mero_buf_append_u8(b, 1));
-    return mero_buf_append(b, m->pop, 64);
+    return mero_buf_append(b, m->pop, sizeof(m->pop));
 }
 
 static int get_admission_fields(struct mero_cur *c, struct mero_adm_init *m, struct mero_err *err)
 {
     int rc;
-    if (get32(c, m->ns) < 0) {
+    if (GET_FIELD(c, m->ns) < 0) {
         return mero_err_set(err, MERO_ETRUNC, "admission request truncated");
     }
     rc = mero_borsh_get_bytes(c, MERO_ADM_MAX_QUOTE_WIRE, &m->quote, &m->quote_len);
@@ -201,7 +198,7 @@ static int get_admission_fields(struct mero_cur *c, struct mero_adm_init *m, str
         return mero_err_set(err, -rc, "quote_bytes truncated or longer than %u bytes",
                             MERO_ADM_MAX_QUOTE_WIRE);
     }
-    if (get32(c, m->public_key) < 0 || get32(c, m->challenge) < 0) {
+    if (GET_FIELD(c, m->public_key) < 0 || GET_FIELD(c, m->challenge) < 0) {
         return mero_err_set(err, MERO_ETRUNC, "admission request truncated");
     }
     rc = mero_borsh_get_bytes(c, MERO_ADM_MAX_CREDENTIAL, &m->credential, &m->credential_len);
@@ -218,15 +215,14 @@ int mero_adm_init_decode(const uint8_t *p, size_t len, struct mero_adm_init *out
     struct mero_adm_init m;
     struct mero_cur c;
     uint8_t tag, kind, opt;
-    int rc;
     memset(&m, 0, sizeof(m));
     if (len > MERO_ADM_MAX_FRAME) {
         return mero_err_set(err, MERO_ETOOBIG, "admission frame longer than %u bytes",
                             MERO_ADM_MAX_FRAME);
     }
     mero_cur_init(&c, p, len);
-    if (mero_cur_u8(&c, &tag) < 0 || get32(&c, m.context_id) < 0 || get32(&c, m.party_id) < 0 ||
-        mero_cur_u8(&c, &kind) < 0) {
+    if (mero_cur_u8(&c, &tag) < 0 || GET_FIELD(&c, m.context_id) < 0 ||
+        GET_FIELD(&c, m.party_id) < 0 || mero_cur_u8(&c, &kind) < 0) {
         return mero_err_set(err, MERO_ETRUNC, "admission frame truncated");
     }
     if (tag != MERO_STREAM_INIT) {
@@ -235,40 +231,32 @@ int mero_adm_init_decode(const uint8_t *p, size_t len, struct mero_adm_init *out
     m.kind = (enum mero_adm_init_kind)kind;
     switch (kind) {
     case MERO_ADM_INIT_CHALLENGE_REQUEST:
-        rc = get32(&c, m.ns);
+        MERO_ENSURE(GET_FIELD(&c, m.ns) == 0, err, MERO_ETRUNC, "admission frame truncated");
         break;
     case MERO_ADM_INIT_CHALLENGE_OFFER:
-        rc = get32(&c, m.ns);
-        if (rc == 0) {
-            rc = get32(&c, m.challenge);
-        }
+        MERO_ENSURE(GET_FIELD(&c, m.ns) == 0 && GET_FIELD(&c, m.challenge) == 0, err, MERO_ETRUNC,
+                    "admission frame truncated");
         break;
     case MERO_ADM_INIT_ADMISSION_REQUEST:
         MERO_TRY(get_admission_fields(&c, &m, err));
-        rc = 0;
         break;
     case MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST:
         MERO_TRY(get_admission_fields(&c, &m, err));
         MERO_TRY(get_release(&c, m.release, err));
-        rc = 0;
         break;
     case MERO_ADM_INIT_GROUP_KEY_REQUEST:
-        rc = get32(&c, m.ns);
-        if (rc == 0) {
-            rc = get32(&c, m.group_id);
-        }
+        MERO_ENSURE(GET_FIELD(&c, m.ns) == 0 && GET_FIELD(&c, m.group_id) == 0, err, MERO_ETRUNC,
+                    "admission frame truncated");
         break;
     default:
         return mero_err_set(err, MERO_EPROTO, "unknown InitPayload tag %u", kind);
     }
-    if (rc < 0 || mero_cur_u8(&c, &opt) < 0) {
-        return mero_err_set(err, MERO_ETRUNC, "admission frame truncated");
-    }
+    MERO_ENSURE(mero_cur_u8(&c, &opt) == 0, err, MERO_ETRUNC, "admission frame truncated");
     if (opt > 1) {
         return mero_err_set(err, MERO_EPROTO, "bad Option tag %u for the proof", opt);
     }
     m.has_pop = opt == 1;
-    if (m.has_pop && mero_cur_copy(&c, m.pop, 64) < 0) {
+    if (m.has_pop && GET_FIELD(&c, m.pop) < 0) {
         return mero_err_set(err, MERO_ETRUNC, "proof of possession truncated");
     }
     if (mero_cur_left(&c) != 0) {
@@ -289,7 +277,7 @@ int mero_adm_msg_encode(struct mero_buf *b, const struct mero_adm_msg *m)
     MERO_TRY(mero_buf_append_u8(b, (uint8_t)m->kind));
     switch (m->kind) {
     case MERO_ADM_MSG_CHALLENGE:
-        return mero_buf_append(b, m->challenge, 32);
+        return mero_buf_append(b, m->challenge, sizeof(m->challenge));
     case MERO_ADM_MSG_RESPONSE: {
         char cut[MERO_ADM_MAX_REASON_LEN + 1];
         mero_adm_reason_cut(cut, m->reason, strlen(m->reason));
@@ -301,12 +289,12 @@ int mero_adm_msg_encode(struct mero_buf *b, const struct mero_adm_msg *m)
             return mero_buf_append_u8(b, 0);
         }
         if (m->quote_len > MERO_ADM_MAX_QUOTE_WIRE || m->credential_len > MERO_ADM_MAX_CREDENTIAL ||
-            (m->has_release && !release_ok(m->release, strlen(m->release)))) {
+            (m->has_release && !mero_adm_release_ok(m->release, strlen(m->release)))) {
             return -MERO_EINVAL;
         }
         MERO_TRY(mero_buf_append_u8(b, 1));
         MERO_TRY(mero_borsh_put_bytes(b, m->quote, m->quote_len));
-        MERO_TRY(mero_buf_append(b, m->public_key, 32));
+        MERO_TRY(mero_buf_append(b, m->public_key, sizeof(m->public_key)));
         MERO_TRY(mero_borsh_put_bytes(b, m->credential, m->credential_len));
         if (!m->has_release) {
             return mero_buf_append_u8(b, 0);
@@ -352,7 +340,7 @@ static int get_offer_reply(struct mero_cur *c, struct mero_adm_msg *m, struct me
         return mero_err_set(err, -rc, "quote_bytes truncated or longer than %u bytes",
                             MERO_ADM_MAX_QUOTE_WIRE);
     }
-    if (get32(c, m->public_key) < 0) {
+    if (GET_FIELD(c, m->public_key) < 0) {
         return mero_err_set(err, MERO_ETRUNC, "offer reply truncated");
     }
     rc = mero_borsh_get_bytes(c, MERO_ADM_MAX_CREDENTIAL, &m->credential, &m->credential_len);
@@ -389,7 +377,7 @@ int mero_adm_msg_decode(const uint8_t *p, size_t len, struct mero_adm_msg *out,
     m.kind = (enum mero_adm_msg_kind)kind;
     switch (kind) {
     case MERO_ADM_MSG_CHALLENGE:
-        if (get32(&c, m.challenge) < 0) {
+        if (GET_FIELD(&c, m.challenge) < 0) {
             return mero_err_set(err, MERO_ETRUNC, "challenge truncated");
         }
         break;
@@ -446,41 +434,46 @@ int mero_adm_response_encode(struct mero_buf *b, bool admitted, const char *reas
     return mero_adm_msg_encode(b, &m);
 }
 
-static int pop_message(struct mero_buf *b, const uint8_t ns[32], const uint8_t party_id[32],
-                       const uint8_t *peer, size_t peer_len)
+static int pop_message(struct mero_buf *b, const uint8_t ns[MERO_NS_ID_LEN],
+                       const uint8_t party_id[MERO_IDENTITY_LEN], const uint8_t *peer,
+                       size_t peer_len)
 {
     if (peer == NULL || peer_len == 0 || peer_len > MERO_ADM_PEER_BYTES_MAX) {
         return -MERO_EINVAL;
     }
     MERO_TRY(mero_buf_append(b, MERO_ADM_POP_DOMAIN, strlen(MERO_ADM_POP_DOMAIN)));
-    MERO_TRY(mero_buf_append(b, ns, 32));
-    MERO_TRY(mero_buf_append(b, party_id, 32));
+    MERO_TRY(mero_buf_append(b, ns, MERO_NS_ID_LEN));
+    MERO_TRY(mero_buf_append(b, party_id, MERO_IDENTITY_LEN));
     return mero_buf_append(b, peer, peer_len);
 }
 
-int mero_adm_pop_sign(uint8_t sig[static 64], const uint8_t ns[static 32],
-                      const uint8_t party_id[static 32], const uint8_t *peer, size_t peer_len,
-                      const uint8_t sk[static 64])
+int mero_adm_pop_sign(uint8_t sig[static MERO_ED25519_SIG_LEN],
+                      const uint8_t ns[static MERO_NS_ID_LEN],
+                      const uint8_t party_id[static MERO_IDENTITY_LEN], const uint8_t *peer,
+                      size_t peer_len, const uint8_t sk[static MERO_ED25519_SK_LEN])
 {
     struct mero_buf b;
+    int rc;
     mero_buf_init(&b, 256);
-    int rc = pop_message(&b, ns, party_id, peer, peer_len);
-    if (rc == 0) {
-        mero_ed25519_sign(sig, b.data, b.len, sk);
-    }
+    MERO_TRY_OUT(pop_message(&b, ns, party_id, peer, peer_len));
+    mero_ed25519_sign(sig, b.data, b.len, sk);
+out:
     mero_buf_cleanup(&b);
     return rc;
 }
 
-int mero_adm_pop_verify(const uint8_t sig[static 64], const uint8_t ns[static 32],
-                        const uint8_t party_id[static 32], const uint8_t *peer, size_t peer_len)
+int mero_adm_pop_verify(const uint8_t sig[static MERO_ED25519_SIG_LEN],
+                        const uint8_t ns[static MERO_NS_ID_LEN],
+                        const uint8_t party_id[static MERO_IDENTITY_LEN], const uint8_t *peer,
+                        size_t peer_len)
 {
     struct mero_buf b;
+    int rc;
     mero_buf_init(&b, 256);
-    int rc = pop_message(&b, ns, party_id, peer, peer_len);
-    if (rc == 0) {
-        rc = mero_ed25519_verify(sig, b.data, b.len, party_id) == 0 ? 0 : -MERO_EBADSIG;
-    }
+    MERO_TRY_OUT(pop_message(&b, ns, party_id, peer, peer_len));
+    MERO_ENSURE_OUT(mero_ed25519_verify(sig, b.data, b.len, party_id) == 0, NULL, MERO_EBADSIG,
+                    "proof of possession does not verify");
+out:
     mero_buf_cleanup(&b);
     return rc;
 }

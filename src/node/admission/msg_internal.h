@@ -21,6 +21,7 @@
 
 #include "mero/buf.h"
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 #define MERO_ADM_PROTOCOL        "/mero/tee-admission/1"
 #define MERO_ADM_MAX_REASON_LEN  256u   /* TeeAdmissionRefused::MAX_REASON_LEN */
@@ -58,33 +59,33 @@ enum mero_adm_msg_kind {
 /* StreamMessage::Init with one of the InitPayload variants above. */
 struct mero_adm_init {
     enum mero_adm_init_kind kind;
-    uint8_t context_id[32]; /* all-zero sentinel: namespace-scoped */
-    uint8_t party_id[32];   /* requester's namespace identity (zero in an offer) */
+    uint8_t context_id[MERO_CONTEXT_ID_LEN]; /* all-zero sentinel: namespace-scoped */
+    uint8_t party_id[MERO_IDENTITY_LEN];     /* requester's namespace identity (zero in an offer) */
     bool has_pop;
-    uint8_t pop[64];
-    uint8_t ns[32];
-    uint8_t challenge[32]; /* offer, admission requests */
-    const uint8_t *quote;  /* admission requests */
+    uint8_t pop[MERO_ED25519_SIG_LEN];
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint8_t challenge[MERO_NONCE_LEN]; /* offer, admission requests */
+    const uint8_t *quote;              /* admission requests */
     size_t quote_len;
-    uint8_t public_key[32];    /* admission requests */
-    const uint8_t *credential; /* admission requests: JoinAccountCredential bytes */
+    uint8_t public_key[MERO_IDENTITY_LEN]; /* admission requests */
+    const uint8_t *credential;             /* admission requests: JoinAccountCredential bytes */
     size_t credential_len;
     char release[MERO_ADM_MAX_RELEASE_LEN + 1]; /* release request only */
-    uint8_t group_id[32];                       /* group key request */
+    uint8_t group_id[MERO_GROUP_ID_LEN];        /* group key request */
 };
 
 /* StreamMessage::Message with one of the MessagePayload variants above. */
 struct mero_adm_msg {
     enum mero_adm_msg_kind kind;
     uint64_t sequence_id;
-    uint8_t challenge[32];                    /* challenge */
+    uint8_t challenge[MERO_NONCE_LEN];        /* challenge */
     bool admitted;                            /* response */
     char reason[MERO_ADM_MAX_REASON_LEN + 1]; /* response: cut, valid UTF-8 */
     bool offered;                             /* offer reply: Some(...) */
     const uint8_t *quote;                     /* offer reply */
     size_t quote_len;
-    uint8_t public_key[32];    /* offer reply */
-    const uint8_t *credential; /* offer reply */
+    uint8_t public_key[MERO_IDENTITY_LEN]; /* offer reply */
+    const uint8_t *credential;             /* offer reply */
     size_t credential_len;
     bool has_release; /* offer reply: release_version Some */
     char release[MERO_ADM_MAX_RELEASE_LEN + 1];
@@ -105,6 +106,9 @@ MERO_MUST_CHECK int mero_adm_msg_encode(struct mero_buf *b, const struct mero_ad
 MERO_MUST_CHECK int mero_adm_msg_decode(const uint8_t *p, size_t len, struct mero_adm_msg *m,
                                         struct mero_err *err);
 
+/* A release name: 1..MAX_RELEASE_LEN bytes of [0-9A-Za-z.+_-] (semantic versions and tags). */
+bool mero_adm_release_ok(const char *s, size_t n);
+
 /* Convenience: a TeeAdmissionResponse frame with the reason cut to MAX_REASON_LEN. */
 MERO_MUST_CHECK int mero_adm_response_encode(struct mero_buf *b, bool admitted, const char *reason);
 
@@ -122,11 +126,14 @@ void mero_adm_reason_cut(char out[static MERO_ADM_MAX_REASON_LEN + 1], const cha
  * verify: 0 when sig verifies under party_id for the Noise-authenticated `peer` bytes;
  * -MERO_EBADSIG otherwise.
  */
-MERO_MUST_CHECK int mero_adm_pop_sign(uint8_t sig[static 64], const uint8_t ns[static 32],
-                                      const uint8_t party_id[static 32], const uint8_t *peer,
-                                      size_t peer_len, const uint8_t sk[static 64]);
-MERO_MUST_CHECK int mero_adm_pop_verify(const uint8_t sig[static 64], const uint8_t ns[static 32],
-                                        const uint8_t party_id[static 32], const uint8_t *peer,
-                                        size_t peer_len);
+MERO_MUST_CHECK int mero_adm_pop_sign(uint8_t sig[static MERO_ED25519_SIG_LEN],
+                                      const uint8_t ns[static MERO_NS_ID_LEN],
+                                      const uint8_t party_id[static MERO_IDENTITY_LEN],
+                                      const uint8_t *peer, size_t peer_len,
+                                      const uint8_t sk[static MERO_ED25519_SK_LEN]);
+MERO_MUST_CHECK int mero_adm_pop_verify(const uint8_t sig[static MERO_ED25519_SIG_LEN],
+                                        const uint8_t ns[static MERO_NS_ID_LEN],
+                                        const uint8_t party_id[static MERO_IDENTITY_LEN],
+                                        const uint8_t *peer, size_t peer_len);
 
 #endif

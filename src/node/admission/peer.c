@@ -39,24 +39,11 @@ uint64_t mero__adm_now(const struct mero_admission *a)
     return mero_now_ms();
 }
 
-void mero__adm_topic(char out[68], const uint8_t ns[32])
-{
-    memcpy(out, "ns/", 3);
-    mero_hex_encode(out + 3, ns, 32);
-}
-
-int mero__adm_topic_ns(const char *topic, uint8_t ns[32])
-{
-    if (topic == NULL || strncmp(topic, "ns/", 3) != 0 || strlen(topic) != 67) {
-        return -MERO_EINVAL;
-    }
-    return mero_hex_decode_exact(ns, 32, topic + 3, 64);
-}
-
 /* ---- verify_and_admit's dependencies, bound to the store ---- */
 
-static int dep_credential(void *ud, const uint8_t pk[32], const uint8_t *cred, size_t len,
-                          uint8_t account[32], uint8_t kem_pk[32], uint8_t device[32],
+static int dep_credential(void *ud, const uint8_t pk[MERO_IDENTITY_LEN], const uint8_t *cred,
+                          size_t len, uint8_t account[MERO_ACCOUNT_ID_LEN],
+                          uint8_t kem_pk[MERO_X25519_LEN], uint8_t device[MERO_DEVICE_ID_LEN],
                           struct mero_err *err)
 {
     (void)ud;
@@ -71,9 +58,9 @@ static int dep_credential(void *ud, const uint8_t pk[32], const uint8_t *cred, s
         return mero_err_set(err, MERO_EOPDECODE, "trailing bytes after the account credential");
     }
     MERO_TRY(mero_credential_certifies(pk, &c, err));
-    memcpy(account, c.cert.account, 32);
-    memcpy(kem_pk, c.cert.kem_pk, 32);
-    memcpy(device, c.cert.device, 32);
+    memcpy(account, c.cert.account, MERO_ACCOUNT_ID_LEN);
+    memcpy(kem_pk, c.cert.kem_pk, MERO_X25519_LEN);
+    memcpy(device, c.cert.device, MERO_DEVICE_ID_LEN);
     return 0;
 }
 
@@ -94,20 +81,17 @@ static int dep_admit(void *ud, const struct mero_tee_claim *c, const struct mero
     struct mero_admit_request req;
     struct mero_cur cur;
     memset(&req, 0, sizeof(req));
-    memcpy(req.group_id, c->ns, 32);
-    memcpy(req.member, c->public_key, 32);
+    memcpy(req.group_id, c->ns, sizeof(req.group_id));
+    memcpy(req.member, c->public_key, sizeof(req.member));
     mero_cur_init(&cur, c->credential, c->credential_len);
     MERO_TRY(mero_credential_decode(&cur, &req.account, err));
-    memcpy(req.quote_hash, v->quote_hash, 32);
-    mero_hex_encode(req.m.mrtd, v->mrtd, 48);
-    for (int i = 0; i < 4; i++) {
-        mero_hex_encode(req.m.rtmr[i], v->rtmr[i], 48);
-    }
+    memcpy(req.quote_hash, v->quote_hash, sizeof(req.quote_hash));
+    mero_measurements_from_raw(&req.m, v->mrtd, v->rtmr);
     snprintf(req.tcb_status, sizeof(req.tcb_status), "%s", v->tcb_status);
     req.is_mock = v->is_mock;
     req.has_td = v->has_td && !v->is_mock;
     req.td_attributes = v->td_attributes;
-    memcpy(req.mrservicetd, v->mrservicetd, 48);
+    memcpy(req.mrservicetd, v->mrservicetd, sizeof(req.mrservicetd));
     req.release_version = c->release;
     req.quote = c->quote;
     req.quote_len = c->quote_len;
@@ -129,9 +113,9 @@ static int dep_admit(void *ud, const struct mero_tee_claim *c, const struct mero
 
 /* ---- helpers shared with node/admission/fleet_join.c ---- */
 
-static bool may_vouch(struct mero_admission *a, const uint8_t ns[32])
+static bool may_vouch(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN])
 {
-    uint8_t pk[32];
+    uint8_t pk[MERO_IDENTITY_LEN];
     bool yes = false;
     if (mero_gov_identity(a->env.store, ns, false, pk, NULL) < 0) {
         return false;
@@ -142,25 +126,22 @@ static bool may_vouch(struct mero_admission *a, const uint8_t ns[32])
     return yes;
 }
 
-int mero__adm_pop(struct mero_admission *a, const uint8_t ns[32], uint8_t party_id[32],
-                  uint8_t sig[64], struct mero_err *err)
+int mero__adm_pop(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                  uint8_t party_id[MERO_IDENTITY_LEN], uint8_t sig[MERO_ED25519_SIG_LEN],
+                  struct mero_err *err)
 {
     uint8_t peer[MERO_PEER_ID_BYTES_MAX];
     size_t plen = sizeof(peer);
-    uint8_t *sk = sodium_malloc(64);
+    uint8_t *sk = sodium_malloc(MERO_ED25519_SK_LEN);
+    int rc;
     if (sk == NULL) {
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
-    int rc = mero_gov_identity(a->env.store, ns, true, party_id, err);
-    if (rc == 0) {
-        rc = mero_gov_identity_secret(a->env.store, ns, sk);
-    }
-    if (rc == 0) {
-        rc = mero_net_peer_id_bytes(a->self_peer, peer, &plen);
-    }
-    if (rc == 0) {
-        rc = mero_adm_pop_sign(sig, ns, party_id, peer, plen, sk);
-    }
+    MERO_TRY_OUT(mero_gov_identity(a->env.store, ns, true, party_id, err));
+    MERO_TRY_OUT(mero_gov_identity_secret(a->env.store, ns, sk));
+    MERO_TRY_OUT(mero_net_peer_id_bytes(a->self_peer, peer, &plen));
+    MERO_TRY_OUT(mero_adm_pop_sign(sig, ns, party_id, peer, plen, sk));
+out:
     sodium_free(sk);
     if (rc < 0 && err != NULL && err->msg[0] == '\0') {
         mero_err_set(err, -rc, "could not prove possession of the namespace identity");
@@ -168,12 +149,13 @@ int mero__adm_pop(struct mero_admission *a, const uint8_t ns[32], uint8_t party_
     return rc;
 }
 
-int mero__adm_make_quote(struct mero_admission *a, const uint8_t ns[32],
-                         const uint8_t challenge[32], uint8_t **quote, size_t *quote_len,
-                         struct mero_buf *cred_bytes, uint8_t pk[32], struct mero_err *err)
+int mero__adm_make_quote(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                         const uint8_t challenge[MERO_NONCE_LEN], uint8_t **quote,
+                         size_t *quote_len, struct mero_buf *cred_bytes,
+                         uint8_t pk[MERO_IDENTITY_LEN], struct mero_err *err)
 {
     struct mero_credential cred;
-    uint8_t binding[32], rd[64];
+    uint8_t binding[MERO_APP_HASH_LEN], rd[MERO_REPORT_DATA_LEN];
     bool is_mock = false;
     MERO_TRY(mero_gov_identity(a->env.store, ns, true, pk, err));
     int rc = mero_gov_credential(a->env.store, ns, &cred, err);
@@ -198,9 +180,10 @@ int mero__adm_make_quote(struct mero_admission *a, const uint8_t ns[32],
     return 0;
 }
 
-void mero__adm_status(struct mero_admission *a, const uint8_t ns[32], bool *member, bool *has_key)
+void mero__adm_status(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN], bool *member,
+                      bool *has_key)
 {
-    uint8_t pk[32], key[32], id[32];
+    uint8_t pk[MERO_IDENTITY_LEN], key[MERO_GROUP_KEY_LEN], id[MERO_KEY_ID_LEN];
     int role = MERO_ROLE_NONE;
     *member = false;
     *has_key = false;
@@ -221,11 +204,27 @@ static int respond_msg(struct mero_net_req *req, const struct mero_adm_msg *m)
     struct mero_buf b;
     mero_buf_init(&b, MERO_ADM_MAX_FRAME);
     int rc = mero_adm_msg_encode(&b, m);
-    if (rc == 0) {
-        rc = mero_net_respond(req, b.data, b.len);
-    } else {
+    if (rc < 0) {
         mero_net_req_drop(req);
+        goto out;
     }
+    rc = mero_net_respond(req, b.data, b.len);
+out:
+    mero_buf_cleanup(&b);
+    return rc;
+}
+
+/* Send m to peer on the admission protocol; cb(ud, ...) gets the answer unless this fails. */
+static int init_send(struct mero_admission *a, const char *peer, const struct mero_adm_init *m,
+                     mero_net_reply_cb cb, void *ud)
+{
+    struct mero_buf b;
+    int rc;
+    mero_buf_init(&b, MERO_ADM_MAX_FRAME);
+    MERO_TRY_OUT(mero_adm_init_encode(&b, m));
+    rc = mero_net_request(a->env.net, peer, MERO_ADM_PROTOCOL, b.data, b.len,
+                          MERO_ADM_REQUEST_TIMEOUT_MS, cb, ud);
+out:
     mero_buf_cleanup(&b);
     return rc;
 }
@@ -244,8 +243,8 @@ static bool pop_ok(const struct mero_adm_init *m, const char *remote)
 
 struct offer {
     struct mero_admission *a;
-    uint8_t ns[32];
-    uint8_t challenge[32];
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint8_t challenge[MERO_NONCE_LEN];
     char peer[MERO_PEER_ID_STR_MAX];
 };
 
@@ -271,9 +270,9 @@ static void offer_reply(void *ud, int status, const uint8_t *data, size_t len)
     MERO_INFO("TEE answered the challenge offered for its prompt (peer %s)", o->peer);
     struct mero_tee_claim c;
     memset(&c, 0, sizeof(c));
-    memcpy(c.ns, o->ns, 32);
-    memcpy(c.challenge, o->challenge, 32);
-    memcpy(c.public_key, m.public_key, 32);
+    memcpy(c.ns, o->ns, sizeof(c.ns));
+    memcpy(c.challenge, o->challenge, sizeof(c.challenge));
+    memcpy(c.public_key, m.public_key, sizeof(c.public_key));
     c.quote = m.quote;
     c.quote_len = m.quote_len;
     c.credential = m.credential;
@@ -290,8 +289,8 @@ out:
 int mero_admission_on_gossip(struct mero_admission *a, const char *topic, const char *from,
                              const uint8_t *data, size_t len)
 {
-    uint8_t ns[32];
-    if (!mero_adm_is_prompt(data, len) || mero__adm_topic_ns(topic, ns) < 0) {
+    uint8_t ns[MERO_NS_ID_LEN];
+    if (!mero_adm_is_prompt(data, len) || mero_node_topic_ns(topic, ns) < 0) {
         return 0;
     }
     if (from == NULL || strcmp(from, a->self_peer) == 0 || a->closing) {
@@ -313,7 +312,7 @@ int mero_admission_on_gossip(struct mero_admission *a, const char *topic, const 
         return 1;
     }
     o->a = a;
-    memcpy(o->ns, ns, 32);
+    memcpy(o->ns, ns, sizeof(o->ns));
     snprintf(o->peer, sizeof(o->peer), "%s", from);
     if (mero_challenge_issue(&a->book, MERO_CHALLENGE_OFFERED, ns, (const uint8_t *)from,
                              strlen(from), NULL, mero__adm_now(a), o->challenge, &e) < 0) {
@@ -325,16 +324,9 @@ int mero_admission_on_gossip(struct mero_admission *a, const char *topic, const 
     struct mero_adm_init m;
     memset(&m, 0, sizeof(m));
     m.kind = MERO_ADM_INIT_CHALLENGE_OFFER;
-    memcpy(m.ns, ns, 32);
-    memcpy(m.challenge, o->challenge, 32);
-    struct mero_buf b;
-    mero_buf_init(&b, MERO_ADM_MAX_FRAME);
-    int rc = mero_adm_init_encode(&b, &m);
-    if (rc == 0) {
-        rc = mero_net_request(a->env.net, from, MERO_ADM_PROTOCOL, b.data, b.len,
-                              MERO_ADM_REQUEST_TIMEOUT_MS, offer_reply, o);
-    }
-    mero_buf_cleanup(&b);
+    memcpy(m.ns, ns, sizeof(m.ns));
+    memcpy(m.challenge, o->challenge, sizeof(m.challenge));
+    int rc = init_send(a, from, &m, offer_reply, o);
     if (rc < 0) {
         MERO_DEBUG("admission: could not offer a challenge to %s: %s", from, mero_strerror(rc));
         mero_challenge_offer_release(&a->book);
@@ -389,16 +381,16 @@ static void spend_presented(struct mero_admission *a, const struct mero_adm_init
 static void on_admission_request(struct mero_admission *a, struct mero_net_req *req,
                                  const char *remote, const struct mero_adm_init *m)
 {
-    if (!mero_ct_eq(m->public_key, m->party_id, 32)) {
+    if (!mero_ct_eq(m->public_key, m->party_id, sizeof(m->public_key))) {
         spend_presented(a, m, remote);
         mero__adm_respond_verdict(req, false, "the request's public_key is not the key it proved");
         return;
     }
     struct mero_tee_claim c;
     memset(&c, 0, sizeof(c));
-    memcpy(c.ns, m->ns, 32);
-    memcpy(c.challenge, m->challenge, 32);
-    memcpy(c.public_key, m->public_key, 32);
+    memcpy(c.ns, m->ns, sizeof(c.ns));
+    memcpy(c.challenge, m->challenge, sizeof(c.challenge));
+    memcpy(c.public_key, m->public_key, sizeof(c.public_key));
     c.quote = m->quote;
     c.quote_len = m->quote_len;
     c.credential = m->credential;
@@ -421,27 +413,26 @@ static void on_offer(struct mero_admission *a, struct mero_net_req *req, const c
     memset(&r, 0, sizeof(r));
     r.kind = MERO_ADM_MSG_OFFER_REPLY;
     mero_buf_init(&cred, MERO_ADM_MAX_CREDENTIAL);
-    int rc = mero_pending_may_answer(&a->pending, m->ns, (const uint8_t *)remote, strlen(remote),
-                                     mero__adm_now(a));
-    if (rc == 0) {
-        rc = mero__adm_make_quote(a, m->ns, m->challenge, &quote, &qlen, &cred, r.public_key, &e);
-        if (rc < 0) {
-            MERO_WARN("admission: could not answer the offer from %s: %s", remote, e.msg);
-        }
+    int rc;
+    MERO_TRY_OUT(mero_pending_may_answer(&a->pending, m->ns, (const uint8_t *)remote,
+                                         strlen(remote), mero__adm_now(a)));
+    rc = mero__adm_make_quote(a, m->ns, m->challenge, &quote, &qlen, &cred, r.public_key, &e);
+    if (rc < 0) {
+        MERO_WARN("admission: could not answer the offer from %s: %s", remote, e.msg);
+        goto out;
     }
-    if (rc == 0) {
-        r.offered = true;
-        r.quote = quote;
-        r.quote_len = qlen;
-        r.credential = cred.data;
-        r.credential_len = cred.len;
-        if (a->env.release[0] != '\0') {
-            r.has_release = true;
-            snprintf(r.release, sizeof(r.release), "%s", a->env.release);
-        }
-        MERO_INFO("admission: answering the challenge %s offered with a quote", remote);
-        a->answered_ms = mero__adm_now(a);
+    r.offered = true;
+    r.quote = quote;
+    r.quote_len = qlen;
+    r.credential = cred.data;
+    r.credential_len = cred.len;
+    if (a->env.release[0] != '\0') {
+        r.has_release = true;
+        snprintf(r.release, sizeof(r.release), "%s", a->env.release);
     }
+    MERO_INFO("admission: answering the challenge %s offered with a quote", remote);
+    a->answered_ms = mero__adm_now(a);
+out:
     (void)respond_msg(req, &r);
     free(quote);
     mero_buf_cleanup(&cred);
@@ -453,12 +444,12 @@ static void on_group_key_request(struct mero_admission *a, struct mero_net_req *
     struct mero_adm_msg r;
     struct mero_key_envelope env;
     struct mero_buf eb;
-    uint8_t key[32], key_id[32];
+    uint8_t key[MERO_GROUP_KEY_LEN], key_id[MERO_KEY_ID_LEN];
     int role = MERO_ROLE_NONE;
     memset(&r, 0, sizeof(r));
     r.kind = MERO_ADM_MSG_GROUP_KEY;
     mero_buf_init(&eb, MERO_ADM_MAX_ENVELOPE);
-    uint8_t *sk = sodium_malloc(64);
+    uint8_t *sk = sodium_malloc(MERO_ED25519_SK_LEN);
     if (sk != NULL && mero_gov_direct_role(a->env.store, m->group_id, m->party_id, &role) == 0 &&
         role != MERO_ROLE_NONE && mero_gov_group_key(a->env.store, m->group_id, key, key_id) == 0 &&
         mero_gov_identity_secret(a->env.store, m->ns, sk) == 0 &&
@@ -520,7 +511,7 @@ static void on_request(void *ud, struct mero_net_req *req, const char *remote, c
 
 struct key_pull {
     struct mero_admission *a;
-    uint8_t ns[32];
+    uint8_t ns[MERO_NS_ID_LEN];
 };
 
 static void key_reply(void *ud, int status, const uint8_t *data, size_t len)
@@ -529,7 +520,7 @@ static void key_reply(void *ud, int status, const uint8_t *data, size_t len)
     struct mero_adm_msg m;
     struct mero_key_envelope env;
     struct mero_cur c;
-    uint8_t key[32];
+    uint8_t key[MERO_GROUP_KEY_LEN];
     if (status == 0 && !k->a->closing && mero_adm_msg_decode(data, len, &m, NULL) == 0 &&
         m.kind == MERO_ADM_MSG_GROUP_KEY && m.envelope != NULL) {
         mero_cur_init(&c, m.envelope, m.envelope_len);
@@ -544,13 +535,14 @@ static void key_reply(void *ud, int status, const uint8_t *data, size_t len)
     free(k);
 }
 
-void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[32], const char *peer)
+void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                        const char *peer)
 {
     struct mero_adm_init m;
     memset(&m, 0, sizeof(m));
     m.kind = MERO_ADM_INIT_GROUP_KEY_REQUEST;
-    memcpy(m.ns, ns, 32);
-    memcpy(m.group_id, ns, 32);
+    memcpy(m.ns, ns, sizeof(m.ns));
+    memcpy(m.group_id, ns, sizeof(m.group_id)); /* the namespace's root group */
     if (mero__adm_pop(a, ns, m.party_id, m.pop, NULL) < 0) {
         return;
     }
@@ -560,15 +552,8 @@ void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[32], const ch
         return;
     }
     k->a = a;
-    memcpy(k->ns, ns, 32);
-    struct mero_buf b;
-    mero_buf_init(&b, MERO_ADM_MAX_FRAME);
-    int rc = mero_adm_init_encode(&b, &m);
-    if (rc == 0) {
-        rc = mero_net_request(a->env.net, peer, MERO_ADM_PROTOCOL, b.data, b.len,
-                              MERO_ADM_REQUEST_TIMEOUT_MS, key_reply, k);
-    }
-    mero_buf_cleanup(&b);
+    memcpy(k->ns, ns, sizeof(k->ns));
+    int rc = init_send(a, peer, &m, key_reply, k);
     if (rc < 0) {
         free(k);
     }

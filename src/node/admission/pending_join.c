@@ -29,17 +29,19 @@ void mero_pending_init(struct mero_pending_joins *p)
     memset(p, 0, sizeof(*p));
 }
 
-static struct mero_pending_ns *find_ns(struct mero_pending_joins *p, const uint8_t ns[32])
+static struct mero_pending_ns *find_ns(struct mero_pending_joins *p,
+                                       const uint8_t ns[MERO_NS_ID_LEN])
 {
     for (size_t i = 0; i < MERO_MAX_PENDING_NAMESPACES; i++) {
-        if (p->ns[i].used && memcmp(p->ns[i].ns, ns, 32) == 0) {
+        if (p->ns[i].used && memcmp(p->ns[i].ns, ns, MERO_NS_ID_LEN) == 0) {
             return &p->ns[i];
         }
     }
     return NULL;
 }
 
-int mero_pending_register(struct mero_pending_joins *p, const uint8_t ns[32], uint64_t now_ms)
+int mero_pending_register(struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN],
+                          uint64_t now_ms)
 {
     struct mero_pending_ns *e = find_ns(p, ns);
     if (e == NULL) {
@@ -52,14 +54,14 @@ int mero_pending_register(struct mero_pending_joins *p, const uint8_t ns[32], ui
             return -MERO_EBUSY;
         }
         memset(e, 0, sizeof(*e));
-        memcpy(e->ns, ns, 32);
+        memcpy(e->ns, ns, sizeof(e->ns));
         e->used = true;
     }
     e->registered_ms = now_ms; /* a new fleet-join call restarts the window */
     return 0;
 }
 
-void mero_pending_remove(struct mero_pending_joins *p, const uint8_t ns[32])
+void mero_pending_remove(struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN])
 {
     struct mero_pending_ns *e = find_ns(p, ns);
     if (e != NULL) {
@@ -67,11 +69,11 @@ void mero_pending_remove(struct mero_pending_joins *p, const uint8_t ns[32])
     }
 }
 
-bool mero_pending_is_pending(const struct mero_pending_joins *p, const uint8_t ns[32],
+bool mero_pending_is_pending(const struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN],
                              uint64_t now_ms)
 {
     for (size_t i = 0; i < MERO_MAX_PENDING_NAMESPACES; i++) {
-        if (ns_live(&p->ns[i], now_ms) && memcmp(p->ns[i].ns, ns, 32) == 0) {
+        if (ns_live(&p->ns[i], now_ms) && memcmp(p->ns[i].ns, ns, MERO_NS_ID_LEN) == 0) {
             return true;
         }
     }
@@ -100,8 +102,8 @@ static struct mero_pending_offerer *offerer_slot(struct mero_pending_joins *p, c
     return free_slot != NULL ? free_slot : oldest;
 }
 
-int mero_pending_may_answer(struct mero_pending_joins *p, const uint8_t ns[32], const uint8_t *peer,
-                            size_t peer_len, uint64_t now_ms)
+int mero_pending_may_answer(struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN],
+                            const uint8_t *peer, size_t peer_len, uint64_t now_ms)
 {
     if (peer == NULL || peer_len == 0 || peer_len > MERO_PENDING_PEER_MAX) {
         return -MERO_EINVAL;

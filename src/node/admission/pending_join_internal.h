@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 #define MERO_PENDING_JOIN_TTL_MS             120000u
 #define MERO_MIN_ATTEST_INTERVAL_MS          2000u
@@ -24,7 +25,7 @@
 #define MERO_PENDING_PEER_MAX                64u
 
 struct mero_pending_ns {
-    uint8_t ns[32];
+    uint8_t ns[MERO_NS_ID_LEN];
     uint64_t registered_ms;
     uint64_t last_quote_ms;
     bool quoted; /* last_quote_ms is meaningful */
@@ -49,11 +50,11 @@ void mero_pending_init(struct mero_pending_joins *p);
  * Register (or refresh) `ns` as pending from now. -MERO_EBUSY when MAX_PENDING_NAMESPACES
  * other live registrations exist.
  */
-MERO_MUST_CHECK int mero_pending_register(struct mero_pending_joins *p, const uint8_t ns[32],
-                                          uint64_t now_ms);
+MERO_MUST_CHECK int mero_pending_register(struct mero_pending_joins *p,
+                                          const uint8_t ns[MERO_NS_ID_LEN], uint64_t now_ms);
 /* Forget `ns` (admitted, or the join gave up). */
-void mero_pending_remove(struct mero_pending_joins *p, const uint8_t ns[32]);
-bool mero_pending_is_pending(const struct mero_pending_joins *p, const uint8_t ns[32],
+void mero_pending_remove(struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN]);
+bool mero_pending_is_pending(const struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN],
                              uint64_t now_ms);
 
 /*
@@ -63,7 +64,8 @@ bool mero_pending_is_pending(const struct mero_pending_joins *p, const uint8_t n
  * first, so one offering peer cannot use up the namespace's slot) or the namespace less than
  * 2 s ago.
  */
-MERO_MUST_CHECK int mero_pending_may_answer(struct mero_pending_joins *p, const uint8_t ns[32],
-                                            const uint8_t *peer, size_t peer_len, uint64_t now_ms);
+MERO_MUST_CHECK int mero_pending_may_answer(struct mero_pending_joins *p,
+                                            const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer,
+                                            size_t peer_len, uint64_t now_ms);
 
 #endif

@@ -91,28 +91,33 @@ static void job_free(struct run_job *j)
     free(j);
 }
 
+/* The collateral, then (when asked) the named release, fetched off the loop. */
+static int job_fetch(struct run_job *j)
+{
+    uint8_t *json = NULL;
+    size_t jlen = 0;
+    MERO_TRY(j->a->env.fetch_collateral(j->a->env.ud, j->c.quote, j->c.quote_len, &json, &jlen,
+                                        &j->fetch_err));
+    j->v.collateral = json;
+    j->v.collateral_len = jlen;
+    if (!j->prefetch) {
+        return 0;
+    }
+    /* a release that cannot be fetched or verified refuses this attempt here, so the
+     * decision's release check on the loop never waits on the network */
+    struct mero_err e = {0};
+    int rc = j->a->env.prefetch_release(j->a->env.ud, j->release, &e);
+    if (rc < 0) {
+        j->release_failed = true;
+        return mero_err_set(&j->fetch_err, -rc, "release %s: %s", j->release, e.msg);
+    }
+    return 0;
+}
+
 static void job_work(uv_work_t *w)
 {
     struct run_job *j = w->data;
-    uint8_t *json = NULL;
-    size_t jlen = 0;
-    j->fetch_rc = j->a->env.fetch_collateral(j->a->env.ud, j->c.quote, j->c.quote_len, &json, &jlen,
-                                             &j->fetch_err);
-    if (j->fetch_rc == 0) {
-        j->v.collateral = json;
-        j->v.collateral_len = jlen;
-    }
-    if (j->fetch_rc == 0 && j->prefetch) {
-        /* a release that cannot be fetched or verified refuses this attempt here, so the
-         * decision's release check on the loop never waits on the network */
-        struct mero_err e = {0};
-        int rc = j->a->env.prefetch_release(j->a->env.ud, j->release, &e);
-        if (rc < 0) {
-            j->fetch_rc = rc;
-            mero_err_set(&j->fetch_err, -rc, "release %s: %s", j->release, e.msg);
-            j->release_failed = true;
-        }
-    }
+    j->fetch_rc = job_fetch(j);
     if (j->fetch_rc == 0) {
         /* The DCAP verdict off the loop too (the verifier's caches are thread-safe,
          * docs/verification.md §5); only the decision runs back on the loop. */
@@ -200,8 +205,9 @@ void mero__adm_run(struct mero_admission *a, const struct mero_tee_claim *c, con
     struct mero_err e = {0};
     int outcome = MERO_ADMIT_NOT_A_VOUCHER;
     memset(&v, 0, sizeof(v));
-    int rc = mero_admission_check(&a->book, &a->deps, c, mero__adm_now(a), &v, &e);
-    if (rc == 0 && !v.is_mock && a->env.fetch_collateral != NULL && a->env.loop != NULL) {
+    int rc;
+    MERO_TRY_OUT(mero_admission_check(&a->book, &a->deps, c, mero__adm_now(a), &v, &e));
+    if (!v.is_mock && a->env.fetch_collateral != NULL && a->env.loop != NULL) {
         struct run_job *j = job_new(a, c, &v, path, req);
         if (j != NULL && c->release != NULL && a->env.prefetch_release != NULL) {
             struct mero_tee_policy p;
@@ -222,13 +228,11 @@ void mero__adm_run(struct mero_admission *a, const struct mero_tee_claim *c, con
             free(j);
         }
         rc = mero_err_set(&e, MERO_ENOMEM, "could not queue the verification");
+        goto out;
     }
-    if (rc == 0) {
-        rc = mero_admission_verify_real(&a->deps, c, &v, &e);
-    }
-    if (rc == 0) {
-        rc = mero_admission_decide(&a->deps, c, &v, &outcome, &e);
-    }
+    MERO_TRY_OUT(mero_admission_verify_real(&a->deps, c, &v, &e));
+    rc = mero_admission_decide(&a->deps, c, &v, &outcome, &e);
+out:
     mero_tee_verdict_cleanup(&v);
     report(a, c, path, req, rc, outcome, &e);
 }

@@ -19,12 +19,14 @@
 #include <uv.h>
 
 #include "mero/err.h"
+#include "mero/sizes.h"
 #include "mero/gov.h"
 #include "mero/net.h"
 #include "node/admission/admission_internal.h"
 #include "node/admission/msg_internal.h"
 #include "node/admission/challenge_internal.h"
 #include "node/admission/pending_join_internal.h"
+#include "node/topic_internal.h"
 
 #define MERO_FLEET_JOIN_BUDGET_MS   30000u /* MAX_ADMISSION_WAIT */
 #define MERO_FLEET_JOIN_POLL_MS     2000u  /* ADMISSION_POLL, the re-prompt period */
@@ -43,17 +45,20 @@ struct mero_admission_env {
     char release[MERO_ADM_MAX_RELEASE_LEN + 1]; /* MERO_TEE_VERSION, "" when unknown */
     void *ud;
     /* Broadcast ops a local action produced (already applied locally) on ns/<hex>. */
-    int (*publish_ops)(void *ud, const uint8_t ns[32], const struct mero_gov_oplist *ops);
+    int (*publish_ops)(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
+                       const struct mero_gov_oplist *ops);
     /* Start a namespace op-log pull from connected peers (bootstrap / catch-up). May be NULL. */
-    void (*sync_namespace)(void *ud, const uint8_t ns[32]);
+    void (*sync_namespace)(void *ud, const uint8_t ns[MERO_NS_ID_LEN]);
     /* Join every context of ns; *ids owned (free()). May be NULL (no contexts joined). */
-    int (*join_contexts)(void *ud, const uint8_t ns[32], uint8_t (**ids)[32], size_t *n);
+    int (*join_contexts)(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
+                         uint8_t (**ids)[MERO_CONTEXT_ID_LEN], size_t *n);
     /*
      * Self-purge: delete the node-local context state (values, deltas) of ns's contexts
      * (group == ns) or of group's contexts only, before gov forgets which contexts those were.
      * Idempotent. May be NULL (no context layer).
      */
-    int (*purge_contexts)(void *ud, const uint8_t ns[32], const uint8_t group[32]);
+    int (*purge_contexts)(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
+                          const uint8_t group[MERO_GROUP_ID_LEN]);
     /* DCAP for real quotes (see struct mero_admission_deps); NULL refuses real quotes. */
     int (*verify_real)(void *ud, const uint8_t *quote, size_t len, struct mero_tee_verdict *v,
                        struct mero_err *err);
@@ -80,8 +85,8 @@ struct mero_fleet_join;
 
 #define MERO_PURGE_QUEUE 16
 struct mero_purge_job {
-    uint8_t ns[32];
-    uint8_t group[32];
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint8_t group[MERO_GROUP_ID_LEN];
 };
 
 struct mero_admission {
@@ -129,7 +134,8 @@ int mero_admission_on_gossip(struct mero_admission *a, const char *topic, const 
  * (multiaddrs ending in /p2p/<id>) directly first. cb runs exactly once on the loop, with 200
  * and the response's `data` JSON, or an error status and message. Returns 0 when started.
  */
-MERO_MUST_CHECK int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[32],
+MERO_MUST_CHECK int mero_fleet_join_start(struct mero_admission *a,
+                                          const uint8_t ns[MERO_NS_ID_LEN],
                                           const char *const *admitters, size_t n,
                                           mero_fleet_join_cb cb, void *ctx, struct mero_err *err);
 
@@ -142,25 +148,24 @@ MERO_MUST_CHECK int mero_admission_purge_reconcile(struct mero_admission *a);
 
 /* ---- shared between node/admission/peer.c and node/admission/fleet_join.c ---- */
 uint64_t mero__adm_now(const struct mero_admission *a);
-/* "ns/<64 hex>" */
-void mero__adm_topic(char out[68], const uint8_t ns[32]);
-/* Parse "ns/<64 hex>"; 0 on success. */
-int mero__adm_topic_ns(const char *topic, uint8_t ns[32]);
 /*
  * Make our quote over challenge || admission_binding(our credential in ns); *quote owned
  * (free()), cred_bytes gets the encoded credential, pk our namespace identity.
  */
-MERO_MUST_CHECK int mero__adm_make_quote(struct mero_admission *a, const uint8_t ns[32],
-                                         const uint8_t challenge[32], uint8_t **quote,
+MERO_MUST_CHECK int mero__adm_make_quote(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                                         const uint8_t challenge[MERO_NONCE_LEN], uint8_t **quote,
                                          size_t *quote_len, struct mero_buf *cred_bytes,
-                                         uint8_t pk[32], struct mero_err *err);
+                                         uint8_t pk[MERO_IDENTITY_LEN], struct mero_err *err);
 /* Our proof of possession for ns: party_id = our identity, over our own peer id bytes. */
-MERO_MUST_CHECK int mero__adm_pop(struct mero_admission *a, const uint8_t ns[32],
-                                  uint8_t party_id[32], uint8_t sig[64], struct mero_err *err);
+MERO_MUST_CHECK int mero__adm_pop(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                                  uint8_t party_id[MERO_IDENTITY_LEN],
+                                  uint8_t sig[MERO_ED25519_SIG_LEN], struct mero_err *err);
 /* Are we admitted in ns (a direct TEE row) and do we hold its group key? */
-void mero__adm_status(struct mero_admission *a, const uint8_t ns[32], bool *member, bool *has_key);
+void mero__adm_status(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN], bool *member,
+                      bool *has_key);
 /* Ask peer for ns's group key (GroupKeyRequest); stores it when answered. */
-void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[32], const char *peer);
+void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                        const char *peer);
 /* node/admission/run.c: verify_and_admit for a claim; answers req (direct path) when non-NULL. */
 void mero__adm_run(struct mero_admission *a, const struct mero_tee_claim *c, const char *path,
                    struct mero_net_req *req);

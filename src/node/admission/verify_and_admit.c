@@ -69,18 +69,18 @@ int mero_admission_check(struct mero_challenge_book *book, const struct mero_adm
     }
     /* 3. binding and report data (structural), then the mock verdict */
     mero_admission_binding(t.binding, c->ns, c->ns, c->public_key, t.account, t.kem_pk, t.device);
-    uint8_t want[64], got[64];
+    uint8_t want[MERO_REPORT_DATA_LEN], got[MERO_REPORT_DATA_LEN];
     bool is_mock = false;
     mero_report_data(want, c->challenge, t.binding);
     rc = mero_quote_report_data(c->quote, c->quote_len, got, &is_mock);
     if (rc < 0) {
         return mero_err_set(err, MERO_EREFUSED, "the quote does not parse (%s)", mero_strerror(rc));
     }
-    if (!mero_ct_eq(got, want, 32)) {
+    if (!mero_ct_eq(got, want, MERO_NONCE_LEN)) {
         return mero_err_set(err, MERO_EREFUSED,
                             "the quote's report data does not carry the challenge");
     }
-    if (!mero_ct_eq(got + 32, want + 32, 32)) {
+    if (!mero_ct_eq(got + MERO_NONCE_LEN, want + MERO_NONCE_LEN, MERO_APP_HASH_LEN)) {
         return mero_err_set(err, MERO_EREFUSED,
                             "the quote does not commit to this credential's admission binding");
     }
@@ -101,7 +101,7 @@ int mero_admission_check(struct mero_challenge_book *book, const struct mero_adm
             return mero_err_set(err, MERO_EREFUSED, "the quote does not parse (%s)",
                                 mero_strerror(rc));
         }
-        memcpy(t.mrtd, q.body.mrtd, 48);
+        memcpy(t.mrtd, q.body.mrtd, sizeof(t.mrtd));
         memcpy(t.rtmr, q.body.rtmr, sizeof(t.rtmr));
         /* the TD facts the admission rules judge (and the join records for every peer) */
         t.has_td = true;
@@ -109,7 +109,7 @@ int mero_admission_check(struct mero_challenge_book *book, const struct mero_adm
             t.td_attributes = (t.td_attributes << 8) | q.body.td_attributes[i];
         }
         if (q.body.td15) {
-            memcpy(t.mrservicetd, q.body.mrservicetd, 48);
+            memcpy(t.mrservicetd, q.body.mrservicetd, sizeof(t.mrservicetd));
         }
     }
     *v = t;
@@ -172,20 +172,14 @@ int mero_verify_and_admit(struct mero_challenge_book *book, const struct mero_ad
     int o;
     memset(&v, 0, sizeof(v));
     mero_err_clear(err);
-    int rc = mero_admission_check(book, deps, c, now_ms, &v, err);
-    if (rc == 0) {
-        rc = mero_admission_verify_real(deps, c, &v, err);
-    }
-    if (rc == 0) {
-        rc = mero_admission_decide(deps, c, &v, &o, err);
-    }
-    mero_tee_verdict_cleanup(&v);
-    if (rc < 0) {
-        return rc;
-    }
-    if (o == MERO_ADMIT_NOT_A_VOUCHER) {
-        return mero_err_set(err, MERO_ENOTVOUCHER, "%s", MERO_ADM_REASON_NOT_VOUCHER);
-    }
+    int rc;
+    MERO_TRY_OUT(mero_admission_check(book, deps, c, now_ms, &v, err));
+    MERO_TRY_OUT(mero_admission_verify_real(deps, c, &v, err));
+    MERO_TRY_OUT(mero_admission_decide(deps, c, &v, &o, err));
+    MERO_ENSURE_OUT(o != MERO_ADMIT_NOT_A_VOUCHER, err, MERO_ENOTVOUCHER, "%s",
+                    MERO_ADM_REASON_NOT_VOUCHER);
     *out = o;
-    return 0;
+out:
+    mero_tee_verdict_cleanup(&v);
+    return rc;
 }

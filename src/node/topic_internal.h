@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * topic_internal.h - the one builder and parser of a namespace's gossip topic, "ns/<hex>"
+ * (reference-calimero.md: the topic is "ns/" and the namespace id in lowercase hex), shared by
+ * the service, the admission handshake and self-purge (implemented in service.c).
+ *
+ * Invariant: a topic this builds is exactly MERO_NS_TOPIC_LEN chars, and the parser accepts
+ * exactly that shape (either hex case), so build then parse gives back the same id.
+ */
+#ifndef MERO_NODE_TOPIC_H
+#define MERO_NODE_TOPIC_H
+
+#include <stdint.h>
+
+#include "mero/err.h"
+#include "mero/sizes.h"
+
+#define MERO_NS_TOPIC_PREFIX "ns/"
+#define MERO_NS_TOPIC_LEN    (sizeof(MERO_NS_TOPIC_PREFIX) - 1 + MERO_HEX_LEN(MERO_NS_ID_LEN))
+#define MERO_NS_TOPIC_SIZE   (MERO_NS_TOPIC_LEN + 1) /* a char array's size, with the NUL */
+
+/* "ns/<64 lowercase hex>" of ns into out. */
+void mero_node_topic(char out[MERO_NS_TOPIC_SIZE], const uint8_t ns[MERO_NS_ID_LEN]);
+/* The namespace of a "ns/<64 hex>" topic; -MERO_EINVAL for any other string (or NULL). */
+MERO_MUST_CHECK int mero_node_topic_ns(const char *topic, uint8_t ns[MERO_NS_ID_LEN]);
+
+#endif
