@@ -150,8 +150,8 @@ MERO_MUST_CHECK int mero_node_namespace_of(struct mero_node *node,
 MERO_MUST_CHECK int mero_node_ns_identity(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                                           uint8_t pk[MERO_IDENTITY_LEN]);
 /* Namespaces this node knows. *out owned (free()). */
-MERO_MUST_CHECK int mero_node_namespaces(struct mero_node *node,
-                                         uint8_t (**out)[MERO_NS_ID_LEN], size_t *n);
+MERO_MUST_CHECK int mero_node_namespaces(struct mero_node *node, uint8_t (**out)[MERO_NS_ID_LEN],
+                                         size_t *n);
 /* Create a namespace with these labels; we are its admin, our identity in *pk. */
 MERO_MUST_CHECK int mero_node_ns_create(struct mero_node *node,
                                         const struct mero_node_labels *labels,
@@ -220,8 +220,7 @@ MERO_MUST_CHECK int mero_node_member_remove(struct mero_node *node,
                                             const uint8_t id[MERO_IDENTITY_LEN],
                                             struct mero_err *err);
 MERO_MUST_CHECK int mero_node_group_leave(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                                          const uint8_t g[MERO_GROUP_ID_LEN],
-                                          struct mero_err *err);
+                                          const uint8_t g[MERO_GROUP_ID_LEN], struct mero_err *err);
 
 /* One entry of a batch: its identity, role (adds only) and, after the call, its outcome. */
 struct mero_node_batch_entry {
@@ -263,13 +262,14 @@ MERO_MUST_CHECK int mero_node_contexts(struct mero_node *node, const uint8_t ns[
  * context's clock is exhausted; 0 means committed and current. force (test mode only) skips
  * the local checks and claims lamport when not 0.
  */
-MERO_MUST_CHECK int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[32],
-                                      const char *key, const uint8_t *value, size_t vlen,
-                                      bool force, uint64_t lamport, struct mero_err *err);
+MERO_MUST_CHECK int mero_node_ctx_put(struct mero_node *node,
+                                      const uint8_t ctx[MERO_CONTEXT_ID_LEN], const char *key,
+                                      const uint8_t *value, size_t vlen, bool force,
+                                      uint64_t lamport, struct mero_err *err);
 /* Read a key: *value owned (free()); -MERO_ENOTFOUND when absent. */
-MERO_MUST_CHECK int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[32],
-                                      const char *key, uint8_t **value, size_t *vlen,
-                                      struct mero_err *err);
+MERO_MUST_CHECK int mero_node_ctx_get(struct mero_node *node,
+                                      const uint8_t ctx[MERO_CONTEXT_ID_LEN], const char *key,
+                                      uint8_t **value, size_t *vlen, struct mero_err *err);
 
 /* ---- the TEE admission policy (node/policy.c) ---- */
 

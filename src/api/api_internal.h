@@ -115,7 +115,7 @@ extern const struct api_route api_routes_ref[];
  * absent, or equal (64 hex or base58) to this node's identity in ns, is fine and the member is
  * removed from body; anything else is answered (400 malformed, 403 another identity) and -1
  * returned (routes_ref.c). */
-int api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[32]);
+int api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[MERO_NS_ID_LEN]);
 /* The answer to a batch of member changes (routes_ref.c), after mero_node_members_add or
  * _remove returned rc: data when every entry passed (rc 0), else the first refusal's status
  * with every refusal named "members[i] (<id>..): reason" (data is then freed). */
@@ -123,8 +123,7 @@ int api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[32]);
 void api_batch_reply(struct api_req *r, int rc, const struct mero_node_batch_entry *e, size_t n,
                      const struct mero_err *err, json_t *data);
 /* 32-byte key given as 64 hex chars or as base58 (routes_ref.c): 0 or -1. */
-int api_parse_key32(const char *s, uint8_t out[32]);
-
+int api_parse_key32(const char *s, uint8_t out[MERO_IDENTITY_LEN]);
 
 /* A request path split at '/' and percent-decoded segment by segment (router.c). */
 #define API_PATH_MAX_SEGS 12
@@ -161,6 +160,5 @@ void api_reply_err(struct api_req *r, int rc, const struct mero_err *err);
 /* The `data` of a finished fleet join (reference-calimero.md §4.4; routes_tee.c); NULL when
  * out of memory. */
 json_t *api_fleet_join_json(const struct mero_fleet_join_result *res);
-
 
 #endif

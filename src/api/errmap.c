@@ -15,23 +15,12 @@ static const struct {
     int code;
     int status;
 } errmap[] = {
-    {MERO_EINVAL, 400},
-    {MERO_EHEX, 400},
-    {MERO_EJSON, 400},
-    {MERO_ETOOBIG, 400},
-    {MERO_EMULTIADDR, 400}, /* only ever from an address the caller gave */
-    {MERO_ENOTFOUND, 404},
-    {MERO_EEXIST, 409},
-    {MERO_ESTATE, 409},
-    {MERO_ECLOCK, 409},
-    {MERO_ESUPERSEDED, 409},
-    {MERO_EPERM, 403},
-    {MERO_ENOTADMIN, 403},
-    {MERO_EREADONLY, 403},
-    {MERO_ETEE_ROLE_LOCKED, 403},
-    {MERO_EREFUSED, 403},
-    {MERO_EUNSUPPORTED, 501},
-    {MERO_ETIMEOUT, 504},
+    {MERO_EINVAL, 400},    {MERO_EHEX, 400},         {MERO_EJSON, 400},
+    {MERO_ETOOBIG, 400},   {MERO_EMULTIADDR, 400}, /* only ever from an address the caller gave */
+    {MERO_ENOTFOUND, 404}, {MERO_EEXIST, 409},       {MERO_ESTATE, 409},
+    {MERO_ECLOCK, 409},    {MERO_ESUPERSEDED, 409},  {MERO_EPERM, 403},
+    {MERO_ENOTADMIN, 403}, {MERO_EREADONLY, 403},    {MERO_ETEE_ROLE_LOCKED, 403},
+    {MERO_EREFUSED, 403},  {MERO_EUNSUPPORTED, 501}, {MERO_ETIMEOUT, 504},
 };
 
 int api_status_of(int rc)

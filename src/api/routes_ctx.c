@@ -70,8 +70,8 @@ static void ctx_list(struct api_req *r, json_t *body)
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++) {
         if (memcmp(cs[i].group, g, sizeof(g)) == 0) {
-            json_array_append_new(a, json_pack("{s:o, s:o}", "contextId", idj(cs[i].id),
-                                               "groupId", idj(cs[i].group)));
+            json_array_append_new(a, json_pack("{s:o, s:o}", "contextId", idj(cs[i].id), "groupId",
+                                               idj(cs[i].group)));
         }
     }
     free(cs);
@@ -111,9 +111,9 @@ static void kv_write(struct api_req *r, json_t *body, bool force)
         api_reply_err(r, rc, &err);
         return;
     }
-    api_reply_data(r, 200,
-                   json_pack("{s:o, s:s, s:s%}", "contextId", idj(ctx), "key", r->params[1],
-                             "value", v, n));
+    api_reply_data(
+        r, 200,
+        json_pack("{s:o, s:s, s:s%}", "contextId", idj(ctx), "key", r->params[1], "value", v, n));
 }
 
 static void kv_put(struct api_req *r, json_t *body)

@@ -71,8 +71,8 @@ static void node_info(struct api_req *r, json_t *body)
         for (size_t i = 0; i < n; i++) {
             uint8_t pk[MERO_IDENTITY_LEN];
             if (mero_node_ns_identity(r->node, nss[i], pk) == 0) {
-                json_array_append_new(nsl, json_pack("{s:o, s:o}", "namespaceId", idj(nss[i]),
-                                                     "identity", idj(pk)));
+                json_array_append_new(
+                    nsl, json_pack("{s:o, s:o}", "namespaceId", idj(nss[i]), "identity", idj(pk)));
             }
         }
         free(nss);
@@ -275,8 +275,8 @@ static void member_remove(struct api_req *r, json_t *body)
     int rc = mero_node_member_remove(r->node, ns, g, id, &err);
     finish(r, rc, &err,
            rc < 0 ? NULL
-                  : json_pack("{s:o, s:o, s:b}", "groupId", idj(g), "identity", idj(id),
-                              "removed", 1));
+                  : json_pack("{s:o, s:o, s:b}", "groupId", idj(g), "identity", idj(id), "removed",
+                              1));
 }
 
 static void group_leave(struct api_req *r, json_t *body)

@@ -36,31 +36,32 @@ static json_t *b58j(const uint8_t pk[MERO_IDENTITY_LEN])
     return json_string(s);
 }
 
-int api_parse_key32(const char *s, uint8_t out[32])
+int api_parse_key32(const char *s, uint8_t out[MERO_IDENTITY_LEN])
 {
     struct api_fail f = {0};
     if (s == NULL) {
         return -1;
     }
-    if (strlen(s) == 64) {
+    if (strlen(s) == MERO_HEX_LEN(MERO_IDENTITY_LEN)) {
         return api_parse_id32(s, out, "key", &f) < 0 ? -1 : 0;
     }
-    uint8_t buf[40];
+    uint8_t buf[MERO_IDENTITY_LEN + 8]; /* room to see a longer decoding and refuse it */
     size_t n = sizeof(buf);
-    if (strlen(s) > 60 || mero_base58_decode(s, buf, &n) < 0 || n != 32) {
+    if (strlen(s) > B58_KEY_MAX - 4 || mero_base58_decode(s, buf, &n) < 0 ||
+        n != MERO_IDENTITY_LEN) {
         return -1;
     }
-    memcpy(out, buf, 32);
+    memcpy(out, buf, MERO_IDENTITY_LEN);
     return 0;
 }
 
-int api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[32])
+int api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[MERO_NS_ID_LEN])
 {
     json_t *v = json_object_get(body, "requester");
     if (v == NULL) {
         return 0;
     }
-    uint8_t want[32], mine[32];
+    uint8_t want[MERO_IDENTITY_LEN], mine[MERO_IDENTITY_LEN];
     if (!json_is_string(v) || api_parse_key32(json_string_value(v), want) < 0) {
         api_reply_error(r, 400, "`requester` must be a 32-byte key: 64 hex chars or base58");
         return -1;
@@ -71,9 +72,9 @@ int api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[32])
                         "signs only as itself");
         return -1;
     }
-    if (!mero_ct_eq(want, mine, 32)) {
-        char h[65];
-        mero_hex_encode(h, mine, 32);
+    if (!mero_ct_eq(want, mine, sizeof(mine))) {
+        char h[MERO_HEX_SIZE(MERO_IDENTITY_LEN)];
+        mero_hex_encode(h, mine, sizeof(mine));
         api_reply_error(r, 403,
                         "requester refused: this node signs only as itself (%s) in this "
                         "namespace, not as the requester given",
@@ -316,16 +317,16 @@ static void ns_group_create(struct api_req *r, json_t *body)
         return;
     }
     struct mero_err err = {0};
-    int rc = mero_node_subgroup_create(r->node, ns, ns,
-                                       open ? MERO_GROUP_OPEN : MERO_GROUP_RESTRICTED,
-                                       m.has_name ? m.name : NULL, g, &err);
+    int rc =
+        mero_node_subgroup_create(r->node, ns, ns, open ? MERO_GROUP_OPEN : MERO_GROUP_RESTRICTED,
+                                  m.has_name ? m.name : NULL, g, &err);
     if (rc < 0) {
         api_reply_err(r, rc, &err);
         return;
     }
-    json_t *o = json_pack("{s:o, s:o, s:s}", "groupId", mero_json_hex(g, sizeof(g)), "parentId",
-                          mero_json_hex(ns, sizeof(ns)), "visibility",
-                          open ? "open" : "restricted");
+    json_t *o =
+        json_pack("{s:o, s:o, s:s}", "groupId", mero_json_hex(g, sizeof(g)), "parentId",
+                  mero_json_hex(ns, sizeof(ns)), "visibility", open ? "open" : "restricted");
     if (m.has_name) {
         json_object_set_new(o, "name", json_string(m.name));
     }
@@ -352,8 +353,7 @@ static void ns_groups(struct api_req *r, json_t *body)
             json_object_set_new(o, "name", json_string(gs[i].name));
         }
         if (gs[i].has_parent) {
-            json_object_set_new(o, "parentId",
-                                mero_json_hex(gs[i].parent, sizeof(gs[i].parent)));
+            json_object_set_new(o, "parentId", mero_json_hex(gs[i].parent, sizeof(gs[i].parent)));
         }
         json_array_append_new(a, o);
     }
@@ -380,8 +380,9 @@ static void group_info(struct api_req *r, json_t *body)
     json_object_set_new(o, "memberCount", json_integer((json_int_t)sum.members));
     json_object_set_new(o, "contextCount", json_integer((json_int_t)sum.contexts));
     json_object_set_new(o, "defaultCapabilities", json_integer(0));
-    json_object_set_new(o, "subgroupVisibility",
-                        json_string(sum.visibility == MERO_GROUP_RESTRICTED ? "restricted" : "open"));
+    json_object_set_new(
+        o, "subgroupVisibility",
+        json_string(sum.visibility == MERO_GROUP_RESTRICTED ? "restricted" : "open"));
     json_object_set_new(o, "metadata", json_null());
     json_object_set_new(o, "namespaceId", mero_json_hex(sum.ns, sizeof(sum.ns)));
     json_object_set_new(o, "parentId", mero_json_hex(sum.parent, sizeof(sum.parent)));
@@ -439,8 +440,8 @@ static void members_remove(struct api_req *r, json_t *body)
         json_array_append_new(done, mero_json_hex(es[i].id, sizeof(es[i].id)));
     }
     api_batch_reply(r, rc, es, n, &err,
-                    json_pack("{s:o, s:o, s:b}", "groupId", mero_json_hex(g, sizeof(g)),
-                              "members", done, "removed", 1));
+                    json_pack("{s:o, s:o, s:b}", "groupId", mero_json_hex(g, sizeof(g)), "members",
+                              done, "removed", 1));
     free(es);
 }
 

@@ -308,8 +308,8 @@ static void tee_fleet_join(struct api_req *r, json_t *body)
         addrs[i] = j->admitters[i];
     }
     struct mero_err err = {0};
-    int rc = mero_node_fleet_join(r->node, j->group_id, addrs, j->nadmitters, fleet_join_done, r,
-                                  &err);
+    int rc =
+        mero_node_fleet_join(r->node, j->group_id, addrs, j->nadmitters, fleet_join_done, r, &err);
     free(j);
     if (rc < 0) {
         api_reply_err(r, rc, &err);

@@ -18,13 +18,13 @@
 #include "mero/err.h"
 #include "mero/node.h"
 
-#define MERO_NODE_PATH_MAX      1024
-#define MERO_META_GOV_DB        "gov_db" /* node_meta: init made gov.db */
-#define MERO_NODE_NAME_MAX      64
-#define MERO_NODE_MAX_LISTEN    8
-#define MERO_TOKEN_HEX_LEN      64
-#define MERO_DEFAULT_API        "127.0.0.1:2528"
-#define MERO_DEFAULT_LISTEN     "/ip4/127.0.0.1/tcp/2428"
+#define MERO_NODE_PATH_MAX   1024
+#define MERO_META_GOV_DB     "gov_db" /* node_meta: init made gov.db */
+#define MERO_NODE_NAME_MAX   64
+#define MERO_NODE_MAX_LISTEN 8
+#define MERO_TOKEN_HEX_LEN   64
+#define MERO_DEFAULT_API     "127.0.0.1:2528"
+#define MERO_DEFAULT_LISTEN  "/ip4/127.0.0.1/tcp/2428"
 
 struct sqlite3;
 struct mero_store;
@@ -43,7 +43,7 @@ struct mero_node_hooks {
      * later (up to ~30 s). Returns 0 when started, negative when it could not start (then
      * done is not called; err holds the reason).
      */
-    int (*fleet_join)(struct mero_node *node, const uint8_t group_id[32],
+    int (*fleet_join)(struct mero_node *node, const uint8_t group_id[MERO_GROUP_ID_LEN],
                       const char *const *admitters, size_t n, mero_fleet_join_done done, void *ctx,
                       struct mero_err *err);
     void *fleet_join_state;
@@ -52,7 +52,7 @@ struct mero_node_hooks {
      * state delta (service.c reserves the first bytes MERO_GOSSIP_OP / MERO_GOSSIP_DELTA).
      * Return 0 to accept (forwarded), negative to reject. NULL: such messages are rejected.
      */
-    int (*on_gossip)(struct mero_node *node, const uint8_t ns[32], const char *from,
+    int (*on_gossip)(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], const char *from,
                      const uint8_t *data, size_t len);
     void *gossip_state;
 };
@@ -77,10 +77,10 @@ struct mero_node {
     char *bootstrap[MERO_NODE_MAX_BOOTSTRAP];
     size_t nbootstrap;
     /* node identity (Ed25519); sk in sodium_malloc'd memory */
-    uint8_t id_pk[32];
+    uint8_t id_pk[MERO_ED25519_PK_LEN];
     uint8_t *id_sk;
     /* the transport key /tee/attest binds: X25519, generated at startup, memory only */
-    uint8_t transport_pk[32];
+    uint8_t transport_pk[MERO_X25519_LEN];
     uint8_t *transport_sk;
     char token[MERO_TOKEN_HEX_LEN + 1]; /* admin bearer token (secret) */
     enum mero_node_tee tee;
@@ -123,6 +123,5 @@ MERO_MUST_CHECK int mero_node_check_identity_key(const char *path, const uint8_t
 /* Write a file atomically (tmp + fsync + rename) with the given mode. */
 MERO_MUST_CHECK int mero_node_write_file(const char *path, const void *data, size_t len, int mode,
                                          struct mero_err *err);
-
 
 #endif

@@ -401,8 +401,8 @@ static void next_admitter(struct mero_fleet_join *j)
 /* ---- start ---- */
 
 int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[32],
-                          const char *const *admitters, size_t n, mero_fleet_join_done cb, void *ctx,
-                          struct mero_err *err)
+                          const char *const *admitters, size_t n, mero_fleet_join_done cb,
+                          void *ctx, struct mero_err *err)
 {
     struct mero_credential cred;
     char topic[68];

@@ -33,7 +33,6 @@
 #define MERO_MAX_ADMITTER_ADDRS     8u     /* MAX_ADMITTER_MACHINES */
 #define MERO_ADM_REQUEST_TIMEOUT_MS 15000u /* one stream exchange, dial included */
 
-
 struct mero_admission_env {
     uv_loop_t *loop;
     struct mero_net *net;
