@@ -48,21 +48,18 @@ struct attest_ctx {
 static json_t *quote_json(const uint8_t *q, size_t len, struct mero_err *err)
 {
     struct mero_buf b;
-    mero_buf_init(&b, 1u << 20);
-    int rc;
-    if (mero_mock_is_mock(q, len)) {
-        rc = mero_mock_to_json(q, len, &b);
-    } else {
-        struct mero_quote pq;
-        rc = mero_quote_parse(&pq, q, len, err);
-        if (rc == 0) {
-            rc = mero_quote_to_json(&pq, &b);
-        }
-    }
+    struct mero_quote pq;
     json_t *v = NULL;
-    if (rc == 0) {
-        v = json_loadb((const char *)b.data, b.len, 0, NULL);
+    int rc;
+    mero_buf_init(&b, 1u << 20);
+    if (mero_mock_is_mock(q, len)) {
+        MERO_TRY_OUT(mero_mock_to_json(q, len, &b));
+    } else {
+        MERO_TRY_OUT(mero_quote_parse(&pq, q, len, err));
+        MERO_TRY_OUT(mero_quote_to_json(&pq, &b));
     }
+    v = json_loadb((const char *)b.data, b.len, 0, NULL);
+out:
     mero_buf_cleanup(&b);
     return v;
 }

@@ -5,7 +5,7 @@
  * then puts its server on the loop (the admin API, which the node does not know) and
  * registers its stop hook; mero_node_serve writes DIR/run.json (peer id, listen addresses, API
  * address, pid) and runs until SIGINT or SIGTERM. Stopping runs the stop hook first (the API
- * answers suspended requests 503), then closes the network and every handle, then the
+ * answers its suspended requests), then closes the network and every handle, then the
  * database, so a restart finds consistent state: every acknowledged write was committed
  * (synchronous=FULL) before its reply was sent.
  */

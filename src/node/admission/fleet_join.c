@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * node/admission/fleet_join.c - the joining replica's side (spec "Prompt (the replica)", "Asking an
- * admitter directly", "Self-confirm and auto-follow"; reference-calimero.md §4.4, §5.3): POST
- * /admin-api/tee/fleet-join. It resolves the namespace identity, builds the credential,
+ * admitter directly", "Self-confirm and auto-follow"; reference-calimero.md §4.4, §5.3): the
+ * fleet join (mero_node_fleet_join). It resolves the namespace identity, builds the credential,
  * clears the namespace's self-purge tombstone (a re-admission after our own eviction),
  * registers the namespace as pending, subscribes to ns/<hex>; asks each admitter address
  * directly first (challenge request, quote over challenge || admission binding, admission
@@ -29,18 +29,19 @@
 #include "node/admission/service_internal.h"
 
 #define MAX_KEY_PULL_PEERS 4
+#define REASON_TEXT_MAX    96 /* the text of a refusal we word ourselves */
 
 _Static_assert(MERO_FLEET_REASON_MAX == MERO_ADM_MAX_REASON_LEN + 1, "a refusal's reason fits");
 
 struct mero_fleet_join {
     struct mero_admission *a;
     struct mero_fleet_join *next;
-    uint8_t ns[32];
-    uint8_t pk[32];
-    uint8_t account[32];
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint8_t pk[MERO_IDENTITY_LEN];
+    uint8_t account[MERO_IDENTITY_LEN];
     char admitters[MERO_MAX_ADMITTER_ADDRS][MERO_PEER_ID_STR_MAX];
     size_t nadm, cur;
-    uint8_t challenge[32];
+    uint8_t challenge[MERO_CHALLENGE_LEN];
     char admitted_by[MERO_PEER_ID_STR_MAX];
     struct mero_fleet_join_refusal refusals[MERO_MAX_ADMITTER_ADDRS];
     size_t nref;
@@ -133,7 +134,7 @@ static void finish_result(struct mero_fleet_join *j, bool admitted, bool auto_fo
 static void self_confirm(struct mero_fleet_join *j)
 {
     struct mero_admission *a = j->a;
-    uint8_t(*ids)[32] = NULL;
+    uint8_t(*ids)[MERO_CONTEXT_ID_LEN] = NULL;
     size_t n = 0;
     bool contexts = false, subgroups = false;
     if (a->env.join_contexts != NULL && a->env.join_contexts(a->env.ud, j->ns, &ids, &n) < 0) {
@@ -262,7 +263,7 @@ static void admission_reply(void *ud, int status, const uint8_t *data, size_t le
         return;
     }
     if (status < 0) {
-        char why[96];
+        char why[REASON_TEXT_MAX];
         snprintf(why, sizeof(why), "no answer to the admission request (%s)", mero_errdesc(status));
         add_refusal(j, peer, why);
     } else if (mero_adm_msg_decode(data, len, &m, &e) < 0 || m.kind != MERO_ADM_MSG_RESPONSE) {
@@ -301,8 +302,8 @@ static int send_admission_request(struct mero_fleet_join *j, const char *peer, s
     }
     if (rc == 0) {
         m.has_pop = true;
-        memcpy(m.ns, j->ns, 32);
-        memcpy(m.challenge, j->challenge, 32);
+        memcpy(m.ns, j->ns, sizeof(j->ns));
+        memcpy(m.challenge, j->challenge, sizeof(j->challenge));
         m.quote = quote;
         m.quote_len = qlen;
         m.credential = cred.data;
@@ -340,7 +341,7 @@ static void challenge_reply(void *ud, int status, const uint8_t *data, size_t le
         return;
     }
     if (status < 0) {
-        char why[96];
+        char why[REASON_TEXT_MAX];
         snprintf(why, sizeof(why), "could not be reached (%s)", mero_errdesc(status));
         add_refusal(j, peer, why);
     } else if (mero_adm_msg_decode(data, len, &m, &e) < 0) {
@@ -350,7 +351,7 @@ static void challenge_reply(void *ud, int status, const uint8_t *data, size_t le
     } else if (m.kind != MERO_ADM_MSG_CHALLENGE) {
         add_refusal(j, peer, "unexpected answer to the challenge request");
     } else {
-        memcpy(j->challenge, m.challenge, 32);
+        memcpy(j->challenge, m.challenge, sizeof(j->challenge));
         if (send_admission_request(j, peer, &e) == 0) {
             join_release(j);
             return;
@@ -372,7 +373,7 @@ static void next_admitter(struct mero_fleet_join *j)
         struct mero_buf b;
         memset(&m, 0, sizeof(m));
         m.kind = MERO_ADM_INIT_CHALLENGE_REQUEST;
-        memcpy(m.ns, j->ns, 32);
+        memcpy(m.ns, j->ns, sizeof(j->ns));
         int rc = mero__adm_pop(j->a, j->ns, m.party_id, m.pop, &e);
         m.has_pop = true;
         mero_buf_init(&b, MERO_ADM_MAX_FRAME);
@@ -400,7 +401,7 @@ static void next_admitter(struct mero_fleet_join *j)
 
 /* ---- start ---- */
 
-int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[32],
+int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
                           const char *const *admitters, size_t n, mero_fleet_join_done cb,
                           void *ctx, struct mero_err *err)
 {
@@ -420,7 +421,7 @@ int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[32],
     j->a = a;
     j->cb = cb;
     j->ctx = ctx;
-    memcpy(j->ns, ns, 32);
+    memcpy(j->ns, ns, sizeof(j->ns));
     int rc = mero_gov_identity(a->env.store, ns, true, j->pk, err);
     if (rc == 0) {
         rc = mero_gov_credential(a->env.store, ns, &cred, err);
@@ -432,7 +433,7 @@ int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[32],
         free(j);
         return rc;
     }
-    memcpy(j->account, cred.cert.account, 32);
+    memcpy(j->account, cred.cert.account, sizeof(j->account));
     for (size_t i = 0; i < n && j->nadm < MERO_MAX_ADMITTER_ADDRS; i++) {
         char canon[MERO_MULTIADDR_STR_MAX], peer[MERO_PEER_ID_STR_MAX];
         if (admitters[i] == NULL || mero_net_multiaddr_check(admitters[i], canon, peer) < 0 ||
@@ -490,8 +491,9 @@ int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[32],
     return 0;
 }
 
-/* Shutdown: the admin API has already answered every suspended request 503, so the joins are
- * dropped without calling back; their memory goes when the timers' close callbacks run. */
+/* Shutdown: the node's stop hook (the caller's server) has already answered every waiting
+ * caller, so the joins are dropped without calling back; their memory goes when the timers' close
+ * callbacks run. */
 static void drop_cb(void *ctx, int rc, const struct mero_fleet_join_result *res,
                     const struct mero_err *err)
 {

@@ -123,7 +123,7 @@ int mero_admission_on_gossip(struct mero_admission *a, const char *topic, const 
                              const uint8_t *data, size_t len);
 
 /*
- * POST /admin-api/tee/fleet-join: start the join loop for namespace ns, asking `admitters`
+ * The fleet join (mero_node_fleet_join): start the join loop for namespace ns, asking `admitters`
  * (multiaddrs ending in /p2p/<id>) directly first. cb runs exactly once on the loop, with 0
  * and the result (mero/node.h), or a negative code and the reason. Returns 0 when started.
  */
