@@ -8,6 +8,10 @@
  * returns (synchronous) or later from a loop callback (asynchronous: the connection is
  * suspended meanwhile and resumed by the reply). Replies are JSON envelopes:
  * {"data": ...} on success, {"error": {"status": N, "message": "..."}} on failure.
+ *
+ * Layering: the API reaches the node only through mero/node.h (one use-case function per
+ * route action, domain values in and out); the JSON shapes and the mero_err -> HTTP status
+ * table (errmap.c) are the API's own.
  */
 #ifndef MERO_API_API_H
 #define MERO_API_API_H

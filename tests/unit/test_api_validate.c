@@ -188,6 +188,29 @@ TEST(policy_release_version_is_the_release_modules)
     CHECK(mero_release_version_check("1.2") < 0);
 }
 
+/* The one mero_err -> HTTP status table (api/errmap.c), as docs/api.md lists it. */
+TEST(error_status_table)
+{
+    static const struct {
+        int code, status;
+    } t[] = {
+        {MERO_EINVAL, 400},     {MERO_EHEX, 400},
+        {MERO_EJSON, 400},      {MERO_ETOOBIG, 400},
+        {MERO_EMULTIADDR, 400}, {MERO_ENOTFOUND, 404},
+        {MERO_EEXIST, 409},     {MERO_ESTATE, 409},
+        {MERO_ECLOCK, 409},     {MERO_ESUPERSEDED, 409},
+        {MERO_EPERM, 403},      {MERO_ENOTADMIN, 403},
+        {MERO_EREADONLY, 403},  {MERO_ETEE_ROLE_LOCKED, 403},
+        {MERO_EREFUSED, 403},   {MERO_EUNSUPPORTED, 501},
+        {MERO_ETIMEOUT, 504},   {MERO_EIO, 500},
+        {MERO_ENOMEM, 500},     {MERO_EBADSIG, 500},
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        CHECK_EQ(api_status_of(-t[i].code), t[i].status);
+        CHECK_EQ(api_status_of(t[i].code), t[i].status); /* either sign */
+    }
+}
+
 TEST(policy_canonical_form)
 {
     json_t *b = parse("{" MEAS ",\"mode\":\"relay\"}");
@@ -321,5 +344,6 @@ TEST(path_segments)
 }
 
 MERO_TEST_MAIN(T(attest_bodies), T(fleet_join_bodies), T(policy_bodies),
-               T(policy_release_version_is_the_release_modules), T(policy_canonical_form),
-               T(member_bodies), T(strict_json), T(kv_and_keys), T(path_segments))
+               T(policy_release_version_is_the_release_modules), T(error_status_table),
+               T(policy_canonical_form), T(member_bodies), T(strict_json), T(kv_and_keys),
+               T(path_segments))
