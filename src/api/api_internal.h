@@ -8,6 +8,10 @@
  * returns (synchronous) or later from a loop callback (asynchronous: the connection is
  * suspended meanwhile and resumed by the reply). Replies are JSON envelopes:
  * {"data": ...} on success, {"error": {"status": N, "message": "..."}} on failure.
+ *
+ * Layering: the API reaches the node only through mero/node.h (one use-case function per
+ * route action, domain values in and out); the JSON shapes and the mero_err -> HTTP status
+ * table (errmap.c) are the API's own.
  */
 #ifndef MERO_API_API_H
 #define MERO_API_API_H
@@ -21,6 +25,7 @@
 #include "mero/buf.h"
 #include "mero/err.h"
 #include "mero/gov.h"
+#include "mero/node.h"
 
 struct mero_node;
 struct mero_api_server;
@@ -114,31 +119,15 @@ extern const struct api_route api_routes_ref[];
  * absent, or equal (64 hex or base58) to this node's identity in ns, is fine and the member is
  * removed from body; anything else is answered (400 malformed, 403 another identity) and -1
  * returned (routes_ref.c). */
-int api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[32]);
-/* A batch of member changes, all or none (routes_ref.c): begin opens a store transaction;
- * note records each entry's outcome (a refusal is named "members[i] (<id>): reason"); end
- * commits, publishes the ops and answers data when every entry passed, else rolls all back
- * and answers the first refusal's status with every refusal named (data is then freed). */
+int api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[MERO_NS_ID_LEN]);
+/* The answer to a batch of member changes (routes_ref.c), after mero_node_members_add or
+ * _remove returned rc: data when every entry passed (rc 0), else the first refusal's status
+ * with every refusal named "members[i] (<id>..): reason" (data is then freed). */
 #define API_BATCH_MAX 64
-struct api_batch {
-    struct api_req *r;
-    struct mero_gov_oplist ops;
-    bool began;
-    int first_rc;
-    size_t refused;
-    char msg[400];
-};
-void api_batch_begin(struct api_batch *b, struct api_req *r);
-void api_batch_note(struct api_batch *b, size_t i, const uint8_t id[32], int rc,
-                    const struct mero_err *err);
-void api_batch_end(struct api_batch *b, const uint8_t ns[32], json_t *data);
+void api_batch_reply(struct api_req *r, int rc, const struct mero_node_batch_entry *e, size_t n,
+                     const struct mero_err *err, json_t *data);
 /* 32-byte key given as 64 hex chars or as base58 (routes_ref.c): 0 or -1. */
-int api_parse_key32(const char *s, uint8_t out[32]);
-
-/* Start listening on node->cfg.api (host:port, port 0 = any); writes node->api_bound. */
-MERO_MUST_CHECK int mero_api_start(struct mero_node *node, struct mero_err *err);
-/* Stop: answer suspended requests with 503, close every connection, free the server. */
-void mero_api_stop(struct mero_node *node);
+int api_parse_key32(const char *s, uint8_t out[MERO_IDENTITY_LEN]);
 
 /* A request path split at '/' and percent-decoded segment by segment (router.c). */
 #define API_PATH_MAX_SEGS 12
@@ -156,17 +145,24 @@ MERO_MUST_CHECK int api_split_path(const char *raw, struct api_path *out);
 void api_dispatch(struct api_req *r, const char *raw_path, const char *authorization,
                   size_t authorization_len);
 
+/* The TEE admission policy's JSON (policy_json.c): the canonical PUT body (api_parse_policy)
+ * into a policy (0, or -MERO_ENOMEM; mero_tee_policy_cleanup either way), and a policy into
+ * the GET shape ({"enabled": false, lists empty} when !found; NULL when out of memory). */
+MERO_MUST_CHECK int api_policy_from_json(json_t *canon, struct mero_tee_policy *p);
+json_t *api_policy_json(const struct mero_tee_policy *p, bool found);
+
 /* Replies. data is stolen (may be NULL for JSON null). */
 void api_reply_data(struct api_req *r, int status, json_t *data);
 void api_reply_error(struct api_req *r, int status, const char *fmt, ...) MERO_PRINTF(3, 4);
 /* A body without the {"data": ...} envelope (the reference's listGroupMembers answers
  * {"members": [...]} at the top level). body is stolen. */
 void api_reply_raw(struct api_req *r, int status, json_t *body);
-/* Map a library error code to a status and answer with the err message (or its name). */
+/* The HTTP status of a mero_err code (negative or positive): the one table, errmap.c. */
+int api_status_of(int rc);
+/* Answer with api_status_of(rc) and the err message (or the code's description). */
 void api_reply_err(struct api_req *r, int rc, const struct mero_err *err);
-
-/* Authorization header check (LEN bytes, NULs included) against the node token, in constant
- * time: 1 when good. */
-int api_auth_ok(const struct mero_node *node, const char *authorization, size_t len);
+/* The `data` of a finished fleet join (reference-calimero.md §4.4; routes_tee.c); NULL when
+ * out of memory. */
+json_t *api_fleet_join_json(const struct mero_fleet_join_result *res);
 
 #endif

@@ -34,7 +34,8 @@
 #include "mero/clock.h"
 #include "mero/encoding.h"
 #include "mero/log.h"
-#include "node/node_internal.h"
+#include "mero/api.h"
+#include "mero/node.h"
 
 struct mero_api_server {
     struct mero_node *node;
@@ -441,12 +442,12 @@ static int parse_hostport(const char *hp, struct sockaddr_in *sa)
     return 0;
 }
 
-int mero_api_start(struct mero_node *node, struct mero_err *err)
+int mero_api_start(struct mero_node *node, struct mero_api_server **out, struct mero_err *err)
 {
     struct sockaddr_in sa;
-    if (parse_hostport(node->cfg.api, &sa) < 0) {
-        return mero_err_set(err, MERO_EINVAL, "bad api address '%s' (want IPv4 host:port)",
-                            node->cfg.api);
+    const char *addr = mero_node_api_addr(node);
+    if (parse_hostport(addr, &sa) < 0) {
+        return mero_err_set(err, MERO_EINVAL, "bad api address '%s' (want IPv4 host:port)", addr);
     }
     struct mero_api_server *s = calloc(1, sizeof(*s));
     if (s == NULL) {
@@ -465,7 +466,7 @@ int mero_api_start(struct mero_node *node, struct mero_err *err)
         (unsigned)30, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_END);
     if (s->d == NULL) {
         free(s);
-        return mero_err_set(err, MERO_EIO, "cannot listen on %s", node->cfg.api);
+        return mero_err_set(err, MERO_EIO, "cannot listen on %s", addr);
     }
     const union MHD_DaemonInfo *ep = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_EPOLL_FD);
     const union MHD_DaemonInfo *pi = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
@@ -476,13 +477,15 @@ int mero_api_start(struct mero_node *node, struct mero_err *err)
     }
     char host[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &sa.sin_addr, host, sizeof(host));
-    snprintf(node->api_bound, sizeof(node->api_bound), "%s:%u", host, (unsigned)pi->port);
-    uv_poll_init(node->loop, &s->poll, ep->epoll_fd);
-    uv_timer_init(node->loop, &s->timer);
+    char bound[INET_ADDRSTRLEN + 8];
+    snprintf(bound, sizeof(bound), "%s:%u", host, (unsigned)pi->port);
+    mero_node_set_api_bound(node, bound);
+    uv_poll_init(mero_node_loop(node), &s->poll, ep->epoll_fd);
+    uv_timer_init(mero_node_loop(node), &s->timer);
     s->poll.data = s;
     s->timer.data = s;
     uv_poll_start(&s->poll, UV_READABLE, on_poll);
-    node->api = s;
+    *out = s;
     pump(s);
     return 0;
 }
@@ -495,9 +498,8 @@ static void on_closed(uv_handle_t *h)
     }
 }
 
-void mero_api_stop(struct mero_node *node)
+void mero_api_stop(struct mero_api_server *s)
 {
-    struct mero_api_server *s = node->api;
     if (s == NULL) {
         return;
     }
@@ -513,5 +515,4 @@ void mero_api_stop(struct mero_node *node)
     uv_timer_stop(&s->timer);
     uv_close((uv_handle_t *)&s->poll, on_closed);
     uv_close((uv_handle_t *)&s->timer, on_closed);
-    node->api = NULL;
 }

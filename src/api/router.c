@@ -23,31 +23,9 @@
 #include "api/validate_internal.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
-#include "node/node_internal.h"
 
 static const struct api_route *const tables[] = {api_routes_tee, api_routes_policy, api_routes_ns,
                                                  api_routes_ctx, api_routes_ref};
-
-int api_auth_ok(const struct mero_node *node, const char *authorization, size_t len)
-{
-    static const char prefix[] = "Bearer ";
-    const size_t pl = sizeof(prefix) - 1;
-    if (authorization == NULL || len < pl || strncmp(authorization, prefix, pl) != 0) {
-        return 0;
-    }
-    /* by length and content, never as C strings: the given value is counted with any NUL in
-     * it, the node's token is always exactly MERO_TOKEN_HEX_LEN validated hex characters
-     * (home.c); the length is public, the content is compared over digests in constant time */
-    const char *given = authorization + pl;
-    size_t given_len = len - pl;
-    uint8_t a[MERO_SHA256_LEN], b[MERO_SHA256_LEN];
-    mero_sha256(a, given, given_len);
-    mero_sha256(b, node->token, MERO_TOKEN_HEX_LEN);
-    int ok = mero_ct_eq(a, b, sizeof(a));
-    mero_wipe(a, sizeof(a));
-    mero_wipe(b, sizeof(b));
-    return ok && given_len == MERO_TOKEN_HEX_LEN;
-}
 
 /* Percent-decode one raw path segment [p, p+n) into out (cap bytes with the terminator).
  * 0 ok; -MERO_EINVAL for a bad escape or a decoded NUL (400); -MERO_ETOOBIG when it does not
@@ -188,7 +166,7 @@ void api_dispatch(struct api_req *r, const char *raw_path, const char *authoriza
         }
         return;
     }
-    r->authed = api_auth_ok(r->node, authorization, authorization_len) != 0;
+    r->authed = mero_node_auth_ok(r->node, authorization, authorization_len);
     if (hit->protected_ && !r->authed) {
         api_reply_error(r, 401, "missing or invalid bearer token");
         return;
@@ -203,46 +181,4 @@ void api_dispatch(struct api_req *r, const char *raw_path, const char *authoriza
     }
     hit->fn(r, body);
     json_decref(body);
-}
-
-void api_reply_err(struct api_req *r, int rc, const struct mero_err *err)
-{
-    int code = rc < 0 ? -rc : rc;
-    int status = 500;
-    switch (code) {
-    case MERO_EINVAL:
-    case MERO_EHEX:
-    case MERO_EJSON:
-    case MERO_ETOOBIG:
-    case MERO_EMULTIADDR: /* only ever from an address the caller gave */
-        status = 400;
-        break;
-    case MERO_ENOTFOUND:
-        status = 404;
-        break;
-    case MERO_EEXIST:
-    case MERO_ESTATE:
-    case MERO_ECLOCK:
-    case MERO_ESUPERSEDED:
-        status = 409;
-        break;
-    case MERO_EPERM:
-    case MERO_ENOTADMIN:
-    case MERO_EREADONLY:
-    case MERO_ETEE_ROLE_LOCKED:
-    case MERO_EREFUSED:
-        status = 403;
-        break;
-    case MERO_EUNSUPPORTED:
-        status = 501;
-        break;
-    case MERO_ETIMEOUT:
-        status = 504;
-        break;
-    default:
-        status = 500;
-        break;
-    }
-    const char *msg = (err != NULL && err->msg[0] != 0) ? err->msg : mero_errdesc(code);
-    api_reply_error(r, status, "%s", msg);
 }

@@ -20,74 +20,65 @@
 #include "api/validate_internal.h"
 #include "mero/encoding.h"
 #include "mero/gov.h"
-#include "node/context_internal.h"
-#include "node/node_internal.h"
-#include "node/service_internal.h"
+#include "mero/node.h"
 
-static json_t *hexj(const uint8_t *p, size_t n)
+static json_t *idj(const uint8_t id[MERO_CONTEXT_ID_LEN])
 {
-    char h[65];
-    mero_hex_encode(h, p, n);
-    return json_string(h);
+    return mero_json_hex(id, MERO_CONTEXT_ID_LEN);
 }
 
 static void ctx_create(struct api_req *r, json_t *body)
 {
     struct api_fail f = {0};
-    uint8_t g[32], ns[32], ctx[32], app[32] = {0};
+    uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN], ctx[MERO_CONTEXT_ID_LEN];
     if (api_parse_empty(body, &f) < 0 || api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
         api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
-    if (mero_gov_namespace_of(r->node->store, g, ns) < 0) {
+    if (mero_node_namespace_of(r->node, g, ns) < 0) {
         api_reply_error(r, 404, "group not found");
         return;
     }
-    struct mero_gov_oplist ops = {0};
     struct mero_err err = {0};
-    int rc = mero_gov_create_context(r->node->store, ns, g, app, ctx, &ops, &err);
+    int rc = mero_node_ctx_create(r->node, ns, g, ctx, &err);
     if (rc < 0) {
-        mero_gov_oplist_cleanup(&ops);
         api_reply_err(r, rc, &err);
         return;
     }
-    (void)mero_node_publish_ops(r->node, ns, &ops);
-    mero_gov_oplist_cleanup(&ops);
-    api_reply_data(r, 200,
-                   json_pack("{s:o, s:o}", "contextId", hexj(ctx, 32), "groupId", hexj(g, 32)));
+    api_reply_data(r, 200, json_pack("{s:o, s:o}", "contextId", idj(ctx), "groupId", idj(g)));
 }
 
 static void ctx_list(struct api_req *r, json_t *body)
 {
     (void)body;
     struct api_fail f = {0};
-    uint8_t g[32], ns[32];
+    uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
     if (api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
         api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
-    if (mero_gov_namespace_of(r->node->store, g, ns) < 0) {
+    if (mero_node_namespace_of(r->node, g, ns) < 0) {
         api_reply_error(r, 404, "group not found");
         return;
     }
     struct mero_gov_context *cs = NULL;
     size_t n = 0;
-    if (mero_gov_contexts(r->node->store, ns, &cs, &n) < 0) {
+    if (mero_node_contexts(r->node, ns, &cs, &n) < 0) {
         api_reply_error(r, 500, "cannot list contexts");
         return;
     }
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++) {
-        if (memcmp(cs[i].group, g, 32) == 0) {
-            json_array_append_new(a, json_pack("{s:o, s:o}", "contextId", hexj(cs[i].id, 32),
-                                               "groupId", hexj(cs[i].group, 32)));
+        if (memcmp(cs[i].group, g, sizeof(g)) == 0) {
+            json_array_append_new(a, json_pack("{s:o, s:o}", "contextId", idj(cs[i].id), "groupId",
+                                               idj(cs[i].group)));
         }
     }
     free(cs);
     api_reply_data(r, 200, a); /* the reference's shape: an array */
 }
 
-static int kv_params(struct api_req *r, uint8_t ctx[32])
+static int kv_params(struct api_req *r, uint8_t ctx[MERO_CONTEXT_ID_LEN])
 {
     struct api_fail f = {0};
     if (api_parse_id32(r->params[0], ctx, "context_id", &f) < 0 ||
@@ -100,7 +91,7 @@ static int kv_params(struct api_req *r, uint8_t ctx[32])
 
 static void kv_write(struct api_req *r, json_t *body, bool force)
 {
-    uint8_t ctx[32];
+    uint8_t ctx[MERO_CONTEXT_ID_LEN];
     struct api_fail f = {0};
     const char *v = NULL;
     size_t n = 0;
@@ -120,9 +111,9 @@ static void kv_write(struct api_req *r, json_t *body, bool force)
         api_reply_err(r, rc, &err);
         return;
     }
-    api_reply_data(r, 200,
-                   json_pack("{s:o, s:s, s:s%}", "contextId", hexj(ctx, 32), "key", r->params[1],
-                             "value", v, n));
+    api_reply_data(
+        r, 200,
+        json_pack("{s:o, s:s, s:s%}", "contextId", idj(ctx), "key", r->params[1], "value", v, n));
 }
 
 static void kv_put(struct api_req *r, json_t *body)
@@ -132,7 +123,7 @@ static void kv_put(struct api_req *r, json_t *body)
 
 static void kv_forge(struct api_req *r, json_t *body)
 {
-    if (!r->node->test_routes) {
+    if (!mero_node_test_mode(r->node)) {
         api_reply_error(r, 404, "no route for this path");
         return;
     }
@@ -142,7 +133,7 @@ static void kv_forge(struct api_req *r, json_t *body)
 static void kv_get(struct api_req *r, json_t *body)
 {
     (void)body;
-    uint8_t ctx[32];
+    uint8_t ctx[MERO_CONTEXT_ID_LEN];
     if (kv_params(r, ctx) < 0) {
         return;
     }
@@ -162,7 +153,7 @@ static void kv_get(struct api_req *r, json_t *body)
     }
     api_reply_data(
         r, 200,
-        json_pack("{s:o, s:s, s:o}", "contextId", hexj(ctx, 32), "key", r->params[1], "value", s));
+        json_pack("{s:o, s:s, s:o}", "contextId", idj(ctx), "key", r->params[1], "value", s));
 }
 
 const struct api_route api_routes_ctx[] = {

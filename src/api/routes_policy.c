@@ -2,26 +2,25 @@
 /*
  * routes_policy.c - PUT and GET /admin-api/groups/:group_id/settings/tee-admission-policy
  * (reference-calimero.md §4.5; spec "The admission policy"). Both protected. The body is
- * validated completely by api_parse_policy before the node acts; the node layer publishes it
- * (policy.c) and refuses a subgroup target.
+ * validated completely by api_parse_policy before the node acts; policy_json.c turns it into
+ * the domain's struct mero_tee_policy, which the node publishes (mero_node_policy_set; a
+ * subgroup target is refused there).
  */
 #include "api/api_internal.h"
 #include "api/validate_internal.h"
-#include "mero/gov.h"
-#include "node/node_internal.h"
-#include "node/policy_internal.h"
+#include "mero/node.h"
 
 static void policy_put(struct api_req *r, json_t *body)
 {
     struct api_fail f = {0};
-    uint8_t group[32], ns[32];
+    uint8_t group[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
     json_t *canon = NULL;
     if (api_parse_id32(r->params[0], group, "group_id", &f) < 0) {
         api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
     if (json_object_get(body, "requester") != NULL) {
-        if (mero_gov_namespace_of(r->node->store, group, ns) < 0) {
+        if (mero_node_namespace_of(r->node, group, ns) < 0) {
             api_reply_error(r, 404, "group not found");
             return;
         }
@@ -34,7 +33,14 @@ static void policy_put(struct api_req *r, json_t *body)
         return;
     }
     struct mero_err err = {0};
-    int rc = mero_node_policy_set(r->node, group, canon, &err);
+    struct mero_tee_policy p;
+    int rc = api_policy_from_json(canon, &p);
+    if (rc < 0) {
+        (void)mero_err_set(&err, -rc, "out of memory");
+    } else {
+        rc = mero_node_policy_set(r->node, group, &p, &err);
+    }
+    mero_tee_policy_cleanup(&p);
     if (rc < 0) {
         json_decref(canon);
         api_reply_err(r, rc, &err);
@@ -47,16 +53,25 @@ static void policy_get(struct api_req *r, json_t *body)
 {
     (void)body;
     struct api_fail f = {0};
-    uint8_t group[32];
+    uint8_t group[MERO_GROUP_ID_LEN];
     if (api_parse_id32(r->params[0], group, "group_id", &f) < 0) {
         api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
-    json_t *out = NULL;
+    struct mero_tee_policy p;
+    bool found = false;
     struct mero_err err = {0};
-    int rc = mero_node_policy_get(r->node, group, &out, &err);
+    int rc = mero_node_policy_get(r->node, group, &p, &found, &err);
     if (rc < 0) {
+        mero_tee_policy_cleanup(&p);
         api_reply_err(r, rc, &err);
+        return;
+    }
+    json_t *out = api_policy_json(&p, found);
+    mero_tee_policy_cleanup(&p);
+    if (out == NULL) {
+        (void)mero_err_set(&err, MERO_ENOMEM, "out of memory");
+        api_reply_err(r, -MERO_ENOMEM, &err);
         return;
     }
     api_reply_data(r, 200, out);

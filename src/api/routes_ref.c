@@ -8,8 +8,9 @@
  *
  * Invariants: a `requester` other than this node's own identity in the namespace is refused
  * (403) before anything is signed, since this node signs only as itself; batch member changes
- * run inside one store transaction and are published only when every entry passed (a refusal
- * rolls them all back and is named with its index); is-authed never answers 401.
+ * are all or none (the node runs them in one store transaction and publishes only when every
+ * entry passed; a refusal is named here with its index); is-authed never answers 401. Every
+ * route reaches the node through one use-case function of mero/node.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,65 +23,58 @@
 #include "mero/encoding.h"
 #include "mero/gov.h"
 #include "mero/log.h"
-#include "node/node_internal.h"
-#include "node/ns_meta_internal.h"
-#include "node/service_internal.h"
+#include "mero/node.h"
 
-static json_t *hexj(const uint8_t *p, size_t n)
-{
-    char h[129];
-    mero_hex_encode(h, p, n);
-    return json_string(h);
-}
+#define B58_KEY_MAX 64 /* base58 text of a 32-byte key, NUL included */
 
-static json_t *b58j(const uint8_t pk[32])
+static json_t *b58j(const uint8_t pk[MERO_IDENTITY_LEN])
 {
-    char s[64];
-    if (mero_base58_encode(pk, 32, s, sizeof(s)) < 0) {
+    char s[B58_KEY_MAX];
+    if (mero_base58_encode(pk, MERO_IDENTITY_LEN, s, sizeof(s)) < 0) {
         return json_string("");
     }
     return json_string(s);
 }
 
-int api_parse_key32(const char *s, uint8_t out[32])
+int api_parse_key32(const char *s, uint8_t out[MERO_IDENTITY_LEN])
 {
     struct api_fail f = {0};
     if (s == NULL) {
         return -1;
     }
-    if (strlen(s) == 64) {
+    if (strlen(s) == MERO_HEX_LEN(MERO_IDENTITY_LEN)) {
         return api_parse_id32(s, out, "key", &f) < 0 ? -1 : 0;
     }
-    uint8_t buf[40];
+    uint8_t buf[MERO_IDENTITY_LEN + 8]; /* room to see a longer decoding and refuse it */
     size_t n = sizeof(buf);
-    if (strlen(s) > 60 || mero_base58_decode(s, buf, &n) < 0 || n != 32) {
+    if (strlen(s) > B58_KEY_MAX - 4 || mero_base58_decode(s, buf, &n) < 0 ||
+        n != MERO_IDENTITY_LEN) {
         return -1;
     }
-    memcpy(out, buf, 32);
+    memcpy(out, buf, MERO_IDENTITY_LEN);
     return 0;
 }
 
-int api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[32])
+int api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[MERO_NS_ID_LEN])
 {
     json_t *v = json_object_get(body, "requester");
     if (v == NULL) {
         return 0;
     }
-    uint8_t want[32], mine[32];
+    uint8_t want[MERO_IDENTITY_LEN], mine[MERO_IDENTITY_LEN];
     if (!json_is_string(v) || api_parse_key32(json_string_value(v), want) < 0) {
         api_reply_error(r, 400, "`requester` must be a 32-byte key: 64 hex chars or base58");
         return -1;
     }
-    struct mero_err err = {0};
-    if (mero_gov_identity(r->node->store, ns, false, mine, &err) < 0) {
+    if (mero_node_ns_identity(r->node, ns, mine) < 0) {
         api_reply_error(r, 403,
                         "requester refused: this node holds no identity in the namespace and "
                         "signs only as itself");
         return -1;
     }
-    if (!mero_ct_eq(want, mine, 32)) {
-        char h[65];
-        mero_hex_encode(h, mine, 32);
+    if (!mero_ct_eq(want, mine, sizeof(mine))) {
+        char h[MERO_HEX_SIZE(MERO_IDENTITY_LEN)];
+        mero_hex_encode(h, mine, sizeof(mine));
         api_reply_error(r, 403,
                         "requester refused: this node signs only as itself (%s) in this "
                         "namespace, not as the requester given",
@@ -91,62 +85,39 @@ int api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[32])
     return 0;
 }
 
-void api_batch_begin(struct api_batch *b, struct api_req *r)
+void api_batch_reply(struct api_req *r, int rc, const struct mero_node_batch_entry *e, size_t n,
+                     const struct mero_err *err, json_t *data)
 {
-    memset(b, 0, sizeof(*b));
-    b->r = r;
-    b->began = mero_store_begin(r->node->store) == 0;
-    if (!b->began) {
-        b->first_rc = -MERO_EIO;
-        b->refused = 1;
-        snprintf(b->msg, sizeof(b->msg), "cannot open a store transaction");
-    }
-}
-
-void api_batch_note(struct api_batch *b, size_t i, const uint8_t id[32], int rc,
-                    const struct mero_err *err)
-{
-    if (rc >= 0 || !b->began) {
+    if (rc == 0) {
+        api_reply_data(r, 200, data);
         return;
     }
-    if (b->refused == 0) {
-        b->first_rc = rc;
-    }
-    b->refused++;
-    char h[65];
-    mero_hex_encode(h, id, 32);
-    size_t used = strlen(b->msg);
-    if (used < sizeof(b->msg) - 1) {
-        snprintf(b->msg + used, sizeof(b->msg) - used, "%smembers[%zu] (%.16s..): %s",
-                 used ? "; " : "", i, h,
-                 err != NULL && err->msg[0] != 0 ? err->msg : mero_errdesc(-rc));
-    }
-}
-
-void api_batch_end(struct api_batch *b, const uint8_t ns[32], json_t *data)
-{
-    struct api_req *r = b->r;
-    if (b->refused == 0 && mero_store_commit(r->node->store) < 0) {
-        b->first_rc = -MERO_EIO;
-        b->refused = 1;
-        snprintf(b->msg, sizeof(b->msg), "cannot commit the store transaction");
-    }
-    if (b->refused > 0) {
-        if (b->began) {
-            mero_store_rollback(r->node->store);
+    json_decref(data);
+    char msg[400] = "";
+    size_t refused = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].rc >= 0) {
+            continue;
         }
-        mero_gov_oplist_cleanup(&b->ops);
-        json_decref(data);
-        struct mero_err e = {0};
-        int room = (int)sizeof(e.msg) - 64; /* a long list is cut, never overrun */
-        snprintf(e.msg, sizeof(e.msg), "%zu refused, nothing was changed: %.*s", b->refused, room,
-                 b->msg);
-        api_reply_err(r, b->first_rc, &e);
-        return;
+        refused++;
+        char h[MERO_HEX_SIZE(MERO_IDENTITY_LEN)];
+        mero_hex_encode(h, e[i].id, sizeof(e[i].id));
+        size_t used = strlen(msg);
+        if (used < sizeof(msg) - 1) {
+            snprintf(msg + used, sizeof(msg) - used, "%smembers[%zu] (%.16s..): %s",
+                     used ? "; " : "", i, h,
+                     e[i].err.msg[0] != 0 ? e[i].err.msg : mero_errdesc(-e[i].rc));
+        }
     }
-    (void)mero_node_publish_ops(r->node, ns, &b->ops);
-    mero_gov_oplist_cleanup(&b->ops);
-    api_reply_data(r, 200, data);
+    if (refused == 0) { /* the transaction itself: it could not be opened or committed */
+        refused = 1;
+        snprintf(msg, sizeof(msg), "%s", err != NULL ? err->msg : mero_errdesc(-rc));
+    }
+    struct mero_err out = {0};
+    int room = (int)sizeof(out.msg) - 64; /* a long list is cut, never overrun */
+    snprintf(out.msg, sizeof(out.msg), "%zu refused, nothing was changed: %.*s", refused, room,
+             msg);
+    api_reply_err(r, rc, &out);
 }
 
 static void health(struct api_req *r, json_t *body)
@@ -165,41 +136,14 @@ static void is_authed(struct api_req *r, json_t *body)
 static void identity(struct api_req *r, json_t *body)
 {
     (void)body;
+    uint8_t pk[MERO_IDENTITY_LEN];
+    mero_node_identity(r->node, pk);
     api_reply_data(r, 200,
-                   json_pack("{s:o, s:n, s:o}", "accountId", hexj(r->node->id_pk, 32), "deviceId",
-                             "publicKey", b58j(r->node->id_pk)));
+                   json_pack("{s:o, s:n, s:o}", "accountId", mero_json_hex(pk, sizeof(pk)),
+                             "deviceId", "publicKey", b58j(pk)));
 }
 
-/* Count of direct rows of group (0 on error). */
-static size_t member_count(struct mero_store *s, const uint8_t g[32])
-{
-    struct mero_gov_member *ms = NULL;
-    size_t n = 0;
-    if (mero_gov_members(s, g, &ms, &n) < 0) {
-        return 0;
-    }
-    free(ms);
-    return n;
-}
-
-/* Contexts of ns, all (group NULL) or group's. */
-static size_t context_count(struct mero_store *s, const uint8_t ns[32], const uint8_t *group)
-{
-    struct mero_gov_context *cs = NULL;
-    size_t n = 0, c = 0;
-    if (mero_gov_contexts(s, ns, &cs, &n) < 0) {
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (group == NULL || memcmp(cs[i].group, group, 32) == 0) {
-            c++;
-        }
-    }
-    free(cs);
-    return c;
-}
-
-static void put_labels(json_t *o, const struct mero_ns_meta *m)
+static void put_labels(json_t *o, const struct mero_node_labels *m)
 {
     json_object_set_new(o, "appKey", json_string(m->app_key));
     json_object_set_new(o, "targetApplicationId", json_string(m->application_id));
@@ -211,35 +155,24 @@ static void put_labels(json_t *o, const struct mero_ns_meta *m)
     }
 }
 
-static json_t *ns_json(struct mero_node *node, const uint8_t ns[32])
+static json_t *ns_json(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN])
 {
-    struct mero_ns_meta m;
-    bool found = false;
-    if (mero_ns_meta_get(node->db, ns, &m, &found) < 0) {
-        memset(&m, 0, sizeof(m));
-    }
-    uint8_t(*gs)[32] = NULL;
-    size_t ng = 0;
-    if (mero_gov_groups(node->store, ns, &gs, &ng) < 0) {
-        ng = 0;
-    }
-    free(gs);
-    json_t *o = json_pack("{s:o}", "namespaceId", hexj(ns, 32));
-    put_labels(o, &m);
-    json_object_set_new(o, "createdAt", json_integer(m.created_at));
-    json_object_set_new(o, "memberCount", json_integer((json_int_t)member_count(node->store, ns)));
-    json_object_set_new(o, "contextCount",
-                        json_integer((json_int_t)context_count(node->store, ns, NULL)));
-    json_object_set_new(o, "subgroupCount", json_integer(ng > 0 ? (json_int_t)ng - 1 : 0));
-    uint8_t pk[32];
-    if (mero_gov_identity(node->store, ns, false, pk, NULL) == 0) {
-        json_object_set_new(o, "identity", hexj(pk, 32)); /* ours: our identity in it */
+    struct mero_node_ns_summary sum;
+    mero_node_ns_summary(node, ns, &sum);
+    json_t *o = json_pack("{s:o}", "namespaceId", mero_json_hex(ns, MERO_NS_ID_LEN));
+    put_labels(o, &sum.labels);
+    json_object_set_new(o, "createdAt", json_integer(sum.labels.created_at));
+    json_object_set_new(o, "memberCount", json_integer((json_int_t)sum.members));
+    json_object_set_new(o, "contextCount", json_integer((json_int_t)sum.contexts));
+    json_object_set_new(o, "subgroupCount", json_integer((json_int_t)sum.subgroups));
+    if (sum.has_identity) {
+        json_object_set_new(o, "identity", mero_json_hex(sum.identity, sizeof(sum.identity)));
     }
     return o;
 }
 
 /* Parse an optional string field (at most 128 chars) into out; -1 after replying 400. */
-static int opt_str(struct api_req *r, json_t *body, const char *key, char out[MERO_NS_META_STR_MAX],
+static int opt_str(struct api_req *r, json_t *body, const char *key, char out[MERO_NODE_LABEL_MAX],
                    bool *present)
 {
     json_t *v = json_object_get(body, key);
@@ -252,9 +185,9 @@ static int opt_str(struct api_req *r, json_t *body, const char *key, char out[ME
     }
     const char *s = json_string_value(v);
     size_t n = s ? strlen(s) : 0;
-    if (s == NULL || n != json_string_length(v) || n > MERO_NS_META_STR_MAX - 1) {
+    if (s == NULL || n != json_string_length(v) || n > MERO_NODE_LABEL_MAX - 1) {
         api_reply_error(r, 400, "`%s` must be a string of at most %d chars", key,
-                        MERO_NS_META_STR_MAX - 1);
+                        MERO_NODE_LABEL_MAX - 1);
         return -1;
     }
     memcpy(out, s, n + 1);
@@ -267,7 +200,7 @@ static void ns_create(struct api_req *r, json_t *body)
 {
     static const char *const allowed[] = {"applicationId", "upgradePolicy", "appKey", "name", NULL};
     struct api_fail f = {0};
-    struct mero_ns_meta m;
+    struct mero_node_labels m;
     memset(&m, 0, sizeof(m));
     if (api_check_fields(body, allowed, &f) < 0) {
         api_reply_error(r, f.status, "%s", f.msg);
@@ -280,35 +213,23 @@ static void ns_create(struct api_req *r, json_t *body)
         return;
     }
     if (m.app_key[0] != 0) {
-        uint8_t k[32];
+        uint8_t k[MERO_APP_ID_LEN];
         if (api_parse_id32(m.app_key, k, "appKey", &f) < 0) {
             api_reply_error(r, f.status, "%s", f.msg);
             return;
         }
-        mero_hex_encode(m.app_key, k, 32);
+        mero_hex_encode(m.app_key, k, sizeof(k));
     }
     m.created_at = (int64_t)time(NULL);
-    uint8_t ns[32], pk[32];
-    struct mero_gov_oplist ops = {0};
+    uint8_t ns[MERO_NS_ID_LEN], pk[MERO_IDENTITY_LEN];
     struct mero_err err = {0};
-    int rc = mero_gov_create_namespace(r->node->store, ns, &ops, &err);
-    if (rc == 0) {
-        rc = mero_gov_identity(r->node->store, ns, false, pk, &err);
-    }
+    int rc = mero_node_ns_create(r->node, &m, ns, pk, &err);
     if (rc < 0) {
-        mero_gov_oplist_cleanup(&ops);
         api_reply_err(r, rc, &err);
         return;
     }
-    if (mero_ns_meta_put(r->node->db, ns, &m) < 0) {
-        MERO_WARN("cannot record the namespace's labels");
-    }
-    if (mero_node_follow(r->node, ns) < 0) {
-        MERO_WARN("cannot subscribe to the namespace topic");
-    }
-    (void)mero_node_publish_ops(r->node, ns, &ops);
-    mero_gov_oplist_cleanup(&ops);
-    json_t *o = json_pack("{s:o, s:o}", "namespaceId", hexj(ns, 32), "identity", hexj(pk, 32));
+    json_t *o = json_pack("{s:o, s:o}", "namespaceId", mero_json_hex(ns, sizeof(ns)), "identity",
+                          mero_json_hex(pk, sizeof(pk)));
     if (m.application_id[0] != 0) {
         json_object_set_new(o, "applicationId", json_string(m.application_id));
     }
@@ -328,9 +249,9 @@ static void ns_list(struct api_req *r, json_t *body)
 {
     (void)body;
     json_t *a = json_array();
-    uint8_t(*nss)[32] = NULL;
+    uint8_t(*nss)[MERO_NS_ID_LEN] = NULL;
     size_t n = 0;
-    if (mero_gov_namespaces(r->node->store, &nss, &n) < 0) {
+    if (mero_node_namespaces(r->node, &nss, &n) < 0) {
         json_decref(a);
         api_reply_error(r, 500, "cannot list namespaces");
         return;
@@ -343,15 +264,15 @@ static void ns_list(struct api_req *r, json_t *body)
 }
 
 /* :namespace_id must name a namespace root this node knows; replies 400/404 itself. */
-static int ns_param(struct api_req *r, uint8_t ns[32])
+static int ns_param(struct api_req *r, uint8_t ns[MERO_NS_ID_LEN])
 {
     struct api_fail f = {0};
-    uint8_t root[32];
+    uint8_t root[MERO_NS_ID_LEN];
     if (api_parse_id32(r->params[0], ns, "namespace_id", &f) < 0) {
         api_reply_error(r, f.status, "%s", f.msg);
         return -1;
     }
-    if (mero_gov_namespace_of(r->node->store, ns, root) < 0 || memcmp(root, ns, 32) != 0) {
+    if (mero_node_namespace_of(r->node, ns, root) < 0 || memcmp(root, ns, sizeof(root)) != 0) {
         api_reply_error(r, 404, "namespace not found");
         return -1;
     }
@@ -361,7 +282,7 @@ static int ns_param(struct api_req *r, uint8_t ns[32])
 static void ns_get(struct api_req *r, json_t *body)
 {
     (void)body;
-    uint8_t ns[32];
+    uint8_t ns[MERO_NS_ID_LEN];
     if (ns_param(r, ns) < 0) {
         return;
     }
@@ -374,8 +295,8 @@ static void ns_group_create(struct api_req *r, json_t *body)
 {
     static const char *const allowed[] = {"name", "visibility", "requester", NULL};
     struct api_fail f = {0};
-    uint8_t ns[32], g[32];
-    struct mero_ns_meta m;
+    uint8_t ns[MERO_NS_ID_LEN], g[MERO_GROUP_ID_LEN];
+    struct mero_node_labels m;
     memset(&m, 0, sizeof(m));
     if (json_object_get(body, "groupId") != NULL) {
         api_reply_error(r, 400, "`groupId` cannot be chosen: governance derives the group id");
@@ -395,23 +316,17 @@ static void ns_group_create(struct api_req *r, json_t *body)
         api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
-    m.created_at = (int64_t)time(NULL);
-    struct mero_gov_oplist ops = {0};
     struct mero_err err = {0};
-    int rc = mero_gov_create_subgroup(
-        r->node->store, ns, ns, open ? MERO_GROUP_OPEN : MERO_GROUP_RESTRICTED, g, &ops, &err);
+    int rc =
+        mero_node_subgroup_create(r->node, ns, ns, open ? MERO_GROUP_OPEN : MERO_GROUP_RESTRICTED,
+                                  m.has_name ? m.name : NULL, g, &err);
     if (rc < 0) {
-        mero_gov_oplist_cleanup(&ops);
         api_reply_err(r, rc, &err);
         return;
     }
-    if (m.has_name && mero_ns_meta_put(r->node->db, g, &m) < 0) {
-        MERO_WARN("cannot record the group's name");
-    }
-    (void)mero_node_publish_ops(r->node, ns, &ops);
-    mero_gov_oplist_cleanup(&ops);
-    json_t *o = json_pack("{s:o, s:o, s:s}", "groupId", hexj(g, 32), "parentId", hexj(ns, 32),
-                          "visibility", open ? "open" : "restricted");
+    json_t *o =
+        json_pack("{s:o, s:o, s:s}", "groupId", mero_json_hex(g, sizeof(g)), "parentId",
+                  mero_json_hex(ns, sizeof(ns)), "visibility", open ? "open" : "restricted");
     if (m.has_name) {
         json_object_set_new(o, "name", json_string(m.name));
     }
@@ -421,31 +336,24 @@ static void ns_group_create(struct api_req *r, json_t *body)
 static void ns_groups(struct api_req *r, json_t *body)
 {
     (void)body;
-    uint8_t ns[32];
+    uint8_t ns[MERO_NS_ID_LEN];
     if (ns_param(r, ns) < 0) {
         return;
     }
-    uint8_t(*gs)[32] = NULL;
+    struct mero_node_group_entry *gs = NULL;
     size_t n = 0;
-    if (mero_gov_groups(r->node->store, ns, &gs, &n) < 0) {
+    if (mero_node_ns_groups(r->node, ns, &gs, &n) < 0) {
         api_reply_error(r, 500, "cannot list groups");
         return;
     }
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++) {
-        if (memcmp(gs[i], ns, 32) == 0) {
-            continue; /* the root is the namespace itself, not one of its groups */
+        json_t *o = json_pack("{s:o}", "groupId", mero_json_hex(gs[i].id, sizeof(gs[i].id)));
+        if (gs[i].has_name) {
+            json_object_set_new(o, "name", json_string(gs[i].name));
         }
-        json_t *o = json_pack("{s:o}", "groupId", hexj(gs[i], 32));
-        struct mero_ns_meta m;
-        bool found = false;
-        if (mero_ns_meta_get(r->node->db, gs[i], &m, &found) == 0 && found && m.has_name) {
-            json_object_set_new(o, "name", json_string(m.name));
-        }
-        uint8_t parent[32];
-        int vis = 0;
-        if (mero_gov_group_info(r->node->store, gs[i], parent, &vis) == 0) {
-            json_object_set_new(o, "parentId", hexj(parent, 32));
+        if (gs[i].has_parent) {
+            json_object_set_new(o, "parentId", mero_json_hex(gs[i].parent, sizeof(gs[i].parent)));
         }
         json_array_append_new(a, o);
     }
@@ -457,39 +365,27 @@ static void group_info(struct api_req *r, json_t *body)
 {
     (void)body;
     struct api_fail f = {0};
-    uint8_t g[32], ns[32], parent[32];
-    int vis = 0;
+    uint8_t g[MERO_GROUP_ID_LEN];
     if (api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
         api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
-    if (mero_gov_namespace_of(r->node->store, g, ns) < 0 ||
-        mero_gov_group_info(r->node->store, g, parent, &vis) < 0) {
+    struct mero_node_group_summary sum;
+    if (mero_node_group_summary(r->node, g, &sum) < 0) {
         api_reply_error(r, 404, "group not found");
         return;
     }
-    struct mero_ns_meta m, gm;
-    bool found = false;
-    if (mero_ns_meta_get(r->node->db, ns, &m, &found) < 0) {
-        memset(&m, 0, sizeof(m));
-    }
-    json_t *o = json_pack("{s:o}", "groupId", hexj(g, 32));
-    if (mero_ns_meta_get(r->node->db, g, &gm, &found) == 0 && found && gm.has_name &&
-        memcmp(g, ns, 32) != 0) {
-        m.has_name = true;
-        memcpy(m.name, gm.name, sizeof(m.name));
-    }
-    put_labels(o, &m);
-    json_object_set_new(o, "memberCount",
-                        json_integer((json_int_t)member_count(r->node->store, g)));
-    json_object_set_new(o, "contextCount",
-                        json_integer((json_int_t)context_count(r->node->store, ns, g)));
+    json_t *o = json_pack("{s:o}", "groupId", mero_json_hex(g, sizeof(g)));
+    put_labels(o, &sum.labels);
+    json_object_set_new(o, "memberCount", json_integer((json_int_t)sum.members));
+    json_object_set_new(o, "contextCount", json_integer((json_int_t)sum.contexts));
     json_object_set_new(o, "defaultCapabilities", json_integer(0));
-    json_object_set_new(o, "subgroupVisibility",
-                        json_string(vis == MERO_GROUP_RESTRICTED ? "restricted" : "open"));
+    json_object_set_new(
+        o, "subgroupVisibility",
+        json_string(sum.visibility == MERO_GROUP_RESTRICTED ? "restricted" : "open"));
     json_object_set_new(o, "metadata", json_null());
-    json_object_set_new(o, "namespaceId", hexj(ns, 32));
-    json_object_set_new(o, "parentId", hexj(parent, 32));
+    json_object_set_new(o, "namespaceId", mero_json_hex(sum.ns, sizeof(sum.ns)));
+    json_object_set_new(o, "parentId", mero_json_hex(sum.parent, sizeof(sum.parent)));
     api_reply_data(r, 200, o);
 }
 
@@ -499,13 +395,13 @@ static void members_remove(struct api_req *r, json_t *body)
 {
     static const char *const allowed[] = {"members", "requester", NULL};
     struct api_fail f = {0};
-    uint8_t g[32], ns[32];
+    uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
     if (api_check_fields(body, allowed, &f) < 0 ||
         api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
         api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
-    if (mero_gov_namespace_of(r->node->store, g, ns) < 0) {
+    if (mero_node_namespace_of(r->node, g, ns) < 0) {
         api_reply_error(r, 404, "group not found");
         return;
     }
@@ -518,40 +414,35 @@ static void members_remove(struct api_req *r, json_t *body)
         api_reply_error(r, 400, "`members` must be a list of 1 to %d identities", API_BATCH_MAX);
         return;
     }
-    uint8_t(*ids)[32] = calloc(n, 32);
-    if (ids == NULL) {
+    struct mero_node_batch_entry *es = calloc(n, sizeof(*es));
+    if (es == NULL) {
         api_reply_error(r, 500, "out of memory");
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        if (api_parse_key32(json_string_value(json_array_get(a, i)), ids[i]) < 0) {
-            free(ids);
+        if (api_parse_key32(json_string_value(json_array_get(a, i)), es[i].id) < 0) {
+            free(es);
             api_reply_error(r, 400, "members[%zu] must be 64 hex chars (32 bytes)", i);
             return;
         }
         for (size_t j = 0; j < i; j++) {
-            if (memcmp(ids[i], ids[j], 32) == 0) {
-                free(ids);
+            if (memcmp(es[i].id, es[j].id, sizeof(es[i].id)) == 0) {
+                free(es);
                 api_reply_error(r, 400, "members[%zu] repeats members[%zu]", i, j);
                 return;
             }
         }
     }
-    struct api_batch b;
-    api_batch_begin(&b, r);
-    for (size_t i = 0; i < n; i++) {
-        struct mero_err err = {0};
-        int rc = mero_gov_remove_member(r->node->store, ns, g, ids[i], &b.ops, &err);
-        api_batch_note(&b, i, ids[i], rc, &err);
-    }
+    struct mero_err err = {0};
+    int rc = mero_node_members_remove(r->node, ns, g, es, n, &err);
     json_t *done = json_array();
     for (size_t i = 0; i < n; i++) {
-        json_array_append_new(done, hexj(ids[i], 32));
+        json_array_append_new(done, mero_json_hex(es[i].id, sizeof(es[i].id)));
     }
-    free(ids);
-    api_batch_end(
-        &b, ns,
-        json_pack("{s:o, s:o, s:b}", "groupId", hexj(g, 32), "members", done, "removed", 1));
+    api_batch_reply(r, rc, es, n, &err,
+                    json_pack("{s:o, s:o, s:b}", "groupId", mero_json_hex(g, sizeof(g)), "members",
+                              done, "removed", 1));
+    free(es);
 }
 
 const struct api_route api_routes_ref[] = {

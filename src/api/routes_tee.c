@@ -8,8 +8,9 @@
  * (never caller bytes); a quote is answered only as the node produced it; a mock quote is
  * produced only under --mock-tee, and never comes with an event log. There are no
  * applications in mero, so any applicationId answers 404 "Application '<id>' not found"
- * (docs/api.md). The fleet join runs in the admission layer through node->hooks.fleet_join;
- * it answers asynchronously, so the connection stays suspended until it finishes.
+ * (docs/api.md). The fleet join runs in the node's admission layer (mero_node_fleet_join);
+ * it answers asynchronously, so the connection stays suspended until it finishes, and its
+ * result becomes the reference's JSON here (api_fleet_join_json).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,19 +22,18 @@
 #include "mero/encoding.h"
 #include "mero/mock.h"
 #include "mero/quote.h"
-#include "node/node_internal.h"
-#include "node/tee_internal.h"
+#include "mero/node.h"
 
 #define NO_TDX_MSG "TDX attestation generation is only supported on Linux with TDX hardware"
 
 static void tee_info(struct api_req *r, json_t *body)
 {
     (void)body;
-    if (r->node->tee == MERO_TEE_NONE) {
+    if (mero_node_tee_mode(r->node) == MERO_TEE_NONE) {
         api_reply_error(r, 501, NO_TDX_MSG);
         return;
     }
-    char cloud[32], os[128], mrtd[97];
+    char cloud[MERO_NODE_CLOUD_MAX], os[MERO_NODE_OS_MAX], mrtd[MERO_HEX_SIZE(MERO_MR_LEN)];
     mero_node_tee_info(r->node, cloud, os, mrtd);
     api_reply_data(
         r, 200, json_pack("{s:s, s:s, s:s}", "cloudProvider", cloud, "osImage", os, "mrtd", mrtd));
@@ -48,21 +48,18 @@ struct attest_ctx {
 static json_t *quote_json(const uint8_t *q, size_t len, struct mero_err *err)
 {
     struct mero_buf b;
-    mero_buf_init(&b, 1u << 20);
-    int rc;
-    if (mero_mock_is_mock(q, len)) {
-        rc = mero_mock_to_json(q, len, &b);
-    } else {
-        struct mero_quote pq;
-        rc = mero_quote_parse(&pq, q, len, err);
-        if (rc == 0) {
-            rc = mero_quote_to_json(&pq, &b);
-        }
-    }
+    struct mero_quote pq;
     json_t *v = NULL;
-    if (rc == 0) {
-        v = json_loadb((const char *)b.data, b.len, 0, NULL);
+    int rc;
+    mero_buf_init(&b, 1u << 20);
+    if (mero_mock_is_mock(q, len)) {
+        MERO_TRY_OUT(mero_mock_to_json(q, len, &b));
+    } else {
+        MERO_TRY_OUT(mero_quote_parse(&pq, q, len, err));
+        MERO_TRY_OUT(mero_quote_to_json(&pq, &b));
     }
+    v = json_loadb((const char *)b.data, b.len, 0, NULL);
+out:
     mero_buf_cleanup(&b);
     return v;
 }
@@ -87,7 +84,7 @@ static void attest_done(void *vctx, int rc, const struct mero_node_quote *res,
         goto out;
     }
     bool mock = mero_mock_is_mock(q, len);
-    if (mock && node->tee != MERO_TEE_MOCK) {
+    if (mock && mero_node_tee_mode(node) != MERO_TEE_MOCK) {
         api_reply_error(r, 501, NO_TDX_MSG); /* fail closed: mock only under --mock-tee */
         goto out;
     }
@@ -100,14 +97,14 @@ static void attest_done(void *vctx, int rc, const struct mero_node_quote *res,
     }
     data = json_pack("{s:s, s:o}", "quoteB64", b64, "quote", qj);
     if (!c->registration) {
-        char hex[65];
+        uint8_t pk[MERO_IDENTITY_LEN], tk[MERO_X25519_LEN];
         if (c->a.bind_node) {
-            mero_hex_encode(hex, node->id_pk, 32);
-            json_object_set_new(data, "boundPublicKey", json_string(hex));
+            mero_node_identity(node, pk);
+            json_object_set_new(data, "boundPublicKey", mero_json_hex(pk, sizeof(pk)));
         }
         if (c->a.bind_transport) {
-            mero_hex_encode(hex, node->transport_pk, 32);
-            json_object_set_new(data, "transportPublicKey", json_string(hex));
+            mero_node_transport_key(node, tk);
+            json_object_set_new(data, "transportPublicKey", mero_json_hex(tk, sizeof(tk)));
         }
         if (c->a.include_collateral) {
             json_t *coll = json_null();
@@ -147,7 +144,7 @@ out:
     free(c);
 }
 
-static void start_quote(struct attest_ctx *c, const uint8_t rd[64])
+static void start_quote(struct attest_ctx *c, const uint8_t rd[MERO_REPORT_DATA_LEN])
 {
     struct api_req *r = c->r;
     unsigned extras = 0;
@@ -196,24 +193,26 @@ static void tee_attest(struct api_req *r, json_t *body)
         free(c);
         return;
     }
-    if (r->node->tee == MERO_TEE_NONE) {
+    if (mero_node_tee_mode(r->node) == MERO_TEE_NONE) {
         api_reply_error(r, 501, NO_TDX_MSG);
         free(c);
         return;
     }
-    if (c->a.event_log && r->node->tee == MERO_TEE_MOCK) {
+    if (c->a.event_log && mero_node_tee_mode(r->node) == MERO_TEE_MOCK) {
         api_reply_error(r, 400, "eventLog is not available for a mock quote");
         free(c);
         return;
     }
-    uint8_t inner[32], suffix[32], rd[64];
+    uint8_t inner[MERO_APP_HASH_LEN], suffix[MERO_APP_HASH_LEN], rd[MERO_REPORT_DATA_LEN];
+    uint8_t pk[MERO_IDENTITY_LEN], tk[MERO_X25519_LEN];
     const uint8_t *inner_p = NULL;
+    mero_node_identity(r->node, pk);
+    mero_node_transport_key(r->node, tk);
     if (c->a.bind_node) {
-        mero_attest_key_binding(inner, NULL, r->node->id_pk);
+        mero_attest_key_binding(inner, NULL, pk);
         inner_p = inner;
     }
-    (void)mero_attest_report_data_suffix(suffix, inner_p, NULL,
-                                         c->a.bind_transport ? r->node->transport_pk : NULL);
+    (void)mero_attest_report_data_suffix(suffix, inner_p, NULL, c->a.bind_transport ? tk : NULL);
     mero_report_data(rd, c->a.nonce, suffix);
     start_quote(c, rd);
 }
@@ -233,27 +232,59 @@ static void tee_registration_attest(struct api_req *r, json_t *body)
         free(c);
         return;
     }
-    uint8_t binding[32], rd[64];
+    uint8_t binding[MERO_APP_HASH_LEN], rd[MERO_REPORT_DATA_LEN];
     mero_attest_registration_binding(binding);
     mero_report_data(rd, c->a.nonce, binding);
     start_quote(c, rd);
 }
 
-static void fleet_join_done(void *ctx, int status, char *data_json, const char *message)
+json_t *api_fleet_join_json(const struct mero_fleet_join_result *res)
+{
+    json_t *o = json_object(), *list = json_array(), *refs = json_array();
+    if (o == NULL || list == NULL || refs == NULL) {
+        json_decref(o);
+        json_decref(list);
+        json_decref(refs);
+        return NULL;
+    }
+    for (size_t i = 0; i < res->ncontexts; i++) {
+        json_array_append_new(list, mero_json_hex(res->contexts[i], MERO_CONTEXT_ID_LEN));
+    }
+    for (size_t i = 0; i < res->nrefusals; i++) {
+        json_t *r = json_pack("{s:s,s:s}", "peer", res->refusals[i].peer, "reason",
+                              res->refusals[i].reason);
+        if (r != NULL) {
+            json_array_append_new(refs, r);
+        }
+    }
+    json_object_set_new(o, "status", json_string(res->admitted ? "joined" : "announced"));
+    json_object_set_new(o, "group_id", mero_json_hex(res->ns, sizeof(res->ns)));
+    json_object_set_new(o, "namespace_id", mero_json_hex(res->ns, sizeof(res->ns)));
+    json_object_set_new(o, "public_key", mero_json_hex(res->pk, sizeof(res->pk)));
+    json_object_set_new(o, "account", mero_json_hex(res->account, sizeof(res->account)));
+    json_object_set_new(o, "admitted", json_boolean(res->admitted));
+    json_object_set_new(o, "auto_follow_enabled", json_boolean(res->auto_follow));
+    json_object_set_new(o, "contexts_joined", list);
+    json_object_set_new(o, "admitted_by",
+                        res->admitted_by ? json_string(res->admitted_by) : json_null());
+    json_object_set_new(o, "refusals", refs);
+    return o;
+}
+
+static void fleet_join_done(void *ctx, int rc, const struct mero_fleet_join_result *res,
+                            const struct mero_err *err)
 {
     struct api_req *r = ctx;
-    if (status >= 200 && status < 300 && data_json != NULL) {
-        json_t *d = json_loads(data_json, 0, NULL);
-        free(data_json);
-        if (d == NULL) {
-            api_reply_error(r, 500, "fleet join produced no result");
-            return;
-        }
-        api_reply_data(r, status, d);
+    if (rc < 0 || res == NULL) {
+        api_reply_err(r, rc < 0 ? rc : -MERO_EINTERNAL, err);
         return;
     }
-    free(data_json);
-    api_reply_error(r, status >= 400 ? status : 500, "%s", message ? message : "fleet join failed");
+    json_t *d = api_fleet_join_json(res);
+    if (d == NULL) {
+        api_reply_error(r, 500, "out of memory");
+        return;
+    }
+    api_reply_data(r, 200, d);
 }
 
 static void tee_fleet_join(struct api_req *r, json_t *body)
@@ -269,18 +300,13 @@ static void tee_fleet_join(struct api_req *r, json_t *body)
         free(j);
         return;
     }
-    if (r->node->hooks.fleet_join == NULL) {
-        api_reply_error(r, 501, "fleet join not available");
-        free(j);
-        return;
-    }
     const char *addrs[API_MAX_ADMITTERS];
     for (size_t i = 0; i < j->nadmitters; i++) {
         addrs[i] = j->admitters[i];
     }
     struct mero_err err = {0};
-    int rc = r->node->hooks.fleet_join(r->node, j->group_id, addrs, j->nadmitters, fleet_join_done,
-                                       r, &err);
+    int rc =
+        mero_node_fleet_join(r->node, j->group_id, addrs, j->nadmitters, fleet_join_done, r, &err);
     free(j);
     if (rc < 0) {
         api_reply_err(r, rc, &err);

@@ -18,8 +18,11 @@
 #include <strings.h>
 
 #include "api/validate_internal.h"
+#include "mero/dcap.h"
 #include "mero/encoding.h"
 #include "mero/net.h"
+#include "mero/release.h"
+#include "mero/sizes.h"
 
 static int fail(struct api_fail *f, int status, const char *fmt, ...) MERO_PRINTF(3, 4);
 static int fail(struct api_fail *f, int status, const char *fmt, ...)
@@ -92,10 +95,12 @@ static int is_hex(const char *s, size_t n)
     return 1;
 }
 
-int api_parse_id32(const char *s, uint8_t out[32], const char *what, struct api_fail *f)
+int api_parse_id32(const char *s, uint8_t out[MERO_GROUP_ID_LEN], const char *what,
+                   struct api_fail *f)
 {
     size_t n = strlen(s);
-    if (n != 64 || !is_hex(s, n) || mero_hex_decode_exact(out, 32, s, n) < 0) {
+    if (!mero_hex_is(s, n, MERO_GROUP_ID_LEN) ||
+        mero_hex_decode_exact(out, MERO_GROUP_ID_LEN, s, n) < 0) {
         return fail(f, 400, "%s must be 64 hex chars (32 bytes)", what);
     }
     return 0;
@@ -116,7 +121,7 @@ static int get_bool(json_t *body, const char *name, bool *out, struct api_fail *
     return 0;
 }
 
-static int parse_nonce(json_t *body, uint8_t nonce[32], struct api_fail *f)
+static int parse_nonce(json_t *body, uint8_t nonce[MERO_NONCE_LEN], struct api_fail *f)
 {
     json_t *v = json_object_get(body, "nonce");
     if (v == NULL) {
@@ -130,7 +135,8 @@ static int parse_nonce(json_t *body, uint8_t nonce[32], struct api_fail *f)
     if (strlen(s) != n || n % 2 != 0 || !is_hex(s, n)) {
         return fail(f, 400, "Invalid nonce format (must be hex string)");
     }
-    if (n != 64 || mero_hex_decode_exact(nonce, 32, s, n) < 0) {
+    if (n != MERO_HEX_LEN(MERO_NONCE_LEN) ||
+        mero_hex_decode_exact(nonce, MERO_NONCE_LEN, s, n) < 0) {
         return fail(f, 400, "Nonce must be exactly 32 bytes (64 hex characters)");
     }
     return 0;
@@ -178,14 +184,14 @@ int api_parse_attest(json_t *body, struct api_attest_req *out, struct api_fail *
     return 0;
 }
 
-int api_parse_registration(json_t *body, uint8_t nonce[32], struct api_fail *f)
+int api_parse_registration(json_t *body, uint8_t nonce[MERO_NONCE_LEN], struct api_fail *f)
 {
     static const char *const allowed[] = {"nonce", NULL};
-    uint8_t n[32];
+    uint8_t n[MERO_NONCE_LEN];
     if (api_check_fields(body, allowed, f) < 0 || parse_nonce(body, n, f) < 0) {
         return -1;
     }
-    memcpy(nonce, n, 32);
+    memcpy(nonce, n, sizeof(n));
     return 0;
 }
 
@@ -250,7 +256,7 @@ int api_parse_fleet_join(json_t *body, struct api_fleet_join_req *out, struct ap
     if (g == NULL) {
         return fail(f, 400, "missing field `groupId`");
     }
-    uint8_t id[32];
+    uint8_t id[MERO_GROUP_ID_LEN];
     if (!json_is_string(g) || json_string_length(g) != strlen(json_string_value(g)) ||
         api_parse_id32(json_string_value(g), id, "group_id", f) < 0) {
         return fail(f, 400, "group_id must be 64 hex chars (32 bytes)");
@@ -275,7 +281,7 @@ int api_parse_fleet_join(json_t *body, struct api_fleet_join_req *out, struct ap
             }
         }
     }
-    memcpy(out->group_id, id, 32);
+    memcpy(out->group_id, id, sizeof(out->group_id));
     out->nadmitters = n;
     for (size_t i = 0; i < n; i++) {
         snprintf(out->admitters[i], API_MULTIADDR_MAX, "%s",
@@ -283,15 +289,6 @@ int api_parse_fleet_join(json_t *body, struct api_fleet_join_req *out, struct ap
     }
     return 0;
 }
-
-/* Known Intel TCB status names (reference-dcap.md); Revoked is never allowable. */
-static const char *const tcb_names[] = {"UpToDate",
-                                        "SWHardeningNeeded",
-                                        "ConfigurationNeeded",
-                                        "ConfigurationAndSWHardeningNeeded",
-                                        "OutOfDate",
-                                        "OutOfDateConfigurationNeeded",
-                                        NULL};
 
 static const char *const list_names[] = {"allowedMrtd",  "allowedRtmr0", "allowedRtmr1",
                                          "allowedRtmr2", "allowedRtmr3", "allowedTcbStatuses"};
@@ -325,11 +322,9 @@ static int parse_list(json_t *body, size_t idx, json_t **out, struct api_fail *f
             return fail(f, 400, "`%s[%zu]` must be a string", name, i);
         }
         if (idx == 5) {
-            int ok = 0;
-            for (size_t k = 0; tcb_names[k] != NULL; k++) {
-                ok |= strcmp(s, tcb_names[k]) == 0;
-            }
-            if (!ok) {
+            /* the names DCAP itself knows (attest/tcbinfo.c); Revoked is never allowable */
+            enum mero_tcb_status st;
+            if (mero_tcb_status_parse(s, &st) < 0 || st == MERO_TCB_REVOKED) {
                 json_decref(res);
                 if (strcasecmp(s, "Revoked") == 0) {
                     return fail(f, 400, "`allowedTcbStatuses[%zu]`: Revoked is never allowed", i);
@@ -343,44 +338,19 @@ static int parse_list(json_t *body, size_t idx, json_t **out, struct api_fail *f
             json_array_append_new(res, json_string(s));
             continue;
         }
-        char low[97];
-        if (strlen(s) != 96 || !is_hex(s, 96)) {
+        char low[MERO_HEX_SIZE(MERO_MR_LEN)];
+        if (!mero_hex_is(s, strlen(s), MERO_MR_LEN)) {
             json_decref(res);
             return fail(f, 400, "`%s[%zu]` must be 96 hex characters (48 bytes)", name, i);
         }
-        for (size_t k = 0; k < 96; k++) {
+        for (size_t k = 0; k < MERO_MR_HEX_LEN; k++) {
             low[k] = (char)tolower((unsigned char)s[k]);
         }
-        low[96] = 0;
+        low[MERO_MR_HEX_LEN] = 0;
         json_array_append_new(res, json_string(low));
     }
     *out = res;
     return 0;
-}
-
-static int check_version(const char *s)
-{
-    int parts = 0;
-    size_t digits = 0;
-    for (const char *c = s;; c++) {
-        if (*c >= '0' && *c <= '9') {
-            if (++digits > 9) {
-                return -1;
-            }
-        } else if (*c == '.' || *c == 0) {
-            if (digits == 0) {
-                return -1;
-            }
-            parts++;
-            digits = 0;
-            if (*c == 0) {
-                break;
-            }
-        } else {
-            return -1;
-        }
-    }
-    return parts == 3 ? 0 : -1;
 }
 
 static int parse_release(json_t *sr, json_t **out, struct api_fail *f)
@@ -424,7 +394,8 @@ static int parse_release(json_t *sr, json_t **out, struct api_fail *f)
     json_t *mv = json_object_get(sr, "minReleaseVersion");
     if (mv != NULL && !json_is_null(mv)) {
         const char *s = json_string_value(mv);
-        if (s == NULL || strlen(s) > 32 || check_version(s) < 0) {
+        /* the release module's own check: full semver, as the release parser and gov accept */
+        if (s == NULL || strlen(s) != json_string_length(mv) || mero_release_version_check(s) < 0) {
             json_decref(res);
             return fail(f, 400, "`signedRelease.minReleaseVersion` must be X.Y.Z");
         }

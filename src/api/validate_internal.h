@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 struct api_fail {
     int status;
@@ -32,11 +33,11 @@ MERO_MUST_CHECK int api_parse_body(const char *p, size_t n, json_t **out, struct
 /* Refuse any member of obj not named in allowed (NULL-terminated). */
 MERO_MUST_CHECK int api_check_fields(json_t *obj, const char *const *allowed, struct api_fail *f);
 /* 64 hex chars (either case) -> 32 bytes; what names the value in the message. */
-MERO_MUST_CHECK int api_parse_id32(const char *s, uint8_t out[32], const char *what,
+MERO_MUST_CHECK int api_parse_id32(const char *s, uint8_t out[MERO_GROUP_ID_LEN], const char *what,
                                    struct api_fail *f);
 
 struct api_attest_req {
-    uint8_t nonce[32];
+    uint8_t nonce[MERO_NONCE_LEN];
     bool has_app;
     char app_id[API_APP_ID_MAX];
     bool bind_node, bind_tls, bind_transport, include_collateral, event_log;
@@ -44,10 +45,11 @@ struct api_attest_req {
 /* POST /tee/attest (reference-calimero.md §4.2; deny_unknown_fields). */
 MERO_MUST_CHECK int api_parse_attest(json_t *body, struct api_attest_req *out, struct api_fail *f);
 /* POST /tee/registration-attest: {nonce} only. */
-MERO_MUST_CHECK int api_parse_registration(json_t *body, uint8_t nonce[32], struct api_fail *f);
+MERO_MUST_CHECK int api_parse_registration(json_t *body, uint8_t nonce[MERO_NONCE_LEN],
+                                           struct api_fail *f);
 
 struct api_fleet_join_req {
-    uint8_t group_id[32];
+    uint8_t group_id[MERO_GROUP_ID_LEN];
     char admitters[API_MAX_ADMITTERS][API_MULTIADDR_MAX];
     size_t nadmitters;
 };
@@ -63,7 +65,7 @@ MERO_MUST_CHECK int api_parse_policy(json_t *body, json_t **canon, struct api_fa
 
 enum api_role { API_ROLE_ADMIN = 0, API_ROLE_MEMBER = 1, API_ROLE_READONLY = 2 };
 struct api_member_req {
-    uint8_t identity[32];
+    uint8_t identity[MERO_IDENTITY_LEN];
     enum api_role role;
 };
 /* POST /groups/:id/members: identity 64 hex, role Admin|Member|ReadOnly (TEE roles refused). */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * loop.c - `merod run`: the one libuv loop that owns all node state (ARCHITECTURE.md §3).
- * It starts the network and the admin API on the loop, writes DIR/run.json (peer id, listen
- * addresses, API address, pid) once both listen, and runs until SIGINT or SIGTERM. Stopping
- * closes the API (suspended requests answered 503), the network and every handle, then the
+ * mero_node_start takes the loop and the signals and starts the network; the caller (merod)
+ * then puts its server on the loop (the admin API, which the node does not know) and
+ * registers its stop hook; mero_node_serve writes DIR/run.json (peer id, listen addresses, API
+ * address, pid) and runs until SIGINT or SIGTERM. Stopping runs the stop hook first (the API
+ * answers its suspended requests), then closes the network and every handle, then the
  * database, so a restart finds consistent state: every acknowledged write was committed
  * (synchronous=FULL) before its reply was sent.
  */
@@ -15,7 +17,6 @@
 
 #include <jansson.h>
 
-#include "api/api_internal.h"
 #include "mero/log.h"
 #include "node/node_internal.h"
 #include "node/service_internal.h"
@@ -33,7 +34,11 @@ void mero_node_stop(struct mero_node *node)
         return;
     }
     node->stopping = true;
-    mero_api_stop(node);
+    if (node->on_stop != NULL) {
+        void (*fn)(void *) = node->on_stop;
+        node->on_stop = NULL;
+        fn(node->on_stop_ctx);
+    }
     mero_node_service_stop(node);
     uv_signal_stop(&node->sigint);
     uv_signal_stop(&node->sigterm);
@@ -65,9 +70,14 @@ static int write_run_json(struct mero_node *node, struct mero_err *err)
     return rc;
 }
 
-int mero_node_run(struct mero_node *node, struct mero_err *err)
+void mero_node_on_stop(struct mero_node *node, void (*fn)(void *ctx), void *ctx)
 {
-    int rc;
+    node->on_stop = fn;
+    node->on_stop_ctx = ctx;
+}
+
+int mero_node_start(struct mero_node *node, struct mero_err *err)
+{
     node->loop = uv_default_loop();
     signal(SIGPIPE, SIG_IGN);
     uv_signal_init(node->loop, &node->sigint);
@@ -76,17 +86,24 @@ int mero_node_run(struct mero_node *node, struct mero_err *err)
     node->sigterm.data = node;
     uv_signal_start(&node->sigint, on_signal, SIGINT);
     uv_signal_start(&node->sigterm, on_signal, SIGTERM);
-
-    rc = mero_node_service_start(node, err);
-    if (rc == 0) {
-        rc = mero_api_start(node, err);
-    }
-    if (rc == 0) {
-        rc = write_run_json(node, err);
-    }
+    int rc = mero_node_service_start(node, err);
     if (rc < 0) {
-        mero_node_stop(node);
-        (void)uv_run(node->loop, UV_RUN_DEFAULT);
+        mero_node_abort(node);
+    }
+    return rc;
+}
+
+void mero_node_abort(struct mero_node *node)
+{
+    mero_node_stop(node);
+    (void)uv_run(node->loop, UV_RUN_DEFAULT);
+}
+
+int mero_node_serve(struct mero_node *node, struct mero_err *err)
+{
+    int rc = write_run_json(node, err);
+    if (rc < 0) {
+        mero_node_abort(node);
         return rc;
     }
     MERO_INFO("peer id %s", node->peer_id);

@@ -16,50 +16,34 @@
 #include <uv.h>
 
 #include "mero/err.h"
+#include "mero/node.h"
 
-#define MERO_NODE_PATH_MAX      1024
-#define MERO_META_GOV_DB        "gov_db" /* node_meta: init made gov.db */
-#define MERO_NODE_NAME_MAX      64
-#define MERO_NODE_ADDR_MAX      256
-#define MERO_NODE_MAX_LISTEN    8
-#define MERO_NODE_MAX_BOOTSTRAP 16
-#define MERO_TOKEN_HEX_LEN      64
-#define MERO_DEFAULT_API        "127.0.0.1:2528"
-#define MERO_DEFAULT_LISTEN     "/ip4/127.0.0.1/tcp/2428"
+#define MERO_NODE_PATH_MAX   1024
+#define MERO_META_GOV_DB     "gov_db" /* node_meta: init made gov.db */
+#define MERO_NODE_NAME_MAX   64
+#define MERO_NODE_MAX_LISTEN 8
+#define MERO_TOKEN_HEX_LEN   64
+#define MERO_DEFAULT_API     "127.0.0.1:2528"
+#define MERO_DEFAULT_LISTEN  "/ip4/127.0.0.1/tcp/2428"
 
-struct mero_node;
-struct mero_api_server;
 struct sqlite3;
 struct mero_store;
 struct mero_net;
 struct mero_node_sync;
 struct mero_node_peers;
 
-/* How quotes are produced (ARCHITECTURE.md §1, spec "Admin API surface"). */
-enum mero_node_tee {
-    MERO_TEE_NONE = 0, /* no TDX, no --mock-tee: quote requests answer 501 */
-    MERO_TEE_MOCK = 1, /* --mock-tee: MOCK_TDX_QUOTE_V1 quotes */
-    MERO_TEE_REAL = 2, /* configfs-tsm with provider tdx_guest */
-};
-
-/*
- * Completion of an asynchronous fleet join: status is an HTTP status, data_json an owned
- * JSON text of the `data` member on success (2xx) or NULL, message the error text otherwise.
- */
-typedef void (*mero_fleet_join_done)(void *ctx, int status, char *data_json, const char *message);
-
 /*
  * Hooks that code merged later installs on the node (the admission helper installs
- * fleet_join from its own start function). A NULL hook means "not available" (501).
+ * fleet_join from its own start function). A NULL hook means "not available".
  */
 struct mero_node_hooks {
     /*
      * Start a fleet join for namespace group_id, asking admitters (n multiaddrs ending in
      * /p2p/<id>) directly first. Must call done exactly once, on the loop thread, possibly
      * later (up to ~30 s). Returns 0 when started, negative when it could not start (then
-     * done is not called and the route answers 500 with err's message).
+     * done is not called; err holds the reason).
      */
-    int (*fleet_join)(struct mero_node *node, const uint8_t group_id[32],
+    int (*fleet_join)(struct mero_node *node, const uint8_t group_id[MERO_GROUP_ID_LEN],
                       const char *const *admitters, size_t n, mero_fleet_join_done done, void *ctx,
                       struct mero_err *err);
     void *fleet_join_state;
@@ -68,7 +52,7 @@ struct mero_node_hooks {
      * state delta (service.c reserves the first bytes MERO_GOSSIP_OP / MERO_GOSSIP_DELTA).
      * Return 0 to accept (forwarded), negative to reject. NULL: such messages are rejected.
      */
-    int (*on_gossip)(struct mero_node *node, const uint8_t ns[32], const char *from,
+    int (*on_gossip)(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], const char *from,
                      const uint8_t *data, size_t len);
     void *gossip_state;
 };
@@ -93,16 +77,17 @@ struct mero_node {
     char *bootstrap[MERO_NODE_MAX_BOOTSTRAP];
     size_t nbootstrap;
     /* node identity (Ed25519); sk in sodium_malloc'd memory */
-    uint8_t id_pk[32];
+    uint8_t id_pk[MERO_ED25519_PK_LEN];
     uint8_t *id_sk;
     /* the transport key /tee/attest binds: X25519, generated at startup, memory only */
-    uint8_t transport_pk[32];
+    uint8_t transport_pk[MERO_X25519_LEN];
     uint8_t *transport_sk;
     char token[MERO_TOKEN_HEX_LEN + 1]; /* admin bearer token (secret) */
     enum mero_node_tee tee;
     bool test_routes; /* --test: test-only routes (docs/node.md) */
     struct sqlite3 *db;
-    struct mero_api_server *api;
+    void (*on_stop)(void *ctx); /* mero_node_on_stop: the server on our loop (merod) */
+    void *on_stop_ctx;
     char api_bound[MERO_NODE_ADDR_MAX]; /* actual host:port once listening */
     char peer_id[64];
     struct mero_node_hooks hooks;
@@ -116,29 +101,11 @@ struct mero_node {
     bool stopping;
 };
 
-/* merod init: create DIR (0700), identity key, database, config and admin-token (0600). */
-MERO_MUST_CHECK int mero_node_init_home(const char *home, const char *name, const char *listen,
-                                        const char *api, struct mero_err *err);
-/* Load DIR: config, keys (refused if looser than 0600), token, database. */
-MERO_MUST_CHECK int mero_node_open(struct mero_node *node, const char *home, struct mero_err *err);
 /*
  * Open DIR/gov.db into node->store (after mero_node_open): never recreated once made (node_meta
  * MERO_META_GOV_DB records that it was); refused when missing, empty or failing quick_check.
  */
 MERO_MUST_CHECK int mero_node_open_gov(struct mero_node *node, struct mero_err *err);
-/*
- * `merod check --home DIR`: integrity_check of node.db and gov.db, the op log re-verified
- * (hashes, signatures, derived tables equal a replay), every context delta and visible value
- * checked against its signed, encrypted delta. Findings are printed to out; 0 when all is
- * well, -MERO_ESTATE when something is damaged, another code when the check could not run.
- */
-MERO_MUST_CHECK int mero_node_check(const char *home, FILE *out, struct mero_err *err);
-/* Free everything opened by mero_node_open (keys wiped, database closed). */
-void mero_node_close(struct mero_node *node);
-/* Run until SIGINT/SIGTERM; returns 0 on a clean stop. */
-MERO_MUST_CHECK int mero_node_run(struct mero_node *node, struct mero_err *err);
-/* Stop the loop cleanly (from any loop callback). */
-void mero_node_stop(struct mero_node *node);
 
 /* home.c: 0600 secret files */
 MERO_MUST_CHECK int mero_node_write_secret(const char *path, const void *data, size_t len,
@@ -156,12 +123,5 @@ MERO_MUST_CHECK int mero_node_check_identity_key(const char *path, const uint8_t
 /* Write a file atomically (tmp + fsync + rename) with the given mode. */
 MERO_MUST_CHECK int mero_node_write_file(const char *path, const void *data, size_t len, int mode,
                                          struct mero_err *err);
-
-/* tee.c */
-/* Detect the TEE: real when configfs-tsm offers tdx_guest, else mock when asked, else none. */
-enum mero_node_tee mero_node_tee_detect(bool mock_requested);
-/* The 96-hex MRTD of the host TD (zeros for mock/none) and the cloud/os facts of §1.6. */
-void mero_node_tee_info(const struct mero_node *node, char cloud[32], char os_image[128],
-                        char mrtd[97]);
 
 #endif

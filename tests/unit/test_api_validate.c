@@ -7,6 +7,7 @@
 
 #include "api/api_internal.h"
 #include "api/validate_internal.h"
+#include "mero/release.h"
 #include "harness.h"
 
 #define N64 "0000000000000000000000000000000000000000000000000000000000000007"
@@ -160,6 +161,56 @@ TEST(policy_bodies)
     }
 }
 
+/* minReleaseVersion is checked by the release module itself (mero_release_version_check):
+ * a full semantic version, which the release parser and gov accept, is accepted here too;
+ * the TCB names are DCAP's own (mero_tcb_status_parse). */
+TEST(policy_release_version_is_the_release_modules)
+{
+    static const struct vcase t[] = {
+        {"{\"signedRelease\":{\"allowedProfiles\":[\"x\"],\"minReleaseVersion\":\"1.2.3-rc.1\"}}",
+         0, ""},
+        {"{\"signedRelease\":{\"allowedProfiles\":[\"x\"],\"minReleaseVersion\":"
+         "\"2.0.0-beta.2+build.7\"}}",
+         0, ""},
+        {"{\"signedRelease\":{\"allowedProfiles\":[\"x\"],\"minReleaseVersion\":\"1.2.3-\"}}", 400,
+         "`signedRelease.minReleaseVersion` must be X.Y.Z"},
+        {"{\"signedRelease\":{\"allowedProfiles\":[\"x\"],\"minReleaseVersion\":\"01.2.3\"}}", 400,
+         "`signedRelease.minReleaseVersion` must be X.Y.Z"},
+        {"{" MEAS ",\"allowedTcbStatuses\":[\"Revoked\"]}", 400,
+         "`allowedTcbStatuses[0]`: Revoked"},
+        {"{" MEAS ",\"allowedTcbStatuses\":[\"OutOfDateConfigurationNeeded\"]}", 0, ""},
+        {"{" MEAS ",\"allowedTcbStatuses\":[\"uptodate\"]}", 400,
+         "`allowedTcbStatuses[0]` is not a TCB status name"},
+    };
+    CHECK_EQ(run_table(t, sizeof(t) / sizeof(t[0]), v_policy), 0);
+    /* the same strings through the domain's own check */
+    CHECK_EQ(mero_release_version_check("1.2.3-rc.1"), 0);
+    CHECK(mero_release_version_check("1.2") < 0);
+}
+
+/* The one mero_err -> HTTP status table (api/errmap.c), as docs/api.md lists it. */
+TEST(error_status_table)
+{
+    static const struct {
+        int code, status;
+    } t[] = {
+        {MERO_EINVAL, 400},     {MERO_EHEX, 400},
+        {MERO_EJSON, 400},      {MERO_ETOOBIG, 400},
+        {MERO_EMULTIADDR, 400}, {MERO_ENOTFOUND, 404},
+        {MERO_EEXIST, 409},     {MERO_ESTATE, 409},
+        {MERO_ECLOCK, 409},     {MERO_ESUPERSEDED, 409},
+        {MERO_EPERM, 403},      {MERO_ENOTADMIN, 403},
+        {MERO_EREADONLY, 403},  {MERO_ETEE_ROLE_LOCKED, 403},
+        {MERO_EREFUSED, 403},   {MERO_EUNSUPPORTED, 501},
+        {MERO_ETIMEOUT, 504},   {MERO_EIO, 500},
+        {MERO_ENOMEM, 500},     {MERO_EBADSIG, 500},
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        CHECK_EQ(api_status_of(-t[i].code), t[i].status);
+        CHECK_EQ(api_status_of(t[i].code), t[i].status); /* either sign */
+    }
+}
+
 TEST(policy_canonical_form)
 {
     json_t *b = parse("{" MEAS ",\"mode\":\"relay\"}");
@@ -292,5 +343,7 @@ TEST(path_segments)
     CHECK(p.too_long);
 }
 
-MERO_TEST_MAIN(T(attest_bodies), T(fleet_join_bodies), T(policy_bodies), T(policy_canonical_form),
-               T(member_bodies), T(strict_json), T(kv_and_keys), T(path_segments))
+MERO_TEST_MAIN(T(attest_bodies), T(fleet_join_bodies), T(policy_bodies),
+               T(policy_release_version_is_the_release_modules), T(error_status_table),
+               T(policy_canonical_form), T(member_bodies), T(strict_json), T(kv_and_keys),
+               T(path_segments))

@@ -29,6 +29,8 @@
 #include "mero/binding.h"
 #include "node/admission/attest_internal.h"
 #include "node/topic_internal.h"
+
+#include "api/api_internal.h"
 #include "node/admission/service_internal.h"
 #include "harness.h"
 
@@ -257,16 +259,17 @@ static bool dial(struct tnode *from, struct tnode *to)
     return state == 1;
 }
 
-static void join_done(void *ctx, int status, char *json, const char *message)
+/* The outcome as the admin API answers it: its status and its JSON shape (api/). */
+static void join_done(void *ctx, int rc, const struct mero_fleet_join_result *res,
+                      const struct mero_err *err)
 {
     struct tnode *t = ctx;
-    t->status = status;
     json_decref(t->result);
-    t->result = json != NULL ? json_loads(json, 0, NULL) : NULL;
-    if (t->result == NULL && message != NULL) {
-        t->result = json_pack("{s:s}", "message", message);
+    t->result = res != NULL ? api_fleet_join_json(res) : NULL;
+    t->status = rc < 0 ? api_status_of(rc) : t->result != NULL ? 200 : 500;
+    if (t->result == NULL && err != NULL) {
+        t->result = json_pack("{s:s}", "message", err->msg);
     }
-    free(json);
     t->done = true;
 }
 

@@ -5,6 +5,8 @@
  * [--test]` and `merod check --home DIR`. Exit status 0 on success or a clean stop (check:
  * nothing damaged), 1 on bad usage, 2 on failure (check: something is damaged or missing).
  * SQLite's error log is routed to ours so a corruption SQLite notices at run time is logged.
+ * `run` composes the two layers through their public headers only: the node (mero/node.h)
+ * starts, the admin API (mero/api.h) is put on its loop and stopped by the node's stop hook.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -13,7 +15,8 @@
 
 #include "mero/crypto.h"
 #include "mero/log.h"
-#include "node/node_internal.h"
+#include "mero/api.h"
+#include "mero/node.h"
 
 static void usage(FILE *f)
 {
@@ -63,60 +66,89 @@ static int cmd_init(int argc, char **argv)
     return 0;
 }
 
+static void stop_api(void *ctx)
+{
+    mero_api_stop(ctx);
+}
+
+/* Start the node, put the admin API on its loop, serve until a signal. */
+static int run_node(struct mero_node *node, struct mero_err *err)
+{
+    struct mero_api_server *api = NULL;
+    MERO_TRY(mero_node_start(node, err));
+    int rc = mero_api_start(node, &api, err);
+    if (rc < 0) {
+        mero_node_abort(node);
+        return rc;
+    }
+    mero_node_on_stop(node, stop_api, api);
+    return mero_node_serve(node, err);
+}
+
 static int cmd_run(int argc, char **argv)
 {
-    static struct mero_node node; /* lives for the process */
+    struct mero_node *node = mero_node_new();
     const char *home = NULL;
     bool mock = false;
+    int rc = 1;
+    if (node == NULL) {
+        fprintf(stderr, "merod: out of memory\n");
+        return 2;
+    }
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
-            return 0;
+            rc = 0;
+            goto out;
         } else if (strcmp(a, "--mock-tee") == 0) {
             mock = true;
         } else if (strcmp(a, "--test") == 0) {
-            node.test_routes = true;
+            mero_node_set_test_mode(node, true);
         } else if (strcmp(a, "--home") == 0 && i + 1 < argc) {
             home = argv[++i];
         } else if (strcmp(a, "--bootstrap") == 0 && i + 1 < argc) {
-            if (node.nbootstrap >= MERO_NODE_MAX_BOOTSTRAP) {
+            int brc = mero_node_add_bootstrap(node, argv[++i]);
+            if (brc == -MERO_ETOOBIG) {
                 fprintf(stderr, "merod: at most %d --bootstrap addresses\n",
                         MERO_NODE_MAX_BOOTSTRAP);
-                return 1;
+                goto out;
             }
-            node.bootstrap[node.nbootstrap] = strdup(argv[++i]);
-            if (node.bootstrap[node.nbootstrap] == NULL) {
-                return 2;
+            if (brc < 0) {
+                rc = 2;
+                goto out;
             }
-            node.nbootstrap++;
         } else {
             fprintf(stderr, "merod: unknown option or missing value: %s\n", a);
             usage(stderr);
-            return 1;
+            goto out;
         }
     }
     if (home == NULL) {
         fprintf(stderr, "merod: run needs --home DIR\n");
-        return 1;
+        goto out;
     }
     struct mero_err err = {0};
-    if (mero_node_open(&node, home, &err) < 0) {
+    if (mero_node_open(node, home, &err) < 0) {
         fprintf(stderr, "merod: %s\n", err.msg);
-        mero_node_close(&node);
-        return 2;
+        mero_node_close(node);
+        rc = 2;
+        goto out;
     }
-    mero_log_set_tag(node.cfg.name);
-    node.tee = mero_node_tee_detect(mock);
-    if (node.tee == MERO_TEE_REAL && mock) {
+    mero_log_set_tag(mero_node_name(node));
+    mero_node_set_tee(node, mero_node_tee_detect(mock));
+    if (mero_node_tee_mode(node) == MERO_TEE_REAL && mock) {
         MERO_WARN("real TDX detected: --mock-tee ignored, quotes are real");
     }
-    int rc = mero_node_run(&node, &err);
+    rc = run_node(node, &err);
     if (rc < 0) {
         MERO_ERROR("%s", err.msg);
     }
-    mero_node_close(&node);
-    return rc < 0 ? 2 : 0;
+    mero_node_close(node);
+    rc = rc < 0 ? 2 : 0;
+out:
+    mero_node_free(node);
+    return rc;
 }
 
 static int cmd_check(int argc, char **argv)

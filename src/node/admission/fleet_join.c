@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * node/admission/fleet_join.c - the joining replica's side (spec "Prompt (the replica)", "Asking an
- * admitter directly", "Self-confirm and auto-follow"; reference-calimero.md §4.4, §5.3): POST
- * /admin-api/tee/fleet-join. It resolves the namespace identity, builds the credential,
+ * admitter directly", "Self-confirm and auto-follow"; reference-calimero.md §4.4, §5.3): the
+ * fleet join (mero_node_fleet_join). It resolves the namespace identity, builds the credential,
  * clears the namespace's self-purge tombstone (a re-admission after our own eviction),
  * registers the namespace as pending, subscribes to ns/<hex>; asks each admitter address
  * directly first (challenge request, quote over challenge || admission binding, admission
  * request), recording who admitted and each refusal's reason; then re-prompts about every 2 s
  * for up to 30 s with a namespace op-log pull each cycle. Once its admission op and the group
- * key have arrived it joins every context, publishes its own MemberSetAutoFollow and answers
- * {admitted: true}; otherwise {admitted: false, status: "announced"}. A missing key is pulled
- * with GroupKeyRequest from connected peers.
+ * key have arrived it joins every context, publishes its own MemberSetAutoFollow and finishes
+ * with an admitted result; otherwise with a result not admitted (announced). A missing key is
+ * pulled with GroupKeyRequest from connected peers. The outcome is a struct
+ * mero_fleet_join_result (mero/node.h); its JSON shape belongs to the API.
  *
  * Invariants: the completion callback runs exactly once; a join's memory outlives every
  * request and timer it started (a count of outstanding callbacks, freed at zero); admitter
@@ -21,8 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 #include "mero/log.h"
@@ -30,23 +29,21 @@
 #include "node/admission/service_internal.h"
 
 #define MAX_KEY_PULL_PEERS 4
+#define REASON_TEXT_MAX    96 /* the text of a refusal we word ourselves */
 
-struct refusal {
-    char peer[MERO_PEER_ID_STR_MAX];
-    char reason[MERO_ADM_MAX_REASON_LEN + 1];
-};
+_Static_assert(MERO_FLEET_REASON_MAX == MERO_ADM_MAX_REASON_LEN + 1, "a refusal's reason fits");
 
 struct mero_fleet_join {
     struct mero_admission *a;
     struct mero_fleet_join *next;
-    uint8_t ns[32];
-    uint8_t pk[32];
-    uint8_t account[32];
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint8_t pk[MERO_IDENTITY_LEN];
+    uint8_t account[MERO_IDENTITY_LEN];
     char admitters[MERO_MAX_ADMITTER_ADDRS][MERO_PEER_ID_STR_MAX];
     size_t nadm, cur;
-    uint8_t challenge[32];
+    uint8_t challenge[MERO_CHALLENGE_LEN];
     char admitted_by[MERO_PEER_ID_STR_MAX];
-    struct refusal refusals[MERO_MAX_ADMITTER_ADDRS];
+    struct mero_fleet_join_refusal refusals[MERO_MAX_ADMITTER_ADDRS];
     size_t nref;
     bool direct_done;
     uv_timer_t timer;
@@ -57,7 +54,7 @@ struct mero_fleet_join {
     bool cycled;
     unsigned outstanding; /* requests and the timer handle */
     bool finished;
-    mero_fleet_join_cb cb;
+    mero_fleet_join_done cb;
     void *ctx;
 };
 
@@ -89,11 +86,12 @@ static void timer_closed(uv_handle_t *h)
     join_release(h->data);
 }
 
-/* Run the completion once, then let the memory go once nothing refers to it. */
-static void finish(struct mero_fleet_join *j, int status, char *json, const char *message)
+/* Run the completion once (rc 0 with res, else the reason), then let the memory go once
+ * nothing refers to it. */
+static void finish(struct mero_fleet_join *j, int rc, const struct mero_fleet_join_result *res,
+                   const char *message)
 {
     if (j->finished) {
-        free(json);
         return;
     }
     j->finished = true;
@@ -103,61 +101,40 @@ static void finish(struct mero_fleet_join *j, int status, char *json, const char
         uv_timer_stop(&j->timer);
         uv_close((uv_handle_t *)&j->timer, timer_closed);
     }
-    mero_fleet_join_cb cb = j->cb;
+    mero_fleet_join_done cb = j->cb;
     void *ctx = j->ctx;
+    struct mero_err e = {0};
+    if (rc < 0) {
+        (void)mero_err_set(&e, -rc, "%s", message);
+    }
     j->outstanding++; /* hold across the callback */
-    cb(ctx, status, json, message);
+    cb(ctx, rc, rc < 0 ? NULL : res, rc < 0 ? &e : NULL);
     join_release(j);
 }
 
-static json_t *hex_json(const uint8_t *p, size_t n)
+static void finish_result(struct mero_fleet_join *j, bool admitted, bool auto_follow,
+                          const uint8_t (*ctxs)[MERO_CONTEXT_ID_LEN], size_t nctx)
 {
-    char h[2 * 64 + 1];
-    mero_hex_encode(h, p, n);
-    return json_string(h);
-}
-
-static char *result_json(struct mero_fleet_join *j, bool admitted, bool auto_follow,
-                         const uint8_t (*ctxs)[32], size_t nctx)
-{
-    json_t *o = json_object(), *list = json_array(), *refs = json_array();
-    if (o == NULL || list == NULL || refs == NULL) {
-        json_decref(o);
-        json_decref(list);
-        json_decref(refs);
-        return NULL;
-    }
-    for (size_t i = 0; i < nctx; i++) {
-        json_array_append_new(list, hex_json(ctxs[i], 32));
-    }
-    for (size_t i = 0; i < j->nref; i++) {
-        json_t *r =
-            json_pack("{s:s,s:s}", "peer", j->refusals[i].peer, "reason", j->refusals[i].reason);
-        if (r != NULL) {
-            json_array_append_new(refs, r);
-        }
-    }
-    json_object_set_new(o, "status", json_string(admitted ? "joined" : "announced"));
-    json_object_set_new(o, "group_id", hex_json(j->ns, 32));
-    json_object_set_new(o, "namespace_id", hex_json(j->ns, 32));
-    json_object_set_new(o, "public_key", hex_json(j->pk, 32));
-    json_object_set_new(o, "account", hex_json(j->account, 32));
-    json_object_set_new(o, "admitted", json_boolean(admitted));
-    json_object_set_new(o, "auto_follow_enabled", json_boolean(auto_follow));
-    json_object_set_new(o, "contexts_joined", list);
-    json_object_set_new(o, "admitted_by",
-                        j->admitted_by[0] ? json_string(j->admitted_by) : json_null());
-    json_object_set_new(o, "refusals", refs);
-    char *s = json_dumps(o, JSON_COMPACT);
-    json_decref(o);
-    return s;
+    struct mero_fleet_join_result res = {
+        .admitted = admitted,
+        .auto_follow = auto_follow,
+        .contexts = ctxs,
+        .ncontexts = nctx,
+        .admitted_by = j->admitted_by[0] ? j->admitted_by : NULL,
+        .refusals = j->refusals,
+        .nrefusals = j->nref,
+    };
+    memcpy(res.ns, j->ns, sizeof(res.ns));
+    memcpy(res.pk, j->pk, sizeof(res.pk));
+    memcpy(res.account, j->account, sizeof(res.account));
+    finish(j, 0, &res, NULL);
 }
 
 /* Self-confirm: join every context, publish our own MemberSetAutoFollow, answer admitted. */
 static void self_confirm(struct mero_fleet_join *j)
 {
     struct mero_admission *a = j->a;
-    uint8_t(*ids)[32] = NULL;
+    uint8_t(*ids)[MERO_CONTEXT_ID_LEN] = NULL;
     size_t n = 0;
     bool contexts = false, subgroups = false;
     if (a->env.join_contexts != NULL && a->env.join_contexts(a->env.ud, j->ns, &ids, &n) < 0) {
@@ -181,9 +158,8 @@ static void self_confirm(struct mero_fleet_join *j)
     }
     mero_pending_remove(&a->pending, j->ns);
     MERO_INFO("fleet-join: admitted, holding the group key; joined %zu context(s)", n);
-    char *json = result_json(j, true, contexts && subgroups, (const uint8_t(*)[32])ids, n);
+    finish_result(j, true, contexts && subgroups, (const uint8_t(*)[MERO_CONTEXT_ID_LEN])ids, n);
     free(ids);
-    finish(j, json != NULL ? 200 : 500, json, json != NULL ? NULL : "out of memory");
 }
 
 static void publish_prompt(struct mero_fleet_join *j)
@@ -229,8 +205,7 @@ static void tick(uv_timer_t *t)
     uint32_t budget = a->env.budget_ms ? a->env.budget_ms : MERO_FLEET_JOIN_BUDGET_MS;
     if (mero__adm_now(a) - j->started_ms >= budget) {
         MERO_INFO("fleet-join: not admitted within %u ms; announced", budget);
-        char *json = result_json(j, false, false, NULL, 0);
-        finish(j, json != NULL ? 200 : 500, json, json != NULL ? NULL : "out of memory");
+        finish_result(j, false, false, NULL, 0);
         return;
     }
     /* status is checked every MERO_FLEET_JOIN_CHECK_MS; the prompt, the key pull and the
@@ -271,7 +246,7 @@ static void add_refusal(struct mero_fleet_join *j, const char *peer, const char 
     if (j->nref >= MERO_MAX_ADMITTER_ADDRS) {
         return;
     }
-    struct refusal *r = &j->refusals[j->nref++];
+    struct mero_fleet_join_refusal *r = &j->refusals[j->nref++];
     snprintf(r->peer, sizeof(r->peer), "%s", peer);
     mero_adm_reason_cut(r->reason, reason, strlen(reason));
     MERO_INFO("fleet-join: %s refused: %s", peer, r->reason);
@@ -288,7 +263,7 @@ static void admission_reply(void *ud, int status, const uint8_t *data, size_t le
         return;
     }
     if (status < 0) {
-        char why[96];
+        char why[REASON_TEXT_MAX];
         snprintf(why, sizeof(why), "no answer to the admission request (%s)", mero_errdesc(status));
         add_refusal(j, peer, why);
     } else if (mero_adm_msg_decode(data, len, &m, &e) < 0 || m.kind != MERO_ADM_MSG_RESPONSE) {
@@ -327,8 +302,8 @@ static int send_admission_request(struct mero_fleet_join *j, const char *peer, s
     }
     if (rc == 0) {
         m.has_pop = true;
-        memcpy(m.ns, j->ns, 32);
-        memcpy(m.challenge, j->challenge, 32);
+        memcpy(m.ns, j->ns, sizeof(j->ns));
+        memcpy(m.challenge, j->challenge, sizeof(j->challenge));
         m.quote = quote;
         m.quote_len = qlen;
         m.credential = cred.data;
@@ -366,7 +341,7 @@ static void challenge_reply(void *ud, int status, const uint8_t *data, size_t le
         return;
     }
     if (status < 0) {
-        char why[96];
+        char why[REASON_TEXT_MAX];
         snprintf(why, sizeof(why), "could not be reached (%s)", mero_errdesc(status));
         add_refusal(j, peer, why);
     } else if (mero_adm_msg_decode(data, len, &m, &e) < 0) {
@@ -376,7 +351,7 @@ static void challenge_reply(void *ud, int status, const uint8_t *data, size_t le
     } else if (m.kind != MERO_ADM_MSG_CHALLENGE) {
         add_refusal(j, peer, "unexpected answer to the challenge request");
     } else {
-        memcpy(j->challenge, m.challenge, 32);
+        memcpy(j->challenge, m.challenge, sizeof(j->challenge));
         if (send_admission_request(j, peer, &e) == 0) {
             join_release(j);
             return;
@@ -398,7 +373,7 @@ static void next_admitter(struct mero_fleet_join *j)
         struct mero_buf b;
         memset(&m, 0, sizeof(m));
         m.kind = MERO_ADM_INIT_CHALLENGE_REQUEST;
-        memcpy(m.ns, j->ns, 32);
+        memcpy(m.ns, j->ns, sizeof(j->ns));
         int rc = mero__adm_pop(j->a, j->ns, m.party_id, m.pop, &e);
         m.has_pop = true;
         mero_buf_init(&b, MERO_ADM_MAX_FRAME);
@@ -426,9 +401,9 @@ static void next_admitter(struct mero_fleet_join *j)
 
 /* ---- start ---- */
 
-int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[32],
-                          const char *const *admitters, size_t n, mero_fleet_join_cb cb, void *ctx,
-                          struct mero_err *err)
+int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                          const char *const *admitters, size_t n, mero_fleet_join_done cb,
+                          void *ctx, struct mero_err *err)
 {
     struct mero_credential cred;
     char topic[68];
@@ -446,7 +421,7 @@ int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[32],
     j->a = a;
     j->cb = cb;
     j->ctx = ctx;
-    memcpy(j->ns, ns, 32);
+    memcpy(j->ns, ns, sizeof(j->ns));
     int rc = mero_gov_identity(a->env.store, ns, true, j->pk, err);
     if (rc == 0) {
         rc = mero_gov_credential(a->env.store, ns, &cred, err);
@@ -458,7 +433,7 @@ int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[32],
         free(j);
         return rc;
     }
-    memcpy(j->account, cred.cert.account, 32);
+    memcpy(j->account, cred.cert.account, sizeof(j->account));
     for (size_t i = 0; i < n && j->nadm < MERO_MAX_ADMITTER_ADDRS; i++) {
         char canon[MERO_MULTIADDR_STR_MAX], peer[MERO_PEER_ID_STR_MAX];
         if (admitters[i] == NULL || mero_net_multiaddr_check(admitters[i], canon, peer) < 0 ||
@@ -516,20 +491,22 @@ int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[32],
     return 0;
 }
 
-/* Shutdown: the admin API has already answered every suspended request 503, so the joins are
- * dropped without calling back; their memory goes when the timers' close callbacks run. */
-static void drop_cb(void *ctx, int status, char *json, const char *message)
+/* Shutdown: the node's stop hook (the caller's server) has already answered every waiting
+ * caller, so the joins are dropped without calling back; their memory goes when the timers' close
+ * callbacks run. */
+static void drop_cb(void *ctx, int rc, const struct mero_fleet_join_result *res,
+                    const struct mero_err *err)
 {
     (void)ctx;
-    (void)status;
-    (void)message;
-    free(json);
+    (void)rc;
+    (void)res;
+    (void)err;
 }
 
 void mero__fleet_join_free_all(struct mero_admission *a)
 {
     while (a->joins != NULL) {
         a->joins->cb = drop_cb;
-        finish(a->joins, 503, NULL, "the node is shutting down");
+        finish(a->joins, -MERO_ESTATE, NULL, "the node is shutting down");
     }
 }

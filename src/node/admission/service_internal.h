@@ -22,6 +22,7 @@
 #include "mero/sizes.h"
 #include "mero/gov.h"
 #include "mero/net.h"
+#include "mero/node.h"
 #include "node/admission/admission_internal.h"
 #include "node/admission/msg_internal.h"
 #include "node/admission/challenge_internal.h"
@@ -33,9 +34,6 @@
 #define MERO_FLEET_JOIN_CHECK_MS    50u    /* how often a join checks its own admission */
 #define MERO_MAX_ADMITTER_ADDRS     8u     /* MAX_ADMITTER_MACHINES */
 #define MERO_ADM_REQUEST_TIMEOUT_MS 15000u /* one stream exchange, dial included */
-
-/* fleet-join completion, as the node's hook declares it (node/node.h). */
-typedef void (*mero_fleet_join_cb)(void *ctx, int status, char *data_json, const char *message);
 
 struct mero_admission_env {
     uv_loop_t *loop;
@@ -130,14 +128,14 @@ int mero_admission_on_gossip(struct mero_admission *a, const char *topic, const 
                              const uint8_t *data, size_t len);
 
 /*
- * POST /admin-api/tee/fleet-join: start the join loop for namespace ns, asking `admitters`
- * (multiaddrs ending in /p2p/<id>) directly first. cb runs exactly once on the loop, with 200
- * and the response's `data` JSON, or an error status and message. Returns 0 when started.
+ * The fleet join (mero_node_fleet_join): start the join loop for namespace ns, asking `admitters`
+ * (multiaddrs ending in /p2p/<id>) directly first. cb runs exactly once on the loop, with 0
+ * and the result (mero/node.h), or a negative code and the reason. Returns 0 when started.
  */
 MERO_MUST_CHECK int mero_fleet_join_start(struct mero_admission *a,
                                           const uint8_t ns[MERO_NS_ID_LEN],
                                           const char *const *admitters, size_t n,
-                                          mero_fleet_join_cb cb, void *ctx, struct mero_err *err);
+                                          mero_fleet_join_done cb, void *ctx, struct mero_err *err);
 
 /*
  * purge.c - self_purge: feed every governance event (only TeeMemberRemoved for our identity

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * node.h - the node's public interface (src/node): its lifecycle, what a server on its loop
+ * needs (the loop, the configured API address, the token check) and one function per use case
+ * the admin API offers (namespaces, groups, members, contexts, quotes, the TEE policy, the
+ * fleet join). struct mero_node is opaque outside src/node.
+ *
+ * Invariant: everything here takes and returns domain values (C structs, ids as bytes,
+ * negative -MERO_E* codes with the reason in a struct mero_err); no HTTP status and no API JSON
+ * field name appears in it. Every function runs on the node's loop thread. A write use case
+ * signs as this node's namespace identity, applies through governance's own rules and
+ * publishes the resulting ops on ns/<hex>; a refused one publishes nothing.
+ */
+#ifndef MERO_NODE_H
+#define MERO_NODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mero/err.h"
+#include "mero/gov.h"
+#include "mero/net.h"
+#include "mero/op.h"
+#include "mero/sizes.h"
+
+struct mero_node;
+struct uv_loop_s;
+
+#define MERO_NODE_ADDR_MAX      256 /* host:port or multiaddr text, NUL included */
+#define MERO_NODE_MAX_BOOTSTRAP 16  /* --bootstrap addresses */
+
+/* How quotes are produced (ARCHITECTURE.md §1, spec "Admin API surface"). */
+enum mero_node_tee {
+    MERO_TEE_NONE = 0, /* no TDX, no --mock-tee: no quotes */
+    MERO_TEE_MOCK = 1, /* --mock-tee: MOCK_TDX_QUOTE_V1 quotes */
+    MERO_TEE_REAL = 2, /* configfs-tsm with provider tdx_guest */
+};
+
+/* ---- lifecycle (merod) ---- */
+
+/* merod init: create DIR (0700), identity key, database, config and admin-token (0600). */
+MERO_MUST_CHECK int mero_node_init_home(const char *home, const char *name, const char *listen,
+                                        const char *api, struct mero_err *err);
+/* A node not yet opened (NULL when out of memory); mero_node_free after mero_node_close. */
+struct mero_node *mero_node_new(void);
+void mero_node_free(struct mero_node *node);
+/* Before open: one more --bootstrap address (-MERO_ETOOBIG past the limit, -MERO_ENOMEM). */
+MERO_MUST_CHECK int mero_node_add_bootstrap(struct mero_node *node, const char *multiaddr);
+/* --test: the test-only use cases are available (docs/node.md). */
+void mero_node_set_test_mode(struct mero_node *node, bool on);
+bool mero_node_test_mode(const struct mero_node *node);
+/* Detect the TEE: real when configfs-tsm offers tdx_guest, else mock when asked, else none. */
+enum mero_node_tee mero_node_tee_detect(bool mock_requested);
+void mero_node_set_tee(struct mero_node *node, enum mero_node_tee tee);
+enum mero_node_tee mero_node_tee_mode(const struct mero_node *node);
+/* Load DIR: config, keys (refused if looser than 0600), token, database. */
+MERO_MUST_CHECK int mero_node_open(struct mero_node *node, const char *home, struct mero_err *err);
+/* The configured node name (config.json). */
+const char *mero_node_name(const struct mero_node *node);
+/*
+ * `merod check --home DIR`: integrity_check of node.db and gov.db, the op log re-verified,
+ * every context delta and visible value checked against its signed, encrypted delta. Findings
+ * are printed to out; 0 when all is well, -MERO_ESTATE when something is damaged.
+ */
+MERO_MUST_CHECK int mero_node_check(const char *home, FILE *out, struct mero_err *err);
+/* Free everything opened by mero_node_open (keys wiped, database closed). */
+void mero_node_close(struct mero_node *node);
+/*
+ * Run in three steps, so that a server can be put on the loop in between: start takes the
+ * loop, the signals and the network; a stop hook (at most one) runs first when the node stops,
+ * before the network closes; serve writes DIR/run.json and runs until SIGINT/SIGTERM
+ * (0 on a clean stop). When a step in between fails, mero_node_abort stops and drains.
+ */
+MERO_MUST_CHECK int mero_node_start(struct mero_node *node, struct mero_err *err);
+void mero_node_on_stop(struct mero_node *node, void (*fn)(void *ctx), void *ctx);
+MERO_MUST_CHECK int mero_node_serve(struct mero_node *node, struct mero_err *err);
+void mero_node_abort(struct mero_node *node);
+/* Stop the loop cleanly (from any loop callback). */
+void mero_node_stop(struct mero_node *node);
+
+/* ---- for a server on the node's loop (the admin API) ---- */
+
+struct uv_loop_s *mero_node_loop(struct mero_node *node);
+/* The configured API address, host:port (port 0 = any). */
+const char *mero_node_api_addr(const struct mero_node *node);
+/* Record where the API listens (host:port), for run.json and the log. */
+void mero_node_set_api_bound(struct mero_node *node, const char *hostport);
+/* The Authorization header value (LEN bytes, NULs included) against the admin token, in
+ * constant time: true when it is exactly "Bearer <token>". */
+bool mero_node_auth_ok(const struct mero_node *node, const char *authorization, size_t len);
+
+/* ---- this node ---- */
+
+void mero_node_identity(const struct mero_node *node, uint8_t pk[MERO_IDENTITY_LEN]);
+void mero_node_transport_key(const struct mero_node *node, uint8_t pk[MERO_X25519_LEN]);
+const char *mero_node_peer_id(const struct mero_node *node);
+/* Our listen multiaddrs (with /p2p/<id>), at most cap; returns how many were written. */
+size_t mero_node_listen_addrs_copy(struct mero_node *node, char (*out)[MERO_NODE_ADDR_MAX],
+                                   size_t cap);
+/* The 96-hex MRTD of the host TD (zeros for mock/none) and the cloud/os facts of §1.6. */
+#define MERO_NODE_CLOUD_MAX 32
+#define MERO_NODE_OS_MAX    128
+void mero_node_tee_info(const struct mero_node *node, char cloud[MERO_NODE_CLOUD_MAX],
+                        char os_image[MERO_NODE_OS_MAX], char mrtd[MERO_HEX_SIZE(MERO_MR_LEN)]);
+
+/* A quote (and, when asked for, the CCEL event log), borrowed for the callback. */
+struct mero_node_quote {
+    const uint8_t *quote;
+    size_t len;
+    const uint8_t *event_log; /* NULL unless asked for */
+    size_t event_log_len;
+    const char *collateral_json; /* QuoteCollateralV3 JSON; NULL unless asked for (real) */
+    size_t collateral_len;
+};
+/* What to fetch besides the quote (real TEE only; both run on the thread pool). */
+#define MERO_NODE_QUOTE_EVENT_LOG  1u
+#define MERO_NODE_QUOTE_COLLATERAL 2u
+/* Result of a quote request, on the loop thread. */
+typedef void (*mero_node_quote_cb)(void *ctx, int rc, const struct mero_node_quote *q,
+                                   const struct mero_err *err);
+/*
+ * Make a quote over report_data: mock at once (cb runs before this returns), real on the
+ * thread pool (cb runs later). -MERO_EUNSUPPORTED (cb never runs) when the node has no TEE
+ * and no --mock-tee.
+ */
+MERO_MUST_CHECK int mero_node_tee_quote(struct mero_node *node,
+                                        const uint8_t report_data[MERO_REPORT_DATA_LEN],
+                                        unsigned extras, mero_node_quote_cb cb, void *ctx);
+
+/* ---- namespaces and groups (node/usecase.c) ---- */
+
+/* Local labels of a namespace or group (never replicated). */
+#define MERO_NODE_LABEL_MAX 129 /* 128 chars + NUL */
+struct mero_node_labels {
+    char application_id[MERO_NODE_LABEL_MAX];
+    char upgrade_policy[MERO_NODE_LABEL_MAX];
+    char app_key[MERO_NODE_LABEL_MAX];
+    char name[MERO_NODE_LABEL_MAX];
+    bool has_name;
+    int64_t created_at; /* Unix seconds; 0 when none recorded */
+};
+
+/* The namespace root of group or namespace id; -MERO_ENOTFOUND when unknown. */
+MERO_MUST_CHECK int mero_node_namespace_of(struct mero_node *node,
+                                           const uint8_t id[MERO_GROUP_ID_LEN],
+                                           uint8_t ns[MERO_NS_ID_LEN]);
+/* Our identity in ns; -MERO_ENOTFOUND when we hold none. */
+MERO_MUST_CHECK int mero_node_ns_identity(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                          uint8_t pk[MERO_IDENTITY_LEN]);
+/* Namespaces this node knows. *out owned (free()). */
+MERO_MUST_CHECK int mero_node_namespaces(struct mero_node *node, uint8_t (**out)[MERO_NS_ID_LEN],
+                                         size_t *n);
+/* Create a namespace with these labels; we are its admin, our identity in *pk. */
+MERO_MUST_CHECK int mero_node_ns_create(struct mero_node *node,
+                                        const struct mero_node_labels *labels,
+                                        uint8_t ns[MERO_NS_ID_LEN], uint8_t pk[MERO_IDENTITY_LEN],
+                                        struct mero_err *err);
+/* Join a namespace made elsewhere: clear its self-purge tombstone, make (or reuse) our
+ * identity, follow its topic and pull its op log from connected peers. */
+MERO_MUST_CHECK int mero_node_ns_join(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                      uint8_t pk[MERO_IDENTITY_LEN], struct mero_err *err);
+
+struct mero_node_ns_summary {
+    struct mero_node_labels labels;
+    size_t members, contexts, subgroups;
+    bool has_identity;
+    uint8_t identity[MERO_IDENTITY_LEN]; /* ours in it */
+};
+/* What a namespace holds (counts and labels); unreadable parts count as empty. */
+void mero_node_ns_summary(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                          struct mero_node_ns_summary *out);
+
+/* New subgroup of parent in ns (MERO_GROUP_OPEN / RESTRICTED); name (may be NULL) is its
+ * local label. */
+MERO_MUST_CHECK int mero_node_subgroup_create(struct mero_node *node,
+                                              const uint8_t ns[MERO_NS_ID_LEN],
+                                              const uint8_t parent[MERO_GROUP_ID_LEN],
+                                              int visibility, const char *name,
+                                              uint8_t g[MERO_GROUP_ID_LEN], struct mero_err *err);
+
+struct mero_node_group_entry {
+    uint8_t id[MERO_GROUP_ID_LEN];
+    bool has_name, has_parent;
+    char name[MERO_NODE_LABEL_MAX];
+    uint8_t parent[MERO_GROUP_ID_LEN];
+};
+/* The groups of ns other than its root. *out owned (free()). */
+MERO_MUST_CHECK int mero_node_ns_groups(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                        struct mero_node_group_entry **out, size_t *n);
+
+struct mero_node_group_summary {
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint8_t parent[MERO_GROUP_ID_LEN];
+    int visibility;                 /* MERO_GROUP_OPEN / RESTRICTED */
+    struct mero_node_labels labels; /* the namespace's, with the group's own name */
+    size_t members, contexts;
+};
+/* -MERO_ENOTFOUND for an unknown group. */
+MERO_MUST_CHECK int mero_node_group_summary(struct mero_node *node,
+                                            const uint8_t g[MERO_GROUP_ID_LEN],
+                                            struct mero_node_group_summary *out);
+
+/* ---- members ---- */
+
+/* Add a member (MERO_ROLE_*) and hand it the group key. */
+MERO_MUST_CHECK int mero_node_member_add(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                         const uint8_t g[MERO_GROUP_ID_LEN],
+                                         const uint8_t id[MERO_IDENTITY_LEN], int role,
+                                         struct mero_err *err);
+MERO_MUST_CHECK int mero_node_member_set_role(struct mero_node *node,
+                                              const uint8_t ns[MERO_NS_ID_LEN],
+                                              const uint8_t g[MERO_GROUP_ID_LEN],
+                                              const uint8_t id[MERO_IDENTITY_LEN], int role,
+                                              struct mero_err *err);
+MERO_MUST_CHECK int mero_node_member_remove(struct mero_node *node,
+                                            const uint8_t ns[MERO_NS_ID_LEN],
+                                            const uint8_t g[MERO_GROUP_ID_LEN],
+                                            const uint8_t id[MERO_IDENTITY_LEN],
+                                            struct mero_err *err);
+MERO_MUST_CHECK int mero_node_group_leave(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                          const uint8_t g[MERO_GROUP_ID_LEN], struct mero_err *err);
+
+/* One entry of a batch: its identity, role (adds only) and, after the call, its outcome. */
+struct mero_node_batch_entry {
+    uint8_t id[MERO_IDENTITY_LEN];
+    int role;
+    int rc;
+    struct mero_err err;
+};
+/*
+ * A batch of member changes, all or none: one store transaction; each entry's outcome in its
+ * rc/err; committed and published only when every entry passed, else rolled back. Returns 0,
+ * the first refused entry's code, or a code of its own (err: the transaction could not be
+ * opened or committed; then no entry is marked).
+ */
+MERO_MUST_CHECK int mero_node_members_add(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                          const uint8_t g[MERO_GROUP_ID_LEN],
+                                          struct mero_node_batch_entry *e, size_t n,
+                                          struct mero_err *err);
+MERO_MUST_CHECK int mero_node_members_remove(struct mero_node *node,
+                                             const uint8_t ns[MERO_NS_ID_LEN],
+                                             const uint8_t g[MERO_GROUP_ID_LEN],
+                                             struct mero_node_batch_entry *e, size_t n,
+                                             struct mero_err *err);
+/* Direct rows of a group, sorted by id. *out owned (free()). */
+MERO_MUST_CHECK int mero_node_members(struct mero_node *node, const uint8_t g[MERO_GROUP_ID_LEN],
+                                      struct mero_gov_member **out, size_t *n);
+
+/* ---- contexts ---- */
+
+MERO_MUST_CHECK int mero_node_ctx_create(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                         const uint8_t g[MERO_GROUP_ID_LEN],
+                                         uint8_t ctx[MERO_CONTEXT_ID_LEN], struct mero_err *err);
+/* Contexts of ns (every group), in creation order. *out owned (free()). */
+MERO_MUST_CHECK int mero_node_contexts(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                       struct mero_gov_context **out, size_t *n);
+/*
+ * Write key = value in ctx as this node (context.c): -MERO_EREADONLY when our role cannot
+ * author, -MERO_ESUPERSEDED when it would not become the current value, -MERO_ECLOCK when the
+ * context's clock is exhausted; 0 means committed and current. force (test mode only) skips
+ * the local checks and claims lamport when not 0.
+ */
+MERO_MUST_CHECK int mero_node_ctx_put(struct mero_node *node,
+                                      const uint8_t ctx[MERO_CONTEXT_ID_LEN], const char *key,
+                                      const uint8_t *value, size_t vlen, bool force,
+                                      uint64_t lamport, struct mero_err *err);
+/* Read a key: *value owned (free()); -MERO_ENOTFOUND when absent. */
+MERO_MUST_CHECK int mero_node_ctx_get(struct mero_node *node,
+                                      const uint8_t ctx[MERO_CONTEXT_ID_LEN], const char *key,
+                                      uint8_t **value, size_t *vlen, struct mero_err *err);
+
+/* ---- the TEE admission policy (node/policy.c) ---- */
+
+/* Set the policy of namespace root group (gov re-validates it); a subgroup is refused
+ * (-MERO_EINVAL), an unknown group -MERO_ENOTFOUND. */
+MERO_MUST_CHECK int mero_node_policy_set(struct mero_node *node,
+                                         const uint8_t group[MERO_GROUP_ID_LEN],
+                                         const struct mero_tee_policy *p, struct mero_err *err);
+/* The policy in force; *found false (p zeroed) when none is set. mero_tee_policy_cleanup(p). */
+MERO_MUST_CHECK int mero_node_policy_get(struct mero_node *node,
+                                         const uint8_t group[MERO_GROUP_ID_LEN],
+                                         struct mero_tee_policy *p, bool *found,
+                                         struct mero_err *err);
+
+/* ---- the fleet join (node/admission/fleet_join.c) ---- */
+
+#define MERO_FLEET_REASON_MAX 257 /* a refusal's reason, NUL included */
+struct mero_fleet_join_refusal {
+    char peer[MERO_PEER_ID_STR_MAX];
+    char reason[MERO_FLEET_REASON_MAX];
+};
+/* The outcome of a fleet join that ran to its end (borrowed for the callback). */
+struct mero_fleet_join_result {
+    bool admitted;    /* joined; else announced (not admitted within the budget) */
+    bool auto_follow; /* our MemberSetAutoFollow (contexts and subgroups) is in force */
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint8_t pk[MERO_IDENTITY_LEN];
+    uint8_t account[MERO_IDENTITY_LEN];
+    const uint8_t (*contexts)[MERO_CONTEXT_ID_LEN]; /* joined */
+    size_t ncontexts;
+    const char *admitted_by; /* peer id, NULL when nobody is known to have admitted us */
+    const struct mero_fleet_join_refusal *refusals;
+    size_t nrefusals;
+};
+/*
+ * Completion of a fleet join, exactly once on the loop: rc 0 with res, or a negative code with
+ * the reason in err (res NULL).
+ */
+typedef void (*mero_fleet_join_done)(void *ctx, int rc, const struct mero_fleet_join_result *res,
+                                     const struct mero_err *err);
+/* Start a fleet join for namespace group_id, asking admitters (multiaddrs ending in
+ * /p2p/<id>) directly first. 0 when started (done runs later); -MERO_EUNSUPPORTED when no
+ * admission layer is installed; another code when it could not start (done never runs). */
+MERO_MUST_CHECK int mero_node_fleet_join(struct mero_node *node,
+                                         const uint8_t group_id[MERO_GROUP_ID_LEN],
+                                         const char *const *admitters, size_t n,
+                                         mero_fleet_join_done done, void *ctx,
+                                         struct mero_err *err);
+
+#endif
