@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # One plain, non-recursive Makefile.
-#   make            libmero.a + merod, meroctl, calimero-tee-verify   (build/$(BUILD)/)
+#   make            libmero.a, libmero.so.0 + merod, meroctl, calimero-tee-verify (build/$(BUILD)/);
+#                   Debian packages only, never npm (the test targets add the npm peers)
+#   make install    PREFIX=/usr/local DESTDIR= (docs/install.md)
 #   make test       everything in tests/, last line `N passed, N failed`
 #   make asan       the same tests under ASan + UBSan (BUILD=asan)
 #   make tsan       the same tests under ThreadSanitizer (BUILD=tsan); with TESTS=<substring>
