@@ -78,17 +78,23 @@ if jq -e -s 'length > 0 and all(.[]; has("exit") and (.exit|type) == "number")' 
     ok "every answer is one JSON object with a numeric exit"
 else nok "answers are JSON" "$(head -c 200 "$T/got")"; fi
 
-# Bounded memory: a 32 MiB line is dropped as it arrives (the limit is 4 MiB).
-{
-    head -c $((32 * 1024 * 1024)) /dev/zero | tr '\0' 'y'
-    echo
-    head -n 1 "$T/requests"
-} | /usr/bin/time -f '%M' -o "$T/rss" timeout 120 "$BIN" --serve >"$T/got2" 2>/dev/null
-rss=$(tail -n 1 "$T/rss")
+# Bounded memory: a 32 MiB line is dropped as it arrives (the limit is 4 MiB). Measured against
+# the same run with a line just over the limit, so the check holds in the ASan lane too.
+long_line() { # bytes
+    {
+        head -c "$1" /dev/zero | tr '\0' 'y'
+        echo
+        head -n 1 "$T/requests"
+    } | /usr/bin/time -f '%M' -o "$T/rss" timeout 120 "$BIN" --serve >"$T/got2" 2>/dev/null
+    tail -n 1 "$T/rss"
+}
+base=$(long_line $((4 * 1024 * 1024 + 4096)))
+rss=$(long_line $((32 * 1024 * 1024)))
 if [ "$(sed -n 1p "$T/got2")" = '{"error":"request line exceeds 4194304 bytes","exit":1}' ] &&
-    [ "$(sed -n 2p "$T/got2")" = "$(head -n 1 "$T/expected")" ] && [ "${rss:-999999}" -lt 24000 ]; then
-    ok "a 32 MiB line: an error line, the next request still answered, max RSS ${rss} KiB"
-else nok "bounded memory on a long line" "rss=${rss} KiB $(head -c 200 "$T/got2")"; fi
+    [ "$(sed -n 2p "$T/got2")" = "$(head -n 1 "$T/expected")" ] && [ -n "$base" ] &&
+    [ "${rss:-999999}" -lt $((base + 8192)) ]; then
+    ok "a 32 MiB line: an error line, the next request answered, max RSS ${rss} KiB (4 MiB line: ${base} KiB)"
+else nok "bounded memory on a long line" "rss=${rss} KiB, ${base} KiB for a 4 MiB line; $(head -c 200 "$T/got2")"; fi
 
 # Interactive: each answer arrives before the next request is written (no buffering deadlock).
 mkfifo "$T/in" "$T/out"
