@@ -44,7 +44,7 @@ int main(int argc, char **argv)
     struct mero_buf in, out;
     /* The contract is stdin/stdout only; the sole arguments are --help, --version, --serve. */
     if (argc == 2 && strcmp(argv[1], "--serve") == 0) {
-        return tv_serve(0, stdout);
+        return tee_verify_serve(0, stdout);
     }
     if (argc > 1) {
         if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {

@@ -8,10 +8,10 @@
  * shared by every request.
  *
  * Invariants: every line read gets exactly one answer line, in order, including an empty line,
- * a line that is not JSON and a line longer than TV_SERVE_MAX_LINE; a bad line never ends the
- * stream. Memory stays bounded: an over-long line is discarded as it arrives, never buffered
- * beyond TV_SERVE_MAX_LINE. Nothing is written to stderr per request (a caller that does not
- * drain stderr must not block us). End of input ends the process with status 0; a final line
+ * a line that is not JSON and a line longer than TEE_VERIFY_SERVE_MAX_LINE; a bad line never ends
+ * the stream. Memory stays bounded: an over-long line is discarded as it arrives, never buffered
+ * beyond TEE_VERIFY_SERVE_MAX_LINE. Nothing is written to stderr per request (a caller that does
+ * not drain stderr must not block us). End of input ends the process with status 0; a final line
  * without a newline is still a request.
  */
 #include <errno.h>
@@ -31,7 +31,7 @@ static int answer(FILE *out, struct mero_buf *line, bool too_long, struct mero_b
     char msg[1100];
     int code;
     if (too_long) {
-        snprintf(msg, sizeof(msg), "request line exceeds %u bytes", TV_SERVE_MAX_LINE);
+        snprintf(msg, sizeof(msg), "request line exceeds %u bytes", TEE_VERIFY_SERVE_MAX_LINE);
         mero_tee_verify_error(doc, msg);
         code = 1;
     } else {
@@ -50,13 +50,13 @@ static int answer(FILE *out, struct mero_buf *line, bool too_long, struct mero_b
     return ferror(out) ? -1 : 0;
 }
 
-int tv_serve(int fd, FILE *out)
+int tee_verify_serve(int fd, FILE *out)
 {
     static char chunk[CHUNK];
     struct mero_buf line, doc;
     bool too_long = false, pending = false;
     int status = 0;
-    mero_buf_init(&line, TV_SERVE_MAX_LINE);
+    mero_buf_init(&line, TEE_VERIFY_SERVE_MAX_LINE);
     mero_buf_init(&doc, ANSWER_MAX);
     for (;;) {
         /* Answers to a burst of pipelined requests go out together, but always before we
