@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # deps.sh - idempotent set-up: installs the Debian packages the build and tests need (only
 # those missing; apt-get update only when something is missing) and the npm test peers under
-# tests/js (only when absent). Called by `make`, `make test` and `make run`; safe to re-run.
+# tests/js (only when absent). `make` calls it bare: the build needs Debian packages only; the
+# test targets call it with --with-npm, which adds nodejs, npm and the npm test peers.
+# Safe to re-run.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 want=(build-essential pkg-config libsodium-dev libuv1-dev libmicrohttpd-dev libjansson-dev
@@ -13,8 +15,8 @@ missing=()
 for p in "${want[@]}"; do
     # nodejs/npm may come from outside Debian on some machines: accept the commands
     case $p in
-    nodejs) command -v node >/dev/null 2>&1 && continue ;;
-    npm) command -v npm >/dev/null 2>&1 && continue ;;
+    nodejs) { [ "${1:-}" != "--with-npm" ] || command -v node >/dev/null 2>&1; } && continue ;;
+    npm) { [ "${1:-}" != "--with-npm" ] || command -v npm >/dev/null 2>&1; } && continue ;;
     esac
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done

@@ -24,6 +24,14 @@
  */
 int mero_tee_verify_json(const char *input, size_t len, bool allow_fetch, struct mero_buf *out,
                          char *msg, size_t msg_cap);
+/*
+ * The same as mero_tee_verify_json for bindings without a struct mero_buf (ctypes, FFI): *out
+ * receives the output document, owned, NUL-terminated (free with mero_tee_verify_free), and
+ * *out_len its length. Returns the exit code; on out of memory 2 with *out NULL.
+ */
+int mero_tee_verify_json_alloc(const char *input, size_t len, int allow_fetch, char **out,
+                               size_t *out_len);
+void mero_tee_verify_free(char *doc);
 /* Write {"error": msg} into out (for errors found before the input is judged). */
 void mero_tee_verify_error(struct mero_buf *out, const char *msg);
 

@@ -368,3 +368,27 @@ void mero_tee_verify_error(struct mero_buf *out, const char *msg)
     out_msg_cap = sizeof(m);
     (void)fail(1, "%s", msg);
 }
+
+/* For bindings that cannot embed a struct mero_buf (python/mero_verify.py over ctypes). */
+int mero_tee_verify_json_alloc(const char *input, size_t len, int allow_fetch, char **out,
+                               size_t *out_len)
+{
+    struct mero_buf doc;
+    char msg[1100];
+    mero_buf_init(&doc, 1u << 20);
+    int code = mero_tee_verify_json(input != NULL ? input : "", input != NULL ? len : 0,
+                                    allow_fetch != 0, &doc, msg, sizeof(msg));
+    if (mero_buf_nul(&doc) < 0) {
+        mero_buf_cleanup(&doc);
+        *out = NULL;
+        *out_len = 0;
+        return 2;
+    }
+    *out = (char *)mero_buf_steal(&doc, out_len); /* NUL-terminated, not counted */
+    return code;
+}
+
+void mero_tee_verify_free(char *doc)
+{
+    free(doc);
+}

@@ -5,6 +5,7 @@
  * "Verifying from outside Rust"). The contract lives in src/attest/tee_verify.c
  * (mero_tee_verify_json); this main only moves bytes: stdin in, stdout out, and on an error
  * "calimero-tee-verify: <message>" on stderr. Exit 0 verdict, 1 unusable input, 2 no verdict.
+ * With --serve, one request per line and one answer per line (serve.c, docs/bindings.md).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "mero/tee_verify.h"
+#include "serve_internal.h"
 
 #define PROG "calimero-tee-verify"
 
@@ -30,15 +32,20 @@ static int emit(int code, struct mero_buf *out, const char *msg)
 
 static const char usage[] =
     "usage: calimero-tee-verify < input.json\n"
+    "       calimero-tee-verify --serve   (one request per line in, one answer per line out)\n"
     "  input:  {\"quote_b64\"|\"quote_hex\": ..., \"nonce_hex\": \"<64 hex>\",\n"
     "           \"app_hash_hex\": \"<64 hex>\", \"collateral\": {...}?, \"time_unix\": N?}\n"
     "  output: one JSON object on stdout (see calimero-tee-verify(1))\n"
-    "  exit:   0 a verdict (read \"valid\"), 1 unusable input, 2 no verdict\n";
+    "  exit:   0 a verdict (read \"valid\"), 1 unusable input, 2 no verdict\n"
+    "  --serve: each answer is that object plus \"exit\": the exit status above\n";
 
 int main(int argc, char **argv)
 {
     struct mero_buf in, out;
-    /* The contract is stdin/stdout only; the sole arguments are --help and --version. */
+    /* The contract is stdin/stdout only; the sole arguments are --help, --version, --serve. */
+    if (argc == 2 && strcmp(argv[1], "--serve") == 0) {
+        return tee_verify_serve(0, stdout);
+    }
     if (argc > 1) {
         if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
             fputs(usage, stdout);
@@ -48,9 +55,11 @@ int main(int argc, char **argv)
             puts("calimero-tee-verify 0.1.0");
             return 0;
         }
-        fprintf(stderr, "calimero-tee-verify: takes no arguments (input is JSON on stdin)\n%s",
+        fprintf(stderr,
+                "calimero-tee-verify: takes no arguments but --serve (input is JSON on stdin)\n%s",
                 usage);
-        puts("{\"error\":\"calimero-tee-verify takes no arguments (input is JSON on stdin)\"}");
+        puts("{\"error\":\"calimero-tee-verify takes no arguments but --serve (input is JSON on "
+             "stdin)\"}");
         return 1;
     }
     char msg[1100];
