@@ -61,6 +61,11 @@
 #define MERO_GROUP_KEY_LEN  MERO_AEAD_KEY_LEN
 #define MERO_QUOTE_HASH_LEN MERO_SHA256_LEN
 
+/* ---- gov: op payloads (house-govb) ---- */
+#define MERO_NS_SALT_LEN    32 /* NamespaceCreated { salt }: the creator's random salt */
+#define MERO_ACCOUNT_ID_LEN MERO_SHA256_LEN /* domain_hash(genesis) */
+#define MERO_DEVICE_ID_LEN  32              /* any 32 bytes; mero_device_id is a domain hash */
+
 /* ---- text forms ---- */
 #define MERO_HEX_LEN(n)  (2 * (n))     /* hex chars for n bytes */
 #define MERO_HEX_SIZE(n) (2 * (n) + 1) /* the same plus its NUL: a char array's size */

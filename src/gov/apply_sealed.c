@@ -37,7 +37,7 @@ static const char SQL_READY[] =
     " AND NOT EXISTS (SELECT 1 FROM group_keys k WHERE k.grp = w.ns AND k.key_id = w.key_id))"
     " ORDER BY d.seq";
 
-static int def_put(struct actx *a, const uint8_t grp[32], const uint8_t *key_id)
+static int def_put(struct actx *a, const uint8_t grp[MERO_GROUP_ID_LEN], const uint8_t *key_id)
 {
     sqlite3_stmt *st = mero__gov_stmt(a->s, SQL_DEF_PUT);
     if (st == NULL) {
@@ -55,7 +55,7 @@ static int def_put(struct actx *a, const uint8_t grp[32], const uint8_t *key_id)
     return mero__gov_step_done(st);
 }
 
-static int by_hash(struct mero_store *s, const char *sql, const uint8_t hash[32], const uint8_t *ns)
+static int by_hash(struct mero_store *s, const char *sql, const uint8_t hash[MERO_OP_ID_LEN], const uint8_t *ns)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, sql);
     if (st == NULL) {
@@ -68,7 +68,7 @@ static int by_hash(struct mero_store *s, const char *sql, const uint8_t hash[32]
     return mero__gov_step_done(st);
 }
 
-bool mero__gov_is_inert(struct mero_store *s, const uint8_t hash[32])
+bool mero__gov_is_inert(struct mero_store *s, const uint8_t hash[MERO_OP_ID_LEN])
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_INERT);
     if (st == NULL) {
@@ -80,7 +80,7 @@ bool mero__gov_is_inert(struct mero_store *s, const uint8_t hash[32])
     return yes;
 }
 
-static bool blocked(struct mero_store *s, const uint8_t ns[32], const uint8_t grp[32])
+static bool blocked(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], const uint8_t grp[MERO_GROUP_ID_LEN])
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_BLOCKED);
     if (st == NULL) {
@@ -102,7 +102,7 @@ static const uint8_t *target_group(const struct mero_op *op)
     return op->kind == MERO_ROOT_KEY_DELIVERY ? op->kd_group : NULL;
 }
 
-static int open_and_apply(struct actx *a, const uint8_t key[32], struct mero_err *err)
+static int open_and_apply(struct actx *a, const uint8_t key[MERO_GROUP_KEY_LEN], struct mero_err *err)
 {
     struct mero_op inner;
     MERO_TRY(mero_op_open(a->op, key, &inner, err));
@@ -120,7 +120,7 @@ static int open_and_apply(struct actx *a, const uint8_t key[32], struct mero_err
 int mero__gov_h_sealed(struct actx *a, struct mero_err *err)
 {
     const struct mero_op *op = a->op;
-    uint8_t key[32];
+    uint8_t key[MERO_GROUP_KEY_LEN];
     char h[17];
     int rc = mero_gov_group_key_by_id(a->s, op->ns, op->key_id, key);
     if (rc == -MERO_ENOTFOUND) {
@@ -162,7 +162,7 @@ int mero__gov_dispatch_or_defer(struct actx *a, struct mero_err *err)
 }
 
 /* Apply one deferred op whose turn has come; returns whether it was processed. */
-static bool unseal_one(struct mero_store *s, const uint8_t hash[32], uint64_t seq)
+static bool unseal_one(struct mero_store *s, const uint8_t hash[MERO_OP_ID_LEN], uint64_t seq)
 {
     struct mero_buf b;
     struct mero_op op;

@@ -23,7 +23,7 @@
 
 #define KEYFILE_MAX 256
 
-int mero_keyfile_save(const char *path, const uint8_t sk[static 64], struct mero_err *err)
+int mero_keyfile_save(const char *path, const uint8_t sk[static MERO_ED25519_SK_LEN], struct mero_err *err)
 {
     char tmp[4096];
     int n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
@@ -60,7 +60,7 @@ int mero_keyfile_save(const char *path, const uint8_t sk[static 64], struct mero
     return rc;
 }
 
-int mero_keyfile_load(const char *path, uint8_t sk[static 64], struct mero_err *err)
+int mero_keyfile_load(const char *path, uint8_t sk[static MERO_ED25519_SK_LEN], struct mero_err *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK); /* a FIFO: refused */
     if (fd < 0) {
@@ -107,14 +107,14 @@ int mero_keyfile_load(const char *path, uint8_t sk[static 64], struct mero_err *
                             "key file %s holds an all-zero seed (publicly known); make a new key",
                             path);
     }
-    uint8_t pk[32];
+    uint8_t pk[MERO_IDENTITY_LEN];
     mero_ed25519_from_seed(pk, sk, seed);
     sodium_memzero(seed, seedlen);
     free(seed);
     return 0;
 }
 
-int mero_keyfile_load_or_create(const char *path, uint8_t sk[static 64], struct mero_err *err)
+int mero_keyfile_load_or_create(const char *path, uint8_t sk[static MERO_ED25519_SK_LEN], struct mero_err *err)
 {
     struct mero_err e = {0};
     int rc = mero_keyfile_load(path, sk, &e);
@@ -124,7 +124,7 @@ int mero_keyfile_load_or_create(const char *path, uint8_t sk[static 64], struct 
         }
         return rc;
     }
-    uint8_t pk[32], fresh[64];
+    uint8_t pk[MERO_IDENTITY_LEN], fresh[64];
     mero_ed25519_keypair(pk, fresh);
     rc = mero_keyfile_save(path, fresh, err);
     if (rc == 0) {
@@ -262,14 +262,14 @@ int mero_credential_decode(struct mero_cur *c, struct mero_credential *out, stru
     return 0;
 }
 
-int mero_credential_certifies(const uint8_t pk[static 32], const struct mero_credential *cred,
+int mero_credential_certifies(const uint8_t pk[static MERO_IDENTITY_LEN], const struct mero_credential *cred,
                               struct mero_err *err)
 {
     if (!mero_ct_eq(cred->cert.sign_pk, pk, 32)) {
         return mero_err_set(err, MERO_EREFUSED,
                             "the account credential does not certify the attested key");
     }
-    uint8_t account[32];
+    uint8_t account[MERO_ACCOUNT_ID_LEN];
     mero_account_id(account, cred->genesis_version, cred->root_pk);
     if (!mero_ct_eq(account, cred->cert.account, 32)) {
         return mero_err_set(err, MERO_EBADSIG,

@@ -15,12 +15,12 @@
 #include "mero/crypto.h"
 #include "mero/keys.h"
 
-void mero_group_key_id(uint8_t id[static 32], const uint8_t key[static 32])
+void mero_group_key_id(uint8_t id[static 32], const uint8_t key[static MERO_GROUP_KEY_LEN])
 {
     mero_sha256(id, key, 32);
 }
 
-void mero_group_key_new(uint8_t key[static 32])
+void mero_group_key_new(uint8_t key[static MERO_GROUP_KEY_LEN])
 {
     mero_random(key, 32);
 }
@@ -51,7 +51,7 @@ static int ecdh_key(uint8_t aes[static 32], const uint8_t seed[static 32],
     return rc;
 }
 
-static int envelope_signed(const struct mero_key_envelope *e, const uint8_t group_id[static 32],
+static int envelope_signed(const struct mero_key_envelope *e, const uint8_t group_id[static MERO_GROUP_ID_LEN],
                            struct mero_buf *b)
 {
     MERO_TRY(mero_buf_append_str(b, MERO_ENVELOPE_DOMAIN));
@@ -64,9 +64,9 @@ static int envelope_signed(const struct mero_key_envelope *e, const uint8_t grou
     return mero_buf_append(b, e->ciphertext, MERO_GOV_ENVELOPE_CT_LEN);
 }
 
-int mero_envelope_wrap(struct mero_key_envelope *out, const uint8_t group_id[static 32],
+int mero_envelope_wrap(struct mero_key_envelope *out, const uint8_t group_id[static MERO_GROUP_ID_LEN],
                        const uint8_t recipient_pk[static 32], const uint8_t sender_sk[static 64],
-                       const uint8_t key[static 32], struct mero_err *err)
+                       const uint8_t key[static MERO_GROUP_KEY_LEN], struct mero_err *err)
 {
     struct mero_key_envelope e;
     uint8_t eph_pk[32], eph_sk[64], aes[32];
@@ -98,7 +98,7 @@ int mero_envelope_wrap(struct mero_key_envelope *out, const uint8_t group_id[sta
     return rc;
 }
 
-int mero_envelope_verify(const struct mero_key_envelope *e, const uint8_t group_id[static 32],
+int mero_envelope_verify(const struct mero_key_envelope *e, const uint8_t group_id[static MERO_GROUP_ID_LEN],
                          struct mero_err *err)
 {
     if (e->recipient_tag != 0) {
@@ -114,8 +114,8 @@ int mero_envelope_verify(const struct mero_key_envelope *e, const uint8_t group_
     return rc;
 }
 
-int mero_envelope_open(const struct mero_key_envelope *e, const uint8_t group_id[static 32],
-                       const uint8_t recipient_sk[static 64], uint8_t key[static 32],
+int mero_envelope_open(const struct mero_key_envelope *e, const uint8_t group_id[static MERO_GROUP_ID_LEN],
+                       const uint8_t recipient_sk[static 64], uint8_t key[static MERO_GROUP_KEY_LEN],
                        struct mero_err *err)
 {
     MERO_TRY(mero_envelope_verify(e, group_id, err));

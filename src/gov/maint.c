@@ -100,7 +100,7 @@ int mero_gov_rebuild(struct mero_store *s, struct mero_err *err)
         uint64_t seq = (uint64_t)sqlite3_column_int64(st, 0);
         const uint8_t *bytes = sqlite3_column_blob(st, 2);
         size_t len = (size_t)sqlite3_column_bytes(st, 2);
-        uint8_t hash[32];
+        uint8_t hash[MERO_OP_ID_LEN];
         struct mero_op op;
         struct mero_err e = {0};
         rc = mero_op_decode(bytes, len, &op, &e);
@@ -147,7 +147,7 @@ static int verify_log(struct mero_store *s, size_t *nops, struct mero_err *err)
         size_t len = (size_t)sqlite3_column_bytes(st, 2);
         struct mero_op op;
         struct mero_err e = {0};
-        uint8_t hash[32];
+        uint8_t hash[MERO_OP_ID_LEN];
         if (mero_op_decode(bytes, len, &op, &e) < 0) {
             rc = mero_err_set(err, MERO_EIO, "op #%llu does not decode: %s", seq, e.msg);
             break;
@@ -220,7 +220,7 @@ static int exec_ns(struct mero_store *s, const char *sql, const uint8_t id[32])
     return rc;
 }
 
-int mero_gov_purge_mark(struct mero_store *s, const uint8_t ns[static 32])
+int mero_gov_purge_mark(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN])
 {
     return exec_ns(s, SQL_MARK, ns);
 }
@@ -258,7 +258,7 @@ int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[32], size_t *n)
     return 0;
 }
 
-int mero_gov_purged(struct mero_store *s, const uint8_t ns[static 32], bool *yes)
+int mero_gov_purged(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN], bool *yes)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, "SELECT 1 FROM purged WHERE ns = ?");
     *yes = true; /* fail closed */
@@ -275,7 +275,7 @@ int mero_gov_purged(struct mero_store *s, const uint8_t ns[static 32], bool *yes
     return 0;
 }
 
-int mero_gov_purged_clear(struct mero_store *s, const uint8_t ns[static 32])
+int mero_gov_purged_clear(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN])
 {
     return exec_ns(s, "DELETE FROM purged WHERE ns = ?", ns);
 }
@@ -304,7 +304,7 @@ static const char *const purge_ns_sql[] = {
     "DELETE FROM identities WHERE ns = ?",
 };
 
-static int purge_namespace(struct mero_store *s, const uint8_t ns[32])
+static int purge_namespace(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN])
 {
     uint8_t(*groups)[32] = NULL;
     size_t ng = 0;
@@ -327,8 +327,8 @@ static int purge_namespace(struct mero_store *s, const uint8_t ns[32])
     return rc;
 }
 
-int mero_gov_self_purge(struct mero_store *s, const uint8_t ns[static 32],
-                        const uint8_t group[static 32], struct mero_err *err)
+int mero_gov_self_purge(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                        const uint8_t group[static MERO_GROUP_ID_LEN], struct mero_err *err)
 {
     bool whole = memcmp(ns, group, 32) == 0;
     if (whole && mero_gov_purge_mark(s, ns) < 0) {

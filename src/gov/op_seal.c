@@ -18,7 +18,7 @@
 #include "mero/encoding.h"
 #include "mero/keys.h"
 
-int mero_op_seal(struct mero_op *op, const uint8_t key[static 32], struct mero_err *err)
+int mero_op_seal(struct mero_op *op, const uint8_t key[static MERO_GROUP_KEY_LEN], struct mero_err *err)
 {
     if (op->scope != MERO_SCOPE_GROUP) {
         return mero_err_set(err, MERO_EINVAL, "only a group op can be encrypted");
@@ -56,7 +56,7 @@ int mero_op_seal(struct mero_op *op, const uint8_t key[static 32], struct mero_e
     return 0;
 }
 
-int mero_op_open(const struct mero_op *sealed, const uint8_t key[static 32], struct mero_op *inner,
+int mero_op_open(const struct mero_op *sealed, const uint8_t key[static MERO_GROUP_KEY_LEN], struct mero_op *inner,
                  struct mero_err *err)
 {
     uint8_t id[32];

@@ -53,7 +53,7 @@ static const char SQL_HEAD_ADD[] = "INSERT OR IGNORE INTO heads(ns, hash) VALUES
 static const char SQL_HEAD_DEL[] = "DELETE FROM heads WHERE ns = ? AND hash = ?";
 static const char SQL_NONCE[] = "SELECT MAX(nonce) FROM ops WHERE ns = ? AND signer = ?";
 
-int mero__gov_row_plain(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
+int mero__gov_row_plain(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN], const uint8_t member[MERO_IDENTITY_LEN],
                         int role)
 {
     STMT(st, SQL_ROW_PLAIN);
@@ -63,8 +63,8 @@ int mero__gov_row_plain(struct mero_store *s, const uint8_t grp[32], const uint8
     return mero__gov_step_done(st);
 }
 
-int mero__gov_row_tee(struct mero_store *s, const uint8_t grp[32], const struct mero_tee_join *j,
-                      const uint8_t account[32])
+int mero__gov_row_tee(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN], const struct mero_tee_join *j,
+                      const uint8_t account[MERO_ACCOUNT_ID_LEN])
 {
     STMT(st, SQL_ROW_TEE);
     BLOB(st, 1, grp);
@@ -80,7 +80,7 @@ int mero__gov_row_tee(struct mero_store *s, const uint8_t grp[32], const struct 
     return mero__gov_step_done(st);
 }
 
-int mero__gov_row_role(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
+int mero__gov_row_role(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN], const uint8_t member[MERO_IDENTITY_LEN],
                        int role)
 {
     STMT(st, SQL_ROW_ROLE);
@@ -90,7 +90,7 @@ int mero__gov_row_role(struct mero_store *s, const uint8_t grp[32], const uint8_
     return mero__gov_step_done(st);
 }
 
-int mero__gov_row_del(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32])
+int mero__gov_row_del(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN], const uint8_t member[MERO_IDENTITY_LEN])
 {
     STMT(st, SQL_ROW_DEL);
     BLOB(st, 1, grp);
@@ -98,7 +98,7 @@ int mero__gov_row_del(struct mero_store *s, const uint8_t grp[32], const uint8_t
     return mero__gov_step_done(st);
 }
 
-int mero__gov_deny(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32], bool on)
+int mero__gov_deny(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN], const uint8_t member[MERO_IDENTITY_LEN], bool on)
 {
     STMT(st, on ? SQL_DENY_ON : SQL_DENY_OFF);
     BLOB(st, 1, grp);
@@ -106,8 +106,8 @@ int mero__gov_deny(struct mero_store *s, const uint8_t grp[32], const uint8_t me
     return mero__gov_step_done(st);
 }
 
-int mero__gov_spent_put(struct mero_store *s, const uint8_t ns[32], const uint8_t qh[32], int kind,
-                        const uint8_t grp[32])
+int mero__gov_spent_put(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], const uint8_t qh[MERO_QUOTE_HASH_LEN], int kind,
+                        const uint8_t grp[MERO_GROUP_ID_LEN])
 {
     STMT(st, SQL_SPENT_PUT);
     BLOB(st, 1, ns);
@@ -117,9 +117,9 @@ int mero__gov_spent_put(struct mero_store *s, const uint8_t ns[32], const uint8_
     return mero__gov_step_done(st);
 }
 
-int mero__gov_evidence_put(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
-                           const uint8_t qh[32], uint64_t at, const char *tcb,
-                           const uint8_t op_hash[32])
+int mero__gov_evidence_put(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN], const uint8_t member[MERO_IDENTITY_LEN],
+                           const uint8_t qh[MERO_QUOTE_HASH_LEN], uint64_t at, const char *tcb,
+                           const uint8_t op_hash[MERO_OP_ID_LEN])
 {
     STMT(st, SQL_EVID_PUT);
     BLOB(st, 1, grp);
@@ -131,7 +131,7 @@ int mero__gov_evidence_put(struct mero_store *s, const uint8_t grp[32], const ui
     return mero__gov_step_done(st);
 }
 
-int mero__gov_policy_put(struct mero_store *s, const uint8_t ns[32], const uint8_t op_hash[32],
+int mero__gov_policy_put(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], const uint8_t op_hash[MERO_OP_ID_LEN],
                          const uint8_t *bytes, size_t len)
 {
     STMT(st, SQL_POLICY_PUT);
@@ -141,8 +141,8 @@ int mero__gov_policy_put(struct mero_store *s, const uint8_t ns[32], const uint8
     return mero__gov_step_done(st);
 }
 
-int mero__gov_group_put(struct mero_store *s, const uint8_t id[32], const uint8_t ns[32],
-                        const uint8_t parent[32], int vis, uint64_t seq)
+int mero__gov_group_put(struct mero_store *s, const uint8_t id[32], const uint8_t ns[MERO_NS_ID_LEN],
+                        const uint8_t parent[MERO_GROUP_ID_LEN], int vis, uint64_t seq)
 {
     STMT(st, SQL_GROUP_PUT);
     BLOB(st, 1, id);
@@ -153,8 +153,8 @@ int mero__gov_group_put(struct mero_store *s, const uint8_t id[32], const uint8_
     return mero__gov_step_done(st);
 }
 
-int mero__gov_context_put(struct mero_store *s, const uint8_t id[32], const uint8_t ns[32],
-                          const uint8_t grp[32], const uint8_t app[32], uint64_t seq)
+int mero__gov_context_put(struct mero_store *s, const uint8_t id[32], const uint8_t ns[MERO_NS_ID_LEN],
+                          const uint8_t grp[MERO_GROUP_ID_LEN], const uint8_t app[MERO_APP_ID_LEN], uint64_t seq)
 {
     STMT(st, SQL_CTX_PUT);
     BLOB(st, 1, id);
@@ -177,7 +177,7 @@ bool mero__gov_context_exists(struct mero_store *s, const uint8_t id[32])
     return yes;
 }
 
-int mero__gov_follow_put(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
+int mero__gov_follow_put(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN], const uint8_t member[MERO_IDENTITY_LEN],
                          bool contexts, bool subgroups)
 {
     STMT(st, SQL_FOLLOW_PUT);
@@ -188,7 +188,7 @@ int mero__gov_follow_put(struct mero_store *s, const uint8_t grp[32], const uint
     return mero__gov_step_done(st);
 }
 
-int mero__gov_follow_del(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32])
+int mero__gov_follow_del(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN], const uint8_t member[MERO_IDENTITY_LEN])
 {
     STMT(st, SQL_FOLLOW_DEL);
     BLOB(st, 1, grp);
@@ -196,7 +196,7 @@ int mero__gov_follow_del(struct mero_store *s, const uint8_t grp[32], const uint
     return mero__gov_step_done(st);
 }
 
-int mero__gov_descendants(struct mero_store *s, const uint8_t grp[32], uint8_t (**out)[32],
+int mero__gov_descendants(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN], uint8_t (**out)[32],
                           size_t *n)
 {
     STMT(st, SQL_DESC);
@@ -229,7 +229,7 @@ int mero__gov_descendants(struct mero_store *s, const uint8_t grp[32], uint8_t (
     return 0;
 }
 
-int mero__gov_append(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32],
+int mero__gov_append(struct mero_store *s, const struct mero_op *op, const uint8_t hash[MERO_OP_ID_LEN],
                      const uint8_t *bytes, size_t len, uint64_t *seq)
 {
     STMT(st, SQL_APPEND);
@@ -243,7 +243,7 @@ int mero__gov_append(struct mero_store *s, const struct mero_op *op, const uint8
     return mero__gov_heads_move(s, op, hash);
 }
 
-int mero__gov_heads_move(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32])
+int mero__gov_heads_move(struct mero_store *s, const struct mero_op *op, const uint8_t hash[MERO_OP_ID_LEN])
 {
     for (uint32_t i = 0; i < op->n_parents; i++) {
         STMT(del, SQL_HEAD_DEL);
@@ -257,7 +257,7 @@ int mero__gov_heads_move(struct mero_store *s, const struct mero_op *op, const u
     return mero__gov_step_done(add);
 }
 
-int mero__gov_last_nonce(struct mero_store *s, const uint8_t ns[32], const uint8_t signer[32],
+int mero__gov_last_nonce(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], const uint8_t signer[MERO_IDENTITY_LEN],
                          uint64_t *nonce)
 {
     STMT(st, SQL_NONCE);

@@ -78,7 +78,7 @@ int mero_gov_check_secrets(struct mero_store *s, const char *path, struct mero_e
         return mero__gov_sqlerr(s, err, "group_keys");
     }
     while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-        uint8_t kid[32];
+        uint8_t kid[MERO_KEY_ID_LEN];
         int good = usable(st, 1) && sqlite3_column_bytes(st, 2) == 32;
         if (good) {
             mero_group_key_id(kid, sqlite3_column_blob(st, 1));
