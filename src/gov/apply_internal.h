@@ -13,8 +13,6 @@
 /* An event's extra id: a context id or a key id, one width. */
 #define GOV_EV_EXTRA_LEN MERO_CONTEXT_ID_LEN
 _Static_assert(MERO_CONTEXT_ID_LEN == MERO_KEY_ID_LEN, "an event's extra is a context or key id");
-/* mero__gov_short: the first 8 bytes of an id as hex, with its NUL. */
-#define GOV_SHORT_SIZE MERO_HEX_SIZE(8)
 
 struct gov_ev {
     int kind;

@@ -14,6 +14,8 @@
 #include "mero/op.h"
 
 #define GOV_STMT_CACHE 96
+/* An id's first 8 bytes as hex, with its NUL: the short form messages and logs name ids by. */
+#define GOV_SHORT_SIZE MERO_HEX_SIZE(8)
 
 struct gov_stmt {
     const char *sql; /* identity of a static string */
