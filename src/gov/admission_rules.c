@@ -89,10 +89,12 @@ static const struct adm_text {
 };
 #define N_TEXTS (sizeof(texts) / sizeof(texts[0]))
 
-/* The namespace-rule entry of a rule, or NULL (a quote-fact rule, or none). */
+/* The namespace-rule entry of a rule, or NULL (a quote-fact rule, none, or a hole: a rule
+ * number without its row reads as unknown, which its refusal row in the test then catches). */
 static const struct adm_text *ns_text(int rule)
 {
-    if (rule >= NS_RULE_FIRST && (size_t)(rule - NS_RULE_FIRST) < N_TEXTS) {
+    if (rule >= NS_RULE_FIRST && (size_t)(rule - NS_RULE_FIRST) < N_TEXTS &&
+        texts[rule - NS_RULE_FIRST].name != NULL) {
         return &texts[rule - NS_RULE_FIRST];
     }
     return NULL;
