@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * op.c - op helpers: roles and modes, string lists, policy validation (the set-time rule of
- * "The admission policy"), op lifetime, signing, verification and hashing.
+ * "The admission policy"), a quote's measurements between raw bytes and hex (the one
+ * conversion), op lifetime, signing, verification and hashing.
  *
  * Invariants: the signed bytes are exactly "calimero.namespace.v1" || borsh(signable), and the
  * op hash is SHA-256 of those bytes, so a hash names one signable content; a policy that would
