@@ -66,8 +66,8 @@ int mero_keyfile_load(const char *path, uint8_t sk[static MERO_ED25519_SK_LEN],
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK); /* a FIFO: refused */
     if (fd < 0) {
-        int code =
-            errno == ENOENT ? MERO_ENOTFOUND : MERO_EIO; /* positive, as mero_err_set takes */
+        /* a positive code: mero_err_set returns its negation */
+        int code = errno == ENOENT ? MERO_ENOTFOUND : MERO_EIO;
         return mero_err_set(err, code, "cannot open key file %s: %s", path, strerror(errno));
     }
     struct stat st;
