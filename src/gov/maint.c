@@ -107,6 +107,15 @@ out:
     return rc;
 }
 
+/* Rebuild: every stored op row in order, stopping at the first that no longer applies. */
+static int replay_all(struct mero_store *s, sqlite3_stmt *st, struct mero_err *err)
+{
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        MERO_TRY(replay_row(s, st, err));
+    }
+    return 0;
+}
+
 int mero_gov_rebuild(struct mero_store *s, struct mero_err *err)
 {
     sqlite3_stmt *st = NULL;
@@ -124,14 +133,12 @@ int mero_gov_rebuild(struct mero_store *s, struct mero_err *err)
         goto out;
     }
     s->rebuilding = true;
-    rc = 0;
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-        rc = replay_row(s, st, err);
-    }
+    rc = replay_all(s, st, err);
     s->rebuilding = false;
     sqlite3_finalize(st);
     st = NULL;
-    if (rc == 0 && mero__gov_exec(s, "RELEASE gov_rebuild") < 0) {
+    MERO_TRY_OUT(rc);
+    if (mero__gov_exec(s, "RELEASE gov_rebuild") < 0) {
         rc = mero__gov_sqlerr(s, err, "rebuild commit");
     }
 out:
