@@ -22,9 +22,15 @@
 
 #include "mero/buf.h"
 #include "mero/err.h"
+#include "mero/sizes.h"
 
-#define MERO_DEVICE_CERT_LEN         200                                 /* 4x32 + 2x u32 + 64 */
-#define MERO_CREDENTIAL_LEN          (1 + 32 + 4 + MERO_DEVICE_CERT_LEN) /* with an empty chain */
+#define MERO_DEVICE_CERT_LEN 200 /* account, device, sign_pk, kem_pk, 2x u32, signature */
+/* genesis version u8, root_pk, empty handoff chain (u32 0), cert */
+#define MERO_CREDENTIAL_LEN (1 + MERO_ED25519_PK_LEN + 4 + MERO_DEVICE_CERT_LEN)
+_Static_assert(MERO_DEVICE_CERT_LEN == MERO_ACCOUNT_ID_LEN + MERO_DEVICE_ID_LEN +
+                                           MERO_IDENTITY_LEN + MERO_X25519_LEN + 2 * 4 +
+                                           MERO_ED25519_SIG_LEN,
+               "a DeviceCert is its four keys/ids, two u32 epochs and a signature");
 #define MERO_ACCOUNT_GENESIS_VERSION 1 /* UNVERIFIED in the reference; see docs/governance.md */
 
 #define MERO_DOMAIN_ACCOUNT_GENESIS "calimero.account.genesis.v1"
@@ -37,49 +43,54 @@
  * Write an Ed25519 secret key (libsodium 64-byte form) to `path` as one line of base64 of its
  * 32-byte seed, created with mode 0600 (an existing file is replaced atomically via rename).
  */
-MERO_MUST_CHECK int mero_keyfile_save(const char *path, const uint8_t sk[static 64],
+MERO_MUST_CHECK int mero_keyfile_save(const char *path,
+                                      const uint8_t sk[static MERO_ED25519_SK_LEN],
                                       struct mero_err *err);
 /*
  * Load a key written by mero_keyfile_save. A file whose mode grants any group/other access is
  * refused with -MERO_EKEYPERM and a message naming the path and the chmod to run; a malformed
  * file with -MERO_EINVAL. sk is written only on success.
  */
-MERO_MUST_CHECK int mero_keyfile_load(const char *path, uint8_t sk[static 64],
+MERO_MUST_CHECK int mero_keyfile_load(const char *path, uint8_t sk[static MERO_ED25519_SK_LEN],
                                       struct mero_err *err);
 /* Load `path`, or generate a fresh key and save it there when the file does not exist. */
-MERO_MUST_CHECK int mero_keyfile_load_or_create(const char *path, uint8_t sk[static 64],
+MERO_MUST_CHECK int mero_keyfile_load_or_create(const char *path,
+                                                uint8_t sk[static MERO_ED25519_SK_LEN],
                                                 struct mero_err *err);
 
 /* ---- hashing ------------------------------------------------------------------------------ */
 
 /* SHA-256(u64le(len(domain)) || domain || for each part: u64le(len) || part)  (§2) */
-void mero_domain_hash(uint8_t out[static 32], const char *domain, const uint8_t *const *parts,
-                      const size_t *lens, size_t nparts);
+void mero_domain_hash(uint8_t out[static MERO_SHA256_LEN], const char *domain,
+                      const uint8_t *const *parts, const size_t *lens, size_t nparts);
 /* AccountId = domain_hash("calimero.account.genesis.v1", [version || root_pk]) */
-void mero_account_id(uint8_t out[static 32], uint8_t version, const uint8_t root_pk[static 32]);
+void mero_account_id(uint8_t out[static MERO_ACCOUNT_ID_LEN], uint8_t version,
+                     const uint8_t root_pk[static MERO_ED25519_PK_LEN]);
 /* A device id derived from a device key: domain_hash("calimero.device.id.v1", [pk]). */
-void mero_device_id(uint8_t out[static 32], const uint8_t device_pk[static 32]);
+void mero_device_id(uint8_t out[static MERO_DEVICE_ID_LEN],
+                    const uint8_t device_pk[static MERO_ED25519_PK_LEN]);
 /* The X25519 delivery key (kem_pk) derived from an Ed25519 public key (libsodium conversion). */
-MERO_MUST_CHECK int mero_kem_pk_from_ed25519(uint8_t kem_pk[static 32],
-                                             const uint8_t ed_pk[static 32]);
+MERO_MUST_CHECK int mero_kem_pk_from_ed25519(uint8_t kem_pk[static MERO_X25519_LEN],
+                                             const uint8_t ed_pk[static MERO_ED25519_PK_LEN]);
 
 /* ---- credentials -------------------------------------------------------------------------- */
 
 struct mero_device_cert {
-    uint8_t account[32];
-    uint8_t device[32];
-    uint8_t sign_pk[32]; /* the namespace identity key this credential certifies */
-    uint8_t kem_pk[32];  /* X25519 delivery key */
+    uint8_t account[MERO_ACCOUNT_ID_LEN];
+    uint8_t device[MERO_DEVICE_ID_LEN];
+    uint8_t sign_pk[MERO_IDENTITY_LEN]; /* the namespace identity key this credential certifies */
+    uint8_t kem_pk[MERO_X25519_LEN];    /* X25519 delivery key */
     uint32_t key_epoch;
     uint32_t device_epoch;
-    uint8_t signature[64]; /* by the account root key, see mero_device_cert_signable */
+    uint8_t signature[MERO_ED25519_SIG_LEN]; /* by the account root key, see
+                                                mero_device_cert_signable */
 };
 
 /* AccountProof { genesis {version u8, root_pk}, chain: Vec<RootKeyHandoff> (always empty
  * here; a non-empty chain is refused on decode), cert: DeviceCert }. */
 struct mero_credential {
     uint8_t genesis_version;
-    uint8_t root_pk[32];
+    uint8_t root_pk[MERO_ED25519_PK_LEN];
     struct mero_device_cert cert;
 };
 
@@ -87,9 +98,11 @@ struct mero_credential {
  * Build and sign a credential: account = mero_account_id(MERO_ACCOUNT_GENESIS_VERSION,
  * pk(root_sk)), cert signed by root_sk. device may be any 32 bytes (mero_device_id helps).
  */
-void mero_credential_build(struct mero_credential *out, const uint8_t root_sk[static 64],
-                           const uint8_t device[static 32], const uint8_t sign_pk[static 32],
-                           const uint8_t kem_pk[static 32], uint32_t key_epoch,
+void mero_credential_build(struct mero_credential *out,
+                           const uint8_t root_sk[static MERO_ED25519_SK_LEN],
+                           const uint8_t device[static MERO_DEVICE_ID_LEN],
+                           const uint8_t sign_pk[static MERO_IDENTITY_LEN],
+                           const uint8_t kem_pk[static MERO_X25519_LEN], uint32_t key_epoch,
                            uint32_t device_epoch);
 /* The bytes the cert signature covers: "calimero.device.cert.v1" || account || device ||
  * sign_pk || kem_pk || u32le key_epoch || u32le device_epoch (136 + 23 bytes). */
@@ -104,7 +117,7 @@ MERO_MUST_CHECK int mero_credential_decode(struct mero_cur *c, struct mero_crede
  * "the account credential does not certify the attested key" (sign_pk differs) or
  * -MERO_EBADSIG ("account credential signature does not verify" / account id mismatch).
  */
-MERO_MUST_CHECK int mero_credential_certifies(const uint8_t pk[static 32],
+MERO_MUST_CHECK int mero_credential_certifies(const uint8_t pk[static MERO_IDENTITY_LEN],
                                               const struct mero_credential *cred,
                                               struct mero_err *err);
 

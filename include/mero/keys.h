@@ -30,26 +30,30 @@ _Static_assert(MERO_GOV_ENVELOPE_CT_LEN == MERO_GROUP_KEY_LEN + MERO_AEAD_TAG_LE
 #define MERO_ENVELOPE_HKDF_INFO "calimero.sharedkey.aead.v2"
 
 /* key_id = SHA-256(key) */
-void mero_group_key_id(uint8_t id[static 32], const uint8_t key[static 32]);
+void mero_group_key_id(uint8_t id[static MERO_KEY_ID_LEN],
+                       const uint8_t key[static MERO_GROUP_KEY_LEN]);
 /* A fresh random group key. */
-void mero_group_key_new(uint8_t key[static 32]);
+void mero_group_key_new(uint8_t key[static MERO_GROUP_KEY_LEN]);
 
 /* Wrap `key` for recipient_pk (an Ed25519 identity), signed by sender_sk. */
 MERO_MUST_CHECK int mero_envelope_wrap(struct mero_key_envelope *out,
-                                       const uint8_t group_id[static 32],
-                                       const uint8_t recipient_pk[static 32],
-                                       const uint8_t sender_sk[static 64],
-                                       const uint8_t key[static 32], struct mero_err *err);
+                                       const uint8_t group_id[static MERO_GROUP_ID_LEN],
+                                       const uint8_t recipient_pk[static MERO_IDENTITY_LEN],
+                                       const uint8_t sender_sk[static MERO_ED25519_SK_LEN],
+                                       const uint8_t key[static MERO_GROUP_KEY_LEN],
+                                       struct mero_err *err);
 /* 0 when the envelope's signature verifies under its sender for group_id. */
 MERO_MUST_CHECK int mero_envelope_verify(const struct mero_key_envelope *e,
-                                         const uint8_t group_id[static 32], struct mero_err *err);
+                                         const uint8_t group_id[static MERO_GROUP_ID_LEN],
+                                         struct mero_err *err);
 /*
  * Verify, then open with the recipient's secret key (its pk must be e->identity). key is
  * written only on success; -MERO_EBADSIG / -MERO_ECRYPTO / -MERO_EPERM (not addressed to us).
  */
 MERO_MUST_CHECK int mero_envelope_open(const struct mero_key_envelope *e,
-                                       const uint8_t group_id[static 32],
-                                       const uint8_t recipient_sk[static 64],
-                                       uint8_t key[static 32], struct mero_err *err);
+                                       const uint8_t group_id[static MERO_GROUP_ID_LEN],
+                                       const uint8_t recipient_sk[static MERO_ED25519_SK_LEN],
+                                       uint8_t key[static MERO_GROUP_KEY_LEN],
+                                       struct mero_err *err);
 
 #endif

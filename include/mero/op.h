@@ -154,29 +154,38 @@ _Static_assert(MERO_GOV_MAX_STR >= MERO_MR_HEX_LEN, "a measurement's hex fits a 
 /* The one raw-to-hex conversion of a quote's MRTD and RTMR0-3 (lowercase, 96 chars each). */
 void mero_measurements_from_raw(struct mero_measurements *m, const uint8_t mrtd[MERO_MR_LEN],
                                 const uint8_t rtmr[MERO_RTMR_COUNT][MERO_MR_LEN]);
+/*
+ * Its reverse: each register decoded on its own from exactly 96 hex characters (either case).
+ * ok[0] (MRTD) and ok[1 + i] (RTMRi) say which decoded; a register that did not is left
+ * unspecified. 0 when all five decoded, -MERO_EHEX otherwise.
+ */
+int mero_measurements_to_raw(const struct mero_measurements *m, uint8_t mrtd[MERO_MR_LEN],
+                             uint8_t rtmr[MERO_RTMR_COUNT][MERO_MR_LEN],
+                             bool ok[1 + MERO_RTMR_COUNT]);
 
 /* KeyEnvelope, recipient Member { identity, ephemeral Ed25519 pk } (tag 0) only. */
 struct mero_key_envelope {
     uint8_t recipient_tag; /* 0 = Member */
-    uint8_t identity[32];
-    uint8_t ephemeral[32];
-    uint8_t sender[32];
-    uint8_t nonce[12];
+    uint8_t identity[MERO_IDENTITY_LEN];
+    uint8_t ephemeral[MERO_ED25519_PK_LEN];
+    uint8_t sender[MERO_IDENTITY_LEN];
+    uint8_t nonce[MERO_GCM_NONCE_LEN];
     uint8_t ciphertext[MERO_GOV_ENVELOPE_CT_LEN];
-    uint8_t signature[64];
+    uint8_t signature[MERO_ED25519_SIG_LEN];
 };
 
 struct mero_key_rotation {
-    uint8_t new_key_id[32]; /* SHA-256(new key) */
+    uint8_t new_key_id[MERO_KEY_ID_LEN]; /* SHA-256(new key) */
     struct mero_key_envelope *env;
     uint32_t n;
 };
 
 /* MemberJoinedViaTeeAttestation: root form (has_account, quote carried) or subgroup form. */
 struct mero_tee_join {
-    uint8_t group_id[32]; /* root form: the admission group (= namespace for fleet joins) */
-    uint8_t member[32];
-    uint8_t quote_hash[32];
+    uint8_t group_id[MERO_GROUP_ID_LEN]; /* root form: the admission group (= namespace for fleet
+                                            joins) */
+    uint8_t member[MERO_IDENTITY_LEN];
+    uint8_t quote_hash[MERO_QUOTE_HASH_LEN];
     struct mero_measurements m;
     char tcb_status[MERO_GOV_MAX_STR + 1];
     uint8_t role;
@@ -188,13 +197,13 @@ struct mero_tee_join {
      * them (those are judged without the TD-attribute rules, docs/governance.md). A peer
      * holding the carried quote checks them, and m, against its TD report. */
     bool has_td;
-    uint64_t td_attributes;  /* TDATTRIBUTES, little-endian u64 on the wire */
-    uint8_t mrservicetd[48]; /* all zero for a TD 1.0 quote */
+    uint64_t td_attributes;           /* TDATTRIBUTES, little-endian u64 on the wire */
+    uint8_t mrservicetd[MERO_MR_LEN]; /* all zero for a TD 1.0 quote */
 };
 
 /* TeeAuthorityEvidence { attested_key, account, quote, collateral Option, attested_at }. */
 struct mero_tee_evidence {
-    uint8_t attested_key[32];
+    uint8_t attested_key[MERO_IDENTITY_LEN];
     struct mero_credential account;
     uint8_t *quote; /* owned */
     size_t quote_len;
@@ -207,35 +216,36 @@ struct mero_tee_evidence {
 /* One decoded (or to-be-encoded) op. Only the fields of `kind` are meaningful. */
 struct mero_op {
     uint8_t version;
-    uint8_t ns[32];
-    uint8_t (*parents)[32]; /* owned, n_parents entries */
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint8_t (*parents)[MERO_OP_ID_LEN]; /* owned, n_parents entries */
     uint32_t n_parents;
-    uint8_t signer[32];
+    uint8_t signer[MERO_IDENTITY_LEN];
     uint64_t nonce;
-    uint8_t scope;        /* enum mero_op_scope */
-    uint8_t kind;         /* enum mero_root_op or enum mero_group_op */
-    uint8_t group_id[32]; /* scope GROUP / GROUP_ENCRYPTED: the target group */
+    uint8_t scope;                       /* enum mero_op_scope */
+    uint8_t kind;                        /* enum mero_root_op or enum mero_group_op */
+    uint8_t group_id[MERO_GROUP_ID_LEN]; /* scope GROUP / GROUP_ENCRYPTED: the target group */
     /* scope GROUP_ENCRYPTED only (kind and payload are not encoded; mero_op_open fills them) */
-    uint8_t key_id[32];
-    uint8_t enc_nonce[12];
+    uint8_t key_id[MERO_KEY_ID_LEN];
+    uint8_t enc_nonce[MERO_GCM_NONCE_LEN];
     uint8_t *ciphertext; /* owned */
     size_t ciphertext_len;
     bool has_rotation; /* scope GROUP only */
     struct mero_key_rotation rotation;
-    uint8_t signature[64];
+    uint8_t signature[MERO_ED25519_SIG_LEN];
 
     /* payloads */
-    uint8_t salt[32];      /* NAMESPACE_CREATED { salt } */
-    uint8_t sub_group[32]; /* GROUP_CREATED { group_id, parent, visibility } */
-    uint8_t sub_parent[32];
+    uint8_t salt[MERO_NS_SALT_LEN];       /* NAMESPACE_CREATED { salt } */
+    uint8_t sub_group[MERO_GROUP_ID_LEN]; /* GROUP_CREATED { group_id, parent, visibility } */
+    uint8_t sub_parent[MERO_GROUP_ID_LEN];
     uint8_t visibility;
-    uint8_t member[32];   /* ADMIN_CHANGED, MEMBER_ADDED/REMOVED/ROLE_SET, AUTO_FOLLOW */
-    uint8_t role;         /* MEMBER_ADDED, MEMBER_ROLE_SET */
-    bool follow_contexts; /* MEMBER_SET_AUTO_FOLLOW */
+    uint8_t
+        member[MERO_IDENTITY_LEN]; /* ADMIN_CHANGED, MEMBER_ADDED/REMOVED/ROLE_SET, AUTO_FOLLOW */
+    uint8_t role;                  /* MEMBER_ADDED, MEMBER_ROLE_SET */
+    bool follow_contexts;          /* MEMBER_SET_AUTO_FOLLOW */
     bool follow_subgroups;
-    uint8_t context_id[32]; /* CONTEXT_CREATED { context_id, application_id } */
-    uint8_t application_id[32];
-    uint8_t kd_group[32]; /* KEY_DELIVERY { group_id, envelope } */
+    uint8_t context_id[MERO_CONTEXT_ID_LEN]; /* CONTEXT_CREATED { context_id, application_id } */
+    uint8_t application_id[MERO_APP_ID_LEN];
+    uint8_t kd_group[MERO_GROUP_ID_LEN]; /* KEY_DELIVERY { group_id, envelope } */
     struct mero_key_envelope envelope;
     struct mero_tee_join join;     /* MEMBER_JOINED_TEE (root and group forms) */
     struct mero_tee_policy policy; /* any policy op */
@@ -245,18 +255,18 @@ struct mero_op {
 void mero_op_init(struct mero_op *op);
 void mero_op_cleanup(struct mero_op *op);
 /* Set the parents (copied). */
-MERO_MUST_CHECK int mero_op_set_parents(struct mero_op *op, const uint8_t (*parents)[32],
-                                        uint32_t n);
+MERO_MUST_CHECK int mero_op_set_parents(struct mero_op *op,
+                                        const uint8_t (*parents)[MERO_OP_ID_LEN], uint32_t n);
 
 /* "calimero.namespace.v1" || borsh(signable): the bytes signed and hashed. */
 MERO_MUST_CHECK int mero_op_signed_bytes(const struct mero_op *op, struct mero_buf *out);
 /* Full SignedNamespaceOp encoding (signable || signature). */
 MERO_MUST_CHECK int mero_op_encode(const struct mero_op *op, struct mero_buf *out);
 /* Set signer = pk(sk) and the signature. */
-MERO_MUST_CHECK int mero_op_sign(struct mero_op *op, const uint8_t sk[static 64]);
+MERO_MUST_CHECK int mero_op_sign(struct mero_op *op, const uint8_t sk[static MERO_ED25519_SK_LEN]);
 /* 0 when the signature verifies under op->signer, -MERO_EBADSIG otherwise. */
 MERO_MUST_CHECK int mero_op_verify(const struct mero_op *op, struct mero_err *err);
-MERO_MUST_CHECK int mero_op_hash(const struct mero_op *op, uint8_t out[static 32]);
+MERO_MUST_CHECK int mero_op_hash(const struct mero_op *op, uint8_t out[static MERO_OP_ID_LEN]);
 /*
  * Decode one SignedNamespaceOp of exactly len bytes (len <= MERO_GOV_MAX_OP_BYTES). Checks the
  * schema version first: any other version is -MERO_ESCHEMA "op schema version V is not
@@ -272,7 +282,7 @@ MERO_MUST_CHECK int mero_op_decode(const uint8_t *p, size_t len, struct mero_op 
  * SHA-256(key), scope = MERO_SCOPE_GROUP_ENCRYPTED. Refused for an op carrying a rotation.
  * Call before signing: the signature covers the ciphertext form.
  */
-MERO_MUST_CHECK int mero_op_seal(struct mero_op *op, const uint8_t key[static 32],
+MERO_MUST_CHECK int mero_op_seal(struct mero_op *op, const uint8_t key[static MERO_GROUP_KEY_LEN],
                                  struct mero_err *err);
 /*
  * Decrypt an encrypted op with `key` into `inner` (scope GROUP, same ns, signer, nonce,
@@ -280,7 +290,8 @@ MERO_MUST_CHECK int mero_op_seal(struct mero_op *op, const uint8_t key[static 32
  * -MERO_EINVAL when key is not the one key_id names, -MERO_ECRYPTO when the ciphertext does
  * not authenticate, decode errors otherwise. `inner` is cleaned up on failure.
  */
-MERO_MUST_CHECK int mero_op_open(const struct mero_op *sealed, const uint8_t key[static 32],
+MERO_MUST_CHECK int mero_op_open(const struct mero_op *sealed,
+                                 const uint8_t key[static MERO_GROUP_KEY_LEN],
                                  struct mero_op *inner, struct mero_err *err);
 
 /* Envelope codec (used inside ops). */

@@ -68,11 +68,9 @@
 #define MERO_NOISE_NONCE_LEN 12                /* ChaCha20-Poly1305 (RFC 8439) nonce */
 #define MERO_NOISE_TAG_LEN   MERO_AEAD_TAG_LEN /* Poly1305 tag */
 
-/* ---- gov: ops (house-gova) ---- */
-#define MERO_NS_SALT_LEN 32 /* NamespaceCreated { salt }: ns id = H(domain, creator, salt) */
-
-/* ---- node: an account credential's ids (house-node) ---- */
-#define MERO_ACCOUNT_ID_LEN 32              /* an account, as a credential names it */
+/* ---- gov: op payloads and account credentials ---- */
+#define MERO_NS_SALT_LEN    32 /* NamespaceCreated { salt }: ns id = H(domain, creator, salt) */
+#define MERO_ACCOUNT_ID_LEN MERO_SHA256_LEN /* an account: domain_hash(genesis) */
 #define MERO_DEVICE_ID_LEN  MERO_SHA256_LEN /* a device id: a domain hash of the device key */
 
 /* ---- text forms ---- */

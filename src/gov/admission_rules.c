@@ -32,7 +32,8 @@
 #include "mero/release.h"
 #include "mero/trust_rules.h"
 
-#define NS_RULE_FIRST MERO_ADM_RULE_NO_POLICY
+#define NS_RULE_FIRST   MERO_ADM_RULE_NO_POLICY
+#define ADM_DETAIL_SIZE 160 /* a refusal's detail text */
 
 static const struct adm_text {
     const char *name;
@@ -88,10 +89,12 @@ static const struct adm_text {
 };
 #define N_TEXTS (sizeof(texts) / sizeof(texts[0]))
 
-/* The namespace-rule entry of a rule, or NULL (a quote-fact rule, or none). */
+/* The namespace-rule entry of a rule, or NULL (a quote-fact rule, none, or a hole: a rule
+ * number without its row reads as unknown, which its refusal row in the test then catches). */
 static const struct adm_text *ns_text(int rule)
 {
-    if (rule >= NS_RULE_FIRST && (size_t)(rule - NS_RULE_FIRST) < N_TEXTS) {
+    if (rule >= NS_RULE_FIRST && (size_t)(rule - NS_RULE_FIRST) < N_TEXTS &&
+        texts[rule - NS_RULE_FIRST].name != NULL) {
         return &texts[rule - NS_RULE_FIRST];
     }
     return NULL;
@@ -153,10 +156,10 @@ static size_t reg_count(const void *ctx, int reg)
     return reg_list(((const struct gov_lists *)ctx)->p, reg)->n;
 }
 
-static bool reg_contains(const void *ctx, int reg, const uint8_t v[48])
+static bool reg_contains(const void *ctx, int reg, const uint8_t v[MERO_MR_LEN])
 {
-    char hex[97];
-    mero_hex_encode(hex, v, 48);
+    char hex[MERO_HEX_SIZE(MERO_MR_LEN)];
+    mero_hex_encode(hex, v, MERO_MR_LEN);
     return mero_strlist_contains_ci(reg_list(((const struct gov_lists *)ctx)->p, reg), hex);
 }
 
@@ -175,19 +178,19 @@ int mero_gov_trust_rules(const struct mero_tee_policy *p, bool is_mock, const ch
                          struct mero_err *err)
 {
     /* recorded measurements are hex strings: one that is not 48 bytes of hex matches nothing */
-    uint8_t regs[5][48];
-    const char *hex[5] = {m->mrtd, m->rtmr[0], m->rtmr[1], m->rtmr[2], m->rtmr[3]};
+    uint8_t mrtd[MERO_MR_LEN], rtmr[MERO_RTMR_COUNT][MERO_MR_LEN];
+    bool ok[1 + MERO_RTMR_COUNT];
+    (void)mero_measurements_to_raw(m, mrtd, rtmr, ok); /* ok[] says which decoded */
+    const uint8_t *regs[1 + MERO_RTMR_COUNT] = {mrtd, rtmr[0], rtmr[1], rtmr[2], rtmr[3]};
     struct mero_trust_facts f = {
         .is_mock = is_mock,
         .tcb_status = tcb_status,
         .has_td = has_td,
         .td_attributes = td_attributes,
-        .service_td = mrservicetd != NULL && !all_zero(mrservicetd, 48),
+        .service_td = mrservicetd != NULL && !all_zero(mrservicetd, MERO_MR_LEN),
     };
-    for (int i = 0; i < 5; i++) {
-        f.reg[i] = strlen(hex[i]) == 96 && mero_hex_decode_exact(regs[i], 48, hex[i], 96) == 0
-                       ? regs[i]
-                       : NULL;
+    for (int i = 0; i < 1 + MERO_RTMR_COUNT; i++) {
+        f.reg[i] = ok[i] ? regs[i] : NULL;
     }
     struct gov_lists gl = {.p = p};
     struct mero_trust_policy tp = {
@@ -211,16 +214,16 @@ int mero_gov_trust_rules(const struct mero_tee_policy *p, bool is_mock, const ch
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-int mero__gov_report_data(struct mero_store *s, const uint8_t *q, size_t n, uint8_t out[64],
-                          bool *is_mock, struct mero_err *err)
+int mero__gov_report_data(struct mero_store *s, const uint8_t *q, size_t n,
+                          uint8_t out[MERO_REPORT_DATA_LEN], bool *is_mock, struct mero_err *err)
 {
     if (mero_mock_is_mock(q, n)) {
         *is_mock = true;
-        if (n < MERO_MOCK_HEADER_LEN + 64) {
+        if (n < MERO_MOCK_HEADER_LEN + MERO_REPORT_DATA_LEN) {
             return mero_err_set(err, MERO_EREFUSED, "%s: mock quote too short to carry report data",
                                 mero_adm_rule_reason(MERO_ADM_RULE_QUOTE_UNREADABLE));
         }
-        memcpy(out, q + MERO_MOCK_HEADER_LEN, 64);
+        memcpy(out, q + MERO_MOCK_HEADER_LEN, MERO_REPORT_DATA_LEN);
         return 0;
     }
     *is_mock = false;
@@ -289,25 +292,26 @@ static int recorded_facts_rule(struct mero_store *s, const struct mero_adm_case 
                     "a real TDX quote recorded as a mock admission");
     }
     if (c->has_td) {
-        static const uint8_t zero[48];
+        static const uint8_t zero[MERO_MR_LEN];
         uint64_t attrs = 0;
-        for (int i = 7; i >= 0; i--) {
+        for (int i = MERO_TD_ATTRIBUTES_LEN - 1; i >= 0; i--) {
             attrs = (attrs << 8) | r.td_attributes[i];
         }
         const uint8_t *svc = r.td15 ? r.mrservicetd : zero;
         const uint8_t *rec = c->mrservicetd != NULL ? c->mrservicetd : zero;
-        if (attrs != c->td_attributes || !mero_ct_eq(svc, rec, 48)) {
+        if (attrs != c->td_attributes || !mero_ct_eq(svc, rec, MERO_MR_LEN)) {
             return fail(rule, MERO_ADM_RULE_TD_FACTS_MISMATCH, err, NULL);
         }
     }
-    const char *hex[5] = {c->m->mrtd, c->m->rtmr[0], c->m->rtmr[1], c->m->rtmr[2], c->m->rtmr[3]};
-    const uint8_t *got[5] = {r.mrtd, r.rtmr[0], r.rtmr[1], r.rtmr[2], r.rtmr[3]};
-    for (int i = 0; i < 5; i++) {
-        uint8_t v[48];
-        if (strlen(hex[i]) != 96 || mero_hex_decode_exact(v, 48, hex[i], 96) < 0 ||
-            !mero_ct_eq(v, got[i], 48)) {
-            return fail(rule, MERO_ADM_RULE_MEASUREMENTS_MISMATCH, err, NULL);
-        }
+    uint8_t mrtd[MERO_MR_LEN], rtmr[MERO_RTMR_COUNT][MERO_MR_LEN];
+    bool ok[1 + MERO_RTMR_COUNT];
+    bool same = mero_measurements_to_raw(c->m, mrtd, rtmr, ok) == 0 &&
+                mero_ct_eq(mrtd, r.mrtd, MERO_MR_LEN);
+    for (int i = 0; same && i < MERO_RTMR_COUNT; i++) {
+        same = mero_ct_eq(rtmr[i], r.rtmr[i], MERO_MR_LEN);
+    }
+    if (!same) {
+        return fail(rule, MERO_ADM_RULE_MEASUREMENTS_MISMATCH, err, NULL);
     }
     return 0;
 }
@@ -319,15 +323,15 @@ static const char SQL_HOLDS_PLAIN[] =
     "SELECT 1 FROM members m JOIN groups g ON g.id = m.grp WHERE g.ns = ? AND m.member = ? "
     "AND m.role NOT IN (3, 4) LIMIT 1";
 
-int mero_gov_holds_row(struct mero_store *s, const uint8_t ns[static 32],
-                       const uint8_t member[static 32], bool tee, bool *yes)
+int mero_gov_holds_row(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                       const uint8_t member[static MERO_IDENTITY_LEN], bool tee, bool *yes)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, tee ? SQL_HOLDS_TEE : SQL_HOLDS_PLAIN);
     if (st == NULL) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, ns, 32, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 2, member, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, member, MERO_IDENTITY_LEN, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     *yes = rc == SQLITE_ROW;
     sqlite3_reset(st);
@@ -338,7 +342,7 @@ int mero_gov_holds_row(struct mero_store *s, const uint8_t ns[static 32],
 static int release_gate(struct mero_store *s, const struct mero_tee_policy *p,
                         const struct mero_adm_case *c, int *rule, struct mero_err *err)
 {
-    char d[160];
+    char d[ADM_DETAIL_SIZE];
     int cmp = 0;
     const char *v = c->release_version;
     if (v == NULL || v[0] == '\0') {
@@ -368,10 +372,10 @@ static int release_gate(struct mero_store *s, const struct mero_tee_policy *p,
 }
 
 /* The binding, from the quote about to be published / being applied. */
-static int binding_rule(struct mero_store *s, const uint8_t ns[32], const struct mero_adm_case *c,
-                        int *rule, struct mero_err *err)
+static int binding_rule(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                        const struct mero_adm_case *c, int *rule, struct mero_err *err)
 {
-    uint8_t rd[64], b[32];
+    uint8_t rd[MERO_REPORT_DATA_LEN], b[MERO_APP_HASH_LEN];
     bool mock;
     struct mero_err e = {0};
     if (mero__gov_report_data(s, c->quote, c->quote_len, rd, &mock, &e) < 0) {
@@ -386,13 +390,14 @@ static int binding_rule(struct mero_store *s, const uint8_t ns[32], const struct
     const struct mero_credential *cr = c->account;
     mero_admission_binding(b, ns, c->root_form ? c->group : ns, c->member, cr->cert.account,
                            cr->cert.kem_pk, cr->cert.device);
-    if (!mero_ct_eq(rd + 32, b, 32)) {
+    /* report data = nonce || application hash: the hash half commits to the credential */
+    if (!mero_ct_eq(rd + MERO_NONCE_LEN, b, sizeof(b))) {
         return fail(rule, MERO_ADM_RULE_BINDING, err, NULL);
     }
     return 0;
 }
 
-int mero_gov_admission_rules(struct mero_store *s, const uint8_t ns[static 32],
+int mero_gov_admission_rules(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                              const struct mero_tee_policy *p, const struct mero_adm_case *c,
                              int *rule, struct mero_err *err)
 {
@@ -406,7 +411,7 @@ int mero_gov_admission_rules(struct mero_store *s, const uint8_t ns[static 32],
         return fail(rule, MERO_ADM_RULE_NO_POLICY, err, NULL);
     }
     if (c->check_role && c->role != mero_tee_mode_role(p->mode)) {
-        char d[96];
+        char d[ADM_DETAIL_SIZE];
         snprintf(d, sizeof(d), "recorded %s; the policy mode names %s", mero_role_name(c->role),
                  mero_role_name(mero_tee_mode_role(p->mode)));
         return fail(rule, MERO_ADM_RULE_ROLE_NOT_MODE, err, d);
@@ -424,9 +429,9 @@ int mero_gov_admission_rules(struct mero_store *s, const uint8_t ns[static 32],
         if (!has_quote || c->quote_len == 0 || c->quote_len > MERO_GOV_MAX_QUOTE_BYTES) {
             return fail(rule, MERO_ADM_RULE_QUOTE_LENGTH, err, NULL);
         }
-        uint8_t qh[32];
+        uint8_t qh[MERO_QUOTE_HASH_LEN];
         mero_sha256(qh, c->quote, c->quote_len);
-        if (c->quote_hash == NULL || !mero_ct_eq(qh, c->quote_hash, 32)) {
+        if (c->quote_hash == NULL || !mero_ct_eq(qh, c->quote_hash, sizeof(qh))) {
             return fail(rule, MERO_ADM_RULE_QUOTE_HASH, err, NULL);
         }
     }
@@ -463,7 +468,7 @@ int mero_gov_admission_rules(struct mero_store *s, const uint8_t ns[static 32],
     MERO_TRY(mero_gov_is_denied(s, c->group, c->member, &yes));
     if (yes) {
         /* the one reason with a parameter: the group, where the table says %s */
-        char h[17];
+        char h[MERO_HEX_SIZE(8)]; /* the group id's first 8 bytes */
         const char *t = mero_adm_rule_reason(MERO_ADM_RULE_DENIED);
         const char *at = strstr(t, "%s");
         mero_hex_encode(h, c->group, 8);
@@ -487,7 +492,7 @@ int mero_gov_admission_rules(struct mero_store *s, const uint8_t ns[static 32],
     }
     /* spent quote: the admitter only (spec step 8) */
     if (admitter && c->publishing) {
-        uint8_t qh[32];
+        uint8_t qh[MERO_QUOTE_HASH_LEN];
         mero_sha256(qh, c->quote, c->quote_len);
         if (c->root_form) {
             MERO_TRY(mero_gov_is_quote_hash_used(s, ns, qh, &yes));

@@ -25,12 +25,12 @@
 #include "mero/log.h"
 #include "mero/mock.h"
 
-static int decide(struct mero_store *s, const uint8_t ns[32], const struct mero_admit_request *req,
-                  const struct mero_tee_policy *p, struct mero_admit_decision *d,
-                  struct mero_err *reason)
+static int decide(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                  const struct mero_admit_request *req, const struct mero_tee_policy *p,
+                  struct mero_admit_decision *d, struct mero_err *reason)
 {
     const uint8_t *g = req->group_id;
-    bool root_form = memcmp(g, ns, 32) == 0;
+    bool root_form = memcmp(g, ns, MERO_NS_ID_LEN) == 0;
     bool is_mock = req->is_mock || mero_mock_is_mock(req->quote, req->quote_len);
     int want = p != NULL ? mero_tee_mode_role(p->mode) : MERO_ROLE_NONE;
     d->role = want;
@@ -73,19 +73,19 @@ static int decide(struct mero_store *s, const uint8_t ns[32], const struct mero_
         .release_version = req->release_version,
     };
     MERO_TRY(mero_gov_admission_rules(s, ns, p, &c, NULL, reason));
-    uint8_t key[32], id[32];
+    uint8_t key[MERO_GROUP_KEY_LEN], id[MERO_KEY_ID_LEN];
     d->deliver_key = d->outcome == MERO_ADMIT_ADMITTED && mero_gov_group_key(s, g, key, id) == 0;
     sodium_memzero(key, sizeof(key));
     return 0;
 }
 
-int mero_gov_admit_decide(struct mero_store *s, const uint8_t ns[static 32],
+int mero_gov_admit_decide(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                           const struct mero_admit_request *req, struct mero_admit_decision *d,
                           struct mero_err *reason)
 {
-    uint8_t gns[32], us[32];
+    uint8_t gns[MERO_NS_ID_LEN], us[MERO_IDENTITY_LEN];
     struct mero_admit_decision out = {.outcome = MERO_ADMIT_NOT_A_VOUCHER, .role = MERO_ROLE_NONE};
-    if (mero_gov_namespace_of(s, req->group_id, gns) < 0 || memcmp(gns, ns, 32) != 0) {
+    if (mero_gov_namespace_of(s, req->group_id, gns) < 0 || memcmp(gns, ns, sizeof(gns)) != 0) {
         return mero_err_set(reason, MERO_EREFUSED, "the group is not part of this namespace");
     }
     /* 1. may we vouch at all? */
@@ -108,11 +108,11 @@ int mero_gov_admit_decide(struct mero_store *s, const uint8_t ns[static 32],
     return rc;
 }
 
-static int dup(uint8_t **dst, size_t *dlen, const uint8_t *src, size_t n)
+static int dup(uint8_t **dst, size_t *dlen, const uint8_t *src, size_t n, struct mero_err *err)
 {
     *dst = malloc(n ? n : 1);
     if (*dst == NULL) {
-        return -MERO_ENOMEM;
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
     if (n > 0) {
         memcpy(*dst, src, n);
@@ -121,19 +121,20 @@ static int dup(uint8_t **dst, size_t *dlen, const uint8_t *src, size_t n)
     return 0;
 }
 
-static int publish_join(struct mero_store *s, const uint8_t ns[32],
+static int publish_join(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
                         const struct mero_admit_request *req, int role, struct mero_gov_oplist *out,
                         struct mero_err *err)
 {
     struct mero_op op;
-    bool root_form = memcmp(req->group_id, ns, 32) == 0;
+    uint8_t key[MERO_GROUP_KEY_LEN], id[MERO_KEY_ID_LEN];
+    bool root_form = memcmp(req->group_id, ns, MERO_NS_ID_LEN) == 0;
     bool is_mock = req->is_mock || mero_mock_is_mock(req->quote, req->quote_len);
     mero_op_init(&op);
-    memcpy(op.ns, ns, 32);
+    memcpy(op.ns, ns, sizeof(op.ns));
     struct mero_tee_join *j = &op.join;
-    memcpy(j->group_id, req->group_id, 32);
-    memcpy(j->member, req->member, 32);
-    memcpy(j->quote_hash, req->quote_hash, 32);
+    memcpy(j->group_id, req->group_id, sizeof(j->group_id));
+    memcpy(j->member, req->member, sizeof(j->member));
+    memcpy(j->quote_hash, req->quote_hash, sizeof(j->quote_hash));
     j->m = req->m;
     snprintf(j->tcb_status, sizeof(j->tcb_status), "%s", is_mock ? "Mock" : req->tcb_status);
     j->role = (uint8_t)role;
@@ -141,7 +142,7 @@ static int publish_join(struct mero_store *s, const uint8_t ns[32],
     j->has_td = req->has_td && !is_mock;
     if (j->has_td) {
         j->td_attributes = req->td_attributes;
-        memcpy(j->mrservicetd, req->mrservicetd, 48);
+        memcpy(j->mrservicetd, req->mrservicetd, sizeof(j->mrservicetd));
     }
     int rc = 0;
     if (root_form) {
@@ -149,56 +150,53 @@ static int publish_join(struct mero_store *s, const uint8_t ns[32],
         op.kind = MERO_ROOT_MEMBER_JOINED_TEE;
         j->has_account = true;
         j->account = req->account;
-        rc = dup(&j->quote, &j->quote_len, req->quote, req->quote_len);
+        MERO_TRY_OUT(dup(&j->quote, &j->quote_len, req->quote, req->quote_len, err));
     } else {
         op.scope = MERO_SCOPE_GROUP;
         op.kind = MERO_GROUP_MEMBER_JOINED_TEE;
-        memcpy(op.group_id, req->group_id, 32);
+        memcpy(op.group_id, req->group_id, sizeof(op.group_id));
         /* the subgroup fan-in travels encrypted under the namespace key when we hold it */
-        uint8_t key[32], id[32];
         if (mero_gov_group_key(s, ns, key, id) == 0) {
             rc = mero_op_seal(&op, key, err);
+            MERO_ENSURE_OUT(rc != -MERO_ENOMEM, err, MERO_ENOMEM, "out of memory");
+            MERO_TRY_OUT(rc);
         }
-        sodium_memzero(key, sizeof(key));
     }
-    if (rc == 0) {
-        rc = mero__gov_publish(s, &op, out, err);
-    } else if (rc == -MERO_ENOMEM) {
-        rc = mero_err_set(err, MERO_ENOMEM, "out of memory");
-    }
+    MERO_TRY_OUT(mero__gov_publish(s, &op, out, err));
+out:
+    sodium_memzero(key, sizeof(key));
     mero_op_cleanup(&op);
     return rc;
 }
 
-static int publish_evidence(struct mero_store *s, const uint8_t ns[32],
+static int publish_evidence(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
                             const struct mero_admit_request *req, struct mero_gov_oplist *out,
                             struct mero_err *err)
 {
     struct mero_op op;
     mero_op_init(&op);
-    memcpy(op.ns, ns, 32);
-    memcpy(op.group_id, req->group_id, 32);
+    memcpy(op.ns, ns, sizeof(op.ns));
+    memcpy(op.group_id, req->group_id, sizeof(op.group_id));
     op.scope = MERO_SCOPE_GROUP;
     op.kind = MERO_GROUP_TEE_AUTHORITY_EVIDENCE;
     struct mero_tee_evidence *e = &op.evidence;
-    memcpy(e->attested_key, req->member, 32);
+    memcpy(e->attested_key, req->member, sizeof(e->attested_key));
     e->account = req->account;
     e->attested_at = req->attested_at;
-    int rc = dup(&e->quote, &e->quote_len, req->quote, req->quote_len);
-    if (rc == 0 && req->collateral != NULL) {
+    int rc;
+    MERO_TRY_OUT(dup(&e->quote, &e->quote_len, req->quote, req->quote_len, err));
+    if (req->collateral != NULL) {
         e->has_collateral = true;
-        rc = dup(&e->collateral, &e->collateral_len, req->collateral, req->collateral_len);
+        MERO_TRY_OUT(
+            dup(&e->collateral, &e->collateral_len, req->collateral, req->collateral_len, err));
     }
-    if (rc == 0) {
-        rc = mero__gov_publish(s, &op, out, err);
-    } else {
-        rc = mero_err_set(err, MERO_ENOMEM, "out of memory");
-    }
+    MERO_TRY_OUT(mero__gov_publish(s, &op, out, err));
+out:
     mero_op_cleanup(&op);
     return rc;
 }
 
-int mero_gov_admit_tee_node(struct mero_store *s, const uint8_t ns[static 32],
+int mero_gov_admit_tee_node(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                             const struct mero_admit_request *req, int *outcome,
                             struct mero_gov_oplist *out, struct mero_err *reason)
 {
@@ -214,26 +212,29 @@ int mero_gov_admit_tee_node(struct mero_store *s, const uint8_t ns[static 32],
     size_t n0 = out != NULL ? out->n : 0;
     int rc = 0;
     if (d.publish_join) {
-        rc = publish_join(s, ns, req, d.role, out, reason);
+        MERO_TRY_OUT(publish_join(s, ns, req, d.role, out, reason));
     }
-    if (rc == 0 && d.publish_evidence) {
+    if (d.publish_evidence) {
+        /* a refresh alone fails with its reason; after a join it is only logged */
         struct mero_err e = {0};
         int erc = publish_evidence(s, ns, req, out, &e);
+        if (erc < 0 && !d.publish_join && reason != NULL) {
+            *reason = e;
+        }
         if (erc < 0 && !d.publish_join) {
-            rc = erc;
-            if (reason != NULL) {
-                *reason = e;
-            }
-        } else if (erc < 0) {
+            MERO_TRY_OUT(erc);
+        }
+        if (erc < 0) {
             mero_log(MERO_LOG_WARN, "gov: TeeAuthorityEvidence not published: %s", e.msg);
         }
     }
-    if (rc == 0 && d.deliver_key) {
+    if (d.deliver_key) {
         struct mero_err e = {0};
         if (mero_gov_deliver_key(s, ns, req->group_id, req->member, out, &e) < 0) {
             mero_log(MERO_LOG_WARN, "gov: KeyDelivery not published: %s", e.msg);
         }
     }
+out:
     if (rc < 0) {
         (void)mero__gov_exec(s, "ROLLBACK TO gov_admit");
         while (out != NULL && out->n > n0) {

@@ -10,12 +10,16 @@
 #include "gov/gov_internal.h"
 #include "mero/encoding.h"
 
+/* An event's extra id: a context id or a key id, one width. */
+#define GOV_EV_EXTRA_LEN MERO_CONTEXT_ID_LEN
+_Static_assert(MERO_CONTEXT_ID_LEN == MERO_KEY_ID_LEN, "an event's extra is a context or key id");
+
 struct gov_ev {
     int kind;
     int role;
     bool for_us;
     bool has_group, has_member, has_extra;
-    uint8_t group[32], member[32], extra[32];
+    uint8_t group[MERO_GROUP_ID_LEN], member[MERO_IDENTITY_LEN], extra[GOV_EV_EXTRA_LEN];
 };
 
 struct actx {
@@ -26,7 +30,7 @@ struct actx {
     size_t len;
     uint64_t seq;
     bool have_us;
-    uint8_t us[32];
+    uint8_t us[MERO_IDENTITY_LEN];
     struct gov_ev *ev;
     size_t nev, cap;
 };
@@ -34,10 +38,11 @@ struct actx {
 /* Queue an event (extra = context id or key id). */
 int mero__gov_ev(struct actx *a, int kind, const uint8_t *group, const uint8_t *member, int role,
                  const uint8_t *extra);
-int mero__gov_in_ns(struct actx *a, const uint8_t group[32], struct mero_err *err);
-int mero__gov_need_admin(struct actx *a, const uint8_t group[32], struct mero_err *err);
+int mero__gov_in_ns(struct actx *a, const uint8_t group[MERO_GROUP_ID_LEN], struct mero_err *err);
+int mero__gov_need_admin(struct actx *a, const uint8_t group[MERO_GROUP_ID_LEN],
+                         struct mero_err *err);
 /* First 8 bytes of an id as hex, for messages. */
-const char *mero__gov_short(const uint8_t id[32], char buf[17]);
+const char *mero__gov_short(const uint8_t id[MERO_GROUP_ID_LEN], char buf[GOV_SHORT_SIZE]);
 /* MemberJoinedViaTeeAttestation, root (cleartext, carries credential + quote) or group form. */
 int mero__gov_h_join(struct actx *a, const struct mero_tee_join *j, bool root_form,
                      struct mero_err *err);
@@ -52,7 +57,7 @@ int mero__gov_h_sealed(struct actx *a, struct mero_err *err);
  */
 int mero__gov_dispatch_or_defer(struct actx *a, struct mero_err *err);
 /* Whether a stored op was refused when its deferred turn came (rebuild skips it). */
-bool mero__gov_is_inert(struct mero_store *s, const uint8_t hash[32]);
+bool mero__gov_is_inert(struct mero_store *s, const uint8_t hash[MERO_OP_ID_LEN]);
 /* Deliver the queued events of an applied op to the on_event hook. */
 void mero__gov_emit(struct actx *a);
 

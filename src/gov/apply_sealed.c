@@ -37,17 +37,17 @@ static const char SQL_READY[] =
     " AND NOT EXISTS (SELECT 1 FROM group_keys k WHERE k.grp = w.ns AND k.key_id = w.key_id))"
     " ORDER BY d.seq";
 
-static int def_put(struct actx *a, const uint8_t grp[32], const uint8_t *key_id)
+static int def_put(struct actx *a, const uint8_t grp[MERO_GROUP_ID_LEN], const uint8_t *key_id)
 {
     sqlite3_stmt *st = mero__gov_stmt(a->s, SQL_DEF_PUT);
     if (st == NULL) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, a->hash, 32, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 2, a->op->ns, 32, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 3, grp, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, a->hash, MERO_OP_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, a->op->ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 3, grp, MERO_GROUP_ID_LEN, SQLITE_STATIC);
     if (key_id != NULL) {
-        sqlite3_bind_blob(st, 4, key_id, 32, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 4, key_id, MERO_KEY_ID_LEN, SQLITE_STATIC);
     } else {
         sqlite3_bind_null(st, 4);
     }
@@ -55,39 +55,41 @@ static int def_put(struct actx *a, const uint8_t grp[32], const uint8_t *key_id)
     return mero__gov_step_done(st);
 }
 
-static int by_hash(struct mero_store *s, const char *sql, const uint8_t hash[32], const uint8_t *ns)
+static int by_hash(struct mero_store *s, const char *sql, const uint8_t hash[MERO_OP_ID_LEN],
+                   const uint8_t *ns)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, sql);
     if (st == NULL) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, hash, MERO_OP_ID_LEN, SQLITE_STATIC);
     if (ns != NULL) {
-        sqlite3_bind_blob(st, 2, ns, 32, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 2, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
     }
     return mero__gov_step_done(st);
 }
 
-bool mero__gov_is_inert(struct mero_store *s, const uint8_t hash[32])
+bool mero__gov_is_inert(struct mero_store *s, const uint8_t hash[MERO_OP_ID_LEN])
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_INERT);
     if (st == NULL) {
         return false;
     }
-    sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, hash, MERO_OP_ID_LEN, SQLITE_STATIC);
     bool yes = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_reset(st);
     return yes;
 }
 
-static bool blocked(struct mero_store *s, const uint8_t ns[32], const uint8_t grp[32])
+static bool blocked(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                    const uint8_t grp[MERO_GROUP_ID_LEN])
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_BLOCKED);
     if (st == NULL) {
         return false;
     }
-    sqlite3_bind_blob(st, 1, ns, 32, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 2, grp, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, grp, MERO_GROUP_ID_LEN, SQLITE_STATIC);
     bool yes = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_reset(st);
     return yes;
@@ -102,17 +104,16 @@ static const uint8_t *target_group(const struct mero_op *op)
     return op->kind == MERO_ROOT_KEY_DELIVERY ? op->kd_group : NULL;
 }
 
-static int open_and_apply(struct actx *a, const uint8_t key[32], struct mero_err *err)
+static int open_and_apply(struct actx *a, const uint8_t key[MERO_GROUP_KEY_LEN],
+                          struct mero_err *err)
 {
     struct mero_op inner;
-    MERO_TRY(mero_op_open(a->op, key, &inner, err));
     int rc;
-    if (inner.kind != MERO_GROUP_MEMBER_JOINED_TEE) {
-        rc = mero_err_set(err, MERO_EREFUSED,
-                          "only MemberJoinedViaTeeAttestation may travel as an encrypted group op");
-    } else {
-        rc = mero__gov_h_join(a, &inner.join, false, err);
-    }
+    MERO_TRY(mero_op_open(a->op, key, &inner, err));
+    MERO_ENSURE_OUT(inner.kind == MERO_GROUP_MEMBER_JOINED_TEE, err, MERO_EREFUSED,
+                    "only MemberJoinedViaTeeAttestation may travel as an encrypted group op");
+    rc = mero__gov_h_join(a, &inner.join, false, err);
+out:
     mero_op_cleanup(&inner);
     return rc;
 }
@@ -120,8 +121,8 @@ static int open_and_apply(struct actx *a, const uint8_t key[32], struct mero_err
 int mero__gov_h_sealed(struct actx *a, struct mero_err *err)
 {
     const struct mero_op *op = a->op;
-    uint8_t key[32];
-    char h[17];
+    uint8_t key[MERO_GROUP_KEY_LEN];
+    char h[GOV_SHORT_SIZE];
     int rc = mero_gov_group_key_by_id(a->s, op->ns, op->key_id, key);
     if (rc == -MERO_ENOTFOUND) {
         mero_log(MERO_LOG_INFO, "gov: encrypted group op kept deferred until key %s arrives",
@@ -149,7 +150,7 @@ int mero__gov_dispatch_or_defer(struct actx *a, struct mero_err *err)
     size_t nev = a->nev;
     int rc = mero__gov_dispatch(a, err);
     if (rc < 0 && rc != -MERO_EIO && rc != -MERO_ENOMEM) {
-        char h[17];
+        char h[GOV_SHORT_SIZE];
         (void)mero__gov_exec(a->s, "ROLLBACK TO gov_rules");
         a->nev = nev;
         mero_log(MERO_LOG_DEBUG,
@@ -162,17 +163,13 @@ int mero__gov_dispatch_or_defer(struct actx *a, struct mero_err *err)
 }
 
 /* Apply one deferred op whose turn has come; returns whether it was processed. */
-static bool unseal_one(struct mero_store *s, const uint8_t hash[32], uint64_t seq)
+static bool unseal_one(struct mero_store *s, const uint8_t hash[MERO_OP_ID_LEN], uint64_t seq)
 {
     struct mero_buf b;
     struct mero_op op;
     struct mero_err e = {0};
     mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
-    int rc = mero_gov_op_get(s, hash, &b);
-    if (rc == 0) {
-        rc = mero_op_decode(b.data, b.len, &op, &e);
-    }
-    if (rc < 0) {
+    if (mero_gov_op_get(s, hash, &b) < 0 || mero_op_decode(b.data, b.len, &op, &e) < 0) {
         mero_log(MERO_LOG_WARN, "gov: a deferred op could not be read back: %s", e.msg);
         bool gone = by_hash(s, SQL_DEF_DEL, hash, NULL) == 0;
         mero_buf_cleanup(&b);
@@ -182,7 +179,7 @@ static bool unseal_one(struct mero_store *s, const uint8_t hash[32], uint64_t se
     a.have_us = mero__gov_our_pk(s, op.ns, a.us);
     bool done = false;
     if (mero__gov_exec(s, "SAVEPOINT gov_unseal") == 0) {
-        rc = mero__gov_dispatch(&a, &e);
+        int rc = mero__gov_dispatch(&a, &e);
         if (rc < 0) {
             mero_log(MERO_LOG_WARN, "gov: a deferred op is refused and stays without effect: %s",
                      e.msg);
@@ -211,11 +208,11 @@ static size_t unseal_pass(struct mero_store *s)
     if (st == NULL) {
         return 0;
     }
-    uint8_t(*h)[32] = NULL;
+    uint8_t(*h)[MERO_OP_ID_LEN] = NULL;
     uint64_t *seq = NULL;
     size_t n = 0;
-    while (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32) {
-        uint8_t(*nh)[32] = realloc(h, (n + 1) * sizeof(*h));
+    while (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == MERO_OP_ID_LEN) {
+        uint8_t(*nh)[MERO_OP_ID_LEN] = realloc(h, (n + 1) * sizeof(*h));
         if (nh == NULL) {
             break;
         }
@@ -225,7 +222,7 @@ static size_t unseal_pass(struct mero_store *s)
             break;
         }
         seq = nseq;
-        memcpy(h[n], sqlite3_column_blob(st, 0), 32);
+        memcpy(h[n], sqlite3_column_blob(st, 0), sizeof(h[n]));
         seq[n] = (uint64_t)sqlite3_column_int64(st, 1);
         n++;
     }

@@ -29,18 +29,19 @@
 
 static const char SQL_ACCOUNT[] = "SELECT account FROM members WHERE grp = ? AND member = ?";
 
-static int root_account(struct mero_store *s, const uint8_t ns[32], const uint8_t member[32],
-                        uint8_t account[32])
+static int root_account(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                        const uint8_t member[MERO_IDENTITY_LEN],
+                        uint8_t account[MERO_ACCOUNT_ID_LEN])
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_ACCOUNT);
     if (st == NULL) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, ns, 32, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 2, member, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, member, MERO_IDENTITY_LEN, SQLITE_STATIC);
     int rc = -MERO_ENOTFOUND;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32) {
-        memcpy(account, sqlite3_column_blob(st, 0), 32);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == MERO_ACCOUNT_ID_LEN) {
+        memcpy(account, sqlite3_column_blob(st, 0), MERO_ACCOUNT_ID_LEN);
         rc = 0;
     }
     sqlite3_reset(st);
@@ -48,45 +49,41 @@ static int root_account(struct mero_store *s, const uint8_t ns[32], const uint8_
 }
 
 /* Offline DCAP check against the carried collateral (reference-calimero.md §1.7). */
-static int default_evidence_verify(const uint8_t ns[32], const uint8_t group[32],
+static int default_evidence_verify(const uint8_t ns[MERO_NS_ID_LEN],
+                                   const uint8_t group[MERO_GROUP_ID_LEN],
                                    const struct mero_tee_evidence *ev,
                                    struct mero_evidence_verdict *v, struct mero_err *err)
 {
-    uint8_t b[32];
+    uint8_t b[MERO_APP_HASH_LEN];
+    int rc;
     struct mero_dcap_result *res = calloc(1, sizeof(*res));
-    if (res == NULL) {
-        return mero_err_set(err, MERO_ENOMEM, "out of memory");
-    }
+    MERO_ENSURE(res != NULL, err, MERO_ENOMEM, "out of memory");
     mero_admission_binding(b, ns, group, ev->attested_key, ev->account.cert.account,
                            ev->account.cert.kem_pk, ev->account.cert.device);
-    int rc = mero_dcap_verify_evidence(
+    MERO_TRY_OUT(mero_dcap_verify_evidence(
         ev->quote, ev->quote_len, ev->has_collateral ? (const char *)ev->collateral : NULL,
-        ev->has_collateral ? ev->collateral_len : 0, ev->attested_at, b, res, err);
-    if (rc == 0 && !res->has_tcb_status) {
-        rc = mero_err_set(err, MERO_EREFUSED, "the evidence verdict carries no TCB status");
+        ev->has_collateral ? ev->collateral_len : 0, ev->attested_at, b, res, err));
+    MERO_ENSURE_OUT(res->has_tcb_status, err, MERO_EREFUSED,
+                    "the evidence verdict carries no TCB status");
+    v->is_mock = false;
+    snprintf(v->tcb_status, sizeof(v->tcb_status), "%s", mero_tcb_status_name(res->tcb_status));
+    mero_measurements_from_raw(&v->m, res->mrtd, (const uint8_t(*)[MERO_MR_LEN])res->rtmr);
+    memcpy(v->report_data, res->report_data, sizeof(v->report_data));
+    v->has_td = true;
+    v->td_attributes = 0;
+    for (int i = MERO_TD_ATTRIBUTES_LEN - 1; i >= 0; i--) {
+        v->td_attributes = (v->td_attributes << 8) | res->td_attributes[i];
     }
-    if (rc == 0) {
-        v->is_mock = false;
-        snprintf(v->tcb_status, sizeof(v->tcb_status), "%s", mero_tcb_status_name(res->tcb_status));
-        mero_hex_encode(v->m.mrtd, res->mrtd, 48);
-        for (int i = 0; i < 4; i++) {
-            mero_hex_encode(v->m.rtmr[i], res->rtmr[i], 48);
-        }
-        memcpy(v->report_data, res->report_data, 64);
-        v->has_td = true;
-        v->td_attributes = 0;
-        for (int i = 7; i >= 0; i--) {
-            v->td_attributes = (v->td_attributes << 8) | res->td_attributes[i];
-        }
-        if (res->td15) {
-            memcpy(v->mrservicetd, res->mrservicetd, 48);
-        }
+    if (res->td15) {
+        memcpy(v->mrservicetd, res->mrservicetd, sizeof(v->mrservicetd));
     }
+out:
     free(res);
     return rc;
 }
 
-static int need_voucher(struct actx *a, const uint8_t group[32], struct mero_err *err)
+static int need_voucher(struct actx *a, const uint8_t group[MERO_GROUP_ID_LEN],
+                        struct mero_err *err)
 {
     bool vouch;
     MERO_TRY(mero_gov_may_vouch(a->s, group, a->op->signer, &vouch));
@@ -102,10 +99,10 @@ int mero__gov_h_join(struct actx *a, const struct mero_tee_join *j, bool root_fo
                      struct mero_err *err)
 {
     const struct mero_op *op = a->op;
-    uint8_t account[32];
+    uint8_t account[MERO_ACCOUNT_ID_LEN];
     MERO_TRY(mero__gov_in_ns(a, j->group_id, err));
     MERO_TRY(need_voucher(a, j->group_id, err));
-    if (!root_form && memcmp(j->group_id, op->ns, 32) == 0) {
+    if (!root_form && memcmp(j->group_id, op->ns, MERO_NS_ID_LEN) == 0) {
         return mero_err_set(err, MERO_EREFUSED,
                             "the subgroup admission form cannot target the namespace root");
     }
@@ -136,7 +133,7 @@ int mero__gov_h_join(struct actx *a, const struct mero_tee_join *j, bool root_fo
     mero_tee_policy_cleanup(&p);
     MERO_TRY(rc);
     if (root_form) {
-        memcpy(account, j->account.cert.account, 32);
+        memcpy(account, j->account.cert.account, sizeof(account));
     } else {
         MERO_TRY(root_account(a->s, op->ns, j->member, account));
     }
@@ -171,22 +168,20 @@ int mero__gov_h_evidence(struct actx *a, struct mero_err *err)
         return mero_err_set(err, MERO_EREFUSED, "the evidence carries no usable quote");
     }
     struct mero_tee_policy p;
-    bool found;
-    MERO_TRY(mero_gov_read_policy(a->s, op->ns, &p, &found, err));
-    if (!found) {
-        return mero_err_set(err, MERO_ENOPOLICY, "%s",
-                            mero_adm_rule_reason(MERO_ADM_RULE_NO_POLICY));
-    }
     struct mero_evidence_verdict v;
-    uint8_t binding_ok_rd[64];
-    bool is_mock = false;
-    int rc = mero__gov_report_data(a->s, ev->quote, ev->quote_len, binding_ok_rd, &is_mock, err);
+    uint8_t rd[MERO_REPORT_DATA_LEN], b[MERO_APP_HASH_LEN];
+    bool found, is_mock = false;
+    int rc;
+    MERO_TRY(mero_gov_read_policy(a->s, op->ns, &p, &found, err));
+    MERO_ENSURE_OUT(found, err, MERO_ENOPOLICY, "%s",
+                    mero_adm_rule_reason(MERO_ADM_RULE_NO_POLICY));
     memset(&v, 0, sizeof(v));
-    if (rc == 0 && is_mock) {
+    MERO_TRY_OUT(mero__gov_report_data(a->s, ev->quote, ev->quote_len, rd, &is_mock, err));
+    if (is_mock) {
         v.is_mock = true;
-        memcpy(v.tcb_status, "Mock", 5);
-        memcpy(v.report_data, binding_ok_rd, 64);
-    } else if (rc == 0) {
+        snprintf(v.tcb_status, sizeof(v.tcb_status), "%s", "Mock");
+        memcpy(v.report_data, rd, sizeof(v.report_data));
+    } else {
         struct mero_err e2 = {0};
         if (a->s->hooks.evidence_verify != NULL) {
             rc = a->s->hooks.evidence_verify(a->s->hooks.ud, ev->quote, ev->quote_len,
@@ -196,31 +191,24 @@ int mero__gov_h_evidence(struct actx *a, struct mero_err *err)
         } else {
             rc = default_evidence_verify(op->ns, op->group_id, ev, &v, &e2);
         }
-        if (rc < 0) {
-            rc = mero_err_set(err, MERO_EREFUSED, "the evidence quote does not verify: %s", e2.msg);
-        }
+        MERO_ENSURE_OUT(rc >= 0, err, MERO_EREFUSED, "the evidence quote does not verify: %s",
+                        e2.msg);
     }
-    if (rc == 0) {
-        uint8_t b[32];
-        mero_admission_binding(b, op->ns, op->group_id, ev->attested_key, ev->account.cert.account,
-                               ev->account.cert.kem_pk, ev->account.cert.device);
-        if (!mero_ct_eq(v.report_data + 32, b, 32)) {
-            rc = mero_err_set(err, MERO_EREFUSED,
-                              "the evidence quote does not commit to its credential in this "
-                              "namespace");
-        }
-    }
+    /* report data = nonce || application hash: the hash half commits to the credential */
+    mero_admission_binding(b, op->ns, op->group_id, ev->attested_key, ev->account.cert.account,
+                           ev->account.cert.kem_pk, ev->account.cert.device);
+    MERO_ENSURE_OUT(mero_ct_eq(v.report_data + MERO_NONCE_LEN, b, sizeof(b)), err, MERO_EREFUSED,
+                    "the evidence quote does not commit to its credential in this namespace");
     /* the quote-fact rules of the admission rule set (TD attributes included); the lists
      * only in the list form (spec "Signed-release policies") and only for a real quote (a
      * mock quote carries no registers; its admission was judged on the recorded ones) */
-    if (rc == 0) {
-        rc = mero_gov_trust_rules(&p, v.is_mock, v.tcb_status, &v.m, v.has_td && !v.is_mock,
-                                  v.td_attributes, v.mrservicetd,
-                                  p.form == MERO_POLICY_MEASUREMENT && !v.is_mock, NULL, err);
-    }
+    MERO_TRY_OUT(mero_gov_trust_rules(&p, v.is_mock, v.tcb_status, &v.m, v.has_td && !v.is_mock,
+                                      v.td_attributes, v.mrservicetd,
+                                      p.form == MERO_POLICY_MEASUREMENT && !v.is_mock, NULL, err));
+out:
     mero_tee_policy_cleanup(&p);
     MERO_TRY(rc);
-    uint8_t qh[32];
+    uint8_t qh[MERO_QUOTE_HASH_LEN];
     mero_sha256(qh, ev->quote, ev->quote_len);
     MERO_TRY(mero__gov_evidence_put(a->s, op->group_id, ev->attested_key, qh, ev->attested_at,
                                     v.tcb_status, a->hash));

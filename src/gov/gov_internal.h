@@ -14,6 +14,8 @@
 #include "mero/op.h"
 
 #define GOV_STMT_CACHE 96
+/* An id's first 8 bytes as hex, with its NUL: the short form messages and logs name ids by. */
+#define GOV_SHORT_SIZE MERO_HEX_SIZE(8)
 
 struct gov_stmt {
     const char *sql; /* identity of a static string */
@@ -40,15 +42,18 @@ int mero__gov_exec(struct mero_store *s, const char *sql);
 int mero__gov_sqlerr(struct mero_store *s, struct mero_err *err, const char *what);
 
 /* Apply a decoded, verified op in a savepoint (shared by mero_gov_apply and local actions). */
-int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32],
-                       const uint8_t *bytes, size_t len, uint8_t *missing, struct mero_err *err);
+int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op,
+                       const uint8_t hash[MERO_OP_ID_LEN], const uint8_t *bytes, size_t len,
+                       uint8_t *missing, struct mero_err *err);
 /* Re-run an already stored op's rules and projection (rebuild; no append, no events). */
-int mero__gov_replay_op(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32],
-                        const uint8_t *bytes, size_t len, uint64_t seq, struct mero_err *err);
+int mero__gov_replay_op(struct mero_store *s, const struct mero_op *op,
+                        const uint8_t hash[MERO_OP_ID_LEN], const uint8_t *bytes, size_t len,
+                        uint64_t seq, struct mero_err *err);
 /* Apply, in log order, every deferred op whose encrypted predecessor's key we now hold. */
 void mero__gov_unseal(struct mero_store *s);
 /* namespace id = SHA-256("mero.namespace.id.v1" || creator || salt) */
-void mero__gov_ns_id(uint8_t out[32], const uint8_t signer[32], const uint8_t salt[32]);
+void mero__gov_ns_id(uint8_t out[MERO_NS_ID_LEN], const uint8_t signer[MERO_IDENTITY_LEN],
+                     const uint8_t salt[MERO_NS_SALT_LEN]);
 /* Sign an op with our identity for op->ns (parents = heads, nonce = ours + 1), apply it and
  * append its encoding to out. */
 int mero__gov_publish(struct mero_store *s, struct mero_op *op, struct mero_gov_oplist *out,
@@ -65,61 +70,74 @@ int mero__gov_get_group_body(struct mero_cur *c, struct mero_op *op, struct mero
     "the namespace's last admin cannot be removed, demoted or leave: make another member an "      \
     "admin first"
 /* -MERO_ETEE_ROLE_LOCKED when member holds a TEE row anywhere in ns. */
-int mero__gov_tee_locked(struct mero_store *s, const uint8_t ns[32], const uint8_t member[32],
-                         struct mero_err *err);
+int mero__gov_tee_locked(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                         const uint8_t member[MERO_IDENTITY_LEN], struct mero_err *err);
 /* -MERO_ESTATE when member is the last direct admin of the namespace root (group == ns). */
-int mero__gov_last_admin(struct mero_store *s, const uint8_t ns[32], const uint8_t group[32],
-                         const uint8_t member[32], struct mero_err *err);
+int mero__gov_last_admin(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                         const uint8_t group[MERO_GROUP_ID_LEN],
+                         const uint8_t member[MERO_IDENTITY_LEN], struct mero_err *err);
 /* report_data of a quote: mock read directly, real through the hook. */
-int mero__gov_report_data(struct mero_store *s, const uint8_t *q, size_t n, uint8_t out[64],
-                          bool *is_mock, struct mero_err *err);
+int mero__gov_report_data(struct mero_store *s, const uint8_t *q, size_t n,
+                          uint8_t out[MERO_REPORT_DATA_LEN], bool *is_mock, struct mero_err *err);
 /* Our namespace identity pk, if any (false when we have none). */
-bool mero__gov_our_pk(struct mero_store *s, const uint8_t ns[32], uint8_t pk[32]);
+bool mero__gov_our_pk(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                      uint8_t pk[MERO_IDENTITY_LEN]);
 /* A quote hash used in ns (kind < 0: any kind; grp NULL: any group). */
-int mero__gov_spent(struct mero_store *s, const uint8_t ns[32], const uint8_t hash[32], int kind,
-                    const uint8_t *grp, bool *used);
+int mero__gov_spent(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                    const uint8_t hash[MERO_OP_ID_LEN], int kind, const uint8_t *grp, bool *used);
 /* Evidence row: attested_at (found false when none). */
-int mero__gov_evidence_at(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
-                          bool *found, uint64_t *at);
+int mero__gov_evidence_at(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                          const uint8_t member[MERO_IDENTITY_LEN], bool *found, uint64_t *at);
 /* Store a group key (becomes current). */
-int mero__gov_key_put(struct mero_store *s, const uint8_t grp[32], const uint8_t key[32]);
+int mero__gov_key_put(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                      const uint8_t key[MERO_GROUP_KEY_LEN]);
 /* Wipe the derived tables (rebuild). */
 int mero__gov_clear_derived(struct mero_store *s);
 
 /* ---- derived-table writes (project.c); all 0 or -MERO_EIO ---- */
-int mero__gov_identity_put(struct mero_store *s, const uint8_t ns[32], const uint8_t sk[64]);
-int mero__gov_row_plain(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
-                        int role);
-int mero__gov_row_tee(struct mero_store *s, const uint8_t grp[32], const struct mero_tee_join *j,
-                      const uint8_t account[32]);
-int mero__gov_row_role(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
-                       int role);
-int mero__gov_row_del(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32]);
-int mero__gov_deny(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32], bool on);
-int mero__gov_spent_put(struct mero_store *s, const uint8_t ns[32], const uint8_t qh[32], int kind,
-                        const uint8_t grp[32]);
-int mero__gov_evidence_put(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
-                           const uint8_t qh[32], uint64_t at, const char *tcb,
-                           const uint8_t op_hash[32]);
-int mero__gov_policy_put(struct mero_store *s, const uint8_t ns[32], const uint8_t op_hash[32],
-                         const uint8_t *bytes, size_t len);
-int mero__gov_group_put(struct mero_store *s, const uint8_t id[32], const uint8_t ns[32],
-                        const uint8_t parent[32], int vis, uint64_t seq);
-int mero__gov_context_put(struct mero_store *s, const uint8_t id[32], const uint8_t ns[32],
-                          const uint8_t grp[32], const uint8_t app[32], uint64_t seq);
-int mero__gov_follow_put(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
-                         bool contexts, bool subgroups);
-int mero__gov_follow_del(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32]);
-bool mero__gov_context_exists(struct mero_store *s, const uint8_t id[32]);
+int mero__gov_identity_put(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                           const uint8_t sk[MERO_ED25519_SK_LEN]);
+int mero__gov_row_plain(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                        const uint8_t member[MERO_IDENTITY_LEN], int role);
+int mero__gov_row_tee(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                      const struct mero_tee_join *j, const uint8_t account[MERO_ACCOUNT_ID_LEN]);
+int mero__gov_row_role(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                       const uint8_t member[MERO_IDENTITY_LEN], int role);
+int mero__gov_row_del(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                      const uint8_t member[MERO_IDENTITY_LEN]);
+int mero__gov_deny(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                   const uint8_t member[MERO_IDENTITY_LEN], bool on);
+int mero__gov_spent_put(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                        const uint8_t qh[MERO_QUOTE_HASH_LEN], int kind,
+                        const uint8_t grp[MERO_GROUP_ID_LEN]);
+int mero__gov_evidence_put(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                           const uint8_t member[MERO_IDENTITY_LEN],
+                           const uint8_t qh[MERO_QUOTE_HASH_LEN], uint64_t at, const char *tcb,
+                           const uint8_t op_hash[MERO_OP_ID_LEN]);
+int mero__gov_policy_put(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                         const uint8_t op_hash[MERO_OP_ID_LEN], const uint8_t *bytes, size_t len);
+int mero__gov_group_put(struct mero_store *s, const uint8_t id[MERO_GROUP_ID_LEN],
+                        const uint8_t ns[MERO_NS_ID_LEN], const uint8_t parent[MERO_GROUP_ID_LEN],
+                        int vis, uint64_t seq);
+int mero__gov_context_put(struct mero_store *s, const uint8_t id[MERO_CONTEXT_ID_LEN],
+                          const uint8_t ns[MERO_NS_ID_LEN], const uint8_t grp[MERO_GROUP_ID_LEN],
+                          const uint8_t app[MERO_APP_ID_LEN], uint64_t seq);
+int mero__gov_follow_put(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                         const uint8_t member[MERO_IDENTITY_LEN], bool contexts, bool subgroups);
+int mero__gov_follow_del(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                         const uint8_t member[MERO_IDENTITY_LEN]);
+bool mero__gov_context_exists(struct mero_store *s, const uint8_t id[MERO_CONTEXT_ID_LEN]);
 /* Descendant groups of grp (not grp itself), parents before children. *out owned. */
-int mero__gov_descendants(struct mero_store *s, const uint8_t grp[32], uint8_t (**out)[32],
-                          size_t *n);
+int mero__gov_descendants(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                          uint8_t (**out)[MERO_GROUP_ID_LEN], size_t *n);
 /* Append an op row (returns its seq) and move the heads. */
-int mero__gov_append(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32],
-                     const uint8_t *bytes, size_t len, uint64_t *seq);
-int mero__gov_heads_move(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32]);
+int mero__gov_append(struct mero_store *s, const struct mero_op *op,
+                     const uint8_t hash[MERO_OP_ID_LEN], const uint8_t *bytes, size_t len,
+                     uint64_t *seq);
+int mero__gov_heads_move(struct mero_store *s, const struct mero_op *op,
+                         const uint8_t hash[MERO_OP_ID_LEN]);
 /* Our highest nonce in ns (0 when none). */
-int mero__gov_last_nonce(struct mero_store *s, const uint8_t ns[32], const uint8_t signer[32],
-                         uint64_t *nonce);
+int mero__gov_last_nonce(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                         const uint8_t signer[MERO_IDENTITY_LEN], uint64_t *nonce);
 
 #endif

@@ -23,14 +23,15 @@
 
 #define KEYFILE_MAX 256
 
-int mero_keyfile_save(const char *path, const uint8_t sk[static 64], struct mero_err *err)
+int mero_keyfile_save(const char *path, const uint8_t sk[static MERO_ED25519_SK_LEN],
+                      struct mero_err *err)
 {
     char tmp[4096];
     int n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
     if (n < 0 || (size_t)n >= sizeof(tmp)) {
         return mero_err_set(err, MERO_EINVAL, "key file path too long");
     }
-    char *b64 = mero_base64_encode(sk, 32);
+    char *b64 = mero_base64_encode(sk, MERO_ED25519_SEED_LEN); /* sk = seed || pk */
     if (b64 == NULL) {
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
@@ -42,28 +43,30 @@ int mero_keyfile_save(const char *path, const uint8_t sk[static 64], struct mero
     }
     size_t len = strlen(b64);
     int rc = 0;
-    if (fchmod(fd, 0600) != 0 || write(fd, b64, len) != (ssize_t)len || write(fd, "\n", 1) != 1 ||
-        fsync(fd) != 0) {
-        rc = mero_err_set(err, MERO_EIO, "cannot write key file %s: %s", path, strerror(errno));
-    }
+    bool written = fchmod(fd, 0600) == 0 && write(fd, b64, len) == (ssize_t)len &&
+                   write(fd, "\n", 1) == 1 && fsync(fd) == 0;
+    int write_errno = errno;
     sodium_memzero(b64, len);
     free(b64);
-    if (close(fd) != 0 && rc == 0) {
-        rc = mero_err_set(err, MERO_EIO, "cannot write key file %s", path);
-    }
-    if (rc == 0 && rename(tmp, path) != 0) {
-        rc = mero_err_set(err, MERO_EIO, "cannot install key file %s: %s", path, strerror(errno));
-    }
+    bool closed = close(fd) == 0;
+    MERO_ENSURE_OUT(written, err, MERO_EIO, "cannot write key file %s: %s", path,
+                    strerror(write_errno));
+    MERO_ENSURE_OUT(closed, err, MERO_EIO, "cannot write key file %s", path);
+    MERO_ENSURE_OUT(rename(tmp, path) == 0, err, MERO_EIO, "cannot install key file %s: %s", path,
+                    strerror(errno));
+out:
     if (rc < 0) {
         (void)unlink(tmp);
     }
     return rc;
 }
 
-int mero_keyfile_load(const char *path, uint8_t sk[static 64], struct mero_err *err)
+int mero_keyfile_load(const char *path, uint8_t sk[static MERO_ED25519_SK_LEN],
+                      struct mero_err *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK); /* a FIFO: refused */
     if (fd < 0) {
+        /* a positive code: mero_err_set returns its negation */
         int code = errno == ENOENT ? MERO_ENOTFOUND : MERO_EIO;
         return mero_err_set(err, code, "cannot open key file %s: %s", path, strerror(errno));
     }
@@ -91,9 +94,9 @@ int mero_keyfile_load(const char *path, uint8_t sk[static 64], struct mero_err *
     }
     uint8_t *seed = NULL;
     size_t seedlen = 0;
-    int rc = mero_base64_decode_alloc(text, len, 64, &seed, &seedlen);
+    int rc = mero_base64_decode_alloc(text, len, MERO_ED25519_SK_LEN, &seed, &seedlen);
     sodium_memzero(text, sizeof(text));
-    if (rc < 0 || seedlen != 32) {
+    if (rc < 0 || seedlen != MERO_ED25519_SEED_LEN) {
         if (seed != NULL) {
             sodium_memzero(seed, seedlen);
             free(seed);
@@ -107,14 +110,15 @@ int mero_keyfile_load(const char *path, uint8_t sk[static 64], struct mero_err *
                             "key file %s holds an all-zero seed (publicly known); make a new key",
                             path);
     }
-    uint8_t pk[32];
+    uint8_t pk[MERO_IDENTITY_LEN];
     mero_ed25519_from_seed(pk, sk, seed);
     sodium_memzero(seed, seedlen);
     free(seed);
     return 0;
 }
 
-int mero_keyfile_load_or_create(const char *path, uint8_t sk[static 64], struct mero_err *err)
+int mero_keyfile_load_or_create(const char *path, uint8_t sk[static MERO_ED25519_SK_LEN],
+                                struct mero_err *err)
 {
     struct mero_err e = {0};
     int rc = mero_keyfile_load(path, sk, &e);
@@ -124,11 +128,11 @@ int mero_keyfile_load_or_create(const char *path, uint8_t sk[static 64], struct 
         }
         return rc;
     }
-    uint8_t pk[32], fresh[64];
+    uint8_t pk[MERO_IDENTITY_LEN], fresh[MERO_ED25519_SK_LEN];
     mero_ed25519_keypair(pk, fresh);
     rc = mero_keyfile_save(path, fresh, err);
     if (rc == 0) {
-        memcpy(sk, fresh, 64);
+        memcpy(sk, fresh, sizeof(fresh));
     }
     sodium_memzero(fresh, sizeof(fresh));
     return rc;
@@ -141,8 +145,8 @@ static void put_u64le(uint8_t out[8], uint64_t v)
     }
 }
 
-void mero_domain_hash(uint8_t out[static 32], const char *domain, const uint8_t *const *parts,
-                      const size_t *lens, size_t nparts)
+void mero_domain_hash(uint8_t out[static MERO_SHA256_LEN], const char *domain,
+                      const uint8_t *const *parts, const size_t *lens, size_t nparts)
 {
     struct mero_sha256 h;
     uint8_t len8[8];
@@ -159,24 +163,27 @@ void mero_domain_hash(uint8_t out[static 32], const char *domain, const uint8_t 
     mero_sha256_final(&h, out);
 }
 
-void mero_account_id(uint8_t out[static 32], uint8_t version, const uint8_t root_pk[static 32])
+void mero_account_id(uint8_t out[static MERO_ACCOUNT_ID_LEN], uint8_t version,
+                     const uint8_t root_pk[static MERO_ED25519_PK_LEN])
 {
-    uint8_t part[33];
+    uint8_t part[1 + MERO_ED25519_PK_LEN]; /* version || root_pk */
     part[0] = version;
-    memcpy(part + 1, root_pk, 32);
+    memcpy(part + 1, root_pk, MERO_ED25519_PK_LEN);
     const uint8_t *parts[1] = {part};
     size_t lens[1] = {sizeof(part)};
     mero_domain_hash(out, MERO_DOMAIN_ACCOUNT_GENESIS, parts, lens, 1);
 }
 
-void mero_device_id(uint8_t out[static 32], const uint8_t device_pk[static 32])
+void mero_device_id(uint8_t out[static MERO_DEVICE_ID_LEN],
+                    const uint8_t device_pk[static MERO_ED25519_PK_LEN])
 {
     const uint8_t *parts[1] = {device_pk};
-    size_t lens[1] = {32};
+    size_t lens[1] = {MERO_ED25519_PK_LEN};
     mero_domain_hash(out, MERO_DOMAIN_DEVICE_ID, parts, lens, 1);
 }
 
-int mero_kem_pk_from_ed25519(uint8_t kem_pk[static 32], const uint8_t ed_pk[static 32])
+int mero_kem_pk_from_ed25519(uint8_t kem_pk[static MERO_X25519_LEN],
+                             const uint8_t ed_pk[static MERO_ED25519_PK_LEN])
 {
     if (crypto_sign_ed25519_pk_to_curve25519(kem_pk, ed_pk) != 0) {
         return -MERO_ECRYPTO;
@@ -186,10 +193,10 @@ int mero_kem_pk_from_ed25519(uint8_t kem_pk[static 32], const uint8_t ed_pk[stat
 
 static int cert_body(struct mero_buf *b, const struct mero_device_cert *c)
 {
-    MERO_TRY(mero_buf_append(b, c->account, 32));
-    MERO_TRY(mero_buf_append(b, c->device, 32));
-    MERO_TRY(mero_buf_append(b, c->sign_pk, 32));
-    MERO_TRY(mero_buf_append(b, c->kem_pk, 32));
+    MERO_TRY(mero_buf_append(b, c->account, sizeof(c->account)));
+    MERO_TRY(mero_buf_append(b, c->device, sizeof(c->device)));
+    MERO_TRY(mero_buf_append(b, c->sign_pk, sizeof(c->sign_pk)));
+    MERO_TRY(mero_buf_append(b, c->kem_pk, sizeof(c->kem_pk)));
     MERO_TRY(mero_buf_append_u32le(b, c->key_epoch));
     return mero_buf_append_u32le(b, c->device_epoch);
 }
@@ -200,18 +207,20 @@ int mero_device_cert_signable(const struct mero_device_cert *c, struct mero_buf 
     return cert_body(out, c);
 }
 
-void mero_credential_build(struct mero_credential *out, const uint8_t root_sk[static 64],
-                           const uint8_t device[static 32], const uint8_t sign_pk[static 32],
-                           const uint8_t kem_pk[static 32], uint32_t key_epoch,
+void mero_credential_build(struct mero_credential *out,
+                           const uint8_t root_sk[static MERO_ED25519_SK_LEN],
+                           const uint8_t device[static MERO_DEVICE_ID_LEN],
+                           const uint8_t sign_pk[static MERO_IDENTITY_LEN],
+                           const uint8_t kem_pk[static MERO_X25519_LEN], uint32_t key_epoch,
                            uint32_t device_epoch)
 {
     memset(out, 0, sizeof(*out));
     out->genesis_version = MERO_ACCOUNT_GENESIS_VERSION;
-    memcpy(out->root_pk, root_sk + 32, 32);
+    memcpy(out->root_pk, root_sk + MERO_ED25519_SEED_LEN, sizeof(out->root_pk));
     mero_account_id(out->cert.account, out->genesis_version, out->root_pk);
-    memcpy(out->cert.device, device, 32);
-    memcpy(out->cert.sign_pk, sign_pk, 32);
-    memcpy(out->cert.kem_pk, kem_pk, 32);
+    memcpy(out->cert.device, device, sizeof(out->cert.device));
+    memcpy(out->cert.sign_pk, sign_pk, sizeof(out->cert.sign_pk));
+    memcpy(out->cert.kem_pk, kem_pk, sizeof(out->cert.kem_pk));
     out->cert.key_epoch = key_epoch;
     out->cert.device_epoch = device_epoch;
     struct mero_buf b;
@@ -225,10 +234,10 @@ void mero_credential_build(struct mero_credential *out, const uint8_t root_sk[st
 int mero_credential_encode(struct mero_buf *b, const struct mero_credential *c)
 {
     MERO_TRY(mero_buf_append_u8(b, c->genesis_version));
-    MERO_TRY(mero_buf_append(b, c->root_pk, 32));
+    MERO_TRY(mero_buf_append(b, c->root_pk, sizeof(c->root_pk)));
     MERO_TRY(mero_buf_append_u32le(b, 0)); /* empty handoff chain */
     MERO_TRY(cert_body(b, &c->cert));
-    return mero_buf_append(b, c->cert.signature, 64);
+    return mero_buf_append(b, c->cert.signature, sizeof(c->cert.signature));
 }
 
 int mero_credential_decode(struct mero_cur *c, struct mero_credential *out, struct mero_err *err)
@@ -236,51 +245,50 @@ int mero_credential_decode(struct mero_cur *c, struct mero_credential *out, stru
     struct mero_credential v;
     uint32_t chain;
     size_t save = c->off;
+    const char *what = "account credential truncated";
     int rc;
     memset(&v, 0, sizeof(v));
-    if ((rc = mero_cur_u8(c, &v.genesis_version)) < 0 ||
-        (rc = mero_cur_copy(c, v.root_pk, 32)) < 0 || (rc = mero_cur_u32le(c, &chain)) < 0) {
-        c->off = save;
-        return mero_err_set(err, -rc, "account credential truncated");
-    }
+    MERO_TRY_OUT(mero_cur_u8(c, &v.genesis_version));
+    MERO_TRY_OUT(mero_cur_copy(c, v.root_pk, sizeof(v.root_pk)));
+    MERO_TRY_OUT(mero_cur_u32le(c, &chain));
     if (chain != 0) {
-        c->off = save;
-        return mero_err_set(err, MERO_EUNSUPPORTED,
-                            "account credential with a root-key handoff chain is not supported");
+        what = "account credential with a root-key handoff chain is not supported";
+        rc = -MERO_EUNSUPPORTED;
+        goto out;
     }
-    if ((rc = mero_cur_copy(c, v.cert.account, 32)) < 0 ||
-        (rc = mero_cur_copy(c, v.cert.device, 32)) < 0 ||
-        (rc = mero_cur_copy(c, v.cert.sign_pk, 32)) < 0 ||
-        (rc = mero_cur_copy(c, v.cert.kem_pk, 32)) < 0 ||
-        (rc = mero_cur_u32le(c, &v.cert.key_epoch)) < 0 ||
-        (rc = mero_cur_u32le(c, &v.cert.device_epoch)) < 0 ||
-        (rc = mero_cur_copy(c, v.cert.signature, 64)) < 0) {
-        c->off = save;
-        return mero_err_set(err, -rc, "device certificate truncated");
-    }
+    what = "device certificate truncated";
+    MERO_TRY_OUT(mero_cur_copy(c, v.cert.account, sizeof(v.cert.account)));
+    MERO_TRY_OUT(mero_cur_copy(c, v.cert.device, sizeof(v.cert.device)));
+    MERO_TRY_OUT(mero_cur_copy(c, v.cert.sign_pk, sizeof(v.cert.sign_pk)));
+    MERO_TRY_OUT(mero_cur_copy(c, v.cert.kem_pk, sizeof(v.cert.kem_pk)));
+    MERO_TRY_OUT(mero_cur_u32le(c, &v.cert.key_epoch));
+    MERO_TRY_OUT(mero_cur_u32le(c, &v.cert.device_epoch));
+    MERO_TRY_OUT(mero_cur_copy(c, v.cert.signature, sizeof(v.cert.signature)));
     *out = v;
-    return 0;
+out:
+    if (rc < 0) {
+        c->off = save; /* the cursor does not move on failure */
+        rc = mero_err_set(err, -rc, "%s", what);
+    }
+    return rc;
 }
 
-int mero_credential_certifies(const uint8_t pk[static 32], const struct mero_credential *cred,
-                              struct mero_err *err)
+int mero_credential_certifies(const uint8_t pk[static MERO_IDENTITY_LEN],
+                              const struct mero_credential *cred, struct mero_err *err)
 {
-    if (!mero_ct_eq(cred->cert.sign_pk, pk, 32)) {
-        return mero_err_set(err, MERO_EREFUSED,
-                            "the account credential does not certify the attested key");
-    }
-    uint8_t account[32];
-    mero_account_id(account, cred->genesis_version, cred->root_pk);
-    if (!mero_ct_eq(account, cred->cert.account, 32)) {
-        return mero_err_set(err, MERO_EBADSIG,
-                            "account credential names an account its genesis does not derive");
-    }
+    uint8_t account[MERO_ACCOUNT_ID_LEN];
     struct mero_buf b;
+    int rc;
+    MERO_ENSURE(mero_ct_eq(cred->cert.sign_pk, pk, MERO_IDENTITY_LEN), err, MERO_EREFUSED,
+                "the account credential does not certify the attested key");
+    mero_account_id(account, cred->genesis_version, cred->root_pk);
+    MERO_ENSURE(mero_ct_eq(account, cred->cert.account, sizeof(account)), err, MERO_EBADSIG,
+                "account credential names an account its genesis does not derive");
     mero_buf_init(&b, 256);
-    int rc = mero_device_cert_signable(&cred->cert, &b);
-    if (rc == 0 && mero_ed25519_verify(cred->cert.signature, b.data, b.len, cred->root_pk) != 0) {
-        rc = mero_err_set(err, MERO_EBADSIG, "account credential signature does not verify");
-    }
+    MERO_TRY_OUT(mero_device_cert_signable(&cred->cert, &b));
+    MERO_ENSURE_OUT(mero_ed25519_verify(cred->cert.signature, b.data, b.len, cred->root_pk) == 0,
+                    err, MERO_EBADSIG, "account credential signature does not verify");
+out:
     mero_buf_cleanup(&b);
     return rc;
 }

@@ -49,26 +49,26 @@ static int dump_table(struct mero_store *s, const char *table, struct mero_buf *
         sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
         return -MERO_EIO;
     }
-    int rc = mero_buf_printf(out, "[%s]\n", table);
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-        for (int i = 0; i < cols && rc == 0; i++) {
+    int rc;
+    MERO_TRY_OUT(mero_buf_printf(out, "[%s]\n", table));
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        for (int i = 0; i < cols; i++) {
             int t = sqlite3_column_type(st, i);
             if (t == SQLITE_BLOB) {
                 const uint8_t *p = sqlite3_column_blob(st, i);
                 int n = sqlite3_column_bytes(st, i);
-                for (int k = 0; k < n && rc == 0; k++) {
-                    rc = mero_buf_printf(out, "%02x", p[k]);
+                for (int k = 0; k < n; k++) {
+                    MERO_TRY_OUT(mero_buf_printf(out, "%02x", p[k]));
                 }
             } else if (t == SQLITE_NULL) {
-                rc = mero_buf_printf(out, "null");
+                MERO_TRY_OUT(mero_buf_printf(out, "null"));
             } else {
-                rc = mero_buf_printf(out, "%s", (const char *)sqlite3_column_text(st, i));
+                MERO_TRY_OUT(mero_buf_printf(out, "%s", (const char *)sqlite3_column_text(st, i)));
             }
-            if (rc == 0) {
-                rc = mero_buf_append_u8(out, i + 1 < cols ? '|' : '\n');
-            }
+            MERO_TRY_OUT(mero_buf_append_u8(out, i + 1 < cols ? '|' : '\n'));
         }
     }
+out:
     sqlite3_finalize(st);
     return rc;
 }
@@ -81,54 +81,97 @@ int mero_gov_dump(struct mero_store *s, struct mero_buf *out)
     return 0;
 }
 
+/* Rebuild: decode, re-hash and replay one stored op row (seq, hash, bytes). */
+static int replay_row(struct mero_store *s, sqlite3_stmt *st, struct mero_err *err)
+{
+    uint64_t seq = (uint64_t)sqlite3_column_int64(st, 0);
+    const uint8_t *bytes = sqlite3_column_blob(st, 2);
+    size_t len = (size_t)sqlite3_column_bytes(st, 2);
+    uint8_t hash[MERO_OP_ID_LEN];
+    struct mero_op op;
+    struct mero_err e = {0};
+    int rc;
+    mero_op_init(&op);
+    MERO_TRY_OUT(mero_op_decode(bytes, len, &op, &e));
+    MERO_TRY_OUT(mero_op_hash(&op, hash));
+    MERO_ENSURE_OUT(sqlite3_column_bytes(st, 1) == (int)sizeof(hash) &&
+                        memcmp(hash, sqlite3_column_blob(st, 1), sizeof(hash)) == 0,
+                    &e, MERO_EINTERNAL, "stored hash does not match the op");
+    MERO_TRY_OUT(mero__gov_replay_op(s, &op, hash, bytes, len, seq, &e));
+out:
+    mero_op_cleanup(&op);
+    if (rc < 0) {
+        rc = mero_err_set(err, -rc, "rebuild: op #%llu no longer applies: %s",
+                          (unsigned long long)seq, e.msg);
+    }
+    return rc;
+}
+
+/* Rebuild: every stored op row in order, stopping at the first that no longer applies. */
+static int replay_all(struct mero_store *s, sqlite3_stmt *st, struct mero_err *err)
+{
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        MERO_TRY(replay_row(s, st, err));
+    }
+    return 0;
+}
+
 int mero_gov_rebuild(struct mero_store *s, struct mero_err *err)
 {
     sqlite3_stmt *st = NULL;
+    int rc;
     if (mero__gov_exec(s, "SAVEPOINT gov_rebuild") < 0) {
         return mero__gov_sqlerr(s, err, "savepoint");
     }
-    int rc = mero__gov_clear_derived(s);
-    if (rc < 0) {
+    if (mero__gov_clear_derived(s) < 0) {
         rc = mero__gov_sqlerr(s, err, "clear");
-    } else if (sqlite3_prepare_v2(s->db, "SELECT seq, hash, bytes FROM ops ORDER BY seq", -1, &st,
-                                  NULL) != SQLITE_OK) {
+        goto out;
+    }
+    if (sqlite3_prepare_v2(s->db, "SELECT seq, hash, bytes FROM ops ORDER BY seq", -1, &st, NULL) !=
+        SQLITE_OK) {
         rc = mero__gov_sqlerr(s, err, "scan");
+        goto out;
     }
     s->rebuilding = true;
-    int step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        uint64_t seq = (uint64_t)sqlite3_column_int64(st, 0);
-        const uint8_t *bytes = sqlite3_column_blob(st, 2);
-        size_t len = (size_t)sqlite3_column_bytes(st, 2);
-        uint8_t hash[32];
-        struct mero_op op;
-        struct mero_err e = {0};
-        rc = mero_op_decode(bytes, len, &op, &e);
-        if (rc == 0) {
-            rc = mero_op_hash(&op, hash);
-            if (rc == 0 && (sqlite3_column_bytes(st, 1) != 32 ||
-                            memcmp(hash, sqlite3_column_blob(st, 1), 32) != 0)) {
-                rc = mero_err_set(&e, MERO_EINTERNAL, "stored hash does not match the op");
-            }
-            if (rc == 0) {
-                rc = mero__gov_replay_op(s, &op, hash, bytes, len, seq, &e);
-            }
-            mero_op_cleanup(&op);
-        }
-        if (rc < 0) {
-            rc = mero_err_set(err, -rc, "rebuild: op #%llu no longer applies: %s",
-                              (unsigned long long)seq, e.msg);
-        }
-    }
+    rc = replay_all(s, st, err);
     s->rebuilding = false;
     sqlite3_finalize(st);
-    if (rc == 0 && mero__gov_exec(s, "RELEASE gov_rebuild") < 0) {
+    st = NULL;
+    MERO_TRY_OUT(rc);
+    if (mero__gov_exec(s, "RELEASE gov_rebuild") < 0) {
         rc = mero__gov_sqlerr(s, err, "rebuild commit");
-    } else if (rc == 0) {
-        return 0;
     }
-    (void)mero__gov_exec(s, "ROLLBACK TO gov_rebuild");
-    (void)mero__gov_exec(s, "RELEASE gov_rebuild");
+out:
+    sqlite3_finalize(st);
+    if (rc < 0) {
+        (void)mero__gov_exec(s, "ROLLBACK TO gov_rebuild");
+        (void)mero__gov_exec(s, "RELEASE gov_rebuild");
+    }
+    return rc;
+}
+
+/* Verify: one stored op row decodes, hashes to its stored hash and its signature verifies
+ * (counted in nops once it decodes). */
+static int verify_row(sqlite3_stmt *st, size_t *nops, struct mero_err *err)
+{
+    unsigned long long seq = (unsigned long long)sqlite3_column_int64(st, 0);
+    const uint8_t *bytes = sqlite3_column_blob(st, 2);
+    size_t len = (size_t)sqlite3_column_bytes(st, 2);
+    struct mero_op op;
+    struct mero_err e = {0};
+    uint8_t hash[MERO_OP_ID_LEN];
+    int rc = 0;
+    MERO_ENSURE(mero_op_decode(bytes, len, &op, &e) >= 0, err, MERO_EIO,
+                "op #%llu does not decode: %s", seq, e.msg);
+    (*nops)++;
+    MERO_ENSURE_OUT(mero_op_hash(&op, hash) >= 0 &&
+                        sqlite3_column_bytes(st, 1) == (int)sizeof(hash) &&
+                        memcmp(hash, sqlite3_column_blob(st, 1), sizeof(hash)) == 0,
+                    err, MERO_EIO, "op #%llu does not match its stored hash", seq);
+    MERO_ENSURE_OUT(mero_op_verify(&op, &e) >= 0, err, MERO_EIO, "op #%llu signature: %s", seq,
+                    e.msg);
+out:
+    mero_op_cleanup(&op);
     return rc;
 }
 
@@ -141,29 +184,13 @@ static int verify_log(struct mero_store *s, size_t *nops, struct mero_err *err)
         return mero__gov_sqlerr(s, err, "op log scan");
     }
     int rc = 0, step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        unsigned long long seq = (unsigned long long)sqlite3_column_int64(st, 0);
-        const uint8_t *bytes = sqlite3_column_blob(st, 2);
-        size_t len = (size_t)sqlite3_column_bytes(st, 2);
-        struct mero_op op;
-        struct mero_err e = {0};
-        uint8_t hash[32];
-        if (mero_op_decode(bytes, len, &op, &e) < 0) {
-            rc = mero_err_set(err, MERO_EIO, "op #%llu does not decode: %s", seq, e.msg);
-            break;
-        }
-        if (mero_op_hash(&op, hash) < 0 || sqlite3_column_bytes(st, 1) != 32 ||
-            memcmp(hash, sqlite3_column_blob(st, 1), 32) != 0) {
-            rc = mero_err_set(err, MERO_EIO, "op #%llu does not match its stored hash", seq);
-        } else if (mero_op_verify(&op, &e) < 0) {
-            rc = mero_err_set(err, MERO_EIO, "op #%llu signature: %s", seq, e.msg);
-        }
-        mero_op_cleanup(&op);
-        (*nops)++;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        MERO_TRY_OUT(verify_row(st, nops, err));
     }
-    if (rc == 0 && step != SQLITE_DONE) {
+    if (step != SQLITE_DONE) {
         rc = mero__gov_sqlerr(s, err, "op log scan");
     }
+out:
     sqlite3_finalize(st);
     return rc;
 }
@@ -181,24 +208,23 @@ int mero_gov_verify(struct mero_store *s, size_t *nops, struct mero_err *err)
         return mero__gov_sqlerr(s, err, "begin (is merod running on this home?)");
     }
     struct mero_err e = {0};
-    int rc = mero_gov_dump(s, &before);
-    if (rc == 0) {
-        rc = mero_gov_rebuild(s, &e);
-        if (rc < 0) {
-            rc = mero_err_set(err, MERO_EIO, "the op log no longer replays: %s", e.msg);
-        }
-    } else {
+    int rc;
+    if (mero_gov_dump(s, &before) < 0) {
         rc = mero__gov_sqlerr(s, err, "dump");
+        goto out;
     }
-    if (rc == 0 && mero_gov_dump(s, &after) < 0) {
+    rc = mero_gov_rebuild(s, &e);
+    MERO_ENSURE_OUT(rc >= 0, err, MERO_EIO, "the op log no longer replays: %s", e.msg);
+    if (mero_gov_dump(s, &after) < 0) {
         rc = mero__gov_sqlerr(s, err, "dump");
+        goto out;
     }
+    MERO_ENSURE_OUT(before.len == after.len && memcmp(before.data, after.data, before.len) == 0,
+                    err, MERO_EIO,
+                    "derived tables differ from a replay of the op log (membership, groups or "
+                    "contexts rows are damaged)");
+out:
     (void)mero__gov_exec(s, "ROLLBACK");
-    if (rc == 0 && (before.len != after.len || memcmp(before.data, after.data, before.len) != 0)) {
-        rc = mero_err_set(err, MERO_EIO,
-                          "derived tables differ from a replay of the op log (membership, "
-                          "groups or contexts rows are damaged)");
-    }
     mero_buf_cleanup(&before);
     mero_buf_cleanup(&after);
     return rc;
@@ -208,64 +234,61 @@ static const char SQL_MARK[] = "INSERT OR IGNORE INTO pending_purge(ns) VALUES(?
 static const char SQL_UNMARK[] = "DELETE FROM pending_purge WHERE ns = ?";
 static const char SQL_PENDING[] = "SELECT ns FROM pending_purge ORDER BY ns";
 
-static int exec_ns(struct mero_store *s, const char *sql, const uint8_t id[32])
+/* Run sql with one bound id: a namespace id or a group id (a namespace is its root group). */
+static int exec_ns(struct mero_store *s, const char *sql, const uint8_t id[MERO_GROUP_ID_LEN])
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, id, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, id, MERO_GROUP_ID_LEN, SQLITE_STATIC);
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
     sqlite3_finalize(st);
     return rc;
 }
 
-int mero_gov_purge_mark(struct mero_store *s, const uint8_t ns[static 32])
+int mero_gov_purge_mark(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN])
 {
     return exec_ns(s, SQL_MARK, ns);
 }
 
-int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[32], size_t *n)
+int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[MERO_NS_ID_LEN], size_t *n)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db, SQL_PENDING, -1, &st, NULL) != SQLITE_OK) {
         return -MERO_EIO;
     }
-    uint8_t(*v)[32] = NULL;
+    uint8_t(*v)[MERO_NS_ID_LEN] = NULL;
     size_t cnt = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        uint8_t(*nv)[32] = realloc(v, (cnt + 1) * sizeof(*v));
-        if (nv == NULL) {
-            free(v);
-            sqlite3_finalize(st);
-            return -MERO_ENOMEM;
-        }
+    int rc = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        uint8_t(*nv)[MERO_NS_ID_LEN] = realloc(v, (cnt + 1) * sizeof(*v));
+        MERO_ENSURE_OUT(nv != NULL, NULL, MERO_ENOMEM, "out of memory");
         v = nv;
-        memset(v[cnt], 0, 32);
-        if (sqlite3_column_bytes(st, 0) == 32) {
-            memcpy(v[cnt], sqlite3_column_blob(st, 0), 32);
+        memset(v[cnt], 0, sizeof(v[cnt]));
+        if (sqlite3_column_bytes(st, 0) == (int)sizeof(v[cnt])) {
+            memcpy(v[cnt], sqlite3_column_blob(st, 0), sizeof(v[cnt]));
         }
         cnt++;
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(v);
-        return -MERO_EIO;
-    }
+    MERO_ENSURE_OUT(step == SQLITE_DONE, NULL, MERO_EIO, "pending purge scan");
     *out = v;
     *n = cnt;
-    return 0;
+    v = NULL;
+out:
+    free(v);
+    sqlite3_finalize(st);
+    return rc;
 }
 
-int mero_gov_purged(struct mero_store *s, const uint8_t ns[static 32], bool *yes)
+int mero_gov_purged(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN], bool *yes)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, "SELECT 1 FROM purged WHERE ns = ?");
     *yes = true; /* fail closed */
     if (st == NULL) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, ns, 32, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
@@ -275,7 +298,7 @@ int mero_gov_purged(struct mero_store *s, const uint8_t ns[static 32], bool *yes
     return 0;
 }
 
-int mero_gov_purged_clear(struct mero_store *s, const uint8_t ns[static 32])
+int mero_gov_purged_clear(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN])
 {
     return exec_ns(s, "DELETE FROM purged WHERE ns = ?", ns);
 }
@@ -304,53 +327,49 @@ static const char *const purge_ns_sql[] = {
     "DELETE FROM identities WHERE ns = ?",
 };
 
-static int purge_namespace(struct mero_store *s, const uint8_t ns[32])
+static int purge_namespace(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN])
 {
-    uint8_t(*groups)[32] = NULL;
+    uint8_t(*groups)[MERO_GROUP_ID_LEN] = NULL;
     size_t ng = 0;
-    MERO_TRY(mero_gov_groups(s, ns, &groups, &ng));
     int rc = 0;
-    for (size_t g = 0; g < ng && rc == 0; g++) {
-        for (size_t i = 0; i < sizeof(purge_group_sql) / sizeof(purge_group_sql[0]) && rc == 0;
-             i++) {
-            rc = exec_ns(s, purge_group_sql[i], groups[g]);
+    MERO_TRY(mero_gov_groups(s, ns, &groups, &ng));
+    for (size_t g = 0; g < ng; g++) {
+        for (size_t i = 0; i < sizeof(purge_group_sql) / sizeof(purge_group_sql[0]); i++) {
+            MERO_TRY_OUT(exec_ns(s, purge_group_sql[i], groups[g]));
         }
     }
+    for (size_t i = 0; i < sizeof(purge_ns_sql) / sizeof(purge_ns_sql[0]); i++) {
+        MERO_TRY_OUT(strchr(purge_ns_sql[i], '?') != NULL ? exec_ns(s, purge_ns_sql[i], ns)
+                                                          : mero__gov_exec(s, purge_ns_sql[i]));
+    }
+out:
     free(groups);
-    for (size_t i = 0; i < sizeof(purge_ns_sql) / sizeof(purge_ns_sql[0]) && rc == 0; i++) {
-        if (strchr(purge_ns_sql[i], '?') != NULL) {
-            rc = exec_ns(s, purge_ns_sql[i], ns);
-        } else {
-            rc = mero__gov_exec(s, purge_ns_sql[i]);
-        }
-    }
     return rc;
 }
 
-int mero_gov_self_purge(struct mero_store *s, const uint8_t ns[static 32],
-                        const uint8_t group[static 32], struct mero_err *err)
+int mero_gov_self_purge(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                        const uint8_t group[static MERO_GROUP_ID_LEN], struct mero_err *err)
 {
-    bool whole = memcmp(ns, group, 32) == 0;
+    bool whole = memcmp(ns, group, MERO_NS_ID_LEN) == 0;
+    const char *what = "self-purge";
+    int rc;
     if (whole && mero_gov_purge_mark(s, ns) < 0) {
         return mero__gov_sqlerr(s, err, "pending self-purge marker");
     }
     if (mero__gov_exec(s, "SAVEPOINT gov_purge") < 0) {
         return mero__gov_sqlerr(s, err, "savepoint");
     }
-    int rc = whole ? purge_namespace(s, ns) : exec_ns(s, purge_group_sql[4], group);
-    if (rc == 0) {
-        rc = exec_ns(s, SQL_UNMARK, group); /* group == ns for a whole namespace */
-    }
+    MERO_TRY_OUT(whole ? purge_namespace(s, ns) : exec_ns(s, purge_group_sql[4], group));
+    MERO_TRY_OUT(exec_ns(s, SQL_UNMARK, group)); /* group == ns for a whole namespace */
+    /* the commit can fail (full disk, I/O): then nothing is purged and the marker stays for a
+     * retry */
+    what = "self-purge commit";
+    MERO_TRY_OUT(mero__gov_exec(s, "RELEASE gov_purge"));
+out:
     if (rc < 0) {
-        rc = mero__gov_sqlerr(s, err, "self-purge");
+        rc = mero__gov_sqlerr(s, err, what);
         (void)mero__gov_exec(s, "ROLLBACK TO gov_purge");
-    } else if (mero__gov_exec(s, "RELEASE gov_purge") < 0) {
-        /* the commit failed (full disk, I/O): not purged; the marker stays for a retry */
-        rc = mero__gov_sqlerr(s, err, "self-purge commit");
-        (void)mero__gov_exec(s, "ROLLBACK TO gov_purge");
-    } else {
-        return 0;
+        (void)mero__gov_exec(s, "RELEASE gov_purge");
     }
-    (void)mero__gov_exec(s, "RELEASE gov_purge");
     return rc;
 }

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * op.c - op helpers: roles and modes, string lists, policy validation (the set-time rule of
- * "The admission policy"), op lifetime, signing, verification and hashing.
+ * "The admission policy"), a quote's measurements between raw bytes and hex (the one
+ * conversion), op lifetime, signing, verification and hashing.
  *
  * Invariants: the signed bytes are exactly "calimero.namespace.v1" || borsh(signable), and the
  * op hash is SHA-256 of those bytes, so a hash names one signable content; a policy that would
  * admit everything (an empty MRTD or RTMR1-3 list) never validates.
  */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,27 +93,13 @@ bool mero_strlist_contains_ci(const struct mero_strlist *l, const char *s)
 void mero_tee_policy_cleanup(struct mero_tee_policy *p)
 {
     mero_strlist_cleanup(&p->mrtd);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < MERO_RTMR_COUNT; i++) {
         mero_strlist_cleanup(&p->rtmr[i]);
     }
     mero_strlist_cleanup(&p->tcb);
     mero_strlist_cleanup(&p->profiles);
     free(p->min_release);
     p->min_release = NULL;
-}
-
-static bool is_hex96(const char *s)
-{
-    size_t n = strlen(s);
-    if (n != 96) {
-        return false;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (!isxdigit((unsigned char)s[i])) {
-            return false;
-        }
-    }
-    return true;
 }
 
 static int check_list(const struct mero_strlist *l, const char *name, bool required,
@@ -125,7 +111,7 @@ static int check_list(const struct mero_strlist *l, const char *name, bool requi
                             name);
     }
     for (uint32_t i = 0; i < l->n; i++) {
-        if (!is_hex96(l->v[i])) {
+        if (!mero_hex_is(l->v[i], strlen(l->v[i]), MERO_MR_LEN)) {
             return mero_err_set(err, MERO_EREFUSED, "%s entry %u is not a 48-byte hex measurement",
                                 name, (unsigned)i);
         }
@@ -140,6 +126,21 @@ void mero_measurements_from_raw(struct mero_measurements *m, const uint8_t mrtd[
     for (size_t i = 0; i < MERO_RTMR_COUNT; i++) {
         mero_hex_encode(m->rtmr[i], rtmr[i], MERO_MR_LEN);
     }
+}
+
+int mero_measurements_to_raw(const struct mero_measurements *m, uint8_t mrtd[MERO_MR_LEN],
+                             uint8_t rtmr[MERO_RTMR_COUNT][MERO_MR_LEN],
+                             bool ok[1 + MERO_RTMR_COUNT])
+{
+    bool all = true;
+    ok[0] = mero_hex_decode_exact(mrtd, MERO_MR_LEN, m->mrtd, strlen(m->mrtd)) == 0;
+    all = all && ok[0];
+    for (size_t i = 0; i < MERO_RTMR_COUNT; i++) {
+        ok[1 + i] =
+            mero_hex_decode_exact(rtmr[i], MERO_MR_LEN, m->rtmr[i], strlen(m->rtmr[i])) == 0;
+        all = all && ok[1 + i];
+    }
+    return all ? 0 : -MERO_EHEX;
 }
 
 int mero_tee_policy_validate(const struct mero_tee_policy *p, struct mero_err *err)
@@ -210,12 +211,12 @@ void mero_op_cleanup(struct mero_op *op)
     mero_op_init(op);
 }
 
-int mero_op_set_parents(struct mero_op *op, const uint8_t (*parents)[32], uint32_t n)
+int mero_op_set_parents(struct mero_op *op, const uint8_t (*parents)[MERO_OP_ID_LEN], uint32_t n)
 {
     if (n > MERO_GOV_MAX_PARENTS) {
         return -MERO_ETOOBIG;
     }
-    uint8_t(*p)[32] = NULL;
+    uint8_t(*p)[MERO_OP_ID_LEN] = NULL;
     if (n > 0) {
         p = malloc(n * sizeof(*p));
         if (p == NULL) {
@@ -229,15 +230,15 @@ int mero_op_set_parents(struct mero_op *op, const uint8_t (*parents)[32], uint32
     return 0;
 }
 
-int mero_op_sign(struct mero_op *op, const uint8_t sk[static 64])
+int mero_op_sign(struct mero_op *op, const uint8_t sk[static MERO_ED25519_SK_LEN])
 {
     struct mero_buf b;
-    memcpy(op->signer, sk + 32, 32);
+    int rc;
+    memcpy(op->signer, sk + MERO_ED25519_SEED_LEN, sizeof(op->signer));
     mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
-    int rc = mero_op_signed_bytes(op, &b);
-    if (rc == 0) {
-        mero_ed25519_sign(op->signature, b.data, b.len, sk);
-    }
+    MERO_TRY_OUT(mero_op_signed_bytes(op, &b));
+    mero_ed25519_sign(op->signature, b.data, b.len, sk);
+out:
     mero_buf_cleanup(&b);
     return rc;
 }
@@ -247,23 +248,22 @@ int mero_op_verify(const struct mero_op *op, struct mero_err *err)
     struct mero_buf b;
     mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
     int rc = mero_op_signed_bytes(op, &b);
-    if (rc < 0) {
-        rc = mero_err_set(err, -rc, "op cannot be re-encoded");
-    } else if (mero_ed25519_verify(op->signature, b.data, b.len, op->signer) != 0) {
-        rc = mero_err_set(err, MERO_EBADSIG, "op signature does not verify under its signer");
-    }
+    MERO_ENSURE_OUT(rc >= 0, err, -rc, "op cannot be re-encoded");
+    MERO_ENSURE_OUT(mero_ed25519_verify(op->signature, b.data, b.len, op->signer) == 0, err,
+                    MERO_EBADSIG, "op signature does not verify under its signer");
+out:
     mero_buf_cleanup(&b);
     return rc;
 }
 
-int mero_op_hash(const struct mero_op *op, uint8_t out[static 32])
+int mero_op_hash(const struct mero_op *op, uint8_t out[static MERO_OP_ID_LEN])
 {
     struct mero_buf b;
+    int rc;
     mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
-    int rc = mero_op_signed_bytes(op, &b);
-    if (rc == 0) {
-        mero_sha256(out, b.data, b.len);
-    }
+    MERO_TRY_OUT(mero_op_signed_bytes(op, &b));
+    mero_sha256(out, b.data, b.len);
+out:
     mero_buf_cleanup(&b);
     return rc;
 }

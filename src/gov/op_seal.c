@@ -18,87 +18,76 @@
 #include "mero/encoding.h"
 #include "mero/keys.h"
 
-int mero_op_seal(struct mero_op *op, const uint8_t key[static 32], struct mero_err *err)
+int mero_op_seal(struct mero_op *op, const uint8_t key[static MERO_GROUP_KEY_LEN],
+                 struct mero_err *err)
 {
-    if (op->scope != MERO_SCOPE_GROUP) {
-        return mero_err_set(err, MERO_EINVAL, "only a group op can be encrypted");
-    }
-    if (op->has_rotation) {
-        return mero_err_set(err, MERO_EINVAL, "an op carrying a key rotation stays cleartext");
-    }
     struct mero_buf plain;
-    mero_buf_init(&plain, MERO_GOV_MAX_SEALED_BYTES - 16u);
-    int rc = mero__gov_put_group_body(&plain, op);
-    if (rc < 0) {
-        mero_buf_cleanup(&plain);
-        return mero_err_set(err, -rc, "the group op cannot be encoded for encryption");
-    }
-    uint8_t *ct = malloc(plain.len + 16u);
-    if (ct == NULL) {
-        sodium_memzero(plain.data, plain.len);
-        mero_buf_cleanup(&plain);
-        return mero_err_set(err, MERO_ENOMEM, "out of memory");
-    }
+    uint8_t *ct = NULL;
+    size_t n;
+    int rc;
+    MERO_ENSURE(op->scope == MERO_SCOPE_GROUP, err, MERO_EINVAL,
+                "only a group op can be encrypted");
+    MERO_ENSURE(!op->has_rotation, err, MERO_EINVAL,
+                "an op carrying a key rotation stays cleartext");
+    mero_buf_init(&plain, MERO_GOV_MAX_SEALED_BYTES - MERO_AEAD_TAG_LEN);
+    rc = mero__gov_put_group_body(&plain, op);
+    MERO_ENSURE_OUT(rc >= 0, err, -rc, "the group op cannot be encoded for encryption");
+    n = plain.len + MERO_AEAD_TAG_LEN;
+    ct = malloc(n);
+    MERO_ENSURE_OUT(ct != NULL, err, MERO_ENOMEM, "out of memory");
     mero_random(op->enc_nonce, sizeof(op->enc_nonce));
-    rc = mero_aes256gcm_seal(ct, plain.data, plain.len, op->group_id, 32, op->enc_nonce, key);
-    size_t n = plain.len + 16u;
-    sodium_memzero(plain.data, plain.len);
-    mero_buf_cleanup(&plain);
-    if (rc < 0) {
-        free(ct);
-        return mero_err_set(err, MERO_ECRYPTO, "group op encryption failed");
-    }
+    MERO_ENSURE_OUT(mero_aes256gcm_seal(ct, plain.data, plain.len, op->group_id,
+                                        sizeof(op->group_id), op->enc_nonce, key) >= 0,
+                    err, MERO_ECRYPTO, "group op encryption failed");
     free(op->ciphertext);
     op->ciphertext = ct;
     op->ciphertext_len = n;
+    ct = NULL;
     mero_group_key_id(op->key_id, key);
     op->scope = MERO_SCOPE_GROUP_ENCRYPTED;
-    return 0;
+out:
+    free(ct);
+    mero_buf_cleanup(&plain); /* wipes the plaintext */
+    return rc;
 }
 
-int mero_op_open(const struct mero_op *sealed, const uint8_t key[static 32], struct mero_op *inner,
-                 struct mero_err *err)
+int mero_op_open(const struct mero_op *sealed, const uint8_t key[static MERO_GROUP_KEY_LEN],
+                 struct mero_op *inner, struct mero_err *err)
 {
-    uint8_t id[32];
-    char h[17];
+    uint8_t id[MERO_KEY_ID_LEN];
+    char h[GOV_SHORT_SIZE];
+    struct mero_cur c;
+    int rc;
     mero_op_init(inner);
-    if (sealed->scope != MERO_SCOPE_GROUP_ENCRYPTED ||
-        sealed->ciphertext_len < MERO_GOV_MIN_SEALED_BYTES ||
-        sealed->ciphertext_len > MERO_GOV_MAX_SEALED_BYTES) {
-        return mero_err_set(err, MERO_EINVAL, "not an encrypted group op");
-    }
+    MERO_ENSURE(sealed->scope == MERO_SCOPE_GROUP_ENCRYPTED &&
+                    sealed->ciphertext_len >= MERO_GOV_MIN_SEALED_BYTES &&
+                    sealed->ciphertext_len <= MERO_GOV_MAX_SEALED_BYTES,
+                err, MERO_EINVAL, "not an encrypted group op");
+    mero_hex_encode(h, sealed->key_id, 8);
     mero_group_key_id(id, key);
-    if (!mero_ct_eq(id, sealed->key_id, 32)) {
-        mero_hex_encode(h, sealed->key_id, 8);
-        return mero_err_set(err, MERO_EINVAL, "the key given is not key %s the op names", h);
-    }
-    size_t n = sealed->ciphertext_len - 16u;
+    MERO_ENSURE(mero_ct_eq(id, sealed->key_id, sizeof(id)), err, MERO_EINVAL,
+                "the key given is not key %s the op names", h);
+    size_t n = sealed->ciphertext_len - MERO_AEAD_TAG_LEN;
     uint8_t *plain = malloc(n);
-    if (plain == NULL) {
-        return mero_err_set(err, MERO_ENOMEM, "out of memory");
-    }
-    if (mero_aes256gcm_open(plain, sealed->ciphertext, sealed->ciphertext_len, sealed->group_id, 32,
-                            sealed->enc_nonce, key) < 0) {
-        free(plain);
-        mero_hex_encode(h, sealed->key_id, 8);
-        return mero_err_set(err, MERO_ECRYPTO,
-                            "encrypted group op does not decrypt under key %s: the ciphertext was "
-                            "tampered with or sealed under another key",
-                            h);
-    }
+    MERO_ENSURE(plain != NULL, err, MERO_ENOMEM, "out of memory");
+    MERO_ENSURE_OUT(mero_aes256gcm_open(plain, sealed->ciphertext, sealed->ciphertext_len,
+                                        sealed->group_id, sizeof(sealed->group_id),
+                                        sealed->enc_nonce, key) >= 0,
+                    err, MERO_ECRYPTO,
+                    "encrypted group op does not decrypt under key %s: the ciphertext was "
+                    "tampered with or sealed under another key",
+                    h);
     inner->version = sealed->version;
-    memcpy(inner->ns, sealed->ns, 32);
-    memcpy(inner->signer, sealed->signer, 32);
+    memcpy(inner->ns, sealed->ns, sizeof(inner->ns));
+    memcpy(inner->signer, sealed->signer, sizeof(inner->signer));
     inner->nonce = sealed->nonce;
     inner->scope = MERO_SCOPE_GROUP;
-    memcpy(inner->group_id, sealed->group_id, 32);
-    struct mero_cur c;
+    memcpy(inner->group_id, sealed->group_id, sizeof(inner->group_id));
     mero_cur_init(&c, plain, n);
-    int rc = mero__gov_get_group_body(&c, inner, err);
-    if (rc == 0 && mero_cur_left(&c) != 0) {
-        rc = mero_err_set(err, MERO_EOPDECODE, "encrypted group op: %zu trailing bytes",
-                          mero_cur_left(&c));
-    }
+    MERO_TRY_OUT(mero__gov_get_group_body(&c, inner, err));
+    MERO_ENSURE_OUT(mero_cur_left(&c) == 0, err, MERO_EOPDECODE,
+                    "encrypted group op: %zu trailing bytes", mero_cur_left(&c));
+out:
     sodium_memzero(plain, n);
     free(plain);
     if (rc < 0) {

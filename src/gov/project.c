@@ -12,7 +12,12 @@
 
 #include "gov/gov_internal.h"
 
-#define BLOB(st, i, p) sqlite3_bind_blob((st), (i), (p), 32, SQLITE_STATIC)
+/* Every blob bound here (ids, identities, hashes) has the one id width. */
+#define BLOB(st, i, p) sqlite3_bind_blob((st), (i), (p), MERO_GROUP_ID_LEN, SQLITE_STATIC)
+_Static_assert(MERO_IDENTITY_LEN == MERO_GROUP_ID_LEN && MERO_OP_ID_LEN == MERO_GROUP_ID_LEN &&
+                   MERO_QUOTE_HASH_LEN == MERO_GROUP_ID_LEN &&
+                   MERO_ACCOUNT_ID_LEN == MERO_GROUP_ID_LEN && MERO_APP_ID_LEN == MERO_GROUP_ID_LEN,
+               "BLOB binds every id and hash at one width");
 #define STMT(var, sql)                                                                             \
     sqlite3_stmt *var = mero__gov_stmt(s, sql);                                                    \
     if (var == NULL) {                                                                             \
@@ -53,8 +58,8 @@ static const char SQL_HEAD_ADD[] = "INSERT OR IGNORE INTO heads(ns, hash) VALUES
 static const char SQL_HEAD_DEL[] = "DELETE FROM heads WHERE ns = ? AND hash = ?";
 static const char SQL_NONCE[] = "SELECT MAX(nonce) FROM ops WHERE ns = ? AND signer = ?";
 
-int mero__gov_row_plain(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
-                        int role)
+int mero__gov_row_plain(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                        const uint8_t member[MERO_IDENTITY_LEN], int role)
 {
     STMT(st, SQL_ROW_PLAIN);
     BLOB(st, 1, grp);
@@ -63,8 +68,8 @@ int mero__gov_row_plain(struct mero_store *s, const uint8_t grp[32], const uint8
     return mero__gov_step_done(st);
 }
 
-int mero__gov_row_tee(struct mero_store *s, const uint8_t grp[32], const struct mero_tee_join *j,
-                      const uint8_t account[32])
+int mero__gov_row_tee(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                      const struct mero_tee_join *j, const uint8_t account[MERO_ACCOUNT_ID_LEN])
 {
     STMT(st, SQL_ROW_TEE);
     BLOB(st, 1, grp);
@@ -73,15 +78,15 @@ int mero__gov_row_tee(struct mero_store *s, const uint8_t grp[32], const struct 
     BLOB(st, 4, account);
     BLOB(st, 5, j->quote_hash);
     sqlite3_bind_text(st, 6, j->m.mrtd, -1, SQLITE_STATIC);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < MERO_RTMR_COUNT; i++) {
         sqlite3_bind_text(st, 7 + i, j->m.rtmr[i], -1, SQLITE_STATIC);
     }
     sqlite3_bind_text(st, 11, j->tcb_status, -1, SQLITE_STATIC);
     return mero__gov_step_done(st);
 }
 
-int mero__gov_row_role(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
-                       int role)
+int mero__gov_row_role(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                       const uint8_t member[MERO_IDENTITY_LEN], int role)
 {
     STMT(st, SQL_ROW_ROLE);
     sqlite3_bind_int(st, 1, role);
@@ -90,7 +95,8 @@ int mero__gov_row_role(struct mero_store *s, const uint8_t grp[32], const uint8_
     return mero__gov_step_done(st);
 }
 
-int mero__gov_row_del(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32])
+int mero__gov_row_del(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                      const uint8_t member[MERO_IDENTITY_LEN])
 {
     STMT(st, SQL_ROW_DEL);
     BLOB(st, 1, grp);
@@ -98,7 +104,8 @@ int mero__gov_row_del(struct mero_store *s, const uint8_t grp[32], const uint8_t
     return mero__gov_step_done(st);
 }
 
-int mero__gov_deny(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32], bool on)
+int mero__gov_deny(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                   const uint8_t member[MERO_IDENTITY_LEN], bool on)
 {
     STMT(st, on ? SQL_DENY_ON : SQL_DENY_OFF);
     BLOB(st, 1, grp);
@@ -106,8 +113,9 @@ int mero__gov_deny(struct mero_store *s, const uint8_t grp[32], const uint8_t me
     return mero__gov_step_done(st);
 }
 
-int mero__gov_spent_put(struct mero_store *s, const uint8_t ns[32], const uint8_t qh[32], int kind,
-                        const uint8_t grp[32])
+int mero__gov_spent_put(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                        const uint8_t qh[MERO_QUOTE_HASH_LEN], int kind,
+                        const uint8_t grp[MERO_GROUP_ID_LEN])
 {
     STMT(st, SQL_SPENT_PUT);
     BLOB(st, 1, ns);
@@ -117,9 +125,10 @@ int mero__gov_spent_put(struct mero_store *s, const uint8_t ns[32], const uint8_
     return mero__gov_step_done(st);
 }
 
-int mero__gov_evidence_put(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
-                           const uint8_t qh[32], uint64_t at, const char *tcb,
-                           const uint8_t op_hash[32])
+int mero__gov_evidence_put(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                           const uint8_t member[MERO_IDENTITY_LEN],
+                           const uint8_t qh[MERO_QUOTE_HASH_LEN], uint64_t at, const char *tcb,
+                           const uint8_t op_hash[MERO_OP_ID_LEN])
 {
     STMT(st, SQL_EVID_PUT);
     BLOB(st, 1, grp);
@@ -131,8 +140,8 @@ int mero__gov_evidence_put(struct mero_store *s, const uint8_t grp[32], const ui
     return mero__gov_step_done(st);
 }
 
-int mero__gov_policy_put(struct mero_store *s, const uint8_t ns[32], const uint8_t op_hash[32],
-                         const uint8_t *bytes, size_t len)
+int mero__gov_policy_put(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                         const uint8_t op_hash[MERO_OP_ID_LEN], const uint8_t *bytes, size_t len)
 {
     STMT(st, SQL_POLICY_PUT);
     BLOB(st, 1, ns);
@@ -141,8 +150,9 @@ int mero__gov_policy_put(struct mero_store *s, const uint8_t ns[32], const uint8
     return mero__gov_step_done(st);
 }
 
-int mero__gov_group_put(struct mero_store *s, const uint8_t id[32], const uint8_t ns[32],
-                        const uint8_t parent[32], int vis, uint64_t seq)
+int mero__gov_group_put(struct mero_store *s, const uint8_t id[MERO_GROUP_ID_LEN],
+                        const uint8_t ns[MERO_NS_ID_LEN], const uint8_t parent[MERO_GROUP_ID_LEN],
+                        int vis, uint64_t seq)
 {
     STMT(st, SQL_GROUP_PUT);
     BLOB(st, 1, id);
@@ -153,8 +163,9 @@ int mero__gov_group_put(struct mero_store *s, const uint8_t id[32], const uint8_
     return mero__gov_step_done(st);
 }
 
-int mero__gov_context_put(struct mero_store *s, const uint8_t id[32], const uint8_t ns[32],
-                          const uint8_t grp[32], const uint8_t app[32], uint64_t seq)
+int mero__gov_context_put(struct mero_store *s, const uint8_t id[MERO_CONTEXT_ID_LEN],
+                          const uint8_t ns[MERO_NS_ID_LEN], const uint8_t grp[MERO_GROUP_ID_LEN],
+                          const uint8_t app[MERO_APP_ID_LEN], uint64_t seq)
 {
     STMT(st, SQL_CTX_PUT);
     BLOB(st, 1, id);
@@ -165,7 +176,7 @@ int mero__gov_context_put(struct mero_store *s, const uint8_t id[32], const uint
     return mero__gov_step_done(st);
 }
 
-bool mero__gov_context_exists(struct mero_store *s, const uint8_t id[32])
+bool mero__gov_context_exists(struct mero_store *s, const uint8_t id[MERO_CONTEXT_ID_LEN])
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_CTX_HAS);
     if (st == NULL) {
@@ -177,8 +188,8 @@ bool mero__gov_context_exists(struct mero_store *s, const uint8_t id[32])
     return yes;
 }
 
-int mero__gov_follow_put(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32],
-                         bool contexts, bool subgroups)
+int mero__gov_follow_put(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                         const uint8_t member[MERO_IDENTITY_LEN], bool contexts, bool subgroups)
 {
     STMT(st, SQL_FOLLOW_PUT);
     BLOB(st, 1, grp);
@@ -188,7 +199,8 @@ int mero__gov_follow_put(struct mero_store *s, const uint8_t grp[32], const uint
     return mero__gov_step_done(st);
 }
 
-int mero__gov_follow_del(struct mero_store *s, const uint8_t grp[32], const uint8_t member[32])
+int mero__gov_follow_del(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                         const uint8_t member[MERO_IDENTITY_LEN])
 {
     STMT(st, SQL_FOLLOW_DEL);
     BLOB(st, 1, grp);
@@ -196,41 +208,38 @@ int mero__gov_follow_del(struct mero_store *s, const uint8_t grp[32], const uint
     return mero__gov_step_done(st);
 }
 
-int mero__gov_descendants(struct mero_store *s, const uint8_t grp[32], uint8_t (**out)[32],
-                          size_t *n)
+int mero__gov_descendants(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                          uint8_t (**out)[MERO_GROUP_ID_LEN], size_t *n)
 {
     STMT(st, SQL_DESC);
     BLOB(st, 1, grp);
-    uint8_t(*v)[32] = NULL;
+    uint8_t(*v)[MERO_GROUP_ID_LEN] = NULL;
     size_t cnt = 0, cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int rc = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if (cnt == cap) {
             cap = cap ? cap * 2 : 8;
-            uint8_t(*nv)[32] = realloc(v, cap * sizeof(*v));
-            if (nv == NULL) {
-                free(v);
-                sqlite3_reset(st);
-                return -MERO_ENOMEM;
-            }
+            uint8_t(*nv)[MERO_GROUP_ID_LEN] = realloc(v, cap * sizeof(*v));
+            MERO_ENSURE_OUT(nv != NULL, NULL, MERO_ENOMEM, "out of memory");
             v = nv;
         }
-        if (sqlite3_column_bytes(st, 0) == 32) {
-            memcpy(v[cnt++], sqlite3_column_blob(st, 0), 32);
+        if (sqlite3_column_bytes(st, 0) == (int)sizeof(*v)) {
+            memcpy(v[cnt++], sqlite3_column_blob(st, 0), sizeof(*v));
         }
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
-        free(v);
-        return -MERO_EIO;
-    }
+    MERO_ENSURE_OUT(step == SQLITE_DONE, NULL, MERO_EIO, "descendants scan");
     *out = v;
     *n = cnt;
-    return 0;
+    v = NULL;
+out:
+    sqlite3_reset(st);
+    free(v);
+    return rc;
 }
 
-int mero__gov_append(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32],
-                     const uint8_t *bytes, size_t len, uint64_t *seq)
+int mero__gov_append(struct mero_store *s, const struct mero_op *op,
+                     const uint8_t hash[MERO_OP_ID_LEN], const uint8_t *bytes, size_t len,
+                     uint64_t *seq)
 {
     STMT(st, SQL_APPEND);
     BLOB(st, 1, hash);
@@ -243,7 +252,8 @@ int mero__gov_append(struct mero_store *s, const struct mero_op *op, const uint8
     return mero__gov_heads_move(s, op, hash);
 }
 
-int mero__gov_heads_move(struct mero_store *s, const struct mero_op *op, const uint8_t hash[32])
+int mero__gov_heads_move(struct mero_store *s, const struct mero_op *op,
+                         const uint8_t hash[MERO_OP_ID_LEN])
 {
     for (uint32_t i = 0; i < op->n_parents; i++) {
         STMT(del, SQL_HEAD_DEL);
@@ -257,8 +267,8 @@ int mero__gov_heads_move(struct mero_store *s, const struct mero_op *op, const u
     return mero__gov_step_done(add);
 }
 
-int mero__gov_last_nonce(struct mero_store *s, const uint8_t ns[32], const uint8_t signer[32],
-                         uint64_t *nonce)
+int mero__gov_last_nonce(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                         const uint8_t signer[MERO_IDENTITY_LEN], uint64_t *nonce)
 {
     STMT(st, SQL_NONCE);
     BLOB(st, 1, ns);

@@ -8,10 +8,8 @@
  * refusal of mero_release_check is passed through with its reason. BLOCKING on a cache miss
  * (network): the caller runs admit_tee_node off the loop thread, or pre-warms the cache.
  */
-#include <string.h>
-
-#include "mero/encoding.h"
 #include "mero/gov.h"
+#include "mero/op.h"
 #include "mero/release.h"
 
 int mero_gov_release_hook(void *ud, const char *release_version,
@@ -19,16 +17,13 @@ int mero_gov_release_hook(void *ud, const char *release_version,
                           struct mero_err *reason)
 {
     struct mero_release_meas rm;
-    if (ud == NULL) {
-        return mero_err_set(reason, MERO_EINVAL, "no release source configured");
-    }
-    if (mero_hex_decode_exact(rm.mrtd, 48, m->mrtd, strlen(m->mrtd)) < 0) {
-        return mero_err_set(reason, MERO_EREFUSED, "the quote's MRTD is not a 48-byte value");
-    }
-    for (int i = 0; i < 4; i++) {
-        if (mero_hex_decode_exact(rm.rtmr[i], 48, m->rtmr[i], strlen(m->rtmr[i])) < 0) {
-            return mero_err_set(reason, MERO_EREFUSED, "the quote's RTMR%d is not a 48-byte value",
-                                i);
+    bool ok[1 + MERO_RTMR_COUNT];
+    MERO_ENSURE(ud != NULL, reason, MERO_EINVAL, "no release source configured");
+    if (mero_measurements_to_raw(m, rm.mrtd, rm.rtmr, ok) < 0) {
+        MERO_ENSURE(ok[0], reason, MERO_EREFUSED, "the quote's MRTD is not a 48-byte value");
+        for (int i = 0; i < MERO_RTMR_COUNT; i++) {
+            MERO_ENSURE(ok[1 + i], reason, MERO_EREFUSED,
+                        "the quote's RTMR%d is not a 48-byte value", i);
         }
     }
     return mero_release_check((struct mero_release_source *)ud, release_version,

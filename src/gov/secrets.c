@@ -19,80 +19,73 @@
 
 static const char fix[] = "restore it from a backup or re-create the node (merod init)";
 
-/* 1 when the column is a usable 32-byte secret */
-static int usable(sqlite3_stmt *st, int col)
+/* 1 when the column is a usable secret of len bytes (not all zero) */
+static int usable(sqlite3_stmt *st, int col, int len)
 {
-    return sqlite3_column_type(st, col) == SQLITE_BLOB && sqlite3_column_bytes(st, col) == 32 &&
-           !sodium_is_zero(sqlite3_column_blob(st, col), 32);
+    return sqlite3_column_type(st, col) == SQLITE_BLOB && sqlite3_column_bytes(st, col) == len &&
+           !sodium_is_zero(sqlite3_column_blob(st, col), (size_t)len);
 }
 
-static void id_prefix(char out[17], sqlite3_stmt *st, int col)
+static void id_prefix(char out[GOV_SHORT_SIZE], sqlite3_stmt *st, int col)
 {
     const void *id = sqlite3_column_blob(st, col);
     if (id == NULL || sqlite3_column_bytes(st, col) < 8) {
-        snprintf(out, 17, "?");
+        snprintf(out, GOV_SHORT_SIZE, "?");
         return;
     }
     mero_hex_encode(out, id, 8);
-    out[16] = 0;
+    out[GOV_SHORT_SIZE - 1] = 0;
 }
 
 int mero_gov_check_secrets(struct mero_store *s, const char *path, struct mero_err *err)
 {
-    char id[17];
+    char id[GOV_SHORT_SIZE];
     int rc = 0;
     sqlite3_stmt *st = NULL;
+    /* identities and the account root key are stored as their Ed25519 seed */
     if (sqlite3_prepare_v2(s->db, "SELECT ns, sk FROM identities", -1, &st, NULL) != SQLITE_OK) {
         return mero__gov_sqlerr(s, err, "identities");
     }
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-        if (!usable(st, 1)) {
-            id_prefix(id, st, 0);
-            rc = mero_err_set(err, MERO_EINVAL,
-                              "%s: namespace %s... has an identity key that is all zero "
-                              "(publicly known) or not 32 bytes; %s",
-                              path, id, fix);
-        }
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        id_prefix(id, st, 0);
+        MERO_ENSURE_OUT(usable(st, 1, MERO_ED25519_SEED_LEN), err, MERO_EINVAL,
+                        "%s: namespace %s... has an identity key that is all zero "
+                        "(publicly known) or not 32 bytes; %s",
+                        path, id, fix);
     }
     sqlite3_finalize(st);
-    if (rc < 0) {
-        return rc;
-    }
     if (sqlite3_prepare_v2(s->db, "SELECT sk FROM account_key", -1, &st, NULL) != SQLITE_OK) {
-        return mero__gov_sqlerr(s, err, "account_key");
+        rc = mero__gov_sqlerr(s, err, "account_key");
+        goto out;
     }
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-        if (!usable(st, 0)) {
-            rc = mero_err_set(err, MERO_EINVAL,
-                              "%s: the account root key is all zero (publicly known) or not "
-                              "32 bytes; %s",
-                              path, fix);
-        }
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        MERO_ENSURE_OUT(usable(st, 0, MERO_ED25519_SEED_LEN), err, MERO_EINVAL,
+                        "%s: the account root key is all zero (publicly known) or not "
+                        "32 bytes; %s",
+                        path, fix);
     }
     sqlite3_finalize(st);
-    if (rc < 0) {
-        return rc;
-    }
     if (sqlite3_prepare_v2(s->db, "SELECT grp, key, key_id FROM group_keys", -1, &st, NULL) !=
         SQLITE_OK) {
-        return mero__gov_sqlerr(s, err, "group_keys");
+        rc = mero__gov_sqlerr(s, err, "group_keys");
+        goto out;
     }
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-        uint8_t kid[32];
-        int good = usable(st, 1) && sqlite3_column_bytes(st, 2) == 32;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        uint8_t kid[MERO_KEY_ID_LEN];
+        int good =
+            usable(st, 1, MERO_GROUP_KEY_LEN) && sqlite3_column_bytes(st, 2) == (int)sizeof(kid);
         if (good) {
             mero_group_key_id(kid, sqlite3_column_blob(st, 1));
-            good = sodium_memcmp(kid, sqlite3_column_blob(st, 2), 32) == 0;
+            good = sodium_memcmp(kid, sqlite3_column_blob(st, 2), sizeof(kid)) == 0;
             sodium_memzero(kid, sizeof(kid));
         }
-        if (!good) {
-            id_prefix(id, st, 0);
-            rc = mero_err_set(err, MERO_EINVAL,
-                              "%s: a key of group %s... is all zero, not 32 bytes or does not "
-                              "match its key id; %s",
-                              path, id, fix);
-        }
+        id_prefix(id, st, 0);
+        MERO_ENSURE_OUT(good, err, MERO_EINVAL,
+                        "%s: a key of group %s... is all zero, not 32 bytes or does not "
+                        "match its key id; %s",
+                        path, id, fix);
     }
+out:
     sqlite3_finalize(st);
     return rc;
 }

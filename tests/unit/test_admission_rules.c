@@ -12,6 +12,8 @@
  *  - a recorded role other than the mode's, a mock quote recorded with a real TCB status: only
  *    a forged op can carry them (the admitter records what it decided), peers refuse;
  *  - a quote over 16 KiB: peers' op decoder refuses the op before any rule.
+ * every_rule_in_the_table_has_a_refusal_row keeps the table whole: it walks admission_rules.c's
+ * reason table and fails for a rule without a row here.
  */
 #include <stdio.h>
 #include <string.h>
@@ -265,6 +267,23 @@ static int s_service_td(struct world *w)
     return 0;
 }
 
+/* A real quote whose TD attributes the verifier did not report (admitter step 3). */
+static int s_no_td(struct world *w)
+{
+    make_real(w, w->owner.ns, w->owner.ns);
+    w->req.has_td = false;
+    return 0;
+}
+
+/* A real quote too short to carry report data or a TD report: unreadable on both sides. */
+static int s_unreadable(struct world *w)
+{
+    make_real(w, w->owner.ns, w->owner.ns);
+    w->req.quote_len = 32;
+    mero_sha256(w->req.quote_hash, w->req.quote, w->req.quote_len);
+    return 0;
+}
+
 static int s_mrtd(struct world *w)
 {
     govt_meas(w->req.m.mrtd, 7);
@@ -483,7 +502,12 @@ static const struct tcase cases[] = {
      "the TD does not set SEPT_VE_DISABLE", PEER_SAME, NULL, 0, NULL},
     {"service_td", POL_REAL, s_service_td, -1, NULL, MERO_EREFUSED,
      "the TD has a non-zero MRSERVICETD", PEER_SAME, NULL, 0, NULL},
+    {"carried_quote_unreadable", POL_REAL, s_unreadable, -1, NULL, MERO_EREFUSED,
+     "the carried quote does not parse", PEER_FORGED, NULL, MERO_EREFUSED,
+     "the carried quote does not parse"},
     /* the deliberate differences */
+    {"admitter_without_td_facts", POL_REAL, s_no_td, -1, NULL, MERO_EREFUSED,
+     "the verified quote's TD attributes are unknown", PEER_ACCEPTS, NULL, 0, NULL},
     {"spent_quote", POL_MOCK, s_spent, -1, NULL, MERO_EQUOTEUSED,
      "TEE attestation quote already used", PEER_ACCEPTS, NULL, 0, NULL},
     {"release_not_named", POL_RELEASE, s_release, -1, NULL, MERO_EREFUSED,
@@ -601,6 +625,38 @@ TEST(every_refusal_same_on_the_admitter_and_every_peer)
     }
 }
 
+/* Whether one text starts with the other (a row's reason is a prefix of the rule's, or the
+ * rule's text before its parameter is a prefix of the row's). */
+static bool overlaps(const char *a, const char *b)
+{
+    return starts(a, b) || starts(b, a);
+}
+
+/*
+ * The refusal table above covers the rule table itself: every namespace rule admission_rules.c
+ * names (walked through mero_adm_rule_name, not a list kept here) has a row whose reason is
+ * that rule's. Adding a rule there without its row here fails this test.
+ */
+TEST(every_rule_in_the_table_has_a_refusal_row)
+{
+    int r = MERO_ADM_RULE_NO_POLICY;
+    for (; strcmp(mero_adm_rule_name(r), "Unknown") != 0; r++) {
+        const char *reason = mero_adm_rule_reason(r);
+        const char *param = strstr(reason, "%s");
+        char want[MERO_ERR_MSG_MAX];
+        snprintf(want, sizeof(want), "%.*s",
+                 param != NULL ? (int)(param - reason) : (int)strlen(reason), reason);
+        bool found = false;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]) && !found; i++) {
+            const struct tcase *t = &cases[i];
+            found = (t->code != 0 && t->reason != NULL && overlaps(t->reason, want)) ||
+                    (t->peer_code != 0 && t->peer_reason != NULL && overlaps(t->peer_reason, want));
+        }
+        CHECK_MSG(found, "rule %s (%d) has no row in the refusal table", mero_adm_rule_name(r), r);
+    }
+    CHECK_MSG(r > MERO_ADM_RULE_MEASUREMENTS_MISMATCH, "the rule table stops at %d", r);
+}
+
 /* The rule texts exist once: every rule has a reason and a name, and no two share a reason. */
 TEST(each_reason_written_once)
 {
@@ -609,9 +665,12 @@ TEST(each_reason_written_once)
     for (int r = 1; r < MERO_TRUST__COUNT; r++) {
         rules[n++] = r;
     }
-    for (int r = MERO_ADM_RULE_NO_POLICY; r <= MERO_ADM_RULE_MEASUREMENTS_MISMATCH; r++) {
+    /* the namespace rules: the table itself, at least every rule gov.h names today */
+    int r = MERO_ADM_RULE_NO_POLICY;
+    for (; strcmp(mero_adm_rule_name(r), "Unknown") != 0 && n < 64; r++) {
         rules[n++] = r;
     }
+    CHECK_MSG(r > MERO_ADM_RULE_MEASUREMENTS_MISMATCH, "rule %d has no reason", r);
     for (size_t i = 0; i < n; i++) {
         const char *a = mero_adm_rule_reason(rules[i]);
         CHECK_MSG(strcmp(a, "unknown rule") != 0, "rule %d has no reason", rules[i]);
@@ -1015,7 +1074,8 @@ TEST(fuzz_seeds_for_the_appended_tags_decode)
     }
 }
 
-MERO_TEST_MAIN(T(every_refusal_same_on_the_admitter_and_every_peer), T(each_reason_written_once),
+MERO_TEST_MAIN(T(every_refusal_same_on_the_admitter_and_every_peer),
+               T(every_rule_in_the_table_has_a_refusal_row), T(each_reason_written_once),
                T(real_quotes_with_differing_td_attributes),
                T(peer_reads_td_facts_from_a_genuine_carried_quote),
                T(policy_td_knobs_travel_in_the_op), T(join_td_facts_round_trip),

@@ -5,6 +5,7 @@
  * refused, unknown tags and out-of-range values are refused, signatures cover every byte.
  * With MERO_WRITE_CORPUS=<dir> it also writes the encoded ops as fuzz seeds.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +312,34 @@ TEST(hash_names_the_signed_content)
     free_ops(ops, n);
 }
 
+/* The one raw <-> hex conversion of a quote's registers: a round trip, either case, and a
+ * register that is not 48 bytes of hex reported on its own. */
+TEST(measurements_raw_hex_round_trip)
+{
+    uint8_t mrtd[MERO_MR_LEN], rtmr[MERO_RTMR_COUNT][MERO_MR_LEN];
+    uint8_t mrtd2[MERO_MR_LEN], rtmr2[MERO_RTMR_COUNT][MERO_MR_LEN];
+    bool ok[1 + MERO_RTMR_COUNT];
+    struct mero_measurements m;
+    mero_random(mrtd, sizeof(mrtd));
+    mero_random(rtmr, sizeof(rtmr));
+    mero_measurements_from_raw(&m, mrtd, (const uint8_t(*)[MERO_MR_LEN])rtmr);
+    CHECK_EQ(strlen(m.mrtd), (size_t)MERO_MR_HEX_LEN);
+    CHECK_OK(mero_measurements_to_raw(&m, mrtd2, rtmr2, ok));
+    CHECK_MEM_EQ(mrtd, mrtd2, sizeof(mrtd));
+    CHECK_MEM_EQ(rtmr, rtmr2, sizeof(rtmr));
+    for (size_t i = 0; i < strlen(m.rtmr[1]); i++) {
+        m.rtmr[1][i] = (char)toupper((unsigned char)m.rtmr[1][i]);
+    }
+    CHECK_OK(mero_measurements_to_raw(&m, mrtd2, rtmr2, ok));
+    CHECK_MEM_EQ(rtmr[1], rtmr2[1], sizeof(rtmr[1]));
+    m.rtmr[2][MERO_MR_HEX_LEN - 1] = '\0'; /* 95 hex digits */
+    m.mrtd[0] = 'g';
+    CHECK_EQ(mero_measurements_to_raw(&m, mrtd2, rtmr2, ok), -MERO_EHEX);
+    CHECK(!ok[0] && ok[1] && ok[2] && !ok[3] && ok[4]);
+    CHECK_MEM_EQ(rtmr[3], rtmr2[3], sizeof(rtmr[3]));
+}
+
 MERO_TEST_MAIN(T(every_kind_round_trips), T(schema_version_gate),
                T(truncation_and_trailing_bytes_refused), T(every_byte_is_covered_by_the_signature),
-               T(bad_tags_and_values_refused), T(hash_names_the_signed_content))
+               T(bad_tags_and_values_refused), T(hash_names_the_signed_content),
+               T(measurements_raw_hex_round_trip))
