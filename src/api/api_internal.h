@@ -65,17 +65,17 @@ struct api_guard {
     uint64_t reported, next_report_ms; /* the warning is written at most every 10 s */
 };
 
-void api_guard_init(struct api_guard *g);
+void mero__api_guard_init(struct api_guard *g);
 /* Accept policy: true to accept a connection from addr, after evicting the oldest non-busy
  * connection when a cap is reached; false when every connection in the way is busy. */
-bool api_guard_accept(struct api_guard *g, const struct sockaddr *addr);
+bool mero__api_guard_accept(struct api_guard *g, const struct sockaddr *addr);
 /* Track a started connection (NULL when out of memory: then it is not tracked). */
-struct api_conn *api_guard_started(struct api_guard *g, struct MHD_Connection *mhd,
-                                   uint64_t now_ms);
-void api_guard_closed(struct api_guard *g, struct api_conn *c);
-void api_guard_phase(struct api_conn *c, enum api_conn_phase phase, uint64_t now_ms);
+struct api_conn *mero__api_guard_started(struct api_guard *g, struct MHD_Connection *mhd,
+                                         uint64_t now_ms);
+void mero__api_guard_closed(struct api_guard *g, struct api_conn *c);
+void mero__api_guard_phase(struct api_conn *c, enum api_conn_phase phase, uint64_t now_ms);
 /* Close every connection past its deadline. */
-void api_guard_sweep(struct api_guard *g, uint64_t now_ms);
+void mero__api_guard_sweep(struct api_guard *g, uint64_t now_ms);
 
 struct api_req {
     struct mero_node *node;
@@ -89,7 +89,7 @@ struct api_req {
     size_t uri_len;      /* its string length when first seen */
     bool bad_uri;        /* an encoded NUL somewhere in the path or query */
     bool started, too_big, dispatched, suspended, replied, close_after;
-    bool authed; /* the request carried the right bearer token (set by api_dispatch) */
+    bool authed; /* the request carried the right bearer token (set by mero__api_dispatch) */
     char params[API_MAX_PARAMS][API_PARAM_MAX];
     size_t nparams;
     int status;
@@ -109,25 +109,25 @@ struct api_route {
 };
 
 /* Route tables, each ending with {0}. */
-extern const struct api_route api_routes_tee[];
-extern const struct api_route api_routes_policy[];
-extern const struct api_route api_routes_ns[];
-extern const struct api_route api_routes_ctx[];
-extern const struct api_route api_routes_ref[];
+extern const struct api_route mero__api_routes_tee[];
+extern const struct api_route mero__api_routes_policy[];
+extern const struct api_route mero__api_routes_ns[];
+extern const struct api_route mero__api_routes_ctx[];
+extern const struct api_route mero__api_routes_ref[];
 
 /* The optional `requester` of a reference request body (the identity the caller says acts):
  * absent, or equal (64 hex or base58) to this node's identity in ns, is fine and the member is
  * removed from body; anything else is answered (400 malformed, 403 another identity) and -1
  * returned (routes_ref.c). */
-int api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[MERO_NS_ID_LEN]);
+int mero__api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[MERO_NS_ID_LEN]);
 /* The answer to a batch of member changes (routes_ref.c), after mero_node_members_add or
  * _remove returned rc: data when every entry passed (rc 0), else the first refusal's status
  * with every refusal named "members[i] (<id>..): reason" (data is then freed). */
 #define API_BATCH_MAX 64
-void api_batch_reply(struct api_req *r, int rc, const struct mero_node_batch_entry *e, size_t n,
-                     const struct mero_err *err, json_t *data);
+void mero__api_batch_reply(struct api_req *r, int rc, const struct mero_node_batch_entry *e,
+                           size_t n, const struct mero_err *err, json_t *data);
 /* 32-byte key given as 64 hex chars or as base58 (routes_ref.c): 0 or -1. */
-int api_parse_key32(const char *s, uint8_t out[MERO_IDENTITY_LEN]);
+int mero__api_parse_key32(const char *s, uint8_t out[MERO_IDENTITY_LEN]);
 
 /* A request path split at '/' and percent-decoded segment by segment (router.c). */
 #define API_PATH_MAX_SEGS 12
@@ -138,31 +138,31 @@ struct api_path {
 };
 /* Split RAW (the path as sent, without the query) into out: 0, or -MERO_EINVAL when a
  * segment holds a bad escape or decodes to a NUL byte. */
-MERO_MUST_CHECK int api_split_path(const char *raw, struct api_path *out);
+MERO_MUST_CHECK int mero__api_split_path(const char *raw, struct api_path *out);
 
 /* Dispatch a complete request (router.c): route on the raw path, auth, body parse, handler.
  * authorization (may be NULL) is the header value of authorization_len bytes. */
-void api_dispatch(struct api_req *r, const char *raw_path, const char *authorization,
-                  size_t authorization_len);
+void mero__api_dispatch(struct api_req *r, const char *raw_path, const char *authorization,
+                        size_t authorization_len);
 
-/* The TEE admission policy's JSON (policy_json.c): the canonical PUT body (api_parse_policy)
+/* The TEE admission policy's JSON (policy_json.c): the canonical PUT body (mero__api_parse_policy)
  * into a policy (0, or -MERO_ENOMEM; mero_tee_policy_cleanup either way), and a policy into
  * the GET shape ({"enabled": false, lists empty} when !found; NULL when out of memory). */
-MERO_MUST_CHECK int api_policy_from_json(json_t *canon, struct mero_tee_policy *p);
-json_t *api_policy_json(const struct mero_tee_policy *p, bool found);
+MERO_MUST_CHECK int mero__api_policy_from_json(json_t *canon, struct mero_tee_policy *p);
+json_t *mero__api_policy_json(const struct mero_tee_policy *p, bool found);
 
 /* Replies. data is stolen (may be NULL for JSON null). */
-void api_reply_data(struct api_req *r, int status, json_t *data);
-void api_reply_error(struct api_req *r, int status, const char *fmt, ...) MERO_PRINTF(3, 4);
+void mero__api_reply_data(struct api_req *r, int status, json_t *data);
+void mero__api_reply_error(struct api_req *r, int status, const char *fmt, ...) MERO_PRINTF(3, 4);
 /* A body without the {"data": ...} envelope (the reference's listGroupMembers answers
  * {"members": [...]} at the top level). body is stolen. */
-void api_reply_raw(struct api_req *r, int status, json_t *body);
+void mero__api_reply_raw(struct api_req *r, int status, json_t *body);
 /* The HTTP status of a mero_err code (negative or positive): the one table, errmap.c. */
-int api_status_of(int rc);
-/* Answer with api_status_of(rc) and the err message (or the code's description). */
-void api_reply_err(struct api_req *r, int rc, const struct mero_err *err);
+int mero__api_status_of(int rc);
+/* Answer with mero__api_status_of(rc) and the err message (or the code's description). */
+void mero__api_reply_err(struct api_req *r, int rc, const struct mero_err *err);
 /* The `data` of a finished fleet join (reference-calimero.md §4.4; routes_tee.c); NULL when
  * out of memory. */
-json_t *api_fleet_join_json(const struct mero_fleet_join_result *res);
+json_t *mero__api_fleet_join_json(const struct mero_fleet_join_result *res);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * errmap.c - the one table from the domain's mero_err codes to the admin API's HTTP statuses
- * (docs/api.md "Errors"). api_reply_err answers with the status found here and the reason the
+ * (docs/api.md "Errors"). mero__api_reply_err answers with the status found here and the reason the
  * domain gave (or the code's description).
  *
  * Invariant: a code not in the table is 500; a refusal by a rule is 403, a state conflict
@@ -23,7 +23,7 @@ static const struct {
     {MERO_EREFUSED, 403},  {MERO_EUNSUPPORTED, 501}, {MERO_ETIMEOUT, 504},
 };
 
-int api_status_of(int rc)
+int mero__api_status_of(int rc)
 {
     int code = rc < 0 ? -rc : rc;
     for (size_t i = 0; i < sizeof(errmap) / sizeof(errmap[0]); i++) {
@@ -34,9 +34,9 @@ int api_status_of(int rc)
     return 500;
 }
 
-void api_reply_err(struct api_req *r, int rc, const struct mero_err *err)
+void mero__api_reply_err(struct api_req *r, int rc, const struct mero_err *err)
 {
     int code = rc < 0 ? -rc : rc;
     const char *msg = (err != NULL && err->msg[0] != 0) ? err->msg : mero_errdesc(code);
-    api_reply_error(r, api_status_of(rc), "%s", msg);
+    mero__api_reply_error(r, mero__api_status_of(rc), "%s", msg);
 }

@@ -34,7 +34,7 @@
 #include "api/api_internal.h"
 #include "mero/log.h"
 
-void api_guard_init(struct api_guard *g)
+void mero__api_guard_init(struct api_guard *g)
 {
     memset(g, 0, sizeof(*g));
 }
@@ -74,7 +74,7 @@ static struct api_conn *oldest_idle(struct api_guard *g, bool same_ip, uint32_t 
     return best;
 }
 
-bool api_guard_accept(struct api_guard *g, const struct sockaddr *addr)
+bool mero__api_guard_accept(struct api_guard *g, const struct sockaddr *addr)
 {
     uint32_t ip = ipv4_of(addr);
     size_t total = 0, from_ip = 0;
@@ -104,7 +104,8 @@ bool api_guard_accept(struct api_guard *g, const struct sockaddr *addr)
     return true;
 }
 
-struct api_conn *api_guard_started(struct api_guard *g, struct MHD_Connection *mhd, uint64_t now_ms)
+struct api_conn *mero__api_guard_started(struct api_guard *g, struct MHD_Connection *mhd,
+                                         uint64_t now_ms)
 {
     struct api_conn *c = calloc(1, sizeof(*c));
     if (c == NULL) {
@@ -125,7 +126,7 @@ struct api_conn *api_guard_started(struct api_guard *g, struct MHD_Connection *m
     return c;
 }
 
-void api_guard_closed(struct api_guard *g, struct api_conn *c)
+void mero__api_guard_closed(struct api_guard *g, struct api_conn *c)
 {
     if (c == NULL) {
         return;
@@ -142,7 +143,7 @@ void api_guard_closed(struct api_guard *g, struct api_conn *c)
     free(c);
 }
 
-void api_guard_phase(struct api_conn *c, enum api_conn_phase phase, uint64_t now_ms)
+void mero__api_guard_phase(struct api_conn *c, enum api_conn_phase phase, uint64_t now_ms)
 {
     if (c != NULL) {
         c->phase = phase;
@@ -150,7 +151,7 @@ void api_guard_phase(struct api_conn *c, enum api_conn_phase phase, uint64_t now
     }
 }
 
-void api_guard_sweep(struct api_guard *g, uint64_t now_ms)
+void mero__api_guard_sweep(struct api_guard *g, uint64_t now_ms)
 {
     uint64_t events = g->closed_by_guard + g->refused;
     if (events != g->reported && now_ms >= g->next_report_ms) {

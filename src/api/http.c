@@ -75,7 +75,7 @@ static void pump(struct mero_api_server *s)
     (void)MHD_run(s->d);
     uint64_t now = mero_now_ms();
     if (now >= s->next_sweep_ms) {
-        api_guard_sweep(&s->guard, now);
+        mero__api_guard_sweep(&s->guard, now);
         s->next_sweep_ms = now + SWEEP_MS;
     }
     MHD_UNSIGNED_LONG_LONG ms = 0;
@@ -181,14 +181,14 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 {
     struct mero_api_server *s = cls;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-        *socket_context = api_guard_started(&s->guard, c, mero_now_ms());
+        *socket_context = mero__api_guard_started(&s->guard, c, mero_now_ms());
         return;
     }
     struct api_conn *gc = *socket_context;
     if (gc != NULL && gc->req != NULL) {
         gc->req->gc = NULL;
     }
-    api_guard_closed(&s->guard, gc);
+    mero__api_guard_closed(&s->guard, gc);
     *socket_context = NULL;
 }
 
@@ -225,7 +225,8 @@ static int check_headers(struct api_req *r, struct MHD_Connection *c, const char
     }
     if (r->bad_uri) {
         r->close_after = true;
-        api_reply_error(r, 400, "bad percent-encoding or NUL byte in the request path or query");
+        mero__api_reply_error(r, 400,
+                              "bad percent-encoding or NUL byte in the request path or query");
         return -1;
     }
     size_t counts[3] = {0, 0, 0};
@@ -233,19 +234,19 @@ static int check_headers(struct api_req *r, struct MHD_Connection *c, const char
     if (counts[0] > 1 || (counts[0] > 0 && counts[1] > 0) || counts[1] > 1) {
         /* two framings: which body is the request? (request smuggling) */
         r->close_after = true;
-        api_reply_error(r, 400, "conflicting Content-Length / Transfer-Encoding headers");
+        mero__api_reply_error(r, 400, "conflicting Content-Length / Transfer-Encoding headers");
         return -1;
     }
     if (counts[2] > 1) {
         r->close_after = true;
-        api_reply_error(r, 400, "more than one Authorization header");
+        mero__api_reply_error(r, 400, "more than one Authorization header");
         return -1;
     }
     const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
     uint64_t n = 0;
     if (cl != NULL && (mero_parse_u64(cl, UINT64_MAX, &n) < 0 || n > API_BODY_MAX)) {
         r->close_after = true;
-        api_reply_error(r, 413, "request body larger than %u bytes", API_BODY_MAX);
+        mero__api_reply_error(r, 413, "request body larger than %u bytes", API_BODY_MAX);
         return -1;
     }
     return 0;
@@ -264,10 +265,10 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     if (!r->started) {
         r->started = true;
         r->method = method_of(method);
-        api_guard_phase(r->gc, API_CONN_BODY, mero_now_ms());
+        mero__api_guard_phase(r->gc, API_CONN_BODY, mero_now_ms());
         if (check_headers(r, c, version) < 0) {
             r->dispatched = true;
-            api_guard_phase(r->gc, API_CONN_BUSY, mero_now_ms());
+            mero__api_guard_phase(r->gc, API_CONN_BUSY, mero_now_ms());
             return queue(r);
         }
         return MHD_YES;
@@ -287,9 +288,9 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         return MHD_YES; /* suspended; MHD should not call again, but be safe */
     }
     r->dispatched = true;
-    api_guard_phase(r->gc, API_CONN_BUSY, mero_now_ms());
+    mero__api_guard_phase(r->gc, API_CONN_BUSY, mero_now_ms());
     if (r->too_big) {
-        api_reply_error(r, 413, "request body larger than %u bytes", API_BODY_MAX);
+        mero__api_reply_error(r, 413, "request body larger than %u bytes", API_BODY_MAX);
         return queue(r);
     }
     size_t alen = 0;
@@ -300,12 +301,12 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         auth = NULL;
         alen = 0;
     }
-    api_dispatch(r, r->raw_path, auth, alen);
+    mero__api_dispatch(r, r->raw_path, auth, alen);
     if (r->replied) {
         return queue(r);
     }
     if (s->stopping) {
-        api_reply_error(r, 503, "node is stopping");
+        mero__api_reply_error(r, 503, "node is stopping");
         return queue(r);
     }
     r->suspended = true;
@@ -331,7 +332,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     if (r->gc != NULL) {
         r->gc->req = NULL;
         /* the next request on a kept-alive connection has its own header deadline */
-        api_guard_phase(r->gc, API_CONN_HEADERS, mero_now_ms());
+        mero__api_guard_phase(r->gc, API_CONN_HEADERS, mero_now_ms());
     }
     mero_buf_cleanup(&r->body);
     free(r->raw_path);
@@ -368,7 +369,7 @@ static void set_response(struct api_req *r, int status, json_t *root)
     }
 }
 
-void api_reply_data(struct api_req *r, int status, json_t *data)
+void mero__api_reply_data(struct api_req *r, int status, json_t *data)
 {
     if (r->replied) {
         json_decref(data);
@@ -377,7 +378,7 @@ void api_reply_data(struct api_req *r, int status, json_t *data)
     set_response(r, status, json_pack("{s:o}", "data", data ? data : json_null()));
 }
 
-void api_reply_raw(struct api_req *r, int status, json_t *body)
+void mero__api_reply_raw(struct api_req *r, int status, json_t *body)
 {
     if (r->replied) {
         json_decref(body);
@@ -386,7 +387,7 @@ void api_reply_raw(struct api_req *r, int status, json_t *body)
     set_response(r, status, body ? body : json_object());
 }
 
-void api_reply_error(struct api_req *r, int status, const char *fmt, ...)
+void mero__api_reply_error(struct api_req *r, int status, const char *fmt, ...)
 {
     if (r->replied) {
         return;
@@ -417,7 +418,7 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen
 {
     struct mero_api_server *s = cls;
     (void)addrlen;
-    return api_guard_accept(&s->guard, addr) ? MHD_YES : MHD_NO;
+    return mero__api_guard_accept(&s->guard, addr) ? MHD_YES : MHD_NO;
 }
 
 static int parse_hostport(const char *hp, struct sockaddr_in *sa)
@@ -454,7 +455,7 @@ int mero_api_start(struct mero_node *node, struct mero_api_server **out, struct 
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
     s->node = node;
-    api_guard_init(&s->guard);
+    mero__api_guard_init(&s->guard);
     unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     /* libmicrohttpd's own limit is a backstop above the guard's caps: connections the guard
      * is closing still hold a slot until libmicrohttpd has seen them end */
@@ -505,7 +506,7 @@ void mero_api_stop(struct mero_api_server *s)
     }
     s->stopping = true;
     while (s->suspended != NULL) {
-        api_reply_error(s->suspended, 503, "node is stopping");
+        mero__api_reply_error(s->suspended, 503, "node is stopping");
     }
     (void)MHD_run(s->d); /* flush the resumed replies where the peer is reading */
     MHD_stop_daemon(s->d);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * policy_json.c - the JSON shape of the TEE admission policy (reference-calimero.md §4.5): the
- * validated PUT body (api_parse_policy's canonical object) becomes a struct mero_tee_policy
+ * validated PUT body (mero__api_parse_policy's canonical object) becomes a struct mero_tee_policy
  * for the node, and a policy the node read becomes the GET shape, {"enabled": false, lists
  * empty} when none is set.
  *
- * Invariant: the canonical object is the one api_parse_policy accepted (every list present,
+ * Invariant: the canonical object is the one mero__api_parse_policy accepted (every list present,
  * strings only), so the conversion can fail only for memory.
  */
 #include <stdlib.h>
@@ -36,7 +36,7 @@ static json_t *list_json(const struct mero_strlist *l)
     return a;
 }
 
-int api_policy_from_json(json_t *canon, struct mero_tee_policy *p)
+int mero__api_policy_from_json(json_t *canon, struct mero_tee_policy *p)
 {
     memset(p, 0, sizeof(*p));
     json_t *sr = json_object_get(canon, "signedRelease");
@@ -70,7 +70,7 @@ static json_t *disabled(void)
                      "allowedTcbStatuses", "acceptMock", 0);
 }
 
-json_t *api_policy_json(const struct mero_tee_policy *p, bool found)
+json_t *mero__api_policy_json(const struct mero_tee_policy *p, bool found)
 {
     if (!found) {
         return disabled();

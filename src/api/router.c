@@ -24,8 +24,9 @@
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 
-static const struct api_route *const tables[] = {api_routes_tee, api_routes_policy, api_routes_ns,
-                                                 api_routes_ctx, api_routes_ref};
+static const struct api_route *const tables[] = {mero__api_routes_tee, mero__api_routes_policy,
+                                                 mero__api_routes_ns, mero__api_routes_ctx,
+                                                 mero__api_routes_ref};
 
 /* Percent-decode one raw path segment [p, p+n) into out (cap bytes with the terminator).
  * 0 ok; -MERO_EINVAL for a bad escape or a decoded NUL (400); -MERO_ETOOBIG when it does not
@@ -59,7 +60,7 @@ static int decode_segment(const char *p, size_t n, char *out, size_t cap, size_t
     return 0;
 }
 
-int api_split_path(const char *raw, struct api_path *out)
+int mero__api_split_path(const char *raw, struct api_path *out)
 {
     memset(out, 0, sizeof(*out));
     if (raw == NULL || raw[0] != '/') {
@@ -130,19 +131,20 @@ static int match(const char *pattern, const struct api_path *path, struct api_re
     return 1;
 }
 
-void api_dispatch(struct api_req *r, const char *raw_path, const char *authorization,
-                  size_t authorization_len)
+void mero__api_dispatch(struct api_req *r, const char *raw_path, const char *authorization,
+                        size_t authorization_len)
 {
     const struct api_route *hit = NULL;
     int path_known = 0;
     struct api_path *path = malloc(sizeof(*path));
     if (path == NULL) {
-        api_reply_error(r, 500, "out of memory");
+        mero__api_reply_error(r, 500, "out of memory");
         return;
     }
-    if (api_split_path(raw_path, path) < 0) {
+    if (mero__api_split_path(raw_path, path) < 0) {
         free(path);
-        api_reply_error(r, 400, "bad percent-encoding or NUL byte in the request path or query");
+        mero__api_reply_error(r, 400,
+                              "bad percent-encoding or NUL byte in the request path or query");
         return;
     }
     for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]) && hit == NULL; t++) {
@@ -160,22 +162,22 @@ void api_dispatch(struct api_req *r, const char *raw_path, const char *authoriza
     free(path);
     if (hit == NULL) {
         if (path_known) {
-            api_reply_error(r, 405, "method not allowed");
+            mero__api_reply_error(r, 405, "method not allowed");
         } else {
-            api_reply_error(r, 404, "no route for this path");
+            mero__api_reply_error(r, 404, "no route for this path");
         }
         return;
     }
     r->authed = mero_node_auth_ok(r->node, authorization, authorization_len);
     if (hit->protected_ && !r->authed) {
-        api_reply_error(r, 401, "missing or invalid bearer token");
+        mero__api_reply_error(r, 401, "missing or invalid bearer token");
         return;
     }
     json_t *body = NULL;
     if (hit->has_body) {
         struct api_fail f = {0};
-        if (api_parse_body((const char *)r->body.data, r->body.len, &body, &f) < 0) {
-            api_reply_error(r, f.status, "%s", f.msg);
+        if (mero__api_parse_body((const char *)r->body.data, r->body.len, &body, &f) < 0) {
+            mero__api_reply_error(r, f.status, "%s", f.msg);
             return;
         }
     }

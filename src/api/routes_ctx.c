@@ -31,21 +31,22 @@ static void ctx_create(struct api_req *r, json_t *body)
 {
     struct api_fail f = {0};
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN], ctx[MERO_CONTEXT_ID_LEN];
-    if (api_parse_empty(body, &f) < 0 || api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_parse_empty(body, &f) < 0 ||
+        mero__api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
     if (mero_node_namespace_of(r->node, g, ns) < 0) {
-        api_reply_error(r, 404, "group not found");
+        mero__api_reply_error(r, 404, "group not found");
         return;
     }
     struct mero_err err = {0};
     int rc = mero_node_ctx_create(r->node, ns, g, ctx, &err);
     if (rc < 0) {
-        api_reply_err(r, rc, &err);
+        mero__api_reply_err(r, rc, &err);
         return;
     }
-    api_reply_data(r, 200, json_pack("{s:o, s:o}", "contextId", idj(ctx), "groupId", idj(g)));
+    mero__api_reply_data(r, 200, json_pack("{s:o, s:o}", "contextId", idj(ctx), "groupId", idj(g)));
 }
 
 static void ctx_list(struct api_req *r, json_t *body)
@@ -53,18 +54,18 @@ static void ctx_list(struct api_req *r, json_t *body)
     (void)body;
     struct api_fail f = {0};
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
-    if (api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
     if (mero_node_namespace_of(r->node, g, ns) < 0) {
-        api_reply_error(r, 404, "group not found");
+        mero__api_reply_error(r, 404, "group not found");
         return;
     }
     struct mero_gov_context *cs = NULL;
     size_t n = 0;
     if (mero_node_contexts(r->node, ns, &cs, &n) < 0) {
-        api_reply_error(r, 500, "cannot list contexts");
+        mero__api_reply_error(r, 500, "cannot list contexts");
         return;
     }
     json_t *a = json_array();
@@ -75,15 +76,15 @@ static void ctx_list(struct api_req *r, json_t *body)
         }
     }
     free(cs);
-    api_reply_data(r, 200, a); /* the reference's shape: an array */
+    mero__api_reply_data(r, 200, a); /* the reference's shape: an array */
 }
 
 static int kv_params(struct api_req *r, uint8_t ctx[MERO_CONTEXT_ID_LEN])
 {
     struct api_fail f = {0};
-    if (api_parse_id32(r->params[0], ctx, "context_id", &f) < 0 ||
-        api_check_kv_key(r->params[1], &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_parse_id32(r->params[0], ctx, "context_id", &f) < 0 ||
+        mero__api_check_kv_key(r->params[1], &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return -1;
     }
     return 0;
@@ -99,19 +100,19 @@ static void kv_write(struct api_req *r, json_t *body, bool force)
     if (kv_params(r, ctx) < 0) {
         return;
     }
-    if ((force ? api_parse_forge(body, &v, &n, &lamport, &f) : api_parse_kv(body, &v, &n, &f)) <
-        0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if ((force ? mero__api_parse_forge(body, &v, &n, &lamport, &f)
+               : mero__api_parse_kv(body, &v, &n, &f)) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
     struct mero_err err = {0};
     int rc =
         mero_node_ctx_put(r->node, ctx, r->params[1], (const uint8_t *)v, n, force, lamport, &err);
     if (rc < 0) {
-        api_reply_err(r, rc, &err);
+        mero__api_reply_err(r, rc, &err);
         return;
     }
-    api_reply_data(
+    mero__api_reply_data(
         r, 200,
         json_pack("{s:o, s:s, s:s%}", "contextId", idj(ctx), "key", r->params[1], "value", v, n));
 }
@@ -124,7 +125,7 @@ static void kv_put(struct api_req *r, json_t *body)
 static void kv_forge(struct api_req *r, json_t *body)
 {
     if (!mero_node_test_mode(r->node)) {
-        api_reply_error(r, 404, "no route for this path");
+        mero__api_reply_error(r, 404, "no route for this path");
         return;
     }
     kv_write(r, body, true);
@@ -142,21 +143,21 @@ static void kv_get(struct api_req *r, json_t *body)
     struct mero_err err = {0};
     int rc = mero_node_ctx_get(r->node, ctx, r->params[1], &v, &n, &err);
     if (rc < 0) {
-        api_reply_err(r, rc, &err);
+        mero__api_reply_err(r, rc, &err);
         return;
     }
     json_t *s = json_stringn((const char *)v, n);
     free(v);
     if (s == NULL) {
-        api_reply_error(r, 500, "stored value is not UTF-8");
+        mero__api_reply_error(r, 500, "stored value is not UTF-8");
         return;
     }
-    api_reply_data(
+    mero__api_reply_data(
         r, 200,
         json_pack("{s:o, s:s, s:o}", "contextId", idj(ctx), "key", r->params[1], "value", s));
 }
 
-const struct api_route api_routes_ctx[] = {
+const struct api_route mero__api_routes_ctx[] = {
     {API_POST, "/admin-api/groups/:group_id/contexts", true, true, ctx_create},
     {API_GET, "/admin-api/groups/:group_id/contexts", true, false, ctx_list},
     {API_PUT, "/admin-api/contexts/:context_id/kv/:key", true, true, kv_put},

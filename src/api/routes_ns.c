@@ -13,8 +13,8 @@
  * can be let in again.
  *
  * Shapes follow the reference (mero-js, docs/api.md): POST .../members takes the batch
- * {members: [{identity, role}], requester?}, all or none (api_batch_reply, routes_ref.c; the single
- * {identity, role} form stays as our extension); GET .../members answers {"members": [...]}
+ * {members: [{identity, role}], requester?}, all or none (mero__api_batch_reply, routes_ref.c; the
+ * single {identity, role} form stays as our extension); GET .../members answers {"members": [...]}
  * without the data envelope. Namespace creation lives in routes_ref.c.
  */
 #include <stdio.h>
@@ -39,12 +39,12 @@ static int group_param(struct api_req *r, size_t idx, uint8_t group[MERO_GROUP_I
                        uint8_t ns[MERO_NS_ID_LEN])
 {
     struct api_fail f = {0};
-    if (api_parse_id32(r->params[idx], group, "group_id", &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_parse_id32(r->params[idx], group, "group_id", &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return -1;
     }
     if (mero_node_namespace_of(r->node, group, ns) < 0) {
-        api_reply_error(r, 404, "group not found");
+        mero__api_reply_error(r, 404, "group not found");
         return -1;
     }
     return 0;
@@ -55,10 +55,10 @@ static void finish(struct api_req *r, int rc, const struct mero_err *err, json_t
 {
     if (rc < 0) {
         json_decref(data);
-        api_reply_err(r, rc, err);
+        mero__api_reply_err(r, rc, err);
         return;
     }
-    api_reply_data(r, 200, data);
+    mero__api_reply_data(r, 200, data);
 }
 
 static void node_info(struct api_req *r, json_t *body)
@@ -85,18 +85,19 @@ static void node_info(struct api_req *r, json_t *body)
     }
     uint8_t me[MERO_IDENTITY_LEN];
     mero_node_identity(r->node, me);
-    api_reply_data(r, 200,
-                   json_pack("{s:s, s:o, s:o, s:s, s:o}", "peerId", mero_node_peer_id(r->node),
-                             "listenAddrs", al, "identity", idj(me), "name",
-                             mero_node_name(r->node), "namespaces", nsl));
+    mero__api_reply_data(r, 200,
+                         json_pack("{s:s, s:o, s:o, s:s, s:o}", "peerId",
+                                   mero_node_peer_id(r->node), "listenAddrs", al, "identity",
+                                   idj(me), "name", mero_node_name(r->node), "namespaces", nsl));
 }
 
 static void ns_join(struct api_req *r, json_t *body)
 {
     struct api_fail f = {0};
     uint8_t ns[MERO_NS_ID_LEN], pk[MERO_IDENTITY_LEN];
-    if (api_parse_empty(body, &f) < 0 || api_parse_id32(r->params[0], ns, "namespace_id", &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_parse_empty(body, &f) < 0 ||
+        mero__api_parse_id32(r->params[0], ns, "namespace_id", &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
     struct mero_err err = {0};
@@ -110,8 +111,8 @@ static void subgroup_create(struct api_req *r, json_t *body)
     uint8_t parent[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN], g[MERO_GROUP_ID_LEN];
     struct api_fail f = {0};
     int open = 1;
-    if (api_parse_subgroup(body, &open, &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_parse_subgroup(body, &open, &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
     if (group_param(r, 0, parent, ns) < 0) {
@@ -140,18 +141,18 @@ static void members_add_batch(struct api_req *r, json_t *body)
     static const char *const allowed[] = {"members", "requester", NULL};
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
     struct api_fail f = {0};
-    if (api_check_fields(body, allowed, &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_check_fields(body, allowed, &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
-    if (group_param(r, 0, g, ns) < 0 || api_take_requester(r, body, ns) < 0) {
+    if (group_param(r, 0, g, ns) < 0 || mero__api_take_requester(r, body, ns) < 0) {
         return;
     }
     json_t *a = json_object_get(body, "members");
     size_t n = json_array_size(a);
     if (!json_is_array(a) || n == 0 || n > API_BATCH_MAX) {
-        api_reply_error(r, 400, "`members` must be a list of 1 to %d {identity, role} entries",
-                        API_BATCH_MAX);
+        mero__api_reply_error(
+            r, 400, "`members` must be a list of 1 to %d {identity, role} entries", API_BATCH_MAX);
         return;
     }
     struct api_member_req *ms = calloc(n, sizeof(*ms));
@@ -159,7 +160,7 @@ static void members_add_batch(struct api_req *r, json_t *body)
     if (ms == NULL || es == NULL) {
         free(ms);
         free(es);
-        api_reply_error(r, 500, "out of memory");
+        mero__api_reply_error(r, 500, "out of memory");
         return;
     }
     for (size_t i = 0; i < n; i++) {
@@ -167,7 +168,8 @@ static void members_add_batch(struct api_req *r, json_t *body)
         json_t *c = json_is_object(e) ? json_copy(e) : NULL;
         uint8_t k[MERO_IDENTITY_LEN];
         json_t *idv = c ? json_object_get(c, "identity") : NULL;
-        if (idv != NULL && json_is_string(idv) && api_parse_key32(json_string_value(idv), k) == 0) {
+        if (idv != NULL && json_is_string(idv) &&
+            mero__api_parse_key32(json_string_value(idv), k) == 0) {
             json_object_set_new(c, "identity", mero_json_hex(k, sizeof(k)));
         }
         int bad = -1;
@@ -175,7 +177,7 @@ static void members_add_batch(struct api_req *r, json_t *body)
             f.status = 400;
             snprintf(f.msg, sizeof(f.msg), "must be an object {identity, role}");
         } else {
-            bad = api_parse_member(c, &ms[i], &f);
+            bad = mero__api_parse_member(c, &ms[i], &f);
         }
         json_decref(c);
         for (size_t j = 0; bad == 0 && j < i; j++) {
@@ -188,7 +190,7 @@ static void members_add_batch(struct api_req *r, json_t *body)
         if (bad < 0) {
             free(ms);
             free(es);
-            api_reply_error(r, f.status, "members[%zu]: %s", i, f.msg);
+            mero__api_reply_error(r, f.status, "members[%zu]: %s", i, f.msg);
             return;
         }
         memcpy(es[i].id, ms[i].identity, sizeof(es[i].id));
@@ -202,8 +204,8 @@ static void members_add_batch(struct api_req *r, json_t *body)
         json_array_append_new(done, json_pack("{s:o, s:s}", "identity", idj(es[i].id), "role",
                                               mero_role_name(es[i].role)));
     }
-    api_batch_reply(r, rc, es, n, &err,
-                    json_pack("{s:o, s:o}", "groupId", idj(g), "members", done));
+    mero__api_batch_reply(r, rc, es, n, &err,
+                          json_pack("{s:o, s:o}", "groupId", idj(g), "members", done));
     free(es);
 }
 
@@ -216,8 +218,8 @@ static void member_add(struct api_req *r, json_t *body)
         members_add_batch(r, body);
         return;
     }
-    if (api_parse_member(body, &m, &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_parse_member(body, &m, &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
     if (group_param(r, 0, g, ns) < 0) {
@@ -239,15 +241,15 @@ static void member_role(struct api_req *r, json_t *body)
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN], id[MERO_IDENTITY_LEN];
     struct api_fail f = {0};
     enum api_role ar;
-    if (group_param(r, 0, g, ns) < 0 || api_take_requester(r, body, ns) < 0) {
+    if (group_param(r, 0, g, ns) < 0 || mero__api_take_requester(r, body, ns) < 0) {
         return;
     }
-    if (api_parse_role(body, &ar, &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_parse_role(body, &ar, &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
-    if (api_parse_id32(r->params[1], id, "identity", &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_parse_id32(r->params[1], id, "identity", &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
     int role = mero_role_of(ar);
@@ -267,8 +269,8 @@ static void member_remove(struct api_req *r, json_t *body)
     if (group_param(r, 0, g, ns) < 0) {
         return;
     }
-    if (api_parse_id32(r->params[1], id, "identity", &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_parse_id32(r->params[1], id, "identity", &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
     struct mero_err err = {0};
@@ -283,8 +285,8 @@ static void group_leave(struct api_req *r, json_t *body)
 {
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
     struct api_fail f = {0};
-    if (api_parse_empty(body, &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_parse_empty(body, &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
     if (group_param(r, 0, g, ns) < 0) {
@@ -305,7 +307,7 @@ static void members_list(struct api_req *r, json_t *body)
     struct mero_gov_member *ms = NULL;
     size_t n = 0;
     if (mero_node_members(r->node, g, &ms, &n) < 0) {
-        api_reply_error(r, 500, "cannot list members");
+        mero__api_reply_error(r, 500, "cannot list members");
         return;
     }
     json_t *a = json_array();
@@ -326,10 +328,10 @@ static void members_list(struct api_req *r, json_t *body)
     }
     free(ms);
     /* the reference's shape: {"members": [...]} at the top level, no data envelope */
-    api_reply_raw(r, 200, json_pack("{s:o, s:o}", "groupId", idj(g), "members", a));
+    mero__api_reply_raw(r, 200, json_pack("{s:o, s:o}", "groupId", idj(g), "members", a));
 }
 
-const struct api_route api_routes_ns[] = {
+const struct api_route mero__api_routes_ns[] = {
     {API_GET, "/admin-api/node", true, false, node_info},
     {API_POST, "/admin-api/namespaces/:namespace_id/join", true, true, ns_join},
     {API_POST, "/admin-api/groups/:group_id/subgroups", true, true, subgroup_create},

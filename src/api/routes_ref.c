@@ -36,14 +36,14 @@ static json_t *b58j(const uint8_t pk[MERO_IDENTITY_LEN])
     return json_string(s);
 }
 
-int api_parse_key32(const char *s, uint8_t out[MERO_IDENTITY_LEN])
+int mero__api_parse_key32(const char *s, uint8_t out[MERO_IDENTITY_LEN])
 {
     struct api_fail f = {0};
     if (s == NULL) {
         return -1;
     }
     if (strlen(s) == MERO_HEX_LEN(MERO_IDENTITY_LEN)) {
-        return api_parse_id32(s, out, "key", &f) < 0 ? -1 : 0;
+        return mero__api_parse_id32(s, out, "key", &f) < 0 ? -1 : 0;
     }
     uint8_t buf[MERO_IDENTITY_LEN + 8]; /* room to see a longer decoding and refuse it */
     size_t n = sizeof(buf);
@@ -55,41 +55,41 @@ int api_parse_key32(const char *s, uint8_t out[MERO_IDENTITY_LEN])
     return 0;
 }
 
-int api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[MERO_NS_ID_LEN])
+int mero__api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[MERO_NS_ID_LEN])
 {
     json_t *v = json_object_get(body, "requester");
     if (v == NULL) {
         return 0;
     }
     uint8_t want[MERO_IDENTITY_LEN], mine[MERO_IDENTITY_LEN];
-    if (!json_is_string(v) || api_parse_key32(json_string_value(v), want) < 0) {
-        api_reply_error(r, 400, "`requester` must be a 32-byte key: 64 hex chars or base58");
+    if (!json_is_string(v) || mero__api_parse_key32(json_string_value(v), want) < 0) {
+        mero__api_reply_error(r, 400, "`requester` must be a 32-byte key: 64 hex chars or base58");
         return -1;
     }
     if (mero_node_ns_identity(r->node, ns, mine) < 0) {
-        api_reply_error(r, 403,
-                        "requester refused: this node holds no identity in the namespace and "
-                        "signs only as itself");
+        mero__api_reply_error(r, 403,
+                              "requester refused: this node holds no identity in the namespace and "
+                              "signs only as itself");
         return -1;
     }
     if (!mero_ct_eq(want, mine, sizeof(mine))) {
         char h[MERO_HEX_SIZE(MERO_IDENTITY_LEN)];
         mero_hex_encode(h, mine, sizeof(mine));
-        api_reply_error(r, 403,
-                        "requester refused: this node signs only as itself (%s) in this "
-                        "namespace, not as the requester given",
-                        h);
+        mero__api_reply_error(r, 403,
+                              "requester refused: this node signs only as itself (%s) in this "
+                              "namespace, not as the requester given",
+                              h);
         return -1;
     }
     json_object_del(body, "requester");
     return 0;
 }
 
-void api_batch_reply(struct api_req *r, int rc, const struct mero_node_batch_entry *e, size_t n,
-                     const struct mero_err *err, json_t *data)
+void mero__api_batch_reply(struct api_req *r, int rc, const struct mero_node_batch_entry *e,
+                           size_t n, const struct mero_err *err, json_t *data)
 {
     if (rc == 0) {
-        api_reply_data(r, 200, data);
+        mero__api_reply_data(r, 200, data);
         return;
     }
     json_decref(data);
@@ -117,20 +117,20 @@ void api_batch_reply(struct api_req *r, int rc, const struct mero_node_batch_ent
     int room = (int)sizeof(out.msg) - 64; /* a long list is cut, never overrun */
     snprintf(out.msg, sizeof(out.msg), "%zu refused, nothing was changed: %.*s", refused, room,
              msg);
-    api_reply_err(r, rc, &out);
+    mero__api_reply_err(r, rc, &out);
 }
 
 static void health(struct api_req *r, json_t *body)
 {
     (void)body;
-    api_reply_data(r, 200, json_pack("{s:s}", "status", "alive"));
+    mero__api_reply_data(r, 200, json_pack("{s:s}", "status", "alive"));
 }
 
 static void is_authed(struct api_req *r, json_t *body)
 {
     (void)body;
-    api_reply_data(r, 200,
-                   json_pack("{s:s}", "status", r->authed ? "authenticated" : "unauthenticated"));
+    mero__api_reply_data(
+        r, 200, json_pack("{s:s}", "status", r->authed ? "authenticated" : "unauthenticated"));
 }
 
 static void identity(struct api_req *r, json_t *body)
@@ -138,9 +138,9 @@ static void identity(struct api_req *r, json_t *body)
     (void)body;
     uint8_t pk[MERO_IDENTITY_LEN];
     mero_node_identity(r->node, pk);
-    api_reply_data(r, 200,
-                   json_pack("{s:o, s:n, s:o}", "accountId", mero_json_hex(pk, sizeof(pk)),
-                             "deviceId", "publicKey", b58j(pk)));
+    mero__api_reply_data(r, 200,
+                         json_pack("{s:o, s:n, s:o}", "accountId", mero_json_hex(pk, sizeof(pk)),
+                                   "deviceId", "publicKey", b58j(pk)));
 }
 
 static void put_labels(json_t *o, const struct mero_node_labels *m)
@@ -186,8 +186,8 @@ static int opt_str(struct api_req *r, json_t *body, const char *key, char out[ME
     const char *s = json_string_value(v);
     size_t n = s ? strlen(s) : 0;
     if (s == NULL || n != json_string_length(v) || n > MERO_NODE_LABEL_MAX - 1) {
-        api_reply_error(r, 400, "`%s` must be a string of at most %d chars", key,
-                        MERO_NODE_LABEL_MAX - 1);
+        mero__api_reply_error(r, 400, "`%s` must be a string of at most %d chars", key,
+                              MERO_NODE_LABEL_MAX - 1);
         return -1;
     }
     memcpy(out, s, n + 1);
@@ -202,8 +202,8 @@ static void ns_create(struct api_req *r, json_t *body)
     struct api_fail f = {0};
     struct mero_node_labels m;
     memset(&m, 0, sizeof(m));
-    if (api_check_fields(body, allowed, &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_check_fields(body, allowed, &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
     if (opt_str(r, body, "applicationId", m.application_id, NULL) < 0 ||
@@ -214,8 +214,8 @@ static void ns_create(struct api_req *r, json_t *body)
     }
     if (m.app_key[0] != 0) {
         uint8_t k[MERO_APP_ID_LEN];
-        if (api_parse_id32(m.app_key, k, "appKey", &f) < 0) {
-            api_reply_error(r, f.status, "%s", f.msg);
+        if (mero__api_parse_id32(m.app_key, k, "appKey", &f) < 0) {
+            mero__api_reply_error(r, f.status, "%s", f.msg);
             return;
         }
         mero_hex_encode(m.app_key, k, sizeof(k));
@@ -225,7 +225,7 @@ static void ns_create(struct api_req *r, json_t *body)
     struct mero_err err = {0};
     int rc = mero_node_ns_create(r->node, &m, ns, pk, &err);
     if (rc < 0) {
-        api_reply_err(r, rc, &err);
+        mero__api_reply_err(r, rc, &err);
         return;
     }
     json_t *o = json_pack("{s:o, s:o}", "namespaceId", mero_json_hex(ns, sizeof(ns)), "identity",
@@ -242,7 +242,7 @@ static void ns_create(struct api_req *r, json_t *body)
     if (m.has_name) {
         json_object_set_new(o, "name", json_string(m.name));
     }
-    api_reply_data(r, 200, o);
+    mero__api_reply_data(r, 200, o);
 }
 
 static void ns_list(struct api_req *r, json_t *body)
@@ -253,14 +253,14 @@ static void ns_list(struct api_req *r, json_t *body)
     size_t n = 0;
     if (mero_node_namespaces(r->node, &nss, &n) < 0) {
         json_decref(a);
-        api_reply_error(r, 500, "cannot list namespaces");
+        mero__api_reply_error(r, 500, "cannot list namespaces");
         return;
     }
     for (size_t i = 0; i < n; i++) {
         json_array_append_new(a, ns_json(r->node, nss[i]));
     }
     free(nss);
-    api_reply_data(r, 200, a);
+    mero__api_reply_data(r, 200, a);
 }
 
 /* :namespace_id must name a namespace root this node knows; replies 400/404 itself. */
@@ -268,12 +268,12 @@ static int ns_param(struct api_req *r, uint8_t ns[MERO_NS_ID_LEN])
 {
     struct api_fail f = {0};
     uint8_t root[MERO_NS_ID_LEN];
-    if (api_parse_id32(r->params[0], ns, "namespace_id", &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_parse_id32(r->params[0], ns, "namespace_id", &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return -1;
     }
     if (mero_node_namespace_of(r->node, ns, root) < 0 || memcmp(root, ns, sizeof(root)) != 0) {
-        api_reply_error(r, 404, "namespace not found");
+        mero__api_reply_error(r, 404, "namespace not found");
         return -1;
     }
     return 0;
@@ -286,7 +286,7 @@ static void ns_get(struct api_req *r, json_t *body)
     if (ns_param(r, ns) < 0) {
         return;
     }
-    api_reply_data(r, 200, ns_json(r->node, ns));
+    mero__api_reply_data(r, 200, ns_json(r->node, ns));
 }
 
 /* POST /admin-api/namespaces/:namespace_id/groups {groupId?, name?, visibility?}: an open
@@ -299,21 +299,22 @@ static void ns_group_create(struct api_req *r, json_t *body)
     struct mero_node_labels m;
     memset(&m, 0, sizeof(m));
     if (json_object_get(body, "groupId") != NULL) {
-        api_reply_error(r, 400, "`groupId` cannot be chosen: governance derives the group id");
+        mero__api_reply_error(r, 400,
+                              "`groupId` cannot be chosen: governance derives the group id");
         return;
     }
-    if (api_check_fields(body, allowed, &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_check_fields(body, allowed, &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
     if (opt_str(r, body, "name", m.name, &m.has_name) < 0 || ns_param(r, ns) < 0 ||
-        api_take_requester(r, body, ns) < 0) {
+        mero__api_take_requester(r, body, ns) < 0) {
         return;
     }
     int open = 1;
     json_object_del(body, "name"); /* kept in m; the rest is the subgroup body */
-    if (api_parse_subgroup(body, &open, &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_parse_subgroup(body, &open, &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
     struct mero_err err = {0};
@@ -321,7 +322,7 @@ static void ns_group_create(struct api_req *r, json_t *body)
         mero_node_subgroup_create(r->node, ns, ns, open ? MERO_GROUP_OPEN : MERO_GROUP_RESTRICTED,
                                   m.has_name ? m.name : NULL, g, &err);
     if (rc < 0) {
-        api_reply_err(r, rc, &err);
+        mero__api_reply_err(r, rc, &err);
         return;
     }
     json_t *o =
@@ -330,7 +331,7 @@ static void ns_group_create(struct api_req *r, json_t *body)
     if (m.has_name) {
         json_object_set_new(o, "name", json_string(m.name));
     }
-    api_reply_data(r, 200, o);
+    mero__api_reply_data(r, 200, o);
 }
 
 static void ns_groups(struct api_req *r, json_t *body)
@@ -343,7 +344,7 @@ static void ns_groups(struct api_req *r, json_t *body)
     struct mero_node_group_entry *gs = NULL;
     size_t n = 0;
     if (mero_node_ns_groups(r->node, ns, &gs, &n) < 0) {
-        api_reply_error(r, 500, "cannot list groups");
+        mero__api_reply_error(r, 500, "cannot list groups");
         return;
     }
     json_t *a = json_array();
@@ -358,7 +359,7 @@ static void ns_groups(struct api_req *r, json_t *body)
         json_array_append_new(a, o);
     }
     free(gs);
-    api_reply_data(r, 200, a);
+    mero__api_reply_data(r, 200, a);
 }
 
 static void group_info(struct api_req *r, json_t *body)
@@ -366,13 +367,13 @@ static void group_info(struct api_req *r, json_t *body)
     (void)body;
     struct api_fail f = {0};
     uint8_t g[MERO_GROUP_ID_LEN];
-    if (api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
     struct mero_node_group_summary sum;
     if (mero_node_group_summary(r->node, g, &sum) < 0) {
-        api_reply_error(r, 404, "group not found");
+        mero__api_reply_error(r, 404, "group not found");
         return;
     }
     json_t *o = json_pack("{s:o}", "groupId", mero_json_hex(g, sizeof(g)));
@@ -386,7 +387,7 @@ static void group_info(struct api_req *r, json_t *body)
     json_object_set_new(o, "metadata", json_null());
     json_object_set_new(o, "namespaceId", mero_json_hex(sum.ns, sizeof(sum.ns)));
     json_object_set_new(o, "parentId", mero_json_hex(sum.parent, sizeof(sum.parent)));
-    api_reply_data(r, 200, o);
+    mero__api_reply_data(r, 200, o);
 }
 
 /* POST /admin-api/groups/:group_id/members/remove {members: [identity...], requester?}:
@@ -396,39 +397,40 @@ static void members_remove(struct api_req *r, json_t *body)
     static const char *const allowed[] = {"members", "requester", NULL};
     struct api_fail f = {0};
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
-    if (api_check_fields(body, allowed, &f) < 0 ||
-        api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_check_fields(body, allowed, &f) < 0 ||
+        mero__api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         return;
     }
     if (mero_node_namespace_of(r->node, g, ns) < 0) {
-        api_reply_error(r, 404, "group not found");
+        mero__api_reply_error(r, 404, "group not found");
         return;
     }
-    if (api_take_requester(r, body, ns) < 0) {
+    if (mero__api_take_requester(r, body, ns) < 0) {
         return;
     }
     json_t *a = json_object_get(body, "members");
     size_t n = json_array_size(a);
     if (!json_is_array(a) || n == 0 || n > API_BATCH_MAX) {
-        api_reply_error(r, 400, "`members` must be a list of 1 to %d identities", API_BATCH_MAX);
+        mero__api_reply_error(r, 400, "`members` must be a list of 1 to %d identities",
+                              API_BATCH_MAX);
         return;
     }
     struct mero_node_batch_entry *es = calloc(n, sizeof(*es));
     if (es == NULL) {
-        api_reply_error(r, 500, "out of memory");
+        mero__api_reply_error(r, 500, "out of memory");
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        if (api_parse_key32(json_string_value(json_array_get(a, i)), es[i].id) < 0) {
+        if (mero__api_parse_key32(json_string_value(json_array_get(a, i)), es[i].id) < 0) {
             free(es);
-            api_reply_error(r, 400, "members[%zu] must be 64 hex chars (32 bytes)", i);
+            mero__api_reply_error(r, 400, "members[%zu] must be 64 hex chars (32 bytes)", i);
             return;
         }
         for (size_t j = 0; j < i; j++) {
             if (memcmp(es[i].id, es[j].id, sizeof(es[i].id)) == 0) {
                 free(es);
-                api_reply_error(r, 400, "members[%zu] repeats members[%zu]", i, j);
+                mero__api_reply_error(r, 400, "members[%zu] repeats members[%zu]", i, j);
                 return;
             }
         }
@@ -439,13 +441,13 @@ static void members_remove(struct api_req *r, json_t *body)
     for (size_t i = 0; i < n; i++) {
         json_array_append_new(done, mero_json_hex(es[i].id, sizeof(es[i].id)));
     }
-    api_batch_reply(r, rc, es, n, &err,
-                    json_pack("{s:o, s:o, s:b}", "groupId", mero_json_hex(g, sizeof(g)), "members",
-                              done, "removed", 1));
+    mero__api_batch_reply(r, rc, es, n, &err,
+                          json_pack("{s:o, s:o, s:b}", "groupId", mero_json_hex(g, sizeof(g)),
+                                    "members", done, "removed", 1));
     free(es);
 }
 
-const struct api_route api_routes_ref[] = {
+const struct api_route mero__api_routes_ref[] = {
     {API_GET, "/admin-api/health", false, false, health},
     {API_GET, "/admin-api/is-authed", false, false, is_authed},
     {API_GET, "/admin-api/identity", true, false, identity},

@@ -10,7 +10,7 @@
  * applications in mero, so any applicationId answers 404 "Application '<id>' not found"
  * (docs/api.md). The fleet join runs in the node's admission layer (mero_node_fleet_join);
  * it answers asynchronously, so the connection stays suspended until it finishes, and its
- * result becomes the reference's JSON here (api_fleet_join_json).
+ * result becomes the reference's JSON here (mero__api_fleet_join_json).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,12 +30,12 @@ static void tee_info(struct api_req *r, json_t *body)
 {
     (void)body;
     if (mero_node_tee_mode(r->node) == MERO_TEE_NONE) {
-        api_reply_error(r, 501, NO_TDX_MSG);
+        mero__api_reply_error(r, 501, NO_TDX_MSG);
         return;
     }
     char cloud[MERO_NODE_CLOUD_MAX], os[MERO_NODE_OS_MAX], mrtd[MERO_HEX_SIZE(MERO_MR_LEN)];
     mero_node_tee_info(r->node, cloud, os, mrtd);
-    api_reply_data(
+    mero__api_reply_data(
         r, 200, json_pack("{s:s, s:s, s:s}", "cloudProvider", cloud, "osImage", os, "mrtd", mrtd));
 }
 
@@ -76,23 +76,23 @@ static void attest_done(void *vctx, int rc, const struct mero_node_quote *res,
     json_t *data = NULL;
     char *b64 = NULL;
     if (rc == -MERO_EUNSUPPORTED) {
-        api_reply_error(r, 501, NO_TDX_MSG);
+        mero__api_reply_error(r, 501, NO_TDX_MSG);
         goto out;
     }
     if (rc < 0) {
-        api_reply_error(r, 500, "%s", err && err->msg[0] ? err->msg : mero_errdesc(-rc));
+        mero__api_reply_error(r, 500, "%s", err && err->msg[0] ? err->msg : mero_errdesc(-rc));
         goto out;
     }
     bool mock = mero_mock_is_mock(q, len);
     if (mock && mero_node_tee_mode(node) != MERO_TEE_MOCK) {
-        api_reply_error(r, 501, NO_TDX_MSG); /* fail closed: mock only under --mock-tee */
+        mero__api_reply_error(r, 501, NO_TDX_MSG); /* fail closed: mock only under --mock-tee */
         goto out;
     }
     json_t *qj = quote_json(q, len, &qe);
     b64 = mero_base64_encode(q, len);
     if (qj == NULL || b64 == NULL) {
         json_decref(qj);
-        api_reply_error(r, 500, "generated quote does not parse: %s", qe.msg);
+        mero__api_reply_error(r, 500, "generated quote does not parse: %s", qe.msg);
         goto out;
     }
     data = json_pack("{s:s, s:o}", "quoteB64", b64, "quote", qj);
@@ -117,7 +117,7 @@ static void attest_done(void *vctx, int rc, const struct mero_node_quote *res,
                 /* no verdict without the collateral asked for: fail, never omit it */
                 json_decref(data);
                 data = NULL;
-                api_reply_error(r, 502, "collateral could not be fetched");
+                mero__api_reply_error(r, 502, "collateral could not be fetched");
                 goto out;
             }
             json_object_set_new(data, "collateral", coll);
@@ -129,14 +129,14 @@ static void attest_done(void *vctx, int rc, const struct mero_node_quote *res,
                 free(log);
                 json_decref(data);
                 data = NULL;
-                api_reply_error(r, mock ? 400 : 500, "the event log could not be read");
+                mero__api_reply_error(r, mock ? 400 : 500, "the event log could not be read");
                 goto out;
             }
             json_object_set_new(data, "eventLogB64", json_string(log));
             free(log);
         }
     }
-    api_reply_data(r, 200, data);
+    mero__api_reply_data(r, 200, data);
     data = NULL;
 out:
     free(b64);
@@ -156,13 +156,13 @@ static void start_quote(struct attest_ctx *c, const uint8_t rd[MERO_REPORT_DATA_
     }
     int rc = mero_node_tee_quote(r->node, rd, extras, attest_done, c);
     if (rc == -MERO_EUNSUPPORTED) {
-        api_reply_error(r, 501, NO_TDX_MSG);
+        mero__api_reply_error(r, 501, NO_TDX_MSG);
         free(c);
     } else if (rc == -MERO_EQUOTE_MOCK) {
-        api_reply_error(r, 400, "eventLog is not available for a mock quote");
+        mero__api_reply_error(r, 400, "eventLog is not available for a mock quote");
         free(c);
     } else if (rc < 0) {
-        api_reply_error(r, 500, "quote generation failed: %s", mero_errdesc(-rc));
+        mero__api_reply_error(r, 500, "quote generation failed: %s", mero_errdesc(-rc));
         free(c);
     }
 }
@@ -172,34 +172,34 @@ static void tee_attest(struct api_req *r, json_t *body)
     struct api_fail f = {0};
     struct attest_ctx *c = calloc(1, sizeof(*c));
     if (c == NULL) {
-        api_reply_error(r, 500, "out of memory");
+        mero__api_reply_error(r, 500, "out of memory");
         return;
     }
     c->r = r;
-    if (api_parse_attest(body, &c->a, &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_parse_attest(body, &c->a, &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         free(c);
         return;
     }
     if (c->a.has_app) {
-        api_reply_error(r, 404, "Application '%s' not found", c->a.app_id);
+        mero__api_reply_error(r, 404, "Application '%s' not found", c->a.app_id);
         free(c);
         return;
     }
     if (c->a.bind_tls) {
-        api_reply_error(r, 409,
-                        "bindTlsKey requires an attested TLS certificate; none is "
-                        "configured");
+        mero__api_reply_error(r, 409,
+                              "bindTlsKey requires an attested TLS certificate; none is "
+                              "configured");
         free(c);
         return;
     }
     if (mero_node_tee_mode(r->node) == MERO_TEE_NONE) {
-        api_reply_error(r, 501, NO_TDX_MSG);
+        mero__api_reply_error(r, 501, NO_TDX_MSG);
         free(c);
         return;
     }
     if (c->a.event_log && mero_node_tee_mode(r->node) == MERO_TEE_MOCK) {
-        api_reply_error(r, 400, "eventLog is not available for a mock quote");
+        mero__api_reply_error(r, 400, "eventLog is not available for a mock quote");
         free(c);
         return;
     }
@@ -222,13 +222,13 @@ static void tee_registration_attest(struct api_req *r, json_t *body)
     struct api_fail f = {0};
     struct attest_ctx *c = calloc(1, sizeof(*c));
     if (c == NULL) {
-        api_reply_error(r, 500, "out of memory");
+        mero__api_reply_error(r, 500, "out of memory");
         return;
     }
     c->r = r;
     c->registration = true;
-    if (api_parse_registration(body, c->a.nonce, &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_parse_registration(body, c->a.nonce, &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         free(c);
         return;
     }
@@ -238,7 +238,7 @@ static void tee_registration_attest(struct api_req *r, json_t *body)
     start_quote(c, rd);
 }
 
-json_t *api_fleet_join_json(const struct mero_fleet_join_result *res)
+json_t *mero__api_fleet_join_json(const struct mero_fleet_join_result *res)
 {
     json_t *o = json_object(), *list = json_array(), *refs = json_array();
     if (o == NULL || list == NULL || refs == NULL) {
@@ -276,15 +276,15 @@ static void fleet_join_done(void *ctx, int rc, const struct mero_fleet_join_resu
 {
     struct api_req *r = ctx;
     if (rc < 0 || res == NULL) {
-        api_reply_err(r, rc < 0 ? rc : -MERO_EINTERNAL, err);
+        mero__api_reply_err(r, rc < 0 ? rc : -MERO_EINTERNAL, err);
         return;
     }
-    json_t *d = api_fleet_join_json(res);
+    json_t *d = mero__api_fleet_join_json(res);
     if (d == NULL) {
-        api_reply_error(r, 500, "out of memory");
+        mero__api_reply_error(r, 500, "out of memory");
         return;
     }
-    api_reply_data(r, 200, d);
+    mero__api_reply_data(r, 200, d);
 }
 
 static void tee_fleet_join(struct api_req *r, json_t *body)
@@ -292,11 +292,11 @@ static void tee_fleet_join(struct api_req *r, json_t *body)
     struct api_fail f = {0};
     struct api_fleet_join_req *j = calloc(1, sizeof(*j));
     if (j == NULL) {
-        api_reply_error(r, 500, "out of memory");
+        mero__api_reply_error(r, 500, "out of memory");
         return;
     }
-    if (api_parse_fleet_join(body, j, &f) < 0) {
-        api_reply_error(r, f.status, "%s", f.msg);
+    if (mero__api_parse_fleet_join(body, j, &f) < 0) {
+        mero__api_reply_error(r, f.status, "%s", f.msg);
         free(j);
         return;
     }
@@ -309,11 +309,11 @@ static void tee_fleet_join(struct api_req *r, json_t *body)
         mero_node_fleet_join(r->node, j->group_id, addrs, j->nadmitters, fleet_join_done, r, &err);
     free(j);
     if (rc < 0) {
-        api_reply_err(r, rc, &err);
+        mero__api_reply_err(r, rc, &err);
     }
 }
 
-const struct api_route api_routes_tee[] = {
+const struct api_route mero__api_routes_tee[] = {
     {API_GET, "/admin-api/tee/info", false, false, tee_info},
     {API_POST, "/admin-api/tee/attest", false, true, tee_attest},
     {API_POST, "/admin-api/tee/registration-attest", true, true, tee_registration_attest},

@@ -35,7 +35,7 @@ static int fail(struct api_fail *f, int status, const char *fmt, ...)
     return -1;
 }
 
-int api_parse_body(const char *p, size_t n, json_t **out, struct api_fail *f)
+int mero__api_parse_body(const char *p, size_t n, json_t **out, struct api_fail *f)
 {
     if (n == 0) {
         *out = json_object();
@@ -54,7 +54,7 @@ int api_parse_body(const char *p, size_t n, json_t **out, struct api_fail *f)
     return 0;
 }
 
-int api_check_fields(json_t *obj, const char *const *allowed, struct api_fail *f)
+int mero__api_check_fields(json_t *obj, const char *const *allowed, struct api_fail *f)
 {
     const char *key;
     json_t *val;
@@ -95,8 +95,8 @@ static int is_hex(const char *s, size_t n)
     return 1;
 }
 
-int api_parse_id32(const char *s, uint8_t out[MERO_GROUP_ID_LEN], const char *what,
-                   struct api_fail *f)
+int mero__api_parse_id32(const char *s, uint8_t out[MERO_GROUP_ID_LEN], const char *what,
+                         struct api_fail *f)
 {
     size_t n = strlen(s);
     if (!mero_hex_is(s, n, MERO_GROUP_ID_LEN) ||
@@ -142,7 +142,7 @@ static int parse_nonce(json_t *body, uint8_t nonce[MERO_NONCE_LEN], struct api_f
     return 0;
 }
 
-int api_parse_attest(json_t *body, struct api_attest_req *out, struct api_fail *f)
+int mero__api_parse_attest(json_t *body, struct api_attest_req *out, struct api_fail *f)
 {
     static const char *const allowed[] = {"nonce",
                                           "applicationId",
@@ -154,7 +154,7 @@ int api_parse_attest(json_t *body, struct api_attest_req *out, struct api_fail *
                                           NULL};
     struct api_attest_req r;
     memset(&r, 0, sizeof(r));
-    if (api_check_fields(body, allowed, f) < 0 || parse_nonce(body, r.nonce, f) < 0) {
+    if (mero__api_check_fields(body, allowed, f) < 0 || parse_nonce(body, r.nonce, f) < 0) {
         return -1;
     }
     json_t *app = json_object_get(body, "applicationId");
@@ -184,11 +184,11 @@ int api_parse_attest(json_t *body, struct api_attest_req *out, struct api_fail *
     return 0;
 }
 
-int api_parse_registration(json_t *body, uint8_t nonce[MERO_NONCE_LEN], struct api_fail *f)
+int mero__api_parse_registration(json_t *body, uint8_t nonce[MERO_NONCE_LEN], struct api_fail *f)
 {
     static const char *const allowed[] = {"nonce", NULL};
     uint8_t n[MERO_NONCE_LEN];
-    if (api_check_fields(body, allowed, f) < 0 || parse_nonce(body, n, f) < 0) {
+    if (mero__api_check_fields(body, allowed, f) < 0 || parse_nonce(body, n, f) < 0) {
         return -1;
     }
     memcpy(nonce, n, sizeof(n));
@@ -210,7 +210,7 @@ static int check_peer_id(const char *s)
     return 0;
 }
 
-int api_check_multiaddr(const char *s, bool require_p2p)
+int mero__api_check_multiaddr(const char *s, bool require_p2p)
 {
     char tmp[API_MULTIADDR_MAX];
     if (strlen(s) >= sizeof(tmp) || strncmp(s, "/ip4/", 5) != 0) {
@@ -246,10 +246,10 @@ int api_check_multiaddr(const char *s, bool require_p2p)
     return 0;
 }
 
-int api_parse_fleet_join(json_t *body, struct api_fleet_join_req *out, struct api_fail *f)
+int mero__api_parse_fleet_join(json_t *body, struct api_fleet_join_req *out, struct api_fail *f)
 {
     static const char *const allowed[] = {"groupId", "admitterAddrs", NULL};
-    if (api_check_fields(body, allowed, f) < 0) {
+    if (mero__api_check_fields(body, allowed, f) < 0) {
         return -1;
     }
     json_t *g = json_object_get(body, "groupId");
@@ -258,7 +258,7 @@ int api_parse_fleet_join(json_t *body, struct api_fleet_join_req *out, struct ap
     }
     uint8_t id[MERO_GROUP_ID_LEN];
     if (!json_is_string(g) || json_string_length(g) != strlen(json_string_value(g)) ||
-        api_parse_id32(json_string_value(g), id, "group_id", f) < 0) {
+        mero__api_parse_id32(json_string_value(g), id, "group_id", f) < 0) {
         return fail(f, 400, "group_id must be 64 hex chars (32 bytes)");
     }
     json_t *a = json_object_get(body, "admitterAddrs");
@@ -273,7 +273,7 @@ int api_parse_fleet_join(json_t *body, struct api_fleet_join_req *out, struct ap
         n = json_array_size(a);
         for (size_t i = 0; i < n; i++) {
             const char *s = json_string_value(json_array_get(a, i));
-            if (s == NULL || api_check_multiaddr(s, true) < 0) {
+            if (s == NULL || mero__api_check_multiaddr(s, true) < 0) {
                 return fail(
                     f, 400,
                     "admitterAddrs[%zu] must be a multiaddr /ip4/<addr>/tcp/<port>/p2p/<peer id>",
@@ -360,7 +360,7 @@ static int parse_release(json_t *sr, json_t **out, struct api_fail *f)
         return fail(f, 400, "`signedRelease` must be an object");
     }
     struct api_fail sub = {0};
-    if (api_check_fields(sr, allowed, &sub) < 0) {
+    if (mero__api_check_fields(sr, allowed, &sub) < 0) {
         return fail(f, 400, "signedRelease: %s", sub.msg);
     }
     json_t *p = json_object_get(sr, "allowedProfiles");
@@ -405,7 +405,7 @@ static int parse_release(json_t *sr, json_t **out, struct api_fail *f)
     return 0;
 }
 
-int api_parse_policy(json_t *body, json_t **canon, struct api_fail *f)
+int mero__api_parse_policy(json_t *body, json_t **canon, struct api_fail *f)
 {
     static const char *const allowed[] = {"allowedMrtd",
                                           "allowedRtmr0",
@@ -420,7 +420,7 @@ int api_parse_policy(json_t *body, json_t **canon, struct api_fail *f)
                                           "requireSeptVeDisable",
                                           "allowServiceTd",
                                           NULL};
-    if (api_check_fields(body, allowed, f) < 0) {
+    if (mero__api_check_fields(body, allowed, f) < 0) {
         return -1;
     }
     bool accept_mock = false, require_sept = true, allow_service = false;
@@ -524,10 +524,10 @@ static int role_of(const char *role, bool is_string, enum api_role *out, struct 
     return 0;
 }
 
-int api_parse_member(json_t *body, struct api_member_req *out, struct api_fail *f)
+int mero__api_parse_member(json_t *body, struct api_member_req *out, struct api_fail *f)
 {
     static const char *const allowed[] = {"identity", "role", NULL};
-    if (api_check_fields(body, allowed, f) < 0) {
+    if (mero__api_check_fields(body, allowed, f) < 0) {
         return -1;
     }
     const char *id = json_string_value(json_object_get(body, "identity"));
@@ -535,7 +535,7 @@ int api_parse_member(json_t *body, struct api_member_req *out, struct api_fail *
         return fail(f, 400, "missing field `identity` (64 hex chars)");
     }
     struct api_member_req r;
-    if (api_parse_id32(id, r.identity, "identity", f) < 0) {
+    if (mero__api_parse_id32(id, r.identity, "identity", f) < 0) {
         return -1;
     }
     json_t *rv = json_object_get(body, "role");
@@ -547,10 +547,10 @@ int api_parse_member(json_t *body, struct api_member_req *out, struct api_fail *
     return 0;
 }
 
-int api_parse_role(json_t *body, enum api_role *out, struct api_fail *f)
+int mero__api_parse_role(json_t *body, enum api_role *out, struct api_fail *f)
 {
     static const char *const allowed[] = {"role", NULL};
-    if (api_check_fields(body, allowed, f) < 0) {
+    if (mero__api_check_fields(body, allowed, f) < 0) {
         return -1;
     }
     json_t *rv = json_object_get(body, "role");
@@ -560,10 +560,10 @@ int api_parse_role(json_t *body, enum api_role *out, struct api_fail *f)
     return role_of(json_string_value(rv), json_is_string(rv), out, f);
 }
 
-int api_parse_subgroup(json_t *body, int *open, struct api_fail *f)
+int mero__api_parse_subgroup(json_t *body, int *open, struct api_fail *f)
 {
     static const char *const allowed[] = {"visibility", NULL};
-    if (api_check_fields(body, allowed, f) < 0) {
+    if (mero__api_check_fields(body, allowed, f) < 0) {
         return -1;
     }
     json_t *v = json_object_get(body, "visibility");
@@ -575,7 +575,7 @@ int api_parse_subgroup(json_t *body, int *open, struct api_fail *f)
     return 0;
 }
 
-int api_check_kv_key(const char *key, struct api_fail *f)
+int mero__api_check_kv_key(const char *key, struct api_fail *f)
 {
     size_t n = strlen(key);
     if (n == 0 || n > API_KV_KEY_MAX) {
@@ -608,20 +608,20 @@ static int kv_value(json_t *body, const char **value, size_t *len, struct api_fa
     return 0;
 }
 
-int api_parse_kv(json_t *body, const char **value, size_t *len, struct api_fail *f)
+int mero__api_parse_kv(json_t *body, const char **value, size_t *len, struct api_fail *f)
 {
     static const char *const allowed[] = {"value", NULL};
-    if (api_check_fields(body, allowed, f) < 0) {
+    if (mero__api_check_fields(body, allowed, f) < 0) {
         return -1;
     }
     return kv_value(body, value, len, f);
 }
 
-int api_parse_forge(json_t *body, const char **value, size_t *len, uint64_t *lamport,
-                    struct api_fail *f)
+int mero__api_parse_forge(json_t *body, const char **value, size_t *len, uint64_t *lamport,
+                          struct api_fail *f)
 {
     static const char *const allowed[] = {"value", "lamport", NULL};
-    if (api_check_fields(body, allowed, f) < 0) {
+    if (mero__api_check_fields(body, allowed, f) < 0) {
         return -1;
     }
     json_t *l = json_object_get(body, "lamport");
@@ -635,8 +635,8 @@ int api_parse_forge(json_t *body, const char **value, size_t *len, uint64_t *lam
     return kv_value(body, value, len, f);
 }
 
-int api_parse_empty(json_t *body, struct api_fail *f)
+int mero__api_parse_empty(json_t *body, struct api_fail *f)
 {
     static const char *const allowed[] = {NULL};
-    return api_check_fields(body, allowed, f);
+    return mero__api_check_fields(body, allowed, f);
 }

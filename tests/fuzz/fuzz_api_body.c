@@ -3,7 +3,7 @@
  * fuzz_api_body.c - every admin API request-body validator (src/api/validate.c) on arbitrary
  * bytes: strict parse, then each route's validator on the same object. Nothing may crash,
  * leak or read out of bounds; a validator that succeeds must leave well-formed output. The
- * same bytes also go through the router's path split (api_split_path).
+ * same bytes also go through the router's path split (mero__api_split_path).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,7 +25,7 @@ static void fuzz_path(const uint8_t *data, size_t size)
     size_t n = size < sizeof(raw) - 1 ? size : sizeof(raw) - 1;
     memcpy(raw, data, n);
     raw[n] = 0;
-    if (api_split_path(raw, &p) == 0) {
+    if (mero__api_split_path(raw, &p) == 0) {
         if (strstr(raw, "%00") != NULL || p.n > API_PATH_MAX_SEGS) {
             abort();
         }
@@ -42,49 +42,49 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct api_fail f = {0};
     fuzz_path(data, size);
     json_t *body = NULL;
-    if (api_parse_body((const char *)data, size, &body, &f) < 0) {
+    if (mero__api_parse_body((const char *)data, size, &body, &f) < 0) {
         if (f.status != 400 || f.msg[0] == 0) {
             abort();
         }
         return 0;
     }
     struct api_attest_req a;
-    sink += api_parse_attest(body, &a, &f);
+    sink += mero__api_parse_attest(body, &a, &f);
     uint8_t nonce[32];
-    sink += api_parse_registration(body, nonce, &f);
+    sink += mero__api_parse_registration(body, nonce, &f);
     struct api_fleet_join_req *j = malloc(sizeof(*j));
-    if (j != NULL && api_parse_fleet_join(body, j, &f) == 0) {
+    if (j != NULL && mero__api_parse_fleet_join(body, j, &f) == 0) {
         for (size_t i = 0; i < j->nadmitters; i++) {
-            if (api_check_multiaddr(j->admitters[i], true) != 0) {
+            if (mero__api_check_multiaddr(j->admitters[i], true) != 0) {
                 abort();
             }
         }
     }
     free(j);
     json_t *canon = NULL;
-    if (api_parse_policy(body, &canon, &f) == 0) {
+    if (mero__api_parse_policy(body, &canon, &f) == 0) {
         if (!json_is_true(json_object_get(canon, "enabled"))) {
             abort();
         }
         json_decref(canon);
     }
     struct api_member_req m;
-    sink += api_parse_member(body, &m, &f);
+    sink += mero__api_parse_member(body, &m, &f);
     int open;
-    sink += api_parse_subgroup(body, &open, &f);
+    sink += mero__api_parse_subgroup(body, &open, &f);
     const char *v;
     size_t n;
-    sink += api_parse_kv(body, &v, &n, &f);
+    sink += mero__api_parse_kv(body, &v, &n, &f);
     uint64_t lamport;
-    sink += api_parse_forge(body, &v, &n, &lamport, &f);
-    sink += api_parse_empty(body, &f);
+    sink += mero__api_parse_forge(body, &v, &n, &lamport, &f);
+    sink += mero__api_parse_empty(body, &f);
     const char *key;
     json_t *val;
     json_object_foreach(body, key, val)
     {
         (void)val;
-        sink += api_check_kv_key(key, &f);
-        sink += api_check_multiaddr(key, false);
+        sink += mero__api_check_kv_key(key, &f);
+        sink += mero__api_check_multiaddr(key, false);
     }
     json_decref(body);
     return sink > 1000000 ? 1 : 0;

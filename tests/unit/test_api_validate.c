@@ -29,7 +29,7 @@ static json_t *parse(const char *s)
 {
     json_t *v = NULL;
     struct api_fail f = {0};
-    if (api_parse_body(s, strlen(s), &v, &f) < 0) {
+    if (mero__api_parse_body(s, strlen(s), &v, &f) < 0) {
         return NULL;
     }
     return v;
@@ -60,7 +60,7 @@ static int run_table(const struct vcase *t, size_t n, validator fn)
 static int v_attest(json_t *b, struct api_fail *f)
 {
     struct api_attest_req r;
-    return api_parse_attest(b, &r, f);
+    return mero__api_parse_attest(b, &r, f);
 }
 
 TEST(attest_bodies)
@@ -86,7 +86,7 @@ TEST(attest_bodies)
 static int v_fleet(json_t *b, struct api_fail *f)
 {
     struct api_fleet_join_req r;
-    return api_parse_fleet_join(b, &r, f);
+    return mero__api_parse_fleet_join(b, &r, f);
 }
 
 TEST(fleet_join_bodies)
@@ -115,7 +115,7 @@ TEST(fleet_join_bodies)
 static int v_policy(json_t *b, struct api_fail *f)
 {
     json_t *canon = NULL;
-    int rc = api_parse_policy(b, &canon, f);
+    int rc = mero__api_parse_policy(b, &canon, f);
     json_decref(canon);
     return rc;
 }
@@ -150,7 +150,7 @@ TEST(policy_bodies)
          "`signedRelease.minReleaseVersion`"},
         {"{\"signedRelease\":[]}", 400, "`signedRelease` must be an object"},
     };
-    /* the duplicate-key case is checked through api_parse_body directly */
+    /* the duplicate-key case is checked through mero__api_parse_body directly */
     json_t *dup = parse("{" MEAS ",\"allowedRtmr3\":[]}");
     CHECK(dup == NULL);
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -206,8 +206,8 @@ TEST(error_status_table)
         {MERO_ENOMEM, 500},     {MERO_EBADSIG, 500},
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-        CHECK_EQ(api_status_of(-t[i].code), t[i].status);
-        CHECK_EQ(api_status_of(t[i].code), t[i].status); /* either sign */
+        CHECK_EQ(mero__api_status_of(-t[i].code), t[i].status);
+        CHECK_EQ(mero__api_status_of(t[i].code), t[i].status); /* either sign */
     }
 }
 
@@ -217,7 +217,7 @@ TEST(policy_canonical_form)
     json_t *c = NULL;
     struct api_fail f = {0};
     CHECK(b != NULL);
-    CHECK_EQ(api_parse_policy(b, &c, &f), 0);
+    CHECK_EQ(mero__api_parse_policy(b, &c, &f), 0);
     CHECK(json_is_true(json_object_get(c, "enabled")));
     const char *m = json_string_value(json_array_get(json_object_get(c, "allowedMrtd"), 0));
     CHECK(m != NULL && m[0] == 'a'); /* lowercased */
@@ -230,7 +230,7 @@ TEST(policy_canonical_form)
 static int v_member(json_t *b, struct api_fail *f)
 {
     struct api_member_req r;
-    return api_parse_member(b, &r, f);
+    return mero__api_parse_member(b, &r, f);
 }
 
 TEST(member_bodies)
@@ -251,11 +251,11 @@ TEST(strict_json)
 {
     json_t *v = NULL;
     struct api_fail f = {0};
-    CHECK(api_parse_body("{\"a\":1,\"a\":2}", 13, &v, &f) < 0 && f.status == 400);
-    CHECK(api_parse_body("[1]", 3, &v, &f) < 0 && f.status == 400);
-    CHECK(api_parse_body("{} {}", 5, &v, &f) < 0 && f.status == 400);
-    CHECK(api_parse_body("{\"a\":", 5, &v, &f) < 0 && f.status == 400);
-    CHECK_EQ(api_parse_body("", 0, &v, &f), 0);
+    CHECK(mero__api_parse_body("{\"a\":1,\"a\":2}", 13, &v, &f) < 0 && f.status == 400);
+    CHECK(mero__api_parse_body("[1]", 3, &v, &f) < 0 && f.status == 400);
+    CHECK(mero__api_parse_body("{} {}", 5, &v, &f) < 0 && f.status == 400);
+    CHECK(mero__api_parse_body("{\"a\":", 5, &v, &f) < 0 && f.status == 400);
+    CHECK_EQ(mero__api_parse_body("", 0, &v, &f), 0);
     CHECK(json_is_object(v) && json_object_size(v) == 0);
     json_decref(v);
 }
@@ -263,51 +263,51 @@ TEST(strict_json)
 TEST(kv_and_keys)
 {
     struct api_fail f = {0};
-    CHECK_EQ(api_check_kv_key("a.b-c_d:9", &f), 0);
-    CHECK(api_check_kv_key("", &f) < 0);
-    CHECK(api_check_kv_key("a b", &f) < 0);
-    CHECK(api_check_kv_key("a/b", &f) < 0);
+    CHECK_EQ(mero__api_check_kv_key("a.b-c_d:9", &f), 0);
+    CHECK(mero__api_check_kv_key("", &f) < 0);
+    CHECK(mero__api_check_kv_key("a b", &f) < 0);
+    CHECK(mero__api_check_kv_key("a/b", &f) < 0);
     char longk[300];
     memset(longk, 'k', sizeof(longk) - 1);
     longk[sizeof(longk) - 1] = 0;
-    CHECK(api_check_kv_key(longk, &f) < 0);
+    CHECK(mero__api_check_kv_key(longk, &f) < 0);
     json_t *b = parse("{\"value\":\"x\"}");
     const char *v;
     size_t n;
-    CHECK_EQ(api_parse_kv(b, &v, &n, &f), 0);
+    CHECK_EQ(mero__api_parse_kv(b, &v, &n, &f), 0);
     CHECK(n == 1 && v[0] == 'x');
     json_decref(b);
     b = parse("{\"value\":null}");
-    CHECK(api_parse_kv(b, &v, &n, &f) < 0);
+    CHECK(mero__api_parse_kv(b, &v, &n, &f) < 0);
     json_decref(b);
     uint64_t lamport = 9;
     b = parse("{\"value\":\"x\",\"lamport\":9223372036854775807}");
-    CHECK(api_parse_kv(b, &v, &n, &f) < 0); /* the real route takes no lamport */
-    CHECK_EQ(api_parse_forge(b, &v, &n, &lamport, &f), 0);
+    CHECK(mero__api_parse_kv(b, &v, &n, &f) < 0); /* the real route takes no lamport */
+    CHECK_EQ(mero__api_parse_forge(b, &v, &n, &lamport, &f), 0);
     CHECK_U64_EQ(lamport, (uint64_t)INT64_MAX);
     CHECK(n == 1 && v[0] == 'x');
     json_decref(b);
     b = parse("{\"value\":\"x\"}");
-    CHECK_EQ(api_parse_forge(b, &v, &n, &lamport, &f), 0);
+    CHECK_EQ(mero__api_parse_forge(b, &v, &n, &lamport, &f), 0);
     CHECK_U64_EQ(lamport, 0);
     json_decref(b);
     b = parse("{\"value\":\"x\",\"lamport\":0}");
-    CHECK(api_parse_forge(b, &v, &n, &lamport, &f) < 0);
+    CHECK(mero__api_parse_forge(b, &v, &n, &lamport, &f) < 0);
     json_decref(b);
     b = parse("{\"value\":\"x\",\"lamport\":\"1\"}");
-    CHECK(api_parse_forge(b, &v, &n, &lamport, &f) < 0);
+    CHECK(mero__api_parse_forge(b, &v, &n, &lamport, &f) < 0);
     json_decref(b);
     b = parse("{\"value\":\"x\",\"lamport\":1,\"other\":1}");
-    CHECK(api_parse_forge(b, &v, &n, &lamport, &f) < 0);
+    CHECK(mero__api_parse_forge(b, &v, &n, &lamport, &f) < 0);
     json_decref(b);
-    CHECK_EQ(api_check_multiaddr("/ip4/10.0.0.1/tcp/1", false), 0);
-    CHECK(api_check_multiaddr("/ip4/10.0.0.1/tcp/1", true) < 0);
-    CHECK(api_check_multiaddr("/dns4/x/tcp/1", false) < 0);
-    CHECK(api_check_multiaddr("/ip4/10.0.0.1/udp/1", false) < 0);
-    CHECK(api_check_multiaddr("/ip4/10.0.0.1/tcp/1/p2p/" PEER "/x", true) < 0);
-    CHECK_EQ(api_check_multiaddr("/ip4/10.0.0.1/tcp/1/p2p/" PEER, true), 0);
+    CHECK_EQ(mero__api_check_multiaddr("/ip4/10.0.0.1/tcp/1", false), 0);
+    CHECK(mero__api_check_multiaddr("/ip4/10.0.0.1/tcp/1", true) < 0);
+    CHECK(mero__api_check_multiaddr("/dns4/x/tcp/1", false) < 0);
+    CHECK(mero__api_check_multiaddr("/ip4/10.0.0.1/udp/1", false) < 0);
+    CHECK(mero__api_check_multiaddr("/ip4/10.0.0.1/tcp/1/p2p/" PEER "/x", true) < 0);
+    CHECK_EQ(mero__api_check_multiaddr("/ip4/10.0.0.1/tcp/1/p2p/" PEER, true), 0);
     /* a Qm... (SHA-256 multihash) id passes the base58 look but carries no Ed25519 key */
-    CHECK(api_check_multiaddr(
+    CHECK(mero__api_check_multiaddr(
               "/ip4/10.0.0.1/tcp/1/p2p/QmYyQSo1c1Ym7orWxLYvCrM2EmxFTANf8wXmmE7DWjhx5N", true) < 0);
 }
 
@@ -315,31 +315,31 @@ TEST(kv_and_keys)
 TEST(path_segments)
 {
     static struct api_path p;
-    CHECK_EQ(api_split_path("/admin-api/contexts/C/kv/k%31", &p), 0);
+    CHECK_EQ(mero__api_split_path("/admin-api/contexts/C/kv/k%31", &p), 0);
     CHECK(p.n == 5 && strcmp(p.seg[4], "k1") == 0 && !p.too_long && !p.too_deep);
-    CHECK_EQ(api_split_path("/a/b%2Fc/", &p), 0); /* one trailing slash allowed */
+    CHECK_EQ(mero__api_split_path("/a/b%2Fc/", &p), 0); /* one trailing slash allowed */
     CHECK(p.n == 2 && strcmp(p.seg[1], "b/c") == 0);
-    CHECK_EQ(api_split_path("/a/b%3fc", &p), 0);
+    CHECK_EQ(mero__api_split_path("/a/b%3fc", &p), 0);
     CHECK(p.n == 2 && strcmp(p.seg[1], "b?c") == 0);
-    CHECK_EQ(api_split_path("/a//b", &p), 0);
+    CHECK_EQ(mero__api_split_path("/a//b", &p), 0);
     CHECK(p.n == 3 && p.seg[1][0] == 0); /* an empty segment matches no route */
-    CHECK(api_split_path("/ns/%00anything/join", &p) < 0);
-    CHECK(api_split_path("/kv/secret%00.public", &p) < 0);
-    CHECK(api_split_path("/kv/k%0", &p) < 0);
-    CHECK(api_split_path("/kv/k%", &p) < 0);
-    CHECK(api_split_path("/kv/k%g1", &p) < 0);
-    CHECK(api_split_path("relative", &p) < 0);
+    CHECK(mero__api_split_path("/ns/%00anything/join", &p) < 0);
+    CHECK(mero__api_split_path("/kv/secret%00.public", &p) < 0);
+    CHECK(mero__api_split_path("/kv/k%0", &p) < 0);
+    CHECK(mero__api_split_path("/kv/k%", &p) < 0);
+    CHECK(mero__api_split_path("/kv/k%g1", &p) < 0);
+    CHECK(mero__api_split_path("relative", &p) < 0);
     char deep[64] = "";
     for (int i = 0; i < API_PATH_MAX_SEGS + 1; i++) {
         memcpy(deep + 2 * i, "/x", 3);
     }
-    CHECK_EQ(api_split_path(deep, &p), 0);
+    CHECK_EQ(mero__api_split_path(deep, &p), 0);
     CHECK(p.too_deep);
     char longseg[API_PARAM_MAX + 8];
     longseg[0] = '/';
     memset(longseg + 1, 'k', sizeof(longseg) - 2);
     longseg[sizeof(longseg) - 1] = 0;
-    CHECK_EQ(api_split_path(longseg, &p), 0);
+    CHECK_EQ(mero__api_split_path(longseg, &p), 0);
     CHECK(p.too_long);
 }
 

@@ -265,8 +265,8 @@ static void join_done(void *ctx, int rc, const struct mero_fleet_join_result *re
 {
     struct tnode *t = ctx;
     json_decref(t->result);
-    t->result = res != NULL ? api_fleet_join_json(res) : NULL;
-    t->status = rc < 0 ? api_status_of(rc) : t->result != NULL ? 200 : 500;
+    t->result = res != NULL ? mero__api_fleet_join_json(res) : NULL;
+    t->status = rc < 0 ? mero__api_status_of(rc) : t->result != NULL ? 200 : 500;
     if (t->result == NULL && err != NULL) {
         t->result = json_pack("{s:s}", "message", err->msg);
     }
