@@ -175,9 +175,9 @@ void mero__api_dispatch(struct api_req *r, const char *raw_path, const char *aut
     }
     json_t *body = NULL;
     if (hit->has_body) {
-        struct api_fail f = {0};
+        struct mero_err f = {0};
         if (mero__api_parse_body((const char *)r->body.data, r->body.len, &body, &f) < 0) {
-            mero__api_reply_error(r, f.status, "%s", f.msg);
+            mero__api_reply_err(r, -f.code, &f);
             return;
         }
     }

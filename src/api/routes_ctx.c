@@ -29,11 +29,11 @@ static json_t *idj(const uint8_t id[MERO_CONTEXT_ID_LEN])
 
 static void ctx_create(struct api_req *r, json_t *body)
 {
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN], ctx[MERO_CONTEXT_ID_LEN];
     if (mero__api_parse_empty(body, &f) < 0 ||
         mero__api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     if (mero_node_namespace_of(r->node, g, ns) < 0) {
@@ -52,10 +52,10 @@ static void ctx_create(struct api_req *r, json_t *body)
 static void ctx_list(struct api_req *r, json_t *body)
 {
     (void)body;
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
     if (mero__api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     if (mero_node_namespace_of(r->node, g, ns) < 0) {
@@ -81,10 +81,10 @@ static void ctx_list(struct api_req *r, json_t *body)
 
 static int kv_params(struct api_req *r, uint8_t ctx[MERO_CONTEXT_ID_LEN])
 {
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     if (mero__api_parse_id32(r->params[0], ctx, "context_id", &f) < 0 ||
         mero__api_check_kv_key(r->params[1], &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return -1;
     }
     return 0;
@@ -93,7 +93,7 @@ static int kv_params(struct api_req *r, uint8_t ctx[MERO_CONTEXT_ID_LEN])
 static void kv_write(struct api_req *r, json_t *body, bool force)
 {
     uint8_t ctx[MERO_CONTEXT_ID_LEN];
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     const char *v = NULL;
     size_t n = 0;
     uint64_t lamport = 0;
@@ -102,7 +102,7 @@ static void kv_write(struct api_req *r, json_t *body, bool force)
     }
     if ((force ? mero__api_parse_forge(body, &v, &n, &lamport, &f)
                : mero__api_parse_kv(body, &v, &n, &f)) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     struct mero_err err = {0};

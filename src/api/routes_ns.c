@@ -38,9 +38,9 @@ static json_t *idj(const uint8_t id[MERO_GROUP_ID_LEN])
 static int group_param(struct api_req *r, size_t idx, uint8_t group[MERO_GROUP_ID_LEN],
                        uint8_t ns[MERO_NS_ID_LEN])
 {
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     if (mero__api_parse_id32(r->params[idx], group, "group_id", &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return -1;
     }
     if (mero_node_namespace_of(r->node, group, ns) < 0) {
@@ -93,11 +93,11 @@ static void node_info(struct api_req *r, json_t *body)
 
 static void ns_join(struct api_req *r, json_t *body)
 {
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     uint8_t ns[MERO_NS_ID_LEN], pk[MERO_IDENTITY_LEN];
     if (mero__api_parse_empty(body, &f) < 0 ||
         mero__api_parse_id32(r->params[0], ns, "namespace_id", &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     struct mero_err err = {0};
@@ -109,10 +109,10 @@ static void ns_join(struct api_req *r, json_t *body)
 static void subgroup_create(struct api_req *r, json_t *body)
 {
     uint8_t parent[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN], g[MERO_GROUP_ID_LEN];
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     int open = 1;
     if (mero__api_parse_subgroup(body, &open, &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     if (group_param(r, 0, parent, ns) < 0) {
@@ -140,9 +140,9 @@ static void members_add_batch(struct api_req *r, json_t *body)
 {
     static const char *const allowed[] = {"members", "requester", NULL};
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     if (mero__api_check_fields(body, allowed, &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     if (group_param(r, 0, g, ns) < 0 || mero__api_take_requester(r, body, ns) < 0) {
@@ -174,8 +174,7 @@ static void members_add_batch(struct api_req *r, json_t *body)
         }
         int bad = -1;
         if (c == NULL) {
-            f.status = 400;
-            snprintf(f.msg, sizeof(f.msg), "must be an object {identity, role}");
+            (void)mero_err_set(&f, MERO_EINVAL, "must be an object {identity, role}");
         } else {
             bad = mero__api_parse_member(c, &ms[i], &f);
         }
@@ -183,14 +182,13 @@ static void members_add_batch(struct api_req *r, json_t *body)
         for (size_t j = 0; bad == 0 && j < i; j++) {
             if (memcmp(ms[i].identity, ms[j].identity, sizeof(ms[i].identity)) == 0) {
                 bad = -1;
-                f.status = 400;
-                snprintf(f.msg, sizeof(f.msg), "repeats members[%zu]", j);
+                (void)mero_err_set(&f, MERO_EINVAL, "repeats members[%zu]", j);
             }
         }
         if (bad < 0) {
             free(ms);
             free(es);
-            mero__api_reply_error(r, f.status, "members[%zu]: %s", i, f.msg);
+            mero__api_reply_error(r, mero__api_status_of(-f.code), "members[%zu]: %s", i, f.msg);
             return;
         }
         memcpy(es[i].id, ms[i].identity, sizeof(es[i].id));
@@ -212,14 +210,14 @@ static void members_add_batch(struct api_req *r, json_t *body)
 static void member_add(struct api_req *r, json_t *body)
 {
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     struct api_member_req m;
     if (json_object_get(body, "members") != NULL) {
         members_add_batch(r, body);
         return;
     }
     if (mero__api_parse_member(body, &m, &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     if (group_param(r, 0, g, ns) < 0) {
@@ -239,17 +237,17 @@ static void member_add(struct api_req *r, json_t *body)
 static void member_role(struct api_req *r, json_t *body)
 {
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN], id[MERO_IDENTITY_LEN];
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     enum api_role ar;
     if (group_param(r, 0, g, ns) < 0 || mero__api_take_requester(r, body, ns) < 0) {
         return;
     }
     if (mero__api_parse_role(body, &ar, &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     if (mero__api_parse_id32(r->params[1], id, "identity", &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     int role = mero_role_of(ar);
@@ -265,12 +263,12 @@ static void member_remove(struct api_req *r, json_t *body)
 {
     (void)body;
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN], id[MERO_IDENTITY_LEN];
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     if (group_param(r, 0, g, ns) < 0) {
         return;
     }
     if (mero__api_parse_id32(r->params[1], id, "identity", &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     struct mero_err err = {0};
@@ -284,9 +282,9 @@ static void member_remove(struct api_req *r, json_t *body)
 static void group_leave(struct api_req *r, json_t *body)
 {
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     if (mero__api_parse_empty(body, &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     if (group_param(r, 0, g, ns) < 0) {

@@ -12,11 +12,11 @@
 
 static void policy_put(struct api_req *r, json_t *body)
 {
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     uint8_t group[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
     json_t *canon = NULL;
     if (mero__api_parse_id32(r->params[0], group, "group_id", &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     if (json_object_get(body, "requester") != NULL) {
@@ -29,7 +29,7 @@ static void policy_put(struct api_req *r, json_t *body)
         }
     }
     if (mero__api_parse_policy(body, &canon, &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     struct mero_err err = {0};
@@ -52,10 +52,10 @@ static void policy_put(struct api_req *r, json_t *body)
 static void policy_get(struct api_req *r, json_t *body)
 {
     (void)body;
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     uint8_t group[MERO_GROUP_ID_LEN];
     if (mero__api_parse_id32(r->params[0], group, "group_id", &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     struct mero_tee_policy p;

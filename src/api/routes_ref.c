@@ -38,7 +38,7 @@ static json_t *b58j(const uint8_t pk[MERO_IDENTITY_LEN])
 
 int mero__api_parse_key32(const char *s, uint8_t out[MERO_IDENTITY_LEN])
 {
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     if (s == NULL) {
         return -1;
     }
@@ -199,11 +199,11 @@ static int opt_str(struct api_req *r, json_t *body, const char *key, char out[ME
 static void ns_create(struct api_req *r, json_t *body)
 {
     static const char *const allowed[] = {"applicationId", "upgradePolicy", "appKey", "name", NULL};
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     struct mero_node_labels m;
     memset(&m, 0, sizeof(m));
     if (mero__api_check_fields(body, allowed, &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     if (opt_str(r, body, "applicationId", m.application_id, NULL) < 0 ||
@@ -215,7 +215,7 @@ static void ns_create(struct api_req *r, json_t *body)
     if (m.app_key[0] != 0) {
         uint8_t k[MERO_APP_ID_LEN];
         if (mero__api_parse_id32(m.app_key, k, "appKey", &f) < 0) {
-            mero__api_reply_error(r, f.status, "%s", f.msg);
+            mero__api_reply_err(r, -f.code, &f);
             return;
         }
         mero_hex_encode(m.app_key, k, sizeof(k));
@@ -266,10 +266,10 @@ static void ns_list(struct api_req *r, json_t *body)
 /* :namespace_id must name a namespace root this node knows; replies 400/404 itself. */
 static int ns_param(struct api_req *r, uint8_t ns[MERO_NS_ID_LEN])
 {
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     uint8_t root[MERO_NS_ID_LEN];
     if (mero__api_parse_id32(r->params[0], ns, "namespace_id", &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return -1;
     }
     if (mero_node_namespace_of(r->node, ns, root) < 0 || memcmp(root, ns, sizeof(root)) != 0) {
@@ -294,7 +294,7 @@ static void ns_get(struct api_req *r, json_t *body)
 static void ns_group_create(struct api_req *r, json_t *body)
 {
     static const char *const allowed[] = {"name", "visibility", "requester", NULL};
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     uint8_t ns[MERO_NS_ID_LEN], g[MERO_GROUP_ID_LEN];
     struct mero_node_labels m;
     memset(&m, 0, sizeof(m));
@@ -304,7 +304,7 @@ static void ns_group_create(struct api_req *r, json_t *body)
         return;
     }
     if (mero__api_check_fields(body, allowed, &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     if (opt_str(r, body, "name", m.name, &m.has_name) < 0 || ns_param(r, ns) < 0 ||
@@ -314,7 +314,7 @@ static void ns_group_create(struct api_req *r, json_t *body)
     int open = 1;
     json_object_del(body, "name"); /* kept in m; the rest is the subgroup body */
     if (mero__api_parse_subgroup(body, &open, &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     struct mero_err err = {0};
@@ -365,10 +365,10 @@ static void ns_groups(struct api_req *r, json_t *body)
 static void group_info(struct api_req *r, json_t *body)
 {
     (void)body;
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     uint8_t g[MERO_GROUP_ID_LEN];
     if (mero__api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     struct mero_node_group_summary sum;
@@ -395,11 +395,11 @@ static void group_info(struct api_req *r, json_t *body)
 static void members_remove(struct api_req *r, json_t *body)
 {
     static const char *const allowed[] = {"members", "requester", NULL};
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
     if (mero__api_check_fields(body, allowed, &f) < 0 ||
         mero__api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         return;
     }
     if (mero_node_namespace_of(r->node, g, ns) < 0) {

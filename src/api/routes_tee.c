@@ -169,7 +169,7 @@ static void start_quote(struct attest_ctx *c, const uint8_t rd[MERO_REPORT_DATA_
 
 static void tee_attest(struct api_req *r, json_t *body)
 {
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     struct attest_ctx *c = calloc(1, sizeof(*c));
     if (c == NULL) {
         mero__api_reply_error(r, 500, "out of memory");
@@ -177,7 +177,7 @@ static void tee_attest(struct api_req *r, json_t *body)
     }
     c->r = r;
     if (mero__api_parse_attest(body, &c->a, &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         free(c);
         return;
     }
@@ -219,7 +219,7 @@ static void tee_attest(struct api_req *r, json_t *body)
 
 static void tee_registration_attest(struct api_req *r, json_t *body)
 {
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     struct attest_ctx *c = calloc(1, sizeof(*c));
     if (c == NULL) {
         mero__api_reply_error(r, 500, "out of memory");
@@ -228,7 +228,7 @@ static void tee_registration_attest(struct api_req *r, json_t *body)
     c->r = r;
     c->registration = true;
     if (mero__api_parse_registration(body, c->a.nonce, &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         free(c);
         return;
     }
@@ -289,14 +289,14 @@ static void fleet_join_done(void *ctx, int rc, const struct mero_fleet_join_resu
 
 static void tee_fleet_join(struct api_req *r, json_t *body)
 {
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     struct api_fleet_join_req *j = calloc(1, sizeof(*j));
     if (j == NULL) {
         mero__api_reply_error(r, 500, "out of memory");
         return;
     }
     if (mero__api_parse_fleet_join(body, j, &f) < 0) {
-        mero__api_reply_error(r, f.status, "%s", f.msg);
+        mero__api_reply_err(r, -f.code, &f);
         free(j);
         return;
     }

@@ -39,11 +39,11 @@ static void fuzz_path(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     fuzz_path(data, size);
     json_t *body = NULL;
     if (mero__api_parse_body((const char *)data, size, &body, &f) < 0) {
-        if (f.status != 400 || f.msg[0] == 0) {
+        if (mero__api_status_of(-f.code) != 400 || f.msg[0] == 0) {
             abort();
         }
         return 0;

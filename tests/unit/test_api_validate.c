@@ -28,36 +28,37 @@ struct vcase {
 static json_t *parse(const char *s)
 {
     json_t *v = NULL;
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     if (mero__api_parse_body(s, strlen(s), &v, &f) < 0) {
         return NULL;
     }
     return v;
 }
 
-typedef int (*validator)(json_t *body, struct api_fail *f);
+typedef int (*validator)(json_t *body, struct mero_err *f);
 
 static int run_table(const struct vcase *t, size_t n, validator fn)
 {
     for (size_t i = 0; i < n; i++) {
         json_t *b = parse(t[i].body);
-        struct api_fail f = {0};
+        struct mero_err f = {0};
         if (b == NULL) {
             return (int)i + 1;
         }
         int rc = fn(b, &f);
         json_decref(b);
         if (t[i].status == 0 ? rc != 0
-                             : (rc == 0 || f.status != t[i].status ||
+                             : (rc == 0 || mero__api_status_of(-f.code) != t[i].status ||
                                 strncmp(f.msg, t[i].msg, strlen(t[i].msg)) != 0)) {
-            fprintf(stderr, "case %zu: rc=%d status=%d msg=%s\n", i, rc, f.status, f.msg);
+            fprintf(stderr, "case %zu: rc=%d status=%d msg=%s\n", i, rc,
+                    mero__api_status_of(-f.code), f.msg);
             return (int)i + 1;
         }
     }
     return 0;
 }
 
-static int v_attest(json_t *b, struct api_fail *f)
+static int v_attest(json_t *b, struct mero_err *f)
 {
     struct api_attest_req r;
     return mero__api_parse_attest(b, &r, f);
@@ -83,7 +84,7 @@ TEST(attest_bodies)
     CHECK_EQ(run_table(t, sizeof(t) / sizeof(t[0]), v_attest), 0);
 }
 
-static int v_fleet(json_t *b, struct api_fail *f)
+static int v_fleet(json_t *b, struct mero_err *f)
 {
     struct api_fleet_join_req r;
     return mero__api_parse_fleet_join(b, &r, f);
@@ -112,7 +113,7 @@ TEST(fleet_join_bodies)
     CHECK_EQ(run_table(t, sizeof(t) / sizeof(t[0]), v_fleet), 0);
 }
 
-static int v_policy(json_t *b, struct api_fail *f)
+static int v_policy(json_t *b, struct mero_err *f)
 {
     json_t *canon = NULL;
     int rc = mero__api_parse_policy(b, &canon, f);
@@ -215,7 +216,7 @@ TEST(policy_canonical_form)
 {
     json_t *b = parse("{" MEAS ",\"mode\":\"relay\"}");
     json_t *c = NULL;
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     CHECK(b != NULL);
     CHECK_EQ(mero__api_parse_policy(b, &c, &f), 0);
     CHECK(json_is_true(json_object_get(c, "enabled")));
@@ -227,7 +228,7 @@ TEST(policy_canonical_form)
     json_decref(c);
 }
 
-static int v_member(json_t *b, struct api_fail *f)
+static int v_member(json_t *b, struct mero_err *f)
 {
     struct api_member_req r;
     return mero__api_parse_member(b, &r, f);
@@ -250,11 +251,12 @@ TEST(member_bodies)
 TEST(strict_json)
 {
     json_t *v = NULL;
-    struct api_fail f = {0};
-    CHECK(mero__api_parse_body("{\"a\":1,\"a\":2}", 13, &v, &f) < 0 && f.status == 400);
-    CHECK(mero__api_parse_body("[1]", 3, &v, &f) < 0 && f.status == 400);
-    CHECK(mero__api_parse_body("{} {}", 5, &v, &f) < 0 && f.status == 400);
-    CHECK(mero__api_parse_body("{\"a\":", 5, &v, &f) < 0 && f.status == 400);
+    struct mero_err f = {0};
+    CHECK(mero__api_parse_body("{\"a\":1,\"a\":2}", 13, &v, &f) < 0 &&
+          mero__api_status_of(-f.code) == 400);
+    CHECK(mero__api_parse_body("[1]", 3, &v, &f) < 0 && mero__api_status_of(-f.code) == 400);
+    CHECK(mero__api_parse_body("{} {}", 5, &v, &f) < 0 && mero__api_status_of(-f.code) == 400);
+    CHECK(mero__api_parse_body("{\"a\":", 5, &v, &f) < 0 && mero__api_status_of(-f.code) == 400);
     CHECK_EQ(mero__api_parse_body("", 0, &v, &f), 0);
     CHECK(json_is_object(v) && json_object_size(v) == 0);
     json_decref(v);
@@ -262,7 +264,7 @@ TEST(strict_json)
 
 TEST(kv_and_keys)
 {
-    struct api_fail f = {0};
+    struct mero_err f = {0};
     CHECK_EQ(mero__api_check_kv_key("a.b-c_d:9", &f), 0);
     CHECK(mero__api_check_kv_key("", &f) < 0);
     CHECK(mero__api_check_kv_key("a b", &f) < 0);
