@@ -32,7 +32,14 @@ static bool is_mock(const uint8_t *q, size_t len)
     return len >= MERO_MOCK_HEADER_LEN && memcmp(q, MERO_MOCK_HEADER, MERO_MOCK_HEADER_LEN) == 0;
 }
 
-/* A verdict of "not verified": record why and return 0 (a verdict, not an error). */
+/*
+ * The checks below return a negative -MERO_E* for an error (no verdict could be reached),
+ * DCAP_PASSED when a step passed, and DCAP_REJECTED when the quote was judged "not verified"
+ * (a verdict, not an error: the reason is in the result, and the caller stops checking).
+ */
+enum dcap_step { DCAP_PASSED = 0, DCAP_REJECTED = 1 };
+
+/* A verdict of "not verified": record why in r and return DCAP_REJECTED. */
 static int reject(struct mero_dcap_result *r, int code, const char *fmt, ...) MERO_PRINTF(3, 4);
 static int reject(struct mero_dcap_result *r, int code, const char *fmt, ...)
 {
@@ -42,7 +49,7 @@ static int reject(struct mero_dcap_result *r, int code, const char *fmt, ...)
     va_end(ap);
     r->quote_verified = false;
     r->reject_code = code;
-    return 0;
+    return DCAP_REJECTED;
 }
 
 static void fill_measurements(struct mero_dcap_result *r, const struct mero_quote *q)
@@ -349,7 +356,7 @@ int mero__dcap_pck_chain(const struct mero_quote *q, const struct mero_collatera
     return 0;
 }
 
-/* 0 ok, 1 rejected (reason in r), < 0 error. */
+/* DCAP_PASSED, DCAP_REJECTED (reason in r), or < 0 on error. */
 static int check_pck(struct pck *p, const struct mero_quote *q, const struct mero_collateral *c,
                      const struct mero_dcap_trust *t, int64_t now, struct mero_dcap_result *r)
 {
@@ -357,18 +364,18 @@ static int check_pck(struct pck *p, const struct mero_quote *q, const struct mer
     const char *pem = NULL;
     size_t pem_len = 0;
     if (mero__dcap_pck_chain(q, c, &pem, &pem_len, e.msg, sizeof(e.msg)) < 0) {
-        return reject(r, MERO_ECHAIN, "%s", e.msg) + 1;
+        return reject(r, MERO_ECHAIN, "%s", e.msg);
     }
     if (mero__x509_chain_split(&p->ch, pem, pem_len, &e) < 0) {
-        return reject(r, MERO_ECHAIN, "PCK chain: %s", e.msg) + 1;
+        return reject(r, MERO_ECHAIN, "PCK chain: %s", e.msg);
     }
     /* Intel PckCertVerifier: exactly leaf, PCK CA, root. */
     if (p->ch.n != 3) {
-        return reject(r, MERO_ECHAIN, "PCK chain has %zu certificates, want 3", p->ch.n) + 1;
+        return reject(r, MERO_ECHAIN, "PCK chain has %zu certificates, want 3", p->ch.n);
     }
     if (p->ch.der_len[2] != t->root.der_len ||
         memcmp(p->ch.der[2], t->root.der, t->root.der_len) != 0) {
-        return reject(r, MERO_EROOT, "PCK chain root is not the pinned Intel SGX Root CA") + 1;
+        return reject(r, MERO_EROOT, "PCK chain root is not the pinned Intel SGX Root CA");
     }
     const struct mero_cert *ca = &t->pck_ca.c;
     EVP_PKEY *ca_key = t->pck_ca.key;
@@ -379,7 +386,7 @@ static int check_pck(struct pck *p, const struct mero_quote *q, const struct mer
          * CRL must be issued and signed by it (Intel: PCK CRL issuer == PCK issuer). */
         if (mero__x509_chain_load(&p->ch, 1, &e) < 0 ||
             mero__x509_key(p->ch.cert[1].point, &own_key) < 0) {
-            return reject(r, MERO_ECERT, "PCK CA does not decode") + 1;
+            return reject(r, MERO_ECERT, "PCK CA does not decode");
         }
         ca = &p->ch.cert[1];
         ca_key = own_key;
@@ -390,22 +397,22 @@ static int check_pck(struct pck *p, const struct mero_quote *q, const struct mer
             mero__x509_crl_signed_by(&t->pck_crl, ca, ca_key, &e,
                                      "PCK CRL for the quote's PCK CA") < 0) {
             EVP_PKEY_free(own_key);
-            return reject(r, e.code ? e.code : MERO_ECHAIN, "%s", e.msg) + 1;
+            return reject(r, e.code ? e.code : MERO_ECHAIN, "%s", e.msg);
         }
     }
     p->leaf = leaf_get(p->ch.der[0], p->ch.der_len[0], &e);
     if (p->leaf == NULL) {
         EVP_PKEY_free(own_key);
-        return e.code == MERO_ENOMEM ? -MERO_ENOMEM : reject(r, e.code, "%s", e.msg) + 1;
+        return e.code == MERO_ENOMEM ? -MERO_ENOMEM : reject(r, e.code, "%s", e.msg);
     }
     const struct mero_cert *leaf = &p->leaf->c;
-    int rc = 0;
+    int rc = DCAP_PASSED;
     if (!mero__x509_cn_contains(leaf, "SGX PCK Certificate")) {
-        rc = reject(r, MERO_ECHAIN, "PCK leaf CN is not an SGX PCK Certificate") + 1;
+        rc = reject(r, MERO_ECHAIN, "PCK leaf CN is not an SGX PCK Certificate");
     } else if (mero__x509_signed_by(leaf, ca, ca_key, &e, "PCK leaf") < 0 ||
                mero__x509_valid_at(leaf, now, &e, "PCK leaf") < 0 ||
                mero__x509_crl_check(&t->pck_crl, leaf, &e, "PCK leaf") < 0) {
-        rc = reject(r, e.code, "%s", e.msg) + 1;
+        rc = reject(r, e.code, "%s", e.msg);
     }
     EVP_PKEY_free(own_key);
     return rc;
@@ -490,7 +497,7 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
     struct pck p;
     memset(&p, 0, sizeof(p));
     int rc = check_pck(&p, q, c, t, now, r);
-    if (rc != 0) {
+    if (rc != DCAP_PASSED) {
         goto out;
     }
     /* FMSPC and PCEID of the platform equal the TCB info's (Intel: TCB_INFO_MISMATCH). */
@@ -627,11 +634,12 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
     r->tcb_status = st;
     r->has_tcb_evaluation_data_number = true;
     r->tcb_evaluation_data_number = tcb->eval_num < qe->eval_num ? tcb->eval_num : qe->eval_num;
-    rc = 0;
+    rc = DCAP_PASSED;
 out:
     leaf_put(p.leaf);
     mero__x509_chain_cleanup(&p.ch);
-    return rc < 0 ? rc : 0;
+    /* A rejection is a verdict recorded in r: for the caller, the judging succeeded. */
+    return rc == DCAP_REJECTED ? 0 : rc;
 }
 
 int mero_dcap_verify_quote(const uint8_t *quote, size_t len, const struct mero_collateral *c,
@@ -661,15 +669,16 @@ int mero_dcap_verify_quote(const uint8_t *quote, size_t len, const struct mero_c
     fill_measurements(&r, &q);
     r.root_crl_checked = t->fail_code == 0 && t->has_root_crl;
     if (t->fail_code != 0) {
-        reject(&r, t->fail_code, "%s", t->fail_reason);
+        (void)reject(&r, t->fail_code, "%s", t->fail_reason);
     } else {
         r.collateral_not_before = t->not_before;
         r.collateral_not_after = t->not_after;
         if ((int64_t)now < t->not_before || (int64_t)now > t->not_after) {
-            reject(&r, MERO_EEXPIRED,
-                   "collateral is valid from %lld to %lld, not at %llu (issueDate/thisUpdate, "
-                   "nextUpdate, certificate validity)",
-                   (long long)t->not_before, (long long)t->not_after, (unsigned long long)now);
+            (void)reject(
+                &r, MERO_EEXPIRED,
+                "collateral is valid from %lld to %lld, not at %llu (issueDate/thisUpdate, "
+                "nextUpdate, certificate validity)",
+                (long long)t->not_before, (long long)t->not_after, (unsigned long long)now);
         } else {
             int rc = judge(&q, c, t, (int64_t)now, &r);
             if (rc < 0) {

@@ -194,52 +194,42 @@ static int check_body(const struct sig_bundle *b, const struct signer *sg, const
     size_t signed_len = alen;
     enum sig_keytype kt = mero__sig_key_type(sg->key);
     int rc = 0;
-    if (body.kind != b->kind) {
-        rc = mero_err_set(err, MERO_ESIGSTORE_BODY, "the logged body is not of the entry's kind");
-    } else if (body_find(&body, b, sg, NULL, 0) == -1) {
-        rc = mero_err_set(err, MERO_ESIGSTORE_BODY,
-                          b->keyed ? "the logged entry names another key than the managed key"
-                                   : "the logged entry names another certificate than the "
-                                     "bundle's");
-    } else if (b->is_dsse) {
+    MERO_ENSURE_OUT(body.kind == b->kind, err, MERO_ESIGSTORE_BODY,
+                    "the logged body is not of the entry's kind");
+    MERO_ENSURE_OUT(body_find(&body, b, sg, NULL, 0) != -1, err, MERO_ESIGSTORE_BODY,
+                    b->keyed ? "the logged entry names another key than the managed key"
+                             : "the logged entry names another certificate than the bundle's");
+    if (b->is_dsse) {
         rc = mero__sig_dsse_pae(b->payload_type, b->payload, b->payload_len, &pae, &pae_len);
+        MERO_ENSURE_OUT(rc == 0, err, -rc, "DSSE envelope too large");
         signed_msg = pae;
         signed_len = pae_len;
         /* hashedrekord 0.0.2 logs H(PAE); dsse 0.0.1 / 0.0.2 and intoto log H(payload) */
         const uint8_t *what = b->kind == SIG_HASHEDREKORD_2 ? pae : b->payload;
         size_t wlen = b->kind == SIG_HASHEDREKORD_2 ? pae_len : b->payload_len;
-        if (rc < 0) {
-            rc = mero_err_set(err, rc, "DSSE envelope too large");
-        } else if (digest_n(h, body.hash_len, what, wlen) < 0 ||
-                   !mero_ct_eq(h, body.hash, body.hash_len)) {
-            rc = mero_err_set(err, MERO_ESIGSTORE_BODY,
-                              "the logged entry is not this DSSE envelope (digest differs)");
-        }
-    } else if (given != NULL ? (body.hash_len != 32 || !mero_ct_eq(given, body.hash, 32))
-                             : (digest_n(h, body.hash_len, artifact, alen) < 0 ||
-                                !mero_ct_eq(h, body.hash, body.hash_len))) {
-        rc = mero_err_set(err, MERO_ESIGSTORE_DIGEST,
-                          "the artifact's SHA-256 is not the one Rekor logged");
+        MERO_ENSURE_OUT(digest_n(h, body.hash_len, what, wlen) == 0 &&
+                            mero_ct_eq(h, body.hash, body.hash_len),
+                        err, MERO_ESIGSTORE_BODY,
+                        "the logged entry is not this DSSE envelope (digest differs)");
+    } else {
+        bool same = given != NULL ? body.hash_len == MERO_SHA256_LEN &&
+                                        mero_ct_eq(given, body.hash, MERO_SHA256_LEN)
+                                  : digest_n(h, body.hash_len, artifact, alen) == 0 &&
+                                        mero_ct_eq(h, body.hash, body.hash_len);
+        MERO_ENSURE_OUT(same, err, MERO_ESIGSTORE_DIGEST,
+                        "the artifact's SHA-256 is not the one Rekor logged");
     }
-    int v = 0;
-    if (rc == 0) {
-        v = given != NULL && !b->is_dsse
+    int v = given != NULL && !b->is_dsse
                 ? mero__sig_verify_prehash(sg->key, kt, given, b->sig, b->sig_len)
                 : mero__sig_verify_key(sg->key, kt, signed_msg, signed_len, b->sig, b->sig_len);
-    }
-    if (v == -MERO_EUNSUPPORTED && given != NULL) {
-        rc =
-            mero_err_set(err, MERO_EUNSUPPORTED,
-                         "this key signs the artifact itself: its SHA-256 alone cannot be checked");
-    } else if (v < 0) {
-        rc = mero_err_set(err, MERO_EBADSIG,
-                          b->is_dsse ? "the DSSE envelope's signature does not verify"
-                                     : "the bundle's signature does not verify over the artifact");
-    }
-    if (rc == 0 && body_find(&body, b, sg, b->sig, b->sig_len) < 0) {
-        rc = mero_err_set(err, MERO_ESIGSTORE_BODY,
-                          "the logged entry holds another signature than the bundle's");
-    }
+    MERO_ENSURE_OUT(v != -MERO_EUNSUPPORTED || given == NULL, err, MERO_EUNSUPPORTED,
+                    "this key signs the artifact itself: its SHA-256 alone cannot be checked");
+    MERO_ENSURE_OUT(v == 0, err, MERO_EBADSIG,
+                    b->is_dsse ? "the DSSE envelope's signature does not verify"
+                               : "the bundle's signature does not verify over the artifact");
+    MERO_ENSURE_OUT(body_find(&body, b, sg, b->sig, b->sig_len) >= 0, err, MERO_ESIGSTORE_BODY,
+                    "the logged entry holds another signature than the bundle's");
+out:
     free(pae);
     mero__sig_body_cleanup(&body);
     return rc;

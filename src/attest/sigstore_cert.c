@@ -11,6 +11,7 @@
  * values (issuer 1.1 vs 1.8, ref 1.6 vs 1.14) refuses the certificate.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <openssl/ct.h>
@@ -195,12 +196,10 @@ static int sct_one(const struct mero_trust_root *tr, X509 *leaf, X509 *issuer, c
         }
         struct mero_buf m;
         mero_buf_init(&m, 64u * 1024u);
-        int rc = sct_message(leaf, issuer, sct, &m);
-        if (rc == 0) {
-            rc = mero__sig_verify_key(l->key, l->type, m.data, m.len, sig, siglen);
-        }
+        bool ok = sct_message(leaf, issuer, sct, &m) == 0 &&
+                  mero__sig_verify_key(l->key, l->type, m.data, m.len, sig, siglen) == 0;
         mero_buf_cleanup(&m);
-        if (rc == 0) {
+        if (ok) {
             return 0;
         }
     }

@@ -47,7 +47,7 @@ int mero__sig_verify_set(const struct sig_log *log, const struct sig_bundle *b,
     free(body64);
     if (rc < 0) {
         mero_buf_cleanup(&msg);
-        return mero_err_set(err, rc, "SET payload too large");
+        return mero_err_set(err, -rc, "SET payload too large");
     }
     rc = mero__sig_verify_key(log->key, log->type, msg.data, msg.len, b->set, b->set_len);
     mero_buf_cleanup(&msg);

@@ -524,23 +524,19 @@ int mero_trust_root_describe(const struct mero_trust_root *tr, char *out, size_t
 {
     struct mero_buf b;
     mero_buf_init(&b, cap > 0 ? cap - 1 : 0);
-    int rc = describe_logs(&b, "tlog", tr->tlogs, tr->ntlogs);
-    if (rc == 0) {
-        rc = describe_logs(&b, "ctlog", tr->ctlogs, tr->nctlogs);
-    }
-    if (rc == 0) {
-        rc = describe_cas(&b, "ca", tr->cas, tr->ncas);
-    }
-    if (rc == 0) {
-        rc = describe_cas(&b, "tsa", tr->tsas, tr->ntsas);
-    }
-    if (rc == 0 && cap > 0) {
+    int rc = 0;
+    MERO_TRY_OUT(describe_logs(&b, "tlog", tr->tlogs, tr->ntlogs));
+    MERO_TRY_OUT(describe_logs(&b, "ctlog", tr->ctlogs, tr->nctlogs));
+    MERO_TRY_OUT(describe_cas(&b, "ca", tr->cas, tr->ncas));
+    MERO_TRY_OUT(describe_cas(&b, "tsa", tr->tsas, tr->ntsas));
+    if (cap > 0) {
         if (b.len > 0) {
             memcpy(out, b.data, b.len);
         }
         out[b.len] = 0;
         rc = (int)b.len;
     }
+out:
     mero_buf_cleanup(&b);
     return rc < 0 ? -MERO_ETOOBIG : rc;
 }

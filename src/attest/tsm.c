@@ -166,7 +166,7 @@ static int quote_in_entry(const char *dir, const uint8_t report_data[static 64],
     }
     int rc = read_file(path, MERO_TSM_MAX_OUTBLOB, &blob, &n);
     if (rc < 0) {
-        return mero_err_set(err, rc, "Failed to generate TDX quote: cannot read outblob (%s)",
+        return mero_err_set(err, -rc, "Failed to generate TDX quote: cannot read outblob (%s)",
                             mero_strerror(rc));
     }
     if (read_attr(dir, "generation", gen2, sizeof(gen2)) < 0 || strcmp(gen1, gen2) != 0) {
@@ -181,7 +181,7 @@ static int quote_in_entry(const char *dir, const uint8_t report_data[static 64],
     rc = mero_quote_parse(&q, blob, n, &perr);
     if (rc < 0) {
         free(blob);
-        return mero_err_set(err, rc, "Failed to parse TDX quote: %s", perr.msg);
+        return mero_err_set(err, -rc, "Failed to parse TDX quote: %s", perr.msg);
     }
     if (!mero_ct_eq(q.body.report_data, report_data, 64)) {
         free(blob);
@@ -230,7 +230,7 @@ int mero_attest_generate(const uint8_t report_data[static 64], bool mock_tee, ui
         return 0;
     }
     if (rc != -MERO_EUNSUPPORTED) {
-        return mero_err_set(err, rc, "%s", terr.msg); /* real hardware failed: no mock */
+        return mero_err_set(err, -rc, "%s", terr.msg); /* real hardware failed: no mock */
     }
     if (!mock_tee) {
         return mero_err_set(err, MERO_EUNSUPPORTED, MERO_ATTEST_UNSUPPORTED_MSG);

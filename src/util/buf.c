@@ -242,22 +242,6 @@ int mero_cur_u64le(struct mero_cur *c, uint64_t *v)
     return 0;
 }
 
-int mero_cur_u16be(struct mero_cur *c, uint16_t *v)
-{
-    const uint8_t *p;
-    MERO_TRY(mero_cur_bytes(c, 2, &p));
-    *v = (uint16_t)((p[0] << 8) | p[1]);
-    return 0;
-}
-
-int mero_cur_u32be(struct mero_cur *c, uint32_t *v)
-{
-    const uint8_t *p;
-    MERO_TRY(mero_cur_bytes(c, 4, &p));
-    *v = ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
-    return 0;
-}
-
 int mero_cur_uvarint(struct mero_cur *c, uint64_t *v)
 {
     uint64_t r = 0;
