@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "attest/der_internal.h"
+#include "mero/clock.h"
 
 struct rd {
     const uint8_t *p;
@@ -151,7 +152,7 @@ static int der_time(struct rd *r, int64_t *out)
     tm.tm_hour = h;
     tm.tm_min = mi;
     tm.tm_sec = se;
-    *out = (int64_t)timegm(&tm);
+    *out = mero_timegm(&tm);
     return 0;
 }
 

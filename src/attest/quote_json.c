@@ -13,24 +13,10 @@
 #include "attest/quote_json_internal.h"
 #include "mero/encoding.h"
 
-/* Lowercase hex of p, appended in chunks (the chain is ~3.7 KB, so per-byte appends show). */
-static int hex_chunks(struct mero_buf *b, const uint8_t *p, size_t n)
-{
-    char tmp[2 * 128 + 1];
-    while (n > 0) {
-        size_t k = n < 128 ? n : 128;
-        mero_hex_encode(tmp, p, k);
-        MERO_TRY(mero_buf_append(b, tmp, 2 * k));
-        p += k;
-        n -= k;
-    }
-    return 0;
-}
-
 static int key_hex(struct mero_buf *b, const char *sep, const char *key, const uint8_t *p, size_t n)
 {
     MERO_TRY(mero_buf_printf(b, "%s\"%s\":\"", sep, key));
-    MERO_TRY(hex_chunks(b, p, n));
+    MERO_TRY(mero_hex_append(b, p, n));
     return mero_buf_append_u8(b, '"');
 }
 
@@ -77,7 +63,7 @@ int mero__quote_json_write(struct mero_buf *b, const struct mero_quote *q, size_
     MERO_TRY(write_body(b, &q->body));
     MERO_TRY(key_hex(b, ",", "signature", q->signature, 64));
     MERO_TRY(mero_buf_append_str(b, ",\"attestationKey\":\"04"));
-    MERO_TRY(hex_chunks(b, q->attest_key, 64));
+    MERO_TRY(mero_hex_append(b, q->attest_key, 64));
     MERO_TRY(mero_buf_append_str(b, "\",\"certificationData\":{\"type\":"
                                     "\"qeReportCertificationData\",\"data\":{"));
     MERO_TRY(key_hex(b, "", "qeReport", q->qe_report_raw, MERO_QE_REPORT_LEN));

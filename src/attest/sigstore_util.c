@@ -10,12 +10,14 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 
 #include "attest/sigstore_internal.h"
 #include "mero/buf.h"
+#include "mero/clock.h"
 #include "mero/encoding.h"
 
 json_t *mero__json_load(const uint8_t *data, size_t len, size_t max, struct mero_err *err)
@@ -94,17 +96,6 @@ static int digits(const char **p, int n, int *out)
     return 0;
 }
 
-static int64_t days_from_civil(int y, int m, int d)
-{
-    /* proleptic Gregorian, days since 1970-01-01 */
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
 /* RFC 3339 "YYYY-MM-DDTHH:MM:SS[.frac](Z|+hh:mm|-hh:mm)"; fractions are truncated, which keeps
  * an inclusive `end` such as 23:59:59.999 inclusive at whole-second resolution. */
 int mero__sig_time_parse(const char *s, int64_t *out)
@@ -154,7 +145,15 @@ int mero__sig_time_parse(const char *s, int64_t *out)
     if (*p != '\0') {
         return -MERO_EINVAL;
     }
-    *out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + (se > 59 ? 59 : se) - off;
+    struct tm tm;
+    memset(&tm, 0, sizeof(tm));
+    tm.tm_year = y - 1900;
+    tm.tm_mon = mo - 1;
+    tm.tm_mday = d;
+    tm.tm_hour = h;
+    tm.tm_min = mi;
+    tm.tm_sec = se > 59 ? 59 : se;
+    *out = mero_timegm(&tm) - off;
     return 0;
 }
 

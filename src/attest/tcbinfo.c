@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "attest/tcbinfo_internal.h"
+#include "mero/clock.h"
 #include "mero/encoding.h"
 
 static const char *const status_names[MERO_TCB__COUNT] = {
@@ -92,7 +93,7 @@ int mero__date_parse(const char *s, int64_t *out)
     tm.tm_hour = h;
     tm.tm_min = mi;
     tm.tm_sec = se;
-    *out = (int64_t)timegm(&tm);
+    *out = mero_timegm(&tm);
     return 0;
 }
 
