@@ -22,6 +22,7 @@
 
 #include "mero/buf.h"
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 #define MERO_COLLATERAL_MAX_JSON   (1u << 20)   /* the whole QuoteCollateralV3 object */
 #define MERO_COLLATERAL_MAX_CHAIN  (64u << 10)  /* one PEM chain */
@@ -50,7 +51,7 @@ struct mero_collateral {
     /* mero_collateral_hash of the fields above, set by parse/copy/rehash. A collateral is
      * immutable once hashed: code that builds or edits one calls mero_collateral_rehash. */
     bool has_hash;
-    uint8_t hash[32];
+    uint8_t hash[MERO_SHA256_LEN];
 };
 
 /* Zero a collateral (so cleanup is safe). */
@@ -85,7 +86,7 @@ MERO_MUST_CHECK int mero_collateral_to_json(const struct mero_collateral *c, str
  * collaterals have the same hash exactly when they hold the same bytes. The cache key of
  * what collateral verification proves.
  */
-void mero_collateral_hash(const struct mero_collateral *c, uint8_t out[static 32]);
+void mero_collateral_hash(const struct mero_collateral *c, uint8_t out[static MERO_SHA256_LEN]);
 /* Recompute and store c->hash (after building or editing a collateral by hand). */
 void mero_collateral_rehash(struct mero_collateral *c);
 

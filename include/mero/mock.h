@@ -43,8 +43,9 @@ struct mero_mock_result {
  * when not a mock quote, -MERO_ETOOBIG over MERO_MAX_TEE_QUOTE_BYTES. A mismatching nonce or
  * hash is not an error: it is reported in the result flags. `out` is written only on success.
  */
-MERO_MUST_CHECK int mero_mock_verify(const uint8_t *q, size_t len, const uint8_t nonce[static 32],
-                                     const uint8_t app_hash[static 32],
+MERO_MUST_CHECK int mero_mock_verify(const uint8_t *q, size_t len,
+                                     const uint8_t nonce[static MERO_NONCE_LEN],
+                                     const uint8_t app_hash[static MERO_APP_HASH_LEN],
                                      struct mero_mock_result *out, struct mero_err *err);
 /*
  * The parsed-JSON form of a mock quote (all registers 96 hex zeros), as §1.3 specifies.

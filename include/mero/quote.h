@@ -31,31 +31,33 @@
 #define MERO_TEE_TYPE_TDX     0x00000081u
 /* MAX_TEE_QUOTE_BYTES: the largest quote an admission may carry (spec, verify_and_admit). */
 #define MERO_MAX_TEE_QUOTE_BYTES 16384u
+/* The PCK leaf issuer CN as text (with NUL; longer names are cut). */
+#define MERO_PCK_ISSUER_CN_MAX 96
 
 struct mero_td_report {
     uint8_t tee_tcb_svn[16];
-    uint8_t mrseam[48];
-    uint8_t mrsignerseam[48];
+    uint8_t mrseam[MERO_MR_LEN];
+    uint8_t mrsignerseam[MERO_MR_LEN];
     uint8_t seam_attributes[8];
     uint8_t td_attributes[8];
     uint8_t xfam[8];
-    uint8_t mrtd[48];
-    uint8_t mrconfigid[48];
-    uint8_t mrowner[48];
-    uint8_t mrownerconfig[48];
-    uint8_t rtmr[4][48];
+    uint8_t mrtd[MERO_MR_LEN];
+    uint8_t mrconfigid[MERO_MR_LEN];
+    uint8_t mrowner[MERO_MR_LEN];
+    uint8_t mrownerconfig[MERO_MR_LEN];
+    uint8_t rtmr[MERO_RTMR_COUNT][MERO_RTMR_LEN];
     uint8_t report_data[64];
     bool td15; /* the two fields below are present */
     uint8_t tee_tcb_svn2[16];
-    uint8_t mrservicetd[48];
+    uint8_t mrservicetd[MERO_MR_LEN];
 };
 
 struct mero_enclave_report { /* the QE report, 384 bytes */
     uint8_t cpusvn[16];
     uint32_t miscselect;
     uint8_t attributes[16];
-    uint8_t mrenclave[32];
-    uint8_t mrsigner[32];
+    uint8_t mrenclave[MERO_SGX_MEASUREMENT_LEN];
+    uint8_t mrsigner[MERO_SGX_MEASUREMENT_LEN];
     uint16_t isvprodid;
     uint16_t isvsvn;
     uint8_t report_data[64];
@@ -107,7 +109,7 @@ struct mero_pck_info {
     uint8_t pceid[2];
     uint8_t cpusvn[16]; /* components .2.1 - .2.16 */
     uint16_t pcesvn;
-    char issuer_cn[96]; /* e.g. "Intel SGX PCK Platform CA" */
+    char issuer_cn[MERO_PCK_ISSUER_CN_MAX]; /* e.g. "Intel SGX PCK Platform CA" */
     int64_t not_before;
     int64_t not_after;
 };

@@ -61,6 +61,10 @@
 #define MERO_GROUP_KEY_LEN  MERO_AEAD_KEY_LEN
 #define MERO_QUOTE_HASH_LEN MERO_SHA256_LEN
 
+/* ---- attest: admission binding fields (reference-calimero.md §2; house-attest) ---- */
+#define MERO_ACCOUNT_LEN   32 /* a JoinAccountCredential's account */
+#define MERO_DEVICE_ID_LEN 32 /* a DeviceCert's DeviceId */
+
 /* ---- text forms ---- */
 #define MERO_HEX_LEN(n)  (2 * (n))     /* hex chars for n bytes */
 #define MERO_HEX_SIZE(n) (2 * (n) + 1) /* the same plus its NUL: a char array's size */
@@ -78,5 +82,7 @@ _Static_assert(MERO_IDENTITY_LEN == MERO_GROUP_ID_LEN, "ids and identities share
 _Static_assert(MERO_CONTEXT_ID_LEN == MERO_GROUP_ID_LEN, "ids share one width");
 _Static_assert(MERO_KEY_ID_LEN == MERO_SHA256_LEN, "a key id is a SHA-256");
 _Static_assert(MERO_ECDSA_P256_SIG_LEN == 2 * MERO_P256_SCALAR_LEN, "r || s");
+/* attest (house-attest): a report-data binding is a SHA-256, so it fills the app-hash half */
+_Static_assert(MERO_APP_HASH_LEN == MERO_SHA256_LEN, "a binding is a SHA-256");
 
 #endif
