@@ -355,15 +355,15 @@ static void hash_all(struct hasher *h, const struct mero_collateral *c)
     hash_field(h, c->pck_certificate_chain, c->pck_certificate_chain_len);
 }
 
-void mero_collateral_hash(const struct mero_collateral *c, uint8_t out[static 32])
+void mero_collateral_hash(const struct mero_collateral *c, uint8_t out[static MERO_SHA256_LEN])
 {
     struct hasher h;
-    unsigned int n = 32;
+    unsigned int n = MERO_SHA256_LEN;
     memset(&h, 0, sizeof(h));
     h.evp = EVP_MD_CTX_new();
     if (h.evp != NULL && EVP_DigestInit_ex(h.evp, mero__sha256_md(), NULL) == 1) {
         hash_all(&h, c);
-        if (EVP_DigestFinal_ex(h.evp, out, &n) == 1 && n == 32) {
+        if (EVP_DigestFinal_ex(h.evp, out, &n) == 1 && n == MERO_SHA256_LEN) {
             EVP_MD_CTX_free(h.evp);
             return;
         }

@@ -55,7 +55,7 @@ static int reject(struct mero_dcap_result *r, int code, const char *fmt, ...)
 static void fill_measurements(struct mero_dcap_result *r, const struct mero_quote *q)
 {
     const struct mero_td_report *b = &q->body;
-    memcpy(r->mrtd, b->mrtd, 48);
+    memcpy(r->mrtd, b->mrtd, sizeof(r->mrtd));
     memcpy(r->rtmr, b->rtmr, sizeof(r->rtmr));
     memcpy(r->report_data, b->report_data, 64);
     memcpy(r->tee_tcb_svn, b->tee_tcb_svn, 16);
@@ -65,7 +65,7 @@ static void fill_measurements(struct mero_dcap_result *r, const struct mero_quot
     r->td15 = b->td15;
     if (b->td15) {
         memcpy(r->tee_tcb_svn2, b->tee_tcb_svn2, 16);
-        memcpy(r->mrservicetd, b->mrservicetd, 48);
+        memcpy(r->mrservicetd, b->mrservicetd, sizeof(r->mrservicetd));
     }
 }
 
@@ -98,7 +98,7 @@ static void add_advisories(struct mero_dcap_result *r, json_t *a)
 #define AK_CACHE_MAX   32
 
 struct leaf {
-    uint8_t hash[32]; /* SHA-256 of the leaf DER */
+    uint8_t hash[MERO_SHA256_LEN]; /* SHA-256 of the leaf DER */
     uint64_t used;
     unsigned refs;
     uint8_t *der;
@@ -186,12 +186,12 @@ void mero__dcap_parse_cache_clear(void)
 }
 
 /* With parse_lock held: the referenced leaf for h, or NULL and the slot to fill. */
-static struct leaf *leaf_find(const uint8_t h[32], size_t *slot)
+static struct leaf *leaf_find(const uint8_t h[MERO_SHA256_LEN], size_t *slot)
 {
     uint64_t oldest = UINT64_MAX;
     *slot = 0;
     for (size_t i = 0; i < LEAF_CACHE_MAX; i++) {
-        if (leaves[i] != NULL && memcmp(leaves[i]->hash, h, 32) == 0) {
+        if (leaves[i] != NULL && memcmp(leaves[i]->hash, h, MERO_SHA256_LEN) == 0) {
             leaves[i]->used = ++parse_clock;
             leaves[i]->refs++;
             return leaves[i];
@@ -209,7 +209,7 @@ static struct leaf *leaf_find(const uint8_t h[32], size_t *slot)
  * is not a PCK leaf. */
 static const struct leaf *leaf_get(const uint8_t *der, size_t len, struct mero_err *err)
 {
-    uint8_t h[32];
+    uint8_t h[MERO_SHA256_LEN];
     size_t slot;
     mero__sha256(h, der, len);
     pthread_mutex_lock(&parse_lock);
@@ -226,7 +226,7 @@ static const struct leaf *leaf_get(const uint8_t *der, size_t len, struct mero_e
     }
     memcpy(l->der, der, len);
     l->der_len = len;
-    memcpy(l->hash, h, 32);
+    memcpy(l->hash, h, sizeof(l->hash));
     if (mero__cert_parse(&l->c, l->der, len) < 0 || mero__x509_key(l->c.point, &l->key) < 0) {
         leaf_free(l);
         mero_err_set(err, MERO_ECERT, "PCK leaf does not decode");
@@ -516,7 +516,7 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
         rc = reject(r, MERO_ETDX_MODULE, "TCB info has no TDX module identity TDX_%02X", mver);
         goto out;
     }
-    if (memcmp(b->mrsignerseam, mod->mrsigner, 48) != 0) {
+    if (memcmp(b->mrsignerseam, mod->mrsigner, sizeof(b->mrsignerseam)) != 0) {
         rc = reject(r, MERO_ETDX_MODULE, "MRSIGNERSEAM differs from the TDX module identity");
         goto out;
     }
@@ -534,12 +534,12 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
         goto out;
     }
     struct mero_sha256 h;
-    uint8_t hd[32];
+    uint8_t hd[MERO_SHA256_LEN];
     mero_sha256_init(&h);
     mero_sha256_update(&h, q->attest_key, 64);
     mero_sha256_update(&h, q->qe_auth_data, q->qe_auth_len);
     mero_sha256_final(&h, hd);
-    if (memcmp(hd, q->qe_report.report_data, 32) != 0) {
+    if (memcmp(hd, q->qe_report.report_data, sizeof(hd)) != 0) {
         rc = reject(r, MERO_EQEREPORT, "QE report data does not bind the attestation key");
         goto out;
     }
@@ -552,7 +552,7 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
                     (qe->attributes[i] & qe->attributes_mask[i]);
     }
     if ((qr->miscselect & qe->miscselect_mask) != (qe->miscselect & qe->miscselect_mask) ||
-        !attrs_ok || memcmp(qr->mrsigner, qe->mrsigner, 32) != 0 ||
+        !attrs_ok || memcmp(qr->mrsigner, qe->mrsigner, sizeof(qr->mrsigner)) != 0 ||
         qr->isvprodid != qe->isvprodid) {
         rc = reject(r, MERO_EQEIDENTITY, "QE report does not match the QE identity");
         goto out;
@@ -693,14 +693,15 @@ int mero_dcap_verify_quote(const uint8_t *quote, size_t len, const struct mero_c
 }
 
 int mero_dcap_verify(const uint8_t *quote, size_t len, const struct mero_collateral *c,
-                     uint64_t now, const uint8_t nonce[static 32],
-                     const uint8_t app_hash[static 32], struct mero_dcap_result *out,
+                     uint64_t now, const uint8_t nonce[static MERO_NONCE_LEN],
+                     const uint8_t app_hash[static MERO_APP_HASH_LEN], struct mero_dcap_result *out,
                      struct mero_err *err)
 {
     struct mero_dcap_result r;
     MERO_TRY(mero_dcap_verify_quote(quote, len, c, now, &r, err));
-    r.nonce_verified = memcmp(r.report_data, nonce, 32) == 0;
-    r.application_hash_verified = memcmp(r.report_data + 32, app_hash, 32) == 0;
+    r.nonce_verified = memcmp(r.report_data, nonce, MERO_NONCE_LEN) == 0;
+    r.application_hash_verified =
+        memcmp(r.report_data + MERO_NONCE_LEN, app_hash, MERO_APP_HASH_LEN) == 0;
     r.is_valid = r.quote_verified && r.nonce_verified && r.application_hash_verified;
     *out = r;
     return 0;
@@ -708,8 +709,8 @@ int mero_dcap_verify(const uint8_t *quote, size_t len, const struct mero_collate
 
 int mero_dcap_verify_evidence(const uint8_t *quote, size_t len, const char *collateral_json,
                               size_t collateral_len, uint64_t attested_at,
-                              const uint8_t bound_hash[static 32], struct mero_dcap_result *out,
-                              struct mero_err *err)
+                              const uint8_t bound_hash[static MERO_APP_HASH_LEN],
+                              struct mero_dcap_result *out, struct mero_err *err)
 {
     if (is_mock(quote, len)) {
         return mero_err_set(err, MERO_EQUOTE_MOCK, "mock evidence is judged by the mock rule");
@@ -731,7 +732,7 @@ int mero_dcap_verify_evidence(const uint8_t *quote, size_t len, const char *coll
         return mero_err_set(err, r.reject_code ? r.reject_code : MERO_EBADSIG,
                             "quote verification failed: %s", r.reject_reason);
     }
-    if (!mero_ct_eq(r.report_data + 32, bound_hash, 32)) {
+    if (!mero_ct_eq(r.report_data + MERO_NONCE_LEN, bound_hash, MERO_APP_HASH_LEN)) {
         return mero_err_set(err, MERO_EPOLICY, "the quote does not commit to the bound key hash");
     }
     r.nonce_verified = false;

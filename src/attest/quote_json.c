@@ -25,22 +25,22 @@ static int write_body(struct mero_buf *b, const struct mero_td_report *r)
     static const char *const rtmr[4] = {"rtmr0", "rtmr1", "rtmr2", "rtmr3"};
     MERO_TRY(mero_buf_printf(b, "{\"tdxVersion\":\"%s\"", r->td15 ? "1.5" : "1.0"));
     MERO_TRY(key_hex(b, ",", "teeTcbSvn", r->tee_tcb_svn, 16));
-    MERO_TRY(key_hex(b, ",", "mrseam", r->mrseam, 48));
-    MERO_TRY(key_hex(b, ",", "mrsignerseam", r->mrsignerseam, 48));
+    MERO_TRY(key_hex(b, ",", "mrseam", r->mrseam, sizeof(r->mrseam)));
+    MERO_TRY(key_hex(b, ",", "mrsignerseam", r->mrsignerseam, sizeof(r->mrsignerseam)));
     MERO_TRY(key_hex(b, ",", "seamattributes", r->seam_attributes, 8));
     MERO_TRY(key_hex(b, ",", "tdattributes", r->td_attributes, 8));
     MERO_TRY(key_hex(b, ",", "xfam", r->xfam, 8));
-    MERO_TRY(key_hex(b, ",", "mrtd", r->mrtd, 48));
-    MERO_TRY(key_hex(b, ",", "mrconfigid", r->mrconfigid, 48));
-    MERO_TRY(key_hex(b, ",", "mrowner", r->mrowner, 48));
-    MERO_TRY(key_hex(b, ",", "mrownerconfig", r->mrownerconfig, 48));
+    MERO_TRY(key_hex(b, ",", "mrtd", r->mrtd, sizeof(r->mrtd)));
+    MERO_TRY(key_hex(b, ",", "mrconfigid", r->mrconfigid, sizeof(r->mrconfigid)));
+    MERO_TRY(key_hex(b, ",", "mrowner", r->mrowner, sizeof(r->mrowner)));
+    MERO_TRY(key_hex(b, ",", "mrownerconfig", r->mrownerconfig, sizeof(r->mrownerconfig)));
     for (int i = 0; i < 4; i++) {
-        MERO_TRY(key_hex(b, ",", rtmr[i], r->rtmr[i], 48));
+        MERO_TRY(key_hex(b, ",", rtmr[i], r->rtmr[i], sizeof(r->rtmr[i])));
     }
     MERO_TRY(key_hex(b, ",", "reportdata", r->report_data, 64));
     if (r->td15) {
         MERO_TRY(key_hex(b, ",", "teeTcbSvn2", r->tee_tcb_svn2, 16));
-        MERO_TRY(key_hex(b, ",", "mrservicetd", r->mrservicetd, 48));
+        MERO_TRY(key_hex(b, ",", "mrservicetd", r->mrservicetd, sizeof(r->mrservicetd)));
     }
     return mero_buf_append_u8(b, '}');
 }
