@@ -26,7 +26,7 @@ _Static_assert(MERO_MOCK_REPORT_DATA_END == MERO_MOCK_HEADER_LEN + MERO_REPORT_D
 
 /* 17-byte header || report_data || zeros, 256 bytes. */
 void mero_mock_quote_create(uint8_t out[static MERO_MOCK_QUOTE_LEN],
-                            const uint8_t report_data[static 64]);
+                            const uint8_t report_data[static MERO_REPORT_DATA_LEN]);
 /* True when len >= 17 and the header matches. */
 bool mero_mock_is_mock(const uint8_t *q, size_t len);
 

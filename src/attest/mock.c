@@ -18,7 +18,7 @@
 #include "mero/quote.h"
 
 void mero_mock_quote_create(uint8_t out[static MERO_MOCK_QUOTE_LEN],
-                            const uint8_t report_data[static 64])
+                            const uint8_t report_data[static MERO_REPORT_DATA_LEN])
 {
     memset(out, 0, MERO_MOCK_QUOTE_LEN);
     memcpy(out, MERO_MOCK_HEADER, MERO_MOCK_HEADER_LEN);

@@ -90,7 +90,8 @@ static int check_detached(const struct sig_bundle *b, const char *s, size_t n, s
 }
 
 /* The DSSE payload is an in-toto statement; one subject must carry the artifact's SHA-256. */
-static int check_subject(const struct sig_bundle *b, const uint8_t digest[32], struct mero_err *err)
+static int check_subject(const struct sig_bundle *b, const uint8_t digest[MERO_SHA256_LEN],
+                         struct mero_err *err)
 {
     if (strcmp(b->payload_type, "application/vnd.in-toto+json") != 0) {
         return mero_err_set(err, MERO_EUNSUPPORTED, "DSSE payloadType is not in-toto");
@@ -112,9 +113,9 @@ static int check_subject(const struct sig_bundle *b, const uint8_t digest[32], s
     for (size_t i = 0; i < json_array_size(subj) && i < 1024; i++) {
         const char *hex =
             mero__json_str(json_object_get(json_array_get(subj, i), "digest"), "sha256");
-        uint8_t d[32];
-        if (hex != NULL && mero_hex_decode_exact(d, 32, hex, strlen(hex)) == 0 &&
-            mero_ct_eq(d, digest, 32)) {
+        uint8_t d[MERO_SHA256_LEN];
+        if (hex != NULL && mero_hex_decode_exact(d, sizeof(d), hex, strlen(hex)) == 0 &&
+            mero_ct_eq(d, digest, sizeof(d))) {
             rc = 0;
             break;
         }
@@ -127,10 +128,10 @@ out:
 /* Digest of msg with the algorithm of an n-byte digest (32, 48, 64). */
 static int digest_n(uint8_t *out, size_t n, const uint8_t *msg, size_t len)
 {
-    const EVP_MD *md = n == 32   ? EVP_sha256()
-                       : n == 48 ? EVP_sha384()
-                       : n == 64 ? EVP_sha512()
-                                 : NULL;
+    const EVP_MD *md = n == MERO_SHA256_LEN   ? EVP_sha256()
+                       : n == MERO_SHA384_LEN ? EVP_sha384()
+                       : n == 64              ? EVP_sha512()
+                                              : NULL;
     unsigned int ol = 0;
     return md != NULL && EVP_Digest(msg, len, out, &ol, md, NULL) == 1 && ol == n ? 0 : -1;
 }
@@ -354,13 +355,13 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
         }
     }
     if (given != NULL) {
-        memcpy(r.artifact_sha256, given, 32);
+        memcpy(r.artifact_sha256, given, sizeof(r.artifact_sha256));
     } else {
         mero_sha256(r.artifact_sha256, artifact, artifact_len);
     }
     if (b.is_dsse) {
         rc = check_subject(&b, r.artifact_sha256, err);
-    } else if (b.has_digest && !mero_ct_eq(b.digest, r.artifact_sha256, 32)) {
+    } else if (b.has_digest && !mero_ct_eq(b.digest, r.artifact_sha256, sizeof(b.digest))) {
         rc = mero_err_set(err, MERO_ESIGSTORE_DIGEST,
                           "the artifact's SHA-256 is not the bundle's message digest");
     }

@@ -243,7 +243,7 @@ enum sig_keytype mero__sig_key_type(EVP_PKEY *key)
         return bits >= 2048 && bits <= 4096 ? SIG_KT_RSA_PKCS1 : SIG_KT_UNKNOWN;
     }
     case EVP_PKEY_EC: {
-        char curve[32];
+        char curve[SIG_CURVE_NAME_MAX];
         size_t n = 0;
         if (EVP_PKEY_get_utf8_string_param(key, "group", curve, sizeof(curve), &n) != 1) {
             return SIG_KT_UNKNOWN;
@@ -379,7 +379,7 @@ int mero__sig_dsse_pae(const char *type, const uint8_t *payload, size_t n, uint8
     return 0;
 }
 
-int mero__sig_verify_prehash(EVP_PKEY *key, enum sig_keytype t, const uint8_t dgst[32],
+int mero__sig_verify_prehash(EVP_PKEY *key, enum sig_keytype t, const uint8_t dgst[MERO_SHA256_LEN],
                              const uint8_t *sig, size_t siglen)
 {
     if (t != SIG_KT_EC_P256 && t != SIG_KT_RSA_PKCS1 && t != SIG_KT_RSA_PSS) {
@@ -399,7 +399,7 @@ int mero__sig_verify_prehash(EVP_PKEY *key, enum sig_keytype t, const uint8_t dg
     } else if (ok && t == SIG_KT_RSA_PKCS1) {
         ok = EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_PADDING) == 1;
     }
-    ok = ok && EVP_PKEY_verify(c, sig, siglen, dgst, 32) == 1;
+    ok = ok && EVP_PKEY_verify(c, sig, siglen, dgst, MERO_SHA256_LEN) == 1;
     EVP_PKEY_CTX_free(c);
     return ok ? 0 : -MERO_EBADSIG;
 }

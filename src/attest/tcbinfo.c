@@ -180,7 +180,7 @@ static int components_of(json_t *tcb, const char *k, uint8_t out[16])
 static int parse_module(json_t *m, struct mero_tdx_module_identity *out, bool with_id)
 {
     memset(out, 0, sizeof(*out));
-    if (!json_is_object(m) || hex_of(m, "mrsigner", out->mrsigner, 48) < 0 ||
+    if (!json_is_object(m) || hex_of(m, "mrsigner", out->mrsigner, sizeof(out->mrsigner)) < 0 ||
         hex_of(m, "attributes", out->attributes, 8) < 0 ||
         hex_of(m, "attributesMask", out->attributes_mask, 8) < 0) {
         return -1;
@@ -390,7 +390,8 @@ static int qe_fill(struct mero_qeidentity *q, json_t *o, struct mero_err *err)
         u32_hex_le(o, "miscselectMask", &q->miscselect_mask) < 0 ||
         hex_of(o, "attributes", q->attributes, 16) < 0 ||
         hex_of(o, "attributesMask", q->attributes_mask, 16) < 0 ||
-        hex_of(o, "mrsigner", q->mrsigner, 32) < 0 || int_of(o, "isvprodid", 0, 65535, &prod) < 0) {
+        hex_of(o, "mrsigner", q->mrsigner, sizeof(q->mrsigner)) < 0 ||
+        int_of(o, "isvprodid", 0, 65535, &prod) < 0) {
         return mero_err_set(err, MERO_EQEIDENTITY, "qe identity: identity fields malformed");
     }
     q->isvprodid = (uint16_t)prod;
