@@ -218,7 +218,7 @@ int mero__sig_verify_sct(const struct mero_trust_root *tr, X509 *leaf, X509 *iss
             break;
         }
         if (skipped != NULL) {
-            char idb[(MERO_SHA256_LEN + 2) / 3 * 4 + 1]; /* base64 and its NUL */
+            char idb[SIG_ID_B64_SIZE];
             EVP_EncodeBlock((unsigned char *)idb, skipped->log_id, sizeof(skipped->log_id));
             rc = mero_err_set(err, MERO_ESIGSTORE_SCT,
                               "the trusted root's key for CT log %s is unusable: %s", idb,

@@ -45,7 +45,10 @@ enum sig_keytype {
 #define SIG_NAME_MAX       128
 #define SIG_WHY_MAX        96
 #define SIG_CURVE_NAME_MAX 32 /* an OpenSSL group name such as prime256v1 */
-#define SIG_DETAILS_MAX    48 /* a keyDetails name such as PKIX_ECDSA_P256_SHA_256 */
+/* base64 of a log id (SHA-256: 44 characters) and its NUL */
+#define SIG_ID_B64_SIZE   ((MERO_SHA256_LEN + 2) / 3 * 4 + 1)
+#define SIG_TIME_TEXT_MAX 32 /* "YYYY-MM-DDTHH:MM:SSZ", "open" or a number, with its NUL */
+#define SIG_DETAILS_MAX   48 /* a keyDetails name such as PKIX_ECDSA_P256_SHA_256 */
 
 struct sig_log {                     /* a tlog or a ctlog of the trusted root */
     uint8_t log_id[MERO_SHA256_LEN]; /* SHA-256 of the log's key */
