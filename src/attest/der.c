@@ -147,15 +147,7 @@ static int der_time(struct rd *r, int64_t *out)
         se > 60) {
         return -1;
     }
-    struct tm tm;
-    memset(&tm, 0, sizeof(tm));
-    tm.tm_year = y - 1900;
-    tm.tm_mon = mo - 1;
-    tm.tm_mday = d;
-    tm.tm_hour = h;
-    tm.tm_min = mi;
-    tm.tm_sec = se;
-    *out = mero_timegm(&tm);
+    *out = mero_utc_seconds(y, mo, d, h, mi, se);
     return 0;
 }
 

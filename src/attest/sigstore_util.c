@@ -10,7 +10,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
@@ -145,15 +144,7 @@ int mero__sig_time_parse(const char *s, int64_t *out)
     if (*p != '\0') {
         return -MERO_EINVAL;
     }
-    struct tm tm;
-    memset(&tm, 0, sizeof(tm));
-    tm.tm_year = y - 1900;
-    tm.tm_mon = mo - 1;
-    tm.tm_mday = d;
-    tm.tm_hour = h;
-    tm.tm_min = mi;
-    tm.tm_sec = se > 59 ? 59 : se;
-    *out = mero_timegm(&tm) - off;
+    *out = mero_utc_seconds(y, mo, d, h, mi, se > 59 ? 59 : se) - off;
     return 0;
 }
 
