@@ -350,24 +350,19 @@ int mero__sig_dsse_pae(const char *type, const uint8_t *payload, size_t n, uint8
     }
     struct mero_buf b;
     mero_buf_init(&b, SIG_MAX_PAYLOAD + 2048);
-    int rc = mero_buf_printf(&b, "DSSEv1 %zu %s %zu ", tl, type, n);
-    if (rc == 0 && n > 0) {
-        rc = mero_buf_append(&b, payload, n);
-    }
-    if (rc < 0) {
-        mero_buf_cleanup(&b);
-        return rc;
+    int rc = 0;
+    MERO_TRY_OUT(mero_buf_printf(&b, "DSSEv1 %zu %s %zu ", tl, type, n));
+    if (n > 0) {
+        MERO_TRY_OUT(mero_buf_append(&b, payload, n));
     }
     uint8_t *copy = malloc(b.len ? b.len : 1);
-    if (copy == NULL) {
-        mero_buf_cleanup(&b);
-        return -MERO_ENOMEM;
-    }
+    MERO_ENSURE_OUT(copy != NULL, NULL, MERO_ENOMEM, "out of memory");
     memcpy(copy, b.data, b.len);
     *out = copy;
     *outlen = b.len;
+out:
     mero_buf_cleanup(&b);
-    return 0;
+    return rc;
 }
 
 int mero__sig_verify_prehash(EVP_PKEY *key, enum sig_keytype t, const uint8_t dgst[MERO_SHA256_LEN],
