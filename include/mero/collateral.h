@@ -40,12 +40,12 @@ struct mero_collateral {
     size_t tcb_info_issuer_chain_len;
     char *tcb_info; /* the exact signed text of the tcbInfo object */
     size_t tcb_info_len;
-    uint8_t tcb_info_signature[64]; /* raw r || s */
+    uint8_t tcb_info_signature[MERO_ECDSA_P256_SIG_LEN]; /* raw r || s */
     char *qe_identity_issuer_chain;
     size_t qe_identity_issuer_chain_len;
     char *qe_identity; /* the exact signed text of the enclaveIdentity object */
     size_t qe_identity_len;
-    uint8_t qe_identity_signature[64];
+    uint8_t qe_identity_signature[MERO_ECDSA_P256_SIG_LEN];
     char *pck_certificate_chain; /* optional PEM leaf..root; overrides the quote's chain */
     size_t pck_certificate_chain_len;
     /* mero_collateral_hash of the fields above, set by parse/copy/rehash. A collateral is

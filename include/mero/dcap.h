@@ -82,12 +82,12 @@ struct mero_dcap_result {
     uint8_t mrtd[MERO_MR_LEN];
     uint8_t rtmr[MERO_RTMR_COUNT][MERO_RTMR_LEN];
     uint8_t report_data[MERO_REPORT_DATA_LEN];
-    uint8_t tee_tcb_svn[16];
-    uint8_t td_attributes[8];
+    uint8_t tee_tcb_svn[MERO_TEE_TCB_SVN_LEN];
+    uint8_t td_attributes[MERO_TD_ATTRIBUTES_LEN];
     bool td_debug;        /* TD attributes bit 0 */
     bool sept_ve_disable; /* TD attributes bit 28 */
     bool td15;            /* the two below are meaningful */
-    uint8_t tee_tcb_svn2[16];
+    uint8_t tee_tcb_svn2[MERO_TEE_TCB_SVN_LEN];
     uint8_t mrservicetd[MERO_MR_LEN];
     bool is_mock;
     /* the caller's checks (mero_dcap_verify) */

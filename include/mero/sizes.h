@@ -64,6 +64,8 @@
 /* ---- attest: admission binding fields (reference-calimero.md §2; house-attest) ---- */
 #define MERO_ACCOUNT_LEN   32 /* a JoinAccountCredential's account */
 #define MERO_DEVICE_ID_LEN 32 /* a DeviceCert's DeviceId */
+/* attest: TDX quote body (house-attest) */
+#define MERO_SEAM_ATTRIBUTES_LEN 8
 
 /* ---- text forms ---- */
 #define MERO_HEX_LEN(n)  (2 * (n))     /* hex chars for n bytes */

@@ -57,14 +57,14 @@ static void fill_measurements(struct mero_dcap_result *r, const struct mero_quot
     const struct mero_td_report *b = &q->body;
     memcpy(r->mrtd, b->mrtd, sizeof(r->mrtd));
     memcpy(r->rtmr, b->rtmr, sizeof(r->rtmr));
-    memcpy(r->report_data, b->report_data, 64);
-    memcpy(r->tee_tcb_svn, b->tee_tcb_svn, 16);
-    memcpy(r->td_attributes, b->td_attributes, 8);
+    memcpy(r->report_data, b->report_data, sizeof(r->report_data));
+    memcpy(r->tee_tcb_svn, b->tee_tcb_svn, sizeof(r->tee_tcb_svn));
+    memcpy(r->td_attributes, b->td_attributes, sizeof(r->td_attributes));
     r->td_debug = (b->td_attributes[0] & 0x01) != 0;
     r->sept_ve_disable = (b->td_attributes[3] & 0x10) != 0;
     r->td15 = b->td15;
     if (b->td15) {
-        memcpy(r->tee_tcb_svn2, b->tee_tcb_svn2, 16);
+        memcpy(r->tee_tcb_svn2, b->tee_tcb_svn2, sizeof(r->tee_tcb_svn2));
         memcpy(r->mrservicetd, b->mrservicetd, sizeof(r->mrservicetd));
     }
 }
