@@ -78,8 +78,6 @@ MERO_MUST_CHECK int mero_cur_u8(struct mero_cur *c, uint8_t *v);
 MERO_MUST_CHECK int mero_cur_u16le(struct mero_cur *c, uint16_t *v);
 MERO_MUST_CHECK int mero_cur_u32le(struct mero_cur *c, uint32_t *v);
 MERO_MUST_CHECK int mero_cur_u64le(struct mero_cur *c, uint64_t *v);
-MERO_MUST_CHECK int mero_cur_u16be(struct mero_cur *c, uint16_t *v);
-MERO_MUST_CHECK int mero_cur_u32be(struct mero_cur *c, uint32_t *v);
 /* Borrow n bytes at the cursor (valid while the underlying input lives) and advance. */
 MERO_MUST_CHECK int mero_cur_bytes(struct mero_cur *c, size_t n, const uint8_t **out);
 /* Copy n bytes out and advance. */

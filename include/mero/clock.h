@@ -17,5 +17,8 @@ uint64_t mero_now_ns(void); /* monotonic */
  */
 struct tm;
 int64_t mero_timegm(const struct tm *t);
+/* The same from the fields a parser reads: year (e.g. 2026), month 1-12, day, hour, minute,
+ * second, each used as given (range-checked by the caller). */
+int64_t mero_utc_seconds(int year, int month, int day, int hour, int min, int sec);
 
 #endif

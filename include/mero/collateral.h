@@ -22,6 +22,7 @@
 
 #include "mero/buf.h"
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 #define MERO_COLLATERAL_MAX_JSON   (1u << 20)   /* the whole QuoteCollateralV3 object */
 #define MERO_COLLATERAL_MAX_CHAIN  (64u << 10)  /* one PEM chain */
@@ -39,18 +40,18 @@ struct mero_collateral {
     size_t tcb_info_issuer_chain_len;
     char *tcb_info; /* the exact signed text of the tcbInfo object */
     size_t tcb_info_len;
-    uint8_t tcb_info_signature[64]; /* raw r || s */
+    uint8_t tcb_info_signature[MERO_ECDSA_P256_SIG_LEN]; /* raw r || s */
     char *qe_identity_issuer_chain;
     size_t qe_identity_issuer_chain_len;
     char *qe_identity; /* the exact signed text of the enclaveIdentity object */
     size_t qe_identity_len;
-    uint8_t qe_identity_signature[64];
+    uint8_t qe_identity_signature[MERO_ECDSA_P256_SIG_LEN];
     char *pck_certificate_chain; /* optional PEM leaf..root; overrides the quote's chain */
     size_t pck_certificate_chain_len;
     /* mero_collateral_hash of the fields above, set by parse/copy/rehash. A collateral is
      * immutable once hashed: code that builds or edits one calls mero_collateral_rehash. */
     bool has_hash;
-    uint8_t hash[32];
+    uint8_t hash[MERO_SHA256_LEN];
 };
 
 /* Zero a collateral (so cleanup is safe). */
@@ -85,7 +86,7 @@ MERO_MUST_CHECK int mero_collateral_to_json(const struct mero_collateral *c, str
  * collaterals have the same hash exactly when they hold the same bytes. The cache key of
  * what collateral verification proves.
  */
-void mero_collateral_hash(const struct mero_collateral *c, uint8_t out[static 32]);
+void mero_collateral_hash(const struct mero_collateral *c, uint8_t out[static MERO_SHA256_LEN]);
 /* Recompute and store c->hash (after building or editing a collateral by hand). */
 void mero_collateral_rehash(struct mero_collateral *c);
 

@@ -37,45 +37,50 @@ void mero_sha384(uint8_t out[static MERO_SHA384_LEN], const void *p, size_t n);
 void mero_sha384_2(uint8_t out[static MERO_SHA384_LEN], const void *a, size_t na, const void *b,
                    size_t nb);
 
-void mero_hmac_sha256(uint8_t out[static 32], const uint8_t *key, size_t keylen, const void *msg,
-                      size_t n);
+void mero_hmac_sha256(uint8_t out[static MERO_SHA256_LEN], const uint8_t *key, size_t keylen,
+                      const void *msg, size_t n);
 /* HKDF-SHA256 (RFC 5869); salt may be NULL/0 (then 32 zero bytes). okm_len <= 255*32. */
 MERO_MUST_CHECK int mero_hkdf_sha256(uint8_t *okm, size_t okm_len, const uint8_t *salt,
                                      size_t salt_len, const uint8_t *ikm, size_t ikm_len,
                                      const void *info, size_t info_len);
 
-void mero_ed25519_keypair(uint8_t pk[static 32], uint8_t sk[static 64]);
-void mero_ed25519_from_seed(uint8_t pk[static 32], uint8_t sk[static 64],
-                            const uint8_t seed[static 32]);
-void mero_ed25519_sign(uint8_t sig[static 64], const void *msg, size_t n,
-                       const uint8_t sk[static 64]);
-MERO_MUST_CHECK int mero_ed25519_verify(const uint8_t sig[static 64], const void *msg, size_t n,
-                                        const uint8_t pk[static 32]);
+void mero_ed25519_keypair(uint8_t pk[static MERO_ED25519_PK_LEN],
+                          uint8_t sk[static MERO_ED25519_SK_LEN]);
+void mero_ed25519_from_seed(uint8_t pk[static MERO_ED25519_PK_LEN],
+                            uint8_t sk[static MERO_ED25519_SK_LEN],
+                            const uint8_t seed[static MERO_ED25519_SEED_LEN]);
+void mero_ed25519_sign(uint8_t sig[static MERO_ED25519_SIG_LEN], const void *msg, size_t n,
+                       const uint8_t sk[static MERO_ED25519_SK_LEN]);
+MERO_MUST_CHECK int mero_ed25519_verify(const uint8_t sig[static MERO_ED25519_SIG_LEN],
+                                        const void *msg, size_t n,
+                                        const uint8_t pk[static MERO_ED25519_PK_LEN]);
 
-void mero_x25519_keypair(uint8_t pk[static 32], uint8_t sk[static 32]);
-void mero_x25519_public(uint8_t pk[static 32], const uint8_t sk[static 32]);
+void mero_x25519_keypair(uint8_t pk[static MERO_X25519_LEN], uint8_t sk[static MERO_X25519_LEN]);
+void mero_x25519_public(uint8_t pk[static MERO_X25519_LEN],
+                        const uint8_t sk[static MERO_X25519_LEN]);
 /* Refuses an all-zero shared secret (small-order peer key). */
-MERO_MUST_CHECK int mero_x25519(uint8_t shared[static 32], const uint8_t sk[static 32],
-                                const uint8_t pk[static 32]);
+MERO_MUST_CHECK int mero_x25519(uint8_t shared[static MERO_X25519_LEN],
+                                const uint8_t sk[static MERO_X25519_LEN],
+                                const uint8_t pk[static MERO_X25519_LEN]);
 
 /* AES-256-GCM, no AAD unless given; out gets n + 16 bytes (ciphertext || tag). */
 MERO_MUST_CHECK int mero_aes256gcm_seal(uint8_t *out, const uint8_t *in, size_t n,
                                         const uint8_t *aad, size_t aad_len,
                                         const uint8_t nonce[static 12],
-                                        const uint8_t key[static 32]);
+                                        const uint8_t key[static MERO_AEAD_KEY_LEN]);
 /* in is ciphertext || tag (n >= 16); out gets n - 16 bytes. -MERO_ECRYPTO on a bad tag. */
 MERO_MUST_CHECK int mero_aes256gcm_open(uint8_t *out, const uint8_t *in, size_t n,
                                         const uint8_t *aad, size_t aad_len,
                                         const uint8_t nonce[static 12],
-                                        const uint8_t key[static 32]);
+                                        const uint8_t key[static MERO_AEAD_KEY_LEN]);
 
 /* ChaCha20-Poly1305 IETF (Noise's cipher); 12-byte nonce. */
 MERO_MUST_CHECK int mero_chacha_seal(uint8_t *out, const uint8_t *in, size_t n, const uint8_t *ad,
                                      size_t ad_len, const uint8_t nonce[static 12],
-                                     const uint8_t key[static 32]);
+                                     const uint8_t key[static MERO_AEAD_KEY_LEN]);
 MERO_MUST_CHECK int mero_chacha_open(uint8_t *out, const uint8_t *in, size_t n, const uint8_t *ad,
                                      size_t ad_len, const uint8_t nonce[static 12],
-                                     const uint8_t key[static 32]);
+                                     const uint8_t key[static MERO_AEAD_KEY_LEN]);
 
 /*
  * ChaCha20-Poly1305 IETF under one key for many messages (a Noise transport direction): the
@@ -85,7 +90,8 @@ MERO_MUST_CHECK int mero_chacha_open(uint8_t *out, const uint8_t *in, size_t n, 
  * wiped and -MERO_ECRYPTO returned. out may equal in (in place); n <= INT_MAX - 16.
  */
 struct mero_chacha_key;
-MERO_MUST_CHECK int mero_chacha_key_new(const uint8_t key[static 32], struct mero_chacha_key **out);
+MERO_MUST_CHECK int mero_chacha_key_new(const uint8_t key[static MERO_AEAD_KEY_LEN],
+                                        struct mero_chacha_key **out);
 void mero_chacha_key_free(struct mero_chacha_key *k);
 MERO_MUST_CHECK int mero_chacha_key_seal(struct mero_chacha_key *k, uint8_t *out, const uint8_t *in,
                                          size_t n, const uint8_t *ad, size_t ad_len,

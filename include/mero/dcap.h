@@ -36,6 +36,7 @@
 #include "mero/collateral.h"
 #include "mero/err.h"
 #include "mero/quote.h"
+#include "mero/sizes.h"
 
 /* Intel's TCB statuses in severity order (reference-dcap.md §2a), plus Mock for mock quotes. */
 enum mero_tcb_status {
@@ -78,16 +79,16 @@ struct mero_dcap_result {
     int reject_code; /* positive mero_err_code when !quote_verified */
     char reject_reason[MERO_ERR_MSG_MAX];
     /* what the quote says (set whenever the quote parsed) */
-    uint8_t mrtd[48];
-    uint8_t rtmr[4][48];
-    uint8_t report_data[64];
-    uint8_t tee_tcb_svn[16];
-    uint8_t td_attributes[8];
+    uint8_t mrtd[MERO_MR_LEN];
+    uint8_t rtmr[MERO_RTMR_COUNT][MERO_RTMR_LEN];
+    uint8_t report_data[MERO_REPORT_DATA_LEN];
+    uint8_t tee_tcb_svn[MERO_TEE_TCB_SVN_LEN];
+    uint8_t td_attributes[MERO_TD_ATTRIBUTES_LEN];
     bool td_debug;        /* TD attributes bit 0 */
     bool sept_ve_disable; /* TD attributes bit 28 */
     bool td15;            /* the two below are meaningful */
-    uint8_t tee_tcb_svn2[16];
-    uint8_t mrservicetd[48];
+    uint8_t tee_tcb_svn2[MERO_TEE_TCB_SVN_LEN];
+    uint8_t mrservicetd[MERO_MR_LEN];
     bool is_mock;
     /* the caller's checks (mero_dcap_verify) */
     bool nonce_verified;
@@ -96,7 +97,7 @@ struct mero_dcap_result {
 };
 
 /* Trust anchor: the SHA-256 of the Intel SGX Root CA's DER. */
-extern const uint8_t MERO_INTEL_ROOT_CA_SHA256[32];
+extern const uint8_t MERO_INTEL_ROOT_CA_SHA256[MERO_SHA256_LEN];
 /* Pin another root (by DER hash) process-wide; NULL restores Intel's. Clears the cache. */
 void mero_dcap_set_root_pin(const uint8_t *sha256);
 /* Pin the root read from a DER or PEM certificate file. */
@@ -118,8 +119,8 @@ MERO_MUST_CHECK int mero_dcap_verify_quote(const uint8_t *quote, size_t len,
  */
 MERO_MUST_CHECK int mero_dcap_verify(const uint8_t *quote, size_t len,
                                      const struct mero_collateral *c, uint64_t now,
-                                     const uint8_t nonce[static 32],
-                                     const uint8_t app_hash[static 32],
+                                     const uint8_t nonce[static MERO_NONCE_LEN],
+                                     const uint8_t app_hash[static MERO_APP_HASH_LEN],
                                      struct mero_dcap_result *out, struct mero_err *err);
 
 /*
@@ -136,7 +137,7 @@ MERO_MUST_CHECK int mero_dcap_verify(const uint8_t *quote, size_t len,
 MERO_MUST_CHECK int mero_dcap_verify_evidence(const uint8_t *quote, size_t len,
                                               const char *collateral_json, size_t collateral_len,
                                               uint64_t attested_at,
-                                              const uint8_t bound_hash[static 32],
+                                              const uint8_t bound_hash[static MERO_APP_HASH_LEN],
                                               struct mero_dcap_result *out, struct mero_err *err);
 
 /* Drop every cached collateral verification. */

@@ -26,7 +26,7 @@ _Static_assert(MERO_MOCK_REPORT_DATA_END == MERO_MOCK_HEADER_LEN + MERO_REPORT_D
 
 /* 17-byte header || report_data || zeros, 256 bytes. */
 void mero_mock_quote_create(uint8_t out[static MERO_MOCK_QUOTE_LEN],
-                            const uint8_t report_data[static 64]);
+                            const uint8_t report_data[static MERO_REPORT_DATA_LEN]);
 /* True when len >= 17 and the header matches. */
 bool mero_mock_is_mock(const uint8_t *q, size_t len);
 
@@ -43,8 +43,9 @@ struct mero_mock_result {
  * when not a mock quote, -MERO_ETOOBIG over MERO_MAX_TEE_QUOTE_BYTES. A mismatching nonce or
  * hash is not an error: it is reported in the result flags. `out` is written only on success.
  */
-MERO_MUST_CHECK int mero_mock_verify(const uint8_t *q, size_t len, const uint8_t nonce[static 32],
-                                     const uint8_t app_hash[static 32],
+MERO_MUST_CHECK int mero_mock_verify(const uint8_t *q, size_t len,
+                                     const uint8_t nonce[static MERO_NONCE_LEN],
+                                     const uint8_t app_hash[static MERO_APP_HASH_LEN],
                                      struct mero_mock_result *out, struct mero_err *err);
 /*
  * The parsed-JSON form of a mock quote (all registers 96 hex zeros), as §1.3 specifies.

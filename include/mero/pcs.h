@@ -14,8 +14,8 @@
  *
  * Thread safety: mero_pcs_collateral_for_quote, mero_pcs_fetch, mero_pcs_cache_clear,
  * mero_pcs_stats and mero_pcs_base_url are safe from any thread (a fetch in flight is joined
- * by other threads asking for the same collateral: single flight); mero_pcs_set_timeout_ms is
- * NOT safe while others fetch (start-up only), nor is changing CALIMERO_TEE_COLLATERAL_URL.
+ * by other threads asking for the same collateral: single flight); changing
+ * CALIMERO_TEE_COLLATERAL_URL or MERO_PCS_TIMEOUT_MS while others fetch is NOT safe.
  */
 #ifndef MERO_PCS_H
 #define MERO_PCS_H
@@ -25,6 +25,7 @@
 
 #include "mero/collateral.h"
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 #define MERO_PCS_DEFAULT_URL        "https://api.trustedservices.intel.com"
 #define MERO_PCS_ROOT_CRL_URL       "https://certificates.trustedservices.intel.com/IntelSGXRootCA.der"
@@ -35,15 +36,14 @@
 
 /* The base URL in use: CALIMERO_TEE_COLLATERAL_URL if set and non-empty, else Intel PCS. */
 const char *mero_pcs_base_url(void);
-/* Per-request timeout; default 10 s, or MERO_PCS_TIMEOUT_MS from the environment. */
-void mero_pcs_set_timeout_ms(long ms);
+/* The per-request timeout is MERO_PCS_TIMEOUT_MS from the environment, else 10 s. */
 
 /*
  * Fetch the collateral for one platform, uncached: base_url NULL means mero_pcs_base_url(),
  * ca is "platform" or "processor". -MERO_ECOLLATERAL_FETCH with a reason on any failure.
  * `out` is written only on success (owned: mero_collateral_cleanup).
  */
-MERO_MUST_CHECK int mero_pcs_fetch(const char *base_url, const uint8_t fmspc[static 6],
+MERO_MUST_CHECK int mero_pcs_fetch(const char *base_url, const uint8_t fmspc[static MERO_FMSPC_LEN],
                                    const char *ca, struct mero_collateral *out,
                                    struct mero_err *err);
 
@@ -65,6 +65,7 @@ struct mero_pcs_stats {
     uint64_t failures;   /* fetches that failed */
 };
 void mero_pcs_stats(struct mero_pcs_stats *out);
+/* Drop every cached collateral (tests use it to start cold and to free the cache at exit). */
 void mero_pcs_cache_clear(void);
 
 #endif

@@ -27,6 +27,8 @@
 #include "mero/err.h"
 
 #define MERO_POLICY_MAX_VALUES 64
+#define MERO_POLICY_MAX_TCB    8  /* allowed_tcb_statuses entries */
+#define MERO_TCB_NAME_MAX      48 /* an Intel TCB status name as text, with its NUL */
 
 enum mero_register {
     MERO_REG_MRTD = 0,
@@ -55,9 +57,10 @@ enum mero_policy_rejection {
 
 struct mero_verifier_policy {
     size_t n_tcb;
-    char allowed_tcb_statuses[8][48]; /* exact Intel names; empty list = {"UpToDate"} */
+    char allowed_tcb_statuses[MERO_POLICY_MAX_TCB]
+                             [MERO_TCB_NAME_MAX]; /* exact Intel names; empty list = {"UpToDate"} */
     size_t n[MERO_REG__COUNT];
-    uint8_t allowed[MERO_REG__COUNT][MERO_POLICY_MAX_VALUES][48];
+    uint8_t allowed[MERO_REG__COUNT][MERO_POLICY_MAX_VALUES][MERO_MR_LEN];
     bool accept_mock;
     bool require_app_hash;       /* default true */
     bool allow_service_td;       /* default false: a non-zero MRSERVICETD is refused */

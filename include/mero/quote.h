@@ -31,34 +31,36 @@
 #define MERO_TEE_TYPE_TDX     0x00000081u
 /* MAX_TEE_QUOTE_BYTES: the largest quote an admission may carry (spec, verify_and_admit). */
 #define MERO_MAX_TEE_QUOTE_BYTES 16384u
+/* The PCK leaf issuer CN as text (with NUL; longer names are cut). */
+#define MERO_PCK_ISSUER_CN_MAX 96
 
 struct mero_td_report {
-    uint8_t tee_tcb_svn[16];
-    uint8_t mrseam[48];
-    uint8_t mrsignerseam[48];
-    uint8_t seam_attributes[8];
-    uint8_t td_attributes[8];
-    uint8_t xfam[8];
-    uint8_t mrtd[48];
-    uint8_t mrconfigid[48];
-    uint8_t mrowner[48];
-    uint8_t mrownerconfig[48];
-    uint8_t rtmr[4][48];
-    uint8_t report_data[64];
+    uint8_t tee_tcb_svn[MERO_TEE_TCB_SVN_LEN];
+    uint8_t mrseam[MERO_MR_LEN];
+    uint8_t mrsignerseam[MERO_MR_LEN];
+    uint8_t seam_attributes[MERO_SEAM_ATTRIBUTES_LEN];
+    uint8_t td_attributes[MERO_TD_ATTRIBUTES_LEN];
+    uint8_t xfam[MERO_XFAM_LEN];
+    uint8_t mrtd[MERO_MR_LEN];
+    uint8_t mrconfigid[MERO_MR_LEN];
+    uint8_t mrowner[MERO_MR_LEN];
+    uint8_t mrownerconfig[MERO_MR_LEN];
+    uint8_t rtmr[MERO_RTMR_COUNT][MERO_RTMR_LEN];
+    uint8_t report_data[MERO_REPORT_DATA_LEN];
     bool td15; /* the two fields below are present */
-    uint8_t tee_tcb_svn2[16];
-    uint8_t mrservicetd[48];
+    uint8_t tee_tcb_svn2[MERO_TEE_TCB_SVN_LEN];
+    uint8_t mrservicetd[MERO_MR_LEN];
 };
 
 struct mero_enclave_report { /* the QE report, 384 bytes */
-    uint8_t cpusvn[16];
+    uint8_t cpusvn[MERO_CPUSVN_LEN];
     uint32_t miscselect;
-    uint8_t attributes[16];
-    uint8_t mrenclave[32];
-    uint8_t mrsigner[32];
+    uint8_t attributes[MERO_SGX_ATTRIBUTES_LEN];
+    uint8_t mrenclave[MERO_SGX_MEASUREMENT_LEN];
+    uint8_t mrsigner[MERO_SGX_MEASUREMENT_LEN];
     uint16_t isvprodid;
     uint16_t isvsvn;
-    uint8_t report_data[64];
+    uint8_t report_data[MERO_REPORT_DATA_LEN];
 };
 
 struct mero_quote {
@@ -68,8 +70,8 @@ struct mero_quote {
     uint32_t tee_type;     /* 0x81 */
     uint16_t qe_svn;
     uint16_t pce_svn;
-    uint8_t qe_vendor_id[16];
-    uint8_t user_data[20];
+    uint8_t qe_vendor_id[MERO_QE_VENDOR_ID_LEN];
+    uint8_t user_data[MERO_USER_DATA_LEN];
     /* body */
     uint16_t body_type; /* 2 = TD 1.0, 3 = TD 1.5 (v4 quotes report 2) */
     uint32_t body_size;
@@ -79,12 +81,12 @@ struct mero_quote {
     size_t signed_len;
     /* signature data */
     uint32_t sig_data_len;
-    uint8_t signature[64];        /* raw r || s */
-    uint8_t attest_key[64];       /* raw x || y */
-    uint16_t cert_type;           /* 6 */
-    const uint8_t *qe_report_raw; /* 384 bytes */
+    uint8_t signature[MERO_ECDSA_P256_SIG_LEN]; /* raw r || s */
+    uint8_t attest_key[MERO_ECDSA_P256_PK_LEN]; /* raw x || y */
+    uint16_t cert_type;                         /* 6 */
+    const uint8_t *qe_report_raw;               /* 384 bytes */
     struct mero_enclave_report qe_report;
-    uint8_t qe_report_sig[64];
+    uint8_t qe_report_sig[MERO_ECDSA_P256_SIG_LEN];
     const uint8_t *qe_auth_data;
     size_t qe_auth_len;
     uint16_t inner_cert_type; /* 5 */
@@ -103,11 +105,11 @@ MERO_MUST_CHECK int mero_quote_parse(struct mero_quote *q, const uint8_t *data, 
 
 /* Facts from the PCK leaf certificate's Intel SGX extension (OID 1.2.840.113741.1.13.1). */
 struct mero_pck_info {
-    uint8_t fmspc[6];
+    uint8_t fmspc[MERO_FMSPC_LEN];
     uint8_t pceid[2];
-    uint8_t cpusvn[16]; /* components .2.1 - .2.16 */
+    uint8_t cpusvn[MERO_CPUSVN_LEN]; /* components .2.1 - .2.16 */
     uint16_t pcesvn;
-    char issuer_cn[96]; /* e.g. "Intel SGX PCK Platform CA" */
+    char issuer_cn[MERO_PCK_ISSUER_CN_MAX]; /* e.g. "Intel SGX PCK Platform CA" */
     int64_t not_before;
     int64_t not_after;
 };

@@ -24,12 +24,14 @@
 
 #include "mero/err.h"
 #include "mero/sigstore.h"
+#include "mero/sizes.h"
 
 #define MERO_RELEASE_MAX_FILE     (1024u * 1024u) /* published-mrtds.json */
 #define MERO_RELEASE_MAX_PROFILES 16
 #define MERO_RELEASE_MAX_VALUES   8  /* entries of one allowed_* list */
 #define MERO_RELEASE_NAME_MAX     64 /* profile names, versions (with NUL) */
 #define MERO_RELEASE_MAX_TCB      8
+#define MERO_RELEASE_TCB_NAME_MAX 32 /* a lowercase TCB status name, with its NUL */
 #define MERO_RELEASE_CACHE        32
 #define MERO_RELEASE_DEFAULT_BASE_URL                                                              \
     "https://github.com/calimero-network/mero-tee/releases/download"
@@ -37,17 +39,17 @@
 struct mero_release_profile {
     char name[MERO_RELEASE_NAME_MAX];
     size_t n_mrtd;
-    uint8_t mrtd[MERO_RELEASE_MAX_VALUES][48];
-    size_t n_rtmr[4]; /* n_rtmr[0] == 0: RTMR0 not pinned */
-    uint8_t rtmr[4][MERO_RELEASE_MAX_VALUES][48];
+    uint8_t mrtd[MERO_RELEASE_MAX_VALUES][MERO_MR_LEN];
+    size_t n_rtmr[MERO_RTMR_COUNT]; /* n_rtmr[0] == 0: RTMR0 not pinned */
+    uint8_t rtmr[MERO_RTMR_COUNT][MERO_RELEASE_MAX_VALUES][MERO_RTMR_LEN];
     size_t n_tcb;
-    char tcb[MERO_RELEASE_MAX_TCB][32]; /* allowed_tcb_statuses, lowercase */
+    char tcb[MERO_RELEASE_MAX_TCB][MERO_RELEASE_TCB_NAME_MAX]; /* allowed_tcb_statuses, lowercase */
 };
 
 /* The registers a release pins, as read from a quote's TD report (MRTD, RTMR0..RTMR3). */
 struct mero_release_meas {
-    uint8_t mrtd[48];
-    uint8_t rtmr[4][48];
+    uint8_t mrtd[MERO_MR_LEN];
+    uint8_t rtmr[MERO_RTMR_COUNT][MERO_RTMR_LEN];
 };
 
 struct mero_release {

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 #define MERO_SIGSTORE_MAX_BUNDLE     (256u * 1024u)  /* bundle JSON */
 #define MERO_SIGSTORE_MAX_TRUST_ROOT (1024u * 1024u) /* trusted_root.json */
@@ -125,7 +126,7 @@ struct mero_sigstore_result {
     int keyed;              /* 1: verified with the managed key (no certificate identity) */
     int dsse;               /* 1: a DSSE in-toto statement naming the artifact as subject */
     uint64_t log_index;     /* global Rekor index */
-    uint8_t artifact_sha256[32];
+    uint8_t artifact_sha256[MERO_SHA256_LEN];
     char san[MERO_SIGSTORE_IDENT_MAX]; /* the certificate's single SAN */
     int san_is_uri;                    /* 1: URI SAN, 0: e-mail SAN */
     char issuer[MERO_SIGSTORE_IDENT_MAX];

@@ -73,6 +73,9 @@
 #define MERO_ACCOUNT_ID_LEN MERO_SHA256_LEN /* an account: domain_hash(genesis) */
 #define MERO_DEVICE_ID_LEN  MERO_SHA256_LEN /* a device id: a domain hash of the device key */
 
+/* ---- attest: TDX quote body ---- */
+#define MERO_SEAM_ATTRIBUTES_LEN 8
+
 /* ---- text forms ---- */
 #define MERO_HEX_LEN(n)  (2 * (n))     /* hex chars for n bytes */
 #define MERO_HEX_SIZE(n) (2 * (n) + 1) /* the same plus its NUL: a char array's size */
@@ -92,5 +95,7 @@ _Static_assert(MERO_KEY_ID_LEN == MERO_SHA256_LEN, "a key id is a SHA-256");
 _Static_assert(MERO_ECDSA_P256_SIG_LEN == 2 * MERO_P256_SCALAR_LEN, "r || s");
 _Static_assert(MERO_NOISE_KEY_LEN == MERO_NOISE_HASH_LEN,
                "Noise HKDF outputs of HASHLEN become cipher keys (MixKey, Split)");
+/* attest (house-attest): a report-data binding is a SHA-256, so it fills the app-hash half */
+_Static_assert(MERO_APP_HASH_LEN == MERO_SHA256_LEN, "a binding is a SHA-256");
 
 #endif

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mero/sizes.h"
+
 /* TDATTRIBUTES bits (Intel TDX module ABI). */
 #define MERO_TD_ATTR_DEBUG           (UINT64_C(1) << 0)
 #define MERO_TD_ATTR_SEPT_VE_DISABLE (UINT64_C(1) << 28)
@@ -65,7 +67,7 @@ struct mero_trust_lists {
     size_t (*tcb_count)(const void *ctx);
     const char *(*tcb_at)(const void *ctx, size_t i);
     size_t (*reg_count)(const void *ctx, int reg);
-    bool (*reg_contains)(const void *ctx, int reg, const uint8_t v[48]);
+    bool (*reg_contains)(const void *ctx, int reg, const uint8_t v[MERO_MR_LEN]);
 };
 
 struct mero_trust_policy {

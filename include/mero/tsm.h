@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 #define MERO_TSM_DEFAULT_ROOT "/sys/kernel/config/tsm/report"
 #define MERO_TSM_PROVIDER_TDX "tdx_guest"
@@ -37,8 +38,8 @@ bool mero_tsm_present(void);
  * -MERO_EUNSUPPORTED when there is no configfs-tsm or the provider is not tdx_guest,
  * -MERO_EIO / -MERO_ESTATE (racing writer) / a parse code otherwise.
  */
-MERO_MUST_CHECK int mero_tsm_quote(const uint8_t report_data[static 64], uint8_t **quote,
-                                   size_t *len, struct mero_err *err);
+MERO_MUST_CHECK int mero_tsm_quote(const uint8_t report_data[static MERO_REPORT_DATA_LEN],
+                                   uint8_t **quote, size_t *len, struct mero_err *err);
 
 /*
  * generate_attestation: a real quote when configfs-tsm with tdx_guest is present; otherwise a
@@ -46,8 +47,8 @@ MERO_MUST_CHECK int mero_tsm_quote(const uint8_t report_data[static 64], uint8_t
  * MERO_ATTEST_UNSUPPORTED_MSG. A failure on real hardware is returned as is, never replaced
  * by a mock. *quote is owned (free with free()); outputs are written only on success.
  */
-MERO_MUST_CHECK int mero_attest_generate(const uint8_t report_data[static 64], bool mock_tee,
-                                         uint8_t **quote, size_t *len, bool *is_mock,
+MERO_MUST_CHECK int mero_attest_generate(const uint8_t report_data[static MERO_REPORT_DATA_LEN],
+                                         bool mock_tee, uint8_t **quote, size_t *len, bool *is_mock,
                                          struct mero_err *err);
 
 #endif

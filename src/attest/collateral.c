@@ -262,14 +262,7 @@ int mero_collateral_copy(struct mero_collateral *dst, const struct mero_collater
 
 static int set_hex(json_t *o, const char *key, const uint8_t *p, size_t n)
 {
-    char *h = malloc(2 * n + 1);
-    if (h == NULL) {
-        return -MERO_ENOMEM;
-    }
-    mero_hex_encode(h, p, n);
-    int rc = json_object_set_new(o, key, json_stringn(h, 2 * n));
-    free(h);
-    return rc == 0 ? 0 : -MERO_ENOMEM;
+    return json_object_set_new(o, key, mero_json_hex(p, n)) == 0 ? 0 : -MERO_ENOMEM;
 }
 
 static int set_str(json_t *o, const char *key, const char *s, size_t n)
@@ -283,52 +276,38 @@ static int set_str(json_t *o, const char *key, const char *s, size_t n)
 
 int mero_collateral_to_json(const struct mero_collateral *c, struct mero_buf *b)
 {
+    char *s = NULL;
+    int rc = 0;
     json_t *o = json_object();
     if (o == NULL) {
         return -MERO_ENOMEM;
     }
-    int rc = 0;
-    if (rc == 0) {
-        rc = set_str(o, "pck_crl_issuer_chain", c->pck_crl_issuer_chain,
-                     c->pck_crl_issuer_chain_len);
+    MERO_TRY_OUT(
+        set_str(o, "pck_crl_issuer_chain", c->pck_crl_issuer_chain, c->pck_crl_issuer_chain_len));
+    if (c->root_ca_crl != NULL) {
+        MERO_TRY_OUT(set_hex(o, "root_ca_crl", c->root_ca_crl, c->root_ca_crl_len));
     }
-    if (rc == 0 && c->root_ca_crl != NULL) {
-        rc = set_hex(o, "root_ca_crl", c->root_ca_crl, c->root_ca_crl_len);
+    MERO_TRY_OUT(set_hex(o, "pck_crl", c->pck_crl, c->pck_crl_len));
+    MERO_TRY_OUT(set_str(o, "tcb_info_issuer_chain", c->tcb_info_issuer_chain,
+                         c->tcb_info_issuer_chain_len));
+    MERO_TRY_OUT(set_str(o, "tcb_info", c->tcb_info, c->tcb_info_len));
+    MERO_TRY_OUT(
+        set_hex(o, "tcb_info_signature", c->tcb_info_signature, sizeof(c->tcb_info_signature)));
+    MERO_TRY_OUT(set_str(o, "qe_identity_issuer_chain", c->qe_identity_issuer_chain,
+                         c->qe_identity_issuer_chain_len));
+    MERO_TRY_OUT(set_str(o, "qe_identity", c->qe_identity, c->qe_identity_len));
+    MERO_TRY_OUT(set_hex(o, "qe_identity_signature", c->qe_identity_signature,
+                         sizeof(c->qe_identity_signature)));
+    if (c->pck_certificate_chain != NULL) {
+        MERO_TRY_OUT(set_str(o, "pck_certificate_chain", c->pck_certificate_chain,
+                             c->pck_certificate_chain_len));
     }
-    if (rc == 0) {
-        rc = set_hex(o, "pck_crl", c->pck_crl, c->pck_crl_len);
-    }
-    if (rc == 0) {
-        rc = set_str(o, "tcb_info_issuer_chain", c->tcb_info_issuer_chain,
-                     c->tcb_info_issuer_chain_len);
-    }
-    if (rc == 0) {
-        rc = set_str(o, "tcb_info", c->tcb_info, c->tcb_info_len);
-    }
-    if (rc == 0) {
-        rc = set_hex(o, "tcb_info_signature", c->tcb_info_signature, 64);
-    }
-    if (rc == 0) {
-        rc = set_str(o, "qe_identity_issuer_chain", c->qe_identity_issuer_chain,
-                     c->qe_identity_issuer_chain_len);
-    }
-    if (rc == 0) {
-        rc = set_str(o, "qe_identity", c->qe_identity, c->qe_identity_len);
-    }
-    if (rc == 0) {
-        rc = set_hex(o, "qe_identity_signature", c->qe_identity_signature, 64);
-    }
-    if (rc == 0 && c->pck_certificate_chain != NULL) {
-        rc = set_str(o, "pck_certificate_chain", c->pck_certificate_chain,
-                     c->pck_certificate_chain_len);
-    }
-    char *s = rc == 0 ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    if (s == NULL) {
-        return rc < 0 ? rc : -MERO_ENOMEM;
-    }
+    s = json_dumps(o, JSON_COMPACT);
+    MERO_ENSURE_OUT(s != NULL, NULL, MERO_ENOMEM, "out of memory");
     rc = mero_buf_append_str(b, s);
+out:
     free(s);
+    json_decref(o);
     return rc;
 }
 
@@ -376,15 +355,15 @@ static void hash_all(struct hasher *h, const struct mero_collateral *c)
     hash_field(h, c->pck_certificate_chain, c->pck_certificate_chain_len);
 }
 
-void mero_collateral_hash(const struct mero_collateral *c, uint8_t out[static 32])
+void mero_collateral_hash(const struct mero_collateral *c, uint8_t out[static MERO_SHA256_LEN])
 {
     struct hasher h;
-    unsigned int n = 32;
+    unsigned int n = MERO_SHA256_LEN;
     memset(&h, 0, sizeof(h));
     h.evp = EVP_MD_CTX_new();
     if (h.evp != NULL && EVP_DigestInit_ex(h.evp, mero__sha256_md(), NULL) == 1) {
         hash_all(&h, c);
-        if (EVP_DigestFinal_ex(h.evp, out, &n) == 1 && n == 32) {
+        if (EVP_DigestFinal_ex(h.evp, out, &n) == 1 && n == MERO_SHA256_LEN) {
             EVP_MD_CTX_free(h.evp);
             return;
         }

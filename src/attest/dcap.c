@@ -32,7 +32,14 @@ static bool is_mock(const uint8_t *q, size_t len)
     return len >= MERO_MOCK_HEADER_LEN && memcmp(q, MERO_MOCK_HEADER, MERO_MOCK_HEADER_LEN) == 0;
 }
 
-/* A verdict of "not verified": record why and return 0 (a verdict, not an error). */
+/*
+ * The checks below return a negative -MERO_E* for an error (no verdict could be reached),
+ * DCAP_PASSED when a step passed, and DCAP_REJECTED when the quote was judged "not verified"
+ * (a verdict, not an error: the reason is in the result, and the caller stops checking).
+ */
+enum dcap_step { DCAP_PASSED = 0, DCAP_REJECTED = 1 };
+
+/* A verdict of "not verified": record why in r and return DCAP_REJECTED. */
 static int reject(struct mero_dcap_result *r, int code, const char *fmt, ...) MERO_PRINTF(3, 4);
 static int reject(struct mero_dcap_result *r, int code, const char *fmt, ...)
 {
@@ -42,23 +49,23 @@ static int reject(struct mero_dcap_result *r, int code, const char *fmt, ...)
     va_end(ap);
     r->quote_verified = false;
     r->reject_code = code;
-    return 0;
+    return DCAP_REJECTED;
 }
 
 static void fill_measurements(struct mero_dcap_result *r, const struct mero_quote *q)
 {
     const struct mero_td_report *b = &q->body;
-    memcpy(r->mrtd, b->mrtd, 48);
+    memcpy(r->mrtd, b->mrtd, sizeof(r->mrtd));
     memcpy(r->rtmr, b->rtmr, sizeof(r->rtmr));
-    memcpy(r->report_data, b->report_data, 64);
-    memcpy(r->tee_tcb_svn, b->tee_tcb_svn, 16);
-    memcpy(r->td_attributes, b->td_attributes, 8);
+    memcpy(r->report_data, b->report_data, sizeof(r->report_data));
+    memcpy(r->tee_tcb_svn, b->tee_tcb_svn, sizeof(r->tee_tcb_svn));
+    memcpy(r->td_attributes, b->td_attributes, sizeof(r->td_attributes));
     r->td_debug = (b->td_attributes[0] & 0x01) != 0;
     r->sept_ve_disable = (b->td_attributes[3] & 0x10) != 0;
     r->td15 = b->td15;
     if (b->td15) {
-        memcpy(r->tee_tcb_svn2, b->tee_tcb_svn2, 16);
-        memcpy(r->mrservicetd, b->mrservicetd, 48);
+        memcpy(r->tee_tcb_svn2, b->tee_tcb_svn2, sizeof(r->tee_tcb_svn2));
+        memcpy(r->mrservicetd, b->mrservicetd, sizeof(r->mrservicetd));
     }
 }
 
@@ -91,7 +98,7 @@ static void add_advisories(struct mero_dcap_result *r, json_t *a)
 #define AK_CACHE_MAX   32
 
 struct leaf {
-    uint8_t hash[32]; /* SHA-256 of the leaf DER */
+    uint8_t hash[MERO_SHA256_LEN]; /* SHA-256 of the leaf DER */
     uint64_t used;
     unsigned refs;
     uint8_t *der;
@@ -179,12 +186,12 @@ void mero__dcap_parse_cache_clear(void)
 }
 
 /* With parse_lock held: the referenced leaf for h, or NULL and the slot to fill. */
-static struct leaf *leaf_find(const uint8_t h[32], size_t *slot)
+static struct leaf *leaf_find(const uint8_t h[MERO_SHA256_LEN], size_t *slot)
 {
     uint64_t oldest = UINT64_MAX;
     *slot = 0;
     for (size_t i = 0; i < LEAF_CACHE_MAX; i++) {
-        if (leaves[i] != NULL && memcmp(leaves[i]->hash, h, 32) == 0) {
+        if (leaves[i] != NULL && memcmp(leaves[i]->hash, h, MERO_SHA256_LEN) == 0) {
             leaves[i]->used = ++parse_clock;
             leaves[i]->refs++;
             return leaves[i];
@@ -202,7 +209,7 @@ static struct leaf *leaf_find(const uint8_t h[32], size_t *slot)
  * is not a PCK leaf. */
 static const struct leaf *leaf_get(const uint8_t *der, size_t len, struct mero_err *err)
 {
-    uint8_t h[32];
+    uint8_t h[MERO_SHA256_LEN];
     size_t slot;
     mero__sha256(h, der, len);
     pthread_mutex_lock(&parse_lock);
@@ -219,7 +226,7 @@ static const struct leaf *leaf_get(const uint8_t *der, size_t len, struct mero_e
     }
     memcpy(l->der, der, len);
     l->der_len = len;
-    memcpy(l->hash, h, 32);
+    memcpy(l->hash, h, sizeof(l->hash));
     if (mero__cert_parse(&l->c, l->der, len) < 0 || mero__x509_key(l->c.point, &l->key) < 0) {
         leaf_free(l);
         mero_err_set(err, MERO_ECERT, "PCK leaf does not decode");
@@ -349,7 +356,7 @@ int mero__dcap_pck_chain(const struct mero_quote *q, const struct mero_collatera
     return 0;
 }
 
-/* 0 ok, 1 rejected (reason in r), < 0 error. */
+/* DCAP_PASSED, DCAP_REJECTED (reason in r), or < 0 on error. */
 static int check_pck(struct pck *p, const struct mero_quote *q, const struct mero_collateral *c,
                      const struct mero_dcap_trust *t, int64_t now, struct mero_dcap_result *r)
 {
@@ -357,18 +364,18 @@ static int check_pck(struct pck *p, const struct mero_quote *q, const struct mer
     const char *pem = NULL;
     size_t pem_len = 0;
     if (mero__dcap_pck_chain(q, c, &pem, &pem_len, e.msg, sizeof(e.msg)) < 0) {
-        return reject(r, MERO_ECHAIN, "%s", e.msg) + 1;
+        return reject(r, MERO_ECHAIN, "%s", e.msg);
     }
     if (mero__x509_chain_split(&p->ch, pem, pem_len, &e) < 0) {
-        return reject(r, MERO_ECHAIN, "PCK chain: %s", e.msg) + 1;
+        return reject(r, MERO_ECHAIN, "PCK chain: %s", e.msg);
     }
     /* Intel PckCertVerifier: exactly leaf, PCK CA, root. */
     if (p->ch.n != 3) {
-        return reject(r, MERO_ECHAIN, "PCK chain has %zu certificates, want 3", p->ch.n) + 1;
+        return reject(r, MERO_ECHAIN, "PCK chain has %zu certificates, want 3", p->ch.n);
     }
     if (p->ch.der_len[2] != t->root.der_len ||
         memcmp(p->ch.der[2], t->root.der, t->root.der_len) != 0) {
-        return reject(r, MERO_EROOT, "PCK chain root is not the pinned Intel SGX Root CA") + 1;
+        return reject(r, MERO_EROOT, "PCK chain root is not the pinned Intel SGX Root CA");
     }
     const struct mero_cert *ca = &t->pck_ca.c;
     EVP_PKEY *ca_key = t->pck_ca.key;
@@ -379,7 +386,7 @@ static int check_pck(struct pck *p, const struct mero_quote *q, const struct mer
          * CRL must be issued and signed by it (Intel: PCK CRL issuer == PCK issuer). */
         if (mero__x509_chain_load(&p->ch, 1, &e) < 0 ||
             mero__x509_key(p->ch.cert[1].point, &own_key) < 0) {
-            return reject(r, MERO_ECERT, "PCK CA does not decode") + 1;
+            return reject(r, MERO_ECERT, "PCK CA does not decode");
         }
         ca = &p->ch.cert[1];
         ca_key = own_key;
@@ -390,22 +397,22 @@ static int check_pck(struct pck *p, const struct mero_quote *q, const struct mer
             mero__x509_crl_signed_by(&t->pck_crl, ca, ca_key, &e,
                                      "PCK CRL for the quote's PCK CA") < 0) {
             EVP_PKEY_free(own_key);
-            return reject(r, e.code ? e.code : MERO_ECHAIN, "%s", e.msg) + 1;
+            return reject(r, e.code ? e.code : MERO_ECHAIN, "%s", e.msg);
         }
     }
     p->leaf = leaf_get(p->ch.der[0], p->ch.der_len[0], &e);
     if (p->leaf == NULL) {
         EVP_PKEY_free(own_key);
-        return e.code == MERO_ENOMEM ? -MERO_ENOMEM : reject(r, e.code, "%s", e.msg) + 1;
+        return e.code == MERO_ENOMEM ? -MERO_ENOMEM : reject(r, e.code, "%s", e.msg);
     }
     const struct mero_cert *leaf = &p->leaf->c;
-    int rc = 0;
+    int rc = DCAP_PASSED;
     if (!mero__x509_cn_contains(leaf, "SGX PCK Certificate")) {
-        rc = reject(r, MERO_ECHAIN, "PCK leaf CN is not an SGX PCK Certificate") + 1;
+        rc = reject(r, MERO_ECHAIN, "PCK leaf CN is not an SGX PCK Certificate");
     } else if (mero__x509_signed_by(leaf, ca, ca_key, &e, "PCK leaf") < 0 ||
                mero__x509_valid_at(leaf, now, &e, "PCK leaf") < 0 ||
                mero__x509_crl_check(&t->pck_crl, leaf, &e, "PCK leaf") < 0) {
-        rc = reject(r, e.code, "%s", e.msg) + 1;
+        rc = reject(r, e.code, "%s", e.msg);
     }
     EVP_PKEY_free(own_key);
     return rc;
@@ -490,7 +497,7 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
     struct pck p;
     memset(&p, 0, sizeof(p));
     int rc = check_pck(&p, q, c, t, now, r);
-    if (rc != 0) {
+    if (rc != DCAP_PASSED) {
         goto out;
     }
     /* FMSPC and PCEID of the platform equal the TCB info's (Intel: TCB_INFO_MISMATCH). */
@@ -509,7 +516,7 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
         rc = reject(r, MERO_ETDX_MODULE, "TCB info has no TDX module identity TDX_%02X", mver);
         goto out;
     }
-    if (memcmp(b->mrsignerseam, mod->mrsigner, 48) != 0) {
+    if (memcmp(b->mrsignerseam, mod->mrsigner, sizeof(b->mrsignerseam)) != 0) {
         rc = reject(r, MERO_ETDX_MODULE, "MRSIGNERSEAM differs from the TDX module identity");
         goto out;
     }
@@ -527,12 +534,12 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
         goto out;
     }
     struct mero_sha256 h;
-    uint8_t hd[32];
+    uint8_t hd[MERO_SHA256_LEN];
     mero_sha256_init(&h);
     mero_sha256_update(&h, q->attest_key, 64);
     mero_sha256_update(&h, q->qe_auth_data, q->qe_auth_len);
     mero_sha256_final(&h, hd);
-    if (memcmp(hd, q->qe_report.report_data, 32) != 0) {
+    if (memcmp(hd, q->qe_report.report_data, sizeof(hd)) != 0) {
         rc = reject(r, MERO_EQEREPORT, "QE report data does not bind the attestation key");
         goto out;
     }
@@ -545,7 +552,7 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
                     (qe->attributes[i] & qe->attributes_mask[i]);
     }
     if ((qr->miscselect & qe->miscselect_mask) != (qe->miscselect & qe->miscselect_mask) ||
-        !attrs_ok || memcmp(qr->mrsigner, qe->mrsigner, 32) != 0 ||
+        !attrs_ok || memcmp(qr->mrsigner, qe->mrsigner, sizeof(qr->mrsigner)) != 0 ||
         qr->isvprodid != qe->isvprodid) {
         rc = reject(r, MERO_EQEIDENTITY, "QE report does not match the QE identity");
         goto out;
@@ -627,11 +634,12 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
     r->tcb_status = st;
     r->has_tcb_evaluation_data_number = true;
     r->tcb_evaluation_data_number = tcb->eval_num < qe->eval_num ? tcb->eval_num : qe->eval_num;
-    rc = 0;
+    rc = DCAP_PASSED;
 out:
     leaf_put(p.leaf);
     mero__x509_chain_cleanup(&p.ch);
-    return rc < 0 ? rc : 0;
+    /* A rejection is a verdict recorded in r: for the caller, the judging succeeded. */
+    return rc == DCAP_REJECTED ? 0 : rc;
 }
 
 int mero_dcap_verify_quote(const uint8_t *quote, size_t len, const struct mero_collateral *c,
@@ -661,15 +669,16 @@ int mero_dcap_verify_quote(const uint8_t *quote, size_t len, const struct mero_c
     fill_measurements(&r, &q);
     r.root_crl_checked = t->fail_code == 0 && t->has_root_crl;
     if (t->fail_code != 0) {
-        reject(&r, t->fail_code, "%s", t->fail_reason);
+        (void)reject(&r, t->fail_code, "%s", t->fail_reason);
     } else {
         r.collateral_not_before = t->not_before;
         r.collateral_not_after = t->not_after;
         if ((int64_t)now < t->not_before || (int64_t)now > t->not_after) {
-            reject(&r, MERO_EEXPIRED,
-                   "collateral is valid from %lld to %lld, not at %llu (issueDate/thisUpdate, "
-                   "nextUpdate, certificate validity)",
-                   (long long)t->not_before, (long long)t->not_after, (unsigned long long)now);
+            (void)reject(
+                &r, MERO_EEXPIRED,
+                "collateral is valid from %lld to %lld, not at %llu (issueDate/thisUpdate, "
+                "nextUpdate, certificate validity)",
+                (long long)t->not_before, (long long)t->not_after, (unsigned long long)now);
         } else {
             int rc = judge(&q, c, t, (int64_t)now, &r);
             if (rc < 0) {
@@ -684,14 +693,15 @@ int mero_dcap_verify_quote(const uint8_t *quote, size_t len, const struct mero_c
 }
 
 int mero_dcap_verify(const uint8_t *quote, size_t len, const struct mero_collateral *c,
-                     uint64_t now, const uint8_t nonce[static 32],
-                     const uint8_t app_hash[static 32], struct mero_dcap_result *out,
+                     uint64_t now, const uint8_t nonce[static MERO_NONCE_LEN],
+                     const uint8_t app_hash[static MERO_APP_HASH_LEN], struct mero_dcap_result *out,
                      struct mero_err *err)
 {
     struct mero_dcap_result r;
     MERO_TRY(mero_dcap_verify_quote(quote, len, c, now, &r, err));
-    r.nonce_verified = memcmp(r.report_data, nonce, 32) == 0;
-    r.application_hash_verified = memcmp(r.report_data + 32, app_hash, 32) == 0;
+    r.nonce_verified = memcmp(r.report_data, nonce, MERO_NONCE_LEN) == 0;
+    r.application_hash_verified =
+        memcmp(r.report_data + MERO_NONCE_LEN, app_hash, MERO_APP_HASH_LEN) == 0;
     r.is_valid = r.quote_verified && r.nonce_verified && r.application_hash_verified;
     *out = r;
     return 0;
@@ -699,8 +709,8 @@ int mero_dcap_verify(const uint8_t *quote, size_t len, const struct mero_collate
 
 int mero_dcap_verify_evidence(const uint8_t *quote, size_t len, const char *collateral_json,
                               size_t collateral_len, uint64_t attested_at,
-                              const uint8_t bound_hash[static 32], struct mero_dcap_result *out,
-                              struct mero_err *err)
+                              const uint8_t bound_hash[static MERO_APP_HASH_LEN],
+                              struct mero_dcap_result *out, struct mero_err *err)
 {
     if (is_mock(quote, len)) {
         return mero_err_set(err, MERO_EQUOTE_MOCK, "mock evidence is judged by the mock rule");
@@ -722,7 +732,7 @@ int mero_dcap_verify_evidence(const uint8_t *quote, size_t len, const char *coll
         return mero_err_set(err, r.reject_code ? r.reject_code : MERO_EBADSIG,
                             "quote verification failed: %s", r.reject_reason);
     }
-    if (!mero_ct_eq(r.report_data + 32, bound_hash, 32)) {
+    if (!mero_ct_eq(r.report_data + MERO_NONCE_LEN, bound_hash, MERO_APP_HASH_LEN)) {
         return mero_err_set(err, MERO_EPOLICY, "the quote does not commit to the bound key hash");
     }
     r.nonce_verified = false;

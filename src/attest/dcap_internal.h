@@ -19,7 +19,7 @@ struct mero_owned_cert {
 };
 
 struct mero_dcap_trust {
-    uint8_t key[32]; /* mero_collateral_hash */
+    uint8_t key[MERO_SHA256_LEN]; /* mero_collateral_hash */
     /* Guarded by the cache mutex (dcap_trust.c): */
     uint64_t last_used;
     unsigned refs;  /* the cache's slot and every reader */

@@ -26,12 +26,12 @@
 #include "mero/crypto.h"
 
 /* SHA-256 of the Intel SGX Root CA DER (shared/testdata/tdx/README.md). */
-const uint8_t MERO_INTEL_ROOT_CA_SHA256[32] = {
+const uint8_t MERO_INTEL_ROOT_CA_SHA256[MERO_SHA256_LEN] = {
     0x44, 0xa0, 0x19, 0x6b, 0x2b, 0x99, 0xf8, 0x89, 0xb8, 0xe1, 0x49, 0xe9, 0x5b, 0x80, 0x7a, 0x35,
     0x0e, 0x74, 0x24, 0x96, 0x43, 0x99, 0xe8, 0x85, 0xa7, 0xcb, 0xb8, 0xcc, 0xfa, 0xb6, 0x74, 0xd3,
 };
 
-static uint8_t root_pin[32];
+static uint8_t root_pin[MERO_SHA256_LEN];
 static bool root_pin_set;
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cache_cond = PTHREAD_COND_INITIALIZER;
@@ -107,7 +107,7 @@ void mero_dcap_set_root_pin(const uint8_t *sha256)
     if (sha256 == NULL) {
         root_pin_set = false;
     } else {
-        memcpy(root_pin, sha256, 32);
+        memcpy(root_pin, sha256, sizeof(root_pin));
         root_pin_set = true;
     }
     mero_dcap_cache_clear();
@@ -141,7 +141,7 @@ static int root_file_pin(const uint8_t *buf, size_t n, const char *path, struct 
         return mero_err_set(err, MERO_ECERT, "root file %s is empty or too large", path);
     }
     struct mero_cert cert;
-    uint8_t h[32];
+    uint8_t h[MERO_SHA256_LEN];
     if (mero__cert_parse(&cert, buf, n) == 0) {
         mero_sha256(h, buf, n);
     } else {
@@ -444,12 +444,12 @@ static void trust_drop_content(struct mero_dcap_trust *t)
 }
 
 /* Called with cache_lock held: the entry for key, referenced, or NULL. */
-static struct mero_dcap_trust *lookup_locked(const uint8_t key[32], size_t *slot)
+static struct mero_dcap_trust *lookup_locked(const uint8_t key[MERO_SHA256_LEN], size_t *slot)
 {
     uint64_t oldest = UINT64_MAX;
     *slot = 0;
     for (size_t i = 0; i < MERO_DCAP_CACHE_MAX; i++) {
-        if (cache[i] != NULL && memcmp(cache[i]->key, key, 32) == 0) {
+        if (cache[i] != NULL && memcmp(cache[i]->key, key, MERO_SHA256_LEN) == 0) {
             cache[i]->refs++;
             return cache[i];
         }
@@ -465,9 +465,9 @@ static struct mero_dcap_trust *lookup_locked(const uint8_t key[32], size_t *slot
 int mero__dcap_trust_get(const struct mero_collateral *c, const struct mero_dcap_trust **out,
                          struct mero_err *err)
 {
-    uint8_t key[32];
+    uint8_t key[MERO_SHA256_LEN];
     if (c->has_hash) {
-        memcpy(key, c->hash, 32);
+        memcpy(key, c->hash, sizeof(key));
     } else {
         mero_collateral_hash(c, key);
     }
@@ -498,7 +498,7 @@ int mero__dcap_trust_get(const struct mero_collateral *c, const struct mero_dcap
         pthread_mutex_unlock(&cache_lock);
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
-    memcpy(t->key, key, 32);
+    memcpy(t->key, key, sizeof(t->key));
     t->refs = 2; /* the cache's and ours */
     t->last_used = ++cache_clock;
     struct mero_dcap_trust *victim = cache[slot];

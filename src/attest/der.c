@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "attest/der_internal.h"
+#include "mero/clock.h"
 
 struct rd {
     const uint8_t *p;
@@ -80,6 +81,9 @@ static bool peek(const struct rd *r, uint8_t tag)
     return r->off < r->len && r->p[r->off] == tag;
 }
 
+/* RFC 5280 allows 20 octets; a little slack for non-conforming issuers. */
+#define DER_MAX_SERIAL 32
+
 static const uint8_t oid_ecdsa_sha256[] = {0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02};
 static const uint8_t oid_ec_pubkey[] = {0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01};
 static const uint8_t oid_p256[] = {0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07};
@@ -143,15 +147,7 @@ static int der_time(struct rd *r, int64_t *out)
         se > 60) {
         return -1;
     }
-    struct tm tm;
-    memset(&tm, 0, sizeof(tm));
-    tm.tm_year = y - 1900;
-    tm.tm_mon = mo - 1;
-    tm.tm_mday = d;
-    tm.tm_hour = h;
-    tm.tm_min = mi;
-    tm.tm_sec = se;
-    *out = (int64_t)timegm(&tm);
+    *out = mero_utc_seconds(y, mo, d, h, mi, se);
     return 0;
 }
 
@@ -231,8 +227,8 @@ int mero__cert_parse(struct mero_cert *c, const uint8_t *der, size_t len)
     if (peek(&r, 0xa0) && next(&r, &v) < 0) { /* [0] version */
         return -MERO_ECERT;
     }
-    if (expect(&r, 0x02, &serial) < 0 || serial.len == 0 || serial.len > 32 || sig_alg(&r) < 0 ||
-        expect(&r, 0x30, &issuer) < 0 || expect(&r, 0x30, &validity) < 0 ||
+    if (expect(&r, 0x02, &serial) < 0 || serial.len == 0 || serial.len > DER_MAX_SERIAL ||
+        sig_alg(&r) < 0 || expect(&r, 0x30, &issuer) < 0 || expect(&r, 0x30, &validity) < 0 ||
         expect(&r, 0x30, &subject) < 0 || expect(&r, 0x30, &spki) < 0) {
         return -MERO_ECERT;
     }

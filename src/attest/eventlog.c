@@ -23,6 +23,8 @@
 #define LEGACY_DIGEST_LEN 20
 /* A TCG_EfiSpecIDEvent with 8 algorithms and 255 bytes of vendor info is 313 bytes. */
 #define SPEC_ID_MAX_SIZE 1024u
+/* Where the Spec ID event data starts: after PCR, type, SHA-1 digest and size (4+4+20+4). */
+#define SPEC_ID_DATA_AT 32
 
 static int std_digest_size(uint16_t alg)
 {
@@ -31,9 +33,9 @@ static int std_digest_size(uint16_t alg)
         return 20;
     case MERO_TPM_ALG_SHA256:
     case MERO_TPM_ALG_SM3_256:
-        return 32;
+        return MERO_SHA256_LEN;
     case MERO_TPM_ALG_SHA384:
-        return 48;
+        return MERO_SHA384_LEN;
     case MERO_TPM_ALG_SHA512:
         return 64;
     default:
@@ -73,26 +75,27 @@ static int parse_spec_id(struct mero_eventlog *log, struct mero_cur *c, struct m
     mero_cur_init(&s, p, size);
     const uint8_t *sig;
     if (mero_cur_bytes(&s, 16, &sig) < 0 || memcmp(sig, SPEC_ID_SIGNATURE, 16) != 0) {
-        return bad(err, 0, 32, "signature is not \"Spec ID Event03\"");
+        return bad(err, 0, SPEC_ID_DATA_AT, "signature is not \"Spec ID Event03\"");
     }
     if (mero_cur_u32le(&s, &log->platform_class) < 0 ||
         mero_cur_u8(&s, &log->spec_version_minor) < 0 ||
         mero_cur_u8(&s, &log->spec_version_major) < 0 || mero_cur_u8(&s, &log->spec_errata) < 0 ||
         mero_cur_u8(&s, &log->uintn_size) < 0 || mero_cur_u32le(&s, &nalgs) < 0) {
-        return bad(err, 0, 32 + s.off, "Spec ID event truncated");
+        return bad(err, 0, SPEC_ID_DATA_AT + s.off, "Spec ID event truncated");
     }
     if (log->spec_version_major != 2 || log->spec_version_minor != 0) {
-        return bad(err, 0, 32 + 20, "Spec ID event version is not 2.0 (not crypto-agile)");
+        return bad(err, 0, SPEC_ID_DATA_AT + 20,
+                   "Spec ID event version is not 2.0 (not crypto-agile)");
     }
     if (log->uintn_size != 1 && log->uintn_size != 2) {
-        return bad(err, 0, 32 + 23, "Spec ID event uintnSize is not 1 or 2");
+        return bad(err, 0, SPEC_ID_DATA_AT + 23, "Spec ID event uintnSize is not 1 or 2");
     }
     if (nalgs == 0 || nalgs > MERO_EVENTLOG_MAX_ALGS) {
-        return bad(err, 0, 32 + 24, "Spec ID event algorithm count out of range");
+        return bad(err, 0, SPEC_ID_DATA_AT + 24, "Spec ID event algorithm count out of range");
     }
     bool have384 = false;
     for (uint32_t i = 0; i < nalgs; i++) {
-        size_t at = 32 + s.off;
+        size_t at = SPEC_ID_DATA_AT + s.off;
         struct mero_eventlog_alg *a = &log->algs[i];
         if (mero_cur_u16le(&s, &a->id) < 0 || mero_cur_u16le(&s, &a->size) < 0) {
             return bad(err, 0, at, "digest sizes table truncated");
@@ -110,13 +113,13 @@ static int parse_spec_id(struct mero_eventlog *log, struct mero_cur *c, struct m
     }
     log->n_algs = nalgs;
     if (!have384) {
-        return bad(err, 0, 32 + 28, "no SHA-384 bank (not a CC event log)");
+        return bad(err, 0, SPEC_ID_DATA_AT + 28, "no SHA-384 bank (not a CC event log)");
     }
     if (mero_cur_u8(&s, &log->vendor_info_len) < 0 || mero_cur_skip(&s, log->vendor_info_len) < 0) {
-        return bad(err, 0, 32 + s.off, "vendor info runs past the Spec ID event");
+        return bad(err, 0, SPEC_ID_DATA_AT + s.off, "vendor info runs past the Spec ID event");
     }
     if (mero_cur_left(&s) != 0) {
-        return bad(err, 0, 32 + s.off, "bytes left over in the Spec ID event");
+        return bad(err, 0, SPEC_ID_DATA_AT + s.off, "bytes left over in the Spec ID event");
     }
     return 0;
 }

@@ -161,24 +161,26 @@ static uint64_t le64(const uint8_t *p)
 }
 
 /* UEFI_VARIABLE_DATA: GUID[16], UnicodeNameLength u64, VariableDataLength u64, name (UCS-2). */
+#define UEFI_VARIABLE_NAME_AT 32
 static bool describe_variable(struct out *o, const uint8_t *p, size_t n)
 {
-    if (n < 32) {
+    if (n < UEFI_VARIABLE_NAME_AT) {
         return false;
     }
     uint64_t units = le64(p + 16);
-    if (units > (n - 32) / 2) {
+    if (units > (n - UEFI_VARIABLE_NAME_AT) / 2) {
         return false;
     }
     put_str(o, "variable ");
-    put_ucs2(o, p + 32, (size_t)units);
+    put_ucs2(o, p + UEFI_VARIABLE_NAME_AT, (size_t)units);
     return true;
 }
 
 /* UEFI_IMAGE_LOAD_EVENT: ImageLocationInMemory u64, ImageLengthInMemory u64, ... */
+#define IMAGE_TEXT_MAX 96 /* "image at 0x<u64>, <u64> bytes" */
 static bool describe_image(struct out *o, const uint8_t *p, size_t n)
 {
-    char tmp[96];
+    char tmp[IMAGE_TEXT_MAX];
     if (n < 16) {
         return false;
     }

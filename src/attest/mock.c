@@ -18,7 +18,7 @@
 #include "mero/quote.h"
 
 void mero_mock_quote_create(uint8_t out[static MERO_MOCK_QUOTE_LEN],
-                            const uint8_t report_data[static 64])
+                            const uint8_t report_data[static MERO_REPORT_DATA_LEN])
 {
     memset(out, 0, MERO_MOCK_QUOTE_LEN);
     memcpy(out, MERO_MOCK_HEADER, MERO_MOCK_HEADER_LEN);
@@ -49,8 +49,8 @@ static int mock_check(const uint8_t *q, size_t len, const uint8_t **rd, struct m
     return 0;
 }
 
-int mero_mock_verify(const uint8_t *q, size_t len, const uint8_t nonce[static 32],
-                     const uint8_t app_hash[static 32], struct mero_mock_result *out,
+int mero_mock_verify(const uint8_t *q, size_t len, const uint8_t nonce[static MERO_NONCE_LEN],
+                     const uint8_t app_hash[static MERO_APP_HASH_LEN], struct mero_mock_result *out,
                      struct mero_err *err)
 {
     const uint8_t *rd;
@@ -61,13 +61,16 @@ int mero_mock_verify(const uint8_t *q, size_t len, const uint8_t nonce[static 32
     struct mero_mock_result r;
     memset(&r, 0, sizeof(r));
     r.quote_verified = true; /* §1.3: a mock has no signature; reported verified */
-    r.nonce_verified = mero_ct_eq(rd, nonce, 32) == 1;
-    r.application_hash_verified = mero_ct_eq(rd + 32, app_hash, 32) == 1;
+    r.nonce_verified = mero_ct_eq(rd, nonce, MERO_NONCE_LEN) == 1;
+    r.application_hash_verified = mero_ct_eq(rd + MERO_NONCE_LEN, app_hash, MERO_APP_HASH_LEN) == 1;
     memcpy(r.report_data, rd, 64);
     r.tcb_status = MERO_TCB_STATUS_MOCK;
     *out = r;
     return 0;
 }
+
+/* §1.3: the mock quote's QE authentication data is 32 zero bytes. */
+#define MOCK_QE_AUTH_LEN 32
 
 int mero_mock_to_json(const uint8_t *q, size_t len, struct mero_buf *b)
 {
@@ -91,7 +94,7 @@ int mero_mock_to_json(const uint8_t *q, size_t len, struct mero_buf *b)
     m.cert_type = 6;
     m.qe_report_raw = zeros;
     m.qe_auth_data = zeros;
-    m.qe_auth_len = 32;
+    m.qe_auth_len = MOCK_QE_AUTH_LEN;
     m.inner_cert_type = 5;
     m.pck_chain = zeros;
     m.pck_chain_len = 100;

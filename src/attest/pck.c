@@ -22,6 +22,7 @@
 #include <openssl/x509v3.h>
 
 #include "attest/pck_internal.h"
+#include "mero/clock.h"
 #include "mero/quote.h"
 
 /* DER of OID 1.2.840.113741.1.13.1 (the SGX extension) */
@@ -215,7 +216,7 @@ static int asn1_time_unix(const ASN1_TIME *t, int64_t *out)
     if (t == NULL || ASN1_TIME_to_tm(t, &tm) != 1) {
         return -MERO_ECERT;
     }
-    *out = (int64_t)timegm(&tm);
+    *out = mero_timegm(&tm);
     return 0;
 }
 

@@ -31,7 +31,6 @@
 #include "mero/pcs.h"
 #include "mero/quote.h"
 
-static long timeout_ms = -1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static struct mero_pcs_stats stats;
@@ -68,16 +67,8 @@ const char *mero_pcs_base_url(void)
     return e != NULL && e[0] != 0 ? e : MERO_PCS_DEFAULT_URL;
 }
 
-void mero_pcs_set_timeout_ms(long ms)
-{
-    timeout_ms = ms;
-}
-
 static long effective_timeout(void)
 {
-    if (timeout_ms > 0) {
-        return timeout_ms;
-    }
     uint64_t v;
     const char *e = getenv("MERO_PCS_TIMEOUT_MS");
     if (e != NULL && mero_parse_u64(e, 600000, &v) == 0 && v > 0) {
@@ -320,7 +311,7 @@ static int cut_member(const char *s, size_t n, const char *key, const char **val
 
 /* A signed PCS body {"<key>": {...}, "signature": "<128 hex>"} (either order). */
 static int signed_body(struct resp *r, const char *key, char **text, size_t *text_len,
-                       uint8_t sig[64], struct mero_err *err)
+                       uint8_t sig[MERO_ECDSA_P256_SIG_LEN], struct mero_err *err)
 {
     const char *b = (const char *)r->body.data;
     size_t n = r->body.len;
@@ -331,7 +322,8 @@ static int signed_body(struct resp *r, const char *key, char **text, size_t *tex
     size_t vl = 0;
     int rc = 0;
     if (!json_is_object(v) || !json_is_string(s) ||
-        mero_hex_decode_exact(sig, 64, json_string_value(s), json_string_length(s)) < 0 ||
+        mero_hex_decode_exact(sig, MERO_ECDSA_P256_SIG_LEN, json_string_value(s),
+                              json_string_length(s)) < 0 ||
         cut_member(b, n, key, &val, &vl) < 0 || vl > MERO_COLLATERAL_MAX_SIGNED) {
         rc = mero_err_set(err, MERO_ECOLLATERAL_FETCH, "%s response is malformed", key);
     }
@@ -403,13 +395,50 @@ static void trim_base(const char *in, char *out, size_t cap)
     }
 }
 
-int mero_pcs_fetch(const char *base_url, const uint8_t fmspc[static 6], const char *ca,
+/*
+ * One PCS request: its URL, the response header that carries the issuer chain (with an
+ * alternative name, PCS v4 uses both), and where the body goes in the collateral: a CRL (DER
+ * or hex) or a signed JSON object with its signature.
+ */
+struct pcs_get {
+    char url[800];
+    const char *what;       /* name in error messages */
+    const char *header[2];  /* issuer chain headers, NULL when the response has none */
+    const char *signed_key; /* BODY is {"<signed_key>": {...}, "signature": ...}, else a CRL */
+    uint8_t **crl;
+    size_t *crl_len;
+    char **text;
+    size_t *text_len;
+    uint8_t *sig;
+    char **chain;
+    size_t *chain_len;
+};
+
+static int pcs_get(const struct pcs_get *g, struct mero_err *err)
+{
+    struct resp r;
+    resp_init(&r, g->header[0], g->header[1]);
+    int rc = 0;
+    MERO_TRY_OUT(http_get(g->url, &r, err));
+    if (g->signed_key != NULL) {
+        MERO_TRY_OUT(signed_body(&r, g->signed_key, g->text, g->text_len, g->sig, err));
+    } else {
+        MERO_TRY_OUT(crl_body(&r, g->crl, g->crl_len, err, g->what));
+    }
+    if (g->chain != NULL) {
+        MERO_TRY_OUT(header_chain(&r, g->chain, g->chain_len, err, g->what));
+    }
+out:
+    resp_cleanup(&r);
+    return rc;
+}
+
+int mero_pcs_fetch(const char *base_url, const uint8_t fmspc[static MERO_FMSPC_LEN], const char *ca,
                    struct mero_collateral *out, struct mero_err *err)
 {
-    char base[512], url[800], fm[13];
+    char base[512], fm[MERO_HEX_SIZE(MERO_FMSPC_LEN)];
     struct mero_collateral c;
-    struct resp r;
-    int rc;
+    int rc = 0;
     if (ca == NULL || (strcmp(ca, "platform") != 0 && strcmp(ca, "processor") != 0)) {
         return mero_err_set(err, MERO_EINVAL, "PCK CA must be platform or processor");
     }
@@ -417,62 +446,49 @@ int mero_pcs_fetch(const char *base_url, const uint8_t fmspc[static 6], const ch
     if (strncmp(base, "http://", 7) != 0 && strncmp(base, "https://", 8) != 0) {
         return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "collateral URL must be http(s)");
     }
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < MERO_FMSPC_LEN; i++) {
         snprintf(fm + 2 * i, 3, "%02X", fmspc[i]);
     }
     mero_collateral_init(&c);
-
-    snprintf(url, sizeof(url), "%s/sgx/certification/v4/pckcrl?ca=%s&encoding=der", base, ca);
-    resp_init(&r, "SGX-PCK-CRL-Issuer-Chain", NULL);
-    rc = http_get(url, &r, err);
-    if (rc == 0 && (rc = crl_body(&r, &c.pck_crl, &c.pck_crl_len, err, "pckcrl")) == 0) {
-        rc = header_chain(&r, &c.pck_crl_issuer_chain, &c.pck_crl_issuer_chain_len, err, "pckcrl");
-    }
-    resp_cleanup(&r);
-    if (rc < 0) {
-        goto out;
-    }
-
-    snprintf(url, sizeof(url), "%s/tdx/certification/v4/tcb?fmspc=%s", base, fm);
-    resp_init(&r, "TCB-Info-Issuer-Chain", "SGX-TCB-Info-Issuer-Chain");
-    rc = http_get(url, &r, err);
-    if (rc == 0 && (rc = signed_body(&r, "tcbInfo", &c.tcb_info, &c.tcb_info_len,
-                                     c.tcb_info_signature, err)) == 0) {
-        rc = header_chain(&r, &c.tcb_info_issuer_chain, &c.tcb_info_issuer_chain_len, err, "tcb");
-    }
-    resp_cleanup(&r);
-    if (rc < 0) {
-        goto out;
-    }
-
-    snprintf(url, sizeof(url), "%s/tdx/certification/v4/qe/identity?update=standard", base);
-    resp_init(&r, "SGX-Enclave-Identity-Issuer-Chain", NULL);
-    rc = http_get(url, &r, err);
-    if (rc == 0 && (rc = signed_body(&r, "enclaveIdentity", &c.qe_identity, &c.qe_identity_len,
-                                     c.qe_identity_signature, err)) == 0) {
-        rc = header_chain(&r, &c.qe_identity_issuer_chain, &c.qe_identity_issuer_chain_len, err,
-                          "qe/identity");
-    }
-    resp_cleanup(&r);
-    if (rc < 0) {
-        goto out;
-    }
-
+    struct pcs_get gets[] = {
+        {.what = "pckcrl",
+         .header = {"SGX-PCK-CRL-Issuer-Chain", NULL},
+         .crl = &c.pck_crl,
+         .crl_len = &c.pck_crl_len,
+         .chain = &c.pck_crl_issuer_chain,
+         .chain_len = &c.pck_crl_issuer_chain_len},
+        {.what = "tcb",
+         .header = {"TCB-Info-Issuer-Chain", "SGX-TCB-Info-Issuer-Chain"},
+         .signed_key = "tcbInfo",
+         .text = &c.tcb_info,
+         .text_len = &c.tcb_info_len,
+         .sig = c.tcb_info_signature,
+         .chain = &c.tcb_info_issuer_chain,
+         .chain_len = &c.tcb_info_issuer_chain_len},
+        {.what = "qe/identity",
+         .header = {"SGX-Enclave-Identity-Issuer-Chain", NULL},
+         .signed_key = "enclaveIdentity",
+         .text = &c.qe_identity,
+         .text_len = &c.qe_identity_len,
+         .sig = c.qe_identity_signature,
+         .chain = &c.qe_identity_issuer_chain,
+         .chain_len = &c.qe_identity_issuer_chain_len},
+        {.what = "rootcacrl", .crl = &c.root_ca_crl, .crl_len = &c.root_ca_crl_len},
+    };
+    snprintf(gets[0].url, sizeof(gets[0].url), "%s/sgx/certification/v4/pckcrl?ca=%s&encoding=der",
+             base, ca);
+    snprintf(gets[1].url, sizeof(gets[1].url), "%s/tdx/certification/v4/tcb?fmspc=%s", base, fm);
+    snprintf(gets[2].url, sizeof(gets[2].url),
+             "%s/tdx/certification/v4/qe/identity?update=standard", base);
     /* Root CA CRL: Intel PCS does not serve it; a PCCS does (hex). No fallback to the
      * internet for a configured PCCS: the operator chose where collateral comes from. */
     if (strcmp(base, MERO_PCS_DEFAULT_URL) == 0) {
-        snprintf(url, sizeof(url), "%s", MERO_PCS_ROOT_CRL_URL);
+        snprintf(gets[3].url, sizeof(gets[3].url), "%s", MERO_PCS_ROOT_CRL_URL);
     } else {
-        snprintf(url, sizeof(url), "%s/sgx/certification/v4/rootcacrl", base);
+        snprintf(gets[3].url, sizeof(gets[3].url), "%s/sgx/certification/v4/rootcacrl", base);
     }
-    resp_init(&r, NULL, NULL);
-    rc = http_get(url, &r, err);
-    if (rc == 0) {
-        rc = crl_body(&r, &c.root_ca_crl, &c.root_ca_crl_len, err, "rootcacrl");
-    }
-    resp_cleanup(&r);
-    if (rc < 0) {
-        goto out;
+    for (size_t i = 0; i < sizeof(gets) / sizeof(gets[0]); i++) {
+        MERO_TRY_OUT(pcs_get(&gets[i], err));
     }
     mero_collateral_rehash(&c);
     *out = c;
@@ -508,8 +524,8 @@ void mero_pcs_cache_clear(void)
 }
 
 /* FMSPC and PCK CA from the quote's PCK leaf. */
-static int platform_of(const uint8_t *quote, size_t len, uint8_t fmspc[6], const char **ca,
-                       struct mero_err *err)
+static int platform_of(const uint8_t *quote, size_t len, uint8_t fmspc[MERO_FMSPC_LEN],
+                       const char **ca, struct mero_err *err)
 {
     struct mero_quote q;
     MERO_TRY(mero_quote_parse(&q, quote, len, err));
@@ -518,22 +534,20 @@ static int platform_of(const uint8_t *quote, size_t len, uint8_t fmspc[6], const
         return mero_err_set(err, MERO_EQUOTE_PCKCHAIN, "the quote's PCK chain does not decode");
     }
     struct mero_sgx_ext ext;
-    int rc = mero__x509_chain_load(&ch, 0, err);
-    if (rc == 0 && mero__cert_sgx_ext(&ch.cert[0], &ext) < 0) {
-        rc = mero_err_set(err, MERO_EQUOTE_PCKCHAIN, "the PCK leaf has no SGX extension");
+    int rc = 0;
+    MERO_TRY_OUT(mero__x509_chain_load(&ch, 0, err));
+    MERO_ENSURE_OUT(mero__cert_sgx_ext(&ch.cert[0], &ext) == 0, err, MERO_EQUOTE_PCKCHAIN,
+                    "the PCK leaf has no SGX extension");
+    memcpy(fmspc, ext.fmspc, MERO_FMSPC_LEN);
+    if (strstr(ch.cert[0].issuer_cn, "Platform") != NULL) {
+        *ca = "platform";
+    } else if (strstr(ch.cert[0].issuer_cn, "Processor") != NULL) {
+        *ca = "processor";
+    } else {
+        rc = mero_err_set(err, MERO_EQUOTE_PCKCHAIN,
+                          "PCK issuer is neither Platform nor Processor CA");
     }
-    if (rc == 0) {
-        memcpy(fmspc, ext.fmspc, 6);
-        if (strstr(ch.cert[0].issuer_cn, "Platform") != NULL) {
-            *ca = "platform";
-        } else if (strstr(ch.cert[0].issuer_cn, "Processor") != NULL) {
-            *ca = "processor";
-        } else {
-            rc = mero_err_set(err, MERO_EQUOTE_PCKCHAIN,
-                              "PCK issuer is neither Platform nor "
-                              "Processor CA");
-        }
-    }
+out:
     mero__x509_chain_cleanup(&ch);
     return rc < 0 ? -MERO_EQUOTE_PCKCHAIN : 0;
 }
@@ -541,12 +555,12 @@ static int platform_of(const uint8_t *quote, size_t len, uint8_t fmspc[6], const
 int mero_pcs_collateral_for_quote(const uint8_t *quote, size_t len, struct mero_collateral *out,
                                   struct mero_err *err)
 {
-    uint8_t fmspc[6];
+    uint8_t fmspc[MERO_FMSPC_LEN];
     const char *ca = NULL;
     MERO_TRY(platform_of(quote, len, fmspc, &ca, err));
-    char base[512], key[600], fm[13];
+    char base[512], key[600], fm[MERO_HEX_SIZE(MERO_FMSPC_LEN)];
     trim_base(mero_pcs_base_url(), base, sizeof(base));
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < MERO_FMSPC_LEN; i++) {
         snprintf(fm + 2 * i, 3, "%02x", fmspc[i]);
     }
     snprintf(key, sizeof(key), "%s|%s|%s", base, fm, ca);

@@ -83,8 +83,8 @@ int mero_policy_add_measurement(struct mero_verifier_policy *p, enum mero_regist
         hex += 2;
         len -= 2;
     }
-    uint8_t v[48];
-    if (len != 96 || mero_hex_decode_exact(v, 48, hex, len) < 0) {
+    uint8_t v[MERO_MR_LEN];
+    if (len != MERO_MR_HEX_LEN || mero_hex_decode_exact(v, sizeof(v), hex, len) < 0) {
         return mero_err_set(err, MERO_EINVAL, "allowed_%s value is not a 48-byte hex measurement",
                             reg_names[reg]);
     }
@@ -92,7 +92,7 @@ int mero_policy_add_measurement(struct mero_verifier_policy *p, enum mero_regist
         return mero_err_set(err, MERO_EINVAL, "allowed_%s has more than %d values", reg_names[reg],
                             MERO_POLICY_MAX_VALUES);
     }
-    memcpy(p->allowed[reg][p->n[reg]++], v, 48);
+    memcpy(p->allowed[reg][p->n[reg]++], v, sizeof(v));
     return 0;
 }
 
@@ -168,11 +168,11 @@ static size_t reg_count(const void *ctx, int reg)
     return ((const struct mero_verifier_policy *)ctx)->n[reg];
 }
 
-static bool reg_contains(const void *ctx, int reg, const uint8_t v[48])
+static bool reg_contains(const void *ctx, int reg, const uint8_t v[MERO_MR_LEN])
 {
     const struct mero_verifier_policy *p = ctx;
     for (size_t i = 0; i < p->n[reg]; i++) {
-        if (memcmp(p->allowed[reg][i], v, 48) == 0) {
+        if (memcmp(p->allowed[reg][i], v, MERO_MR_LEN) == 0) {
             return true;
         }
     }
@@ -239,7 +239,7 @@ int mero_policy_check(const struct mero_verifier_policy *p, const struct mero_dc
                                           : "",
         .has_td = !r->is_mock,
         .td_attributes = attrs,
-        .service_td = r->td15 && !all_zero(r->mrservicetd, 48),
+        .service_td = r->td15 && !all_zero(r->mrservicetd, sizeof(r->mrservicetd)),
         .reg = {r->mrtd, r->rtmr[0], r->rtmr[1], r->rtmr[2], r->rtmr[3]},
     };
     struct mero_trust_policy tp = {

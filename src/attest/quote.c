@@ -151,23 +151,23 @@ static int parse_body(struct rd *r, struct mero_quote *q)
     struct mero_td_report *b = &q->body;
     MERO_TRY(need(r, q->body_size, "TD report body"));
     MERO_TRY(get_copy(r, b->tee_tcb_svn, 16, "tee_tcb_svn"));
-    MERO_TRY(get_copy(r, b->mrseam, 48, "mrseam"));
-    MERO_TRY(get_copy(r, b->mrsignerseam, 48, "mrsignerseam"));
+    MERO_TRY(get_copy(r, b->mrseam, sizeof(b->mrseam), "mrseam"));
+    MERO_TRY(get_copy(r, b->mrsignerseam, sizeof(b->mrsignerseam), "mrsignerseam"));
     MERO_TRY(get_copy(r, b->seam_attributes, 8, "seam_attributes"));
     MERO_TRY(get_copy(r, b->td_attributes, 8, "td_attributes"));
     MERO_TRY(get_copy(r, b->xfam, 8, "xfam"));
-    MERO_TRY(get_copy(r, b->mrtd, 48, "mrtd"));
-    MERO_TRY(get_copy(r, b->mrconfigid, 48, "mrconfigid"));
-    MERO_TRY(get_copy(r, b->mrowner, 48, "mrowner"));
-    MERO_TRY(get_copy(r, b->mrownerconfig, 48, "mrownerconfig"));
+    MERO_TRY(get_copy(r, b->mrtd, sizeof(b->mrtd), "mrtd"));
+    MERO_TRY(get_copy(r, b->mrconfigid, sizeof(b->mrconfigid), "mrconfigid"));
+    MERO_TRY(get_copy(r, b->mrowner, sizeof(b->mrowner), "mrowner"));
+    MERO_TRY(get_copy(r, b->mrownerconfig, sizeof(b->mrownerconfig), "mrownerconfig"));
     for (int i = 0; i < 4; i++) {
-        MERO_TRY(get_copy(r, b->rtmr[i], 48, "rtmr"));
+        MERO_TRY(get_copy(r, b->rtmr[i], sizeof(b->rtmr[i]), "rtmr"));
     }
     MERO_TRY(get_copy(r, b->report_data, 64, "report_data"));
     b->td15 = q->body_type == 3;
     if (b->td15) {
         MERO_TRY(get_copy(r, b->tee_tcb_svn2, 16, "tee_tcb_svn2"));
-        MERO_TRY(get_copy(r, b->mrservicetd, 48, "mrservicetd"));
+        MERO_TRY(get_copy(r, b->mrservicetd, sizeof(b->mrservicetd), "mrservicetd"));
     }
     return 0;
 }
@@ -178,9 +178,9 @@ static void parse_enclave_report(const uint8_t *p, struct mero_enclave_report *e
     memcpy(e->cpusvn, p, 16);
     e->miscselect =
         (uint32_t)p[16] | (uint32_t)p[17] << 8 | (uint32_t)p[18] << 16 | (uint32_t)p[19] << 24;
-    memcpy(e->attributes, p + 48, 16);
-    memcpy(e->mrenclave, p + 64, 32);
-    memcpy(e->mrsigner, p + 128, 32);
+    memcpy(e->attributes, p + 48, sizeof(e->attributes)); /* not a length */
+    memcpy(e->mrenclave, p + 64, sizeof(e->mrenclave));
+    memcpy(e->mrsigner, p + 128, sizeof(e->mrsigner));
     e->isvprodid = (uint16_t)(p[256] | p[257] << 8);
     e->isvsvn = (uint16_t)(p[258] | p[259] << 8);
     memcpy(e->report_data, p + 320, 64);

@@ -13,24 +13,10 @@
 #include "attest/quote_json_internal.h"
 #include "mero/encoding.h"
 
-/* Lowercase hex of p, appended in chunks (the chain is ~3.7 KB, so per-byte appends show). */
-static int hex_chunks(struct mero_buf *b, const uint8_t *p, size_t n)
-{
-    char tmp[2 * 128 + 1];
-    while (n > 0) {
-        size_t k = n < 128 ? n : 128;
-        mero_hex_encode(tmp, p, k);
-        MERO_TRY(mero_buf_append(b, tmp, 2 * k));
-        p += k;
-        n -= k;
-    }
-    return 0;
-}
-
 static int key_hex(struct mero_buf *b, const char *sep, const char *key, const uint8_t *p, size_t n)
 {
     MERO_TRY(mero_buf_printf(b, "%s\"%s\":\"", sep, key));
-    MERO_TRY(hex_chunks(b, p, n));
+    MERO_TRY(mero_hex_append(b, p, n));
     return mero_buf_append_u8(b, '"');
 }
 
@@ -39,22 +25,22 @@ static int write_body(struct mero_buf *b, const struct mero_td_report *r)
     static const char *const rtmr[4] = {"rtmr0", "rtmr1", "rtmr2", "rtmr3"};
     MERO_TRY(mero_buf_printf(b, "{\"tdxVersion\":\"%s\"", r->td15 ? "1.5" : "1.0"));
     MERO_TRY(key_hex(b, ",", "teeTcbSvn", r->tee_tcb_svn, 16));
-    MERO_TRY(key_hex(b, ",", "mrseam", r->mrseam, 48));
-    MERO_TRY(key_hex(b, ",", "mrsignerseam", r->mrsignerseam, 48));
+    MERO_TRY(key_hex(b, ",", "mrseam", r->mrseam, sizeof(r->mrseam)));
+    MERO_TRY(key_hex(b, ",", "mrsignerseam", r->mrsignerseam, sizeof(r->mrsignerseam)));
     MERO_TRY(key_hex(b, ",", "seamattributes", r->seam_attributes, 8));
     MERO_TRY(key_hex(b, ",", "tdattributes", r->td_attributes, 8));
     MERO_TRY(key_hex(b, ",", "xfam", r->xfam, 8));
-    MERO_TRY(key_hex(b, ",", "mrtd", r->mrtd, 48));
-    MERO_TRY(key_hex(b, ",", "mrconfigid", r->mrconfigid, 48));
-    MERO_TRY(key_hex(b, ",", "mrowner", r->mrowner, 48));
-    MERO_TRY(key_hex(b, ",", "mrownerconfig", r->mrownerconfig, 48));
+    MERO_TRY(key_hex(b, ",", "mrtd", r->mrtd, sizeof(r->mrtd)));
+    MERO_TRY(key_hex(b, ",", "mrconfigid", r->mrconfigid, sizeof(r->mrconfigid)));
+    MERO_TRY(key_hex(b, ",", "mrowner", r->mrowner, sizeof(r->mrowner)));
+    MERO_TRY(key_hex(b, ",", "mrownerconfig", r->mrownerconfig, sizeof(r->mrownerconfig)));
     for (int i = 0; i < 4; i++) {
-        MERO_TRY(key_hex(b, ",", rtmr[i], r->rtmr[i], 48));
+        MERO_TRY(key_hex(b, ",", rtmr[i], r->rtmr[i], sizeof(r->rtmr[i])));
     }
     MERO_TRY(key_hex(b, ",", "reportdata", r->report_data, 64));
     if (r->td15) {
         MERO_TRY(key_hex(b, ",", "teeTcbSvn2", r->tee_tcb_svn2, 16));
-        MERO_TRY(key_hex(b, ",", "mrservicetd", r->mrservicetd, 48));
+        MERO_TRY(key_hex(b, ",", "mrservicetd", r->mrservicetd, sizeof(r->mrservicetd)));
     }
     return mero_buf_append_u8(b, '}');
 }
@@ -77,7 +63,7 @@ int mero__quote_json_write(struct mero_buf *b, const struct mero_quote *q, size_
     MERO_TRY(write_body(b, &q->body));
     MERO_TRY(key_hex(b, ",", "signature", q->signature, 64));
     MERO_TRY(mero_buf_append_str(b, ",\"attestationKey\":\"04"));
-    MERO_TRY(hex_chunks(b, q->attest_key, 64));
+    MERO_TRY(mero_hex_append(b, q->attest_key, 64));
     MERO_TRY(mero_buf_append_str(b, "\",\"certificationData\":{\"type\":"
                                     "\"qeReportCertificationData\",\"data\":{"));
     MERO_TRY(key_hex(b, "", "qeReport", q->qe_report_raw, MERO_QE_REPORT_LEN));

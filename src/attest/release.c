@@ -36,7 +36,7 @@ static const char *strip_prefix(const char *s)
 }
 
 /* trim, lowercase, strip 0x, require 96 hex -> 48 bytes */
-static int measurement(const char *s, uint8_t out[48])
+static int measurement(const char *s, uint8_t out[MERO_MR_LEN])
 {
     size_t n = strlen(s);
     while (n > 0 && isspace((unsigned char)*s)) {
@@ -50,17 +50,19 @@ static int measurement(const char *s, uint8_t out[48])
         s += 2;
         n -= 2;
     }
-    if (n != 96) {
+    if (n != MERO_MR_HEX_LEN) {
         return -MERO_EHEX;
     }
-    return mero_hex_decode_exact(out, 48, s, n);
+    return mero_hex_decode_exact(out, MERO_MR_LEN, s, n);
 }
 
+#define RELEASE_KEY_MAX 32 /* "allowed_<key>" as text */
+
 /* allowed_<key> if a non-empty list, else <key> as one value. Returns the count (0: absent). */
-static int values(json_t *prof, const char *key, uint8_t out[][48], struct mero_err *err,
+static int values(json_t *prof, const char *key, uint8_t out[][MERO_MR_LEN], struct mero_err *err,
                   const char *pname)
 {
-    char lk[32];
+    char lk[RELEASE_KEY_MAX];
     snprintf(lk, sizeof(lk), "allowed_%s", key);
     json_t *list = json_object_get(prof, lk);
     json_t *one = json_object_get(prof, key);
@@ -366,10 +368,10 @@ int mero_release_version_cmp(const char *a, const char *b, int *cmp)
 
 /* ---- matching ---- */
 
-static int in_list(const uint8_t (*list)[48], size_t n, const uint8_t v[48])
+static int in_list(const uint8_t (*list)[MERO_MR_LEN], size_t n, const uint8_t v[MERO_MR_LEN])
 {
     for (size_t i = 0; i < n; i++) {
-        if (memcmp(list[i], v, 48) == 0) {
+        if (memcmp(list[i], v, MERO_MR_LEN) == 0) {
             return 1;
         }
     }
@@ -381,14 +383,14 @@ static const char *profile_mismatch(const struct mero_release_profile *p,
                                     const struct mero_release_meas *m)
 {
     static const char *const names[4] = {"RTMR0", "RTMR1", "RTMR2", "RTMR3"};
-    if (!in_list((const uint8_t(*)[48])p->mrtd, p->n_mrtd, m->mrtd)) {
+    if (!in_list((const uint8_t(*)[MERO_MR_LEN])p->mrtd, p->n_mrtd, m->mrtd)) {
         return "MRTD";
     }
     for (int i = 0; i < 4; i++) {
         if (i == 0 && p->n_rtmr[0] == 0) {
             continue; /* RTMR0 depends on the VM shape; checked only when pinned */
         }
-        if (!in_list((const uint8_t(*)[48])p->rtmr[i], p->n_rtmr[i], m->rtmr[i])) {
+        if (!in_list((const uint8_t(*)[MERO_RTMR_LEN])p->rtmr[i], p->n_rtmr[i], m->rtmr[i])) {
             return names[i];
         }
     }

@@ -11,7 +11,8 @@
 #include "mero/mock.h"
 #include "mero/quote.h"
 
-int mero_quote_report_data(const uint8_t *q, size_t len, uint8_t out[static 64], bool *is_mock)
+int mero_quote_report_data(const uint8_t *q, size_t len, uint8_t out[static MERO_REPORT_DATA_LEN],
+                           bool *is_mock)
 {
     if (q == NULL || is_mock == NULL) {
         return -MERO_EINVAL;

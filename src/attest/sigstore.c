@@ -90,7 +90,8 @@ static int check_detached(const struct sig_bundle *b, const char *s, size_t n, s
 }
 
 /* The DSSE payload is an in-toto statement; one subject must carry the artifact's SHA-256. */
-static int check_subject(const struct sig_bundle *b, const uint8_t digest[32], struct mero_err *err)
+static int check_subject(const struct sig_bundle *b, const uint8_t digest[MERO_SHA256_LEN],
+                         struct mero_err *err)
 {
     if (strcmp(b->payload_type, "application/vnd.in-toto+json") != 0) {
         return mero_err_set(err, MERO_EUNSUPPORTED, "DSSE payloadType is not in-toto");
@@ -112,9 +113,9 @@ static int check_subject(const struct sig_bundle *b, const uint8_t digest[32], s
     for (size_t i = 0; i < json_array_size(subj) && i < 1024; i++) {
         const char *hex =
             mero__json_str(json_object_get(json_array_get(subj, i), "digest"), "sha256");
-        uint8_t d[32];
-        if (hex != NULL && mero_hex_decode_exact(d, 32, hex, strlen(hex)) == 0 &&
-            mero_ct_eq(d, digest, 32)) {
+        uint8_t d[MERO_SHA256_LEN];
+        if (hex != NULL && mero_hex_decode_exact(d, sizeof(d), hex, strlen(hex)) == 0 &&
+            mero_ct_eq(d, digest, sizeof(d))) {
             rc = 0;
             break;
         }
@@ -127,10 +128,10 @@ out:
 /* Digest of msg with the algorithm of an n-byte digest (32, 48, 64). */
 static int digest_n(uint8_t *out, size_t n, const uint8_t *msg, size_t len)
 {
-    const EVP_MD *md = n == 32   ? EVP_sha256()
-                       : n == 48 ? EVP_sha384()
-                       : n == 64 ? EVP_sha512()
-                                 : NULL;
+    const EVP_MD *md = n == MERO_SHA256_LEN   ? EVP_sha256()
+                       : n == MERO_SHA384_LEN ? EVP_sha384()
+                       : n == 64              ? EVP_sha512()
+                                              : NULL;
     unsigned int ol = 0;
     return md != NULL && EVP_Digest(msg, len, out, &ol, md, NULL) == 1 && ol == n ? 0 : -1;
 }
@@ -194,52 +195,42 @@ static int check_body(const struct sig_bundle *b, const struct signer *sg, const
     size_t signed_len = alen;
     enum sig_keytype kt = mero__sig_key_type(sg->key);
     int rc = 0;
-    if (body.kind != b->kind) {
-        rc = mero_err_set(err, MERO_ESIGSTORE_BODY, "the logged body is not of the entry's kind");
-    } else if (body_find(&body, b, sg, NULL, 0) == -1) {
-        rc = mero_err_set(err, MERO_ESIGSTORE_BODY,
-                          b->keyed ? "the logged entry names another key than the managed key"
-                                   : "the logged entry names another certificate than the "
-                                     "bundle's");
-    } else if (b->is_dsse) {
+    MERO_ENSURE_OUT(body.kind == b->kind, err, MERO_ESIGSTORE_BODY,
+                    "the logged body is not of the entry's kind");
+    MERO_ENSURE_OUT(body_find(&body, b, sg, NULL, 0) != -1, err, MERO_ESIGSTORE_BODY,
+                    b->keyed ? "the logged entry names another key than the managed key"
+                             : "the logged entry names another certificate than the bundle's");
+    if (b->is_dsse) {
         rc = mero__sig_dsse_pae(b->payload_type, b->payload, b->payload_len, &pae, &pae_len);
+        MERO_ENSURE_OUT(rc == 0, err, -rc, "DSSE envelope too large");
         signed_msg = pae;
         signed_len = pae_len;
         /* hashedrekord 0.0.2 logs H(PAE); dsse 0.0.1 / 0.0.2 and intoto log H(payload) */
         const uint8_t *what = b->kind == SIG_HASHEDREKORD_2 ? pae : b->payload;
         size_t wlen = b->kind == SIG_HASHEDREKORD_2 ? pae_len : b->payload_len;
-        if (rc < 0) {
-            rc = mero_err_set(err, rc, "DSSE envelope too large");
-        } else if (digest_n(h, body.hash_len, what, wlen) < 0 ||
-                   !mero_ct_eq(h, body.hash, body.hash_len)) {
-            rc = mero_err_set(err, MERO_ESIGSTORE_BODY,
-                              "the logged entry is not this DSSE envelope (digest differs)");
-        }
-    } else if (given != NULL ? (body.hash_len != 32 || !mero_ct_eq(given, body.hash, 32))
-                             : (digest_n(h, body.hash_len, artifact, alen) < 0 ||
-                                !mero_ct_eq(h, body.hash, body.hash_len))) {
-        rc = mero_err_set(err, MERO_ESIGSTORE_DIGEST,
-                          "the artifact's SHA-256 is not the one Rekor logged");
+        MERO_ENSURE_OUT(digest_n(h, body.hash_len, what, wlen) == 0 &&
+                            mero_ct_eq(h, body.hash, body.hash_len),
+                        err, MERO_ESIGSTORE_BODY,
+                        "the logged entry is not this DSSE envelope (digest differs)");
+    } else {
+        bool same = given != NULL ? body.hash_len == MERO_SHA256_LEN &&
+                                        mero_ct_eq(given, body.hash, MERO_SHA256_LEN)
+                                  : digest_n(h, body.hash_len, artifact, alen) == 0 &&
+                                        mero_ct_eq(h, body.hash, body.hash_len);
+        MERO_ENSURE_OUT(same, err, MERO_ESIGSTORE_DIGEST,
+                        "the artifact's SHA-256 is not the one Rekor logged");
     }
-    int v = 0;
-    if (rc == 0) {
-        v = given != NULL && !b->is_dsse
+    int v = given != NULL && !b->is_dsse
                 ? mero__sig_verify_prehash(sg->key, kt, given, b->sig, b->sig_len)
                 : mero__sig_verify_key(sg->key, kt, signed_msg, signed_len, b->sig, b->sig_len);
-    }
-    if (v == -MERO_EUNSUPPORTED && given != NULL) {
-        rc =
-            mero_err_set(err, MERO_EUNSUPPORTED,
-                         "this key signs the artifact itself: its SHA-256 alone cannot be checked");
-    } else if (v < 0) {
-        rc = mero_err_set(err, MERO_EBADSIG,
-                          b->is_dsse ? "the DSSE envelope's signature does not verify"
-                                     : "the bundle's signature does not verify over the artifact");
-    }
-    if (rc == 0 && body_find(&body, b, sg, b->sig, b->sig_len) < 0) {
-        rc = mero_err_set(err, MERO_ESIGSTORE_BODY,
-                          "the logged entry holds another signature than the bundle's");
-    }
+    MERO_ENSURE_OUT(v != -MERO_EUNSUPPORTED || given == NULL, err, MERO_EUNSUPPORTED,
+                    "this key signs the artifact itself: its SHA-256 alone cannot be checked");
+    MERO_ENSURE_OUT(v == 0, err, MERO_EBADSIG,
+                    b->is_dsse ? "the DSSE envelope's signature does not verify"
+                               : "the bundle's signature does not verify over the artifact");
+    MERO_ENSURE_OUT(body_find(&body, b, sg, b->sig, b->sig_len) >= 0, err, MERO_ESIGSTORE_BODY,
+                    "the logged entry holds another signature than the bundle's");
+out:
     free(pae);
     mero__sig_body_cleanup(&body);
     return rc;
@@ -364,13 +355,13 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
         }
     }
     if (given != NULL) {
-        memcpy(r.artifact_sha256, given, 32);
+        memcpy(r.artifact_sha256, given, sizeof(r.artifact_sha256));
     } else {
         mero_sha256(r.artifact_sha256, artifact, artifact_len);
     }
     if (b.is_dsse) {
         rc = check_subject(&b, r.artifact_sha256, err);
-    } else if (b.has_digest && !mero_ct_eq(b.digest, r.artifact_sha256, 32)) {
+    } else if (b.has_digest && !mero_ct_eq(b.digest, r.artifact_sha256, sizeof(b.digest))) {
         rc = mero_err_set(err, MERO_ESIGSTORE_DIGEST,
                           "the artifact's SHA-256 is not the bundle's message digest");
     }

@@ -150,18 +150,18 @@ static int parse_proof(struct sig_bundle *b, json_t *p, struct mero_err *err)
     json_t *hashes = json_object_get(p, "hashes");
     if (mero__json_u64(p, "logIndex", &b->proof_index) < 0 ||
         mero__json_u64(p, "treeSize", &b->tree_size) < 0 ||
-        mero__json_b64(p, "rootHash", 32, &root, &n) < 0 || n != 32) {
+        mero__json_b64(p, "rootHash", MERO_SHA256_LEN, &root, &n) < 0 || n != MERO_SHA256_LEN) {
         free(root);
         return bad(err, "inclusionProof fields");
     }
-    memcpy(b->root_hash, root, 32);
+    memcpy(b->root_hash, root, MERO_SHA256_LEN);
     free(root);
     if (hashes != NULL &&
         (!json_is_array(hashes) || json_array_size(hashes) > SIG_MAX_PROOF_HASHES)) {
         return bad(err, "inclusionProof.hashes");
     }
     b->nhashes = hashes ? json_array_size(hashes) : 0;
-    b->hashes = calloc(b->nhashes ? b->nhashes : 1, 32);
+    b->hashes = calloc(b->nhashes ? b->nhashes : 1, MERO_SHA256_LEN);
     if (b->hashes == NULL) {
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
@@ -169,12 +169,13 @@ static int parse_proof(struct sig_bundle *b, json_t *p, struct mero_err *err)
         json_t *h = json_array_get(hashes, i);
         uint8_t *d = NULL;
         if (!json_is_string(h) ||
-            mero_base64_decode_alloc(json_string_value(h), json_string_length(h), 32, &d, &n) < 0 ||
-            n != 32) {
+            mero_base64_decode_alloc(json_string_value(h), json_string_length(h), MERO_SHA256_LEN,
+                                     &d, &n) < 0 ||
+            n != MERO_SHA256_LEN) {
             free(d);
             return bad(err, "inclusionProof hash");
         }
-        memcpy(b->hashes[i], d, 32);
+        memcpy(b->hashes[i], d, MERO_SHA256_LEN);
         free(d);
     }
     json_t *cp = json_object_get(p, "checkpoint");
@@ -227,11 +228,12 @@ static int parse_tlog(struct sig_bundle *b, json_t *vm, struct mero_err *err)
     uint8_t *id = NULL;
     size_t n = 0;
     uint64_t it = 0;
-    if (mero__json_b64(json_object_get(e, "logId"), "keyId", 32, &id, &n) < 0 || n != 32) {
+    if (mero__json_b64(json_object_get(e, "logId"), "keyId", MERO_SHA256_LEN, &id, &n) < 0 ||
+        n != MERO_SHA256_LEN) {
         free(id);
         return bad(err, "logId.keyId");
     }
-    memcpy(b->log_id, id, 32);
+    memcpy(b->log_id, id, MERO_SHA256_LEN);
     free(id);
     if (mero__json_u64(e, "logIndex", &b->log_index) < 0) {
         return bad(err, "logIndex");
@@ -280,11 +282,11 @@ static int parse_message(struct sig_bundle *b, json_t *ms, struct mero_err *err)
         if (alg == NULL || strcmp(alg, "SHA2_256") != 0) {
             return mero_err_set(err, MERO_EUNSUPPORTED, "bundle: digest algorithm not SHA2_256");
         }
-        if (mero__json_b64(md, "digest", 32, &d, &n) < 0 || n != 32) {
+        if (mero__json_b64(md, "digest", MERO_SHA256_LEN, &d, &n) < 0 || n != MERO_SHA256_LEN) {
             free(d);
             return bad(err, "messageDigest.digest");
         }
-        memcpy(b->digest, d, 32);
+        memcpy(b->digest, d, MERO_SHA256_LEN);
         free(d);
         b->has_digest = 1;
     }
@@ -415,7 +417,7 @@ static int parse_legacy(struct sig_bundle *b, json_t *j, struct mero_err *err)
     b->integrated_time = (int64_t)json_integer_value(it);
     b->log_index = (uint64_t)json_integer_value(li);
     const char *hex = mero__json_str(pl, "logID");
-    if (hex == NULL || mero_hex_decode_exact(b->log_id, 32, hex, strlen(hex)) < 0) {
+    if (hex == NULL || mero_hex_decode_exact(b->log_id, MERO_SHA256_LEN, hex, strlen(hex)) < 0) {
         free(id);
         return bad(err, "rekorBundle logID");
     }
@@ -511,9 +513,9 @@ static int hex_hash(struct sig_body *out, json_t *h)
         return -1;
     }
     if (strcmp(alg, "sha256") == 0) {
-        n = 32;
+        n = MERO_SHA256_LEN;
     } else if (strcmp(alg, "sha384") == 0) {
-        n = 48;
+        n = MERO_SHA384_LEN;
     } else if (strcmp(alg, "sha512") == 0) {
         n = 64;
     } else {
@@ -546,9 +548,9 @@ static int b64_hash(struct sig_body *out, json_t *h)
     uint8_t *d = NULL;
     size_t n = 0, want = 0;
     if (alg != NULL && strcmp(alg, "SHA2_256") == 0) {
-        want = 32;
+        want = MERO_SHA256_LEN;
     } else if (alg != NULL && strcmp(alg, "SHA2_384") == 0) {
-        want = 48;
+        want = MERO_SHA384_LEN;
     } else if (alg != NULL && strcmp(alg, "SHA2_512") == 0) {
         want = 64;
     }
@@ -614,7 +616,7 @@ static int body_dsse_2(struct sig_body *out, json_t *spec)
     json_t *v2 = json_object_get(spec, "dsseV002");
     json_t *sigs = json_object_get(v2, "signatures");
     size_t n = json_array_size(sigs);
-    if (b64_hash(out, json_object_get(v2, "payloadHash")) < 0 || out->hash_len != 32 ||
+    if (b64_hash(out, json_object_get(v2, "payloadHash")) < 0 || out->hash_len != MERO_SHA256_LEN ||
         !json_is_array(sigs) || n == 0 || n > SIG_MAX_DSSE_SIGS) {
         return -1;
     }
@@ -631,8 +633,8 @@ static int body_dsse_2(struct sig_body *out, json_t *spec)
 static int body_dsse_1(struct sig_body *out, json_t *spec)
 {
     json_t *sigs = json_object_get(spec, "signatures");
-    if (hex_hash(out, json_object_get(spec, "payloadHash")) < 0 || out->hash_len != 32 ||
-        !json_is_array(sigs) || json_array_size(sigs) != 1) {
+    if (hex_hash(out, json_object_get(spec, "payloadHash")) < 0 ||
+        out->hash_len != MERO_SHA256_LEN || !json_is_array(sigs) || json_array_size(sigs) != 1) {
         return -1;
     }
     json_t *s0 = json_array_get(sigs, 0);
@@ -650,8 +652,8 @@ static int body_intoto_2(struct sig_body *out, json_t *spec)
 {
     json_t *content = json_object_get(spec, "content");
     json_t *sigs = json_object_get(json_object_get(content, "envelope"), "signatures");
-    if (hex_hash(out, json_object_get(content, "payloadHash")) < 0 || out->hash_len != 32 ||
-        !json_is_array(sigs) || json_array_size(sigs) != 1) {
+    if (hex_hash(out, json_object_get(content, "payloadHash")) < 0 ||
+        out->hash_len != MERO_SHA256_LEN || !json_is_array(sigs) || json_array_size(sigs) != 1) {
         return -1;
     }
     json_t *s0 = json_array_get(sigs, 0);

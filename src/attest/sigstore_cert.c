@@ -11,6 +11,7 @@
  * values (issuer 1.1 vs 1.8, ref 1.6 vs 1.14) refuses the certificate.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <openssl/ct.h>
@@ -123,7 +124,7 @@ int mero__sig_verify_chain(const struct mero_trust_root *tr, X509 *leaf, int64_t
  * extension (u24 length), the SCT extensions (u16 length). */
 static int sct_message(X509 *leaf, X509 *issuer, const SCT *sct, struct mero_buf *m)
 {
-    uint8_t ikh[32];
+    uint8_t ikh[MERO_SHA256_LEN];
     unsigned char *spki = NULL, *tbs = NULL;
     int spki_len = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(issuer), &spki);
     X509 *pre = X509_dup(leaf);
@@ -153,7 +154,7 @@ static int sct_message(X509 *leaf, X509 *issuer, const SCT *sct, struct mero_buf
     hdr[11] = 1; /* precert_entry */
     uint8_t l3[3] = {(uint8_t)(tbs_len >> 16), (uint8_t)(tbs_len >> 8), (uint8_t)tbs_len};
     uint8_t l2[2] = {(uint8_t)(exts_len >> 8), (uint8_t)exts_len};
-    if (mero_buf_append(m, hdr, sizeof(hdr)) < 0 || mero_buf_append(m, ikh, 32) < 0 ||
+    if (mero_buf_append(m, hdr, sizeof(hdr)) < 0 || mero_buf_append(m, ikh, sizeof(ikh)) < 0 ||
         mero_buf_append(m, l3, 3) < 0 || mero_buf_append(m, tbs, (size_t)tbs_len) < 0 ||
         mero_buf_append(m, l2, 2) < 0 || (exts_len && mero_buf_append(m, exts, exts_len) < 0)) {
         goto out;
@@ -174,7 +175,7 @@ static int sct_one(const struct mero_trust_root *tr, X509 *leaf, X509 *issuer, c
     unsigned char *id = NULL, *sig = NULL;
     size_t idlen = SCT_get0_log_id(sct, &id);
     size_t siglen = SCT_get0_signature(sct, &sig);
-    if (SCT_get_version(sct) != SCT_VERSION_V1 || idlen != 32 || siglen == 0) {
+    if (SCT_get_version(sct) != SCT_VERSION_V1 || idlen != MERO_SHA256_LEN || siglen == 0) {
         return -1;
     }
     /* the SCT may not postdate the signing time (5 minutes of clock skew allowed) */
@@ -183,7 +184,7 @@ static int sct_one(const struct mero_trust_root *tr, X509 *leaf, X509 *issuer, c
     }
     for (size_t i = 0; i < tr->nctlogs; i++) {
         const struct sig_log *l = &tr->ctlogs[i];
-        if (memcmp(l->log_id, id, 32) != 0) {
+        if (memcmp(l->log_id, id, sizeof(l->log_id)) != 0) {
             continue;
         }
         if (l->key == NULL) {
@@ -195,12 +196,10 @@ static int sct_one(const struct mero_trust_root *tr, X509 *leaf, X509 *issuer, c
         }
         struct mero_buf m;
         mero_buf_init(&m, 64u * 1024u);
-        int rc = sct_message(leaf, issuer, sct, &m);
-        if (rc == 0) {
-            rc = mero__sig_verify_key(l->key, l->type, m.data, m.len, sig, siglen);
-        }
+        bool ok = sct_message(leaf, issuer, sct, &m) == 0 &&
+                  mero__sig_verify_key(l->key, l->type, m.data, m.len, sig, siglen) == 0;
         mero_buf_cleanup(&m);
-        if (rc == 0) {
+        if (ok) {
             return 0;
         }
     }
@@ -219,8 +218,8 @@ int mero__sig_verify_sct(const struct mero_trust_root *tr, X509 *leaf, X509 *iss
             break;
         }
         if (skipped != NULL) {
-            char idb[48];
-            EVP_EncodeBlock((unsigned char *)idb, skipped->log_id, 32);
+            char idb[SIG_ID_B64_SIZE];
+            EVP_EncodeBlock((unsigned char *)idb, skipped->log_id, sizeof(skipped->log_id));
             rc = mero_err_set(err, MERO_ESIGSTORE_SCT,
                               "the trusted root's key for CT log %s is unusable: %s", idb,
                               skipped->why);
@@ -236,7 +235,7 @@ int mero__sig_verify_sct(const struct mero_trust_root *tr, X509 *leaf, X509 *iss
 /* Fulcio extension value: .1-.6 raw bytes, .8+ a DER UTF8String. 1 found, 0 absent, <0 bad. */
 static int fulcio_ext(X509 *x, int arc, char *out, size_t cap)
 {
-    char oid[48];
+    char oid[sizeof("1.3.6.1.4.1.57264.1.") + 11]; /* + an int and its NUL */
     snprintf(oid, sizeof(oid), "1.3.6.1.4.1.57264.1.%d", arc);
     ASN1_OBJECT *obj = OBJ_txt2obj(oid, 1);
     if (obj == NULL) {

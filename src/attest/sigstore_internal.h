@@ -15,6 +15,7 @@
 #include <openssl/x509.h>
 
 #include "mero/sigstore.h"
+#include "mero/sizes.h"
 
 #define SIG_MAX_LOGS         32
 #define SIG_MAX_CAS          16
@@ -41,17 +42,22 @@ enum sig_keytype {
     SIG_KT_RSA_PSS,   /* RSASSA-PSS over SHA-256, 2048-4096 bits */
 };
 
-#define SIG_NAME_MAX 128
-#define SIG_WHY_MAX  96
+#define SIG_NAME_MAX       128
+#define SIG_WHY_MAX        96
+#define SIG_CURVE_NAME_MAX 32 /* an OpenSSL group name such as prime256v1 */
+/* base64 of a log id (SHA-256: 44 characters) and its NUL */
+#define SIG_ID_B64_SIZE   ((MERO_SHA256_LEN + 2) / 3 * 4 + 1)
+#define SIG_TIME_TEXT_MAX 32 /* "YYYY-MM-DDTHH:MM:SSZ", "open" or a number, with its NUL */
+#define SIG_DETAILS_MAX   48 /* a keyDetails name such as PKIX_ECDSA_P256_SHA_256 */
 
-struct sig_log { /* a tlog or a ctlog of the trusted root */
-    uint8_t log_id[32];
-    EVP_PKEY *key; /* NULL: the entry was skipped (why[] says so) */
+struct sig_log {                     /* a tlog or a ctlog of the trusted root */
+    uint8_t log_id[MERO_SHA256_LEN]; /* SHA-256 of the log's key */
+    EVP_PKEY *key;                   /* NULL: the entry was skipped (why[] says so) */
     enum sig_keytype type;
-    int64_t start;           /* validFor, inclusive; start required */
-    int64_t end;             /* SIG_TIME_OPEN when absent */
-    char name[SIG_NAME_MAX]; /* baseUrl without scheme (the checkpoint origin of Rekor v2) */
-    char details[48];        /* keyDetails as written, "" when absent */
+    int64_t start;                 /* validFor, inclusive; start required */
+    int64_t end;                   /* SIG_TIME_OPEN when absent */
+    char name[SIG_NAME_MAX];       /* baseUrl without scheme (the checkpoint origin of Rekor v2) */
+    char details[SIG_DETAILS_MAX]; /* keyDetails as written, "" when absent */
     char why[SIG_WHY_MAX];
 };
 
@@ -116,9 +122,9 @@ struct sig_bundle {
     size_t ts_len[SIG_MAX_TIMESTAMPS];
     size_t nts;
     int has_digest; /* messageSignature.messageDigest (protobuf only) */
-    uint8_t digest[32];
+    uint8_t digest[MERO_SHA256_LEN];
     /* the single tlog entry */
-    uint8_t log_id[32];
+    uint8_t log_id[MERO_SHA256_LEN];
     int64_t integrated_time;
     uint64_t log_index;
     int has_integrated_time;
@@ -129,8 +135,8 @@ struct sig_bundle {
     int has_proof;
     uint64_t proof_index;
     uint64_t tree_size;
-    uint8_t root_hash[32];
-    uint8_t (*hashes)[32];
+    uint8_t root_hash[MERO_SHA256_LEN];
+    uint8_t (*hashes)[MERO_SHA256_LEN];
     size_t nhashes;
     char *checkpoint; /* NUL-terminated envelope text; NULL when absent */
     size_t checkpoint_len;
@@ -175,7 +181,7 @@ enum sig_keytype mero__sig_key_type(EVP_PKEY *key);
 int mero__sig_verify_key(EVP_PKEY *key, enum sig_keytype t, const uint8_t *msg, size_t n,
                          const uint8_t *sig, size_t siglen);
 /* Signature over a SHA-256 digest (P-256 / RSA keys only; -MERO_EUNSUPPORTED otherwise). */
-int mero__sig_verify_prehash(EVP_PKEY *key, enum sig_keytype t, const uint8_t dgst[32],
+int mero__sig_verify_prehash(EVP_PKEY *key, enum sig_keytype t, const uint8_t dgst[MERO_SHA256_LEN],
                              const uint8_t *sig, size_t siglen);
 /* Public key from PEM text ("PUBLIC KEY"); owned. */
 int mero__sig_pem_pubkey(const uint8_t *pem, size_t len, EVP_PKEY **out);
@@ -192,8 +198,9 @@ int mero__sig_dsse_pae(const char *type, const uint8_t *payload, size_t n, uint8
  * -MERO_ESIGSTORE_LOG when no entry has that id or no entry with it has a usable key (the
  * reason names the log id), or -window_code when the key exists but is not valid at t.
  */
-int mero__trust_root_log(const struct sig_log *logs, size_t n, const uint8_t id[32], int64_t t,
-                         int window_code, const struct sig_log **out, struct mero_err *err);
+int mero__trust_root_log(const struct sig_log *logs, size_t n, const uint8_t id[MERO_SHA256_LEN],
+                         int64_t t, int window_code, const struct sig_log **out,
+                         struct mero_err *err);
 
 /* sigstore_tsa.c */
 /*

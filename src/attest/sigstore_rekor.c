@@ -33,11 +33,11 @@ int mero__sig_verify_set(const struct sig_log *log, const struct sig_bundle *b,
     }
     /* RFC 8785 canonical JSON of four fixed keys: sorted, no whitespace. */
     char *body64 = mero_base64_encode(b->body, b->body_len);
-    char logid[65];
+    char logid[MERO_HEX_SIZE(MERO_SHA256_LEN)];
     if (body64 == NULL) {
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
-    mero_hex_encode(logid, b->log_id, 32);
+    mero_hex_encode(logid, b->log_id, sizeof(b->log_id));
     struct mero_buf msg;
     mero_buf_init(&msg, SIG_MAX_BODY * 2);
     int rc = mero_buf_printf(&msg,
@@ -47,7 +47,7 @@ int mero__sig_verify_set(const struct sig_log *log, const struct sig_bundle *b,
     free(body64);
     if (rc < 0) {
         mero_buf_cleanup(&msg);
-        return mero_err_set(err, rc, "SET payload too large");
+        return mero_err_set(err, -rc, "SET payload too large");
     }
     rc = mero__sig_verify_key(log->key, log->type, msg.data, msg.len, b->set, b->set_len);
     mero_buf_cleanup(&msg);
@@ -58,14 +58,15 @@ int mero__sig_verify_set(const struct sig_log *log, const struct sig_bundle *b,
     return 0;
 }
 
-static void node_hash(uint8_t out[32], const uint8_t l[32], const uint8_t r[32])
+static void node_hash(uint8_t out[MERO_SHA256_LEN], const uint8_t l[MERO_SHA256_LEN],
+                      const uint8_t r[MERO_SHA256_LEN])
 {
     struct mero_sha256 h;
     uint8_t one = 0x01;
     mero_sha256_init(&h);
     mero_sha256_update(&h, &one, 1);
-    mero_sha256_update(&h, l, 32);
-    mero_sha256_update(&h, r, 32);
+    mero_sha256_update(&h, l, MERO_SHA256_LEN);
+    mero_sha256_update(&h, r, MERO_SHA256_LEN);
     mero_sha256_final(&h, out);
 }
 
@@ -78,7 +79,7 @@ int mero__sig_verify_proof(const struct sig_bundle *b, struct mero_err *err)
     if (b->tree_size == 0 || b->proof_index >= b->tree_size) {
         return mero_err_set(err, MERO_ESIGSTORE_PROOF, "inclusion proof index outside the tree");
     }
-    uint8_t r[32];
+    uint8_t r[MERO_SHA256_LEN];
     struct mero_sha256 h;
     uint8_t zero = 0x00;
     mero_sha256_init(&h);
@@ -103,7 +104,7 @@ int mero__sig_verify_proof(const struct sig_bundle *b, struct mero_err *err)
         fn >>= 1;
         sn >>= 1;
     }
-    if (sn != 0 || !mero_ct_eq(r, b->root_hash, 32)) {
+    if (sn != 0 || !mero_ct_eq(r, b->root_hash, sizeof(r))) {
         return mero_err_set(err, MERO_ESIGSTORE_PROOF,
                             "inclusion proof does not lead to the root hash");
     }
@@ -143,9 +144,9 @@ static int cp_fail(struct mero_err *err, const char *why)
  * SHA-256(name || 0x0A || 0x01 || public key), so the signer name must be the one it names. */
 static int ed25519_name_ok(const struct sig_log *log, const char *name, size_t n)
 {
-    uint8_t pk[32], id[32];
+    uint8_t pk[MERO_ED25519_PK_LEN], id[MERO_SHA256_LEN];
     size_t pklen = sizeof(pk);
-    if (EVP_PKEY_get_raw_public_key(log->key, pk, &pklen) != 1 || pklen != 32) {
+    if (EVP_PKEY_get_raw_public_key(log->key, pk, &pklen) != 1 || pklen != sizeof(pk)) {
         return -1;
     }
     static const uint8_t sep[2] = {0x0a, 0x01};
@@ -153,9 +154,9 @@ static int ed25519_name_ok(const struct sig_log *log, const char *name, size_t n
     mero_sha256_init(&h);
     mero_sha256_update(&h, name, n);
     mero_sha256_update(&h, sep, 2);
-    mero_sha256_update(&h, pk, 32);
+    mero_sha256_update(&h, pk, sizeof(pk));
     mero_sha256_final(&h, id);
-    return memcmp(id, log->log_id, 32) == 0 ? 0 : -1;
+    return memcmp(id, log->log_id, sizeof(id)) == 0 ? 0 : -1;
 }
 
 /* Check one signature line "— <name> <base64(keyhint || sig)>" against the log key. */
@@ -224,7 +225,8 @@ int mero__sig_verify_checkpoint(const struct sig_log *log, const struct sig_bund
         return cp_fail(err, "bad tree size line");
     }
     if (next_line(&p, sep + 1, &s, &n) < 0 ||
-        mero_base64_decode_alloc(s, n, 32, &root, &rootlen) < 0 || rootlen != 32) {
+        mero_base64_decode_alloc(s, n, MERO_SHA256_LEN, &root, &rootlen) < 0 ||
+        rootlen != MERO_SHA256_LEN) {
         free(root);
         return cp_fail(err, "bad root hash line");
     }
@@ -240,7 +242,7 @@ int mero__sig_verify_checkpoint(const struct sig_log *log, const struct sig_bund
     if (!verified) {
         rc = cp_fail(err, bad_sig ? "note signature does not verify under the log key"
                                   : "no signature by this log");
-    } else if (size != b->tree_size || !mero_ct_eq(root, b->root_hash, 32)) {
+    } else if (size != b->tree_size || !mero_ct_eq(root, b->root_hash, MERO_SHA256_LEN)) {
         rc = cp_fail(err, "tree size / root hash differ from the inclusion proof");
     }
     free(root);

@@ -19,6 +19,7 @@
 #include <openssl/x509v3.h>
 
 #include "attest/sigstore_internal.h"
+#include "mero/clock.h"
 #include "mero/crypto.h"
 
 static int tsa_fail(struct mero_err *err, const char *why)
@@ -33,7 +34,7 @@ static int gen_time(const TS_TST_INFO *tst, int64_t *out)
     if (g == NULL || ASN1_TIME_to_tm(g, &tm) != 1) {
         return -1;
     }
-    *out = (int64_t)timegm(&tm);
+    *out = mero_timegm(&tm);
     return 0;
 }
 

@@ -16,6 +16,7 @@
 
 #include "attest/sigstore_internal.h"
 #include "mero/buf.h"
+#include "mero/clock.h"
 #include "mero/encoding.h"
 
 json_t *mero__json_load(const uint8_t *data, size_t len, size_t max, struct mero_err *err)
@@ -94,17 +95,6 @@ static int digits(const char **p, int n, int *out)
     return 0;
 }
 
-static int64_t days_from_civil(int y, int m, int d)
-{
-    /* proleptic Gregorian, days since 1970-01-01 */
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
 /* RFC 3339 "YYYY-MM-DDTHH:MM:SS[.frac](Z|+hh:mm|-hh:mm)"; fractions are truncated, which keeps
  * an inclusive `end` such as 23:59:59.999 inclusive at whole-second resolution. */
 int mero__sig_time_parse(const char *s, int64_t *out)
@@ -154,7 +144,7 @@ int mero__sig_time_parse(const char *s, int64_t *out)
     if (*p != '\0') {
         return -MERO_EINVAL;
     }
-    *out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + (se > 59 ? 59 : se) - off;
+    *out = mero_utc_seconds(y, mo, d, h, mi, se > 59 ? 59 : se) - off;
     return 0;
 }
 
@@ -244,7 +234,7 @@ enum sig_keytype mero__sig_key_type(EVP_PKEY *key)
         return bits >= 2048 && bits <= 4096 ? SIG_KT_RSA_PKCS1 : SIG_KT_UNKNOWN;
     }
     case EVP_PKEY_EC: {
-        char curve[32];
+        char curve[SIG_CURVE_NAME_MAX];
         size_t n = 0;
         if (EVP_PKEY_get_utf8_string_param(key, "group", curve, sizeof(curve), &n) != 1) {
             return SIG_KT_UNKNOWN;
@@ -360,27 +350,22 @@ int mero__sig_dsse_pae(const char *type, const uint8_t *payload, size_t n, uint8
     }
     struct mero_buf b;
     mero_buf_init(&b, SIG_MAX_PAYLOAD + 2048);
-    int rc = mero_buf_printf(&b, "DSSEv1 %zu %s %zu ", tl, type, n);
-    if (rc == 0 && n > 0) {
-        rc = mero_buf_append(&b, payload, n);
-    }
-    if (rc < 0) {
-        mero_buf_cleanup(&b);
-        return rc;
+    int rc = 0;
+    MERO_TRY_OUT(mero_buf_printf(&b, "DSSEv1 %zu %s %zu ", tl, type, n));
+    if (n > 0) {
+        MERO_TRY_OUT(mero_buf_append(&b, payload, n));
     }
     uint8_t *copy = malloc(b.len ? b.len : 1);
-    if (copy == NULL) {
-        mero_buf_cleanup(&b);
-        return -MERO_ENOMEM;
-    }
+    MERO_ENSURE_OUT(copy != NULL, NULL, MERO_ENOMEM, "out of memory");
     memcpy(copy, b.data, b.len);
     *out = copy;
     *outlen = b.len;
+out:
     mero_buf_cleanup(&b);
-    return 0;
+    return rc;
 }
 
-int mero__sig_verify_prehash(EVP_PKEY *key, enum sig_keytype t, const uint8_t dgst[32],
+int mero__sig_verify_prehash(EVP_PKEY *key, enum sig_keytype t, const uint8_t dgst[MERO_SHA256_LEN],
                              const uint8_t *sig, size_t siglen)
 {
     if (t != SIG_KT_EC_P256 && t != SIG_KT_RSA_PKCS1 && t != SIG_KT_RSA_PSS) {
@@ -400,7 +385,7 @@ int mero__sig_verify_prehash(EVP_PKEY *key, enum sig_keytype t, const uint8_t dg
     } else if (ok && t == SIG_KT_RSA_PKCS1) {
         ok = EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_PADDING) == 1;
     }
-    ok = ok && EVP_PKEY_verify(c, sig, siglen, dgst, 32) == 1;
+    ok = ok && EVP_PKEY_verify(c, sig, siglen, dgst, MERO_SHA256_LEN) == 1;
     EVP_PKEY_CTX_free(c);
     return ok ? 0 : -MERO_EBADSIG;
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "attest/tcbinfo_internal.h"
+#include "mero/clock.h"
 #include "mero/encoding.h"
 
 static const char *const status_names[MERO_TCB__COUNT] = {
@@ -84,15 +85,7 @@ int mero__date_parse(const char *s, int64_t *out)
         se > 60) {
         return -MERO_EINVAL;
     }
-    struct tm tm;
-    memset(&tm, 0, sizeof(tm));
-    tm.tm_year = y - 1900;
-    tm.tm_mon = mo - 1;
-    tm.tm_mday = d;
-    tm.tm_hour = h;
-    tm.tm_min = mi;
-    tm.tm_sec = se;
-    *out = (int64_t)timegm(&tm);
+    *out = mero_utc_seconds(y, mo, d, h, mi, se);
     return 0;
 }
 
@@ -179,7 +172,7 @@ static int components_of(json_t *tcb, const char *k, uint8_t out[16])
 static int parse_module(json_t *m, struct mero_tdx_module_identity *out, bool with_id)
 {
     memset(out, 0, sizeof(*out));
-    if (!json_is_object(m) || hex_of(m, "mrsigner", out->mrsigner, 48) < 0 ||
+    if (!json_is_object(m) || hex_of(m, "mrsigner", out->mrsigner, sizeof(out->mrsigner)) < 0 ||
         hex_of(m, "attributes", out->attributes, 8) < 0 ||
         hex_of(m, "attributesMask", out->attributes_mask, 8) < 0) {
         return -1;
@@ -389,7 +382,8 @@ static int qe_fill(struct mero_qeidentity *q, json_t *o, struct mero_err *err)
         u32_hex_le(o, "miscselectMask", &q->miscselect_mask) < 0 ||
         hex_of(o, "attributes", q->attributes, 16) < 0 ||
         hex_of(o, "attributesMask", q->attributes_mask, 16) < 0 ||
-        hex_of(o, "mrsigner", q->mrsigner, 32) < 0 || int_of(o, "isvprodid", 0, 65535, &prod) < 0) {
+        hex_of(o, "mrsigner", q->mrsigner, sizeof(q->mrsigner)) < 0 ||
+        int_of(o, "isvprodid", 0, 65535, &prod) < 0) {
         return mero_err_set(err, MERO_EQEIDENTITY, "qe identity: identity fields malformed");
     }
     q->isvprodid = (uint16_t)prod;

@@ -13,6 +13,7 @@
 
 #include "mero/dcap.h"
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 #define MERO_TCB_MAX_LEVELS     256
 #define MERO_TCB_MAX_MODULE_IDS 32
@@ -34,8 +35,8 @@ struct mero_module_level {
 };
 
 struct mero_tdx_module_identity {
-    char id[16]; /* "TDX_01"; empty for tdxModule */
-    uint8_t mrsigner[48];
+    char id[16];                   /* "TDX_01"; empty for tdxModule */
+    uint8_t mrsigner[MERO_MR_LEN]; /* MRSIGNERSEAM */
     uint8_t attributes[8];
     uint8_t attributes_mask[8];
     size_t n_levels;
@@ -73,7 +74,7 @@ struct mero_qeidentity {
     uint32_t eval_num;
     uint32_t miscselect, miscselect_mask;
     uint8_t attributes[16], attributes_mask[16];
-    uint8_t mrsigner[32];
+    uint8_t mrsigner[MERO_SGX_MEASUREMENT_LEN];
     uint16_t isvprodid;
     size_t n_levels;
     struct mero_qe_level *levels;

@@ -84,38 +84,33 @@ static const char *field(json_t *in, const char *name, size_t *len, bool *not_st
     return s;
 }
 
-static int hex32(json_t *in, const char *name, uint8_t out[32])
+/* A required field of exactly n bytes of hex (the nonce, the application hash). */
+static int hex_field(json_t *in, const char *name, uint8_t *out, size_t n)
 {
-    size_t n = 0;
+    size_t len = 0;
     bool bad;
-    const char *s = field(in, name, &n, &bad);
+    const char *s = field(in, name, &len, &bad);
     if (bad) {
         return fail(1, "%s is not hex: not a string", name);
     }
     if (s == NULL) {
         return fail(1, "%s is required", name);
     }
-    uint8_t tmp[64];
-    size_t got = 0;
-    int rc = mero_hex_decode(tmp, sizeof(tmp), s, n, &got);
-    if (rc == -MERO_EHEX) {
+    if (len % 2 != 0 || !mero_hex_is(s, len, len / 2)) {
         return fail(1, "%s is not hex: %s", name,
-                    n % 2 ? "odd number of digits" : "invalid hex character");
+                    len % 2 ? "odd number of digits" : "invalid hex character");
     }
-    if (rc < 0 || got != 32) {
-        return fail(1, "%s must be 32 bytes (64 hex characters)", name);
+    if (mero_hex_decode_exact(out, n, s, len) < 0) {
+        return fail(1, "%s must be %zu bytes (%zu hex characters)", name, n, MERO_HEX_LEN(n));
     }
-    memcpy(out, tmp, 32);
     return 0;
 }
 
-static char *hex_dup(const uint8_t *p, size_t n)
+/* Bytes as a JSON hex string; JSON null when out of memory (as the reference prints). */
+static json_t *hex_or_null(const uint8_t *p, size_t n)
 {
-    char *s = malloc(2 * n + 1);
-    if (s != NULL) {
-        mero_hex_encode(s, p, n);
-    }
-    return s;
+    json_t *h = mero_json_hex(p, n);
+    return h != NULL ? h : json_null();
 }
 
 static int print_verdict(const struct mero_dcap_result *r)
@@ -131,9 +126,8 @@ static int print_verdict(const struct mero_dcap_result *r)
     }
     const char *names[5] = {"mrtd", "rtmr0", "rtmr1", "rtmr2", "rtmr3"};
     for (int i = 0; i < 5; i++) {
-        char *h = hex_dup(i == 0 ? r->mrtd : r->rtmr[i - 1], 48);
-        json_object_set_new(m, names[i], h != NULL ? json_string(h) : json_null());
-        free(h);
+        json_object_set_new(m, names[i],
+                            hex_or_null(i == 0 ? r->mrtd : r->rtmr[i - 1], sizeof(r->mrtd)));
     }
     json_object_set_new(o, "valid", json_boolean(r->is_valid));
     json_object_set_new(o, "quote_verified", json_boolean(r->quote_verified));
@@ -150,9 +144,8 @@ static int print_verdict(const struct mero_dcap_result *r)
     json_object_set_new(o, "measurements", m);
     /* Additive (issue 14): the TD attributes, so a caller can refuse a debug TD without
      * parsing the quote, and on valid:false the first failed check. */
-    char *ta = hex_dup(r->td_attributes, 8);
-    json_object_set_new(o, "td_attributes", ta != NULL ? json_string(ta) : json_null());
-    free(ta);
+    json_object_set_new(o, "td_attributes",
+                        hex_or_null(r->td_attributes, sizeof(r->td_attributes)));
     json_object_set_new(o, "td_debug", json_boolean(r->td_debug));
     if (!r->is_valid) {
         const char *code = "APP_HASH_MISMATCH";
@@ -248,7 +241,7 @@ static int unknown_fields(json_t *in)
 
 static int run(json_t *in, bool allow_fetch)
 {
-    uint8_t nonce[32], app[32], *quote = NULL;
+    uint8_t nonce[MERO_NONCE_LEN], app[MERO_APP_HASH_LEN], *quote = NULL;
     size_t qlen = 0;
     int rc;
     if ((rc = unknown_fields(in)) != 0) {
@@ -257,7 +250,8 @@ static int run(json_t *in, bool allow_fetch)
     if ((rc = get_quote(in, &quote, &qlen)) != 0) {
         return rc;
     }
-    if ((rc = hex32(in, "nonce_hex", nonce)) != 0 || (rc = hex32(in, "app_hash_hex", app)) != 0) {
+    if ((rc = hex_field(in, "nonce_hex", nonce, sizeof(nonce))) != 0 ||
+        (rc = hex_field(in, "app_hash_hex", app, sizeof(app))) != 0) {
         free(quote);
         return rc;
     }

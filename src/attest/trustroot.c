@@ -27,9 +27,9 @@
 #include "mero/log.h"
 
 /* A log id as the trusted root writes it (base64, 44 characters). */
-static void id_b64(char out[48], const uint8_t id[32])
+static void id_b64(char out[SIG_ID_B64_SIZE], const uint8_t id[MERO_SHA256_LEN])
 {
-    EVP_EncodeBlock((unsigned char *)out, id, 32);
+    EVP_EncodeBlock((unsigned char *)out, id, MERO_SHA256_LEN);
 }
 
 static int parse_window(json_t *vf, int64_t *start, int64_t *end)
@@ -134,11 +134,11 @@ static int parse_log(json_t *j, struct sig_log *log, const char *what, size_t i)
     uint8_t *der = NULL, *kid = NULL;
     size_t derlen = 0, kidlen = 0;
     if (!json_is_object(j) || !json_is_object(id) ||
-        mero__json_b64(id, "keyId", 64, &kid, &kidlen) < 0 || kidlen != 32) {
+        mero__json_b64(id, "keyId", 64, &kid, &kidlen) < 0 || kidlen != sizeof(log->log_id)) {
         free(kid);
         return -MERO_EINVAL; /* without its id an entry cannot even be named */
     }
-    memcpy(log->log_id, kid, 32);
+    memcpy(log->log_id, kid, sizeof(log->log_id));
     free(kid);
     url_name(log->name, sizeof(log->name), mero__json_str(j, "baseUrl"));
     const char *details = mero__json_str(pk, "keyDetails");
@@ -152,7 +152,7 @@ static int parse_log(json_t *j, struct sig_log *log, const char *what, size_t i)
     }
     free(der);
     if (log->key == NULL) {
-        char idb[48];
+        char idb[SIG_ID_B64_SIZE];
         id_b64(idb, log->log_id);
         MERO_DEBUG("trusted root: %s[%zu] (log id %s) skipped: %s", what, i, idb, log->why);
     }
@@ -373,11 +373,12 @@ int mero_trust_root_load_shipped(struct mero_trust_root **out, const char *path,
     uint8_t *buf = NULL;
     size_t n = 0;
     MERO_TRY(read_file(path, &buf, &n, err));
-    uint8_t h[32], pin[32];
+    uint8_t h[MERO_SHA256_LEN], pin[MERO_SHA256_LEN];
     mero_sha256(h, buf, n);
     int rc;
-    if (mero_hex_decode_exact(pin, 32, MERO_SIGSTORE_SHIPPED_ROOT_SHA256, 64) < 0 ||
-        memcmp(h, pin, 32) != 0) {
+    if (mero_hex_decode_exact(pin, sizeof(pin), MERO_SIGSTORE_SHIPPED_ROOT_SHA256,
+                              MERO_HEX_LEN(sizeof(pin))) < 0 ||
+        memcmp(h, pin, sizeof(h)) != 0) {
         rc = mero_err_set(err, MERO_EROOT,
                           "shipped trusted root %s is not the pinned file (SHA-256 differs); "
                           "set MERO_SIGSTORE_TRUSTED_ROOT to use another root",
@@ -398,15 +399,16 @@ int mero_trust_root_load_env(struct mero_trust_root **out, struct mero_err *err)
     return mero_trust_root_load_shipped(out, NULL, err);
 }
 
-int mero__trust_root_log(const struct sig_log *logs, size_t n, const uint8_t id[32], int64_t t,
-                         int window_code, const struct sig_log **out, struct mero_err *err)
+int mero__trust_root_log(const struct sig_log *logs, size_t n, const uint8_t id[MERO_SHA256_LEN],
+                         int64_t t, int window_code, const struct sig_log **out,
+                         struct mero_err *err)
 {
     const struct sig_log *skipped = NULL, *outside = NULL;
-    char idb[48];
+    char idb[SIG_ID_B64_SIZE];
     id_b64(idb, id);
     for (size_t i = 0; i < n; i++) {
         const struct sig_log *l = &logs[i];
-        if (memcmp(l->log_id, id, 32) != 0) {
+        if (memcmp(l->log_id, id, sizeof(l->log_id)) != 0) {
             continue;
         }
         if (l->key == NULL) {
@@ -454,16 +456,17 @@ static const char *kt_name(enum sig_keytype t)
     }
 }
 
-static void fmt_time(char out[32], int64_t t)
+static void fmt_time(char out[SIG_TIME_TEXT_MAX], int64_t t)
 {
     if (t == SIG_TIME_OPEN) {
-        snprintf(out, 32, "open");
+        snprintf(out, SIG_TIME_TEXT_MAX, "open");
         return;
     }
     time_t tt = (time_t)t;
     struct tm tm;
-    if (gmtime_r(&tt, &tm) == NULL || strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0) {
-        snprintf(out, 32, "%lld", (long long)t);
+    if (gmtime_r(&tt, &tm) == NULL ||
+        strftime(out, SIG_TIME_TEXT_MAX, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0) {
+        snprintf(out, SIG_TIME_TEXT_MAX, "%lld", (long long)t);
     }
 }
 
@@ -492,7 +495,7 @@ static int describe_logs(struct mero_buf *b, const char *kind, const struct sig_
 {
     for (size_t i = 0; i < n; i++) {
         const struct sig_log *l = &logs[i];
-        char idb[48], s[32], e[32];
+        char idb[SIG_ID_B64_SIZE], s[SIG_TIME_TEXT_MAX], e[SIG_TIME_TEXT_MAX];
         id_b64(idb, l->log_id);
         fmt_time(s, l->start);
         fmt_time(e, l->end);
@@ -509,7 +512,7 @@ static int describe_cas(struct mero_buf *b, const char *kind, const struct sig_c
 {
     for (size_t i = 0; i < n; i++) {
         const struct sig_ca *c = &cas[i];
-        char s[32], e[32];
+        char s[SIG_TIME_TEXT_MAX], e[SIG_TIME_TEXT_MAX];
         fmt_time(s, c->start);
         fmt_time(e, c->end);
         int rc = c->ncerts != 0 ? mero_buf_printf(b, "%s %s chain of %zu valid %s .. %s\n", kind,
@@ -524,23 +527,19 @@ int mero_trust_root_describe(const struct mero_trust_root *tr, char *out, size_t
 {
     struct mero_buf b;
     mero_buf_init(&b, cap > 0 ? cap - 1 : 0);
-    int rc = describe_logs(&b, "tlog", tr->tlogs, tr->ntlogs);
-    if (rc == 0) {
-        rc = describe_logs(&b, "ctlog", tr->ctlogs, tr->nctlogs);
-    }
-    if (rc == 0) {
-        rc = describe_cas(&b, "ca", tr->cas, tr->ncas);
-    }
-    if (rc == 0) {
-        rc = describe_cas(&b, "tsa", tr->tsas, tr->ntsas);
-    }
-    if (rc == 0 && cap > 0) {
+    int rc = 0;
+    MERO_TRY_OUT(describe_logs(&b, "tlog", tr->tlogs, tr->ntlogs));
+    MERO_TRY_OUT(describe_logs(&b, "ctlog", tr->ctlogs, tr->nctlogs));
+    MERO_TRY_OUT(describe_cas(&b, "ca", tr->cas, tr->ncas));
+    MERO_TRY_OUT(describe_cas(&b, "tsa", tr->tsas, tr->ntsas));
+    if (cap > 0) {
         if (b.len > 0) {
             memcpy(out, b.data, b.len);
         }
         out[b.len] = 0;
         rc = (int)b.len;
     }
+out:
     mero_buf_cleanup(&b);
     return rc < 0 ? -MERO_ETOOBIG : rc;
 }

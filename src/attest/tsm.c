@@ -25,6 +25,8 @@
 #include "mero/quote.h"
 #include "mero/tsm.h"
 
+#define TSM_ATTR_MAX 32 /* a configfs-tsm attribute value such as generation, as text */
+
 static const char *root_override;
 
 void mero__tsm_set_root(const char *root)
@@ -41,11 +43,11 @@ static const char *tsm_root(void)
     return (e != NULL && e[0] != '\0') ? e : MERO_TSM_DEFAULT_ROOT;
 }
 
-void mero__tsm_entry_name(char out[64], const uint8_t report_data[static 64])
+void mero__tsm_entry_name(char out[64], const uint8_t report_data[static MERO_REPORT_DATA_LEN])
 {
-    uint8_t h[32];
+    uint8_t h[MERO_SHA256_LEN];
     char hex[17];
-    mero_sha256(h, report_data, 64);
+    mero_sha256(h, report_data, MERO_REPORT_DATA_LEN);
     mero_hex_encode(hex, h, 8);
     snprintf(out, 64, "mero-%s-%ld", hex, (long)getpid());
 }
@@ -140,10 +142,10 @@ static int write_blob(const char *dir, const uint8_t *data, size_t n)
 }
 
 /* Everything between mkdir and rmdir. */
-static int quote_in_entry(const char *dir, const uint8_t report_data[static 64], uint8_t **quote,
-                          size_t *len, struct mero_err *err)
+static int quote_in_entry(const char *dir, const uint8_t report_data[static MERO_REPORT_DATA_LEN],
+                          uint8_t **quote, size_t *len, struct mero_err *err)
 {
-    char provider[64], gen1[32], gen2[32], path[4096];
+    char provider[64], gen1[TSM_ATTR_MAX], gen2[TSM_ATTR_MAX], path[4096];
     if (read_attr(dir, "provider", provider, sizeof(provider)) < 0) {
         return mero_err_set(err, MERO_EIO, "Failed to generate TDX quote: cannot read %s/provider",
                             dir);
@@ -166,7 +168,7 @@ static int quote_in_entry(const char *dir, const uint8_t report_data[static 64],
     }
     int rc = read_file(path, MERO_TSM_MAX_OUTBLOB, &blob, &n);
     if (rc < 0) {
-        return mero_err_set(err, rc, "Failed to generate TDX quote: cannot read outblob (%s)",
+        return mero_err_set(err, -rc, "Failed to generate TDX quote: cannot read outblob (%s)",
                             mero_strerror(rc));
     }
     if (read_attr(dir, "generation", gen2, sizeof(gen2)) < 0 || strcmp(gen1, gen2) != 0) {
@@ -181,7 +183,7 @@ static int quote_in_entry(const char *dir, const uint8_t report_data[static 64],
     rc = mero_quote_parse(&q, blob, n, &perr);
     if (rc < 0) {
         free(blob);
-        return mero_err_set(err, rc, "Failed to parse TDX quote: %s", perr.msg);
+        return mero_err_set(err, -rc, "Failed to parse TDX quote: %s", perr.msg);
     }
     if (!mero_ct_eq(q.body.report_data, report_data, 64)) {
         free(blob);
@@ -193,8 +195,8 @@ static int quote_in_entry(const char *dir, const uint8_t report_data[static 64],
     return 0;
 }
 
-int mero_tsm_quote(const uint8_t report_data[static 64], uint8_t **quote, size_t *len,
-                   struct mero_err *err)
+int mero_tsm_quote(const uint8_t report_data[static MERO_REPORT_DATA_LEN], uint8_t **quote,
+                   size_t *len, struct mero_err *err)
 {
     char name[64], dir[4096];
     if (quote == NULL || len == NULL) {
@@ -217,8 +219,8 @@ int mero_tsm_quote(const uint8_t report_data[static 64], uint8_t **quote, size_t
     return rc;
 }
 
-int mero_attest_generate(const uint8_t report_data[static 64], bool mock_tee, uint8_t **quote,
-                         size_t *len, bool *is_mock, struct mero_err *err)
+int mero_attest_generate(const uint8_t report_data[static MERO_REPORT_DATA_LEN], bool mock_tee,
+                         uint8_t **quote, size_t *len, bool *is_mock, struct mero_err *err)
 {
     if (quote == NULL || len == NULL || is_mock == NULL) {
         return mero_err_set(err, MERO_EINVAL, "mero_attest_generate: NULL output");
@@ -230,7 +232,7 @@ int mero_attest_generate(const uint8_t report_data[static 64], bool mock_tee, ui
         return 0;
     }
     if (rc != -MERO_EUNSUPPORTED) {
-        return mero_err_set(err, rc, "%s", terr.msg); /* real hardware failed: no mock */
+        return mero_err_set(err, -rc, "%s", terr.msg); /* real hardware failed: no mock */
     }
     if (!mock_tee) {
         return mero_err_set(err, MERO_EUNSUPPORTED, MERO_ATTEST_UNSUPPORTED_MSG);

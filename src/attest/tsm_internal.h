@@ -6,9 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mero/sizes.h"
+
 /* Override the configfs root (NULL: back to MERO_TSM_ROOT / the default). Not thread-safe. */
 void mero__tsm_set_root(const char *root);
 /* The entry directory name used for report_data by this process ("mero-<16 hex>-<pid>"). */
-void mero__tsm_entry_name(char out[64], const uint8_t report_data[static 64]);
+void mero__tsm_entry_name(char out[64], const uint8_t report_data[static MERO_REPORT_DATA_LEN]);
 
 #endif

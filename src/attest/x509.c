@@ -218,20 +218,20 @@ const EVP_MD *mero__sha256_md(void)
     return sha256_md;
 }
 
-void mero__sha256(uint8_t out[static 32], const void *p, size_t n)
+void mero__sha256(uint8_t out[static MERO_SHA256_LEN], const void *p, size_t n)
 {
-    unsigned int len = 32;
+    unsigned int len = MERO_SHA256_LEN;
     const EVP_MD *md = mero__sha256_md();
-    if (md == NULL || EVP_Digest(p, n, out, &len, md, NULL) != 1 || len != 32) {
+    if (md == NULL || EVP_Digest(p, n, out, &len, md, NULL) != 1 || len != MERO_SHA256_LEN) {
         mero_sha256(out, p, n); /* same function, portable code */
     }
 }
 
-bool mero__x509_pin_ok(const uint8_t *der, size_t len, const uint8_t pin[static 32])
+bool mero__x509_pin_ok(const uint8_t *der, size_t len, const uint8_t pin[static MERO_SHA256_LEN])
 {
-    uint8_t h[32];
+    uint8_t h[MERO_SHA256_LEN];
     mero__sha256(h, der, len);
-    return mero_ct_eq(h, pin, 32) == 1;
+    return mero_ct_eq(h, pin, sizeof(h)) == 1;
 }
 
 /* The P-256 generator, uncompressed: the point of the template key whose group every key copies. */
@@ -272,7 +272,7 @@ static void make_template(void)
  * A key from a raw point. Copying the group from a template and setting the encoded point
  * (which OpenSSL checks is on the curve) costs a quarter of EVP_PKEY_fromdata in OpenSSL 3.0.
  */
-int mero__x509_key(const uint8_t xy[static 64], EVP_PKEY **out)
+int mero__x509_key(const uint8_t xy[static MERO_ECDSA_P256_PK_LEN], EVP_PKEY **out)
 {
     uint8_t pub[65];
     pub[0] = 0x04;
@@ -300,7 +300,7 @@ int mero__x509_key(const uint8_t xy[static 64], EVP_PKEY **out)
 int mero__x509_verify_der(EVP_PKEY *key, const uint8_t *sig, size_t sig_len, const void *msg,
                           size_t n)
 {
-    uint8_t h[32];
+    uint8_t h[MERO_SHA256_LEN];
     int rc = -MERO_EBADSIG;
     if (key == NULL || sig == NULL || sig_len == 0) {
         return rc;
@@ -316,13 +316,14 @@ int mero__x509_verify_der(EVP_PKEY *key, const uint8_t *sig, size_t sig_len, con
     return rc;
 }
 
-int mero__x509_ecdsa_verify(EVP_PKEY *key, const uint8_t sig[static 64], const void *msg, size_t n)
+int mero__x509_ecdsa_verify(EVP_PKEY *key, const uint8_t sig[static MERO_ECDSA_P256_SIG_LEN],
+                            const void *msg, size_t n)
 {
     uint8_t der[80];
     uint8_t *dp = der;
     ECDSA_SIG *s = ECDSA_SIG_new();
-    BIGNUM *r = BN_bin2bn(sig, 32, NULL);
-    BIGNUM *ss = BN_bin2bn(sig + 32, 32, NULL);
+    BIGNUM *r = BN_bin2bn(sig, MERO_P256_SCALAR_LEN, NULL);
+    BIGNUM *ss = BN_bin2bn(sig + MERO_P256_SCALAR_LEN, MERO_P256_SCALAR_LEN, NULL);
     if (s == NULL || r == NULL || ss == NULL || ECDSA_SIG_set0(s, r, ss) != 1) {
         BN_free(r);
         BN_free(ss);

@@ -14,6 +14,7 @@
 
 #include "attest/der_internal.h"
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 #define MERO_X509_MAX_CHAIN 4
 
@@ -39,19 +40,20 @@ void mero__x509_chain_cleanup(struct mero_x509_chain *c);
 
 /* SHA-256 through OpenSSL (SHA-NI where the CPU has it; libsodium's is portable C and several
  * times slower on the kilobytes of collateral). */
-void mero__sha256(uint8_t out[static 32], const void *p, size_t n);
+void mero__sha256(uint8_t out[static MERO_SHA256_LEN], const void *p, size_t n);
 const EVP_MD *mero__sha256_md(void);
 
 /* SHA-256 of a DER blob equals the pin. */
-bool mero__x509_pin_ok(const uint8_t *der, size_t len, const uint8_t pin[static 32]);
+bool mero__x509_pin_ok(const uint8_t *der, size_t len, const uint8_t pin[static MERO_SHA256_LEN]);
 
 /* Raw x||y P-256 point to a public key (owned: EVP_PKEY_free). -MERO_ECRYPTO off the curve. */
-MERO_MUST_CHECK int mero__x509_key(const uint8_t xy[static 64], EVP_PKEY **out);
+MERO_MUST_CHECK int mero__x509_key(const uint8_t xy[static MERO_ECDSA_P256_PK_LEN], EVP_PKEY **out);
 /* ECDSA P-256 / SHA-256 over msg, signature in DER. -MERO_EBADSIG if not. */
 MERO_MUST_CHECK int mero__x509_verify_der(EVP_PKEY *key, const uint8_t *sig, size_t sig_len,
                                           const void *msg, size_t n);
 /* The same with Intel's raw 64-byte r||s signature. */
-MERO_MUST_CHECK int mero__x509_ecdsa_verify(EVP_PKEY *key, const uint8_t sig[static 64],
+MERO_MUST_CHECK int mero__x509_ecdsa_verify(EVP_PKEY *key,
+                                            const uint8_t sig[static MERO_ECDSA_P256_SIG_LEN],
                                             const void *msg, size_t n);
 
 /* cert's issuer equals issuer's subject (byte-equal) and its signature verifies with key. */

@@ -61,8 +61,8 @@ void mero_sha384_2(uint8_t out[static MERO_SHA384_LEN], const void *a, size_t na
     EVP_MD_CTX_free(ctx);
 }
 
-void mero_hmac_sha256(uint8_t out[static 32], const uint8_t *key, size_t keylen, const void *msg,
-                      size_t n)
+void mero_hmac_sha256(uint8_t out[static MERO_SHA256_LEN], const uint8_t *key, size_t keylen,
+                      const void *msg, size_t n)
 {
     crypto_auth_hmacsha256_state st;
     crypto_auth_hmacsha256_init(&st, key, keylen);
@@ -74,9 +74,9 @@ void mero_hmac_sha256(uint8_t out[static 32], const uint8_t *key, size_t keylen,
 int mero_hkdf_sha256(uint8_t *okm, size_t okm_len, const uint8_t *salt, size_t salt_len,
                      const uint8_t *ikm, size_t ikm_len, const void *info, size_t info_len)
 {
-    static const uint8_t zeros[32];
-    uint8_t prk[32], t[32];
-    if (okm_len > 255 * 32) {
+    static const uint8_t zeros[MERO_SHA256_LEN];
+    uint8_t prk[MERO_SHA256_LEN], t[MERO_SHA256_LEN];
+    if (okm_len > 255 * MERO_SHA256_LEN) {
         return -MERO_EINVAL;
     }
     if (salt == NULL || salt_len == 0) {
@@ -93,8 +93,8 @@ int mero_hkdf_sha256(uint8_t *okm, size_t okm_len, const uint8_t *salt, size_t s
         crypto_auth_hmacsha256_update(&st, &i, 1);
         crypto_auth_hmacsha256_final(&st, t);
         sodium_memzero(&st, sizeof(st));
-        tlen = 32;
-        size_t k = okm_len - done < 32 ? okm_len - done : 32;
+        tlen = sizeof(t);
+        size_t k = okm_len - done < sizeof(t) ? okm_len - done : sizeof(t);
         memcpy(okm + done, t, k);
         done += k;
     }
@@ -103,61 +103,66 @@ int mero_hkdf_sha256(uint8_t *okm, size_t okm_len, const uint8_t *salt, size_t s
     return 0;
 }
 
-void mero_ed25519_keypair(uint8_t pk[static 32], uint8_t sk[static 64])
+void mero_ed25519_keypair(uint8_t pk[static MERO_ED25519_PK_LEN],
+                          uint8_t sk[static MERO_ED25519_SK_LEN])
 {
     crypto_sign_keypair(pk, sk);
 }
 
-void mero_ed25519_from_seed(uint8_t pk[static 32], uint8_t sk[static 64],
-                            const uint8_t seed[static 32])
+void mero_ed25519_from_seed(uint8_t pk[static MERO_ED25519_PK_LEN],
+                            uint8_t sk[static MERO_ED25519_SK_LEN],
+                            const uint8_t seed[static MERO_ED25519_SEED_LEN])
 {
     crypto_sign_seed_keypair(pk, sk, seed);
 }
 
-void mero_ed25519_sign(uint8_t sig[static 64], const void *msg, size_t n,
-                       const uint8_t sk[static 64])
+void mero_ed25519_sign(uint8_t sig[static MERO_ED25519_SIG_LEN], const void *msg, size_t n,
+                       const uint8_t sk[static MERO_ED25519_SK_LEN])
 {
     crypto_sign_detached(sig, NULL, msg, n, sk);
 }
 
-int mero_ed25519_verify(const uint8_t sig[static 64], const void *msg, size_t n,
-                        const uint8_t pk[static 32])
+int mero_ed25519_verify(const uint8_t sig[static MERO_ED25519_SIG_LEN], const void *msg, size_t n,
+                        const uint8_t pk[static MERO_ED25519_PK_LEN])
 {
     return crypto_sign_verify_detached(sig, msg, n, pk) == 0 ? 0 : -MERO_EBADSIG;
 }
 
-void mero_x25519_keypair(uint8_t pk[static 32], uint8_t sk[static 32])
+void mero_x25519_keypair(uint8_t pk[static MERO_X25519_LEN], uint8_t sk[static MERO_X25519_LEN])
 {
-    randombytes_buf(sk, 32);
+    randombytes_buf(sk, MERO_X25519_LEN);
     crypto_scalarmult_base(pk, sk);
 }
 
-void mero_x25519_public(uint8_t pk[static 32], const uint8_t sk[static 32])
+void mero_x25519_public(uint8_t pk[static MERO_X25519_LEN],
+                        const uint8_t sk[static MERO_X25519_LEN])
 {
     crypto_scalarmult_base(pk, sk);
 }
 
-int mero_x25519(uint8_t shared[static 32], const uint8_t sk[static 32], const uint8_t pk[static 32])
+int mero_x25519(uint8_t shared[static MERO_X25519_LEN], const uint8_t sk[static MERO_X25519_LEN],
+                const uint8_t pk[static MERO_X25519_LEN])
 {
-    uint8_t t[32];
-    if (crypto_scalarmult(t, sk, pk) != 0 || sodium_is_zero(t, 32)) {
+    uint8_t t[MERO_X25519_LEN];
+    if (crypto_scalarmult(t, sk, pk) != 0 || sodium_is_zero(t, sizeof(t))) {
         sodium_memzero(t, sizeof(t));
         return -MERO_ECRYPTO;
     }
-    memcpy(shared, t, 32);
+    memcpy(shared, t, sizeof(t));
     sodium_memzero(t, sizeof(t));
     return 0;
 }
 
 static int gcm(int enc, uint8_t *out, const uint8_t *in, size_t n, const uint8_t *aad,
-               size_t aad_len, const uint8_t nonce[static 12], const uint8_t key[static 32])
+               size_t aad_len, const uint8_t nonce[static 12],
+               const uint8_t key[static MERO_AEAD_KEY_LEN])
 {
     int rc = -MERO_ECRYPTO, len = 0;
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     if (ctx == NULL) {
         return -MERO_ENOMEM;
     }
-    if (n > (size_t)INT32_MAX - 32 || aad_len > (size_t)INT32_MAX) {
+    if (n > (size_t)INT32_MAX - 2 * MERO_AEAD_TAG_LEN || aad_len > (size_t)INT32_MAX) {
         goto out;
     }
     if (EVP_CipherInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, nonce, enc) != 1) {
@@ -191,14 +196,14 @@ out:
 
 int mero_aes256gcm_seal(uint8_t *out, const uint8_t *in, size_t n, const uint8_t *aad,
                         size_t aad_len, const uint8_t nonce[static 12],
-                        const uint8_t key[static 32])
+                        const uint8_t key[static MERO_AEAD_KEY_LEN])
 {
     return gcm(1, out, in, n, aad, aad_len, nonce, key);
 }
 
 int mero_aes256gcm_open(uint8_t *out, const uint8_t *in, size_t n, const uint8_t *aad,
                         size_t aad_len, const uint8_t nonce[static 12],
-                        const uint8_t key[static 32])
+                        const uint8_t key[static MERO_AEAD_KEY_LEN])
 {
     if (n < 16) {
         return -MERO_ECRYPTO;
@@ -207,7 +212,7 @@ int mero_aes256gcm_open(uint8_t *out, const uint8_t *in, size_t n, const uint8_t
 }
 
 int mero_chacha_seal(uint8_t *out, const uint8_t *in, size_t n, const uint8_t *ad, size_t ad_len,
-                     const uint8_t nonce[static 12], const uint8_t key[static 32])
+                     const uint8_t nonce[static 12], const uint8_t key[static MERO_AEAD_KEY_LEN])
 {
     unsigned long long clen = 0;
     return crypto_aead_chacha20poly1305_ietf_encrypt(out, &clen, in, n, ad, ad_len, NULL, nonce,
@@ -217,7 +222,7 @@ int mero_chacha_seal(uint8_t *out, const uint8_t *in, size_t n, const uint8_t *a
 }
 
 int mero_chacha_open(uint8_t *out, const uint8_t *in, size_t n, const uint8_t *ad, size_t ad_len,
-                     const uint8_t nonce[static 12], const uint8_t key[static 32])
+                     const uint8_t nonce[static 12], const uint8_t key[static MERO_AEAD_KEY_LEN])
 {
     unsigned long long mlen = 0;
     if (n < 16) {
@@ -233,7 +238,7 @@ struct mero_chacha_key {
     EVP_CIPHER_CTX *ctx;
 };
 
-int mero_chacha_key_new(const uint8_t key[static 32], struct mero_chacha_key **out)
+int mero_chacha_key_new(const uint8_t key[static MERO_AEAD_KEY_LEN], struct mero_chacha_key **out)
 {
     struct mero_chacha_key *k = calloc(1, sizeof(*k));
     if (k == NULL) {

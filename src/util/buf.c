@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * buf.c - the bounded growable buffer and the checked read cursor.
- * Invariants: len <= max always; a failed append or read changes nothing; bytes at or beyond
- * len never hold data (reset wipes what it drops), so cleanup wipes only [0, len) and never
- * touches pages the buffer reserved but did not use.
+ * Invariants: len <= max always; storage exists exactly when cap > 0 (data NULL means cap and
+ * len 0) and then len <= cap (cap itself may pass max: growth doubles, and a move or the net
+ * frame cache hands over storage sized for another max); every function checks this on entry
+ * and exit with MERO_ASSERT (debug and sanitizer builds). A failed append or read changes
+ * nothing; bytes at or beyond len never hold data (reset wipes what it drops), so cleanup wipes
+ * only [0, len) and never touches pages the buffer reserved but did not use.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,16 +17,24 @@
 
 #include "mero/buf.h"
 
+/* The buffer invariant (see the top comment); free in release builds. */
+#define BUF_OK(b)                                                                                  \
+    MERO_ASSERT((b)->len <= (b)->max &&                                                            \
+                ((b)->data == NULL ? (b)->cap == 0 && (b)->len == 0                                \
+                                   : (b)->cap > 0 && (b)->len <= (b)->cap))
+
 void mero_buf_init(struct mero_buf *b, size_t max)
 {
     b->data = NULL;
     b->len = 0;
     b->cap = 0;
     b->max = max;
+    BUF_OK(b);
 }
 
 void mero_buf_cleanup(struct mero_buf *b)
 {
+    BUF_OK(b);
     if (b->data != NULL) {
         sodium_memzero(b->data, b->len);
         free(b->data);
@@ -35,6 +46,7 @@ void mero_buf_cleanup(struct mero_buf *b)
 
 void mero_buf_reset(struct mero_buf *b)
 {
+    BUF_OK(b);
     if (b->data != NULL) {
         sodium_memzero(b->data, b->len);
     }
@@ -43,6 +55,7 @@ void mero_buf_reset(struct mero_buf *b)
 
 void mero_buf_consume(struct mero_buf *b, size_t n)
 {
+    BUF_OK(b);
     if (n == 0 || b->data == NULL) {
         return;
     }
@@ -52,10 +65,12 @@ void mero_buf_consume(struct mero_buf *b, size_t n)
     memmove(b->data, b->data + n, b->len - n);
     sodium_memzero(b->data + b->len - n, n);
     b->len -= n;
+    BUF_OK(b);
 }
 
 static int reserve(struct mero_buf *b, size_t extra)
 {
+    BUF_OK(b);
     if (extra > b->max || b->len > b->max - extra) {
         return -MERO_ETOOBIG;
     }
@@ -73,6 +88,8 @@ static int reserve(struct mero_buf *b, size_t extra)
     }
     b->data = p;
     b->cap = ncap;
+    BUF_OK(b);
+    MERO_ASSERT(b->len + extra < b->cap);
     return 0;
 }
 
@@ -83,6 +100,8 @@ int mero_buf_reserve(struct mero_buf *b, size_t extra)
 
 int mero_buf_move(struct mero_buf *dst, struct mero_buf *src)
 {
+    BUF_OK(dst);
+    BUF_OK(src);
     if (src->len > dst->max) {
         return -MERO_ETOOBIG;
     }
@@ -96,6 +115,7 @@ int mero_buf_move(struct mero_buf *dst, struct mero_buf *src)
     src->data = NULL;
     src->len = 0;
     src->cap = 0;
+    BUF_OK(dst);
     return 0;
 }
 
@@ -107,6 +127,7 @@ int mero_buf_append(struct mero_buf *b, const void *p, size_t n)
     MERO_TRY(reserve(b, n));
     memcpy(b->data + b->len, p, n);
     b->len += n;
+    BUF_OK(b);
     return 0;
 }
 
@@ -158,11 +179,13 @@ int mero_buf_printf(struct mero_buf *b, const char *fmt, ...)
     vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
     b->len += (size_t)n;
+    BUF_OK(b);
     return 0;
 }
 
 int mero_buf_nul(struct mero_buf *b)
 {
+    BUF_OK(b);
     MERO_TRY(reserve(b, 0));
     b->data[b->len] = 0;
     return 0;
@@ -170,6 +193,7 @@ int mero_buf_nul(struct mero_buf *b)
 
 uint8_t *mero_buf_steal(struct mero_buf *b, size_t *len)
 {
+    BUF_OK(b);
     uint8_t *p = b->data;
     if (len != NULL) {
         *len = b->len;
@@ -239,22 +263,6 @@ int mero_cur_u64le(struct mero_cur *c, uint64_t *v)
         r = (r << 8) | p[i];
     }
     *v = r;
-    return 0;
-}
-
-int mero_cur_u16be(struct mero_cur *c, uint16_t *v)
-{
-    const uint8_t *p;
-    MERO_TRY(mero_cur_bytes(c, 2, &p));
-    *v = (uint16_t)((p[0] << 8) | p[1]);
-    return 0;
-}
-
-int mero_cur_u32be(struct mero_cur *c, uint32_t *v)
-{
-    const uint8_t *p;
-    MERO_TRY(mero_cur_bytes(c, 4, &p));
-    *v = ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
     return 0;
 }
 

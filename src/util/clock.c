@@ -47,6 +47,12 @@ static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
     return era * 146097 + doe - 719468;
 }
 
+int64_t mero_utc_seconds(int year, int month, int day, int hour, int min, int sec)
+{
+    return days_from_civil(year, month, day) * 86400 + (int64_t)hour * 3600 + (int64_t)min * 60 +
+           sec;
+}
+
 int64_t mero_timegm(const struct tm *t)
 {
     int64_t days = days_from_civil((int64_t)t->tm_year + 1900, (int64_t)t->tm_mon + 1, t->tm_mday);

@@ -24,10 +24,16 @@ void mero_hex_encode(char *out, const uint8_t *in, size_t n)
 
 int mero_hex_append(struct mero_buf *b, const uint8_t *in, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        char t[2] = {hexdig[in[i] >> 4], hexdig[in[i] & 15]};
-        MERO_TRY(mero_buf_append(b, t, 2));
+    if (n > SIZE_MAX / 2) {
+        return -MERO_ETOOBIG;
     }
+    MERO_TRY(mero_buf_reserve(b, 2 * n)); /* one reservation: all or nothing */
+    char *out = (char *)b->data + b->len;
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = hexdig[in[i] >> 4];
+        out[2 * i + 1] = hexdig[in[i] & 15];
+    }
+    b->len += 2 * n;
     return 0;
 }
 

@@ -11,8 +11,11 @@
 
 #include "mero/log.h"
 
+#define LOG_TAG_MAX  48 /* the process tag printed on every line, with its NUL */
+#define LOG_TIME_MAX 32 /* "YYYY-MM-DDTHH:MM:SS.mmmZ" and its NUL */
+
 static atomic_int level = -1;
-static char tag[48];
+static char tag[LOG_TAG_MAX];
 
 static int init_level(void)
 {
@@ -51,7 +54,7 @@ void mero_log(enum mero_log_level lvl, const char *fmt, ...)
     if ((int)lvl > cur) {
         return;
     }
-    char ts[32];
+    char ts[LOG_TIME_MAX];
     struct timespec now;
     struct tm tm;
     clock_gettime(CLOCK_REALTIME, &now);

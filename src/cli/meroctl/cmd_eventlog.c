@@ -20,6 +20,8 @@
 #include "mero/eventlog.h"
 #include "mero/quote.h"
 
+#define EVENT_DESC_MAX 96 /* one event's description as text, with its NUL */
+
 /* ---------------------------------------------------------------- replay */
 
 static int run_replay(const struct meroctl_global *g, int argc, char **argv)
@@ -92,7 +94,7 @@ static int run_replay(const struct meroctl_global *g, int argc, char **argv)
             json_object_set_new(tj, "cc_type", json_integer(t.cc_type));
             json_object_set_new(tj, "cc_subtype", json_integer(t.cc_subtype));
             json_object_set_new(tj, "laml", json_integer((json_int_t)t.laml));
-            char lasa[32];
+            char lasa[sizeof("0x") + 16]; /* a u64 in hex and its NUL */
             snprintf(lasa, sizeof(lasa), "0x%llx", (unsigned long long)t.lasa);
             json_object_set_new(tj, "lasa", json_string(lasa));
             json_object_set_new(tj, "oem_id", json_string(t.oem_id));
@@ -117,7 +119,7 @@ static int run_replay(const struct meroctl_global *g, int argc, char **argv)
         if (events) {
             for (size_t i = 0; i < in.log.n_events; i++) {
                 const struct mero_event *e = &in.log.events[i];
-                char tmp[16], desc[96], h[97];
+                char tmp[16], desc[EVENT_DESC_MAX], h[MERO_HEX_SIZE(MERO_RTMR_LEN)];
                 int r = mero_event_rtmr(e);
                 mero_hex_encode(h, e->sha384, MERO_RTMR_LEN);
                 bool has = mero_event_describe(e, desc, sizeof(desc));
@@ -127,7 +129,7 @@ static int run_replay(const struct meroctl_global *g, int argc, char **argv)
             }
         }
         for (int r = 0; r < MERO_RTMR_COUNT; r++) {
-            char h[97];
+            char h[MERO_HEX_SIZE(MERO_RTMR_LEN)];
             mero_hex_encode(h, rtmr[r], MERO_RTMR_LEN);
             printf("rtmr%d %s\n", r, h);
         }
@@ -245,7 +247,7 @@ static int run_check(const struct meroctl_global *g, int argc, char **argv)
     } else {
         for (int r = 0; r < MERO_RTMR_COUNT; r++) {
             const struct mero_eventlog_reg_check *x = &c.reg[r];
-            char h[97];
+            char h[MERO_HEX_SIZE(MERO_RTMR_LEN)];
             mero_hex_encode(h, x->replayed, MERO_RTMR_LEN);
             printf("rtmr%d %s %s\n", r, x->match ? "match   " : "MISMATCH", h);
             if (x->match) {

@@ -96,15 +96,15 @@ static int run_quote_parse(const struct meroctl_global *g, int argc, char **argv
     if (g->json) {
         rc = print_json(&q, &pi, prc) == 0 ? MEROCTL_OK : MEROCTL_FAILED;
     } else {
-        char mrtd[97], rd[129];
-        mero_hex_encode(mrtd, q.body.mrtd, 48);
-        mero_hex_encode(rd, q.body.report_data, 64);
+        char mrtd[MERO_HEX_SIZE(MERO_MR_LEN)], rd[MERO_HEX_SIZE(MERO_REPORT_DATA_LEN)];
+        mero_hex_encode(mrtd, q.body.mrtd, sizeof(q.body.mrtd));
+        mero_hex_encode(rd, q.body.report_data, sizeof(q.body.report_data));
         printf("version      %u (TD %s body)\n", (unsigned)q.version, q.body.td15 ? "1.5" : "1.0");
         printf("total length %zu bytes (input %zu)\n", q.total_len, len);
         printf("mrtd         %s\nreport data  %s\n", mrtd, rd);
         if (prc == 0) {
-            char fmspc[13];
-            mero_hex_encode(fmspc, pi.fmspc, 6);
+            char fmspc[MERO_HEX_SIZE(MERO_FMSPC_LEN)];
+            mero_hex_encode(fmspc, pi.fmspc, sizeof(pi.fmspc));
             printf("fmspc        %s\npck issuer   %s\n", fmspc, pi.issuer_cn);
         } else {
             printf("pck          unreadable: %s\n", perr.msg);

@@ -160,10 +160,10 @@ static int run_verify(const struct meroctl_global *g, int argc, char **argv)
     }
     size_t alen = 0, blen = 0, slen = 0;
     /* "sha256:<hex>" names the artifact by its digest, as the Sigstore conformance suite does */
-    uint8_t digest[32];
+    uint8_t digest[MERO_SHA256_LEN];
     int by_digest = strncmp(a.artifact, "sha256:", 7) == 0;
     if (by_digest &&
-        mero_hex_decode_exact(digest, 32, a.artifact + 7, strlen(a.artifact + 7)) < 0) {
+        mero_hex_decode_exact(digest, sizeof(digest), a.artifact + 7, strlen(a.artifact + 7)) < 0) {
         fprintf(stderr, "meroctl release verify: --artifact sha256: needs 64 hex digits\n");
         return MEROCTL_USAGE;
     }
@@ -339,7 +339,7 @@ static int run_match(const struct meroctl_global *g, int argc, char **argv)
         goto out;
     }
     struct mero_release_meas m;
-    memcpy(m.mrtd, q.body.mrtd, 48);
+    memcpy(m.mrtd, q.body.mrtd, sizeof(m.mrtd));
     memcpy(m.rtmr, q.body.rtmr, sizeof(m.rtmr));
     char got[MERO_RELEASE_NAME_MAX] = "";
     int ok = mero_release_match(rel, np ? profiles : NULL, np, &m, got, sizeof(got), &e) == 0;

@@ -118,7 +118,7 @@ void evcli_free_log(struct evcli_log *in)
 
 json_t *evcli_hex_json(const uint8_t *p, size_t n)
 {
-    char h[2 * MERO_RTMR_LEN + 1];
+    char h[MERO_HEX_SIZE(MERO_RTMR_LEN)];
     if (n > MERO_RTMR_LEN) {
         n = MERO_RTMR_LEN;
     }
@@ -290,7 +290,7 @@ void evcli_print_delta_head(const char *prefix, const struct mero_eventlog_delta
 
 void evcli_print_record(const char *side, const struct mero_event *e)
 {
-    char tmp[16], h[97], desc[120];
+    char tmp[16], h[MERO_HEX_SIZE(MERO_RTMR_LEN)], desc[120];
     if (e == NULL) {
         printf("    %s: (none)\n", side);
         return;
