@@ -9,7 +9,8 @@
 #                   only the matching unit tests are built (make tsan TESTS=threads)
 #   make fuzz       libFuzzer targets under clang (FUZZ_SECONDS=60, FUZZ_TARGET=name)
 #   make bench      benchmarks (bench/run.sh), `bench ...` and `ratio ...` lines
-#   make lint       clang-format check, banned-function grep, cppcheck
+#   make lint       clang-format check, banned-function grep, cppcheck, mandoc, and the house
+#                   rules (scripts/lint-house.py: layers, private headers, named lengths)
 #   make run        the fleet-admission demo on loopback
 # Packages are installed on demand by scripts/deps.sh (idempotent).
 
@@ -198,6 +199,7 @@ lint: $(STAMP)
 	$(Q)cppcheck --quiet --enable=warning,portability --error-exitcode=1 --inline-suppr \
 	    -Iinclude -Isrc src
 	$(Q)if ls man/*.[0-9] >/dev/null 2>&1; then mandoc -T lint -W warning man/*.[0-9]; fi
+	$(Q)python3 scripts/lint-house.py src include/mero
 	@echo "lint: ok"
 
 run: $(STAMP)

@@ -42,8 +42,9 @@ const char *mero_errdesc(int code)
 
 int mero_err_set(struct mero_err *err, int code, const char *fmt, ...)
 {
-    if (code < 0) {
-        code = -code;
+    MERO_ASSERT(code > 0 && code < MERO_ERR__COUNT); /* a positive mero_err_code, always */
+    if (code <= 0 || code >= MERO_ERR__COUNT) {
+        code = MERO_EINTERNAL;
     }
     if (err != NULL) {
         err->code = code;
