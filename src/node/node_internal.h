@@ -119,7 +119,12 @@ struct mero_node {
 /* merod init: create DIR (0700), identity key, database, config and admin-token (0600). */
 MERO_MUST_CHECK int mero_node_init_home(const char *home, const char *name, const char *listen,
                                         const char *api, struct mero_err *err);
-/* Load DIR: config, keys (refused if looser than 0600), token, database. */
+/*
+ * Take DIR/merod.lock (exclusive flock, held for the process's life; the pid is written in
+ * it): -MERO_EBUSY naming the running merod's pid when another process holds it.
+ */
+MERO_MUST_CHECK int mero_node_lock_home(const char *home, struct mero_err *err);
+/* Load DIR (after taking its lock): config, keys (refused if looser than 0600), token, database. */
 MERO_MUST_CHECK int mero_node_open(struct mero_node *node, const char *home, struct mero_err *err);
 /*
  * Open DIR/gov.db into node->store (after mero_node_open): never recreated once made (node_meta
