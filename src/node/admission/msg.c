@@ -180,6 +180,15 @@ int mero_adm_init_encode(struct mero_buf *b, const struct mero_adm_init *m)
         MERO_TRY(mero_buf_append(b, m->ns, 32));
         MERO_TRY(mero_buf_append(b, m->group_id, 32));
         break;
+    case MERO_ADM_INIT_VERDICT: {
+        char cut[MERO_ADM_MAX_REASON_LEN + 1];
+        mero_adm_reason_cut(cut, m->reason, strlen(m->reason));
+        MERO_TRY(mero_buf_append(b, m->ns, 32));
+        MERO_TRY(mero_buf_append(b, m->challenge, 32));
+        MERO_TRY(mero_borsh_put_bool(b, m->admitted));
+        MERO_TRY(mero_borsh_put_str(b, cut));
+        break;
+    }
     default:
         return -MERO_EINVAL;
     }
@@ -209,6 +218,28 @@ static int get_admission_fields(struct mero_cur *c, struct mero_adm_init *m, str
         return mero_err_set(err, -rc, "account credential truncated or longer than %u bytes",
                             MERO_ADM_MAX_CREDENTIAL);
     }
+    return 0;
+}
+
+/* TeeAdmissionVerdict: namespace_id[32] challenge[32] admitted:bool reason:string */
+static int get_verdict(struct mero_cur *c, struct mero_adm_init *m, struct mero_err *err)
+{
+    const uint8_t *r;
+    size_t n;
+    if (get32(c, m->ns) < 0 || get32(c, m->challenge) < 0) {
+        return mero_err_set(err, MERO_ETRUNC, "verdict truncated");
+    }
+    int rc = mero_borsh_get_bool(c, &m->admitted);
+    if (rc < 0) {
+        return mero_err_set(err, rc == -MERO_ETRUNC ? MERO_ETRUNC : MERO_EPROTO,
+                            "bad admitted flag");
+    }
+    rc = mero_borsh_get_bytes(c, MERO_ADM_MAX_REASON_WIRE, &r, &n);
+    if (rc < 0) {
+        return mero_err_set(err, -rc, "reason truncated or longer than %u bytes",
+                            MERO_ADM_MAX_REASON_WIRE);
+    }
+    mero_adm_reason_cut(m->reason, (const char *)r, n);
     return 0;
 }
 
@@ -257,6 +288,10 @@ int mero_adm_init_decode(const uint8_t *p, size_t len, struct mero_adm_init *out
         if (rc == 0) {
             rc = get32(&c, m.group_id);
         }
+        break;
+    case MERO_ADM_INIT_VERDICT:
+        MERO_TRY(get_verdict(&c, &m, err));
+        rc = 0;
         break;
     default:
         return mero_err_set(err, MERO_EPROTO, "unknown InitPayload tag %u", kind);
