@@ -65,6 +65,13 @@ static int run_attest(const struct meroctl_global *g, int argc, char **argv)
         (void)nonce_arg("random", nonce);
     }
     json_object_set_new(body, "nonce", json_string(nonce));
+    static const char *const attest_flags[][2] = {{"applicationId", "--application-id"},
+                                                  {"bindNodeKey", "--bind-node-key"},
+                                                  {"bindTransportKey", "--bind-transport-key"},
+                                                  {"includeCollateral", "--include-collateral"},
+                                                  {"eventLog", "--event-log"},
+                                                  {NULL, NULL}};
+    meroctl_flag_names(attest_flags);
     int rc = meroctl_simple(g, "POST", "/admin-api/tee/attest", body, false);
     json_decref(body);
     return rc;
@@ -127,6 +134,9 @@ static int run_fleet_join(const struct meroctl_global *g, int argc, char **argv)
                 ns, json_array_size(json_object_get(body, "admitterAddrs")),
                 json_array_size(json_object_get(body, "admitterAddrs")) == 1 ? "" : "es", ns);
     }
+    static const char *const join_flags[][2] = {
+        {"admitterAddrs", "--admitter"}, {"groupId", "<NS>"}, {NULL, NULL}};
+    meroctl_flag_names(join_flags);
     json_t *data = NULL;
     int rc = meroctl_call(&g2, "POST", "/admin-api/tee/fleet-join", body, true, &data);
     json_decref(body);

@@ -52,6 +52,7 @@ struct mero_fleet_join {
     struct refusal refusals[MERO_MAX_ADMITTER_ADDRS];
     size_t nref;
     size_t direct_judged; /* admitters that judged our quote on the direct path (and refused) */
+    bool prompt_admitted; /* a prompt-path admitter's verdict said yes (logged once) */
     bool direct_done;
     uv_timer_t timer;
     bool timer_open;
@@ -235,8 +236,9 @@ static bool all_refused(struct mero_fleet_join *j)
 {
     struct mero_adm_verdicts v;
     mero__adm_verdicts(j->a, j->ns, j->started_ms, &v, take_refusal, j);
-    if (v.admitted && j->admitted_by[0] == '\0') {
-        snprintf(j->admitted_by, sizeof(j->admitted_by), "%s", v.admitted_by);
+    /* admitted_by reports the direct request only (spec "Asking an admitter directly") */
+    if (v.admitted && !j->prompt_admitted) {
+        j->prompt_admitted = true;
         MERO_INFO("fleet-join: admitted by %s (prompt path); waiting for the key", v.admitted_by);
     }
     return j->direct_done && j->admitted_by[0] == '\0' && !v.admitted &&
