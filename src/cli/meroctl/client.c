@@ -361,10 +361,10 @@ int meroctl_call(const struct meroctl_global *g, const char *method, const char 
     char named[1024];
     name_flags(named, sizeof(named), raw ? raw : "request failed");
     const char *msg = named;
-    fprintf(stderr, "meroctl: %ld: %s\n", status, msg ? msg : "request failed");
+    fprintf(stderr, "meroctl: %ld: %s\n", status, msg);
     if (g->json) {
         json_t *e = json_pack("{s:{s:i, s:I, s:s}}", "error", "code", status_exit(status), "status",
-                              (json_int_t)status, "message", msg ? msg : "request failed");
+                              (json_int_t)status, "message", msg);
         jx.error_doc = true;
         char *t = e ? json_dumps(e, JSON_COMPACT) : NULL;
         if (t != NULL) {
