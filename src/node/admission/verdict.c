@@ -19,17 +19,18 @@
 
 #include "mero/crypto.h"
 #include "mero/log.h"
+#include "mero/sizes.h"
 #include "node/admission/service_internal.h"
 
-void mero__adm_offer_answered(struct mero_admission *a, const uint8_t ns[32],
-                              const uint8_t challenge[32], const char *peer)
+void mero__adm_offer_answered(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                              const uint8_t challenge[MERO_NONCE_LEN], const char *peer)
 {
     struct mero_adm_answered *e = &a->answered[a->answered_next];
     a->answered_next = (a->answered_next + 1) % MERO_ADM_ANSWERED_MAX;
     memset(e, 0, sizeof(*e));
     e->used = true;
-    memcpy(e->ns, ns, 32);
-    memcpy(e->challenge, challenge, 32);
+    memcpy(e->ns, ns, MERO_NS_ID_LEN);
+    memcpy(e->challenge, challenge, MERO_NONCE_LEN);
     snprintf(e->peer, sizeof(e->peer), "%s", peer);
     e->at_ms = mero__adm_now(a);
 }
@@ -56,8 +57,8 @@ void mero__adm_send_verdict(struct mero_admission *a, const struct mero_tee_clai
     snprintf(peer, sizeof(peer), "%.*s", (int)c->peer_len, (const char *)c->peer);
     memset(&m, 0, sizeof(m));
     m.kind = MERO_ADM_INIT_VERDICT;
-    memcpy(m.ns, c->ns, 32);
-    memcpy(m.challenge, c->challenge, 32);
+    memcpy(m.ns, c->ns, MERO_NS_ID_LEN);
+    memcpy(m.challenge, c->challenge, MERO_NONCE_LEN);
     m.admitted = admitted;
     snprintf(m.reason, sizeof(m.reason), "%s", admitted ? "" : reason);
     mero_buf_init(&b, MERO_ADM_MAX_FRAME);
@@ -78,7 +79,8 @@ void mero__adm_on_verdict(struct mero_admission *a, struct mero_net_req *req, co
     for (size_t i = 0; i < MERO_ADM_ANSWERED_MAX; i++) {
         struct mero_adm_answered *e = &a->answered[i];
         if (!e->used || e->has_verdict || strcmp(e->peer, remote) != 0 ||
-            !mero_ct_eq(e->ns, m->ns, 32) || !mero_ct_eq(e->challenge, m->challenge, 32)) {
+            !mero_ct_eq(e->ns, m->ns, MERO_NS_ID_LEN) ||
+            !mero_ct_eq(e->challenge, m->challenge, MERO_NONCE_LEN)) {
             continue;
         }
         e->has_verdict = true;
@@ -97,15 +99,15 @@ void mero__adm_on_verdict(struct mero_admission *a, struct mero_net_req *req, co
     mero__adm_respond_verdict(req, false, "no offer answered by this node matches the verdict");
 }
 
-void mero__adm_verdicts(struct mero_admission *a, const uint8_t ns[32], uint64_t since_ms,
-                        struct mero_adm_verdicts *out,
+void mero__adm_verdicts(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                        uint64_t since_ms, struct mero_adm_verdicts *out,
                         void (*on_refusal)(void *ud, const char *peer, const char *reason),
                         void *ud)
 {
     memset(out, 0, sizeof(*out));
     for (size_t i = 0; i < MERO_ADM_ANSWERED_MAX; i++) {
         struct mero_adm_answered *e = &a->answered[i];
-        if (!e->used || e->at_ms < since_ms || !mero_ct_eq(e->ns, ns, 32)) {
+        if (!e->used || e->at_ms < since_ms || !mero_ct_eq(e->ns, ns, MERO_NS_ID_LEN)) {
             continue;
         }
         out->answered++;
