@@ -386,7 +386,17 @@ int mero_node_lock_home(const char *home, struct mero_err *err)
         return 0; /* this process holds it already */
     }
     MERO_TRY(path_join(path, sizeof(path), home, "merod.lock"));
+    bool writable = true;
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0 && errno == EROFS) {
+        /* a read-only home: lock the file if it is there (flock needs no write access); if it
+         * is not, nothing can write here and opening node.db for writing says so by name */
+        writable = false;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0 && errno == ENOENT) {
+            return 0;
+        }
+    }
     if (fd < 0) {
         return mero_err_set(err, MERO_EIO, "cannot open %s: %s", path, strerror(errno));
     }
@@ -405,7 +415,7 @@ int mero_node_lock_home(const char *home, struct mero_err *err)
         return mero_err_set(err, MERO_EIO, "cannot lock %s: %s", path, strerror(e));
     }
     int len = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-    if (ftruncate(fd, 0) != 0 || write(fd, pid, (size_t)len) != len) {
+    if (writable && (ftruncate(fd, 0) != 0 || write(fd, pid, (size_t)len) != len)) {
         MERO_WARN("could not record the pid in %s", path);
     }
     home_lock_fd = fd;

@@ -30,6 +30,11 @@ check "globals between and after the command words" eval '[ $RC -eq 0 ] && one_d
 run "$M" --json version
 check "--json on an offline command (version)" eval '[ $RC -eq 0 ] && jq -e .version "$WORK/out" >/dev/null'
 
+run "$M" release trusted-root show --json
+check "--json on an offline command (release trusted-root show): one document" eval '[ $RC -eq 0 ] && one_doc "$WORK/out" && jq -e ".usable.tlogs[0] >= 1" "$WORK/out" >/dev/null'
+run "$M" --json completion bash
+check "--json on completion bash: the script in one document" eval '[ $RC -eq 0 ] && one_doc "$WORK/out" && jq -e ".shell == \"bash\" and (.script | contains(\"complete -F _meroctl meroctl\"))" "$WORK/out" >/dev/null'
+
 # one JSON error document on every failure
 run "$M" frobnicate --json
 check "usage error: exit 1, one JSON error document" eval '[ $RC -eq 1 ] && err_doc "$WORK/out" 1 "unknown command"'
