@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # demo.sh BUILD_DIR - `make run`: the fleet-admission story on loopback, told step by step.
-# An owner node and a mock-TEE replica start in a temporary directory on 127.0.0.1; the owner
-# sets an admission policy; the replica prompts, is challenged, answers with a quote, is
-# admitted and receives the group key; the owner goes offline and the replica still serves
-# the owner's data. Exits 0 when the story completes; every process it started is stopped.
+# An owner node and a mock-TEE replica (merod --name owner / --name replica, so every log line
+# says which node wrote it) start in a temporary directory on 127.0.0.1; the owner sets an
+# admission policy; the replica prompts, is challenged, answers with a quote, is admitted and
+# receives the group key; the owner goes offline and the replica still serves the owner's data.
+# Every step is a meroctl command, printed as it runs so an operator can copy it (the two
+# shell functions it uses are printed first). Exits 0 when the story completes; every process
+# it started is stopped; the directory is removed unless KEEP=1 (`make run KEEP=1`).
 set -u
 B=${1:-build/release}
 BIN=$(cd "$B/bin" && pwd)
@@ -15,7 +18,12 @@ cleanup() {
     for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
     sleep 0.3
     for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-    rm -rf "$DIR"
+    if [ "${KEEP:-0}" = 1 ]; then
+        printf '\nKEEP=1: the nodes are stopped, their directories and logs kept in %s\n' "$DIR"
+        printf '(restart one with: %s/merod run --home %s/owner)\n' "$BIN" "$DIR"
+    else
+        rm -rf "$DIR"
+    fi
 }
 trap cleanup EXIT
 
@@ -40,41 +48,52 @@ start() { # name [run flags...]
     eval "TOK_$n=\$(tr -d '\n' <\"$DIR/$n/admin-token\")"
 }
 
-api() { # name method path [body]
-    local n=$1 m=$2 p=$3 body=${4-} url tok
-    eval "url=\$URL_$n; tok=\$TOK_$n"
-    local args=(-s -X "$m" --max-time 120 -H "Authorization: Bearer $tok")
-    [ -n "$body" ] && args+=(-H 'Content-Type: application/json' --data-binary "$body")
-    curl "${args[@]}" "$url$p"
+# ctl NAME ARGS...: print the meroctl command (as the NAME function printed at the start) and
+# run it; its output is indented
+ctl() {
+    local n=$1
+    shift
+    printf '    $ %s' "$n" >&2
+    printf ' %q' "$@" >&2
+    printf '\n' >&2
+    "$n" "$@"
 }
-
 say "mero fleet admission demo (all on 127.0.0.1, state in $DIR)"
 
 say "1. Two nodes start: an owner, and a TEE replica (merod run --mock-tee)"
 start owner
 OWNER=$(jq -r '.listenAddrs[0]' "$DIR/owner/run.json")
 start replica --mock-tee --bootstrap "$OWNER"
-note "owner   $(jq -r .peerId "$DIR/owner/run.json")"
-note "replica $(jq -r .peerId "$DIR/replica/run.json")"
+note "owner   $(jq -r .peerId "$DIR/owner/run.json")  (log: $DIR/owner.log)"
+note "replica $(jq -r .peerId "$DIR/replica/run.json")  (log: $DIR/replica.log)"
+note "each log line names its node; the commands below use these two functions:"
+owner() { "$BIN/meroctl" --node "$URL_owner" --token-file "$DIR/owner/admin-token" "$@"; }
+replica() { "$BIN/meroctl" --node "$URL_replica" --token-file "$DIR/replica/admin-token" "$@"; }
+note "owner()   { $BIN/meroctl --node $URL_owner --token-file $DIR/owner/admin-token \"\$@\"; }"
+note "replica() { $BIN/meroctl --node $URL_replica --token-file $DIR/replica/admin-token \"\$@\"; }"
 
 say "2. The owner creates a namespace and a context, and writes some data"
-NS=$(api owner POST /admin-api/namespaces '{}' | jq -r .data.namespaceId)
+NS=$(ctl owner --json namespace create | jq -r .namespaceId)
 [ ${#NS} = 64 ] || die "no namespace"
-CTX=$(api owner POST "/admin-api/groups/$NS/contexts" '{}' | jq -r .data.contextId)
+CTX=$(ctl owner --json context create "$NS" | jq -r .contextId)
 [ ${#CTX} = 64 ] || die "no context"
-api owner PUT "/admin-api/contexts/$CTX/kv/motto" '{"value":"available while the owner sleeps"}' >/dev/null
+ctl owner kv put "$CTX" motto "available while the owner sleeps" >/dev/null || die "kv put"
 note "namespace $NS"
 note "context   $CTX, key motto written by the owner"
 
 say "3. Policy set: the owner publishes a TEE admission policy (the only human step)"
-Z=$(printf '%096d' 0)
-R=$(api owner PUT "/admin-api/groups/$NS/settings/tee-admission-policy" \
-    "{\"allowedMrtd\":[\"$Z\"],\"allowedRtmr1\":[\"$Z\"],\"allowedRtmr2\":[\"$Z\"],\"allowedRtmr3\":[\"$Z\"],\"acceptMock\":true}")
-jq -e .data >/dev/null <<<"$R" || die "policy refused: $R"
-note "MRTD and RTMR1-3 pinned (mock quotes carry zero registers), acceptMock: true"
+ctl replica --json tee attest >"$DIR/attest.json" || die "tee attest"
+R1=$(jq -r .quote.body.rtmr1 "$DIR/attest.json")
+R2=$(jq -r .quote.body.rtmr2 "$DIR/attest.json")
+R3=$(jq -r .quote.body.rtmr3 "$DIR/attest.json")
+MRTD=$(jq -r .quote.body.mrtd "$DIR/attest.json")
+ctl owner group settings set-tee-admission-policy "$NS" --mrtd "$MRTD" --rtmr1 "$R1" \
+    --rtmr2 "$R2" --rtmr3 "$R3" --accept-mock --mode replica >/dev/null || die "policy refused"
+note "MRTD and RTMR1-3 pinned from the replica's quote (a mock quote's are zero), --accept-mock"
 
-say "4. The replica is asked to join (POST /admin-api/tee/fleet-join) and prompts on ns/<hex>"
-api replica POST /admin-api/tee/fleet-join "{\"groupId\":\"$NS\"}" >"$DIR/join.json" &
+say "4. The replica is asked to join and prompts on ns/<hex>"
+printf '    $ replica --json tee fleet-join %s\n' "$NS"
+replica --json tee fleet-join "$NS" >"$DIR/join.json" 2>"$DIR/join.err" &
 JOIN=$!
 for _ in $(seq 100); do grep -q "prompted on" "$DIR/replica.log" && break; sleep 0.1; done
 grep -q "prompted on" "$DIR/replica.log" || die "the replica did not prompt"
@@ -89,17 +108,19 @@ note "replica: quote made over challenge || admission binding of its credential"
 note "owner:   $(grep -m1 -o 'TEE answered the challenge offered for its prompt' "$DIR/owner.log")"
 
 wait "$JOIN"
+JRC=$?
 R=$(cat "$DIR/join.json")
 say "6. Admitted: the owner verified the quote and published the admission"
-jq -e '.data.admitted == true' >/dev/null <<<"$R" || die "not admitted: $R"
+[ $JRC -eq 0 ] && jq -e '.admitted == true' >/dev/null <<<"$R" || die "not admitted: $R $(cat "$DIR/join.err")"
 note "owner:   $(grep -m1 -o 'admission (offered path).*' "$DIR/owner.log")"
-ROLE=$(api owner GET "/admin-api/groups/$NS/members" | jq -r "[.data.members[]|select(.tee==true)][0].role")
+ROLE=$(ctl owner --json group members list "$NS" | jq -r "[.members[]|select(.tee==true)][0].role")
 note "the replica is a member with role $ROLE"
 
 say "7. Key delivered: the group key reached the replica (KeyDelivery), it self-confirmed"
-note "fleet-join answered: $(jq -c '{status: .data.status, admitted: .data.admitted, auto_follow_enabled: .data.auto_follow_enabled, contexts_joined: .data.contexts_joined}' <<<"$R")"
+note "fleet-join said: $(grep -m1 'fleet-join: admitted' "$DIR/join.err")"
+note "fleet-join answered: $(jq -c '{status, admitted, auto_follow_enabled, contexts_joined}' <<<"$R")"
 for _ in $(seq 150); do
-    V=$(api replica GET "/admin-api/contexts/$CTX/kv/motto" | jq -r .data.value)
+    V=$(replica --json kv get "$CTX" motto 2>/dev/null | jq -r .value)
     [ "$V" = "available while the owner sleeps" ] && break
     sleep 0.1
 done
@@ -113,13 +134,13 @@ kill -0 "$PID_owner" 2>/dev/null && die "owner did not stop"
 note "owner stopped"
 
 say "9. Data read from the replica while the owner is offline"
-V=$(api replica GET "/admin-api/contexts/$CTX/kv/motto" | jq -r .data.value)
+V=$(ctl replica --json kv get "$CTX" motto | jq -r .value)
 [ "$V" = "available while the owner sleeps" ] || die "read from the replica failed"
-note "GET motto from the replica: \"$V\""
-CODE=$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H "Authorization: Bearer $TOK_replica" \
-    -H 'Content-Type: application/json' --data-binary '{"value":"x"}' "$URL_replica/admin-api/contexts/$CTX/kv/motto")
-note "a write on the replica is refused: HTTP $CODE (a ReadOnlyTee never writes in its own name)"
-[ "$CODE" = 403 ] || die "the replica accepted a write"
+note "motto from the replica: \"$V\""
+ctl replica kv put "$CTX" motto x 2>"$DIR/write.err"
+WRC=$?
+note "a write on the replica is refused (exit $WRC): $(grep -m1 '^meroctl:' "$DIR/write.err")"
+[ "$WRC" = 2 ] || die "the replica accepted a write"
 
 say "The story is complete: a TEE replica admitted itself and serves the namespace with the owner offline."
 exit 0

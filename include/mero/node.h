@@ -55,7 +55,8 @@ bool mero_node_test_mode(const struct mero_node *node);
 enum mero_node_tee mero_node_tee_detect(bool mock_requested);
 void mero_node_set_tee(struct mero_node *node, enum mero_node_tee tee);
 enum mero_node_tee mero_node_tee_mode(const struct mero_node *node);
-/* Load DIR: config, keys (refused if looser than 0600), token, database. */
+/* Take DIR's lock (merod.lock, held for the process's life; a second merod on DIR is refused),
+ * then load it: config, keys (refused if looser than 0600), token, database. */
 MERO_MUST_CHECK int mero_node_open(struct mero_node *node, const char *home, struct mero_err *err);
 /* The configured node name (config.json). */
 const char *mero_node_name(const struct mero_node *node);

@@ -8,6 +8,7 @@
  *   DIR/admin-token   64 lowercase hex chars + newline, 0600
  *   DIR/node.db       SQLite (WAL, synchronous=FULL), opened by db.c
  *   DIR/gov.db        the governance store (gov.h), created by init since issue 21
+ *   DIR/merod.lock    the running merod's advisory lock (flock) and its pid, 0600
  *
  * Invariants: a secret file is created with O_EXCL and mode 0600 and written through a
  * temporary file renamed into place, so a crash never leaves a half-written key; opening
@@ -18,13 +19,17 @@
  * exactly 32 bytes and not all zero; anything else refuses to start, naming the file and
  * the fix. `merod run` never creates a database `init` made: a missing, empty or
  * quick_check-failing node.db or gov.db stops the start with a message naming the file and
- * what to do.
+ * what to do. One merod owns a directory at a time: `merod run` takes an exclusive flock on
+ * DIR/merod.lock before it reads anything else and holds it for the process's life (the
+ * descriptor is never closed; the kernel drops the lock at exit, crash included), so a second
+ * run on the same directory is refused at once and never touches the first one's run.json.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -365,6 +370,53 @@ static int check_home(const char *home, struct mero_err *err)
     return 0;
 }
 
+/* The lock's descriptor: held (never closed) for the life of the process. */
+static int home_lock_fd = -1;
+
+int mero_node_lock_home(const char *home, struct mero_err *err)
+{
+    char path[MERO_NODE_PATH_MAX];
+    char pid[24]; /* a pid in decimal, a newline and the NUL */
+    if (home_lock_fd >= 0) {
+        return 0; /* this process holds it already */
+    }
+    MERO_TRY(path_join(path, sizeof(path), home, "merod.lock"));
+    bool writable = true;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0 && errno == EROFS) {
+        /* a read-only home: lock the file if it is there (flock needs no write access); if it
+         * is not, nothing can write here and opening node.db for writing says so by name */
+        writable = false;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0 && errno == ENOENT) {
+            return 0;
+        }
+    }
+    if (fd < 0) {
+        return mero_err_set(err, MERO_EIO, "cannot open %s: %s", path, strerror(errno));
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        ssize_t n = read(fd, pid, sizeof(pid) - 1);
+        close(fd);
+        pid[n > 0 ? n : 0] = 0;
+        pid[strcspn(pid, "\n")] = 0;
+        if (e == EWOULDBLOCK) {
+            return mero_err_set(err, MERO_EBUSY,
+                                "%s is in use by a running merod (pid %s); stop it first or "
+                                "give another --home",
+                                home, pid[0] ? pid : "unknown");
+        }
+        return mero_err_set(err, MERO_EIO, "cannot lock %s: %s", path, strerror(e));
+    }
+    int len = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+    if (writable && (ftruncate(fd, 0) != 0 || write(fd, pid, (size_t)len) != len)) {
+        MERO_WARN("could not record the pid in %s", path);
+    }
+    home_lock_fd = fd;
+    return 0;
+}
+
 int mero_node_open(struct mero_node *node, const char *home, struct mero_err *err)
 {
     int rc;
@@ -378,6 +430,7 @@ int mero_node_open(struct mero_node *node, const char *home, struct mero_err *er
     }
     snprintf(node->home, sizeof(node->home), "%s", home);
     MERO_TRY(check_home(home, err));
+    MERO_TRY(mero_node_lock_home(home, err));
     MERO_TRY(load_config(node, err));
 
     MERO_TRY(path_join(path, sizeof(path), home, "identity.key"));

@@ -102,6 +102,11 @@ struct mero_node {
 };
 
 /*
+ * Take DIR/merod.lock (exclusive flock, held for the process's life; the pid is written in
+ * it): -MERO_EBUSY naming the running merod's pid when another process holds it.
+ */
+MERO_MUST_CHECK int mero_node_lock_home(const char *home, struct mero_err *err);
+/*
  * Open DIR/gov.db into node->store (after mero_node_open): never recreated once made (node_meta
  * MERO_META_GOV_DB records that it was); refused when missing, empty or failing quick_check.
  */

@@ -7,6 +7,7 @@
  * namespace, the key and the dialer's peer id; the one "ns/<hex>" gossip topic builder and
  * parser (src/node/topic_internal.h) give back the namespace and refuse any other shape.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "mero/buf.h"
@@ -114,6 +115,34 @@ TEST(offer_roundtrip_without_pop)
     CHECK(!d.has_pop);
     CHECK_MEM_EQ(d.challenge, m.challenge, 32);
     CHECK(prefixes_refused_init(&b));
+    mero_buf_cleanup(&b);
+}
+
+/* Issue 18: the admitter's verdict on an offered claim, tag 0x25, no PoP, reason cleaned. */
+TEST(verdict_roundtrip_without_pop)
+{
+    struct mero_adm_init m, d;
+    fill_request(&m, MERO_ADM_INIT_VERDICT);
+    memset(m.party_id, 0, 32);
+    m.has_pop = false;
+    m.admitted = false;
+    snprintf(m.reason, sizeof(m.reason), "%s", "mock attestation rejected by group policy");
+    struct mero_buf b;
+    mero_buf_init(&b, MERO_ADM_MAX_FRAME);
+    CHECK_OK(mero_adm_init_encode(&b, &m));
+    CHECK_EQ(b.data[65], 0x25);
+    /* 1 + 32 + 32 + tag + ns + challenge + bool + u32 length + reason + Option */
+    CHECK_EQ(b.len, 1 + 32 + 32 + 1 + 32 + 32 + 1 + 4 + strlen(m.reason) + 1);
+    CHECK_OK(mero_adm_init_decode(b.data, b.len, &d, NULL));
+    CHECK_EQ(d.kind, MERO_ADM_INIT_VERDICT);
+    CHECK(!d.has_pop);
+    CHECK(!d.admitted);
+    CHECK_MEM_EQ(d.ns, m.ns, 32);
+    CHECK_MEM_EQ(d.challenge, m.challenge, 32);
+    CHECK_STR_EQ(d.reason, m.reason);
+    CHECK(prefixes_refused_init(&b));
+    b.data[65 + 1 + 64] = 2; /* not a bool */
+    CHECK(mero_adm_init_decode(b.data, b.len, &d, NULL) < 0);
     mero_buf_cleanup(&b);
 }
 
@@ -407,9 +436,10 @@ TEST(ns_topic_built_and_parsed_by_one_pair)
 }
 
 MERO_TEST_MAIN(T(prompt_is_one_tag_byte), T(challenge_request_golden_and_roundtrip),
-               T(offer_roundtrip_without_pop), T(admission_request_roundtrip),
-               T(release_admission_request_names_the_release), T(group_key_request_roundtrip),
-               T(request_without_pop_refused), T(unknown_tags_refused), T(oversized_fields_refused),
+               T(offer_roundtrip_without_pop), T(verdict_roundtrip_without_pop),
+               T(admission_request_roundtrip), T(release_admission_request_names_the_release),
+               T(group_key_request_roundtrip), T(request_without_pop_refused),
+               T(unknown_tags_refused), T(oversized_fields_refused),
                T(challenge_and_offer_reply_roundtrip), T(group_key_reply_roundtrip),
                T(response_reason_cut_at_utf8_boundary), T(reason_cleaned_of_bad_utf8_and_controls),
                T(pop_binds_namespace_key_and_peer), T(ns_topic_built_and_parsed_by_one_pair))

@@ -3,8 +3,11 @@
  * client.c - meroctl's HTTP client: one libcurl easy handle per call, JSON in and out, the
  * admin token read from a 0600 file (refused when looser, never taken from argv), a bounded
  * response (4 MiB), and the mapping from HTTP outcome to exit status documented in
- * man/meroctl.1: 0 ok, 1 bad input, 2 failed or refused, 3 unreachable, 4 authentication.
+ * man/meroctl.1: 0 ok, 1 bad input, 2 failed or refused, 3 unreachable (refused connection or
+ * timeout), 4 authentication (401). It also keeps --json's promise of one document on stdout
+ * (meroctl_json_begin/_end).
  */
+#define _GNU_SOURCE
 #include <ctype.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -30,6 +33,116 @@ int meroctl_usage_error(const char *fmt, ...)
     fprintf(stderr, "\n");
     va_end(ap);
     return MEROCTL_USAGE;
+}
+
+int meroctl_fail(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "meroctl: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    return code;
+}
+
+/* ---- --json: one document on stdout, whatever happens ---- */
+
+static struct {
+    bool on;
+    FILE *real_out, *real_err, *held;
+    char *held_text;
+    size_t held_len;
+    bool error_doc; /* meroctl_call printed the node's error envelope */
+    char line[512]; /* the diagnostic line being written */
+    size_t line_len;
+    char first[512]; /* the first diagnostic ("meroctl..." lines win over others) */
+    bool have_first, first_is_meroctl;
+} jx;
+
+static void diag_line_done(void)
+{
+    jx.line[jx.line_len] = 0;
+    bool ours = strncmp(jx.line, "meroctl", 7) == 0;
+    if (jx.line_len > 0 && (!jx.have_first || (ours && !jx.first_is_meroctl))) {
+        const char *m = jx.line;
+        const char *colon = ours ? strstr(jx.line, ": ") : NULL;
+        if (colon != NULL) {
+            m = colon + 2; /* "meroctl: x" and "meroctl quote verify: x" -> "x" */
+        }
+        snprintf(jx.first, sizeof(jx.first), "%s", m);
+        jx.have_first = true;
+        jx.first_is_meroctl = ours;
+    }
+    jx.line_len = 0;
+}
+
+static ssize_t diag_write(void *cookie, const char *buf, size_t n)
+{
+    (void)cookie;
+    size_t w = fwrite(buf, 1, n, jx.real_err);
+    for (size_t i = 0; i < n; i++) {
+        if (buf[i] == '\n') {
+            diag_line_done();
+        } else if (jx.line_len + 1 < sizeof(jx.line)) {
+            jx.line[jx.line_len++] = buf[i];
+        }
+    }
+    return (ssize_t)w;
+}
+
+void meroctl_json_begin(bool json)
+{
+    if (!json) {
+        return;
+    }
+    cookie_io_functions_t io = {.write = diag_write};
+    FILE *held = open_memstream(&jx.held_text, &jx.held_len);
+    FILE *err = fopencookie(NULL, "w", io);
+    if (held == NULL || err == NULL) {
+        if (held != NULL) {
+            fclose(held);
+        }
+        return; /* plain streams: the JSON rule is best effort when memory is that short */
+    }
+    setvbuf(err, NULL, _IONBF, 0);
+    jx.on = true;
+    jx.real_out = stdout;
+    jx.real_err = stderr;
+    jx.held = held;
+    stdout = held;
+    stderr = err;
+}
+
+int meroctl_json_end(int rc)
+{
+    if (!jx.on) {
+        return rc;
+    }
+    fflush(stdout);
+    fclose(stderr);
+    if (jx.line_len > 0) {
+        diag_line_done();
+    }
+    stdout = jx.real_out;
+    stderr = jx.real_err;
+    fclose(jx.held);
+    jx.on = false;
+    if (rc != MEROCTL_OK && !jx.error_doc && jx.held_len == 0) {
+        json_t *e = json_pack("{s:{s:i, s:s}}", "error", "code", rc, "message",
+                              jx.have_first ? jx.first : "failed");
+        char *t = e ? json_dumps(e, JSON_COMPACT) : NULL;
+        if (t != NULL) {
+            printf("%s\n", t);
+        }
+        free(t);
+        json_decref(e);
+    } else if (jx.held_len > 0) {
+        fwrite(jx.held_text, 1, jx.held_len, stdout);
+    }
+    free(jx.held_text);
+    fflush(stdout);
+    return rc;
 }
 
 int meroctl_is_id(const char *s)
@@ -143,6 +256,40 @@ static int status_exit(long status)
     return MEROCTL_FAILED;
 }
 
+static const char *const (*flag_map)[2];
+
+void meroctl_flag_names(const char *const (*map)[2])
+{
+    flag_map = map;
+}
+
+/* The node's message with each JSON field name the command sent replaced by its flag. */
+static void name_flags(char *out, size_t cap, const char *msg)
+{
+    size_t o = 0;
+    while (*msg != 0 && o + 1 < cap) {
+        size_t skip = 0;
+        const char *flag = NULL;
+        for (size_t k = 0; flag_map != NULL && flag_map[k][0] != NULL; k++) {
+            size_t n = strlen(flag_map[k][0]);
+            /* whole names only: allowedRtmr1 is not allowedRtmr1x */
+            if (strncmp(msg, flag_map[k][0], n) == 0 && !isalnum((unsigned char)msg[n]) &&
+                n > skip) {
+                skip = n;
+                flag = flag_map[k][1];
+            }
+        }
+        if (flag != NULL && o + strlen(flag) + 1 < cap) {
+            memcpy(out + o, flag, strlen(flag));
+            o += strlen(flag);
+            msg += skip;
+        } else {
+            out[o++] = *msg++;
+        }
+    }
+    out[o] = 0;
+}
+
 int meroctl_call(const struct meroctl_global *g, const char *method, const char *path, json_t *body,
                  bool auth, json_t **data)
 {
@@ -192,8 +339,14 @@ int meroctl_call(const struct meroctl_global *g, const char *method, const char 
     free(text);
     if (cc != CURLE_OK) {
         mero_buf_cleanup(&resp);
-        fprintf(stderr, "meroctl: %s: %s\n", g->node, curl_easy_strerror(cc));
-        return cc == CURLE_OPERATION_TIMEDOUT ? MEROCTL_FAILED : MEROCTL_UNREACHABLE;
+        if (cc == CURLE_OPERATION_TIMEDOUT) {
+            fprintf(stderr, "meroctl: %s: no answer within %d s (timed out; see --timeout)\n",
+                    g->node, g->timeout_s);
+        } else {
+            fprintf(stderr, "meroctl: %s: %s\n", g->node, curl_easy_strerror(cc));
+        }
+        /* no answer at all, refused or timed out: the node is unreachable (man/meroctl.1) */
+        return MEROCTL_UNREACHABLE;
     }
     json_t *root = resp.len ? json_loadb((const char *)resp.data, resp.len, 0, NULL) : NULL;
     mero_buf_cleanup(&resp);
@@ -204,11 +357,15 @@ int meroctl_call(const struct meroctl_global *g, const char *method, const char 
         json_decref(root);
         return MEROCTL_OK;
     }
-    const char *msg = json_string_value(json_object_get(json_object_get(root, "error"), "message"));
-    fprintf(stderr, "meroctl: %ld: %s\n", status, msg ? msg : "request failed");
+    const char *raw = json_string_value(json_object_get(json_object_get(root, "error"), "message"));
+    char named[1024];
+    name_flags(named, sizeof(named), raw ? raw : "request failed");
+    const char *msg = named;
+    fprintf(stderr, "meroctl: %ld: %s\n", status, msg);
     if (g->json) {
-        json_t *e = json_pack("{s:{s:I, s:s}}", "error", "status", (json_int_t)status, "message",
-                              msg ? msg : "request failed");
+        json_t *e = json_pack("{s:{s:i, s:I, s:s}}", "error", "code", status_exit(status), "status",
+                              (json_int_t)status, "message", msg);
+        jx.error_doc = true;
         char *t = e ? json_dumps(e, JSON_COMPACT) : NULL;
         if (t != NULL) {
             printf("%s\n", t);

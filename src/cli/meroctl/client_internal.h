@@ -20,6 +20,11 @@
  */
 int meroctl_call(const struct meroctl_global *g, const char *method, const char *path, json_t *body,
                  bool auth, json_t **data);
+/*
+ * Errors name the flags the user typed: map is {json field, flag} pairs ending in {NULL, NULL}
+ * (static storage); every later node error message has each field replaced by its flag.
+ */
+void meroctl_flag_names(const char *const (*map)[2]);
 /* Print data: with --json one compact JSON document, else a readable rendering. */
 void meroctl_print(const struct meroctl_global *g, json_t *data);
 /* Call and print; returns the exit code. body is borrowed. */

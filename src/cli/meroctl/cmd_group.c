@@ -3,10 +3,13 @@
  * cmd_group.c - `meroctl group ...`: the TEE admission policy (set/get), members
  * (add/remove/list), leave and subgroups, over /admin-api/groups/:group_id/...
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "client_internal.h"
+#include "mero/sizes.h"
 
 static int group_path(char *out, size_t cap, const char *group, const char *rest)
 {
@@ -27,6 +30,62 @@ static void push(json_t *body, const char *key, const char *value)
     json_array_append_new(a, json_string(value));
 }
 
+/* The TCB status names the node accepts (src/api/validate.c); Revoked never is. */
+static const char *const tcb_names[] = {"UpToDate",
+                                        "SWHardeningNeeded",
+                                        "ConfigurationNeeded",
+                                        "ConfigurationAndSWHardeningNeeded",
+                                        "OutOfDate",
+                                        "OutOfDateConfigurationNeeded"};
+
+static const char *const policy_flags[][2] = {{"allowedMrtd", "--mrtd"},
+                                              {"allowedRtmr0", "--rtmr0"},
+                                              {"allowedRtmr1", "--rtmr1"},
+                                              {"allowedRtmr2", "--rtmr2"},
+                                              {"allowedRtmr3", "--rtmr3"},
+                                              {"allowedTcbStatuses", "--tcb-status"},
+                                              {"signedRelease.allowedProfiles", "--profile"},
+                                              {"signedRelease.minReleaseVersion", "--min-release"},
+                                              {"allowedProfiles", "--profile"},
+                                              {"minReleaseVersion", "--min-release"},
+                                              {"acceptMock", "--accept-mock"},
+                                              {"requireSeptVeDisable", "--allow-sept-ve-enabled"},
+                                              {"allowServiceTd", "--allow-service-td"},
+                                              {"mode", "--mode"},
+                                              {NULL, NULL}};
+
+/* Check one list flag's value before anything is sent: 0, or a usage error naming the flag. */
+static int check_list_value(const char *opt, const char *v)
+{
+    if (strcmp(opt, "--tcb-status") != 0) {
+        size_t n = strlen(v);
+        for (size_t i = 0; i < n; i++) {
+            if (!isxdigit((unsigned char)v[i])) {
+                n = 0;
+                break;
+            }
+        }
+        if (n != MERO_MR_HEX_LEN) {
+            return meroctl_usage_error("%s takes 96 hex characters (48 bytes), not '%s'", opt, v);
+        }
+        return 0;
+    }
+    char names[256] = "";
+    size_t o = 0;
+    for (size_t k = 0; k < sizeof(tcb_names) / sizeof(tcb_names[0]); k++) {
+        if (strcmp(v, tcb_names[k]) == 0) {
+            return 0;
+        }
+        int w = snprintf(names + o, sizeof(names) - o, "%s%s", k ? ", " : "", tcb_names[k]);
+        o += w > 0 ? (size_t)w : 0;
+    }
+    if (strcasecmp(v, "Revoked") == 0) {
+        return meroctl_usage_error("--tcb-status Revoked is never allowed; use one of %s", names);
+    }
+    return meroctl_usage_error("--tcb-status '%s' is not a TCB status; use one of %s (exact case)",
+                               v, names);
+}
+
 static int run_set_policy(const struct meroctl_global *g, int argc, char **argv)
 {
     static const struct {
@@ -43,6 +102,9 @@ static int run_set_policy(const struct meroctl_global *g, int argc, char **argv)
         int done = 0;
         for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
             if (strcmp(a, lists[k].opt) == 0 && i + 1 < argc) {
+                if (check_list_value(a, argv[i + 1]) != 0) {
+                    goto out;
+                }
                 push(body, lists[k].key, argv[++i]);
                 done = 1;
                 break;
@@ -76,8 +138,12 @@ static int run_set_policy(const struct meroctl_global *g, int argc, char **argv)
             goto out;
         }
     }
-    if (mode == NULL || (strcmp(mode, "replica") != 0 && strcmp(mode, "relay") != 0)) {
-        meroctl_usage_error("--mode replica|relay is required");
+    if (mode == NULL) {
+        meroctl_usage_error("--mode is required: replica or relay");
+        goto out;
+    }
+    if (strcmp(mode, "replica") != 0 && strcmp(mode, "relay") != 0) {
+        meroctl_usage_error("--mode '%s' is not a mode; use one of replica, relay", mode);
         goto out;
     }
     json_object_set_new(body, "mode", json_string(mode));
@@ -88,6 +154,7 @@ static int run_set_policy(const struct meroctl_global *g, int argc, char **argv)
     if ((rc = group_path(path, sizeof(path), group, "/settings/tee-admission-policy")) != 0) {
         goto out;
     }
+    meroctl_flag_names(policy_flags);
     rc = meroctl_simple(g, "PUT", path, body, true);
 out:
     json_decref(release);

@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_quote_parse.c - `meroctl quote parse FILE` (`-` for stdin): parse a TDX quote file
- * offline, no collateral, no signature check. With --json it prints the reference-calimero.md
- * §4.2 quote object plus the PCK leaf facts; otherwise a short summary. Exit 0 parsed, 1 usage
- * or unreadable file, 2 the quote does not parse (an SGX or mock quote included).
+ * offline, no collateral, no signature check. The file holds the raw quote, its base64 (what
+ * `tee attest` returns as quoteB64), or the JSON `meroctl --json tee attest` prints (its
+ * quoteB64, or a calimero-tee-verify input's quote_b64). With --json it prints the
+ * reference-calimero.md §4.2 quote object plus the PCK leaf facts; otherwise a short summary
+ * with RTMR0-3. Exit 0 parsed, 1 usage, an unreadable file or one that is not a TDX quote (an
+ * SGX or mock quote included: bad input, man/meroctl.1).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <ctype.h>
+
+#include <jansson.h>
 
 #include "meroctl_internal.h"
 #include "mero/encoding.h"
@@ -33,6 +40,55 @@ static uint8_t *slurp(const char *path, size_t *len)
     }
     *len = n;
     return p;
+}
+
+/*
+ * The raw quote from what was read: base64 text and a JSON object with quoteB64 / quote_b64
+ * are decoded into *out (owned); anything else is taken as the raw bytes. 0, or -1 when text
+ * that looks like base64 or JSON does not decode.
+ */
+static int unwrap(const uint8_t *p, size_t len, uint8_t **out, size_t *out_len)
+{
+    size_t a = 0, b = len;
+    while (a < b && isspace(p[a])) {
+        a++;
+    }
+    while (b > a && isspace(p[b - 1])) {
+        b--;
+    }
+    const char *text = NULL;
+    size_t tlen = 0;
+    json_t *root = NULL;
+    if (b > a && p[a] == '{') {
+        root = json_loadb((const char *)p + a, b - a, 0, NULL);
+        json_t *v = json_object_get(root, "quoteB64");
+        if (v == NULL) {
+            v = json_object_get(root, "quote_b64");
+        }
+        if (v == NULL) {
+            v = json_object_get(json_object_get(root, "data"), "quoteB64");
+        }
+        text = json_string_value(v);
+        tlen = text ? strlen(text) : 0;
+        if (text == NULL) {
+            json_decref(root);
+            return -1;
+        }
+    } else {
+        for (size_t i = a; i < b; i++) {
+            if (!isalnum(p[i]) && p[i] != '+' && p[i] != '/' && p[i] != '=') {
+                *out = NULL; /* binary: the raw quote */
+                return 0;
+            }
+        }
+        text = (const char *)p + a;
+        tlen = b - a;
+    }
+    int rc = tlen > 0 && mero_base64_decode_alloc(text, tlen, QUOTE_FILE_MAX, out, out_len) == 0
+                 ? 0
+                 : -1;
+    json_decref(root);
+    return rc;
 }
 
 static int print_json(const struct mero_quote *q, const struct mero_pck_info *pi, int pck_rc)
@@ -81,13 +137,29 @@ static int run_quote_parse(const struct meroctl_global *g, int argc, char **argv
                 QUOTE_FILE_MAX);
         return MEROCTL_USAGE;
     }
+    uint8_t *dec = NULL;
+    size_t dlen = 0;
+    if (unwrap(p, len, &dec, &dlen) < 0) {
+        fprintf(stderr,
+                "meroctl: %s is neither a raw TDX quote nor its base64 (nor JSON with "
+                "quoteB64)\n",
+                argv[1]);
+        free(p);
+        return MEROCTL_USAGE;
+    }
+    if (dec != NULL) {
+        free(p);
+        p = dec;
+        len = dlen;
+    }
     struct mero_quote q;
     struct mero_err err = {0};
     if (mero_quote_parse(&q, p, len, &err) != 0) {
-        fprintf(stderr, "meroctl: %s: %s%s\n", mero_strerror(err.code), err.msg,
+        fprintf(stderr, "meroctl: %s is not a TDX quote: %s: %s%s\n", argv[1],
+                mero_strerror(err.code), err.msg,
                 mero_mock_is_mock(p, len) ? " (this is a MOCK_TDX_QUOTE_V1 quote)" : "");
         free(p);
-        return MEROCTL_FAILED;
+        return MEROCTL_USAGE;
     }
     struct mero_pck_info pi;
     struct mero_err perr = {0};
@@ -101,7 +173,13 @@ static int run_quote_parse(const struct meroctl_global *g, int argc, char **argv
         mero_hex_encode(rd, q.body.report_data, sizeof(q.body.report_data));
         printf("version      %u (TD %s body)\n", (unsigned)q.version, q.body.td15 ? "1.5" : "1.0");
         printf("total length %zu bytes (input %zu)\n", q.total_len, len);
-        printf("mrtd         %s\nreport data  %s\n", mrtd, rd);
+        printf("mrtd         %s\n", mrtd);
+        for (int r = 0; r < 4; r++) {
+            char h[97];
+            mero_hex_encode(h, q.body.rtmr[r], MERO_MR_LEN);
+            printf("rtmr%d        %s\n", r, h);
+        }
+        printf("report data  %s\n", rd);
         if (prc == 0) {
             char fmspc[MERO_HEX_SIZE(MERO_FMSPC_LEN)];
             mero_hex_encode(fmspc, pi.fmspc, sizeof(pi.fmspc));

@@ -15,6 +15,7 @@
  *     and RTMR0-3 match; exit 0 matched, 1 unusable input, 2 no match.
  * Nothing here touches the network; JSON output is built with jansson (escaped).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,7 +212,7 @@ out:
 }
 
 /* trusted-root show [FILE] / check FILE */
-static int run_trusted_root(int argc, char **argv, int check)
+static int run_trusted_root(int argc, char **argv, int check, bool json)
 {
     const char *file = NULL;
     for (int i = 1; i < argc; i++) {
@@ -259,17 +260,42 @@ static int run_trusted_root(int argc, char **argv, int check)
         fprintf(stderr, "meroctl: cannot describe the trusted root\n");
         return MEROCTL_USAGE;
     }
-    printf("trusted root %s\n%s", path, text);
-    printf("usable: %zu/%zu tlogs, %zu/%zu ctlogs, %zu/%zu CAs, %zu/%zu TSAs\n", st.tlogs_usable,
-           st.tlogs, st.ctlogs_usable, st.ctlogs, st.cas_usable, st.cas, st.tsas_usable, st.tsas);
+    size_t skipped = (st.tlogs - st.tlogs_usable) + (st.ctlogs - st.ctlogs_usable) +
+                     (st.cas - st.cas_usable) + (st.tsas - st.tsas_usable);
+    bool unusable = st.tlogs_usable == 0 || st.cas_usable == 0;
+    if (json && !(check && unusable)) {
+        /* one document: the same facts as the text form (a refused check answers with the
+         * error document instead) */
+        json_t *o = json_pack(
+            "{s:s, s:s, s:{s:[I,I], s:[I,I], s:[I,I], s:[I,I]}, s:I}", "trustedRoot", path,
+            "description", text, "usable", "tlogs", (json_int_t)st.tlogs_usable,
+            (json_int_t)st.tlogs, "ctlogs", (json_int_t)st.ctlogs_usable, (json_int_t)st.ctlogs,
+            "cas", (json_int_t)st.cas_usable, (json_int_t)st.cas, "tsas",
+            (json_int_t)st.tsas_usable, (json_int_t)st.tsas, "skipped", (json_int_t)skipped);
+        if (o != NULL && check) {
+            json_object_set_new(o, "ok", json_true());
+        }
+        char *t = o ? json_dumps(o, JSON_COMPACT) : NULL;
+        if (t != NULL) {
+            printf("%s\n", t);
+        }
+        free(t);
+        json_decref(o);
+    } else if (!json) {
+        printf("trusted root %s\n%s", path, text);
+        printf("usable: %zu/%zu tlogs, %zu/%zu ctlogs, %zu/%zu CAs, %zu/%zu TSAs\n",
+               st.tlogs_usable, st.tlogs, st.ctlogs_usable, st.ctlogs, st.cas_usable, st.cas,
+               st.tsas_usable, st.tsas);
+    }
     free(text);
-    if (check && (st.tlogs_usable == 0 || st.cas_usable == 0)) {
+    if (check && unusable) {
         fprintf(stderr, "meroctl: trusted root %s has no usable %s: it would verify nothing\n",
                 path, st.tlogs_usable == 0 ? "transparency log" : "certificate authority");
         return MEROCTL_FAILED;
     }
-    size_t skipped = (st.tlogs - st.tlogs_usable) + (st.ctlogs - st.ctlogs_usable) +
-                     (st.cas - st.cas_usable) + (st.tsas - st.tsas_usable);
+    if (json) {
+        return MEROCTL_OK;
+    }
     if (check && skipped > 0) {
         printf("warning: %zu entr%s skipped (never trusted; see the lines above)\n", skipped,
                skipped == 1 ? "y" : "ies");
@@ -282,14 +308,12 @@ static int run_trusted_root(int argc, char **argv, int check)
 
 static int run_tr_show(const struct meroctl_global *g, int argc, char **argv)
 {
-    (void)g;
-    return run_trusted_root(argc, argv, 0);
+    return run_trusted_root(argc, argv, 0, g->json);
 }
 
 static int run_tr_check(const struct meroctl_global *g, int argc, char **argv)
 {
-    (void)g;
-    return run_trusted_root(argc, argv, 1);
+    return run_trusted_root(argc, argv, 1, g->json);
 }
 
 static int run_match(const struct meroctl_global *g, int argc, char **argv)

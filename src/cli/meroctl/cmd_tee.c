@@ -3,6 +3,7 @@
  * cmd_tee.c - `meroctl tee info|attest|registration-attest|fleet-join`, over the
  * /admin-api/tee routes (reference-calimero.md §4.1-§4.4).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,9 +23,9 @@ static int run_info(const struct meroctl_global *g, int argc, char **argv)
 static int nonce_arg(const char *v, char out[65])
 {
     if (strcmp(v, "random") == 0) {
-        uint8_t n[32];
+        uint8_t n[MERO_NONCE_LEN];
         mero_random(n, sizeof(n));
-        mero_hex_encode(out, n, 32);
+        mero_hex_encode(out, n, sizeof(n));
         return 0;
     }
     if (!meroctl_is_id(v)) {
@@ -64,6 +65,13 @@ static int run_attest(const struct meroctl_global *g, int argc, char **argv)
         (void)nonce_arg("random", nonce);
     }
     json_object_set_new(body, "nonce", json_string(nonce));
+    static const char *const attest_flags[][2] = {{"applicationId", "--application-id"},
+                                                  {"bindNodeKey", "--bind-node-key"},
+                                                  {"bindTransportKey", "--bind-transport-key"},
+                                                  {"includeCollateral", "--include-collateral"},
+                                                  {"eventLog", "--event-log"},
+                                                  {NULL, NULL}};
+    meroctl_flag_names(attest_flags);
     int rc = meroctl_simple(g, "POST", "/admin-api/tee/attest", body, false);
     json_decref(body);
     return rc;
@@ -117,9 +125,53 @@ static int run_fleet_join(const struct meroctl_global *g, int argc, char **argv)
     if (g2.timeout_s < 180) {
         g2.timeout_s = 180; /* the join runs up to ~30 s per attempt; core uses 3 min */
     }
-    int rc = meroctl_simple(&g2, "POST", "/admin-api/tee/fleet-join", body, true);
+    /* One HTTP request covers the whole join, so the node cannot report its states while it
+     * waits: say what this side knows before, and what the answer tells after (man/meroctl.1). */
+    if (!g->quiet) {
+        fprintf(stderr,
+                "fleet-join: asking to be admitted to namespace %.12s… (%zu admitter address%s "
+                "asked directly, then prompting on ns/%.12s…; the node waits up to 30 s)\n",
+                ns, json_array_size(json_object_get(body, "admitterAddrs")),
+                json_array_size(json_object_get(body, "admitterAddrs")) == 1 ? "" : "es", ns);
+    }
+    static const char *const join_flags[][2] = {
+        {"admitterAddrs", "--admitter"}, {"groupId", "<NS>"}, {NULL, NULL}};
+    meroctl_flag_names(join_flags);
+    json_t *data = NULL;
+    int rc = meroctl_call(&g2, "POST", "/admin-api/tee/fleet-join", body, true, &data);
     json_decref(body);
-    return rc;
+    if (rc != MEROCTL_OK) {
+        return rc;
+    }
+    bool admitted = json_is_true(json_object_get(data, "admitted"));
+    const char *by = json_string_value(json_object_get(data, "admitted_by"));
+    json_t *refs = json_object_get(data, "refusals");
+    size_t i;
+    json_t *r;
+    json_array_foreach(refs, i, r)
+    {
+        const char *peer = json_string_value(json_object_get(r, "peer"));
+        const char *why = json_string_value(json_object_get(r, "reason"));
+        fprintf(stderr, "fleet-join: refused by %s: %s\n", peer ? peer : "?", why ? why : "?");
+    }
+    if (admitted) {
+        fprintf(stderr, "fleet-join: admitted%s%s; holding the group key, joined %zu context(s)\n",
+                by ? " by " : "", by ? by : "",
+                json_array_size(json_object_get(data, "contexts_joined")));
+    } else if (by != NULL) {
+        fprintf(stderr,
+                "fleet-join: admitted by %s, but the membership and the group key had not "
+                "arrived when the node stopped waiting; run fleet-join again\n",
+                by);
+    } else if (json_array_size(refs) > 0) {
+        fprintf(stderr, "fleet-join: refused by every admitter that judged this node's quote\n");
+    } else {
+        fprintf(stderr, "fleet-join: not admitted within the node's wait: no admitter answered; "
+                        "the node keeps answering offers for 120 s, run fleet-join again\n");
+    }
+    meroctl_print(g, data);
+    json_decref(data);
+    return admitted ? MEROCTL_OK : MEROCTL_FAILED;
 }
 
 MEROCTL_COMMANDS({"tee info", "", "show the host TEE (cloud provider, OS image, MRTD)", run_info},

@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * main.c - meroctl's entry: global options, then dispatch on the longest registered command
- * path that matches the words given. `--help` at any level lists what lies below it.
+ * main.c - meroctl's entry: global options (before or after the command: --node, --token-file,
+ * --json, -q, --timeout; `--` ends them), then dispatch on the longest registered command path
+ * that matches the words given. `--help` at any level lists what lies below it.
+ *
+ * Invariant: with --json, standard output carries exactly one JSON document: the command's
+ * answer, or, when it failed without printing one, {"error":{"code":<exit status>,
+ * "message":<its first diagnostic>}} (client.c's meroctl_json_begin/_end).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "client_internal.h"
 #include "meroctl_internal.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
@@ -71,56 +77,98 @@ static void usage(FILE *f, int argc, char **argv)
                "3 node unreachable, 4 authentication failed\n");
 }
 
-int main(int argc, char **argv)
+/* 1 when a is a global option that takes a value */
+static int global_with_value(const char *a)
 {
-    struct meroctl_global g = {.node = "http://127.0.0.1:2528", .timeout_s = 30};
-    const char *env = getenv("MERO_TOKEN_FILE");
-    if (env != NULL) {
-        g.token_file = env;
+    return strcmp(a, "--node") == 0 || strcmp(a, "--token-file") == 0 ||
+           strcmp(a, "--timeout") == 0;
+}
+
+/* Apply one global option (value v when it takes one); an exit code, or -1 when it is not one. */
+static int apply_global(struct meroctl_global *g, const char *a, const char *v)
+{
+    if (strcmp(a, "--json") == 0) {
+        g->json = true;
+    } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+        g->quiet = true;
+    } else if (strcmp(a, "--node") == 0) {
+        g->node = v;
+    } else if (strcmp(a, "--token-file") == 0) {
+        g->token_file = v;
+    } else if (strcmp(a, "--timeout") == 0) {
+        uint64_t t;
+        if (mero_parse_u64(v, 3600, &t) < 0 || t == 0) {
+            return meroctl_usage_error("--timeout takes 1..3600 seconds, not '%s'", v);
+        }
+        g->timeout_s = (int)t;
+    } else {
+        return -1;
     }
-    env = getenv("MERO_NODE");
-    if (env != NULL) {
-        g.node = env;
-    }
-    if (mero_crypto_init() < 0) {
-        fprintf(stderr, "meroctl: crypto init failed\n");
-        return MEROCTL_FAILED;
-    }
-    int i = 1;
-    for (; i < argc && argv[i][0] == '-'; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--json") == 0) {
-            g.json = true;
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            g.quiet = true;
-        } else if ((strcmp(a, "--node") == 0) && i + 1 < argc) {
-            g.node = argv[++i];
-        } else if ((strcmp(a, "--token-file") == 0) && i + 1 < argc) {
-            g.token_file = argv[++i];
-        } else if ((strcmp(a, "--timeout") == 0) && i + 1 < argc) {
-            uint64_t t;
-            if (mero_parse_u64(argv[++i], 3600, &t) < 0 || t == 0) {
-                fprintf(stderr, "meroctl: --timeout takes 1..3600 seconds\n");
-                return MEROCTL_USAGE;
-            }
-            g.timeout_s = (int)t;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout, 0, NULL);
-            return MEROCTL_OK;
-        } else if (strcmp(a, "--version") == 0) {
-            printf("meroctl 0.1.0\n");
-            return MEROCTL_OK;
-        } else {
-            fprintf(stderr, "meroctl: unknown option %s\n", a);
-            usage(stderr, 0, NULL);
-            return MEROCTL_USAGE;
+    return MEROCTL_OK;
+}
+
+/* --json anywhere before `--` (so even a usage error is answered in JSON) */
+static bool wants_json(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            return true;
         }
     }
-    int rest = argc - i;
-    char **words = argv + i;
+    return false;
+}
+
+static int dispatch(struct meroctl_global *g, int argc, char **argv)
+{
+    static char *words[256];
+    int rest = 0;
+    bool seen_command = false, ended = false;
+    if (argc > (int)(sizeof(words) / sizeof(words[0]))) {
+        return meroctl_usage_error("too many arguments");
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (ended) {
+            words[rest++] = argv[i];
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            ended = true;
+            continue;
+        }
+        if (global_with_value(a)) {
+            if (i + 1 >= argc) {
+                return meroctl_usage_error("%s needs a value", a);
+            }
+            int rc = apply_global(g, a, argv[++i]);
+            if (rc != MEROCTL_OK) {
+                return rc;
+            }
+            continue;
+        }
+        if (apply_global(g, a, NULL) == MEROCTL_OK) {
+            continue;
+        }
+        if (!seen_command && a[0] == '-') {
+            if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+                usage(stdout, 0, NULL);
+                return MEROCTL_OK;
+            }
+            if (strcmp(a, "--version") == 0) {
+                printf(g->json ? "{\"version\":\"0.1.0\"}\n" : "meroctl 0.1.0\n");
+                return MEROCTL_OK;
+            }
+            int rc = meroctl_usage_error("unknown option %s", a);
+            usage(stderr, 0, NULL);
+            return rc;
+        }
+        seen_command = true;
+        words[rest++] = argv[i];
+    }
     if (rest == 0) {
+        int rc = meroctl_usage_error("no command given");
         usage(stderr, 0, NULL);
-        return MEROCTL_USAGE;
+        return rc;
     }
     const struct meroctl_cmd *best = NULL;
     int best_words = 0;
@@ -138,14 +186,18 @@ int main(int argc, char **argv)
         }
         for (int k = 0; k < ncmds; k++) {
             if (prefix_matches(cmds[k]->path, n, words)) {
-                FILE *f = n < rest ? stdout : stderr;
-                usage(f, n, words);
-                return n < rest ? MEROCTL_OK : MEROCTL_USAGE;
+                if (n < rest) {
+                    usage(stdout, n, words);
+                    return MEROCTL_OK;
+                }
+                int rc = meroctl_usage_error("'%s' needs a subcommand", words[0]);
+                usage(stderr, n, words);
+                return rc;
             }
         }
-        fprintf(stderr, "meroctl: unknown command '%s'\n", words[0]);
+        int rc = meroctl_usage_error("unknown command '%s'", words[0]);
         usage(stderr, 0, NULL);
-        return MEROCTL_USAGE;
+        return rc;
     }
     int sub_argc = rest - best_words + 1;
     char **sub_argv = words + best_words - 1;
@@ -155,5 +207,31 @@ int main(int argc, char **argv)
             return MEROCTL_OK;
         }
     }
-    return best->run(&g, sub_argc, sub_argv);
+    return best->run(g, sub_argc, sub_argv);
+}
+
+/* for `meroctl completion bash` (cmd_completion.c) */
+int meroctl_commands(const struct meroctl_cmd ***out)
+{
+    *out = cmds;
+    return ncmds;
+}
+
+int main(int argc, char **argv)
+{
+    struct meroctl_global g = {.node = "http://127.0.0.1:2528", .timeout_s = 30};
+    const char *env = getenv("MERO_TOKEN_FILE");
+    if (env != NULL) {
+        g.token_file = env;
+    }
+    env = getenv("MERO_NODE");
+    if (env != NULL) {
+        g.node = env;
+    }
+    g.json = wants_json(argc, argv);
+    meroctl_json_begin(g.json);
+    if (mero_crypto_init() < 0) {
+        return meroctl_json_end(meroctl_fail(MEROCTL_FAILED, "crypto init failed"));
+    }
+    return meroctl_json_end(dispatch(&g, argc, argv));
 }

@@ -37,6 +37,19 @@ struct meroctl_cmd {
 };
 
 void meroctl_register(const struct meroctl_cmd *cmds, int n);
+/* The registered commands (main.c): *out gets the table, the count is returned. */
+int meroctl_commands(const struct meroctl_cmd ***out);
+
+/*
+ * --json's one-document rule (client.c). _begin(json): with json, standard output is held in
+ * memory and the first diagnostic line on standard error is remembered (it still reaches
+ * stderr). _end(rc): prints what was held, or, when rc != 0 and the command printed nothing,
+ * {"error":{"code":rc,"message":<first diagnostic>}}; returns rc.
+ */
+void meroctl_json_begin(bool json);
+int meroctl_json_end(int rc);
+/* Print "meroctl: <msg>" to stderr and return code. */
+int meroctl_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define MEROCTL_COMMANDS(...)                                                                      \
     static const struct meroctl_cmd meroctl_cmds_[] = {__VA_ARGS__};                               \

@@ -7,7 +7,10 @@
  * registers the namespace as pending, subscribes to ns/<hex>; asks each admitter address
  * directly first (challenge request, quote over challenge || admission binding, admission
  * request), recording who admitted and each refusal's reason; then re-prompts about every 2 s
- * for up to 30 s with a namespace op-log pull each cycle. Once its admission op and the group
+ * for up to 30 s with a namespace op-log pull each cycle. A prompt-path admitter's verdict
+ * arrives as a TeeAdmissionVerdict (node/admission/verdict.c) and its refusal joins the
+ * result's refusals; the call ends early, announced, once every admitter that judged our quote
+ * (on either path) refused it and none is still judging. Once its admission op and the group
  * key have arrived it joins every context, publishes its own MemberSetAutoFollow and finishes
  * with an admitted result; otherwise with a result not admitted (announced). A missing key is
  * pulled with GroupKeyRequest from connected peers. The outcome is a struct
@@ -45,6 +48,8 @@ struct mero_fleet_join {
     char admitted_by[MERO_PEER_ID_STR_MAX];
     struct mero_fleet_join_refusal refusals[MERO_MAX_ADMITTER_ADDRS];
     size_t nref;
+    size_t direct_judged; /* admitters that judged our quote on the direct path (and refused) */
+    bool prompt_admitted; /* a prompt-path admitter's verdict said yes (logged once) */
     bool direct_done;
     uv_timer_t timer;
     bool timer_open;
@@ -189,6 +194,33 @@ static void pull_key(struct mero_fleet_join *j)
     }
 }
 
+static void add_refusal(struct mero_fleet_join *j, const char *peer, const char *reason);
+
+static void take_refusal(void *ud, const char *peer, const char *reason)
+{
+    add_refusal(ud, peer, reason);
+}
+
+/*
+ * Issue 18: has every admitter that judged our quote refused it? Admitters that judged it are
+ * the direct-path ones that answered our admission request and the prompt-path ones whose
+ * offer we answered (their TeeAdmissionVerdict, node/admission/verdict.c). True only when at
+ * least one judged, none admitted and none is still judging; the prompt-path refusals are
+ * added to the answer's `refusals` as they arrive.
+ */
+static bool all_refused(struct mero_fleet_join *j)
+{
+    struct mero_adm_verdicts v;
+    mero__adm_verdicts(j->a, j->ns, j->started_ms, &v, take_refusal, j);
+    /* admitted_by reports the direct request only (spec "Asking an admitter directly") */
+    if (v.admitted && !j->prompt_admitted) {
+        j->prompt_admitted = true;
+        MERO_INFO("fleet-join: admitted by %s (prompt path); waiting for the key", v.admitted_by);
+    }
+    return j->direct_done && j->admitted_by[0] == '\0' && !v.admitted &&
+           j->direct_judged + v.answered > 0 && v.refused == v.answered;
+}
+
 static void tick(uv_timer_t *t)
 {
     struct mero_fleet_join *j = t->data;
@@ -200,6 +232,11 @@ static void tick(uv_timer_t *t)
     mero__adm_status(a, j->ns, &member, &has_key);
     if (member && has_key) {
         self_confirm(j);
+        return;
+    }
+    if (all_refused(j)) {
+        MERO_INFO("fleet-join: every admitter that judged our quote refused it; announced");
+        finish_result(j, false, false, NULL, 0);
         return;
     }
     uint32_t budget = a->env.budget_ms ? a->env.budget_ms : MERO_FLEET_JOIN_BUDGET_MS;
@@ -270,6 +307,7 @@ static void admission_reply(void *ud, int status, const uint8_t *data, size_t le
         add_refusal(j, peer, e.msg[0] ? e.msg : "unexpected answer to the admission request");
     } else if (!m.admitted) {
         add_refusal(j, peer, m.reason);
+        j->direct_judged++;
     } else {
         snprintf(j->admitted_by, sizeof(j->admitted_by), "%s", peer);
         MERO_INFO("fleet-join: admitted by %s (direct path); pulling governance", peer);

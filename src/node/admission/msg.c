@@ -177,6 +177,15 @@ int mero_adm_init_encode(struct mero_buf *b, const struct mero_adm_init *m)
         MERO_TRY(mero_buf_append(b, m->ns, sizeof(m->ns)));
         MERO_TRY(mero_buf_append(b, m->group_id, sizeof(m->group_id)));
         break;
+    case MERO_ADM_INIT_VERDICT: {
+        char cut[MERO_ADM_MAX_REASON_LEN + 1];
+        mero_adm_reason_cut(cut, m->reason, strlen(m->reason));
+        MERO_TRY(mero_buf_append(b, m->ns, sizeof(m->ns)));
+        MERO_TRY(mero_buf_append(b, m->challenge, sizeof(m->challenge)));
+        MERO_TRY(mero_borsh_put_bool(b, m->admitted));
+        MERO_TRY(mero_borsh_put_str(b, cut));
+        break;
+    }
     default:
         return -MERO_EINVAL;
     }
@@ -206,6 +215,28 @@ static int get_admission_fields(struct mero_cur *c, struct mero_adm_init *m, str
         return mero_err_set(err, -rc, "account credential truncated or longer than %u bytes",
                             MERO_ADM_MAX_CREDENTIAL);
     }
+    return 0;
+}
+
+/* TeeAdmissionVerdict: namespace_id[32] challenge[32] admitted:bool reason:string */
+static int get_verdict(struct mero_cur *c, struct mero_adm_init *m, struct mero_err *err)
+{
+    const uint8_t *r;
+    size_t n;
+    if (GET_FIELD(c, m->ns) < 0 || GET_FIELD(c, m->challenge) < 0) {
+        return mero_err_set(err, MERO_ETRUNC, "verdict truncated");
+    }
+    int rc = mero_borsh_get_bool(c, &m->admitted);
+    if (rc < 0) {
+        return mero_err_set(err, rc == -MERO_ETRUNC ? MERO_ETRUNC : MERO_EPROTO,
+                            "bad admitted flag");
+    }
+    rc = mero_borsh_get_bytes(c, MERO_ADM_MAX_REASON_WIRE, &r, &n);
+    if (rc < 0) {
+        return mero_err_set(err, -rc, "reason truncated or longer than %u bytes",
+                            MERO_ADM_MAX_REASON_WIRE);
+    }
+    mero_adm_reason_cut(m->reason, (const char *)r, n);
     return 0;
 }
 
@@ -247,6 +278,9 @@ int mero_adm_init_decode(const uint8_t *p, size_t len, struct mero_adm_init *out
     case MERO_ADM_INIT_GROUP_KEY_REQUEST:
         MERO_ENSURE(GET_FIELD(&c, m.ns) == 0 && GET_FIELD(&c, m.group_id) == 0, err, MERO_ETRUNC,
                     "admission frame truncated");
+        break;
+    case MERO_ADM_INIT_VERDICT:
+        MERO_TRY(get_verdict(&c, &m, err));
         break;
     default:
         return mero_err_set(err, MERO_EPROTO, "unknown InitPayload tag %u", kind);

@@ -47,6 +47,9 @@ enum mero_adm_init_kind {
     MERO_ADM_INIT_ADMISSION_REQUEST = 0x22,
     MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST = 0x23, /* appended at the enum's tail */
     MERO_ADM_INIT_GROUP_KEY_REQUEST = 0x24,
+    /* ours, appended at the tail (issue 18): the admitter's verdict on a quote that answered
+     * its offer, so a refusal on the prompt path reaches the joiner (docs/admission.md) */
+    MERO_ADM_INIT_VERDICT = 0x25,
 };
 
 enum mero_adm_msg_kind {
@@ -72,6 +75,8 @@ struct mero_adm_init {
     size_t credential_len;
     char release[MERO_ADM_MAX_RELEASE_LEN + 1]; /* release request only */
     uint8_t group_id[MERO_GROUP_ID_LEN];        /* group key request */
+    bool admitted;                              /* verdict */
+    char reason[MERO_ADM_MAX_REASON_LEN + 1];   /* verdict: cut, valid UTF-8 */
 };
 
 /* StreamMessage::Message with one of the MessagePayload variants above. */

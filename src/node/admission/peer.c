@@ -432,6 +432,7 @@ static void on_offer(struct mero_admission *a, struct mero_net_req *req, const c
     }
     MERO_INFO("admission: answering the challenge %s offered with a quote", remote);
     a->answered_ms = mero__adm_now(a);
+    mero__adm_offer_answered(a, m->ns, m->challenge, remote);
 out:
     (void)respond_msg(req, &r);
     free(quote);
@@ -481,7 +482,8 @@ static void on_request(void *ud, struct mero_net_req *req, const char *remote, c
         mero__adm_respond_verdict(req, false, e.msg);
         return;
     }
-    if (m.kind != MERO_ADM_INIT_CHALLENGE_OFFER && !pop_ok(&m, remote)) {
+    if (m.kind != MERO_ADM_INIT_CHALLENGE_OFFER && m.kind != MERO_ADM_INIT_VERDICT &&
+        !pop_ok(&m, remote)) {
         spend_presented(a, &m, remote);
         mero__adm_respond_verdict(req, false,
                                   "the proof of possession does not bind this key to your peer id");
@@ -500,6 +502,9 @@ static void on_request(void *ud, struct mero_net_req *req, const char *remote, c
         break;
     case MERO_ADM_INIT_GROUP_KEY_REQUEST:
         on_group_key_request(a, req, &m);
+        break;
+    case MERO_ADM_INIT_VERDICT:
+        mero__adm_on_verdict(a, req, remote, &m);
         break;
     default:
         mero_net_req_drop(req);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * run.c - runs verify_and_admit for a claim that arrived on either path and answers
- * the requester (direct path) or logs the outcome (offered path). A mock quote, or a node
+ * the requester (direct path) or, on the offered path, logs the outcome and sends the joiner a
+ * TeeAdmissionVerdict (node/admission/verdict.c). A mock quote, or a node
  * without an off-loop collateral fetcher, runs in one go on the loop. A real quote's
  * collateral is fetched and its DCAP verdict computed on a uv_queue_work thread (the PCS and
  * verifier caches are thread-safe), so a flood of attempts cannot stall the loop; the
@@ -75,7 +76,11 @@ static void report(struct mero_admission *a, const struct mero_tee_claim *c, con
                   (int)c->peer_len, (const char *)c->peer, nsx,
                   rc == -MERO_ENOTVOUCHER ? MERO_ADM_REASON_NOT_VOUCHER : e->msg);
     }
-    if (req != NULL) {
+    if (req == NULL) {
+        /* the offered path: the joiner has no stream waiting, so tell it on one of our own */
+        mero__adm_send_verdict(a, c, rc == 0,
+                               rc == -MERO_ENOTVOUCHER ? MERO_ADM_REASON_NOT_VOUCHER : e->msg);
+    } else {
         mero__adm_respond_verdict(req, rc == 0,
                                   rc == 0                   ? ""
                                   : rc == -MERO_ENOTVOUCHER ? MERO_ADM_REASON_NOT_VOUCHER

@@ -81,6 +81,23 @@ struct mero_admission_env {
 
 struct mero_fleet_join;
 
+/*
+ * Joiner side: an offer this node answered with a quote, and the admitter's verdict on it once
+ * its TeeAdmissionVerdict arrives (node/admission/verdict.c). A ring: the oldest is overwritten.
+ */
+#define MERO_ADM_ANSWERED_MAX 16u
+struct mero_adm_answered {
+    bool used;
+    bool has_verdict;
+    bool admitted;
+    bool reported; /* a fleet-join has taken its refusal */
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint8_t challenge[MERO_NONCE_LEN];
+    char peer[MERO_PEER_ID_STR_MAX];
+    char reason[MERO_ADM_MAX_REASON_LEN + 1];
+    uint64_t at_ms;
+};
+
 #define MERO_PURGE_QUEUE 16
 struct mero_purge_job {
     uint8_t ns[MERO_NS_ID_LEN];
@@ -99,6 +116,8 @@ struct mero_admission {
     unsigned long offers;
     unsigned long keys_recovered; /* GroupKeyRequest answers opened and stored */
     uint64_t answered_ms;         /* when we last answered an offer with a quote (joiner side) */
+    struct mero_adm_answered answered[MERO_ADM_ANSWERED_MAX]; /* verdict.c */
+    size_t answered_next;
     struct mero_purge_job purge_q[MERO_PURGE_QUEUE]; /* purge.c */
     size_t npurge;
     uv_timer_t purge_timer;
@@ -171,5 +190,31 @@ void mero__adm_respond_verdict(struct mero_net_req *req, bool admitted, const ch
 /* Free `a` once mero_admission_free ran and nothing refers to it any more. */
 void mero__adm_maybe_free(struct mero_admission *a);
 void mero__fleet_join_free_all(struct mero_admission *a);
+
+/* ---- node/admission/verdict.c: the prompt path's verdict (issue 18) ---- */
+/* Joiner: remember that we answered peer's offer of `challenge` for ns with a quote. */
+void mero__adm_offer_answered(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                              const uint8_t challenge[MERO_NONCE_LEN], const char *peer);
+/* Admitter: tell the joiner of an offered-path claim how verify_and_admit judged its quote. */
+void mero__adm_send_verdict(struct mero_admission *a, const struct mero_tee_claim *c, bool admitted,
+                            const char *reason);
+/* Joiner: a TeeAdmissionVerdict arrived from `remote`; record it if it matches an answer. */
+void mero__adm_on_verdict(struct mero_admission *a, struct mero_net_req *req, const char *remote,
+                          const struct mero_adm_init *m);
+/*
+ * Joiner: the offers for ns answered since since_ms. Counts how many were answered, how many
+ * have been refused and whether one admitted us (*admitted_by gets its peer); each refusal not
+ * yet taken is passed to on_refusal once.
+ */
+struct mero_adm_verdicts {
+    size_t answered;
+    size_t refused;
+    bool admitted;
+    char admitted_by[MERO_PEER_ID_STR_MAX];
+};
+void mero__adm_verdicts(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                        uint64_t since_ms, struct mero_adm_verdicts *out,
+                        void (*on_refusal)(void *ud, const char *peer, const char *reason),
+                        void *ud);
 
 #endif

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# demo_run.sh - `make run` (scripts/demo.sh) tells the story with meroctl (issue 18): it
+# completes (exit 0), every step an operator can copy is a printed meroctl command (the
+# owner()/replica() functions it prints first, no curl), KEEP=1 keeps its directory with both
+# nodes' logs, and every log line names the node that wrote it.
+. "$(dirname "$0")/node_lib.bash"
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+STATUS= RESP=
+TMPDIR=$WORK KEEP=1 timeout 180 "$ROOT/scripts/demo.sh" "$ROOT/build/release" >"$WORK/demo.out" 2>&1
+RC=$?
+check "the demo completes (exit 0)" test $RC -eq 0
+check "it prints the meroctl functions it uses" eval 'grep -q "owner()   { .*/meroctl --node http://127.0.0.1:[0-9]* --token-file .*/owner/admin-token" "$WORK/demo.out"'
+check "every step is a printed meroctl command (namespace create, policy, fleet-join, kv get)" \
+    eval 'grep -q "\$ owner --json namespace create" "$WORK/demo.out" && grep -q "\$ owner group settings set-tee-admission-policy .* --accept-mock --mode replica" "$WORK/demo.out" && grep -q "\$ replica --json tee fleet-join" "$WORK/demo.out" && grep -q "\$ replica --json kv get" "$WORK/demo.out"'
+check "the demo uses no curl" eval '! grep -qw curl "$ROOT/scripts/demo.sh"'
+D=$(sed -n 's/^KEEP=1: .* kept in //p' "$WORK/demo.out")
+check "KEEP=1 keeps the directory with both logs" eval '[ -n "$D" ] && [ -s "$D/owner.log" ] && [ -s "$D/replica.log" ]'
+check "every log line names its node" eval '! grep -v " owner: " "$D/owner.log" | grep -q . && ! grep -v " replica: " "$D/replica.log" | grep -q .'
+finish
