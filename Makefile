@@ -176,7 +176,7 @@ fuzz: $(STAMP)
 	    t=$$(basename $$src .c); t=$${t#fuzz_}; \
 	    if [ -n "$(FUZZ_TARGET)" ] && [ "$(FUZZ_TARGET)" != "$$t" ]; then continue; fi; \
 	    mkdir -p build/fuzz/bin build/fuzz-corpus/$$t tests/fuzz/corpus/$$t; \
-	    clang-14 $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
+	    clang-14 $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude -Isrc -Itests \
 	        $$(pkg-config --cflags $(PKGS)) $$src build/fuzz/libmero.a \
 	        -o build/fuzz/bin/$$t $$(pkg-config --libs $(PKGS)) -lpthread -lm; \
 	    scripts/fuzz-seeds.sh $$t $(SHARED) build/fuzz-corpus/$$t; \

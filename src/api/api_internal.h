@@ -115,6 +115,10 @@ extern const struct api_route mero__api_routes_ns[];
 extern const struct api_route mero__api_routes_ctx[];
 extern const struct api_route mero__api_routes_ref[];
 
+/* The group id of path parameter idx and the namespace it belongs to; a malformed id (400) or an
+ * unknown group (404) is answered and -1 returned (routes_ref.c). */
+int mero__api_group_param(struct api_req *r, size_t idx, uint8_t group[MERO_GROUP_ID_LEN],
+                          uint8_t ns[MERO_NS_ID_LEN]);
 /* The optional `requester` of a reference request body (the identity the caller says acts):
  * absent, or equal (64 hex or base58) to this node's identity in ns, is fine and the member is
  * removed from body; anything else is answered (400 malformed, 403 another identity) and -1

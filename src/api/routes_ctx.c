@@ -31,13 +31,11 @@ static void ctx_create(struct api_req *r, json_t *body)
 {
     struct mero_err f = {0};
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN], ctx[MERO_CONTEXT_ID_LEN];
-    if (mero__api_parse_empty(body, &f) < 0 ||
-        mero__api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
+    if (mero__api_parse_empty(body, &f) < 0) {
         mero__api_reply_err(r, -f.code, &f);
         return;
     }
-    if (mero_node_namespace_of(r->node, g, ns) < 0) {
-        mero__api_reply_error(r, 404, "group not found");
+    if (mero__api_group_param(r, 0, g, ns) < 0) {
         return;
     }
     struct mero_err err = {0};
@@ -52,14 +50,8 @@ static void ctx_create(struct api_req *r, json_t *body)
 static void ctx_list(struct api_req *r, json_t *body)
 {
     (void)body;
-    struct mero_err f = {0};
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
-    if (mero__api_parse_id32(r->params[0], g, "group_id", &f) < 0) {
-        mero__api_reply_err(r, -f.code, &f);
-        return;
-    }
-    if (mero_node_namespace_of(r->node, g, ns) < 0) {
-        mero__api_reply_error(r, 404, "group not found");
+    if (mero__api_group_param(r, 0, g, ns) < 0) {
         return;
     }
     struct mero_gov_context *cs = NULL;

@@ -34,22 +34,6 @@ static json_t *idj(const uint8_t id[MERO_GROUP_ID_LEN])
     return mero_json_hex(id, MERO_GROUP_ID_LEN);
 }
 
-/* Parse :group_id and find its namespace; replies 400/404 itself on failure. */
-static int group_param(struct api_req *r, size_t idx, uint8_t group[MERO_GROUP_ID_LEN],
-                       uint8_t ns[MERO_NS_ID_LEN])
-{
-    struct mero_err f = {0};
-    if (mero__api_parse_id32(r->params[idx], group, "group_id", &f) < 0) {
-        mero__api_reply_err(r, -f.code, &f);
-        return -1;
-    }
-    if (mero_node_namespace_of(r->node, group, ns) < 0) {
-        mero__api_reply_error(r, 404, "group not found");
-        return -1;
-    }
-    return 0;
-}
-
 /* Answer a write use case: data on success (else freed), its refusal otherwise. */
 static void finish(struct api_req *r, int rc, const struct mero_err *err, json_t *data)
 {
@@ -115,7 +99,7 @@ static void subgroup_create(struct api_req *r, json_t *body)
         mero__api_reply_err(r, -f.code, &f);
         return;
     }
-    if (group_param(r, 0, parent, ns) < 0) {
+    if (mero__api_group_param(r, 0, parent, ns) < 0) {
         return;
     }
     struct mero_err err = {0};
@@ -145,7 +129,7 @@ static void members_add_batch(struct api_req *r, json_t *body)
         mero__api_reply_err(r, -f.code, &f);
         return;
     }
-    if (group_param(r, 0, g, ns) < 0 || mero__api_take_requester(r, body, ns) < 0) {
+    if (mero__api_group_param(r, 0, g, ns) < 0 || mero__api_take_requester(r, body, ns) < 0) {
         return;
     }
     json_t *a = json_object_get(body, "members");
@@ -220,7 +204,7 @@ static void member_add(struct api_req *r, json_t *body)
         mero__api_reply_err(r, -f.code, &f);
         return;
     }
-    if (group_param(r, 0, g, ns) < 0) {
+    if (mero__api_group_param(r, 0, g, ns) < 0) {
         return;
     }
     struct mero_err err = {0};
@@ -239,7 +223,7 @@ static void member_role(struct api_req *r, json_t *body)
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN], id[MERO_IDENTITY_LEN];
     struct mero_err f = {0};
     enum api_role ar;
-    if (group_param(r, 0, g, ns) < 0 || mero__api_take_requester(r, body, ns) < 0) {
+    if (mero__api_group_param(r, 0, g, ns) < 0 || mero__api_take_requester(r, body, ns) < 0) {
         return;
     }
     if (mero__api_parse_role(body, &ar, &f) < 0) {
@@ -264,7 +248,7 @@ static void member_remove(struct api_req *r, json_t *body)
     (void)body;
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN], id[MERO_IDENTITY_LEN];
     struct mero_err f = {0};
-    if (group_param(r, 0, g, ns) < 0) {
+    if (mero__api_group_param(r, 0, g, ns) < 0) {
         return;
     }
     if (mero__api_parse_id32(r->params[1], id, "identity", &f) < 0) {
@@ -287,7 +271,7 @@ static void group_leave(struct api_req *r, json_t *body)
         mero__api_reply_err(r, -f.code, &f);
         return;
     }
-    if (group_param(r, 0, g, ns) < 0) {
+    if (mero__api_group_param(r, 0, g, ns) < 0) {
         return;
     }
     struct mero_err err = {0};
@@ -299,7 +283,7 @@ static void members_list(struct api_req *r, json_t *body)
 {
     (void)body;
     uint8_t g[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
-    if (group_param(r, 0, g, ns) < 0) {
+    if (mero__api_group_param(r, 0, g, ns) < 0) {
         return;
     }
     struct mero_gov_member *ms = NULL;

@@ -4,7 +4,8 @@
  * the contract) drives and mero had no equivalent for: health and is-authed (public), the
  * node identity, namespace create/list/get with their local labels (ns_meta.c), groups of a
  * namespace, group info, and the batch member removal; plus the `requester` check shared by
- * every route whose reference request carries one.
+ * every route whose reference request carries one, and the `:group_id` parameter (parsed, its
+ * namespace found) shared by the group routes.
  *
  * Invariants: a `requester` other than this node's own identity in the namespace is refused
  * (403) before anything is signed, since this node signs only as itself; batch member changes
@@ -52,6 +53,21 @@ int mero__api_parse_key32(const char *s, uint8_t out[MERO_IDENTITY_LEN])
         return -1;
     }
     memcpy(out, buf, MERO_IDENTITY_LEN);
+    return 0;
+}
+
+int mero__api_group_param(struct api_req *r, size_t idx, uint8_t group[MERO_GROUP_ID_LEN],
+                          uint8_t ns[MERO_NS_ID_LEN])
+{
+    struct mero_err f = {0};
+    if (mero__api_parse_id32(r->params[idx], group, "group_id", &f) < 0) {
+        mero__api_reply_err(r, -f.code, &f);
+        return -1;
+    }
+    if (mero_node_namespace_of(r->node, group, ns) < 0) {
+        mero__api_reply_error(r, 404, "group not found");
+        return -1;
+    }
     return 0;
 }
 

@@ -167,15 +167,27 @@ static void start_quote(struct attest_ctx *c, const uint8_t rd[MERO_REPORT_DATA_
     }
 }
 
-static void tee_attest(struct api_req *r, json_t *body)
+/* The state of one attest request (freed by start_quote's callback or on refusal); NULL, with
+ * the 500 answered, when out of memory. */
+static struct attest_ctx *attest_ctx_new(struct api_req *r, bool registration)
 {
-    struct mero_err f = {0};
     struct attest_ctx *c = calloc(1, sizeof(*c));
     if (c == NULL) {
         mero__api_reply_error(r, 500, "out of memory");
-        return;
+        return NULL;
     }
     c->r = r;
+    c->registration = registration;
+    return c;
+}
+
+static void tee_attest(struct api_req *r, json_t *body)
+{
+    struct mero_err f = {0};
+    struct attest_ctx *c = attest_ctx_new(r, false);
+    if (c == NULL) {
+        return;
+    }
     if (mero__api_parse_attest(body, &c->a, &f) < 0) {
         mero__api_reply_err(r, -f.code, &f);
         free(c);
@@ -220,13 +232,10 @@ static void tee_attest(struct api_req *r, json_t *body)
 static void tee_registration_attest(struct api_req *r, json_t *body)
 {
     struct mero_err f = {0};
-    struct attest_ctx *c = calloc(1, sizeof(*c));
+    struct attest_ctx *c = attest_ctx_new(r, true);
     if (c == NULL) {
-        mero__api_reply_error(r, 500, "out of memory");
         return;
     }
-    c->r = r;
-    c->registration = true;
     if (mero__api_parse_registration(body, c->a.nonce, &f) < 0) {
         mero__api_reply_err(r, -f.code, &f);
         free(c);

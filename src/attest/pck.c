@@ -98,28 +98,36 @@ struct seen {
     unsigned comp[16];
 };
 
+/* The next element of d, which must be SEQUENCE{OID, value} and nothing more: the OID's bytes
+ * and the value's tag and bytes. */
+static int next_oid_value(struct der *d, const uint8_t **oid, size_t *oidlen, uint8_t *vtag,
+                          const uint8_t **val, size_t *vallen)
+{
+    uint8_t tag;
+    const uint8_t *e;
+    size_t elen;
+    MERO_TRY(der_next(d, &tag, &e, &elen));
+    if (tag != 0x30) {
+        return -MERO_ECERT;
+    }
+    struct der ed = {e, elen, 0};
+    MERO_TRY(der_next(&ed, &tag, oid, oidlen));
+    if (tag != 0x06) {
+        return -MERO_ECERT;
+    }
+    MERO_TRY(der_next(&ed, vtag, val, vallen));
+    return ed.off == ed.len ? 0 : -MERO_ECERT;
+}
+
 /* The .2 TCB element: SEQUENCE of SEQUENCE{OID .2.N, INTEGER}. */
 static int walk_tcb(const uint8_t *v, size_t n, struct mero_pck_info *pi, struct seen *s)
 {
     struct der d = {v, n, 0};
     while (d.off < d.len) {
-        uint8_t tag;
-        const uint8_t *e, *oid, *val;
-        size_t elen, oidlen, vallen;
-        MERO_TRY(der_next(&d, &tag, &e, &elen));
-        if (tag != 0x30) {
-            return -MERO_ECERT;
-        }
-        struct der ed = {e, elen, 0};
-        MERO_TRY(der_next(&ed, &tag, &oid, &oidlen));
-        if (tag != 0x06) {
-            return -MERO_ECERT;
-        }
+        const uint8_t *oid, *val;
+        size_t oidlen, vallen;
         uint8_t vtag;
-        MERO_TRY(der_next(&ed, &vtag, &val, &vallen));
-        if (ed.off != ed.len) {
-            return -MERO_ECERT;
-        }
+        MERO_TRY(next_oid_value(&d, &oid, &oidlen, &vtag, &val, &vallen));
         if (oidlen != SGX_OID_LEN + 2 || memcmp(oid, sgx_oid, SGX_OID_LEN) != 0 ||
             oid[SGX_OID_LEN] != 2) {
             return -MERO_ECERT;
@@ -160,22 +168,10 @@ int mero__pck_parse_sgx_ext(const uint8_t *v, size_t n, struct mero_pck_info *pi
     }
     struct der d = {seq, seqlen, 0};
     while (d.off < d.len) {
-        const uint8_t *e, *oid, *val;
-        size_t elen, oidlen, vallen;
-        MERO_TRY(der_next(&d, &tag, &e, &elen));
-        if (tag != 0x30) {
-            return -MERO_ECERT;
-        }
-        struct der ed = {e, elen, 0};
-        MERO_TRY(der_next(&ed, &tag, &oid, &oidlen));
-        if (tag != 0x06) {
-            return -MERO_ECERT;
-        }
+        const uint8_t *oid, *val;
+        size_t oidlen, vallen;
         uint8_t vtag;
-        MERO_TRY(der_next(&ed, &vtag, &val, &vallen));
-        if (ed.off != ed.len) {
-            return -MERO_ECERT;
-        }
+        MERO_TRY(next_oid_value(&d, &oid, &oidlen, &vtag, &val, &vallen));
         static const uint8_t a2[] = {2}, a3[] = {3}, a4[] = {4};
         if (oid_is(oid, oidlen, a2, 1)) {
             if (vtag != 0x30) {

@@ -23,6 +23,57 @@ _Static_assert(MERO_NS_ID_LEN == ID_LEN && MERO_IDENTITY_LEN == ID_LEN &&
 
 #define BLOB(st, i, p) sqlite3_bind_blob((st), (i), (p), ID_LEN, SQLITE_STATIC)
 
+/* *st: the cached statement for sql with the ids a and b (either may be NULL: not bound) bound
+ * to its first and second parameters; -MERO_EIO when it cannot be prepared. */
+static int id_stmt(struct mero_store *s, const char *sql, const uint8_t *a, const uint8_t *b,
+                   sqlite3_stmt **st)
+{
+    *st = mero__gov_stmt(s, sql);
+    if (*st == NULL) {
+        return -MERO_EIO;
+    }
+    if (a != NULL) {
+        BLOB(*st, 1, a);
+    }
+    if (b != NULL) {
+        BLOB(*st, 2, b);
+    }
+    return 0;
+}
+
+/*
+ * Step st (binds done) through at most max rows into a new array of elem-byte elements, each
+ * zeroed and then filled by row(st, element, ud); *out (the caller frees it) and *n on success.
+ * The statement is reset in every case.
+ */
+static int collect_rows(sqlite3_stmt *st, size_t max, size_t elem,
+                        void (*row)(sqlite3_stmt *st, void *e, void *ud), void *ud, void **out,
+                        size_t *n)
+{
+    uint8_t *v = NULL;
+    size_t cnt = 0, cap = 0;
+    int rc = 0, step = SQLITE_DONE;
+    while (cnt < max && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 16;
+            uint8_t *nv = realloc(v, cap * elem);
+            MERO_ENSURE_OUT(nv != NULL, NULL, MERO_ENOMEM, "out of memory");
+            v = nv;
+        }
+        memset(v + cnt * elem, 0, elem);
+        row(st, v + cnt * elem, ud);
+        cnt++;
+    }
+    MERO_ENSURE_OUT(cnt >= max || step == SQLITE_DONE, NULL, MERO_EIO, "store: read");
+    *out = v;
+    *n = cnt;
+    v = NULL; /* handed over */
+out:
+    sqlite3_reset(st);
+    free(v);
+    return rc;
+}
+
 static void col_id(sqlite3_stmt *st, int i, uint8_t out[ID_LEN])
 {
     if (sqlite3_column_bytes(st, i) == ID_LEN) {
@@ -49,47 +100,33 @@ static const char SQL_MEMBERS[] = "SELECT member, role, tee, account, quote_hash
                                   " rtmr1, rtmr2, rtmr3, tcb FROM members WHERE grp = ?"
                                   " ORDER BY member";
 
+static void member_row(sqlite3_stmt *st, void *e, void *ud)
+{
+    struct mero_gov_member *m = e;
+    (void)ud;
+    col_id(st, 0, m->id);
+    m->role = sqlite3_column_int(st, 1);
+    m->tee = sqlite3_column_int(st, 2) != 0;
+    if (m->tee) {
+        col_id(st, 3, m->account);
+        col_id(st, 4, m->quote_hash);
+        coltext(st, 5, m->m.mrtd, sizeof(m->m.mrtd));
+        for (int i = 0; i < MERO_RTMR_COUNT; i++) {
+            coltext(st, 6 + i, m->m.rtmr[i], sizeof(m->m.rtmr[i]));
+        }
+        coltext(st, 10, m->tcb_status, sizeof(m->tcb_status));
+    }
+}
+
 int mero_gov_members(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
                      struct mero_gov_member **out, size_t *n)
 {
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_MEMBERS);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    BLOB(st, 1, group);
-    struct mero_gov_member *v = NULL;
-    size_t cnt = 0, cap = 0;
-    int rc = 0, step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            cap = cap ? cap * 2 : 8;
-            struct mero_gov_member *nv = realloc(v, cap * sizeof(*v));
-            MERO_ENSURE_OUT(nv != NULL, NULL, MERO_ENOMEM, "out of memory");
-            v = nv;
-        }
-        struct mero_gov_member *m = &v[cnt++];
-        memset(m, 0, sizeof(*m));
-        col_id(st, 0, m->id);
-        m->role = sqlite3_column_int(st, 1);
-        m->tee = sqlite3_column_int(st, 2) != 0;
-        if (m->tee) {
-            col_id(st, 3, m->account);
-            col_id(st, 4, m->quote_hash);
-            coltext(st, 5, m->m.mrtd, sizeof(m->m.mrtd));
-            for (int i = 0; i < MERO_RTMR_COUNT; i++) {
-                coltext(st, 6 + i, m->m.rtmr[i], sizeof(m->m.rtmr[i]));
-            }
-            coltext(st, 10, m->tcb_status, sizeof(m->tcb_status));
-        }
-    }
-    MERO_ENSURE_OUT(step == SQLITE_DONE, NULL, MERO_EIO, "store: read");
+    sqlite3_stmt *st;
+    void *v;
+    MERO_TRY(id_stmt(s, SQL_MEMBERS, group, NULL, &st));
+    MERO_TRY(collect_rows(st, SIZE_MAX, sizeof(**out), member_row, NULL, &v, n));
     *out = v;
-    *n = cnt;
-    v = NULL; /* handed over */
-out:
-    sqlite3_reset(st);
-    free(v);
-    return rc;
+    return 0;
 }
 
 static const char SQL_ROLE[] = "SELECT role FROM members WHERE grp = ? AND member = ?";
@@ -97,12 +134,8 @@ static const char SQL_ROLE[] = "SELECT role FROM members WHERE grp = ? AND membe
 int mero_gov_direct_role(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
                          const uint8_t member[static MERO_IDENTITY_LEN], int *role)
 {
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_ROLE);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    BLOB(st, 1, group);
-    BLOB(st, 2, member);
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, SQL_ROLE, group, member, &st));
     *role = MERO_ROLE_NONE;
     if (sqlite3_step(st) == SQLITE_ROW) {
         *role = sqlite3_column_int(st, 0);
@@ -116,11 +149,8 @@ static const char SQL_GROUP[] = "SELECT parent, visibility, ns FROM groups WHERE
 static int group_row(struct mero_store *s, const uint8_t group[MERO_GROUP_ID_LEN],
                      uint8_t parent[MERO_GROUP_ID_LEN], int *vis, uint8_t ns[MERO_NS_ID_LEN])
 {
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_GROUP);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    BLOB(st, 1, group);
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, SQL_GROUP, group, NULL, &st));
     int rc = -MERO_ENOTFOUND;
     if (sqlite3_step(st) == SQLITE_ROW) {
         col_id(st, 0, parent);
@@ -150,19 +180,26 @@ int mero_gov_namespace_of(struct mero_store *s, const uint8_t group[static MERO_
 /* depth bound: a group tree deeper than this is refused at creation */
 #define MAX_DEPTH 32
 
-int mero_gov_effective_role(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
-                            const uint8_t member[static MERO_IDENTITY_LEN], int *role)
+/*
+ * Walk from group up through Open boundaries (at most MAX_DEPTH levels) to the first group where
+ * member directly holds a role (any role, or with admin_only the Admin role): *role (NONE when
+ * the walk ends without one) and *depth, the number of levels climbed.
+ */
+static int walk_open(struct mero_store *s, const uint8_t group[MERO_GROUP_ID_LEN],
+                     const uint8_t member[MERO_IDENTITY_LEN], bool admin_only, int *role,
+                     int *depth)
 {
     uint8_t cur[MERO_GROUP_ID_LEN], parent[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
     int vis;
     memcpy(cur, group, sizeof(cur));
     *role = MERO_ROLE_NONE;
-    for (int depth = 0; depth < MAX_DEPTH; depth++) {
+    *depth = 0;
+    for (int d = 0; d < MAX_DEPTH; d++) {
         int r;
         MERO_TRY(mero_gov_direct_role(s, cur, member, &r));
-        if (r != MERO_ROLE_NONE) {
-            /* a TEE role counts only where it is directly rowed */
-            *role = (depth > 0 && mero_role_is_tee(r)) ? MERO_ROLE_NONE : r;
+        if (admin_only ? r == MERO_ROLE_ADMIN : r != MERO_ROLE_NONE) {
+            *role = r;
+            *depth = d;
             return 0;
         }
         if (group_row(s, cur, parent, &vis, ns) < 0 || memcmp(cur, ns, sizeof(cur)) == 0 ||
@@ -174,26 +211,25 @@ int mero_gov_effective_role(struct mero_store *s, const uint8_t group[static MER
     return 0;
 }
 
+int mero_gov_effective_role(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
+                            const uint8_t member[static MERO_IDENTITY_LEN], int *role)
+{
+    int depth;
+    MERO_TRY(walk_open(s, group, member, false, role, &depth));
+    /* a TEE role counts only where it is directly rowed */
+    if (depth > 0 && mero_role_is_tee(*role)) {
+        *role = MERO_ROLE_NONE;
+    }
+    return 0;
+}
+
 int mero_gov_is_admin(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
                       const uint8_t member[static MERO_IDENTITY_LEN], bool *yes)
 {
-    uint8_t cur[MERO_GROUP_ID_LEN], parent[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN];
-    int vis;
-    memcpy(cur, group, sizeof(cur));
+    int r, depth;
     *yes = false;
-    for (int depth = 0; depth < MAX_DEPTH; depth++) {
-        int r;
-        MERO_TRY(mero_gov_direct_role(s, cur, member, &r));
-        if (r == MERO_ROLE_ADMIN) {
-            *yes = true;
-            return 0;
-        }
-        if (group_row(s, cur, parent, &vis, ns) < 0 || memcmp(cur, ns, sizeof(cur)) == 0 ||
-            vis != MERO_GROUP_OPEN) {
-            return 0;
-        }
-        memcpy(cur, parent, sizeof(cur));
-    }
+    MERO_TRY(walk_open(s, group, member, true, &r, &depth));
+    *yes = r == MERO_ROLE_ADMIN;
     return 0;
 }
 
@@ -239,11 +275,8 @@ int mero_gov_read_policy(struct mero_store *s, const uint8_t group[static MERO_G
     if (mero_gov_namespace_of(s, group, ns) < 0) {
         return 0; /* unknown group: no policy */
     }
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_POLICY);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    BLOB(st, 1, ns);
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, SQL_POLICY, ns, NULL, &st));
     int rc = 0;
     if (sqlite3_step(st) == SQLITE_ROW) {
         struct mero_op op;
@@ -270,12 +303,8 @@ int mero__gov_spent(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
                     const uint8_t hash[MERO_QUOTE_HASH_LEN], int kind, const uint8_t *grp,
                     bool *used)
 {
-    sqlite3_stmt *st = mero__gov_stmt(s, kind < 0 ? SQL_SPENT_ANY : SQL_SPENT_KIND);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    BLOB(st, 1, ns);
-    BLOB(st, 2, hash);
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, kind < 0 ? SQL_SPENT_ANY : SQL_SPENT_KIND, ns, hash, &st));
     if (kind >= 0) {
         sqlite3_bind_int(st, 3, kind);
         BLOB(st, 4, grp);
@@ -297,12 +326,8 @@ static const char SQL_EVID[] = "SELECT attested_at FROM evidence WHERE grp = ? A
 int mero__gov_evidence_at(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
                           const uint8_t member[MERO_IDENTITY_LEN], bool *found, uint64_t *at)
 {
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_EVID);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    BLOB(st, 1, grp);
-    BLOB(st, 2, member);
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, SQL_EVID, grp, member, &st));
     *found = false;
     if (sqlite3_step(st) == SQLITE_ROW) {
         *found = true;
@@ -317,12 +342,8 @@ static const char SQL_DENY[] = "SELECT 1 FROM deny WHERE grp = ? AND member = ?"
 int mero_gov_is_denied(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
                        const uint8_t member[static MERO_IDENTITY_LEN], bool *denied)
 {
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_DENY);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    BLOB(st, 1, group);
-    BLOB(st, 2, member);
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, SQL_DENY, group, member, &st));
     *denied = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_reset(st);
     return 0;
@@ -335,12 +356,8 @@ int mero_gov_auto_follow(struct mero_store *s, const uint8_t group[static MERO_G
                          const uint8_t member[static MERO_IDENTITY_LEN], bool *contexts,
                          bool *subgroups)
 {
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_FOLLOW);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    BLOB(st, 1, group);
-    BLOB(st, 2, member);
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, SQL_FOLLOW, group, member, &st));
     *contexts = *subgroups = false;
     if (sqlite3_step(st) == SQLITE_ROW) {
         *contexts = sqlite3_column_int(st, 0) != 0;
@@ -352,66 +369,43 @@ int mero_gov_auto_follow(struct mero_store *s, const uint8_t group[static MERO_G
 
 static const char SQL_CONTEXTS[] = "SELECT id, grp, app FROM contexts WHERE ns = ? ORDER BY seq";
 
+static void context_row(sqlite3_stmt *st, void *e, void *ud)
+{
+    struct mero_gov_context *c = e;
+    (void)ud;
+    col_id(st, 0, c->id);
+    col_id(st, 1, c->group);
+    col_id(st, 2, c->application_id);
+}
+
 int mero_gov_contexts(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                       struct mero_gov_context **out, size_t *n)
 {
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_CONTEXTS);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    BLOB(st, 1, ns);
-    struct mero_gov_context *v = NULL;
-    size_t cnt = 0, cap = 0;
-    int rc = 0, step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            cap = cap ? cap * 2 : 8;
-            struct mero_gov_context *nv = realloc(v, cap * sizeof(*v));
-            MERO_ENSURE_OUT(nv != NULL, NULL, MERO_ENOMEM, "out of memory");
-            v = nv;
-        }
-        col_id(st, 0, v[cnt].id);
-        col_id(st, 1, v[cnt].group);
-        col_id(st, 2, v[cnt].application_id);
-        cnt++;
-    }
-    MERO_ENSURE_OUT(step == SQLITE_DONE, NULL, MERO_EIO, "store: read");
+    sqlite3_stmt *st;
+    void *v;
+    MERO_TRY(id_stmt(s, SQL_CONTEXTS, ns, NULL, &st));
+    MERO_TRY(collect_rows(st, SIZE_MAX, sizeof(**out), context_row, NULL, &v, n));
     *out = v;
-    *n = cnt;
-    v = NULL; /* handed over */
-out:
-    sqlite3_reset(st);
-    free(v);
-    return rc;
+    return 0;
+}
+
+/* Column 0 as an id; column 1 (the op's seq) into *last_seq when ud is that pointer. */
+static void id_row(sqlite3_stmt *st, void *e, void *last_seq)
+{
+    col_id(st, 0, e);
+    if (last_seq != NULL) {
+        *(uint64_t *)last_seq = (uint64_t)sqlite3_column_int64(st, 1);
+    }
 }
 
 /* Collect column 0 (ids) of a statement whose binds are done. */
 static int collect_ids(sqlite3_stmt *st, size_t max, uint8_t (**out)[ID_LEN], size_t *n,
                        uint64_t *last_seq)
 {
-    uint8_t(*v)[ID_LEN] = NULL;
-    size_t cnt = 0, cap = 0;
-    int rc = 0, step = SQLITE_DONE;
-    while (cnt < max && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            cap = cap ? cap * 2 : 16;
-            uint8_t(*nv)[ID_LEN] = realloc(v, cap * sizeof(*v));
-            MERO_ENSURE_OUT(nv != NULL, NULL, MERO_ENOMEM, "out of memory");
-            v = nv;
-        }
-        col_id(st, 0, v[cnt++]);
-        if (last_seq != NULL) {
-            *last_seq = (uint64_t)sqlite3_column_int64(st, 1);
-        }
-    }
-    MERO_ENSURE_OUT(cnt >= max || step == SQLITE_DONE, NULL, MERO_EIO, "store: read");
+    void *v;
+    MERO_TRY(collect_rows(st, max, sizeof(**out), id_row, last_seq, &v, n));
     *out = v;
-    *n = cnt;
-    v = NULL; /* handed over */
-out:
-    sqlite3_reset(st);
-    free(v);
-    return rc;
+    return 0;
 }
 
 static const char SQL_GROUPS[] = "SELECT id FROM groups WHERE ns = ? ORDER BY seq";
@@ -423,31 +417,23 @@ static const char SQL_OPS_AFTER[] =
 int mero_gov_groups(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                     uint8_t (**out)[MERO_GROUP_ID_LEN], size_t *n)
 {
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_GROUPS);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    BLOB(st, 1, ns);
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, SQL_GROUPS, ns, NULL, &st));
     return collect_ids(st, SIZE_MAX, out, n, NULL);
 }
 
 int mero_gov_namespaces(struct mero_store *s, uint8_t (**out)[MERO_NS_ID_LEN], size_t *n)
 {
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_NAMESPACES);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, SQL_NAMESPACES, NULL, NULL, &st));
     return collect_ids(st, SIZE_MAX, out, n, NULL);
 }
 
 int mero_gov_heads(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                    uint8_t (**out)[MERO_OP_ID_LEN], size_t *n)
 {
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_HEADS);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    BLOB(st, 1, ns);
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, SQL_HEADS, ns, NULL, &st));
     return collect_ids(st, SIZE_MAX, out, n, NULL);
 }
 
@@ -455,11 +441,8 @@ int mero_gov_op_hashes(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_
                        uint64_t after_seq, size_t max, uint8_t (**out)[MERO_OP_ID_LEN], size_t *n,
                        uint64_t *last_seq)
 {
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_OPS_AFTER);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    BLOB(st, 1, ns);
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, SQL_OPS_AFTER, ns, NULL, &st));
     /* after_seq comes from a peer: beyond SQLite's range means "after everything", never a
      * wrapped (negative) cursor that would serve the log from its start again */
     sqlite3_bind_int64(st, 2, (sqlite3_int64)(after_seq > INT64_MAX ? INT64_MAX : after_seq));
@@ -473,11 +456,8 @@ static const char SQL_COUNT[] = "SELECT COUNT(*) FROM ops WHERE ns = ?";
 
 int mero_gov_has_op(struct mero_store *s, const uint8_t hash[static MERO_OP_ID_LEN], bool *yes)
 {
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_HAS_OP);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    BLOB(st, 1, hash);
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, SQL_HAS_OP, hash, NULL, &st));
     *yes = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_reset(st);
     return 0;
@@ -486,11 +466,8 @@ int mero_gov_has_op(struct mero_store *s, const uint8_t hash[static MERO_OP_ID_L
 int mero_gov_op_get(struct mero_store *s, const uint8_t hash[static MERO_OP_ID_LEN],
                     struct mero_buf *out)
 {
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_GET_OP);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    BLOB(st, 1, hash);
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, SQL_GET_OP, hash, NULL, &st));
     int rc = -MERO_ENOTFOUND;
     if (sqlite3_step(st) == SQLITE_ROW) {
         rc = mero_buf_append(out, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
@@ -501,11 +478,8 @@ int mero_gov_op_get(struct mero_store *s, const uint8_t hash[static MERO_OP_ID_L
 
 int mero_gov_op_count(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN], uint64_t *n)
 {
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_COUNT);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    BLOB(st, 1, ns);
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, SQL_COUNT, ns, NULL, &st));
     *n = 0;
     if (sqlite3_step(st) == SQLITE_ROW) {
         *n = (uint64_t)sqlite3_column_int64(st, 0);

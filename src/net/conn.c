@@ -569,7 +569,7 @@ static void on_timer(uv_timer_t *t)
     mero__conn_fail(c, MERO_ETIMEOUT, "handshake timeout");
 }
 
-static struct mero__conn *conn_new(struct mero_net *net, int outbound)
+struct mero__conn *mero__conn_new(struct mero_net *net, int outbound)
 {
     struct mero__conn *c = calloc(1, sizeof(*c));
     if (c == NULL) {
@@ -634,7 +634,7 @@ int mero__conn_dial(struct mero_net *net, const struct mero__maddr *m, mero_net_
     if (w == NULL) {
         return -MERO_ENOMEM;
     }
-    c = conn_new(net, 1);
+    c = mero__conn_new(net, 1);
     if (c == NULL) {
         free(w);
         return -MERO_ENOMEM;
@@ -658,7 +658,7 @@ int mero__conn_dial(struct mero_net *net, const struct mero__maddr *m, mero_net_
 
 void mero__conn_accept(struct mero_net *net, uv_stream_t *server)
 {
-    struct mero__conn *c = conn_new(net, 0);
+    struct mero__conn *c = mero__conn_new(net, 0);
     struct sockaddr_storage ss;
     int len = sizeof(ss);
     if (c == NULL) {
@@ -706,24 +706,4 @@ void mero__conn_feed(struct mero__conn *c, const uint8_t *p, size_t n)
         p += k;
         n -= k;
     }
-}
-
-struct mero__conn *mero__conn_new_detached(struct mero_net *net)
-{
-    struct mero__conn *c = conn_new(net, 0);
-    if (c == NULL) {
-        return NULL;
-    }
-    uv_timer_stop(&c->timer);
-    c->noise = calloc(1, sizeof(*c->noise));
-    if (c->noise == NULL) {
-        mero__conn_fail(c, MERO_ENOMEM, "out of memory");
-        return NULL;
-    }
-    c->noise->done = 1; /* output is queued in c->out and never flushed to a socket */
-    c->state = MERO__C_UP;
-    c->next_sid = 2;
-    memset(c->peer, 0, sizeof(c->peer));
-    memcpy(c->peer, "fuzz", 4);
-    return c;
 }

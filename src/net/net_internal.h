@@ -310,11 +310,10 @@ MERO_MUST_CHECK int mero__conn_dial(struct mero_net *net, const struct mero__mad
 void mero__conn_accept(struct mero_net *net, uv_stream_t *server);
 /* Complete c's dial callbacks successfully (c authenticated, or its duplicate kept). */
 void mero__conn_waiters_ok(struct mero__conn *c);
-/*
- * For fuzzing and tests only: an UP connection with no socket behind it (yamux input can be fed
- * with mero__yamux_input; output accumulates in c->out). Close with mero__conn_fail.
- */
-struct mero__conn *mero__conn_new_detached(struct mero_net *net);
+/* A new connection linked into net (handshake timer running, handles initialised, no socket
+ * connected yet); the dial and accept paths use it, and the tests' detached connection
+ * (tests/support/conn_detached.h) starts from it. */
+struct mero__conn *mero__conn_new(struct mero_net *net, int outbound);
 /* For fuzzing and tests only: bytes as if read from c's socket, in reads as large as the
  * receive buffer has room for (as on_read gets them); a detached connection's Noise transport
  * key is all zeros (libsodium path), nonces counting from 0. */

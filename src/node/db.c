@@ -29,8 +29,9 @@ static const char *const schema[] = {
     "CREATE TABLE IF NOT EXISTS node_meta (k TEXT PRIMARY KEY, v BLOB NOT NULL)",
     /* local labels of namespaces and groups (ns_meta.c): never replicated, nothing depends on
      * them; the reference's createNamespace/createGroupInNamespace hand them in */
-    "CREATE TABLE IF NOT EXISTS ns_meta (id BLOB PRIMARY KEY, application_id TEXT NOT NULL,"
-    " upgrade_policy TEXT NOT NULL, app_key TEXT NOT NULL, name TEXT, created_at INTEGER NOT NULL)",
+    ("CREATE TABLE IF NOT EXISTS ns_meta (id BLOB PRIMARY KEY, application_id TEXT NOT NULL,"
+     " upgrade_policy TEXT NOT NULL, app_key TEXT NOT NULL, name TEXT,"
+     " created_at INTEGER NOT NULL)"),
 };
 
 int mero_node_db_exec(struct sqlite3 *db, const char *sql)

@@ -44,11 +44,8 @@ int mero_borsh_get_bytes(struct mero_cur *c, size_t max, const uint8_t **p, size
 {
     uint32_t len;
     size_t save = c->off;
-    MERO_TRY(mero_cur_u32le(c, &len));
-    if (len > max) {
-        c->off = save;
-        return -MERO_ETOOBIG;
-    }
+    /* the length is a u32 count like any other: no max above UINT32_MAX changes the answer */
+    MERO_TRY(mero_borsh_get_count(c, max < UINT32_MAX ? (uint32_t)max : UINT32_MAX, &len));
     int rc = mero_cur_bytes(c, len, p);
     if (rc < 0) {
         c->off = save;

@@ -14,6 +14,7 @@
 #include "mero/crypto.h"
 #include "mero/log.h"
 #include "net/net_internal.h"
+#include "support/conn_detached.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -48,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         inited = 1;
     }
-    struct mero__conn *c = mero__conn_new_detached(net);
+    struct mero__conn *c = test_conn_detached(net);
     if (c == NULL) {
         return 0;
     }
@@ -89,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         w += 2 + k + MERO__NOISE_TAG;
         off += k;
     }
-    c = mero__conn_new_detached(net);
+    c = test_conn_detached(net);
     if (c == NULL) {
         return 0;
     }

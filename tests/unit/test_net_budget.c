@@ -23,6 +23,7 @@
 #include "mero/crypto.h"
 #include "mero/net.h"
 #include "net/net_internal.h"
+#include "support/conn_detached.h"
 
 static uv_loop_t *loop;
 
@@ -111,7 +112,7 @@ static struct mero_net *bare_net(const struct mero_net_config *cfg, uint8_t seed
 /* A socket-less inbound connection from 10.0.0.<ip> (IPv4), established or handshaking. */
 static struct mero__conn *fake(struct mero_net *net, uint8_t ip, int up, int prio, uint64_t t)
 {
-    struct mero__conn *c = mero__conn_new_detached(net);
+    struct mero__conn *c = test_conn_detached(net);
     if (c == NULL) {
         return NULL;
     }

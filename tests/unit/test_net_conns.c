@@ -19,6 +19,7 @@
 #include "mero/crypto.h"
 #include "mero/net.h"
 #include "net/net_internal.h"
+#include "support/conn_detached.h"
 
 static uv_loop_t *loop;
 
@@ -494,7 +495,7 @@ TEST(window_sized_frames_fill_the_decrypt_buffer)
     struct mero_net *n = node(13, NULL);
     CHECK(n != NULL);
     CHECK_OK(mero_net_handle(n, "/t/sum", netf_sum_handler, NULL));
-    struct mero__conn *c = mero__conn_new_detached(n);
+    struct mero__conn *c = test_conn_detached(n);
     CHECK(c != NULL);
     static uint8_t body[MERO__YAMUX_RECV_WINDOW];
     struct mero_buf plain, wire, hello;
