@@ -258,10 +258,14 @@ MERO_MUST_CHECK int mero_node_ctx_create(struct mero_node *node, const uint8_t n
 MERO_MUST_CHECK int mero_node_contexts(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                                        struct mero_gov_context **out, size_t *n);
 /*
- * Write key = value in ctx as this node (context.c): -MERO_EREADONLY when our role cannot
- * author, -MERO_ESUPERSEDED when it would not become the current value, -MERO_ECLOCK when the
- * context's clock is exhausted; 0 means committed and current. force (test mode only) skips
- * the local checks and claims lamport when not 0.
+ * Write key = value in ctx as this node (our namespace identity) at lamport clock + 1:
+ * refused with -MERO_EREADONLY ("ReadOnlyWriteRefused") when our effective role there is
+ * ReadOnly, ReadOnlyTee or RelayTee; with -MERO_ESUPERSEDED (nothing stored or published,
+ * err names the current value's author and clock) when the delta would not become the key's
+ * current value; with -MERO_ECLOCK when the context's clock is exhausted. 0 means the write is
+ * committed and is the key's current value. With force (test-only path) the local checks are
+ * skipped and the delta is published even when this node refuses it, so peers' refusal can be
+ * tested; lamport, when not 0, is then claimed instead of clock + 1.
  */
 MERO_MUST_CHECK int mero_node_ctx_put(struct mero_node *node,
                                       const uint8_t ctx[MERO_CONTEXT_ID_LEN], const char *key,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "mero/err.h"
+#include "mero/node.h"
 #include "mero/sizes.h"
 
 struct mero_node;
@@ -43,24 +44,7 @@ MERO_MUST_CHECK int mero_node_ctx_lookup(struct mero_node *node,
                                          uint8_t ns[MERO_NS_ID_LEN],
                                          uint8_t group[MERO_GROUP_ID_LEN]);
 
-/*
- * Write key = value in ctx as this node (our namespace identity) at lamport clock + 1:
- * refused with -MERO_EREADONLY ("ReadOnlyWriteRefused") when our effective role there is
- * ReadOnly, ReadOnlyTee or RelayTee; with -MERO_ESUPERSEDED (nothing stored or published,
- * err names the current value's author and clock) when the delta would not become the key's
- * current value; with -MERO_ECLOCK when the context's clock is exhausted. 0 means the write is
- * committed and is the key's current value. With force (test-only path) the local checks are
- * skipped and the delta is published even when this node refuses it, so peers' refusal can be
- * tested; lamport, when not 0, is then claimed instead of clock + 1.
- */
-MERO_MUST_CHECK int mero_node_ctx_put(struct mero_node *node,
-                                      const uint8_t ctx[MERO_CONTEXT_ID_LEN], const char *key,
-                                      const uint8_t *value, size_t vlen, bool force,
-                                      uint64_t lamport, struct mero_err *err);
-/* Read a key: *value owned (free()); -MERO_ENOTFOUND when absent. */
-MERO_MUST_CHECK int mero_node_ctx_get(struct mero_node *node,
-                                      const uint8_t ctx[MERO_CONTEXT_ID_LEN], const char *key,
-                                      uint8_t **value, size_t *vlen, struct mero_err *err);
+/* mero_node_ctx_put / mero_node_ctx_get, the API's use cases, are declared in mero/node.h. */
 
 /*
  * The one apply path for a delta from anywhere (local write, gossip, sync): bounded decode,
