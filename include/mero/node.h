@@ -324,4 +324,38 @@ MERO_MUST_CHECK int mero_node_fleet_join(struct mero_node *node,
                                          mero_fleet_join_done done, void *ctx,
                                          struct mero_err *err);
 
+/*
+ * Issue 18: the progress of the fleet join for a namespace, for a caller waiting on it. Each
+ * state change is one step (numbered from 1 by seq); the last MERO_FLEET_JOIN_STEPS are kept,
+ * oldest first, the last one being the current state. A finished join's steps stay readable
+ * (running false) until the same namespace starts another join, so a caller that polls can
+ * still read the steps it missed.
+ */
+enum mero_fleet_join_state {
+    MERO_FJ_ASKING = 1, /* asked peer directly for a challenge */
+    MERO_FJ_PROMPTED,   /* published a TeeAdmissionPrompt on ns/<hex> */
+    MERO_FJ_CHALLENGED, /* peer issued or offered a challenge */
+    MERO_FJ_ANSWERED,   /* our quote went to peer */
+    MERO_FJ_ADMITTED,   /* peer admitted us: waiting for the membership op and the group key */
+    MERO_FJ_REFUSED,    /* peer refused us (reason), or could not be asked */
+};
+#define MERO_FLEET_JOIN_STEPS 8
+struct mero_fleet_join_step {
+    uint64_t seq;
+    enum mero_fleet_join_state state;
+    char peer[MERO_PEER_ID_STR_MAX];    /* "" when the state concerns no one peer (prompted) */
+    char reason[MERO_FLEET_REASON_MAX]; /* refused only, else "" */
+};
+struct mero_fleet_join_progress {
+    bool running; /* false once the join has answered its caller */
+    size_t nsteps;
+    struct mero_fleet_join_step steps[MERO_FLEET_JOIN_STEPS];
+};
+/* The progress of the join for group_id: 0 with *out, -MERO_ENOTFOUND when no join ran for it
+ * since the node started, -MERO_EUNSUPPORTED without an admission layer. */
+MERO_MUST_CHECK int mero_node_fleet_join_progress(struct mero_node *node,
+                                                  const uint8_t group_id[MERO_GROUP_ID_LEN],
+                                                  struct mero_fleet_join_progress *out,
+                                                  struct mero_err *err);
+
 #endif

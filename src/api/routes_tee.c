@@ -10,7 +10,8 @@
  * applications in mero, so any applicationId answers 404 "Application '<id>' not found"
  * (docs/api.md). The fleet join runs in the node's admission layer (mero_node_fleet_join);
  * it answers asynchronously, so the connection stays suspended until it finishes, and its
- * result becomes the reference's JSON here (mero__api_fleet_join_json).
+ * result becomes the reference's JSON here (mero__api_fleet_join_json). Its progress is read
+ * meanwhile with GET /admin-api/tee/fleet-join/:groupId/progress (an extension, issue 18).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,10 +323,77 @@ static void tee_fleet_join(struct api_req *r, json_t *body)
     }
 }
 
+static const char *fj_state_name(enum mero_fleet_join_state st)
+{
+    switch (st) {
+    case MERO_FJ_ASKING:
+        return "asking";
+    case MERO_FJ_PROMPTED:
+        return "prompted";
+    case MERO_FJ_CHALLENGED:
+        return "challenged";
+    case MERO_FJ_ANSWERED:
+        return "answered";
+    case MERO_FJ_ADMITTED:
+        return "admitted";
+    case MERO_FJ_REFUSED:
+        return "refused";
+    }
+    return "starting";
+}
+
+static json_t *fj_step_json(const struct mero_fleet_join_step *st)
+{
+    return json_pack("{s:s, s:s, s:I, s:s}", "state", fj_state_name(st->state), "peer", st->peer,
+                     "seq", (json_int_t)st->seq, "reason", st->reason);
+}
+
+/* Extension (issue 18): GET /admin-api/tee/fleet-join/:groupId/progress -> the current state of
+ * the join for groupId (state, peer, seq, reason), whether it still runs, and its last steps. */
+static void tee_fleet_join_progress(struct api_req *r, json_t *body)
+{
+    (void)body;
+    struct mero_err err = {0};
+    uint8_t g[MERO_GROUP_ID_LEN];
+    if (mero__api_parse_id32(r->params[0], g, "groupId", &err) < 0) {
+        mero__api_reply_err(r, -err.code, &err);
+        return;
+    }
+    struct mero_fleet_join_progress *p = calloc(1, sizeof(*p));
+    if (p == NULL) {
+        mero__api_reply_error(r, 500, "out of memory");
+        return;
+    }
+    int rc = mero_node_fleet_join_progress(r->node, g, p, &err);
+    if (rc < 0) {
+        mero__api_reply_err(r, rc, &err);
+        free(p);
+        return;
+    }
+    static const struct mero_fleet_join_step none = {0};
+    json_t *d = p->nsteps > 0 ? fj_step_json(&p->steps[p->nsteps - 1]) : fj_step_json(&none);
+    json_t *steps = json_array();
+    for (size_t i = 0; i < p->nsteps && steps != NULL; i++) {
+        json_array_append_new(steps, fj_step_json(&p->steps[i]));
+    }
+    bool running = p->running;
+    free(p);
+    if (d == NULL || steps == NULL) {
+        json_decref(d);
+        json_decref(steps);
+        mero__api_reply_error(r, 500, "out of memory");
+        return;
+    }
+    json_object_set_new(d, "running", json_boolean(running));
+    json_object_set_new(d, "steps", steps);
+    mero__api_reply_data(r, 200, d);
+}
+
 const struct api_route mero__api_routes_tee[] = {
     {API_GET, "/admin-api/tee/info", false, false, tee_info},
     {API_POST, "/admin-api/tee/attest", false, true, tee_attest},
     {API_POST, "/admin-api/tee/registration-attest", true, true, tee_registration_attest},
     {API_POST, "/admin-api/tee/fleet-join", true, true, tee_fleet_join},
+    {API_GET, "/admin-api/tee/fleet-join/:groupId/progress", true, false, tee_fleet_join_progress},
     {0, NULL, false, false, NULL},
 };

@@ -47,6 +47,9 @@ struct mero_node_hooks {
                       const char *const *admitters, size_t n, mero_fleet_join_done done, void *ctx,
                       struct mero_err *err);
     void *fleet_join_state;
+    /* The progress of the fleet join for group_id (mero_node_fleet_join_progress). */
+    int (*fleet_join_progress)(struct mero_node *node, const uint8_t group_id[MERO_GROUP_ID_LEN],
+                               struct mero_fleet_join_progress *out, struct mero_err *err);
     /*
      * A gossip message on a namespace topic ns/<hex> that is neither a governance op nor a
      * state delta (service.c reserves the first bytes MERO_GOSSIP_OP / MERO_GOSSIP_DELTA).

@@ -152,3 +152,12 @@ int mero_node_fleet_join(struct mero_node *node, const uint8_t group_id[MERO_GRO
     }
     return node->hooks.fleet_join(node, group_id, admitters, n, done, ctx, err);
 }
+
+int mero_node_fleet_join_progress(struct mero_node *node, const uint8_t group_id[MERO_GROUP_ID_LEN],
+                                  struct mero_fleet_join_progress *out, struct mero_err *err)
+{
+    if (node->hooks.fleet_join_progress == NULL) {
+        return mero_err_set(err, MERO_EUNSUPPORTED, "fleet join not available");
+    }
+    return node->hooks.fleet_join_progress(node, group_id, out, err);
+}

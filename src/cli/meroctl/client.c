@@ -5,7 +5,8 @@
  * response (4 MiB), and the mapping from HTTP outcome to exit status documented in
  * man/meroctl.1: 0 ok, 1 bad input, 2 failed or refused, 3 unreachable (refused connection or
  * timeout), 4 authentication (401). It also keeps --json's promise of one document on stdout
- * (meroctl_json_begin/_end).
+ * (meroctl_json_begin/_end). meroctl_get_quiet is the one call that prints nothing: a progress
+ * poll beside a long request (tee fleet-join), safe from a second thread (no shared state).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -22,7 +23,9 @@
 #include "client_internal.h"
 #include "mero/buf.h"
 
-#define RESPONSE_MAX (4u << 20)
+#define RESPONSE_MAX    (4u << 20)
+#define URL_MAX         2048 /* the request URL, NUL included */
+#define QUIET_TIMEOUT_S 5L   /* a progress poll (meroctl_get_quiet) */
 
 int meroctl_usage_error(const char *fmt, ...)
 {
@@ -290,31 +293,33 @@ static void name_flags(char *out, size_t cap, const char *msg)
     out[o] = 0;
 }
 
-int meroctl_call(const struct meroctl_global *g, const char *method, const char *path, json_t *body,
-                 bool auth, json_t **data)
+/*
+ * One HTTP exchange, printing nothing: token NULL sends no Authorization. On a transport
+ * answer, 0 with *cc CURLE_OK, *status and *root (owned, NULL when the body is not JSON); a
+ * failed transfer is 0 with *cc set; an over-long URL -2; no curl handle -1.
+ */
+static int http_do(const struct meroctl_global *g, const char *method, const char *path,
+                   json_t *body, const char *token, long timeout_s, long *status, json_t **root,
+                   CURLcode *cc)
 {
-    char token[256];
     char hdr[300];
-    int rc;
-    if (auth && (rc = read_token(g, token, sizeof(token))) != 0) {
-        return rc;
-    }
-    char url[2048];
+    char url[URL_MAX];
+    *status = 0;
+    *root = NULL;
+    *cc = CURLE_OK;
     int un = snprintf(url, sizeof(url), "%s%s", g->node, path);
     if (un < 0 || (size_t)un >= sizeof(url)) {
-        memset(token, 0, sizeof(token));
-        return meroctl_usage_error("the request URL is longer than %zu bytes", sizeof(url) - 1);
+        return -2;
     }
     CURL *c = curl_easy_init();
     if (c == NULL) {
-        return MEROCTL_FAILED;
+        return -1;
     }
     struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
     h = curl_slist_append(h, "Accept: application/json");
-    if (auth) {
+    if (token != NULL) {
         snprintf(hdr, sizeof(hdr), "Authorization: Bearer %s", token);
         h = curl_slist_append(h, hdr);
-        memset(token, 0, sizeof(token));
     }
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     struct mero_buf resp;
@@ -322,7 +327,7 @@ int meroctl_call(const struct meroctl_global *g, const char *method, const char 
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)g->timeout_s);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp);
@@ -330,15 +335,64 @@ int meroctl_call(const struct meroctl_global *g, const char *method, const char 
     if (text != NULL) {
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, text);
     }
-    CURLcode cc = curl_easy_perform(c);
-    long status = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    *cc = curl_easy_perform(c);
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
     curl_easy_cleanup(c);
     curl_slist_free_all(h);
     memset(hdr, 0, sizeof(hdr));
     free(text);
+    if (*cc == CURLE_OK && resp.len > 0) {
+        *root = json_loadb((const char *)resp.data, resp.len, 0, NULL);
+    }
+    mero_buf_cleanup(&resp);
+    return 0;
+}
+
+int meroctl_read_token(const struct meroctl_global *g, char *out, size_t cap)
+{
+    return read_token(g, out, cap);
+}
+
+int meroctl_get_quiet(const struct meroctl_global *g, const char *path, const char *token,
+                      json_t **data)
+{
+    long status;
+    json_t *root;
+    CURLcode cc;
+    *data = NULL;
+    if (http_do(g, "GET", path, NULL, token, QUIET_TIMEOUT_S, &status, &root, &cc) < 0 ||
+        cc != CURLE_OK) {
+        return -1;
+    }
+    json_t *d = json_object_get(root, "data");
+    if (status >= 200 && status < 300 && d != NULL) {
+        *data = json_incref(d);
+    }
+    json_decref(root);
+    return (int)status;
+}
+
+int meroctl_call(const struct meroctl_global *g, const char *method, const char *path, json_t *body,
+                 bool auth, json_t **data)
+{
+    char token[256];
+    int rc;
+    if (auth && (rc = read_token(g, token, sizeof(token))) != 0) {
+        return rc;
+    }
+    long status;
+    json_t *root;
+    CURLcode cc;
+    rc = http_do(g, method, path, body, auth ? token : NULL, (long)g->timeout_s, &status, &root,
+                 &cc);
+    memset(token, 0, sizeof(token));
+    if (rc == -2) {
+        return meroctl_usage_error("the request URL is longer than %zu bytes", (size_t)URL_MAX - 1);
+    }
+    if (rc < 0) {
+        return MEROCTL_FAILED;
+    }
     if (cc != CURLE_OK) {
-        mero_buf_cleanup(&resp);
         if (cc == CURLE_OPERATION_TIMEDOUT) {
             fprintf(stderr, "meroctl: %s: no answer within %d s (timed out; see --timeout)\n",
                     g->node, g->timeout_s);
@@ -348,8 +402,6 @@ int meroctl_call(const struct meroctl_global *g, const char *method, const char 
         /* no answer at all, refused or timed out: the node is unreachable (man/meroctl.1) */
         return MEROCTL_UNREACHABLE;
     }
-    json_t *root = resp.len ? json_loadb((const char *)resp.data, resp.len, 0, NULL) : NULL;
-    mero_buf_cleanup(&resp);
     if (status >= 200 && status < 300) {
         /* {"data": ...}, or a reference answer without the envelope ({"members": [...]}) */
         json_t *d = root ? json_object_get(root, "data") : NULL;

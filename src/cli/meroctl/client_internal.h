@@ -12,6 +12,16 @@
 
 #include "meroctl_internal.h"
 
+/* The admin token (--token-file / MERO_TOKEN_FILE) into out; 0, or an exit code after printing
+ * why. Wipe it after use. */
+int meroctl_read_token(const struct meroctl_global *g, char *out, size_t cap);
+/*
+ * GET PATH printing nothing (a progress poll; thread-safe once curl_global_init ran): the HTTP
+ * status with *data the owned `data` member on 2xx (else NULL), or -1 when there was no answer.
+ * token NULL sends no Authorization.
+ */
+int meroctl_get_quiet(const struct meroctl_global *g, const char *path, const char *token,
+                      json_t **data);
 /*
  * Call METHOD PATH with an optional JSON body (borrowed). With auth, the bearer token from
  * --token-file / MERO_TOKEN_FILE is sent. On HTTP 2xx *data gets the owned `data` member and

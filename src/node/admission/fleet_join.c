@@ -19,7 +19,8 @@
  * Invariants: the completion callback runs exactly once; a join's memory outlives every
  * request and timer it started (a count of outstanding callbacks, freed at zero); admitter
  * addresses decide who is asked, never who may admit; an address naming this node is dropped;
- * the tombstone is gone before the topic is joined or anything of the namespace is pulled.
+ * the tombstone is gone before the topic is joined or anything of the namespace is pulled; each
+ * state change is noted once for the caller's progress (node/admission/progress.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,7 @@ static void finish(struct mero_fleet_join *j, int rc, const struct mero_fleet_jo
     }
     j->finished = true;
     unlink_join(j);
+    mero__fj_progress_end(j->a, j->ns);
     if (j->timer_open) {
         j->timer_open = false;
         uv_timer_stop(&j->timer);
@@ -180,6 +182,11 @@ static void publish_prompt(struct mero_fleet_join *j)
         } else {
             MERO_INFO("fleet-join: prompted on %.12s… (%d peer%s)", topic, rc < 0 ? 0 : rc,
                       rc == 1 ? "" : "s");
+            /* a re-prompt while an answered offer or an admission is pending is no new state */
+            enum mero_fleet_join_state cur = mero__fj_progress_state(j->a, j->ns);
+            if (cur == 0 || cur == MERO_FJ_ASKING || cur == MERO_FJ_REFUSED) {
+                mero__fj_progress_note(j->a, j->ns, MERO_FJ_PROMPTED, NULL, NULL);
+            }
         }
     }
     mero_buf_cleanup(&b);
@@ -216,6 +223,9 @@ static bool all_refused(struct mero_fleet_join *j)
     if (v.admitted && !j->prompt_admitted) {
         j->prompt_admitted = true;
         MERO_INFO("fleet-join: admitted by %s (prompt path); waiting for the key", v.admitted_by);
+        if (mero__fj_progress_state(j->a, j->ns) != MERO_FJ_ADMITTED) {
+            mero__fj_progress_note(j->a, j->ns, MERO_FJ_ADMITTED, v.admitted_by, NULL);
+        }
     }
     return j->direct_done && j->admitted_by[0] == '\0' && !v.admitted &&
            j->direct_judged + v.answered > 0 && v.refused == v.answered;
@@ -230,6 +240,9 @@ static void tick(uv_timer_t *t)
         return;
     }
     mero__adm_status(a, j->ns, &member, &has_key);
+    if (member && !has_key && mero__fj_progress_state(a, j->ns) != MERO_FJ_ADMITTED) {
+        mero__fj_progress_note(a, j->ns, MERO_FJ_ADMITTED, j->admitted_by, NULL);
+    }
     if (member && has_key) {
         self_confirm(j);
         return;
@@ -287,6 +300,7 @@ static void add_refusal(struct mero_fleet_join *j, const char *peer, const char 
     snprintf(r->peer, sizeof(r->peer), "%s", peer);
     mero_adm_reason_cut(r->reason, reason, strlen(reason));
     MERO_INFO("fleet-join: %s refused: %s", peer, r->reason);
+    mero__fj_progress_note(j->a, j->ns, MERO_FJ_REFUSED, peer, r->reason);
 }
 
 static void admission_reply(void *ud, int status, const uint8_t *data, size_t len)
@@ -311,6 +325,7 @@ static void admission_reply(void *ud, int status, const uint8_t *data, size_t le
     } else {
         snprintf(j->admitted_by, sizeof(j->admitted_by), "%s", peer);
         MERO_INFO("fleet-join: admitted by %s (direct path); pulling governance", peer);
+        mero__fj_progress_note(j->a, j->ns, MERO_FJ_ADMITTED, peer, NULL);
         j->direct_done = true;
         j->cycled = true; /* the pull below is this cycle's: no prompt right away */
         j->last_cycle_ms = mero__adm_now(j->a);
@@ -358,6 +373,7 @@ static int send_admission_request(struct mero_fleet_join *j, const char *peer, s
                               MERO_ADM_REQUEST_TIMEOUT_MS, admission_reply, j);
         if (rc == 0) {
             j->outstanding++;
+            mero__fj_progress_note(j->a, j->ns, MERO_FJ_ANSWERED, peer, NULL);
         } else {
             mero_err_set(e, -rc, "could not send the admission request (%s)", mero_errdesc(rc));
         }
@@ -390,6 +406,7 @@ static void challenge_reply(void *ud, int status, const uint8_t *data, size_t le
         add_refusal(j, peer, "unexpected answer to the challenge request");
     } else {
         memcpy(j->challenge, m.challenge, sizeof(j->challenge));
+        mero__fj_progress_note(j->a, j->ns, MERO_FJ_CHALLENGED, peer, NULL);
         if (send_admission_request(j, peer, &e) == 0) {
             join_release(j);
             return;
@@ -426,6 +443,7 @@ static void next_admitter(struct mero_fleet_join *j)
         if (rc == 0) {
             j->outstanding++;
             MERO_INFO("fleet-join: asking %s directly for a challenge", peer);
+            mero__fj_progress_note(j->a, j->ns, MERO_FJ_ASKING, peer, NULL);
             return;
         }
         add_refusal(j, peer, e.msg[0] ? e.msg : mero_errdesc(rc));
@@ -518,6 +536,7 @@ int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_
     j->started_ms = mero__adm_now(a);
     j->next = a->joins;
     a->joins = j;
+    mero__fj_progress_start(a, ns);
     /* first tick right away (already a member answers at once), then a status check every
      * MERO_FLEET_JOIN_CHECK_MS with a prompt cycle every ~2 s */
     (void)uv_timer_start(&j->timer, tick, 0, MERO_FLEET_JOIN_CHECK_MS);

@@ -79,6 +79,13 @@ static int hook_fleet_join(struct mero_node *node, const uint8_t group_id[MERO_G
                                  err);
 }
 
+static int hook_fleet_join_progress(struct mero_node *node,
+                                    const uint8_t group_id[MERO_GROUP_ID_LEN],
+                                    struct mero_fleet_join_progress *out, struct mero_err *err)
+{
+    return mero__fj_progress_get(node->hooks.fleet_join_state, group_id, out, err);
+}
+
 static int hook_gossip(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], const char *from,
                        const uint8_t *data, size_t len)
 {
@@ -128,6 +135,7 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     }
     node->hooks.fleet_join = hook_fleet_join;
     node->hooks.fleet_join_state = a;
+    node->hooks.fleet_join_progress = hook_fleet_join_progress;
     node->hooks.on_gossip = hook_gossip;
     node->hooks.gossip_state = a;
     return 0;
@@ -148,6 +156,7 @@ void mero_node_admission_free(struct mero_node *node)
     mero_admission_free(node->hooks.fleet_join_state);
     node->hooks.fleet_join = NULL;
     node->hooks.fleet_join_state = NULL;
+    node->hooks.fleet_join_progress = NULL;
     node->hooks.on_gossip = NULL;
     node->hooks.gossip_state = NULL;
     mero_node_admission_attest_cleanup();

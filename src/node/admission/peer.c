@@ -433,6 +433,8 @@ static void on_offer(struct mero_admission *a, struct mero_net_req *req, const c
     MERO_INFO("admission: answering the challenge %s offered with a quote", remote);
     a->answered_ms = mero__adm_now(a);
     mero__adm_offer_answered(a, m->ns, m->challenge, remote);
+    mero__fj_progress_note(a, m->ns, MERO_FJ_CHALLENGED, remote, NULL);
+    mero__fj_progress_note(a, m->ns, MERO_FJ_ANSWERED, remote, NULL);
 out:
     (void)respond_msg(req, &r);
     free(quote);

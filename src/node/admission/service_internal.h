@@ -104,6 +104,20 @@ struct mero_purge_job {
     uint8_t group[MERO_GROUP_ID_LEN];
 };
 
+/*
+ * Joiner side (node/admission/progress.c, issue 18): the steps of the last fleet join per
+ * namespace, read by mero_node_fleet_join_progress. A full table reuses the slot touched
+ * longest ago, a finished one first.
+ */
+#define MERO_FJ_PROGRESS_SLOTS 8u
+struct mero_fj_progress_slot {
+    bool used;
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint64_t seq; /* steps so far */
+    uint64_t touched_ms;
+    struct mero_fleet_join_progress p;
+};
+
 struct mero_admission {
     struct mero_admission_env env;
     struct mero_admission_deps deps;
@@ -118,7 +132,8 @@ struct mero_admission {
     uint64_t answered_ms;         /* when we last answered an offer with a quote (joiner side) */
     struct mero_adm_answered answered[MERO_ADM_ANSWERED_MAX]; /* verdict.c */
     size_t answered_next;
-    struct mero_purge_job purge_q[MERO_PURGE_QUEUE]; /* purge.c */
+    struct mero_fj_progress_slot progress[MERO_FJ_PROGRESS_SLOTS]; /* progress.c */
+    struct mero_purge_job purge_q[MERO_PURGE_QUEUE];               /* purge.c */
     size_t npurge;
     uv_timer_t purge_timer;
     bool purge_timer_open;
@@ -190,6 +205,24 @@ void mero__adm_respond_verdict(struct mero_net_req *req, bool admitted, const ch
 /* Free `a` once mero_admission_free ran and nothing refers to it any more. */
 void mero__adm_maybe_free(struct mero_admission *a);
 void mero__fleet_join_free_all(struct mero_admission *a);
+
+/* ---- node/admission/progress.c: the fleet join's progress (issue 18) ---- */
+/* A join for ns starts (its steps are forgotten) / has answered its caller. */
+void mero__fj_progress_start(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN]);
+void mero__fj_progress_end(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN]);
+/*
+ * A running join for ns reached state (about peer, "" for none; reason for a refusal, else
+ * NULL): a new step unless it is the current one. No-op when no join runs for ns.
+ */
+void mero__fj_progress_note(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                            enum mero_fleet_join_state state, const char *peer, const char *reason);
+/* The current state of the running join for ns, 0 when none runs or it has no step yet. */
+enum mero_fleet_join_state mero__fj_progress_state(struct mero_admission *a,
+                                                   const uint8_t ns[MERO_NS_ID_LEN]);
+MERO_MUST_CHECK int mero__fj_progress_get(struct mero_admission *a,
+                                          const uint8_t ns[MERO_NS_ID_LEN],
+                                          struct mero_fleet_join_progress *out,
+                                          struct mero_err *err);
 
 /* ---- node/admission/verdict.c: the prompt path's verdict (issue 18) ---- */
 /* Joiner: remember that we answered peer's offer of `challenge` for ns with a quote. */
