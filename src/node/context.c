@@ -319,6 +319,7 @@ static int materialise(struct mero_node *node, const uint8_t group[MERO_GROUP_ID
     rc = 1;
 out:
     sqlite3_finalize(st);
+    mero_wipe(pt, pl ? pl : 1); /* the namespace's plaintext does not outlive its use */
     free(pt);
     return rc;
 }
