@@ -55,6 +55,6 @@ int64_t mero_utc_seconds(int year, int month, int day, int hour, int min, int se
 
 int64_t mero_timegm(const struct tm *t)
 {
-    int64_t days = days_from_civil((int64_t)t->tm_year + 1900, (int64_t)t->tm_mon + 1, t->tm_mday);
-    return days * 86400 + (int64_t)t->tm_hour * 3600 + (int64_t)t->tm_min * 60 + t->tm_sec;
+    return mero_utc_seconds(t->tm_year + 1900, t->tm_mon + 1, t->tm_mday, t->tm_hour, t->tm_min,
+                            t->tm_sec);
 }

@@ -27,13 +27,18 @@
 #define URL_MAX         2048 /* the request URL, NUL included */
 #define QUIET_TIMEOUT_S 5L   /* a progress poll (meroctl_get_quiet) */
 
+static void say(const char *fmt, va_list ap)
+{
+    fprintf(stderr, "meroctl: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+}
+
 int meroctl_usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "meroctl: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
+    say(fmt, ap);
     va_end(ap);
     return MEROCTL_USAGE;
 }
@@ -42,9 +47,7 @@ int meroctl_fail(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "meroctl: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
+    say(fmt, ap);
     va_end(ap);
     return code;
 }

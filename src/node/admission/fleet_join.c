@@ -303,6 +303,23 @@ static void add_refusal(struct mero_fleet_join *j, const char *peer, const char 
     mero__fj_progress_note(j->a, j->ns, MERO_FJ_REFUSED, peer, r->reason);
 }
 
+/* A request to peer failed in transport (status < 0): a refusal that says how. */
+static void refuse_failed(struct mero_fleet_join *j, const char *peer, const char *what, int status)
+{
+    char why[REASON_TEXT_MAX];
+    snprintf(why, sizeof(why), "%s (%s)", what, mero_errdesc(status));
+    add_refusal(j, peer, why);
+}
+
+/* This admitter is done with (refused or unreachable): ask the next, then drop the reply's
+ * hold on the join. */
+static void move_on(struct mero_fleet_join *j)
+{
+    j->cur++;
+    next_admitter(j);
+    join_release(j);
+}
+
 static void admission_reply(void *ud, int status, const uint8_t *data, size_t len)
 {
     struct mero_fleet_join *j = ud;
@@ -314,9 +331,7 @@ static void admission_reply(void *ud, int status, const uint8_t *data, size_t le
         return;
     }
     if (status < 0) {
-        char why[REASON_TEXT_MAX];
-        snprintf(why, sizeof(why), "no answer to the admission request (%s)", mero_errdesc(status));
-        add_refusal(j, peer, why);
+        refuse_failed(j, peer, "no answer to the admission request", status);
     } else if (mero_adm_msg_decode(data, len, &m, &e) < 0 || m.kind != MERO_ADM_MSG_RESPONSE) {
         add_refusal(j, peer, e.msg[0] ? e.msg : "unexpected answer to the admission request");
     } else if (!m.admitted) {
@@ -335,9 +350,7 @@ static void admission_reply(void *ud, int status, const uint8_t *data, size_t le
         join_release(j);
         return;
     }
-    j->cur++;
-    next_admitter(j);
-    join_release(j);
+    move_on(j);
 }
 
 static int send_admission_request(struct mero_fleet_join *j, const char *peer, struct mero_err *e)
@@ -395,9 +408,7 @@ static void challenge_reply(void *ud, int status, const uint8_t *data, size_t le
         return;
     }
     if (status < 0) {
-        char why[REASON_TEXT_MAX];
-        snprintf(why, sizeof(why), "could not be reached (%s)", mero_errdesc(status));
-        add_refusal(j, peer, why);
+        refuse_failed(j, peer, "could not be reached", status);
     } else if (mero_adm_msg_decode(data, len, &m, &e) < 0) {
         add_refusal(j, peer, e.msg);
     } else if (m.kind == MERO_ADM_MSG_RESPONSE) {
@@ -413,9 +424,7 @@ static void challenge_reply(void *ud, int status, const uint8_t *data, size_t le
         }
         add_refusal(j, peer, e.msg);
     }
-    j->cur++;
-    next_admitter(j);
-    join_release(j);
+    move_on(j);
 }
 
 /* Ask admitters[cur], or, when none is left, hand over to the prompt loop. */
