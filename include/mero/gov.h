@@ -29,8 +29,15 @@
 #include "mero/sizes.h"
 
 #define MERO_GOV_STORE_SCHEMA 3 /* SQLite schema (PRAGMA user_version) */
-/* Evidence older than this is "due for a refresh" (admit step 6). UNVERIFIED value. */
+/*
+ * Evidence lifetime (spec "Idempotency and refresh", tee::evidence_retry). UNVERIFIED values,
+ * the one place they live (docs/admission.md "Evidence lifetime"): evidence older than
+ * REFRESH_SECS is "due for a refresh" (admit step 6) and the TEE asks for one; evidence older
+ * than MAX_AGE_SECS no longer counts wherever evidence is required (vouching, TEE-only duties);
+ * the fleet view shows evidence "lapsing" from REFRESH_SECS and "lapsed" from MAX_AGE_SECS.
+ */
 #define MERO_GOV_EVIDENCE_REFRESH_SECS (12u * 3600u)
+#define MERO_GOV_EVIDENCE_MAX_AGE_SECS (24u * 3600u)
 
 struct mero_store;
 
