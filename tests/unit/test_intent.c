@@ -202,6 +202,14 @@ TEST(doc_carries_the_same_vectors)
         CHECK_MSG(strstr(doc, vecs[i].b64) != NULL, "vector %zu base64 not in the doc", i);
     }
     CHECK(strstr(doc, MERO_INTENT_SIGN_DOMAIN) != NULL);
+    /* the sizes the doc states are the codec's */
+    char sz[64];
+    snprintf(sz, sizeof(sz), "%ubytes", (unsigned)MERO_INTENT_MIN_LEN);
+    CHECK_MSG(strstr(doc, sz) != NULL, "doc lacks the smallest size %s", sz);
+    snprintf(sz, sizeof(sz), "%ubytes", (unsigned)MERO_INTENT_MAX_LEN);
+    CHECK_MSG(strstr(doc, sz) != NULL, "doc lacks the largest size %s", sz);
+    snprintf(sz, sizeof(sz), "atmost%ucharacters", (unsigned)(4 * ((MERO_INTENT_MAX_LEN + 2) / 3)));
+    CHECK_MSG(strstr(doc, sz) != NULL, "doc lacks the base64 size %s", sz);
 }
 
 TEST(truncation_at_every_offset_refused)
