@@ -98,4 +98,8 @@ _Static_assert(MERO_NOISE_KEY_LEN == MERO_NOISE_HASH_LEN,
 /* attest (house-attest): a report-data binding is a SHA-256, so it fills the app-hash half */
 _Static_assert(MERO_APP_HASH_LEN == MERO_SHA256_LEN, "a binding is a SHA-256");
 
+/* ---- gov: relay intents (src/gov/intent.c, issue 15) ---- */
+#define MERO_INTENT_NONCE_LEN 16              /* a signed intent's replay nonce */
+#define MERO_INTENT_ID_LEN    MERO_SHA256_LEN /* id = SHA-256(domain || signed bytes) */
+
 #endif
