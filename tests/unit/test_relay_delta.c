@@ -17,6 +17,7 @@
 #include "harness.h"
 #include "mero/buf.h"
 #include "mero/crypto.h"
+#include "mero/encoding.h"
 #include "mero/gov.h"
 #include "mero/intent.h"
 #include "mero/keys.h"
@@ -304,5 +305,89 @@ TEST(kept_for_its_key_then_checked)
     mero_buf_cleanup(&db);
 }
 
+/* ---- the test vector of docs/relay.md "The relayed delta" ----------------------------------- */
+
+#define RV_BYTES                                                                                   \
+    "02222222222222222222222222222222222222222222222222222222222222222203a107bff3ce10be1d70dd18"   \
+    "e74bc09967e4d6309ba50d5f1ddc8664125531b80100000000000000bb391415c05e39d77ca17381d3be3f7d0c"   \
+    "d5e5332e5a579311adaa0aa62106e9c0c1c2c3c4c5c6c7c8c9cacb29acbae141bccaf0b22e1a94d34d0bc7361e"   \
+    "526d0bfe12c89794bc9322966dd70ab95569000000000e0100005f702b4b2f87ac1e495aa95445ddde6eb9b693"   \
+    "9e8bfccff5eb6590abd43e3515f1ad393729968b6b88eea7d391735f2fbdf5ac3eae281c42b0a3c454374c40aa"   \
+    "4a470f34f1ff37de6738a93e96a32e019fc83f676330eee740bce7023179f72beeb05424d246c2d7a7ac49b06b"   \
+    "4374ea0d41cb4d49d7d38721f8803e01dc7b0eb1668dc91f57e429bcb3bbf482846b0e71e8bc29d560f54a5b71"   \
+    "49668baa601c7f493e66ceeee64523a08bd3009547f49843568ba14ee47428efd990820db2b6aef0b49bcefd8b"   \
+    "ecfa53b0337190dcf59dcf1ac08b8f9e8fa76c90dc589c97f871397bf022d27b9b0d146953aa752223fdf158a4"   \
+    "e2582ae85ce3ff113e632c5d3fb8891f7ac7506144c3916028618b9dc64312335882e82f562f26a370a652608b"   \
+    "c6a551966090e20bcdf8eca4737049b19ff2568704f3d8c1d25fd25158e2e9fd73aca52931ebe3615aa3585604"
+#define RV_ID       "bfbdf6427f6487749ef6b46d14b1fe60e0f19f8a292abd1c078f4f9c45590881"
+#define RV_EXECUTOR "29acbae141bccaf0b22e1a94d34d0bc7361e526d0bfe12c89794bc9322966dd7"
+#define RV_AUTHOR   "03a107bff3ce10be1d70dd18e74bc09967e4d6309ba50d5f1ddc8664125531b8"
+
+static bool unhex(const char *h, uint8_t *out, size_t n)
+{
+    return mero_hex_decode_exact(out, n, h, strlen(h)) == 0;
+}
+
+TEST(doc_vector_applies_and_is_in_the_doc)
+{
+    struct mero_node vn;
+    struct mero_err err = {0};
+    uint8_t vns[32], vctx[32], gk[32], app[32] = {0}, ex[32], author[32], id[32], h[32];
+    static uint8_t bytes[495];
+    memset(&vn, 0, sizeof(vn));
+    memset(vns, 0x11, sizeof(vns));
+    memset(vctx, 0x22, sizeof(vctx));
+    memset(gk, 0x44, sizeof(gk));
+    CHECK(unhex(RV_BYTES, bytes, sizeof(bytes)) && unhex(RV_ID, id, 32) &&
+          unhex(RV_EXECUTOR, ex, 32) && unhex(RV_AUTHOR, author, 32));
+    mero_sha256(h, bytes, sizeof(bytes));
+    CHECK_MEM_EQ(h, id, 32);
+    /* a node holding the vector's namespace, context, key, relay row and member */
+    CHECK_OK(mero_store_open(":memory:", &vn.store, &err));
+    CHECK_OK(mero_node_db_open(&vn.db, ":memory:", true, &err));
+    CHECK_OK(mero_node_ctx_open(&vn, &err));
+    CHECK_OK(mero__gov_group_put(vn.store, vns, vns, vns, MERO_GROUP_OPEN, 1));
+    CHECK_OK(mero__gov_context_put(vn.store, vctx, vns, vns, app, 2));
+    CHECK_OK(mero__gov_key_put(vn.store, vns, gk));
+    CHECK_OK(mero__gov_row_plain(vn.store, vns, ex, MERO_ROLE_RELAY_TEE));
+    CHECK_OK(mero__gov_row_plain(vn.store, vns, author, MERO_ROLE_MEMBER));
+    CHECK_OK(mero_node_ctx_apply(&vn, bytes, sizeof(bytes), &err));
+    uint8_t *v = NULL, got[32];
+    size_t n = 0;
+    CHECK_OK(mero_node_ctx_get(&vn, vctx, "greeting", &v, &n, &err));
+    CHECK(n == 12 && memcmp(v, "hello, relay", 12) == 0);
+    free(v);
+    CHECK_OK(mero_node_ctx_author(&vn, vctx, "greeting", got));
+    CHECK_MEM_EQ(got, author, 32);
+    /* one flipped bit anywhere in the clear header is refused */
+    bytes[150] ^= 1;
+    CHECK_FAILS(mero_node_ctx_apply(&vn, bytes, sizeof(bytes), &err));
+    bytes[150] ^= 1;
+    mero_node_db_close(vn.db);
+    mero_store_close(vn.store);
+
+    /* the doc carries the same hex (whitespace ignored) */
+    const char *root = getenv("MERO_ROOT");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/docs/relay.md", root != NULL ? root : ".");
+    FILE *f = fopen(path, "r");
+    CHECK_MSG(f != NULL, "cannot open %s", path);
+    static char doc[1 << 17];
+    size_t dn = 0;
+    int c;
+    while (f != NULL && (c = fgetc(f)) != EOF && dn + 1 < sizeof(doc)) {
+        if (c != ' ' && c != '\n') {
+            doc[dn++] = (char)c;
+        }
+    }
+    doc[dn] = '\0';
+    if (f != NULL) {
+        fclose(f);
+    }
+    CHECK(strstr(doc, RV_BYTES) != NULL);
+    CHECK(strstr(doc, RV_ID) != NULL);
+    CHECK(strstr(doc, RV_EXECUTOR) != NULL);
+}
+
 MERO_TEST_MAIN(T(relayed_write_is_the_members), T(refusals_at_the_cut),
-               T(kept_for_its_key_then_checked))
+               T(kept_for_its_key_then_checked), T(doc_vector_applies_and_is_in_the_doc))
