@@ -45,9 +45,9 @@
 #include <string.h>
 
 #include "mero/buf.h"
+#include "mero/clock.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
-#include "mero/clock.h"
 #include "mero/gov.h"
 #include "mero/intent.h"
 #include "mero/log.h"
@@ -258,6 +258,7 @@ static int decode(const uint8_t *p, size_t len, struct delta *d)
         MERO_TRY(mero_cur_u64le(&c, &d->relayed_at));
     }
     d->aad_len = c.off;
+    MERO_ASSERT(d->aad_len == (v == MERO_DELTA_RELAYED_VERSION ? RELAYED_HDR_LEN : HDR_LEN));
     MERO_TRY(mero_cur_u32le(&c, &d->ct_len));
     if (d->ct_len < MERO_AEAD_TAG_LEN || d->ct_len > mero_cur_left(&c)) {
         return -MERO_ETRUNC;
@@ -509,6 +510,7 @@ static int materialise(struct mero_node *node, const uint8_t group[MERO_GROUP_ID
 out:
     sqlite3_finalize(st);
     mero_wipe(pt, pl ? pl : 1); /* the namespace's plaintext does not outlive its use */
+    mero_wipe(&w, sizeof(w));   /* nor the relayed intent's copy of the key */
     free(pt);
     return rc;
 }
@@ -1004,6 +1006,7 @@ static int verify_value(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_I
                     NULL, MERO_ESTATE, "value");
 out:
     mero_wipe(gk, sizeof(gk));
+    mero_wipe(&w, sizeof(w));
     if (pt != NULL) {
         mero_wipe(pt, pl);
     }
