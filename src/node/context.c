@@ -71,8 +71,8 @@ static const char *const schema[] = {
     "PRIMARY KEY(context, k))",
     "CREATE TABLE IF NOT EXISTS ctx_clock (context BLOB PRIMARY KEY, lamport INTEGER NOT NULL)",
     /* issue 15: the replay table of relayed intents, (author, nonce) -> the delta carrying it */
-    "CREATE TABLE IF NOT EXISTS ctx_intent_seen (author BLOB NOT NULL, nonce BLOB NOT NULL, "
-    "delta BLOB NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY(author, nonce))",
+    ("CREATE TABLE IF NOT EXISTS ctx_intent_seen (author BLOB NOT NULL, nonce BLOB NOT NULL, "
+     "delta BLOB NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY(author, nonce))"),
     "CREATE INDEX IF NOT EXISTS ctx_intent_seen_exp ON ctx_intent_seen(expires_at)",
 };
 
