@@ -121,4 +121,15 @@ MERO_MUST_CHECK int mero_credential_certifies(const uint8_t pk[static MERO_IDENT
                                               const struct mero_credential *cred,
                                               struct mero_err *err);
 
+/* ---- issue 15: client key files (src/gov/identity.c) ---- */
+
+/*
+ * Write a new key file at `path` in mero_keyfile_save's format, mode 0600, created with O_EXCL
+ * (and O_NOFOLLOW): an existing file or link is never replaced (-MERO_EEXIST). A failed write
+ * removes the file it created.
+ */
+MERO_MUST_CHECK int mero_keyfile_create(const char *path,
+                                        const uint8_t sk[static MERO_ED25519_SK_LEN],
+                                        struct mero_err *err);
+
 #endif

@@ -3,7 +3,8 @@
  * identity.c - Ed25519 key files, domain_hash, account and device ids, and the account
  * credential (DeviceCert inside a minimal AccountProof) with join_credential_certifies.
  *
- * Invariants: a key file is written 0600 via a temp file + rename and is refused on load when
+ * Invariants: a key file is written 0600 via a temp file + rename (a new client key: created
+ * with O_EXCL, never replacing a file) and is refused on load when
  * its mode grants group/other access, it is not a regular file, or it holds an all-zero seed;
  * secret bytes read from a file are wiped after use; a credential certifies a key only when
  * every signature and id in it checks.
@@ -23,6 +24,22 @@
 
 #define KEYFILE_MAX 256
 
+/* Write the key file's one line (base64 of the seed, newline) to fd and sync it; 0 or errno. */
+static int write_seed(int fd, const uint8_t sk[static MERO_ED25519_SK_LEN])
+{
+    char *b64 = mero_base64_encode(sk, MERO_ED25519_SEED_LEN); /* sk = seed || pk */
+    if (b64 == NULL) {
+        return ENOMEM;
+    }
+    size_t len = strlen(b64);
+    bool written = fchmod(fd, 0600) == 0 && write(fd, b64, len) == (ssize_t)len &&
+                   write(fd, "\n", 1) == 1 && fsync(fd) == 0;
+    int write_errno = written ? 0 : (errno != 0 ? errno : EIO);
+    sodium_memzero(b64, len);
+    free(b64);
+    return write_errno;
+}
+
 int mero_keyfile_save(const char *path, const uint8_t sk[static MERO_ED25519_SK_LEN],
                       struct mero_err *err)
 {
@@ -31,25 +48,14 @@ int mero_keyfile_save(const char *path, const uint8_t sk[static MERO_ED25519_SK_
     if (n < 0 || (size_t)n >= sizeof(tmp)) {
         return mero_err_set(err, MERO_EINVAL, "key file path too long");
     }
-    char *b64 = mero_base64_encode(sk, MERO_ED25519_SEED_LEN); /* sk = seed || pk */
-    if (b64 == NULL) {
-        return mero_err_set(err, MERO_ENOMEM, "out of memory");
-    }
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
-        sodium_memzero(b64, strlen(b64));
-        free(b64);
         return mero_err_set(err, MERO_EIO, "cannot create key file %s: %s", path, strerror(errno));
     }
-    size_t len = strlen(b64);
     int rc = 0;
-    bool written = fchmod(fd, 0600) == 0 && write(fd, b64, len) == (ssize_t)len &&
-                   write(fd, "\n", 1) == 1 && fsync(fd) == 0;
-    int write_errno = errno;
-    sodium_memzero(b64, len);
-    free(b64);
+    int write_errno = write_seed(fd, sk);
     bool closed = close(fd) == 0;
-    MERO_ENSURE_OUT(written, err, MERO_EIO, "cannot write key file %s: %s", path,
+    MERO_ENSURE_OUT(write_errno == 0, err, MERO_EIO, "cannot write key file %s: %s", path,
                     strerror(write_errno));
     MERO_ENSURE_OUT(closed, err, MERO_EIO, "cannot write key file %s", path);
     MERO_ENSURE_OUT(rename(tmp, path) == 0, err, MERO_EIO, "cannot install key file %s: %s", path,
@@ -290,5 +296,29 @@ int mero_credential_certifies(const uint8_t pk[static MERO_IDENTITY_LEN],
                     err, MERO_EBADSIG, "account credential signature does not verify");
 out:
     mero_buf_cleanup(&b);
+    return rc;
+}
+
+/* ---- issue 15: client key files (meroctl key generate) ---- */
+
+int mero_keyfile_create(const char *path, const uint8_t sk[static MERO_ED25519_SK_LEN],
+                        struct mero_err *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        int code = errno == EEXIST ? MERO_EEXIST : MERO_EIO;
+        return mero_err_set(err, code, "cannot create key file %s: %s%s", path, strerror(errno),
+                            errno == EEXIST ? " (an existing key file is never overwritten)" : "");
+    }
+    int rc = 0;
+    int write_errno = write_seed(fd, sk);
+    bool closed = close(fd) == 0;
+    MERO_ENSURE_OUT(write_errno == 0, err, MERO_EIO, "cannot write key file %s: %s", path,
+                    strerror(write_errno));
+    MERO_ENSURE_OUT(closed, err, MERO_EIO, "cannot write key file %s", path);
+out:
+    if (rc < 0) {
+        (void)unlink(path); /* ours: O_EXCL created it */
+    }
     return rc;
 }

@@ -4,17 +4,21 @@
  * byte for byte (and the doc carries the same hex, so code and doc cannot drift), every decode
  * refusal (truncation at every offset, oversize lengths, bad version and op, bad key, trailing
  * bytes, lifetime zero / negative / too long), a flipped bit anywhere is refused by decode or
- * by verify, sign -> encode -> decode -> verify round trips, the expiry window and the warrant.
+ * by verify, sign -> encode -> decode -> verify round trips, the expiry window, the warrant,
+ * and the client key file (0600, O_EXCL: never overwritten).
  * With MERO_WRITE_CORPUS=<dir> it also writes the vectors as fuzz seeds.
  */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
+#include "mero/identity.h"
 #include "mero/intent.h"
 
 /* ---- the vectors (docs/relay.md "Test vectors") ------------------------------------------- */
@@ -541,6 +545,43 @@ TEST(warrant)
     CHECK(!mero_intent_warrant_allows(&it, r2));
 }
 
+/* meroctl key generate's file: 0600, never overwriting, read back by mero_keyfile_load. */
+TEST(client_key_file_created_once)
+{
+    char dir[] = "/tmp/mero-intent-key.XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[256], link_path[256];
+    snprintf(path, sizeof(path), "%s/client.key", dir);
+    snprintf(link_path, sizeof(link_path), "%s/link.key", dir);
+    uint8_t pk[MERO_ED25519_PK_LEN], sk[MERO_ED25519_SK_LEN], sk2[MERO_ED25519_SK_LEN];
+    mero_ed25519_keypair(pk, sk);
+    struct mero_err e = {0};
+    int rc = mero_keyfile_create(path, sk, &e);
+    struct stat st;
+    int mode = stat(path, &st) == 0 ? (int)(st.st_mode & 0777) : -1;
+    int lrc = mero_keyfile_load(path, sk2, NULL);
+    bool same = lrc == 0 && memcmp(sk, sk2, sizeof(sk)) == 0;
+    uint8_t other[MERO_ED25519_SK_LEN];
+    mero_ed25519_keypair(pk, other);
+    int again = mero_keyfile_create(path, other, &e); /* refused: the file exists */
+    int lrc2 = mero_keyfile_load(path, sk2, NULL);
+    bool kept = lrc2 == 0 && memcmp(sk, sk2, sizeof(sk)) == 0;
+    int sym = symlink(path, link_path);
+    int via_link = mero_keyfile_create(link_path, other, NULL); /* never through a link */
+    unlink(link_path);
+    unlink(path);
+    rmdir(dir);
+    CHECK_OK(rc);
+    CHECK_EQ(mode, 0600);
+    CHECK_OK(lrc);
+    CHECK(same);
+    CHECK_ERR(again, -MERO_EEXIST);
+    CHECK(strstr(e.msg, "never overwritten") != NULL);
+    CHECK(kept);
+    CHECK_EQ(sym, 0);
+    CHECK_ERR(via_link, -MERO_EEXIST);
+}
+
 /* MERO_WRITE_CORPUS=<dir>: the vectors as fuzz seeds (tests/fuzz/corpus/intent). */
 TEST(write_corpus_when_asked)
 {
@@ -570,4 +611,4 @@ MERO_TEST_MAIN(T(vectors_byte_for_byte), T(doc_carries_the_same_vectors),
                T(lifetime_zero_negative_or_too_long_refused),
                T(every_bit_is_covered_by_the_signature), T(forgeries_refused),
                T(sign_encode_decode_verify_round_trip), T(expiry_window), T(warrant),
-               T(write_corpus_when_asked))
+               T(client_key_file_created_once), T(write_corpus_when_asked))
