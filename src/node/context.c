@@ -917,7 +917,7 @@ int mero_node_ctx_put_relayed(struct mero_node *node, const uint8_t ctx[MERO_CON
     struct relayed rl = {.intent = intent, .len = len, .executor = me, .relayed_at = relayed_at};
     struct mero_buf d;
     mero_buf_init(&d, MERO_DELTA_MAX);
-    int rc = build_delta(node, ctx, ns, author, lamport, gk, key_id, NULL, NULL, 0, &rl, &d);
+    int rc = build_delta(node, ctx, ns, author, lamport, gk, key_id, "", NULL, 0, &rl, &d);
     mero_wipe(gk, sizeof(gk));
     if (rc < 0) {
         mero_buf_cleanup(&d);
