@@ -4,7 +4,9 @@
 # An owner node and a mock-TEE replica (merod --name owner / --name replica, so every log line
 # says which node wrote it) start in a temporary directory on 127.0.0.1; the owner sets an
 # admission policy; the replica prompts, is challenged, answers with a quote, is admitted and
-# receives the group key; the owner goes offline and the replica still serves the owner's data.
+# receives the group key; the namespace switches to relay mode, so the replica becomes a relay
+# (RelayTee) that carries a write signed by a client with no node of its own, read back on the
+# owner as the client's (issue 15); the owner goes offline and the TEE still serves the data.
 # Every step is a meroctl command, printed as it runs so an operator can copy it (the two
 # shell functions it uses are printed first). Exits 0 when the story completes; every process
 # it started is stopped; the directory is removed unless KEEP=1 (`make run KEEP=1`).
@@ -127,13 +129,49 @@ done
 [ "$V" = "available while the owner sleeps" ] || die "the replica cannot read the owner's data"
 note "the replica decrypts the owner's data: motto = \"$V\""
 
-say "8. Owner offline: the owner node is stopped"
+say "8. A write carried by a relay: the namespace switches to mode=relay"
+ctl owner group settings set-tee-admission-policy "$NS" --mrtd "$MRTD" --rtmr1 "$R1" \
+    --rtmr2 "$R2" --rtmr3 "$R3" --accept-mock --mode relay >/dev/null || die "relay policy refused"
+for _ in $(seq 150); do
+    ROLE=$(replica --json group members list "$NS" 2>/dev/null | jq -r "[.members[]|select(.tee==true)][0].role")
+    [ "$ROLE" = RelayTee ] && break
+    sleep 0.1
+done
+[ "$ROLE" = RelayTee ] || die "the replica was not converted to a relay"
+note "the TEE's row was converted (MemberRoleSet): it is now a $ROLE, a relay"
+client() { "$BIN/meroctl" "$@"; }
+note "a client with no node of its own holds one key: client() { $BIN/meroctl \"\$@\"; }"
+CLIENT=$(ctl client --json key generate --out "$DIR/client.key" | jq -r .identity)
+[ ${#CLIENT} = 64 ] || die "no client key"
+ctl owner group members add "$NS" "$CLIENT" --role Member >/dev/null || die "member add"
+note "the owner made the client's identity a Member"
+for _ in $(seq 150); do
+    replica --json group members list "$NS" 2>/dev/null | jq -e "any(.members[]; .identity == \"$CLIENT\")" >/dev/null && break
+    sleep 0.1
+done
+INTENT=$(ctl client intent sign --key "$DIR/client.key" --namespace "$NS" --context "$CTX" \
+    --put "greeting=written by a client through the relay") || die "intent sign"
+note "the client signed an intent offline ($(printf %s "$INTENT" | wc -c) base64 characters)"
+DELTA=$(ctl replica --json intent submit "$CTX" "$INTENT" | jq -r .deltaId)
+[ ${#DELTA} = 64 ] || die "the relay refused the intent"
+note "the relay carried it: relayed delta $DELTA"
+for _ in $(seq 150); do
+    G=$(owner --json kv get "$CTX" greeting 2>/dev/null)
+    [ "$(jq -r .value <<<"$G")" = "written by a client through the relay" ] && break
+    sleep 0.1
+done
+G=$(ctl owner --json kv get "$CTX" greeting)
+[ "$(jq -r .value <<<"$G")" = "written by a client through the relay" ] || die "the owner did not receive the relayed write"
+[ "$(jq -r .author <<<"$G")" = "$CLIENT" ] || die "the relayed write's author is not the client"
+note "the owner reads greeting = \"$(jq -r .value <<<"$G")\", author $(jq -r .author <<<"$G") (the client)"
+
+say "9. Owner offline: the owner node is stopped"
 kill -TERM "$PID_owner"
 for _ in $(seq 50); do kill -0 "$PID_owner" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$PID_owner" 2>/dev/null && die "owner did not stop"
 note "owner stopped"
 
-say "9. Data read from the replica while the owner is offline"
+say "10. Data read from the replica while the owner is offline"
 V=$(ctl replica --json kv get "$CTX" motto | jq -r .value)
 [ "$V" = "available while the owner sleeps" ] || die "read from the replica failed"
 note "motto from the replica: \"$V\""
@@ -142,5 +180,5 @@ WRC=$?
 note "a write on the replica is refused (exit $WRC): $(grep -m1 '^meroctl:' "$DIR/write.err")"
 [ "$WRC" = 2 ] || die "the replica accepted a write"
 
-say "The story is complete: a TEE replica admitted itself and serves the namespace with the owner offline."
+say "The story is complete: a TEE admitted itself, carried a client's write as a relay, and serves the namespace with the owner offline."
 exit 0

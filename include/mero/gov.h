@@ -600,4 +600,17 @@ MERO_MUST_CHECK int mero_gov_purged(struct mero_store *s, const uint8_t ns[stati
 MERO_MUST_CHECK int mero_gov_purged_clear(struct mero_store *s,
                                           const uint8_t ns[static MERO_NS_ID_LEN]);
 
+/* ---- issue 15: relay warrant (src/gov/warrant.c) ---- */
+/*
+ * May executor relay members' writes in group (warrant_gate::executor_standing)? *standing is
+ * its TEE standing there (mero_gov_executor_standing: the namespace root TEE row's role, else
+ * its direct TEE row in group, else MERO_ROLE_NONE); *may_relay is true only when that is
+ * RelayTee and the executor reaches group (a row there or in an Open-reachable ancestor). Used
+ * by the intents route and by every peer at the cut. Thread safety: as the store.
+ */
+MERO_MUST_CHECK int mero_gov_relay_standing(struct mero_store *s,
+                                            const uint8_t group[static MERO_GROUP_ID_LEN],
+                                            const uint8_t executor[static MERO_IDENTITY_LEN],
+                                            int *standing, bool *may_relay);
+
 #endif

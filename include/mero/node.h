@@ -358,4 +358,38 @@ MERO_MUST_CHECK int mero_node_fleet_join_progress(struct mero_node *node,
                                                   struct mero_fleet_join_progress *out,
                                                   struct mero_err *err);
 
+/* ---- issue 15: the relay (src/node/relay.c) ---- */
+/* The answer of a ReadOnlyTee to an intent (the reference's text), and of a node that is not a
+ * TEE of the namespace (docs/relay.md "A node that is not a relay"). */
+#define MERO_NODE_RELAY_REPLICA_MSG                                                                \
+    "this node is a TEE replica (ReadOnlyTee) and does not relay writes; the namespace must "      \
+    "admit relays with mode=relay"
+#define MERO_NODE_RELAY_NOT_TEE_MSG                                                                \
+    "this node is not a TEE relay of the namespace; submit the intent to a RelayTee"
+struct mero_node_relayed {
+    uint8_t delta_id[MERO_DELTA_ID_LEN];   /* the relayed delta's hash */
+    uint8_t intent_id[MERO_INTENT_ID_LEN]; /* mero_intent_id */
+    uint8_t author[MERO_IDENTITY_LEN];     /* the intent's signer, the write's author */
+};
+/*
+ * Relay a member's signed intent (its bytes) into ctx: decode (-MERO_EINVAL, reason in err),
+ * the intent's context must be ctx (-MERO_EINVAL), ctx known (-MERO_ENOTFOUND); this node's
+ * standing (a ReadOnlyTee: -MERO_EREADONLY with MERO_NODE_RELAY_REPLICA_MSG; not a TEE of the
+ * namespace: -MERO_EPERM with MERO_NODE_RELAY_NOT_TEE_MSG); then the checks every peer makes at
+ * the cut, at this node's clock (forged, expired, replayed -MERO_EEXIST, non-member or
+ * read-only author, another namespace, another relay's warrant, a delete). 0 once the relayed
+ * delta is committed here and published, with its ids in *out. force (test-only route) skips
+ * every check and publishes even what this node refuses.
+ */
+MERO_MUST_CHECK int mero_node_relay_intent(struct mero_node *node,
+                                           const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                                           const uint8_t *intent, size_t len, bool force,
+                                           struct mero_node_relayed *out, struct mero_err *err);
+
+/* The author of key's current value in ctx (for a relayed write, the member whose intent it
+ * carried); -MERO_ENOTFOUND when the key holds no value. Read after mero_node_ctx_get. */
+MERO_MUST_CHECK int mero_node_ctx_author(struct mero_node *node,
+                                         const uint8_t ctx[MERO_CONTEXT_ID_LEN], const char *key,
+                                         uint8_t author[MERO_IDENTITY_LEN]);
+
 #endif

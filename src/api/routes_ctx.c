@@ -144,9 +144,13 @@ static void kv_get(struct api_req *r, json_t *body)
         mero__api_reply_error(r, 500, "stored value is not UTF-8");
         return;
     }
-    mero__api_reply_data(
-        r, 200,
-        json_pack("{s:o, s:s, s:o}", "contextId", idj(ctx), "key", r->params[1], "value", s));
+    json_t *data =
+        json_pack("{s:o, s:s, s:o}", "contextId", idj(ctx), "key", r->params[1], "value", s);
+    uint8_t author[MERO_IDENTITY_LEN]; /* issue 15: whose write it is (a relayed one: the member) */
+    if (data != NULL && mero_node_ctx_author(r->node, ctx, r->params[1], author) == 0) {
+        json_object_set_new(data, "author", mero_json_hex(author, sizeof(author)));
+    }
+    mero__api_reply_data(r, 200, data);
 }
 
 const struct api_route mero__api_routes_ctx[] = {

@@ -140,4 +140,10 @@ int mero__gov_heads_move(struct mero_store *s, const struct mero_op *op,
 int mero__gov_last_nonce(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
                          const uint8_t signer[MERO_IDENTITY_LEN], uint64_t *nonce);
 
+/* ---- issue 15: relay warrant (src/gov/query.c) ---- */
+/* *yes when member holds a row in group or in an ancestor reached through Open boundaries
+ * (any role, TEE roles included): the group is within its reach. */
+int mero__gov_reaches(struct mero_store *s, const uint8_t group[MERO_GROUP_ID_LEN],
+                      const uint8_t member[MERO_IDENTITY_LEN], bool *yes);
+
 #endif

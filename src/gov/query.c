@@ -223,6 +223,17 @@ int mero_gov_effective_role(struct mero_store *s, const uint8_t group[static MER
     return 0;
 }
 
+/* issue 15: member holds a row in group or in an ancestor reached through Open boundaries. */
+int mero__gov_reaches(struct mero_store *s, const uint8_t group[MERO_GROUP_ID_LEN],
+                      const uint8_t member[MERO_IDENTITY_LEN], bool *yes)
+{
+    int r, depth;
+    *yes = false;
+    MERO_TRY(walk_open(s, group, member, false, &r, &depth));
+    *yes = r != MERO_ROLE_NONE;
+    return 0;
+}
+
 int mero_gov_is_admin(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
                       const uint8_t member[static MERO_IDENTITY_LEN], bool *yes)
 {

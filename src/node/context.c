@@ -9,6 +9,22 @@
  * signed by the author's namespace identity (Ed25519 over "mero.context.delta.v1" || every
  * byte before the signature); its hash is SHA-256 of the whole delta.
  *
+ * A relayed delta (issue 15, docs/relay.md "The relayed delta") is version 2:
+ *
+ *   version u8 (2) | context[32] | author[32] | lamport u64 | key_id[32] | nonce[12] |
+ *   executor[32] | relayed_at u64 | ct_len u32 | ct (AAD = every field before ct_len,
+ *   plaintext = the member's signed intent, exactly its bytes) | signature[64]
+ *
+ * signed by the executor (the RelayTee carrying it) over "mero.context.delta.v2" || every byte
+ * before the signature; author is the intent's signer, whose write it is. Its key and value are
+ * the intent's own, so the write cannot differ from what the member signed. Every peer, in the
+ * one apply path, refuses it (nothing stored) unless the executor may relay in the context's
+ * group (mero_gov_relay_standing) and the author may write there; once the plaintext is at hand
+ * (at once, or when the key arrives for a kept delta, which is then deleted if refused) the
+ * intent must verify, name this namespace, context and author, be live at relayed_at, let this
+ * executor carry it, and its (author, nonce) must not be held by another delta (ctx_intent_seen,
+ * pruned of entries whose intent has expired).
+ *
  * Invariants (spec "Read-only for its own writes"): every delta, whatever path brought it
  * (local write, gossip, sync pull), goes through mero_node_ctx_apply, which refuses one whose
  * author's effective role in the context's group is ReadOnly, ReadOnlyTee, RelayTee or none,
@@ -29,9 +45,11 @@
 #include <string.h>
 
 #include "mero/buf.h"
+#include "mero/clock.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 #include "mero/gov.h"
+#include "mero/intent.h"
 #include "mero/log.h"
 #include "node/context_internal.h"
 #include "node/db_internal.h"
@@ -40,6 +58,8 @@
 
 #define HDR_LEN                                                                                    \
     (1 + MERO_CONTEXT_ID_LEN + MERO_IDENTITY_LEN + 8 + MERO_KEY_ID_LEN + MERO_GCM_NONCE_LEN)
+/* issue 15: a relayed delta's clear header adds executor and relayed_at */
+#define RELAYED_HDR_LEN (HDR_LEN + MERO_IDENTITY_LEN + 8)
 
 static const char *const schema[] = {
     "CREATE TABLE IF NOT EXISTS ctx_delta (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
@@ -50,6 +70,10 @@ static const char *const schema[] = {
     "lamport INTEGER NOT NULL, hash BLOB NOT NULL, author BLOB NOT NULL, "
     "PRIMARY KEY(context, k))",
     "CREATE TABLE IF NOT EXISTS ctx_clock (context BLOB PRIMARY KEY, lamport INTEGER NOT NULL)",
+    /* issue 15: the replay table of relayed intents, (author, nonce) -> the delta carrying it */
+    ("CREATE TABLE IF NOT EXISTS ctx_intent_seen (author BLOB NOT NULL, nonce BLOB NOT NULL, "
+     "delta BLOB NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY(author, nonce))"),
+    "CREATE INDEX IF NOT EXISTS ctx_intent_seen_exp ON ctx_intent_seen(expires_at)",
 };
 
 struct delta {
@@ -59,6 +83,11 @@ struct delta {
     const uint8_t *ct;
     uint32_t ct_len;
     size_t signed_len;
+    /* issue 15: version 2, the relayed delta */
+    uint8_t version;
+    uint8_t executor[MERO_IDENTITY_LEN];
+    uint64_t relayed_at;
+    size_t aad_len; /* the clear header the AEAD binds: HDR_LEN or RELAYED_HDR_LEN */
 };
 
 static int decode(const uint8_t *p, size_t len, struct delta *d);
@@ -212,9 +241,10 @@ static int decode(const uint8_t *p, size_t len, struct delta *d)
         return -MERO_ETOOBIG;
     }
     MERO_TRY(mero_cur_u8(&c, &v));
-    if (v != MERO_DELTA_VERSION) {
+    if (v != MERO_DELTA_VERSION && v != MERO_DELTA_RELAYED_VERSION) {
         return -MERO_ESCHEMA;
     }
+    d->version = v;
     MERO_TRY(mero_cur_copy(&c, d->ctx, MERO_CONTEXT_ID_LEN));
     MERO_TRY(mero_cur_copy(&c, d->author, MERO_IDENTITY_LEN));
     MERO_TRY(mero_cur_u64le(&c, &d->lamport));
@@ -223,6 +253,12 @@ static int decode(const uint8_t *p, size_t len, struct delta *d)
     }
     MERO_TRY(mero_cur_copy(&c, d->key_id, MERO_KEY_ID_LEN));
     MERO_TRY(mero_cur_copy(&c, d->nonce, MERO_GCM_NONCE_LEN));
+    if (v == MERO_DELTA_RELAYED_VERSION) {
+        MERO_TRY(mero_cur_copy(&c, d->executor, MERO_IDENTITY_LEN));
+        MERO_TRY(mero_cur_u64le(&c, &d->relayed_at));
+    }
+    d->aad_len = c.off;
+    MERO_ASSERT(d->aad_len == (v == MERO_DELTA_RELAYED_VERSION ? RELAYED_HDR_LEN : HDR_LEN));
     MERO_TRY(mero_cur_u32le(&c, &d->ct_len));
     if (d->ct_len < MERO_AEAD_TAG_LEN || d->ct_len > mero_cur_left(&c)) {
         return -MERO_ETRUNC;
@@ -238,14 +274,18 @@ static int decode(const uint8_t *p, size_t len, struct delta *d)
 
 static int verify_sig(const uint8_t *p, const struct delta *d)
 {
-    size_t dl = strlen(MERO_DELTA_DOMAIN);
+    bool relayed = d->version == MERO_DELTA_RELAYED_VERSION;
+    const char *dom = relayed ? MERO_DELTA_RELAYED_DOMAIN : MERO_DELTA_DOMAIN;
+    size_t dl = strlen(dom);
     uint8_t *msg = malloc(dl + d->signed_len);
     if (msg == NULL) {
         return -MERO_ENOMEM;
     }
-    memcpy(msg, MERO_DELTA_DOMAIN, dl);
+    memcpy(msg, dom, dl);
     memcpy(msg + dl, p, d->signed_len);
-    int rc = mero_ed25519_verify(d->sig, msg, dl + d->signed_len, d->author);
+    /* a relayed delta is signed by its executor; a direct one by its author */
+    int rc =
+        mero_ed25519_verify(d->sig, msg, dl + d->signed_len, relayed ? d->executor : d->author);
     free(msg);
     return rc;
 }
@@ -269,10 +309,164 @@ static int may_author(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_
     return 0;
 }
 
-/* Decrypt d and make it visible if it wins last-writer-wins. 1 when applied, 0 no key. */
+/* issue 15: the write a delta carries, read from its plaintext (borrowed from it). */
+struct write {
+    const uint8_t *k, *v;
+    uint32_t kl, vl;
+    bool relayed;
+    struct mero_intent it; /* relayed: the member's intent (value borrows the plaintext) */
+};
+
+/* Parse pt[0..pl) as d's write: klen u32 | key | vlen u32 | value (version 1) or the signed
+ * intent (version 2; a refusal with the reason in err when it does not decode). */
+static int parse_write(const struct delta *d, const uint8_t *pt, size_t pl, struct write *w,
+                       struct mero_err *err)
+{
+    struct mero_cur c;
+    memset(w, 0, sizeof(*w));
+    if (d->version == MERO_DELTA_RELAYED_VERSION) {
+        struct mero_err e = {0};
+        if (mero_intent_decode(pt, pl, &w->it, &e) < 0) {
+            return mero_err_set(err, MERO_EREFUSED, "the carried intent does not decode: %s",
+                                e.msg);
+        }
+        w->relayed = true;
+        w->k = (const uint8_t *)w->it.key;
+        w->kl = (uint32_t)w->it.key_len;
+        w->v = w->it.value;
+        w->vl = (uint32_t)w->it.value_len;
+        return 0;
+    }
+    mero_cur_init(&c, pt, pl);
+    MERO_TRY(mero_cur_u32le(&c, &w->kl));
+    MERO_ENSURE(w->kl != 0 && w->kl <= 256, NULL, MERO_EPROTO, "key length");
+    MERO_TRY(mero_cur_bytes(&c, w->kl, &w->k));
+    MERO_TRY(mero_cur_u32le(&c, &w->vl));
+    MERO_TRY(mero_cur_bytes(&c, w->vl, &w->v));
+    MERO_ENSURE(mero_cur_left(&c) == 0 && memchr(w->k, 0, w->kl) == NULL, NULL, MERO_EPROTO,
+                "plaintext");
+    return 0;
+}
+
+/* issue 15: 0 when executor may relay in group (mero_gov_relay_standing), else a refusal. */
+static int executor_ok(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                       const uint8_t executor[MERO_IDENTITY_LEN], struct mero_err *err)
+{
+    int standing = MERO_ROLE_NONE;
+    bool yes = false;
+    char who[MERO_HEX_SIZE(MERO_IDENTITY_LEN)];
+    if (mero_gov_relay_standing(node->store, group, executor, &standing, &yes) < 0) {
+        yes = false;
+    }
+    if (yes) {
+        return 0;
+    }
+    mero_hex_encode(who, executor, MERO_IDENTITY_LEN);
+    return mero_err_set(err, MERO_EREFUSED,
+                        "the executor %.16s… may not relay in the context's group (%s)", who,
+                        standing == MERO_ROLE_READONLY_TEE ? "its root row is ReadOnlyTee"
+                        : standing == MERO_ROLE_RELAY_TEE  ? "it does not reach the group"
+                                                           : "it is not a TEE of the namespace");
+}
+
+/* issue 15: (author, nonce) is held by a delta other than hash (any delta when hash is NULL). */
+static int intent_seen(struct mero_node *node, const struct mero_intent *it, const uint8_t *hash,
+                       bool *seen)
+{
+    sqlite3_stmt *st = NULL;
+    *seen = false;
+    if (sqlite3_prepare_v2(node->db,
+                           "SELECT delta FROM ctx_intent_seen WHERE author = ?1 AND nonce = ?2", -1,
+                           &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, it->author, MERO_IDENTITY_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, it->nonce, MERO_INTENT_NONCE_LEN, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *seen = hash == NULL || sqlite3_column_bytes(st, 0) != MERO_DELTA_ID_LEN ||
+                memcmp(sqlite3_column_blob(st, 0), hash, MERO_DELTA_ID_LEN) != 0;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -MERO_EIO;
+}
+
+/* issue 15: record that hash carries (author, nonce); first prune entries whose intent has
+ * expired (a live intent is never pruned, so the table holds at most the live ones). */
+static int intent_seen_put(struct mero_node *node, const struct mero_intent *it,
+                           const uint8_t hash[MERO_DELTA_ID_LEN])
+{
+    sqlite3_stmt *st = NULL;
+    uint64_t now = mero_now_unix();
+    if (sqlite3_prepare_v2(node->db, "DELETE FROM ctx_intent_seen WHERE expires_at < ?1", -1, &st,
+                           NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)(now > INT64_MAX ? INT64_MAX : now));
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE ||
+        sqlite3_prepare_v2(
+            node->db,
+            "INSERT OR IGNORE INTO ctx_intent_seen(author, nonce, delta, expires_at) "
+            "VALUES(?1, ?2, ?3, ?4)",
+            -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, it->author, MERO_IDENTITY_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, it->nonce, MERO_INTENT_NONCE_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 3, hash, MERO_DELTA_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4,
+                       (sqlite3_int64)(it->expires_at > INT64_MAX ? INT64_MAX : it->expires_at));
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -MERO_EIO;
+}
+
+int mero_node_relay_check(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                          const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                          const uint8_t executor[MERO_IDENTITY_LEN],
+                          const uint8_t author[MERO_IDENTITY_LEN], uint64_t relayed_at,
+                          const struct mero_intent *it, const uint8_t *hash, struct mero_err *err)
+{
+    uint8_t ns[MERO_NS_ID_LEN];
+    struct mero_err e = {0};
+    bool seen = false;
+    MERO_TRY(executor_ok(node, group, executor, err));
+    MERO_ENSURE(mero_intent_verify(it, NULL) == 0, err, MERO_EREFUSED,
+                "the intent's signature does not verify");
+    MERO_ENSURE(mero_gov_namespace_of(node->store, group, ns) == 0, err, MERO_ENOTFOUND,
+                "the context's group is unknown");
+    MERO_ENSURE(memcmp(it->ns, ns, sizeof(ns)) == 0, err, MERO_EINVAL,
+                "the intent is for another namespace than the context's");
+    MERO_ENSURE(memcmp(it->context, ctx, MERO_CONTEXT_ID_LEN) == 0, err, MERO_EINVAL,
+                "the intent is for another context");
+    MERO_ENSURE(memcmp(it->author, author, MERO_IDENTITY_LEN) == 0, err, MERO_EREFUSED,
+                "the delta's author is not the intent's signer");
+    MERO_TRY(may_author(node, group, it->author, err));
+    MERO_ENSURE(it->op == MERO_INTENT_PUT, err, MERO_EUNSUPPORTED,
+                "the intent deletes a key; contexts have no delete yet");
+    if (mero_intent_live_at(it, relayed_at, &e) < 0) {
+        return mero_err_set(err, MERO_EREFUSED, "the intent is not live at %llu: %s",
+                            (unsigned long long)relayed_at, e.msg);
+    }
+    MERO_ENSURE(mero_intent_warrant_allows(it, executor), err, MERO_EREFUSED,
+                "the intent's warrant names another relay");
+    MERO_ENSURE(intent_seen(node, it, hash, &seen) == 0, err, MERO_EIO,
+                "cannot read the replay table");
+    MERO_ENSURE(!seen, err, MERO_EEXIST,
+                "replayed intent: its (author, nonce) was already carried by another delta");
+    return 0;
+}
+
+/*
+ * Decrypt d and make it visible if it wins last-writer-wins. 1 when applied, 0 no key. A
+ * relayed delta is checked first (mero_node_relay_check): a refusal returns its code with the
+ * reason in err (err untouched for a damaged direct delta).
+ */
 static int materialise(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
                        const uint8_t *bytes, const struct delta *d,
-                       const uint8_t hash[MERO_DELTA_ID_LEN])
+                       const uint8_t hash[MERO_DELTA_ID_LEN], struct mero_err *err)
 {
     uint8_t key[MERO_GROUP_KEY_LEN];
     if (mero_gov_group_key_by_id(node->store, group, d->key_id, key) < 0) {
@@ -284,23 +478,19 @@ static int materialise(struct mero_node *node, const uint8_t group[MERO_GROUP_ID
         mero_wipe(key, sizeof(key));
         return -MERO_ENOMEM;
     }
-    int rc = mero_aes256gcm_open(pt, d->ct, d->ct_len, bytes, HDR_LEN, d->nonce, key);
+    int rc = mero_aes256gcm_open(pt, d->ct, d->ct_len, bytes, d->aad_len, d->nonce, key);
     mero_wipe(key, sizeof(key));
     sqlite3_stmt *st = NULL;
-    struct mero_cur c;
-    uint32_t kl = 0, vl = 0;
-    const uint8_t *k = NULL, *v = NULL;
+    struct write w;
     if (rc < 0) {
         goto out;
     }
-    mero_cur_init(&c, pt, pl);
-    MERO_TRY_OUT(mero_cur_u32le(&c, &kl));
-    MERO_ENSURE_OUT(kl != 0 && kl <= 256, NULL, MERO_EPROTO, "key length");
-    MERO_TRY_OUT(mero_cur_bytes(&c, kl, &k));
-    MERO_TRY_OUT(mero_cur_u32le(&c, &vl));
-    MERO_TRY_OUT(mero_cur_bytes(&c, vl, &v));
-    MERO_ENSURE_OUT(mero_cur_left(&c) == 0 && memchr(k, 0, kl) == NULL, NULL, MERO_EPROTO,
-                    "plaintext");
+    MERO_TRY_OUT(parse_write(d, pt, pl, &w, err));
+    if (w.relayed) {
+        MERO_TRY_OUT(mero_node_relay_check(node, group, d->ctx, d->executor, d->author,
+                                           d->relayed_at, &w.it, hash, err));
+        MERO_ENSURE_OUT(intent_seen_put(node, &w.it, hash) == 0, NULL, MERO_EIO, "replay table");
+    }
     /* last-writer-wins: replace only when (lamport, hash) is greater than the current one */
     const char *sql = "INSERT INTO ctx_kv(context, k, v, lamport, hash, author) "
                       "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(context, k) DO UPDATE SET "
@@ -310,8 +500,8 @@ static int materialise(struct mero_node *node, const uint8_t group[MERO_GROUP_ID
     MERO_ENSURE_OUT(sqlite3_prepare_v2(node->db, sql, -1, &st, NULL) == SQLITE_OK, NULL, MERO_EIO,
                     "prepare");
     sqlite3_bind_blob(st, 1, d->ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, (const char *)k, (int)kl, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 3, vl ? (const void *)v : (const void *)"", (int)vl, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, (const char *)w.k, (int)w.kl, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 3, w.vl ? (const void *)w.v : (const void *)"", (int)w.vl, SQLITE_STATIC);
     sqlite3_bind_int64(st, 4, (sqlite3_int64)d->lamport); /* <= INT64_MAX: decode */
     sqlite3_bind_blob(st, 5, hash, MERO_DELTA_ID_LEN, SQLITE_STATIC);
     sqlite3_bind_blob(st, 6, d->author, MERO_IDENTITY_LEN, SQLITE_STATIC);
@@ -320,6 +510,7 @@ static int materialise(struct mero_node *node, const uint8_t group[MERO_GROUP_ID
 out:
     sqlite3_finalize(st);
     mero_wipe(pt, pl ? pl : 1); /* the namespace's plaintext does not outlive its use */
+    mero_wipe(&w, sizeof(w));   /* nor the relayed intent's copy of the key */
     free(pt);
     return rc;
 }
@@ -352,10 +543,11 @@ int mero_node_ctx_has(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_L
     return 0;
 }
 
-int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len,
-                        struct mero_err *err)
+static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
+                       struct mero_err *err)
 {
     struct delta d;
+    struct mero_err merr = {0};
     uint8_t hash[MERO_DELTA_ID_LEN], ns[MERO_NS_ID_LEN], group[MERO_GROUP_ID_LEN];
     int rc = decode(bytes, len, &d);
     if (rc == -MERO_ECLOCK) {
@@ -382,6 +574,10 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
         return mero_err_set(err, MERO_EPERM, "delta for a namespace this node self-purged");
     }
     MERO_TRY(may_author(node, group, d.author, err));
+    if (d.version == MERO_DELTA_RELAYED_VERSION) {
+        /* the clear header's checks run before anything is stored, key or not */
+        MERO_TRY(executor_ok(node, group, d.executor, err));
+    }
     if (mero_node_db_exec(node->db, "BEGIN IMMEDIATE") < 0) {
         return mero_err_set(err, MERO_EIO, "cannot start a write: %s", sqlite3_errmsg(node->db));
     }
@@ -413,12 +609,17 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
     sqlite3_bind_blob(st, 4, bytes, (int)len, SQLITE_STATIC);
     MERO_ENSURE_OUT(sqlite3_step(st) == SQLITE_DONE, NULL, MERO_EIO, "step");
     MERO_TRY_OUT(clock_raise(node, d.ctx, d.lamport));
-    MERO_TRY_OUT(materialise(node, group, bytes, &d, hash));
+    MERO_TRY_OUT(materialise(node, group, bytes, &d, hash, &merr));
     if (rc == 1) {
         MERO_TRY_OUT(exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash));
     }
 out:
     sqlite3_finalize(st);
+    if (rc < 0 && merr.code != 0) {
+        /* a relayed delta refused once its plaintext was read: nothing is stored */
+        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        return mero_err_set(err, merr.code, "%s", merr.msg);
+    }
     if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
         char why[128];
         snprintf(why, sizeof(why), "%s", sqlite3_errmsg(node->db));
@@ -426,6 +627,25 @@ out:
         return mero_err_set(err, MERO_EIO, "cannot store the delta: %s", why);
     }
     return 0;
+}
+
+int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len,
+                        struct mero_err *err)
+{
+    struct mero_err e = {0};
+    int rc = apply_delta(node, bytes, len, &e);
+    if (rc < 0 && len > 0 && bytes[0] == MERO_DELTA_RELAYED_VERSION) {
+        /* every path (gossip, sync, local) logs a relayed delta's refusal; never its value */
+        char h[MERO_HEX_SIZE(MERO_DELTA_ID_LEN)];
+        uint8_t hash[MERO_DELTA_ID_LEN];
+        mero_sha256(hash, bytes, len);
+        mero_hex_encode(h, hash, sizeof(hash));
+        MERO_INFO("relayed delta %.16s… refused: %s", h, e.msg);
+    }
+    if (rc < 0) {
+        return mero_err_set(err, e.code != 0 ? e.code : -rc, "%s", e.msg);
+    }
+    return rc;
 }
 
 int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
@@ -489,8 +709,16 @@ void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP_
             continue;
         }
         mero_sha256(hash, p, n);
-        if (materialise(node, group, p, &d, hash) == 1) {
+        struct mero_err e = {0};
+        int m = materialise(node, group, p, &d, hash, &e);
+        if (m == 1) {
             (void)exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash);
+        } else if (m < 0 && e.code != 0) {
+            /* a kept relayed delta refused once its key arrived: not kept any longer */
+            char h[MERO_HEX_SIZE(MERO_DELTA_ID_LEN)];
+            mero_hex_encode(h, hash, sizeof(hash));
+            MERO_INFO("relayed delta %.16s… refused: %s", h, e.msg);
+            (void)exec_hash(node, "DELETE FROM ctx_delta WHERE hash = ?1", hash);
         }
     }
     mero_buf_cleanup(&all);
@@ -548,36 +776,56 @@ static int wins(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN], 
 }
 
 /* The signed delta bytes of a write of key = value in ctx by me at lamport, sealed under gk. */
+/* issue 15: what a relayed delta adds (version 2): the intent as plaintext, the executor (us)
+ * and relayed_at in the clear header. */
+struct relayed {
+    const uint8_t *intent;
+    size_t len;
+    const uint8_t *executor;
+    uint64_t relayed_at;
+};
+
 static int build_delta(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
                        const uint8_t ns[MERO_NS_ID_LEN], const uint8_t me[MERO_IDENTITY_LEN],
                        uint64_t lamport, const uint8_t gk[MERO_GROUP_KEY_LEN],
                        const uint8_t key_id[MERO_KEY_ID_LEN], const char *key, const uint8_t *value,
-                       size_t vlen, struct mero_buf *d)
+                       size_t vlen, const struct relayed *rl, struct mero_buf *d)
 {
-    size_t kl = strlen(key), dl = strlen(MERO_DELTA_DOMAIN);
+    const char *dom = rl != NULL ? MERO_DELTA_RELAYED_DOMAIN : MERO_DELTA_DOMAIN;
+    size_t kl = rl != NULL ? 0 : strlen(key), dl = strlen(dom);
     struct mero_buf pt, msg;
     uint8_t nonce[MERO_GCM_NONCE_LEN], sk[MERO_ED25519_SK_LEN], sig[MERO_ED25519_SIG_LEN];
     uint8_t *ct = NULL;
     int rc;
     mero_buf_init(&pt, MERO_DELTA_MAX);
     mero_buf_init(&msg, MERO_DELTA_MAX + 64);
-    MERO_TRY_OUT(mero_buf_append_u32le(&pt, (uint32_t)kl));
-    MERO_TRY_OUT(mero_buf_append(&pt, key, kl));
-    MERO_TRY_OUT(mero_buf_append_u32le(&pt, (uint32_t)vlen));
-    MERO_TRY_OUT(mero_buf_append(&pt, vlen ? value : (const uint8_t *)"", vlen));
+    if (rl != NULL) {
+        MERO_TRY_OUT(mero_buf_append(&pt, rl->intent, rl->len));
+    } else {
+        MERO_TRY_OUT(mero_buf_append_u32le(&pt, (uint32_t)kl));
+        MERO_TRY_OUT(mero_buf_append(&pt, key, kl));
+        MERO_TRY_OUT(mero_buf_append_u32le(&pt, (uint32_t)vlen));
+        MERO_TRY_OUT(mero_buf_append(&pt, vlen ? value : (const uint8_t *)"", vlen));
+    }
     mero_random(nonce, sizeof(nonce));
-    MERO_TRY_OUT(mero_buf_append_u8(d, MERO_DELTA_VERSION));
+    MERO_TRY_OUT(
+        mero_buf_append_u8(d, rl != NULL ? MERO_DELTA_RELAYED_VERSION : MERO_DELTA_VERSION));
     MERO_TRY_OUT(mero_buf_append(d, ctx, MERO_CONTEXT_ID_LEN));
     MERO_TRY_OUT(mero_buf_append(d, me, MERO_IDENTITY_LEN));
     MERO_TRY_OUT(mero_buf_append_u64le(d, lamport));
     MERO_TRY_OUT(mero_buf_append(d, key_id, MERO_KEY_ID_LEN));
     MERO_TRY_OUT(mero_buf_append(d, nonce, sizeof(nonce)));
+    if (rl != NULL) {
+        MERO_TRY_OUT(mero_buf_append(d, rl->executor, MERO_IDENTITY_LEN));
+        MERO_TRY_OUT(mero_buf_append_u64le(d, rl->relayed_at));
+    }
+    size_t aad = d->len;
     MERO_TRY_OUT(mero_buf_append_u32le(d, (uint32_t)(pt.len + MERO_AEAD_TAG_LEN)));
     ct = malloc(pt.len + MERO_AEAD_TAG_LEN);
     MERO_ENSURE_OUT(ct != NULL, NULL, MERO_ENOMEM, "out of memory");
-    MERO_TRY_OUT(mero_aes256gcm_seal(ct, pt.data, pt.len, d->data, HDR_LEN, nonce, gk));
+    MERO_TRY_OUT(mero_aes256gcm_seal(ct, pt.data, pt.len, d->data, aad, nonce, gk));
     MERO_TRY_OUT(mero_buf_append(d, ct, pt.len + MERO_AEAD_TAG_LEN));
-    MERO_TRY_OUT(mero_buf_append(&msg, MERO_DELTA_DOMAIN, dl));
+    MERO_TRY_OUT(mero_buf_append(&msg, dom, dl));
     MERO_TRY_OUT(mero_buf_append(&msg, d->data, d->len));
     MERO_TRY_OUT(mero_gov_identity_secret(node->store, ns, sk));
     mero_ed25519_sign(sig, msg.data, msg.len, sk);
@@ -620,7 +868,7 @@ int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_
     }
     struct mero_buf d;
     mero_buf_init(&d, MERO_DELTA_MAX);
-    int rc = build_delta(node, ctx, ns, me, lamport, gk, key_id, key, value, vlen, &d);
+    int rc = build_delta(node, ctx, ns, me, lamport, gk, key_id, key, value, vlen, NULL, &d);
     mero_wipe(gk, sizeof(gk));
     if (rc < 0) {
         mero_buf_cleanup(&d);
@@ -642,6 +890,58 @@ int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_
     (void)mero_node_publish(node, ns, MERO_GOSSIP_DELTA, d.data, d.len);
     mero_buf_cleanup(&d);
     return 0;
+}
+
+int mero_node_ctx_put_relayed(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                              const uint8_t ns[MERO_NS_ID_LEN],
+                              const uint8_t group[MERO_GROUP_ID_LEN],
+                              const uint8_t author[MERO_IDENTITY_LEN], uint64_t relayed_at,
+                              const uint8_t *intent, size_t len, bool force,
+                              uint8_t id[MERO_DELTA_ID_LEN], struct mero_err *err)
+{
+    uint8_t me[MERO_IDENTITY_LEN], gk[MERO_GROUP_KEY_LEN], key_id[MERO_KEY_ID_LEN];
+    uint64_t clock = 0, lamport = 0;
+    if (mero_gov_identity(node->store, ns, false, me, err) < 0) {
+        return mero_err_set(err, MERO_EPERM, "this node is not a member of the namespace");
+    }
+    if (clock_of(node, ctx, &clock) < 0) {
+        return mero_err_set(err, MERO_EIO, "cannot read the context clock");
+    }
+    if (mero_lamport_next(clock, &lamport) < 0) {
+        return mero_err_set(err, MERO_ECLOCK, "the context's clock is exhausted (%llu)",
+                            (unsigned long long)clock);
+    }
+    if (mero_gov_group_key(node->store, group, gk, key_id) < 0) {
+        return mero_err_set(err, MERO_ESTATE, "this node holds no key for the context's group");
+    }
+    struct relayed rl = {.intent = intent, .len = len, .executor = me, .relayed_at = relayed_at};
+    struct mero_buf d;
+    mero_buf_init(&d, MERO_DELTA_MAX);
+    int rc = build_delta(node, ctx, ns, author, lamport, gk, key_id, "", NULL, 0, &rl, &d);
+    mero_wipe(gk, sizeof(gk));
+    if (rc < 0) {
+        mero_buf_cleanup(&d);
+        return mero_err_set(err, -rc, "cannot build the relayed delta");
+    }
+    mero_sha256(id, d.data, d.len);
+    struct mero_err aerr = {0};
+    rc = mero_node_ctx_apply(node, d.data, d.len, &aerr);
+    if (rc < 0 && !force) {
+        mero_buf_cleanup(&d);
+        return mero_err_set(err, -rc, "%s", aerr.msg);
+    }
+    (void)mero_node_publish(node, ns, MERO_GOSSIP_DELTA, d.data, d.len);
+    mero_buf_cleanup(&d);
+    return 0;
+}
+
+int mero_node_ctx_author(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                         const char *key, uint8_t author[MERO_IDENTITY_LEN])
+{
+    uint64_t l = 0;
+    uint8_t h[MERO_DELTA_ID_LEN];
+    int rc = current(node, ctx, key, &l, h, author);
+    return rc < 0 ? rc : rc == 1 ? 0 : -MERO_ENOTFOUND;
 }
 
 /*
@@ -697,20 +997,16 @@ static int verify_value(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_I
     }
     size_t pl = d.ct_len - MERO_AEAD_TAG_LEN;
     uint8_t *pt = malloc(pl ? pl : 1);
-    struct mero_cur c;
-    uint32_t dkl = 0, dvl = 0;
-    const uint8_t *dk = NULL, *dv = NULL;
+    struct write w;
     MERO_ENSURE_OUT(pt != NULL, NULL, MERO_ENOMEM, "out of memory");
-    MERO_TRY_OUT(mero_aes256gcm_open(pt, d.ct, d.ct_len, bytes, HDR_LEN, d.nonce, gk));
-    mero_cur_init(&c, pt, pl);
-    MERO_ENSURE_OUT(mero_cur_u32le(&c, &dkl) == 0 && mero_cur_bytes(&c, dkl, &dk) == 0 &&
-                        mero_cur_u32le(&c, &dvl) == 0 && mero_cur_bytes(&c, dvl, &dv) == 0,
-                    NULL, MERO_EPROTO, "plaintext");
-    MERO_ENSURE_OUT(dkl == kl && memcmp(dk, key, kl) == 0 && dvl == vl &&
-                        (vl == 0 || memcmp(dv, v, vl) == 0),
+    MERO_TRY_OUT(mero_aes256gcm_open(pt, d.ct, d.ct_len, bytes, d.aad_len, d.nonce, gk));
+    MERO_ENSURE_OUT(parse_write(&d, pt, pl, &w, NULL) == 0, NULL, MERO_EPROTO, "plaintext");
+    MERO_ENSURE_OUT(w.kl == kl && memcmp(w.k, key, kl) == 0 && w.vl == vl &&
+                        (vl == 0 || memcmp(w.v, v, vl) == 0),
                     NULL, MERO_ESTATE, "value");
 out:
     mero_wipe(gk, sizeof(gk));
+    mero_wipe(&w, sizeof(w));
     if (pt != NULL) {
         mero_wipe(pt, pl);
     }

@@ -20,6 +20,9 @@ struct mero_node;
 #define MERO_DELTA_MAX     (32u * 1024u)
 #define MERO_DELTA_DOMAIN  "mero.context.delta.v1"
 #define MERO_DELTA_VERSION 1
+/* issue 15: the relayed delta (context.c, docs/relay.md "The relayed delta") */
+#define MERO_DELTA_RELAYED_VERSION 2
+#define MERO_DELTA_RELAYED_DOMAIN  "mero.context.delta.v2"
 
 /*
  * Context clock (docs/node.md "Context clock"). A context's clock is the greatest lamport of
@@ -81,5 +84,38 @@ MERO_MUST_CHECK int mero_node_ctx_has(struct mero_node *node, const uint8_t hash
 MERO_MUST_CHECK int mero_node_ctx_delta(struct mero_node *node,
                                         const uint8_t hash[MERO_DELTA_ID_LEN], uint8_t **out,
                                         size_t *len);
+
+/* ---- issue 15: the relayed delta (src/node/context.c) ---- */
+struct mero_intent;
+/*
+ * The checks of a relayed write, shared by the intents route (executor = us, relayed_at = now,
+ * hash NULL) and every peer at the cut (the delta's fields and hash): executor may relay in
+ * group (mero_gov_relay_standing), the intent's signature verifies, it names the context's
+ * namespace and ctx, its signer is author, author's effective role may write in group, it is a
+ * put, it is live at relayed_at (mero_intent_live_at), its warrant allows executor, and its
+ * (author, nonce) is not held by another delta (any delta when hash is NULL). 0 or a refusal:
+ * -MERO_EREFUSED (executor, signature, time, warrant), -MERO_EINVAL (namespace, context),
+ * -MERO_EPERM / -MERO_EREADONLY (author), -MERO_EUNSUPPORTED (delete), -MERO_EEXIST (replay),
+ * with the reason in err (never the value).
+ */
+MERO_MUST_CHECK int mero_node_relay_check(struct mero_node *node,
+                                          const uint8_t group[MERO_GROUP_ID_LEN],
+                                          const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                                          const uint8_t executor[MERO_IDENTITY_LEN],
+                                          const uint8_t author[MERO_IDENTITY_LEN],
+                                          uint64_t relayed_at, const struct mero_intent *it,
+                                          const uint8_t *hash, struct mero_err *err);
+/*
+ * Build the relayed delta carrying intent[0..len) (author's, already checked) in ctx at clock
+ * + 1, signed by this node as executor with relayed_at, apply it through mero_node_ctx_apply
+ * and publish it; its hash in id. With force (test-only) it is published even when this node
+ * refuses it.
+ */
+MERO_MUST_CHECK int
+mero_node_ctx_put_relayed(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                          const uint8_t ns[MERO_NS_ID_LEN], const uint8_t group[MERO_GROUP_ID_LEN],
+                          const uint8_t author[MERO_IDENTITY_LEN], uint64_t relayed_at,
+                          const uint8_t *intent, size_t len, bool force,
+                          uint8_t id[MERO_DELTA_ID_LEN], struct mero_err *err);
 
 #endif
