@@ -600,4 +600,13 @@ MERO_MUST_CHECK int mero_gov_purged(struct mero_store *s, const uint8_t ns[stati
 MERO_MUST_CHECK int mero_gov_purged_clear(struct mero_store *s,
                                           const uint8_t ns[static MERO_NS_ID_LEN]);
 
+/* ---- issue 16: self-purge leaves nothing (src/gov/store.c) ---- */
+/*
+ * Copy every WAL frame into gov.db and truncate the WAL to zero bytes (PRAGMA
+ * wal_checkpoint(TRUNCATE)): with secure_delete on, what a purge deleted is then zeroes in the
+ * database file and absent from the WAL. 0, or -MERO_EBUSY when a reader or an open
+ * transaction kept it from finishing (retry later), -MERO_EIO on an I/O error.
+ */
+MERO_MUST_CHECK int mero_store_checkpoint(struct mero_store *s);
+
 #endif

@@ -77,6 +77,13 @@ struct mero_admission_env {
     /* fleet-join budget and re-prompt period; 0 means 30 s and 2 s (tests shorten them). */
     uint32_t budget_ms;
     uint32_t poll_ms;
+    /* ---- issue 16: self-purge leaves nothing (node/purge.c) ---- */
+    /* Checkpoint node.db and gov.db, truncating both WALs (what a purge deleted is then only
+     * zeroes on disk: both run with secure_delete). 0, or negative. May be NULL. */
+    int (*checkpoint)(void *ud);
+    /* Test seam (merod run --test only, MERO_TEST_PURGE_CRASH_AFTER=N): end the process right
+     * after purge step N (1 context state, 2 governance, 3 checkpoint); 0 is off. */
+    unsigned purge_crash_after;
 };
 
 struct mero_fleet_join;
