@@ -8,10 +8,10 @@
  * HTTP 200 means "gcp" and the body's last '/' segment is the image, anything else "unknown".
  * The base is http://metadata.google.internal, or MERO_GCP_METADATA_URL (docs/node.md).
  *
- * The facts are gathered once per process on the libuv thread pool, started by
- * mero_node_tee_info_start, and cached for the process's life under a mutex: the loop and
- * the route never wait for them; until they are known the route reports "unknown" and the
- * zero MRTD.
+ * The facts are gathered once per process on a detached thread started by
+ * mero_node_tee_info_start (not the loop's pool: a slow name lookup must not delay a stop), and
+ * cached for the process's life under a mutex: the loop and the route never wait for them;
+ * until they are known the route reports "unknown" and the zero MRTD.
  *
  * Invariants: a reported image is at most MERO_NODE_TEE_OS_IMAGE_MAX - 1 bytes of
  * [A-Za-z0-9._-] (anything else is "unknown"); the start-up quote's report data is 64 zero
@@ -62,8 +62,8 @@ static size_t on_body(char *p, size_t sz, size_t n, void *ud)
 
 static bool image_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '.' || c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
 }
 
 /* The last '/' segment of body, whitespace-trimmed, if it is a plausible image name. */
@@ -160,27 +160,23 @@ int mero__tee_facts_collect(bool real, const char *base, struct mero_tee_facts *
 }
 
 struct job {
-    uv_work_t work;
     bool real;
     char base[META_URL_MAX];
 };
 
-static void job_run(uv_work_t *w)
+static void *job_run(void *arg)
 {
-    struct job *j = w->data;
+    struct job *j = arg;
     struct mero_tee_facts f = {.cloud = "unknown", .os_image = "unknown"};
     (void)mero__tee_facts_collect(j->real, j->base, &f);
     pthread_mutex_lock(&lock);
     cached = f;
     pthread_mutex_unlock(&lock);
     MERO_INFO("tee/info: cloud provider %s, OS image %s, MRTD %s", f.cloud, f.os_image,
-              f.have_mrtd ? "from the start-up quote" : (j->real ? "unknown" : "of the mock quote"));
-}
-
-static void job_done(uv_work_t *w, int status)
-{
-    (void)status;
-    free(w->data);
+              f.have_mrtd ? "from the start-up quote"
+                          : (j->real ? "unknown" : "of the mock quote"));
+    free(j);
+    return NULL;
 }
 
 void mero_node_tee_info_start(struct mero_node *node)
@@ -203,10 +199,18 @@ void mero_node_tee_info_start(struct mero_node *node)
     j->real = node->tee == MERO_TEE_REAL;
     const char *base = getenv("MERO_GCP_METADATA_URL");
     snprintf(j->base, sizeof(j->base), "%s", base != NULL ? base : "");
-    j->work.data = j;
-    if (uv_queue_work(node->loop, &j->work, job_run, job_done) != 0) {
+    /* a detached thread, not the loop's pool: a slow name lookup must never hold up a stop */
+    pthread_t t;
+    pthread_attr_t at;
+    if (pthread_attr_init(&at) != 0) {
+        free(j);
+        return;
+    }
+    (void)pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &at, job_run, j) != 0) {
         free(j);
     }
+    pthread_attr_destroy(&at);
 }
 
 void mero__tee_facts_get(struct mero_tee_facts *out)

@@ -37,7 +37,8 @@ struct mero_tee_facts {
     bool have_mrtd;
     uint8_t mrtd[MERO_MR_LEN];
 };
-/* Gather the facts once per process on the thread pool (never blocks); no-op without a TEE. */
+/* Gather the facts once per process on a background thread (never blocks); no-op without a
+ * TEE. */
 void mero_node_tee_info_start(struct mero_node *node);
 /* The cached facts (all "unknown" until the start-up gathering finished). Any thread. */
 void mero__tee_facts_get(struct mero_tee_facts *out);
