@@ -128,6 +128,16 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     if (crash != NULL && mero_parse_u64(crash, 3, &step) == 0) {
         env.purge_crash_after = (unsigned)step;
     }
+    /* test knobs (--test only, docs/admission.md "Evidence lifetime"): a skewed wall clock for
+     * evidence decisions and a shorter refresh check period */
+    if (node->test_routes) {
+        env.clock_skew_file = getenv("MERO_TEST_CLOCK_SKEW_FILE");
+        const char *chk = getenv("MERO_TEST_EVIDENCE_CHECK_MS");
+        uint64_t cms = 0;
+        if (chk != NULL && mero_parse_u64(chk, 3600000, &cms) == 0 && cms >= 50) {
+            env.evidence_check_ms = (uint32_t)cms;
+        }
+    }
     env.verify_real = mero__adm_verify_real;
     env.fetch_collateral = mero__adm_fetch_collateral;
     env.prefetch_release = mero__adm_prefetch_release;
@@ -147,6 +157,9 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     }
     MERO_TRY(mero_node_admission_attest_init(err));
     MERO_TRY(mero_admission_new(&env, &a, err));
+    if (mero__evidence_retry_start(a) < 0) {
+        MERO_WARN("the evidence refresh loop did not start; this TEE's evidence may lapse");
+    }
     if (mero_admission_purge_reconcile(a) < 0) {
         MERO_WARN("self-purge reconcile failed; it is retried at the next start");
     }
