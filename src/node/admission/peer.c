@@ -4,9 +4,9 @@
  * (spec "The admission handshake", "Key delivery"; reference-calimero.md §5.3):
  *  - hearing a TeeAdmissionPrompt on ns/<hex>: only a node that may vouch (an admin or an
  *    admitted TEE of the namespace whose own evidence has not lapsed) takes one of
- * MAX_CONCURRENT_OFFERS slots, issues an offered challenge and sends TeeAdmissionChallengeOffer to
- * the gossip source on a stream of its own; the quote that comes back runs through
- * verify_and_admit;
+ *    MAX_CONCURRENT_OFFERS slots, issues an offered challenge and sends
+ *    TeeAdmissionChallengeOffer to the gossip source on a stream of its own; the quote that
+ *    comes back runs through verify_and_admit;
  *  - TeeAdmissionChallengeRequest / TeeAdmissionRequest / TeeReleaseAdmissionRequest from a
  *    requester whose proof of possession binds its namespace key to its Noise-authenticated
  *    peer id; a node that may not vouch says so;
