@@ -613,4 +613,43 @@ MERO_MUST_CHECK int mero_gov_relay_standing(struct mero_store *s,
                                             const uint8_t executor[static MERO_IDENTITY_LEN],
                                             int *standing, bool *may_relay);
 
+/* ---- issue 16: self-purge leaves nothing (src/gov/store.c) ---- */
+/*
+ * Copy every WAL frame into gov.db and truncate the WAL to zero bytes (PRAGMA
+ * wal_checkpoint(TRUNCATE)): with secure_delete on, what a purge deleted is then zeroes in the
+ * database file and absent from the WAL. 0, or -MERO_EBUSY when a reader or an open
+ * transaction kept it from finishing (retry later), -MERO_EIO on an I/O error.
+ */
+MERO_MUST_CHECK int mero_store_checkpoint(struct mero_store *s);
+
+/* ---- issue 16: evidence lifetime (src/gov/query.c) ---- */
+/* A TEE whose evidence lapsed asks to vouch: the reason it is refused (docs/admission.md). */
+#define MERO_GOV_REASON_EVIDENCE_LAPSED                                                            \
+    "this TEE's attestation evidence is missing or older than the maximum age, so it may not "     \
+    "vouch until its evidence is refreshed; ask another admitter"
+enum mero_vouch_standing {
+    MERO_VOUCH_NO = 0, /* neither an admin nor a TEE member of the group */
+    MERO_VOUCH_YES,    /* an admin, or a TEE member whose evidence counts at now */
+    MERO_VOUCH_LAPSED, /* a TEE member whose namespace-root evidence is missing or too old */
+};
+/* Evidence attested at `at` no longer counts at `now` (unix seconds): now - at is at least
+ * MERO_GOV_EVIDENCE_MAX_AGE_SECS. A clock behind `at` counts it as fresh. */
+bool mero_gov_evidence_lapsed(uint64_t at, uint64_t now);
+/* Evidence attested at `at` is due for a refresh at `now` (MERO_GOV_EVIDENCE_REFRESH_SECS). */
+bool mero_gov_evidence_due(uint64_t at, uint64_t now);
+/*
+ * mero_gov_may_vouch judged at now (unix seconds, the caller's clock: the admitting node
+ * judges, peers do not): an admin vouches; a TEE member only while the evidence of its
+ * namespace-root row counts (mero_gov_evidence_lapsed). *standing: enum mero_vouch_standing.
+ */
+MERO_MUST_CHECK int mero_gov_vouch_standing(struct mero_store *s,
+                                            const uint8_t group[static MERO_GROUP_ID_LEN],
+                                            const uint8_t member[static MERO_IDENTITY_LEN],
+                                            uint64_t now, int *standing);
+/* attested_at of member's latest evidence in group (found false when it has none). */
+MERO_MUST_CHECK int mero_gov_evidence_at(struct mero_store *s,
+                                         const uint8_t group[static MERO_GROUP_ID_LEN],
+                                         const uint8_t member[static MERO_IDENTITY_LEN],
+                                         bool *found, uint64_t *at);
+
 #endif

@@ -9,7 +9,8 @@
  * The rules themselves are admission_rules.c's mero_gov_admission_rules, the sequence every
  * peer's apply runs too; this file decides only what an admission would publish (step 6).
  *
- * Invariants: a node that may not vouch publishes nothing (NotAVoucher); every refusal is
+ * Invariants: a node that may not vouch publishes nothing (NotAVoucher), nor does a TEE whose
+ * own evidence lapsed (MERO_GOV_EVIDENCE_MAX_AGE_SECS at req->now, refused); every refusal is
  * decided before anything is signed; the binding is re-checked from the quote about to be
  * published, and a quote already used in the namespace (admission or evidence) never admits or
  * refreshes again; the published join records the role the policy mode names and the quote's
@@ -45,7 +46,7 @@ static int decide(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
         bool found;
         uint64_t at = 0;
         MERO_TRY(mero__gov_evidence_at(s, g, req->member, &found, &at));
-        bool due = !found || req->now < at || req->now - at >= MERO_GOV_EVIDENCE_REFRESH_SECS;
+        bool due = !found || req->now < at || mero_gov_evidence_due(at, req->now);
         d->publish_evidence = root_form && due;
     } else {
         d->outcome = cur == MERO_ROLE_NONE ? MERO_ADMIT_ADMITTED : MERO_ADMIT_CONVERTED;
@@ -88,12 +89,15 @@ int mero_gov_admit_decide(struct mero_store *s, const uint8_t ns[static MERO_NS_
     if (mero_gov_namespace_of(s, req->group_id, gns) < 0 || memcmp(gns, ns, sizeof(gns)) != 0) {
         return mero_err_set(reason, MERO_EREFUSED, "the group is not part of this namespace");
     }
-    /* 1. may we vouch at all? */
-    bool vouch = false;
+    /* 1. may we vouch at all? A TEE only while its own evidence counts (evidence lifetime) */
+    int standing = MERO_VOUCH_NO;
     if (mero__gov_our_pk(s, ns, us)) {
-        MERO_TRY(mero_gov_may_vouch(s, req->group_id, us, &vouch));
+        MERO_TRY(mero_gov_vouch_standing(s, req->group_id, us, req->now, &standing));
     }
-    if (!vouch) {
+    if (standing == MERO_VOUCH_LAPSED) {
+        return mero_err_set(reason, MERO_EREFUSED, "%s", MERO_GOV_REASON_EVIDENCE_LAPSED);
+    }
+    if (standing != MERO_VOUCH_YES) {
         *d = out;
         return 0;
     }

@@ -348,6 +348,47 @@ int mero__gov_evidence_at(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_
     return 0;
 }
 
+int mero_gov_evidence_at(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
+                         const uint8_t member[static MERO_IDENTITY_LEN], bool *found, uint64_t *at)
+{
+    return mero__gov_evidence_at(s, group, member, found, at);
+}
+
+bool mero_gov_evidence_lapsed(uint64_t at, uint64_t now)
+{
+    return now > at && now - at >= MERO_GOV_EVIDENCE_MAX_AGE_SECS;
+}
+
+bool mero_gov_evidence_due(uint64_t at, uint64_t now)
+{
+    return now > at && now - at >= MERO_GOV_EVIDENCE_REFRESH_SECS;
+}
+
+int mero_gov_vouch_standing(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
+                            const uint8_t member[static MERO_IDENTITY_LEN], uint64_t now,
+                            int *standing)
+{
+    uint8_t ns[MERO_NS_ID_LEN];
+    bool yes, found;
+    uint64_t at = 0;
+    int r;
+    *standing = MERO_VOUCH_NO;
+    MERO_TRY(mero_gov_is_admin(s, group, member, &yes));
+    if (yes) {
+        *standing = MERO_VOUCH_YES;
+        return 0;
+    }
+    MERO_TRY(mero_gov_direct_role(s, group, member, &r));
+    if (!mero_role_is_tee(r)) {
+        return 0;
+    }
+    /* the evidence lives with the namespace-root row (a subgroup admission publishes none) */
+    MERO_TRY(mero_gov_namespace_of(s, group, ns));
+    MERO_TRY(mero__gov_evidence_at(s, ns, member, &found, &at));
+    *standing = found && !mero_gov_evidence_lapsed(at, now) ? MERO_VOUCH_YES : MERO_VOUCH_LAPSED;
+    return 0;
+}
+
 static const char SQL_DENY[] = "SELECT 1 FROM deny WHERE grp = ? AND member = ?";
 
 int mero_gov_is_denied(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],

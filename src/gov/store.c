@@ -504,3 +504,13 @@ int mero_gov_unwrap(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN
     sodium_memzero(sk, sizeof(sk));
     return rc;
 }
+
+int mero_store_checkpoint(struct mero_store *s)
+{
+    int log = -1, done = -1;
+    int rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
+    if (rc == SQLITE_BUSY || (rc == SQLITE_OK && log != done)) {
+        return -MERO_EBUSY;
+    }
+    return rc == SQLITE_OK ? 0 : -MERO_EIO;
+}

@@ -161,3 +161,13 @@ void mero_node_db_close(struct sqlite3 *db)
         (void)sqlite3_close_v2(db);
     }
 }
+
+int mero_node_db_checkpoint(struct sqlite3 *db)
+{
+    int log = -1, done = -1;
+    int rc = sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
+    if (rc == SQLITE_BUSY || (rc == SQLITE_OK && log != done)) {
+        return -MERO_EBUSY;
+    }
+    return rc == SQLITE_OK ? 0 : -MERO_EIO;
+}

@@ -30,4 +30,10 @@ void mero_node_db_close(struct sqlite3 *db);
 /* Run one statement with no result rows. */
 int mero_node_db_exec(struct sqlite3 *db, const char *sql);
 
+/* ---- issue 16: self-purge leaves nothing (src/node/db.c) ---- */
+/* PRAGMA wal_checkpoint(TRUNCATE) on node.db: every WAL frame copied into the file and the WAL
+ * truncated to zero bytes. 0, -MERO_EBUSY (not finished: a reader or an open transaction),
+ * -MERO_EIO. */
+MERO_MUST_CHECK int mero_node_db_checkpoint(struct sqlite3 *db);
+
 #endif

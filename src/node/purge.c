@@ -10,6 +10,10 @@
  * The purge deletes the node-local context state (node.db: values and deltas of the purged
  * contexts) first, then gov's rows, keys, op log and identity.
  *
+ * After the deletions both databases are checkpointed with the WAL truncated (they run with
+ * secure_delete, so the deleted values are zeroes in the files and gone from the WALs); every
+ * start checkpoints too, which finishes a purge that crashed between its commit and this.
+ *
  * Invariants: the durable pending-self-purge marker (the namespace for a root removal, the
  * subgroup for a subgroup-only one) is written by gov in the same transaction that applies
  * the removal (apply.c), so no crash point leaves an evicted node without it; the handler here only
@@ -20,10 +24,20 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mero/encoding.h"
 #include "mero/log.h"
 #include "node/admission/service_internal.h"
+
+/* Test seam: the process ends right after step n when MERO_TEST_PURGE_CRASH_AFTER=n (--test). */
+static void crash_after(const struct mero_admission *a, unsigned n)
+{
+    if (a->env.purge_crash_after == n) {
+        MERO_WARN("test seam: crashing after self-purge step %u", n);
+        _exit(87);
+    }
+}
 
 static void purge_one(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
                       const uint8_t group[MERO_GROUP_ID_LEN])
@@ -39,10 +53,19 @@ static void purge_one(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN]
                   whole ? "the marker stays for the next start" : "retried at the next removal");
         return;
     }
+    crash_after(a, 1);
     if (mero_gov_self_purge(a->env.store, ns, group, &e) < 0) {
         MERO_WARN("self-purge of %s… failed (the marker stays for the next start): %s", gx, e.msg);
         return;
     }
+    crash_after(a, 2);
+    /* secure_delete zeroed what was deleted, but in the WAL: copy it into the files and
+     * truncate the WALs, so no old page image of the namespace stays on disk */
+    if (a->env.checkpoint != NULL && a->env.checkpoint(a->env.ud) < 0) {
+        MERO_WARN("self-purge of %s…: the checkpoint did not finish; the next start repeats it",
+                  gx);
+    }
+    crash_after(a, 3);
     if (whole) {
         char topic[MERO_NS_TOPIC_SIZE];
         mero_node_topic(topic, ns);

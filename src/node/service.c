@@ -32,6 +32,7 @@
 #include "node/node_internal.h"
 #include "node/service_internal.h"
 #include "node/sync_internal.h"
+#include "node/tee_internal.h"
 
 #define SYNC_PERIOD_MS 2000
 #define SYNC_PEERS_MAX 32 /* connected peers asked per sync round */
@@ -267,6 +268,7 @@ int mero_node_service_start(struct mero_node *node, struct mero_err *err)
     }
     MERO_TRY(mero_node_sync_start(node, err));
     MERO_TRY(mero_node_admission_start(node, err));
+    mero_node_tee_info_start(node); /* /tee/info's host facts, in the background */
     uint8_t(*nss)[MERO_NS_ID_LEN] = NULL;
     size_t nn = 0;
     if (mero_gov_namespaces(node->store, &nss, &nn) == 0) {

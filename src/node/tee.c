@@ -33,13 +33,15 @@ void mero_node_tee_info(const struct mero_node *node, char cloud[MERO_NODE_TEE_C
                         char os_image[MERO_NODE_TEE_OS_IMAGE_MAX],
                         char mrtd[MERO_HEX_SIZE(MERO_MR_LEN)])
 {
-    static const uint8_t no_mrtd[MERO_MR_LEN]; /* all zeros: no TD measurement to report */
-    (void)node;
-    /* The GCP metadata lookup of §1.6 is not attempted (no network egress from a test node);
-     * both facts are "unknown", as the reference reports off-GCP. */
-    memcpy(cloud, "unknown", sizeof("unknown"));
-    memcpy(os_image, "unknown", sizeof("unknown"));
-    mero_hex_encode(mrtd, no_mrtd, sizeof(no_mrtd));
+    /* tee_info.c gathered them at start-up; a mock quote's MRTD is all zeros (it carries no
+     * TD registers), as is a real one's until the start-up quote was read */
+    static const uint8_t no_mrtd[MERO_MR_LEN];
+    struct mero_tee_facts f;
+    mero__tee_facts_get(&f);
+    memcpy(cloud, f.cloud, sizeof(f.cloud));
+    memcpy(os_image, f.os_image, sizeof(f.os_image));
+    bool real = node->tee == MERO_TEE_REAL && f.have_mrtd;
+    mero_hex_encode(mrtd, real ? f.mrtd : no_mrtd, MERO_MR_LEN);
 }
 
 struct quote_job {

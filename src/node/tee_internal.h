@@ -28,4 +28,26 @@ MERO_MUST_CHECK int mero_node_tee_event_log(uint8_t **data, size_t *len, struct 
 MERO_MUST_CHECK int mero_node_tee_collateral(const uint8_t *quote, size_t len, char **json,
                                              size_t *jlen, struct mero_err *err);
 
+/* ---- issue 16: /tee/info reports the host (src/node/tee_info.c) ---- */
+/* What /tee/info reports: "gcp" and the image from the GCP metadata server, else "unknown";
+ * the MRTD of the start-up quote when have_mrtd (real TDX only). */
+struct mero_tee_facts {
+    char cloud[MERO_NODE_TEE_CLOUD_MAX];
+    char os_image[MERO_NODE_TEE_OS_IMAGE_MAX];
+    bool have_mrtd;
+    uint8_t mrtd[MERO_MR_LEN];
+};
+/* Gather the facts once per process on a background thread (never blocks); no-op without a
+ * TEE. */
+void mero_node_tee_info_start(struct mero_node *node);
+/* The cached facts (all "unknown" until the start-up gathering finished). Any thread. */
+void mero__tee_facts_get(struct mero_tee_facts *out);
+/*
+ * Gather them now (blocking: configfs-tsm, then HTTP with a 1 s timeout): real: quote through
+ * configfs-tsm with zero report data and read its MRTD; base: the metadata server's base URL
+ * (NULL or "": http://metadata.google.internal). out must be initialised ("unknown"); facts
+ * not found are left as they are. 0, or the quote's negative error (the MRTD then unknown).
+ */
+int mero__tee_facts_collect(bool real, const char *base, struct mero_tee_facts *out);
+
 #endif

@@ -19,6 +19,7 @@
 #include "node/admission/hook_internal.h"
 #include "node/admission/service_internal.h"
 #include "node/context_internal.h"
+#include "node/db_internal.h"
 #include "node/node_internal.h"
 #include "node/service_internal.h"
 #include "node/sync_internal.h"
@@ -71,6 +72,15 @@ static int env_purge_contexts(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
     return mero_node_ctx_purge(ud, ns, group);
 }
 
+/* Both databases, node.db first (it holds the decrypted values); each is tried. */
+static int env_checkpoint(void *ud)
+{
+    struct mero_node *node = ud;
+    int a = mero_node_db_checkpoint(node->db);
+    int b = mero_store_checkpoint(node->store);
+    return a < 0 ? a : b;
+}
+
 static int hook_fleet_join(struct mero_node *node, const uint8_t group_id[MERO_GROUP_ID_LEN],
                            const char *const *admitters, size_t n, mero_fleet_join_done done,
                            void *ctx, struct mero_err *err)
@@ -111,6 +121,23 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     env.sync_namespace = env_sync;
     env.join_contexts = env_contexts;
     env.purge_contexts = env_purge_contexts;
+    env.checkpoint = env_checkpoint;
+    /* test seam (--test only, docs/admission.md "Self-purge"): crash after purge step N */
+    const char *crash = node->test_routes ? getenv("MERO_TEST_PURGE_CRASH_AFTER") : NULL;
+    uint64_t step = 0;
+    if (crash != NULL && mero_parse_u64(crash, 3, &step) == 0) {
+        env.purge_crash_after = (unsigned)step;
+    }
+    /* test knobs (--test only, docs/admission.md "Evidence lifetime"): a skewed wall clock for
+     * evidence decisions and a shorter refresh check period */
+    if (node->test_routes) {
+        env.clock_skew_file = getenv("MERO_TEST_CLOCK_SKEW_FILE");
+        const char *chk = getenv("MERO_TEST_EVIDENCE_CHECK_MS");
+        uint64_t cms = 0;
+        if (chk != NULL && mero_parse_u64(chk, 3600000, &cms) == 0 && cms >= 50) {
+            env.evidence_check_ms = (uint32_t)cms;
+        }
+    }
     env.verify_real = mero__adm_verify_real;
     env.fetch_collateral = mero__adm_fetch_collateral;
     env.prefetch_release = mero__adm_prefetch_release;
@@ -130,8 +157,16 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     }
     MERO_TRY(mero_node_admission_attest_init(err));
     MERO_TRY(mero_admission_new(&env, &a, err));
+    if (mero__evidence_retry_start(a) < 0) {
+        MERO_WARN("the evidence refresh loop did not start; this TEE's evidence may lapse");
+    }
     if (mero_admission_purge_reconcile(a) < 0) {
         MERO_WARN("self-purge reconcile failed; it is retried at the next start");
+    }
+    /* a crash after a purge committed but before its checkpoint left deleted pages in a WAL
+     * (and the old page images in the file): every start checkpoints both databases */
+    if (env_checkpoint(node) < 0) {
+        MERO_WARN("start-up checkpoint of node.db / gov.db did not finish");
     }
     node->hooks.fleet_join = hook_fleet_join;
     node->hooks.fleet_join_state = a;

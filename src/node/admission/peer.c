@@ -3,9 +3,10 @@
  * peer.c - the member side of the admission handshake and the stream responders
  * (spec "The admission handshake", "Key delivery"; reference-calimero.md §5.3):
  *  - hearing a TeeAdmissionPrompt on ns/<hex>: only a node that may vouch (an admin or an
- *    admitted TEE of the namespace) takes one of MAX_CONCURRENT_OFFERS slots, issues an
- *    offered challenge and sends TeeAdmissionChallengeOffer to the gossip source on a stream
- *    of its own; the quote that comes back runs through verify_and_admit;
+ *    admitted TEE of the namespace whose own evidence has not lapsed) takes one of
+ *    MAX_CONCURRENT_OFFERS slots, issues an offered challenge and sends
+ *    TeeAdmissionChallengeOffer to the gossip source on a stream of its own; the quote that
+ *    comes back runs through verify_and_admit;
  *  - TeeAdmissionChallengeRequest / TeeAdmissionRequest / TeeReleaseAdmissionRequest from a
  *    requester whose proof of possession binds its namespace key to its Noise-authenticated
  *    peer id; a node that may not vouch says so;
@@ -97,8 +98,8 @@ static int dep_admit(void *ud, const struct mero_tee_claim *c, const struct mero
     req.quote_len = c->quote_len;
     req.collateral = v->collateral;
     req.collateral_len = v->collateral_len;
-    req.attested_at = v->attested_at;
-    req.now = mero_now_unix();
+    req.attested_at = (uint64_t)((int64_t)v->attested_at + mero__adm_clock_skew(a));
+    req.now = mero__adm_now_unix(a);
     struct mero_gov_oplist ops = {0};
     int rc = mero_gov_admit_tee_node(a->env.store, c->ns, &req, out, &ops, err);
     if (rc == 0 && ops.n > 0 && a->env.publish_ops != NULL) {
@@ -113,17 +114,22 @@ static int dep_admit(void *ud, const struct mero_tee_claim *c, const struct mero
 
 /* ---- helpers shared with node/admission/fleet_join.c ---- */
 
-static bool may_vouch(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN])
+/* enum mero_vouch_standing of this node in ns now: a TEE whose own evidence lapsed may not
+ * vouch (evidence lifetime); an error reads as MERO_VOUCH_NO. */
+static int vouch_standing(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN])
 {
     uint8_t pk[MERO_IDENTITY_LEN];
-    bool yes = false;
-    if (mero_gov_identity(a->env.store, ns, false, pk, NULL) < 0) {
-        return false;
+    int st = MERO_VOUCH_NO;
+    if (mero_gov_identity(a->env.store, ns, false, pk, NULL) < 0 ||
+        mero_gov_vouch_standing(a->env.store, ns, pk, mero__adm_now_unix(a), &st) < 0) {
+        return MERO_VOUCH_NO;
     }
-    if (mero_gov_may_vouch(a->env.store, ns, pk, &yes) < 0) {
-        return false;
-    }
-    return yes;
+    return st;
+}
+
+static bool may_vouch(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN])
+{
+    return vouch_standing(a, ns) == MERO_VOUCH_YES;
 }
 
 int mero__adm_pop(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
@@ -346,8 +352,11 @@ static void on_challenge_request(struct mero_admission *a, struct mero_net_req *
 {
     struct mero_err e = {0};
     struct mero_adm_msg r;
-    if (!may_vouch(a, m->ns)) {
-        mero__adm_respond_verdict(req, false, MERO_ADM_REASON_NOT_VOUCHER);
+    int st = vouch_standing(a, m->ns);
+    if (st != MERO_VOUCH_YES) {
+        mero__adm_respond_verdict(req, false,
+                                  st == MERO_VOUCH_LAPSED ? MERO_GOV_REASON_EVIDENCE_LAPSED
+                                                          : MERO_ADM_REASON_NOT_VOUCHER);
         return;
     }
     memset(&r, 0, sizeof(r));
@@ -624,6 +633,7 @@ void mero_admission_free(struct mero_admission *a)
         return;
     }
     a->closing = true; /* the net peer is gone: its handler went with it */
+    mero__evidence_retry_free(a);
     mero__fleet_join_free_all(a);
     mero_challenge_book_cleanup(&a->book);
     a->freeing = true;

@@ -77,6 +77,19 @@ struct mero_admission_env {
     /* fleet-join budget and re-prompt period; 0 means 30 s and 2 s (tests shorten them). */
     uint32_t budget_ms;
     uint32_t poll_ms;
+    /* ---- issue 16: self-purge leaves nothing (node/purge.c) ---- */
+    /* Checkpoint node.db and gov.db, truncating both WALs (what a purge deleted is then only
+     * zeroes on disk: both run with secure_delete). 0, or negative. May be NULL. */
+    int (*checkpoint)(void *ud);
+    /* Test seam (merod run --test only, MERO_TEST_PURGE_CRASH_AFTER=N): end the process right
+     * after purge step N (1 context state, 2 governance, 3 checkpoint); 0 is off. */
+    unsigned purge_crash_after;
+    /* ---- issue 16: evidence lifetime (node/admission/evidence_retry.c) ---- */
+    /* Test knobs (merod run --test only; NULL / 0 otherwise): a file holding seconds added to
+     * the wall clock of evidence decisions (MERO_TEST_CLOCK_SKEW_FILE), and the refresh
+     * loop's check period in ms (MERO_TEST_EVIDENCE_CHECK_MS; 0 means 60 s). */
+    const char *clock_skew_file;
+    uint32_t evidence_check_ms;
 };
 
 struct mero_fleet_join;
@@ -140,6 +153,8 @@ struct mero_admission {
     unsigned jobs; /* queued verifications (node/admission/run.c) */
     bool freeing;  /* mero_admission_free ran; memory goes when jobs and timer are done */
     bool closing;
+    /* ---- issue 16: evidence lifetime ---- */
+    struct mero_evidence_retry *evidence_retry; /* evidence_retry.c; NULL when not a TEE */
 };
 
 /* Allocate and register the admission protocol handler on env->net. Owned: free with _free. */
@@ -249,5 +264,14 @@ void mero__adm_verdicts(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LE
                         uint64_t since_ms, struct mero_adm_verdicts *out,
                         void (*on_refusal)(void *ud, const char *peer, const char *reason),
                         void *ud);
+
+/* ---- issue 16: evidence lifetime (node/admission/evidence_retry.c) ---- */
+/* The wall clock (unix seconds) of evidence decisions: real, plus the --test skew. */
+uint64_t mero__adm_now_unix(const struct mero_admission *a);
+/* The --test skew in seconds (0 without the knob). */
+int64_t mero__adm_clock_skew(const struct mero_admission *a);
+/* Start tee::evidence_retry (a no-op on a node that cannot quote); free stops it. */
+MERO_MUST_CHECK int mero__evidence_retry_start(struct mero_admission *a);
+void mero__evidence_retry_free(struct mero_admission *a);
 
 #endif
