@@ -71,10 +71,11 @@ TEST(paging_until_done_hands_over_every_key_once)
         }
     }
     CHECK_EQ(nheld, (size_t)NKEYS);
-    CHECK_EQ(pages, (size_t)((NKEYS - 1 + MERO_GROUP_KEYS_PAGE_MAX - 1) / MERO_GROUP_KEYS_PAGE_MAX));
+    CHECK_EQ(pages,
+             (size_t)((NKEYS - 1 + MERO_GROUP_KEYS_PAGE_MAX - 1) / MERO_GROUP_KEYS_PAGE_MAX));
     /* holding everything: an empty page, nothing more */
-    size_t n = mero_keys_page((const uint8_t(*)[MERO_KEY_ID_LEN])ours, NKEYS, held[0], nheld, idx,
-                              &more);
+    size_t n =
+        mero_keys_page((const uint8_t(*)[MERO_KEY_ID_LEN])ours, NKEYS, held[0], nheld, idx, &more);
     CHECK_EQ(n, (size_t)0);
     CHECK(!more);
 }
@@ -91,8 +92,8 @@ TEST(rate_limit_per_key_id)
     CHECK(mero_key_pull_allow(&l, g, k, t));
     CHECK(!mero_key_pull_allow(&l, g, k, t));                                 /* the same id */
     CHECK(!mero_key_pull_allow(&l, g, k, t + MERO_KEY_PULL_INTERVAL_MS - 1)); /* still */
-    CHECK(mero_key_pull_allow(&l, g, k2, t + 1));  /* another key id */
-    CHECK(mero_key_pull_allow(&l, g2, k, t + 2));  /* the same id in another group */
+    CHECK(mero_key_pull_allow(&l, g, k2, t + 1));                             /* another key id */
+    CHECK(mero_key_pull_allow(&l, g2, k, t + 2)); /* the same id in another group */
     CHECK(mero_key_pull_allow(&l, g, k, t + MERO_KEY_PULL_INTERVAL_MS)); /* the interval is over */
     CHECK(!mero_key_pull_allow(&l, g, k, t + MERO_KEY_PULL_INTERVAL_MS + 1));
     CHECK(!mero_key_pull_allow(&l, g, k2, t + 2)); /* k2 was asked for at t + 1 */
@@ -157,7 +158,8 @@ TEST(group_keys_frames_round_trip_and_refuse_over_bounds)
     mero_buf_init(&b, MERO_ADM_MAX_FRAME);
     m.nheld = MERO_GROUP_KEYS_HELD_MAX;
     CHECK_OK(mero_adm_init_encode(&b, &m));
-    size_t at = 1 + MERO_CONTEXT_ID_LEN + MERO_IDENTITY_LEN + 1 + MERO_NS_ID_LEN + MERO_GROUP_ID_LEN;
+    size_t at =
+        1 + MERO_CONTEXT_ID_LEN + MERO_IDENTITY_LEN + 1 + MERO_NS_ID_LEN + MERO_GROUP_ID_LEN;
     b.data[at] = (uint8_t)((MERO_GROUP_KEYS_HELD_MAX + 1) & 0xff);
     b.data[at + 1] = (uint8_t)((MERO_GROUP_KEYS_HELD_MAX + 1) >> 8);
     CHECK(mero_adm_init_decode(b.data, b.len, &d, &e) < 0);
