@@ -610,8 +610,7 @@ MERO_MUST_CHECK int mero_gov_purged_clear(struct mero_store *s,
  */
 MERO_MUST_CHECK int mero_gov_reach_role(struct mero_store *s,
                                         const uint8_t group[static MERO_GROUP_ID_LEN],
-                                        const uint8_t member[static MERO_IDENTITY_LEN],
-                                        int *role);
+                                        const uint8_t member[static MERO_IDENTITY_LEN], int *role);
 /* The members reaching group (its direct rows, then those inherited through Open parents; the
  * nearest row wins). *out owned (free()). */
 MERO_MUST_CHECK int mero_gov_reach_members(struct mero_store *s,
@@ -644,8 +643,8 @@ MERO_MUST_CHECK int mero_gov_subgroup_admit(struct mero_store *s,
                                             const uint8_t ns[static MERO_NS_ID_LEN],
                                             const uint8_t group[static MERO_GROUP_ID_LEN],
                                             const uint8_t member[static MERO_IDENTITY_LEN],
-                                            uint64_t now, int *outcome,
-                                            struct mero_gov_oplist *out, struct mero_err *err);
+                                            uint64_t now, int *outcome, struct mero_gov_oplist *out,
+                                            struct mero_err *err);
 /*
  * Rotate group's key outside a MemberRemoved (the removal cascade of a root TEE): a fresh key,
  * stored as our current key, and one KeyDelivery of it to every member reaching the group

@@ -340,29 +340,32 @@ int mero_node_members_add(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LE
     return batch(node, ns, g, true, e, n, err);
 }
 
+/* issue 16: the groups one root TEE of a batch reaches, rotated once the batch committed */
+struct reached_list {
+    uint8_t (*g)[MERO_GROUP_ID_LEN];
+    size_t n;
+};
+
 int mero_node_members_remove(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                              const uint8_t g[MERO_GROUP_ID_LEN], struct mero_node_batch_entry *e,
                              size_t n, struct mero_err *err)
 {
-    /* issue 16: the subgroups each root TEE of the batch reaches, rotated once it committed */
-    uint8_t(**reached)[MERO_GROUP_ID_LEN] = calloc(n ? n : 1, sizeof(*reached));
-    size_t *nr = calloc(n ? n : 1, sizeof(*nr));
+    struct reached_list *rl = calloc(n ? n : 1, sizeof(*rl));
     int rc = 0;
-    MERO_ENSURE_OUT(reached != NULL && nr != NULL, err, MERO_ENOMEM, "out of memory");
+    MERO_ENSURE_OUT(rl != NULL, err, MERO_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        MERO_TRY_OUT(mero_node_reach_before_removal(node, ns, g, e[i].id, &reached[i], &nr[i]));
+        MERO_TRY_OUT(mero_node_reach_before_removal(node, ns, g, e[i].id, &rl[i].g, &rl[i].n));
     }
     rc = batch(node, ns, g, false, e, n, err);
     for (size_t i = 0; i < n && rc == 0; i++) {
         mero_node_reach_after_removal(node, ns, e[i].id,
-                                      (const uint8_t(*)[MERO_GROUP_ID_LEN])reached[i], nr[i]);
+                                      (const uint8_t(*)[MERO_GROUP_ID_LEN])rl[i].g, rl[i].n);
     }
 out:
-    for (size_t i = 0; reached != NULL && i < n; i++) {
-        free(reached[i]);
+    for (size_t i = 0; rl != NULL && i < n; i++) {
+        free(rl[i].g);
     }
-    free(reached);
-    free(nr);
+    free(rl);
     return rc;
 }
 

@@ -303,8 +303,8 @@ int mero_adm_init_decode(const uint8_t *p, size_t len, struct mero_adm_init *out
             return mero_err_set(err, -rc, "held key ids truncated or more than %u",
                                 MERO_GROUP_KEYS_HELD_MAX);
         }
-        MERO_ENSURE(mero_cur_bytes(&c, (size_t)n * MERO_KEY_ID_LEN, &m.held) == 0, err,
-                    MERO_ETRUNC, "held key ids truncated");
+        MERO_ENSURE(mero_cur_bytes(&c, (size_t)n * MERO_KEY_ID_LEN, &m.held) == 0, err, MERO_ETRUNC,
+                    "held key ids truncated");
         m.nheld = n;
         break;
     }
