@@ -7,9 +7,10 @@
  *    the subgroup key delivered), and publishes the ops;
  *  - a new Open subgroup's key goes to every member that reaches it (TEEs at the root
  *    included), so they read its contexts from the start;
- *  - removing a TEE from the root rotates the key of every subgroup it reached (the root's
- *    rotation rides on the MemberRemoved itself); a subgroup we do not administer is logged
- *    and left for its admin, as the spec says of Restricted boundaries.
+ *  - removing a TEE row rotates the key of every other group it reached through it (from the
+ *    root: every subgroup; the group's own rotation rides on the MemberRemoved itself); a
+ *    subgroup we do not administer is logged and left for its admin, as the spec says of
+ *    Restricted boundaries.
  *
  * Invariant: every op is produced by gov's own actions (signed as our namespace identity and
  * applied locally first); a refused action publishes nothing; no rotation wraps the new key
@@ -83,14 +84,14 @@ int mero_node_reach_before_removal(struct mero_node *node, const uint8_t ns[MERO
     int role = MERO_ROLE_NONE;
     *reached = NULL;
     *n = 0;
-    if (memcmp(group, ns, MERO_NS_ID_LEN) != 0 ||
-        mero_gov_direct_role(node->store, ns, id, &role) < 0 || !mero_role_is_tee(role)) {
-        return 0; /* only a TEE's removal at the root cascades */
+    if (mero_gov_direct_role(node->store, group, id, &role) < 0 || !mero_role_is_tee(role)) {
+        return 0; /* only a TEE row's removal reaches beyond its group */
     }
     return mero_gov_reached_groups(node->store, ns, id, reached, n);
 }
 
 void mero_node_reach_after_removal(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                   const uint8_t group[MERO_GROUP_ID_LEN],
                                    const uint8_t id[MERO_IDENTITY_LEN],
                                    const uint8_t (*reached)[MERO_GROUP_ID_LEN], size_t n)
 {
@@ -98,8 +99,13 @@ void mero_node_reach_after_removal(struct mero_node *node, const uint8_t ns[MERO
     for (size_t i = 0; i < n; i++) {
         struct mero_err e = {0};
         char h[MERO_HEX_SIZE(8)];
-        if (memcmp(reached[i], ns, MERO_NS_ID_LEN) == 0) {
-            continue; /* the root's key rotated with the MemberRemoved */
+        int still = MERO_ROLE_NONE;
+        if (memcmp(reached[i], group, MERO_GROUP_ID_LEN) == 0) {
+            continue; /* the removal's own group: its key rotated with the MemberRemoved */
+        }
+        if (mero_gov_reach_role(node->store, reached[i], id, &still) == 0 &&
+            still != MERO_ROLE_NONE) {
+            continue; /* reached through another row it keeps (a subgroup-only removal) */
         }
         mero_hex_encode(h, reached[i], 8);
         int rc = mero_gov_rotate_key(node->store, ns, reached[i], id, &ops, &e);

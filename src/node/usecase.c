@@ -285,12 +285,12 @@ int mero_node_member_remove(struct mero_node *node, const uint8_t ns[MERO_NS_ID_
                             struct mero_err *err)
 {
     struct mero_gov_oplist ops = {0};
-    uint8_t(*reached)[MERO_GROUP_ID_LEN] = NULL; /* issue 16: a root TEE's cascade */
+    uint8_t(*reached)[MERO_GROUP_ID_LEN] = NULL; /* issue 16: a TEE row's cascade */
     size_t nr = 0;
     MERO_TRY(mero_node_reach_before_removal(node, ns, g, id, &reached, &nr));
     int rc = publish(node, ns, &ops, mero_gov_remove_member(node->store, ns, g, id, &ops, err));
     if (rc == 0) {
-        mero_node_reach_after_removal(node, ns, id, (const uint8_t(*)[MERO_GROUP_ID_LEN])reached,
+        mero_node_reach_after_removal(node, ns, g, id, (const uint8_t(*)[MERO_GROUP_ID_LEN])reached,
                                       nr);
     }
     free(reached);
@@ -340,7 +340,7 @@ int mero_node_members_add(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LE
     return batch(node, ns, g, true, e, n, err);
 }
 
-/* issue 16: the groups one root TEE of a batch reaches, rotated once the batch committed */
+/* issue 16: the groups one TEE of a batch reaches, rotated once the batch committed */
 struct reached_list {
     uint8_t (*g)[MERO_GROUP_ID_LEN];
     size_t n;
@@ -358,7 +358,7 @@ int mero_node_members_remove(struct mero_node *node, const uint8_t ns[MERO_NS_ID
     }
     rc = batch(node, ns, g, false, e, n, err);
     for (size_t i = 0; i < n && rc == 0; i++) {
-        mero_node_reach_after_removal(node, ns, e[i].id,
+        mero_node_reach_after_removal(node, ns, g, e[i].id,
                                       (const uint8_t(*)[MERO_GROUP_ID_LEN])rl[i].g, rl[i].n);
     }
 out:
