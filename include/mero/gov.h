@@ -652,4 +652,60 @@ MERO_MUST_CHECK int mero_gov_evidence_at(struct mero_store *s,
                                          const uint8_t member[static MERO_IDENTITY_LEN],
                                          bool *found, uint64_t *at);
 
+/* ---- issue 16: reach - subgroups and keys (src/gov/reach.c) ---- */
+
+/*
+ * The role through which member reaches group: its direct row, else the row inherited from
+ * the parent through Open subgroups - a TEE row included, with the root row's role (unlike
+ * mero_gov_effective_role: a TEE reads and serves the Open subgroups below its row, but is
+ * never given a row there). Never across a Restricted boundary. MERO_ROLE_NONE when none.
+ */
+MERO_MUST_CHECK int mero_gov_reach_role(struct mero_store *s,
+                                        const uint8_t group[static MERO_GROUP_ID_LEN],
+                                        const uint8_t member[static MERO_IDENTITY_LEN], int *role);
+/* The members reaching group (its direct rows, then those inherited through Open parents; the
+ * nearest row wins). *out owned (free()). */
+MERO_MUST_CHECK int mero_gov_reach_members(struct mero_store *s,
+                                           const uint8_t group[static MERO_GROUP_ID_LEN],
+                                           struct mero_gov_member **out, size_t *n);
+/* The groups of ns (root first) that member reaches. *out owned (free()). */
+MERO_MUST_CHECK int mero_gov_reached_groups(struct mero_store *s,
+                                            const uint8_t ns[static MERO_NS_ID_LEN],
+                                            const uint8_t member[static MERO_IDENTITY_LEN],
+                                            uint8_t (**out)[MERO_GROUP_ID_LEN], size_t *n);
+/* The ids of every key we hold for group, newest (the current one) first. *out owned. */
+MERO_MUST_CHECK int mero_gov_group_key_ids(struct mero_store *s,
+                                           const uint8_t group[static MERO_GROUP_ID_LEN],
+                                           uint8_t (**out)[MERO_KEY_ID_LEN], size_t *n);
+/* Store an older key of group (a GroupKeysRequest page): it becomes the oldest key held, never
+ * the current one - unless no key is held, when it is the current key. Deferred ops waiting
+ * for it are then applied, as for mero_gov_group_key_put. */
+MERO_MUST_CHECK int mero_gov_group_key_put_past(struct mero_store *s,
+                                                const uint8_t group[static MERO_GROUP_ID_LEN],
+                                                const uint8_t key[static MERO_GROUP_KEY_LEN]);
+/*
+ * tee_subgroup_admit: admit member, a TEE holding a row at the namespace root, into subgroup
+ * `group` with the quote, credential and facts of its root admission (found in our op log), as
+ * mero_gov_admit_tee_node does (the GroupOp form, sealed under the namespace key when held,
+ * KeyDelivery of the subgroup key). -MERO_ENOTFOUND: group not in ns; -MERO_EINVAL: group is
+ * the root; -MERO_ESTATE: member holds no TEE row at the root. *outcome as admit_tee_node
+ * (MERO_ADMIT_NOT_A_VOUCHER when we are not an admin of the subgroup: nothing published).
+ */
+MERO_MUST_CHECK int mero_gov_subgroup_admit(struct mero_store *s,
+                                            const uint8_t ns[static MERO_NS_ID_LEN],
+                                            const uint8_t group[static MERO_GROUP_ID_LEN],
+                                            const uint8_t member[static MERO_IDENTITY_LEN],
+                                            uint64_t now, int *outcome, struct mero_gov_oplist *out,
+                                            struct mero_err *err);
+/*
+ * Rotate group's key outside a MemberRemoved (the removal cascade of a root TEE): a fresh key,
+ * stored as our current key, and one KeyDelivery of it to every member reaching the group
+ * except `exclude` and us. Only an admin of the group (-MERO_ENOTADMIN otherwise).
+ */
+MERO_MUST_CHECK int mero_gov_rotate_key(struct mero_store *s,
+                                        const uint8_t ns[static MERO_NS_ID_LEN],
+                                        const uint8_t group[static MERO_GROUP_ID_LEN],
+                                        const uint8_t exclude[static MERO_IDENTITY_LEN],
+                                        struct mero_gov_oplist *out, struct mero_err *err);
+
 #endif

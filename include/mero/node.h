@@ -392,4 +392,19 @@ MERO_MUST_CHECK int mero_node_ctx_author(struct mero_node *node,
                                          const uint8_t ctx[MERO_CONTEXT_ID_LEN], const char *key,
                                          uint8_t author[MERO_IDENTITY_LEN]);
 
+/* ---- issue 16: reach - a TEE's reach over subgroups (src/node/subgroup_admit.c) ---- */
+
+/*
+ * tee-admit: admit id, a TEE admitted at the namespace root, into subgroup `group` (gov's
+ * tee_subgroup_admit: its root admission carried inward, the subgroup key delivered to it) and
+ * publish the ops. *outcome: MERO_ADMIT_ADMITTED, _ALREADY_MEMBER or _CONVERTED.
+ * -MERO_ENOTFOUND unknown group; -MERO_EINVAL group is a namespace root; -MERO_ENOTADMIN we
+ * are not an admin of the subgroup (nothing published); -MERO_ESTATE id is not an admitted TEE
+ * of the namespace; a refusal by the admission rules as mero_gov_admit_tee_node.
+ */
+MERO_MUST_CHECK int mero_node_subgroup_tee_admit(struct mero_node *node,
+                                                 const uint8_t group[MERO_GROUP_ID_LEN],
+                                                 const uint8_t id[MERO_IDENTITY_LEN], int *outcome,
+                                                 struct mero_err *err);
+
 #endif

@@ -82,6 +82,10 @@
 #define MERO_ID_HEX_LEN  MERO_HEX_LEN(MERO_GROUP_ID_LEN) /* 64 */
 #define MERO_MR_HEX_LEN  MERO_HEX_LEN(MERO_MR_LEN)       /* 96 */
 
+/* ---- node/admission: reach, the paged key pull (issue 16, docs/admission.md "Reach") ---- */
+#define MERO_GROUP_KEYS_PAGE_MAX 8   /* key envelopes in one GroupKeysResponse page */
+#define MERO_GROUP_KEYS_HELD_MAX 256 /* key ids a GroupKeysRequest lists as already held */
+
 /* ---- relations the formats rely on ---- */
 _Static_assert(MERO_REPORT_DATA_LEN == MERO_NONCE_LEN + MERO_APP_HASH_LEN,
                "report data is nonce || application hash");

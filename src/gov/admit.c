@@ -238,6 +238,10 @@ int mero_gov_admit_tee_node(struct mero_store *s, const uint8_t ns[static MERO_N
             mero_log(MERO_LOG_WARN, "gov: KeyDelivery not published: %s", e.msg);
         }
     }
+    if (d.outcome == MERO_ADMIT_ADMITTED) {
+        /* issue 16: the Open subgroups below reach it too; their keys go with the admission */
+        (void)mero__gov_deliver_reach_keys(s, ns, req->group_id, req->member, out);
+    }
 out:
     if (rc < 0) {
         (void)mero__gov_exec(s, "ROLLBACK TO gov_admit");

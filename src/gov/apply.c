@@ -223,10 +223,9 @@ static int h_key_delivery(struct actx *a, struct mero_err *err)
         return mero_err_set(err, MERO_EREFUSED, "KeyDelivery envelope sender is not the signer");
     }
     MERO_TRY(mero_envelope_verify(e, op->kd_group, err));
-    MERO_TRY(mero_gov_effective_role(a->s, op->kd_group, e->identity, &r));
-    if (r == MERO_ROLE_NONE) {
-        MERO_TRY(mero_gov_direct_role(a->s, op->kd_group, e->identity, &r));
-    }
+    /* the recipient reaches the group: a row there or one inherited through Open subgroups
+     * (an inherited TEE included: it reads what it reaches, docs/admission.md "Reach") */
+    MERO_TRY(mero_gov_reach_role(a->s, op->kd_group, e->identity, &r));
     if (r == MERO_ROLE_NONE) {
         return mero_err_set(err, MERO_EREFUSED, "KeyDelivery recipient is not a member");
     }

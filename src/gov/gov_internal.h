@@ -146,4 +146,13 @@ int mero__gov_last_nonce(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
 int mero__gov_reaches(struct mero_store *s, const uint8_t group[MERO_GROUP_ID_LEN],
                       const uint8_t member[MERO_IDENTITY_LEN], bool *yes);
 
+/* ---- issue 16: reach (src/gov/reach.c) ---- */
+/* After an admission into `done`: KeyDelivery of the current key of every other group the
+ * member now reaches (Open subgroups below), where we may vouch and hold the key; failures
+ * are logged, never the admission's error. */
+int mero__gov_deliver_reach_keys(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                                 const uint8_t done[MERO_GROUP_ID_LEN],
+                                 const uint8_t member[MERO_IDENTITY_LEN],
+                                 struct mero_gov_oplist *out);
+
 #endif

@@ -33,8 +33,10 @@
  * lamport admitted here, ctx_clock) plus MERO_LAMPORT_STEP. A stored delta is immutable; the
  * visible value of a key is the delta with the greatest (lamport, hash), so every member
  * converges on the same state in any delivery order. A delta we cannot yet decrypt (key not
- * delivered) is kept and applied when the key arrives. A local write is committed
- * (synchronous=FULL) and is the key's current value before the API acknowledges it; every
+ * delivered) is kept and applied when the key arrives; meeting one (on apply or on a read) asks
+ * the key holders for its key (issue 16, rate-limited per key id in node/admission/keys.c). A
+ * local write is committed (synchronous=FULL) and is the key's current value before the API
+ * acknowledges it; every
  * lamport stored is in 1..INT64_MAX, so no arithmetic on it wraps. A read serves a value only
  * after checking it against its delta (hash, AES-GCM, key and value equal), so a damaged
  * node.db answers an error, never another key's value.
@@ -51,6 +53,7 @@
 #include "mero/gov.h"
 #include "mero/intent.h"
 #include "mero/log.h"
+#include "node/admission/hook_internal.h"
 #include "node/context_internal.h"
 #include "node/db_internal.h"
 #include "node/node_internal.h"
@@ -582,6 +585,7 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
         return mero_err_set(err, MERO_EIO, "cannot start a write: %s", sqlite3_errmsg(node->db));
     }
     uint64_t clock = 0;
+    bool keyless = false;
     if (clock_of(node, d.ctx, &clock) < 0) {
         (void)mero_node_db_exec(node->db, "ROLLBACK");
         return mero_err_set(err, MERO_EIO, "cannot read the context clock");
@@ -610,6 +614,7 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
     MERO_ENSURE_OUT(sqlite3_step(st) == SQLITE_DONE, NULL, MERO_EIO, "step");
     MERO_TRY_OUT(clock_raise(node, d.ctx, d.lamport));
     MERO_TRY_OUT(materialise(node, group, bytes, &d, hash, &merr));
+    keyless = rc == 0;
     if (rc == 1) {
         MERO_TRY_OUT(exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash));
     }
@@ -625,6 +630,10 @@ out:
         snprintf(why, sizeof(why), "%s", sqlite3_errmsg(node->db));
         (void)mero_node_db_exec(node->db, "ROLLBACK");
         return mero_err_set(err, MERO_EIO, "cannot store the delta: %s", why);
+    }
+    if (keyless) {
+        /* kept for later; ask the key holders for the key (issue 16, rate-limited) */
+        mero_node_admission_key_missing(node, ns, group, d.key_id);
     }
     return 0;
 }
@@ -1036,6 +1045,53 @@ static int value_copy(const struct kv_row *r, uint8_t **value, size_t *vlen)
     return 0;
 }
 
+/*
+ * Issue 16: a key is not among the values readable here. When the context keeps deltas sealed
+ * under a key this node lacks, say why the read cannot be answered (and ask for that key)
+ * instead of "key not found": -MERO_EPERM when we do not reach the context's group (a
+ * Restricted subgroup is reached only through tee-admit), -MERO_ESTATE when we do and the key
+ * has not arrived yet. 0 when no such delta is kept (the key is simply absent).
+ */
+static int unreadable(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                      const uint8_t ns[MERO_NS_ID_LEN], const uint8_t group[MERO_GROUP_ID_LEN],
+                      struct mero_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    struct delta d;
+    bool found = false;
+    if (sqlite3_prepare_v2(node->db,
+                           "SELECT bytes FROM ctx_delta WHERE context = ?1 AND applied = 0"
+                           " ORDER BY seq DESC LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK) {
+        return 0;
+    }
+    sqlite3_bind_blob(st, 1, ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        found = decode(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), &d) == 0;
+    }
+    sqlite3_finalize(st);
+    if (!found) {
+        return 0;
+    }
+    uint8_t me[MERO_IDENTITY_LEN];
+    int role = MERO_ROLE_NONE;
+    char id[MERO_HEX_SIZE(8)];
+    mero_hex_encode(id, d.key_id, 8);
+    if (mero_gov_identity(node->store, ns, false, me, NULL) < 0 ||
+        mero_gov_reach_role(node->store, group, me, &role) < 0 || role == MERO_ROLE_NONE) {
+        return mero_err_set(err, MERO_EPERM,
+                            "this node does not reach the context's group (a Restricted subgroup "
+                            "is reached only through tee-admit): its values are sealed under "
+                            "key %s… it does not hold",
+                            id);
+    }
+    mero_node_admission_key_missing(node, ns, group, d.key_id);
+    return mero_err_set(err, MERO_ESTATE,
+                        "the context holds values sealed under key %s…, which this node does not "
+                        "hold yet; it was requested from connected members",
+                        id);
+}
+
 int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
                       const char *key, uint8_t **value, size_t *vlen, struct mero_err *err)
 {
@@ -1066,6 +1122,7 @@ int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_
 out:
     sqlite3_finalize(st);
     if (rc == -MERO_ENOTFOUND) {
+        MERO_TRY(unreadable(node, ctx, ns, group, err));
         return mero_err_set(err, MERO_ENOTFOUND, "key not found");
     }
     if (rc == -MERO_ESTATE) {

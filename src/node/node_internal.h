@@ -132,4 +132,23 @@ MERO_MUST_CHECK int mero_node_check_identity_key(const char *path, const uint8_t
 MERO_MUST_CHECK int mero_node_write_file(const char *path, const void *data, size_t len, int mode,
                                          struct mero_err *err);
 
+/* ---- issue 16: reach (src/node/subgroup_admit.c), called by usecase.c ---- */
+/* A subgroup was created here: an Open one's key goes to every member reaching it. */
+void mero_node_reach_subgroup_created(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                      const uint8_t group[MERO_GROUP_ID_LEN]);
+/* Before removing id from group: when it holds a TEE row there, the groups it reaches now
+ * (*reached owned, free()); else none. */
+MERO_MUST_CHECK int mero_node_reach_before_removal(struct mero_node *node,
+                                                   const uint8_t ns[MERO_NS_ID_LEN],
+                                                   const uint8_t group[MERO_GROUP_ID_LEN],
+                                                   const uint8_t id[MERO_IDENTITY_LEN],
+                                                   uint8_t (**reached)[MERO_GROUP_ID_LEN],
+                                                   size_t *n);
+/* After the removal committed: rotate the key of every other group it reached and reaches no
+ * more, where we are an admin (else logged and left). */
+void mero_node_reach_after_removal(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                   const uint8_t group[MERO_GROUP_ID_LEN],
+                                   const uint8_t id[MERO_IDENTITY_LEN],
+                                   const uint8_t (*reached)[MERO_GROUP_ID_LEN], size_t n);
+
 #endif

@@ -184,7 +184,11 @@ int mero_node_subgroup_create(struct mero_node *node, const uint8_t ns[MERO_NS_I
             MERO_WARN("cannot record the group's name");
         }
     }
-    return publish(node, ns, &ops, rc);
+    rc = publish(node, ns, &ops, rc);
+    if (rc == 0) {
+        mero_node_reach_subgroup_created(node, ns, g); /* issue 16: Open reach gets its key */
+    }
+    return rc;
 }
 
 int mero_node_ns_groups(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
@@ -281,7 +285,16 @@ int mero_node_member_remove(struct mero_node *node, const uint8_t ns[MERO_NS_ID_
                             struct mero_err *err)
 {
     struct mero_gov_oplist ops = {0};
-    return publish(node, ns, &ops, mero_gov_remove_member(node->store, ns, g, id, &ops, err));
+    uint8_t(*reached)[MERO_GROUP_ID_LEN] = NULL; /* issue 16: a TEE row's cascade */
+    size_t nr = 0;
+    MERO_TRY(mero_node_reach_before_removal(node, ns, g, id, &reached, &nr));
+    int rc = publish(node, ns, &ops, mero_gov_remove_member(node->store, ns, g, id, &ops, err));
+    if (rc == 0) {
+        mero_node_reach_after_removal(node, ns, g, id, (const uint8_t(*)[MERO_GROUP_ID_LEN])reached,
+                                      nr);
+    }
+    free(reached);
+    return rc;
 }
 
 int mero_node_group_leave(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
@@ -327,11 +340,33 @@ int mero_node_members_add(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LE
     return batch(node, ns, g, true, e, n, err);
 }
 
+/* issue 16: the groups one TEE of a batch reaches, rotated once the batch committed */
+struct reached_list {
+    uint8_t (*g)[MERO_GROUP_ID_LEN];
+    size_t n;
+};
+
 int mero_node_members_remove(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                              const uint8_t g[MERO_GROUP_ID_LEN], struct mero_node_batch_entry *e,
                              size_t n, struct mero_err *err)
 {
-    return batch(node, ns, g, false, e, n, err);
+    struct reached_list *rl = calloc(n ? n : 1, sizeof(*rl));
+    int rc = 0;
+    MERO_ENSURE_OUT(rl != NULL, err, MERO_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        MERO_TRY_OUT(mero_node_reach_before_removal(node, ns, g, e[i].id, &rl[i].g, &rl[i].n));
+    }
+    rc = batch(node, ns, g, false, e, n, err);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        mero_node_reach_after_removal(node, ns, g, e[i].id,
+                                      (const uint8_t(*)[MERO_GROUP_ID_LEN])rl[i].g, rl[i].n);
+    }
+out:
+    for (size_t i = 0; rl != NULL && i < n; i++) {
+        free(rl[i].g);
+    }
+    free(rl);
+    return rc;
 }
 
 int mero_node_members(struct mero_node *node, const uint8_t g[MERO_GROUP_ID_LEN],

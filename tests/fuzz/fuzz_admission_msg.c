@@ -26,7 +26,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct mero_buf b;
     if (mero_adm_init_decode(data, size, &in, NULL) == 0) {
         if (!inside(data, size, in.quote, in.quote_len) ||
-            !inside(data, size, in.credential, in.credential_len)) {
+            !inside(data, size, in.credential, in.credential_len) ||
+            !inside(data, size, in.held, in.nheld * MERO_KEY_ID_LEN) ||
+            in.nheld > MERO_GROUP_KEYS_HELD_MAX) {
             abort();
         }
         mero_buf_init(&b, MERO_ADM_MAX_FRAME);
@@ -41,8 +43,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!inside(data, size, msg.quote, msg.quote_len) ||
             !inside(data, size, msg.credential, msg.credential_len) ||
             !inside(data, size, msg.envelope, msg.envelope_len) ||
-            strlen(msg.reason) > MERO_ADM_MAX_REASON_LEN) {
+            strlen(msg.reason) > MERO_ADM_MAX_REASON_LEN || msg.nenvs > MERO_GROUP_KEYS_PAGE_MAX) {
             abort();
+        }
+        for (size_t i = 0; i < msg.nenvs; i++) {
+            if (!inside(data, size, msg.envs[i], msg.env_lens[i])) {
+                abort();
+            }
         }
         mero_buf_init(&b, MERO_ADM_MAX_FRAME);
         if (mero_adm_msg_encode(&b, &msg) != 0) {

@@ -164,6 +164,8 @@ static void self_confirm(struct mero_fleet_join *j)
         mero_gov_oplist_cleanup(&ops);
     }
     mero_pending_remove(&a->pending, j->ns);
+    /* issue 16: every key of every group we reach (earlier keys, Open subgroups) */
+    mero__adm_keys_pull_reach(a, j->ns);
     MERO_INFO("fleet-join: admitted, holding the group key; joined %zu context(s)", n);
     finish_result(j, true, contexts && subgroups, (const uint8_t(*)[MERO_CONTEXT_ID_LEN])ids, n);
     free(ids);

@@ -81,6 +81,11 @@ static int env_checkpoint(void *ud)
     return a < 0 ? a : b;
 }
 
+static void env_keys_arrived(void *ud, const uint8_t group[MERO_GROUP_ID_LEN])
+{
+    mero_node_ctx_retry(ud, group);
+}
+
 static int hook_fleet_join(struct mero_node *node, const uint8_t group_id[MERO_GROUP_ID_LEN],
                            const char *const *admitters, size_t n, mero_fleet_join_done done,
                            void *ctx, struct mero_err *err)
@@ -141,6 +146,7 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     env.verify_real = mero__adm_verify_real;
     env.fetch_collateral = mero__adm_fetch_collateral;
     env.prefetch_release = mero__adm_prefetch_release;
+    env.keys_arrived = env_keys_arrived;
     const char *rel = getenv("MERO_TEE_VERSION");
     if (rel != NULL && rel[0] != '\0') {
         if (mero_adm_release_ok(rel, strlen(rel))) {
@@ -195,4 +201,13 @@ void mero_node_admission_free(struct mero_node *node)
     node->hooks.on_gossip = NULL;
     node->hooks.gossip_state = NULL;
     mero_node_admission_attest_cleanup();
+}
+
+void mero_node_admission_key_missing(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                     const uint8_t group[MERO_GROUP_ID_LEN],
+                                     const uint8_t key_id[MERO_KEY_ID_LEN])
+{
+    if (node->hooks.gossip_state != NULL) {
+        mero__adm_key_missing(node->hooks.gossip_state, ns, group, key_id);
+    }
 }

@@ -133,7 +133,8 @@ static int get_release(struct mero_cur *c, char out[MERO_ADM_MAX_RELEASE_LEN + 1
 static bool init_needs_pop(enum mero_adm_init_kind k)
 {
     return k == MERO_ADM_INIT_CHALLENGE_REQUEST || k == MERO_ADM_INIT_ADMISSION_REQUEST ||
-           k == MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST || k == MERO_ADM_INIT_GROUP_KEY_REQUEST;
+           k == MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST || k == MERO_ADM_INIT_GROUP_KEY_REQUEST ||
+           k == MERO_ADM_INIT_GROUP_KEYS_REQUEST;
 }
 
 static int put_admission_fields(struct mero_buf *b, const struct mero_adm_init *m)
@@ -176,6 +177,17 @@ int mero_adm_init_encode(struct mero_buf *b, const struct mero_adm_init *m)
     case MERO_ADM_INIT_GROUP_KEY_REQUEST:
         MERO_TRY(mero_buf_append(b, m->ns, sizeof(m->ns)));
         MERO_TRY(mero_buf_append(b, m->group_id, sizeof(m->group_id)));
+        break;
+    case MERO_ADM_INIT_GROUP_KEYS_REQUEST:
+        if (m->nheld > MERO_GROUP_KEYS_HELD_MAX || (m->nheld > 0 && m->held == NULL)) {
+            return -MERO_EINVAL;
+        }
+        MERO_TRY(mero_buf_append(b, m->ns, sizeof(m->ns)));
+        MERO_TRY(mero_buf_append(b, m->group_id, sizeof(m->group_id)));
+        MERO_TRY(mero_buf_append_u32le(b, (uint32_t)m->nheld));
+        if (m->nheld > 0) {
+            MERO_TRY(mero_buf_append(b, m->held, m->nheld * MERO_KEY_ID_LEN));
+        }
         break;
     case MERO_ADM_INIT_VERDICT: {
         char cut[MERO_ADM_MAX_REASON_LEN + 1];
@@ -282,6 +294,20 @@ int mero_adm_init_decode(const uint8_t *p, size_t len, struct mero_adm_init *out
     case MERO_ADM_INIT_VERDICT:
         MERO_TRY(get_verdict(&c, &m, err));
         break;
+    case MERO_ADM_INIT_GROUP_KEYS_REQUEST: {
+        uint32_t n;
+        MERO_ENSURE(GET_FIELD(&c, m.ns) == 0 && GET_FIELD(&c, m.group_id) == 0, err, MERO_ETRUNC,
+                    "admission frame truncated");
+        int rc = mero_borsh_get_count(&c, MERO_GROUP_KEYS_HELD_MAX, &n);
+        if (rc < 0) {
+            return mero_err_set(err, -rc, "held key ids truncated or more than %u",
+                                MERO_GROUP_KEYS_HELD_MAX);
+        }
+        MERO_ENSURE(mero_cur_bytes(&c, (size_t)n * MERO_KEY_ID_LEN, &m.held) == 0, err, MERO_ETRUNC,
+                    "held key ids truncated");
+        m.nheld = n;
+        break;
+    }
     default:
         return mero_err_set(err, MERO_EPROTO, "unknown InitPayload tag %u", kind);
     }
@@ -344,6 +370,18 @@ int mero_adm_msg_encode(struct mero_buf *b, const struct mero_adm_msg *m)
         }
         MERO_TRY(mero_buf_append_u8(b, 1));
         return mero_borsh_put_bytes(b, m->envelope, m->envelope_len);
+    case MERO_ADM_MSG_GROUP_KEYS:
+        if (m->nenvs > MERO_GROUP_KEYS_PAGE_MAX) {
+            return -MERO_EINVAL;
+        }
+        MERO_TRY(mero_buf_append_u32le(b, (uint32_t)m->nenvs));
+        for (size_t i = 0; i < m->nenvs; i++) {
+            if (m->env_lens[i] > MERO_ADM_MAX_ENVELOPE) {
+                return -MERO_EINVAL;
+            }
+            MERO_TRY(mero_borsh_put_bytes(b, m->envs[i], m->env_lens[i]));
+        }
+        return mero_borsh_put_bool(b, m->more);
     default:
         return -MERO_EINVAL;
     }
@@ -443,6 +481,28 @@ int mero_adm_msg_decode(const uint8_t *p, size_t len, struct mero_adm_msg *out,
                 return mero_err_set(err, -rc, "key envelope truncated or longer than %u bytes",
                                     MERO_ADM_MAX_ENVELOPE);
             }
+        }
+        break;
+    }
+    case MERO_ADM_MSG_GROUP_KEYS: {
+        uint32_t n;
+        int rc = mero_borsh_get_count(&c, MERO_GROUP_KEYS_PAGE_MAX, &n);
+        if (rc < 0) {
+            return mero_err_set(err, -rc, "key page truncated or more than %u envelopes",
+                                MERO_GROUP_KEYS_PAGE_MAX);
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            rc = mero_borsh_get_bytes(&c, MERO_ADM_MAX_ENVELOPE, &m.envs[i], &m.env_lens[i]);
+            if (rc < 0) {
+                return mero_err_set(err, -rc, "key envelope truncated or longer than %u bytes",
+                                    MERO_ADM_MAX_ENVELOPE);
+            }
+        }
+        m.nenvs = n;
+        rc = mero_borsh_get_bool(&c, &m.more);
+        if (rc < 0) {
+            return mero_err_set(err, rc == -MERO_ETRUNC ? MERO_ETRUNC : MERO_EPROTO,
+                                "bad more flag");
         }
         break;
     }

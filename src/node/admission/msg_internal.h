@@ -50,6 +50,9 @@ enum mero_adm_init_kind {
     /* ours, appended at the tail (issue 18): the admitter's verdict on a quote that answered
      * its offer, so a refusal on the prompt path reaches the joiner (docs/admission.md) */
     MERO_ADM_INIT_VERDICT = 0x25,
+    /* ours, appended at the tail (issue 16): the paged pull of every key the requester lacks
+     * (docs/admission.md "Reach") */
+    MERO_ADM_INIT_GROUP_KEYS_REQUEST = 0x26,
 };
 
 enum mero_adm_msg_kind {
@@ -57,6 +60,7 @@ enum mero_adm_msg_kind {
     MERO_ADM_MSG_RESPONSE = 0x21,
     MERO_ADM_MSG_OFFER_REPLY = 0x22,
     MERO_ADM_MSG_GROUP_KEY = 0x23,
+    MERO_ADM_MSG_GROUP_KEYS = 0x24, /* ours (issue 16): a page of GroupKeysResponse */
 };
 
 /* StreamMessage::Init with one of the InitPayload variants above. */
@@ -77,6 +81,10 @@ struct mero_adm_init {
     uint8_t group_id[MERO_GROUP_ID_LEN];        /* group key request */
     bool admitted;                              /* verdict */
     char reason[MERO_ADM_MAX_REASON_LEN + 1];   /* verdict: cut, valid UTF-8 */
+    /* ---- issue 16: GroupKeysRequest (group_id above): the key ids the requester holds,
+     * nheld * MERO_KEY_ID_LEN bytes (nheld <= MERO_GROUP_KEYS_HELD_MAX), borrowed ---- */
+    const uint8_t *held;
+    size_t nheld;
 };
 
 /* StreamMessage::Message with one of the MessagePayload variants above. */
@@ -96,6 +104,12 @@ struct mero_adm_msg {
     char release[MERO_ADM_MAX_RELEASE_LEN + 1];
     const uint8_t *envelope; /* group key: Option<KeyEnvelope bytes> */
     size_t envelope_len;
+    /* ---- issue 16: GroupKeysResponse: up to MERO_GROUP_KEYS_PAGE_MAX envelopes (newest key
+     * first), borrowed, and whether the responder holds more keys the requester lacks ---- */
+    const uint8_t *envs[MERO_GROUP_KEYS_PAGE_MAX];
+    size_t env_lens[MERO_GROUP_KEYS_PAGE_MAX];
+    size_t nenvs;
+    bool more;
 };
 
 /* The gossip prompt: one byte. */

@@ -12,7 +12,8 @@
  *    peer id; a node that may not vouch says so;
  *  - TeeAdmissionChallengeOffer when we are the joiner: answered with a quote only while the
  *    namespace is pending and within the per-namespace / per-peer quote rate;
- *  - GroupKeyRequest: any key holder wraps the current group key for a proven member.
+ *  - GroupKeyRequest: any key holder wraps the current group key for a proven member (one
+ *    reaching the group); GroupKeysRequest, the paged pull of every key, is keys.c's.
  * It also binds verify_and_admit's dependencies to the governance store.
  *
  * Invariants: nothing is admitted, offered or delivered on behalf of a key whose proof of
@@ -220,6 +221,11 @@ out:
     return rc;
 }
 
+int mero__adm_respond_msg(struct mero_net_req *req, const struct mero_adm_msg *m)
+{
+    return respond_msg(req, m);
+}
+
 /* Send m to peer on the admission protocol; cb(ud, ...) gets the answer unless this fails. */
 static int init_send(struct mero_admission *a, const char *peer, const struct mero_adm_init *m,
                      mero_net_reply_cb cb, void *ud)
@@ -233,6 +239,12 @@ static int init_send(struct mero_admission *a, const char *peer, const struct me
 out:
     mero_buf_cleanup(&b);
     return rc;
+}
+
+int mero__adm_init_send(struct mero_admission *a, const char *peer, const struct mero_adm_init *m,
+                        mero_net_reply_cb cb, void *ud)
+{
+    return init_send(a, peer, m, cb, ud);
 }
 
 static bool pop_ok(const struct mero_adm_init *m, const char *remote)
@@ -462,7 +474,8 @@ static void on_group_key_request(struct mero_admission *a, struct mero_net_req *
     r.kind = MERO_ADM_MSG_GROUP_KEY;
     mero_buf_init(&eb, MERO_ADM_MAX_ENVELOPE);
     uint8_t *sk = sodium_malloc(MERO_ED25519_SK_LEN);
-    if (sk != NULL && mero_gov_direct_role(a->env.store, m->group_id, m->party_id, &role) == 0 &&
+    /* any member reaching the group (issue 16: also through Open subgroups) */
+    if (sk != NULL && mero_gov_reach_role(a->env.store, m->group_id, m->party_id, &role) == 0 &&
         role != MERO_ROLE_NONE && mero_gov_group_key(a->env.store, m->group_id, key, key_id) == 0 &&
         mero_gov_identity_secret(a->env.store, m->ns, sk) == 0 &&
         mero_envelope_wrap(&env, m->group_id, m->party_id, sk, key, NULL) == 0 &&
@@ -513,6 +526,9 @@ static void on_request(void *ud, struct mero_net_req *req, const char *remote, c
         break;
     case MERO_ADM_INIT_GROUP_KEY_REQUEST:
         on_group_key_request(a, req, &m);
+        break;
+    case MERO_ADM_INIT_GROUP_KEYS_REQUEST: /* issue 16: node/admission/keys.c */
+        mero__adm_on_group_keys_request(a, req, &m);
         break;
     case MERO_ADM_INIT_VERDICT:
         mero__adm_on_verdict(a, req, remote, &m);

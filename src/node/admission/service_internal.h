@@ -26,6 +26,7 @@
 #include "node/admission/admission_internal.h"
 #include "node/admission/msg_internal.h"
 #include "node/admission/challenge_internal.h"
+#include "node/admission/keys_internal.h"
 #include "node/admission/pending_join_internal.h"
 #include "node/topic_internal.h"
 
@@ -90,6 +91,10 @@ struct mero_admission_env {
      * loop's check period in ms (MERO_TEST_EVIDENCE_CHECK_MS; 0 means 60 s). */
     const char *clock_skew_file;
     uint32_t evidence_check_ms;
+
+    /* ---- issue 16: keys of group arrived through a pull (GroupKeysRequest): retry the
+     * deltas kept for them. May be NULL. ---- */
+    void (*keys_arrived)(void *ud, const uint8_t group[MERO_GROUP_ID_LEN]);
 };
 
 struct mero_fleet_join;
@@ -155,6 +160,9 @@ struct mero_admission {
     bool closing;
     /* ---- issue 16: evidence lifetime ---- */
     struct mero_evidence_retry *evidence_retry; /* evidence_retry.c; NULL when not a TEE */
+
+    /* ---- issue 16: the pulls a read or an apply triggers, rate-limited per key id ---- */
+    struct mero_key_pull_limit key_limit;
 };
 
 /* Allocate and register the admission protocol handler on env->net. Owned: free with _free. */
@@ -273,5 +281,25 @@ int64_t mero__adm_clock_skew(const struct mero_admission *a);
 /* Start tee::evidence_retry (a no-op on a node that cannot quote); free stops it. */
 MERO_MUST_CHECK int mero__evidence_retry_start(struct mero_admission *a);
 void mero__evidence_retry_free(struct mero_admission *a);
+
+/* ---- issue 16: reach - the paged key pull (node/admission/keys.c) ---- */
+/* peer.c's stream helpers, shared with keys.c */
+int mero__adm_respond_msg(struct mero_net_req *req, const struct mero_adm_msg *m);
+MERO_MUST_CHECK int mero__adm_init_send(struct mero_admission *a, const char *peer,
+                                        const struct mero_adm_init *m, mero_net_reply_cb cb,
+                                        void *ud);
+/* Responder: answer a GroupKeysRequest whose proof of possession verified. */
+void mero__adm_on_group_keys_request(struct mero_admission *a, struct mero_net_req *req,
+                                     const struct mero_adm_init *m);
+/* Requester: pull, page by page, every key of group we lack from peer. */
+void mero__adm_keys_pull(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                         const uint8_t group[MERO_GROUP_ID_LEN], const char *peer);
+/* A read or an apply met key_id of group, which we lack: pull it from connected peers when
+ * we reach the group and the rate limit allows. */
+void mero__adm_key_missing(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                           const uint8_t group[MERO_GROUP_ID_LEN],
+                           const uint8_t key_id[MERO_KEY_ID_LEN]);
+/* After a fleet join: pull the keys of every group of ns we reach from connected peers. */
+void mero__adm_keys_pull_reach(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN]);
 
 #endif
