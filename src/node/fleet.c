@@ -202,8 +202,9 @@ void mero_node_fleet_heard(struct mero_node *node, const uint8_t ns[MERO_NS_ID_L
 void mero_node_fleet_on_event(struct mero_node *node, const struct mero_gov_event *ev)
 {
     uint8_t us[MERO_IDENTITY_LEN];
-    if (ev->kind != MERO_EV_TEE_MEMBER_ADMITTED || ev->ns == NULL || ev->member == NULL ||
-        ev->op_hash == NULL || node->db == NULL) {
+    /* our own admission is recorded as the admitter's answer we heard (fleet_heard) */
+    if (ev->kind != MERO_EV_TEE_MEMBER_ADMITTED || ev->for_us || ev->ns == NULL ||
+        ev->member == NULL || ev->op_hash == NULL || node->db == NULL) {
         return;
     }
     struct mero_buf b;
