@@ -47,7 +47,6 @@ struct mero_fleet_decision {
     const char *reason;
     const struct mero_measurements *m; /* NULL: not read */
     const char *tcb_status;
-    const char *profile; /* the release profile matched, NULL when not known */
 };
 void mero_node_fleet_decided(struct mero_node *node, const struct mero_fleet_decision *d);
 /* The joiner side: an admitter's answer to our own attempt in ns (verdict as the enum). */
@@ -55,8 +54,13 @@ void mero_node_fleet_heard(struct mero_node *node, const uint8_t ns[MERO_NS_ID_L
                            int verdict, const char *reason);
 /* A governance event: a TEE admission applied here that another member decided is recorded. */
 void mero_node_fleet_on_event(struct mero_node *node, const struct mero_gov_event *ev);
-/* Which policy entry or profile measurements m match under policy p (found false: none). */
+/*
+ * Which policy entry measurements m match under policy p (found false: none): the MRTD list
+ * entry for the measurement form; for the signed-release form kind profile, name unknown (a
+ * mock quote, tcb_status "Mock", matched no profile: none).
+ */
 void mero_node_fleet_match(const struct mero_tee_policy *p, bool found,
-                           const struct mero_measurements *m, struct mero_fleet_match *out);
+                           const struct mero_measurements *m, const char *tcb_status,
+                           struct mero_fleet_match *out);
 
 #endif
