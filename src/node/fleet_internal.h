@@ -30,7 +30,8 @@ void mero_node_seen_peer(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN
                          const uint8_t identity[MERO_IDENTITY_LEN], const char *peer);
 /* A gossip message or sync answer arrived from peer: every identity it speaks for is seen. */
 void mero_node_seen_from_peer(struct mero_node *node, const char *peer, int via);
-/* A signed governance op (encoded bytes) arrived by gossip: its signer is seen. */
+/* A signed governance op (encoded bytes, applied or already stored, so its signature holds)
+ * arrived by gossip: its signer is seen. */
 void mero_node_seen_op(struct mero_node *node, const uint8_t *op, size_t len);
 
 /*

@@ -96,6 +96,7 @@ check "without the token: 401" status_is 401
 t1_heard() { fleet t1 && jq_is "[.data.attempts[]|select(.identity==\"$T2\" and .admitter==\"$OWNER\")][0].verdict" admitted; }
 check "t1 holds t2's admission (from the op log)" wait_for 10 t1_heard
 check "t1's view is its own" eval 'jq_is .data.viewOf.identity "$T1" && jq_is ".data.members|length" 3'
+check "t1 saw the owner through the ops it gossiped (t2's, t4's admissions, t4's removal)" jq_is ".data.members[]|select(.identity==\"$OWNER\")|.lastSeenVia" gossip
 check "t1 heard its own admission on the prompt path" jq_is "[.data.attempts[]|select(.identity==\"$T1\" and .path==\"prompt\")][0].verdict" admitted
 fleet t3
 check "t3 heard its refusal with the rule and reason" eval 'jq_is "[.data.attempts[]|select(.identity==\"$T3\")][0].rule" MrtdNotAllowed && jq_is "[.data.attempts[]|select(.identity==\"$T3\")][0].reason" "MRTD not in policy allowlist"'
