@@ -16,6 +16,8 @@ check "every step is a printed meroctl command (namespace create, policy, fleet-
     eval 'grep -q "\$ owner --json namespace create" "$WORK/demo.out" && grep -q "\$ owner group settings set-tee-admission-policy .* --accept-mock --mode replica" "$WORK/demo.out" && grep -q "\$ replica --json tee fleet-join" "$WORK/demo.out" && grep -q "\$ replica --json kv get" "$WORK/demo.out"'
 check "it shows a write carried by a relay, read on the owner as the client's (issue 15)" \
     eval 'grep -q "\$ client intent sign --key" "$WORK/demo.out" && grep -q "\$ replica --json intent submit" "$WORK/demo.out" && grep -q "author [0-9a-f]\{64\} (the client)" "$WORK/demo.out"'
+check "it ends with the fleet table and the fleet page's address (issue 19)" \
+    eval 'grep -q "\$ replica fleet [0-9a-f]\{64\}" "$WORK/demo.out" && grep -Eq "(ReadOnlyTee|RelayTee) .*allowedMrtd\[0\] .*fresh" "$WORK/demo.out" && grep -q "admitted *prompt" "$WORK/demo.out" && grep -q "the fleet page: http://127.0.0.1:[0-9]*/admin-ui/" "$WORK/demo.out"'
 check "the demo uses no curl" eval '! grep -qw curl "$ROOT/scripts/demo.sh"'
 D=$(sed -n 's/^KEEP=1: .* kept in //p' "$WORK/demo.out")
 check "KEEP=1 keeps the directory with both logs" eval '[ -n "$D" ] && [ -s "$D/owner.log" ] && [ -s "$D/replica.log" ]'

@@ -95,6 +95,15 @@ struct mero_admission_env {
     /* ---- issue 16: keys of group arrived through a pull (GroupKeysRequest): retry the
      * deltas kept for them. May be NULL. ---- */
     void (*keys_arrived)(void *ud, const uint8_t group[MERO_GROUP_ID_LEN]);
+
+    /* ---- issue 19: the fleet view's attempt log (node/fleet.c); NULL: not recorded ---- */
+    /* Our verify-and-admit decision on claim c (v NULL when the quote was never read). */
+    void (*attempt_decided)(void *ud, const struct mero_tee_claim *c,
+                            const struct mero_tee_verdict *v, bool direct, bool admitted,
+                            const char *reason);
+    /* An admitter's answer to our own attempt in ns (verdict: enum mero_fleet_verdict). */
+    void (*attempt_heard)(void *ud, const uint8_t ns[MERO_NS_ID_LEN], bool direct, int verdict,
+                          const char *reason);
 };
 
 struct mero_fleet_join;
