@@ -102,6 +102,9 @@ struct mero_node {
     bool sync_timer_on;
     uv_signal_t sigint, sigterm;
     bool stopping;
+    /* ---- issue 19: metrics (node/metrics.c) ---- */
+    bool metrics_public;   /* merod run --metrics-public */
+    uint64_t started_unix; /* mero_node_start */
 };
 
 /*

@@ -43,6 +43,7 @@ static void purge_one(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN]
         MERO_WARN("self-purge of %s… failed (the marker stays for the next start): %s", gx, e.msg);
         return;
     }
+    a->metrics.purges++; /* issue 19: metrics */
     if (whole) {
         char topic[MERO_NS_TOPIC_SIZE];
         mero_node_topic(topic, ns);

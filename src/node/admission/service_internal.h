@@ -24,6 +24,7 @@
 #include "mero/net.h"
 #include "mero/node.h"
 #include "node/admission/admission_internal.h"
+#include "node/admission/metrics_internal.h"
 #include "node/admission/msg_internal.h"
 #include "node/admission/challenge_internal.h"
 #include "node/admission/pending_join_internal.h"
@@ -140,6 +141,8 @@ struct mero_admission {
     unsigned jobs; /* queued verifications (node/admission/run.c) */
     bool freeing;  /* mero_admission_free ran; memory goes when jobs and timer are done */
     bool closing;
+    /* ---- issue 19: metrics (node/admission/metrics.c) ---- */
+    struct mero_adm_metrics metrics;
 };
 
 /* Allocate and register the admission protocol handler on env->net. Owned: free with _free. */
