@@ -358,6 +358,111 @@ MERO_MUST_CHECK int mero_node_fleet_join_progress(struct mero_node *node,
                                                   struct mero_fleet_join_progress *out,
                                                   struct mero_err *err);
 
+/* ---- issue 19: the fleet view (src/node/fleet.c, src/node/attempts.c) ---- */
+
+#define MERO_FLEET_ATTEMPTS_KEEP    1000u /* admission attempts kept per namespace (node.db) */
+#define MERO_FLEET_ATTEMPTS_DEFAULT 100u  /* attempts a fleet document carries unless asked */
+#define MERO_FLEET_NAME_MAX         64    /* a rule, policy-entry or profile name, NUL included */
+#define MERO_FLEET_TCB_MAX          48    /* a TCB status name, NUL included */
+
+/* How an attempt reached the admitter; 0 = not known to this node (an admission it applied). */
+enum mero_fleet_path {
+    MERO_FLEET_PATH_UNKNOWN = 0,
+    MERO_FLEET_PATH_PROMPT,   /* the admitter offered a challenge for a TeeAdmissionPrompt */
+    MERO_FLEET_PATH_DIRECT,   /* the joiner asked the admitter directly */
+    MERO_FLEET_PATH_SUBGROUP, /* a subgroup-form admission */
+};
+enum mero_fleet_verdict {
+    MERO_FLEET_ADMITTED = 0,
+    MERO_FLEET_REFUSED,
+    MERO_FLEET_NO_VERDICT, /* the joiner answered an offer and heard no verdict */
+};
+/* What measurements matched: a policy list entry ("allowedMrtd[0]") or a release profile. */
+enum mero_fleet_match_kind {
+    MERO_FLEET_MATCH_NONE = 0,
+    MERO_FLEET_MATCH_POLICY,
+    MERO_FLEET_MATCH_PROFILE,
+};
+struct mero_fleet_match {
+    int kind;                       /* enum mero_fleet_match_kind */
+    char name[MERO_FLEET_NAME_MAX]; /* "" when unknown (a profile this node cannot name) */
+};
+enum mero_fleet_seen_via { MERO_FLEET_SEEN_NONE = 0, MERO_FLEET_SEEN_GOSSIP, MERO_FLEET_SEEN_SYNC };
+enum mero_fleet_evidence_state {
+    MERO_FLEET_EVIDENCE_NONE = 0,
+    MERO_FLEET_EVIDENCE_FRESH,   /* younger than MERO_GOV_EVIDENCE_REFRESH_SECS */
+    MERO_FLEET_EVIDENCE_LAPSING, /* due for a refresh, still counts */
+    MERO_FLEET_EVIDENCE_LAPSED,  /* older than MERO_GOV_EVIDENCE_MAX_AGE_SECS */
+};
+
+/* One admission attempt this node decided or heard of (docs/fleet.md). "" strings are absent. */
+struct mero_fleet_attempt {
+    uint64_t at; /* unix seconds, when this node recorded it */
+    bool has_identity;
+    uint8_t identity[MERO_IDENTITY_LEN]; /* the joiner's namespace identity */
+    char peer[MERO_PEER_ID_STR_MAX];     /* the joiner's peer id */
+    int path;                            /* enum mero_fleet_path */
+    bool has_admitter;
+    uint8_t admitter[MERO_IDENTITY_LEN];
+    int verdict;                        /* enum mero_fleet_verdict */
+    char rule[MERO_FLEET_NAME_MAX];     /* the refusing rule's name (mero_adm_rule_name) */
+    char reason[MERO_FLEET_REASON_MAX]; /* the refusal's reason, cut to fit */
+    bool has_measurements;              /* m and matched are set */
+    struct mero_measurements m;
+    struct mero_fleet_match matched;
+    char tcb_status[MERO_FLEET_TCB_MAX];
+};
+
+#define MERO_FLEET_MAX_ADVISORIES 8
+struct mero_fleet_member {
+    uint8_t identity[MERO_IDENTITY_LEN];
+    int role;
+    bool is_tee;
+    bool has_admitted_by; /* the signer of the op that made the row (none: the creator) */
+    uint8_t admitted_by[MERO_IDENTITY_LEN];
+    bool has_admitted_at; /* a TEE's first evidence after its join (ops carry no time) */
+    uint64_t admitted_at;
+    int last_seen_via; /* enum mero_fleet_seen_via; NONE: never seen since start */
+    uint64_t last_seen;
+    /* is_tee only: */
+    struct mero_measurements m;
+    struct mero_fleet_match matched;
+    char tcb_status[MERO_GOV_MAX_STR + 1];
+    size_t n_advisories;
+    char advisories[MERO_FLEET_MAX_ADVISORIES][MERO_FLEET_NAME_MAX];
+    uint8_t quote_hash[MERO_QUOTE_HASH_LEN];
+    bool has_evidence_at;
+    uint64_t evidence_at;
+    int evidence_state; /* enum mero_fleet_evidence_state */
+};
+
+/* The fleet document's domain values, this node's view of one group. */
+struct mero_fleet {
+    uint8_t group[MERO_GROUP_ID_LEN];
+    uint8_t ns[MERO_NS_ID_LEN];
+    bool has_identity;
+    uint8_t identity[MERO_IDENTITY_LEN]; /* ours in ns */
+    char peer_id[MERO_PEER_ID_STR_MAX];
+    uint64_t generated_at;
+    bool policy_found;
+    struct mero_tee_policy policy;
+    struct mero_fleet_member *members; /* owned */
+    size_t nmembers;
+    struct mero_fleet_attempt *attempts; /* owned, newest first */
+    size_t nattempts;
+};
+/*
+ * The fleet view of group: its policy, one row per direct member, and the namespace's last
+ * max_attempts admission attempts (at most MERO_FLEET_ATTEMPTS_KEEP). -MERO_ENOTFOUND for an
+ * unknown group. Clean up *out with mero_fleet_cleanup (also after a failure).
+ */
+MERO_MUST_CHECK int mero_node_fleet(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                                    size_t max_attempts, struct mero_fleet *out,
+                                    struct mero_err *err);
+void mero_fleet_cleanup(struct mero_fleet *f);
+/* The evidence state of evidence attested at `at`, judged at `now` (unix seconds). */
+int mero_fleet_evidence_state(uint64_t at, uint64_t now);
+
 /* ---- issue 19: metrics (src/node/metrics.c) ---- */
 
 /* The upper bounds (seconds) of the DCAP verification histogram's buckets; +Inf is implied. */

@@ -32,6 +32,13 @@ static const char *const schema[] = {
     ("CREATE TABLE IF NOT EXISTS ns_meta (id BLOB PRIMARY KEY, application_id TEXT NOT NULL,"
      " upgrade_policy TEXT NOT NULL, app_key TEXT NOT NULL, name TEXT,"
      " created_at INTEGER NOT NULL)"),
+    /* issue 19: the admission-attempt log (attempts.c), local facts, the last 1,000 per ns */
+    ("CREATE TABLE IF NOT EXISTS adm_attempts (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+     " ns BLOB NOT NULL, at INTEGER NOT NULL, identity BLOB, peer TEXT, path INTEGER NOT NULL,"
+     " admitter BLOB, verdict INTEGER NOT NULL, rule TEXT, reason TEXT, has_m INTEGER NOT NULL,"
+     " mrtd TEXT, rtmr0 TEXT, rtmr1 TEXT, rtmr2 TEXT, rtmr3 TEXT, match_kind INTEGER NOT NULL,"
+     " match_name TEXT, tcb TEXT)"),
+    "CREATE INDEX IF NOT EXISTS adm_attempts_ns ON adm_attempts(ns, id)",
 };
 
 int mero_node_db_exec(struct sqlite3 *db, const char *sql)

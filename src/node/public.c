@@ -30,6 +30,7 @@ void mero_node_free(struct mero_node *node)
     for (size_t i = 0; i < node->nbootstrap; i++) {
         free(node->bootstrap[i]);
     }
+    free(node->seen); /* issue 19: the fleet view's last-seen map */
     mero_wipe(node, sizeof(*node));
     free(node);
 }

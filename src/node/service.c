@@ -29,6 +29,7 @@
 #include "node/admission/attest_internal.h"
 #include "node/admission/hook_internal.h"
 #include "node/context_internal.h"
+#include "node/fleet_internal.h"
 #include "node/node_internal.h"
 #include "node/service_internal.h"
 #include "node/sync_internal.h"
@@ -138,9 +139,11 @@ static int on_gossip(void *ud, const char *topic, const char *from, const uint8_
         MERO_DEBUG("gossip on %s dropped: namespace self-purged here", topic);
         return 0;
     }
+    mero_node_seen_from_peer(node, from, MERO_FLEET_SEEN_GOSSIP); /* issue 19: last seen */
     switch (data[0]) {
     case MERO_GOSSIP_OP: {
         int status;
+        mero_node_seen_op(node, data + 1, len - 1);
         int rc = apply_op(node, from, data + 1, len - 1, &status);
         if (rc == 0 && status == MERO_APPLY_APPLIED) {
             mero_node_peer_valued(node, from); /* it published a member's op first */
@@ -205,6 +208,7 @@ static void on_gov_event(void *ud, const struct mero_gov_event *ev)
         (void)mero_node_follow(node, ev->ns);
     }
     mero_node_admission_on_event(node, ev); /* self-purge on our own TEE eviction */
+    mero_node_fleet_on_event(node, ev);     /* issue 19: admissions others decided */
 }
 
 void mero_node_gov_hooks(struct mero_node *node, struct mero_gov_hooks *h)

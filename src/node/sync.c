@@ -31,6 +31,7 @@
 #include "mero/log.h"
 #include "mero/net.h"
 #include "node/context_internal.h"
+#include "node/fleet_internal.h"
 #include "node/node_internal.h"
 #include "node/service_internal.h"
 #include "node/sync_internal.h"
@@ -62,8 +63,9 @@ struct job {
     /* hashes still to fetch */
     uint8_t (*want)[SYNC_HASH_LEN];
     size_t nwant, iwant;
-    bool deltas;     /* phase: ops (false) or deltas of ctxs[ictx] (true) */
-    bool ns_unknown; /* issue 19: the peer answered "unknown" for nss[ins] */
+    bool deltas; /* phase: ops (false) or deltas of ctxs[ictx] (true) */
+    /* issue 19: the peer answered "unknown" for nss[ins] */
+    bool ns_unknown;
 };
 
 /* issue 19 (metrics): when an op pull of a namespace last completed, for the sync lag */
@@ -372,6 +374,7 @@ static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
         job_end(j);
         return;
     }
+    mero_node_seen_from_peer(j->node, j->peer, MERO_FLEET_SEEN_SYNC); /* issue 19: last seen */
     if (ok != 0 || mero_cur_u64le(&c, &last) < 0 || mero_cur_u32le(&c, &n) < 0 || n > INV_MAX ||
         mero_cur_left(&c) != (size_t)n * SYNC_HASH_LEN || purged(j->node, j->nss[j->ins])) {
         /* the peer does not know this namespace/context, or we purged it meanwhile: move on */

@@ -134,6 +134,15 @@ static void finish_result(struct mero_fleet_join *j, bool admitted, bool auto_fo
     memcpy(res.ns, j->ns, sizeof(res.ns));
     memcpy(res.pk, j->pk, sizeof(res.pk));
     memcpy(res.account, j->account, sizeof(res.account));
+    /* issue 19: each offer this join answered that no verdict came back for */
+    for (size_t i = 0; !admitted && j->a->env.attempt_heard != NULL && i < MERO_ADM_ANSWERED_MAX;
+         i++) {
+        const struct mero_adm_answered *o = &j->a->answered[i];
+        if (o->used && !o->has_verdict && o->at_ms >= j->started_ms &&
+            memcmp(o->ns, j->ns, MERO_NS_ID_LEN) == 0) {
+            j->a->env.attempt_heard(j->a->env.ud, j->ns, false, MERO_FLEET_NO_VERDICT, NULL);
+        }
+    }
     finish(j, 0, &res, NULL);
 }
 
@@ -337,7 +346,13 @@ static void admission_reply(void *ud, int status, const uint8_t *data, size_t le
     } else if (!m.admitted) {
         add_refusal(j, peer, m.reason);
         j->direct_judged++;
+        if (j->a->env.attempt_heard != NULL) {
+            j->a->env.attempt_heard(j->a->env.ud, j->ns, true, MERO_FLEET_REFUSED, m.reason);
+        }
     } else {
+        if (j->a->env.attempt_heard != NULL) {
+            j->a->env.attempt_heard(j->a->env.ud, j->ns, true, MERO_FLEET_ADMITTED, NULL);
+        }
         snprintf(j->admitted_by, sizeof(j->admitted_by), "%s", peer);
         MERO_INFO("fleet-join: admitted by %s (direct path); pulling governance", peer);
         mero__fj_progress_note(j->a, j->ns, MERO_FJ_ADMITTED, peer, NULL);

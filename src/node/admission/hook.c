@@ -18,7 +18,9 @@
 #include "node/admission/attest_internal.h"
 #include "node/admission/hook_internal.h"
 #include "node/admission/service_internal.h"
+#include "node/attempts_internal.h"
 #include "node/context_internal.h"
+#include "node/fleet_internal.h"
 #include "node/node_internal.h"
 #include "node/service_internal.h"
 #include "node/sync_internal.h"
@@ -68,7 +70,46 @@ static int env_contexts(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
 static int env_purge_contexts(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
                               const uint8_t group[MERO_GROUP_ID_LEN])
 {
-    return mero_node_ctx_purge(ud, ns, group);
+    struct mero_node *node = ud;
+    MERO_TRY(mero_node_ctx_purge(ud, ns, group));
+    /* issue 19: a whole-namespace purge forgets its admission attempts too */
+    if (memcmp(ns, group, MERO_NS_ID_LEN) == 0 && node->db != NULL) {
+        MERO_TRY(mero_node_attempts_purge(node->db, ns));
+    }
+    return 0;
+}
+
+/* ---- issue 19: the fleet view's attempt log (node/fleet.c) ---- */
+
+static void env_attempt_decided(void *ud, const struct mero_tee_claim *c,
+                                const struct mero_tee_verdict *v, bool direct, bool admitted,
+                                const char *reason)
+{
+    char peer[MERO_PEER_ID_STR_MAX];
+    struct mero_measurements m;
+    bool read = v != NULL && (v->is_mock ? v->verified : v->has_td);
+    snprintf(peer, sizeof(peer), "%.*s", (int)c->peer_len, (const char *)c->peer);
+    if (read) {
+        mero_measurements_from_raw(&m, v->mrtd, v->rtmr);
+    }
+    struct mero_fleet_decision d = {
+        .ns = c->ns,
+        .identity = c->public_key,
+        .peer = c->peer_len < sizeof(peer) ? peer : NULL,
+        .path = direct ? MERO_FLEET_PATH_DIRECT : MERO_FLEET_PATH_PROMPT,
+        .admitted = admitted,
+        .reason = reason,
+        .m = read ? &m : NULL,
+        .tcb_status = v != NULL ? v->tcb_status : NULL,
+    };
+    mero_node_fleet_decided(ud, &d);
+}
+
+static void env_attempt_heard(void *ud, const uint8_t ns[MERO_NS_ID_LEN], bool direct, int verdict,
+                              const char *reason)
+{
+    mero_node_fleet_heard(ud, ns, direct ? MERO_FLEET_PATH_DIRECT : MERO_FLEET_PATH_PROMPT, verdict,
+                          reason);
 }
 
 static int hook_fleet_join(struct mero_node *node, const uint8_t group_id[MERO_GROUP_ID_LEN],
@@ -114,6 +155,8 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     env.verify_real = mero__adm_verify_real;
     env.fetch_collateral = mero__adm_fetch_collateral;
     env.prefetch_release = mero__adm_prefetch_release;
+    env.attempt_decided = env_attempt_decided;
+    env.attempt_heard = env_attempt_heard;
     const char *rel = getenv("MERO_TEE_VERSION");
     if (rel != NULL && rel[0] != '\0') {
         if (mero_adm_release_ok(rel, strlen(rel))) {

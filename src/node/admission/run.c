@@ -55,8 +55,9 @@ void mero__adm_respond_verdict(struct mero_net_req *req, bool admitted, const ch
     mero_buf_cleanup(&b);
 }
 
-static void report(struct mero_admission *a, const struct mero_tee_claim *c, const char *path,
-                   struct mero_net_req *req, int rc, int outcome, const struct mero_err *e)
+static void report(struct mero_admission *a, const struct mero_tee_claim *c,
+                   const struct mero_tee_verdict *v, const char *path, struct mero_net_req *req,
+                   int rc, int outcome, const struct mero_err *e)
 {
     char nsx[17], pkx[17];
     mero_hex_encode(nsx, c->ns, 8);
@@ -76,6 +77,10 @@ static void report(struct mero_admission *a, const struct mero_tee_claim *c, con
         MERO_WARN("admission: refused TEE %s… (peer %.*s) for namespace %s…: %s", pkx,
                   (int)c->peer_len, (const char *)c->peer, nsx,
                   rc == -MERO_ENOTVOUCHER ? MERO_ADM_REASON_NOT_VOUCHER : e->msg);
+    }
+    if (a->env.attempt_decided != NULL) {
+        a->env.attempt_decided(a->env.ud, c, v, req != NULL, rc == 0,
+                               rc == -MERO_ENOTVOUCHER ? MERO_ADM_REASON_NOT_VOUCHER : e->msg);
     }
     if (req == NULL) {
         /* the offered path: the joiner has no stream waiting, so tell it on one of our own */
@@ -163,7 +168,7 @@ static void job_done(uv_work_t *w, int status)
             rc = mero_admission_decide(&a->deps, &j->c, &j->v, &outcome, &e);
         }
     }
-    report(a, &j->c, j->path, j->req, rc, outcome, &e);
+    report(a, &j->c, &j->v, j->path, j->req, rc, outcome, &e);
     job_free(j);
 }
 
@@ -239,6 +244,6 @@ void mero__adm_run(struct mero_admission *a, const struct mero_tee_claim *c, con
     MERO_TRY_OUT(mero_admission_verify_real(&a->deps, c, &v, &e));
     rc = mero_admission_decide(&a->deps, c, &v, &outcome, &e);
 out:
+    report(a, c, &v, path, req, rc, outcome, &e);
     mero_tee_verdict_cleanup(&v);
-    report(a, c, path, req, rc, outcome, &e);
 }

@@ -78,6 +78,14 @@ struct mero_admission_env {
     /* fleet-join budget and re-prompt period; 0 means 30 s and 2 s (tests shorten them). */
     uint32_t budget_ms;
     uint32_t poll_ms;
+    /* ---- issue 19: the fleet view's attempt log (node/fleet.c); NULL: not recorded ---- */
+    /* Our verify-and-admit decision on claim c (v NULL when the quote was never read). */
+    void (*attempt_decided)(void *ud, const struct mero_tee_claim *c,
+                            const struct mero_tee_verdict *v, bool direct, bool admitted,
+                            const char *reason);
+    /* An admitter's answer to our own attempt in ns (verdict: enum mero_fleet_verdict). */
+    void (*attempt_heard)(void *ud, const uint8_t ns[MERO_NS_ID_LEN], bool direct, int verdict,
+                          const char *reason);
 };
 
 struct mero_fleet_join;

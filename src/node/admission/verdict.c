@@ -86,6 +86,10 @@ void mero__adm_on_verdict(struct mero_admission *a, struct mero_net_req *req, co
         e->has_verdict = true;
         e->admitted = m->admitted;
         snprintf(e->reason, sizeof(e->reason), "%s", m->reason);
+        if (a->env.attempt_heard != NULL) { /* issue 19: the fleet view's attempt log */
+            a->env.attempt_heard(a->env.ud, m->ns, false,
+                                 m->admitted ? MERO_FLEET_ADMITTED : MERO_FLEET_REFUSED, m->reason);
+        }
         if (m->admitted) {
             MERO_INFO("admission: %s admitted the quote we answered its offer with", remote);
         } else {

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * attempts_internal.h - the admission-attempt log in node.db (attempts.c): record, list,
+ * purge, and the name of the admission rule a refusal's reason comes from. Private to
+ * src/node. Loop thread only (the node.db handle is the loop's).
+ */
+#ifndef MERO_NODE_ATTEMPTS_H
+#define MERO_NODE_ATTEMPTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mero/node.h"
+
+struct sqlite3;
+
+/*
+ * Append one attempt for ns and drop that namespace's oldest beyond MERO_FLEET_ATTEMPTS_KEEP,
+ * in one transaction (a savepoint, so it nests in a caller's transaction). 0 or -MERO_EIO.
+ */
+MERO_MUST_CHECK int mero_node_attempt_add(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
+                                          const struct mero_fleet_attempt *a);
+/* ns's last `max` attempts, newest first. *out owned (free()), NULL when none. */
+MERO_MUST_CHECK int mero_node_attempts_list(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
+                                            size_t max, struct mero_fleet_attempt **out, size_t *n);
+/* How many attempts ns holds. */
+MERO_MUST_CHECK int mero_node_attempts_count(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
+                                             size_t *n);
+/* Forget every attempt of ns (self-purge). Idempotent. */
+MERO_MUST_CHECK int mero_node_attempts_purge(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN]);
+/*
+ * The name of the admission rule (mero_adm_rule_name) whose fixed reason `reason` starts
+ * with, "NotAVoucher" for the not-a-voucher answer, or NULL when the refusal came before the
+ * rules (challenge, credential, quote checks) and so names no rule.
+ */
+const char *mero_node_attempt_rule_of(const char *reason);
+
+#endif
