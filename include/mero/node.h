@@ -470,7 +470,7 @@ int mero_fleet_evidence_state(uint64_t at, uint64_t now);
 extern const double mero_metrics_dcap_bounds[MERO_METRICS_DCAP_BUCKETS];
 
 /* One admission outcome counted by this node (as verifier): its result and, for a refusal, the
- * rule (mero_adm_rule_name, or "NotAVoucher" / "Verification" / "Unknown"; "" when admitted). */
+ * rule (mero_adm_rule_name, or "NotAVoucher" / "Verification"; "" when admitted). */
 enum mero_metrics_adm_result {
     MERO_METRICS_ADMITTED = 0,
     MERO_METRICS_REFUSED = 1,

@@ -7,7 +7,9 @@
  * A handler answers by calling exactly one api_reply_* on the request, either before it
  * returns (synchronous) or later from a loop callback (asynchronous: the connection is
  * suspended meanwhile and resumed by the reply). Replies are JSON envelopes:
- * {"data": ...} on success, {"error": {"status": N, "message": "..."}} on failure.
+ * {"data": ...} on success, {"error": {"status": N, "message": "..."}} on failure; the two
+ * exceptions, GET /metrics (Prometheus text) and the /admin-ui/ files, answer with
+ * mero__api_reply_body.
  *
  * Layering: the API reaches the node only through mero/node.h (one use-case function per
  * route action, domain values in and out); the JSON shapes and the mero_err -> HTTP status

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "mero/gov.h"
-#include "mero/trust_rules.h"
 #include "node/admission/metrics_internal.h"
+#include "node/attempts_internal.h"
 
 const double mero_metrics_dcap_bounds[MERO_METRICS_DCAP_BUCKETS] = {
     0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0};
@@ -34,23 +34,12 @@ enum mero_metrics_adm_result mero__adm_metrics_result(int rc)
     }
 }
 
-/* reason starts with the rule's fixed text (up to a "%" placeholder in it) */
-static bool starts_with_reason(const char *reason, int rule)
-{
-    const char *fixed = mero_adm_rule_reason(rule);
-    size_t n = strcspn(fixed, "%");
-    return n > 0 && strncmp(reason, fixed, n) == 0;
-}
-
 void mero__adm_metrics_rule(int rc, const char *reason, char out[MERO_METRICS_RULE_MAX])
 {
-    const char *name = "Verification";
+    const char *name = NULL;
     out[0] = '\0';
     if (rc == 0) {
         return;
-    }
-    if (reason == NULL) {
-        reason = "";
     }
     if (rc == -MERO_ENOTVOUCHER) {
         name = "NotAVoucher";
@@ -58,18 +47,10 @@ void mero__adm_metrics_rule(int rc, const char *reason, char out[MERO_METRICS_RU
                rc == -MERO_ERELEASE_NOMATCH || rc == -MERO_ERELEASE_FETCH) {
         name = mero_adm_rule_name(MERO_ADM_RULE_RELEASE);
     } else {
-        /* the quote-fact rules (1..MERO_TRUST__COUNT-1), then the namespace-state rules */
-        for (int r = 1; r <= MERO_ADM_RULE_MEASUREMENTS_MISMATCH; r++) {
-            if (r == MERO_TRUST__COUNT) {
-                r = MERO_ADM_RULE_NO_POLICY;
-            }
-            if (starts_with_reason(reason, r)) {
-                name = mero_adm_rule_name(r);
-                break;
-            }
-        }
+        /* the same names the fleet view's attempts carry (node/attempts.c) */
+        name = mero_node_attempt_rule_of(reason);
     }
-    snprintf(out, MERO_METRICS_RULE_MAX, "%s", name);
+    snprintf(out, MERO_METRICS_RULE_MAX, "%s", name != NULL ? name : "Verification");
 }
 
 void mero__adm_metrics_decision(struct mero_adm_metrics *m, int rc, const char *reason)
