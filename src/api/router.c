@@ -2,7 +2,8 @@
 /*
  * router.c - matches a request to a route, enforces the bearer token on protected routes,
  * parses the JSON body strictly and calls the handler (reference-calimero.md §4: public are
- * only GET /tee/info and POST /tee/attest).
+ * only GET /tee/info and POST /tee/attest; outside /admin-api/, issue 19's /admin-ui/ files are
+ * public and GET /metrics checks the token itself, for merod run --metrics-public).
  *
  * Order of checks, so that an unauthenticated caller learns nothing about bodies: unknown
  * path 404, known path with another method 405, protected route without the right token 401,
