@@ -248,7 +248,11 @@ function renderFleet(doc) {
 
 // ---- the loop ----
 
+let busy = false; // one refresh at a time: a slow node does not pile requests up
+
 async function refresh() {
+  if (busy) return;
+  busy = true;
   try {
     const nss = (await api('/admin-api/namespaces')).data || [];
     const wanted = location.hash.slice(1);
@@ -272,6 +276,8 @@ async function refresh() {
     }
     $('app').classList.add('stale');
     showError(e.message + (e.kind === 'unreachable' ? ' Retrying every 5 s.' : ''));
+  } finally {
+    busy = false;
   }
 }
 
