@@ -5,6 +5,8 @@
 # says which node wrote it) start in a temporary directory on 127.0.0.1; the owner sets an
 # admission policy; the replica prompts, is challenged, answers with a quote, is admitted and
 # receives the group key; the owner goes offline and the replica still serves the owner's data.
+# It ends with the fleet table (`meroctl fleet NS`, the replica's view) and the fleet page's
+# address (/admin-ui/).
 # Every step is a meroctl command, printed as it runs so an operator can copy it (the two
 # shell functions it uses are printed first). Exits 0 when the story completes; every process
 # it started is stopped; the directory is removed unless KEEP=1 (`make run KEEP=1`).
@@ -143,4 +145,11 @@ note "a write on the replica is refused (exit $WRC): $(grep -m1 '^meroctl:' "$DI
 [ "$WRC" = 2 ] || die "the replica accepted a write"
 
 say "The story is complete: a TEE replica admitted itself and serves the namespace with the owner offline."
+
+say "The fleet view: who is in the namespace, their evidence, and the admission attempts (docs/fleet.md)"
+ctl replica fleet "$NS" | sed 's/^/    /'
+[ "${PIPESTATUS[0]}" = 0 ] || die "meroctl fleet failed"
+note "(the replica's view; the same document: GET $URL_replica/admin-api/groups/$NS/fleet)"
+note "the fleet page: $URL_replica/admin-ui/ (sign in with the token in $DIR/replica/admin-token;"
+note "served while the node runs: make run KEEP=1 keeps the directory to restart it)"
 exit 0

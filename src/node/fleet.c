@@ -22,6 +22,7 @@
 #include "mero/clock.h"
 #include "mero/encoding.h"
 #include "mero/log.h"
+#include "mero/mock.h"
 #include "node/attempts_internal.h"
 #include "node/fleet_internal.h"
 #include "node/node_internal.h"
@@ -103,14 +104,18 @@ void mero_node_seen_op(struct mero_node *node, const uint8_t *op, size_t len)
 /* ---- recording attempts ------------------------------------------------------------------- */
 
 void mero_node_fleet_match(const struct mero_tee_policy *p, bool found,
-                           const struct mero_measurements *m, struct mero_fleet_match *out)
+                           const struct mero_measurements *m, const char *tcb_status,
+                           struct mero_fleet_match *out)
 {
     memset(out, 0, sizeof(*out));
     if (!found || m == NULL) {
         return;
     }
     if (p->form == MERO_POLICY_RELEASE) {
-        out->kind = MERO_FLEET_MATCH_PROFILE; /* the name only the admitter's check knows */
+        /* a real quote passed the release check (a mock one was admitted by acceptMock and
+         * matched no profile); which profile it was, the check does not report */
+        bool mock = tcb_status != NULL && strcmp(tcb_status, MERO_TCB_STATUS_MOCK) == 0;
+        out->kind = mock ? MERO_FLEET_MATCH_NONE : MERO_FLEET_MATCH_PROFILE;
         return;
     }
     for (uint32_t i = 0; i < p->mrtd.n; i++) {
@@ -131,7 +136,8 @@ static void record(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
 }
 
 static void set_measurements(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                             const struct mero_measurements *m, struct mero_fleet_attempt *a)
+                             const struct mero_measurements *m, const char *tcb_status,
+                             struct mero_fleet_attempt *a)
 {
     struct mero_tee_policy p;
     bool found = false;
@@ -141,7 +147,7 @@ static void set_measurements(struct mero_node *node, const uint8_t ns[MERO_NS_ID
     if (mero_gov_read_policy(node->store, ns, &p, &found, NULL) < 0) {
         found = false;
     }
-    mero_node_fleet_match(&p, found, m, &a->matched);
+    mero_node_fleet_match(&p, found, m, tcb_status, &a->matched);
     mero_tee_policy_cleanup(&p);
 }
 
@@ -164,10 +170,7 @@ void mero_node_fleet_decided(struct mero_node *node, const struct mero_fleet_dec
         snprintf(a->reason, sizeof(a->reason), "%s", d->reason);
     }
     if (d->m != NULL) {
-        set_measurements(node, d->ns, d->m, a);
-        if (a->matched.kind == MERO_FLEET_MATCH_PROFILE && d->profile != NULL) {
-            snprintf(a->matched.name, sizeof(a->matched.name), "%s", d->profile);
-        }
+        set_measurements(node, d->ns, d->m, d->tcb_status, a);
     }
     snprintf(a->tcb_status, sizeof(a->tcb_status), "%s",
              d->tcb_status != NULL ? d->tcb_status : "");
@@ -202,8 +205,9 @@ void mero_node_fleet_heard(struct mero_node *node, const uint8_t ns[MERO_NS_ID_L
 void mero_node_fleet_on_event(struct mero_node *node, const struct mero_gov_event *ev)
 {
     uint8_t us[MERO_IDENTITY_LEN];
-    if (ev->kind != MERO_EV_TEE_MEMBER_ADMITTED || ev->ns == NULL || ev->member == NULL ||
-        ev->op_hash == NULL || node->db == NULL) {
+    /* our own admission is recorded as the admitter's answer we heard (fleet_heard) */
+    if (ev->kind != MERO_EV_TEE_MEMBER_ADMITTED || ev->for_us || ev->ns == NULL ||
+        ev->member == NULL || ev->op_hash == NULL || node->db == NULL) {
         return;
     }
     struct mero_buf b;
@@ -231,7 +235,7 @@ void mero_node_fleet_on_event(struct mero_node *node, const struct mero_gov_even
         a->verdict = MERO_FLEET_ADMITTED;
         if (op.kind == (op.scope == MERO_SCOPE_ROOT ? MERO_ROOT_MEMBER_JOINED_TEE
                                                     : MERO_GROUP_MEMBER_JOINED_TEE)) {
-            set_measurements(node, ev->ns, &op.join.m, a);
+            set_measurements(node, ev->ns, &op.join.m, op.join.tcb_status, a);
             snprintf(a->tcb_status, sizeof(a->tcb_status), "%.*s", (int)sizeof(a->tcb_status) - 1,
                      op.join.tcb_status);
         }
@@ -374,7 +378,7 @@ static int fill_members(struct mero_node *node, struct mero_fleet *f)
             m->m = gm[i].m;
             memcpy(m->tcb_status, gm[i].tcb_status, sizeof(m->tcb_status));
             memcpy(m->quote_hash, gm[i].quote_hash, sizeof(m->quote_hash));
-            mero_node_fleet_match(&f->policy, f->policy_found, &m->m, &m->matched);
+            mero_node_fleet_match(&f->policy, f->policy_found, &m->m, m->tcb_status, &m->matched);
         }
         struct mero_fleet_seen *s = seen_slot(node, f->ns, m->identity, false);
         if (s != NULL && s->at != 0) {
@@ -384,27 +388,6 @@ static int fill_members(struct mero_node *node, struct mero_fleet *f)
     }
     free(gm);
     return 0;
-}
-
-/* A release profile's name is known only to the admitter that checked it: take it from the
- * newest admitted attempt this node holds for the member with the same measurements. */
-static void profile_names(struct mero_fleet *f, const struct mero_fleet_attempt *a, size_t na)
-{
-    for (size_t i = 0; i < f->nmembers; i++) {
-        struct mero_fleet_member *m = &f->members[i];
-        if (!m->is_tee || m->matched.kind != MERO_FLEET_MATCH_PROFILE) {
-            continue;
-        }
-        for (size_t k = 0; k < na; k++) {
-            if (a[k].verdict == MERO_FLEET_ADMITTED && a[k].has_identity &&
-                a[k].matched.name[0] != '\0' &&
-                memcmp(a[k].identity, m->identity, MERO_IDENTITY_LEN) == 0 &&
-                strcasecmp(a[k].m.mrtd, m->m.mrtd) == 0) {
-                memcpy(m->matched.name, a[k].matched.name, sizeof(m->matched.name));
-                break;
-            }
-        }
-    }
 }
 
 int mero_node_fleet(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
@@ -428,22 +411,8 @@ int mero_node_fleet(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LE
                                 ? mero_fleet_evidence_state(m->evidence_at, f->generated_at)
                                 : MERO_FLEET_EVIDENCE_NONE;
     }
-    /* the names of release profiles come from the whole log this node keeps */
-    struct mero_fleet_attempt *all = NULL;
-    size_t nall = 0;
-    MERO_ENSURE(
-        node->db != NULL &&
-            mero_node_attempts_list(node->db, f->ns, MERO_FLEET_ATTEMPTS_KEEP, &all, &nall) == 0,
-        err, MERO_EIO, "cannot read the admission attempts");
-    profile_names(f, all, nall);
-    if (max_attempts < nall) {
-        nall = max_attempts;
-    }
-    if (nall == 0) {
-        free(all);
-        all = NULL;
-    }
-    f->attempts = all;
-    f->nattempts = nall;
+    MERO_ENSURE(node->db != NULL && mero_node_attempts_list(node->db, f->ns, max_attempts,
+                                                            &f->attempts, &f->nattempts) == 0,
+                err, MERO_EIO, "cannot read the admission attempts");
     return 0;
 }

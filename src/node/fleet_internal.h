@@ -30,7 +30,8 @@ void mero_node_seen_peer(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN
                          const uint8_t identity[MERO_IDENTITY_LEN], const char *peer);
 /* A gossip message or sync answer arrived from peer: every identity it speaks for is seen. */
 void mero_node_seen_from_peer(struct mero_node *node, const char *peer, int via);
-/* A signed governance op (encoded bytes) arrived by gossip: its signer is seen. */
+/* A signed governance op (encoded bytes, applied or already stored, so its signature holds)
+ * arrived by gossip: its signer is seen. */
 void mero_node_seen_op(struct mero_node *node, const uint8_t *op, size_t len);
 
 /*
@@ -47,7 +48,6 @@ struct mero_fleet_decision {
     const char *reason;
     const struct mero_measurements *m; /* NULL: not read */
     const char *tcb_status;
-    const char *profile; /* the release profile matched, NULL when not known */
 };
 void mero_node_fleet_decided(struct mero_node *node, const struct mero_fleet_decision *d);
 /* The joiner side: an admitter's answer to our own attempt in ns (verdict as the enum). */
@@ -55,8 +55,13 @@ void mero_node_fleet_heard(struct mero_node *node, const uint8_t ns[MERO_NS_ID_L
                            int verdict, const char *reason);
 /* A governance event: a TEE admission applied here that another member decided is recorded. */
 void mero_node_fleet_on_event(struct mero_node *node, const struct mero_gov_event *ev);
-/* Which policy entry or profile measurements m match under policy p (found false: none). */
+/*
+ * Which policy entry measurements m match under policy p (found false: none): the MRTD list
+ * entry for the measurement form; for the signed-release form kind profile, name unknown (a
+ * mock quote, tcb_status "Mock", matched no profile: none).
+ */
 void mero_node_fleet_match(const struct mero_tee_policy *p, bool found,
-                           const struct mero_measurements *m, struct mero_fleet_match *out);
+                           const struct mero_measurements *m, const char *tcb_status,
+                           struct mero_fleet_match *out);
 
 #endif

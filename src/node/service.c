@@ -143,8 +143,10 @@ static int on_gossip(void *ud, const char *topic, const char *from, const uint8_
     switch (data[0]) {
     case MERO_GOSSIP_OP: {
         int status;
-        mero_node_seen_op(node, data + 1, len - 1);
         int rc = apply_op(node, from, data + 1, len - 1, &status);
+        if (rc == 0 && status != MERO_APPLY_PURGED) {
+            mero_node_seen_op(node, data + 1, len - 1); /* issue 19: its signer, verified */
+        }
         if (rc == 0 && status == MERO_APPLY_APPLIED) {
             mero_node_peer_valued(node, from); /* it published a member's op first */
         }

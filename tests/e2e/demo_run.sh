@@ -14,6 +14,8 @@ check "the demo completes (exit 0)" test $RC -eq 0
 check "it prints the meroctl functions it uses" eval 'grep -q "owner()   { .*/meroctl --node http://127.0.0.1:[0-9]* --token-file .*/owner/admin-token" "$WORK/demo.out"'
 check "every step is a printed meroctl command (namespace create, policy, fleet-join, kv get)" \
     eval 'grep -q "\$ owner --json namespace create" "$WORK/demo.out" && grep -q "\$ owner group settings set-tee-admission-policy .* --accept-mock --mode replica" "$WORK/demo.out" && grep -q "\$ replica --json tee fleet-join" "$WORK/demo.out" && grep -q "\$ replica --json kv get" "$WORK/demo.out"'
+check "it ends with the fleet table and the fleet page's address (issue 19)" \
+    eval 'grep -q "\$ replica fleet [0-9a-f]\{64\}" "$WORK/demo.out" && grep -q "ReadOnlyTee .*allowedMrtd\[0\] .*fresh" "$WORK/demo.out" && grep -q "admitted *prompt" "$WORK/demo.out" && grep -q "the fleet page: http://127.0.0.1:[0-9]*/admin-ui/" "$WORK/demo.out"'
 check "the demo uses no curl" eval '! grep -qw curl "$ROOT/scripts/demo.sh"'
 D=$(sed -n 's/^KEEP=1: .* kept in //p' "$WORK/demo.out")
 check "KEEP=1 keeps the directory with both logs" eval '[ -n "$D" ] && [ -s "$D/owner.log" ] && [ -s "$D/replica.log" ]'

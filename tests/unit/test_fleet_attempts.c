@@ -176,17 +176,19 @@ TEST(measurements_match_a_policy_entry_by_index)
     memset(other, 'c', MERO_MR_HEX_LEN);
     CHECK_OK(mero_strlist_push(&p.mrtd, other));
     CHECK_OK(mero_strlist_push(&p.mrtd, upper));
-    mero_node_fleet_match(&p, true, &m, &out);
+    mero_node_fleet_match(&p, true, &m, "UpToDate", &out);
     CHECK_EQ(out.kind, MERO_FLEET_MATCH_POLICY);
     CHECK_STR_EQ(out.name, "allowedMrtd[1]");
-    mero_node_fleet_match(&p, false, &m, &out); /* no policy: nothing matched */
+    mero_node_fleet_match(&p, false, &m, "UpToDate", &out); /* no policy: nothing matched */
     CHECK_EQ(out.kind, MERO_FLEET_MATCH_NONE);
     memset(m.mrtd, 'd', MERO_MR_HEX_LEN);
-    mero_node_fleet_match(&p, true, &m, &out);
+    mero_node_fleet_match(&p, true, &m, "UpToDate", &out);
     CHECK_EQ(out.kind, MERO_FLEET_MATCH_NONE);
-    p.form = MERO_POLICY_RELEASE; /* the profile's name is the admitter's to say */
-    mero_node_fleet_match(&p, true, &m, &out);
+    p.form = MERO_POLICY_RELEASE; /* a profile matched; the check does not say which */
+    mero_node_fleet_match(&p, true, &m, "UpToDate", &out);
     CHECK(out.kind == MERO_FLEET_MATCH_PROFILE && out.name[0] == '\0');
+    mero_node_fleet_match(&p, true, &m, "Mock", &out); /* admitted by acceptMock alone */
+    CHECK_EQ(out.kind, MERO_FLEET_MATCH_NONE);
     mero_tee_policy_cleanup(&p);
 }
 
