@@ -165,15 +165,22 @@ function policyText(p) {
   return 'Admission policy: ' + parts.join('; ') + '.';
 }
 
-function renderMembers(doc) {
-  const tb = $('members').tBodies[0];
+// The emptied body of table `id`, holding one line saying `emptyText` when items is empty.
+function tableBody(id, items, emptyText) {
+  const table = $(id);
+  const tb = table.tBodies[0];
   tb.replaceChildren();
-  const now = doc.generatedAt;
-  if (!doc.members || doc.members.length === 0) {
-    const td = el('td', 'No members.', 'empty');
-    td.colSpan = 8;
+  if (!items || items.length === 0) {
+    const td = el('td', emptyText, 'empty');
+    td.colSpan = table.tHead.rows[0].cells.length;
     tb.appendChild(row([td]));
   }
+  return tb;
+}
+
+function renderMembers(doc) {
+  const tb = tableBody('members', doc.members, 'No members.');
+  const now = doc.generatedAt;
   for (const m of doc.members || []) {
     const tee = m.tee;
     const state = tee ? tee.evidenceState || 'none' : 'none';
@@ -210,14 +217,8 @@ function renderMembers(doc) {
 }
 
 function renderAttempts(doc) {
-  const tb = $('attempts').tBodies[0];
-  tb.replaceChildren();
+  const tb = tableBody('attempts', doc.attempts, 'No admission attempts recorded by this node.');
   const now = doc.generatedAt;
-  if (!doc.attempts || doc.attempts.length === 0) {
-    const td = el('td', 'No admission attempts recorded by this node.', 'empty');
-    td.colSpan = 7;
-    tb.appendChild(row([td]));
-  }
   for (const a of doc.attempts || []) {
     const tr = row([
       el('td', ago(a.at, now), 'at', when(a.at)),
