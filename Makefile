@@ -56,6 +56,9 @@ LDFLAGS_ALL = $(LDOPT) $(LDFLAGS)
 LIB_SRCS := $(sort $(wildcard src/util/*.c src/crypto/*.c src/attest/*.c src/gov/*.c \
                               src/net/*.c src/node/*.c src/node/admission/*.c src/api/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
+# issue 19: the admin page (src/api/admin_ui/) embedded in the library as C arrays (xxd -i)
+UI_ASSETS := $(sort $(wildcard src/api/admin_ui/*.html src/api/admin_ui/*.js src/api/admin_ui/*.css))
+LIB_OBJS += $(B)/obj/gen/admin_ui_assets.o
 LIB := $(B)/libmero.a
 
 # Each binary is a folder under src/cli/ (src/cli/meroctl/*.c -> meroctl); tee_verify is
@@ -111,6 +114,16 @@ $(LIB): $(LIB_OBJS)
 	$(Q)mkdir -p $(dir $@)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/gen/admin_ui_assets.c: $(UI_ASSETS) scripts/embed-assets.sh | $(STAMP)
+	$(Q)mkdir -p $(dir $@)
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)scripts/embed-assets.sh $@ $(UI_ASSETS)
+
+$(B)/obj/gen/%.o: $(B)/gen/%.c
+	$(Q)mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 define cli_rule
 $(B)/bin/$(call cli_name,$(1)): $(patsubst %.c,$(B)/obj/%.o,$(wildcard src/cli/$(1)/*.c)) $(LIB)

@@ -10,7 +10,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 want=(build-essential pkg-config libsodium-dev libuv1-dev libmicrohttpd-dev libjansson-dev
       libcurl4-openssl-dev libssl-dev libsqlite3-dev sqlite3 jq clang-14 libclang-rt-14-dev
       clang-format cppcheck libtsan2 python3 python3-dissononce python3-cryptography mandoc nodejs npm
-      iproute2 procps curl cmake g++)
+      iproute2 procps curl cmake g++
+      xxd chromium prometheus)
 missing=()
 for p in "${want[@]}"; do
     # nodejs/npm may come from outside Debian on some machines: accept the commands
@@ -28,7 +29,16 @@ if [ ${#missing[@]} -gt 0 ]; then
     $SUDO apt-get update -qq
     $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-if [ "${1:-}" = "--with-npm" ] && [ ! -d "$ROOT/tests/js/node_modules" ]; then
+# every declared test peer: a package added to package.json later installs too (issue 19:
+# puppeteer-core for the admin page's browser test)
+npm_missing() {
+    [ -d "$ROOT/tests/js/node_modules" ] || return 0
+    for d in $(sed -n '/"dependencies"/,/}/{/"dependencies"/!s/^ *"\([^"]*\)": .*/\1/p;}' "$ROOT/tests/js/package.json"); do
+        [ -e "$ROOT/tests/js/node_modules/$d/package.json" ] || return 0
+    done
+    return 1
+}
+if [ "${1:-}" = "--with-npm" ] && npm_missing; then
     echo "deps: installing npm test peers in tests/js" >&2
     (cd "$ROOT/tests/js" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
         (cd "$ROOT/tests/js" && npm install --no-audit --no-fund --loglevel=error >/dev/null)

@@ -271,4 +271,9 @@ MERO_MUST_CHECK int mero_net_multiaddr_check(const char *multiaddr,
                                              char out[MERO_MULTIADDR_STR_MAX],
                                              char peer_id[MERO_PEER_ID_STR_MAX]);
 
+/* ---- issue 19: metrics (src/net/gossip_api.c) ---- */
+/* Gossip messages delivered to the application (*in: new, signature-checked, on a subscribed
+ * topic) and published by it to at least one peer (*out), since mero_net_new. Loop thread. */
+void mero_net_gossip_stats(const struct mero_net *net, uint64_t *in, uint64_t *out);
+
 #endif

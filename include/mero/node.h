@@ -512,4 +512,61 @@ void mero_fleet_cleanup(struct mero_fleet *f);
 /* The evidence state of evidence attested at `at`, judged at `now` (unix seconds). */
 int mero_fleet_evidence_state(uint64_t at, uint64_t now);
 
+/* ---- issue 19: metrics (src/node/metrics.c) ---- */
+
+/* The upper bounds (seconds) of the DCAP verification histogram's buckets; +Inf is implied. */
+#define MERO_METRICS_DCAP_BUCKETS 11
+extern const double mero_metrics_dcap_bounds[MERO_METRICS_DCAP_BUCKETS];
+
+/* One admission outcome counted by this node (as verifier): its result and, for a refusal, the
+ * rule (mero_adm_rule_name, or "NotAVoucher" / "Verification"; "" when admitted). */
+enum mero_metrics_adm_result {
+    MERO_METRICS_ADMITTED = 0,
+    MERO_METRICS_REFUSED = 1,
+    MERO_METRICS_NO_VERDICT = 2,
+};
+#define MERO_METRICS_RULE_MAX 40
+struct mero_metrics_admission {
+    enum mero_metrics_adm_result result;
+    char rule[MERO_METRICS_RULE_MAX];
+    uint64_t n;
+};
+#define MERO_METRICS_ADM_MAX 48 /* distinct (result, rule) pairs kept */
+
+/* One namespace this node follows. */
+struct mero_metrics_ns {
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint64_t ops;            /* ops in its op log here */
+    uint64_t sync_lag_s;     /* seconds since its last completed op pull (or since start) */
+    uint64_t last_sync_unix; /* when that pull completed, 0 never */
+};
+
+struct mero_node_metrics {
+    struct mero_metrics_admission adm[MERO_METRICS_ADM_MAX];
+    size_t nadm;
+    /* DCAP verifications of real quotes in verify_and_admit, by result, and their duration */
+    uint64_t dcap_verified, dcap_refused, dcap_no_verdict;
+    uint64_t dcap_bucket[MERO_METRICS_DCAP_BUCKETS]; /* cumulative: <= bound */
+    uint64_t dcap_count;
+    double dcap_sum_s;
+    /* the process's PCS collateral cache */
+    uint64_t collateral_hits, collateral_misses, collateral_fetch_failures;
+    /* the challenge book: live entries by kind, and their caps */
+    uint64_t challenges_requested, challenges_offered;
+    uint64_t challenges_requested_max, challenges_offered_max;
+    uint64_t peers; /* connected libp2p peers */
+    uint64_t gossip_in, gossip_out;
+    uint64_t purges;            /* self-purges completed (namespace or subgroup) */
+    uint64_t uptime_s;          /* since mero_node_start */
+    struct mero_metrics_ns *ns; /* owned: mero_node_metrics_cleanup */
+    size_t nns;
+};
+/* Read every counter and gauge (0, or -MERO_ENOMEM / a store error). Loop thread. */
+MERO_MUST_CHECK int mero_node_metrics(struct mero_node *node, struct mero_node_metrics *out,
+                                      struct mero_err *err);
+void mero_node_metrics_cleanup(struct mero_node_metrics *m);
+/* merod run --metrics-public: GET /metrics needs no token. */
+void mero_node_set_metrics_public(struct mero_node *node, bool on);
+bool mero_node_metrics_public(const struct mero_node *node);
+
 #endif

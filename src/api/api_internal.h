@@ -7,7 +7,9 @@
  * A handler answers by calling exactly one api_reply_* on the request, either before it
  * returns (synchronous) or later from a loop callback (asynchronous: the connection is
  * suspended meanwhile and resumed by the reply). Replies are JSON envelopes:
- * {"data": ...} on success, {"error": {"status": N, "message": "..."}} on failure.
+ * {"data": ...} on success, {"error": {"status": N, "message": "..."}} on failure; the two
+ * exceptions, GET /metrics (Prometheus text) and the /admin-ui/ files, answer with
+ * mero__api_reply_body.
  *
  * Layering: the API reaches the node only through mero/node.h (one use-case function per
  * route action, domain values in and out); the JSON shapes and the mero_err -> HTTP status
@@ -96,6 +98,9 @@ struct api_req {
     char *resp; /* owned JSON text */
     size_t resp_len;
     struct api_req *next_suspended;
+    /* ---- issue 19: non-JSON replies (mero__api_reply_body) ---- */
+    const char *ctype; /* Content-Type when not JSON (static string), else NULL */
+    bool page;         /* a page file: strict Content-Security-Policy and friends */
 };
 
 typedef void (*api_handler)(struct api_req *r, json_t *body);
@@ -173,5 +178,22 @@ void mero__api_reply_err(struct api_req *r, int rc, const struct mero_err *err);
 /* The `data` of a finished fleet join (reference-calimero.md §4.4; routes_tee.c); NULL when
  * out of memory. */
 json_t *mero__api_fleet_join_json(const struct mero_fleet_join_result *res);
+
+/* ---- issue 19: /metrics and the /admin-ui/ page (routes_metrics.c, routes_ui.c) ---- */
+extern const struct api_route mero__api_routes_metrics[];
+extern const struct api_route mero__api_routes_ui[];
+/* A reply that is not a JSON envelope: len bytes of data (copied) with Content-Type ctype (a
+ * static string); page adds the page's security headers (Content-Security-Policy
+ * "default-src 'self'", nosniff, no framing, no referrer). */
+void mero__api_reply_body(struct api_req *r, int status, const char *ctype, const void *data,
+                          size_t len, bool page);
+/* One file of the admin page, embedded at build time (scripts/embed-assets.sh writes the
+ * table, ended by {0}, from src/api/admin_ui/). */
+struct api_asset {
+    const char *name;
+    const unsigned char *data;
+    size_t len;
+};
+extern const struct api_asset mero__api_assets[];
 
 #endif

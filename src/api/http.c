@@ -110,8 +110,18 @@ static enum MHD_Result queue(struct api_req *r)
     if (resp == NULL) {
         return MHD_NO;
     }
-    (void)MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    (void)MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                                  r->ctype != NULL ? r->ctype : "application/json");
     (void)MHD_add_response_header(resp, "Cache-Control", "no-store");
+    if (r->page) {
+        /* the admin page (issue 19): its own files only, no inline script, never framed */
+        (void)MHD_add_response_header(resp, "Content-Security-Policy",
+                                      "default-src 'self'; base-uri 'none'; form-action 'self'; "
+                                      "frame-ancestors 'none'");
+        (void)MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+        (void)MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+        (void)MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+    }
     if (r->close_after) {
         /* the request's framing is not trusted: do not read another one from this stream */
         (void)MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
@@ -341,6 +351,18 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     *con_cls = NULL;
 }
 
+/* The reply is set: resume the connection if the handler answered later. */
+static void replied(struct api_req *r)
+{
+    r->replied = true;
+    if (r->suspended) {
+        unlink_suspended(r);
+        r->suspended = false;
+        MHD_resume_connection(r->conn);
+        pump(r->srv);
+    }
+}
+
 static void set_response(struct api_req *r, int status, json_t *root)
 {
     char *text = root ? json_dumps(root, JSON_COMPACT) : NULL;
@@ -360,13 +382,7 @@ static void set_response(struct api_req *r, int status, json_t *root)
         r->resp_len = strlen(text);
         r->status = status;
     }
-    r->replied = true;
-    if (r->suspended) {
-        unlink_suspended(r);
-        r->suspended = false;
-        MHD_resume_connection(r->conn);
-        pump(r->srv);
-    }
+    replied(r);
 }
 
 void mero__api_reply_data(struct api_req *r, int status, json_t *data)
@@ -376,6 +392,29 @@ void mero__api_reply_data(struct api_req *r, int status, json_t *data)
         return;
     }
     set_response(r, status, json_pack("{s:o}", "data", data ? data : json_null()));
+}
+
+void mero__api_reply_body(struct api_req *r, int status, const char *ctype, const void *data,
+                          size_t len, bool page)
+{
+    if (r->replied) {
+        return;
+    }
+    char *copy = malloc(len > 0 ? len : 1);
+    if (copy == NULL) {
+        mero__api_reply_error(r, 500, "out of memory");
+        return;
+    }
+    if (len > 0) {
+        memcpy(copy, data, len);
+    }
+    free(r->resp);
+    r->resp = copy;
+    r->resp_len = len;
+    r->status = status;
+    r->ctype = ctype;
+    r->page = page;
+    replied(r);
 }
 
 void mero__api_reply_raw(struct api_req *r, int status, json_t *body)

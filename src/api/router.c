@@ -2,7 +2,8 @@
 /*
  * router.c - matches a request to a route, enforces the bearer token on protected routes,
  * parses the JSON body strictly and calls the handler (reference-calimero.md §4: public are
- * only GET /tee/info and POST /tee/attest).
+ * only GET /tee/info and POST /tee/attest; outside /admin-api/, issue 19's /admin-ui/ files are
+ * public and GET /metrics checks the token itself, for merod run --metrics-public).
  *
  * Order of checks, so that an unauthenticated caller learns nothing about bodies: unknown
  * path 404, known path with another method 405, protected route without the right token 401,
@@ -24,10 +25,11 @@
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 
-static const struct api_route *const tables[] = {mero__api_routes_tee, mero__api_routes_policy,
-                                                 mero__api_routes_ns,  mero__api_routes_ctx,
-                                                 mero__api_routes_ref, mero__api_routes_intents,
-                                                 mero__api_routes_reach, mero__api_routes_fleet};
+static const struct api_route *const tables[] = {mero__api_routes_tee,     mero__api_routes_policy,
+                                                 mero__api_routes_ns,      mero__api_routes_ctx,
+                                                 mero__api_routes_ref,     mero__api_routes_intents,
+                                                 mero__api_routes_reach,   mero__api_routes_fleet,
+                                                 mero__api_routes_metrics, mero__api_routes_ui};
 
 /* Percent-decode one raw path segment [p, p+n) into out (cap bytes with the terminator).
  * 0 ok; -MERO_EINVAL for a bad escape or a decoded NUL (400); -MERO_ETOOBIG when it does not

@@ -147,6 +147,7 @@ int mero_net_publish(struct mero_net *net, const char *topic, const uint8_t *dat
         }
     }
     rc = sent > 0 ? sent : -MERO_ENOPEERS;
+    g->published += sent > 0;
 out:
     mero_buf_cleanup(&msg);
     mero_buf_cleanup(&rpc);
@@ -275,4 +276,11 @@ void mero__gossip_free(struct mero__gossip *g)
     }
     free(g->rpc);
     free(g);
+}
+
+void mero_net_gossip_stats(const struct mero_net *net, uint64_t *in, uint64_t *out)
+{
+    const struct mero__gossip *g = net != NULL ? net->gossip : NULL;
+    *in = g != NULL ? g->delivered : 0;
+    *out = g != NULL ? g->published : 0;
 }

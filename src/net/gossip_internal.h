@@ -71,6 +71,8 @@ struct mero__gossip {
     uint64_t seen_rotated;
     uint64_t seqno;
     struct mero__rpc *rpc; /* decode scratch */
+    /* issue 19 (metrics): messages delivered to the application, and published by it */
+    uint64_t delivered, published;
 };
 
 struct mero__gs_topic *mero__gs_topic_find(struct mero__gossip *g, const char *t);

@@ -317,6 +317,7 @@ static void handle_msg(struct mero__gossip *g, struct mero__gpeer *p, const stru
     }
     struct mero__conn *c = p->c;
     int verdict = 0;
+    g->delivered++;
     if (g->net->cb.on_gossip) {
         verdict =
             g->net->cb.on_gossip(g->net->ud, topic, from_s, m->data ? m->data : pb, m->data_n);

@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "mero/clock.h"
 #include "mero/log.h"
 #include "node/node_internal.h"
 #include "node/service_internal.h"
@@ -79,6 +80,7 @@ void mero_node_on_stop(struct mero_node *node, void (*fn)(void *ctx), void *ctx)
 int mero_node_start(struct mero_node *node, struct mero_err *err)
 {
     node->loop = uv_default_loop();
+    node->started_unix = mero_now_unix(); /* issue 19: metrics */
     signal(SIGPIPE, SIG_IGN);
     uv_signal_init(node->loop, &node->sigint);
     uv_signal_init(node->loop, &node->sigterm);

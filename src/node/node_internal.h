@@ -105,6 +105,9 @@ struct mero_node {
     /* ---- issue 19: the fleet view's last-seen map (fleet.c), memory only ---- */
     struct mero_fleet_seen *seen; /* MERO_FLEET_SEEN_MAX entries once the first is fed */
     size_t seen_next;
+    /* ---- issue 19: metrics (node/metrics.c) ---- */
+    bool metrics_public;   /* merod run --metrics-public */
+    uint64_t started_unix; /* mero_node_start */
 };
 
 /*

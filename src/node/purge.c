@@ -66,6 +66,8 @@ static void purge_one(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN]
                   gx);
     }
     crash_after(a, 3);
+
+    a->metrics.purges++; /* issue 19: metrics */
     if (whole) {
         char topic[MERO_NS_TOPIC_SIZE];
         mero_node_topic(topic, ns);

@@ -19,12 +19,14 @@
  * "after everything", never wrapped. A namespace this node self-purged (its tombstone,
  * mero_gov_purged) is never asked for, and any answer for it that was in flight when the purge
  * ran is dropped, ops and deltas alike (mero_node_sync_take), so a pull that started before the
- * purge cannot bring its op log, members or context data back.
+ * purge cannot bring its op log, members or context data back. For GET /metrics (issue 19) it
+ * remembers, per namespace, when an op pull last completed (mero_node_sync_last; memory only).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "mero/buf.h"
+#include "mero/clock.h"
 #include "mero/gov.h"
 #include "mero/log.h"
 #include "mero/net.h"
@@ -62,11 +64,50 @@ struct job {
     uint8_t (*want)[SYNC_HASH_LEN];
     size_t nwant, iwant;
     bool deltas; /* phase: ops (false) or deltas of ctxs[ictx] (true) */
+    /* issue 19: the peer answered "unknown" for nss[ins] */
+    bool ns_unknown;
+};
+
+/* issue 19 (metrics): when an op pull of a namespace last completed, for the sync lag */
+#define SYNC_LAST_MAX 256u
+struct sync_last {
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint64_t at; /* unix s; 0 = free slot */
 };
 
 struct mero_node_sync {
     struct job jobs[MAX_JOBS];
+    struct sync_last last[SYNC_LAST_MAX]; /* the oldest is reused when full */
 };
+
+static void note_synced(struct mero_node_sync *s, const uint8_t ns[MERO_NS_ID_LEN])
+{
+    struct sync_last *slot = &s->last[0];
+    for (size_t i = 0; i < SYNC_LAST_MAX; i++) {
+        if (memcmp(s->last[i].ns, ns, MERO_NS_ID_LEN) == 0 || s->last[i].at == 0) {
+            slot = &s->last[i];
+            break;
+        }
+        if (s->last[i].at < slot->at) {
+            slot = &s->last[i];
+        }
+    }
+    memcpy(slot->ns, ns, MERO_NS_ID_LEN);
+    slot->at = mero_now_unix();
+}
+
+bool mero_node_sync_last(const struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                         uint64_t *unix_s)
+{
+    const struct mero_node_sync *s = node->sync;
+    for (size_t i = 0; s != NULL && i < SYNC_LAST_MAX; i++) {
+        if (s->last[i].at != 0 && memcmp(s->last[i].ns, ns, MERO_NS_ID_LEN) == 0) {
+            *unix_s = s->last[i].at;
+            return true;
+        }
+    }
+    return false;
+}
 
 static void step(struct job *j);
 
@@ -268,6 +309,10 @@ static void fetch_next(struct job *j)
         if (j->deltas) {
             j->ictx++;
         } else {
+            if (!j->ns_unknown) {
+                note_synced(j->node->sync, j->nss[j->ins]); /* every op it listed, fetched */
+            }
+            j->ns_unknown = false;
             j->deltas = true;
             j->ictx = 0;
         }
@@ -333,6 +378,7 @@ static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
     if (ok != 0 || mero_cur_u64le(&c, &last) < 0 || mero_cur_u32le(&c, &n) < 0 || n > INV_MAX ||
         mero_cur_left(&c) != (size_t)n * SYNC_HASH_LEN || purged(j->node, j->nss[j->ins])) {
         /* the peer does not know this namespace/context, or we purged it meanwhile: move on */
+        j->ns_unknown = !j->deltas;
         j->after = UINT64_MAX;
         j->nwant = j->iwant = 0;
         fetch_next(j);

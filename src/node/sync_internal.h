@@ -34,4 +34,10 @@ int mero_node_sync_take(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN]
  * cursor stalls or wraps cannot keep a pull paging forever. */
 uint64_t mero_node_sync_next_after(uint64_t sent, uint32_t n, uint32_t max, uint64_t last);
 
+/* ---- issue 19: metrics (src/node/sync.c) ---- */
+/* When this node last completed an op pull of ns from some peer (an inventory answered and
+ * every op it listed that we lacked fetched): true with *unix_s, false when never since start. */
+bool mero_node_sync_last(const struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                         uint64_t *unix_s);
+
 #endif

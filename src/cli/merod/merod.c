@@ -2,10 +2,10 @@
 /*
  * merod.c - the node daemon's entry: `merod init --home DIR [--name N] [--listen MULTIADDR]
  * [--api HOST:PORT]` and `merod run --home DIR [--mock-tee] [--bootstrap MULTIADDR]...
- * [--test]` and `merod check --home DIR`. Exit status 0 on success or a clean stop (check:
- * nothing damaged), 1 on bad usage, 2 on failure (check: something is damaged or missing).
- * SQLite's error log is routed to ours so a corruption SQLite notices at run time is logged.
- * `run` composes the two layers through their public headers only: the node (mero/node.h)
+ * [--test] [--metrics-public]` and `merod check --home DIR`. Exit status 0 on success or a clean
+ * stop (check: nothing damaged), 1 on bad usage, 2 on failure (check: something is damaged or
+ * missing). SQLite's error log is routed to ours so a corruption SQLite notices at run time is
+ * logged. `run` composes the two layers through their public headers only: the node (mero/node.h)
  * starts, the admin API (mero/api.h) is put on its loop and stopped by the node's stop hook.
  */
 #include <sqlite3.h>
@@ -22,6 +22,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: merod init --home DIR [--name N] [--listen MULTIADDR] [--api HOST:PORT]\n"
                "       merod run --home DIR [--mock-tee] [--bootstrap MULTIADDR]... [--test]\n"
+               "                 [--metrics-public]\n"
                "       merod check --home DIR\n"
                "       merod --version\n");
 }
@@ -105,6 +106,8 @@ static int cmd_run(int argc, char **argv)
             mock = true;
         } else if (strcmp(a, "--test") == 0) {
             mero_node_set_test_mode(node, true);
+        } else if (strcmp(a, "--metrics-public") == 0) {
+            mero_node_set_metrics_public(node, true);
         } else if (strcmp(a, "--home") == 0 && i + 1 < argc) {
             home = argv[++i];
         } else if (strcmp(a, "--bootstrap") == 0 && i + 1 < argc) {

@@ -73,7 +73,10 @@ static int dep_verify_real(void *ud, const uint8_t *q, size_t len, struct mero_t
     if (a->env.verify_real == NULL) {
         return mero_err_set(err, MERO_EUNSUPPORTED, "no DCAP verifier configured");
     }
-    return a->env.verify_real(a->env.ud, q, len, v, err);
+    uint64_t t0 = mero_now_ns();
+    int rc = a->env.verify_real(a->env.ud, q, len, v, err);
+    mero__adm_metrics_dcap(&a->metrics, rc, mero_now_ns() - t0); /* issue 19: metrics */
+    return rc;
 }
 
 static int dep_admit(void *ud, const struct mero_tee_claim *c, const struct mero_tee_verdict *v,

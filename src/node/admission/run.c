@@ -65,6 +65,7 @@ static void report(struct mero_admission *a, const struct mero_tee_claim *c,
     if (rc == 0 && outcome == MERO_ADMIT_NOT_A_VOUCHER) {
         rc = -MERO_ENOTVOUCHER;
     }
+    mero__adm_metrics_decision(&a->metrics, rc, e->msg);
     if (rc == 0) {
         a->admitted++;
         MERO_INFO("admission (%s): TEE %s… (peer %.*s) %s namespace %s… (release %s)", path, pkx,

@@ -24,6 +24,7 @@
 #include "mero/net.h"
 #include "mero/node.h"
 #include "node/admission/admission_internal.h"
+#include "node/admission/metrics_internal.h"
 #include "node/admission/msg_internal.h"
 #include "node/admission/challenge_internal.h"
 #include "node/admission/keys_internal.h"
@@ -172,6 +173,9 @@ struct mero_admission {
 
     /* ---- issue 16: the pulls a read or an apply triggers, rate-limited per key id ---- */
     struct mero_key_pull_limit key_limit;
+
+    /* ---- issue 19: metrics (node/admission/metrics.c) ---- */
+    struct mero_adm_metrics metrics;
 };
 
 /* Allocate and register the admission protocol handler on env->net. Owned: free with _free. */

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# metrics.sh - GET /metrics (issue 19, docs/metrics.md) across merod processes: every scrape
+# passes `promtool check metrics` (Debian's prometheus package: the Prometheus project's own
+# parser and linter for the text format); without the admin token it is 401 unless merod runs
+# with --metrics-public; and the counters move as admissions happen: a fleet-join admitted
+# and one refused by the MRTD rule are counted under their result and rule on the admitter,
+# gossip and the op log grow, a replica's sync lag appears once it pulled the namespace, and
+# an evicted TEE counts its self-purge.
+. "$(dirname "$0")/admission_lib.bash"
+command -v promtool >/dev/null || { nok "promtool is installed (scripts/deps.sh)"; finish; exit 1; }
+
+start_node owner --mock-tee
+O=$(p2p_addr owner)
+start_node t1 --mock-tee --bootstrap "$O"
+start_node t2 --mock-tee --bootstrap "$O" --metrics-public
+
+# scrape NODE [noauth]: the exposition in $WORK/NODE.prom, STATUS and the Content-Type in CT
+scrape() {
+    local auth=(-H "Authorization: Bearer ${TOKEN[$1]}")
+    [ "${2:-}" = noauth ] && auth=()
+    STATUS=$(curl -s -o "$WORK/$1.prom" -D "$WORK/$1.hdr" -w '%{http_code}' --max-time 30 \
+        "${auth[@]}" "${URL[$1]}/metrics")
+    CT=$(sed -n 's/^Content-Type: *//Ip' "$WORK/$1.hdr" | tr -d '\r')
+}
+# value NODE SERIES: the sample's value in the last scrape of NODE (empty when absent)
+value() { awk -v k="$2" '$1 == k { print $2 }' "$WORK/$1.prom"; }
+lint() { promtool check metrics <"$WORK/$1.prom" >"$WORK/promtool.out" 2>&1; }
+ADMITTED='mero_admissions_total{result="admitted",rule=""}'
+REFUSED_MRTD='mero_admissions_total{result="refused",rule="MrtdNotAllowed"}'
+
+STATUS=$(curl -s -o "$WORK/resp" -w '%{http_code}' "${URL[owner]}/metrics")
+check "no token: 401" eval 'status_is 401 && [ "$(jq -r .error.status "$WORK/resp")" = 401 ]'
+STATUS=$(curl -s -o "$WORK/resp" -w '%{http_code}' -H "Authorization: Bearer $(hex64 7)" "${URL[owner]}/metrics")
+check "a wrong token: 401" status_is 401
+scrape t2 noauth
+check "--metrics-public: 200 without a token" status_is 200
+scrape owner
+check "with the token: 200" status_is 200
+check "Content-Type is the text format 0.0.4" eval '[ "$CT" = "text/plain; version=0.0.4; charset=utf-8" ]'
+check "promtool check metrics passes (before)" lint owner
+check "the admission counter starts at 0" eval '[ "$(value owner "$ADMITTED")" = 0 ]'
+check "the DCAP histogram ends in +Inf" eval '[ -n "$(value owner "mero_dcap_verify_seconds_bucket{le=\"+Inf\"}")" ]'
+check "challenge book capacity exported" eval '[ "$(value owner "mero_challenge_book_capacity{kind=\"offered\"}")" -gt 0 ]'
+check "two peers connected to the owner" wait_for 10 eval 'scrape owner; [ "$(value owner mero_peers_connected)" = 2 ]'
+GOSSIP_OUT0=$(value owner 'mero_gossip_messages_total{direction="out"}')
+
+req owner POST /admin-api/namespaces '{}'
+NS=$(jq -r .data.namespaceId <<<"$RESP")
+set_zero_policy owner "$NS" true
+fleet_join t1 "$NS"
+check "t1 admitted" jq_is .data.admitted true
+T1=$(jq -r .data.public_key <<<"$RESP")
+scrape owner
+check "promtool check metrics passes (after an admission)" lint owner
+check "the admitted counter moved 0 -> 1" eval '[ "$(value owner "$ADMITTED")" = 1 ]'
+check "nothing counted as refused yet" eval '! grep -q "^mero_admissions_total{result=\"refused\"" "$WORK/owner.prom"'
+check "the owner published gossip" eval '[ "$(value owner "mero_gossip_messages_total{direction=\"out\"}")" -gt "$GOSSIP_OUT0" ]'
+NSL="namespace=\"${NS:0:16}\""
+check "the op log gauge of the namespace (first 16 hex)" eval '[ "$(value owner "mero_oplog_ops{$NSL}")" -gt 0 ]'
+
+set_zero_policy owner "$NS" true "$(hex96 1)"
+fleet_join t2 "$NS" "[\"$O\"]"
+check "t2 refused (MRTD not allowed)" eval 'status_is 200 && jq_is .data.admitted false'
+scrape owner
+check "promtool check metrics passes (after a refusal)" lint owner
+check "refused counted under its rule" eval '[ "$(value owner "$REFUSED_MRTD")" = 1 ]'
+check "the admitted counter did not move" eval '[ "$(value owner "$ADMITTED")" = 1 ]'
+
+# t1 pulls the namespace from the owner (sync every few seconds): its lag appears
+check "t1's sync of the namespace is recorded" wait_for 20 eval 'scrape t1; [ -n "$(value t1 "mero_sync_last_success_timestamp_seconds{$NSL}")" ]'
+check "t1's sync lag is small once synced" eval '[ "$(value t1 "mero_sync_lag_seconds{$NSL}")" -lt 60 ]'
+check "t1 received gossip" eval '[ "$(value t1 "mero_gossip_messages_total{direction=\"in\"}")" -gt 0 ]'
+check "promtool check metrics passes (replica)" lint t1
+
+# eviction: t1 purges the namespace and counts it
+check "t1 counts no purge yet" eval '[ "$(value t1 mero_purges_total)" = 0 ]'
+req owner DELETE "/admin-api/groups/$NS/members/$T1"
+check "the owner evicts t1" status_is 200
+check "t1 counts its self-purge" wait_for 20 eval 'scrape t1; [ "$(value t1 mero_purges_total)" = 1 ]'
+check "the purged namespace leaves t1's per-namespace gauges" eval '! grep -q "$NSL" "$WORK/t1.prom"'
+finish
