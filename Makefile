@@ -160,7 +160,7 @@ test: $(STAMP)
 	$(Q)MERO_SHARED=$(SHARED) $(if $(FULL_RUN),MERO_LINT=1 MERO_ASAN_LANE=build/asan) \
 	    tests/run.sh $(B)
 
-asan-lane-build: $(LIB) $(TEST_BINS) $(REPLAYS)
+asan-lane-build: $(LIB) $(TEST_BINS) $(REPLAYS) $(SHIPPED_ROOT)
 
 asan:
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
