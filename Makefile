@@ -3,7 +3,9 @@
 #   make            libmero.a, libmero.so.0 + merod, meroctl, calimero-tee-verify (build/$(BUILD)/);
 #                   Debian packages only, never npm (the test targets add the npm peers)
 #   make install    PREFIX=/usr/local DESTDIR= (docs/install.md)
-#   make test       everything in tests/, last line `N passed, N failed`
+#   make test       everything in tests/, last line `N passed, N failed` (`, N skipped` when
+#                   something was); with TESTS unset also `make lint` and a second lane of
+#                   every unit test and fuzz replay under ASan + UBSan (build/asan)
 #   make asan       the same tests under ASan + UBSan (BUILD=asan)
 #   make tsan       the same tests under ThreadSanitizer (BUILD=tsan); with TESTS=<substring>
 #                   only the matching unit tests are built (make tsan TESTS=threads)
@@ -89,7 +91,7 @@ PREFIX ?= /usr/local
 SHIPPED_ROOT := $(B)/share/mero/sigstore/trusted_root.json
 
 .SECONDARY:
-.PHONY: all deps test asan tsan tsan-build fuzz bench bench-build lint run clean check-build install
+.PHONY: all deps test asan-lane-build asan tsan tsan-build fuzz bench bench-build lint run clean check-build install
 all: $(LIB) $(BINS) $(SHIPPED_ROOT)
 
 $(SHIPPED_ROOT): share/sigstore/trusted_root.json
@@ -160,9 +162,18 @@ $(B)/bench/%: $(B)/obj/bench/%.o $(SUPPORT_OBJS) $(LIB)
 
 check-build: $(LIB) $(BINS) $(TEST_BINS) $(REPLAYS) $(SHIPPED_ROOT) $(DIFF_BINS) $(QVL_ORACLE)
 
+# The full run (TESTS unset, the release build: what README and .ci/run promise) adds two lanes
+# to tests/run.sh's one count: `make lint` first, then the unit tests and fuzz replays again
+# under ASan + UBSan (issue 20, docs/build-and-tests.md). A focused run (TESTS=...) and the
+# sanitizer targets' own runs (make asan / tsan) do not.
+FULL_RUN := $(if $(TESTS),,$(filter release,$(BUILD)))
 test: $(STAMP)
 	$(Q)$(MAKE) --no-print-directory check-build BUILD=$(BUILD)
-	$(Q)MERO_SHARED=$(SHARED) tests/run.sh $(B)
+	$(Q)$(if $(FULL_RUN),$(MAKE) --no-print-directory asan-lane-build BUILD=asan)
+	$(Q)MERO_SHARED=$(SHARED) $(if $(FULL_RUN),MERO_LINT=1 MERO_ASAN_LANE=build/asan) \
+	    tests/run.sh $(B)
+
+asan-lane-build: $(LIB) $(TEST_BINS) $(REPLAYS) $(SHIPPED_ROOT)
 
 asan:
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \

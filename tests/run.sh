@@ -3,9 +3,19 @@
 # run.sh - the test runner behind `make test`: every unit binary, every fuzz corpus replay,
 # every integration script (tests/{diff,e2e,interop}/*.sh). Each prints TAP; this script
 # counts `ok` / `not ok` lines, counts a program that dies without reporting as one failure,
-# and ends with the line `N passed, N failed` (CI reads it). Exit status non-zero on failure.
+# and ends with the line `N passed, N failed` (CI reads it). A TAP `ok ... # SKIP` line (any
+# case) or a `1..0` plan is counted as skipped, never as passed; when anything was skipped the
+# line is `N passed, N failed, N skipped` (the first two fields stay first). Exit status
+# non-zero on failure.
 #
-# Usage: tests/run.sh BUILD_DIR    (env: MERO_SHARED, TESTS=substring filter, MERO_BIN)
+# Lanes (issue 20; `make test` sets them when TESTS is empty, docs/build-and-tests.md):
+#   MERO_LINT=1             first `make lint`, one TAP item `lint/make-lint`
+#   MERO_ASAN_LANE=DIR      last, every unit binary and fuzz replay again from DIR (an ASan +
+#                           UBSan build), named `asan/unit/...`, `asan/fuzz/...`
+# Every lane counts in the one closing line.
+#
+# Usage: tests/run.sh BUILD_DIR    (env: MERO_SHARED, TESTS=substring filter, MERO_BIN,
+#                                   MERO_LINT, MERO_ASAN_LANE)
 set -u
 B=${1:?usage: run.sh BUILD_DIR}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,6 +26,7 @@ export MERO_BUILD=$ROOT/$B
 filter=${TESTS:-}
 passed=0
 failed=0
+skipped=0
 failures=()
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/mero-test.XXXXXX")
 
@@ -29,12 +40,18 @@ run_one() { # name timeout cmd...
     local start=$SECONDS
     timeout --kill-after=10 "$limit" "$@" >"$log" 2>"$log.err" </dev/null
     local rc=$?
-    local ok nok
-    ok=$(grep -cE '^ok [0-9]+' "$log")
+    local ok nok skip
+    # a skip directive: `ok N ... # SKIP reason` (TAP: case-insensitive), or a `1..0` plan
+    skip=$(grep -ciE '^ok [0-9]+[^#]*#[[:space:]]*skip' "$log")
+    ok=$(($(grep -cE '^ok [0-9]+' "$log") - skip))
     nok=$(grep -cE '^not ok [0-9]+' "$log")
+    if grep -qE '^1\.\.0([^0-9]|$)' "$log"; then
+        skip=$((skip + 1))
+    fi
     grep -E '^(not )?ok [0-9]+' "$log" | sed "s|^|[$name] |"
     passed=$((passed + ok))
     failed=$((failed + nok))
+    skipped=$((skipped + skip))
     if [ "$nok" -gt 0 ]; then
         failures+=("$name")
     fi
@@ -46,28 +63,39 @@ run_one() { # name timeout cmd...
     elif [ "$nok" -gt 0 ]; then
         tail -n 15 "$log.err" | sed 's/^/#   /'
     fi
-    echo "# $name: $ok ok, $nok not ok, $((SECONDS - start)) s"
+    echo "# $name: $ok ok, $nok not ok, $skip skipped, $((SECONDS - start)) s"
 }
 
-for t in "$ROOT/$B"/tests/test_*; do
-    [ -x "$t" ] || continue
-    run_one "unit/$(basename "$t")" 600 "$t"
-done
+if [ "${MERO_LINT:-0}" = 1 ]; then
+    # make lint as one TAP item (its own output goes to the item's log)
+    run_one "lint/make-lint" 1800 bash -c 'if make -C "$0" --no-print-directory lint; then
+        echo "ok 1 - make lint"; else echo "not ok 1 - make lint"; fi' "$ROOT"
+fi
 
-for r in "$ROOT/$B"/fuzz/replay_*; do
-    [ -x "$r" ] || continue
-    tgt=${r##*/replay_}
-    args=("$ROOT/tests/fuzz/corpus/$tgt")
-    if [ -f "$ROOT/tests/fuzz/seeds/$tgt.txt" ] && [ -n "$MERO_SHARED" ]; then
-        while IFS= read -r line; do
-            [ -z "$line" ] || [ "${line:0:1}" = "#" ] && continue
-            for f in $MERO_SHARED/$line; do
-                [ -e "$f" ] && args+=("$f")
-            done
-        done <"$ROOT/tests/fuzz/seeds/$tgt.txt"
-    fi
-    run_one "fuzz/$tgt" 600 "$r" "$tgt" "${args[@]}"
-done
+unit_and_fuzz() { # build dir, name prefix
+    local bd=$1 pre=$2
+    for t in "$ROOT/$bd"/tests/test_*; do
+        [ -x "$t" ] || continue
+        run_one "${pre}unit/$(basename "$t")" 600 "$t"
+    done
+
+    for r in "$ROOT/$bd"/fuzz/replay_*; do
+        [ -x "$r" ] || continue
+        tgt=${r##*/replay_}
+        args=("$ROOT/tests/fuzz/corpus/$tgt")
+        if [ -f "$ROOT/tests/fuzz/seeds/$tgt.txt" ] && [ -n "$MERO_SHARED" ]; then
+            while IFS= read -r line; do
+                [ -z "$line" ] || [ "${line:0:1}" = "#" ] && continue
+                for f in $MERO_SHARED/$line; do
+                    [ -e "$f" ] && args+=("$f")
+                done
+            done <"$ROOT/tests/fuzz/seeds/$tgt.txt"
+        fi
+        run_one "${pre}fuzz/$tgt" 600 "$r" "$tgt" "${args[@]}"
+    done
+}
+
+unit_and_fuzz "$B" ""
 
 for dir in diff interop e2e; do
     for s in "$ROOT"/tests/$dir/*.sh; do
@@ -76,11 +104,22 @@ for dir in diff interop e2e; do
     done
 done
 
+if [ -n "${MERO_ASAN_LANE:-}" ]; then
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
+        UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+        MERO_BIN=$ROOT/$MERO_ASAN_LANE/bin MERO_BUILD=$ROOT/$MERO_ASAN_LANE \
+        unit_and_fuzz "$MERO_ASAN_LANE" "asan/"
+fi
+
 if [ ${#failures[@]} -gt 0 ]; then
     echo "# failing: ${failures[*]}"
     echo "# logs kept in $logdir"
 else
     rm -rf "$logdir"
 fi
-echo "$passed passed, $failed failed"
+if [ "$skipped" -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -21,6 +21,7 @@
 #ifndef MERO_NET_H
 #define MERO_NET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -271,9 +272,31 @@ MERO_MUST_CHECK int mero_net_multiaddr_check(const char *multiaddr,
                                              char out[MERO_MULTIADDR_STR_MAX],
                                              char peer_id[MERO_PEER_ID_STR_MAX]);
 
-/* ---- issue 19: metrics (src/net/gossip_api.c) ---- */
-/* Gossip messages delivered to the application (*in: new, signature-checked, on a subscribed
- * topic) and published by it to at least one peer (*out), since mero_net_new. Loop thread. */
-void mero_net_gossip_stats(const struct mero_net *net, uint64_t *in, uint64_t *out);
+/* ---- issue 20: gossipsub v1.1 peer scoring (src/net/gossip_score.c, gossipsub.c) ---- */
+
+/*
+ * on_gossip may also return MERO_NET_IGNORE: the message is not forwarded and its sender is not
+ * penalised (libp2p's "ignore": e.g. an op whose parents are not here yet). A negative return
+ * is a rejection: the message is invalid and counts against the peer that delivered it (P4).
+ */
+#define MERO_NET_IGNORE 1
+
+/* P5: the application's opinion of a connected peer (added to its score with weight 1; 0 by
+ * default). Not remembered once the peer's retained score expires. */
+void mero_net_set_app_score(struct mero_net *net, const char *peer_id, double score);
+/* The current gossip score of a connected (or recently disconnected, retained) peer; 0 when the
+ * peer is unknown. *graylisted tells whether its RPCs are being dropped (may be NULL). */
+double mero_net_peer_score(const struct mero_net *net, const char *peer_id, bool *graylisted);
+
+struct mero_net_gossip_stats {
+    uint64_t invalid_messages; /* messages counted against their sender (P4) */
+    uint64_t graylisted_rpcs;  /* RPCs dropped unprocessed from graylisted peers */
+    uint64_t graylistings;     /* times a peer crossed the graylist threshold */
+    /* issue 19 (metrics): messages delivered to the application (new, signature-checked, on a
+     * subscribed topic) and published by it to at least one peer, since mero_net_new */
+    uint64_t delivered, published;
+};
+/* The counters above (all zero without gossip). Loop thread. */
+void mero_net_gossip_stats(const struct mero_net *net, struct mero_net_gossip_stats *out);
 
 #endif

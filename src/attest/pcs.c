@@ -11,10 +11,14 @@
  * for any other base URL. The signed objects are cut verbatim out of the bodies.
  *
  * Invariants: bounded bodies and headers; HTTP 200 only; no redirects; http/https only;
- * timeouts on connect and on the whole transfer; failures are errors and are not cached; the
+ * timeouts on connect and on the whole transfer; failures are errors, never a verdict; the
  * cache holds at most MERO_PCS_CACHE_MAX entries for at most an hour each, under a mutex, and
  * callers get copies; a key has at most one fetch in flight: other threads asking for it wait
  * for that fetch (single flight) and get its result (a copy from the cache, or its error).
+ * A failed fetch is remembered per key (negative cache, issue 20): for MERO_PCS_BACKOFF_FIRST_S
+ * after the first failure, doubling with each further failure up to MERO_PCS_CACHE_SECONDS,
+ * callers get that failure without the source being asked; a success forgets it. So the source
+ * is asked at most once per back-off per key, failures included.
  */
 #include <ctype.h>
 #include <curl/curl.h>
@@ -53,6 +57,16 @@ struct flight {
 };
 static struct flight *flights;
 static pthread_cond_t flight_cond = PTHREAD_COND_INITIALIZER;
+
+/* A remembered failure (guarded by `lock`). */
+struct negative {
+    char key[600];
+    uint64_t until_ms;   /* callers get `err` until then */
+    uint64_t backoff_ms; /* the back-off that set until_ms; the next failure doubles it */
+    int rc;
+    struct mero_err err;
+};
+static struct negative negatives[MERO_PCS_CACHE_MAX];
 
 static void flight_unref(struct flight *f)
 {
@@ -510,9 +524,57 @@ void mero_pcs_stats(struct mero_pcs_stats *out)
     pthread_mutex_unlock(&lock);
 }
 
+uint64_t mero_pcs_backoff_next_ms(uint64_t prev_ms)
+{
+    const uint64_t first = (uint64_t)MERO_PCS_BACKOFF_FIRST_S * 1000;
+    const uint64_t cap = (uint64_t)MERO_PCS_CACHE_SECONDS * 1000;
+    if (prev_ms < first) {
+        return first;
+    }
+    return prev_ms >= cap / 2 ? cap : prev_ms * 2;
+}
+
+static struct negative *negative_find(const char *key)
+{
+    for (size_t i = 0; i < MERO_PCS_CACHE_MAX; i++) {
+        if (negatives[i].key[0] != 0 && strcmp(negatives[i].key, key) == 0) {
+            return &negatives[i];
+        }
+    }
+    return NULL;
+}
+
+/* Remember a failed fetch of key (under lock). */
+static void negative_put(const char *key, int rc, const struct mero_err *err, uint64_t now)
+{
+    struct negative *n = negative_find(key);
+    uint64_t prev = n != NULL ? n->backoff_ms : 0;
+    for (size_t i = 0; n == NULL && i < MERO_PCS_CACHE_MAX; i++) {
+        if (negatives[i].key[0] == 0 || negatives[i].until_ms <= now) {
+            n = &negatives[i];
+            prev = n->key[0] != 0 && strcmp(n->key, key) == 0 ? n->backoff_ms : 0;
+        }
+    }
+    if (n == NULL) {
+        n = &negatives[0];
+        for (size_t i = 1; i < MERO_PCS_CACHE_MAX; i++) {
+            if (negatives[i].until_ms < n->until_ms) {
+                n = &negatives[i];
+            }
+        }
+        prev = 0;
+    }
+    snprintf(n->key, sizeof(n->key), "%s", key);
+    n->backoff_ms = mero_pcs_backoff_next_ms(prev);
+    n->until_ms = now + n->backoff_ms;
+    n->rc = rc;
+    n->err = *err;
+}
+
 void mero_pcs_cache_clear(void)
 {
     pthread_mutex_lock(&lock);
+    memset(negatives, 0, sizeof(negatives));
     for (size_t i = 0; i < MERO_PCS_CACHE_MAX; i++) {
         if (cache[i] != NULL) {
             mero_collateral_cleanup(&cache[i]->c);
@@ -580,6 +642,17 @@ int mero_pcs_collateral_for_quote(const uint8_t *quote, size_t len, struct mero_
                 return rc < 0 ? mero_err_set(err, MERO_ENOMEM, "out of memory") : 0;
             }
         }
+        struct negative *neg = negative_find(key);
+        if (neg != NULL && now < neg->until_ms) {
+            /* failed recently: the source is not asked again before the back-off ends */
+            int nrc = neg->rc;
+            stats.negative_hits++;
+            if (err != NULL) {
+                *err = neg->err;
+            }
+            pthread_mutex_unlock(&lock);
+            return nrc;
+        }
         for (f = flights; f != NULL && strcmp(f->key, key) != 0; f = f->next) {
         }
         if (f == NULL) {
@@ -636,6 +709,9 @@ int mero_pcs_collateral_for_quote(const uint8_t *quote, size_t len, struct mero_
     flight_unref(f);
     if (rc < 0) {
         stats.failures++;
+        if (rc != -MERO_ENOMEM) {
+            negative_put(key, rc, &ferr, mero_now_ms());
+        }
         pthread_mutex_unlock(&lock);
         if (e != NULL) {
             mero_collateral_cleanup(&e->c);
@@ -647,6 +723,10 @@ int mero_pcs_collateral_for_quote(const uint8_t *quote, size_t len, struct mero_
         return rc;
     }
     stats.fetches++;
+    struct negative *neg = negative_find(key);
+    if (neg != NULL) {
+        memset(neg, 0, sizeof(*neg)); /* the source answered: forget the failure */
+    }
     snprintf(e->key, sizeof(e->key), "%s", key);
     e->fetched_ms = mero_now_ms();
     size_t slot = 0;

@@ -48,8 +48,8 @@ static void join(struct mero__gossip *g, struct mero__gs_topic *t)
     for (struct mero__conn *c = g->net->conns; c && t->nmesh < GS_D; c = c->next) {
         struct mero__gpeer *p = c->gp;
         if (mero__gs_usable(p) && mero__gs_peer_has_topic(p, t->name) && !mero__gs_in_mesh(t, p) &&
-            !mero__gs_backed_off(p, t->name, now)) {
-            t->mesh[t->nmesh++] = p;
+            !mero__gs_backed_off(p, t->name, now) && mero__gs_score_of(g, p) >= 0) {
+            mero__gs_mesh_add(g, t, p);
             mero__gs_send_graft_prune(p, t->name, 1);
         }
     }
@@ -142,12 +142,14 @@ int mero_net_publish(struct mero_net *net, const char *topic, const uint8_t *dat
     /* flood publishing: every connected peer subscribed to the topic */
     for (struct mero__conn *c = net->conns; c; c = c->next) {
         if (c->state == MERO__C_UP && mero__gs_usable(c->gp) &&
-            mero__gs_peer_has_topic(c->gp, topic) && mero__gs_send_rpc(c->gp, &rpc) == 0) {
+            mero__gs_peer_has_topic(c->gp, topic) &&
+            mero__gs_score_of(g, c->gp) >= g->sp.publish_threshold &&
+            mero__gs_send_rpc(c->gp, &rpc) == 0) {
             sent++;
         }
     }
     rc = sent > 0 ? sent : -MERO_ENOPEERS;
-    g->published += sent > 0;
+    g->stats.published += sent > 0;
 out:
     mero_buf_cleanup(&msg);
     mero_buf_cleanup(&rpc);
@@ -155,6 +157,83 @@ out:
 }
 
 /* ---- heartbeat ---- */
+
+/* Decay every connected peer's counters once per elapsed decay interval, count the peers that
+ * share each one's IP (P6; loopback exempt), and decay the retained scores. */
+static void score_tick(struct mero__gossip *g, uint64_t now)
+{
+    g->ticks++;
+    if (g->last_decay == 0) {
+        g->last_decay = now;
+    }
+    unsigned rounds = 0;
+    while (g->sp.decay_interval_ms > 0 && now - g->last_decay >= g->sp.decay_interval_ms &&
+           rounds < 3600) {
+        g->last_decay += g->sp.decay_interval_ms;
+        rounds++;
+    }
+    for (struct mero__conn *c = g->net->conns; c; c = c->next) {
+        struct mero__gpeer *p = c->gp;
+        if (p == NULL) {
+            continue;
+        }
+        for (unsigned k = 0; k < rounds; k++) {
+            mero__gs_score_decay(&g->sp, &p->score);
+        }
+        if (mero__gs_score_ip_exempt(&c->raddr)) {
+            p->score.ip_peers = 0;
+            continue;
+        }
+        uint32_t same = 0;
+        for (const struct mero__conn *d = g->net->conns; d; d = d->next) {
+            if (d->gp != NULL && d->raddr.family == c->raddr.family &&
+                memcmp(d->raddr.ip, c->raddr.ip, sizeof(d->raddr.ip)) == 0) {
+                same++;
+            }
+        }
+        p->score.ip_peers = same;
+    }
+    for (size_t i = 0; i < GS_RETAIN_MAX; i++) {
+        for (unsigned k = 0; k < rounds && g->retained[i].until > now; k++) {
+            mero__gs_score_decay(&g->sp, &g->retained[i].score);
+        }
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* When the mesh's median score is below the opportunistic graft threshold, graft a few peers
+ * that score above that median (gossipsub v1.1 "opportunistic grafting"). */
+static void opportunistic_graft(struct mero__gossip *g, struct mero__gs_topic *t, uint64_t now)
+{
+    double s[GS_MESH_MAX];
+    if (t->nmesh <= 1) {
+        return;
+    }
+    for (size_t i = 0; i < t->nmesh; i++) {
+        s[i] = mero__gs_score_of(g, t->mesh[i]);
+    }
+    qsort(s, t->nmesh, sizeof(s[0]), cmp_double);
+    double median = s[t->nmesh / 2];
+    if (median >= g->sp.opportunistic_graft_threshold) {
+        return;
+    }
+    uint32_t added = 0;
+    for (struct mero__conn *c = g->net->conns;
+         c && added < g->sp.opportunistic_graft_peers && t->nmesh < GS_MESH_MAX; c = c->next) {
+        struct mero__gpeer *p = c->gp;
+        if (mero__gs_usable(p) && mero__gs_peer_has_topic(p, t->name) && !mero__gs_in_mesh(t, p) &&
+            !mero__gs_backed_off(p, t->name, now) && mero__gs_score_of(g, p) > median) {
+            mero__gs_mesh_add(g, t, p);
+            mero__gs_send_graft_prune(p, t->name, 1);
+            added++;
+        }
+    }
+}
 
 static void emit_gossip(struct mero__gossip *g, struct mero__gs_topic *t)
 {
@@ -175,7 +254,8 @@ static void emit_gossip(struct mero__gossip *g, struct mero__gs_topic *t)
             for (struct mero__conn *c = g->net->conns; c && sent < GS_D_LAZY; c = c->next) {
                 struct mero__gpeer *p = c->gp;
                 if (c->state == MERO__C_UP && mero__gs_usable(p) &&
-                    mero__gs_peer_has_topic(p, t->name) && !mero__gs_in_mesh(t, p)) {
+                    mero__gs_peer_has_topic(p, t->name) && !mero__gs_in_mesh(t, p) &&
+                    mero__gs_score_of(g, p) >= g->sp.gossip_threshold) {
                     mero__gs_send_control(p, &ctl);
                     sent++;
                 }
@@ -193,11 +273,18 @@ void mero__gossip_heartbeat(struct mero__gossip *g)
         return;
     }
     now = uv_now(g->net->loop);
+    score_tick(g, now);
     for (struct mero__gs_topic *t = g->topics; t; t = t->next) {
         for (size_t i = 0; i < t->nmesh;) {
             struct mero__gpeer *p = t->mesh[i];
             if (!mero__gs_usable(p) || !mero__gs_peer_has_topic(p, t->name)) {
                 t->mesh[i] = t->mesh[--t->nmesh];
+                mero__gs_score_prune(&g->sp, &p->score, t->name, now);
+            } else if (mero__gs_score_of(g, p) < 0) {
+                /* a negative score leaves the mesh (and is not grafted again while negative) */
+                mero__gs_mesh_drop(g, t, p);
+                mero__gs_set_backoff(p, t->name, now + GS_BACKOFF_MS);
+                mero__gs_send_graft_prune(p, t->name, 0);
             } else {
                 i++;
             }
@@ -209,12 +296,16 @@ void mero__gossip_heartbeat(struct mero__gossip *g)
             uint32_t r;
             mero_random(&r, sizeof(r));
             struct mero__gpeer *p = t->mesh[r % t->nmesh];
-            mero__gs_mesh_remove(t, p);
+            mero__gs_mesh_drop(g, t, p);
             mero__gs_set_backoff(p, t->name, now + GS_BACKOFF_MS);
             mero__gs_send_graft_prune(p, t->name, 0);
             if (t->nmesh <= GS_D) {
                 break;
             }
+        }
+        if (g->sp.opportunistic_graft_ticks > 0 &&
+            g->ticks % g->sp.opportunistic_graft_ticks == 0) {
+            opportunistic_graft(g, t, now);
         }
         emit_gossip(g, t);
     }
@@ -248,6 +339,7 @@ int mero__gossip_new(struct mero_net *net, struct mero__gossip **out)
     }
     mero_random(&g->seqno, sizeof(g->seqno));
     g->seqno >>= 1;
+    g->sp = mero__gs_score_default;
     *out = g;
     return 0;
 }
@@ -278,9 +370,52 @@ void mero__gossip_free(struct mero__gossip *g)
     free(g);
 }
 
-void mero_net_gossip_stats(const struct mero_net *net, uint64_t *in, uint64_t *out)
+/* ---- issue 20: peer scoring ---- */
+
+static struct mero__gpeer *peer_by_id(const struct mero_net *net, const char *peer_id)
 {
-    const struct mero__gossip *g = net != NULL ? net->gossip : NULL;
-    *in = g != NULL ? g->delivered : 0;
-    *out = g != NULL ? g->published : 0;
+    for (struct mero__conn *c = net->conns; c; c = c->next) {
+        if (c->gp != NULL && c->state == MERO__C_UP && strcmp(c->peer, peer_id) == 0) {
+            return c->gp;
+        }
+    }
+    return NULL;
+}
+
+void mero_net_set_app_score(struct mero_net *net, const char *peer_id, double score)
+{
+    struct mero__gpeer *p = net->gossip ? peer_by_id(net, peer_id) : NULL;
+    if (p != NULL) {
+        p->score.app = score;
+    }
+}
+
+double mero_net_peer_score(const struct mero_net *net, const char *peer_id, bool *graylisted)
+{
+    const struct mero__gossip *g = net->gossip;
+    const struct mero__gpeer *p = g ? peer_by_id(net, peer_id) : NULL;
+    uint64_t now = uv_now(net->loop);
+    double v = 0;
+    if (p != NULL) {
+        v = mero__gs_score_value(&g->sp, &p->score, now);
+    } else if (g != NULL) {
+        uint8_t pk[MERO_ED25519_PK_LEN];
+        for (size_t i = 0; mero_net_peer_id_pk(peer_id, pk) == 0 && i < GS_RETAIN_MAX; i++) {
+            if (g->retained[i].until > now && memcmp(g->retained[i].pk, pk, sizeof(pk)) == 0) {
+                v = mero__gs_score_value(&g->sp, &g->retained[i].score, now);
+            }
+        }
+    }
+    if (graylisted != NULL) {
+        *graylisted = g != NULL && v < g->sp.graylist_threshold;
+    }
+    return v;
+}
+
+void mero_net_gossip_stats(const struct mero_net *net, struct mero_net_gossip_stats *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (net->gossip != NULL) {
+        *out = net->gossip->stats;
+    }
 }

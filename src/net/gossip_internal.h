@@ -6,6 +6,7 @@
 #ifndef MERO_GOSSIP_INTERNAL_H
 #define MERO_GOSSIP_INTERNAL_H
 
+#include "net/gossip_score_internal.h"
 #include "net/net_internal.h"
 
 #define GS_D               6
@@ -46,6 +47,16 @@ struct mero__gpeer {
     size_t ntopics;
     struct mero__gs_backoff bo[GS_BACKOFF_MAX];
     size_t nbo;
+    /* ---- issue 20: peer scoring ---- */
+    struct mero__gs_score score;
+};
+
+/* A disconnected peer's score, kept for the retain period (so reconnecting resets nothing). */
+#define GS_RETAIN_MAX 64
+struct mero__gs_retained {
+    uint8_t pk[MERO_ED25519_PK_LEN];
+    uint64_t until;
+    struct mero__gs_score score;
 };
 
 struct mero__gs_mc_entry {
@@ -71,8 +82,12 @@ struct mero__gossip {
     uint64_t seen_rotated;
     uint64_t seqno;
     struct mero__rpc *rpc; /* decode scratch */
-    /* issue 19 (metrics): messages delivered to the application, and published by it */
-    uint64_t delivered, published;
+    /* ---- issue 20: peer scoring ---- */
+    struct mero__gs_score_params sp;
+    uint64_t last_decay;
+    uint32_t ticks;
+    struct mero__gs_retained retained[GS_RETAIN_MAX];
+    struct mero_net_gossip_stats stats; /* issue 19 delivered/published too */
 };
 
 struct mero__gs_topic *mero__gs_topic_find(struct mero__gossip *g, const char *t);
@@ -94,5 +109,13 @@ const struct mero__gs_mc_entry *mero__gs_mc_get(struct mero__gossip *g, const ui
 void mero__gs_mc_shift(struct mero__gossip *g);
 void mero__gs_for_each_peer(struct mero__gossip *g, void (*fn)(struct mero__gpeer *, void *),
                             void *ud);
+/* ---- issue 20: peer scoring (gossipsub.c) ---- */
+double mero__gs_score_of(const struct mero__gossip *g, const struct mero__gpeer *p);
+/* Count an invalid message against p (P4) and log when it crosses the graylist threshold. */
+void mero__gs_penalise(struct mero__gossip *g, struct mero__gpeer *p, const char *topic);
+/* Remove p from t's mesh and tell the score (P3b). */
+void mero__gs_mesh_drop(struct mero__gossip *g, struct mero__gs_topic *t, struct mero__gpeer *p);
+/* Add p to t's mesh (P1 starts). */
+void mero__gs_mesh_add(struct mero__gossip *g, struct mero__gs_topic *t, struct mero__gpeer *p);
 
 #endif

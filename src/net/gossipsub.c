@@ -12,6 +12,15 @@
  * messages the application accepted and never back to the peer it came from or its author;
  * every queue is bounded (RPC size, pending output per peer, caches), a peer exceeding one is
  * disconnected or its excess dropped.
+ *
+ * Peer scoring (issue 20, gossip_score.c; docs/network.md "Peer scoring"): a message with a bad
+ * signature or one the application rejects (on_gossip < 0) counts against the peer that
+ * delivered it (P4), a first delivery of an accepted one for it (P2); MERO_NET_IGNORE does
+ * neither. A peer whose score is below the graylist threshold has its RPCs dropped unprocessed
+ * (checked before decoding and again before each message of an RPC); below the gossip threshold
+ * its IHAVE/IWANT are ignored; a GRAFT from a peer with a negative score is refused, and one
+ * while backed off also costs a behaviour penalty (P7). PRUNE's peer exchange is never acted
+ * on, so the accept-PX threshold holds trivially. A disconnected peer's score is retained.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +33,53 @@
 #define SIGN_PREFIX_ROOM 32
 
 /* ---- small helpers ---- */
+
+double mero__gs_score_of(const struct mero__gossip *g, const struct mero__gpeer *p)
+{
+    return mero__gs_score_value(&g->sp, &p->score, uv_now(g->net->loop));
+}
+
+static bool graylisted(struct mero__gossip *g, struct mero__gpeer *p)
+{
+    bool below = mero__gs_score_of(g, p) < g->sp.graylist_threshold;
+    if (below != p->score.graylisted) {
+        p->score.graylisted = below;
+        if (below) {
+            g->stats.graylistings++;
+            MERO_INFO("net: gossip peer %s graylisted (score %.1f after %llu invalid messages): "
+                      "its RPCs are dropped",
+                      p->c->peer, mero__gs_score_of(g, p),
+                      (unsigned long long)p->score.invalid_total);
+        } else {
+            MERO_INFO("net: gossip peer %s no longer graylisted (score %.1f)", p->c->peer,
+                      mero__gs_score_of(g, p));
+        }
+    }
+    return below;
+}
+
+void mero__gs_penalise(struct mero__gossip *g, struct mero__gpeer *p, const char *topic)
+{
+    mero__gs_score_invalid(&p->score, topic);
+    g->stats.invalid_messages++;
+    (void)graylisted(g, p);
+}
+
+void mero__gs_mesh_drop(struct mero__gossip *g, struct mero__gs_topic *t, struct mero__gpeer *p)
+{
+    if (mero__gs_in_mesh(t, p)) {
+        mero__gs_mesh_remove(t, p);
+        mero__gs_score_prune(&g->sp, &p->score, t->name, uv_now(g->net->loop));
+    }
+}
+
+void mero__gs_mesh_add(struct mero__gossip *g, struct mero__gs_topic *t, struct mero__gpeer *p)
+{
+    if (!mero__gs_in_mesh(t, p) && t->nmesh < GS_MESH_MAX) {
+        t->mesh[t->nmesh++] = p;
+        mero__gs_score_graft(&p->score, t->name, uv_now(g->net->loop));
+    }
+}
 
 struct mero__gs_topic *mero__gs_topic_find(struct mero__gossip *g, const char *t)
 {
@@ -305,6 +361,7 @@ static void handle_msg(struct mero__gossip *g, struct mero__gpeer *p, const stru
     mero_buf_cleanup(&sb);
     if (!ok) {
         MERO_INFO("net: gossip from %s: bad message signature, dropped", p->c->peer);
+        mero__gs_penalise(g, p, topic);
         return;
     }
     (void)mero__gs_seen_check_add(g, id, sizeof(pb) + 8, 1);
@@ -317,15 +374,23 @@ static void handle_msg(struct mero__gossip *g, struct mero__gpeer *p, const stru
     }
     struct mero__conn *c = p->c;
     int verdict = 0;
-    g->delivered++;
+    g->stats.delivered++;
     if (g->net->cb.on_gossip) {
         verdict =
             g->net->cb.on_gossip(g->net->ud, topic, from_s, m->data ? m->data : pb, m->data_n);
     }
-    if (verdict < 0 || c->state != MERO__C_UP || c->gp != p || g->net->freeing) {
+    if (c->state != MERO__C_UP || c->gp != p || g->net->freeing) {
         return;
     }
-    t = mero__gs_topic_find(g, topic); /* the callback may have unsubscribed */
+    if (verdict < 0) {
+        mero__gs_penalise(g, p, topic); /* rejected: invalid (P4) */
+        return;
+    }
+    if (verdict != 0) {
+        return; /* MERO_NET_IGNORE: not forwarded, no penalty */
+    }
+    mero__gs_score_first(&g->sp, &p->score, topic); /* P2 (and P3 in the mesh) */
+    t = mero__gs_topic_find(g, topic);              /* the callback may have unsubscribed */
     mero__gs_mc_put(g, id, sizeof(pb) + 8, topic, m->raw, m->rawlen);
     if (t) {
         forward(g, t, p, m->from, m->from_n, m->raw, m->rawlen);
@@ -341,7 +406,7 @@ static void peer_topic_set(struct mero__gossip *g, struct mero__gpeer *p, const 
                 p->topics[i] = p->topics[--p->ntopics];
                 struct mero__gs_topic *x = mero__gs_topic_find(g, t);
                 if (x) {
-                    mero__gs_mesh_remove(x, p);
+                    mero__gs_mesh_drop(g, x, p);
                 }
             }
             return;
@@ -373,6 +438,9 @@ static void handle_ctrl(struct mero__gossip *g, struct mero__gpeer *p,
         return;
     }
     struct mero__gs_topic *t = e->kind != 2 ? mero__gs_topic_find(g, topic) : NULL;
+    if ((e->kind == 1 || e->kind == 2) && mero__gs_score_of(g, p) < g->sp.gossip_threshold) {
+        return; /* below the gossip threshold: its IHAVE / IWANT are ignored */
+    }
     switch (e->kind) {
     case 1: /* IHAVE */
         if (t == NULL) {
@@ -397,17 +465,18 @@ static void handle_ctrl(struct mero__gossip *g, struct mero__gpeer *p,
         }
         break;
     case 3: /* GRAFT */
-        if (t == NULL || mero__gs_backed_off(p, topic, now)) {
+        if (t != NULL && mero__gs_backed_off(p, topic, now)) {
+            mero__gs_score_behaviour(&p->score, 1); /* GRAFT while backed off: P7 */
+        }
+        if (t == NULL || mero__gs_backed_off(p, topic, now) || mero__gs_score_of(g, p) < 0) {
             mero__gs_send_graft_prune(p, topic, 0);
             return;
         }
-        if (!mero__gs_in_mesh(t, p) && t->nmesh < GS_MESH_MAX) {
-            t->mesh[t->nmesh++] = p;
-        }
+        mero__gs_mesh_add(g, t, p);
         break;
-    case 4: /* PRUNE */
+    case 4: /* PRUNE (its peer exchange, if any, is ignored) */
         if (t) {
-            mero__gs_mesh_remove(t, p);
+            mero__gs_mesh_drop(g, t, p);
         }
         mero__gs_set_backoff(p, topic, now + (e->backoff ? e->backoff * 1000 : GS_BACKOFF_MS));
         break;
@@ -421,6 +490,10 @@ static void handle_rpc(struct mero__gossip *g, struct mero__gpeer *p, const uint
     struct mero__rpc *rpc = g->rpc;
     struct mero__conn *c = p->c;
     char topic[MERO__TOPIC_MAX + 1];
+    if (graylisted(g, p)) {
+        g->stats.graylisted_rpcs++; /* dropped without processing, not even decoded */
+        return;
+    }
     if (mero__rpc_decode(b, n, rpc) < 0) {
         mero__conn_fail(c, MERO_EPROTO, "malformed gossipsub RPC");
         return;
@@ -452,6 +525,10 @@ static void handle_rpc(struct mero__gossip *g, struct mero__gpeer *p, const uint
         memcpy(ctrl, rpc->ctrl, nctrl * sizeof(*ctrl));
     }
     for (size_t i = 0; i < nmsgs && c->state == MERO__C_UP && c->gp == p; i++) {
+        if (graylisted(g, p)) {
+            g->stats.graylisted_rpcs++; /* the rest of this RPC is dropped */
+            break;
+        }
         handle_msg(g, p, &msgs[i]);
     }
     struct mero_buf iwant;
@@ -488,6 +565,17 @@ void mero__gossip_peer_up(struct mero__conn *c)
         return;
     }
     p->c = c;
+    uint64_t now = uv_now(c->net->loop);
+    for (size_t i = 0; i < GS_RETAIN_MAX; i++) {
+        struct mero__gs_retained *r = &g->retained[i];
+        if (r->until > now && memcmp(r->pk, c->peer_pk, sizeof(r->pk)) == 0) {
+            p->score = r->score; /* reconnecting does not reset a score */
+            memset(r, 0, sizeof(*r));
+        }
+    }
+    if (!mero__gs_score_ip_exempt(&c->raddr)) {
+        p->score.ip_peers = 1;
+    }
     mero_buf_init(&p->pend, c->net->cfg.max_write_queue);
     mero_buf_init(&p->inbuf, (size_t)c->net->cfg.max_gossip_msg + 64 * 1024 + 10);
     c->gp = p;
@@ -517,9 +605,21 @@ void mero__gossip_peer_down(struct mero__conn *c)
     }
     c->gp = NULL;
     if (g) {
+        uint64_t now = uv_now(c->net->loop);
         for (struct mero__gs_topic *t = g->topics; t; t = t->next) {
-            mero__gs_mesh_remove(t, p);
+            mero__gs_mesh_drop(g, t, p);
         }
+        /* retain the score (the oldest retained one makes room) */
+        struct mero__gs_retained *r = &g->retained[0];
+        for (size_t i = 0; i < GS_RETAIN_MAX; i++) {
+            if (g->retained[i].until < r->until) {
+                r = &g->retained[i];
+            }
+        }
+        memcpy(r->pk, c->peer_pk, sizeof(r->pk));
+        r->until = now + g->sp.retain_ms;
+        r->score = p->score;
+        r->score.graylisted = false;
     }
     for (size_t i = 0; i < p->ntopics; i++) {
         free(p->topics[i]);

@@ -83,8 +83,11 @@ int mero_node_metrics(struct mero_node *node, struct mero_node_metrics *out, str
     m.collateral_misses = ps.fetches + ps.failures;
     m.collateral_fetch_failures = ps.failures;
     if (node->net != NULL) {
+        struct mero_net_gossip_stats gs;
         m.peers = mero_net_connected_peers(node->net, NULL, 0);
-        mero_net_gossip_stats(node->net, &m.gossip_in, &m.gossip_out);
+        mero_net_gossip_stats(node->net, &gs);
+        m.gossip_in = gs.delivered;
+        m.gossip_out = gs.published;
     }
     m.uptime_s = node->started_unix != 0 && now > node->started_unix ? now - node->started_unix : 0;
     uint8_t(*nss)[MERO_NS_ID_LEN] = NULL;

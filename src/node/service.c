@@ -127,6 +127,34 @@ int mero_node_apply_op(struct mero_node *node, const char *from, const uint8_t *
     return apply_op(node, from, op, len, &status);
 }
 
+/* issue 20: what gossip's peer score makes of a refusal. Only what is invalid whatever this
+ * node's state (undecodable, badly signed, refused by the rules) rejects and counts against the
+ * peer that delivered it (P4); anything that may be a matter of arrival order or of this node's
+ * own state (a missing parent, a context clock, an unknown context, no key yet, I/O) is ignored:
+ * not forwarded, no penalty. */
+static int gossip_verdict(int rc)
+{
+    switch (rc < 0 ? -rc : 0) {
+    case 0:
+        return 0;
+    case MERO_EOPDECODE:
+    case MERO_ESCHEMA:
+    case MERO_EBADSIG:
+    case MERO_EPROTO:
+    case MERO_ETRUNC:
+    case MERO_EINVAL:
+    case MERO_ETOOBIG:
+    case MERO_ENOTADMIN:
+    case MERO_ENOTVOUCHER:
+    case MERO_EREFUSED:
+    case MERO_EPERM:
+    case MERO_EREADONLY:
+        return rc;
+    default:
+        return MERO_NET_IGNORE;
+    }
+}
+
 static int on_gossip(void *ud, const char *topic, const char *from, const uint8_t *data, size_t len)
 {
     struct mero_node *node = ud;
@@ -151,7 +179,7 @@ static int on_gossip(void *ud, const char *topic, const char *from, const uint8_
         if (rc == 0 && status == MERO_APPLY_APPLIED) {
             mero_node_peer_valued(node, from); /* it published a member's op first */
         }
-        return rc;
+        return gossip_verdict(rc);
     }
     case MERO_GOSSIP_DELTA: {
         struct mero_err err = {0};
@@ -167,13 +195,14 @@ static int on_gossip(void *ud, const char *topic, const char *from, const uint8_
         } else if (!had) {
             mero_node_peer_valued(node, from); /* it published a member's delta first */
         }
-        return rc;
+        return gossip_verdict(rc);
     }
     default:
         if (node->hooks.on_gossip != NULL) {
-            return node->hooks.on_gossip(node, ns, from, data, len);
+            int rc = node->hooks.on_gossip(node, ns, from, data, len);
+            return rc == -MERO_EUNSUPPORTED ? MERO_NET_IGNORE : rc;
         }
-        return -MERO_EUNSUPPORTED;
+        return MERO_NET_IGNORE; /* a message kind this version does not know: not forwarded */
     }
 }
 

@@ -21,6 +21,18 @@
  * ran is dropped, ops and deltas alike (mero_node_sync_take), so a pull that started before the
  * purge cannot bring its op log, members or context data back. For GET /metrics (issue 19) it
  * remembers, per namespace, when an op pull last completed (mero_node_sync_last; memory only).
+ *
+ * Cursors (issue 20: a catch-up costs what is missing, not the log): per (peer, namespace) for
+ * ops and per (peer, context) for deltas this node remembers, in memory, the RESPONDER's
+ * sequence of the last inventory entry it holds (the "last u64" of an INV answer) and that
+ * entry's hash, the anchor. The next pull asks `after = cursor - 1` and expects the anchor as
+ * the first entry: then it skips it and fetches only what follows; when the anchor is not
+ * there (the responder's log was rebuilt or reset, or the cursor is beyond its last) or this
+ * node no longer holds the anchor (purged and rejoined), the cursor is dropped and the pull
+ * starts over from 0 once. A cursor moves past a page only when every entry that page listed
+ * is held here afterwards (a refused or failed entry keeps it where it was, so it is asked
+ * again next time). A restart starts over once (cursors are not persisted); the table holds
+ * MAX_CURSORS entries, the least recently used replaced.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +52,7 @@
 #define GET_MAX         64u
 #define MAX_JOBS        32u
 #define SYNC_TIMEOUT_MS 5000u
+#define MAX_CURSORS     512u
 
 /* What a request names: a namespace (ops) or a context (deltas); what it lists: op ids or delta
  * hashes. One width each on the wire, whichever phase. */
@@ -66,6 +79,14 @@ struct job {
     bool deltas; /* phase: ops (false) or deltas of ctxs[ictx] (true) */
     /* issue 19: the peer answered "unknown" for nss[ins] */
     bool ns_unknown;
+    /* cursor bookkeeping for the current id (see the top comment) */
+    bool begin;                       /* the next INV is the first for cur_id() */
+    bool anchored;                    /* this INV asked after = cursor - 1: expect the anchor */
+    bool stuck;                       /* a page of this id left something unheld: cursor stays */
+    uint8_t anchor[SYNC_HASH_LEN];    /* the hash expected first when anchored */
+    uint8_t page_tail[SYNC_HASH_LEN]; /* the last hash of the current inventory page */
+    uint64_t page_last;               /* the responder's sequence of page_tail */
+    bool page_any;                    /* the current page listed at least one entry */
 };
 
 /* issue 19 (metrics): when an op pull of a namespace last completed, for the sync lag */
@@ -75,9 +96,22 @@ struct sync_last {
     uint64_t at; /* unix s; 0 = free slot */
 };
 
+/* What this node remembers of a peer's log of one namespace (ops) or context (deltas). */
+struct cursor {
+    bool set, deltas;
+    char peer[MERO_PEER_ID_STR_MAX];
+    uint8_t id[SYNC_ID_LEN];
+    uint64_t seq;                  /* the responder's sequence of anchor */
+    uint8_t anchor[SYNC_HASH_LEN]; /* the hash it listed at seq */
+    uint64_t used;                 /* for least-recently-used replacement */
+};
+
 struct mero_node_sync {
     struct job jobs[MAX_JOBS];
     struct sync_last last[SYNC_LAST_MAX]; /* the oldest is reused when full */
+    struct cursor cursors[MAX_CURSORS];
+    uint64_t tick;
+    struct mero_node_sync_stats stats;
 };
 
 static void note_synced(struct mero_node_sync *s, const uint8_t ns[MERO_NS_ID_LEN])
@@ -149,6 +183,65 @@ static void job_end(struct job *j)
     }
 }
 
+/* ---- cursors ------------------------------------------------------------------------------ */
+
+static struct cursor *cursor_find(struct mero_node_sync *s, const char *peer, bool deltas,
+                                  const uint8_t id[SYNC_ID_LEN])
+{
+    for (size_t i = 0; i < MAX_CURSORS; i++) {
+        struct cursor *c = &s->cursors[i];
+        if (c->set && c->deltas == deltas && strcmp(c->peer, peer) == 0 &&
+            memcmp(c->id, id, SYNC_ID_LEN) == 0) {
+            return c;
+        }
+    }
+    return NULL;
+}
+
+static void cursor_put(struct mero_node_sync *s, const char *peer, bool deltas,
+                       const uint8_t id[SYNC_ID_LEN], uint64_t seq,
+                       const uint8_t anchor[SYNC_HASH_LEN])
+{
+    struct cursor *c = cursor_find(s, peer, deltas, id);
+    for (size_t i = 0; c == NULL && i < MAX_CURSORS; i++) {
+        if (!s->cursors[i].set) {
+            c = &s->cursors[i];
+        }
+    }
+    if (c == NULL) {
+        c = &s->cursors[0];
+        for (size_t i = 1; i < MAX_CURSORS; i++) {
+            if (s->cursors[i].used < c->used) {
+                c = &s->cursors[i];
+            }
+        }
+    }
+    c->set = true;
+    c->deltas = deltas;
+    snprintf(c->peer, sizeof(c->peer), "%s", peer);
+    memcpy(c->id, id, sizeof(c->id));
+    c->seq = seq;
+    memcpy(c->anchor, anchor, sizeof(c->anchor));
+    c->used = ++s->tick;
+}
+
+static void cursor_drop(struct mero_node_sync *s, const char *peer, bool deltas,
+                        const uint8_t id[SYNC_ID_LEN])
+{
+    struct cursor *c = cursor_find(s, peer, deltas, id);
+    if (c != NULL) {
+        memset(c, 0, sizeof(*c));
+    }
+}
+
+static bool held(struct job *j, const uint8_t h[SYNC_HASH_LEN])
+{
+    bool have = false;
+    int rc = j->deltas ? mero_node_ctx_has(j->node, h, &have)
+                       : mero_gov_has_op(j->node->store, h, &have);
+    return rc == 0 && have;
+}
+
 /* ---- responder ---------------------------------------------------------------------------- */
 
 static int answer_inv(struct mero_node *node, struct mero_cur *c, bool deltas, struct mero_buf *out)
@@ -165,6 +258,8 @@ static int answer_inv(struct mero_node *node, struct mero_cur *c, bool deltas, s
     if (rc < 0) {
         return mero_buf_append_u8(out, 1);
     }
+    node->sync->stats.inv_served++;
+    node->sync->stats.inv_served_entries += n;
     MERO_TRY_OUT(mero_buf_append_u8(out, 0));
     MERO_TRY_OUT(mero_buf_append_u64le(out, last));
     MERO_TRY_OUT(mero_buf_append_u32le(out, (uint32_t)n));
@@ -294,9 +389,22 @@ static int inv_req(struct mero_buf *b, struct job *j)
     return mero_buf_append_u64le(b, j->after == UINT64_MAX ? 0 : j->after);
 }
 
+/* Every entry of the inventory page just fetched is held: the cursor moves to its tail. */
+static void page_done(struct job *j)
+{
+    for (size_t k = 0; k < j->nwant && !j->stuck; k++) {
+        j->stuck = !held(j, j->want[k]);
+    }
+    if (!j->stuck && j->page_any) {
+        cursor_put(j->node->sync, j->peer, j->deltas, cur_id(j), j->page_last, j->page_tail);
+    }
+    j->page_any = false;
+}
+
 static void fetch_next(struct job *j)
 {
     if (j->iwant >= j->nwant) {
+        page_done(j);
         free(j->want);
         j->want = NULL;
         j->nwant = j->iwant = 0;
@@ -306,6 +414,7 @@ static void fetch_next(struct job *j)
             return;
         }
         j->after = 0;
+        j->begin = true;
         if (j->deltas) {
             j->ictx++;
         } else {
@@ -327,6 +436,8 @@ static void fetch_next(struct job *j)
     mero_buf_init(&b, 64 + n * SYNC_HASH_LEN);
     int rc = get_req(&b, j, n);
     j->iwant += n;
+    j->node->sync->stats.get_sent++;
+    j->node->sync->stats.get_entries += n;
     if (rc < 0) {
         mero_buf_cleanup(&b);
         job_end(j);
@@ -365,38 +476,63 @@ static void on_get(void *ud, int status, const uint8_t *data, size_t len)
 static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
 {
     struct job *j = ud;
+    struct mero_node_sync *s = j->node->sync;
     struct mero_cur c;
     uint8_t ok = 1;
     uint64_t last = 0;
     uint32_t n = 0;
+    const uint8_t *hs = NULL;
     mero_cur_init(&c, data, len);
     if (status < 0 || mero_cur_u8(&c, &ok) < 0) {
         job_end(j);
         return;
     }
     mero_node_seen_from_peer(j->node, j->peer, MERO_FLEET_SEEN_SYNC); /* issue 19: last seen */
+    bool anchored = j->anchored;
+    j->anchored = false;
     if (ok != 0 || mero_cur_u64le(&c, &last) < 0 || mero_cur_u32le(&c, &n) < 0 || n > INV_MAX ||
-        mero_cur_left(&c) != (size_t)n * SYNC_HASH_LEN || purged(j->node, j->nss[j->ins])) {
+        mero_cur_bytes(&c, (size_t)n * SYNC_HASH_LEN, &hs) < 0 || mero_cur_left(&c) != 0 ||
+        purged(j->node, j->nss[j->ins])) {
         /* the peer does not know this namespace/context, or we purged it meanwhile: move on */
         j->ns_unknown = !j->deltas;
+        cursor_drop(s, j->peer, j->deltas, cur_id(j));
         j->after = UINT64_MAX;
         j->nwant = j->iwant = 0;
+        j->page_any = false;
         fetch_next(j);
         return;
     }
+    s->stats.inv_entries += n;
+    size_t skip = 0;
+    if (anchored) {
+        if (n == 0 || memcmp(hs, j->anchor, SYNC_HASH_LEN) != 0) {
+            /* the responder's log is not the one the cursor was taken from (rebuilt, reset,
+             * or shorter than the cursor): start over from its beginning, once */
+            MERO_DEBUG("sync cursor of %s no longer matches its log: starting over", j->peer);
+            cursor_drop(s, j->peer, j->deltas, cur_id(j));
+            s->stats.restarts++;
+            j->after = 0;
+            step(j);
+            return;
+        }
+        skip = 1; /* the anchor itself: held here (checked when the cursor was taken up) */
+    }
+    j->page_any = n > 0;
+    if (n > 0) {
+        memcpy(j->page_tail, hs + (size_t)(n - 1) * SYNC_HASH_LEN, SYNC_HASH_LEN);
+        j->page_last = last;
+    }
     j->want = n ? malloc((size_t)n * sizeof(*j->want)) : NULL;
     j->nwant = j->iwant = 0;
-    for (uint32_t i = 0; i < n && j->want != NULL; i++) {
-        const uint8_t *h;
-        bool have = true;
-        if (mero_cur_bytes(&c, SYNC_HASH_LEN, &h) < 0) {
-            break;
-        }
-        int rc = j->deltas ? mero_node_ctx_has(j->node, h, &have)
-                           : mero_gov_has_op(j->node->store, h, &have);
-        if (rc == 0 && !have) {
+    for (size_t i = skip; i < n && j->want != NULL; i++) {
+        const uint8_t *h = hs + i * SYNC_HASH_LEN;
+        if (!held(j, h)) {
             memcpy(j->want[j->nwant++], h, SYNC_HASH_LEN);
         }
+    }
+    if (n > 0 && j->want == NULL) {
+        job_end(j); /* out of memory: the cursor stays */
+        return;
     }
     j->after = mero_node_sync_next_after(j->after == UINT64_MAX ? 0 : j->after, n, INV_MAX, last);
     fetch_next(j);
@@ -408,6 +544,27 @@ uint64_t mero_node_sync_next_after(uint64_t sent, uint32_t n, uint32_t max, uint
     return (n == max && last > sent && last <= INT64_MAX) ? last : UINT64_MAX;
 }
 
+/* First INV for cur_id(): ask from the cursor when one is kept and its anchor is held here. */
+static void take_cursor(struct job *j)
+{
+    j->begin = false;
+    j->stuck = false;
+    j->anchored = false;
+    j->page_any = false;
+    struct cursor *c = cursor_find(j->node->sync, j->peer, j->deltas, cur_id(j));
+    if (c == NULL) {
+        return;
+    }
+    if (c->seq == 0 || c->seq > INT64_MAX || !held(j, c->anchor)) {
+        cursor_drop(j->node->sync, j->peer, j->deltas, cur_id(j));
+        return;
+    }
+    c->used = ++j->node->sync->tick;
+    memcpy(j->anchor, c->anchor, sizeof(j->anchor));
+    j->after = c->seq - 1;
+    j->anchored = true;
+}
+
 static void step(struct job *j)
 {
     /* skip namespaces self-purged here, also one purged while this pull was under way */
@@ -417,6 +574,7 @@ static void step(struct job *j)
         j->deltas = false;
         j->ins++;
         j->after = 0;
+        j->begin = true;
     }
     if (!j->deltas && j->ins >= j->nns) {
         job_end(j);
@@ -443,11 +601,16 @@ static void step(struct job *j)
         j->deltas = false;
         j->ins++;
         j->after = 0;
+        j->begin = true;
         step(j);
         return;
     }
+    if (j->begin) {
+        take_cursor(j);
+    }
     struct mero_buf b;
     mero_buf_init(&b, 64);
+    j->node->sync->stats.inv_sent++;
     if (inv_req(&b, j) < 0) {
         mero_buf_cleanup(&b);
         job_end(j);
@@ -484,6 +647,7 @@ static void start_job(struct mero_node *node, const char *peer, uint8_t (*nss)[M
     j->node = node;
     snprintf(j->peer, sizeof(j->peer), "%s", peer);
     j->busy = true;
+    j->begin = true;
     j->nss = nss;
     j->nns = n;
     step(j);
@@ -534,4 +698,24 @@ void mero_node_sync_stop(struct mero_node *node)
     for (size_t i = 0; i < MAX_JOBS; i++) {
         s->jobs[i].again = false;
     }
+}
+
+/* ---- issue 20: sync cursors (src/node/sync.c) ---- */
+
+void mero_node_sync_get_stats(const struct mero_node *node, struct mero_node_sync_stats *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (node->sync != NULL) {
+        *out = node->sync->stats;
+    }
+}
+
+bool mero_node_sync_busy(const struct mero_node *node)
+{
+    for (size_t i = 0; node->sync != NULL && i < MAX_JOBS; i++) {
+        if (node->sync->jobs[i].busy) {
+            return true;
+        }
+    }
+    return false;
 }

@@ -40,4 +40,17 @@ uint64_t mero_node_sync_next_after(uint64_t sent, uint32_t n, uint32_t max, uint
 bool mero_node_sync_last(const struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                          uint64_t *unix_s);
 
+/* ---- issue 20: sync cursors (src/node/sync.c) ---- */
+
+/* Counters of this node's sync traffic, for tests and benchmarks (never reset). */
+struct mero_node_sync_stats {
+    uint64_t inv_sent, inv_entries; /* inventory requests asked, entries they listed */
+    uint64_t get_sent, get_entries; /* fetch requests asked, entries they asked for */
+    uint64_t restarts;              /* cursors dropped because the peer's log did not match */
+    uint64_t inv_served, inv_served_entries; /* as responder */
+};
+void mero_node_sync_get_stats(const struct mero_node *node, struct mero_node_sync_stats *out);
+/* A pull is under way (with any peer). */
+bool mero_node_sync_busy(const struct mero_node *node);
+
 #endif

@@ -2,8 +2,9 @@
 /*
  * replay_main.c - runs a libFuzzer target (LLVMFuzzerTestOneInput) over every file named on
  * the command line or found in the directories named, so `make test` replays each corpus
- * under gcc (and under ASan in `make asan`). Prints one TAP line for the whole replay; a crash
- * or sanitizer report fails the run through the exit status.
+ * under gcc (and under ASan in `make asan` and in `make test`'s ASan lane). Prints one TAP line
+ * for the whole replay; a crash or sanitizer report fails the run through the exit status, and
+ * so does a replay that found no input at all (a moved or emptied corpus).
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -89,6 +90,11 @@ int main(int argc, char **argv)
     const char *name = argc > 1 ? argv[1] : "fuzz";
     for (int i = 2; i < argc; i++) {
         run_path(argv[i], 0);
+    }
+    if (replayed == 0) {
+        /* a replay that found nothing proves nothing: a moved corpus must not pass silently */
+        printf("1..1\nnot ok 1 - fuzz replay %s found no inputs\n", name);
+        return 1;
     }
     printf("1..1\nok 1 - fuzz replay %s (%zu inputs)\n", name, replayed);
     return 0;

@@ -6,10 +6,13 @@
  * from stdin, one per line, and prints events on stdout, one per line:
  *
  *   commands: dial ADDR | sub TOPIC | unsub TOPIC | pub TOPIC TEXT | req PEER PROTO TEXT |
- *             peers | addr PEERADDR | flood N ADDR | quit
+ *             peers | addr PEERADDR | flood N ADDR | pubhex TOPIC N HEX | quit
  *   events:   id ID | listen ADDR | peer up|down ID | msg TOPIC FROM TEXT | pub N|ERR |
  *             dial ok ID|err CODE | reply ok TEXT|err CODE | served PROTO FROM TEXT | peers N |
- *             flood done OK ERR
+ *             flood done OK ERR | pubhex SENT
+ *
+ * `pubhex TOPIC N HEX` (the gossip scoring test): publish the bytes HEX (at most 4 KiB) N times,
+ * each a message of its own; "pubhex SENT" counts the publishes that reached a peer.
  *
  * `flood N ADDR` (connection-budget tests): N more identities (random keys, at most 256 in
  * all) in this process dial ADDR one after another and then stay connected and idle; "flood
@@ -215,6 +218,29 @@ static void command(char *line)
         } else {
             out("pub %d", rc);
         }
+    } else if (!strcmp(line, "pubhex")) {
+        /* pubhex TOPIC N HEX: publish the bytes of HEX N times (each its own message) */
+        char *n_s = strchr(arg, ' ');
+        char *hex = n_s ? strchr(n_s + 1, ' ') : NULL;
+        uint8_t bytes[4096];
+        size_t blen = 0;
+        uint64_t n = 0;
+        if (hex == NULL) {
+            out("pubhex EINVAL");
+            return;
+        }
+        *n_s++ = 0;
+        *hex++ = 0;
+        if (mero_parse_u64(n_s, 100000, &n) < 0 ||
+            mero_hex_decode(bytes, sizeof(bytes), hex, strlen(hex), &blen) < 0) {
+            out("pubhex EINVAL");
+            return;
+        }
+        uint64_t sent = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            sent += mero_net_publish(g_net, arg, bytes, blen) > 0;
+        }
+        out("pubhex %llu", (unsigned long long)sent);
     } else if (!strcmp(line, "req")) {
         char *proto = strchr(arg, ' ');
         char *text = proto ? strchr(proto + 1, ' ') : NULL;
