@@ -358,4 +358,14 @@ MERO_MUST_CHECK int mero_node_fleet_join_progress(struct mero_node *node,
                                                   struct mero_fleet_join_progress *out,
                                                   struct mero_err *err);
 
+/* ---- issue 20: announced addresses (src/node/public.c) ---- */
+#define MERO_NODE_MAX_ANNOUNCE 4 /* --announce addresses */
+
+/*
+ * Before open: one more --announce address, what identify tells peers to dial instead of our
+ * listen addresses (a node behind a proxy or port forward). Checked at start (a bad one
+ * refuses the start). -MERO_ETOOBIG past the limit, -MERO_ENOMEM.
+ */
+MERO_MUST_CHECK int mero_node_add_announce(struct mero_node *node, const char *multiaddr);
+
 #endif

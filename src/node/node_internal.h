@@ -102,6 +102,9 @@ struct mero_node {
     bool sync_timer_on;
     uv_signal_t sigint, sigterm;
     bool stopping;
+    /* ---- issue 20: --announce (public.c, service.c) ---- */
+    char *announce[MERO_NODE_MAX_ANNOUNCE];
+    size_t nannounce;
 };
 
 /*

@@ -265,6 +265,13 @@ int mero_node_service_start(struct mero_node *node, struct mero_err *err)
                                 mero_strerror(rc));
         }
     }
+    for (size_t i = 0; i < node->nannounce; i++) {
+        rc = mero_net_announce(node->net, node->announce[i]);
+        if (rc < 0) {
+            return mero_err_set(err, -rc, "cannot announce %s: %s", node->announce[i],
+                                mero_strerror(rc));
+        }
+    }
     MERO_TRY(mero_node_sync_start(node, err));
     MERO_TRY(mero_node_admission_start(node, err));
     uint8_t(*nss)[MERO_NS_ID_LEN] = NULL;
