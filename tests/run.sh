@@ -69,7 +69,7 @@ for r in "$ROOT/$B"/fuzz/replay_*; do
     run_one "fuzz/$tgt" 600 "$r" "$tgt" "${args[@]}"
 done
 
-for dir in diff interop e2e; do
+for dir in diff interop e2e fleet; do
     for s in "$ROOT"/tests/$dir/*.sh; do
         [ -f "$s" ] || continue
         run_one "$dir/$(basename "$s" .sh)" 900 bash "$s"

@@ -368,4 +368,10 @@ MERO_MUST_CHECK int mero_node_fleet_join_progress(struct mero_node *node,
  */
 MERO_MUST_CHECK int mero_node_add_announce(struct mero_node *node, const char *multiaddr);
 
+/* ---- issue 20: op-log state for fleet checks (src/node/fleet_state.c) ---- */
+/* The namespace's op-log heads (sorted; *heads owned, free()) and its op count. */
+MERO_MUST_CHECK int mero_node_ns_log_state(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                           uint8_t (**heads)[MERO_OP_ID_LEN], size_t *nheads,
+                                           uint64_t *nops);
+
 #endif

@@ -114,6 +114,7 @@ extern const struct api_route mero__api_routes_policy[];
 extern const struct api_route mero__api_routes_ns[];
 extern const struct api_route mero__api_routes_ctx[];
 extern const struct api_route mero__api_routes_ref[];
+extern const struct api_route mero__api_routes_fleet[]; /* issue 20: routes_fleet.c */
 
 /* The group id of path parameter idx and the namespace it belongs to; a malformed id (400) or an
  * unknown group (404) is answered and -1 returned (routes_ref.c). */

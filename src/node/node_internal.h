@@ -102,9 +102,15 @@ struct mero_node {
     bool sync_timer_on;
     uv_signal_t sigint, sigterm;
     bool stopping;
-    /* ---- issue 20: --announce (public.c, service.c) ---- */
+    /* ---- issue 20: --announce (public.c, service.c), bootstrap redials (redial.c) ---- */
     char *announce[MERO_NODE_MAX_ANNOUNCE];
     size_t nannounce;
+    struct mero_node_redial {
+        struct mero_node *node;
+        bool dialing;        /* a dial is in flight */
+        uint64_t next_ms;    /* uv_now before which no dial starts */
+        uint32_t backoff_ms; /* the wait after the next failure */
+    } redial[MERO_NODE_MAX_BOOTSTRAP];
 };
 
 /*
