@@ -40,8 +40,7 @@ static void ns_log(struct api_req *r, json_t *body)
         json_array_append_new(hl, mero_json_hex(heads[i], sizeof(heads[i])));
     }
     free(heads);
-    mero__api_reply_data(r, 200,
-                         json_pack("{s:o, s:I}", "heads", hl, "opCount", (json_int_t)nops));
+    mero__api_reply_data(r, 200, json_pack("{s:o, s:I}", "heads", hl, "opCount", (json_int_t)nops));
 }
 
 const struct api_route mero__api_routes_fleet[] = {
