@@ -8,9 +8,11 @@
  * from 2 s to 30 s after each failed dial and restarts at 2 s once a dial succeeds.
  *
  * Invariants: at most one dial in flight per bootstrap address; a connected peer is never
- * dialed; the dial callback touches only its own slot of the node, which outlives the net
+ * dialed (an address without /p2p/ is matched by the peer id its last successful dial
+ * reached); the dial callback touches only its own slot of the node, which outlives the net
  * (mero_net_free completes pending dials with ECLOSED before the node is freed).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "mero/log.h"
@@ -36,6 +38,9 @@ static void on_redialed(void *ud, int status, const char *peer_id)
     }
     MERO_INFO("bootstrap peer %s", peer_id);
     r->backoff_ms = REDIAL_MIN_MS;
+    if (peer_id != NULL) {
+        snprintf(r->peer, sizeof(r->peer), "%s", peer_id);
+    }
     mero_node_peer_valued(r->node, peer_id);
 }
 
@@ -68,8 +73,10 @@ void mero_node_redial_tick(struct mero_node *node, bool first)
         if (r->dialing || now < r->next_ms) {
             continue;
         }
-        if (mero_net_multiaddr_check(node->bootstrap[i], canon, id) == 0 && id[0] != '\0' &&
-            is_connected(peers, n, id)) {
+        if (mero_net_multiaddr_check(node->bootstrap[i], canon, id) < 0 || id[0] == '\0') {
+            snprintf(id, sizeof(id), "%s", r->peer); /* no /p2p/: the id a dial reached */
+        }
+        if (id[0] != '\0' && is_connected(peers, n, id)) {
             continue;
         }
         if (!first) {

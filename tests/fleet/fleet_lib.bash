@@ -215,17 +215,21 @@ same_tee_sets() {
     done
     TEE_SET=$ref
 }
-# every acknowledged write is readable on every node that can read (owner, members, admitted TEEs)
+# every acknowledged write is readable on every node that can read (owner, members, admitted
+# TEEs): one curl per node for all keys (a node's answers in order, compared with the values)
 acked_everywhere() {
-    local n w k v
+    local n urls want got
+    mapfile -t urls < <(cut -f2 "$WORK/acked" | sed "s|^|/admin-api/contexts/$CTX/kv/|")
+    want=$(cut -f3 "$WORK/acked")
+    [ "${#urls[@]}" -gt 0 ] || return 0
     for n in "${NODES[@]}"; do
         [ "${ROLE[$n]}" = tee ] && [ "${JOINED[$n]:-}" != true ] && continue
-        while IFS=$'\t' read -r w k v; do
-            kv_is "$n" "$CTX" "$k" "$v" || {
-                MISSING="$k on $n (written by $w)"
-                return 1
-            }
-        done <"$WORK/acked"
+        got=$(curl -s --max-time 60 -H "Authorization: Bearer ${TOKEN[$n]}" \
+            "${urls[@]/#/${URL[$n]}}" | jq -r '.data.value // "MISSING"')
+        if [ "$got" != "$want" ]; then
+            MISSING="$(diff <(echo "$want") <(echo "$got") | grep -c '^>') value(s) on $n"
+            return 1
+        fi
     done
 }
 # no TEE is a member on one node and refused on another: an admitted answer means a member
