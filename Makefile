@@ -91,6 +91,8 @@ PREFIX ?= /usr/local
 SHIPPED_ROOT := $(B)/share/mero/sigstore/trusted_root.json
 
 .SECONDARY:
+# issue 20: fleet (the fleet harness at 50 nodes, docs/fleet-harness.md)
+.PHONY: fleet
 .PHONY: all deps test asan-lane-build asan tsan tsan-build fuzz bench bench-build lint run clean check-build install
 all: $(LIB) $(BINS) $(SHIPPED_ROOT)
 
@@ -174,6 +176,11 @@ test: $(STAMP)
 	    tests/run.sh $(B)
 
 asan-lane-build: $(LIB) $(TEST_BINS) $(REPLAYS) $(SHIPPED_ROOT)
+
+# The fleet harness's scenarios at FLEET_N nodes (default 50; `make test` runs them at 12).
+fleet: $(STAMP)
+	$(Q)$(MAKE) --no-print-directory check-build BUILD=$(BUILD)
+	$(Q)FLEET_N=$${FLEET_N:-50} TESTS=$${TESTS:-fleet/} MERO_SHARED=$(SHARED) tests/run.sh $(B)
 
 asan:
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \

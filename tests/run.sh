@@ -97,7 +97,7 @@ unit_and_fuzz() { # build dir, name prefix
 
 unit_and_fuzz "$B" ""
 
-for dir in diff interop e2e; do
+for dir in diff interop e2e fleet; do
     for s in "$ROOT"/tests/$dir/*.sh; do
         [ -f "$s" ] || continue
         run_one "$dir/$(basename "$s" .sh)" 900 bash "$s"

@@ -299,4 +299,16 @@ struct mero_net_gossip_stats {
 /* The counters above (all zero without gossip). Loop thread. */
 void mero_net_gossip_stats(const struct mero_net *net, struct mero_net_gossip_stats *out);
 
+/* ---- issue 20: announced addresses (src/net/net.c) ---- */
+#define MERO_NET_MAX_ANNOUNCE 4
+
+/*
+ * Announce `multiaddr` (/ip4|/ip6 .../tcp/N, optionally /p2p/<our id>) to peers in identify
+ * instead of our listen addresses: for a node reached through a proxy or a port forward.
+ * Once one is set, identify lists only announced addresses; listen addresses (run.json,
+ * mero_net_listen_addrs) are unchanged. -MERO_ETOOBIG beyond MERO_NET_MAX_ANNOUNCE,
+ * -MERO_EPEERID for another peer's id, a parse error for a bad multiaddr.
+ */
+MERO_MUST_CHECK int mero_net_announce(struct mero_net *net, const char *multiaddr);
+
 #endif

@@ -569,4 +569,20 @@ void mero_node_metrics_cleanup(struct mero_node_metrics *m);
 void mero_node_set_metrics_public(struct mero_node *node, bool on);
 bool mero_node_metrics_public(const struct mero_node *node);
 
+/* ---- issue 20: announced addresses (src/node/public.c) ---- */
+#define MERO_NODE_MAX_ANNOUNCE 4 /* --announce addresses */
+
+/*
+ * Before open: one more --announce address, what identify tells peers to dial instead of our
+ * listen addresses (a node behind a proxy or port forward). Checked at start (a bad one
+ * refuses the start). -MERO_ETOOBIG past the limit, -MERO_ENOMEM.
+ */
+MERO_MUST_CHECK int mero_node_add_announce(struct mero_node *node, const char *multiaddr);
+
+/* ---- issue 20: op-log state for fleet checks (src/node/fleet_state.c) ---- */
+/* The namespace's op-log heads (sorted; *heads owned, free()) and its op count. */
+MERO_MUST_CHECK int mero_node_ns_log_state(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                           uint8_t (**heads)[MERO_OP_ID_LEN], size_t *nheads,
+                                           uint64_t *nops);
+
 #endif

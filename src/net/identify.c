@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * identify.c - the libp2p identify protocol (/ipfs/id/1.0.0): we answer with our public key,
- * listen addresses, the address we observed for the peer and the protocols we speak
- * (meshsub, identify, every registered request/response id); we ask every new peer once and
+ * listen addresses (or, when set, only the announced ones: mero_net_announce), the address
+ * we observed for the peer and the protocols we speak (meshsub, identify, every registered
+ * request/response id); we ask every new peer once and
  * record a TCP listen address it reports in the address book, so mero_net_request can redial a
  * peer that first dialed us. js-libp2p needs our answer to open its gossipsub stream to us.
  *
@@ -27,7 +28,14 @@ int mero__identify_encode(struct mero_net *net, struct mero__conn *c, struct mer
     MERO_TRY_OUT(mero__pb_put_str(out, 5, "ipfs/0.1.0"));
     MERO_TRY_OUT(mero__pb_put_str(out, 6, "mero/0.1"));
     MERO_TRY_OUT(mero__pb_put_bytes(out, 1, pb, sizeof(pb)));
-    for (struct mero__listener *l = net->listeners; l; l = l->next) {
+    for (size_t i = 0; i < net->nannounce; i++) {
+        struct mero__maddr m = net->announce[i];
+        m.peer[0] = 0;
+        mero_buf_reset(&a);
+        MERO_TRY_OUT(mero__maddr_encode(&m, &a));
+        MERO_TRY_OUT(mero__pb_put_bytes(out, 2, a.data, a.len));
+    }
+    for (struct mero__listener *l = net->listeners; l && net->nannounce == 0; l = l->next) {
         struct mero__maddr m = l->addr;
         m.peer[0] = 0;
         mero_buf_reset(&a);

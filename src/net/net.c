@@ -332,6 +332,23 @@ const struct mero__maddr *mero__book_find(const struct mero_net *net, const char
     return NULL;
 }
 
+int mero_net_announce(struct mero_net *net, const char *multiaddr)
+{
+    struct mero__maddr m;
+    MERO_TRY(mero__maddr_parse(multiaddr, &m));
+    if (m.peer[0] && strcmp(m.peer, net->id) != 0) {
+        return -MERO_EPEERID;
+    }
+    if (m.port == 0) {
+        return -MERO_EMULTIADDR;
+    }
+    if (net->nannounce >= MERO_NET_MAX_ANNOUNCE) {
+        return -MERO_ETOOBIG;
+    }
+    net->announce[net->nannounce++] = m;
+    return 0;
+}
+
 int mero_net_add_addr(struct mero_net *net, const char *multiaddr)
 {
     struct mero__maddr m;

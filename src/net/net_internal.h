@@ -510,6 +510,9 @@ struct mero_net {
     const char *budget_last;         /* the last budget event's reason (static string) */
     int handles;
     int freeing;
+    /* ---- issue 20: announced addresses (net.c mero_net_announce) ---- */
+    struct mero__maddr announce[MERO_NET_MAX_ANNOUNCE]; /* identify lists these, when any */
+    size_t nannounce;
 };
 
 /* Address book. */

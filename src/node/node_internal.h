@@ -108,6 +108,18 @@ struct mero_node {
     /* ---- issue 19: metrics (node/metrics.c) ---- */
     bool metrics_public;   /* merod run --metrics-public */
     uint64_t started_unix; /* mero_node_start */
+
+    /* ---- issue 20: --announce (public.c, service.c), bootstrap redials (redial.c) ---- */
+    char *announce[MERO_NODE_MAX_ANNOUNCE];
+    size_t nannounce;
+    struct mero_node_redial {
+        struct mero_node *node;
+        bool dialing;                    /* a dial is in flight */
+        uint64_t next_ms;                /* uv_now before which no dial starts */
+        uint32_t backoff_ms;             /* the wait after the next failure */
+        char peer[MERO_PEER_ID_STR_MAX]; /* the peer id a dial reached ("" before), for an address
+                                            without /p2p */
+    } redial[MERO_NODE_MAX_BOOTSTRAP];
 };
 
 /*

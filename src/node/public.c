@@ -31,6 +31,10 @@ void mero_node_free(struct mero_node *node)
         free(node->bootstrap[i]);
     }
     free(node->seen); /* issue 19: the fleet view's last-seen map */
+
+    for (size_t i = 0; i < node->nannounce; i++) {
+        free(node->announce[i]);
+    }
     mero_wipe(node, sizeof(*node));
     free(node);
 }
@@ -45,6 +49,19 @@ int mero_node_add_bootstrap(struct mero_node *node, const char *multiaddr)
         return -MERO_ENOMEM;
     }
     node->nbootstrap++;
+    return 0;
+}
+
+int mero_node_add_announce(struct mero_node *node, const char *multiaddr)
+{
+    if (node->nannounce >= MERO_NODE_MAX_ANNOUNCE) {
+        return -MERO_ETOOBIG;
+    }
+    node->announce[node->nannounce] = strdup(multiaddr);
+    if (node->announce[node->nannounce] == NULL) {
+        return -MERO_ENOMEM;
+    }
+    node->nannounce++;
     return 0;
 }
 

@@ -2,7 +2,8 @@
 /*
  * service.c - what runs beside the admin API on the node's loop: the governance store
  * (DIR/gov.db), the libp2p peer (listen, bootstrap dials, gossip on ns/<hex>), the sync
- * protocol and the periodic catch-up timer.
+ * protocol and the periodic catch-up timer, which also redials --bootstrap peers that are not
+ * connected (redial.c).
  *
  * Gossip on a namespace topic carries one message per publish, its first byte saying what
  * it is: MERO_GOSSIP_OP (a signed governance op, applied with mero_gov_apply) or
@@ -262,16 +263,7 @@ static void on_sync_timer(uv_timer_t *t)
     for (size_t i = 0; i < n && i < SYNC_PEERS_MAX; i++) {
         mero_node_sync_peer(node, peers[i]);
     }
-}
-
-static void on_dialed(void *ud, int status, const char *peer_id)
-{
-    if (status < 0) {
-        MERO_WARN("bootstrap dial failed: %s", mero_strerror(status));
-    } else {
-        MERO_INFO("bootstrap peer %s", peer_id);
-        mero_node_peer_valued(ud, peer_id);
-    }
+    mero_node_redial_tick(node, false);
 }
 
 int mero_node_service_start(struct mero_node *node, struct mero_err *err)
@@ -301,6 +293,13 @@ int mero_node_service_start(struct mero_node *node, struct mero_err *err)
                                 mero_strerror(rc));
         }
     }
+    for (size_t i = 0; i < node->nannounce; i++) {
+        rc = mero_net_announce(node->net, node->announce[i]);
+        if (rc < 0) {
+            return mero_err_set(err, -rc, "cannot announce %s: %s", node->announce[i],
+                                mero_strerror(rc));
+        }
+    }
     MERO_TRY(mero_node_sync_start(node, err));
     MERO_TRY(mero_node_admission_start(node, err));
     mero_node_tee_info_start(node); /* /tee/info's host facts, in the background */
@@ -312,11 +311,7 @@ int mero_node_service_start(struct mero_node *node, struct mero_err *err)
         }
         free(nss);
     }
-    for (size_t i = 0; i < node->nbootstrap; i++) {
-        if (mero_net_dial(node->net, node->bootstrap[i], on_dialed, node) < 0) {
-            MERO_WARN("cannot dial %s", node->bootstrap[i]);
-        }
-    }
+    mero_node_redial_tick(node, true);
     uv_timer_init(node->loop, &node->sync_timer);
     node->sync_timer.data = node;
     uv_timer_start(&node->sync_timer, on_sync_timer, SYNC_PERIOD_MS, SYNC_PERIOD_MS);

@@ -54,4 +54,10 @@ MERO_MUST_CHECK int mero_node_netcfg_parse(const json_t *cfg, const char *path,
 /* The net configuration for mero_net_new: defaults with the configured budgets. */
 void mero_node_netcfg_apply(const struct mero_node_config *in, struct mero_net_config *out);
 
+/* ---- issue 20: bootstrap redials (src/node/redial.c) ---- */
+#define MERO_NODE_REDIAL_SCAN 256 /* connected peers looked at per tick */
+/* Dial every --bootstrap peer that is not connected and whose back-off has passed; first:
+ * the dial at start (resets the per-peer state). */
+void mero_node_redial_tick(struct mero_node *node, bool first);
+
 #endif

@@ -339,6 +339,43 @@ TEST(redial_through_identify)
     finish(a, b);
 }
 
+TEST(identify_tells_the_announced_address)
+{
+    /* issue 20: a node behind a proxy announces the proxy's address; a peer it dials records
+     * that address (not the listen address) from identify, and bad announces are refused */
+    struct mero_net *a = node(11, NULL), *b = node(12, NULL);
+    char ba[MERO_MULTIADDR_STR_MAX], other[MERO_MULTIADDR_STR_MAX];
+    struct dial_res r = {0};
+    CHECK(a && b);
+    snprintf(other, sizeof(other), "/ip4/127.0.0.9/tcp/4001/p2p/%s", mero_net_peer_id(b));
+    CHECK_EQ(mero_net_announce(a, other), -MERO_EPEERID);
+    CHECK_EQ(mero_net_announce(a, "/ip4/127.0.0.9/tcp/0"), -MERO_EMULTIADDR);
+    CHECK(mero_net_announce(a, "/dns4/example.com/tcp/1") < 0);
+    CHECK_OK(mero_net_announce(a, "/ip4/127.0.0.9/tcp/4242"));
+    for (int i = 1; i < MERO_NET_MAX_ANNOUNCE; i++) {
+        CHECK_OK(mero_net_announce(a, "/ip4/127.0.0.9/tcp/4242"));
+    }
+    CHECK_EQ(mero_net_announce(a, "/ip4/127.0.0.9/tcp/4243"), -MERO_ETOOBIG);
+    addr_of(b, ba);
+    CHECK_OK(mero_net_dial(a, ba, on_dial, &r));
+    CHECK(run_until(&r.done, 5000));
+    CHECK_EQ(r.status, 0);
+    const struct mero__maddr *m = NULL;
+    for (int i = 0; i < 50 && m == NULL; i++) {
+        int never = 0;
+        run_until(&never, 20); /* identify */
+        m = mero__book_find(b, mero_net_peer_id(a));
+    }
+    CHECK(m != NULL);
+    CHECK_EQ(m ? m->port : 0, 4242);
+    CHECK(m && m->ip[0] == 127 && m->ip[3] == 9);
+    /* the listen address is unchanged */
+    char aa[MERO_MULTIADDR_STR_MAX];
+    addr_of(a, aa);
+    CHECK(strstr(aa, "/ip4/127.0.0.1/tcp/") == aa);
+    finish(a, b);
+}
+
 struct gossip_seen {
     int got_ok, got_reject;
 };
@@ -578,6 +615,6 @@ TEST(window_sized_frames_fill_the_decrypt_buffer)
 
 MERO_TEST_MAIN(T(simultaneous_dials_collapse), T(dial_wrong_peer_id_refused), T(request_semantics),
                T(handshake_timeout), T(redial_through_identify),
-               T(rejected_gossip_is_not_forwarded), T(publish_to_zero_peers),
-               T(large_frames_reuse_the_frame_cache),
+               T(identify_tells_the_announced_address), T(rejected_gossip_is_not_forwarded),
+               T(publish_to_zero_peers), T(large_frames_reuse_the_frame_cache),
                T(window_sized_frames_fill_the_decrypt_buffer))

@@ -2,11 +2,12 @@
 /*
  * merod.c - the node daemon's entry: `merod init --home DIR [--name N] [--listen MULTIADDR]
  * [--api HOST:PORT]` and `merod run --home DIR [--mock-tee] [--bootstrap MULTIADDR]...
- * [--test] [--metrics-public]` and `merod check --home DIR`. Exit status 0 on success or a clean
- * stop (check: nothing damaged), 1 on bad usage, 2 on failure (check: something is damaged or
- * missing). SQLite's error log is routed to ours so a corruption SQLite notices at run time is
- * logged. `run` composes the two layers through their public headers only: the node (mero/node.h)
- * starts, the admin API (mero/api.h) is put on its loop and stopped by the node's stop hook.
+ * [--announce MULTIADDR]... [--test] [--metrics-public]` and `merod check --home DIR`. Exit
+ * status 0 on success or a clean stop (check: nothing damaged), 1 on bad usage, 2 on failure
+ * (check: something is damaged or missing). SQLite's error log is routed to ours so a corruption
+ * SQLite notices at run time is logged. `run` composes the two layers through their public headers
+ * only: the node (mero/node.h) starts, the admin API (mero/api.h) is put on its loop and stopped by
+ * the node's stop hook.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -21,8 +22,8 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: merod init --home DIR [--name N] [--listen MULTIADDR] [--api HOST:PORT]\n"
-               "       merod run --home DIR [--mock-tee] [--bootstrap MULTIADDR]... [--test]\n"
-               "                 [--metrics-public]\n"
+               "       merod run --home DIR [--mock-tee] [--bootstrap MULTIADDR]...\n"
+               "                 [--announce MULTIADDR]... [--test] [--metrics-public]\n"
                "       merod check --home DIR\n"
                "       merod --version\n");
 }
@@ -110,6 +111,11 @@ static int cmd_run(int argc, char **argv)
             mero_node_set_metrics_public(node, true);
         } else if (strcmp(a, "--home") == 0 && i + 1 < argc) {
             home = argv[++i];
+        } else if (strcmp(a, "--announce") == 0 && i + 1 < argc) {
+            if (mero_node_add_announce(node, argv[++i]) < 0) {
+                fprintf(stderr, "merod: at most %d --announce addresses\n", MERO_NODE_MAX_ANNOUNCE);
+                goto out;
+            }
         } else if (strcmp(a, "--bootstrap") == 0 && i + 1 < argc) {
             int brc = mero_node_add_bootstrap(node, argv[++i]);
             if (brc == -MERO_ETOOBIG) {

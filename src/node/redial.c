@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * redial.c - keeping the --bootstrap peers connected (issue 20). merod dialed its bootstrap
+ * peers once, at start: a link that a partition, a peer's restart or a network fault closed
+ * stayed closed, so a fleet split in two never joined again after the network healed (the
+ * fleet harness's partition scenario, docs/fleet-harness.md). Now every sync tick (2 s)
+ * redials each bootstrap peer that is not connected, with a back-off per peer that doubles
+ * from 2 s to 30 s after each failed dial and restarts at 2 s once a dial succeeds.
+ *
+ * Invariants: at most one dial in flight per bootstrap address; a connected peer is never
+ * dialed (an address without /p2p/ is matched by the peer id its last successful dial
+ * reached); the dial callback touches only its own slot of the node, which outlives the net
+ * (mero_net_free completes pending dials with ECLOSED before the node is freed).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "mero/log.h"
+#include "node/node_internal.h"
+#include "node/service_internal.h"
+
+#define REDIAL_MIN_MS 2000u
+#define REDIAL_MAX_MS 30000u
+
+static void on_redialed(void *ud, int status, const char *peer_id)
+{
+    struct mero_node_redial *r = ud;
+    r->dialing = false;
+    if (status == -MERO_ECLOSED) {
+        return; /* the net is closing */
+    }
+    if (status < 0) {
+        MERO_WARN("bootstrap dial failed: %s (next try in %u s)", mero_strerror(status),
+                  r->backoff_ms / 1000u);
+        r->next_ms = uv_now(r->node->loop) + r->backoff_ms;
+        r->backoff_ms = r->backoff_ms * 2u > REDIAL_MAX_MS ? REDIAL_MAX_MS : r->backoff_ms * 2u;
+        return;
+    }
+    MERO_INFO("bootstrap peer %s", peer_id);
+    r->backoff_ms = REDIAL_MIN_MS;
+    if (peer_id != NULL) {
+        snprintf(r->peer, sizeof(r->peer), "%s", peer_id);
+    }
+    mero_node_peer_valued(r->node, peer_id);
+}
+
+static bool is_connected(char (*peers)[MERO_PEER_ID_STR_MAX], size_t n, const char *id)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(peers[i], id) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void mero_node_redial_tick(struct mero_node *node, bool first)
+{
+    char peers[MERO_NODE_REDIAL_SCAN][MERO_PEER_ID_STR_MAX];
+    size_t n = mero_net_connected_peers(node->net, peers, MERO_NODE_REDIAL_SCAN);
+    uint64_t now = uv_now(node->loop);
+    if (n > MERO_NODE_REDIAL_SCAN) {
+        n = MERO_NODE_REDIAL_SCAN;
+    }
+    for (size_t i = 0; i < node->nbootstrap; i++) {
+        struct mero_node_redial *r = &node->redial[i];
+        char canon[MERO_MULTIADDR_STR_MAX], id[MERO_PEER_ID_STR_MAX];
+        if (first) {
+            memset(r, 0, sizeof(*r));
+            r->node = node;
+            r->backoff_ms = REDIAL_MIN_MS;
+        }
+        if (r->dialing || now < r->next_ms) {
+            continue;
+        }
+        if (mero_net_multiaddr_check(node->bootstrap[i], canon, id) < 0 || id[0] == '\0') {
+            snprintf(id, sizeof(id), "%s", r->peer); /* no /p2p/: the id a dial reached */
+        }
+        if (id[0] != '\0' && is_connected(peers, n, id)) {
+            continue;
+        }
+        if (!first) {
+            MERO_INFO("bootstrap peer %s is not connected: dialing it again",
+                      id[0] ? id : node->bootstrap[i]);
+        }
+        if (mero_net_dial(node->net, node->bootstrap[i], on_redialed, r) < 0) {
+            MERO_WARN("cannot dial %s", node->bootstrap[i]);
+            r->next_ms = now + r->backoff_ms;
+            continue;
+        }
+        r->dialing = true;
+    }
+}
