@@ -40,6 +40,18 @@ static int write_seed(int fd, const uint8_t sk[static MERO_ED25519_SK_LEN])
     return write_errno;
 }
 
+/* write_seed, then close fd (always); 0 or -MERO_EIO with the reason naming path. */
+static int write_and_close(int fd, const uint8_t sk[static MERO_ED25519_SK_LEN], const char *path,
+                           struct mero_err *err)
+{
+    int write_errno = write_seed(fd, sk);
+    bool closed = close(fd) == 0;
+    MERO_ENSURE(write_errno == 0, err, MERO_EIO, "cannot write key file %s: %s", path,
+                strerror(write_errno));
+    MERO_ENSURE(closed, err, MERO_EIO, "cannot write key file %s", path);
+    return 0;
+}
+
 int mero_keyfile_save(const char *path, const uint8_t sk[static MERO_ED25519_SK_LEN],
                       struct mero_err *err)
 {
@@ -53,11 +65,7 @@ int mero_keyfile_save(const char *path, const uint8_t sk[static MERO_ED25519_SK_
         return mero_err_set(err, MERO_EIO, "cannot create key file %s: %s", path, strerror(errno));
     }
     int rc = 0;
-    int write_errno = write_seed(fd, sk);
-    bool closed = close(fd) == 0;
-    MERO_ENSURE_OUT(write_errno == 0, err, MERO_EIO, "cannot write key file %s: %s", path,
-                    strerror(write_errno));
-    MERO_ENSURE_OUT(closed, err, MERO_EIO, "cannot write key file %s", path);
+    MERO_TRY_OUT(write_and_close(fd, sk, path, err));
     MERO_ENSURE_OUT(rename(tmp, path) == 0, err, MERO_EIO, "cannot install key file %s: %s", path,
                     strerror(errno));
 out:
@@ -311,11 +319,7 @@ int mero_keyfile_create(const char *path, const uint8_t sk[static MERO_ED25519_S
                             errno == EEXIST ? " (an existing key file is never overwritten)" : "");
     }
     int rc = 0;
-    int write_errno = write_seed(fd, sk);
-    bool closed = close(fd) == 0;
-    MERO_ENSURE_OUT(write_errno == 0, err, MERO_EIO, "cannot write key file %s: %s", path,
-                    strerror(write_errno));
-    MERO_ENSURE_OUT(closed, err, MERO_EIO, "cannot write key file %s", path);
+    MERO_TRY_OUT(write_and_close(fd, sk, path, err));
 out:
     if (rc < 0) {
         (void)unlink(path); /* ours: O_EXCL created it */

@@ -847,6 +847,22 @@ out:
     return rc;
 }
 
+/* The tail of a local write, direct or relayed: apply the built delta through the one apply
+ * path, then gossip it (a forced test write is published even when refused here). Frees d. */
+static int apply_and_publish(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                             struct mero_buf *d, bool force, struct mero_err *err)
+{
+    struct mero_err aerr = {0};
+    int rc = mero_node_ctx_apply(node, d->data, d->len, &aerr);
+    if (rc < 0 && !force) {
+        mero_buf_cleanup(d);
+        return mero_err_set(err, -rc, "%s", aerr.msg);
+    }
+    (void)mero_node_publish(node, ns, MERO_GOSSIP_DELTA, d->data, d->len);
+    mero_buf_cleanup(d);
+    return 0;
+}
+
 int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
                       const char *key, const uint8_t *value, size_t vlen, bool force,
                       uint64_t lamport, struct mero_err *err)
@@ -890,15 +906,7 @@ int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_
         mero_buf_cleanup(&d);
         return rc;
     }
-    struct mero_err aerr = {0};
-    rc = mero_node_ctx_apply(node, d.data, d.len, &aerr);
-    if (rc < 0 && !force) {
-        mero_buf_cleanup(&d);
-        return mero_err_set(err, -rc, "%s", aerr.msg);
-    }
-    (void)mero_node_publish(node, ns, MERO_GOSSIP_DELTA, d.data, d.len);
-    mero_buf_cleanup(&d);
-    return 0;
+    return apply_and_publish(node, ns, &d, force, err);
 }
 
 int mero_node_ctx_put_relayed(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
@@ -933,15 +941,7 @@ int mero_node_ctx_put_relayed(struct mero_node *node, const uint8_t ctx[MERO_CON
         return mero_err_set(err, -rc, "cannot build the relayed delta");
     }
     mero_sha256(id, d.data, d.len);
-    struct mero_err aerr = {0};
-    rc = mero_node_ctx_apply(node, d.data, d.len, &aerr);
-    if (rc < 0 && !force) {
-        mero_buf_cleanup(&d);
-        return mero_err_set(err, -rc, "%s", aerr.msg);
-    }
-    (void)mero_node_publish(node, ns, MERO_GOSSIP_DELTA, d.data, d.len);
-    mero_buf_cleanup(&d);
-    return 0;
+    return apply_and_publish(node, ns, &d, force, err);
 }
 
 int mero_node_ctx_author(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
