@@ -5,7 +5,8 @@
 # and mock-TEE nodes, every link through the fault proxy with no fault set), then
 #   - T = 4N/5 mock-TEE nodes (40 at N=50, 8 at N=10) fleet-join the owner at the same moment
 #     (admitterAddrs = the owner): the time until the last join answered (its answer file's
-#     mtime), and admissions per second over that time;
+#     mtime), and admissions per second over that time; it also prints when each answer came
+#     and the admitter's CPU time over the burst;
 #   - K owner writes (FLEET_BENCH_K, default 20), one at a time, each timed from the PUT until
 #     its value is readable on EVERY other node that can read (members and admitted TEEs):
 #     one python3 poller thread per node on a keep-alive connection, every 10 ms;
@@ -29,6 +30,9 @@ if [ "${1:-}" = --one ]; then
         exit 1
     }
     echo "# N=$FLEET_N: owner, $M members, $T TEE nodes up in $((SECONDS - t0)) s" >&2
+    # the admitter's CPU time (utime + stime, clock ticks) over the burst: whether it is busy
+    cpu() { awk '{print $14 + $15}' "/proc/${PIDS[owner]}/stat"; }
+    c0=$(cpu)
     start=$(date +%s%N)
     for n in $(tees); do fleet_join_bg "$n" "[\"$(paddr owner)\"]"; done
     fleet_join_wait $(tees)
@@ -40,6 +44,7 @@ if [ "${1:-}" = --one ]; then
         awk -v s="$start" '{printf "%.3f\n", $1 - s / 1e9}' | sort -n)
     echo "# N=$FLEET_N: joins answered at (s): $(tr '\n' ' ' <<<"$at")" >&2
     ms=$(tail -n 1 <<<"$at" | awk '{printf "%d", $1 * 1000}')
+    echo "# N=$FLEET_N: the admitter's CPU over the burst: $((($(cpu) - c0) * 1000 / $(getconf CLK_TCK))) ms (wall $ms ms)" >&2
     readers=()
     for n in "${NODES[@]}"; do
         [ "$n" = owner ] && continue
