@@ -433,9 +433,15 @@ TEST(group_key_pull_answered_by_a_key_holder_for_members_only)
 {
     /* tee2 (a member) asks tee1 (a TEE key holder, not an admin) for the namespace key. tee2
      * got the key when admitted: drop it first, so that only the pull can bring it back. */
-    uint8_t want[32], want_id[32], got[32], got_id[32];
+    uint8_t want[MERO_GROUP_KEY_LEN], want_id[MERO_KEY_ID_LEN], got[MERO_GROUP_KEY_LEN],
+        got_id[MERO_KEY_ID_LEN];
     CHECK_OK(mero_gov_group_key(tee1.store, NS, want, want_id));
-    CHECK(sqlite3_exec(tee2.store->db, "DELETE FROM group_keys", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_stmt *del = NULL;
+    CHECK(sqlite3_prepare_v2(tee2.store->db, "DELETE FROM group_keys WHERE grp = ?", -1, &del,
+                             NULL) == SQLITE_OK);
+    CHECK(sqlite3_bind_blob(del, 1, NS, MERO_GROUP_ID_LEN, SQLITE_STATIC) == SQLITE_OK);
+    CHECK(sqlite3_step(del) == SQLITE_DONE);
+    sqlite3_finalize(del);
     CHECK_ERR(mero_gov_group_key(tee2.store, NS, got, got_id), -MERO_ENOTFOUND);
     CHECK(dial(&tee2, &tee1));
     unsigned long before = tee2.adm->keys_recovered;

@@ -622,7 +622,7 @@ TEST(subgroup_admission_of_an_admitted_tee)
     CHECK_EQ(role, MERO_ROLE_NONE);
     /* a peer replays all of it: every op applies, and its projection is the owner's (the TEE
      * a ReadOnlyTee at the root, out of the subgroup) */
-    uint8_t(*hashes)[32] = NULL;
+    uint8_t(*hashes)[MERO_OP_ID_LEN] = NULL;
     size_t nops = 0;
     uint64_t last = 0;
     CHECK_OK(mero_gov_op_hashes(w.owner.s, w.owner.ns, 0, SIZE_MAX, &hashes, &nops, &last));
