@@ -7,13 +7,20 @@
 # the admission layer's fleet-join runs its full budget (30 s) when nobody admits; shorten it
 # below the client's 30 s timeout (test knob read by src/node/admission/hook.c)
 export MERO_FLEET_JOIN_BUDGET_MS=3000
+# no metadata server: /tee/info's host facts must stay "unknown" (a closed local port)
+export MERO_GCP_METADATA_URL=http://127.0.0.1:9
 
 start_node a --mock-tee
 start_node none
 N=$(hex64 7)
 
 req a GET /admin-api/tee/info "" noauth
-check "tee/info public, mock: 200 with mrtd" eval 'status_is 200 && jq_is ".data.mrtd|length" 96 && jq_is .data.cloudProvider unknown'
+# exactly the three fields; no metadata server is reachable here (MERO_GCP_METADATA_URL points
+# at a closed port), so both host facts are "unknown", and the MRTD is the mock quote's: all zeros
+check "tee/info public, mock: 200 with exactly cloudProvider, osImage, mrtd" eval \
+    'status_is 200 && jq_is "[.data|keys[]]|join(\",\")" cloudProvider,mrtd,osImage && jq_is "keys|join(\",\")" data'
+check "tee/info mock: cloudProvider and osImage unknown, mrtd the mock quote's (96 zero hex)" eval \
+    'jq_is .data.cloudProvider unknown && jq_is .data.osImage unknown && jq_is .data.mrtd "$(hex96 0)"'
 req none GET /admin-api/tee/info "" noauth
 check "tee/info without TEE: 501" err_is 501 "TDX attestation generation is only supported on Linux with TDX hardware"
 
@@ -107,7 +114,12 @@ req a POST /admin-api/tee/fleet-join "{\"groupId\":\"$N\",\"admitterAddrs\":\"x\
 check "fleet-join: admitterAddrs not a list 400" err_has 400 "must be an array"
 PEER=$(jq -r .peerId "$WORK/a/run.json")
 req a POST /admin-api/tee/fleet-join "{\"groupId\":\"$N\",\"admitterAddrs\":[\"/ip4/127.0.0.1/tcp/4001/p2p/$PEER\"]}"
-check "fleet-join: valid body reaches the admission hook (501 when none installed, else an answer)" eval '[ "$STATUS" != 400 ] && [ "$STATUS" != 401 ] && [ "$STATUS" != 000 ]'
+# the only admitter named is the node itself: nobody admits, the budget runs out, and the answer
+# is 200 "announced", not admitted, for exactly the group asked (docs/admission.md)
+check "fleet-join: valid body, nobody admits: 200 announced, not admitted" eval \
+    'status_is 200 && jq_is .data.status announced && jq_is .data.admitted false && jq_is .data.admitted_by null'
+check "fleet-join: the answer names the group asked, with the namespace identity" eval \
+    'jq_is .data.group_id "$N" && jq_is .data.namespace_id "$N" && jq_is ".data.public_key|test(\"^[0-9a-f]{64}\$\")" true && jq_is ".data.refusals|length" 0'
 
 # routing
 req a GET /admin-api/nope "" noauth

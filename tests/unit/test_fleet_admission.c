@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <sqlite3.h>
 #include <uv.h>
 
 #include "mero/clock.h"
@@ -31,6 +32,7 @@
 #include "node/topic_internal.h"
 
 #include "api/api_internal.h"
+#include "gov/gov_internal.h" /* a test drops a held group key */
 #include "node/admission/service_internal.h"
 #include "harness.h"
 
@@ -429,12 +431,27 @@ TEST(admitted_tee_vouches_for_a_third_while_owner_offline)
 
 TEST(group_key_pull_answered_by_a_key_holder_for_members_only)
 {
-    /* tee2 (a member) asks tee1 (a TEE key holder, not an admin) for the namespace key */
+    /* tee2 (a member) asks tee1 (a TEE key holder, not an admin) for the namespace key. tee2
+     * got the key when admitted: drop it first, so that only the pull can bring it back. */
+    uint8_t want[MERO_GROUP_KEY_LEN], want_id[MERO_KEY_ID_LEN], got[MERO_GROUP_KEY_LEN],
+        got_id[MERO_KEY_ID_LEN];
+    CHECK_OK(mero_gov_group_key(tee1.store, NS, want, want_id));
+    sqlite3_stmt *del = NULL;
+    CHECK(sqlite3_prepare_v2(tee2.store->db, "DELETE FROM group_keys WHERE grp = ?", -1, &del,
+                             NULL) == SQLITE_OK);
+    CHECK(sqlite3_bind_blob(del, 1, NS, MERO_GROUP_ID_LEN, SQLITE_STATIC) == SQLITE_OK);
+    CHECK(sqlite3_step(del) == SQLITE_DONE);
+    sqlite3_finalize(del);
+    CHECK_ERR(mero_gov_group_key(tee2.store, NS, got, got_id), -MERO_ENOTFOUND);
     CHECK(dial(&tee2, &tee1));
     unsigned long before = tee2.adm->keys_recovered;
     mero__adm_key_pull(tee2.adm, NS, tee1.peer);
     pump(800);
     CHECK_EQ(tee2.adm->keys_recovered, before + 1);
+    /* and it now holds exactly the key tee1 holds, as the current key */
+    CHECK_OK(mero_gov_group_key(tee2.store, NS, got, got_id));
+    CHECK_MEM_EQ(got_id, want_id, sizeof(want_id));
+    CHECK_MEM_EQ(got, want, sizeof(want));
     /* a node with no row in the namespace gets nothing */
     CHECK(dial(&tee4, &tee1));
     mero__adm_key_pull(tee4.adm, NS, tee1.peer);

@@ -610,13 +610,34 @@ TEST(subgroup_admission_of_an_admitted_tee)
     int role;
     CHECK_OK(mero_gov_direct_role(w.owner.s, sub, w.tee.node.pk, &role));
     CHECK_EQ(role, MERO_ROLE_READONLY_TEE);
-    /* but only once per subgroup */
+    /* but only once per subgroup: the replayed carried admission is refused with its reason,
+     * publishes nothing and leaves the TEE out of the subgroup */
     CHECK_OK(mero_gov_remove_member(w.owner.s, w.owner.ns, sub, w.tee.node.pk, &l, NULL));
+    size_t published = l.n;
+    memset(&e, 0, sizeof(e));
     CHECK_ERR(admit(&w, &carried, &outcome, &l, &e), -MERO_EREMOVED);
-    /* a peer replays all of it */
+    CHECK(strstr(e.msg, "cannot rejoin") != NULL);
+    CHECK_EQ(l.n, published);
+    CHECK_OK(mero_gov_direct_role(w.owner.s, sub, w.tee.node.pk, &role));
+    CHECK_EQ(role, MERO_ROLE_NONE);
+    /* a peer replays all of it: every op applies, and its projection is the owner's (the TEE
+     * a ReadOnlyTee at the root, out of the subgroup) */
+    uint8_t(*hashes)[MERO_OP_ID_LEN] = NULL;
+    size_t nops = 0;
+    uint64_t last = 0;
+    CHECK_OK(mero_gov_op_hashes(w.owner.s, w.owner.ns, 0, SIZE_MAX, &hashes, &nops, &last));
+    free(hashes);
     struct govt_node peer;
     CHECK_OK(govt_open(&peer));
-    CHECK(govt_sync(&w.owner, &peer, w.owner.ns, &e) > 0);
+    CHECK_EQ(govt_sync(&w.owner, &peer, w.owner.ns, &e), (int)nops);
+    CHECK_OK(mero_gov_direct_role(peer.s, w.owner.ns, w.tee.node.pk, &role));
+    CHECK_EQ(role, MERO_ROLE_READONLY_TEE);
+    CHECK_OK(mero_gov_direct_role(peer.s, sub, w.tee.node.pk, &role));
+    CHECK_EQ(role, MERO_ROLE_NONE);
+    /* replaying the log a second time changes nothing */
+    CHECK_EQ(govt_sync(&w.owner, &peer, w.owner.ns, &e), 0);
+    CHECK_OK(mero_gov_direct_role(peer.s, sub, w.tee.node.pk, &role));
+    CHECK_EQ(role, MERO_ROLE_NONE);
     mero_gov_oplist_cleanup(&l);
     govt_close(&peer);
     world_close(&w);
