@@ -215,3 +215,29 @@ void govt_fake_quote_facts(uint8_t *q, size_t n, const struct mero_admit_request
         }
     }
 }
+
+int govt_ns_with_root_tee(struct govt_node *owner, struct govt_tee *tee, int mode)
+{
+    struct mero_tee_policy p;
+    struct mero_admit_request req;
+    int outcome;
+    int rc = govt_open(owner);
+    if (rc == 0) {
+        rc = govt_create_ns(owner);
+    }
+    if (rc == 0) {
+        rc = govt_policy(&p, mode, true);
+        if (rc == 0) {
+            rc = mero_gov_set_policy(owner->s, owner->ns, &p, NULL, NULL, NULL, NULL);
+        }
+        mero_tee_policy_cleanup(&p);
+    }
+    if (rc == 0) {
+        rc = govt_tee_open(tee, owner->ns);
+    }
+    if (rc == 0) {
+        govt_tee_request(tee, owner->ns, owner->ns, owner->ns, &req);
+        rc = mero_gov_admit_tee_node(owner->s, owner->ns, &req, &outcome, NULL, NULL);
+    }
+    return rc;
+}

@@ -72,5 +72,9 @@ int govt_tee_open(struct govt_tee *t, const uint8_t ns[32]);
 /* Fill an admit request for t into group with a fresh mock quote bound to (ns, bind_group). */
 void govt_tee_request(struct govt_tee *t, const uint8_t ns[32], const uint8_t group[32],
                       const uint8_t bind_group[32], struct mero_admit_request *req);
+/* The common start of a reach test: owner opens and creates a namespace under a policy of mode
+ * (mock quotes accepted), tee opens and is admitted at the namespace root. 0 or the first
+ * error. */
+int govt_ns_with_root_tee(struct govt_node *owner, struct govt_tee *tee, int mode);
 
 #endif

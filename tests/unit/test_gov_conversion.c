@@ -22,28 +22,8 @@ struct world {
 
 static int world_open(struct world *w)
 {
-    struct mero_tee_policy p;
-    struct mero_admit_request req;
-    int outcome;
     uint8_t ppk[MERO_IDENTITY_LEN];
-    int rc = govt_open(&w->owner);
-    if (rc == 0) {
-        rc = govt_create_ns(&w->owner);
-    }
-    if (rc == 0) {
-        rc = govt_policy(&p, MERO_TEE_MODE_REPLICA, true);
-        if (rc == 0) {
-            rc = mero_gov_set_policy(w->owner.s, w->owner.ns, &p, NULL, NULL, NULL, NULL);
-        }
-        mero_tee_policy_cleanup(&p);
-    }
-    if (rc == 0) {
-        rc = govt_tee_open(&w->tee, w->owner.ns);
-    }
-    if (rc == 0) {
-        govt_tee_request(&w->tee, w->owner.ns, w->owner.ns, w->owner.ns, &req);
-        rc = mero_gov_admit_tee_node(w->owner.s, w->owner.ns, &req, &outcome, NULL, NULL);
-    }
+    int rc = govt_ns_with_root_tee(&w->owner, &w->tee, MERO_TEE_MODE_REPLICA);
     if (rc == 0) {
         rc = mero_gov_create_subgroup(w->owner.s, w->owner.ns, w->owner.ns, MERO_GROUP_OPEN,
                                       w->open_g, NULL, NULL);
