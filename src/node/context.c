@@ -1048,8 +1048,8 @@ static int value_copy(const struct kv_row *r, uint8_t **value, size_t *vlen)
 /*
  * Issue 16: a key is not among the values readable here. When the context keeps deltas sealed
  * under a key this node lacks, say why the read cannot be answered (and ask for that key)
- * instead of "key not found": -MERO_EPERM when we do not reach the context's group (a
- * Restricted subgroup is reached only through tee-admit), -MERO_ESTATE when we do and the key
+ * instead of "key not found": -MERO_EPERM when we do not reach the context's group (not a
+ * member of the namespace, or a Restricted subgroup, reached only through tee-admit), -MERO_ESTATE when we do and the key
  * has not arrived yet. 0 when no such delta is kept (the key is simply absent).
  */
 static int unreadable(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
@@ -1079,10 +1079,16 @@ static int unreadable(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_
     mero_hex_encode(id, d.key_id, 8);
     if (mero_gov_identity(node->store, ns, false, me, NULL) < 0 ||
         mero_gov_reach_role(node->store, group, me, &role) < 0 || role == MERO_ROLE_NONE) {
+        if (memcmp(group, ns, MERO_NS_ID_LEN) == 0) {
+            return mero_err_set(err, MERO_EPERM,
+                                "this node is not a member of the context's namespace: its values "
+                                "are sealed under key %s… it does not hold",
+                                id);
+        }
         return mero_err_set(err, MERO_EPERM,
-                            "this node does not reach the context's group (a Restricted subgroup "
-                            "is reached only through tee-admit): its values are sealed under "
-                            "key %s… it does not hold",
+                            "this node does not reach the context's subgroup (a Restricted "
+                            "subgroup is reached only through tee-admit): its values are sealed "
+                            "under key %s… it does not hold",
                             id);
     }
     mero_node_admission_key_missing(node, ns, group, d.key_id);

@@ -17,6 +17,14 @@ cleanup() {
     for n in "${!PIDS[@]}"; do
         kill -KILL "${PIDS[$n]}" 2>/dev/null
     done
+    # a failing script leaves its node logs behind (tests/run.sh keeps stderr in its log folder)
+    if [ "$FAILS" -gt 0 ]; then
+        for f in "$WORK"/*.log; do
+            [ -f "$f" ] || continue
+            echo "=== ${f##*/} (last 300 lines)" >&2
+            tail -n 300 "$f" >&2
+        done
+    fi
     rm -rf "$WORK"
 }
 trap cleanup EXIT
