@@ -28,7 +28,7 @@
 #include "mero/quote.h"
 #include "mero/sizes.h"
 
-#define MERO_GOV_STORE_SCHEMA 3 /* SQLite schema (PRAGMA user_version) */
+#define MERO_GOV_STORE_SCHEMA 4 /* SQLite schema (PRAGMA user_version) */
 /*
  * Evidence lifetime (spec "Idempotency and refresh", tee::evidence_retry). UNVERIFIED values,
  * the one place they live (docs/admission.md "Evidence lifetime"): evidence older than
@@ -99,10 +99,20 @@ struct mero_gov_event {
     bool for_us; /* the member / recipient is our identity in this namespace */
 };
 
+/*
+ * Issue 19 (docs/fleet.md): what governance keeps for the fleet view beyond the ops' own
+ * fields. A release profile's name (mero/release.h's MERO_RELEASE_NAME_MAX); the advisory IDs
+ * of a TEE's TCB level, comma-separated, from the offline check of its latest evidence (IDs
+ * that do not fit are left off whole, never cut).
+ */
+#define MERO_GOV_PROFILE_NAME_MAX 64
+#define MERO_GOV_ADVISORIES_MAX   1024
+
 /* What the evidence verifier reports (offline DCAP check against carried collateral). */
 struct mero_evidence_verdict {
     bool is_mock;
     char tcb_status[MERO_GOV_MAX_STR + 1];
+    char advisories[MERO_GOV_ADVISORIES_MAX]; /* comma-separated advisory IDs, "" for none */
     struct mero_measurements m;
     uint8_t report_data[MERO_REPORT_DATA_LEN];
     bool has_td; /* the TD facts below are set (a real quote) */
@@ -120,9 +130,10 @@ struct mero_evidence_verdict {
  *  - evidence_verify: verify a real quote offline against its collateral at attested_at and
  *    fill the verdict. NULL: mero_dcap_verify_evidence against the carried collateral JSON.
  *  - release_check: admit step 3 for a signed-release policy (real quotes): fetch/verify the
- *    release's published-mrtds.json and match m against policy->profiles. 0 = match, else a
- *    negative code with the reason in *reason. NULL: release-form admissions are refused
- *    (gov does not fetch anything itself).
+ *    release's published-mrtds.json and match m against policy->profiles. 0 = match, with the
+ *    matching profile's name in matched[cap] when matched is non-NULL; else a negative code
+ *    with the reason in *reason. NULL: release-form admissions are refused (gov does not fetch
+ *    anything itself).
  *  - on_event: governance events after each applied op (not during mero_gov_rebuild). It runs
  *    after the op's savepoint is released, so it may call back into the store (for example
  *    mero_gov_self_purge on a TeeMemberRemoved for_us); inside a caller's own
@@ -140,7 +151,7 @@ struct mero_gov_hooks {
                            struct mero_err *err);
     int (*release_check)(void *ud, const char *release_version,
                          const struct mero_tee_policy *policy, const struct mero_measurements *m,
-                         struct mero_err *reason);
+                         char *matched, size_t cap, struct mero_err *reason);
     void *release_ud; /* when non-NULL, passed to release_check instead of ud */
 };
 /*
@@ -150,7 +161,7 @@ struct mero_gov_hooks {
  */
 int mero_gov_release_hook(void *ud, const char *release_version,
                           const struct mero_tee_policy *policy, const struct mero_measurements *m,
-                          struct mero_err *reason);
+                          char *matched, size_t cap, struct mero_err *reason);
 /* Copy the hooks into the store (replacing earlier ones). */
 void mero_store_set_hooks(struct mero_store *s, const struct mero_gov_hooks *h);
 
@@ -321,6 +332,9 @@ struct mero_adm_case {
     size_t quote_len;
     const uint8_t *quote_hash;
     const char *release_version; /* admitter, signed-release form */
+    /* out (admitter, optional): the release check writes the allowed profile the quote matched
+     * here (MERO_GOV_PROFILE_NAME_MAX bytes); untouched when no release check runs */
+    char *matched_profile;
 };
 
 /*
@@ -373,6 +387,10 @@ struct mero_admit_request {
     bool has_td;
     uint64_t td_attributes;
     uint8_t mrservicetd[MERO_MR_LEN];
+    /* out (optional, MERO_GOV_PROFILE_NAME_MAX bytes): under a signed-release policy, the
+     * allowed profile a real quote matched; "" otherwise (measurement form, mock quote, refusal,
+     * or an admission decided without the release check) */
+    char *matched_profile;
 };
 
 enum mero_admit_outcome {
@@ -651,6 +669,13 @@ MERO_MUST_CHECK int mero_gov_evidence_at(struct mero_store *s,
                                          const uint8_t group[static MERO_GROUP_ID_LEN],
                                          const uint8_t member[static MERO_IDENTITY_LEN],
                                          bool *found, uint64_t *at);
+/* Issue 19: the advisory IDs (comma-separated, "" for none) of the offline check of member's
+ * latest evidence in group; found false when it has none. */
+MERO_MUST_CHECK int mero_gov_evidence_advisories(struct mero_store *s,
+                                                 const uint8_t group[static MERO_GROUP_ID_LEN],
+                                                 const uint8_t member[static MERO_IDENTITY_LEN],
+                                                 bool *found,
+                                                 char out[static MERO_GOV_ADVISORIES_MAX]);
 
 /* ---- issue 16: reach - subgroups and keys (src/gov/reach.c) ---- */
 

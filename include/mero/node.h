@@ -462,7 +462,6 @@ struct mero_fleet_attempt {
     char tcb_status[MERO_FLEET_TCB_MAX];
 };
 
-#define MERO_FLEET_MAX_ADVISORIES 8
 struct mero_fleet_member {
     uint8_t identity[MERO_IDENTITY_LEN];
     int role;
@@ -477,8 +476,7 @@ struct mero_fleet_member {
     struct mero_measurements m;
     struct mero_fleet_match matched;
     char tcb_status[MERO_GOV_MAX_STR + 1];
-    size_t n_advisories;
-    char advisories[MERO_FLEET_MAX_ADVISORIES][MERO_FLEET_NAME_MAX];
+    char advisories[MERO_GOV_ADVISORIES_MAX]; /* the latest evidence's, comma-separated */
     uint8_t quote_hash[MERO_QUOTE_HASH_LEN];
     bool has_evidence_at;
     uint64_t evidence_at;

@@ -55,8 +55,12 @@ static json_t *matched_json(const struct mero_fleet_match *m)
 static json_t *tee_json(const struct mero_fleet_member *m, uint64_t now)
 {
     json_t *adv = json_array();
-    for (size_t i = 0; adv != NULL && i < m->n_advisories; i++) {
-        json_array_append_new(adv, json_string(m->advisories[i]));
+    /* gov keeps them comma-separated (IDs hold no comma) */
+    for (const char *p = m->advisories; adv != NULL && *p != '\0';) {
+        const char *e = strchr(p, ',');
+        size_t n = e != NULL ? (size_t)(e - p) : strlen(p);
+        json_array_append_new(adv, json_stringn(p, n));
+        p += n + (e != NULL);
     }
     json_t *o =
         json_pack("{s:o, s:o, s:s, s:o, s:o, s:o}", "measurements", measurements_json(&m->m),

@@ -365,7 +365,9 @@ static int release_gate(struct mero_store *s, const struct mero_tee_policy *p,
     }
     struct mero_err e = {0};
     void *ud = s->hooks.release_ud != NULL ? s->hooks.release_ud : s->hooks.ud;
-    if (s->hooks.release_check(ud, v, p, c->m, &e) < 0) {
+    if (s->hooks.release_check(ud, v, p, c->m, c->matched_profile,
+                               c->matched_profile != NULL ? MERO_GOV_PROFILE_NAME_MAX : 0,
+                               &e) < 0) {
         return fail(rule, MERO_ADM_RULE_RELEASE, err, e.msg);
     }
     return 0;

@@ -35,6 +35,9 @@ static int decide(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
     bool is_mock = req->is_mock || mero_mock_is_mock(req->quote, req->quote_len);
     int want = p != NULL ? mero_tee_mode_role(p->mode) : MERO_ROLE_NONE;
     d->role = want;
+    if (req->matched_profile != NULL) {
+        req->matched_profile[0] = '\0'; /* the release check names it, when one runs */
+    }
 
     /* 6. idempotency, refresh, conversion: what an admission would publish */
     int cur;
@@ -72,6 +75,7 @@ static int decide(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
         .quote_len = req->quote_len,
         .quote_hash = req->quote_hash,
         .release_version = req->release_version,
+        .matched_profile = req->matched_profile,
     };
     MERO_TRY(mero_gov_admission_rules(s, ns, p, &c, NULL, reason));
     uint8_t key[MERO_GROUP_KEY_LEN], id[MERO_KEY_ID_LEN];

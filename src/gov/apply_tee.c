@@ -48,6 +48,51 @@ static int root_account(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
     return rc;
 }
 
+/*
+ * The advisory IDs of a verdict as one comma-separated text: IDs of letters, digits, '-', '_'
+ * and '.' only (anything else is not an Intel advisory ID and is left off), duplicates once,
+ * and an ID that would not fit is left off whole.
+ */
+void mero__gov_advisories_join(char out[MERO_GOV_ADVISORIES_MAX],
+                               const char (*ids)[MERO_DCAP_ADVISORY_LEN], size_t n)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        const char *id = ids[i];
+        size_t l = strnlen(id, MERO_DCAP_ADVISORY_LEN);
+        bool ok = l > 0 && l < MERO_DCAP_ADVISORY_LEN;
+        for (size_t k = 0; ok && k < l; k++) {
+            char c = id[k];
+            ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                 c == '-' || c == '_' || c == '.';
+        }
+        if (!ok || mero__gov_advisories_has(out, id, l) ||
+            len + (len > 0) + l + 1 > MERO_GOV_ADVISORIES_MAX) {
+            continue;
+        }
+        if (len > 0) {
+            out[len++] = ',';
+        }
+        memcpy(out + len, id, l);
+        len += l;
+        out[len] = '\0';
+    }
+}
+
+bool mero__gov_advisories_has(const char *list, const char *id, size_t l)
+{
+    for (const char *p = list; *p != '\0';) {
+        const char *e = strchr(p, ',');
+        size_t pl = e != NULL ? (size_t)(e - p) : strlen(p);
+        if (pl == l && memcmp(p, id, l) == 0) {
+            return true;
+        }
+        p += pl + (e != NULL);
+    }
+    return false;
+}
+
 /* Offline DCAP check against the carried collateral (reference-calimero.md §1.7). */
 static int default_evidence_verify(const uint8_t ns[MERO_NS_ID_LEN],
                                    const uint8_t group[MERO_GROUP_ID_LEN],
@@ -67,6 +112,9 @@ static int default_evidence_verify(const uint8_t ns[MERO_NS_ID_LEN],
                     "the evidence verdict carries no TCB status");
     v->is_mock = false;
     snprintf(v->tcb_status, sizeof(v->tcb_status), "%s", mero_tcb_status_name(res->tcb_status));
+    mero__gov_advisories_join(v->advisories,
+                              (const char(*)[MERO_DCAP_ADVISORY_LEN])res->advisory_ids,
+                              res->n_advisory_ids);
     mero_measurements_from_raw(&v->m, res->mrtd, (const uint8_t(*)[MERO_MR_LEN])res->rtmr);
     memcpy(v->report_data, res->report_data, sizeof(v->report_data));
     v->has_td = true;
@@ -211,7 +259,7 @@ out:
     uint8_t qh[MERO_QUOTE_HASH_LEN];
     mero_sha256(qh, ev->quote, ev->quote_len);
     MERO_TRY(mero__gov_evidence_put(a->s, op->group_id, ev->attested_key, qh, ev->attested_at,
-                                    v.tcb_status, a->hash));
+                                    v.tcb_status, v.advisories, a->hash));
     MERO_TRY(mero__gov_spent_put(a->s, op->ns, qh, GOV_SPENT_EVIDENCE, op->group_id));
     return mero__gov_ev(a, MERO_EV_EVIDENCE_RECORDED, op->group_id, ev->attested_key, r, NULL);
 }

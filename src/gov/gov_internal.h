@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "mero/dcap.h"
 #include "mero/gov.h"
 #include "mero/op.h"
 
@@ -113,7 +114,13 @@ int mero__gov_spent_put(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
 int mero__gov_evidence_put(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
                            const uint8_t member[MERO_IDENTITY_LEN],
                            const uint8_t qh[MERO_QUOTE_HASH_LEN], uint64_t at, const char *tcb,
-                           const uint8_t op_hash[MERO_OP_ID_LEN]);
+                           const char *advisories, const uint8_t op_hash[MERO_OP_ID_LEN]);
+/* Issue 19 (apply_tee.c): a verdict's advisory IDs as one comma-separated text, within
+ * MERO_GOV_ADVISORIES_MAX (what does not fit, or is not an advisory ID, is left off whole);
+ * whether such a list holds the l-byte id. */
+void mero__gov_advisories_join(char out[MERO_GOV_ADVISORIES_MAX],
+                               const char (*ids)[MERO_DCAP_ADVISORY_LEN], size_t n);
+bool mero__gov_advisories_has(const char *list, const char *id, size_t l);
 int mero__gov_policy_put(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
                          const uint8_t op_hash[MERO_OP_ID_LEN], const uint8_t *bytes, size_t len);
 int mero__gov_group_put(struct mero_store *s, const uint8_t id[MERO_GROUP_ID_LEN],

@@ -36,8 +36,8 @@ static const char SQL_DENY_OFF[] = "DELETE FROM deny WHERE grp = ? AND member = 
 static const char SQL_SPENT_PUT[] =
     "INSERT OR IGNORE INTO spent(ns, quote_hash, kind, grp) VALUES(?, ?, ?, ?)";
 static const char SQL_EVID_PUT[] =
-    "INSERT OR REPLACE INTO evidence(grp, member, quote_hash, attested_at, tcb, op_hash)"
-    " VALUES(?, ?, ?, ?, ?, ?)";
+    "INSERT OR REPLACE INTO evidence(grp, member, quote_hash, attested_at, tcb, op_hash,"
+    " advisories) VALUES(?, ?, ?, ?, ?, ?, ?)";
 static const char SQL_POLICY_PUT[] =
     "INSERT OR REPLACE INTO policy(ns, op_hash, body) VALUES(?, ?, ?)";
 static const char SQL_GROUP_PUT[] =
@@ -128,7 +128,7 @@ int mero__gov_spent_put(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
 int mero__gov_evidence_put(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
                            const uint8_t member[MERO_IDENTITY_LEN],
                            const uint8_t qh[MERO_QUOTE_HASH_LEN], uint64_t at, const char *tcb,
-                           const uint8_t op_hash[MERO_OP_ID_LEN])
+                           const char *advisories, const uint8_t op_hash[MERO_OP_ID_LEN])
 {
     STMT(st, SQL_EVID_PUT);
     BLOB(st, 1, grp);
@@ -137,6 +137,7 @@ int mero__gov_evidence_put(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID
     sqlite3_bind_int64(st, 4, (sqlite3_int64)at);
     sqlite3_bind_text(st, 5, tcb, -1, SQLITE_STATIC);
     BLOB(st, 6, op_hash);
+    sqlite3_bind_text(st, 7, advisories != NULL ? advisories : "", -1, SQLITE_STATIC);
     return mero__gov_step_done(st);
 }
 

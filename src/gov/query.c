@@ -8,6 +8,7 @@
  * grow with the log; TEE roles are never inherited; admin authority crosses Open boundaries
  * only; policy reads resolve a subgroup to its namespace root.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -352,6 +353,27 @@ int mero_gov_evidence_at(struct mero_store *s, const uint8_t group[static MERO_G
                          const uint8_t member[static MERO_IDENTITY_LEN], bool *found, uint64_t *at)
 {
     return mero__gov_evidence_at(s, group, member, found, at);
+}
+
+static const char SQL_EVID_ADV[] = "SELECT advisories FROM evidence WHERE grp = ? AND member = ?";
+
+int mero_gov_evidence_advisories(struct mero_store *s,
+                                 const uint8_t group[static MERO_GROUP_ID_LEN],
+                                 const uint8_t member[static MERO_IDENTITY_LEN], bool *found,
+                                 char out[static MERO_GOV_ADVISORIES_MAX])
+{
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, SQL_EVID_ADV, group, member, &st));
+    *found = false;
+    out[0] = '\0';
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const unsigned char *t = sqlite3_column_text(st, 0);
+        *found = true;
+        snprintf(out, MERO_GOV_ADVISORIES_MAX, "%s", t != NULL ? (const char *)t : "");
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -MERO_EIO;
 }
 
 bool mero_gov_evidence_lapsed(uint64_t at, uint64_t now)

@@ -4,17 +4,20 @@
  * release source (fetch, Sigstore verification, cache): admit_tee_node step 3 for a
  * signed-release policy. The hook's user data is the struct mero_release_source.
  *
- * Invariant: a measurement that is not 96 hex characters matches nothing (refused), and every
- * refusal of mero_release_check is passed through with its reason. BLOCKING on a cache miss
+ * Invariant: a measurement that is not 96 hex characters matches nothing (refused), every
+ * refusal of mero_release_check is passed through with its reason, and an admission names the
+ * profile it matched (the fleet view's matched.name). BLOCKING on a cache miss
  * (network): the caller runs admit_tee_node off the loop thread, or pre-warms the cache.
  */
 #include "mero/gov.h"
 #include "mero/op.h"
 #include "mero/release.h"
 
+_Static_assert(MERO_GOV_PROFILE_NAME_MAX == MERO_RELEASE_NAME_MAX, "a profile's name fits");
+
 int mero_gov_release_hook(void *ud, const char *release_version,
                           const struct mero_tee_policy *policy, const struct mero_measurements *m,
-                          struct mero_err *reason)
+                          char *matched, size_t cap, struct mero_err *reason)
 {
     struct mero_release_meas rm;
     bool ok[1 + MERO_RTMR_COUNT];
@@ -28,5 +31,5 @@ int mero_gov_release_hook(void *ud, const char *release_version,
     }
     return mero_release_check((struct mero_release_source *)ud, release_version,
                               policy->min_release, (const char *const *)policy->profiles.v,
-                              policy->profiles.n, &rm, NULL, 0, reason);
+                              policy->profiles.n, &rm, matched, matched != NULL ? cap : 0, reason);
 }

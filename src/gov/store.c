@@ -84,7 +84,29 @@ static const char *const migration_2 =
 static const char *const migration_3 =
     "CREATE TABLE IF NOT EXISTS purged(ns BLOB PRIMARY KEY) WITHOUT ROWID;";
 
-static const char *const *const migrations[] = {&migration_1, &migration_2, &migration_3};
+/* Migration 4 (issue 19): the advisory IDs of the offline check of each evidence (derived like
+ * the rest of the row; an evidence row from before it reads as none until the next rebuild or
+ * refresh). SQLite has no ADD COLUMN IF NOT EXISTS: migrate() skips it when the column is
+ * there (migration_4_column), so a lowered user_version migrates again cleanly. */
+static const char *const migration_4 =
+    "ALTER TABLE evidence ADD COLUMN advisories TEXT NOT NULL DEFAULT '';";
+static const char *const migration_4_column[2] = {"evidence", "advisories"};
+
+static const char *const *const migrations[] = {&migration_1, &migration_2, &migration_3,
+                                                &migration_4};
+/* per migration: the {table, column} whose presence means it already ran, or NULL */
+static const char *const *const migration_done_if[] = {NULL, NULL, NULL, migration_4_column};
+/* per migration: it adds a derived column, so a store with ops is rebuilt once it ran (the
+ * rows written before it then hold what a rebuild computes, and `merod check` agrees) */
+static const bool migration_rederives[] = {false, false, false, true};
+_Static_assert(sizeof(migration_rederives) / sizeof(migration_rederives[0]) ==
+                   sizeof(migration_done_if) / sizeof(migration_done_if[0]),
+               "one rederive flag per migration");
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) ==
+                   sizeof(migration_done_if) / sizeof(migration_done_if[0]),
+               "one guard per migration");
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == MERO_GOV_STORE_SCHEMA,
+               "MERO_GOV_STORE_SCHEMA names the last migration");
 
 int mero__gov_sqlerr(struct mero_store *s, struct mero_err *err, const char *what)
 {
@@ -133,10 +155,26 @@ int mero__gov_step_done(sqlite3_stmt *st)
     return rc == SQLITE_DONE ? 0 : -MERO_EIO;
 }
 
-static int migrate(struct mero_store *s, struct mero_err *err)
+static bool column_exists(struct mero_store *s, const char *const tc[2])
+{
+    sqlite3_stmt *st = NULL;
+    bool yes = false;
+    if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st,
+                           NULL) != SQLITE_OK) {
+        return false;
+    }
+    sqlite3_bind_text(st, 1, tc[0], -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, tc[1], -1, SQLITE_STATIC);
+    yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
+static int migrate(struct mero_store *s, bool *rederive, struct mero_err *err)
 {
     sqlite3_stmt *st = NULL;
     int version = 0;
+    *rederive = false;
     if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) {
         return mero__gov_sqlerr(s, err, "user_version");
     }
@@ -156,7 +194,8 @@ static int migrate(struct mero_store *s, struct mero_err *err)
         if (mero__gov_exec(s, "BEGIN IMMEDIATE") < 0) {
             return mero__gov_sqlerr(s, err, "migration begin");
         }
-        if (mero__gov_exec(s, *migrations[v]) < 0 || mero__gov_exec(s, pragma) < 0) {
+        bool done = migration_done_if[v] != NULL && column_exists(s, migration_done_if[v]);
+        if ((!done && mero__gov_exec(s, *migrations[v]) < 0) || mero__gov_exec(s, pragma) < 0) {
             int rc = mero__gov_sqlerr(s, err, "migration");
             (void)mero__gov_exec(s, "ROLLBACK");
             return rc;
@@ -164,6 +203,7 @@ static int migrate(struct mero_store *s, struct mero_err *err)
         if (mero__gov_exec(s, "COMMIT") < 0) {
             return mero__gov_sqlerr(s, err, "migration commit");
         }
+        *rederive = *rederive || (version > 0 && !done && migration_rederives[v]);
     }
     return 0;
 }
@@ -231,7 +271,11 @@ static int store_open(const char *path, bool create, struct mero_store **out, st
         goto out;
     }
     sqlite3_busy_timeout(s->db, 5000);
-    MERO_TRY_OUT(migrate(s, err));
+    bool rederive = false;
+    MERO_TRY_OUT(migrate(s, &rederive, err));
+    if (rederive) {
+        MERO_TRY_OUT(mero_gov_rebuild(s, err)); /* the derived rows an older build wrote */
+    }
     *out = s;
     s = NULL; /* handed over */
 out:

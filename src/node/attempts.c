@@ -2,12 +2,15 @@
 /*
  * attempts.c - the admission-attempt log (issue 19, docs/fleet.md): every admission attempt
  * this node decided or heard of, kept in node.db's adm_attempts per namespace, read back
- * newest first by the fleet view and forgotten with the namespace at self-purge.
+ * newest first by the fleet view and forgotten with the namespace at self-purge; and beside
+ * it (adm_profiles) the release profile each TEE this node admitted under a signed-release
+ * policy matched, which only the admitter knows (peers do not re-run the release check).
  *
  * Invariants: a namespace holds at most MERO_FLEET_ATTEMPTS_KEEP attempts - the insert and the
  * drop of the oldest beyond it are one transaction, so a crash leaves either both or neither;
  * a reason is stored already cut to MERO_FLEET_REASON_MAX and is a refusal's text, never a
- * secret; the rule a reason names is found only by the fixed reasons of gov's rule table.
+ * secret; the rule a reason names is found only by the fixed reasons of gov's rule table; a
+ * member's profile is its latest admission's, and goes with the namespace at self-purge.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -199,15 +202,59 @@ int mero_node_attempts_count(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN
     return rc;
 }
 
-int mero_node_attempts_purge(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN])
+static int delete_ns(struct sqlite3 *db, const char *sql, const uint8_t ns[MERO_NS_ID_LEN])
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "DELETE FROM adm_attempts WHERE ns = ?1", -1, &st, NULL) !=
-        SQLITE_OK) {
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
         return -MERO_EIO;
     }
     sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mero_node_attempts_purge(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN])
+{
+    int a = delete_ns(db, "DELETE FROM adm_attempts WHERE ns = ?1", ns);
+    int b = delete_ns(db, "DELETE FROM adm_profiles WHERE ns = ?1", ns);
+    return a < 0 ? a : b;
+}
+
+int mero_node_profile_put(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
+                          const uint8_t member[MERO_IDENTITY_LEN], const char *profile)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "INSERT OR REPLACE INTO adm_profiles(ns, member, profile)"
+                           " VALUES(?1, ?2, ?3)",
+                           -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, member, MERO_IDENTITY_LEN, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, profile, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mero_node_profile_get(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
+                          const uint8_t member[MERO_IDENTITY_LEN], char *out, size_t cap)
+{
+    sqlite3_stmt *st = NULL;
+    out[0] = '\0';
+    if (sqlite3_prepare_v2(db, "SELECT profile FROM adm_profiles WHERE ns = ?1 AND member = ?2", -1,
+                           &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, member, MERO_IDENTITY_LEN, SQLITE_STATIC);
+    int step = sqlite3_step(st);
+    int rc = step == SQLITE_ROW ? 0 : step == SQLITE_DONE ? -MERO_ENOTFOUND : -MERO_EIO;
+    if (step == SQLITE_ROW) {
+        col_text(st, 0, out, cap);
+    }
     sqlite3_finalize(st);
     return rc;
 }

@@ -26,8 +26,16 @@ MERO_MUST_CHECK int mero_node_attempts_list(struct sqlite3 *db, const uint8_t ns
 /* How many attempts ns holds. */
 MERO_MUST_CHECK int mero_node_attempts_count(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
                                              size_t *n);
-/* Forget every attempt of ns (self-purge). Idempotent. */
+/* Forget every attempt and admitted profile of ns (self-purge). Idempotent. */
 MERO_MUST_CHECK int mero_node_attempts_purge(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN]);
+/* Issue 19: the release profile member matched when this node admitted it into ns (replacing
+ * an earlier one); and reading it back (-MERO_ENOTFOUND when this node never named one). */
+MERO_MUST_CHECK int mero_node_profile_put(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
+                                          const uint8_t member[MERO_IDENTITY_LEN],
+                                          const char *profile);
+MERO_MUST_CHECK int mero_node_profile_get(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
+                                          const uint8_t member[MERO_IDENTITY_LEN], char *out,
+                                          size_t cap);
 /*
  * The name of the admission rule (mero_adm_rule_name) whose fixed reason `reason` starts
  * with, "NotAVoucher" for the not-a-voucher answer, or NULL when the refusal came before the

@@ -1049,8 +1049,9 @@ static int value_copy(const struct kv_row *r, uint8_t **value, size_t *vlen)
  * Issue 16: a key is not among the values readable here. When the context keeps deltas sealed
  * under a key this node lacks, say why the read cannot be answered (and ask for that key)
  * instead of "key not found": -MERO_EPERM when we do not reach the context's group (not a
- * member of the namespace, or a Restricted subgroup, reached only through tee-admit), -MERO_ESTATE when we do and the key
- * has not arrived yet. 0 when no such delta is kept (the key is simply absent).
+ * member of the namespace, or a Restricted subgroup, reached only through tee-admit), -MERO_ESTATE
+ * when we do and the key has not arrived yet. 0 when no such delta is kept (the key is simply
+ * absent).
  */
 static int unreadable(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
                       const uint8_t ns[MERO_NS_ID_LEN], const uint8_t group[MERO_GROUP_ID_LEN],

@@ -39,6 +39,9 @@ static const char *const schema[] = {
      " mrtd TEXT, rtmr0 TEXT, rtmr1 TEXT, rtmr2 TEXT, rtmr3 TEXT, match_kind INTEGER NOT NULL,"
      " match_name TEXT, tcb TEXT)"),
     "CREATE INDEX IF NOT EXISTS adm_attempts_ns ON adm_attempts(ns, id)",
+    /* issue 19: the release profile each TEE this node admitted matched (attempts.c) */
+    ("CREATE TABLE IF NOT EXISTS adm_profiles (ns BLOB NOT NULL, member BLOB NOT NULL,"
+     " profile TEXT NOT NULL, PRIMARY KEY(ns, member)) WITHOUT ROWID"),
 };
 
 int mero_node_db_exec(struct sqlite3 *db, const char *sql)

@@ -113,7 +113,7 @@ void mero_node_fleet_match(const struct mero_tee_policy *p, bool found,
     }
     if (p->form == MERO_POLICY_RELEASE) {
         /* a real quote passed the release check (a mock one was admitted by acceptMock and
-         * matched no profile); which profile it was, the check does not report */
+         * matched no profile); which profile it was, only the admitter's decision says */
         bool mock = tcb_status != NULL && strcmp(tcb_status, MERO_TCB_STATUS_MOCK) == 0;
         out->kind = mock ? MERO_FLEET_MATCH_NONE : MERO_FLEET_MATCH_PROFILE;
         return;
@@ -171,6 +171,14 @@ void mero_node_fleet_decided(struct mero_node *node, const struct mero_fleet_dec
     }
     if (d->m != NULL) {
         set_measurements(node, d->ns, d->m, d->tcb_status, a);
+    }
+    bool named = d->matched_profile != NULL && d->matched_profile[0] != '\0';
+    if (named && a->matched.kind == MERO_FLEET_MATCH_PROFILE) {
+        snprintf(a->matched.name, sizeof(a->matched.name), "%s", d->matched_profile);
+    }
+    if (named && d->admitted && node->db != NULL &&
+        mero_node_profile_put(node->db, d->ns, d->identity, d->matched_profile) < 0) {
+        MERO_WARN("fleet view: could not record an admitted TEE's release profile in node.db");
     }
     snprintf(a->tcb_status, sizeof(a->tcb_status), "%s",
              d->tcb_status != NULL ? d->tcb_status : "");
@@ -358,6 +366,25 @@ out:
     return rc;
 }
 
+/*
+ * What governance's op fields do not say about a TEE row: the release profile it matched
+ * (known to the node that admitted it, adm_profiles) and the advisory IDs of its latest
+ * evidence at the namespace root (gov's offline check of the evidence's collateral).
+ */
+static void tee_extras(struct mero_node *node, const struct mero_fleet *f,
+                       struct mero_fleet_member *m)
+{
+    if (m->matched.kind == MERO_FLEET_MATCH_PROFILE && node->db != NULL &&
+        mero_node_profile_get(node->db, f->ns, m->identity, m->matched.name,
+                              sizeof(m->matched.name)) < 0) {
+        m->matched.name[0] = '\0'; /* not admitted here: this node cannot name it */
+    }
+    bool found = false;
+    if (mero_gov_evidence_advisories(node->store, f->ns, m->identity, &found, m->advisories) < 0) {
+        m->advisories[0] = '\0';
+    }
+}
+
 static int fill_members(struct mero_node *node, struct mero_fleet *f)
 {
     struct mero_gov_member *gm = NULL;
@@ -379,6 +406,7 @@ static int fill_members(struct mero_node *node, struct mero_fleet *f)
             memcpy(m->tcb_status, gm[i].tcb_status, sizeof(m->tcb_status));
             memcpy(m->quote_hash, gm[i].quote_hash, sizeof(m->quote_hash));
             mero_node_fleet_match(&f->policy, f->policy_found, &m->m, m->tcb_status, &m->matched);
+            tee_extras(node, f, m);
         }
         struct mero_fleet_seen *s = seen_slot(node, f->ns, m->identity, false);
         if (s != NULL && s->at != 0) {

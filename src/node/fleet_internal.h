@@ -37,7 +37,9 @@ void mero_node_seen_op(struct mero_node *node, const uint8_t *op, size_t len);
 /*
  * The admitter's own verify-and-admit decision on a claim (identity, peer) in ns: verdict,
  * reason ("" when admitted), the measurements and TCB status when the quote got that far
- * (m NULL otherwise). Records it (failures are logged, never fatal) and remembers the peer.
+ * (m NULL otherwise), and the release profile it matched (NULL or "" when none was named).
+ * Records it (failures are logged, never fatal), keeps an admitted member's profile for the
+ * fleet view, and remembers the peer.
  */
 struct mero_fleet_decision {
     const uint8_t *ns;
@@ -48,6 +50,7 @@ struct mero_fleet_decision {
     const char *reason;
     const struct mero_measurements *m; /* NULL: not read */
     const char *tcb_status;
+    const char *matched_profile; /* the release profile a signed-release admission matched */
 };
 void mero_node_fleet_decided(struct mero_node *node, const struct mero_fleet_decision *d);
 /* The joiner side: an admitter's answer to our own attempt in ns (verdict as the enum). */
@@ -57,8 +60,9 @@ void mero_node_fleet_heard(struct mero_node *node, const uint8_t ns[MERO_NS_ID_L
 void mero_node_fleet_on_event(struct mero_node *node, const struct mero_gov_event *ev);
 /*
  * Which policy entry measurements m match under policy p (found false: none): the MRTD list
- * entry for the measurement form; for the signed-release form kind profile, name unknown (a
- * mock quote, tcb_status "Mock", matched no profile: none).
+ * entry for the measurement form; for the signed-release form kind profile with no name (the
+ * release check names it only to the admitter, which fills it in from its decision; a mock
+ * quote, tcb_status "Mock", matched no profile: none).
  */
 void mero_node_fleet_match(const struct mero_tee_policy *p, bool found,
                            const struct mero_measurements *m, const char *tcb_status,

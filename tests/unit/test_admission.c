@@ -63,7 +63,7 @@ static int fake_real(void *ud, const uint8_t *q, size_t len, struct mero_tee_ver
     return 0;
 }
 
-static int fake_admit(void *ud, const struct mero_tee_claim *c, const struct mero_tee_verdict *v,
+static int fake_admit(void *ud, const struct mero_tee_claim *c, struct mero_tee_verdict *v,
                       int *out, struct mero_err *err)
 {
     struct fake_gov *g = ud;

@@ -419,13 +419,17 @@ TEST(a_tee_admission_with_a_stranger_credential_binds_nothing)
 /* ---- signed-release form ---- */
 
 static int release_ok(void *ud, const char *v, const struct mero_tee_policy *p,
-                      const struct mero_measurements *m, struct mero_err *reason)
+                      const struct mero_measurements *m, char *matched, size_t cap,
+                      struct mero_err *reason)
 {
     (void)ud;
     (void)p;
     (void)m;
     if (strcmp(v, "2.3.87") != 0) {
         return mero_err_set(reason, MERO_ERELEASE, "release %s was never published", v);
+    }
+    if (matched != NULL) {
+        snprintf(matched, cap, "%s", "locked-read-only");
     }
     return 0;
 }

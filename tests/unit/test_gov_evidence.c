@@ -4,10 +4,13 @@
  * quote verifies offline against the collateral it carries (the default verifier runs DCAP on
  * a genuine quote from ../shared/testdata), commits to its credential, and its TCB status and
  * (measurement policy) measurements pass; a mock needs accept_mock; the signer must vouch.
+ * Issue 19: the verdict's advisory IDs are kept with the evidence (and survive a rebuild), as
+ * one comma-separated list that leaves off whole what is not an ID or does not fit.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "gov/gov_internal.h"
 #include "harness.h"
 #include "mero/binding.h"
 #include "mero/crypto.h"
@@ -197,6 +200,7 @@ TEST(real_evidence_verified_offline_against_its_collateral)
 /* A verifier hook standing in for DCAP: verdict from the test's globals. */
 static char hook_tcb[32] = "UpToDate";
 static uint8_t hook_mrtd_byte;
+static const char *hook_advisories = "";
 
 static int hook_verify(void *ud, const uint8_t *q, size_t qlen, const uint8_t *coll, size_t clen,
                        uint64_t at, struct mero_evidence_verdict *v, struct mero_err *err)
@@ -210,6 +214,7 @@ static int hook_verify(void *ud, const uint8_t *q, size_t qlen, const uint8_t *c
     }
     memset(v, 0, sizeof(*v));
     snprintf(v->tcb_status, sizeof(v->tcb_status), "%s", hook_tcb);
+    snprintf(v->advisories, sizeof(v->advisories), "%s", hook_advisories);
     govt_meas(v->m.mrtd, hook_mrtd_byte);
     for (int i = 0; i < 4; i++) {
         govt_meas(v->m.rtmr[i], 0);
@@ -287,6 +292,73 @@ TEST(evidence_signer_must_vouch)
     world_close(&w);
 }
 
+TEST(evidence_keeps_its_advisories)
+{
+    struct world w;
+    struct mero_err e = {0};
+    bool found = true;
+    char adv[MERO_GOV_ADVISORIES_MAX];
+    CHECK_OK(world_open(&w, true));
+    struct mero_gov_hooks h = {.quote_report_data = hook_rd, .evidence_verify = hook_verify};
+    mero_store_set_hooks(w.owner.s, &h);
+    /* its admission's mock evidence carries no advisories */
+    CHECK_OK(mero_gov_evidence_advisories(w.owner.s, w.owner.ns, w.tee.node.pk, &found, adv));
+    CHECK(adv[0] == '\0');
+    CHECK_OK(mero_gov_evidence_advisories(w.owner.s, w.owner.ns, w.owner.pk, &found, adv));
+    CHECK(!found && adv[0] == '\0'); /* no evidence at all */
+    uint8_t q[128];
+    mero_random(q, 32);
+    mero_admission_binding(q + 32, w.owner.ns, w.owner.ns, w.tee.node.pk, w.tee.cred.cert.account,
+                           w.tee.cred.cert.kem_pk, w.tee.cred.cert.device);
+    memset(q + 64, 0x5b, 64);
+    snprintf(hook_tcb, sizeof(hook_tcb), "UpToDate");
+    hook_mrtd_byte = 0;
+    hook_advisories = "INTEL-SA-00837,INTEL-SA-00960";
+    CHECK_OK(publish_evidence(w.owner.s, w.owner.ns, w.tee.node.pk, &w.tee.cred, q, sizeof(q), "{}",
+                              2, 5000, &e));
+    CHECK_OK(mero_gov_evidence_advisories(w.owner.s, w.owner.ns, w.tee.node.pk, &found, adv));
+    CHECK(found);
+    CHECK_STR_EQ(adv, "INTEL-SA-00837,INTEL-SA-00960");
+    /* derived: a rebuild verifies the evidence again and finds the same */
+    hook_advisories = "INTEL-SA-01010";
+    CHECK_OK(mero_gov_rebuild(w.owner.s, &e));
+    CHECK_OK(mero_gov_evidence_advisories(w.owner.s, w.owner.ns, w.tee.node.pk, &found, adv));
+    CHECK_STR_EQ(adv, "INTEL-SA-01010");
+    hook_advisories = "";
+    world_close(&w);
+}
+
+TEST(advisory_ids_join_whole_ids_once)
+{
+    static char ids[70][MERO_DCAP_ADVISORY_LEN];
+    char out[MERO_GOV_ADVISORIES_MAX];
+    snprintf(ids[0], sizeof(ids[0]), "INTEL-SA-00837");
+    snprintf(ids[1], sizeof(ids[1]), "INTEL-SA-00837"); /* once */
+    snprintf(ids[2], sizeof(ids[2]), "bad,id");         /* a comma would split it */
+    snprintf(ids[3], sizeof(ids[3]), "x y");            /* not an ID */
+    ids[4][0] = '\0';                                   /* empty */
+    snprintf(ids[5], sizeof(ids[5]), "INTEL-SA-00960");
+    mero__gov_advisories_join(out, (const char(*)[MERO_DCAP_ADVISORY_LEN])ids, 6);
+    CHECK_STR_EQ(out, "INTEL-SA-00837,INTEL-SA-00960");
+    CHECK(mero__gov_advisories_has(out, "INTEL-SA-00960", 14));
+    CHECK(!mero__gov_advisories_has(out, "INTEL-SA-0096", 13));
+    mero__gov_advisories_join(out, (const char(*)[MERO_DCAP_ADVISORY_LEN])ids, 0);
+    CHECK_STR_EQ(out, "");
+    /* 70 IDs of 31 characters do not fit in 1024 bytes: whole IDs only, never cut */
+    for (int i = 0; i < 70; i++) {
+        snprintf(ids[i], sizeof(ids[i]), "INTEL-SA-%022d", i);
+    }
+    mero__gov_advisories_join(out, (const char(*)[MERO_DCAP_ADVISORY_LEN])ids, 70);
+    size_t len = strlen(out), commas = 0;
+    for (size_t i = 0; i < len; i++) {
+        commas += out[i] == ',';
+    }
+    CHECK(len < MERO_GOV_ADVISORIES_MAX);
+    CHECK_U64_EQ(len, (commas + 1) * 31 + commas); /* each kept ID whole */
+    CHECK_U64_EQ(commas + 1, MERO_GOV_ADVISORIES_MAX / 32);
+}
+
 MERO_TEST_MAIN(T(mock_evidence_needs_accept_mock), T(evidence_binds_its_credential),
                T(real_evidence_verified_offline_against_its_collateral),
-               T(real_evidence_tcb_and_measurements_checked), T(evidence_signer_must_vouch))
+               T(real_evidence_tcb_and_measurements_checked), T(evidence_signer_must_vouch),
+               T(evidence_keeps_its_advisories), T(advisory_ids_join_whole_ids_once))

@@ -232,13 +232,17 @@ TEST(signed_release_admission_end_to_end)
     req.release_version = "2.3.87";
     CHECK_ERR(mero_gov_admit_tee_node(w.owner.s, w.owner.ns, &req, &outcome, NULL, &e),
               -MERO_EREFUSED);
-    /* the release and the allowed profile: admitted as RelayTee (the policy's mode) */
+    /* the release and the allowed profile: admitted as RelayTee (the policy's mode), naming
+     * the profile it matched (issue 19: the fleet view's matched.name) */
     CHECK_OK(request(&w, "locked-read-only", &req));
     req.release_version = "2.3.87";
+    char matched[MERO_GOV_PROFILE_NAME_MAX] = "stale";
+    req.matched_profile = matched;
     struct mero_gov_oplist l = {0};
     CHECK_MSG(mero_gov_admit_tee_node(w.owner.s, w.owner.ns, &req, &outcome, &l, &e) == 0, "%s",
               e.msg);
     CHECK_EQ(outcome, MERO_ADMIT_ADMITTED);
+    CHECK_STR_EQ(matched, "locked-read-only");
     int r;
     CHECK_OK(mero_gov_direct_role(w.owner.s, w.owner.ns, w.tee.node.pk, &r));
     CHECK_EQ(r, MERO_ROLE_RELAY_TEE);
@@ -263,11 +267,11 @@ TEST(release_hook_refuses_without_source_or_bad_registers)
     struct mero_measurements m;
     memset(&m, 0, sizeof(m));
     struct mero_err e = {0};
-    CHECK_ERR(mero_gov_release_hook(NULL, "2.3.87", &p, &m, &e), -MERO_EINVAL);
+    CHECK_ERR(mero_gov_release_hook(NULL, "2.3.87", &p, &m, NULL, 0, &e), -MERO_EINVAL);
     struct world w;
     CHECK_OK(world_open(&w));
     snprintf(m.mrtd, sizeof(m.mrtd), "zz");
-    CHECK_ERR(mero_gov_release_hook(w.src, "2.3.87", &p, &m, &e), -MERO_EREFUSED);
+    CHECK_ERR(mero_gov_release_hook(w.src, "2.3.87", &p, &m, NULL, 0, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "MRTD") != NULL);
     world_close(&w);
 }

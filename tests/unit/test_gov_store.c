@@ -78,6 +78,29 @@ TEST(store_wal_full_and_reopen)
     CHECK(sqlite3_open(p, &db) == SQLITE_OK);
     CHECK(sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL, NULL) == SQLITE_OK);
     sqlite3_close(db);
+    /* a lowered version migrates again cleanly (migration 4's column is already there) */
+    CHECK_OK(mero_store_open(p, &s, &e));
+    mero_store_close(s);
+    /* a schema-3 store (no evidence.advisories) gains the column and is rebuilt */
+    CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "ALTER TABLE evidence DROP COLUMN advisories; PRAGMA user_version = 3",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    CHECK_OK(mero_store_open(p, &s, &e));
+    mero_store_close(s);
+    CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+    CHECK(sqlite3_prepare_v2(db,
+                             "SELECT count(*) FROM pragma_table_info('evidence')"
+                             " WHERE name = 'advisories'",
+                             -1, &st, NULL) == SQLITE_OK);
+    CHECK(sqlite3_step(st) == SQLITE_ROW);
+    CHECK_EQ(sqlite3_column_int(st, 0), 1);
+    sqlite3_finalize(st);
+    CHECK(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK);
+    CHECK(sqlite3_step(st) == SQLITE_ROW);
+    CHECK_EQ(sqlite3_column_int(st, 0), MERO_GOV_STORE_SCHEMA);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
     /* state survives a reopen; synchronous is FULL on the store's connection */
     CHECK_OK(mero_store_open(p, &s, &e));
     bool admin;

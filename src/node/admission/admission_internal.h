@@ -63,6 +63,8 @@ struct mero_tee_verdict {
     uint8_t *collateral; /* owned (free()), NULL for a mock quote */
     size_t collateral_len;
     uint64_t attested_at; /* unix seconds */
+    /* the decision's: the allowed release profile a signed-release admission matched ("") */
+    char matched_profile[MERO_GOV_PROFILE_NAME_MAX];
 };
 
 struct mero_admission_deps {
@@ -85,10 +87,11 @@ struct mero_admission_deps {
     /*
      * admit_tee_node for the claim and verdict: the policy decision, then publishing the
      * admission and its evidence and the KeyDelivery. A policy refusal is an error whose
-     * message is the reason.
+     * message is the reason. It may add to the verdict what the decision learned
+     * (matched_profile).
      */
-    int (*admit)(void *ud, const struct mero_tee_claim *c, const struct mero_tee_verdict *v,
-                 int *out, struct mero_err *err);
+    int (*admit)(void *ud, const struct mero_tee_claim *c, struct mero_tee_verdict *v, int *out,
+                 struct mero_err *err);
 };
 
 void mero_tee_verdict_cleanup(struct mero_tee_verdict *v);

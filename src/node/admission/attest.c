@@ -124,13 +124,13 @@ int mero__adm_prefetch_release(void *ud, const char *version, struct mero_err *e
 
 int mero_node_release_check(void *ud, const char *release_version,
                             const struct mero_tee_policy *policy, const struct mero_measurements *m,
-                            struct mero_err *reason)
+                            char *matched, size_t cap, struct mero_err *reason)
 {
     (void)ud;
     struct mero_release_source *src = NULL;
     MERO_TRY(release_source(&src, reason));
     /* gov's hook over the release source: decode, mero_release_check, reasons passed on */
-    return mero_gov_release_hook(src, release_version, policy, m, reason);
+    return mero_gov_release_hook(src, release_version, policy, m, matched, cap, reason);
 }
 
 void mero_node_admission_attest_cleanup(void)

@@ -19,8 +19,8 @@ MERO_MUST_CHECK int mero__adm_verify_real(void *ud, const uint8_t *quote, size_t
 /* struct mero_gov_hooks.release_check: mero_release_check with the process's release source. */
 MERO_MUST_CHECK int mero_node_release_check(void *ud, const char *release_version,
                                             const struct mero_tee_policy *policy,
-                                            const struct mero_measurements *m,
-                                            struct mero_err *reason);
+                                            const struct mero_measurements *m, char *matched,
+                                            size_t cap, struct mero_err *reason);
 /* Build the release source from MERO_SIGSTORE_TRUSTED_ROOT / MERO_TEE_RELEASE_BASE_URL (loop,
  * at startup); none configured is not an error. */
 MERO_MUST_CHECK int mero_node_admission_attest_init(struct mero_err *err);

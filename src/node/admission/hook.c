@@ -103,6 +103,7 @@ static void env_attempt_decided(void *ud, const struct mero_tee_claim *c,
         .reason = reason,
         .m = read ? &m : NULL,
         .tcb_status = v != NULL ? v->tcb_status : NULL,
+        .matched_profile = v != NULL && admitted ? v->matched_profile : NULL,
     };
     mero_node_fleet_decided(ud, &d);
 }

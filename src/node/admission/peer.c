@@ -79,8 +79,8 @@ static int dep_verify_real(void *ud, const uint8_t *q, size_t len, struct mero_t
     return rc;
 }
 
-static int dep_admit(void *ud, const struct mero_tee_claim *c, const struct mero_tee_verdict *v,
-                     int *out, struct mero_err *err)
+static int dep_admit(void *ud, const struct mero_tee_claim *c, struct mero_tee_verdict *v, int *out,
+                     struct mero_err *err)
 {
     struct mero_admission *a = ud;
     struct mero_admit_request req;
@@ -91,7 +91,7 @@ static int dep_admit(void *ud, const struct mero_tee_claim *c, const struct mero
     mero_cur_init(&cur, c->credential, c->credential_len);
     MERO_TRY(mero_credential_decode(&cur, &req.account, err));
     memcpy(req.quote_hash, v->quote_hash, sizeof(req.quote_hash));
-    mero_measurements_from_raw(&req.m, v->mrtd, v->rtmr);
+    mero_measurements_from_raw(&req.m, v->mrtd, (const uint8_t(*)[MERO_RTMR_LEN])v->rtmr);
     snprintf(req.tcb_status, sizeof(req.tcb_status), "%s", v->tcb_status);
     req.is_mock = v->is_mock;
     req.has_td = v->has_td && !v->is_mock;
@@ -104,6 +104,7 @@ static int dep_admit(void *ud, const struct mero_tee_claim *c, const struct mero
     req.collateral_len = v->collateral_len;
     req.attested_at = (uint64_t)((int64_t)v->attested_at + mero__adm_clock_skew(a));
     req.now = mero__adm_now_unix(a);
+    req.matched_profile = v->matched_profile; /* issue 19: the fleet view names it */
     struct mero_gov_oplist ops = {0};
     int rc = mero_gov_admit_tee_node(a->env.store, c->ns, &req, out, &ops, err);
     if (rc == 0 && ops.n > 0 && a->env.publish_ops != NULL) {

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_fleet_profile.c - issue 19's two TEE fields the ops themselves do not carry, through the
+ * fleet view (mero_node_fleet) over a real governance store and node.db: under a signed-release
+ * policy the admitter's decision names the allowed profile the quote matched (gov's release
+ * check writes it into the request), the node keeps it per admitted member and shows it as
+ * matched.name on the member's row and on the attempt; a node that did not admit the member
+ * cannot name it (null), and self-purge forgets it. The advisory IDs of the member's latest
+ * evidence (gov's offline check) appear on its row.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "harness.h"
+#include "mero/binding.h"
+#include "mero/crypto.h"
+#include "mero/gov.h"
+#include "mero/node.h"
+#include "mero/trust_rules.h"
+#include "node/attempts_internal.h"
+#include "node/db_internal.h"
+#include "node/fleet_internal.h"
+#include "node/node_internal.h"
+#include "support/gov_fixture.h"
+
+static int fake_rd(void *ud, const uint8_t *q, size_t n, uint8_t out[64], struct mero_err *err)
+{
+    (void)ud;
+    if (n < 64) {
+        return mero_err_set(err, MERO_ETRUNC, "short");
+    }
+    memcpy(out, q, 64);
+    return 0;
+}
+
+/* The release check standing in for the fetched, Sigstore-verified release (test_gov_release.c
+ * runs the real one): release 2.3.87 matches the profile "locked-read-only". */
+static int release_ok(void *ud, const char *v, const struct mero_tee_policy *p,
+                      const struct mero_measurements *m, char *matched, size_t cap,
+                      struct mero_err *reason)
+{
+    (void)ud;
+    (void)p;
+    (void)m;
+    if (strcmp(v, "2.3.87") != 0) {
+        return mero_err_set(reason, MERO_ERELEASE, "release %s was never published", v);
+    }
+    if (matched != NULL) {
+        snprintf(matched, cap, "%s", "locked-read-only");
+    }
+    return 0;
+}
+
+/* The evidence verifier standing in for DCAP: the quote's own report data, UpToDate, zero
+ * registers, and two advisories. */
+static int evidence_ok(void *ud, const uint8_t *q, size_t qlen, const uint8_t *coll, size_t clen,
+                       uint64_t at, struct mero_evidence_verdict *v, struct mero_err *err)
+{
+    (void)ud;
+    (void)coll;
+    (void)clen;
+    (void)at;
+    if (qlen < 64) {
+        return mero_err_set(err, MERO_ETRUNC, "short");
+    }
+    memset(v, 0, sizeof(*v));
+    snprintf(v->tcb_status, sizeof(v->tcb_status), "UpToDate");
+    snprintf(v->advisories, sizeof(v->advisories), "INTEL-SA-00837,INTEL-SA-00960");
+    govt_meas(v->m.mrtd, 0);
+    for (int i = 0; i < MERO_RTMR_COUNT; i++) {
+        govt_meas(v->m.rtmr[i], 0);
+    }
+    memcpy(v->report_data, q, 64);
+    return 0;
+}
+
+static const struct mero_fleet_member *row(const struct mero_fleet *f, const uint8_t id[32])
+{
+    for (size_t i = 0; i < f->nmembers; i++) {
+        if (memcmp(f->members[i].identity, id, 32) == 0) {
+            return &f->members[i];
+        }
+    }
+    return NULL;
+}
+
+TEST(a_release_admission_names_its_profile_and_the_evidence_its_advisories)
+{
+    struct govt_node owner;
+    struct govt_tee tee;
+    struct mero_err e = {0};
+    CHECK_OK(govt_open(&owner));
+    CHECK_OK(govt_create_ns(&owner));
+    struct mero_tee_policy p;
+    memset(&p, 0, sizeof(p));
+    p.form = MERO_POLICY_RELEASE;
+    p.v2 = true;
+    CHECK_OK(mero_strlist_push(&p.profiles, "locked-read-only"));
+    CHECK_OK(mero_gov_set_policy(owner.s, owner.ns, &p, NULL, NULL, NULL, NULL));
+    mero_tee_policy_cleanup(&p);
+    CHECK_OK(govt_tee_open(&tee, owner.ns));
+    struct mero_gov_hooks h = {.quote_report_data = fake_rd,
+                               .quote_td_report = govt_fake_td_report,
+                               .evidence_verify = evidence_ok,
+                               .release_check = release_ok};
+    mero_store_set_hooks(owner.s, &h);
+
+    /* a "real" quote bound to the TEE's credential, naming release 2.3.87 */
+    struct mero_admit_request req;
+    govt_tee_request(&tee, owner.ns, owner.ns, owner.ns, &req);
+    memset(tee.quote, 0xab, sizeof(tee.quote));
+    mero_random(tee.quote, 32);
+    mero_admission_binding(tee.quote + 32, owner.ns, owner.ns, tee.node.pk, tee.cred.cert.account,
+                           tee.cred.cert.kem_pk, tee.cred.cert.device);
+    req.quote = tee.quote;
+    req.quote_len = GOVT_FAKE_QUOTE_MIN;
+    req.is_mock = false;
+    snprintf(req.tcb_status, sizeof(req.tcb_status), "UpToDate");
+    req.has_td = true;
+    req.td_attributes = MERO_TD_ATTR_SEPT_VE_DISABLE;
+    govt_fake_quote_facts(tee.quote, req.quote_len, &req);
+    mero_sha256(req.quote_hash, req.quote, req.quote_len);
+    req.collateral = (const uint8_t *)"{}";
+    req.collateral_len = 2;
+    char matched[MERO_GOV_PROFILE_NAME_MAX] = "stale";
+    req.matched_profile = matched;
+
+    /* a refusal names nothing */
+    req.release_version = "2.3.99";
+    int outcome;
+    CHECK_ERR(mero_gov_admit_tee_node(owner.s, owner.ns, &req, &outcome, NULL, &e), -MERO_EREFUSED);
+    CHECK_STR_EQ(matched, "");
+    req.release_version = "2.3.87";
+    struct mero_gov_oplist l = {0};
+    CHECK_MSG(mero_gov_admit_tee_node(owner.s, owner.ns, &req, &outcome, &l, &e) == 0, "%s", e.msg);
+    mero_gov_oplist_cleanup(&l);
+    CHECK_EQ(outcome, MERO_ADMIT_ADMITTED);
+    CHECK_STR_EQ(matched, "locked-read-only");
+
+    /* the admitter's node records its decision, as node/admission/hook.c does */
+    struct mero_node *node = calloc(1, sizeof(*node));
+    CHECK(node != NULL);
+    node->store = owner.s;
+    snprintf(node->peer_id, sizeof(node->peer_id), "12D3KooWowner");
+    CHECK_OK(mero_node_db_open(&node->db, ":memory:", true, NULL));
+    struct mero_fleet_decision d = {.ns = owner.ns,
+                                    .identity = tee.node.pk,
+                                    .peer = "12D3KooWtee",
+                                    .path = MERO_FLEET_PATH_DIRECT,
+                                    .admitted = true,
+                                    .reason = "",
+                                    .m = &req.m,
+                                    .tcb_status = "UpToDate",
+                                    .matched_profile = matched};
+    mero_node_fleet_decided(node, &d);
+
+    struct mero_fleet f;
+    CHECK_OK(mero_node_fleet(node, owner.ns, 10, &f, &e));
+    const struct mero_fleet_member *m = row(&f, tee.node.pk);
+    CHECK(m != NULL && m->is_tee);
+    CHECK_EQ(m->matched.kind, MERO_FLEET_MATCH_PROFILE);
+    CHECK_STR_EQ(m->matched.name, "locked-read-only");
+    CHECK_STR_EQ(m->advisories, "INTEL-SA-00837,INTEL-SA-00960");
+    CHECK_U64_EQ(f.nattempts, 1);
+    CHECK_EQ(f.attempts[0].matched.kind, MERO_FLEET_MATCH_PROFILE);
+    CHECK_STR_EQ(f.attempts[0].matched.name, "locked-read-only");
+    mero_fleet_cleanup(&f);
+
+    /* a node that did not admit it knows it matched a profile, not which */
+    struct sqlite3 *mine = node->db;
+    CHECK_OK(mero_node_db_open(&node->db, ":memory:", true, NULL));
+    CHECK_OK(mero_node_fleet(node, owner.ns, 10, &f, &e));
+    m = row(&f, tee.node.pk);
+    CHECK(m != NULL && m->matched.kind == MERO_FLEET_MATCH_PROFILE && m->matched.name[0] == '\0');
+    CHECK_STR_EQ(m->advisories, "INTEL-SA-00837,INTEL-SA-00960"); /* every peer checks evidence */
+    mero_fleet_cleanup(&f);
+    mero_node_db_close(node->db);
+    node->db = mine;
+
+    /* self-purge forgets the namespace's profiles with its attempts */
+    char name[MERO_GOV_PROFILE_NAME_MAX];
+    CHECK_OK(mero_node_profile_get(node->db, owner.ns, tee.node.pk, name, sizeof(name)));
+    CHECK_OK(mero_node_attempts_purge(node->db, owner.ns));
+    CHECK_ERR(mero_node_profile_get(node->db, owner.ns, tee.node.pk, name, sizeof(name)),
+              -MERO_ENOTFOUND);
+    CHECK_STR_EQ(name, "");
+
+    mero_node_db_close(node->db);
+    free(node->seen);
+    free(node);
+    govt_close(&owner);
+    govt_close(&tee.node);
+}
+
+TEST(a_later_admission_replaces_the_profile)
+{
+    struct sqlite3 *db = NULL;
+    uint8_t ns[MERO_NS_ID_LEN], a[MERO_IDENTITY_LEN], b[MERO_IDENTITY_LEN];
+    char name[MERO_GOV_PROFILE_NAME_MAX];
+    memset(ns, 1, sizeof(ns));
+    memset(a, 2, sizeof(a));
+    memset(b, 3, sizeof(b));
+    CHECK_OK(mero_node_db_open(&db, ":memory:", true, NULL));
+    CHECK_OK(mero_node_profile_put(db, ns, a, "locked-read-only"));
+    CHECK_OK(mero_node_profile_put(db, ns, a, "debug-read-only"));
+    CHECK_OK(mero_node_profile_put(db, ns, b, "locked-read-only"));
+    CHECK_OK(mero_node_profile_get(db, ns, a, name, sizeof(name)));
+    CHECK_STR_EQ(name, "debug-read-only");
+    CHECK_OK(mero_node_profile_get(db, ns, b, name, sizeof(name)));
+    CHECK_STR_EQ(name, "locked-read-only");
+    uint8_t other[MERO_NS_ID_LEN];
+    memset(other, 9, sizeof(other));
+    CHECK_ERR(mero_node_profile_get(db, other, a, name, sizeof(name)), -MERO_ENOTFOUND);
+    mero_node_db_close(db);
+}
+
+MERO_TEST_MAIN(T(a_release_admission_names_its_profile_and_the_evidence_its_advisories),
+               T(a_later_admission_replaces_the_profile))
