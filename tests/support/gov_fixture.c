@@ -181,6 +181,55 @@ void govt_tee_request(struct govt_tee *t, const uint8_t ns[32], const uint8_t gr
     req->now = 1000;
 }
 
+int govt_fake_rd(void *ud, const uint8_t *q, size_t n, uint8_t out[64], struct mero_err *err)
+{
+    (void)ud;
+    if (n < 64) {
+        return mero_err_set(err, MERO_ETRUNC, "short");
+    }
+    memcpy(out, q, 64);
+    return 0;
+}
+
+int govt_release_ok(void *ud, const char *v, const struct mero_tee_policy *p,
+                    const struct mero_measurements *m, char *matched, size_t cap,
+                    struct mero_err *reason)
+{
+    (void)ud;
+    (void)p;
+    (void)m;
+    if (strcmp(v, "2.3.87") != 0) {
+        return mero_err_set(reason, MERO_ERELEASE, "release %s was never published", v);
+    }
+    if (matched != NULL) {
+        snprintf(matched, cap, "%s", "locked-read-only");
+    }
+    return 0;
+}
+
+struct govt_evidence_cfg govt_evidence = {.tcb = "UpToDate", .advisories = ""};
+
+int govt_evidence_verify(void *ud, const uint8_t *q, size_t qlen, const uint8_t *coll, size_t clen,
+                         uint64_t at, struct mero_evidence_verdict *v, struct mero_err *err)
+{
+    (void)ud;
+    (void)coll;
+    (void)clen;
+    (void)at;
+    if (qlen < 64) {
+        return mero_err_set(err, MERO_ETRUNC, "short");
+    }
+    memset(v, 0, sizeof(*v));
+    snprintf(v->tcb_status, sizeof(v->tcb_status), "%s", govt_evidence.tcb);
+    snprintf(v->advisories, sizeof(v->advisories), "%s", govt_evidence.advisories);
+    govt_meas(v->m.mrtd, govt_evidence.mrtd_byte);
+    for (int i = 0; i < MERO_RTMR_COUNT; i++) {
+        govt_meas(v->m.rtmr[i], 0);
+    }
+    memcpy(v->report_data, q, 64);
+    return 0;
+}
+
 int govt_fake_td_report(void *ud, const uint8_t *q, size_t n, struct mero_td_report *out,
                         struct mero_err *err)
 {

@@ -64,6 +64,24 @@ struct govt_tee {
  * govt_fake_quote_facts writes a request's recorded facts (TD facts, measurements) into it.
  */
 #define GOVT_FAKE_QUOTE_MIN 360
+/* An evidence_verify hook standing in for DCAP: the quote's first 64 bytes as its report
+ * data, and the TCB status, MRTD byte (RTMRs zero) and advisories of govt_evidence. */
+struct govt_evidence_cfg {
+    char tcb[32];
+    uint8_t mrtd_byte;
+    const char *advisories;
+};
+extern struct govt_evidence_cfg govt_evidence;
+int govt_evidence_verify(void *ud, const uint8_t *q, size_t qlen, const uint8_t *coll, size_t clen,
+                         uint64_t at, struct mero_evidence_verdict *v, struct mero_err *err);
+/* A quote_report_data hook: a fake quote's report data is its first 64 bytes. */
+int govt_fake_rd(void *ud, const uint8_t *q, size_t n, uint8_t out[64], struct mero_err *err);
+/* A release_check hook standing in for the fetched, Sigstore-verified release (test_gov_release
+ * runs the real one): release "2.3.87" matches the profile "locked-read-only", any other was
+ * never published. */
+int govt_release_ok(void *ud, const char *v, const struct mero_tee_policy *p,
+                    const struct mero_measurements *m, char *matched, size_t cap,
+                    struct mero_err *reason);
 int govt_fake_td_report(void *ud, const uint8_t *q, size_t n, struct mero_td_report *out,
                         struct mero_err *err);
 void govt_fake_quote_facts(uint8_t *q, size_t n, const struct mero_admit_request *req);

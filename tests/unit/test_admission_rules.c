@@ -31,7 +31,7 @@ struct world {
     struct govt_node owner, peer;
     struct govt_tee tee;
     uint8_t sub[32];    /* an Open subgroup */
-    uint8_t quote[512]; /* a "real" quote: report data in bytes 0..63 (fake_rd) */
+    uint8_t quote[512]; /* a "real" quote: report data in bytes 0..63 (govt_fake_rd) */
     uint8_t big[MERO_GOV_MAX_QUOTE_BYTES + 1];
     struct mero_admit_request req;
     /* forge_join: bend the recorded op after the admitter's facts are filled in (a forged op) */
@@ -40,16 +40,6 @@ struct world {
 
 /* Report data of a "real" test quote: its first 64 bytes (its TD report: the fixture's fake
  * layout, govt_fake_td_report). */
-static int fake_rd(void *ud, const uint8_t *q, size_t n, uint8_t out[64], struct mero_err *err)
-{
-    (void)ud;
-    if (n < 64) {
-        return mero_err_set(err, MERO_ETRUNC, "short");
-    }
-    memcpy(out, q, 64);
-    return 0;
-}
-
 enum pol { POL_NONE, POL_MOCK, POL_REAL, POL_REAL_RTMR0, POL_RELEASE };
 
 static int set_policy(struct world *w, enum pol which)
@@ -124,7 +114,7 @@ static void quote_says_req(struct world *w)
 static int open_world(struct world *w, enum pol which)
 {
     memset(w, 0, sizeof(*w));
-    struct mero_gov_hooks h = {.quote_report_data = fake_rd,
+    struct mero_gov_hooks h = {.quote_report_data = govt_fake_rd,
                                .quote_td_report = govt_fake_td_report};
     struct mero_gov_oplist l = {0};
     int rc = govt_open(&w->owner);

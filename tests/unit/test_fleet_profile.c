@@ -26,57 +26,6 @@
 #include "node/node_internal.h"
 #include "support/gov_fixture.h"
 
-static int fake_rd(void *ud, const uint8_t *q, size_t n, uint8_t out[64], struct mero_err *err)
-{
-    (void)ud;
-    if (n < 64) {
-        return mero_err_set(err, MERO_ETRUNC, "short");
-    }
-    memcpy(out, q, 64);
-    return 0;
-}
-
-/* The release check standing in for the fetched, Sigstore-verified release (test_gov_release.c
- * runs the real one): release 2.3.87 matches the profile "locked-read-only". */
-static int release_ok(void *ud, const char *v, const struct mero_tee_policy *p,
-                      const struct mero_measurements *m, char *matched, size_t cap,
-                      struct mero_err *reason)
-{
-    (void)ud;
-    (void)p;
-    (void)m;
-    if (strcmp(v, "2.3.87") != 0) {
-        return mero_err_set(reason, MERO_ERELEASE, "release %s was never published", v);
-    }
-    if (matched != NULL) {
-        snprintf(matched, cap, "%s", "locked-read-only");
-    }
-    return 0;
-}
-
-/* The evidence verifier standing in for DCAP: the quote's own report data, UpToDate, zero
- * registers, and two advisories. */
-static int evidence_ok(void *ud, const uint8_t *q, size_t qlen, const uint8_t *coll, size_t clen,
-                       uint64_t at, struct mero_evidence_verdict *v, struct mero_err *err)
-{
-    (void)ud;
-    (void)coll;
-    (void)clen;
-    (void)at;
-    if (qlen < 64) {
-        return mero_err_set(err, MERO_ETRUNC, "short");
-    }
-    memset(v, 0, sizeof(*v));
-    snprintf(v->tcb_status, sizeof(v->tcb_status), "UpToDate");
-    snprintf(v->advisories, sizeof(v->advisories), "INTEL-SA-00837,INTEL-SA-00960");
-    govt_meas(v->m.mrtd, 0);
-    for (int i = 0; i < MERO_RTMR_COUNT; i++) {
-        govt_meas(v->m.rtmr[i], 0);
-    }
-    memcpy(v->report_data, q, 64);
-    return 0;
-}
-
 static const struct mero_fleet_member *row(const struct mero_fleet *f, const uint8_t id[32])
 {
     for (size_t i = 0; i < f->nmembers; i++) {
@@ -102,11 +51,12 @@ TEST(a_release_admission_names_its_profile_and_the_evidence_its_advisories)
     CHECK_OK(mero_gov_set_policy(owner.s, owner.ns, &p, NULL, NULL, NULL, NULL));
     mero_tee_policy_cleanup(&p);
     CHECK_OK(govt_tee_open(&tee, owner.ns));
-    struct mero_gov_hooks h = {.quote_report_data = fake_rd,
+    struct mero_gov_hooks h = {.quote_report_data = govt_fake_rd,
                                .quote_td_report = govt_fake_td_report,
-                               .evidence_verify = evidence_ok,
-                               .release_check = release_ok};
+                               .evidence_verify = govt_evidence_verify,
+                               .release_check = govt_release_ok};
     mero_store_set_hooks(owner.s, &h);
+    govt_evidence.advisories = "INTEL-SA-00837,INTEL-SA-00960";
 
     /* a "real" quote bound to the TEE's credential, naming release 2.3.87 */
     struct mero_admit_request req;
@@ -191,6 +141,7 @@ TEST(a_release_admission_names_its_profile_and_the_evidence_its_advisories)
     mero_node_db_close(node->db);
     free(node->seen);
     free(node);
+    govt_evidence.advisories = "";
     govt_close(&owner);
     govt_close(&tee.node);
 }

@@ -161,16 +161,6 @@ TEST(mock_gate)
 }
 
 /* A "real" quote: not a mock, report data read through the hook from bytes [0,64). */
-static int fake_rd(void *ud, const uint8_t *q, size_t n, uint8_t out[64], struct mero_err *err)
-{
-    (void)ud;
-    if (n < 64) {
-        return mero_err_set(err, MERO_ETRUNC, "short");
-    }
-    memcpy(out, q, 64);
-    return 0;
-}
-
 static void make_real(struct world *w, struct mero_admit_request *req, const char *tcb)
 {
     uint8_t binding[32];
@@ -189,7 +179,7 @@ static void make_real(struct world *w, struct mero_admit_request *req, const cha
     govt_fake_quote_facts(w->tee.quote, req->quote_len, req); /* its TD report says the same */
     mero_sha256(req->quote_hash, req->quote, req->quote_len);
     struct mero_gov_hooks h = {
-        .ud = &w->owner, .quote_report_data = fake_rd, .quote_td_report = govt_fake_td_report};
+        .ud = &w->owner, .quote_report_data = govt_fake_rd, .quote_td_report = govt_fake_td_report};
     mero_store_set_hooks(w->owner.s, &h);
 }
 
@@ -418,22 +408,6 @@ TEST(a_tee_admission_with_a_stranger_credential_binds_nothing)
 
 /* ---- signed-release form ---- */
 
-static int release_ok(void *ud, const char *v, const struct mero_tee_policy *p,
-                      const struct mero_measurements *m, char *matched, size_t cap,
-                      struct mero_err *reason)
-{
-    (void)ud;
-    (void)p;
-    (void)m;
-    if (strcmp(v, "2.3.87") != 0) {
-        return mero_err_set(reason, MERO_ERELEASE, "release %s was never published", v);
-    }
-    if (matched != NULL) {
-        snprintf(matched, cap, "%s", "locked-read-only");
-    }
-    return 0;
-}
-
 TEST(signed_release_policy_gate)
 {
     struct world w;
@@ -459,9 +433,9 @@ TEST(signed_release_policy_gate)
     req.release_version = "2.3.88";
     CHECK_ERR(admit(&w, &req, &outcome, NULL, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "no release verifier") != NULL);
-    struct mero_gov_hooks h = {.quote_report_data = fake_rd,
+    struct mero_gov_hooks h = {.quote_report_data = govt_fake_rd,
                                .quote_td_report = govt_fake_td_report,
-                               .release_check = release_ok};
+                               .release_check = govt_release_ok};
     mero_store_set_hooks(w.owner.s, &h);
     CHECK_ERR(admit(&w, &req, &outcome, NULL, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "never published") != NULL);
@@ -580,7 +554,7 @@ TEST(peer_refuses_a_carried_quote_that_does_not_parse)
     int rc = govt_sync(&w.owner, &peer, w.owner.ns, &e);
     CHECK(rc < 0);
     CHECK(strstr(e.msg, "does not parse") != NULL);
-    struct mero_gov_hooks h = {.quote_report_data = fake_rd,
+    struct mero_gov_hooks h = {.quote_report_data = govt_fake_rd,
                                .quote_td_report = govt_fake_td_report};
     mero_store_set_hooks(peer.s, &h);
     CHECK(govt_sync(&w.owner, &peer, w.owner.ns, &e) > 0);

@@ -197,66 +197,31 @@ TEST(real_evidence_verified_offline_against_its_collateral)
     world_close(&w);
 }
 
-/* A verifier hook standing in for DCAP: verdict from the test's globals. */
-static char hook_tcb[32] = "UpToDate";
-static uint8_t hook_mrtd_byte;
-static const char *hook_advisories = "";
-
-static int hook_verify(void *ud, const uint8_t *q, size_t qlen, const uint8_t *coll, size_t clen,
-                       uint64_t at, struct mero_evidence_verdict *v, struct mero_err *err)
-{
-    (void)ud;
-    (void)coll;
-    (void)clen;
-    (void)at;
-    if (qlen < 64) {
-        return mero_err_set(err, MERO_ETRUNC, "short");
-    }
-    memset(v, 0, sizeof(*v));
-    snprintf(v->tcb_status, sizeof(v->tcb_status), "%s", hook_tcb);
-    snprintf(v->advisories, sizeof(v->advisories), "%s", hook_advisories);
-    govt_meas(v->m.mrtd, hook_mrtd_byte);
-    for (int i = 0; i < 4; i++) {
-        govt_meas(v->m.rtmr[i], 0);
-    }
-    memcpy(v->report_data, q, 64);
-    return 0;
-}
-
-static int hook_rd(void *ud, const uint8_t *q, size_t n, uint8_t out[64], struct mero_err *err)
-{
-    (void)ud;
-    if (n < 64) {
-        return mero_err_set(err, MERO_ETRUNC, "short");
-    }
-    memcpy(out, q, 64);
-    return 0;
-}
-
 TEST(real_evidence_tcb_and_measurements_checked)
 {
     struct world w;
     struct mero_err e = {0};
     CHECK_OK(world_open(&w, true));
-    struct mero_gov_hooks h = {.quote_report_data = hook_rd, .evidence_verify = hook_verify};
+    struct mero_gov_hooks h = {.quote_report_data = govt_fake_rd,
+                               .evidence_verify = govt_evidence_verify};
     mero_store_set_hooks(w.owner.s, &h);
     uint8_t q[128];
     mero_random(q, 32);
     mero_admission_binding(q + 32, w.owner.ns, w.owner.ns, w.tee.node.pk, w.tee.cred.cert.account,
                            w.tee.cred.cert.kem_pk, w.tee.cred.cert.device);
     memset(q + 64, 0x5a, 64);
-    snprintf(hook_tcb, sizeof(hook_tcb), "OutOfDate");
+    snprintf(govt_evidence.tcb, sizeof(govt_evidence.tcb), "OutOfDate");
     CHECK_ERR(publish_evidence(w.owner.s, w.owner.ns, w.tee.node.pk, &w.tee.cred, q, sizeof(q),
                                "{}", 2, 5000, &e),
               -MERO_EREFUSED);
     CHECK_STR_EQ(e.msg, "TCB status not in policy allowlist");
-    snprintf(hook_tcb, sizeof(hook_tcb), "UpToDate");
-    hook_mrtd_byte = 1;
+    snprintf(govt_evidence.tcb, sizeof(govt_evidence.tcb), "UpToDate");
+    govt_evidence.mrtd_byte = 1;
     CHECK_ERR(publish_evidence(w.owner.s, w.owner.ns, w.tee.node.pk, &w.tee.cred, q, sizeof(q),
                                "{}", 2, 5000, &e),
               -MERO_EREFUSED);
     CHECK_STR_EQ(e.msg, "MRTD not in policy allowlist");
-    hook_mrtd_byte = 0;
+    govt_evidence.mrtd_byte = 0;
     CHECK_OK(publish_evidence(w.owner.s, w.owner.ns, w.tee.node.pk, &w.tee.cred, q, sizeof(q), "{}",
                               2, 5000, &e));
     bool used;
@@ -299,7 +264,8 @@ TEST(evidence_keeps_its_advisories)
     bool found = true;
     char adv[MERO_GOV_ADVISORIES_MAX];
     CHECK_OK(world_open(&w, true));
-    struct mero_gov_hooks h = {.quote_report_data = hook_rd, .evidence_verify = hook_verify};
+    struct mero_gov_hooks h = {.quote_report_data = govt_fake_rd,
+                               .evidence_verify = govt_evidence_verify};
     mero_store_set_hooks(w.owner.s, &h);
     /* its admission's mock evidence carries no advisories */
     CHECK_OK(mero_gov_evidence_advisories(w.owner.s, w.owner.ns, w.tee.node.pk, &found, adv));
@@ -311,20 +277,20 @@ TEST(evidence_keeps_its_advisories)
     mero_admission_binding(q + 32, w.owner.ns, w.owner.ns, w.tee.node.pk, w.tee.cred.cert.account,
                            w.tee.cred.cert.kem_pk, w.tee.cred.cert.device);
     memset(q + 64, 0x5b, 64);
-    snprintf(hook_tcb, sizeof(hook_tcb), "UpToDate");
-    hook_mrtd_byte = 0;
-    hook_advisories = "INTEL-SA-00837,INTEL-SA-00960";
+    snprintf(govt_evidence.tcb, sizeof(govt_evidence.tcb), "UpToDate");
+    govt_evidence.mrtd_byte = 0;
+    govt_evidence.advisories = "INTEL-SA-00837,INTEL-SA-00960";
     CHECK_OK(publish_evidence(w.owner.s, w.owner.ns, w.tee.node.pk, &w.tee.cred, q, sizeof(q), "{}",
                               2, 5000, &e));
     CHECK_OK(mero_gov_evidence_advisories(w.owner.s, w.owner.ns, w.tee.node.pk, &found, adv));
     CHECK(found);
     CHECK_STR_EQ(adv, "INTEL-SA-00837,INTEL-SA-00960");
     /* derived: a rebuild verifies the evidence again and finds the same */
-    hook_advisories = "INTEL-SA-01010";
+    govt_evidence.advisories = "INTEL-SA-01010";
     CHECK_OK(mero_gov_rebuild(w.owner.s, &e));
     CHECK_OK(mero_gov_evidence_advisories(w.owner.s, w.owner.ns, w.tee.node.pk, &found, adv));
     CHECK_STR_EQ(adv, "INTEL-SA-01010");
-    hook_advisories = "";
+    govt_evidence.advisories = "";
     world_close(&w);
 }
 

@@ -86,16 +86,6 @@ static int server_start(void)
     return 0;
 }
 
-static int fake_rd(void *ud, const uint8_t *q, size_t n, uint8_t out[64], struct mero_err *err)
-{
-    (void)ud;
-    if (n < 64) {
-        return mero_err_set(err, MERO_ETRUNC, "short");
-    }
-    memcpy(out, q, 64);
-    return 0;
-}
-
 struct world {
     struct govt_node owner;
     struct govt_tee tee;
@@ -139,7 +129,7 @@ static int world_open(struct world *w)
     if (rc == 0) {
         rc = govt_tee_open(&w->tee, w->owner.ns);
     }
-    struct mero_gov_hooks h = {.quote_report_data = fake_rd,
+    struct mero_gov_hooks h = {.quote_report_data = govt_fake_rd,
                                .quote_td_report = govt_fake_td_report,
                                .release_check = mero_gov_release_hook,
                                .release_ud = w->src};
@@ -249,7 +239,7 @@ TEST(signed_release_admission_end_to_end)
     /* a replaying peer checks only the TCB status and role, not the release */
     struct govt_node peer;
     CHECK_OK(govt_open(&peer));
-    struct mero_gov_hooks h = {.quote_report_data = fake_rd,
+    struct mero_gov_hooks h = {.quote_report_data = govt_fake_rd,
                                .quote_td_report = govt_fake_td_report};
     mero_store_set_hooks(peer.s, &h);
     CHECK(govt_sync(&w.owner, &peer, w.owner.ns, &e) > 0);
