@@ -4,8 +4,9 @@
 #                   Debian packages only, never npm (the test targets add the npm peers)
 #   make install    PREFIX=/usr/local DESTDIR= (docs/install.md)
 #   make test       everything in tests/, last line `N passed, N failed` (`, N skipped` when
-#                   something was); with TESTS unset also `make lint` and a second lane of
-#                   every unit test and fuzz replay under ASan + UBSan (build/asan)
+#                   something was); with TESTS unset also `make lint`, a second lane of
+#                   every unit test and fuzz replay under ASan + UBSan (build/asan) and a third
+#                   of the threaded unit tests under ThreadSanitizer (build/tsan)
 #   make asan       the same tests under ASan + UBSan (BUILD=asan)
 #   make tsan       the same tests under ThreadSanitizer (BUILD=tsan); with TESTS=<substring>
 #                   only the matching unit tests are built (make tsan TESTS=threads)
@@ -93,7 +94,7 @@ SHIPPED_ROOT := $(B)/share/mero/sigstore/trusted_root.json
 .SECONDARY:
 # issue 20: fleet (the fleet harness at 50 nodes, docs/fleet-harness.md)
 .PHONY: fleet
-.PHONY: all deps test asan-lane-build asan tsan tsan-build fuzz bench bench-build lint run clean check-build install
+.PHONY: all deps test asan-lane-build tsan-lane-build asan tsan tsan-build fuzz bench bench-build lint run clean check-build install
 all: $(LIB) $(BINS) $(SHIPPED_ROOT)
 
 $(SHIPPED_ROOT): share/sigstore/trusted_root.json
@@ -164,18 +165,25 @@ $(B)/bench/%: $(B)/obj/bench/%.o $(SUPPORT_OBJS) $(LIB)
 
 check-build: $(LIB) $(BINS) $(TEST_BINS) $(REPLAYS) $(SHIPPED_ROOT) $(DIFF_BINS) $(QVL_ORACLE)
 
-# The full run (TESTS unset, the release build: what README and .ci/run promise) adds two lanes
-# to tests/run.sh's one count: `make lint` first, then the unit tests and fuzz replays again
-# under ASan + UBSan (issue 20, docs/build-and-tests.md). A focused run (TESTS=...) and the
-# sanitizer targets' own runs (make asan / tsan) do not.
+# The full run (TESTS unset, the release build: what README and .ci/run promise) adds three
+# lanes to tests/run.sh's one count: `make lint` first, then the unit tests and fuzz replays
+# again under ASan + UBSan (issue 20), then the unit tests that run threads (TSAN_LANE_TESTS:
+# the 8-thread cache stress test, the PCS flood, the release single flight, the off-loop
+# admission) under ThreadSanitizer (issue 23; docs/build-and-tests.md). A focused run
+# (TESTS=...) and the sanitizer targets' own runs (make asan / tsan) do not.
 FULL_RUN := $(if $(TESTS),,$(filter release,$(BUILD)))
+TSAN_LANE_TESTS := test_threads test_pcs_backoff test_release test_admission_attest \
+                   test_fleet_admission
 test: $(STAMP)
 	$(Q)$(MAKE) --no-print-directory check-build BUILD=$(BUILD)
 	$(Q)$(if $(FULL_RUN),$(MAKE) --no-print-directory asan-lane-build BUILD=asan)
-	$(Q)MERO_SHARED=$(SHARED) $(if $(FULL_RUN),MERO_LINT=1 MERO_ASAN_LANE=build/asan) \
+	$(Q)$(if $(FULL_RUN),$(MAKE) --no-print-directory tsan-lane-build BUILD=tsan)
+	$(Q)MERO_SHARED=$(SHARED) $(if $(FULL_RUN),MERO_LINT=1 MERO_ASAN_LANE=build/asan \
+	    MERO_TSAN_LANE=build/tsan MERO_TSAN_LANE_TESTS="$(TSAN_LANE_TESTS)") \
 	    tests/run.sh $(B)
 
 asan-lane-build: $(LIB) $(TEST_BINS) $(REPLAYS) $(SHIPPED_ROOT)
+tsan-lane-build: $(LIB) $(TSAN_LANE_TESTS:%=$(B)/tests/%) $(SHIPPED_ROOT)
 
 # The fleet harness's scenarios at FLEET_N nodes (default 50; `make test` runs them at 12).
 fleet: $(STAMP)

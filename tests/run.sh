@@ -10,12 +10,14 @@
 #
 # Lanes (issue 20; `make test` sets them when TESTS is empty, docs/build-and-tests.md):
 #   MERO_LINT=1             first `make lint`, one TAP item `lint/make-lint`
-#   MERO_ASAN_LANE=DIR      last, every unit binary and fuzz replay again from DIR (an ASan +
+#   MERO_ASAN_LANE=DIR      then every unit binary and fuzz replay again from DIR (an ASan +
 #                           UBSan build), named `asan/unit/...`, `asan/fuzz/...`
+#   MERO_TSAN_LANE=DIR      last, the unit binaries named in MERO_TSAN_LANE_TESTS again from DIR
+#                           (a ThreadSanitizer build, issue 23), named `tsan/unit/...`
 # Every lane counts in the one closing line.
 #
 # Usage: tests/run.sh BUILD_DIR    (env: MERO_SHARED, TESTS=substring filter, MERO_BIN,
-#                                   MERO_LINT, MERO_ASAN_LANE)
+#                                   MERO_LINT, MERO_ASAN_LANE, MERO_TSAN_LANE[_TESTS])
 set -u
 B=${1:?usage: run.sh BUILD_DIR}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -109,6 +111,15 @@ if [ -n "${MERO_ASAN_LANE:-}" ]; then
         UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
         MERO_BIN=$ROOT/$MERO_ASAN_LANE/bin MERO_BUILD=$ROOT/$MERO_ASAN_LANE \
         unit_and_fuzz "$MERO_ASAN_LANE" "asan/"
+fi
+
+if [ -n "${MERO_TSAN_LANE:-}" ]; then
+    # any ThreadSanitizer report ends the binary with exit code 66: a failure
+    for t in ${MERO_TSAN_LANE_TESTS:-}; do
+        TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:exitcode=66:second_deadlock_stack=1} \
+            MERO_BIN=$ROOT/$MERO_TSAN_LANE/bin MERO_BUILD=$ROOT/$MERO_TSAN_LANE \
+            run_one "tsan/unit/$t" 600 "$ROOT/$MERO_TSAN_LANE/tests/$t"
+    done
 fi
 
 if [ ${#failures[@]} -gt 0 ]; then

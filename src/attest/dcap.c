@@ -69,10 +69,11 @@ static void fill_measurements(struct mero_dcap_result *r, const struct mero_quot
     }
 }
 
-static void add_advisories(struct mero_dcap_result *r, json_t *a)
+static void add_advisories(struct mero_dcap_result *r, const struct mero_adv_table *t,
+                           struct mero_adv_ref a)
 {
-    for (size_t i = 0; a != NULL && i < json_array_size(a); i++) {
-        const char *s = json_string_value(json_array_get(a, i));
+    for (size_t i = 0; i < a.n && a.first + i < t->n; i++) {
+        const char *s = t->ids[a.first + i];
         bool dup = false;
         for (size_t j = 0; j < r->n_advisory_ids && !dup; j++) {
             dup = strcmp(r->advisory_ids[j], s) == 0;
@@ -594,7 +595,7 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
     }
     enum mero_tcb_status st = lv->status;
     r->platform_status = st;
-    add_advisories(r, lv->advisories);
+    add_advisories(r, &tcb->adv, lv->advisories);
     /* TDX module status (Intel TdxModuleCheck): only for module version > 0. */
     if (mver > 0) {
         const struct mero_module_level *ml = NULL;
@@ -619,7 +620,7 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
                         mero_tcb_status_name(ml->status));
             goto out;
         }
-        add_advisories(r, ml->advisories);
+        add_advisories(r, &tcb->adv, ml->advisories);
     }
     /* Intel convergeTcbStatusWithQeTcbStatus. */
     r->qe_status = ql->status;
@@ -628,7 +629,7 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
     } else if (ql->status == MERO_TCB_REVOKED) {
         st = MERO_TCB_REVOKED;
     }
-    add_advisories(r, ql->advisories);
+    add_advisories(r, &qe->adv, ql->advisories);
     r->quote_verified = true;
     r->has_tcb_status = true;
     r->tcb_status = st;

@@ -130,24 +130,47 @@ static int status_of(json_t *o, enum mero_tcb_status *out)
     return mero_tcb_status_parse(str_of(o, "tcbStatus"), out) < 0 ? -1 : 0;
 }
 
-static int advisories_of(json_t *o, json_t **out)
+/* A level's advisoryIDs (absent: none), copied into the document's table. */
+static int advisories_of(json_t *o, struct mero_adv_table *t, struct mero_adv_ref *out)
 {
     json_t *a = json_object_get(o, "advisoryIDs");
-    *out = NULL;
+    memset(out, 0, sizeof(*out));
     if (a == NULL) {
         return 0;
     }
-    if (!json_is_array(a) || json_array_size(a) > MERO_DCAP_MAX_ADVISORIES) {
+    size_t n = json_array_size(a);
+    if (!json_is_array(a) || n > MERO_DCAP_MAX_ADVISORIES) {
         return -1;
     }
-    for (size_t i = 0; i < json_array_size(a); i++) {
+    for (size_t i = 0; i < n; i++) {
         json_t *e = json_array_get(a, i);
         if (!json_is_string(e) || json_string_length(e) == 0 ||
             json_string_length(e) >= MERO_DCAP_ADVISORY_LEN) {
             return -1;
         }
     }
-    *out = a;
+    if (t->n + n > UINT32_MAX) {
+        return -1;
+    }
+    if (t->n + n > t->cap) {
+        size_t cap = t->cap ? t->cap : 16;
+        while (cap < t->n + n) {
+            cap *= 2;
+        }
+        void *p = realloc(t->ids, cap * sizeof(*t->ids));
+        if (p == NULL) {
+            return -1;
+        }
+        t->ids = p;
+        t->cap = cap;
+    }
+    out->first = (uint32_t)t->n;
+    out->n = (uint32_t)n;
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_array_get(a, i);
+        memcpy(t->ids[t->n], json_string_value(e), json_string_length(e) + 1);
+        t->n++;
+    }
     return 0;
 }
 
@@ -169,7 +192,8 @@ static int components_of(json_t *tcb, const char *k, uint8_t out[16])
 
 /* ---- TCB info --------------------------------------------------------------------------- */
 
-static int parse_module(json_t *m, struct mero_tdx_module_identity *out, bool with_id)
+static int parse_module(json_t *m, struct mero_tdx_module_identity *out, bool with_id,
+                        struct mero_adv_table *adv)
 {
     memset(out, 0, sizeof(*out));
     if (!json_is_object(m) || hex_of(m, "mrsigner", out->mrsigner, sizeof(out->mrsigner)) < 0 ||
@@ -202,7 +226,7 @@ static int parse_module(json_t *m, struct mero_tdx_module_identity *out, bool wi
         json_int_t isv;
         if (!json_is_object(l) || int_of(json_object_get(l, "tcb"), "isvsvn", 0, 255, &isv) < 0 ||
             status_of(l, &out->levels[i].status) < 0 ||
-            advisories_of(l, &out->levels[i].advisories) < 0) {
+            advisories_of(l, adv, &out->levels[i].advisories) < 0) {
             return -1;
         }
         out->levels[i].isvsvn = (uint16_t)isv;
@@ -210,14 +234,14 @@ static int parse_module(json_t *m, struct mero_tdx_module_identity *out, bool wi
     return 0;
 }
 
-static int parse_level(json_t *l, struct mero_tcb_level *out, bool tdx)
+static int parse_level(json_t *l, struct mero_tcb_level *out, bool tdx, struct mero_adv_table *adv)
 {
     json_t *tcb = json_object_get(l, "tcb");
     json_int_t pce;
     if (!json_is_object(l) || !json_is_object(tcb) ||
         components_of(tcb, "sgxtcbcomponents", out->sgx) < 0 ||
         int_of(tcb, "pcesvn", 0, 65535, &pce) < 0 || status_of(l, &out->status) < 0 ||
-        date_of(l, "tcbDate", &out->tcb_date) < 0 || advisories_of(l, &out->advisories) < 0) {
+        date_of(l, "tcbDate", &out->tcb_date) < 0 || advisories_of(l, adv, &out->advisories) < 0) {
         return -1;
     }
     out->pcesvn = (uint16_t)pce;
@@ -260,7 +284,7 @@ static int tcbinfo_fill(struct mero_tcbinfo *t, json_t *o, struct mero_err *err)
     bool tdx = strcmp(t->id, "TDX") == 0;
     json_t *m = json_object_get(o, "tdxModule");
     if (m != NULL) {
-        if (parse_module(m, &t->module, false) < 0) {
+        if (parse_module(m, &t->module, false, &t->adv) < 0) {
             return mero_err_set(err, MERO_ETCBINFO, "tcb info: tdxModule malformed");
         }
         t->has_module = true;
@@ -277,7 +301,7 @@ static int tcbinfo_fill(struct mero_tcbinfo *t, json_t *o, struct mero_err *err)
         }
         t->n_module_ids = n;
         for (size_t i = 0; i < n; i++) {
-            if (parse_module(json_array_get(ids, i), &t->module_ids[i], true) < 0) {
+            if (parse_module(json_array_get(ids, i), &t->module_ids[i], true, &t->adv) < 0) {
                 return mero_err_set(err, MERO_ETCBINFO, "tcb info: tdxModuleIdentities[%zu]", i);
             }
         }
@@ -293,7 +317,7 @@ static int tcbinfo_fill(struct mero_tcbinfo *t, json_t *o, struct mero_err *err)
     }
     t->n_levels = n;
     for (size_t i = 0; i < n; i++) {
-        if (parse_level(json_array_get(lv, i), &t->levels[i], tdx) < 0) {
+        if (parse_level(json_array_get(lv, i), &t->levels[i], tdx, &t->adv) < 0) {
             return mero_err_set(err, MERO_ETCBINFO, "tcb info: tcbLevels[%zu] malformed", i);
         }
     }
@@ -321,9 +345,7 @@ void mero__tcbinfo_cleanup(struct mero_tcbinfo *t)
     }
     free(t->module_ids);
     free(t->levels);
-    if (t->doc != NULL) {
-        json_decref(t->doc);
-    }
+    free(t->adv.ids);
     memset(t, 0, sizeof(*t));
 }
 
@@ -331,11 +353,12 @@ int mero__tcbinfo_parse(struct mero_tcbinfo *t, const char *text, size_t len, st
 {
     struct mero_tcbinfo tmp;
     memset(&tmp, 0, sizeof(tmp));
-    tmp.doc = load_object(text, len);
-    if (tmp.doc == NULL) {
+    json_t *doc = load_object(text, len);
+    if (doc == NULL) {
         return mero_err_set(err, MERO_ETCBINFO, "tcb info: not a JSON object");
     }
-    int rc = tcbinfo_fill(&tmp, tmp.doc, err);
+    int rc = tcbinfo_fill(&tmp, doc, err);
+    json_decref(doc); /* here, in the parsing thread (see the header) */
     if (rc < 0) {
         mero__tcbinfo_cleanup(&tmp);
         return rc;
@@ -402,7 +425,7 @@ static int qe_fill(struct mero_qeidentity *q, json_t *o, struct mero_err *err)
         json_int_t isv;
         if (!json_is_object(l) || int_of(json_object_get(l, "tcb"), "isvsvn", 0, 65535, &isv) < 0 ||
             status_of(l, &q->levels[i].status) < 0 ||
-            advisories_of(l, &q->levels[i].advisories) < 0) {
+            advisories_of(l, &q->adv, &q->levels[i].advisories) < 0) {
             return mero_err_set(err, MERO_EQEIDENTITY, "qe identity: tcbLevels[%zu]", i);
         }
         q->levels[i].isvsvn = (uint16_t)isv;
@@ -416,9 +439,7 @@ void mero__qeidentity_cleanup(struct mero_qeidentity *q)
         return;
     }
     free(q->levels);
-    if (q->doc != NULL) {
-        json_decref(q->doc);
-    }
+    free(q->adv.ids);
     memset(q, 0, sizeof(*q));
 }
 
@@ -427,11 +448,12 @@ int mero__qeidentity_parse(struct mero_qeidentity *q, const char *text, size_t l
 {
     struct mero_qeidentity tmp;
     memset(&tmp, 0, sizeof(tmp));
-    tmp.doc = load_object(text, len);
-    if (tmp.doc == NULL) {
+    json_t *doc = load_object(text, len);
+    if (doc == NULL) {
         return mero_err_set(err, MERO_EQEIDENTITY, "qe identity: not a JSON object");
     }
-    int rc = qe_fill(&tmp, tmp.doc, err);
+    int rc = qe_fill(&tmp, doc, err);
+    json_decref(doc); /* here, in the parsing thread (see the header) */
     if (rc < 0) {
         mero__qeidentity_cleanup(&tmp);
         return rc;

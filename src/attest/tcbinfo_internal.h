@@ -2,6 +2,12 @@
 /*
  * tcbinfo.h (private) - Intel TCB info (TDX, v3) and QE identity (TD_QE, v2) parsed from the
  * signed JSON text. Parsing never judges a quote; dcap.c does that.
+ *
+ * Invariant: a parsed document owns a handful of allocations (its level arrays and one table
+ * of advisory IDs copied out of the JSON), never the JSON tree itself, which the parsing thread
+ * frees before it returns: a cached collateral evicted by another thread then frees a few
+ * blocks, not thousands of JSON nodes from the parser's malloc arena (issue 23: that
+ * cross-arena free was where two verifying threads waited on each other).
  */
 #ifndef MERO_ATTEST_TCBINFO_H
 #define MERO_ATTEST_TCBINFO_H
@@ -18,6 +24,16 @@
 #define MERO_TCB_MAX_LEVELS     256
 #define MERO_TCB_MAX_MODULE_IDS 32
 
+/* The advisory IDs of one parsed document, in the order they appear. */
+struct mero_adv_table {
+    char (*ids)[MERO_DCAP_ADVISORY_LEN]; /* owned */
+    size_t n, cap;
+};
+/* A level's advisory IDs: n entries of its document's table from `first` (n 0: none). */
+struct mero_adv_ref {
+    uint32_t first, n;
+};
+
 struct mero_tcb_level {
     uint8_t sgx[16];
     uint16_t pcesvn;
@@ -25,13 +41,13 @@ struct mero_tcb_level {
     uint8_t tdx[16];
     enum mero_tcb_status status;
     int64_t tcb_date;
-    json_t *advisories; /* borrowed from the parsed document; array of strings or NULL */
+    struct mero_adv_ref advisories;
 };
 
 struct mero_module_level {
     uint16_t isvsvn;
     enum mero_tcb_status status;
-    json_t *advisories;
+    struct mero_adv_ref advisories;
 };
 
 struct mero_tdx_module_identity {
@@ -44,7 +60,7 @@ struct mero_tdx_module_identity {
 };
 
 struct mero_tcbinfo {
-    json_t *doc; /* owned */
+    struct mero_adv_table adv;
     char id[8];
     int version;
     int64_t issue_date, next_update;
@@ -63,11 +79,11 @@ struct mero_tcbinfo {
 struct mero_qe_level {
     uint16_t isvsvn;
     enum mero_tcb_status status;
-    json_t *advisories;
+    struct mero_adv_ref advisories;
 };
 
 struct mero_qeidentity {
-    json_t *doc; /* owned */
+    struct mero_adv_table adv;
     char id[16];
     int version;
     int64_t issue_date, next_update;

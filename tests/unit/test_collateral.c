@@ -185,7 +185,10 @@ TEST(tcb_info_parses_levels_and_modules)
     CHECK_STR_EQ(t.module_ids[1].id, "TDX_01");
     CHECK_EQ(t.module_ids[1].n_levels, 3);
     CHECK_EQ(t.module_ids[1].levels[1].status, MERO_TCB_OUT_OF_DATE);
-    CHECK_EQ(json_array_size(t.module_ids[1].levels[1].advisories), 2);
+    CHECK_EQ(t.module_ids[1].levels[1].advisories.n, 2); /* copied out of the JSON, freed */
+    CHECK_STR_EQ(t.adv.ids[t.module_ids[1].levels[1].advisories.first], "INTEL-SA-01036");
+    CHECK_STR_EQ(t.adv.ids[t.module_ids[1].levels[1].advisories.first + 1], "INTEL-SA-01099");
+    CHECK_EQ(t.module_ids[1].levels[0].advisories.n, 0);
     CHECK_EQ(t.levels[0].status, MERO_TCB_UP_TO_DATE);
     CHECK_EQ(t.levels[0].sgx[7], 5);
     CHECK_EQ(t.levels[0].pcesvn, 13);
