@@ -6,6 +6,9 @@
  *
  * Invariant: stopping answers every suspended request 503 and closes every connection; the
  * server's memory goes when its loop handles have closed.
+ *
+ * Thread safety: not safe from other threads; both functions run on the node's loop thread
+ * (the server's handlers run there too).
  */
 #ifndef MERO_API_H
 #define MERO_API_H

@@ -3,7 +3,8 @@
 # merod_cli.sh - `merod init` / `merod run` as a process: modes of what init writes, refusal
 # of a second init, of loose key/token/home permissions and of bad arguments; run.json with
 # the real ephemeral ports; clean stop on SIGTERM and SIGINT (run.json removed, exit 0);
-# restart carries on (same peer id, same namespaces).
+# restart carries on (same peer id, same namespaces); the thread pool is sized to the cores
+# unless UV_THREADPOOL_SIZE says otherwise.
 . "$(dirname "$0")/node_lib.bash"
 
 init_node a
@@ -43,6 +44,8 @@ run_node a --mock-tee
 R=$H/run.json
 check "run.json: real ports, peer id, pid" eval 'jq -e "(.api|endswith(\":0\")|not) and (.listenAddrs[0]|contains(\"/tcp/0/\")|not) and (.peerId|startswith(\"12D3KooW\")) and .pid > 0" "$R" >/dev/null'
 check "log names the peer id and listen address" eval 'grep -q "peer id $(jq -r .peerId "$R")" "$WORK/a.log" && grep -q "listening on /ip4/127.0.0.1/tcp/" "$WORK/a.log"'
+np=$(nproc); want=$((np < 4 ? 4 : np))
+check "the thread pool is sized to the cores (at least 4)" grep -q "thread pool: $want workers (one per core" "$WORK/a.log"
 PEER=$(jq -r .peerId "$R")
 req a POST /admin-api/namespaces '{}'
 NS=$(jq -r .data.namespaceId <<<"$RESP")
@@ -53,8 +56,9 @@ RC=$?
 unset "PIDS[a]"
 check "SIGTERM: clean stop, exit 0" test $RC -eq 0
 check "SIGTERM: run.json removed" test ! -e "$R"
-run_node a --mock-tee
+UV_THREADPOOL_SIZE=3 run_node a --mock-tee
 check "restart: same peer id" test "$(jq -r .peerId "$R")" = "$PEER"
+check "an operator's UV_THREADPOOL_SIZE wins" grep -q "thread pool: 3 workers (UV_THREADPOOL_SIZE)" "$WORK/a.log"
 req a GET /admin-api/node
 check "restart: carries on from its database" jq_is ".data.namespaces[0].namespaceId" "$NS"
 PID=${PIDS[a]}

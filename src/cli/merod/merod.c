@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mero/crypto.h"
 #include "mero/log.h"
@@ -87,6 +88,32 @@ static int run_node(struct mero_node *node, struct mero_err *err)
     return mero_node_serve(node, err);
 }
 
+/*
+ * Issue 23: libuv's thread pool runs the collateral fetches and DCAP verdicts of admission
+ * attempts (node/admission/run.c), so it is sized to the machine: one worker per online core,
+ * and never fewer than libuv's own default of 4 (a fetch waiting on the network holds a worker
+ * without using a core). UV_THREADPOOL_SIZE set by the operator wins. Before the node starts:
+ * libuv reads it when the pool is first used.
+ */
+#define POOL_MIN 4
+#define POOL_MAX 128 /* far below libuv's own cap of 1024 */
+
+static void size_thread_pool(void)
+{
+    const char *set = getenv("UV_THREADPOOL_SIZE");
+    if (set != NULL && set[0] != '\0') {
+        MERO_INFO("thread pool: %s workers (UV_THREADPOOL_SIZE)", set);
+        return;
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    n = n < POOL_MIN ? POOL_MIN : n > POOL_MAX ? POOL_MAX : n;
+    char v[16];
+    snprintf(v, sizeof(v), "%ld", n);
+    if (setenv("UV_THREADPOOL_SIZE", v, 0) == 0) {
+        MERO_INFO("thread pool: %s workers (one per core, at least %d)", v, POOL_MIN);
+    }
+}
+
 static int cmd_run(int argc, char **argv)
 {
     struct mero_node *node = mero_node_new();
@@ -137,6 +164,7 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "merod: run needs --home DIR\n");
         goto out;
     }
+    size_thread_pool(); /* before anything of libuv's runs */
     struct mero_err err = {0};
     if (mero_node_open(node, home, &err) < 0) {
         fprintf(stderr, "merod: %s\n", err.msg);
