@@ -670,7 +670,8 @@ MERO_MUST_CHECK int mero_gov_evidence_at(struct mero_store *s,
                                          const uint8_t member[static MERO_IDENTITY_LEN],
                                          bool *found, uint64_t *at);
 /* Issue 19: the advisory IDs (comma-separated, "" for none) of the offline check of member's
- * latest evidence in group; found false when it has none. */
+ * latest evidence in group; found false (and out "") when it has none. Outputs are written
+ * only on 0. */
 MERO_MUST_CHECK int mero_gov_evidence_advisories(struct mero_store *s,
                                                  const uint8_t group[static MERO_GROUP_ID_LEN],
                                                  const uint8_t member[static MERO_IDENTITY_LEN],

@@ -28,16 +28,14 @@
 
 static int decide(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
                   const struct mero_admit_request *req, const struct mero_tee_policy *p,
-                  struct mero_admit_decision *d, struct mero_err *reason)
+                  struct mero_admit_decision *d, char matched[MERO_GOV_PROFILE_NAME_MAX],
+                  struct mero_err *reason)
 {
     const uint8_t *g = req->group_id;
     bool root_form = memcmp(g, ns, MERO_NS_ID_LEN) == 0;
     bool is_mock = req->is_mock || mero_mock_is_mock(req->quote, req->quote_len);
     int want = p != NULL ? mero_tee_mode_role(p->mode) : MERO_ROLE_NONE;
     d->role = want;
-    if (req->matched_profile != NULL) {
-        req->matched_profile[0] = '\0'; /* the release check names it, when one runs */
-    }
 
     /* 6. idempotency, refresh, conversion: what an admission would publish */
     int cur;
@@ -75,7 +73,7 @@ static int decide(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
         .quote_len = req->quote_len,
         .quote_hash = req->quote_hash,
         .release_version = req->release_version,
-        .matched_profile = req->matched_profile,
+        .matched_profile = matched, /* the release check names it, when one runs */
     };
     MERO_TRY(mero_gov_admission_rules(s, ns, p, &c, NULL, reason));
     uint8_t key[MERO_GROUP_KEY_LEN], id[MERO_KEY_ID_LEN];
@@ -90,6 +88,10 @@ int mero_gov_admit_decide(struct mero_store *s, const uint8_t ns[static MERO_NS_
 {
     uint8_t gns[MERO_NS_ID_LEN], us[MERO_IDENTITY_LEN];
     struct mero_admit_decision out = {.outcome = MERO_ADMIT_NOT_A_VOUCHER, .role = MERO_ROLE_NONE};
+    char matched[MERO_GOV_PROFILE_NAME_MAX] = "";
+    if (req->matched_profile != NULL) {
+        req->matched_profile[0] = '\0'; /* named below only when the decision admits */
+    }
     if (mero_gov_namespace_of(s, req->group_id, gns) < 0 || memcmp(gns, ns, sizeof(gns)) != 0) {
         return mero_err_set(reason, MERO_EREFUSED, "the group is not part of this namespace");
     }
@@ -108,10 +110,13 @@ int mero_gov_admit_decide(struct mero_store *s, const uint8_t ns[static MERO_NS_
     struct mero_tee_policy p;
     bool found;
     MERO_TRY(mero_gov_read_policy(s, ns, &p, &found, reason));
-    int rc = decide(s, ns, req, found ? &p : NULL, &out, reason);
+    int rc = decide(s, ns, req, found ? &p : NULL, &out, matched, reason);
     mero_tee_policy_cleanup(&p);
     if (rc == 0) {
         *d = out;
+        if (req->matched_profile != NULL) {
+            memcpy(req->matched_profile, matched, sizeof(matched));
+        }
     }
     return rc;
 }
@@ -251,6 +256,9 @@ out:
         (void)mero__gov_exec(s, "ROLLBACK TO gov_admit");
         while (out != NULL && out->n > n0) {
             mero_buf_cleanup(&out->v[--out->n]);
+        }
+        if (req->matched_profile != NULL) {
+            req->matched_profile[0] = '\0'; /* nothing was admitted */
         }
     }
     (void)mero__gov_exec(s, "RELEASE gov_admit");

@@ -364,13 +364,15 @@ int mero_gov_evidence_advisories(struct mero_store *s,
 {
     sqlite3_stmt *st;
     MERO_TRY(id_stmt(s, SQL_EVID_ADV, group, member, &st));
-    *found = false;
-    out[0] = '\0';
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
         const unsigned char *t = sqlite3_column_text(st, 0);
-        *found = true;
         snprintf(out, MERO_GOV_ADVISORIES_MAX, "%s", t != NULL ? (const char *)t : "");
+    } else if (rc == SQLITE_DONE) {
+        out[0] = '\0';
+    }
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+        *found = rc == SQLITE_ROW;
     }
     sqlite3_reset(st);
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -MERO_EIO;

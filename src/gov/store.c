@@ -96,8 +96,9 @@ static const char *const *const migrations[] = {&migration_1, &migration_2, &mig
                                                 &migration_4};
 /* per migration: the {table, column} whose presence means it already ran, or NULL */
 static const char *const *const migration_done_if[] = {NULL, NULL, NULL, migration_4_column};
-/* per migration: it adds a derived column, so a store with ops is rebuilt once it ran (the
- * rows written before it then hold what a rebuild computes, and `merod check` agrees) */
+/* per migration: it adds a derived column, so a store that had data is rebuilt in the same
+ * transaction (the rows written before it then hold what a rebuild computes, and `merod check`
+ * agrees) */
 static const bool migration_rederives[] = {false, false, false, true};
 _Static_assert(sizeof(migration_rederives) / sizeof(migration_rederives[0]) ==
                    sizeof(migration_done_if) / sizeof(migration_done_if[0]),
@@ -170,11 +171,17 @@ static bool column_exists(struct mero_store *s, const char *const tc[2])
     return yes;
 }
 
-static int migrate(struct mero_store *s, bool *rederive, struct mero_err *err)
+/*
+ * Every pending migration and, when one of them added a derived column to a store that had
+ * data, the rebuild that fills it, in one transaction: a failure leaves the store as it was,
+ * so the next open tries all of it again (never a new schema with stale derived rows).
+ */
+static int migrate(struct mero_store *s, struct mero_err *err)
 {
     sqlite3_stmt *st = NULL;
     int version = 0;
-    *rederive = false;
+    bool rederive = false;
+    int rc = 0;
     if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) {
         return mero__gov_sqlerr(s, err, "user_version");
     }
@@ -188,24 +195,33 @@ static int migrate(struct mero_store *s, bool *rederive, struct mero_err *err)
                             "store schema %d is newer than this build understands (%zu)", version,
                             known);
     }
+    if ((size_t)version == known) {
+        return 0;
+    }
+    if (mero__gov_exec(s, "BEGIN IMMEDIATE") < 0) {
+        return mero__gov_sqlerr(s, err, "migration begin");
+    }
     for (size_t v = (size_t)version; v < known; v++) {
         char pragma[64];
         snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %zu", v + 1);
-        if (mero__gov_exec(s, "BEGIN IMMEDIATE") < 0) {
-            return mero__gov_sqlerr(s, err, "migration begin");
-        }
         bool done = migration_done_if[v] != NULL && column_exists(s, migration_done_if[v]);
         if ((!done && mero__gov_exec(s, *migrations[v]) < 0) || mero__gov_exec(s, pragma) < 0) {
-            int rc = mero__gov_sqlerr(s, err, "migration");
-            (void)mero__gov_exec(s, "ROLLBACK");
-            return rc;
+            rc = mero__gov_sqlerr(s, err, "migration");
+            goto out;
         }
-        if (mero__gov_exec(s, "COMMIT") < 0) {
-            return mero__gov_sqlerr(s, err, "migration commit");
-        }
-        *rederive = *rederive || (version > 0 && !done && migration_rederives[v]);
+        rederive = rederive || (version > 0 && !done && migration_rederives[v]);
     }
-    return 0;
+    if (rederive) {
+        MERO_TRY_OUT(mero_gov_rebuild(s, err)); /* the derived rows an older build wrote */
+    }
+    if (mero__gov_exec(s, "COMMIT") < 0) {
+        rc = mero__gov_sqlerr(s, err, "migration commit");
+    }
+out:
+    if (rc < 0) {
+        (void)mero__gov_exec(s, "ROLLBACK");
+    }
+    return rc;
 }
 
 static int check_file_mode(const char *path, bool create, struct mero_err *err)
@@ -271,11 +287,7 @@ static int store_open(const char *path, bool create, struct mero_store **out, st
         goto out;
     }
     sqlite3_busy_timeout(s->db, 5000);
-    bool rederive = false;
-    MERO_TRY_OUT(migrate(s, &rederive, err));
-    if (rederive) {
-        MERO_TRY_OUT(mero_gov_rebuild(s, err)); /* the derived rows an older build wrote */
-    }
+    MERO_TRY_OUT(migrate(s, err));
     *out = s;
     s = NULL; /* handed over */
 out:

@@ -10,7 +10,8 @@
  * drop of the oldest beyond it are one transaction, so a crash leaves either both or neither;
  * a reason is stored already cut to MERO_FLEET_REASON_MAX and is a refusal's text, never a
  * secret; the rule a reason names is found only by the fixed reasons of gov's rule table; a
- * member's profile is its latest admission's, and goes with the namespace at self-purge.
+ * member's profile is its latest admission's by this node, forgotten when the member leaves
+ * the namespace root or another node re-admits it, and with the namespace at self-purge.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -239,11 +240,25 @@ int mero_node_profile_put(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
     return rc;
 }
 
+int mero_node_profile_forget(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
+                             const uint8_t member[MERO_IDENTITY_LEN])
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "DELETE FROM adm_profiles WHERE ns = ?1 AND member = ?2", -1, &st,
+                           NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, member, MERO_IDENTITY_LEN, SQLITE_STATIC);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int mero_node_profile_get(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
                           const uint8_t member[MERO_IDENTITY_LEN], char *out, size_t cap)
 {
     sqlite3_stmt *st = NULL;
-    out[0] = '\0';
     if (sqlite3_prepare_v2(db, "SELECT profile FROM adm_profiles WHERE ns = ?1 AND member = ?2", -1,
                            &st, NULL) != SQLITE_OK) {
         return -MERO_EIO;

@@ -29,10 +29,14 @@ MERO_MUST_CHECK int mero_node_attempts_count(struct sqlite3 *db, const uint8_t n
 /* Forget every attempt and admitted profile of ns (self-purge). Idempotent. */
 MERO_MUST_CHECK int mero_node_attempts_purge(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN]);
 /* Issue 19: the release profile member matched when this node admitted it into ns (replacing
- * an earlier one); and reading it back (-MERO_ENOTFOUND when this node never named one). */
+ * an earlier one); and reading it back into out[cap] (-MERO_ENOTFOUND when this node names
+ * none; out is written only on 0). */
 MERO_MUST_CHECK int mero_node_profile_put(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
                                           const uint8_t member[MERO_IDENTITY_LEN],
                                           const char *profile);
+/* Forget member's profile in ns (it was removed, or another node re-admitted it). */
+MERO_MUST_CHECK int mero_node_profile_forget(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
+                                             const uint8_t member[MERO_IDENTITY_LEN]);
 MERO_MUST_CHECK int mero_node_profile_get(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
                                           const uint8_t member[MERO_IDENTITY_LEN], char *out,
                                           size_t cap);

@@ -213,6 +213,14 @@ void mero_node_fleet_heard(struct mero_node *node, const uint8_t ns[MERO_NS_ID_L
 void mero_node_fleet_on_event(struct mero_node *node, const struct mero_gov_event *ev)
 {
     uint8_t us[MERO_IDENTITY_LEN];
+    /* a member removed from the namespace root no longer matches the profile we admitted it
+     * with (a re-admission names its own) */
+    if ((ev->kind == MERO_EV_MEMBER_REMOVED || ev->kind == MERO_EV_TEE_MEMBER_REMOVED) &&
+        ev->ns != NULL && ev->group != NULL && ev->member != NULL && node->db != NULL &&
+        memcmp(ev->group, ev->ns, MERO_NS_ID_LEN) == 0 &&
+        mero_node_profile_forget(node->db, ev->ns, ev->member) < 0) {
+        MERO_WARN("fleet view: could not forget a removed member's release profile in node.db");
+    }
     /* our own admission is recorded as the admitter's answer we heard (fleet_heard) */
     if (ev->kind != MERO_EV_TEE_MEMBER_ADMITTED || ev->for_us || ev->ns == NULL ||
         ev->member == NULL || ev->op_hash == NULL || node->db == NULL) {
@@ -230,6 +238,11 @@ void mero_node_fleet_on_event(struct mero_node *node, const struct mero_gov_even
     mero_buf_cleanup(&b);
     bool ours = mero_gov_identity(node->store, ev->ns, false, us, NULL) == 0 &&
                 memcmp(us, op.signer, MERO_IDENTITY_LEN) == 0;
+    bool root = ev->group == NULL || memcmp(ev->group, ev->ns, MERO_NS_ID_LEN) == 0;
+    if (!ours && root && mero_node_profile_forget(node->db, ev->ns, ev->member) < 0) {
+        /* another admitter (re)admitted it: the profile we named is not its current one */
+        MERO_WARN("fleet view: could not forget a re-admitted member's release profile");
+    }
     struct mero_fleet_attempt *a = ours ? NULL : calloc(1, sizeof(*a));
     if (a != NULL) {
         /* an admission another member decided: this node learns it from the op log */

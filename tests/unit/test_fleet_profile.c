@@ -5,8 +5,9 @@
  * policy the admitter's decision names the allowed profile the quote matched (gov's release
  * check writes it into the request), the node keeps it per admitted member and shows it as
  * matched.name on the member's row and on the attempt; a node that did not admit the member
- * cannot name it (null), and self-purge forgets it. The advisory IDs of the member's latest
- * evidence (gov's offline check) appear on its row.
+ * cannot name it (null); a refusal, the member's removal from the namespace root and
+ * self-purge forget it. The advisory IDs of the member's latest evidence (gov's offline check)
+ * appear on its row.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,27 @@ TEST(a_release_admission_names_its_profile_and_the_evidence_its_advisories)
     mero_gov_oplist_cleanup(&l);
     CHECK_EQ(outcome, MERO_ADMIT_ADMITTED);
     CHECK_STR_EQ(matched, "locked-read-only");
+    /* a claim the release check passes but a later rule refuses (another TEE presenting this
+     * quote: its binding is not for that credential) names nothing either */
+    struct govt_tee other;
+    struct mero_admit_request req2;
+    CHECK_OK(govt_tee_open(&other, owner.ns));
+    govt_tee_request(&other, owner.ns, owner.ns, owner.ns, &req2);
+    memcpy(req2.quote_hash, req.quote_hash, sizeof(req2.quote_hash));
+    req2.m = req.m;
+    req2.quote = req.quote;
+    req2.quote_len = req.quote_len;
+    req2.is_mock = false;
+    snprintf(req2.tcb_status, sizeof(req2.tcb_status), "UpToDate");
+    req2.has_td = true;
+    req2.td_attributes = MERO_TD_ATTR_SEPT_VE_DISABLE;
+    req2.release_version = "2.3.87";
+    req2.matched_profile = matched;
+    CHECK(mero_gov_admit_tee_node(owner.s, owner.ns, &req2, &outcome, NULL, &e) < 0);
+    CHECK_MSG(strstr(e.msg, "commit") != NULL, "%s", e.msg); /* the binding, after the gate */
+    CHECK_STR_EQ(matched, "");
+    govt_close(&other.node);
+    snprintf(matched, sizeof(matched), "locked-read-only"); /* what the admission named */
 
     /* the admitter's node records its decision, as node/admission/hook.c does */
     struct mero_node *node = calloc(1, sizeof(*node));
@@ -136,7 +158,6 @@ TEST(a_release_admission_names_its_profile_and_the_evidence_its_advisories)
     CHECK_OK(mero_node_attempts_purge(node->db, owner.ns));
     CHECK_ERR(mero_node_profile_get(node->db, owner.ns, tee.node.pk, name, sizeof(name)),
               -MERO_ENOTFOUND);
-    CHECK_STR_EQ(name, "");
 
     mero_node_db_close(node->db);
     free(node->seen);
@@ -146,7 +167,7 @@ TEST(a_release_admission_names_its_profile_and_the_evidence_its_advisories)
     govt_close(&tee.node);
 }
 
-TEST(a_later_admission_replaces_the_profile)
+TEST(a_later_admission_replaces_the_profile_and_a_removal_forgets_it)
 {
     struct sqlite3 *db = NULL;
     uint8_t ns[MERO_NS_ID_LEN], a[MERO_IDENTITY_LEN], b[MERO_IDENTITY_LEN];
@@ -165,8 +186,29 @@ TEST(a_later_admission_replaces_the_profile)
     uint8_t other[MERO_NS_ID_LEN];
     memset(other, 9, sizeof(other));
     CHECK_ERR(mero_node_profile_get(db, other, a, name, sizeof(name)), -MERO_ENOTFOUND);
+    /* a member removed from the namespace root is forgotten; a subgroup removal keeps it */
+    struct mero_node node;
+    memset(&node, 0, sizeof(node));
+    node.db = db;
+    uint8_t sub[MERO_GROUP_ID_LEN];
+    memset(sub, 5, sizeof(sub));
+    struct mero_gov_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = MERO_EV_TEE_MEMBER_REMOVED;
+    ev.ns = ns;
+    ev.group = sub;
+    ev.member = a;
+    mero_node_fleet_on_event(&node, &ev);
+    CHECK_OK(mero_node_profile_get(db, ns, a, name, sizeof(name)));
+    ev.group = ns;
+    mero_node_fleet_on_event(&node, &ev);
+    CHECK_ERR(mero_node_profile_get(db, ns, a, name, sizeof(name)), -MERO_ENOTFOUND);
+    ev.kind = MERO_EV_MEMBER_REMOVED; /* MemberRemoved / MemberLeft */
+    ev.member = b;
+    mero_node_fleet_on_event(&node, &ev);
+    CHECK_ERR(mero_node_profile_get(db, ns, b, name, sizeof(name)), -MERO_ENOTFOUND);
     mero_node_db_close(db);
 }
 
 MERO_TEST_MAIN(T(a_release_admission_names_its_profile_and_the_evidence_its_advisories),
-               T(a_later_admission_replaces_the_profile))
+               T(a_later_admission_replaces_the_profile_and_a_removal_forgets_it))

@@ -9,6 +9,8 @@
  * only: the node (mero/node.h) starts, the admin API (mero/api.h) is put on its loop and stopped by
  * the node's stop hook.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <sched.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,10 +92,11 @@ static int run_node(struct mero_node *node, struct mero_err *err)
 
 /*
  * Issue 23: libuv's thread pool runs the collateral fetches and DCAP verdicts of admission
- * attempts (node/admission/run.c), so it is sized to the machine: one worker per online core,
- * and never fewer than libuv's own default of 4 (a fetch waiting on the network holds a worker
- * without using a core). UV_THREADPOOL_SIZE set by the operator wins. Before the node starts:
- * libuv reads it when the pool is first used.
+ * attempts (node/admission/run.c), so it is sized to the machine: one worker per core this
+ * process may run on (its CPU affinity, as nproc counts), and never fewer than libuv's own
+ * default of 4 (a fetch waiting on the network holds a worker without using a core).
+ * UV_THREADPOOL_SIZE set by the operator wins (libuv reads it as it is). Before the node
+ * starts: libuv reads it when the pool is first used.
  */
 #define POOL_MIN 4
 #define POOL_MAX 128 /* far below libuv's own cap of 1024 */
@@ -102,10 +105,12 @@ static void size_thread_pool(void)
 {
     const char *set = getenv("UV_THREADPOOL_SIZE");
     if (set != NULL && set[0] != '\0') {
-        MERO_INFO("thread pool: %s workers (UV_THREADPOOL_SIZE)", set);
+        MERO_INFO("thread pool: UV_THREADPOOL_SIZE=%.16s, the operator's", set);
         return;
     }
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t cpus;
+    long n = sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? CPU_COUNT(&cpus)
+                                                            : sysconf(_SC_NPROCESSORS_ONLN);
     n = n < POOL_MIN ? POOL_MIN : n > POOL_MAX ? POOL_MAX : n;
     char v[16];
     snprintf(v, sizeof(v), "%ld", n);
