@@ -96,16 +96,19 @@ static int run_node(struct mero_node *node, struct mero_err *err)
  * process may run on (its CPU affinity, as nproc counts), and never fewer than libuv's own
  * default of 4 (a fetch waiting on the network holds a worker without using a core).
  * UV_THREADPOOL_SIZE set by the operator wins (libuv reads it as it is). Before the node
- * starts: libuv reads it when the pool is first used.
+ * opens: libuv reads it when the pool is first used. What was decided is written to `note`
+ * and logged once the log names the node.
  */
-#define POOL_MIN 4
-#define POOL_MAX 128 /* far below libuv's own cap of 1024 */
+#define POOL_MIN      4
+#define POOL_MAX      128 /* far below libuv's own cap of 1024 */
+#define POOL_NOTE_MAX 96  /* the line that says what was decided */
 
-static void size_thread_pool(void)
+static void size_thread_pool(char *note, size_t cap)
 {
     const char *set = getenv("UV_THREADPOOL_SIZE");
+    note[0] = '\0';
     if (set != NULL && set[0] != '\0') {
-        MERO_INFO("thread pool: UV_THREADPOOL_SIZE=%.16s, the operator's", set);
+        snprintf(note, cap, "thread pool: UV_THREADPOOL_SIZE=%.16s, the operator's", set);
         return;
     }
     cpu_set_t cpus;
@@ -115,7 +118,7 @@ static void size_thread_pool(void)
     char v[16];
     snprintf(v, sizeof(v), "%ld", n);
     if (setenv("UV_THREADPOOL_SIZE", v, 0) == 0) {
-        MERO_INFO("thread pool: %s workers (one per core, at least %d)", v, POOL_MIN);
+        snprintf(note, cap, "thread pool: %s workers (one per core, at least %d)", v, POOL_MIN);
     }
 }
 
@@ -169,7 +172,8 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "merod: run needs --home DIR\n");
         goto out;
     }
-    size_thread_pool(); /* before anything of libuv's runs */
+    char pool[POOL_NOTE_MAX];
+    size_thread_pool(pool, sizeof(pool)); /* before anything of libuv's runs */
     struct mero_err err = {0};
     if (mero_node_open(node, home, &err) < 0) {
         fprintf(stderr, "merod: %s\n", err.msg);
@@ -178,6 +182,9 @@ static int cmd_run(int argc, char **argv)
         goto out;
     }
     mero_log_set_tag(mero_node_name(node));
+    if (pool[0] != '\0') {
+        MERO_INFO("%s", pool);
+    }
     mero_node_set_tee(node, mero_node_tee_detect(mock));
     if (mero_node_tee_mode(node) == MERO_TEE_REAL && mock) {
         MERO_WARN("real TDX detected: --mock-tee ignored, quotes are real");
