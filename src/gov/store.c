@@ -85,9 +85,9 @@ static const char *const migration_3 =
     "CREATE TABLE IF NOT EXISTS purged(ns BLOB PRIMARY KEY) WITHOUT ROWID;";
 
 /* Migration 4 (issue 19): the advisory IDs of the offline check of each evidence (derived like
- * the rest of the row; an evidence row from before it reads as none until the next rebuild or
- * refresh). SQLite has no ADD COLUMN IF NOT EXISTS: migrate() skips it when the column is
- * there (migration_4_column), so a lowered user_version migrates again cleanly. */
+ * the rest of the row, so a store that had data is rebuilt with it: migration_rederives).
+ * SQLite has no ADD COLUMN IF NOT EXISTS: migrate() skips it when the column is there
+ * (migration_4_column), so a lowered user_version migrates again cleanly. */
 static const char *const migration_4 =
     "ALTER TABLE evidence ADD COLUMN advisories TEXT NOT NULL DEFAULT '';";
 static const char *const migration_4_column[2] = {"evidence", "advisories"};
