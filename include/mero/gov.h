@@ -28,7 +28,7 @@
 #include "mero/quote.h"
 #include "mero/sizes.h"
 
-#define MERO_GOV_STORE_SCHEMA 4 /* SQLite schema (PRAGMA user_version) */
+#define MERO_GOV_STORE_SCHEMA 5 /* SQLite schema (PRAGMA user_version) */
 /*
  * Evidence lifetime (spec "Idempotency and refresh", tee::evidence_retry). UNVERIFIED values,
  * the one place they live (docs/admission.md "Evidence lifetime"): evidence older than
@@ -434,7 +434,12 @@ MERO_MUST_CHECK int mero_gov_admit_tee_node(struct mero_store *s,
 
 /* ---- remote apply ------------------------------------------------------------------------- */
 
-enum mero_apply_status { MERO_APPLY_APPLIED = 0, MERO_APPLY_DUPLICATE = 1, MERO_APPLY_PURGED = 2 };
+enum mero_apply_status {
+    MERO_APPLY_APPLIED = 0,
+    MERO_APPLY_DUPLICATE = 1,
+    MERO_APPLY_PURGED = 2,
+    MERO_APPLY_REJECTED = 3, /* stored, without effect: the rules refuse it at its place */
+};
 
 /*
  * Apply an op received from a peer: bounded decode, schema version, signature, namespace
@@ -445,13 +450,27 @@ enum mero_apply_status { MERO_APPLY_APPLIED = 0, MERO_APPLY_DUPLICATE = 1, MERO_
  * An op of a namespace this node self-purged (its `purged` tombstone stands) is dropped before
  * any other check: 0 with *status = MERO_APPLY_PURGED, nothing stored, no event, no parent
  * asked for (a sync answer or gossip that raced the purge cannot bring the namespace back).
- * An encrypted group op (NamespaceOp tag 2) whose key we do not hold, and an op on the same
- * group the rules refuse while such an op waits, are stored without effect (status APPLIED)
- * and applied when the key arrives (docs/governance.md "Peers without the key").
+ * Issue 30 (docs/governance.md "State resolution"): the op is judged at its place in the
+ * namespace's canonical order, re-folding the namespace when it sorts before ops already
+ * applied. An op the rules refuse there, signed by an identity that has held a row in the
+ * namespace, is stored without effect: the refusal's negative code and reason as before, with
+ * *status = MERO_APPLY_REJECTED (it is served by sync, a second copy is a DUPLICATE, never
+ * refused again, and it takes effect if a later re-fold admits it); anyone else's refusal
+ * stores nothing (*status untouched). An encrypted group op
+ * (NamespaceOp tag 2) whose key we do not hold is stored without effect (status APPLIED) and
+ * takes effect, by a re-fold, when the key arrives ("Peers without the key").
  */
 MERO_MUST_CHECK int mero_gov_apply(struct mero_store *s, const uint8_t *bytes, size_t len,
                                    int *status, uint8_t *hash_out, uint8_t *missing_out,
                                    struct mero_err *err);
+
+/* An op's outcome at its place in the canonical order (issue 30). */
+enum mero_op_state { MERO_OP_REJECTED = 0, MERO_OP_EFFECTIVE = 1, MERO_OP_DEFERRED = 2 };
+/* The outcome of a stored op and, for a rejected one, the reason (reason may be NULL).
+ * -MERO_ENOTFOUND when the op is not stored. */
+MERO_MUST_CHECK int mero_gov_op_state(struct mero_store *s,
+                                      const uint8_t hash[static MERO_OP_ID_LEN], int *state,
+                                      char *reason, size_t cap);
 
 /* ---- queries ------------------------------------------------------------------------------ */
 

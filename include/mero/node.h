@@ -555,6 +555,7 @@ struct mero_node_metrics {
     uint64_t peers; /* connected libp2p peers */
     uint64_t gossip_in, gossip_out;
     uint64_t purges;            /* self-purges completed (namespace or subgroup) */
+    uint64_t gov_rejected;      /* issue 30: received ops kept without effect */
     uint64_t uptime_s;          /* since mero_node_start */
     struct mero_metrics_ns *ns; /* owned: mero_node_metrics_cleanup */
     size_t nns;

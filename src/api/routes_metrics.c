@@ -163,6 +163,10 @@ static int render(struct mero_buf *b, const struct mero_node_metrics *m)
     MERO_TRY(per_namespace(b, m));
     MERO_TRY(scalar(b, "mero_purges_total", "counter",
                     "Self-purges completed after this node's TEE was evicted.", m->purges));
+    MERO_TRY(scalar(b, "mero_gov_ops_rejected_total", "counter",
+                    "Governance ops received and kept without effect: refused by the rules at "
+                    "their place in the canonical order.",
+                    m->gov_rejected));
     return scalar(b, "mero_uptime_seconds", "gauge", "Seconds since the node started.",
                   m->uptime_s);
 }

@@ -80,7 +80,7 @@ int mero__gov_publish(struct mero_store *s, struct mero_op *op, struct mero_gov_
     sodium_memzero(sk, sizeof(sk));
     MERO_ENSURE_OUT(rc >= 0, err, -rc, "could not build the op");
     s->publishing = true;
-    rc = mero__gov_apply_op(s, op, hash, b.data, b.len, NULL, err);
+    rc = mero__gov_apply_op(s, op, hash, b.data, b.len, NULL, NULL, err);
     s->publishing = false;
     MERO_TRY_OUT(rc);
     if (out != NULL) {

@@ -613,27 +613,68 @@ void mero__gov_emit(struct actx *a)
     }
 }
 
+/*
+ * The op's place in the canonical order (fold.c): after every folded op of its namespace it is
+ * judged here and now; before one of them (a late op) the namespace is re-folded with it. An op
+ * the rules refuse at its place is kept without effect (GOV_FOLD_REJECTED) when its signer has
+ * held a row in the namespace, so every peer folds the same set; a local action's refusal, and
+ * a stranger's, store nothing.
+ */
 int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op,
                        const uint8_t hash[MERO_OP_ID_LEN], const uint8_t *bytes, size_t len,
-                       uint8_t *missing, struct mero_err *err)
+                       uint8_t *missing, int *state_out, struct mero_err *err)
 {
     struct actx a = {.s = s, .op = op, .hash = hash, .bytes = bytes, .len = len};
+    struct gov_fold_key k;
+    struct mero_err why = {0};
+    int state = GOV_FOLD_EFFECTIVE;
+    bool last = true;
     MERO_TRY(check_parents(s, op, missing, err));
     a.have_us = mero__gov_our_pk(s, op->ns, a.us);
     if (mero__gov_exec(s, "SAVEPOINT gov_apply") < 0) {
         return mero__gov_sqlerr(s, err, "savepoint");
     }
     int rc = mero__gov_append(s, op, hash, bytes, len, &a.seq);
+    if (rc == 0) {
+        rc = mero__gov_fold_key(s, op, hash, &k);
+    }
+    if (rc == 0) {
+        a.seq = k.depth; /* derived rows order by depth, the same on every node */
+        rc = mero__gov_fold_is_last(s, op->ns, &k, &last);
+    }
+    if (rc == 0) {
+        rc = mero__gov_fold_put(s, op->ns, &k, GOV_FOLD_EFFECTIVE, NULL);
+    }
     if (rc < 0) {
         rc = mero__gov_sqlerr(s, err, "append");
         goto out;
     }
-    MERO_TRY_OUT(mero__gov_dispatch_or_defer(&a, err));
+    if (last) {
+        MERO_TRY_OUT(mero__gov_fold_step(&a, &state, &why));
+        if (state == GOV_FOLD_REJECTED) {
+            MERO_TRY_OUT(mero__gov_fold_put(s, op->ns, &k, state, why.msg));
+        } else if (state == GOV_FOLD_DEFERRED) {
+            MERO_TRY_OUT(mero__gov_fold_put(s, op->ns, &k, state, NULL));
+        }
+    } else {
+        MERO_TRY_OUT(mero__gov_refold(s, &a, true, &state, &why, err));
+    }
+    if (state == GOV_FOLD_REJECTED &&
+        (s->publishing || !mero__gov_is_principal(s, op->ns, op->signer))) {
+        rc = mero_err_set(err, why.code != 0 ? why.code : MERO_EREFUSED, "%s", why.msg);
+        goto out;
+    }
     if (mero__gov_exec(s, "RELEASE gov_apply") < 0) {
         rc = mero__gov_sqlerr(s, err, "commit");
         goto out;
     }
     rc = 0;
+    if (state == GOV_FOLD_REJECTED && err != NULL) {
+        *err = why; /* kept without effect: the reason, for the caller's log */
+    }
+    if (state_out != NULL) {
+        *state_out = state;
+    }
     mero__gov_emit(&a);
     mero__gov_unseal(s);
 out:
@@ -641,22 +682,6 @@ out:
         (void)mero__gov_exec(s, "ROLLBACK TO gov_apply");
         (void)mero__gov_exec(s, "RELEASE gov_apply");
     }
-    free(a.ev);
-    return rc;
-}
-
-int mero__gov_replay_op(struct mero_store *s, const struct mero_op *op,
-                        const uint8_t hash[MERO_OP_ID_LEN], const uint8_t *bytes, size_t len,
-                        uint64_t seq, struct mero_err *err)
-{
-    struct actx a = {.s = s, .op = op, .hash = hash, .bytes = bytes, .len = len, .seq = seq};
-    a.have_us = mero__gov_our_pk(s, op->ns, a.us);
-    int rc = 0;
-    if (!mero__gov_is_inert(s, hash)) {
-        MERO_TRY_OUT(mero__gov_dispatch_or_defer(&a, err));
-    }
-    rc = mero__gov_heads_move(s, op, hash);
-out:
     free(a.ev);
     return rc;
 }
@@ -686,8 +711,13 @@ int mero_gov_apply(struct mero_store *s, const uint8_t *bytes, size_t len, int *
     MERO_TRY_OUT(mero_gov_has_op(s, hash, &have));
     int st = MERO_APPLY_DUPLICATE;
     if (!have) {
-        MERO_TRY_OUT(mero__gov_apply_op(s, &op, hash, bytes, len, missing_out, err));
-        st = MERO_APPLY_APPLIED;
+        int state = GOV_FOLD_EFFECTIVE;
+        MERO_TRY_OUT(mero__gov_apply_op(s, &op, hash, bytes, len, missing_out, &state, err));
+        st = state == GOV_FOLD_REJECTED ? MERO_APPLY_REJECTED : MERO_APPLY_APPLIED;
+        if (state == GOV_FOLD_REJECTED) {
+            /* stored without effect, and still the rules' answer: the refusal's code */
+            rc = -(err != NULL && err->code > 0 ? err->code : MERO_EREFUSED);
+        }
     }
     if (status != NULL) {
         *status = st;

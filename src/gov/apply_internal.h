@@ -33,6 +33,7 @@ struct actx {
     uint8_t us[MERO_IDENTITY_LEN];
     struct gov_ev *ev;
     size_t nev, cap;
+    bool deferred; /* set by the encrypted-form handler: kept until its key arrives */
 };
 
 /* Queue an event (extra = context id or key id). */
@@ -52,12 +53,25 @@ int mero__gov_dispatch(struct actx *a, struct mero_err *err);
 /* NamespaceOp tag 2: open with the key key_id names and apply, or keep deferred. */
 int mero__gov_h_sealed(struct actx *a, struct mero_err *err);
 /*
- * mero__gov_dispatch, except that an op the rules refuse while an encrypted op on the same
- * group is still waiting for its key is kept (deferred, no effect) instead of refused.
+ * Judge a->op at its place in the fold in a savepoint of its own: *state = GOV_FOLD_EFFECTIVE,
+ * _DEFERRED (encrypted, key missing) or _REJECTED (the rules refused it: its effects and
+ * events rolled back, err holds the reason with its code). Only an I/O or memory failure is
+ * returned as an error.
  */
-int mero__gov_dispatch_or_defer(struct actx *a, struct mero_err *err);
-/* Whether a stored op was refused when its deferred turn came (rebuild skips it). */
-bool mero__gov_is_inert(struct mero_store *s, const uint8_t hash[MERO_OP_ID_LEN]);
+int mero__gov_fold_step(struct actx *a, int *state, struct mero_err *err);
+/* Fold ns from its first op; when late is given, that op is judged with its events. */
+int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], struct actx *late,
+                      int *late_state, struct mero_err *late_reason, struct mero_err *err);
+/*
+ * Re-fold a->op's namespace (late: a->op is the op that sorts before applied ones, judged with
+ * its events) and queue on a the membership events of what changed (removals, with our
+ * self-purge marker; admissions; role changes). Runs inside the caller's savepoint.
+ */
+int mero__gov_refold(struct mero_store *s, struct actx *a, bool late, int *late_state,
+                     struct mero_err *late_reason, struct mero_err *err);
+/* Whether op acts on a group (group ops, KeyDelivery) with an encrypted op before it in the
+ * fold still waiting for its key: a refusal there is deferred, not final. */
+bool mero__gov_behind_sealed(struct mero_store *s, const struct mero_op *op);
 /* Deliver the queued events of an applied op to the on_event hook. */
 void mero__gov_emit(struct actx *a);
 

@@ -14,7 +14,7 @@
 #include "mero/gov.h"
 #include "mero/op.h"
 
-#define GOV_STMT_CACHE 96
+#define GOV_STMT_CACHE 160
 /* An id's first 8 bytes as hex, with its NUL: the short form messages and logs name ids by. */
 #define GOV_SHORT_SIZE MERO_HEX_SIZE(8)
 
@@ -42,16 +42,43 @@ int mero__gov_step_done(sqlite3_stmt *st);
 int mero__gov_exec(struct mero_store *s, const char *sql);
 int mero__gov_sqlerr(struct mero_store *s, struct mero_err *err, const char *what);
 
-/* Apply a decoded, verified op in a savepoint (shared by mero_gov_apply and local actions). */
+/* Apply a decoded, verified op in a savepoint at its place in the canonical order (shared by
+ * mero_gov_apply and local actions); *state (optional) = its GOV_FOLD_* outcome. */
 int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op,
                        const uint8_t hash[MERO_OP_ID_LEN], const uint8_t *bytes, size_t len,
-                       uint8_t *missing, struct mero_err *err);
-/* Re-run an already stored op's rules and projection (rebuild; no append, no events). */
-int mero__gov_replay_op(struct mero_store *s, const struct mero_op *op,
-                        const uint8_t hash[MERO_OP_ID_LEN], const uint8_t *bytes, size_t len,
-                        uint64_t seq, struct mero_err *err);
-/* Apply, in log order, every deferred op whose encrypted predecessor's key we now hold. */
+                       uint8_t *missing, int *state, struct mero_err *err);
+/* Re-fold every namespace holding a deferred encrypted op whose key we now hold. */
 void mero__gov_unseal(struct mero_store *s);
+
+/* ---- issue 30: the canonical order and the fold (src/gov/fold.c) ---- */
+/* An op's outcome at its place in the fold (the `fold` table's state). */
+enum {
+    GOV_FOLD_REJECTED = MERO_OP_REJECTED,
+    GOV_FOLD_EFFECTIVE = MERO_OP_EFFECTIVE,
+    GOV_FOLD_DEFERRED = MERO_OP_DEFERRED
+};
+/* An op's place: (depth, class, hash), compared in that order. */
+struct gov_fold_key {
+    uint64_t depth; /* 0 for NamespaceCreated, else 1 + the deepest parent's */
+    int cls;        /* 0: changes authority (admins, removals, roles, leaves, policy); 1: rest */
+    uint8_t hash[MERO_OP_ID_LEN];
+};
+int mero__gov_fold_class(const struct mero_op *op);
+/* The place of op (its parents' places must be stored). */
+int mero__gov_fold_key(struct mero_store *s, const struct mero_op *op,
+                       const uint8_t hash[MERO_OP_ID_LEN], struct gov_fold_key *k);
+/* *last = k sorts after every op of ns already placed. */
+int mero__gov_fold_is_last(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                           const struct gov_fold_key *k, bool *last);
+int mero__gov_fold_put(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                       const struct gov_fold_key *k, int state, const char *reason);
+/* Whether member has held a row in ns (an op of theirs the rules refuse is still kept). */
+bool mero__gov_is_principal(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                            const uint8_t member[MERO_IDENTITY_LEN]);
+/* A code the rules return for a refusal (anything but I/O and memory). */
+bool mero__gov_rule_refusal(int rc);
+/* Every namespace's ops placed and folded (rebuild: derived tables cleared first). */
+int mero__gov_fold_all(struct mero_store *s, struct mero_err *err);
 /* namespace id = SHA-256("mero.namespace.id.v1" || creator || salt) */
 void mero__gov_ns_id(uint8_t out[MERO_NS_ID_LEN], const uint8_t signer[MERO_IDENTITY_LEN],
                      const uint8_t salt[MERO_NS_SALT_LEN]);

@@ -4,8 +4,9 @@
  * self-purge of a namespace (or a subgroup's key material) after a TEE eviction, with its
  * durable pending marker.
  *
- * Invariants: rebuild replays the stored ops in their stored order through the same rules as
- * apply, inside one transaction, so its result equals the incremental state (a divergence is
+ * Invariants: rebuild folds each namespace's stored ops in their canonical order (fold.c)
+ * through the same rules as apply, inside one transaction, so its result equals the
+ * incremental state (a divergence is
  * an error, not silently accepted); the purge is the only path that opens the op table's
  * delete gate, and it closes it again in the same transaction; the pending marker (a namespace
  * id, or a subgroup id for a subgroup-only eviction) is committed with the removal that
@@ -17,9 +18,9 @@
 
 #include "gov/gov_internal.h"
 
-static const char *const derived_tables[] = {"heads",      "groups",  "members", "policy",
-                                             "evidence",   "spent",   "deny",    "contexts",
-                                             "autofollow", "deferred"};
+static const char *const derived_tables[] = {"heads",    "groups",     "members", "policy",
+                                             "evidence", "spent",      "deny",    "contexts",
+                                             "fold",     "autofollow", "deferred"};
 
 int mero__gov_clear_derived(struct mero_store *s)
 {
@@ -81,44 +82,8 @@ int mero_gov_dump(struct mero_store *s, struct mero_buf *out)
     return 0;
 }
 
-/* Rebuild: decode, re-hash and replay one stored op row (seq, hash, bytes). */
-static int replay_row(struct mero_store *s, sqlite3_stmt *st, struct mero_err *err)
-{
-    uint64_t seq = (uint64_t)sqlite3_column_int64(st, 0);
-    const uint8_t *bytes = sqlite3_column_blob(st, 2);
-    size_t len = (size_t)sqlite3_column_bytes(st, 2);
-    uint8_t hash[MERO_OP_ID_LEN];
-    struct mero_op op;
-    struct mero_err e = {0};
-    int rc;
-    mero_op_init(&op);
-    MERO_TRY_OUT(mero_op_decode(bytes, len, &op, &e));
-    MERO_TRY_OUT(mero_op_hash(&op, hash));
-    MERO_ENSURE_OUT(sqlite3_column_bytes(st, 1) == (int)sizeof(hash) &&
-                        memcmp(hash, sqlite3_column_blob(st, 1), sizeof(hash)) == 0,
-                    &e, MERO_EINTERNAL, "stored hash does not match the op");
-    MERO_TRY_OUT(mero__gov_replay_op(s, &op, hash, bytes, len, seq, &e));
-out:
-    mero_op_cleanup(&op);
-    if (rc < 0) {
-        rc = mero_err_set(err, -rc, "rebuild: op #%llu no longer applies: %s",
-                          (unsigned long long)seq, e.msg);
-    }
-    return rc;
-}
-
-/* Rebuild: every stored op row in order, stopping at the first that no longer applies. */
-static int replay_all(struct mero_store *s, sqlite3_stmt *st, struct mero_err *err)
-{
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        MERO_TRY(replay_row(s, st, err));
-    }
-    return 0;
-}
-
 int mero_gov_rebuild(struct mero_store *s, struct mero_err *err)
 {
-    sqlite3_stmt *st = NULL;
     int rc;
     if (mero__gov_exec(s, "SAVEPOINT gov_rebuild") < 0) {
         return mero__gov_sqlerr(s, err, "savepoint");
@@ -127,22 +92,15 @@ int mero_gov_rebuild(struct mero_store *s, struct mero_err *err)
         rc = mero__gov_sqlerr(s, err, "clear");
         goto out;
     }
-    if (sqlite3_prepare_v2(s->db, "SELECT seq, hash, bytes FROM ops ORDER BY seq", -1, &st, NULL) !=
-        SQLITE_OK) {
-        rc = mero__gov_sqlerr(s, err, "scan");
-        goto out;
-    }
+    /* every namespace folded in its canonical order (fold.c), as the incremental state is */
     s->rebuilding = true;
-    rc = replay_all(s, st, err);
+    rc = mero__gov_fold_all(s, err);
     s->rebuilding = false;
-    sqlite3_finalize(st);
-    st = NULL;
     MERO_TRY_OUT(rc);
     if (mero__gov_exec(s, "RELEASE gov_rebuild") < 0) {
         rc = mero__gov_sqlerr(s, err, "rebuild commit");
     }
 out:
-    sqlite3_finalize(st);
     if (rc < 0) {
         (void)mero__gov_exec(s, "ROLLBACK TO gov_rebuild");
         (void)mero__gov_exec(s, "RELEASE gov_rebuild");
@@ -323,6 +281,8 @@ static const char *const purge_ns_sql[] = {
     "DELETE FROM spent WHERE ns = ?",
     "DELETE FROM deferred WHERE ns = ?",
     "DELETE FROM inert WHERE ns = ?",
+    "DELETE FROM fold WHERE ns = ?",
+    "DELETE FROM principals WHERE ns = ?",
     "DELETE FROM groups WHERE ns = ?",
     "DELETE FROM identities WHERE ns = ?",
 };

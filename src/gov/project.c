@@ -29,6 +29,9 @@ static const char SQL_ROW_PLAIN[] =
 static const char SQL_ROW_TEE[] =
     "INSERT OR REPLACE INTO members(grp, member, role, tee, account, quote_hash, mrtd, rtmr0,"
     " rtmr1, rtmr2, rtmr3, tcb) VALUES(?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)";
+/* issue 30: an identity given a row has held one in the namespace from then on */
+static const char SQL_PRINCIPAL_PUT[] =
+    "INSERT OR IGNORE INTO principals(ns, member) SELECT ns, ?2 FROM groups WHERE id = ?1";
 static const char SQL_ROW_ROLE[] = "UPDATE members SET role = ? WHERE grp = ? AND member = ?";
 static const char SQL_ROW_DEL[] = "DELETE FROM members WHERE grp = ? AND member = ?";
 static const char SQL_DENY_ON[] = "INSERT OR IGNORE INTO deny(grp, member) VALUES(?, ?)";
@@ -58,6 +61,15 @@ static const char SQL_HEAD_ADD[] = "INSERT OR IGNORE INTO heads(ns, hash) VALUES
 static const char SQL_HEAD_DEL[] = "DELETE FROM heads WHERE ns = ? AND hash = ?";
 static const char SQL_NONCE[] = "SELECT MAX(nonce) FROM ops WHERE ns = ? AND signer = ?";
 
+static int principal_put(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                         const uint8_t member[MERO_IDENTITY_LEN])
+{
+    STMT(st, SQL_PRINCIPAL_PUT);
+    BLOB(st, 1, grp);
+    BLOB(st, 2, member);
+    return mero__gov_step_done(st);
+}
+
 int mero__gov_row_plain(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
                         const uint8_t member[MERO_IDENTITY_LEN], int role)
 {
@@ -65,7 +77,8 @@ int mero__gov_row_plain(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LE
     BLOB(st, 1, grp);
     BLOB(st, 2, member);
     sqlite3_bind_int(st, 3, role);
-    return mero__gov_step_done(st);
+    MERO_TRY(mero__gov_step_done(st));
+    return principal_put(s, grp, member);
 }
 
 int mero__gov_row_tee(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
@@ -82,7 +95,8 @@ int mero__gov_row_tee(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN]
         sqlite3_bind_text(st, 7 + i, j->m.rtmr[i], -1, SQLITE_STATIC);
     }
     sqlite3_bind_text(st, 11, j->tcb_status, -1, SQLITE_STATIC);
-    return mero__gov_step_done(st);
+    MERO_TRY(mero__gov_step_done(st));
+    return principal_put(s, grp, j->member);
 }
 
 int mero__gov_row_role(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],

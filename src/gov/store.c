@@ -92,14 +92,29 @@ static const char *const migration_4 =
     "ALTER TABLE evidence ADD COLUMN advisories TEXT NOT NULL DEFAULT '';";
 static const char *const migration_4_column[2] = {"evidence", "advisories"};
 
+/* Migration 5 (issue 30, fold.c): `fold` (derived) gives every stored op its place in the
+ * canonical order - depth, class, hash - and its outcome there (1 effective, 0 rejected with
+ * the reason, 2 deferred for a key); `principals` (local, kept by rebuild) the identities that
+ * have held a row in a namespace, whose refused ops are kept without effect. A store that had
+ * data is re-folded in the same transaction (migration_rederives). */
+static const char *const migration_5 =
+    "CREATE TABLE IF NOT EXISTS fold(hash BLOB PRIMARY KEY, ns BLOB NOT NULL,"
+    " depth INTEGER NOT NULL, cls INTEGER NOT NULL, state INTEGER NOT NULL,"
+    " reason TEXT NOT NULL DEFAULT '') WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS fold_order ON fold(ns, depth, cls, hash);"
+    "CREATE TABLE IF NOT EXISTS principals(ns BLOB NOT NULL, member BLOB NOT NULL,"
+    " PRIMARY KEY(ns, member)) WITHOUT ROWID;"
+    "INSERT OR IGNORE INTO principals(ns, member) SELECT g.ns, m.member FROM members m"
+    " JOIN groups g ON g.id = m.grp;";
+
 static const char *const *const migrations[] = {&migration_1, &migration_2, &migration_3,
-                                                &migration_4};
+                                                &migration_4, &migration_5};
 /* per migration: the {table, column} whose presence means it already ran, or NULL */
-static const char *const *const migration_done_if[] = {NULL, NULL, NULL, migration_4_column};
+static const char *const *const migration_done_if[] = {NULL, NULL, NULL, migration_4_column, NULL};
 /* per migration: it adds a derived column, so a store that had data is rebuilt in the same
  * transaction (the rows written before it then hold what a rebuild computes, and `merod check`
  * agrees) */
-static const bool migration_rederives[] = {false, false, false, true};
+static const bool migration_rederives[] = {false, false, false, true, true};
 _Static_assert(sizeof(migration_rederives) / sizeof(migration_rederives[0]) ==
                    sizeof(migration_done_if) / sizeof(migration_done_if[0]),
                "one rederive flag per migration");

@@ -89,6 +89,7 @@ int mero_node_metrics(struct mero_node *node, struct mero_node_metrics *out, str
         m.gossip_in = gs.delivered;
         m.gossip_out = gs.published;
     }
+    m.gov_rejected = node->gov_rejected;
     m.uptime_s = node->started_unix != 0 && now > node->started_unix ? now - node->started_unix : 0;
     uint8_t(*nss)[MERO_NS_ID_LEN] = NULL;
     size_t n = 0;

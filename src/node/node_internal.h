@@ -108,6 +108,7 @@ struct mero_node {
     /* ---- issue 19: metrics (node/metrics.c) ---- */
     bool metrics_public;   /* merod run --metrics-public */
     uint64_t started_unix; /* mero_node_start */
+    uint64_t gov_rejected; /* issue 30: peers' ops kept without effect (service.c) */
 
     /* ---- issue 20: --announce (public.c, service.c), bootstrap redials (redial.c) ---- */
     char *announce[MERO_NODE_MAX_ANNOUNCE];

@@ -115,6 +115,16 @@ static int apply_op(struct mero_node *node, const char *from, const uint8_t *op,
             memcpy(ns, op + 1, sizeof(ns));
             mero_node_sync_pull(node, from, ns);
         }
+    } else if (rc < 0 && status == MERO_APPLY_REJECTED) {
+        /* issue 30: a member's op the rules refuse at its place in the canonical order is kept
+         * without effect, so every peer folds the same set; logged once (a second copy is a
+         * duplicate), forwarded like any stored op, and counted against nobody (the peer that
+         * sent it may have held it effective before a concurrent op re-folded it) */
+        MERO_INFO("op from %s kept without effect (refused at its place in the canonical "
+                  "order): %s",
+                  from ? from : "local", err.msg);
+        node->gov_rejected++;
+        rc = 0;
     } else if (rc < 0) {
         MERO_INFO("op from %s refused: %s", from ? from : "local", err.msg);
     }

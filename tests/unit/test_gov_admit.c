@@ -557,7 +557,15 @@ TEST(peer_refuses_a_carried_quote_that_does_not_parse)
     struct mero_gov_hooks h = {.quote_report_data = govt_fake_rd,
                                .quote_td_report = govt_fake_td_report};
     mero_store_set_hooks(peer.s, &h);
-    CHECK(govt_sync(&w.owner, &peer, w.owner.ns, &e) > 0);
+    /* the refused join was kept without effect (issue 30); a peer that can read the quote
+     * judges it at its place again on a rebuild, and admits the TEE */
+    int role = MERO_ROLE_ADMIN;
+    CHECK_OK(mero_gov_direct_role(peer.s, w.owner.ns, w.tee.node.pk, &role));
+    CHECK_EQ(role, MERO_ROLE_NONE);
+    CHECK_OK(mero_gov_rebuild(peer.s, &e));
+    CHECK(govt_sync(&w.owner, &peer, w.owner.ns, &e) > 0); /* the ops after it now apply */
+    CHECK_OK(mero_gov_direct_role(peer.s, w.owner.ns, w.tee.node.pk, &role));
+    CHECK_EQ(role, MERO_ROLE_READONLY_TEE);
     mero_gov_oplist_cleanup(&l);
     govt_close(&peer);
     world_close(&w);

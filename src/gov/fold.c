@@ -1,0 +1,653 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * fold.c - the canonical order of a namespace's ops and the fold over it (issue 30,
+ * docs/governance.md "State resolution"). Every op a node stores has a place computed from the
+ * ops alone: (depth, class, hash), where depth is 1 + the greatest depth of its parents
+ * (NamespaceCreated: 0), class 0 for the ops that change authority (AdminChanged,
+ * MemberRemoved, MemberRoleSet, MemberLeft, the policy ops) and 1 for the rest, and the hash
+ * breaks the remaining ties. The derived state is the fold of the rules over the ops in that
+ * order; each op's outcome (effective, rejected with its reason, or deferred for a key) is
+ * the `fold` row beside it.
+ *
+ * Invariants: a parent always sorts before its children (its depth is smaller), so the order is
+ * a topological order of the DAG and the same on every node holding the same ops; the derived
+ * tables of a namespace always equal the fold of all its stored ops in that order: an op that
+ * sorts after every folded op is applied incrementally (apply.c), any other - a late op, or a
+ * key that makes a deferred op readable - re-folds the namespace from its first op
+ * (mero__gov_refold), and the membership that changed is reported as events after the fact.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gov/apply_internal.h"
+#include "mero/log.h"
+
+static const char SQL_DEPTH[] = "SELECT depth FROM fold WHERE hash = ?";
+static const char SQL_LAST[] =
+    "SELECT depth, cls, hash FROM fold WHERE ns = ? ORDER BY depth DESC, cls DESC, hash DESC"
+    " LIMIT 1";
+static const char SQL_FOLD_PUT[] =
+    "INSERT OR REPLACE INTO fold(hash, ns, depth, cls, state, reason) VALUES(?, ?, ?, ?, ?, ?)";
+static const char SQL_FOLD_STATE[] = "UPDATE fold SET state = ?, reason = ? WHERE hash = ?";
+static const char SQL_FOLD_ORDER[] = "SELECT hash FROM fold WHERE ns = ? ORDER BY depth, cls, hash";
+static const char SQL_OP_ROW[] =
+    "SELECT o.seq, o.bytes, f.depth FROM ops o JOIN fold f ON f.hash = o.hash WHERE o.hash = ?";
+static const char SQL_STATE_OF[] = "SELECT state, reason FROM fold WHERE hash = ?";
+static const char SQL_SNAPSHOT[] =
+    "SELECT m.grp, m.member, m.role, m.tee FROM members m JOIN groups g ON g.id = m.grp"
+    " WHERE g.ns = ? ORDER BY m.grp, m.member";
+static const char SQL_PRINCIPAL[] = "SELECT 1 FROM principals WHERE ns = ? AND member = ?";
+static const char SQL_UNMARK[] = "DELETE FROM pending_purge WHERE ns = ?";
+
+/* The derived rows of one namespace (per-group tables first, groups last). */
+static const char *const clear_ns_sql[] = {
+    "DELETE FROM members WHERE grp IN (SELECT id FROM groups WHERE ns = ?1)",
+    "DELETE FROM evidence WHERE grp IN (SELECT id FROM groups WHERE ns = ?1)",
+    "DELETE FROM deny WHERE grp IN (SELECT id FROM groups WHERE ns = ?1)",
+    "DELETE FROM autofollow WHERE grp IN (SELECT id FROM groups WHERE ns = ?1)",
+    "DELETE FROM policy WHERE ns = ?1",
+    "DELETE FROM spent WHERE ns = ?1",
+    "DELETE FROM contexts WHERE ns = ?1",
+    "DELETE FROM deferred WHERE ns = ?1",
+    "DELETE FROM groups WHERE ns = ?1",
+};
+
+int mero__gov_fold_class(const struct mero_op *op)
+{
+    if (op->scope == MERO_SCOPE_ROOT) {
+        return op->kind == MERO_ROOT_ADMIN_CHANGED ? 0 : 1;
+    }
+    if (op->scope != MERO_SCOPE_GROUP) {
+        return 1; /* the encrypted form carries only admissions */
+    }
+    switch (op->kind) {
+    case MERO_GROUP_MEMBER_REMOVED:
+    case MERO_GROUP_MEMBER_ROLE_SET:
+    case MERO_GROUP_MEMBER_LEFT:
+    case MERO_GROUP_TEE_POLICY_SET:
+    case MERO_GROUP_TEE_POLICY_SET_V2:
+    case MERO_GROUP_TEE_RELEASE_POLICY_SET:
+    case MERO_GROUP_TEE_RELEASE_POLICY_SET_V2:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+int mero__gov_fold_key(struct mero_store *s, const struct mero_op *op,
+                       const uint8_t hash[MERO_OP_ID_LEN], struct gov_fold_key *k)
+{
+    memset(k, 0, sizeof(*k));
+    memcpy(k->hash, hash, sizeof(k->hash));
+    k->cls = mero__gov_fold_class(op);
+    for (uint32_t i = 0; i < op->n_parents; i++) {
+        sqlite3_stmt *st = mero__gov_stmt(s, SQL_DEPTH);
+        if (st == NULL) {
+            return -MERO_EIO;
+        }
+        sqlite3_bind_blob(st, 1, op->parents[i], MERO_OP_ID_LEN, SQLITE_STATIC);
+        int rc = sqlite3_step(st);
+        int64_t d = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+        sqlite3_reset(st);
+        if (d < 0) {
+            return -MERO_EIO; /* a stored parent always has its place */
+        }
+        if ((uint64_t)d + 1 > k->depth) {
+            k->depth = (uint64_t)d + 1;
+        }
+    }
+    return 0;
+}
+
+static int key_cmp(const struct gov_fold_key *a, const struct gov_fold_key *b)
+{
+    if (a->depth != b->depth) {
+        return a->depth < b->depth ? -1 : 1;
+    }
+    if (a->cls != b->cls) {
+        return a->cls < b->cls ? -1 : 1;
+    }
+    return memcmp(a->hash, b->hash, sizeof(a->hash));
+}
+
+int mero__gov_fold_is_last(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                           const struct gov_fold_key *k, bool *last)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_LAST);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    *last = true;
+    if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 2) == MERO_OP_ID_LEN) {
+        struct gov_fold_key top = {.depth = (uint64_t)sqlite3_column_int64(st, 0),
+                                   .cls = sqlite3_column_int(st, 1)};
+        memcpy(top.hash, sqlite3_column_blob(st, 2), sizeof(top.hash));
+        *last = key_cmp(k, &top) > 0;
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -MERO_EIO;
+}
+
+int mero__gov_fold_put(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                       const struct gov_fold_key *k, int state, const char *reason)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_FOLD_PUT);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, k->hash, MERO_OP_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)k->depth);
+    sqlite3_bind_int(st, 4, k->cls);
+    sqlite3_bind_int(st, 5, state);
+    sqlite3_bind_text(st, 6, reason != NULL ? reason : "", -1, SQLITE_STATIC);
+    return mero__gov_step_done(st);
+}
+
+static int fold_state_set(struct mero_store *s, const uint8_t hash[MERO_OP_ID_LEN], int state,
+                          const char *reason)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_FOLD_STATE);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_int(st, 1, state);
+    sqlite3_bind_text(st, 2, reason != NULL ? reason : "", -1, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 3, hash, MERO_OP_ID_LEN, SQLITE_STATIC);
+    return mero__gov_step_done(st);
+}
+
+int mero_gov_op_state(struct mero_store *s, const uint8_t hash[static MERO_OP_ID_LEN], int *state,
+                      char *reason, size_t cap)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_STATE_OF);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, hash, MERO_OP_ID_LEN, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *state = sqlite3_column_int(st, 0);
+        if (reason != NULL && cap > 0) {
+            const char *r = (const char *)sqlite3_column_text(st, 1);
+            snprintf(reason, cap, "%s", r != NULL ? r : "");
+        }
+    }
+    sqlite3_reset(st);
+    if (rc == SQLITE_DONE) {
+        return -MERO_ENOTFOUND;
+    }
+    return rc == SQLITE_ROW ? 0 : -MERO_EIO;
+}
+
+bool mero__gov_is_principal(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                            const uint8_t member[MERO_IDENTITY_LEN])
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_PRINCIPAL);
+    if (st == NULL) {
+        return false;
+    }
+    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, member, MERO_IDENTITY_LEN, SQLITE_STATIC);
+    bool yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_reset(st);
+    return yes;
+}
+
+bool mero__gov_rule_refusal(int rc)
+{
+    return rc < 0 && rc != -MERO_EIO && rc != -MERO_ENOMEM;
+}
+
+int mero__gov_fold_step(struct actx *a, int *state, struct mero_err *err)
+{
+    struct mero_store *s = a->s;
+    if (mero__gov_exec(s, "SAVEPOINT gov_fold_op") < 0) {
+        return mero__gov_sqlerr(s, err, "savepoint");
+    }
+    size_t nev = a->nev;
+    a->deferred = false;
+    int rc = mero__gov_dispatch(a, err);
+    if (rc < 0) {
+        (void)mero__gov_exec(s, "ROLLBACK TO gov_fold_op");
+        a->nev = nev;
+        if (err != NULL && err->code == 0) {
+            (void)mero_err_set(err, -rc, "refused (%s)", mero_strerror(rc));
+        }
+    }
+    (void)mero__gov_exec(s, "RELEASE gov_fold_op");
+    if (rc < 0 && !mero__gov_rule_refusal(rc)) {
+        return rc;
+    }
+    *state = rc < 0 ? GOV_FOLD_REJECTED : a->deferred ? GOV_FOLD_DEFERRED : GOV_FOLD_EFFECTIVE;
+    if (rc < 0 && !s->publishing && mero__gov_behind_sealed(s, a->op)) {
+        /* judged again when the key arrives (the re-fold): the refusal may be the missing
+         * encrypted op's doing, as for the member it admits */
+        *state = GOV_FOLD_DEFERRED;
+    }
+    return 0;
+}
+
+/* ---- the membership before and after a re-fold -------------------------------------------- */
+
+struct mrow {
+    uint8_t grp[MERO_GROUP_ID_LEN];
+    uint8_t member[MERO_IDENTITY_LEN];
+    int role;
+    bool tee;
+};
+
+struct mrows {
+    struct mrow *v;
+    size_t n;
+};
+
+static int snapshot(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], struct mrows *out)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_SNAPSHOT);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+    size_t cap = 0;
+    int rc = 0, step;
+    out->v = NULL;
+    out->n = 0;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sqlite3_column_bytes(st, 0) != MERO_GROUP_ID_LEN ||
+            sqlite3_column_bytes(st, 1) != MERO_IDENTITY_LEN) {
+            continue;
+        }
+        if (out->n == cap) {
+            cap = cap ? cap * 2 : 16;
+            struct mrow *nv = realloc(out->v, cap * sizeof(*nv));
+            if (nv == NULL) {
+                rc = -MERO_ENOMEM;
+                break;
+            }
+            out->v = nv;
+        }
+        struct mrow *r = &out->v[out->n++];
+        memcpy(r->grp, sqlite3_column_blob(st, 0), sizeof(r->grp));
+        memcpy(r->member, sqlite3_column_blob(st, 1), sizeof(r->member));
+        r->role = sqlite3_column_int(st, 2);
+        r->tee = sqlite3_column_int(st, 3) != 0;
+    }
+    if (rc == 0 && step != SQLITE_DONE) {
+        rc = -MERO_EIO;
+    }
+    sqlite3_reset(st);
+    if (rc < 0) {
+        free(out->v);
+        out->v = NULL;
+        out->n = 0;
+    }
+    return rc;
+}
+
+static int row_cmp(const struct mrow *x, const struct mrow *y)
+{
+    int c = memcmp(x->grp, y->grp, sizeof(x->grp));
+    return c != 0 ? c : memcmp(x->member, y->member, sizeof(x->member));
+}
+
+/* Our own TEE row gone: the pending self-purge marker (the namespace when the root row went,
+ * else the subgroup), as remove_row writes it for an incremental removal. */
+static int mark_us(struct actx *a, const struct mrows *before, const struct mrows *after)
+{
+    if (!a->have_us) {
+        return 0;
+    }
+    bool root_gone = false;
+    for (size_t i = 0; i < before->n; i++) {
+        const struct mrow *r = &before->v[i];
+        if (r->tee && memcmp(r->member, a->us, sizeof(a->us)) == 0 &&
+            memcmp(r->grp, a->op->ns, MERO_NS_ID_LEN) == 0) {
+            root_gone = true;
+            for (size_t j = 0; j < after->n; j++) {
+                if (row_cmp(r, &after->v[j]) == 0) {
+                    root_gone = false;
+                }
+            }
+        }
+    }
+    if (root_gone) {
+        return mero_gov_purge_mark(a->s, a->op->ns);
+    }
+    size_t j = 0;
+    for (size_t i = 0; i < before->n; i++) {
+        const struct mrow *r = &before->v[i];
+        while (j < after->n && row_cmp(&after->v[j], r) < 0) {
+            j++;
+        }
+        bool kept = j < after->n && row_cmp(&after->v[j], r) == 0;
+        if (!kept && r->tee && memcmp(r->member, a->us, sizeof(a->us)) == 0) {
+            MERO_TRY(mero_gov_purge_mark(a->s, r->grp));
+        }
+    }
+    return 0;
+}
+
+/* Events for what changed: removals (and our self-purge marker), additions, role changes. */
+static int diff_events(struct actx *a, const struct mrows *before, const struct mrows *after)
+{
+    size_t i = 0, j = 0;
+    while (i < before->n || j < after->n) {
+        int c = i == before->n ? 1 : j == after->n ? -1 : row_cmp(&before->v[i], &after->v[j]);
+        if (c < 0) {
+            const struct mrow *r = &before->v[i++];
+            MERO_TRY(mero__gov_ev(a, MERO_EV_MEMBER_REMOVED, r->grp, r->member, r->role, NULL));
+            if (r->tee) {
+                MERO_TRY(
+                    mero__gov_ev(a, MERO_EV_TEE_MEMBER_REMOVED, r->grp, r->member, r->role, NULL));
+            }
+        } else if (c > 0) {
+            const struct mrow *r = &after->v[j++];
+            MERO_TRY(mero__gov_ev(a, MERO_EV_MEMBER_ADDED, r->grp, r->member, r->role, NULL));
+            if (r->tee) {
+                MERO_TRY(
+                    mero__gov_ev(a, MERO_EV_TEE_MEMBER_ADMITTED, r->grp, r->member, r->role, NULL));
+            }
+        } else {
+            const struct mrow *r = &after->v[j++];
+            if (before->v[i++].role != r->role) {
+                MERO_TRY(
+                    mero__gov_ev(a, MERO_EV_MEMBER_ROLE_SET, r->grp, r->member, r->role, NULL));
+            }
+        }
+    }
+    return mark_us(a, before, after);
+}
+
+/* The membership events of the late op itself are dropped: the diff reports them once. */
+static void drop_membership_events(struct actx *a, size_t from)
+{
+    size_t w = from;
+    for (size_t i = from; i < a->nev; i++) {
+        int k = a->ev[i].kind;
+        if (k == MERO_EV_MEMBER_ADDED || k == MERO_EV_MEMBER_REMOVED ||
+            k == MERO_EV_TEE_MEMBER_REMOVED || k == MERO_EV_TEE_MEMBER_ADMITTED ||
+            k == MERO_EV_MEMBER_ROLE_SET) {
+            continue;
+        }
+        a->ev[w++] = a->ev[i];
+    }
+    a->nev = w;
+}
+
+/* ---- the fold ----------------------------------------------------------------------------- */
+
+static int clear_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN])
+{
+    for (size_t i = 0; i < sizeof(clear_ns_sql) / sizeof(clear_ns_sql[0]); i++) {
+        sqlite3_stmt *st = mero__gov_stmt(s, clear_ns_sql[i]);
+        if (st == NULL) {
+            return -MERO_EIO;
+        }
+        sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+        MERO_TRY(mero__gov_step_done(st));
+    }
+    return 0;
+}
+
+/* The hashes of ns's ops in canonical order. *out owned. */
+static int order_of(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                    uint8_t (**out)[MERO_OP_ID_LEN], size_t *n)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_FOLD_ORDER);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+    uint8_t(*v)[MERO_OP_ID_LEN] = NULL;
+    size_t cnt = 0, cap = 0;
+    int rc = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sqlite3_column_bytes(st, 0) != MERO_OP_ID_LEN) {
+            rc = -MERO_EIO;
+            break;
+        }
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 64;
+            uint8_t(*nv)[MERO_OP_ID_LEN] = realloc(v, cap * sizeof(*nv));
+            if (nv == NULL) {
+                rc = -MERO_ENOMEM;
+                break;
+            }
+            v = nv;
+        }
+        memcpy(v[cnt++], sqlite3_column_blob(st, 0), MERO_OP_ID_LEN);
+    }
+    if (rc == 0 && step != SQLITE_DONE) {
+        rc = -MERO_EIO;
+    }
+    sqlite3_reset(st);
+    if (rc < 0) {
+        free(v);
+        return rc;
+    }
+    *out = v;
+    *n = cnt;
+    return 0;
+}
+
+/* Fold one stored op (not the late one): decode it from the log and judge it, no events. */
+static int fold_stored(struct mero_store *s, const uint8_t hash[MERO_OP_ID_LEN], int *state,
+                       struct mero_err *reason, struct mero_err *err)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_OP_ROW);
+    if (st == NULL) {
+        return mero__gov_sqlerr(s, err, "op row");
+    }
+    sqlite3_bind_blob(st, 1, hash, MERO_OP_ID_LEN, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_reset(st);
+        return mero_err_set(err, MERO_EINTERNAL, "an op of the fold is missing from the log");
+    }
+    uint64_t seq = (uint64_t)sqlite3_column_int64(st, 0);
+    uint64_t depth = (uint64_t)sqlite3_column_int64(st, 2);
+    size_t len = (size_t)sqlite3_column_bytes(st, 1);
+    uint8_t *bytes = malloc(len ? len : 1);
+    if (bytes == NULL) {
+        sqlite3_reset(st);
+        return -MERO_ENOMEM;
+    }
+    memcpy(bytes, sqlite3_column_blob(st, 1), len);
+    sqlite3_reset(st);
+    struct mero_op op;
+    struct mero_err e = {0};
+    int rc;
+    mero_op_init(&op);
+    rc = mero_op_decode(bytes, len, &op, &e);
+    if (rc < 0) {
+        rc = mero_err_set(err, MERO_EINTERNAL, "stored op #%llu does not decode: %s",
+                          (unsigned long long)seq, e.msg);
+        goto out;
+    }
+    /* the derived rows' order column is the op's depth, not this node's arrival order */
+    struct actx a = {.s = s, .op = &op, .hash = hash, .bytes = bytes, .len = len, .seq = depth};
+    a.have_us = mero__gov_our_pk(s, op.ns, a.us);
+    bool was = s->rebuilding;
+    s->rebuilding = true;
+    rc = mero__gov_fold_step(&a, state, reason);
+    s->rebuilding = was;
+    free(a.ev);
+    if (rc < 0) {
+        (void)mero_err_set(err, -rc, "op #%llu: %s", (unsigned long long)seq, reason->msg);
+    }
+out:
+    mero_op_cleanup(&op);
+    free(bytes);
+    return rc;
+}
+
+int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], struct actx *late,
+                      int *late_state, struct mero_err *late_reason, struct mero_err *err)
+{
+    uint8_t(*order)[MERO_OP_ID_LEN] = NULL;
+    size_t n = 0;
+    int rc;
+    MERO_TRY(clear_ns(s, ns));
+    MERO_TRY(order_of(s, ns, &order, &n));
+    for (size_t i = 0; i < n; i++) {
+        int state = GOV_FOLD_EFFECTIVE;
+        struct mero_err why = {0};
+        bool is_late = late != NULL && memcmp(order[i], late->hash, MERO_OP_ID_LEN) == 0;
+        if (is_late) {
+            /* the late op is judged with its own events (keys delivered to us, ...) */
+            bool was = s->rebuilding;
+            s->rebuilding = false;
+            rc = mero__gov_fold_step(late, &state, &why);
+            s->rebuilding = was;
+            if (late_state != NULL) {
+                *late_state = state;
+            }
+            if (late_reason != NULL) {
+                *late_reason = why;
+            }
+            MERO_TRY_OUT(rc < 0 ? mero_err_set(err, -rc, "%s", why.msg) : 0);
+        } else {
+            MERO_TRY_OUT(fold_stored(s, order[i], &state, &why, err));
+        }
+        MERO_TRY_OUT(fold_state_set(s, order[i], state, state == GOV_FOLD_REJECTED ? why.msg : ""));
+    }
+    rc = 0;
+out:
+    free(order);
+    return rc;
+}
+
+int mero__gov_refold(struct mero_store *s, struct actx *a, bool late, int *late_state,
+                     struct mero_err *late_reason, struct mero_err *err)
+{
+    const uint8_t *ns = a->op->ns;
+    struct mrows before = {0}, after = {0};
+    uint8_t(*marks)[MERO_NS_ID_LEN] = NULL;
+    size_t nmarks = 0;
+    int rc;
+    MERO_TRY(snapshot(s, ns, &before));
+    MERO_TRY_OUT(mero_gov_purge_pending(s, &marks, &nmarks));
+    size_t first = a->nev;
+    MERO_TRY_OUT(mero__gov_fold_ns(s, ns, late ? a : NULL, late_state, late_reason, err));
+    drop_membership_events(a, first);
+    /* the markers the fold's removals wrote are replaced by the ones the diff names */
+    uint8_t(*now)[MERO_NS_ID_LEN] = NULL;
+    size_t nnow = 0;
+    MERO_TRY_OUT(mero_gov_purge_pending(s, &now, &nnow));
+    for (size_t i = 0; i < nnow && rc == 0; i++) {
+        bool had = false;
+        for (size_t j = 0; j < nmarks; j++) {
+            had = had || memcmp(now[i], marks[j], MERO_NS_ID_LEN) == 0;
+        }
+        if (!had) {
+            sqlite3_stmt *st = mero__gov_stmt(s, SQL_UNMARK);
+            rc = st == NULL ? -MERO_EIO : 0;
+            if (st != NULL) {
+                sqlite3_bind_blob(st, 1, now[i], MERO_NS_ID_LEN, SQLITE_STATIC);
+                rc = mero__gov_step_done(st);
+            }
+        }
+    }
+    free(now);
+    MERO_TRY_OUT(rc);
+    MERO_TRY_OUT(snapshot(s, ns, &after));
+    MERO_TRY_OUT(diff_events(a, &before, &after));
+    mero_log(MERO_LOG_DEBUG, "gov: re-folded the namespace's ops in canonical order (%s)",
+             late ? "an op arrived that sorts before ops already applied"
+                  : "a key arrived for a deferred op");
+out:
+    if (rc < 0 && err != NULL && err->msg[0] == '\0') {
+        (void)mero__gov_sqlerr(s, err, "re-fold");
+    }
+    free(marks);
+    free(before.v);
+    free(after.v);
+    return rc;
+}
+
+/* ---- rebuild ------------------------------------------------------------------------------ */
+
+static const char SQL_ALL_OPS[] = "SELECT seq, hash, bytes FROM ops ORDER BY seq";
+static const char SQL_ALL_NS[] = "SELECT DISTINCT ns FROM fold ORDER BY ns";
+
+/* Pass 1: every stored op's place (parents are stored before their children, so seq order
+ * meets each parent's place first) and the heads. */
+static int place_all(struct mero_store *s, struct mero_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, SQL_ALL_OPS, -1, &st, NULL) != SQLITE_OK) {
+        return mero__gov_sqlerr(s, err, "scan");
+    }
+    int rc = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        uint64_t seq = (uint64_t)sqlite3_column_int64(st, 0);
+        const uint8_t *bytes = sqlite3_column_blob(st, 2);
+        size_t len = (size_t)sqlite3_column_bytes(st, 2);
+        uint8_t hash[MERO_OP_ID_LEN];
+        struct mero_op op;
+        struct mero_err e = {0};
+        struct gov_fold_key k;
+        mero_op_init(&op);
+        rc = mero_op_decode(bytes, len, &op, &e);
+        if (rc == 0) {
+            rc = mero_op_hash(&op, hash);
+        }
+        if (rc == 0 && (sqlite3_column_bytes(st, 1) != (int)sizeof(hash) ||
+                        memcmp(hash, sqlite3_column_blob(st, 1), sizeof(hash)) != 0)) {
+            rc = mero_err_set(&e, MERO_EINTERNAL, "stored hash does not match the op");
+        }
+        if (rc == 0) {
+            rc = mero__gov_fold_key(s, &op, hash, &k);
+            if (rc < 0) {
+                (void)mero_err_set(&e, -rc, "a parent has no place in the fold");
+            }
+        }
+        if (rc == 0) {
+            rc = mero__gov_fold_put(s, op.ns, &k, GOV_FOLD_EFFECTIVE, NULL);
+        }
+        if (rc == 0) {
+            rc = mero__gov_heads_move(s, &op, hash);
+        }
+        mero_op_cleanup(&op);
+        if (rc < 0) {
+            rc = mero_err_set(err, -rc, "rebuild: op #%llu: %s", (unsigned long long)seq,
+                              e.msg[0] != '\0' ? e.msg : "store");
+            break;
+        }
+    }
+    if (rc == 0 && step != SQLITE_DONE) {
+        rc = mero__gov_sqlerr(s, err, "scan");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mero__gov_fold_all(struct mero_store *s, struct mero_err *err)
+{
+    MERO_TRY(place_all(s, err));
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, SQL_ALL_NS, -1, &st, NULL) != SQLITE_OK) {
+        return mero__gov_sqlerr(s, err, "namespaces");
+    }
+    uint8_t(*ns)[MERO_NS_ID_LEN] = NULL;
+    size_t n = 0;
+    int rc = 0;
+    while (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == MERO_NS_ID_LEN) {
+        uint8_t(*nv)[MERO_NS_ID_LEN] = realloc(ns, (n + 1) * sizeof(*ns));
+        if (nv == NULL) {
+            rc = -MERO_ENOMEM;
+            break;
+        }
+        ns = nv;
+        memcpy(ns[n++], sqlite3_column_blob(st, 0), MERO_NS_ID_LEN);
+    }
+    sqlite3_finalize(st);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        rc = mero__gov_fold_ns(s, ns[i], NULL, NULL, NULL, err);
+    }
+    free(ns);
+    return rc;
+}

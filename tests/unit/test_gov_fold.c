@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_gov_fold.c - issue 30: the governance state is a function of the set of ops a node
+ * holds, not of the order they arrived in. Fixed sets of conflicting concurrent ops (two
+ * admins removing each other, a demotion racing the demoted admin's additions, a policy switch,
+ * role changes) are fed to fresh peers in every permutation, and larger sets in random orders
+ * (400 by default; seed printed; MERO_FOLD_SEED / MERO_FOLD_ORDERS override): every peer ends with
+ * the same derived tables (mero_gov_dump: members, roles, policy, groups, heads, each op's
+ * outcome), a rebuild gives the same again, and no namespace is ever left without an admin.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "mero/crypto.h"
+#include "support/gov_fixture.h"
+
+#define MAX_OPS 96
+
+struct opset {
+    struct mero_buf v[MAX_OPS];
+    size_t n;
+};
+
+static int opset_add_list(struct opset *o, const struct mero_gov_oplist *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        if (o->n == MAX_OPS) {
+            return -MERO_ENOMEM;
+        }
+        mero_buf_init(&o->v[o->n], MERO_GOV_MAX_OP_BYTES);
+        MERO_TRY(mero_buf_append(&o->v[o->n], l->v[i].data, l->v[i].len));
+        o->n++;
+    }
+    return 0;
+}
+
+static void opset_free(struct opset *o)
+{
+    for (size_t i = 0; i < o->n; i++) {
+        mero_buf_cleanup(&o->v[i]);
+    }
+    o->n = 0;
+}
+
+/* The whole op log of `from` (in its order) into o. */
+static int opset_log(struct opset *o, struct govt_node *from, const uint8_t ns[32])
+{
+    uint8_t(*h)[32] = NULL;
+    size_t n = 0;
+    uint64_t last = 0;
+    int rc = mero_gov_op_hashes(from->s, ns, 0, SIZE_MAX, &h, &n, &last);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        MERO_ENSURE(o->n < MAX_OPS, NULL, MERO_ENOMEM, "too many ops");
+        mero_buf_init(&o->v[o->n], MERO_GOV_MAX_OP_BYTES);
+        rc = mero_gov_op_get(from->s, h[i], &o->v[o->n]);
+        o->n++;
+    }
+    free(h);
+    return rc;
+}
+
+/*
+ * A fresh peer receives the ops in the order idx gives; an op whose parent has not arrived yet
+ * waits and is tried again after each later arrival, as sync pulls a missing parent. Every op
+ * ends stored (all signers here have held a row). The peer's dump goes to out.
+ */
+static int feed(const struct opset *o, const size_t *idx, size_t n, struct mero_buf *out,
+                struct mero_buf *rebuilt, struct mero_err *err)
+{
+    struct govt_node p;
+    MERO_TRY(govt_open(&p));
+    bool done[MAX_OPS] = {0};
+    size_t left = n, k = 0;
+    int rc = 0;
+    for (size_t round = 0; left > 0 && round < n * n + 1; round++) {
+        bool progress = false;
+        for (size_t i = 0; i < (k < n ? k + 1 : n) && left > 0; i++) {
+            if (done[i]) {
+                continue;
+            }
+            const struct mero_buf *b = &o->v[idx[i]];
+            int status = -1;
+            struct mero_err e = {0};
+            int r = mero_gov_apply(p.s, b->data, b->len, &status, NULL, NULL, &e);
+            if (r == -MERO_EMISSINGPARENT) {
+                continue;
+            }
+            if (r < 0 && status != MERO_APPLY_REJECTED) {
+                rc = mero_err_set(err, -r, "op %zu not stored: %s", idx[i], e.msg);
+                goto out;
+            }
+            done[i] = true;
+            left--;
+            progress = true;
+        }
+        if (k < n) {
+            k++;
+        } else if (!progress) {
+            break;
+        }
+    }
+    MERO_ENSURE_OUT(left == 0, err, MERO_ESTATE, "%zu ops never found their parents", left);
+    MERO_TRY_OUT(mero_gov_dump(p.s, out));
+    if (rebuilt != NULL) {
+        MERO_TRY_OUT(mero_gov_rebuild(p.s, err));
+        MERO_TRY_OUT(mero_gov_dump(p.s, rebuilt));
+    }
+out:
+    govt_close(&p);
+    return rc;
+}
+
+static bool next_perm(size_t *a, size_t n)
+{
+    if (n < 2) {
+        return false;
+    }
+    size_t i = n - 1;
+    while (i > 0 && a[i - 1] >= a[i]) {
+        i--;
+    }
+    if (i == 0) {
+        return false;
+    }
+    size_t j = n - 1;
+    while (a[j] <= a[i - 1]) {
+        j--;
+    }
+    size_t t = a[i - 1];
+    a[i - 1] = a[j];
+    a[j] = t;
+    for (size_t l = i, r = n - 1; l < r; l++, r--) {
+        t = a[l];
+        a[l] = a[r];
+        a[r] = t;
+    }
+    return true;
+}
+
+static bool same(const struct mero_buf *x, const struct mero_buf *y)
+{
+    return x->len == y->len && memcmp(x->data, y->data, x->len) == 0;
+}
+
+/* Two admins of one namespace: A (the owner) and B; C a plain member. Both synced. */
+struct pair {
+    struct govt_node a, b;
+    uint8_t c[32];
+};
+
+static int pair_open(struct pair *w, struct opset *base)
+{
+    struct mero_gov_oplist l = {0};
+    struct mero_err e = {0};
+    uint8_t sk[64];
+    MERO_TRY(govt_open(&w->a));
+    MERO_TRY(govt_create_ns(&w->a));
+    MERO_TRY(govt_open(&w->b));
+    memcpy(w->b.ns, w->a.ns, 32);
+    MERO_TRY(mero_gov_identity(w->b.s, w->a.ns, true, w->b.pk, &e));
+    mero_ed25519_keypair(w->c, sk);
+    int rc = 0;
+    MERO_TRY_OUT(mero_gov_change_admin(w->a.s, w->a.ns, w->b.pk, &l, &e));
+    MERO_TRY_OUT(mero_gov_add_member(w->a.s, w->a.ns, w->a.ns, w->c, MERO_ROLE_MEMBER, &l, &e));
+    MERO_TRY_OUT(govt_sync(&w->a, &w->b, w->a.ns, &e) >= 0 ? 0 : -MERO_ESTATE);
+    MERO_TRY_OUT(opset_log(base, &w->a, w->a.ns));
+out:
+    mero_gov_oplist_cleanup(&l);
+    return rc;
+}
+
+static void pair_close(struct pair *w)
+{
+    govt_close(&w->a);
+    govt_close(&w->b);
+}
+
+static int root_role(struct govt_node *n, const uint8_t ns[32], const uint8_t who[32])
+{
+    int r = -1;
+    return mero_gov_direct_role(n->s, ns, who, &r) < 0 ? -1 : r;
+}
+
+/* Feed base + every permutation of the concurrent ops; all dumps must equal the first. */
+static int all_orders_agree(const struct opset *o, size_t nbase, size_t *orders,
+                            struct mero_buf *first, struct mero_err *err)
+{
+    size_t n = o->n, idx[MAX_OPS], perm[MAX_OPS];
+    size_t nc = n - nbase;
+    for (size_t i = 0; i < nc; i++) {
+        perm[i] = nbase + i;
+    }
+    *orders = 0;
+    bool have_first = false;
+    do {
+        for (size_t i = 0; i < nbase; i++) {
+            idx[i] = i;
+        }
+        memcpy(idx + nbase, perm, nc * sizeof(perm[0]));
+        struct mero_buf d, r;
+        mero_buf_init(&d, 1u << 24);
+        mero_buf_init(&r, 1u << 24);
+        bool check_rebuild = *orders % 60 == 0;
+        int rc = feed(o, idx, n, &d, check_rebuild ? &r : NULL, err);
+        if (rc == 0 && check_rebuild && !same(&d, &r)) {
+            rc = mero_err_set(err, MERO_ESTATE, "order %zu: rebuild differs from the apply",
+                              *orders);
+        }
+        if (rc == 0 && !have_first) {
+            MERO_TRY(mero_buf_append(first, d.data, d.len));
+            have_first = true;
+        } else if (rc == 0 && !same(&d, first)) {
+            rc = mero_err_set(err, MERO_ESTATE, "order %zu ends in another state", *orders);
+        }
+        mero_buf_cleanup(&d);
+        mero_buf_cleanup(&r);
+        MERO_TRY(rc);
+        (*orders)++;
+    } while (next_perm(perm, nc));
+    return 0;
+}
+
+TEST(mutual_removal_ends_the_same_in_every_order)
+{
+    struct pair w;
+    struct opset o = {0};
+    struct mero_err e = {0};
+    CHECK_OK(pair_open(&w, &o));
+    size_t nbase = o.n;
+    /* concurrently: A removes B, B removes A - both answered locally */
+    struct mero_gov_oplist la = {0}, lb = {0};
+    CHECK_OK(mero_gov_remove_member(w.a.s, w.a.ns, w.a.ns, w.b.pk, &la, &e));
+    CHECK_OK(mero_gov_remove_member(w.b.s, w.a.ns, w.a.ns, w.a.pk, &lb, &e));
+    CHECK_OK(opset_add_list(&o, &la));
+    CHECK_OK(opset_add_list(&o, &lb));
+    /* each side, once it has the other's op, holds the same state */
+    CHECK(govt_sync(&w.b, &w.a, w.a.ns, &e) >= 0 || e.code != 0);
+    CHECK(govt_sync(&w.a, &w.b, w.a.ns, &e) >= 0 || e.code != 0);
+    struct mero_buf da, db;
+    mero_buf_init(&da, 1u << 24);
+    mero_buf_init(&db, 1u << 24);
+    CHECK_OK(mero_gov_dump(w.a.s, &da));
+    CHECK_OK(mero_gov_dump(w.b.s, &db));
+    CHECK(same(&da, &db));
+    /* exactly one of them is still an admin, and it is the same one on both */
+    int ra = root_role(&w.a, w.a.ns, w.a.pk), rb = root_role(&w.a, w.a.ns, w.b.pk);
+    CHECK((ra == MERO_ROLE_ADMIN) != (rb == MERO_ROLE_ADMIN));
+    CHECK(ra == MERO_ROLE_NONE || rb == MERO_ROLE_NONE);
+    CHECK_EQ(root_role(&w.b, w.a.ns, w.a.pk), ra);
+    CHECK_EQ(root_role(&w.b, w.a.ns, w.b.pk), rb);
+    /* and any peer, in either arrival order */
+    size_t orders = 0;
+    struct mero_buf first;
+    mero_buf_init(&first, 1u << 24);
+    CHECK_MSG(all_orders_agree(&o, nbase, &orders, &first, &e) == 0, "%s", e.msg);
+    CHECK_EQ(orders, 2);
+    CHECK(same(&first, &da));
+    mero_buf_cleanup(&first);
+    mero_buf_cleanup(&da);
+    mero_buf_cleanup(&db);
+    mero_gov_oplist_cleanup(&la);
+    mero_gov_oplist_cleanup(&lb);
+    opset_free(&o);
+    pair_close(&w);
+}
+
+TEST(conflicting_admin_ops_agree_in_all_720_orders)
+{
+    struct pair w;
+    struct opset o = {0};
+    struct mero_err e = {0};
+    CHECK_OK(pair_open(&w, &o));
+    size_t nbase = o.n;
+    uint8_t d[32], f[32], sk[64];
+    mero_ed25519_keypair(d, sk);
+    mero_ed25519_keypair(f, sk);
+    struct mero_gov_oplist la = {0}, lb = {0};
+    struct mero_tee_policy p;
+    CHECK_OK(govt_policy(&p, MERO_TEE_MODE_REPLICA, true));
+    /* A: demotes C, sets a policy, removes B; B: adds D, adds F, removes A */
+    CHECK_OK(mero_gov_set_member_role(w.a.s, w.a.ns, w.a.ns, w.c, MERO_ROLE_READONLY, &la, &e));
+    CHECK_OK(mero_gov_set_policy(w.a.s, w.a.ns, &p, &la, NULL, NULL, &e));
+    CHECK_OK(mero_gov_remove_member(w.a.s, w.a.ns, w.a.ns, w.b.pk, &la, &e));
+    CHECK_OK(mero_gov_add_member(w.b.s, w.a.ns, w.a.ns, d, MERO_ROLE_MEMBER, &lb, &e));
+    CHECK_OK(mero_gov_add_member(w.b.s, w.a.ns, w.a.ns, f, MERO_ROLE_READONLY, &lb, &e));
+    CHECK_OK(mero_gov_remove_member(w.b.s, w.a.ns, w.a.ns, w.a.pk, &lb, &e));
+    CHECK_OK(opset_add_list(&o, &la));
+    CHECK_OK(opset_add_list(&o, &lb));
+    CHECK_EQ(o.n - nbase, 6);
+    size_t orders = 0;
+    struct mero_buf first;
+    mero_buf_init(&first, 1u << 24);
+    CHECK_MSG(all_orders_agree(&o, nbase, &orders, &first, &e) == 0, "%s", e.msg);
+    CHECK_EQ(orders, 720);
+    /* the nodes that made the ops agree with the peers once they hold each other's */
+    (void)govt_sync(&w.b, &w.a, w.a.ns, &e);
+    (void)govt_sync(&w.a, &w.b, w.a.ns, &e);
+    struct mero_buf da;
+    mero_buf_init(&da, 1u << 24);
+    CHECK_OK(mero_gov_dump(w.a.s, &da));
+    CHECK(same(&first, &da));
+    mero_buf_reset(&da);
+    CHECK_OK(mero_gov_dump(w.b.s, &da));
+    CHECK(same(&first, &da));
+    int ra = root_role(&w.a, w.a.ns, w.a.pk), rb = root_role(&w.a, w.a.ns, w.b.pk);
+    CHECK((ra == MERO_ROLE_ADMIN) != (rb == MERO_ROLE_ADMIN));
+    /* the loser's later ops are kept without effect, each with its reason */
+    int state = -1;
+    char why[128] = "";
+    uint8_t h[32];
+    struct mero_op op;
+    const struct mero_gov_oplist *loser = ra == MERO_ROLE_ADMIN ? &lb : &la;
+    CHECK_OK(mero_op_decode(loser->v[loser->n - 1].data, loser->v[loser->n - 1].len, &op, &e));
+    CHECK_OK(mero_op_hash(&op, h));
+    mero_op_cleanup(&op);
+    CHECK_OK(mero_gov_op_state(w.a.s, h, &state, why, sizeof(why)));
+    CHECK_EQ(state, MERO_OP_REJECTED);
+    CHECK(strstr(why, "admin") != NULL);
+    mero_tee_policy_cleanup(&p);
+    mero_buf_cleanup(&first);
+    mero_buf_cleanup(&da);
+    mero_gov_oplist_cleanup(&la);
+    mero_gov_oplist_cleanup(&lb);
+    opset_free(&o);
+    pair_close(&w);
+}
+
+/* xorshift64*: the random orders are reproducible from the printed seed */
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1DULL;
+}
+
+TEST(three_admins_agree_in_random_orders)
+{
+    struct pair w;
+    struct opset o = {0};
+    struct mero_err e = {0};
+    CHECK_OK(pair_open(&w, &o));
+    /* a third admin G, synced to both */
+    struct govt_node g;
+    CHECK_OK(govt_open(&g));
+    memcpy(g.ns, w.a.ns, 32);
+    CHECK_OK(mero_gov_identity(g.s, w.a.ns, true, g.pk, &e));
+    struct mero_gov_oplist l0 = {0};
+    CHECK_OK(mero_gov_change_admin(w.a.s, w.a.ns, g.pk, &l0, &e));
+    CHECK(govt_sync(&w.a, &w.b, w.a.ns, &e) >= 0);
+    CHECK(govt_sync(&w.a, &g, w.a.ns, &e) >= 0);
+    opset_free(&o);
+    CHECK_OK(opset_log(&o, &w.a, w.a.ns));
+    printf("# %zu ops before the concurrent ones\n", o.n);
+    struct mero_gov_oplist la = {0}, lb = {0}, lg = {0};
+    uint8_t m[6][32], sk[64];
+    for (int i = 0; i < 6; i++) {
+        mero_ed25519_keypair(m[i], sk);
+    }
+    /* A: adds m0, demotes C, removes G, adds m1; B: adds m2, removes A, makes m2 admin;
+     * G: removes B, adds m3, demotes m0 (only if it still sees it: G does not) + role on C */
+    CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m[0], MERO_ROLE_MEMBER, &la, &e));
+    CHECK_OK(mero_gov_set_member_role(w.a.s, w.a.ns, w.a.ns, w.c, MERO_ROLE_READONLY, &la, &e));
+    CHECK_OK(mero_gov_remove_member(w.a.s, w.a.ns, w.a.ns, g.pk, &la, &e));
+    CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m[1], MERO_ROLE_MEMBER, &la, &e));
+    CHECK_OK(mero_gov_add_member(w.b.s, w.a.ns, w.a.ns, m[2], MERO_ROLE_MEMBER, &lb, &e));
+    CHECK_OK(mero_gov_remove_member(w.b.s, w.a.ns, w.a.ns, w.a.pk, &lb, &e));
+    CHECK_OK(mero_gov_change_admin(w.b.s, w.a.ns, m[2], &lb, &e));
+    CHECK_OK(mero_gov_remove_member(g.s, w.a.ns, w.a.ns, w.b.pk, &lg, &e));
+    CHECK_OK(mero_gov_add_member(g.s, w.a.ns, w.a.ns, m[3], MERO_ROLE_MEMBER, &lg, &e));
+    CHECK_OK(mero_gov_set_member_role(g.s, w.a.ns, w.a.ns, w.c, MERO_ROLE_ADMIN, &lg, &e));
+    CHECK_OK(opset_add_list(&o, &la));
+    CHECK_OK(opset_add_list(&o, &lb));
+    CHECK_OK(opset_add_list(&o, &lg));
+    const char *env = getenv("MERO_FOLD_SEED");
+    uint64_t seed = env != NULL ? strtoull(env, NULL, 0) : 0;
+    if (seed == 0) {
+        uint8_t r[8];
+        mero_random(r, sizeof(r));
+        memcpy(&seed, r, sizeof(seed));
+        seed |= 1;
+    }
+    const char *no = getenv("MERO_FOLD_ORDERS");
+    size_t orders = no != NULL ? strtoul(no, NULL, 10) : 400;
+    printf("# seed %llu (MERO_FOLD_SEED=%llu reproduces), %zu random orders of %zu ops\n",
+           (unsigned long long)seed, (unsigned long long)seed, orders, o.n);
+    uint64_t st = seed;
+    struct mero_buf first;
+    mero_buf_init(&first, 1u << 24);
+    size_t idx[MAX_OPS];
+    for (size_t k = 0; k < orders; k++) {
+        /* the whole set shuffled, base ops included: parents arrive late too */
+        for (size_t i = 0; i < o.n; i++) {
+            idx[i] = i;
+        }
+        for (size_t i = o.n - 1; i > 0; i--) {
+            size_t j = (size_t)(rnd(&st) % (i + 1));
+            size_t t = idx[i];
+            idx[i] = idx[j];
+            idx[j] = t;
+        }
+        struct mero_buf d, r;
+        mero_buf_init(&d, 1u << 24);
+        mero_buf_init(&r, 1u << 24);
+        bool check_rebuild = k % 100 == 0;
+        int rc = feed(&o, idx, o.n, &d, check_rebuild ? &r : NULL, &e);
+        bool ok = rc == 0 && (!check_rebuild || same(&d, &r));
+        if (ok && k == 0) {
+            ok = mero_buf_append(&first, d.data, d.len) == 0;
+        } else if (ok) {
+            ok = same(&d, &first);
+        }
+        mero_buf_cleanup(&d);
+        mero_buf_cleanup(&r);
+        CHECK_MSG(ok, "seed %llu order %zu differs: %s", (unsigned long long)seed, k, e.msg);
+    }
+    /* the authors agree once they hold every op, and the namespace still has an admin */
+    (void)govt_sync(&w.b, &w.a, w.a.ns, &e);
+    (void)govt_sync(&g, &w.a, w.a.ns, &e);
+    size_t admins = 0;
+    const uint8_t *ids[] = {w.a.pk, w.b.pk, g.pk, m[2], w.c};
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        admins += root_role(&w.a, w.a.ns, ids[i]) == MERO_ROLE_ADMIN;
+    }
+    CHECK(admins >= 1);
+    struct mero_buf da;
+    mero_buf_init(&da, 1u << 24);
+    CHECK_OK(mero_gov_dump(w.a.s, &da));
+    CHECK(same(&da, &first));
+    mero_buf_cleanup(&da);
+    mero_buf_cleanup(&first);
+    mero_gov_oplist_cleanup(&l0);
+    mero_gov_oplist_cleanup(&la);
+    mero_gov_oplist_cleanup(&lb);
+    mero_gov_oplist_cleanup(&lg);
+    opset_free(&o);
+    govt_close(&g);
+    pair_close(&w);
+}
+
+TEST(a_stranger_s_refused_op_is_not_kept)
+{
+    struct pair w;
+    struct opset o = {0};
+    struct mero_err e = {0};
+    CHECK_OK(pair_open(&w, &o));
+    struct govt_node x;
+    CHECK_OK(govt_open(&x));
+    memcpy(x.ns, w.a.ns, 32);
+    CHECK(govt_sync(&w.a, &x, w.a.ns, &e) >= 0);
+    /* concurrently: A removes B; B adds m */
+    uint8_t m[32], sk[64], xsk[64], xpk[32];
+    mero_ed25519_keypair(m, sk);
+    mero_ed25519_keypair(xpk, xsk);
+    struct mero_gov_oplist la = {0}, lb = {0};
+    CHECK_OK(mero_gov_remove_member(w.a.s, w.a.ns, w.a.ns, w.b.pk, &la, &e));
+    CHECK_OK(mero_gov_add_member(w.b.s, w.a.ns, w.a.ns, m, MERO_ROLE_MEMBER, &lb, &e));
+    CHECK_OK(govt_apply_list(&x, &la, &e));
+    /* B's op signed instead by an identity that never held a row: refused and not stored
+     * (only members' refused ops are kept, so outsiders cannot grow the log) */
+    struct mero_op op;
+    struct mero_buf fb;
+    mero_buf_init(&fb, MERO_GOV_MAX_OP_BYTES);
+    CHECK_OK(mero_op_decode(lb.v[0].data, lb.v[0].len, &op, &e));
+    CHECK_OK(mero_op_sign(&op, xsk));
+    CHECK_OK(mero_op_encode(&op, &fb));
+    mero_op_cleanup(&op);
+    uint64_t before = 0, after = 0;
+    CHECK_OK(mero_gov_op_count(x.s, w.a.ns, &before));
+    int status = -1;
+    CHECK_ERR(mero_gov_apply(x.s, fb.data, fb.len, &status, NULL, NULL, &e), -MERO_ENOTADMIN);
+    CHECK_EQ(status, -1);
+    CHECK_OK(mero_gov_op_count(x.s, w.a.ns, &after));
+    CHECK_EQ(after, before);
+    /* B's own op: its removal sorts first (authority changes lead at one depth), so the add
+     * is refused at its place, kept without effect, and a second copy is a duplicate */
+    CHECK_ERR(mero_gov_apply(x.s, lb.v[0].data, lb.v[0].len, &status, NULL, NULL, &e),
+              -MERO_ENOTADMIN);
+    CHECK_EQ(status, MERO_APPLY_REJECTED);
+    CHECK_OK(mero_gov_apply(x.s, lb.v[0].data, lb.v[0].len, &status, NULL, NULL, &e));
+    CHECK_EQ(status, MERO_APPLY_DUPLICATE);
+    CHECK_OK(mero_gov_op_count(x.s, w.a.ns, &after));
+    CHECK_EQ(after, before + 1);
+    CHECK_EQ(root_role(&x, w.a.ns, m), MERO_ROLE_NONE);
+    CHECK_EQ(root_role(&x, w.a.ns, w.b.pk), MERO_ROLE_NONE);
+    mero_buf_cleanup(&fb);
+    mero_gov_oplist_cleanup(&la);
+    mero_gov_oplist_cleanup(&lb);
+    govt_close(&x);
+    opset_free(&o);
+    pair_close(&w);
+}
+
+MERO_TEST_MAIN(T(mutual_removal_ends_the_same_in_every_order),
+               T(conflicting_admin_ops_agree_in_all_720_orders),
+               T(three_admins_agree_in_random_orders), T(a_stranger_s_refused_op_is_not_kept))
