@@ -6,8 +6,10 @@
  * No networking: callers broadcast the op bytes returned by the local actions and feed the
  * bytes they receive to mero_gov_apply.
  *
- * Invariants: an op is stored only if every rule accepted it, and its derived-table effects
- * are committed in the same SQLite transaction as its append; the op table refuses UPDATE and
+ * Invariants: an op has an effect only if every rule accepts it at its place in the
+ * namespace's canonical order (docs/governance.md "State resolution"), and its derived-table
+ * effects are committed in the same SQLite transaction as its append; the derived state is
+ * the same for every arrival order of the same ops; the op table refuses UPDATE and
  * DELETE (triggers) except through mero_gov_self_purge; applying the same op twice is a no-op;
  * every refusal carries a reason in struct mero_err (the §6.1 strings where they exist).
  *

@@ -5,7 +5,9 @@
  * one savepoint; events are emitted only after it is released. TEE admission and evidence
  * rules live in apply_tee.c, the encrypted form and deferral in apply_sealed.c.
  *
- * Invariants: an op is appended only when every rule accepted it; TEE roles are minted only by
+ * Invariants: an op takes effect only when every rule accepts it at its place in the canonical
+ * order (fold.c); a refused op is kept without effect only when its signer has held a row in
+ * the namespace (a local action's refusal stores nothing); TEE roles are minted only by
  * MemberJoinedViaTeeAttestation and a TEE row only moves to the TEE role the policy mode names
  * (TeeMemberRoleLocked otherwise), and an identity holding a TEE row anywhere in the namespace
  * is never given Member, ReadOnly or Admin in any group (MemberAdded, AdminChanged,

@@ -30,7 +30,8 @@ static const char SQL_LAST[] =
 static const char SQL_FOLD_PUT[] =
     "INSERT OR REPLACE INTO fold(hash, ns, depth, cls, state, reason) VALUES(?, ?, ?, ?, ?, ?)";
 static const char SQL_FOLD_STATE[] = "UPDATE fold SET state = ?, reason = ? WHERE hash = ?";
-static const char SQL_FOLD_ORDER[] = "SELECT hash FROM fold WHERE ns = ? ORDER BY depth, cls, hash";
+static const char SQL_FOLD_ORDER[] =
+    "SELECT hash, state FROM fold WHERE ns = ? ORDER BY depth, cls, hash";
 static const char SQL_OP_ROW[] =
     "SELECT o.seq, o.bytes, f.depth FROM ops o JOIN fold f ON f.hash = o.hash WHERE o.hash = ?";
 static const char SQL_STATE_OF[] = "SELECT state, reason FROM fold WHERE hash = ?";
@@ -395,7 +396,7 @@ static int clear_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN])
 
 /* The hashes of ns's ops in canonical order. *out owned. */
 static int order_of(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
-                    uint8_t (**out)[MERO_OP_ID_LEN], size_t *n)
+                    uint8_t (**out)[MERO_OP_ID_LEN], int **states, size_t *n)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_FOLD_ORDER);
     if (st == NULL) {
@@ -403,6 +404,7 @@ static int order_of(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
     }
     sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
     uint8_t(*v)[MERO_OP_ID_LEN] = NULL;
+    int *sv = NULL;
     size_t cnt = 0, cap = 0;
     int rc = 0, step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -413,12 +415,17 @@ static int order_of(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
         if (cnt == cap) {
             cap = cap ? cap * 2 : 64;
             uint8_t(*nv)[MERO_OP_ID_LEN] = realloc(v, cap * sizeof(*nv));
-            if (nv == NULL) {
+            int *ns2 = nv != NULL ? realloc(sv, cap * sizeof(*ns2)) : NULL;
+            if (nv != NULL) {
+                v = nv;
+            }
+            if (ns2 == NULL) {
                 rc = -MERO_ENOMEM;
                 break;
             }
-            v = nv;
+            sv = ns2;
         }
+        sv[cnt] = sqlite3_column_int(st, 1);
         memcpy(v[cnt++], sqlite3_column_blob(st, 0), MERO_OP_ID_LEN);
     }
     if (rc == 0 && step != SQLITE_DONE) {
@@ -427,14 +434,17 @@ static int order_of(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
     sqlite3_reset(st);
     if (rc < 0) {
         free(v);
+        free(sv);
         return rc;
     }
     *out = v;
+    *states = sv;
     *n = cnt;
     return 0;
 }
 
-/* Fold one stored op (not the late one): decode it from the log and judge it, no events. */
+/* Fold one stored op (not the late one): decode it from the log and judge it, no events. The
+ * op's bytes are read in place (the row statement is only reset once the op is judged). */
 static int fold_stored(struct mero_store *s, const uint8_t hash[MERO_OP_ID_LEN], int *state,
                        struct mero_err *reason, struct mero_err *err)
 {
@@ -448,15 +458,9 @@ static int fold_stored(struct mero_store *s, const uint8_t hash[MERO_OP_ID_LEN],
         return mero_err_set(err, MERO_EINTERNAL, "an op of the fold is missing from the log");
     }
     uint64_t seq = (uint64_t)sqlite3_column_int64(st, 0);
-    uint64_t depth = (uint64_t)sqlite3_column_int64(st, 2);
+    const uint8_t *bytes = sqlite3_column_blob(st, 1);
     size_t len = (size_t)sqlite3_column_bytes(st, 1);
-    uint8_t *bytes = malloc(len ? len : 1);
-    if (bytes == NULL) {
-        sqlite3_reset(st);
-        return -MERO_ENOMEM;
-    }
-    memcpy(bytes, sqlite3_column_blob(st, 1), len);
-    sqlite3_reset(st);
+    uint64_t depth = (uint64_t)sqlite3_column_int64(st, 2);
     struct mero_op op;
     struct mero_err e = {0};
     int rc;
@@ -480,7 +484,7 @@ static int fold_stored(struct mero_store *s, const uint8_t hash[MERO_OP_ID_LEN],
     }
 out:
     mero_op_cleanup(&op);
-    free(bytes);
+    sqlite3_reset(st);
     return rc;
 }
 
@@ -488,10 +492,11 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
                       int *late_state, struct mero_err *late_reason, struct mero_err *err)
 {
     uint8_t(*order)[MERO_OP_ID_LEN] = NULL;
+    int *prior = NULL;
     size_t n = 0;
     int rc;
     MERO_TRY(clear_ns(s, ns));
-    MERO_TRY(order_of(s, ns, &order, &n));
+    MERO_TRY(order_of(s, ns, &order, &prior, &n));
     for (size_t i = 0; i < n; i++) {
         int state = GOV_FOLD_EFFECTIVE;
         struct mero_err why = {0};
@@ -512,11 +517,15 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
         } else {
             MERO_TRY_OUT(fold_stored(s, order[i], &state, &why, err));
         }
-        MERO_TRY_OUT(fold_state_set(s, order[i], state, state == GOV_FOLD_REJECTED ? why.msg : ""));
+        if (state != prior[i] || state == GOV_FOLD_REJECTED || is_late) {
+            MERO_TRY_OUT(
+                fold_state_set(s, order[i], state, state == GOV_FOLD_REJECTED ? why.msg : ""));
+        }
     }
     rc = 0;
 out:
     free(order);
+    free(prior);
     return rc;
 }
 

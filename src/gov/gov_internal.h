@@ -30,6 +30,12 @@ struct mero_store {
     bool publishing; /* a local action's op: refusals are never deferred */
     struct gov_stmt cache[GOV_STMT_CACHE];
     size_t ncache;
+    /* our identity's public key in one namespace (mero__gov_our_pk asks it for every op
+     * applied; deriving it from the seed each time was most of a re-fold's cost); cleared
+     * whenever an identity is written or purged */
+    bool us_cached;
+    uint8_t us_ns[MERO_NS_ID_LEN];
+    uint8_t us_pk[MERO_IDENTITY_LEN];
 };
 
 /* Spent-quote kinds. */

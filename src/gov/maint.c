@@ -292,6 +292,7 @@ static int purge_namespace(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN
     uint8_t(*groups)[MERO_GROUP_ID_LEN] = NULL;
     size_t ng = 0;
     int rc = 0;
+    s->us_cached = false; /* the identity goes with the namespace */
     MERO_TRY(mero_gov_groups(s, ns, &groups, &ng));
     for (size_t g = 0; g < ng; g++) {
         for (size_t i = 0; i < sizeof(purge_group_sql) / sizeof(purge_group_sql[0]); i++) {

@@ -294,7 +294,10 @@ static int store_open(const char *path, bool create, struct mero_store **out, st
     if (mero__gov_exec(s, "PRAGMA journal_mode=WAL") < 0 ||
         mero__gov_exec(s, "PRAGMA synchronous=FULL") < 0 ||
         mero__gov_exec(s, "PRAGMA foreign_keys=ON") < 0 ||
-        mero__gov_exec(s, "PRAGMA secure_delete=ON") < 0) {
+        mero__gov_exec(s, "PRAGMA secure_delete=ON") < 0 ||
+        /* savepoint sub-journals in memory: a re-fold (issue 30) nests one savepoint per op,
+         * and no page of the store (keys included) is copied to a temporary file */
+        mero__gov_exec(s, "PRAGMA temp_store=MEMORY") < 0) {
         int code = sqlite3_errcode(s->db);
         MERO_ENSURE_OUT(code != SQLITE_CORRUPT && code != SQLITE_NOTADB, err, MERO_ESTATE,
                         "%s is corrupted: %s", path, sqlite3_errmsg(s->db));
@@ -404,11 +407,18 @@ bool mero__gov_our_pk(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
                       uint8_t pk[MERO_IDENTITY_LEN])
 {
     uint8_t sk[MERO_ED25519_SK_LEN];
+    if (s->us_cached && memcmp(s->us_ns, ns, MERO_NS_ID_LEN) == 0) {
+        memcpy(pk, s->us_pk, MERO_IDENTITY_LEN);
+        return true;
+    }
     if (mero_gov_identity_secret(s, ns, sk) < 0) {
         return false;
     }
     memcpy(pk, sk + MERO_ED25519_SEED_LEN, MERO_IDENTITY_LEN);
     sodium_memzero(sk, sizeof(sk));
+    memcpy(s->us_ns, ns, MERO_NS_ID_LEN);
+    memcpy(s->us_pk, pk, MERO_IDENTITY_LEN);
+    s->us_cached = true;
     return true;
 }
 
@@ -416,6 +426,7 @@ int mero__gov_identity_put(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN
                            const uint8_t sk[MERO_ED25519_SK_LEN])
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_ID_PUT);
+    s->us_cached = false;
     if (st == NULL) {
         return -MERO_EIO;
     }

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * bench_gov_fold.c - issue 30: what state resolution costs. A namespace log of N ops (N =
+ * 10,000 by default, argv[1] overrides; MemberAdded ops by the owner) on a peer that applied
+ * it in order; then a second admin's op that was signed over the log's first ops arrives late
+ * and sorts near the start, so the peer re-folds the whole namespace. Reported: the in-order
+ * apply per op (the fast path every op of a healthy namespace takes), the late op (the
+ * re-fold), and their ratio per op. File store (WAL, synchronous=FULL) under $TMPDIR, the N
+ * ops applied in one transaction as a catching-up sync does. Process CPU time.
+ * Prints `bench ...` and `ratio ...` lines.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mero/crypto.h"
+#include "mero/gov.h"
+#include "support/gov_fixture.h"
+
+static uint64_t cpu_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static void die(const char *what, const struct mero_err *e)
+{
+    fprintf(stderr, "bench_gov_fold: %s: %s\n", what, e != NULL ? e->msg : "");
+    exit(1);
+}
+
+static int open_file_store(const char *dir, const char *name, struct mero_store **s)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s.db", dir, name);
+    unlink(path);
+    return mero_store_open(path, s, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 10000;
+    struct mero_err e = {0};
+    if (mero_crypto_init() < 0) {
+        die("crypto", NULL);
+    }
+    char dir[] = "/tmp/mero-bench-fold.XXXXXX";
+    const char *tmp = getenv("TMPDIR");
+    char dirbuf[512];
+    snprintf(dirbuf, sizeof(dirbuf), "%s/mero-bench-fold.XXXXXX", tmp != NULL ? tmp : "/tmp");
+    char *d = mkdtemp(tmp != NULL ? dirbuf : dir);
+    if (d == NULL) {
+        die("mkdtemp", NULL);
+    }
+    struct govt_node a, b;
+    struct mero_store *peer;
+    if (govt_open(&a) < 0 || govt_create_ns(&a) < 0 || govt_open(&b) < 0 ||
+        open_file_store(d, "peer", &peer) < 0) {
+        die("open", NULL);
+    }
+    memcpy(b.ns, a.ns, 32);
+    struct mero_gov_oplist ops = {0};
+    if (mero_gov_identity(b.s, a.ns, true, b.pk, &e) < 0 ||
+        mero_gov_change_admin(a.s, a.ns, b.pk, &ops, &e) < 0) {
+        die("second admin", &e);
+    }
+    /* B holds only the first ops: its op is concurrent with everything after them */
+    if (govt_sync(&a, &b, a.ns, &e) < 0) {
+        die("sync b", &e);
+    }
+    uint8_t m[32], sk[64];
+    struct mero_gov_oplist late = {0};
+    mero_ed25519_keypair(m, sk);
+    if (mero_gov_add_member(b.s, a.ns, a.ns, m, MERO_ROLE_MEMBER, &late, &e) < 0) {
+        die("late op", &e);
+    }
+    if (mero_store_begin(a.s) < 0) {
+        die("begin", NULL);
+    }
+    for (size_t i = ops.n; i < n; i++) {
+        mero_ed25519_keypair(m, sk);
+        if (mero_gov_add_member(a.s, a.ns, a.ns, m, MERO_ROLE_MEMBER, &ops, &e) < 0) {
+            die("add member", &e);
+        }
+    }
+    if (mero_store_commit(a.s) < 0) {
+        die("commit", NULL);
+    }
+    /* the peer: genesis ops first, then the N-op log in order (one transaction) */
+    uint8_t(*h)[32] = NULL;
+    size_t nh = 0;
+    uint64_t last = 0;
+    if (mero_gov_op_hashes(a.s, a.ns, 0, SIZE_MAX, &h, &nh, &last) < 0) {
+        die("hashes", NULL);
+    }
+    struct mero_buf *bytes = calloc(nh, sizeof(*bytes));
+    for (size_t i = 0; i < nh; i++) {
+        mero_buf_init(&bytes[i], MERO_GOV_MAX_OP_BYTES);
+        if (mero_gov_op_get(a.s, h[i], &bytes[i]) < 0) {
+            die("op get", NULL);
+        }
+    }
+    if (mero_store_begin(peer) < 0) {
+        die("begin", NULL);
+    }
+    uint64_t t0 = cpu_us();
+    for (size_t i = 0; i < nh; i++) {
+        if (mero_gov_apply(peer, bytes[i].data, bytes[i].len, NULL, NULL, NULL, &e) < 0) {
+            die("in-order apply", &e);
+        }
+    }
+    uint64_t t1 = cpu_us();
+    if (mero_store_commit(peer) < 0) {
+        die("commit", NULL);
+    }
+    double per_op = (double)(t1 - t0) / (double)nh;
+    printf("bench gov_fold_in_order_apply_per_op_%zu %.1f us\n", nh, per_op);
+    uint64_t t2 = cpu_us();
+    int status = -1;
+    if (mero_gov_apply(peer, late.v[0].data, late.v[0].len, &status, NULL, NULL, &e) < 0 ||
+        status != MERO_APPLY_APPLIED) {
+        die("the late op", &e);
+    }
+    uint64_t t3 = cpu_us();
+    double refold_ms = (double)(t3 - t2) / 1000.0;
+    printf("bench gov_fold_late_op_refold_%zu %.1f ms\n", nh + 1, refold_ms);
+    printf("ratio gov_fold_refold_per_op_vs_in_order_apply %.2f\n",
+           (refold_ms * 1000.0 / (double)(nh + 1)) / per_op);
+    for (size_t i = 0; i < nh; i++) {
+        mero_buf_cleanup(&bytes[i]);
+    }
+    free(bytes);
+    free(h);
+    mero_gov_oplist_cleanup(&ops);
+    mero_gov_oplist_cleanup(&late);
+    mero_store_close(peer);
+    govt_close(&a);
+    govt_close(&b);
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "bench_gov_fold: could not remove %s\n", d);
+    }
+    return 0;
+}
