@@ -196,7 +196,8 @@ bool mero__tee_url_loopback(const char *url)
     } else {
         return false;
     }
-    const char *end = p + strcspn(p, "/?#"); /* the authority: no userinfo, so no '@' below */
+    /* the authority; a userinfo's '@' is neither a host nor a port character: refused below */
+    const char *end = p + strcspn(p, "/?#");
     char host[INET6_ADDRSTRLEN];
     const char *rest;
     if (*p == '[') {
