@@ -10,7 +10,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 want=(build-essential pkg-config libsodium-dev libuv1-dev libmicrohttpd-dev libjansson-dev
       libcurl4-openssl-dev libssl-dev libsqlite3-dev sqlite3 jq clang-14 libclang-rt-14-dev
       clang-format cppcheck libtsan2 python3 python3-dissononce python3-cryptography mandoc nodejs npm
-      iproute2 procps curl cmake g++
+      iproute2 procps curl cmake g++ strace util-linux
       xxd chromium prometheus)
 missing=()
 for p in "${want[@]}"; do

@@ -16,8 +16,16 @@
 #                           (a ThreadSanitizer build, issue 23), named `tsan/unit/...`
 # Every lane counts in the one closing line.
 #
+# Network (issue 32): each integration script runs in its own loopback-only network namespace
+# (`unshare -n`, then `ip link set lo up`: 127.0.0.1/8 and ::1, no other interface, no route),
+# so a connection or a name lookup that would leave the host fails at once (ENETUNREACH)
+# instead of leaving it. Where the machine does not allow one (no CAP_SYS_ADMIN, no unshare or
+# ip, no ::1 in the namespace while the host has one) the scripts run on the host's network
+# and one `# note:` line says why. MERO_NETNS=0 turns the namespace off.
+#
 # Usage: tests/run.sh BUILD_DIR    (env: MERO_SHARED, TESTS=substring filter, MERO_BIN,
-#                                   MERO_LINT, MERO_ASAN_LANE, MERO_TSAN_LANE[_TESTS])
+#                                   MERO_LINT, MERO_ASAN_LANE, MERO_TSAN_LANE[_TESTS],
+#                                   MERO_NETNS)
 set -u
 B=${1:?usage: run.sh BUILD_DIR}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -99,10 +107,50 @@ unit_and_fuzz() { # build dir, name prefix
 
 unit_and_fuzz "$B" ""
 
+# netns_check: the prefix that runs a command in a fresh loopback-only network namespace, in
+# NETNS; or NETNS empty and the reason in NETNS_WHY
+NETNS=()
+NETNS_WHY=
+netns_check() {
+    local up='ip link set lo up && exec "$@"' out
+    if [ "${MERO_NETNS:-1}" = 0 ]; then
+        NETNS_WHY="MERO_NETNS=0"
+        return
+    fi
+    if ! command -v unshare >/dev/null || ! command -v ip >/dev/null; then
+        NETNS_WHY="no unshare or ip (util-linux, iproute2)"
+        return
+    fi
+    # the namespace must have the host's loopback addresses: 127.0.0.1, and ::1 if the host has
+    # it, and nothing else up
+    local want6=0
+    [ -n "$(ip -6 addr show dev lo 2>/dev/null | grep -F '::1/128')" ] && want6=1
+    if ! out=$(unshare -n sh -c "$up" netns sh -c "ip -4 addr show dev lo | grep -qF 127.0.0.1/8 &&
+        { [ $want6 = 0 ] || ip -6 addr show dev lo | grep -qF ::1/128; } &&
+        [ \"\$(ip -o link show up | grep -vc ': lo:')\" = 0 ]" 2>&1); then
+        NETNS_WHY="unshare -n refused or the namespace lacks loopback: ${out//$'\n'/ }"
+        NETNS_WHY=${NETNS_WHY:0:200}
+        return
+    fi
+    NETNS=(unshare -n sh -c "$up" netns)
+}
+netns_noted=0
 for dir in diff interop e2e fleet; do
     for s in "$ROOT"/tests/$dir/*.sh; do
         [ -f "$s" ] || continue
-        run_one "$dir/$(basename "$s" .sh)" 900 bash "$s"
+        name="$dir/$(basename "$s" .sh)"
+        if [ -n "$filter" ] && [[ "$name" != *"$filter"* ]]; then
+            continue
+        fi
+        if [ "$netns_noted" = 0 ]; then
+            netns_noted=1
+            netns_check
+            if [ ${#NETNS[@]} -eq 0 ]; then
+                echo "# note: integration scripts run on the host's network, not in a" \
+                    "loopback-only namespace: $NETNS_WHY"
+            fi
+        fi
+        run_one "$name" 900 ${NETNS[@]+"${NETNS[@]}"} bash "$s"
     done
 done
 

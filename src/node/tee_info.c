@@ -6,7 +6,14 @@
  * carries no TD registers), and the cloud provider and OS image from the GCP metadata server:
  * GET <base>/computeMetadata/v1/instance/image with `Metadata-Flavor: Google`, 1 s timeout;
  * HTTP 200 means "gcp" and the body's last '/' segment is the image, anything else "unknown".
- * The base is http://metadata.google.internal, or MERO_GCP_METADATA_URL (docs/node.md).
+ *
+ * Whether that server is asked at all is mero__tee_meta_decide's (issue 32; docs/node.md "TEE
+ * detection"): a mock node never probes a cloud metadata service, it asks only a
+ * MERO_GCP_METADATA_URL whose host is a numeric loopback address (the tests' local stand-in),
+ * so a mock node makes no name lookup and no connection off the host; a real TDX node asks
+ * MERO_GCP_METADATA_URL when it is set, else http://metadata.google.internal only when the
+ * host's DMI (/sys/class/dmi/id) identifies it as Google Compute Engine. The choice and its
+ * reason are logged at INFO once at start.
  *
  * The facts are gathered once per process on a detached thread started by
  * mero_node_tee_info_start (not the loop's pool: a slow name lookup must not delay a stop), and
@@ -18,11 +25,14 @@
  * bytes, it binds nothing and is never published; a failure leaves a fact "unknown", never a
  * guess.
  */
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mero/encoding.h"
 #include "mero/log.h"
@@ -31,11 +41,12 @@
 #include "node/node_internal.h"
 #include "node/tee_internal.h"
 
-#define META_DEFAULT_BASE "http://metadata.google.internal"
-#define META_IMAGE_PATH   "/computeMetadata/v1/instance/image"
-#define META_TIMEOUT_MS   1000L
-#define META_MAX_BODY     4096u /* an image's resource path is far shorter */
-#define META_URL_MAX      512
+#define META_IMAGE_PATH "/computeMetadata/v1/instance/image"
+#define META_TIMEOUT_MS 1000L
+#define META_MAX_BODY   4096u /* an image's resource path is far shorter */
+#define META_URL_MAX    MERO_TEE_META_URL_MAX
+#define DMI_DIR         "/sys/class/dmi/id"
+#define DMI_TEXT_MAX    128 /* product_name and sys_vendor are short lines */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static bool started;
@@ -152,16 +163,130 @@ int mero__tee_facts_collect(bool real, const char *base, struct mero_tee_facts *
         free(q);
     }
     char image[MERO_NODE_TEE_OS_IMAGE_MAX];
-    if (gcp_image(base != NULL && base[0] != '\0' ? base : META_DEFAULT_BASE, image)) {
+    if (base != NULL && base[0] != '\0' && gcp_image(base, image)) {
         memcpy(out->cloud, "gcp", sizeof("gcp"));
         memcpy(out->os_image, image, sizeof(image));
     }
     return rc;
 }
 
+/* s, less its trailing whitespace, is exactly want. */
+static bool text_is(const char *s, const char *want)
+{
+    if (s == NULL) {
+        return false;
+    }
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t')) {
+        n--;
+    }
+    return n == strlen(want) && memcmp(s, want, n) == 0;
+}
+
+bool mero__tee_url_loopback(const char *url)
+{
+    const char *p;
+    if (url == NULL) {
+        return false;
+    }
+    if (strncasecmp(url, "http://", sizeof("http://") - 1) == 0) {
+        p = url + sizeof("http://") - 1;
+    } else if (strncasecmp(url, "https://", sizeof("https://") - 1) == 0) {
+        p = url + sizeof("https://") - 1;
+    } else {
+        return false;
+    }
+    /* the authority; a userinfo's '@' is neither a host nor a port character: refused below */
+    const char *end = p + strcspn(p, "/?#");
+    char host[INET6_ADDRSTRLEN];
+    const char *rest;
+    if (*p == '[') {
+        const char *close = memchr(p, ']', (size_t)(end - p));
+        size_t n = close != NULL ? (size_t)(close - p - 1) : 0;
+        struct in6_addr a6;
+        if (n == 0 || n >= sizeof(host)) {
+            return false;
+        }
+        memcpy(host, p + 1, n);
+        host[n] = '\0';
+        if (inet_pton(AF_INET6, host, &a6) != 1 || !IN6_IS_ADDR_LOOPBACK(&a6)) {
+            return false;
+        }
+        rest = close + 1;
+    } else {
+        size_t n = strspn(p, "0123456789.");
+        struct in_addr a4;
+        if (n == 0 || n >= sizeof(host)) {
+            return false;
+        }
+        memcpy(host, p, n);
+        host[n] = '\0';
+        /* inet_pton takes only the full dotted quad: no "127.1", no hex, no octal */
+        if (inet_pton(AF_INET, host, &a4) != 1 || (ntohl(a4.s_addr) >> 24) != 127) {
+            return false;
+        }
+        rest = p + n;
+    }
+    if (rest == end) {
+        return true;
+    }
+    size_t digits = (size_t)(end - rest) - 1; /* after the ':' */
+    return *rest == ':' && digits >= 1 && digits <= 5 && strspn(rest + 1, "0123456789") == digits;
+}
+
+void mero__tee_meta_decide(bool real, const char *env_url, const char *dmi_product,
+                           const char *dmi_vendor, struct mero_tee_meta_choice *out)
+{
+    bool set = env_url != NULL && env_url[0] != '\0';
+    *out = (struct mero_tee_meta_choice){.ask = false, .base = NULL, .why = NULL};
+    if (set && strlen(env_url) >= META_URL_MAX) {
+        out->why = "MERO_GCP_METADATA_URL is too long; it is ignored and nothing is asked";
+        return;
+    }
+    if (!real) {
+        if (!set) {
+            out->why = "a mock node never probes a cloud metadata service";
+        } else if (mero__tee_url_loopback(env_url)) {
+            out->ask = true;
+            out->base = env_url;
+            out->why = "a mock node asks MERO_GCP_METADATA_URL, a numeric loopback address";
+        } else {
+            out->why = "a mock node asks MERO_GCP_METADATA_URL only when its host is a numeric "
+                       "loopback address (127.0.0.0/8 or [::1]); it is not, so nothing is asked";
+        }
+        return;
+    }
+    if (set) {
+        out->ask = true;
+        out->base = env_url;
+        out->why = "MERO_GCP_METADATA_URL is set";
+    } else if (text_is(dmi_product, "Google Compute Engine") || text_is(dmi_vendor, "Google")) {
+        out->ask = true;
+        out->base = MERO_TEE_META_DEFAULT_BASE;
+        out->why = "the host identifies as Google Compute Engine (DMI)";
+    } else {
+        out->why = "the host does not identify as Google Compute Engine (DMI) and "
+                   "MERO_GCP_METADATA_URL is unset";
+    }
+}
+
+/* The first line of a short sysfs file into buf ("" when unreadable). */
+static void read_text(const char *path, char buf[DMI_TEXT_MAX])
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        return;
+    }
+    size_t n = fread(buf, 1, DMI_TEXT_MAX - 1, f);
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    fclose(f);
+}
+
 struct job {
     bool real;
-    char base[META_URL_MAX];
+    char base[META_URL_MAX]; /* "": no metadata server is asked */
 };
 
 static void *job_run(void *arg)
@@ -191,14 +316,24 @@ void mero_node_tee_info_start(struct mero_node *node)
     if (!first) {
         return; /* once per process */
     }
+    bool real = node->tee == MERO_TEE_REAL;
+    char product[DMI_TEXT_MAX] = "", vendor[DMI_TEXT_MAX] = "";
+    if (real) { /* a mock node's choice never depends on the host */
+        read_text(DMI_DIR "/product_name", product);
+        read_text(DMI_DIR "/sys_vendor", vendor);
+    }
+    struct mero_tee_meta_choice c;
+    mero__tee_meta_decide(real, getenv("MERO_GCP_METADATA_URL"), product, vendor, &c);
+    MERO_INFO("tee/info: cloud metadata server %s: %s", c.ask ? "asked" : "not asked", c.why);
     struct job *j = calloc(1, sizeof(*j));
-    if (j == NULL || curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    if (j == NULL || (c.ask && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)) {
         free(j);
         return;
     }
-    j->real = node->tee == MERO_TEE_REAL;
-    const char *base = getenv("MERO_GCP_METADATA_URL");
-    snprintf(j->base, sizeof(j->base), "%s", base != NULL ? base : "");
+    j->real = real;
+    if (c.ask) {
+        snprintf(j->base, sizeof(j->base), "%s", c.base); /* fits: decide checked its length */
+    }
     /* a detached thread, not the loop's pool: a slow name lookup must never hold up a stop */
     pthread_t t;
     pthread_attr_t at;

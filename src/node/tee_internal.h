@@ -45,9 +45,35 @@ void mero__tee_facts_get(struct mero_tee_facts *out);
 /*
  * Gather them now (blocking: configfs-tsm, then HTTP with a 1 s timeout): real: quote through
  * configfs-tsm with zero report data and read its MRTD; base: the metadata server's base URL
- * (NULL or "": http://metadata.google.internal). out must be initialised ("unknown"); facts
- * not found are left as they are. 0, or the quote's negative error (the MRTD then unknown).
+ * to ask (NULL or "": none is asked, the cloud facts stay as they are; the caller chose with
+ * mero__tee_meta_decide). out must be initialised ("unknown"); facts not found are left as
+ * they are. 0, or the quote's negative error (the MRTD then unknown).
  */
 int mero__tee_facts_collect(bool real, const char *base, struct mero_tee_facts *out);
+
+/* ---- issue 32: a mock node never probes a cloud metadata service (src/node/tee_info.c) ---- */
+#define MERO_TEE_META_DEFAULT_BASE "http://metadata.google.internal"
+#define MERO_TEE_META_URL_MAX      512 /* the base URL with the image path, with the NUL */
+/* Whether /tee/info asks a metadata server, which one, and why (docs/node.md "TEE detection"). */
+struct mero_tee_meta_choice {
+    bool ask;         /* false: no request at all; cloud and image stay "unknown" */
+    const char *base; /* when ask: env_url or MERO_TEE_META_DEFAULT_BASE (borrowed); else NULL */
+    const char *why;  /* static text for the start-up INFO line; never the URL itself */
+};
+/*
+ * Pure. real: a TDX node (false: --mock-tee); env_url: MERO_GCP_METADATA_URL (NULL or "":
+ * unset); dmi_product, dmi_vendor: the contents of /sys/class/dmi/id/product_name and
+ * sys_vendor (NULL: unreadable; trailing whitespace ignored). A mock node asks only an env_url
+ * for which mero__tee_url_loopback holds, never the default host; a real node asks env_url
+ * when it is set, else the default only when the DMI names Google Compute Engine (product
+ * "Google Compute Engine" or vendor "Google"). An env_url of MERO_TEE_META_URL_MAX bytes or
+ * more is never asked. *out always written.
+ */
+void mero__tee_meta_decide(bool real, const char *env_url, const char *dmi_product,
+                           const char *dmi_vendor, struct mero_tee_meta_choice *out);
+/* Pure: url is http:// or https:// (any case) with a numeric loopback host, a dotted quad in
+ * 127.0.0.0/8 or [::1], an optional :port of 1..5 digits, no userinfo; then nothing, or a
+ * path, query or fragment. A name (even "localhost") is never loopback here: no lookup. */
+bool mero__tee_url_loopback(const char *url);
 
 #endif

@@ -6,7 +6,8 @@
 # "unknown" when it cannot be reached; the MRTD is the mock quote's (all zeros) under
 # --mock-tee and, on a TDX host, the one of the quote made at start-up (a fake configfs-tsm
 # tree, MERO_TSM_ROOT, whose entry for merod's pid holds a real quote). The route answers
-# while the facts are gathered (never waits for them).
+# while the facts are gathered (never waits for them). Issue 32: a mock node asks only a
+# MERO_GCP_METADATA_URL whose host is a numeric loopback address (not "localhost").
 . "$(dirname "$0")/node_lib.bash"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 Q=$ROOT/../shared/testdata/tdx/parse-only/gcp-cos-v4/quote.bin
@@ -35,6 +36,21 @@ check "the metadata server was asked (with the Metadata-Flavor header)" [ "$n1" 
 info g
 info g
 check "the facts are cached: no new metadata request per GET" [ "$(count)" = "$n1" ]
+
+# 1b. issue 32: a mock node asks only a numeric loopback address, never a name (even one that
+# would reach the same server): nothing asked, the facts stay "unknown"
+init_node m
+MERO_GCP_METADATA_URL=http://localhost:${META##*:} run_node m --mock-tee
+check "m gathered its host facts" wait_for 10 gathered m
+check "mock with a named metadata URL: logs that it asks nothing, and why" grep -qF \
+    "cloud metadata server not asked: a mock node asks MERO_GCP_METADATA_URL only when its host is a numeric loopback address" \
+    "$WORK/m.log"
+info m
+check "mock with a named metadata URL: cloudProvider unknown" jq_is .data.cloudProvider unknown
+check "mock with a named metadata URL: the server was not asked" [ "$(count)" = "$n1" ]
+check "g (numeric loopback URL) logged that it asks it" grep -qF \
+    "cloud metadata server asked: a mock node asks MERO_GCP_METADATA_URL, a numeric loopback address" \
+    "$WORK/g.log"
 
 # 2. no metadata server: "unknown"
 CLOSED=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
