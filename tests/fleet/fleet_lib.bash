@@ -218,7 +218,8 @@ same_tee_sets() {
     TEE_SET=$ref
 }
 # every acknowledged write is readable on every node that can read (owner, members, admitted
-# TEEs): one curl per node for all keys (a node's answers in order, compared with the values)
+# TEEs; not a member a scenario removed, ROLE "evicted"): one curl per node for all keys (a
+# node's answers in order, compared with the values)
 acked_everywhere() {
     local n urls want got
     mapfile -t urls < <(cut -f2 "$WORK/acked" | sed "s|^|/admin-api/contexts/$CTX/kv/|")
@@ -226,6 +227,7 @@ acked_everywhere() {
     [ "${#urls[@]}" -gt 0 ] || return 0
     for n in "${NODES[@]}"; do
         [ "${ROLE[$n]}" = tee ] && [ "${JOINED[$n]:-}" != true ] && continue
+        [ "${ROLE[$n]}" = evicted ] && continue
         got=$(curl -s --max-time 60 -H "Authorization: Bearer ${TOKEN[$n]}" \
             "${urls[@]/#/${URL[$n]}}" | jq -r '.data.value // "MISSING"')
         if [ "$got" != "$want" ]; then
