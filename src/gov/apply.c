@@ -644,7 +644,7 @@ int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op,
         a.seq = k.depth; /* derived rows order by depth, the same on every node */
         rc = mero__gov_fold_is_last(s, op->ns, &k, &last);
     }
-    if (rc == 0) {
+    if (rc == 0 && !last) {
         rc = mero__gov_fold_put(s, op->ns, &k, GOV_FOLD_EFFECTIVE, NULL);
     }
     if (rc < 0) {
@@ -652,11 +652,34 @@ int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op,
         goto out;
     }
     if (last) {
-        MERO_TRY_OUT(mero__gov_fold_step(&a, &state, &why));
-        if (state == GOV_FOLD_REJECTED) {
-            MERO_TRY_OUT(mero__gov_fold_put(s, op->ns, &k, state, why.msg));
-        } else if (state == GOV_FOLD_DEFERRED) {
-            MERO_TRY_OUT(mero__gov_fold_put(s, op->ns, &k, state, NULL));
+        /* the fast path, no savepoint of its own: a refusal rolls the whole apply back and
+         * appends the op again without effect */
+        a.deferred = false;
+        rc = mero__gov_dispatch(&a, &why);
+        if (rc < 0 && !mero__gov_rule_refusal(rc)) {
+            *err = why;
+            goto out;
+        }
+        if (rc < 0) {
+            if (why.code == 0) {
+                (void)mero_err_set(&why, -rc, "refused (%s)", mero_strerror(rc));
+            }
+            (void)mero__gov_exec(s, "ROLLBACK TO gov_apply");
+            a.nev = 0;
+            state = !s->publishing && mero__gov_behind_sealed(s, op) ? GOV_FOLD_DEFERRED
+                                                                     : GOV_FOLD_REJECTED;
+            rc = mero__gov_append(s, op, hash, bytes, len, &a.seq);
+            a.seq = k.depth;
+        } else {
+            state = a.deferred ? GOV_FOLD_DEFERRED : GOV_FOLD_EFFECTIVE;
+        }
+        if (rc == 0) {
+            rc = mero__gov_fold_put(s, op->ns, &k, state,
+                                    state == GOV_FOLD_REJECTED ? why.msg : NULL);
+        }
+        if (rc < 0) {
+            rc = mero__gov_sqlerr(s, err, "append");
+            goto out;
         }
     } else {
         MERO_TRY_OUT(mero__gov_refold(s, &a, true, &state, &why, err));

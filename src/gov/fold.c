@@ -38,7 +38,9 @@ static const char SQL_STATE_OF[] = "SELECT state, reason FROM fold WHERE hash = 
 static const char SQL_SNAPSHOT[] =
     "SELECT m.grp, m.member, m.role, m.tee FROM members m JOIN groups g ON g.id = m.grp"
     " WHERE g.ns = ? ORDER BY m.grp, m.member";
-static const char SQL_PRINCIPAL[] = "SELECT 1 FROM principals WHERE ns = ? AND member = ?";
+static const char SQL_PRINCIPAL[] =
+    "SELECT 1 FROM principals WHERE ns = ?1 AND member = ?2 UNION ALL SELECT 1 FROM members m"
+    " JOIN groups g ON g.id = m.grp WHERE m.member = ?2 AND g.ns = ?1 LIMIT 1";
 static const char SQL_UNMARK[] = "DELETE FROM pending_purge WHERE ns = ?";
 
 /* The derived rows of one namespace (per-group tables first, groups last). */

@@ -29,7 +29,8 @@ static const char SQL_ROW_PLAIN[] =
 static const char SQL_ROW_TEE[] =
     "INSERT OR REPLACE INTO members(grp, member, role, tee, account, quote_hash, mrtd, rtmr0,"
     " rtmr1, rtmr2, rtmr3, tcb) VALUES(?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)";
-/* issue 30: an identity given a row has held one in the namespace from then on */
+/* issue 30: an identity whose row is removed has held one in the namespace (one that holds a
+ * row now is found in `members`): mero__gov_is_principal asks both */
 static const char SQL_PRINCIPAL_PUT[] =
     "INSERT OR IGNORE INTO principals(ns, member) SELECT ns, ?2 FROM groups WHERE id = ?1";
 static const char SQL_ROW_ROLE[] = "UPDATE members SET role = ? WHERE grp = ? AND member = ?";
@@ -77,8 +78,7 @@ int mero__gov_row_plain(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LE
     BLOB(st, 1, grp);
     BLOB(st, 2, member);
     sqlite3_bind_int(st, 3, role);
-    MERO_TRY(mero__gov_step_done(st));
-    return principal_put(s, grp, member);
+    return mero__gov_step_done(st);
 }
 
 int mero__gov_row_tee(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
@@ -95,8 +95,7 @@ int mero__gov_row_tee(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN]
         sqlite3_bind_text(st, 7 + i, j->m.rtmr[i], -1, SQLITE_STATIC);
     }
     sqlite3_bind_text(st, 11, j->tcb_status, -1, SQLITE_STATIC);
-    MERO_TRY(mero__gov_step_done(st));
-    return principal_put(s, grp, j->member);
+    return mero__gov_step_done(st);
 }
 
 int mero__gov_row_role(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
@@ -112,6 +111,7 @@ int mero__gov_row_role(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN
 int mero__gov_row_del(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
                       const uint8_t member[MERO_IDENTITY_LEN])
 {
+    MERO_TRY(principal_put(s, grp, member)); /* it held a row: recorded before the row goes */
     STMT(st, SQL_ROW_DEL);
     BLOB(st, 1, grp);
     BLOB(st, 2, member);
