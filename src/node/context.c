@@ -36,13 +36,12 @@
  * stored delta is immutable; the visible value of a key is the write with the greatest
  * position: a direct delta's (lamport, hash), a relayed intent's (leff, counted copy's hash)
  * (ctx_intent.c); positions only grow as deltas arrive, so every member converges on the same
- * state in any delivery order. A delta we cannot yet decrypt (key not
- * delivered) is kept and applied when the key arrives; meeting one (on apply or on a read) asks
- * the key holders for its key (issue 16, rate-limited per key id in node/admission/keys.c). A
- * local write is committed (synchronous=FULL) and is the key's current value before the API
- * acknowledges it; every
- * lamport stored is in 1..INT64_MAX, so no arithmetic on it wraps. A read serves a value only
- * after checking it against its delta (hash, AES-GCM, key and value equal), so a damaged
+ * state in any delivery order. A delta we cannot yet decrypt (key not delivered) is kept and
+ * applied when the key arrives; meeting one (on apply or on a read) asks the key holders for
+ * its key (issue 16, rate-limited per key id in node/admission/keys.c). A local write is
+ * committed (synchronous=FULL) and is the key's current value before the API acknowledges it;
+ * every lamport stored is in 1..INT64_MAX, so no arithmetic on it wraps. A read serves a value
+ * only after checking it against its delta (hash, AES-GCM, key and value equal), so a damaged
  * node.db answers an error, never another key's value.
  */
 #include <sqlite3.h>

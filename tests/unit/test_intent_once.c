@@ -15,7 +15,8 @@
  * intents wins, one written before loses, in every order. At the route, the same intent is
  * known as counted, another intent with its (author, nonce) is a replay; at the cut both count.
  * Refusals are remembered: one for good stays known, one for governance's sake (a stranger's
- * intent) is judged again once governance changes and then applies; the memory is bounded.
+ * intent) is judged again once governance changes and then applies; the memory is bounded. A
+ * node.db from before ctx_intent counts its relayed deltas at the next open.
  */
 #include <sqlite3.h>
 #include <string.h>
@@ -529,6 +530,31 @@ TEST(refusals_are_remembered)
     mero_buf_cleanup(&sd);
 }
 
+/* A node.db from before issue 30 (relayed deltas applied, no ctx_intent rows): the next open
+ * counts them once, so a later intent of the same author sorts after them. */
+TEST(old_node_db_counts_its_relayed_deltas_at_open)
+{
+    CHECK_OK(setup());
+    CHECK_OK(fresh_db());
+    struct mero_buf old, neu, d_old, d_new;
+    struct mero_err err = {0};
+    intent(&old, client_sk, 9, 0, "upgrade", "OLD");
+    intent(&neu, client_sk, 10, 5, "upgrade", "NEW");
+    CHECK_OK(relayed(&d_old, r2_pk, r2_sk, 9, &old, client_pk));
+    CHECK_OK(mero_node_ctx_apply(&node, d_old.data, d_old.len, &err));
+    CHECK_OK(mero_node_db_exec(node.db, "DELETE FROM ctx_intent"));
+    CHECK_OK(mero_node_db_exec(node.db, "DELETE FROM node_meta WHERE k = 'ctx_intents_counted'"));
+    CHECK_OK(mero_node_ctx_open(&node, &err));
+    CHECK_OK(relayed(&d_new, r1_pk, r1_sk, 2, &neu, client_pk)); /* a lagging relay */
+    CHECK_OK(mero_node_ctx_apply(&node, d_new.data, d_new.len, &err));
+    CHECK(value_is("upgrade", "NEW"));
+    CHECK_U64_EQ(lamport_of("upgrade"), 10);
+    mero_buf_cleanup(&old);
+    mero_buf_cleanup(&neu);
+    mero_buf_cleanup(&d_old);
+    mero_buf_cleanup(&d_new);
+}
+
 static void teardown(void)
 {
     mero_node_db_close(node.db);
@@ -544,4 +570,5 @@ TEST(done)
 
 MERO_TEST_MAIN(T(two_copies_one_effect), T(later_intent_wins_whatever_the_relays_clocks),
                T(direct_writes_compose_by_clock), T(route_knows_the_intent_and_its_nonce),
-               T(refusals_are_remembered), T(done))
+               T(refusals_are_remembered), T(old_node_db_counts_its_relayed_deltas_at_open),
+               T(done))
