@@ -3,9 +3,10 @@
  * routes_intents.c - the relay's route (issue 15, docs/relay.md, docs/api.md "Intents"):
  * POST /admin-api/contexts/:context_id/intents {"intent": "<base64>"} (protected) hands a
  * member's signed intent to mero_node_relay_intent and answers 200
- * {"data": {"deltaId", "intentId", "author"}} once the relayed delta is committed; every
- * refusal goes through the API's error table (400 malformed, 403 standing or rule, 404 unknown
- * context, 409 replayed).
+ * {"data": {"deltaId", "intentId", "author"}} once the relayed delta is committed (or, issue
+ * 30, at once with the copy that counts when the intent is already counted here); every refusal
+ * goes through the API's error table (400 malformed, 403 standing or rule, 404 unknown context,
+ * 409 replayed: another intent with the same (author, nonce)).
  *
  * Test-only (merod run --test): POST /admin-api/test/contexts/:context_id/intents/forge with the
  * same body builds and publishes a relayed delta with this node as executor, skipping every

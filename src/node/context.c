@@ -22,23 +22,26 @@
  * group (mero_gov_relay_standing) and the author may write there; once the plaintext is at hand
  * (at once, or when the key arrives for a kept delta, which is then deleted if refused) the
  * intent must verify, name this namespace, context and author, be live at relayed_at, let this
- * executor carry it, and its (author, nonce) must not be held by another delta (ctx_intent_seen,
- * pruned of entries whose intent has expired).
+ * executor carry it. Issue 30: a second copy of an intent (another relay carried it too) is
+ * stored and counted, never refused: the intent takes effect once, at a position its copies and
+ * its author's earlier intents decide, not the relays' clocks (ctx_intent.c); and a refusal is
+ * remembered (ctx_refused.c) so that sync does not fetch and refuse the same delta every round.
  *
  * Invariants (spec "Read-only for its own writes"): every delta, whatever path brought it
  * (local write, gossip, sync pull), goes through mero_node_ctx_apply, which refuses one whose
  * author's effective role in the context's group is ReadOnly, ReadOnlyTee, RelayTee or none,
  * before anything is stored, one for a context of a namespace this node self-purged (its
  * tombstone, mero_gov_purged), and one whose lamport is beyond the context's clock (the greatest
- * lamport admitted here, ctx_clock) plus MERO_LAMPORT_STEP. A stored delta is immutable; the
- * visible value of a key is the delta with the greatest (lamport, hash), so every member
- * converges on the same state in any delivery order. A delta we cannot yet decrypt (key not
- * delivered) is kept and applied when the key arrives; meeting one (on apply or on a read) asks
- * the key holders for its key (issue 16, rate-limited per key id in node/admission/keys.c). A
- * local write is committed (synchronous=FULL) and is the key's current value before the API
- * acknowledges it; every
- * lamport stored is in 1..INT64_MAX, so no arithmetic on it wraps. A read serves a value only
- * after checking it against its delta (hash, AES-GCM, key and value equal), so a damaged
+ * lamport admitted here or given to a relayed intent, ctx_clock) plus MERO_LAMPORT_STEP. A
+ * stored delta is immutable; the visible value of a key is the write with the greatest
+ * position: a direct delta's (lamport, hash), a relayed intent's (leff, counted copy's hash)
+ * (ctx_intent.c); positions only grow as deltas arrive, so every member converges on the same
+ * state in any delivery order. A delta we cannot yet decrypt (key not delivered) is kept and
+ * applied when the key arrives; meeting one (on apply or on a read) asks the key holders for
+ * its key (issue 16, rate-limited per key id in node/admission/keys.c). A local write is
+ * committed (synchronous=FULL) and is the key's current value before the API acknowledges it;
+ * every lamport stored is in 1..INT64_MAX, so no arithmetic on it wraps. A read serves a value
+ * only after checking it against its delta (hash, AES-GCM, key and value equal), so a damaged
  * node.db answers an error, never another key's value.
  */
 #include <sqlite3.h>
@@ -73,10 +76,6 @@ static const char *const schema[] = {
     "lamport INTEGER NOT NULL, hash BLOB NOT NULL, author BLOB NOT NULL, "
     "PRIMARY KEY(context, k))",
     "CREATE TABLE IF NOT EXISTS ctx_clock (context BLOB PRIMARY KEY, lamport INTEGER NOT NULL)",
-    /* issue 15: the replay table of relayed intents, (author, nonce) -> the delta carrying it */
-    ("CREATE TABLE IF NOT EXISTS ctx_intent_seen (author BLOB NOT NULL, nonce BLOB NOT NULL, "
-     "delta BLOB NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY(author, nonce))"),
-    "CREATE INDEX IF NOT EXISTS ctx_intent_seen_exp ON ctx_intent_seen(expires_at)",
 };
 
 struct delta {
@@ -94,6 +93,7 @@ struct delta {
 };
 
 static int decode(const uint8_t *p, size_t len, struct delta *d);
+static int intent_backfill(struct mero_node *node);
 
 bool mero_lamport_admissible(uint64_t clock, uint64_t l)
 {
@@ -199,6 +199,13 @@ int mero_node_ctx_open(struct mero_node *node, struct mero_err *err)
     }
     if (clock_backfill(node) < 0) {
         return mero_err_set(err, MERO_EIO, "cannot derive the context clocks");
+    }
+    /* issue 30: intents counted once, refusals remembered */
+    if (mero_node_ctx_intent_open(node) < 0 || mero_node_ctx_refused_open(node) < 0) {
+        return mero_err_set(err, MERO_EIO, "cannot create the context tables");
+    }
+    if (intent_backfill(node) < 0) {
+        return mero_err_set(err, MERO_EIO, "cannot count the relayed intents already applied");
     }
     return 0;
 }
@@ -372,81 +379,38 @@ static int executor_ok(struct mero_node *node, const uint8_t group[MERO_GROUP_ID
                                                            : "it is not a TEE of the namespace");
 }
 
-/* issue 15: (author, nonce) is held by a delta other than hash (any delta when hash is NULL). */
-static int intent_seen(struct mero_node *node, const struct mero_intent *it, const uint8_t *hash,
-                       bool *seen)
+/*
+ * The checks of a relayed write (mero_node_relay_check; route: the intents route's form). A
+ * refusal sets *for_now when its reason is the state of governance (the executor's standing,
+ * the author's role, the group): that may change. Every other reason depends only on the intent
+ * and the delta's clear header, so it holds for good (issue 30, ctx_refused.c).
+ */
+static int relay_check(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                       const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                       const uint8_t executor[MERO_IDENTITY_LEN],
+                       const uint8_t author[MERO_IDENTITY_LEN], uint64_t relayed_at,
+                       const struct mero_intent *it, bool route, struct mero_err *err,
+                       bool *for_now)
 {
-    sqlite3_stmt *st = NULL;
-    *seen = false;
-    if (sqlite3_prepare_v2(node->db,
-                           "SELECT delta FROM ctx_intent_seen WHERE author = ?1 AND nonce = ?2", -1,
-                           &st, NULL) != SQLITE_OK) {
-        return -MERO_EIO;
-    }
-    sqlite3_bind_blob(st, 1, it->author, MERO_IDENTITY_LEN, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 2, it->nonce, MERO_INTENT_NONCE_LEN, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *seen = hash == NULL || sqlite3_column_bytes(st, 0) != MERO_DELTA_ID_LEN ||
-                memcmp(sqlite3_column_blob(st, 0), hash, MERO_DELTA_ID_LEN) != 0;
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -MERO_EIO;
-}
-
-/* issue 15: record that hash carries (author, nonce); first prune entries whose intent has
- * expired (a live intent is never pruned, so the table holds at most the live ones). */
-static int intent_seen_put(struct mero_node *node, const struct mero_intent *it,
-                           const uint8_t hash[MERO_DELTA_ID_LEN])
-{
-    sqlite3_stmt *st = NULL;
-    uint64_t now = mero_now_unix();
-    if (sqlite3_prepare_v2(node->db, "DELETE FROM ctx_intent_seen WHERE expires_at < ?1", -1, &st,
-                           NULL) != SQLITE_OK) {
-        return -MERO_EIO;
-    }
-    sqlite3_bind_int64(st, 1, (sqlite3_int64)(now > INT64_MAX ? INT64_MAX : now));
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE ||
-        sqlite3_prepare_v2(
-            node->db,
-            "INSERT OR IGNORE INTO ctx_intent_seen(author, nonce, delta, expires_at) "
-            "VALUES(?1, ?2, ?3, ?4)",
-            -1, &st, NULL) != SQLITE_OK) {
-        return -MERO_EIO;
-    }
-    sqlite3_bind_blob(st, 1, it->author, MERO_IDENTITY_LEN, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 2, it->nonce, MERO_INTENT_NONCE_LEN, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 3, hash, MERO_DELTA_ID_LEN, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 4,
-                       (sqlite3_int64)(it->expires_at > INT64_MAX ? INT64_MAX : it->expires_at));
-    rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : -MERO_EIO;
-}
-
-int mero_node_relay_check(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
-                          const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                          const uint8_t executor[MERO_IDENTITY_LEN],
-                          const uint8_t author[MERO_IDENTITY_LEN], uint64_t relayed_at,
-                          const struct mero_intent *it, const uint8_t *hash, struct mero_err *err)
-{
-    uint8_t ns[MERO_NS_ID_LEN];
+    uint8_t ns[MERO_NS_ID_LEN], id[MERO_INTENT_ID_LEN];
     struct mero_err e = {0};
-    bool seen = false;
+    bool taken = false;
+    *for_now = true;
     MERO_TRY(executor_ok(node, group, executor, err));
-    MERO_ENSURE(mero_intent_verify(it, NULL) == 0, err, MERO_EREFUSED,
-                "the intent's signature does not verify");
     MERO_ENSURE(mero_gov_namespace_of(node->store, group, ns) == 0, err, MERO_ENOTFOUND,
                 "the context's group is unknown");
+    *for_now = false;
+    MERO_ENSURE(mero_intent_verify(it, NULL) == 0, err, MERO_EREFUSED,
+                "the intent's signature does not verify");
     MERO_ENSURE(memcmp(it->ns, ns, sizeof(ns)) == 0, err, MERO_EINVAL,
                 "the intent is for another namespace than the context's");
     MERO_ENSURE(memcmp(it->context, ctx, MERO_CONTEXT_ID_LEN) == 0, err, MERO_EINVAL,
                 "the intent is for another context");
     MERO_ENSURE(memcmp(it->author, author, MERO_IDENTITY_LEN) == 0, err, MERO_EREFUSED,
                 "the delta's author is not the intent's signer");
+    *for_now = true;
     MERO_TRY(may_author(node, group, it->author, err));
+    *for_now = false;
     MERO_ENSURE(it->op == MERO_INTENT_PUT, err, MERO_EUNSUPPORTED,
                 "the intent deletes a key; contexts have no delete yet");
     if (mero_intent_live_at(it, relayed_at, &e) < 0) {
@@ -455,67 +419,163 @@ int mero_node_relay_check(struct mero_node *node, const uint8_t group[MERO_GROUP
     }
     MERO_ENSURE(mero_intent_warrant_allows(it, executor), err, MERO_EREFUSED,
                 "the intent's warrant names another relay");
-    MERO_ENSURE(intent_seen(node, it, hash, &seen) == 0, err, MERO_EIO,
-                "cannot read the replay table");
-    MERO_ENSURE(!seen, err, MERO_EEXIST,
-                "replayed intent: its (author, nonce) was already carried by another delta");
+    if (!route) {
+        return 0; /* at the cut a second copy of an intent is counted, not refused */
+    }
+    MERO_ENSURE(mero_intent_id(it, id) == 0 &&
+                    mero_node_ctx_intent_nonce_taken(node, it, id, &taken) == 0,
+                err, MERO_EIO, "cannot read the intents held");
+    MERO_ENSURE(!taken, err, MERO_EEXIST,
+                "replayed intent: its (author, nonce) was already carried by another intent");
     return 0;
 }
 
+int mero_node_relay_check(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                          const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                          const uint8_t executor[MERO_IDENTITY_LEN],
+                          const uint8_t author[MERO_IDENTITY_LEN], uint64_t relayed_at,
+                          const struct mero_intent *it, const uint8_t *hash, struct mero_err *err)
+{
+    bool for_now = false;
+    return relay_check(node, group, ctx, executor, author, relayed_at, it, hash == NULL, err,
+                       &for_now);
+}
+
 /*
- * Decrypt d and make it visible if it wins last-writer-wins. 1 when applied, 0 no key. A
- * relayed delta is checked first (mero_node_relay_check): a refusal returns its code with the
- * reason in err (err untouched for a damaged direct delta).
+ * d's plaintext, opened under the group key it names into *pt (owned: close_write) and parsed
+ * into w (which borrows it). 1 done, 0 the key is not held here, -MERO_ENOMEM, or a refusal for
+ * good with the reason in err: the delta does not open or parse under the key it names.
  */
-static int materialise(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
-                       const uint8_t *bytes, const struct delta *d,
-                       const uint8_t hash[MERO_DELTA_ID_LEN], struct mero_err *err)
+static int open_write(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                      const uint8_t *bytes, const struct delta *d, uint8_t **pt, size_t *pl,
+                      struct write *w, struct mero_err *err)
 {
     uint8_t key[MERO_GROUP_KEY_LEN];
+    struct mero_err pe = {0};
+    memset(w, 0, sizeof(*w));
+    *pt = NULL;
+    *pl = d->ct_len - MERO_AEAD_TAG_LEN;
     if (mero_gov_group_key_by_id(node->store, group, d->key_id, key) < 0) {
         return 0;
     }
-    size_t pl = d->ct_len - MERO_AEAD_TAG_LEN;
-    uint8_t *pt = malloc(pl ? pl : 1);
-    if (pt == NULL) {
+    uint8_t *p = malloc(*pl ? *pl : 1);
+    if (p == NULL) {
         mero_wipe(key, sizeof(key));
         return -MERO_ENOMEM;
     }
-    int rc = mero_aes256gcm_open(pt, d->ct, d->ct_len, bytes, d->aad_len, d->nonce, key);
+    int rc = mero_aes256gcm_open(p, d->ct, d->ct_len, bytes, d->aad_len, d->nonce, key);
     mero_wipe(key, sizeof(key));
-    sqlite3_stmt *st = NULL;
-    struct write w;
     if (rc < 0) {
-        goto out;
+        rc = mero_err_set(err, MERO_EPROTO, "the delta does not open under the group key it names");
+    } else if (parse_write(d, p, *pl, w, &pe) < 0) {
+        rc = mero_err_set(err, pe.code != 0 ? pe.code : MERO_EPROTO, "%s",
+                          pe.code != 0 ? pe.msg : "the delta's plaintext is not a key and value");
     }
-    MERO_TRY_OUT(parse_write(d, pt, pl, &w, err));
-    if (w.relayed) {
-        MERO_TRY_OUT(mero_node_relay_check(node, group, d->ctx, d->executor, d->author,
-                                           d->relayed_at, &w.it, hash, err));
-        MERO_ENSURE_OUT(intent_seen_put(node, &w.it, hash) == 0, NULL, MERO_EIO, "replay table");
+    if (rc < 0) {
+        mero_wipe(w, sizeof(*w));
+        mero_wipe(p, *pl ? *pl : 1);
+        free(p);
+        return rc;
     }
-    /* last-writer-wins: replace only when (lamport, hash) is greater than the current one */
+    *pt = p;
+    return 1;
+}
+
+/* The plaintext of open_write does not outlive its use, nor the relayed intent's copy of the key.
+ */
+static void close_write(uint8_t *pt, size_t pl, struct write *w)
+{
+    mero_wipe(w, sizeof(*w));
+    if (pt != NULL) {
+        mero_wipe(pt, pl ? pl : 1);
+    }
+    free(pt);
+}
+
+/* Offer w's key = value by author at position (lamport, hash) to ctx's last-writer-wins: it
+ * replaces the key's value only when (lamport, hash) is greater than the current one's. */
+static int offer(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                 const struct write *w, uint64_t lamport, const uint8_t hash[MERO_DELTA_ID_LEN],
+                 const uint8_t author[MERO_IDENTITY_LEN])
+{
+    sqlite3_stmt *st = NULL;
     const char *sql = "INSERT INTO ctx_kv(context, k, v, lamport, hash, author) "
                       "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(context, k) DO UPDATE SET "
                       "v = excluded.v, lamport = excluded.lamport, hash = excluded.hash, "
                       "author = excluded.author WHERE excluded.lamport > ctx_kv.lamport OR "
                       "(excluded.lamport = ctx_kv.lamport AND excluded.hash > ctx_kv.hash)";
-    MERO_ENSURE_OUT(sqlite3_prepare_v2(node->db, sql, -1, &st, NULL) == SQLITE_OK, NULL, MERO_EIO,
-                    "prepare");
-    sqlite3_bind_blob(st, 1, d->ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, (const char *)w.k, (int)w.kl, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 3, w.vl ? (const void *)w.v : (const void *)"", (int)w.vl, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 4, (sqlite3_int64)d->lamport); /* <= INT64_MAX: decode */
+    if (sqlite3_prepare_v2(node->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, (const char *)w->k, (int)w->kl, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 3, w->vl ? (const void *)w->v : (const void *)"", (int)w->vl,
+                      SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)lamport); /* <= INT64_MAX: decode, ctx_intent.c */
     sqlite3_bind_blob(st, 5, hash, MERO_DELTA_ID_LEN, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 6, d->author, MERO_IDENTITY_LEN, SQLITE_STATIC);
-    MERO_ENSURE_OUT(sqlite3_step(st) == SQLITE_DONE, NULL, MERO_EIO, "step");
-    rc = 1;
-out:
+    sqlite3_bind_blob(st, 6, author, MERO_IDENTITY_LEN, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    mero_wipe(pt, pl ? pl : 1); /* the namespace's plaintext does not outlive its use */
-    mero_wipe(&w, sizeof(w));   /* nor the relayed intent's copy of the key */
-    free(pt);
-    return rc;
+    return rc == SQLITE_DONE ? 0 : -MERO_EIO;
+}
+
+int mero_node_ctx_offer_stored(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                               const uint8_t hash[MERO_DELTA_ID_LEN], uint64_t lamport)
+{
+    uint8_t *bytes = NULL, *pt = NULL;
+    size_t len = 0, pl = 0;
+    struct delta d;
+    struct write w;
+    memset(&w, 0, sizeof(w));
+    int rc = mero_node_ctx_delta(node, hash, &bytes, &len);
+    if (rc == 0) {
+        rc = decode(bytes, len, &d) == 0 ? open_write(node, group, bytes, &d, &pt, &pl, &w, NULL)
+                                         : -MERO_EIO;
+    }
+    if (rc == 0) {
+        rc = -MERO_EIO; /* a counted copy was opened here to be counted: its key is held */
+    }
+    if (rc > 0) {
+        rc = clock_raise(node, d.ctx, lamport); /* a later local write sorts after it */
+    }
+    if (rc == 0) {
+        rc = offer(node, d.ctx, &w, lamport, hash, d.author);
+    }
+    close_write(pt, pl, &w);
+    free(bytes);
+    return rc == -MERO_ENOMEM ? rc : rc < 0 ? -MERO_EIO : 0;
+}
+
+/*
+ * Decrypt d and offer its write to last-writer-wins: a direct write at its (lamport, hash); a
+ * relayed one, once checked (relay_check), is counted as a copy of its intent, which takes effect
+ * once at its intent's position (ctx_intent.c). 1 when applied, 0 no key. A refusal returns its
+ * code with the reason in err, *for_now set when the reason is the state of governance; an I/O
+ * failure leaves err untouched.
+ */
+static int materialise(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                       const uint8_t *bytes, const struct delta *d,
+                       const uint8_t hash[MERO_DELTA_ID_LEN], struct mero_err *err, bool *for_now)
+{
+    uint8_t *pt = NULL;
+    size_t pl = 0;
+    struct write w;
+    *for_now = false;
+    int rc = open_write(node, group, bytes, d, &pt, &pl, &w, err);
+    if (rc <= 0) {
+        return rc;
+    }
+    if (w.relayed) {
+        rc = relay_check(node, group, d->ctx, d->executor, d->author, d->relayed_at, &w.it, false,
+                         err, for_now);
+        if (rc == 0) {
+            rc = mero_node_ctx_intent_count(node, group, &w.it, d->lamport, hash);
+        }
+    } else {
+        rc = offer(node, d->ctx, &w, d->lamport, hash, d->author);
+    }
+    close_write(pt, pl, &w);
+    return rc < 0 ? rc : 1;
 }
 
 /* Run sql with ?1 bound to a 32-byte id: a delta's hash, or a context or group id. */
@@ -546,13 +606,24 @@ int mero_node_ctx_has(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_L
     return 0;
 }
 
+/* issue 30: what a refusal was, for the memory of refusals (ctx_refused.c). */
+struct verdict {
+    bool remember; /* remember it: for good, or for now (against ns's governance) */
+    bool for_now;
+    bool repeat; /* answered from that memory: refused before */
+    uint8_t ns[MERO_NS_ID_LEN];
+};
+
 static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
-                       struct mero_err *err)
+                       const uint8_t hash[MERO_DELTA_ID_LEN], struct mero_err *err,
+                       struct verdict *v)
 {
     struct delta d;
-    struct mero_err merr = {0};
-    uint8_t hash[MERO_DELTA_ID_LEN], ns[MERO_NS_ID_LEN], group[MERO_GROUP_ID_LEN];
+    struct mero_err merr = {0}, was = {0};
+    uint8_t ns[MERO_NS_ID_LEN], group[MERO_GROUP_ID_LEN];
+    bool for_now = false;
     int rc = decode(bytes, len, &d);
+    v->remember = rc < 0; /* the bytes do not decode: for good */
     if (rc == -MERO_ECLOCK) {
         return mero_err_set(err, MERO_ECLOCK, "delta lamport %llu is outside 1..2^63-1",
                             (unsigned long long)d.lamport);
@@ -560,13 +631,18 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
     if (rc < 0) {
         return mero_err_set(err, -rc, "delta does not decode");
     }
-    mero_sha256(hash, bytes, len);
     bool have = false;
+    int known = MERO_CTX_UNKNOWN;
     MERO_TRY(mero_node_ctx_has(node, hash, &have));
     if (have) {
         return 0;
     }
+    if (mero_node_ctx_refusal_get(node, hash, &known, &was) == 0 && known != MERO_CTX_UNKNOWN) {
+        v->repeat = true;
+        return mero_err_set(err, was.code > 0 ? was.code : MERO_EREFUSED, "%s", was.msg);
+    }
     if (verify_sig(bytes, &d) < 0) {
+        v->remember = true;
         return mero_err_set(err, MERO_EBADSIG, "delta signature does not verify");
     }
     if (mero_node_ctx_lookup(node, d.ctx, ns, group) < 0) {
@@ -576,10 +652,15 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
     if (mero_gov_purged(node->store, ns, &purged) < 0 || purged) {
         return mero_err_set(err, MERO_EPERM, "delta for a namespace this node self-purged");
     }
-    MERO_TRY(may_author(node, group, d.author, err));
-    if (d.version == MERO_DELTA_RELAYED_VERSION) {
+    memcpy(v->ns, ns, sizeof(v->ns));
+    rc = may_author(node, group, d.author, err);
+    if (rc == 0 && d.version == MERO_DELTA_RELAYED_VERSION) {
         /* the clear header's checks run before anything is stored, key or not */
-        MERO_TRY(executor_ok(node, group, d.executor, err));
+        rc = executor_ok(node, group, d.executor, err);
+    }
+    if (rc < 0) {
+        v->remember = v->for_now = true; /* governance may still change its mind */
+        return rc;
     }
     if (mero_node_db_exec(node->db, "BEGIN IMMEDIATE") < 0) {
         return mero_err_set(err, MERO_EIO, "cannot start a write: %s", sqlite3_errmsg(node->db));
@@ -613,7 +694,7 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
     sqlite3_bind_blob(st, 4, bytes, (int)len, SQLITE_STATIC);
     MERO_ENSURE_OUT(sqlite3_step(st) == SQLITE_DONE, NULL, MERO_EIO, "step");
     MERO_TRY_OUT(clock_raise(node, d.ctx, d.lamport));
-    MERO_TRY_OUT(materialise(node, group, bytes, &d, hash, &merr));
+    MERO_TRY_OUT(materialise(node, group, bytes, &d, hash, &merr, &for_now));
     keyless = rc == 0;
     if (rc == 1) {
         MERO_TRY_OUT(exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash));
@@ -621,8 +702,10 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
 out:
     sqlite3_finalize(st);
     if (rc < 0 && merr.code != 0) {
-        /* a relayed delta refused once its plaintext was read: nothing is stored */
+        /* refused once its plaintext was read: nothing is stored */
         (void)mero_node_db_exec(node->db, "ROLLBACK");
+        v->remember = true;
+        v->for_now = for_now;
         return mero_err_set(err, merr.code, "%s", merr.msg);
     }
     if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
@@ -638,21 +721,41 @@ out:
     return 0;
 }
 
+/* Log a delta's refusal: the first time at INFO, later ones at DEBUG (issue 30); never the
+ * value (no reason names it). */
+static void log_refusal(const uint8_t *bytes, size_t len, const uint8_t hash[MERO_DELTA_ID_LEN],
+                        bool first, const char *why)
+{
+    char h[MERO_HEX_SIZE(MERO_DELTA_ID_LEN)];
+    const char *what =
+        len > 0 && bytes[0] == MERO_DELTA_RELAYED_VERSION ? "relayed delta" : "delta";
+    mero_hex_encode(h, hash, MERO_DELTA_ID_LEN);
+    if (first) {
+        MERO_INFO("%s %.16s… refused: %s", what, h, why);
+    } else {
+        MERO_DEBUG("%s %.16s… refused again: %s", what, h, why);
+    }
+}
+
 int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len,
                         struct mero_err *err)
 {
     struct mero_err e = {0};
-    int rc = apply_delta(node, bytes, len, &e);
-    if (rc < 0 && len > 0 && bytes[0] == MERO_DELTA_RELAYED_VERSION) {
-        /* every path (gossip, sync, local) logs a relayed delta's refusal; never its value */
-        char h[MERO_HEX_SIZE(MERO_DELTA_ID_LEN)];
-        uint8_t hash[MERO_DELTA_ID_LEN];
-        mero_sha256(hash, bytes, len);
-        mero_hex_encode(h, hash, sizeof(hash));
-        MERO_INFO("relayed delta %.16s… refused: %s", h, e.msg);
-    }
+    struct verdict v = {0};
+    uint8_t hash[MERO_DELTA_ID_LEN];
+    mero_sha256(hash, bytes, len);
+    int rc = apply_delta(node, bytes, len, hash, &e, &v);
     if (rc < 0) {
-        return mero_err_set(err, e.code != 0 ? e.code : -rc, "%s", e.msg);
+        int code = e.code != 0 ? e.code : -rc;
+        bool first = !v.repeat;
+        if (v.remember && !v.repeat) {
+            mero_node_ctx_refusal_note(node, hash, v.for_now ? v.ns : NULL, code, e.msg, &first);
+        }
+        if (len > 0 && bytes[0] == MERO_DELTA_RELAYED_VERSION) {
+            /* every path (gossip, sync, local) logs a relayed delta's refusal */
+            log_refusal(bytes, len, hash, first, e.msg);
+        }
+        return mero_err_set(err, code, "%s", e.msg);
     }
     return rc;
 }
@@ -673,6 +776,7 @@ int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN]
         MERO_TRY_OUT(exec_hash(node, "DELETE FROM ctx_kv WHERE context = ?1", cs[i].id));
         MERO_TRY_OUT(exec_hash(node, "DELETE FROM ctx_delta WHERE context = ?1", cs[i].id));
         MERO_TRY_OUT(exec_hash(node, "DELETE FROM ctx_clock WHERE context = ?1", cs[i].id));
+        MERO_TRY_OUT(exec_hash(node, "DELETE FROM ctx_intent WHERE context = ?1", cs[i].id));
     }
     if (!whole) {
         MERO_TRY_OUT(exec_hash(node, "DELETE FROM ctx_delta WHERE grp = ?1", group));
@@ -683,7 +787,44 @@ out:
         (void)mero_node_db_exec(node->db, "ROLLBACK");
         return -MERO_EIO;
     }
+    if (whole) {
+        mero_node_ctx_refusal_forget(node, ns);
+    }
     return 0;
+}
+
+/* Materialise one kept delta whose key may have arrived (mero_node_ctx_retry), in one
+ * transaction when none is open: applied, or refused (deleted, remembered, logged). */
+static void retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                      const uint8_t *p, size_t n)
+{
+    struct delta d;
+    uint8_t hash[MERO_DELTA_ID_LEN], ns[MERO_NS_ID_LEN];
+    struct mero_err e = {0};
+    bool for_now = false, first = true;
+    if (decode(p, n, &d) < 0) {
+        return;
+    }
+    mero_sha256(hash, p, n);
+    bool tx =
+        sqlite3_get_autocommit(node->db) && mero_node_db_exec(node->db, "BEGIN IMMEDIATE") == 0;
+    int m = materialise(node, group, p, &d, hash, &e, &for_now);
+    if (m == 1) {
+        (void)exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash);
+    } else if (m < 0 && e.code != 0) {
+        /* a kept delta refused once its key arrived: not kept any longer */
+        (void)exec_hash(node, "DELETE FROM ctx_delta WHERE hash = ?1", hash);
+    }
+    if (tx) {
+        (void)mero_node_db_exec(node->db, m < 0 && e.code == 0 ? "ROLLBACK" : "COMMIT");
+    }
+    if (m < 0 && e.code != 0) {
+        bool ns_ok = !for_now || mero_gov_namespace_of(node->store, group, ns) == 0;
+        if (ns_ok) {
+            mero_node_ctx_refusal_note(node, hash, for_now ? ns : NULL, e.code, e.msg, &first);
+        }
+        log_refusal(p, n, hash, first, e.msg);
+    }
 }
 
 void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN])
@@ -709,28 +850,67 @@ void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP_
     while (mero_cur_left(&c) > 0) {
         uint32_t n;
         const uint8_t *p;
-        struct delta d;
-        uint8_t hash[MERO_DELTA_ID_LEN];
         if (mero_cur_u32le(&c, &n) < 0 || mero_cur_bytes(&c, n, &p) < 0) {
             break;
         }
-        if (decode(p, n, &d) < 0) {
-            continue;
-        }
-        mero_sha256(hash, p, n);
-        struct mero_err e = {0};
-        int m = materialise(node, group, p, &d, hash, &e);
-        if (m == 1) {
-            (void)exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash);
-        } else if (m < 0 && e.code != 0) {
-            /* a kept relayed delta refused once its key arrived: not kept any longer */
-            char h[MERO_HEX_SIZE(MERO_DELTA_ID_LEN)];
-            mero_hex_encode(h, hash, sizeof(hash));
-            MERO_INFO("relayed delta %.16s… refused: %s", h, e.msg);
-            (void)exec_hash(node, "DELETE FROM ctx_delta WHERE hash = ?1", hash);
-        }
+        retry_one(node, group, p, n);
     }
     mero_buf_cleanup(&all);
+}
+
+/*
+ * issue 30: a node.db made before ctx_intent counts the relayed deltas it applied (each the one
+ * copy of its intent that issue 15's first-seen rule kept), so their authors' chains start
+ * complete. It needs the gov store for the group keys (merod check opens node.db without it):
+ * done once, recorded in node_meta.
+ */
+#define META_INTENTS_COUNTED "ctx_intents_counted"
+static int intent_backfill(struct mero_node *node)
+{
+    sqlite3_stmt *st = NULL;
+    bool done = false;
+    int rc = 0;
+    if (node->store == NULL) {
+        return 0;
+    }
+    MERO_TRY(mero_node_meta_get(node->db, META_INTENTS_COUNTED, &done));
+    if (done) {
+        return 0;
+    }
+    MERO_TRY(mero_node_db_exec(node->db, "BEGIN IMMEDIATE"));
+    MERO_ENSURE_OUT(sqlite3_prepare_v2(node->db,
+                                       "SELECT hash, grp, bytes FROM ctx_delta WHERE applied = 1 "
+                                       "ORDER BY seq",
+                                       -1, &st, NULL) == SQLITE_OK,
+                    NULL, MERO_EIO, "prepare");
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const uint8_t *p = sqlite3_column_blob(st, 2);
+        size_t n = (size_t)sqlite3_column_bytes(st, 2);
+        uint8_t hash[MERO_DELTA_ID_LEN], group[MERO_GROUP_ID_LEN], *pt = NULL;
+        size_t pl = 0;
+        struct delta d;
+        struct write w;
+        if (p == NULL || n == 0 || p[0] != MERO_DELTA_RELAYED_VERSION ||
+            sqlite3_column_bytes(st, 0) != MERO_DELTA_ID_LEN ||
+            sqlite3_column_bytes(st, 1) != MERO_GROUP_ID_LEN || decode(p, n, &d) < 0) {
+            continue;
+        }
+        memcpy(hash, sqlite3_column_blob(st, 0), sizeof(hash));
+        memcpy(group, sqlite3_column_blob(st, 1), sizeof(group));
+        if (open_write(node, group, p, &d, &pt, &pl, &w, NULL) == 1 && w.relayed) {
+            rc = mero_node_ctx_intent_count(node, group, &w.it, d.lamport, hash);
+        }
+        close_write(pt, pl, &w);
+        MERO_TRY_OUT(rc);
+    }
+    MERO_TRY_OUT(mero_node_meta_set(node->db, META_INTENTS_COUNTED, "1"));
+out:
+    sqlite3_finalize(st);
+    if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
+        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        return -MERO_EIO;
+    }
+    return 0;
 }
 
 /* The key's current value: 1 and its (lamport, hash, author) when there is one, 0 none. */

@@ -92,11 +92,12 @@ struct mero_intent;
  * hash NULL) and every peer at the cut (the delta's fields and hash): executor may relay in
  * group (mero_gov_relay_standing), the intent's signature verifies, it names the context's
  * namespace and ctx, its signer is author, author's effective role may write in group, it is a
- * put, it is live at relayed_at (mero_intent_live_at), its warrant allows executor, and its
- * (author, nonce) is not held by another delta (any delta when hash is NULL). 0 or a refusal:
- * -MERO_EREFUSED (executor, signature, time, warrant), -MERO_EINVAL (namespace, context),
- * -MERO_EPERM / -MERO_EREADONLY (author), -MERO_EUNSUPPORTED (delete), -MERO_EEXIST (replay),
- * with the reason in err (never the value).
+ * put, it is live at relayed_at (mero_intent_live_at), its warrant allows executor; at the route
+ * only (hash NULL), its (author, nonce) is not held by another intent (issue 30: at the cut a
+ * second copy of an intent is counted, not refused, docs/relay.md "One intent, one effect").
+ * 0 or a refusal: -MERO_EREFUSED (executor, signature, time, warrant), -MERO_EINVAL
+ * (namespace, context), -MERO_EPERM / -MERO_EREADONLY (author), -MERO_EUNSUPPORTED (delete),
+ * -MERO_EEXIST (replay, route only), with the reason in err (never the value).
  */
 MERO_MUST_CHECK int mero_node_relay_check(struct mero_node *node,
                                           const uint8_t group[MERO_GROUP_ID_LEN],
@@ -117,5 +118,63 @@ mero_node_ctx_put_relayed(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT
                           const uint8_t author[MERO_IDENTITY_LEN], uint64_t relayed_at,
                           const uint8_t *intent, size_t len, bool force,
                           uint8_t id[MERO_DELTA_ID_LEN], struct mero_err *err);
+
+/* ---- issue 30: one intent, one effect (src/node/ctx_intent.c) ---- */
+/* Create ctx_intent (and drop issue 15's replay table). */
+MERO_MUST_CHECK int mero_node_ctx_intent_open(struct mero_node *node);
+/*
+ * Count a checked copy (delta hash, at lamport) of intent it in group's context: record it in
+ * its intent's row, recompute the clocks of its author's chain on the key from it on, and offer
+ * every position that grew to the key's value (mero_node_ctx_offer_stored). Idempotent. 0 or
+ * -MERO_EIO / -MERO_ENOMEM (nothing set in any err: not a refusal).
+ */
+MERO_MUST_CHECK int mero_node_ctx_intent_count(struct mero_node *node,
+                                               const uint8_t group[MERO_GROUP_ID_LEN],
+                                               const struct mero_intent *it, uint64_t lamport,
+                                               const uint8_t hash[MERO_DELTA_ID_LEN]);
+/* Whether intent id is counted here; canon = the delta that counts for it. */
+MERO_MUST_CHECK int mero_node_ctx_intent_held(struct mero_node *node,
+                                              const uint8_t id[MERO_INTENT_ID_LEN],
+                                              uint8_t canon[MERO_DELTA_ID_LEN], bool *yes);
+/* Whether another intent than id with it's (author, nonce) is counted here (the route's replay). */
+MERO_MUST_CHECK int mero_node_ctx_intent_nonce_taken(struct mero_node *node,
+                                                     const struct mero_intent *it,
+                                                     const uint8_t id[MERO_INTENT_ID_LEN],
+                                                     bool *yes);
+/*
+ * (context.c) Offer the write of the stored delta hash, decrypted under group's key, to its
+ * key's last-writer-wins at position (lamport, hash), raising the context clock to lamport.
+ */
+MERO_MUST_CHECK int mero_node_ctx_offer_stored(struct mero_node *node,
+                                               const uint8_t group[MERO_GROUP_ID_LEN],
+                                               const uint8_t hash[MERO_DELTA_ID_LEN],
+                                               uint64_t lamport);
+
+/* ---- issue 30: no refusal loops (src/node/ctx_refused.c) ---- */
+#define MERO_CTX_REFUSED_MAX 4096 /* refusals remembered at most; the oldest forgotten first */
+/* What this node knows of a delta hash. */
+enum mero_ctx_known {
+    MERO_CTX_UNKNOWN = 0,        /* neither held nor remembered refused: fetch it */
+    MERO_CTX_HELD = 1,           /* stored (applied, a counted copy, or kept for its key) */
+    MERO_CTX_REFUSED = 2,        /* refused for good: never fetched again; sync moves past it */
+    MERO_CTX_REFUSED_FOR_NOW = 3 /* refused by governance state that has not changed since:
+                                    not fetched now, but sync's cursor stays before it */
+};
+/* Create the TEMP table of remembered refusals (memory of this connection only). */
+MERO_MUST_CHECK int mero_node_ctx_refused_open(struct mero_node *node);
+/* *state for hash (enum mero_ctx_known). */
+MERO_MUST_CHECK int mero_node_ctx_known(struct mero_node *node,
+                                        const uint8_t hash[MERO_DELTA_ID_LEN], int *state);
+/* *state MERO_CTX_REFUSED(_FOR_NOW) with the remembered code and reason in why (optional) when
+ * hash's refusal is remembered and still holds; MERO_CTX_UNKNOWN otherwise. */
+MERO_MUST_CHECK int mero_node_ctx_refusal_get(struct mero_node *node,
+                                              const uint8_t hash[MERO_DELTA_ID_LEN], int *state,
+                                              struct mero_err *why);
+/* Remember hash's refusal (code, why): for good when ns is NULL, else for now, against ns's
+ * governance generation. *first: no refusal of hash was remembered before. */
+void mero_node_ctx_refusal_note(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN],
+                                const uint8_t *ns, int code, const char *why, bool *first);
+/* Forget the for-now refusals of ns (its self-purge). */
+void mero_node_ctx_refusal_forget(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN]);
 
 #endif

@@ -121,6 +121,10 @@ struct mero_node {
         char peer[MERO_PEER_ID_STR_MAX]; /* the peer id a dial reached ("" before), for an address
                                             without /p2p */
     } redial[MERO_NODE_MAX_BOOTSTRAP];
+
+    /* ---- issue 30: counts governance events (service.c), so a delta refused for the state of
+     * governance is judged again once it changes (ctx_refused.c); memory only ---- */
+    uint64_t gov_gen;
 };
 
 /*

@@ -11,6 +11,9 @@
  * reference's text; a node that is no TEE of the namespace refuses too (it cannot carry a
  * member's write under its own name). Nothing is stored or published for a refusal (except the
  * test-only force path, which skips the checks and publishes so peers' refusal can be tested).
+ * Issue 30: an intent already counted here is answered with the copy that counts (200, the same
+ * intent id), never carried a second time by this relay; one whose (author, nonce) names another
+ * intent counted here is a replay (409).
  */
 #include <string.h>
 
@@ -66,6 +69,18 @@ int mero_node_relay_intent(struct mero_node *node, const uint8_t ctx[MERO_CONTEX
         MERO_TRY(own_standing(node, ns, group, err));
         MERO_ENSURE(mero_gov_identity(node->store, ns, false, me, NULL) == 0, err, MERO_EPERM, "%s",
                     MERO_NODE_RELAY_NOT_TEE_MSG);
+        /* issue 30: an intent already counted here (a client's retry, another relay's copy)
+         * has taken effect; the answer names the copy that counts, nothing new is made */
+        uint8_t iid[MERO_INTENT_ID_LEN];
+        bool held = false;
+        MERO_ENSURE(mero_intent_id(&it, iid) == 0 &&
+                        mero_node_ctx_intent_held(node, iid, out->delta_id, &held) == 0,
+                    err, MERO_EIO, "cannot read the intents held");
+        if (held) {
+            memcpy(out->intent_id, iid, sizeof(out->intent_id));
+            memcpy(out->author, it.author, sizeof(out->author));
+            return 0;
+        }
         MERO_TRY(mero_node_relay_check(node, group, ctx, me, it.author, now, &it, NULL, err));
     }
     MERO_TRY(mero_node_ctx_put_relayed(node, ctx, ns, group, it.author, now, intent, len, force,

@@ -196,9 +196,16 @@ static int on_gossip(void *ud, const char *topic, const char *from, const uint8_
         struct mero_err err = {0};
         uint8_t hash[MERO_DELTA_ID_LEN];
         bool had = true;
+        int known = MERO_CTX_UNKNOWN;
         mero_sha256(hash, data + 1, len - 1);
         if (mero_node_ctx_has(node, hash, &had) < 0) {
             had = true;
+        }
+        if (!had && mero_node_ctx_refusal_get(node, hash, &known, &err) == 0 &&
+            known != MERO_CTX_UNKNOWN) {
+            /* issue 30: refused before, and nothing has changed since: not logged again */
+            MERO_DEBUG("delta from %s refused again: %s", from, err.msg);
+            return gossip_verdict(-(err.code > 0 ? err.code : MERO_EREFUSED));
         }
         int rc = mero_node_ctx_apply(node, data + 1, len - 1, &err);
         if (rc < 0) {
@@ -243,6 +250,7 @@ static void on_gov_event(void *ud, const struct mero_gov_event *ev)
 {
     struct mero_node *node = ud;
     crash_seam(node, ev);
+    node->gov_gen++; /* issue 30: a delta refused for governance's sake is judged again */
     if ((ev->kind == MERO_EV_KEY_DELIVERED || ev->kind == MERO_EV_KEY_ROTATED) && ev->for_us &&
         ev->group != NULL) {
         mero_node_ctx_retry(node, ev->group);

@@ -30,9 +30,12 @@
  * there (the responder's log was rebuilt or reset, or the cursor is beyond its last) or this
  * node no longer holds the anchor (purged and rejoined), the cursor is dropped and the pull
  * starts over from 0 once. A cursor moves past a page only when every entry that page listed
- * is held here afterwards (a refused or failed entry keeps it where it was, so it is asked
- * again next time). A restart starts over once (cursors are not persisted); the table holds
- * MAX_CURSORS entries, the least recently used replaced.
+ * is settled here afterwards: held, or a delta refused for good (issue 30: its refusal is
+ * remembered, ctx_refused.c, so it is neither fetched nor refused again). A delta refused for
+ * the state of governance is not fetched again while that state is unchanged but keeps the
+ * cursor where it was, as a failed entry does, so it is judged afresh once governance moves. A
+ * restart starts over once (cursors are not persisted); the table holds MAX_CURSORS entries, the
+ * least recently used replaced.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -234,12 +237,24 @@ static void cursor_drop(struct mero_node_sync *s, const char *peer, bool deltas,
     }
 }
 
-static bool held(struct job *j, const uint8_t h[SYNC_HASH_LEN])
+/* What this node knows of an entry: for ops, held or not; for deltas, also a remembered
+ * refusal (issue 30, ctx_refused.c). */
+static int known(struct job *j, const uint8_t h[SYNC_HASH_LEN])
 {
     bool have = false;
-    int rc = j->deltas ? mero_node_ctx_has(j->node, h, &have)
-                       : mero_gov_has_op(j->node->store, h, &have);
-    return rc == 0 && have;
+    int state = MERO_CTX_UNKNOWN;
+    if (j->deltas) {
+        return mero_node_ctx_known(j->node, h, &state) == 0 ? state : MERO_CTX_UNKNOWN;
+    }
+    return mero_gov_has_op(j->node->store, h, &have) == 0 && have ? MERO_CTX_HELD
+                                                                  : MERO_CTX_UNKNOWN;
+}
+
+/* Settled: held here, or refused for good; the cursor may move past it. */
+static bool held(struct job *j, const uint8_t h[SYNC_HASH_LEN])
+{
+    int k = known(j, h);
+    return k == MERO_CTX_HELD || k == MERO_CTX_REFUSED;
 }
 
 /* ---- responder ---------------------------------------------------------------------------- */
@@ -526,8 +541,11 @@ static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
     j->nwant = j->iwant = 0;
     for (size_t i = skip; i < n && j->want != NULL; i++) {
         const uint8_t *h = hs + i * SYNC_HASH_LEN;
-        if (!held(j, h)) {
+        int k = known(j, h);
+        if (k == MERO_CTX_UNKNOWN) {
             memcpy(j->want[j->nwant++], h, SYNC_HASH_LEN);
+        } else if (k == MERO_CTX_REFUSED_FOR_NOW) {
+            j->stuck = true; /* not fetched now, but the cursor stays before it */
         }
     }
     if (n > 0 && j->want == NULL) {

@@ -3,11 +3,13 @@
 # relay_refusals.sh - every refusal of a relayed write (issue 15), with three merod processes on
 # 127.0.0.1: an owner and two --mock-tee RelayTee nodes (r1 relays, r2 is the other relay a
 # warrant may name). Each refused intent answers its status and reason, and nothing is applied
-# anywhere (owner, r1, r2): forged signature, replayed intent (409), expired intent, intent for
-# a context of another namespace, non-member, ReadOnly member, a warrant naming another relay,
-# a delete. Then the owner switches the namespace to replica mode: r1 is converted and refuses
-# the next intent (403, the reference's text), and a relayed delta it forges anyway (test-only
-# route) is refused at the cut by every peer (the owner's and r2's logs give the reason).
+# anywhere (owner, r1, r2): forged signature, expired intent, intent for a context of another
+# namespace, non-member, ReadOnly member, a warrant naming another relay, a delete. The same
+# intent again, at the same or the other relay, is answered with the copy that counts (issue
+# 30), not carried twice. Then the owner switches the namespace to replica mode: r1 is
+# converted and refuses the next intent (403, the reference's text), and a relayed delta it
+# forges anyway (test-only route) is refused at the cut by every peer (the owner's and r2's
+# logs give the reason, once: the refusal is remembered, not repeated at every sync round).
 . "$(dirname "$0")/relay_lib.bash"
 
 REPLICA_MSG="this node is a TEE replica (ReadOnlyTee) and does not relay writes; the namespace must admit relays with mode=relay"
@@ -76,11 +78,13 @@ check "an intent that does not decode: 400 with the reason" err_has 400 "the int
 ONCE=$(sign_intent "$SEED" "$NS" "$CTX" once first)
 submit r1 "$CTX" "$ONCE"
 check "a valid intent: 200" status_is 200
+D1=$(jq -r .data.deltaId <<<"$RESP")
 submit r1 "$CTX" "$ONCE"
-check "the same intent again: 409 replayed" err_has 409 "replayed intent"
-check "the replayed intent's write is there once, on the owner" wait_for 15 kv_is owner "$CTX" once first
+check "the same intent again: 200, the same delta (issue 30: carried once)" eval 'status_is 200 && jq_is .data.deltaId "$D1"'
+check "the retried intent's write is there once, on the owner" wait_for 15 kv_is owner "$CTX" once first
+check "the other relay holds it" wait_for 15 kv_is r2 "$CTX" once first
 submit r2 "$CTX" "$ONCE"
-check "the same intent at the other relay: 409 replayed" err_has 409 "replayed intent"
+check "the same intent at the other relay: 200, the copy that counts" eval 'status_is 200 && jq_is .data.deltaId "$D1"'
 
 sleep 2 # anything a refused intent had published would have arrived by now
 for k in forged expired otherns stranger readonly warrant; do
@@ -100,6 +104,10 @@ check "the converted relay forges a relayed delta anyway (test-only route)" stat
 refused_on() { grep -q "relayed delta .* refused: the executor .* may not relay in the context's group (its root row is ReadOnlyTee)" "$WORK/$1.log"; }
 check "the owner refuses it at the cut, with the reason in its log" wait_for 15 refused_on owner
 check "r2 refuses it at the cut, with the reason in its log" wait_for 15 refused_on r2
+refusal_lines() { grep -c "relayed delta .* refused" "$WORK/$1.log"; }
+n_owner=$(refusal_lines owner)
+sleep 5 # two sync rounds
+check "the refusal is not logged again on the owner (remembered)" eval '[ "$(refusal_lines owner)" = "$n_owner" ]'
 check "its value is absent on the owner and r2" eval 'kv_absent owner "$CTX" injected && kv_absent r2 "$CTX" injected'
 check "no log holds a refused value" eval '! grep -q "hello-secret-value" "$WORK"/*.log'
 check "no crash in any log" eval '! grep -qiE "panicked|AddressSanitizer|segmentation" "$WORK"/*.log'

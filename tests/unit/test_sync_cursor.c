@@ -7,13 +7,17 @@
  * the missing ops; a pull with nothing new lists the anchor alone; a responder whose log was
  * reset (the cursor beyond its last) is detected and the pull starts over once, then keeps the
  * new cursor; an entry this node could not take (refused) keeps the cursor where it was, so it
- * is listed and asked for again on the next pull.
+ * is listed and asked for again on the next pull; a delta refused for good is remembered and
+ * not fetched again (issue 30).
  */
+#include <sqlite3.h>
 #include <string.h>
 
 #include "harness.h"
 #include "mero/buf.h"
+#include "mero/crypto.h"
 #include "mero/gov.h"
+#include "node/context_internal.h"
 #include "node/sync_internal.h"
 #include "support/sync_fixture.h"
 
@@ -130,5 +134,56 @@ TEST(unheld_entry_keeps_the_cursor)
     syncf_close(&f);
 }
 
+/* n junk rows (never valid deltas) in a's ctx_delta of ctx, as a peer that serves them would */
+static int junk_deltas(struct mero_node *a, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                       const uint8_t ns[MERO_NS_ID_LEN], uint8_t n)
+{
+    for (uint8_t i = 0; i < n; i++) {
+        sqlite3_stmt *st = NULL;
+        uint8_t junk[4] = {9, i, 0xee, 0xee}, h[MERO_DELTA_ID_LEN];
+        mero_sha256(h, junk, sizeof(junk));
+        if (sqlite3_prepare_v2(a->db,
+                               "INSERT INTO ctx_delta(hash, context, grp, bytes, applied) "
+                               "VALUES(?1, ?2, ?3, ?4, 1)",
+                               -1, &st, NULL) != SQLITE_OK) {
+            return -MERO_EIO;
+        }
+        sqlite3_bind_blob(st, 1, h, sizeof(h), SQLITE_STATIC);
+        sqlite3_bind_blob(st, 2, ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 3, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 4, junk, sizeof(junk), SQLITE_STATIC);
+        int rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE) {
+            return -MERO_EIO;
+        }
+    }
+    return 0;
+}
+
+/* issue 30: a delta refused for good is remembered; the next pull neither fetches nor refuses
+ * it again, and the cursor moves past it (the refusal loop of the issue's reproduction). */
+TEST(delta_refused_for_good_is_not_fetched_again)
+{
+    struct syncf f;
+    struct mero_err err = {0};
+    uint8_t app[MERO_APP_ID_LEN] = {0}, ctx[MERO_CONTEXT_ID_LEN];
+    CHECK_OK(syncf_open(&f));
+    CHECK_OK(mero_gov_create_context(f.a.store, f.ns, f.ns, app, ctx, NULL, &err));
+    CHECK_OK(mero_node_ctx_put(&f.a, ctx, "k1", (const uint8_t *)"v", 1, false, 0, &err));
+    CHECK_OK(junk_deltas(&f.a, ctx, f.ns, 3));
+    CHECK_OK(mero_node_ctx_put(&f.a, ctx, "k2", (const uint8_t *)"v", 1, false, 0, &err));
+    struct mero_node_sync_stats s1 = stats(&f.b);
+    CHECK_OK(syncf_pull(&f)); /* the context op, then its deltas: 2 held, 3 refused */
+    struct mero_node_sync_stats s2 = stats(&f.b);
+    CHECK(s2.get_entries - s1.get_entries >= 5);
+    CHECK_OK(syncf_pull(&f));
+    struct mero_node_sync_stats s3 = stats(&f.b);
+    CHECK_U64_EQ(s3.get_entries - s2.get_entries, 0); /* nothing fetched again */
+    CHECK_U64_EQ(s3.inv_entries - s2.inv_entries, 2); /* the ops' anchor and the deltas' */
+    syncf_close(&f);
+}
+
 MERO_TEST_MAIN(T(second_catch_up_lists_only_what_follows_the_cursor),
-               T(responder_log_reset_starts_over_once), T(unheld_entry_keeps_the_cursor))
+               T(responder_log_reset_starts_over_once), T(unheld_entry_keeps_the_cursor),
+               T(delta_refused_for_good_is_not_fetched_again))
