@@ -657,7 +657,9 @@ int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op,
         a.deferred = false;
         rc = mero__gov_dispatch(&a, &why);
         if (rc < 0 && !mero__gov_rule_refusal(rc)) {
-            *err = why;
+            if (err != NULL) {
+                *err = why;
+            }
             goto out;
         }
         if (rc < 0) {
@@ -712,8 +714,10 @@ out:
 }
 
 int mero_gov_apply(struct mero_store *s, const uint8_t *bytes, size_t len, int *status,
-                   uint8_t *hash_out, uint8_t *missing_out, struct mero_err *err)
+                   uint8_t *hash_out, uint8_t *missing_out, struct mero_err *err_out)
 {
+    struct mero_err local = {0};
+    struct mero_err *err = err_out != NULL ? err_out : &local; /* a kept refusal's code */
     struct mero_op op;
     uint8_t hash[MERO_OP_ID_LEN];
     bool have;

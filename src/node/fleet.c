@@ -236,6 +236,15 @@ void mero_node_fleet_on_event(struct mero_node *node, const struct mero_gov_even
         return;
     }
     mero_buf_cleanup(&b);
+    bool join = op.kind == (op.scope == MERO_SCOPE_ROOT ? MERO_ROOT_MEMBER_JOINED_TEE
+                                                        : MERO_GROUP_MEMBER_JOINED_TEE) &&
+                memcmp(op.join.member, ev->member, MERO_IDENTITY_LEN) == 0;
+    if (op.scope != MERO_SCOPE_GROUP_ENCRYPTED && !join) {
+        /* issue 30: an admission a re-fold brought back is reported with the op that caused
+         * the re-fold, not the admission's own: no attempt is recorded from it */
+        mero_op_cleanup(&op);
+        return;
+    }
     bool ours = mero_gov_identity(node->store, ev->ns, false, us, NULL) == 0 &&
                 memcmp(us, op.signer, MERO_IDENTITY_LEN) == 0;
     bool root = ev->group == NULL || memcmp(ev->group, ev->ns, MERO_NS_ID_LEN) == 0;
@@ -361,7 +370,10 @@ static int scan_log(struct mero_node *node, struct mero_fleet *f)
             struct mero_op op;
             mero_op_init(&op);
             b.len = 0;
+            int state = MERO_OP_EFFECTIVE;
             if (mero_gov_op_get(node->store, hs[i], &b) == 0 &&
+                mero_gov_op_state(node->store, hs[i], &state, NULL, 0) == 0 &&
+                state != MERO_OP_REJECTED && /* issue 30: kept without effect */
                 mero_op_decode(b.data, b.len, &op, NULL) == 0) {
                 scan_op(f, &op, pending);
                 mero_op_cleanup(&op);
