@@ -55,7 +55,52 @@ static bool blank(const char *p, const char *end)
     return true;
 }
 
-/* Standard base64 with '=' padding, whitespace between characters ignored (PEM bodies).
+/*
+ * The line structure of one block, as OpenSSL's PEM reader (PEM_read_bio_X509, which Intel's
+ * QVL calls on each block of every chain) requires it: the BEGIN marker ends its line (spaces,
+ * tabs and CR may follow it, then LF), the END marker starts one, and no line between them is
+ * blank. A chain whose line breaks were turned into spaces or removed fails here; Intel answers
+ * STATUS_UNSUPPORTED_CERT_FORMAT (issue 38). `body` is just after the BEGIN marker, `e` at the
+ * END marker. On success *data is the first byte after the BEGIN line. -MERO_ECERT if not.
+ */
+static int pem_lines(const char *body, const char *e, size_t i, const char **data,
+                     struct mero_err *err)
+{
+    const char *p = body;
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\r')) {
+        p++;
+    }
+    if (p == e || *p != '\n') {
+        return mero_err_set(err, MERO_ECERT,
+                            "certificate %zu: no line break after its BEGIN marker (PEM line "
+                            "breaks removed or turned into spaces?)",
+                            i);
+    }
+    const char *first = ++p;
+    if (e[-1] != '\n') {
+        return mero_err_set(err, MERO_ECERT,
+                            "certificate %zu: its END marker does not start a line (PEM line "
+                            "breaks removed or turned into spaces?)",
+                            i);
+    }
+    bool blank_line = true;
+    for (; p < e; p++) {
+        if (*p == '\n') {
+            if (blank_line) {
+                return mero_err_set(err, MERO_ECERT,
+                                    "certificate %zu: blank line inside the PEM block", i);
+            }
+            blank_line = true;
+        } else if (*p != ' ' && *p != '\t' && *p != '\r') {
+            blank_line = false;
+        }
+    }
+    *data = first;
+    return 0;
+}
+
+/* Standard base64 with '=' padding, whitespace between characters ignored (PEM bodies, whose
+ * line structure pem_lines has checked).
  * Returns the decoded length or -1. libsodium's decoder is constant-time and several times
  * slower; PEM certificates are public, so a table decoder is fine here. */
 static int b64v(uint8_t c)
@@ -147,14 +192,20 @@ int mero__x509_chain_split(struct mero_x509_chain *c, const char *pem, size_t le
             return mero_err_set(err, MERO_ECERT, "certificate chain has more than %d certificates",
                                 MERO_X509_MAX_CHAIN);
         }
-        size_t blen = (size_t)(e - body);
+        const char *data = NULL;
+        int rc = pem_lines(body, e, t.n, &data, err);
+        if (rc < 0) {
+            mero__x509_chain_cleanup(&t);
+            return rc;
+        }
+        size_t blen = (size_t)(e - data);
         uint8_t *der = malloc(blen ? blen : 1);
         long dl = 0;
         if (der == NULL) {
             mero__x509_chain_cleanup(&t);
             return mero_err_set(err, MERO_ENOMEM, "out of memory");
         }
-        dl = b64_decode(der, blen, body, blen);
+        dl = b64_decode(der, blen, data, blen);
         if (dl <= 0) {
             free(der);
             mero__x509_chain_cleanup(&t);

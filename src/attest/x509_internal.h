@@ -26,8 +26,11 @@ struct mero_x509_chain {
     struct mero_cert cert[MERO_X509_MAX_CHAIN]; /* borrows from der[i] once parsed */
 };
 
-/* Split and base64-decode the CERTIFICATE blocks of a PEM chain (1..4; trailing NULs and
- * whitespace ignored; any other text refused). -MERO_ECERT when malformed. */
+/* Split and base64-decode the CERTIFICATE blocks of a PEM chain (1..4; whitespace and NULs
+ * between and after blocks ignored; any other text refused). Each block has the line
+ * structure OpenSSL's PEM reader (Intel's) requires: the BEGIN marker ends its line, the END
+ * marker starts one, no blank line between them; so PEM whose line breaks were removed or
+ * turned into spaces is refused. -MERO_ECERT when malformed. */
 MERO_MUST_CHECK int mero__x509_chain_split(struct mero_x509_chain *c, const char *pem, size_t len,
                                            struct mero_err *err);
 /* Parse certificate i (der.h). */

@@ -6,8 +6,11 @@
  * (header, body, signature data length, signature, attestation key, certification data
  * headers, QE report, its signature, QE auth data, each certificate of the embedded chain,
  * trailing bytes) and mutations of the collateral (TCB info and QE identity text, dates,
- * signatures, both CRLs, the issuer chains, each field removed, the verification time across
- * every issue / next-update date, pck_certificate_chain, another case's collateral).
+ * signatures, both CRLs, the issuer chains, the issuer chains with every line break turned
+ * into a space or removed (issue 38), each field removed, the verification time across every
+ * issue / next-update date, pck_certificate_chain, another case's collateral); and in each
+ * quote's chain the line break after the leaf's BEGIN line and before the root's END line
+ * turned into a space.
  *
  * Our side runs in this process (mero_collateral_parse + mero_dcap_verify_quote); Intel's is
  * one qvl_oracle process per judgment, MERO_QVL_JOBS (default 2) at a time.
@@ -168,7 +171,8 @@ static const char *const diff_names[D__COUNT] = {
     "D1 collateral outside its validity window (Intel: a non-terminal expiry flag)",
     "D2 signature data length beyond the certification data (Intel: surplus ignored)",
     "D3 collateral pck_certificate_chain differs from the quote's (Intel: ignores it)",
-    "D4 quote's chain not strict X.509/PEM or root not byte-identical (Intel: unread bytes)",
+    "D4 a chain not strict X.509/PEM or root not byte-identical (Intel: unread or tolerated "
+    "bytes)",
     "D5 pck_crl_issuer_chain does not verify (Intel's QVL does not use it)",
 };
 
@@ -186,6 +190,7 @@ struct job {
     char what[96];      /* collateral mutation label */
     const char *field;  /* the collateral field mutated, NULL: none */
     enum diff_kind own; /* J_OWN_TEST: the difference this check demonstrates */
+    bool pem_breaks;    /* issue 38: PEM line breaks turned into spaces or removed */
 };
 
 static struct job jobs[MAX_JOBS];
@@ -337,6 +342,12 @@ static enum diff_kind classify(const struct job *j, const struct verdict *o,
     if (in_chain && j->region != R_INNERHDR &&
         (o->code == MERO_ECERT || o->code == MERO_ECHAIN || o->code == MERO_EROOT) &&
         strstr(o->reason, "signature") == NULL) {
+        return D4_STRICT_CERT;
+    }
+    /* A blank line inside a PEM block of a collateral chain: OpenSSL's reader tolerates one
+     * right after the BEGIN line, we refuse any (issue 38). */
+    if (j->field != NULL && strstr(j->field, "_issuer_chain") != NULL &&
+        strstr(o->reason, "blank line inside the PEM block") != NULL) {
         return D4_STRICT_CERT;
     }
     if (j->field != NULL && strcmp(j->field, "pck_crl_issuer_chain") == 0 &&
@@ -494,6 +505,28 @@ static void add_quote_mutations(const struct kase *k, bool ok_case)
     if (regions_of(k, sp) < 0) {
         return;
     }
+    /* issue 38: the line break after the leaf's BEGIN marker, and the one before the root's
+     * END marker, turned into a space (the same length, so only the PEM form changes) */
+    const char *chain = (const char *)k->d.quote + sp[R_LEAF].a;
+    size_t chain_len = sp[R_ROOT].b - sp[R_LEAF].a;
+    const char *root_end = NULL;
+    for (const char *p = chain; (p = memmem(p, chain_len - (size_t)(p - chain), "-----END ", 9));
+         p++) {
+        root_end = p;
+    }
+    size_t at_leaf = sp[R_LEAF].a + sizeof("-----BEGIN CERTIFICATE-----") - 1;
+    if (k->d.quote[at_leaf] == '\n' && root_end != NULL && root_end[-1] == '\n') {
+        struct job *j = new_job(J_QUOTE, k);
+        j->region = R_LEAF;
+        j->flip = (long)at_leaf;
+        j->xor_val = '\n' ^ ' ';
+        j->pem_breaks = true;
+        j = new_job(J_QUOTE, k);
+        j->region = R_ROOT;
+        j->flip = (long)((const uint8_t *)root_end - 1 - k->d.quote);
+        j->xor_val = '\n' ^ ' ';
+        j->pem_breaks = true;
+    }
     for (int r = 0; r < R__COUNT; r++) {
         size_t width = sp[r].b > sp[r].a ? sp[r].b - sp[r].a : 0;
         size_t n = ok_case ? region_budget[r] : (region_budget[r] + 9) / 10;
@@ -650,6 +683,31 @@ static void add_coll_mutations(const struct kase *k, const struct kase *other)
         const char *f = chains[i % 3];
         size_t len = strlen(json_string_value(json_object_get(o, f)));
         mutate_char(k, f, pick(len), b64chars, t, "issuer chain");
+    }
+    /* issue 38: every line break of an issuer chain turned into a space, or removed (Intel:
+     * STATUS_UNSUPPORTED_CERT_FORMAT; OpenSSL's PEM reader needs the BEGIN and END lines) */
+    for (size_t i = 0; i < 3; i++) {
+        for (int how = 0; how < 2; how++) {
+            const char *f = chains[i];
+            const char *pem = json_string_value(json_object_get(o, f));
+            char *m = strdup(pem);
+            size_t w = 0;
+            for (size_t r = 0; m[r] != 0; r++) {
+                if (m[r] != '\n') {
+                    m[w++] = m[r];
+                } else if (how == 0) {
+                    m[w++] = ' ';
+                }
+            }
+            m[w] = 0;
+            json_t *mo = coll_obj(k);
+            json_object_set_new(mo, f, json_string(m));
+            add_coll(k, mo, t, "%s line breaks %s", f, how == 0 ? "as spaces" : "removed");
+            jobs[n_jobs - 1].field = f;
+            jobs[n_jobs - 1].pem_breaks = true;
+            json_decref(mo);
+            free(m);
+        }
     }
     /* each field removed */
     const char *fields[] = {"pck_crl_issuer_chain",     "root_ca_crl", "pck_crl",
@@ -858,6 +916,30 @@ static void add_own_tests(void)
             }
         }
     }
+    /* D4: a blank line after the first BEGIN line of dcapqvl-1's tcb_info_issuer_chain */
+    k = find_case("dcapqvl-1");
+    if (k != NULL) {
+        json_t *m = coll_obj(k);
+        const char *pem = json_string_value(json_object_get(m, "tcb_info_issuer_chain"));
+        static const char begin[] = "-----BEGIN CERTIFICATE-----\n";
+        if (pem != NULL && strncmp(pem, begin, sizeof(begin) - 1) == 0) {
+            char *b = malloc(strlen(pem) + 2);
+            if (b == NULL) {
+                exit(2);
+            }
+            memcpy(b, begin, sizeof(begin) - 1);
+            b[sizeof(begin) - 1] = '\n';
+            memcpy(b + sizeof(begin), pem + sizeof(begin) - 1, strlen(pem) - sizeof(begin) + 2);
+            json_object_set_new(m, "tcb_info_issuer_chain", json_string(b));
+            free(b);
+            struct job *j = new_job(J_OWN_TEST, k);
+            j->coll = dump(m);
+            j->field = "tcb_info_issuer_chain";
+            j->own = D4_STRICT_CERT;
+            snprintf(j->what, sizeof(j->what), "tcb_info_issuer_chain blank line after BEGIN");
+        }
+        json_decref(m);
+    }
     /* D5: dcapqvl-1 with the TCB signing chain as pck_crl_issuer_chain */
     k = find_case("dcapqvl-1");
     if (k != NULL) {
@@ -962,6 +1044,7 @@ int main(int argc, char **argv)
     size_t we_accept_intel_refuses = 0, tcb_mismatch = 0, undocumented = 0, shown = 0;
     size_t per_region[R__COUNT] = {0}, quote_n = 0, coll_n = 0;
     size_t intel_ok_genuine = 0;
+    size_t pem_n = 0, pem_quote = 0, pem_we_refuse = 0, pem_intel_refuses = 0, pem_crl_chain = 0;
     for (size_t i = 0; i < first_own; i++) {
         const struct job *j = &jobs[i];
         struct verdict o, v;
@@ -999,6 +1082,14 @@ int main(int argc, char **argv)
             both_refuse += v.cls == C_REFUSE;
             cannot += v.cls == C_CANNOT;
         }
+        if (j->pem_breaks) {
+            pem_n++;
+            pem_quote += j->kind == J_QUOTE;
+            pem_we_refuse += o.cls == C_REFUSE;
+            pem_intel_refuses += v.cls == C_REFUSE;
+            pem_crl_chain += v.cls == C_ACCEPT && j->field != NULL &&
+                             strcmp(j->field, "pck_crl_issuer_chain") == 0;
+        }
         if (j->kind == J_GENUINE) {
             tap(good, "genuine %s: Intel %s%s, ours %s", j->k->d.name, v.reason,
                 v.expired_flag ? " (expired flag)" : "", o.reason);
@@ -1034,6 +1125,11 @@ int main(int argc, char **argv)
         we_accept_intel_refuses);
     tap(tcb_mismatch == 0, "where both accept, the TCB status is the same (%zu differ)",
         tcb_mismatch);
+    tap(pem_n >= 60 && pem_we_refuse == pem_n && pem_intel_refuses + pem_crl_chain == pem_n,
+        "PEM with its line breaks turned into spaces or removed (issue 38; %zu, %zu of them in "
+        "the quote's chain): we refuse %zu, Intel refuses %zu and accepts %zu (all "
+        "pck_crl_issuer_chain, D5)",
+        pem_n, pem_quote, pem_we_refuse, pem_intel_refuses, pem_crl_chain);
     tap(undocumented == 0,
         "every case we refuse and Intel accepts is a documented deliberate difference (%zu are "
         "not)",

@@ -734,6 +734,191 @@ TEST(pem_chains_are_strict)
     dcap_case_free(&k);
 }
 
+/* A copy of pem (n bytes) with every LF replaced by `with` (0: removed); owned. */
+static char *pem_without_line_breaks(const char *pem, size_t n, char with, size_t *out_len)
+{
+    char *s = malloc(n + 1);
+    size_t m = 0;
+    if (s == NULL) {
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (pem[i] != '\n') {
+            s[m++] = pem[i];
+        } else if (with != 0) {
+            s[m++] = with;
+        }
+    }
+    s[m] = 0;
+    *out_len = m;
+    return s;
+}
+
+/* One PEM chain after edit(): split must refuse it with a message containing `why`. */
+static bool split_refuses(const char *pem, size_t n, const char *why)
+{
+    struct mero_x509_chain ch;
+    struct mero_err e;
+    mero_err_clear(&e);
+    int rc = mero__x509_chain_split(&ch, pem, n, &e);
+    if (rc == 0) {
+        mero__x509_chain_cleanup(&ch);
+        return false;
+    }
+    return rc == -MERO_ECERT && strstr(e.msg, why) != NULL;
+}
+
+/* Issue 38: each block must have the line structure OpenSSL's PEM reader (Intel's) requires. */
+TEST(pem_blocks_keep_their_line_breaks)
+{
+    struct dcap_case k;
+    struct mero_collateral c;
+    struct mero_x509_chain ch;
+    struct mero_err e;
+    CHECK(load(&k, &c, "tdx/dcapqvl-1") == 0);
+    const char *pem = c.tcb_info_issuer_chain;
+    size_t n = c.tcb_info_issuer_chain_len;
+    size_t m = 0;
+    /* every line break turned into a space, or removed (what Intel refuses) */
+    char *s = pem_without_line_breaks(pem, n, ' ', &m);
+    CHECK(s != NULL && m == n);
+    CHECK(split_refuses(s, m, "no line break after its BEGIN marker"));
+    free(s);
+    s = pem_without_line_breaks(pem, n, 0, &m);
+    CHECK(s != NULL && m < n);
+    CHECK(split_refuses(s, m, "no line break after its BEGIN marker"));
+    free(s);
+    char *buf = malloc(n + 8);
+    CHECK(buf != NULL);
+    const char *end1 = strstr(pem, "-----END CERTIFICATE-----");
+    CHECK(end1 != NULL);
+    size_t at_end = (size_t)(end1 - pem), at_begin = sizeof("-----BEGIN CERTIFICATE-----") - 1;
+    /* only the line break after the first BEGIN marker: a space, nothing, CR alone */
+    memcpy(buf, pem, n);
+    buf[at_begin] = ' ';
+    CHECK(split_refuses(buf, n, "no line break after its BEGIN marker"));
+    buf[at_begin] = '\r';
+    CHECK(split_refuses(buf, n, "no line break after its BEGIN marker"));
+    buf[at_begin] = '\v'; /* OpenSSL strips any control character there; we do not (D4) */
+    CHECK(split_refuses(buf, n, "no line break after its BEGIN marker"));
+    memcpy(buf, pem, at_begin);
+    memcpy(buf + at_begin, pem + at_begin + 1, n - at_begin - 1);
+    CHECK(split_refuses(buf, n - 1, "no line break after its BEGIN marker"));
+    /* only the line break before the first END marker: a space, a CR, nothing; or an indent */
+    memcpy(buf, pem, n);
+    buf[at_end - 1] = ' ';
+    CHECK(split_refuses(buf, n, "END marker does not start a line"));
+    buf[at_end - 1] = '\r';
+    CHECK(split_refuses(buf, n, "END marker does not start a line"));
+    memcpy(buf, pem, at_end - 1);
+    memcpy(buf + at_end - 1, pem + at_end, n - at_end);
+    CHECK(split_refuses(buf, n - 1, "END marker does not start a line"));
+    memcpy(buf, pem, at_end);
+    buf[at_end] = ' ';
+    memcpy(buf + at_end + 1, pem + at_end, n - at_end);
+    CHECK(split_refuses(buf, n + 1, "END marker does not start a line"));
+    /* a blank line inside a block: after BEGIN, in the middle, before END; spaces only */
+    size_t cuts[] = {at_begin + 1, at_begin + 66, at_end};
+    for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+        memcpy(buf, pem, cuts[i]);
+        memcpy(buf + cuts[i], " \t\n", 3);
+        memcpy(buf + cuts[i] + 3, pem + cuts[i], n - cuts[i]);
+        CHECK_MSG(split_refuses(buf, n + 3, "blank line inside the PEM block"), "at %zu", cuts[i]);
+    }
+    /* what OpenSSL accepts and PEM writers may produce still parses to the same DER: CRLF,
+     * trailing spaces after BEGIN, one body line break turned into a space, other widths */
+    struct mero_x509_chain ref;
+    CHECK_OK(mero__x509_chain_split(&ref, pem, n, &e));
+    CHECK_EQ(ref.n, 2);
+    memcpy(buf, pem, at_begin);
+    memcpy(buf + at_begin, " \t\r", 3);
+    memcpy(buf + at_begin + 3, pem + at_begin, n - at_begin);
+    buf[at_begin + 3 + 64 + 1] = ' '; /* the break after the first body line */
+    CHECK_OK(mero__x509_chain_split(&ch, buf, n + 3, &e));
+    CHECK(ch.n == 2 && ch.der_len[0] == ref.der_len[0] &&
+          memcmp(ch.der[0], ref.der[0], ref.der_len[0]) == 0);
+    mero__x509_chain_cleanup(&ch);
+    free(buf);
+    buf = malloc(2 * n + 1);
+    CHECK(buf != NULL);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (pem[i] == '\n') {
+            buf[o++] = '\r';
+        }
+        buf[o++] = pem[i];
+    }
+    CHECK_OK(mero__x509_chain_split(&ch, buf, o, &e));
+    CHECK(ch.n == 2 && ch.der_len[1] == ref.der_len[1] &&
+          memcmp(ch.der[1], ref.der[1], ref.der_len[1]) == 0);
+    mero__x509_chain_cleanup(&ch);
+    mero__x509_chain_cleanup(&ref);
+    free(buf);
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+}
+
+/* Issue 38: collateral whose issuer-chain PEM lost its line breaks (turned into spaces, or
+ * removed) is refused for every case and every chain, with a reason naming the chain; Intel
+ * answers STATUS_UNSUPPORTED_CERT_FORMAT. The quote's own chain likewise. */
+TEST(collateral_pem_without_line_breaks_is_refused)
+{
+    static const char *const fields[] = {"pck_crl_issuer_chain", "tcb_info_issuer_chain",
+                                         "qe_identity_issuer_chain"};
+    for (int i = 0; dcap_case_names[i] != NULL; i++) {
+        for (size_t f = 0; f < 3; f++) {
+            for (int how = 0; how < 2; how++) {
+                struct dcap_case k;
+                struct mero_collateral c;
+                CHECK(load(&k, &c, dcap_case_names[i]) == 0);
+                char **field = f == 0   ? &c.pck_crl_issuer_chain
+                               : f == 1 ? &c.tcb_info_issuer_chain
+                                        : &c.qe_identity_issuer_chain;
+                size_t *len = f == 0   ? &c.pck_crl_issuer_chain_len
+                              : f == 1 ? &c.tcb_info_issuer_chain_len
+                                       : &c.qe_identity_issuer_chain_len;
+                size_t m = 0;
+                char *s = pem_without_line_breaks(*field, *len, how == 0 ? ' ' : 0, &m);
+                CHECK(s != NULL);
+                free(*field);
+                *field = s;
+                *len = m;
+                mero_collateral_rehash(&c);
+                struct mero_dcap_result r;
+                struct mero_err e;
+                mero_err_clear(&e);
+                memset(&r, 0, sizeof(r));
+                int rc = mero_dcap_verify_quote(k.quote, k.quote_len, &c, k.verify_time, &r, &e);
+                const char *why = rc < 0 ? e.msg : r.reject_reason;
+                CHECK_MSG((rc < 0 || !r.quote_verified) && strstr(why, fields[f]) != NULL &&
+                              strstr(why, "line break") != NULL,
+                          "%s %s (line breaks %s): rc=%d verified=%d: %s", k.name, fields[f],
+                          how == 0 ? "as spaces" : "removed", rc, r.quote_verified, why);
+                mero_collateral_cleanup(&c);
+                dcap_case_free(&k);
+            }
+        }
+    }
+    /* the quote's chain: its leaf's first line break a space (same length, so the quote's
+     * structure is intact) */
+    struct dcap_case k;
+    struct mero_collateral c;
+    struct mero_err e;
+    CHECK(load(&k, &c, "tdx/dcapqvl-1") == 0);
+    struct mero_quote q;
+    CHECK_OK(mero_quote_parse(&q, k.quote, k.quote_len, &e));
+    size_t off = (size_t)(q.pck_chain - k.quote) + sizeof("-----BEGIN CERTIFICATE-----") - 1;
+    CHECK_EQ(k.quote[off], '\n');
+    k.quote[off] = ' ';
+    struct mero_dcap_result r;
+    CHECK_OK(verify_case(&k, &c, k.verify_time, &r));
+    CHECK(!r.quote_verified);
+    CHECK_EQ(r.reject_code, MERO_ECHAIN);
+    CHECK_MSG(strstr(r.reject_reason, "line break") != NULL, "%s", r.reject_reason);
+    mero_collateral_cleanup(&c);
+    dcap_case_free(&k);
+}
+
 TEST(der_reader_refuses_truncations)
 {
     struct dcap_case k;
@@ -775,4 +960,5 @@ MERO_TEST_MAIN(T(every_case_gives_its_expected_verdict), T(reject_reasons_are_in
                T(collateral_chain_must_equal_the_quotes), T(root_pin_decides_trust),
                T(nonce_and_app_hash), T(verify_evidence), T(sgx_extension_reader_agrees_with_pck_c),
                T(keys_off_the_curve_are_refused), T(pem_chains_are_strict),
-               T(der_reader_refuses_truncations))
+               T(pem_blocks_keep_their_line_breaks),
+               T(collateral_pem_without_line_breaks_is_refused), T(der_reader_refuses_truncations))
