@@ -34,9 +34,10 @@ struct mero_api_server;
 struct MHD_Connection;
 struct sockaddr;
 
-#define API_BODY_MAX   (64u * 1024u) /* request bodies larger than this are refused with 413 */
-#define API_MAX_PARAMS 4
-#define API_PARAM_MAX  320
+#define API_BODY_MAX         (64u * 1024u) /* request bodies larger than this are refused with 413 */
+#define API_MAX_PARAMS       4
+#define API_PARAM_MAX        320
+#define API_QUERY_MAX_PARAMS 32u /* query parameters (names) in one request */
 
 /* Connection caps and deadlines (guard.c). */
 #define API_CONN_MAX           256   /* connections in all */
@@ -85,11 +86,13 @@ struct api_req {
     void *conn; /* struct MHD_Connection * */
     enum api_method method;
     struct mero_buf body;
-    struct api_conn *gc; /* its connection's guard entry (may be NULL) */
-    char *raw_path;      /* the path as sent, without the query (owned) */
-    const char *uri_at;  /* where libmicrohttpd held the URI (borrowed, compared only) */
-    size_t uri_len;      /* its string length when first seen */
-    bool bad_uri;        /* an encoded NUL somewhere in the path or query */
+    struct api_conn *gc;   /* its connection's guard entry (may be NULL) */
+    char *raw_path;        /* the path as sent, without the query (owned) */
+    const char *uri_at;    /* where libmicrohttpd held the URI (borrowed, compared only) */
+    size_t uri_len;        /* its string length when first seen */
+    bool bad_uri;          /* an encoded NUL somewhere in the path or query, or a bad query */
+    char bad_uri_msg[128]; /* the 400's message when bad_uri ("" for the NUL one) */
+    bool auth_hidden;      /* the Authorization value hides bytes after a raw NUL (issue 32) */
     bool started, too_big, dispatched, suspended, replied, close_after;
     bool authed; /* the request carried the right bearer token (set by mero__api_dispatch) */
     char params[API_MAX_PARAMS][API_PARAM_MAX];
@@ -155,6 +158,10 @@ struct api_path {
 /* Split RAW (the path as sent, without the query) into out: 0, or -MERO_EINVAL when a
  * segment holds a bad escape or decodes to a NUL byte. */
 MERO_MUST_CHECK int mero__api_split_path(const char *raw, struct api_path *out);
+/* Check a query as sent (after the '?', NUL-terminated): 0, or -MERO_EINVAL (400, the message
+ * in msg) for a bad escape or an encoded NUL anywhere in it, a parameter name given twice (as
+ * decoded: "a" and "%61" are one name) or more than API_QUERY_MAX_PARAMS names. */
+MERO_MUST_CHECK int mero__api_query_check(const char *query, char *msg, size_t cap);
 
 /* Dispatch a complete request (router.c): route on the raw path, auth, body parse, handler.
  * authorization (may be NULL) is the header value of authorization_len bytes. */

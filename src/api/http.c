@@ -13,11 +13,14 @@
  *
  * The request object is created by the URI-log callback, which sees the request line's URI
  * before libmicrohttpd decodes it: the router works on that raw path (a decoded "%00" would
- * cut the string short), and an encoded NUL in the path or query is refused 400. Framing in
- * doubt (two Content-Length, Content-Length with Transfer-Encoding) is refused 400 with
- * Connection: close. Every connection is tracked by the guard (guard.c: caps, deadlines,
- * eviction), fed by the accept-policy and connection-notify callbacks and the request phases
- * set here; its sweep runs from pump() every SWEEP_MS.
+ * cut the string short), and an encoded NUL in the path or query is refused 400, as is a
+ * query with a bad escape or a repeated name (mero__api_query_check). An Authorization value
+ * with bytes after a raw NUL (libmicrohttpd ends the value at the NUL) is no token: the
+ * request is unauthenticated (issue 32). Framing in doubt (two Content-Length, Content-Length
+ * with Transfer-Encoding) is refused 400 with Connection: close. Every answer carries
+ * X-Content-Type-Options: nosniff. Every connection is tracked by the guard (guard.c: caps,
+ * deadlines, eviction), fed by the accept-policy and connection-notify callbacks and the
+ * request phases set here; its sweep runs from pump() every SWEEP_MS.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -113,12 +116,13 @@ static enum MHD_Result queue(struct api_req *r)
     (void)MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
                                   r->ctype != NULL ? r->ctype : "application/json");
     (void)MHD_add_response_header(resp, "Cache-Control", "no-store");
+    /* every answer, JSON included (issue 32): a browser takes the declared type or nothing */
+    (void)MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     if (r->page) {
         /* the admin page (issue 19): its own files only, no inline script, never framed */
         (void)MHD_add_response_header(resp, "Content-Security-Policy",
                                       "default-src 'self'; base-uri 'none'; form-action 'self'; "
                                       "frame-ancestors 'none'");
-        (void)MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
         (void)MHD_add_response_header(resp, "X-Frame-Options", "DENY");
         (void)MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
     }
@@ -175,6 +179,10 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
             r->bad_uri = true;
         }
     }
+    if (!r->bad_uri && uri[n] == '?' &&
+        mero__api_query_check(uri + n + 1, r->bad_uri_msg, sizeof(r->bad_uri_msg)) < 0) {
+        r->bad_uri = true;
+    }
     r->node = s->node;
     r->srv = s;
     r->conn = c;
@@ -219,9 +227,63 @@ static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const ch
     return MHD_YES;
 }
 
+/* The start of the header line after the one whose value ends at `end`: the nearest key
+ * libmicrohttpd holds beyond it (headers sit in its read buffer in the order sent). */
+struct next_key {
+    uintptr_t end, next;
+};
+
+static enum MHD_Result nearest_key(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   size_t key_size, const char *value, size_t value_size)
+{
+    struct next_key *k = cls;
+    uintptr_t at = (uintptr_t)key;
+    (void)kind;
+    (void)key_size;
+    (void)value;
+    (void)value_size;
+    if (at > k->end && (k->next == 0 || at < k->next)) {
+        k->next = at;
+    }
+    return MHD_YES;
+}
+
+/* Whether a header value of len bytes at v is all its line held. libmicrohttpd ends a value
+ * at a raw NUL byte, so "Bearer <token>\0junk" reads as the token; what the line held after
+ * the value is still in the read buffer up to the next header's key (or the end of the header
+ * block, for the last header), and may be only line-end bytes - NULs where libmicrohttpd
+ * ended strings, CR, LF - and white space. When the line's end cannot be found, false (the
+ * token is then refused: fail closed). Relies on libmicrohttpd 0.9.75 keeping the request
+ * line and headers in its read buffer in the order sent (method first), as tested by
+ * tests/e2e/api_hostile_paths.sh with the header first, last, and with bare LF line ends. */
+static bool value_is_whole(struct MHD_Connection *c, const char *method, const char *v, size_t len)
+{
+    struct next_key k = {(uintptr_t)v + len, 0};
+    (void)MHD_get_connection_values_n(c, MHD_HEADER_KIND, nearest_key, &k);
+    if (k.next == 0) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+        uintptr_t start = (uintptr_t)method;
+        if (ci == NULL || method == NULL || start >= k.end || k.end - start >= ci->header_size) {
+            return false;
+        }
+        k.next = start + ci->header_size;
+    }
+    if (k.next - k.end > API_URI_SPAN_MAX) {
+        return false;
+    }
+    for (const char *p = v + len; (uintptr_t)p < k.next; p++) {
+        if (*p != 0 && *p != '\r' && *p != '\n' && *p != ' ' && *p != '\t') {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* First look at a request whose headers are complete: 0 to go on, else the status already
  * set as the reply. */
-static int check_headers(struct api_req *r, struct MHD_Connection *c, const char *version)
+static int check_headers(struct api_req *r, struct MHD_Connection *c, const char *method,
+                         const char *version)
 {
     /* A raw NUL byte in the request line: libmicrohttpd finds the version by searching back
      * from the end of the line and ends the URI with a NUL where the space was, so the URI
@@ -235,8 +297,11 @@ static int check_headers(struct api_req *r, struct MHD_Connection *c, const char
     }
     if (r->bad_uri) {
         r->close_after = true;
-        mero__api_reply_error(r, 400,
-                              "bad percent-encoding or NUL byte in the request path or query");
+        mero__api_reply_error(
+            r, 400, "%s",
+            r->bad_uri_msg[0] != 0
+                ? r->bad_uri_msg
+                : "bad percent-encoding or NUL byte in the request path or query");
         return -1;
     }
     size_t counts[3] = {0, 0, 0};
@@ -251,6 +316,16 @@ static int check_headers(struct api_req *r, struct MHD_Connection *c, const char
         r->close_after = true;
         mero__api_reply_error(r, 400, "more than one Authorization header");
         return -1;
+    }
+    const char *auth = NULL;
+    size_t alen = 0;
+    if (counts[2] == 1 &&
+        MHD_lookup_connection_value_n(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION,
+                                      sizeof(MHD_HTTP_HEADER_AUTHORIZATION) - 1, &auth,
+                                      &alen) == MHD_YES &&
+        auth != NULL && !value_is_whole(c, method, auth, alen)) {
+        /* "Bearer <token>\0more": the token as libmicrohttpd cut it is not what was sent */
+        r->auth_hidden = true;
     }
     const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
     uint64_t n = 0;
@@ -276,7 +351,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         r->started = true;
         r->method = method_of(method);
         mero__api_guard_phase(r->gc, API_CONN_BODY, mero_now_ms());
-        if (check_headers(r, c, version) < 0) {
+        if (check_headers(r, c, method, version) < 0) {
             r->dispatched = true;
             mero__api_guard_phase(r->gc, API_CONN_BUSY, mero_now_ms());
             return queue(r);
@@ -305,10 +380,10 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     }
     size_t alen = 0;
     const char *auth = NULL;
-    if (MHD_lookup_connection_value_n(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION,
-                                      sizeof(MHD_HTTP_HEADER_AUTHORIZATION) - 1, &auth,
-                                      &alen) != MHD_YES) {
-        auth = NULL;
+    if (r->auth_hidden || MHD_lookup_connection_value_n(
+                              c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION,
+                              sizeof(MHD_HTTP_HEADER_AUTHORIZATION) - 1, &auth, &alen) != MHD_YES) {
+        auth = NULL; /* none, or bytes hidden after a NUL: no token (401 where one is needed) */
         alen = 0;
     }
     mero__api_dispatch(r, r->raw_path, auth, alen);

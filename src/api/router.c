@@ -14,7 +14,10 @@
  * Routing runs on the raw path (before any percent-decoding): it is split at '/' first and
  * each segment is decoded on its own, so "%2F" stays inside its segment and "?" "#" arrive
  * only when encoded. A bad escape or a decoded NUL anywhere answers 400 before anything
- * else (issue 21 item 8: "%00" used to cut the path short and name another key).
+ * else (issue 21 item 8: "%00" used to cut the path short and name another key). The query
+ * is checked as a whole before routing (mero__api_query_check, from http.c): every escape
+ * decodes (issue 32: "?x=%zz" used to pass), no parameter name is given twice, at most
+ * API_QUERY_MAX_PARAMS names.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,9 +34,9 @@ static const struct api_route *const tables[] = {
     mero__api_routes_reach, mero__api_routes_fleet,  mero__api_routes_metrics,
     mero__api_routes_ui,    mero__api_routes_nslog};
 
-/* Percent-decode one raw path segment [p, p+n) into out (cap bytes with the terminator).
- * 0 ok; -MERO_EINVAL for a bad escape or a decoded NUL (400); -MERO_ETOOBIG when it does not
- * fit (such a segment matches no route: 404). */
+/* Percent-decode one raw path segment [p, p+n) into out (cap bytes with the terminator); with
+ * out NULL only check it. 0 ok; -MERO_EINVAL for a bad escape or a decoded NUL (400);
+ * -MERO_ETOOBIG when it does not fit (such a segment matches no route: 404). */
 static int decode_segment(const char *p, size_t n, char *out, size_t cap, size_t *outlen)
 {
     size_t o = 0;
@@ -53,14 +56,82 @@ static int decode_segment(const char *p, size_t n, char *out, size_t cap, size_t
         if (c == 0) {
             return -MERO_EINVAL;
         }
+        if (out == NULL) {
+            continue;
+        }
         if (o + 1 >= cap) {
             return -MERO_ETOOBIG;
         }
         out[o++] = (char)c;
     }
-    out[o] = 0;
-    *outlen = o;
+    if (out != NULL) {
+        out[o] = 0;
+        *outlen = o;
+    }
     return 0;
+}
+
+/* A name fit to quote in a message: printable ASCII (the JSON envelope must stay UTF-8). */
+static bool quotable(const char *s)
+{
+    for (; *s != 0; s++) {
+        if (*s < 0x21 || *s > 0x7e || *s == '`') {
+            return false;
+        }
+    }
+    return true;
+}
+
+int mero__api_query_check(const char *q, char *msg, size_t cap)
+{
+    char(*keys)[API_PARAM_MAX] = NULL;
+    size_t nkeys = 0;
+    int rc = 0;
+    if (q == NULL || *q == 0) {
+        return 0;
+    }
+    keys = malloc(sizeof(*keys) * API_QUERY_MAX_PARAMS);
+    if (keys == NULL) {
+        snprintf(msg, cap, "out of memory");
+        return -MERO_ENOMEM;
+    }
+    for (const char *p = q; rc == 0;) {
+        size_t n = strcspn(p, "&");
+        const char *eq = memchr(p, '=', n);
+        size_t kn = eq != NULL ? (size_t)(eq - p) : n;
+        size_t len = 0;
+        /* every escape in the query decodes, names and values alike (as in the path) */
+        if (decode_segment(p, n, NULL, 0, NULL) < 0) {
+            snprintf(msg, cap, "bad percent-encoding or NUL byte in the request path or query");
+            rc = -MERO_EINVAL;
+        } else if (n == 0) {
+            /* "a=1&&b=2", a trailing '&': nothing named */
+        } else if (nkeys == API_QUERY_MAX_PARAMS) {
+            snprintf(msg, cap, "more than %u query parameters", API_QUERY_MAX_PARAMS);
+            rc = -MERO_EINVAL;
+        } else if (decode_segment(p, kn, keys[nkeys], API_PARAM_MAX, &len) == 0) {
+            /* a name given twice: which value counts would be libmicrohttpd's choice (the
+             * first), not the caller's; refused instead (a name too long to decode here is
+             * none a route reads) */
+            for (size_t i = 0; i < nkeys && rc == 0; i++) {
+                if (strcmp(keys[i], keys[nkeys]) == 0) {
+                    if (quotable(keys[i]) && len <= 64) {
+                        snprintf(msg, cap, "query parameter `%s` given more than once", keys[i]);
+                    } else {
+                        snprintf(msg, cap, "a query parameter is given more than once");
+                    }
+                    rc = -MERO_EINVAL;
+                }
+            }
+            nkeys++;
+        }
+        if (p[n] == 0) {
+            break;
+        }
+        p += n + 1;
+    }
+    free(keys);
+    return rc;
 }
 
 int mero__api_split_path(const char *raw, struct api_path *out)

@@ -5,19 +5,24 @@
  * outside Rust"). The binary (src/cli/tee_verify) is a thin main over it; the fuzz target
  * drives it directly.
  *
- * Input: quote_b64 (standard base64; wins) or quote_hex, nonce_hex and app_hash_hex (64 hex
- * each, either case, trimmed). Optional beyond the reference: collateral (a QuoteCollateralV3
- * object: verify fully offline, nothing is fetched) and time_unix (judge as of that time). Any
- * other field is refused (exit 1, naming it). Output beyond the reference (additive, issue 14):
- * td_attributes (16 hex) and td_debug on every verdict; reason and reason_code when valid is
- * false (the first failed check: the quote's reject code name, NONCE_MISMATCH or
- * APP_HASH_MISMATCH).
+ * Input: quote_b64 (standard base64) or quote_hex - exactly one of them (issue 32: both is
+ * exit 1, where the reference lets base64 win silently) - at most MERO_MAX_TEE_QUOTE_BYTES
+ * decoded, padding included (more is exit 1); nonce_hex and app_hash_hex (64 hex each, either
+ * case, trimmed). Optional beyond the reference: collateral (a QuoteCollateralV3 object: verify
+ * fully offline, nothing is fetched) and time_unix (judge as of that time). Any other field is
+ * refused (exit 1, naming it). Output beyond the reference (additive, issues 14 and 32):
+ * td_attributes (16 hex), td_debug, quote_length (the quote's declared length: what its
+ * sig_data_len field accounts for) and trailing_bytes (bytes after it, ignored) on every
+ * verdict; reason and reason_code when valid is false (the first failed check: the quote's
+ * reject code name, NONCE_MISMATCH or APP_HASH_MISMATCH).
  * Exit 0: a verdict (`valid` may be false). Exit 1: unusable input. Exit 2: no verdict (the
  * quote does not parse, collateral unavailable or malformed). Errors: {"error": "..."} on
  * stdout and "calimero-tee-verify: ..." on stderr.
  *
  * Invariants: there is no mock path, under any build option: a MOCK_TDX_QUOTE_V1 blob is a
- * quote that does not parse (exit 2); "valid" is printed only with a verdict.
+ * quote that does not parse (exit 2); "valid" is printed only with a verdict; one quote is
+ * one quote_length whatever padding it carries (a caller keys on those bytes, as admission
+ * does).
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -30,9 +35,12 @@
 #include "mero/dcap.h"
 #include "mero/encoding.h"
 #include "mero/pcs.h"
+#include "mero/quote.h"
 #include "mero/tee_verify.h"
 
-#define MAX_QUOTE_DECODED (1u << 20)
+/* The carried bytes, padding included: the quote cap every consumer applies (admission, the
+ * DCAP entry points). Over it the input is unusable (exit 1), not a quote that fails to parse. */
+#define MAX_QUOTE_DECODED MERO_MAX_TEE_QUOTE_BYTES
 
 /* Where the current call writes: per thread, so calls on distinct threads do not meet. */
 static _Thread_local struct mero_buf *out_json;
@@ -113,7 +121,13 @@ static json_t *hex_or_null(const uint8_t *p, size_t n)
     return h != NULL ? h : json_null();
 }
 
-static int print_verdict(const struct mero_dcap_result *r)
+/* The quote's declared length (header, body, 4 + sig_data_len) and the bytes after it. */
+struct quote_extent {
+    size_t declared;
+    size_t trailing;
+};
+
+static int print_verdict(const struct mero_dcap_result *r, const struct quote_extent *x)
 {
     json_t *o = json_object();
     json_t *adv = json_array();
@@ -147,6 +161,11 @@ static int print_verdict(const struct mero_dcap_result *r)
     json_object_set_new(o, "td_attributes",
                         hex_or_null(r->td_attributes, sizeof(r->td_attributes)));
     json_object_set_new(o, "td_debug", json_boolean(r->td_debug));
+    /* Additive (issue 32): the bytes that are the quote, and the padding after them that the
+     * verdict ignores, so a caller that keys on quotes (a spent set) keys on the first
+     * quote_length bytes: one quote, one key, whatever its padding. */
+    json_object_set_new(o, "quote_length", json_integer((json_int_t)x->declared));
+    json_object_set_new(o, "trailing_bytes", json_integer((json_int_t)x->trailing));
     if (!r->is_valid) {
         const char *code = "APP_HASH_MISMATCH";
         const char *why = "report_data[32..64] is not app_hash_hex";
@@ -171,45 +190,54 @@ static int print_verdict(const struct mero_dcap_result *r)
     return rc < 0 ? fail(2, "could not verify: output too large") : 0;
 }
 
-/* Decode the quote (exit 1 on bad encoding). */
+/* The quote field's decoding failure as exit 1 text. */
+static int bad_quote(const char *name, int rc, size_t n, bool b64)
+{
+    if (rc == -MERO_ETOOBIG) {
+        return fail(1, "%s is too long: a quote is at most %u bytes, padding included", name,
+                    (unsigned)MERO_MAX_TEE_QUOTE_BYTES);
+    }
+    if (b64) {
+        return fail(1, "quote_b64 is not valid base64: %s",
+                    n == 0 ? "empty" : "invalid base64 (standard alphabet, padded)");
+    }
+    return fail(1, "quote_hex is not hex: %s",
+                n % 2 ? "odd number of digits" : "invalid hex character");
+}
+
+/* Decode the quote: exactly one of quote_b64 / quote_hex (exit 1 on both, neither, bad
+ * encoding, empty, or over the cap). */
 static int get_quote(json_t *in, uint8_t **q, size_t *qlen)
 {
-    size_t n = 0;
+    size_t nb = 0, nh = 0;
     bool bad_b64, bad_hex;
-    const char *b64 = field(in, "quote_b64", &n, &bad_b64);
+    const char *b64 = field(in, "quote_b64", &nb, &bad_b64);
+    const char *hex = field(in, "quote_hex", &nh, &bad_hex);
+    if ((b64 != NULL || bad_b64) && (hex != NULL || bad_hex)) {
+        /* issue 32: the reference lets quote_b64 win; a request carrying two quotes is
+         * confused or crafted, and which one was judged must not be a guess */
+        return fail(1, "give one of quote_b64 or quote_hex, not both");
+    }
     if (bad_b64) {
         return fail(1, "quote_b64 is not valid base64: not a string");
     }
-    if (b64 != NULL) {
-        if (mero_base64_decode_alloc(b64, n, MAX_QUOTE_DECODED, q, qlen) < 0) {
-            return fail(1, "quote_b64 is not valid base64: %s",
-                        n == 0 ? "empty" : "invalid base64 (standard alphabet, padded)");
-        }
-        if (*qlen == 0) { /* unusable input like an empty quote_hex: exit 1, not 2 */
-            free(*q);
-            *q = NULL;
-            return fail(1, "quote_b64 is not valid base64: empty");
-        }
-        return 0;
-    }
-    const char *hex = field(in, "quote_hex", &n, &bad_hex);
     if (bad_hex) {
         return fail(1, "quote_hex is not hex: not a string");
     }
-    if (hex == NULL) {
+    if (b64 == NULL && hex == NULL) {
         return fail(1, "one of quote_b64 or quote_hex is required");
     }
-    int rc = mero_hex_decode_alloc(hex, n, MAX_QUOTE_DECODED, q, qlen);
+    int rc = b64 != NULL ? mero_base64_decode_alloc(b64, nb, MAX_QUOTE_DECODED, q, qlen)
+                         : mero_hex_decode_alloc(hex, nh, MAX_QUOTE_DECODED, q, qlen);
     if (rc < 0) {
-        return fail(1, "quote_hex is not hex: %s",
-                    rc == -MERO_ETOOBIG ? "too long"
-                    : n % 2             ? "odd number of digits"
-                                        : "invalid hex character");
+        return bad_quote(b64 != NULL ? "quote_b64" : "quote_hex", rc, b64 != NULL ? nb : nh,
+                         b64 != NULL);
     }
-    if (*qlen == 0) {
+    if (*qlen == 0) { /* an empty quote is unusable input either way: exit 1, not 2 */
         free(*q);
         *q = NULL;
-        return fail(1, "quote_hex is not hex: empty");
+        return b64 != NULL ? fail(1, "quote_b64 is not valid base64: empty")
+                           : fail(1, "quote_hex is not hex: empty");
     }
     return 0;
 }
@@ -292,6 +320,7 @@ static int run(json_t *in, bool allow_fetch)
         repeat = 1;
     }
     struct mero_dcap_result r;
+    struct quote_extent x = {qlen, 0};
     for (uint64_t i = 0; i < repeat; i++) {
         if (!have_coll && !allow_fetch) {
             rc = mero_err_set(&err, MERO_ECOLLATERAL_FETCH, "fetching is disabled");
@@ -311,6 +340,11 @@ static int run(json_t *in, bool allow_fetch)
             break;
         }
     }
+    struct mero_quote pq;
+    if (rc >= 0 && mero_quote_parse(&pq, quote, qlen, NULL) == 0) { /* it did, for a verdict */
+        x.declared = pq.total_len;
+        x.trailing = qlen - pq.total_len;
+    }
     free(quote);
     mero_collateral_cleanup(&coll);
     if (rc < 0) {
@@ -326,7 +360,7 @@ static int run(json_t *in, bool allow_fetch)
         }
         return fail(2, "could not verify: %s%s", what, err.msg[0] ? err.msg : mero_errdesc(rc));
     }
-    return print_verdict(&r);
+    return print_verdict(&r, &x);
 }
 
 int mero_tee_verify_json(const char *input, size_t len, bool allow_fetch, struct mero_buf *out,

@@ -7,7 +7,9 @@
 # Content-Length with Transfer-Encoding, are refused 400 and the connection closed; an
 # admitterAddrs peer id in the `Qm...` form is 400, not 500. libmicrohttpd's own refusals
 # (505, 413 on an absurd Content-Length, 400 on bad chunking) are not ours to reshape: the
-# node answers them with a status and stays up (docs/api.md).
+# node answers them with a status and stays up (docs/api.md). Issue 32: a bad escape in the
+# query or a repeated query parameter is 400; a bearer token followed by a raw NUL and more
+# bytes is 401; JSON answers carry X-Content-Type-Options: nosniff.
 . "$(dirname "$0")/node_lib.bash"
 
 STATUS= RESP=
@@ -55,6 +57,24 @@ req a GET "/admin-api/tee/info?x=%00" "" noauth
 check "%00 in the query of a public route: 400" err_has 400 "NUL byte"
 req a GET "/admin-api/tee/info?x=%2500" "" noauth
 check "an encoded percent sign before 00 is no NUL: 200" status_is 200
+# issue 32 item 5: every escape in the query decodes (docs/api.md "Paths"); a name given twice is
+# refused, not left to libmicrohttpd's first-wins (as decoded: a and %61 are one name)
+req a GET "/admin-api/tee/info?x=%zz" "" noauth
+check "a bad escape in the query (?x=%zz): 400" err_is 400 "bad percent-encoding or NUL byte in the request path or query"
+req a GET "/admin-api/tee/info?%4" "" noauth
+check "a cut escape in the query (?%4): 400" err_has 400 "percent-encoding"
+req a GET "/admin-api/tee/info?x=1&y=%4" "" noauth
+check "a cut escape at the query's end (?x=1&y=%4): 400" err_has 400 "percent-encoding"
+req a GET "/admin-api/tee/info?x=%41%42&y=&&z" "" noauth
+check "good escapes, empty values and empty parts in the query: 200" status_is 200
+req a GET "/admin-api/tee/info?a=1&b=2&a=3" "" noauth
+check "a repeated query parameter: 400 naming it" err_is 400 'query parameter `a` given more than once'
+req a GET "/admin-api/tee/info?a=1&%61=2" "" noauth
+check "a repeated query parameter, one spelled with an escape: 400" err_has 400 "given more than once"
+req a GET "/admin-api/tee/info?$(seq -s '&' 1 33)" "" noauth
+check "33 query parameters: 400" err_is 400 "more than 32 query parameters"
+req a GET "/admin-api/tee/info?$(seq -s '&' 1 32)" "" noauth
+check "32 query parameters: 200" status_is 200
 # the same cut with a raw NUL byte in the request line (not encoded)
 T=${TOKEN[a]}
 raw "PUT /admin-api/contexts/$CTX/kv/rawsecret\\x00.public HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $T\r\nContent-Length: 13\r\nConnection: close\r\n\r\n{\"value\":\"v\"}"
@@ -95,6 +115,20 @@ check "the same request with one Content-Length: 200" test "$(raw_status)" = 200
 T=${TOKEN[a]}
 raw "GET /admin-api/node HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $T\r\nAuthorization: Bearer x\r\nConnection: close\r\n\r\n"
 check "two Authorization headers: 400" test "$(raw_status)" = 400
+# issue 32 item 5: libmicrohttpd ends a header value at a raw NUL, so "Bearer <token>\0junk" read
+# as the token; the bytes after the NUL make it no token (401), wherever the header sits
+raw "GET /admin-api/node HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $T\\x00junk\r\nConnection: close\r\n\r\n"
+check "a bearer token followed by a NUL and more bytes: 401" test "$(raw_status)" = 401
+raw "GET /admin-api/node HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer $T\\x00\\x00junk\r\n\r\n"
+check "... also as the last header: 401" test "$(raw_status)" = 401
+raw "GET /admin-api/node HTTP/1.1\nHost: x\nConnection: close\nAuthorization: Bearer $T\\x00j\n\n"
+check "... also with bare LF line ends: 401" test "$(raw_status)" = 401
+raw "GET /admin-api/node HTTP/1.1\nHost: x\nConnection: close\nAuthorization: Bearer $T\n\n"
+check "the token with bare LF line ends: 200" test "$(raw_status)" = 200
+raw "POST /admin-api/namespaces HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\nAuthorization: Bearer $T\r\n\r\n{}"
+check "the token as the last header before a body: 200" test "$(raw_status)" = 200
+raw "GET /admin-api/tee/info HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $T\\x00junk\r\nConnection: close\r\n\r\n"
+check "a public route with such a header still answers: 200" test "$(raw_status)" = 200
 
 QM=QmYyQSo1c1Ym7orWxLYvCrM2EmxFTANf8wXmmE7DWjhx5N
 req a POST /admin-api/tee/fleet-join "{\"groupId\":\"$NS\",\"admitterAddrs\":[\"/ip4/127.0.0.1/tcp/1/p2p/$QM\"]}"
@@ -107,6 +141,12 @@ raw $'POST /admin-api/tee/attest HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999
 check "absurd Content-Length: 413" test "$(raw_status)" = 413
 raw $'POST /admin-api/tee/attest HTTP/1.1\r\nHost: x\r\nContent-Length: 70000\r\nConnection: close\r\n\r\n'
 check "Content-Length over our limit: 413 in the JSON envelope" eval '[ "$(raw_status)" = 413 ] && [ "$(raw_body | jq -r .error.status)" = 413 ]'
+# issue 32 item 9: JSON answers carry nosniff like the page (an answer, an error, a 401)
+hdr() { curl -s -D - -o /dev/null "$@" | tr -d '\r' | grep -ci '^X-Content-Type-Options: nosniff$'; }
+check "a JSON answer carries X-Content-Type-Options: nosniff" test "$(hdr "$U/admin-api/tee/info")" = 1
+check "... a JSON error too (404)" test "$(hdr "$U/admin-api/nope")" = 1
+check "... and a 401" test "$(hdr "$U/admin-api/node")" = 1
+check "... and the page, once" test "$(hdr "$U/admin-ui/")" = 1
 req a GET /admin-api/tee/info "" noauth
 check "node still serves after all of it" status_is 200
 finish

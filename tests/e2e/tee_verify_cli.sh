@@ -4,7 +4,9 @@
 # 0/1/2, {"error":...} on stdout and a stderr line, no mock path, a genuine case offline with
 # collateral + time_unix, and through a local PCS (tests/support/pcs_server.py on 127.0.0.1):
 # genuine case verifies; down / 404 / 500 / garbage / slow give exit 2 and never "valid"; a
-# second verification in the same process makes no second request. Prints TAP.
+# second verification in the same process makes no second request. Issue 32: quote_b64 with
+# quote_hex is exit 1; bytes after the declared end are reported (quote_length, trailing_bytes)
+# and still verify, nearmpc-4's genuine padding included; over 16384 bytes is exit 1. Prints TAP.
 set -u
 BIN=${MERO_BIN:?}/calimero-tee-verify
 SH=${MERO_SHARED:?}/testdata/tdx
@@ -90,11 +92,41 @@ mout=$(timeout 30 "$MERO_BIN/meroctl" quote verify <"$T/in" 2>/dev/null); mrc=$?
 if [ "$mrc" = 0 ] && [ "$mout" = "$out" ]; then ok "meroctl quote verify gives the same verdict"
 else nok "meroctl quote verify" "exit $mrc: $mout"; fi
 B64=$(base64 -w0 "$D/quote.bin")
+# issue 32 item 4: two quotes in one request are refused (the reference let quote_b64 win), with
+# either one broken and with both the same quote
 jq -n --arg q "$B64" --arg n "$NONCE" --arg a "$APP" --slurpfile c "$COLL" --argjson t "$TIME" \
     '{quote_b64:$q, quote_hex:"zz", nonce_hex:$n, app_hash_hex:$a, collateral:$c[0], time_unix:$t}' >"$T/in"
-run "$T/in"; expect "quote_b64 wins over quote_hex" 0 '"valid":true'
+run "$T/in"; expect "quote_b64 and quote_hex together exit 1" 1 "give one of quote_b64 or quote_hex" '"valid"'
+jq --arg b "$B64" '.quote_b64=$b' <(input '.collateral=$c[0] | .time_unix=$t') >"$T/in"
+run "$T/in"; expect "the same quote as both quote_b64 and quote_hex exits 1" 1 "not both" '"valid"'
 input '.collateral=$c[0] | .time_unix=$t | .nonce_hex=("00"*32)' >"$T/in"; run "$T/in"
 expect "wrong nonce is a verdict valid:false" 0 '"valid":false'
+
+# ---- issue 32 item 3: one quote, one length; padding is reported, the cap is unusable input ----
+QLEN=$(jq .quote_length <<<"$(input '.collateral=$c[0] | .time_unix=$t' | "$BIN" 2>/dev/null)")
+[[ "$QLEN" =~ ^[0-9]+$ ]] || QLEN=0 # no quote_length: the checks below fail, the script goes on
+input ".collateral=\$c[0] | .time_unix=\$t | .quote_hex=(.quote_hex + (\"a5\"*333))" >"$T/in"; run "$T/in"
+if [ "$rc" = 0 ] && [ "$(jq -r .valid <<<"$out")" = true ] && [ "$QLEN" = "$(jq .quote_length <<<"$out")" ] &&
+    [ "$(jq .trailing_bytes <<<"$out")" = $((${#QHEX} / 2 + 333 - QLEN)) ]; then
+    ok "bytes after the declared end: still valid, quote_length $QLEN and trailing_bytes reported"
+else nok "trailing bytes reported" "rc=$rc qlen=$QLEN $(jq -c '{valid,quote_length,trailing_bytes}' <<<"$out")"; fi
+N4=$SH/nearmpc-4
+H4=$(od -An -v -tx1 "$N4/quote.bin" | tr -d ' \n')
+jq -n --arg q "$H4" --arg n "${H4:1136:64}" --arg a "${H4:1200:64}" --slurpfile c "$N4/collateral.json" \
+    --argjson t "$(jq .verify_time_unix "$N4/expected.json")" \
+    '{quote_hex:$q, nonce_hex:$n, app_hash_hex:$a, collateral:$c[0], time_unix:$t}' >"$T/in"
+run "$T/in"
+if [ "$rc" = 0 ] && [ "$(jq -c '[.valid,.quote_length,.trailing_bytes]' <<<"$out")" = "[true,4936,70]" ]; then
+    ok "nearmpc-4's genuine zero padding: valid, quote_length 4936, trailing_bytes 70"
+else nok "nearmpc-4 padding" "rc=$rc $(jq -c '{valid,quote_length,trailing_bytes}' <<<"$out" 2>/dev/null)"; fi
+PADHEX=$(printf '%*s' $(((16384 - ${#QHEX} / 2) * 2)) '' | tr ' ' 0)
+input ".collateral=\$c[0] | .time_unix=\$t | .quote_hex=(.quote_hex + \"$PADHEX\")" >"$T/in"; run "$T/in"
+expect "a quote of exactly 16384 bytes (padding included) verifies" 0 '"trailing_bytes":'"$((16384 - QLEN))"
+input ".collateral=\$c[0] | .time_unix=\$t | .quote_hex=(.quote_hex + \"${PADHEX}00\")" >"$T/in"; run "$T/in"
+expect "a quote of 16385 bytes is unusable input (exit 1)" 1 "quote_hex is too long: a quote is at most 16384 bytes" '"valid"'
+jq --arg b "$(cat "$D/quote.bin" <(head -c $((16385 - ${#QHEX} / 2)) /dev/zero) | base64 -w0)" \
+    'del(.quote_hex) | .quote_b64=$b' "$T/in" >"$T/in2"; run "$T/in2"
+expect "a base64 quote of 16385 bytes is unusable input (exit 1)" 1 "quote_b64 is too long" '"valid"'
 input '.collateral=$c[0] | .time_unix=($t + 40*86400)' >"$T/in"; run "$T/in"
 expect "expired collateral is a verdict valid:false" 0 '"quote_verified":false'
 input '.collateral=$c[0] | .time_unix=$t | .nonce_hex=(.nonce_hex|ascii_upcase) | .app_hash_hex=("  " + .app_hash_hex + "\n")' >"$T/in"

@@ -7,7 +7,7 @@
 # order, byte for byte the one-shot run's stdout with "exit":<its exit status> as last member.
 # Also: bounded memory on a 32 MiB line, caches shared across requests (two fetching requests
 # through a local PCS make one set of fetches), interactive use (an answer arrives before the
-# next request is written). Prints TAP.
+# next request is written), status 1 (not SIGPIPE) when the reader goes away. Prints TAP.
 set -u
 BIN=${MERO_BIN:?}/calimero-tee-verify
 ROOT=${MERO_ROOT:?}
@@ -116,6 +116,27 @@ SERVE_PID=
 exec 8<&-
 [ "$inter" = ok ] && [ "$src" = 0 ] && ok "interactive: answer before the next request; EOF ends with 0" ||
     nok "interactive" "$inter status $src"
+
+# issue 32 item 4: the reader going away ends --serve with status 1 (docs/bindings.md), never
+# SIGPIPE (141): while it waits for input (noticed without another request) and mid-stream.
+rm -f "$T/in" "$T/st"
+mkfifo "$T/in"
+( timeout 60 "$BIN" --serve <"$T/in" 2>/dev/null | head -n 1 >"$T/first"; echo "${PIPESTATUS[0]}" >"$T/st" ) &
+GONE_PID=$!
+exec 7>"$T/in"
+head -n 1 "$T/requests" >&7
+for _ in $(seq 200); do [ -s "$T/st" ] && break; sleep 0.05; done
+idle=$(cat "$T/st" 2>/dev/null)
+[ -z "$idle" ] && sed -n 2p "$T/requests" >&7 # unblock a --serve that only notices on a write
+exec 7>&-
+wait "$GONE_PID"
+st=$(cat "$T/st" 2>/dev/null)
+if [ "$idle" = 1 ] && [ "$(cat "$T/first")" = "$(head -n 1 "$T/expected")" ]; then
+    ok "reader gone while --serve waits for input: status 1 without another request"
+else nok "reader gone while idle" "status ${idle:-none within 10 s} (after another request: $st)"; fi
+st=$( (yes "$(head -n 1 "$T/requests")" | head -n 50 | timeout 60 "$BIN" --serve 2>/dev/null | head -c 100 >/dev/null
+    echo "${PIPESTATUS[2]}") )
+[ "$st" = 1 ] && ok "reader gone mid-stream: status 1, not SIGPIPE" || nok "reader gone mid-stream" "status $st"
 
 # Caches are shared across requests: two requests without collateral fetch once.
 D=$SHARED/testdata/tdx/dcapqvl-1

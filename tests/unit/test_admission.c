@@ -6,7 +6,8 @@
  * 60 s; a quote over 16 KiB, refused after its challenge is spent; a credential lifted from
  * another replica; a quote made for another credential or without the challenge; a node that
  * may not vouch); a real quote needs a DCAP verdict ("no verdict" refuses) and carries its
- * measurements to the decision.
+ * measurements to the decision; padding after a real quote's declared end is neither hashed,
+ * judged nor carried (issue 32: one quote, one hash).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,8 @@ struct fake_gov {
     int real_calls;
     int real_rc;
     uint8_t last_hash[32];
+    size_t last_len;      /* the verdict's quote length: the bytes the admission carries */
+    size_t last_real_len; /* the length DCAP was asked to judge */
     uint8_t last_mrtd[48];
     bool last_mock;
     char last_tcb[MERO_ADM_TCB_STATUS_MAX];
@@ -54,7 +57,7 @@ static int fake_real(void *ud, const uint8_t *q, size_t len, struct mero_tee_ver
 {
     struct fake_gov *g = ud;
     (void)q;
-    (void)len;
+    g->last_real_len = len;
     g->real_calls++;
     if (g->real_rc < 0) {
         return mero_err_set(err, -g->real_rc, "collateral could not be fetched");
@@ -75,6 +78,7 @@ static int fake_admit(void *ud, const struct mero_tee_claim *c, struct mero_tee_
     }
     g->admits++;
     memcpy(g->last_hash, v->quote_hash, 32);
+    g->last_len = v->quote_len;
     memcpy(g->last_mrtd, v->mrtd, 48);
     g->last_mock = v->is_mock;
     snprintf(g->last_tcb, sizeof(g->last_tcb), "%s", v->tcb_status);
@@ -358,6 +362,75 @@ TEST(real_quote_needs_a_dcap_verdict)
     teardown(f);
 }
 
+/* issue 32: one quote, one hash. The same quote with different padding after its declared end
+ * (within the 16 KiB cap) is the same admission quote: the hash that the spent-quote rule keys
+ * on and the bytes carried to governance are the declared ones, not the bytes as sent. */
+TEST(padding_after_the_quote_is_not_hashed_or_carried)
+{
+    struct fixture *f = setup(0);
+    CHECK(f != NULL);
+    size_t len = 0;
+    uint8_t *q = real_quote_for(f, &len);
+    CHECK(q != NULL);
+    struct mero_quote parsed;
+    CHECK_OK(mero_quote_parse(&parsed, q, len, NULL));
+    size_t decl = parsed.total_len;
+    uint8_t want[32];
+    const size_t pads[] = {0, 1, 70, MERO_MAX_TEE_QUOTE_BYTES - decl};
+    const uint8_t fill[] = {0x00, 0xa5, 0x00, 0x5a};
+    for (size_t i = 0; i < sizeof(pads) / sizeof(pads[0]); i++) {
+        if (i > 0) { /* a fresh challenge each time; the quote is rebuilt around it */
+            CHECK_OK(mero_challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER,
+                                          sizeof(PEER), f->pk, 10000 * i, f->claim.challenge,
+                                          NULL));
+        }
+        free(q);
+        q = real_quote_for(f, &len);
+        CHECK(q != NULL);
+        uint8_t *padded = malloc(decl + pads[i]);
+        CHECK(padded != NULL);
+        memcpy(padded, q, decl);
+        memset(padded + decl, fill[i], pads[i]);
+        mero_sha256(want, padded, decl);
+        f->claim.quote = padded;
+        f->claim.quote_len = decl + pads[i];
+        int o;
+        struct mero_err e = {0};
+        int rc = mero_verify_and_admit(f->book, &f->deps, &f->claim, 10000 * i + 1, &o, &e);
+        free(padded);
+        CHECK_MSG(rc == 0, "padding %zu: %s", pads[i], e.msg);
+        CHECK_EQ(f->gov.last_len, decl);
+        CHECK_EQ(f->gov.last_real_len, decl);
+        CHECK_MEM_EQ(f->gov.last_hash, want, 32);
+    }
+    free(q);
+    CHECK_EQ(f->gov.admits, 4);
+    /* the same quote (same report data) with other padding: the same hash, so the second is
+     * a spent quote to governance, not a new one */
+    uint8_t a[32];
+    struct mero_tee_verdict v = {.verified = true};
+    struct mero_tee_claim c = f->claim;
+    q = real_quote_for(f, &len);
+    CHECK(q != NULL);
+    uint8_t *padded = calloc(1, decl + 100);
+    CHECK(padded != NULL);
+    memcpy(padded, q, decl);
+    c.quote = padded;
+    c.quote_len = decl;
+    v.quote_len = decl;
+    int o;
+    CHECK_OK(mero_admission_decide(&f->deps, &c, &v, &o, NULL));
+    memcpy(a, v.quote_hash, 32);
+    memset(padded + decl, 0xff, 100);
+    c.quote_len = decl + 100;
+    CHECK_OK(mero_admission_decide(&f->deps, &c, &v, &o, NULL));
+    CHECK_MEM_EQ(v.quote_hash, a, 32);
+    CHECK_EQ(f->gov.last_len, decl);
+    free(padded);
+    free(q);
+    teardown(f);
+}
+
 TEST(garbage_quote_refused)
 {
     struct fixture *f = setup(0);
@@ -383,4 +456,4 @@ MERO_TEST_MAIN(T(mock_quote_admitted_with_its_hash_and_zero_measurements),
                T(credential_lifted_from_another_replica_refused),
                T(quote_for_another_credential_refused), T(quote_without_the_challenge_refused),
                T(node_that_may_not_vouch_says_so), T(real_quote_needs_a_dcap_verdict),
-               T(garbage_quote_refused))
+               T(padding_after_the_quote_is_not_hashed_or_carried), T(garbage_quote_refused))

@@ -345,7 +345,46 @@ TEST(path_segments)
     CHECK(p.too_long);
 }
 
+/* issue 32 item 5: the query is checked whole - every escape decodes, no name twice */
+TEST(query_checks)
+{
+    char msg[128];
+    CHECK_EQ(mero__api_query_check("", msg, sizeof(msg)), 0);
+    CHECK_EQ(mero__api_query_check("attempts=3", msg, sizeof(msg)), 0);
+    CHECK_EQ(mero__api_query_check("x=%41%42&y=&&z&", msg, sizeof(msg)), 0);
+    CHECK_EQ(mero__api_query_check("x=%2500", msg, sizeof(msg)), 0);
+    const char *bad[] = {"x=%zz", "%4", "x=1&y=%4", "x=%", "%zz=1", "x=%00", "x=a%0"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        msg[0] = 0;
+        CHECK_MSG(mero__api_query_check(bad[i], msg, sizeof(msg)) == -MERO_EINVAL, "%s", bad[i]);
+        CHECK_STR_EQ(msg, "bad percent-encoding or NUL byte in the request path or query");
+    }
+    CHECK_EQ(mero__api_query_check("attempts=1&attempts=2", msg, sizeof(msg)), -MERO_EINVAL);
+    CHECK_STR_EQ(msg, "query parameter `attempts` given more than once");
+    CHECK_EQ(mero__api_query_check("a=1&b&%61", msg, sizeof(msg)), -MERO_EINVAL); /* as decoded */
+    CHECK_STR_EQ(msg, "query parameter `a` given more than once");
+    CHECK_EQ(mero__api_query_check("%C3%A9=1&%C3%A9=2", msg, sizeof(msg)), -MERO_EINVAL);
+    CHECK_STR_EQ(msg, "a query parameter is given more than once"); /* not quoted: not ASCII */
+    CHECK_EQ(mero__api_query_check("=1&=2", msg, sizeof(msg)), -MERO_EINVAL); /* "" twice */
+    char many[256] = "";
+    size_t at = 0;
+    for (unsigned i = 0; i < API_QUERY_MAX_PARAMS; i++) {
+        at += (size_t)snprintf(many + at, sizeof(many) - at, "%s%u", i ? "&" : "", i);
+    }
+    CHECK_EQ(mero__api_query_check(many, msg, sizeof(msg)), 0);
+    snprintf(many + at, sizeof(many) - at, "&x");
+    CHECK_EQ(mero__api_query_check(many, msg, sizeof(msg)), -MERO_EINVAL);
+    CHECK_STR_EQ(msg, "more than 32 query parameters");
+    /* a name too long to compare is checked for escapes, never a duplicate */
+    char longname[2 * API_PARAM_MAX + 8];
+    memset(longname, 'k', API_PARAM_MAX + 1);
+    memcpy(longname + API_PARAM_MAX + 1, "&", 1);
+    memset(longname + API_PARAM_MAX + 2, 'k', API_PARAM_MAX + 1);
+    longname[2 * API_PARAM_MAX + 3] = 0;
+    CHECK_EQ(mero__api_query_check(longname, msg, sizeof(msg)), 0);
+}
+
 MERO_TEST_MAIN(T(attest_bodies), T(fleet_join_bodies), T(policy_bodies),
                T(policy_release_version_is_the_release_modules), T(error_status_table),
                T(policy_canonical_form), T(member_bodies), T(strict_json), T(kv_and_keys),
-               T(path_segments))
+               T(path_segments), T(query_checks))

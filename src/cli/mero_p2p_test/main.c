@@ -21,7 +21,9 @@
  *
  * Options: --seed HEX32 (identity seed; random otherwise), --listen MA (repeatable),
  * --echo PROTO (answer requests on PROTO with "echo:" + request), --sub TOPIC, --dial MA,
- * --slow-ms N (delay echo answers). Exits on "quit" or end of input.
+ * --slow-ms N (answer each echo request N ms after it arrived, 0..600000; 0, the default,
+ * answers at once: a slow peer for timeout tests). Exits on "quit" or end of input; echo
+ * answers still waiting then are dropped (the stream is reset).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -86,6 +88,59 @@ static void on_reply(void *ud, int status, const uint8_t *data, size_t len)
     }
 }
 
+#define SLOW_MS_MAX 600000u
+static uint64_t g_slow_ms; /* --slow-ms: how long an echo answer waits */
+
+/* An echo answer waiting for its --slow-ms (a list, so quit can drop the ones left). */
+struct slow_echo {
+    uv_timer_t t;
+    struct mero_net_req *req; /* NULL once answered or dropped */
+    uint8_t *buf;
+    size_t len;
+    struct slow_echo *next;
+};
+static struct slow_echo *g_slow;
+
+static void slow_closed(uv_handle_t *h)
+{
+    struct slow_echo *e = h->data;
+    free(e->buf);
+    free(e);
+}
+
+static void slow_remove(struct slow_echo *e)
+{
+    for (struct slow_echo **pp = &g_slow; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == e) {
+            *pp = e->next;
+            break;
+        }
+    }
+    uv_close((uv_handle_t *)&e->t, slow_closed);
+}
+
+static void slow_fire(uv_timer_t *t)
+{
+    struct slow_echo *e = t->data;
+    if (mero_net_respond(e->req, e->buf, e->len) < 0) {
+        out("respond failed");
+    }
+    e->req = NULL;
+    slow_remove(e);
+}
+
+/* quit: the answers still waiting are dropped before the net goes */
+static void slow_drop_all(void)
+{
+    while (g_slow != NULL) {
+        struct slow_echo *e = g_slow;
+        uv_timer_stop(&e->t);
+        mero_net_req_drop(e->req);
+        e->req = NULL;
+        slow_remove(e);
+    }
+}
+
 static void echo(void *ud, struct mero_net_req *req, const char *from, const uint8_t *data,
                  size_t len)
 {
@@ -100,6 +155,23 @@ static void echo(void *ud, struct mero_net_req *req, const char *from, const uin
         memcpy(buf + 5, data, len);
     }
     out("served %s %s %.*s", proto, from, (int)len, (const char *)data);
+    if (g_slow_ms > 0) {
+        struct slow_echo *e = calloc(1, sizeof(*e));
+        if (e == NULL) {
+            free(buf);
+            mero_net_req_drop(req);
+            return;
+        }
+        e->req = req;
+        e->buf = buf;
+        e->len = len + 5;
+        uv_timer_init(g_loop, &e->t);
+        e->t.data = e;
+        uv_timer_start(&e->t, slow_fire, g_slow_ms, 0);
+        e->next = g_slow;
+        g_slow = e;
+        return;
+    }
     if (mero_net_respond(req, buf, len + 5) < 0) {
         out("respond failed");
     }
@@ -157,6 +229,7 @@ static void shutdown_all(void)
         g_quit = 1;
         uv_read_stop((uv_stream_t *)&g_in);
         uv_close((uv_handle_t *)&g_in, NULL);
+        slow_drop_all();
         mero_net_free(g_net);
         g_net = NULL;
         for (size_t i = 0; i < g_nclone; i++) {
@@ -322,6 +395,12 @@ int main(int argc, char **argv)
             dials[nd++] = v;
         } else if (!strcmp(a, "--echo")) {
             echo_proto = v;
+        } else if (!strcmp(a, "--slow-ms")) {
+            if (mero_parse_u64(v, SLOW_MS_MAX, &g_slow_ms) < 0) {
+                fprintf(stderr, "mero_p2p_test: --slow-ms takes milliseconds, 0 to %u\n",
+                        SLOW_MS_MAX);
+                return 1;
+            }
         } else {
             fprintf(stderr, "mero_p2p_test: unknown option %s\n", a);
             return 1;

@@ -33,11 +33,14 @@ static int emit(int code, struct mero_buf *out, const char *msg)
 static const char usage[] =
     "usage: calimero-tee-verify < input.json\n"
     "       calimero-tee-verify --serve   (one request per line in, one answer per line out)\n"
-    "  input:  {\"quote_b64\"|\"quote_hex\": ..., \"nonce_hex\": \"<64 hex>\",\n"
-    "           \"app_hash_hex\": \"<64 hex>\", \"collateral\": {...}?, \"time_unix\": N?}\n"
+    "  input:  {\"quote_b64\"|\"quote_hex\" (one, at most 16384 bytes): ...,\n"
+    "           \"nonce_hex\": \"<64 hex>\", \"app_hash_hex\": \"<64 hex>\",\n"
+    "           \"collateral\": {...}?, \"time_unix\": N?}\n"
     "  output: one JSON object on stdout (see calimero-tee-verify(1))\n"
     "  exit:   0 a verdict (read \"valid\"), 1 unusable input, 2 no verdict\n"
-    "  --serve: each answer is that object plus \"exit\": the exit status above\n";
+    "  --serve: each answer is that object plus \"exit\": the exit status above;\n"
+    "           ends with 0 at end of input, 1 when stdin or stdout fails or stdout's\n"
+    "           reader goes away\n";
 
 int main(int argc, char **argv)
 {

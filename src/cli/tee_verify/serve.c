@@ -12,9 +12,13 @@
  * the stream. Memory stays bounded: an over-long line is discarded as it arrives, never buffered
  * beyond TEE_VERIFY_SERVE_MAX_LINE. Nothing is written to stderr per request (a caller that does
  * not drain stderr must not block us). End of input ends the process with status 0; a final line
- * without a newline is still a request.
+ * without a newline is still a request. The reader going away (issue 32) ends it with status 1,
+ * never with SIGPIPE: SIGPIPE is ignored, a failed write is status 1, and while waiting for
+ * input we also watch stdout, so a closed pipe is noticed before the next request arrives.
  */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,18 +54,47 @@ static int answer(FILE *out, struct mero_buf *line, bool too_long, struct mero_b
     return ferror(out) ? -1 : 0;
 }
 
+/* Wait until fd has input (or end of input), or out's reader is gone (1). A descriptor that
+ * cannot be polled (a regular file answers at once) simply reads. */
+static int wait_input(int fd, FILE *out)
+{
+    struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = fileno(out), .events = 0}};
+    for (;;) {
+        int n = poll(p, p[1].fd >= 0 ? 2 : 1, -1);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            return 0; /* let read() report */
+        }
+        /* POLLERR on a pipe's write end: no reader left (POLLHUP: a socket's peer closed) */
+        if ((p[1].revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) {
+            return 1;
+        }
+        if (p[0].revents != 0) {
+            return 0;
+        }
+    }
+}
+
 int tee_verify_serve(int fd, FILE *out)
 {
     static char chunk[CHUNK];
     struct mero_buf line, doc;
     bool too_long = false, pending = false;
     int status = 0;
+    /* A reader that goes away is a write error (status 1), not a signal that kills us. */
+    (void)signal(SIGPIPE, SIG_IGN);
     mero_buf_init(&line, TEE_VERIFY_SERVE_MAX_LINE);
     mero_buf_init(&doc, ANSWER_MAX);
     for (;;) {
         /* Answers to a burst of pipelined requests go out together, but always before we
          * block on the next read, so a caller waiting for its answer is never left waiting. */
         if (fflush(out) != 0) {
+            status = 1;
+            goto out;
+        }
+        if (wait_input(fd, out) != 0) {
             status = 1;
             goto out;
         }

@@ -14,7 +14,8 @@
 
 /*
  * Answer each line read from fd with one line on out, in order, until end of input.
- * Returns the process exit status: 0 at end of input, 1 when reading or writing fails.
+ * Returns the process exit status: 0 at end of input, 1 when reading or writing fails or out's
+ * reader goes away (SIGPIPE is ignored from the first call on).
  */
 int tee_verify_serve(int fd, FILE *out);
 

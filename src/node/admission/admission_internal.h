@@ -53,7 +53,12 @@ struct mero_tee_verdict {
     uint8_t binding[MERO_APP_HASH_LEN]; /* admission_binding(ns, ns, pk, account, kem_pk, device) */
     bool is_mock;
     bool verified; /* signature and report data checked */
-    uint8_t quote_hash[MERO_QUOTE_HASH_LEN];
+    /* The bytes that are the quote (issue 32): a real quote's declared length (header, body,
+     * 4 + sig_data_len), without the padding a TEE may send after it; a mock quote's carried
+     * length. The admission carries claim->quote[0, quote_len) and quote_hash is their SHA-256,
+     * so one quote is one hash (and one spent key) whatever its padding. */
+    size_t quote_len;
+    uint8_t quote_hash[MERO_QUOTE_HASH_LEN]; /* SHA-256(claim->quote[0, quote_len)) */
     uint8_t mrtd[MERO_MR_LEN];
     uint8_t rtmr[MERO_RTMR_COUNT][MERO_RTMR_LEN];
     bool has_td; /* real quote: the TD facts below, from the body DCAP verifies */
@@ -113,7 +118,8 @@ MERO_MUST_CHECK int mero_admission_verify_real(const struct mero_admission_deps 
                                                const struct mero_tee_claim *c,
                                                struct mero_tee_verdict *v, struct mero_err *err);
 
-/* Step 4: quote_hash, attested_at, then admit_tee_node through deps->admit. */
+/* Step 4: quote_hash over the quote's declared bytes (v->quote_len), attested_at, then
+ * admit_tee_node through deps->admit, which carries those bytes only. */
 MERO_MUST_CHECK int mero_admission_decide(const struct mero_admission_deps *deps,
                                           const struct mero_tee_claim *c,
                                           struct mero_tee_verdict *v, int *out,

@@ -98,8 +98,10 @@ static int dep_admit(void *ud, const struct mero_tee_claim *c, struct mero_tee_v
     req.td_attributes = v->td_attributes;
     memcpy(req.mrservicetd, v->mrservicetd, sizeof(req.mrservicetd));
     req.release_version = c->release;
+    /* the quote's declared bytes, the ones quote_hash covers (issue 32): gov's QuoteHash
+     * rule, the spent-quote rule and every peer then hash the very bytes carried */
     req.quote = c->quote;
-    req.quote_len = c->quote_len;
+    req.quote_len = v->quote_len;
     req.collateral = v->collateral;
     req.collateral_len = v->collateral_len;
     req.attested_at = (uint64_t)((int64_t)v->attested_at + mero__adm_clock_skew(a));

@@ -8,8 +8,9 @@
  *   3. the binding from the credential, and the quote's report data = challenge || binding
  *      (a structural read first, so a wrong claim costs no collateral fetch), then mock or
  *      DCAP verification;
- *   4. quote_hash = SHA-256(quote), then admit_tee_node (the governance decision, which
- *      publishes the admission, the evidence and the KeyDelivery).
+ *   4. quote_hash = SHA-256(the quote's declared bytes), then admit_tee_node (the governance
+ *      decision, which publishes the admission, the evidence and the KeyDelivery, carrying
+ *      those bytes: padding after a quote's declared end is dropped here, issue 32).
  * Invariants: nothing reaches step 4 unless steps 1-3 passed; a failure of any step is a
  * refusal with a reason and publishes nothing; "no verdict" from DCAP is a refusal, never a
  * pass; a real quote is never treated as mock nor the reverse (the header decides, and the
@@ -94,6 +95,7 @@ int mero_admission_check(struct mero_challenge_book *book, const struct mero_adm
         /* a mock quote carries no measurements: every register reads as zeros */
         snprintf(t.tcb_status, sizeof(t.tcb_status), "%s", MERO_TCB_STATUS_MOCK);
         t.verified = true;
+        t.quote_len = c->quote_len; /* a mock declares no length: its bytes as carried */
     } else {
         struct mero_quote q;
         rc = mero_quote_parse(&q, c->quote, c->quote_len, NULL);
@@ -101,6 +103,9 @@ int mero_admission_check(struct mero_challenge_book *book, const struct mero_adm
             return mero_err_set(err, MERO_EREFUSED, "the quote does not parse (%s)",
                                 mero_strerror(rc));
         }
+        /* One quote, one hash (issue 32): bytes after the declared end are padding that
+         * verification ignores, so they are no part of what is hashed, spent or carried. */
+        t.quote_len = q.total_len;
         memcpy(t.mrtd, q.body.mrtd, sizeof(t.mrtd));
         memcpy(t.rtmr, q.body.rtmr, sizeof(t.rtmr));
         /* the TD facts the admission rules judge (and the join records for every peer) */
@@ -129,7 +134,8 @@ int mero_admission_verify_real(const struct mero_admission_deps *deps,
     }
     v->tcb_status[0] = '\0';
     struct mero_err e = {0};
-    int rc = deps->verify_real(deps->ud, c->quote, c->quote_len, v, &e);
+    /* the declared bytes: the very ones hashed and carried (mero_admission_decide) */
+    int rc = deps->verify_real(deps->ud, c->quote, v->quote_len, v, &e);
     if (rc < 0) {
         return mero_err_set(err, -rc, "the attestation did not verify: %s",
                             e.msg[0] ? e.msg : mero_errdesc(rc));
@@ -150,7 +156,10 @@ int mero_admission_decide(const struct mero_admission_deps *deps, const struct m
     if (deps->admit == NULL) {
         return mero_err_set(err, MERO_EINTERNAL, "no admission decision installed");
     }
-    mero_sha256(v->quote_hash, c->quote, c->quote_len);
+    if (v->quote_len == 0 || v->quote_len > c->quote_len) {
+        return mero_err_set(err, MERO_EINTERNAL, "the quote's length was not established");
+    }
+    mero_sha256(v->quote_hash, c->quote, v->quote_len);
     v->attested_at = mero_now_unix();
     int o = MERO_ADMIT_NOT_A_VOUCHER;
     int rc = deps->admit(deps->ud, c, v, &o, err);
