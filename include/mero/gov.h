@@ -30,7 +30,7 @@
 #include "mero/quote.h"
 #include "mero/sizes.h"
 
-#define MERO_GOV_STORE_SCHEMA 5 /* SQLite schema (PRAGMA user_version) */
+#define MERO_GOV_STORE_SCHEMA 6 /* SQLite schema (PRAGMA user_version) */
 /*
  * Evidence lifetime (spec "Idempotency and refresh", tee::evidence_retry). UNVERIFIED values,
  * the one place they live (docs/admission.md "Evidence lifetime"): evidence older than
@@ -609,7 +609,19 @@ MERO_MUST_CHECK int mero_gov_dump(struct mero_store *s, struct mero_buf *out);
  * back: nothing is changed). *nops = ops checked. -MERO_EIO with the first finding.
  */
 MERO_MUST_CHECK int mero_gov_verify(struct mero_store *s, size_t *nops, struct mero_err *err);
-/* Rebuild every derived table from the op log (in stored order); no events. */
+/*
+ * Issue 32 item 6: the derived tables sealed at a clean stop and checked at the next start.
+ * mero_gov_seal_derived stores SHA-256 of their canonical dump (mero_gov_dump).
+ * mero_gov_check_derived compares it with the tables as they are and removes it: equal, 0
+ * (*how = "seal"); different, -MERO_ESTATE (rows edited or damaged while the node was stopped).
+ * With no seal (the last stop was a crash, or a store from before the seal), the tables are
+ * compared with a rebuild from the log in a rolled-back transaction instead (*how = "replay").
+ */
+MERO_MUST_CHECK int mero_gov_seal_derived(struct mero_store *s, struct mero_err *err);
+MERO_MUST_CHECK int mero_gov_check_derived(struct mero_store *s, const char **how,
+                                           struct mero_err *err);
+/* Rebuild every derived table from the op log (each namespace in its canonical order); no
+ * events. */
 MERO_MUST_CHECK int mero_gov_rebuild(struct mero_store *s, struct mero_err *err);
 /*
  * Self-purge (spec "Eviction and self-purge"): group == ns purges the whole namespace (op log

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "gov/gov_internal.h"
+#include "mero/crypto.h"
 
 static const char *const derived_tables[] = {"heads",    "groups",     "members", "policy",
                                              "evidence", "spent",      "deny",    "contexts",
@@ -153,12 +154,10 @@ out:
     return rc;
 }
 
-int mero_gov_verify(struct mero_store *s, size_t *nops, struct mero_err *err)
+/* The derived tables equal a replay of the log: rebuild inside a transaction that is always
+ * rolled back, and compare the dumps. */
+static int derived_equals_replay(struct mero_store *s, struct mero_err *err)
 {
-    *nops = 0;
-    MERO_TRY(verify_log(s, nops, err));
-    /* the derived tables must equal a replay of the log: rebuild inside a transaction that is
-     * always rolled back, and compare the dumps */
     struct mero_buf before, after;
     mero_buf_init(&before, 256u << 20);
     mero_buf_init(&after, 256u << 20);
@@ -186,6 +185,78 @@ out:
     mero_buf_cleanup(&before);
     mero_buf_cleanup(&after);
     return rc;
+}
+
+int mero_gov_verify(struct mero_store *s, size_t *nops, struct mero_err *err)
+{
+    *nops = 0;
+    MERO_TRY(verify_log(s, nops, err));
+    return derived_equals_replay(s, err);
+}
+
+/* ---- the seal of the derived tables (issue 32 item 6) ------------------------------------- */
+
+static int derived_digest(struct mero_store *s, uint8_t out[MERO_SHA256_LEN])
+{
+    struct mero_buf d;
+    mero_buf_init(&d, 256u << 20);
+    int rc = mero_gov_dump(s, &d);
+    if (rc == 0) {
+        mero_sha256(out, d.data, d.len);
+    }
+    mero_buf_cleanup(&d);
+    return rc;
+}
+
+int mero_gov_seal_derived(struct mero_store *s, struct mero_err *err)
+{
+    uint8_t dg[MERO_SHA256_LEN];
+    sqlite3_stmt *st = NULL;
+    if (derived_digest(s, dg) < 0) {
+        return mero__gov_sqlerr(s, err, "seal: dump");
+    }
+    if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO derived_seal(id, digest) VALUES(1, ?)",
+                           -1, &st, NULL) != SQLITE_OK) {
+        return mero__gov_sqlerr(s, err, "seal");
+    }
+    sqlite3_bind_blob(st, 1, dg, sizeof(dg), SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : mero__gov_sqlerr(s, err, "seal");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mero_gov_check_derived(struct mero_store *s, const char **how, struct mero_err *err)
+{
+    uint8_t want[MERO_SHA256_LEN], have[MERO_SHA256_LEN];
+    sqlite3_stmt *st = NULL;
+    bool sealed = false;
+    if (sqlite3_prepare_v2(s->db, "SELECT digest FROM derived_seal WHERE id = 1", -1, &st,
+                           NULL) != SQLITE_OK) {
+        return mero__gov_sqlerr(s, err, "seal");
+    }
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == (int)sizeof(want)) {
+        memcpy(want, sqlite3_column_blob(st, 0), sizeof(want));
+        sealed = true;
+    }
+    sqlite3_finalize(st);
+    *how = sealed ? "seal" : "replay";
+    if (!sealed) {
+        return derived_equals_replay(s, err);
+    }
+    if (derived_digest(s, have) < 0) {
+        return mero__gov_sqlerr(s, err, "seal: dump");
+    }
+    if (!mero_ct_eq(want, have, sizeof(want))) {
+        return mero_err_set(err, MERO_ESTATE,
+                            "derived tables differ from the seal written at the last clean stop "
+                            "(membership, roles, policy, groups or contexts rows were edited or "
+                            "damaged while the node was stopped)");
+    }
+    /* a crash from here on leaves no seal: the next start compares with a replay */
+    if (mero__gov_exec(s, "DELETE FROM derived_seal") < 0) {
+        return mero__gov_sqlerr(s, err, "seal");
+    }
+    return 0;
 }
 
 static const char SQL_MARK[] = "INSERT OR IGNORE INTO pending_purge(ns) VALUES(?)";

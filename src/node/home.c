@@ -316,6 +316,38 @@ int mero_node_open_gov(struct mero_node *node, struct mero_err *err)
     return 0;
 }
 
+int mero_node_check_gov(struct mero_node *node, struct mero_err *err)
+{
+    struct mero_err e = {0};
+    const char *how = "seal";
+    if (mero_gov_check_derived(node->store, &how, &e) < 0) {
+        MERO_ERROR("gov.db: %s", e.msg);
+        return mero_err_set(err, MERO_ESTATE,
+                            "gov.db is damaged: %s; not starting: `merod check --home %s` lists "
+                            "the damage; restore gov.db from a backup or move the home aside and "
+                            "run merod init again",
+                            e.msg, node->home);
+    }
+    node->gov_checked = true;
+    MERO_INFO("gov.db: derived tables checked against %s",
+              strcmp(how, "seal") == 0 ? "the seal of the last clean stop"
+                                       : "a replay of the op log (no seal: the last stop was not "
+                                         "clean)");
+    return 0;
+}
+
+void mero_node_seal_gov(struct mero_node *node)
+{
+    struct mero_err e = {0};
+    if (node->store == NULL || !node->gov_checked) {
+        return; /* never seal tables that did not pass the start check */
+    }
+    if (mero_gov_seal_derived(node->store, &e) < 0) {
+        MERO_WARN("gov.db: could not seal the derived tables (the next start replays): %s",
+                  e.msg);
+    }
+}
+
 static int copy_str(char *out, size_t cap, json_t *v)
 {
     const char *s = json_string_value(v);

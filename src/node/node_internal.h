@@ -109,6 +109,8 @@ struct mero_node {
     bool metrics_public;   /* merod run --metrics-public */
     uint64_t started_unix; /* mero_node_start */
     uint64_t gov_rejected; /* issue 30: peers' ops kept without effect (service.c) */
+    bool gov_checked;      /* issue 32 item 6: gov.db's derived tables passed the start check,
+                              so a clean stop may seal them (home.c) */
 
     /* ---- issue 20: --announce (public.c, service.c), bootstrap redials (redial.c) ---- */
     char *announce[MERO_NODE_MAX_ANNOUNCE];
@@ -137,6 +139,11 @@ MERO_MUST_CHECK int mero_node_lock_home(const char *home, struct mero_err *err);
  * MERO_META_GOV_DB records that it was); refused when missing, empty or failing quick_check.
  */
 MERO_MUST_CHECK int mero_node_open_gov(struct mero_node *node, struct mero_err *err);
+/* Issue 32 item 6: gov.db's derived tables against the seal of the last clean stop (or, after
+ * a crash, a replay of the log); the hooks must be set. Refuses the start with the fix named. */
+int mero_node_check_gov(struct mero_node *node, struct mero_err *err);
+/* At a clean stop: seal gov.db's derived tables (a failure is logged: the next start replays). */
+void mero_node_seal_gov(struct mero_node *node);
 
 /* home.c: 0600 secret files */
 MERO_MUST_CHECK int mero_node_write_secret(const char *path, const void *data, size_t len,

@@ -293,6 +293,7 @@ int mero_node_service_start(struct mero_node *node, struct mero_err *err)
     struct mero_gov_hooks h;
     mero_node_gov_hooks(node, &h);
     mero_store_set_hooks(node->store, &h);
+    MERO_TRY(mero_node_check_gov(node, err));
     MERO_TRY(mero_node_ctx_open(node, err));
 
     struct mero_net_callbacks cb = {
@@ -355,6 +356,7 @@ void mero_node_service_stop(struct mero_node *node)
     free(node->sync);
     node->sync = NULL;
     mero_node_ctx_close(node);
+    mero_node_seal_gov(node);
     mero_store_close(node->store);
     node->store = NULL;
 }
