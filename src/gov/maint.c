@@ -230,8 +230,8 @@ int mero_gov_check_derived(struct mero_store *s, const char **how, struct mero_e
     uint8_t want[MERO_SHA256_LEN], have[MERO_SHA256_LEN];
     sqlite3_stmt *st = NULL;
     bool sealed = false;
-    if (sqlite3_prepare_v2(s->db, "SELECT digest FROM derived_seal WHERE id = 1", -1, &st,
-                           NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(s->db, "SELECT digest FROM derived_seal WHERE id = 1", -1, &st, NULL) !=
+        SQLITE_OK) {
         return mero__gov_sqlerr(s, err, "seal");
     }
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == (int)sizeof(want)) {

@@ -343,8 +343,7 @@ void mero_node_seal_gov(struct mero_node *node)
         return; /* never seal tables that did not pass the start check */
     }
     if (mero_gov_seal_derived(node->store, &e) < 0) {
-        MERO_WARN("gov.db: could not seal the derived tables (the next start replays): %s",
-                  e.msg);
+        MERO_WARN("gov.db: could not seal the derived tables (the next start replays): %s", e.msg);
     }
 }
 
