@@ -447,8 +447,59 @@ static int order_of(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
 
 /* Fold one stored op (not the late one): decode it from the log and judge it, no events. The
  * op's bytes are read in place (the row statement is only reset once the op is judged). */
+/* The last effective key rotation of each group in the fold (at most GOV_FOLD_ROT groups are
+ * followed; a namespace has few groups that rotate). */
+#define GOV_FOLD_ROT 64
+struct rotations {
+    uint8_t grp[GOV_FOLD_ROT][MERO_GROUP_ID_LEN];
+    uint8_t key_id[GOV_FOLD_ROT][MERO_KEY_ID_LEN];
+    size_t n;
+};
+
+static void rotation_seen(struct rotations *r, const struct mero_op *op, int state)
+{
+    if (r == NULL || state != GOV_FOLD_EFFECTIVE || op->scope != MERO_SCOPE_GROUP ||
+        !op->has_rotation) {
+        return;
+    }
+    size_t i = 0;
+    while (i < r->n && memcmp(r->grp[i], op->group_id, MERO_GROUP_ID_LEN) != 0) {
+        i++;
+    }
+    if (i == r->n) {
+        if (r->n == GOV_FOLD_ROT) {
+            return;
+        }
+        memcpy(r->grp[r->n++], op->group_id, MERO_GROUP_ID_LEN);
+    }
+    memcpy(r->key_id[i], op->rotation.new_key_id, MERO_KEY_ID_LEN);
+}
+
+static const char SQL_KEY_CURRENT[] =
+    "UPDATE group_keys SET seq = (SELECT MAX(seq) + 1 FROM group_keys WHERE grp = ?1)"
+    " WHERE grp = ?1 AND key_id = ?2 AND seq < (SELECT MAX(seq) FROM group_keys WHERE grp = ?1)";
+
+/*
+ * After a fold: the key of each group's last effective rotation is its current key where we
+ * hold it, so a rotation that lost resolution (its removal refused at its place) is never the
+ * key new writes use, and a member the losing removal still wrapped for reads none of them.
+ */
+static int rotations_current(struct mero_store *s, const struct rotations *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        sqlite3_stmt *st = mero__gov_stmt(s, SQL_KEY_CURRENT);
+        if (st == NULL) {
+            return -MERO_EIO;
+        }
+        sqlite3_bind_blob(st, 1, r->grp[i], MERO_GROUP_ID_LEN, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 2, r->key_id[i], MERO_KEY_ID_LEN, SQLITE_STATIC);
+        MERO_TRY(mero__gov_step_done(st));
+    }
+    return 0;
+}
+
 static int fold_stored(struct mero_store *s, const uint8_t hash[MERO_OP_ID_LEN], int *state,
-                       struct mero_err *reason, struct mero_err *err)
+                       struct rotations *rot, struct mero_err *reason, struct mero_err *err)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_OP_ROW);
     if (st == NULL) {
@@ -481,6 +532,9 @@ static int fold_stored(struct mero_store *s, const uint8_t hash[MERO_OP_ID_LEN],
     rc = mero__gov_fold_step(&a, state, reason);
     s->rebuilding = was;
     free(a.ev);
+    if (rc == 0) {
+        rotation_seen(rot, &op, *state);
+    }
     if (rc < 0) {
         (void)mero_err_set(err, -rc, "op #%llu: %s", (unsigned long long)seq, reason->msg);
     }
@@ -493,12 +547,16 @@ out:
 int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], struct actx *late,
                       int *late_state, struct mero_err *late_reason, struct mero_err *err)
 {
+    struct rotations *rot = calloc(1, sizeof(*rot));
+    if (rot == NULL) {
+        return -MERO_ENOMEM;
+    }
     uint8_t(*order)[MERO_OP_ID_LEN] = NULL;
     int *prior = NULL;
     size_t n = 0;
     int rc;
-    MERO_TRY(clear_ns(s, ns));
-    MERO_TRY(order_of(s, ns, &order, &prior, &n));
+    MERO_TRY_OUT(clear_ns(s, ns));
+    MERO_TRY_OUT(order_of(s, ns, &order, &prior, &n));
     for (size_t i = 0; i < n; i++) {
         int state = GOV_FOLD_EFFECTIVE;
         struct mero_err why = {0};
@@ -508,6 +566,9 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
             bool was = s->rebuilding;
             s->rebuilding = false;
             rc = mero__gov_fold_step(late, &state, &why);
+            if (rc == 0) {
+                rotation_seen(rot, late->op, state);
+            }
             s->rebuilding = was;
             if (late_state != NULL) {
                 *late_state = state;
@@ -517,15 +578,16 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
             }
             MERO_TRY_OUT(rc < 0 ? mero_err_set(err, -rc, "%s", why.msg) : 0);
         } else {
-            MERO_TRY_OUT(fold_stored(s, order[i], &state, &why, err));
+            MERO_TRY_OUT(fold_stored(s, order[i], &state, rot, &why, err));
         }
         if (state != prior[i] || state == GOV_FOLD_REJECTED || is_late) {
             MERO_TRY_OUT(
                 fold_state_set(s, order[i], state, state == GOV_FOLD_REJECTED ? why.msg : ""));
         }
     }
-    rc = 0;
+    rc = rotations_current(s, rot);
 out:
+    free(rot);
     free(order);
     free(prior);
     return rc;

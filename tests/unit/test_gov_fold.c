@@ -493,6 +493,62 @@ TEST(a_stranger_s_refused_op_is_not_kept)
     pair_close(&w);
 }
 
+/* The current key of a third member after two admins' concurrent removals, each rotating the
+ * namespace key: the winning removal's key, whichever order the two arrive in. */
+TEST(the_winning_rotation_s_key_is_current_in_either_order)
+{
+    struct pair w;
+    struct opset o = {0};
+    struct mero_err e = {0};
+    CHECK_OK(pair_open(&w, &o));
+    struct govt_node c[2];
+    struct mero_gov_oplist l = {0};
+    /* C0 and C1, members with stores of their own; B gets the namespace key */
+    for (int i = 0; i < 2; i++) {
+        CHECK_OK(govt_open(&c[i]));
+        CHECK_OK(mero_gov_identity(c[i].s, w.a.ns, true, c[i].pk, &e));
+        CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, c[i].pk, MERO_ROLE_MEMBER, &l, &e));
+    }
+    CHECK_OK(mero_gov_deliver_key(w.a.s, w.a.ns, w.a.ns, w.b.pk, &l, &e));
+    CHECK(govt_sync(&w.a, &w.b, w.a.ns, &e) >= 0);
+    for (int i = 0; i < 2; i++) {
+        CHECK(govt_sync(&w.a, &c[i], w.a.ns, &e) >= 0);
+    }
+    uint8_t key[32], kid[32];
+    CHECK_OK(mero_gov_group_key(w.b.s, w.a.ns, key, kid));
+    /* concurrently: A removes B (rotating to K_A for A, C0, C1), B removes A (K_B for B, C0,
+     * C1); C0 receives A's first, C1 B's first */
+    struct mero_gov_oplist la = {0}, lb = {0};
+    CHECK_OK(mero_gov_remove_member(w.a.s, w.a.ns, w.a.ns, w.b.pk, &la, &e));
+    CHECK_OK(mero_gov_remove_member(w.b.s, w.a.ns, w.a.ns, w.a.pk, &lb, &e));
+    struct mero_op ra, rb;
+    CHECK_OK(mero_op_decode(la.v[0].data, la.v[0].len, &ra, &e));
+    CHECK_OK(mero_op_decode(lb.v[0].data, lb.v[0].len, &rb, &e));
+    CHECK(ra.has_rotation && rb.has_rotation);
+    (void)govt_apply_list(&c[0], &la, &e);
+    (void)govt_apply_list(&c[0], &lb, &e);
+    (void)govt_apply_list(&c[1], &lb, &e);
+    (void)govt_apply_list(&c[1], &la, &e);
+    bool a_won = root_role(&c[0], w.a.ns, w.a.pk) == MERO_ROLE_ADMIN;
+    CHECK_EQ(a_won, root_role(&c[1], w.a.ns, w.a.pk) == MERO_ROLE_ADMIN);
+    const uint8_t *want = a_won ? ra.rotation.new_key_id : rb.rotation.new_key_id;
+    for (int i = 0; i < 2; i++) {
+        CHECK_OK(mero_gov_group_key(c[i].s, w.a.ns, key, kid));
+        CHECK_MSG(memcmp(kid, want, 32) == 0, "C%d's current key is the losing rotation's", i);
+    }
+    mero_wipe(key, sizeof(key));
+    mero_op_cleanup(&ra);
+    mero_op_cleanup(&rb);
+    mero_gov_oplist_cleanup(&l);
+    mero_gov_oplist_cleanup(&la);
+    mero_gov_oplist_cleanup(&lb);
+    opset_free(&o);
+    govt_close(&c[0]);
+    govt_close(&c[1]);
+    pair_close(&w);
+}
+
 MERO_TEST_MAIN(T(mutual_removal_ends_the_same_in_every_order),
                T(conflicting_admin_ops_agree_in_all_720_orders),
-               T(three_admins_agree_in_random_orders), T(a_stranger_s_refused_op_is_not_kept))
+               T(three_admins_agree_in_random_orders), T(a_stranger_s_refused_op_is_not_kept),
+               T(the_winning_rotation_s_key_is_current_in_either_order))
