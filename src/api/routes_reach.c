@@ -5,8 +5,8 @@
  * of the subgroup admits a TEE already admitted at the namespace root into it (gov's
  * tee_subgroup_admit, through mero_node_subgroup_tee_admit). 400 malformed body or id; 404
  * unknown group; 400 the group is a namespace root; 403 this node is not an admin of the
- * subgroup, or the admission rules refuse; 409 the identity is not an admitted TEE of the
- * namespace.
+ * subgroup (a TEE member of it included: gov's MERO_ENOTADMIN, issue 32), or the admission
+ * rules refuse; 409 the identity is not an admitted TEE of the namespace.
  *
  * Invariant: the route parses and answers; every decision is the node's (and gov's), and a
  * refused admission publishes nothing.

@@ -143,6 +143,29 @@ static int need_voucher(struct actx *a, const uint8_t group[MERO_GROUP_ID_LEN],
     return 0;
 }
 
+/* issue 32 (docs/admission.md "The Restricted boundary"): into a Restricted subgroup the
+ * subgroup-form admission is signed by an admin of that subgroup; a TEE member of it vouches
+ * for evidence there, but does not pull other TEEs in (ours never publishes it: tee-admit is
+ * an admin's action). Open subgroups keep the spec's rule (an admin or an admitted TEE). */
+static int restricted_boundary(struct actx *a, const uint8_t group[MERO_GROUP_ID_LEN],
+                               struct mero_err *err)
+{
+    uint8_t parent[MERO_GROUP_ID_LEN];
+    int vis = MERO_GROUP_OPEN;
+    bool admin = false;
+    MERO_TRY(mero_gov_group_info(a->s, group, parent, &vis));
+    if (vis != MERO_GROUP_RESTRICTED) {
+        return 0;
+    }
+    MERO_TRY(mero_gov_is_admin(a->s, group, a->op->signer, &admin));
+    if (!admin) {
+        return mero_err_set(err, MERO_ENOTVOUCHER,
+                            "a Restricted subgroup admits a TEE only through its admins "
+                            "(tee_subgroup_admit): the signer is not an admin of the subgroup");
+    }
+    return 0;
+}
+
 int mero__gov_h_join(struct actx *a, const struct mero_tee_join *j, bool root_form,
                      struct mero_err *err)
 {
@@ -153,6 +176,9 @@ int mero__gov_h_join(struct actx *a, const struct mero_tee_join *j, bool root_fo
     if (!root_form && memcmp(j->group_id, op->ns, MERO_NS_ID_LEN) == 0) {
         return mero_err_set(err, MERO_EREFUSED,
                             "the subgroup admission form cannot target the namespace root");
+    }
+    if (!root_form) {
+        MERO_TRY(restricted_boundary(a, j->group_id, err));
     }
     struct mero_tee_policy p;
     bool found;

@@ -218,6 +218,14 @@ int mero_gov_subgroup_admit(struct mero_store *s, const uint8_t ns[static MERO_N
                 MERO_ENOTFOUND, "the group is not part of this namespace");
     MERO_ENSURE(memcmp(group, ns, MERO_NS_ID_LEN) != 0, err, MERO_EINVAL,
                 "tee-admit names a subgroup; the namespace root admits by fleet-join");
+    /* an admin's action (issue 32): a TEE member of the subgroup may vouch there, but it does
+     * not pull other TEEs in, whoever holds its host's admin token */
+    uint8_t us[MERO_IDENTITY_LEN];
+    bool admin = false;
+    if (mero__gov_our_pk(s, ns, us)) {
+        MERO_TRY(mero_gov_is_admin(s, group, us, &admin));
+    }
+    MERO_ENSURE(admin, err, MERO_ENOTADMIN, "this node is not an admin of the subgroup");
     MERO_TRY(mero_gov_members(s, ns, &m, &n));
     const struct mero_gov_member *row = NULL;
     for (size_t i = 0; i < n && row == NULL; i++) {

@@ -235,10 +235,100 @@ TEST(subgroup_admit_carries_the_root_admission_and_refuses_the_rest)
     CHECK_OK(mero_gov_create_subgroup(w.owner.s, w.owner.ns, w.owner.ns, MERO_GROUP_RESTRICTED, o4,
                                       NULL, &e));
     CHECK(govt_sync(&w.owner, &w.tee.node, w.owner.ns, &e) > 0);
-    CHECK_OK(mero_gov_subgroup_admit(w.tee.node.s, w.owner.ns, o4, t, 1000, &outcome, &l, &e));
-    CHECK_EQ(outcome, MERO_ADMIT_NOT_A_VOUCHER);
+    CHECK_ERR(mero_gov_subgroup_admit(w.tee.node.s, w.owner.ns, o4, t, 1000, &outcome, &l, &e),
+              -MERO_ENOTADMIN);
+    CHECK(strstr(e.msg, "not an admin of the subgroup") != NULL);
     CHECK_EQ(l.n, (size_t)0);
     mero_gov_oplist_cleanup(&l);
+    world_close(&w);
+}
+
+/* a subgroup-form MemberJoinedTee for member into group, signed with signer's namespace key
+ * on top of to's heads (the op a TEE's node would publish if it vouched there) */
+static int forge_subgroup_join(struct govt_node *signer, struct govt_node *to, const uint8_t ns[32],
+                               const uint8_t group[32], const struct mero_admit_request *req,
+                               struct mero_buf *b)
+{
+    struct mero_op op;
+    uint8_t(*heads)[32] = NULL;
+    size_t nh = 0;
+    uint8_t sk[64];
+    mero_op_init(&op);
+    memcpy(op.ns, ns, 32);
+    op.scope = MERO_SCOPE_GROUP;
+    op.kind = MERO_GROUP_MEMBER_JOINED_TEE;
+    memcpy(op.group_id, group, 32);
+    memcpy(op.join.group_id, group, 32);
+    memcpy(op.join.member, req->member, 32);
+    memcpy(op.join.quote_hash, req->quote_hash, 32);
+    op.join.m = req->m;
+    snprintf(op.join.tcb_status, sizeof(op.join.tcb_status), "Mock");
+    op.join.role = MERO_ROLE_READONLY_TEE;
+    int rc = mero_gov_heads(to->s, ns, &heads, &nh);
+    if (rc == 0) {
+        rc = mero_op_set_parents(&op, (const uint8_t(*)[32])heads, (uint32_t)nh);
+    }
+    free(heads);
+    op.nonce = 7;
+    if (rc == 0) {
+        rc = mero_gov_identity_secret(signer->s, ns, sk);
+    }
+    if (rc == 0) {
+        rc = mero_op_sign(&op, sk);
+    }
+    if (rc == 0) {
+        rc = mero_op_encode(&op, b);
+    }
+    mero_op_cleanup(&op);
+    return rc;
+}
+
+/* issue 32 item 2: a TEE member of a Restricted subgroup (no admin there) does not pull another
+ * TEE in: its gov refuses the action, and every peer refuses the subgroup-form admission it
+ * would sign; the same op signed by the subgroup's admin is accepted */
+TEST(restricted_subgroup_admits_only_through_its_admins)
+{
+    struct world w;
+    CHECK_OK(world_open(&w, MERO_TEE_MODE_REPLICA));
+    const uint8_t *ns = w.owner.ns, *t = w.tee.node.pk;
+    struct mero_gov_oplist l = {0};
+    struct mero_err e = {0};
+    int outcome = -1, r;
+    CHECK_OK(mero_gov_subgroup_admit(w.owner.s, ns, w.r, t, 1000, &outcome, &l, &e));
+    mero_gov_oplist_cleanup(&l);
+    /* a second TEE, admitted at the root */
+    struct govt_tee t2;
+    struct mero_admit_request req;
+    CHECK_OK(govt_tee_open(&t2, ns));
+    govt_tee_request(&t2, ns, ns, ns, &req);
+    CHECK_OK(mero_gov_admit_tee_node(w.owner.s, ns, &req, &outcome, &l, &e));
+    CHECK_EQ(outcome, MERO_ADMIT_ADMITTED);
+    mero_gov_oplist_cleanup(&l);
+    CHECK(govt_sync(&w.owner, &w.tee.node, ns, &e) > 0);
+    CHECK_OK(mero_gov_direct_role(w.tee.node.s, w.r, t, &r));
+    CHECK_EQ(r, MERO_ROLE_READONLY_TEE); /* the TEE is a member of R (it may vouch there) */
+    /* its own gov refuses the action, nothing published */
+    CHECK_ERR(mero_gov_subgroup_admit(w.tee.node.s, ns, w.r, t2.node.pk, 1000, &outcome, &l, &e),
+              -MERO_ENOTADMIN);
+    CHECK_EQ(l.n, (size_t)0);
+    /* a peer refuses the subgroup-form admission the TEE signs */
+    struct mero_buf b;
+    mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
+    CHECK_OK(forge_subgroup_join(&w.tee.node, &w.owner, ns, w.r, &req, &b));
+    CHECK_ERR(mero_gov_apply(w.owner.s, b.data, b.len, NULL, NULL, NULL, &e), -MERO_ENOTVOUCHER);
+    CHECK(strstr(e.msg, "Restricted subgroup") != NULL);
+    CHECK_OK(mero_gov_direct_role(w.owner.s, w.r, t2.node.pk, &r));
+    CHECK_EQ(r, MERO_ROLE_NONE);
+    /* the TEE's own store refuses it too (its publish applies locally first) */
+    CHECK_ERR(mero_gov_apply(w.tee.node.s, b.data, b.len, NULL, NULL, NULL, &e), -MERO_ENOTVOUCHER);
+    /* the same op signed by R's admin is accepted: the boundary is who signs, not the form */
+    mero_buf_reset(&b);
+    CHECK_OK(forge_subgroup_join(&w.owner, &w.owner, ns, w.r, &req, &b));
+    CHECK_OK(mero_gov_apply(w.owner.s, b.data, b.len, NULL, NULL, NULL, &e));
+    CHECK_OK(mero_gov_direct_role(w.owner.s, w.r, t2.node.pk, &r));
+    CHECK_EQ(r, MERO_ROLE_READONLY_TEE);
+    mero_buf_cleanup(&b);
+    govt_close(&t2.node);
     world_close(&w);
 }
 
@@ -299,5 +389,6 @@ MERO_TEST_MAIN(T(tee_row_is_direct_but_reaches_open_subgroups_with_its_root_role
                T(admission_delivers_the_keys_of_the_open_subgroups_it_reaches),
                T(mode_conversion_at_the_root_reaches_the_subgroups),
                T(subgroup_admit_carries_the_root_admission_and_refuses_the_rest),
+               T(restricted_subgroup_admits_only_through_its_admins),
                T(a_past_key_never_becomes_current),
                T(rotation_reaches_everyone_but_the_excluded_member))

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -472,7 +473,8 @@ static void attack_silent_peer(void)
     at_finish(&a, ok && at_closed(a.fd));
 }
 
-static volatile int slow_subscribed;
+/* written by the attacker thread, read by the test's loop: an atomic (make tsan, issue 32) */
+static atomic_int slow_subscribed;
 
 static void attack_slow_reader(void)
 {
@@ -487,7 +489,7 @@ static void attack_slow_reader(void)
          at_frame(&a, MERO__YT_DATA, 0, 1, (uint32_t)fr.len, fr.data, fr.len) == 0;
     mero_buf_cleanup(&rpc);
     mero_buf_cleanup(&fr);
-    slow_subscribed = ok;
+    atomic_store(&slow_subscribed, ok);
     /* now never read: the node's output to us must be bounded, then we get dropped */
     sleep(2);
     at_finish(&a, ok && at_closed(a.fd));
@@ -804,14 +806,14 @@ TEST(slow_gossip_reader_is_dropped)
     CHECK(srv_port > 0);
     attack_fn = slow_publisher_thread_waiter;
     attack_result = 0;
-    slow_subscribed = 0;
+    atomic_store(&slow_subscribed, 0);
     uv_async_init(loop, &done_async, on_done);
     CHECK(pthread_create(&th, NULL, attack_thread, NULL) == 0);
     static uint8_t blob[512 * 1024];
     int published = 0, dropped = 0;
     for (int i = 0; i < 100 && !dropped; i++) {
         run_for(50);
-        if (!slow_subscribed) {
+        if (!atomic_load(&slow_subscribed)) {
             continue;
         }
         int rc = mero_net_publish(srv, "slow", blob, sizeof(blob));
