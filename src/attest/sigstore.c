@@ -136,6 +136,84 @@ static int digest_n(uint8_t *out, size_t n, const uint8_t *msg, size_t len)
     return md != NULL && EVP_Digest(msg, len, out, &ol, md, NULL) == 1 && ol == n ? 0 : -1;
 }
 
+/* The hash an ECDSA or RSA scheme uses when the bundle names none (no messageDigest): 0 for
+ * Ed25519, which signs the artifact itself. */
+static size_t own_hash_len(enum sig_keytype t)
+{
+    switch (t) {
+    case SIG_KT_EC_P384:
+        return MERO_SHA384_LEN;
+    case SIG_KT_EC_P521:
+        return 64;
+    case SIG_KT_ED25519:
+        return 0;
+    default:
+        return MERO_SHA256_LEN;
+    }
+}
+
+static const char *key_name(enum sig_keytype t)
+{
+    switch (t) {
+    case SIG_KT_EC_P256:
+        return "ECDSA P-256";
+    case SIG_KT_EC_P384:
+        return "ECDSA P-384";
+    case SIG_KT_EC_P521:
+        return "ECDSA P-521";
+    case SIG_KT_RSA_PKCS1:
+    case SIG_KT_RSA_PSS:
+        return "RSA";
+    default:
+        return "unknown";
+    }
+}
+
+/*
+ * A message signature is made over the digest the bundle names (messageDigest.algorithm), not
+ * over the curve's hash: a P-384 leaf may sign SHA2_256. The pair must be one the scheme allows
+ * (mero__sig_hash_allowed); Ed25519 signs the artifact itself, whatever digest the bundle adds.
+ */
+static int check_hash_pair(const struct sig_bundle *b, EVP_PKEY *key, struct mero_err *err)
+{
+    enum sig_keytype kt = mero__sig_key_type(key);
+    if (b->is_dsse || !b->has_digest || kt == SIG_KT_ED25519 ||
+        mero__sig_hash_allowed(kt, b->digest_len) == 0) {
+        return 0;
+    }
+    return mero_err_set(err, MERO_EUNSUPPORTED,
+                        "an %s key does not sign a %s digest (allowed: P-256 SHA2_256, P-384 "
+                        "SHA2_256 or SHA2_384, P-521 SHA2_512, RSA SHA2_256)",
+                        key_name(kt), mero__sig_hash_name(b->digest_len));
+}
+
+/* The bundle's messageDigest is the artifact's digest under the algorithm it names. */
+static int check_message_digest(const struct sig_bundle *b, const uint8_t *artifact, size_t alen,
+                                const uint8_t sha256[MERO_SHA256_LEN], int by_digest,
+                                struct mero_err *err)
+{
+    uint8_t h[64];
+    const char *alg = mero__sig_hash_name(b->digest_len);
+    if (b->digest_len == MERO_SHA256_LEN) {
+        memcpy(h, sha256, MERO_SHA256_LEN);
+    } else if (by_digest) {
+        return mero_err_set(err, MERO_EUNSUPPORTED,
+                            "the bundle's message digest is %s: the artifact's SHA-256 alone "
+                            "cannot be checked against it",
+                            alg);
+    } else if (digest_n(h, b->digest_len, artifact, alen) < 0) {
+        return mero_err_set(err, MERO_ENOMEM, "digest failed");
+    }
+    if (!mero_ct_eq(b->digest, h, b->digest_len)) {
+        return mero_err_set(err, MERO_ESIGSTORE_DIGEST,
+                            b->digest_len == MERO_SHA256_LEN
+                                ? "the artifact's SHA-256 is not the bundle's message digest"
+                                : "the artifact's %s is not the bundle's message digest",
+                            alg);
+    }
+    return 0;
+}
+
 struct signer {
     EVP_PKEY *key;    /* the leaf's key or the managed key */
     uint8_t *key_der; /* managed key, SPKI DER */
@@ -219,10 +297,26 @@ static int check_body(const struct sig_bundle *b, const struct signer *sg, const
                                         mero_ct_eq(h, body.hash, body.hash_len);
         MERO_ENSURE_OUT(same, err, MERO_ESIGSTORE_DIGEST,
                         "the artifact's SHA-256 is not the one Rekor logged");
+        MERO_ENSURE_OUT(!b->has_digest || body.hash_len == b->digest_len, err, MERO_ESIGSTORE_BODY,
+                        "Rekor logged a %s digest, the bundle signs a %s one",
+                        mero__sig_hash_name(body.hash_len), mero__sig_hash_name(b->digest_len));
     }
-    int v = given != NULL && !b->is_dsse
-                ? mero__sig_verify_prehash(sg->key, kt, given, b->sig, b->sig_len)
-                : mero__sig_verify_key(sg->key, kt, signed_msg, signed_len, b->sig, b->sig_len);
+    int v;
+    size_t hl = kt == SIG_KT_ED25519 ? 0 : b->has_digest ? b->digest_len : own_hash_len(kt);
+    if (b->is_dsse || (given == NULL && hl == 0)) {
+        v = mero__sig_verify_key(sg->key, kt, signed_msg, signed_len, b->sig, b->sig_len);
+    } else if (b->has_digest && hl != 0) {
+        /* the messageDigest, already found equal to the artifact's (check_message_digest) */
+        v = mero__sig_verify_prehash(sg->key, kt, b->digest, hl, b->sig, b->sig_len);
+    } else if (given != NULL) {
+        v = hl == MERO_SHA256_LEN
+                ? mero__sig_verify_prehash(sg->key, kt, given, hl, b->sig, b->sig_len)
+                : -MERO_EUNSUPPORTED;
+    } else {
+        rc = digest_n(h, hl, artifact, alen);
+        MERO_ENSURE_OUT(rc == 0, err, MERO_ENOMEM, "digest failed");
+        v = mero__sig_verify_prehash(sg->key, kt, h, hl, b->sig, b->sig_len);
+    }
     MERO_ENSURE_OUT(v != -MERO_EUNSUPPORTED || given == NULL, err, MERO_EUNSUPPORTED,
                     "this key signs the artifact itself: its SHA-256 alone cannot be checked");
     MERO_ENSURE_OUT(v == 0, err, MERO_EBADSIG,
@@ -335,7 +429,8 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
         rc = mero_err_set(err, MERO_ECHAIN, "a root certificate travels inside the bundle");
         goto out;
     }
-    if ((rc = load_signer(&b, opts, &sg, err)) < 0 || (rc = pick_dsse_sig(&b, &sg, err)) < 0) {
+    if ((rc = load_signer(&b, opts, &sg, err)) < 0 || (rc = check_hash_pair(&b, sg.key, err)) < 0 ||
+        (rc = pick_dsse_sig(&b, &sg, err)) < 0) {
         goto out;
     }
     if (opts != NULL && opts->detached_sig != NULL) {
@@ -361,9 +456,9 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
     }
     if (b.is_dsse) {
         rc = check_subject(&b, r.artifact_sha256, err);
-    } else if (b.has_digest && !mero_ct_eq(b.digest, r.artifact_sha256, sizeof(b.digest))) {
-        rc = mero_err_set(err, MERO_ESIGSTORE_DIGEST,
-                          "the artifact's SHA-256 is not the bundle's message digest");
+    } else if (b.has_digest) {
+        rc =
+            check_message_digest(&b, artifact, artifact_len, r.artifact_sha256, given != NULL, err);
     }
     if (rc < 0 || (rc = check_body(&b, &sg, artifact, artifact_len, given, err)) < 0) {
         goto out;

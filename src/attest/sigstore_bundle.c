@@ -279,14 +279,25 @@ static int parse_message(struct sig_bundle *b, json_t *ms, struct mero_err *err)
         const char *alg = mero__json_str(md, "algorithm");
         uint8_t *d = NULL;
         size_t n = 0;
-        if (alg == NULL || strcmp(alg, "SHA2_256") != 0) {
-            return mero_err_set(err, MERO_EUNSUPPORTED, "bundle: digest algorithm not SHA2_256");
+        size_t want = 0;
+        /* the algorithm the signature was made over; SHA-1, SHA-3 and unknown names refused */
+        for (size_t i = MERO_SHA256_LEN; i <= 64 && alg != NULL; i += 16) {
+            want = strcmp(alg, mero__sig_hash_name(i)) == 0 ? i : want;
         }
-        if (mero__json_b64(md, "digest", MERO_SHA256_LEN, &d, &n) < 0 || n != MERO_SHA256_LEN) {
+        if (want == 0) {
+            return mero_err_set(err, MERO_EUNSUPPORTED,
+                                "bundle: messageDigest.algorithm %.32s is not SHA2_256, SHA2_384 "
+                                "or SHA2_512",
+                                alg != NULL ? alg : "(missing)");
+        }
+        if (mero__json_b64(md, "digest", 64, &d, &n) < 0 || n != want) {
             free(d);
-            return bad(err, "messageDigest.digest");
+            return mero_err_set(err, MERO_ESIGSTORE,
+                                "bundle: messageDigest.digest is not a %zu-byte %s digest", want,
+                                alg);
         }
-        memcpy(b->digest, d, MERO_SHA256_LEN);
+        memcpy(b->digest, d, want);
+        b->digest_len = want;
         free(d);
         b->has_digest = 1;
     }

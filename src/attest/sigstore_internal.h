@@ -121,8 +121,9 @@ struct sig_bundle {
     uint8_t *ts[SIG_MAX_TIMESTAMPS];
     size_t ts_len[SIG_MAX_TIMESTAMPS];
     size_t nts;
-    int has_digest; /* messageSignature.messageDigest (protobuf only) */
-    uint8_t digest[MERO_SHA256_LEN];
+    int has_digest;     /* messageSignature.messageDigest (protobuf only) */
+    uint8_t digest[64]; /* SHA2_256, SHA2_384 or SHA2_512: the algorithm is digest_len */
+    size_t digest_len;
     /* the single tlog entry */
     uint8_t log_id[MERO_SHA256_LEN];
     int64_t integrated_time;
@@ -180,9 +181,15 @@ enum sig_keytype mero__sig_key_type(EVP_PKEY *key);
  * -MERO_EUNSUPPORTED for an unknown scheme or a key of another type. */
 int mero__sig_verify_key(EVP_PKEY *key, enum sig_keytype t, const uint8_t *msg, size_t n,
                          const uint8_t *sig, size_t siglen);
-/* Signature over a SHA-256 digest (P-256 / RSA keys only; -MERO_EUNSUPPORTED otherwise). */
-int mero__sig_verify_prehash(EVP_PKEY *key, enum sig_keytype t, const uint8_t dgst[MERO_SHA256_LEN],
+/* Whether a signature of scheme t may be made over an n-byte SHA-2 digest (32, 48, 64): 0, or
+ * -MERO_EUNSUPPORTED for a pair neither the key's keyDetails nor the clients allow. */
+int mero__sig_hash_allowed(enum sig_keytype t, size_t n);
+/* Signature over an n-byte SHA-2 digest (the pairs mero__sig_hash_allowed accepts; ECDSA and
+ * RSA only: -MERO_EUNSUPPORTED otherwise). */
+int mero__sig_verify_prehash(EVP_PKEY *key, enum sig_keytype t, const uint8_t *dgst, size_t n,
                              const uint8_t *sig, size_t siglen);
+/* "SHA2_256", "SHA2_384", "SHA2_512" for a 32, 48, 64-byte digest; "?" otherwise. */
+const char *mero__sig_hash_name(size_t n);
 /* Public key from PEM text ("PUBLIC KEY"); owned. */
 int mero__sig_pem_pubkey(const uint8_t *pem, size_t len, EVP_PKEY **out);
 /* SPKI DER of a key; owned. */

@@ -365,27 +365,66 @@ out:
     return rc;
 }
 
-int mero__sig_verify_prehash(EVP_PKEY *key, enum sig_keytype t, const uint8_t dgst[MERO_SHA256_LEN],
-                             const uint8_t *sig, size_t siglen)
+/*
+ * Which SHA-2 digests each scheme signs. ECDSA: the curve's own hash (the PKIX_ECDSA_P256_SHA_256,
+ * _P384_SHA_384, _P521_SHA_512 keyDetails), and SHA-256 on P-384 as well: Fulcio staging issues
+ * P-384 leaves to clients that sign the artifact's SHA-256 (messageDigest SHA2_256), which
+ * sigstore-python and sigstore-go verify. RSA: SHA-256 only (every RSA keyDetails is _SHA256).
+ * Ed25519 is pure: it signs the artifact, never a digest.
+ */
+int mero__sig_hash_allowed(enum sig_keytype t, size_t n)
 {
-    if (t != SIG_KT_EC_P256 && t != SIG_KT_RSA_PKCS1 && t != SIG_KT_RSA_PSS) {
+    switch (t) {
+    case SIG_KT_EC_P256:
+    case SIG_KT_RSA_PKCS1:
+    case SIG_KT_RSA_PSS:
+        return n == MERO_SHA256_LEN ? 0 : -MERO_EUNSUPPORTED;
+    case SIG_KT_EC_P384:
+        return n == MERO_SHA256_LEN || n == MERO_SHA384_LEN ? 0 : -MERO_EUNSUPPORTED;
+    case SIG_KT_EC_P521:
+        return n == 64 ? 0 : -MERO_EUNSUPPORTED;
+    default:
         return -MERO_EUNSUPPORTED;
     }
-    if (key == NULL || sig == NULL || siglen == 0) {
+}
+
+const char *mero__sig_hash_name(size_t n)
+{
+    return n == MERO_SHA256_LEN   ? "SHA2_256"
+           : n == MERO_SHA384_LEN ? "SHA2_384"
+           : n == 64              ? "SHA2_512"
+                                  : "?";
+}
+
+int mero__sig_verify_prehash(EVP_PKEY *key, enum sig_keytype t, const uint8_t *dgst, size_t n,
+                             const uint8_t *sig, size_t siglen)
+{
+    if (mero__sig_hash_allowed(t, n) < 0) {
+        return -MERO_EUNSUPPORTED;
+    }
+    if (key == NULL || dgst == NULL || sig == NULL || siglen == 0) {
         return -MERO_EBADSIG;
     }
+    /* the key must be of the scheme's type (an RSA key serves PKCS#1 v1.5 and PSS) */
+    enum sig_keytype own = mero__sig_key_type(key);
+    if (own != t && !(own == SIG_KT_RSA_PKCS1 && t == SIG_KT_RSA_PSS)) {
+        return -MERO_EUNSUPPORTED;
+    }
+    const EVP_MD *md = n == MERO_SHA256_LEN   ? EVP_sha256()
+                       : n == MERO_SHA384_LEN ? EVP_sha384()
+                                              : EVP_sha512();
     EVP_PKEY_CTX *c = EVP_PKEY_CTX_new(key, NULL);
     if (c == NULL) {
         return -MERO_ENOMEM;
     }
-    int ok = EVP_PKEY_verify_init(c) == 1 && EVP_PKEY_CTX_set_signature_md(c, EVP_sha256()) == 1;
+    int ok = EVP_PKEY_verify_init(c) == 1 && EVP_PKEY_CTX_set_signature_md(c, md) == 1;
     if (ok && t == SIG_KT_RSA_PSS) {
         ok = EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_PSS_PADDING) == 1 &&
              EVP_PKEY_CTX_set_rsa_pss_saltlen(c, RSA_PSS_SALTLEN_AUTO) == 1;
     } else if (ok && t == SIG_KT_RSA_PKCS1) {
         ok = EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_PADDING) == 1;
     }
-    ok = ok && EVP_PKEY_verify(c, sig, siglen, dgst, MERO_SHA256_LEN) == 1;
+    ok = ok && EVP_PKEY_verify(c, sig, siglen, dgst, n) == 1;
     EVP_PKEY_CTX_free(c);
     return ok ? 0 : -MERO_EBADSIG;
 }

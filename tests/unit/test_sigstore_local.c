@@ -82,6 +82,28 @@ static int sign(EVP_PKEY *key, int pss, const uint8_t *msg, size_t n, uint8_t *s
     return ok ? 0 : -1;
 }
 
+/* ECDSA or RSA PKCS#1 v1.5 over an n-byte SHA-2 digest (a hashedrekord message signature). */
+static void sign_digest(EVP_PKEY *key, const uint8_t *d, size_t n, uint8_t *sig, size_t *siglen)
+{
+    const EVP_MD *md = n == 32 ? EVP_sha256() : n == 48 ? EVP_sha384() : EVP_sha512();
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new(key, NULL);
+    (void)!(EVP_PKEY_sign_init(c) == 1 && EVP_PKEY_CTX_set_signature_md(c, md) == 1 &&
+            EVP_PKEY_sign(c, sig, siglen, d, n) == 1);
+    EVP_PKEY_CTX_free(c);
+}
+
+static void digest_of(uint8_t *out, size_t n, const uint8_t *msg, size_t len)
+{
+    const EVP_MD *md = n == 32 ? EVP_sha256() : n == 48 ? EVP_sha384() : EVP_sha512();
+    unsigned int ol = 0;
+    (void)!EVP_Digest(msg, len, out, &ol, md, NULL);
+}
+
+static const char *md_name_of(size_t n)
+{
+    return n == 32 ? "SHA2_256" : n == 48 ? "SHA2_384" : "SHA2_512";
+}
+
 static char *b64(const uint8_t *p, size_t n)
 {
     return mero_base64_encode(p, n);
@@ -172,6 +194,12 @@ struct scen {
     int cosigned;           /* the envelope and the entry carry a second signer's signature */
     int leaf_sig_bad;       /* the leaf's signature (as sent and logged) does not verify */
     int leaf_sig_unlogged;  /* cosigned: the entry pairs the leaf with a signature not sent */
+    size_t md_len;          /* message signature: the digest signed, named and logged (32, 48,
+                               64); 0: the leaf's own (SHA-384 on P-384, else SHA-256) */
+    const char *md_name;    /* messageDigest.algorithm written instead of the right name */
+    int md_short;           /* messageDigest.digest one byte short */
+    size_t log_md_len;      /* the digest Rekor logs; 0: md_len */
+    size_t sig_md_len;      /* the digest the leaf really signs; 0: md_len */
 };
 
 static const char *details_of(enum kt k, int pss)
@@ -436,9 +464,20 @@ static void build(const struct scen *sc, const uint8_t *art, size_t alen, struct
                               &pae, &pae_len);
     const uint8_t *msg = sc->dsse ? pae : art;
     size_t mlen = sc->dsse ? pae_len : alen;
-    sign(leaf_key, 0, msg, mlen, sig, &sl);
-    uint8_t logged[32];
-    mero_sha256(logged, msg, mlen);
+    /* a message signature is made over the digest the bundle names (sc->md_len) */
+    size_t md_len = sc->md_len ? sc->md_len : sc->leaf_kt == K_P384 ? 48 : 32;
+    size_t log_md_len = sc->dsse ? 32 : sc->log_md_len ? sc->log_md_len : md_len;
+    uint8_t md[64], logged[64];
+    digest_of(md, md_len, msg, mlen);
+    digest_of(logged, log_md_len, msg, mlen);
+    if (sc->dsse || sc->leaf_kt == K_ED25519) {
+        sign(leaf_key, 0, msg, mlen, sig, &sl);
+    } else {
+        uint8_t sd[64];
+        size_t sdl = sc->sig_md_len ? sc->sig_md_len : md_len;
+        digest_of(sd, sdl, msg, mlen);
+        sign_digest(leaf_key, sd, sdl, sig, &sl);
+    }
 
     /* a cosigner (P-256 managed key) signs the same PAE */
     EVP_PKEY *co_key = sc->cosigned ? gen(K_P256) : NULL;
@@ -484,8 +523,8 @@ static void build(const struct scen *sc, const uint8_t *art, size_t alen, struct
     } else {
         body = json_pack("{s:s,s:s,s:{s:{s:{s:s,s:o},s:{s:o,s:o}}}}", "apiVersion", "0.0.2", "kind",
                          "hashedrekord", "spec", "hashedRekordV002", "data", "algorithm",
-                         "SHA2_256", "digest", jb64(logged, 32), "signature", "content",
-                         jb64(sig, sl), "verifier", verifier);
+                         md_name_of(log_md_len), "digest", jb64(logged, log_md_len), "signature",
+                         "content", jb64(sig, sl), "verifier", verifier);
     }
     char *body_s = json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(body);
@@ -566,8 +605,10 @@ static void build(const struct scen *sc, const uint8_t *art, size_t alen, struct
                       "payloadType", "application/vnd.in-toto+json", "signatures", sigs));
     } else {
         json_object_set_new(bundle, "messageSignature",
-                            json_pack("{s:{s:s,s:o},s:o}", "messageDigest", "algorithm", "SHA2_256",
-                                      "digest", jb64(logged, 32), "signature", jb64(sig, sl)));
+                            json_pack("{s:{s:s,s:o},s:o}", "messageDigest", "algorithm",
+                                      sc->md_name ? sc->md_name : md_name_of(md_len), "digest",
+                                      jb64(md, md_len - (sc->md_short ? 1 : 0)), "signature",
+                                      jb64(sig, sl)));
     }
     o->bundle = json_dumps(bundle, JSON_COMPACT);
     json_decref(bundle);
@@ -816,17 +857,104 @@ TEST(each_bad_case_refused_for_its_own_reason)
     s.keyed = 1;
     s.wrong_key = 1;
     refused(s, -MERO_ESIGSTORE_BODY, "another key");
-    /* by digest only: an Ed25519 or P-384 leaf signed the artifact itself */
+    /* by digest only: an Ed25519 leaf signed the artifact itself; a P-384 leaf signed its
+     * SHA-384, which the artifact's SHA-256 cannot check */
     s = base();
     s.by_digest = 1;
     s.leaf_kt = K_ED25519;
     refused(s, -MERO_EUNSUPPORTED, "signs the artifact itself");
     s.leaf_kt = K_P384;
-    refused(s, -MERO_EUNSUPPORTED, "signs the artifact itself");
+    refused(s, -MERO_EUNSUPPORTED, "message digest is SHA2_384: the artifact's SHA-256 alone");
     /* a timestamp from a TSA that is not in the trusted root */
     s = base();
     s.untrusted_tsa = 1;
     refused(s, -MERO_ESIGSTORE_TSA, "not signed by a timestamp authority");
+}
+
+/*
+ * Issue 32 item 7: a message signature is made over the digest messageDigest names, not the
+ * curve's hash. A P-384 leaf over SHA2_256 (Fulcio staging, sigstore-python) verifies, by
+ * artifact and by digest, with a certificate or a managed key; pairs no keyDetails or client
+ * allows, names we do not know and digests of the wrong length are refused for that reason.
+ */
+TEST(message_digest_algorithm_picks_the_hash)
+{
+    static const struct {
+        enum kt k;
+        size_t md;
+    } good[] = {{K_P256, 32}, {K_P384, 32}, {K_P384, 48}, {K_P521, 64}, {K_ED25519, 32}};
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        for (int form = 0; form < 3; form++) {
+            struct scen s = base();
+            s.leaf_kt = good[i].k;
+            s.md_len = good[i].md;
+            s.keyed = form == 1;
+            s.by_digest = form == 2;
+            if (s.by_digest && (good[i].md != 32 || good[i].k == K_ED25519)) {
+                continue;
+            }
+            struct mero_sigstore_result r;
+            struct mero_err e = {0};
+            int rc = run(&s, &r, &e);
+            CHECK_MSG(rc == 0, "leaf %s over %s form %d: %s (%s)", details_of(good[i].k, 0),
+                      md_name_of(good[i].md), form, mero_strerror(rc), e.msg);
+        }
+    }
+    /* the hash is the bundle's: a P-384 leaf that signed SHA-384 under a SHA2_256 name fails */
+    struct scen s = base();
+    s.leaf_kt = K_P384;
+    s.md_len = 32;
+    s.sig_md_len = 48;
+    refused(s, -MERO_EBADSIG, "does not verify");
+    s.md_len = 48;
+    s.sig_md_len = 32;
+    refused(s, -MERO_EBADSIG, "does not verify");
+    /* pairs the spec does not allow */
+    static const struct {
+        enum kt k;
+        size_t md;
+        const char *why;
+    } pairs[] = {{K_P256, 48, "an ECDSA P-256 key does not sign a SHA2_384 digest"},
+                 {K_P256, 64, "an ECDSA P-256 key does not sign a SHA2_512 digest"},
+                 {K_P384, 64, "an ECDSA P-384 key does not sign a SHA2_512 digest"},
+                 {K_P521, 32, "an ECDSA P-521 key does not sign a SHA2_256 digest"}};
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+        for (int keyed = 0; keyed < 2; keyed++) {
+            s = base();
+            s.leaf_kt = pairs[i].k;
+            s.md_len = pairs[i].md;
+            s.keyed = keyed;
+            refused(s, -MERO_EUNSUPPORTED, pairs[i].why);
+        }
+    }
+    /* algorithm names we do not know, and SHA-1 */
+    static const char *const names[] = {"SHA1", "SHA2_224", "SHA3_256", "sha256",
+                                        "HASH_ALGORITHM_UNSPECIFIED"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        s = base();
+        s.leaf_kt = K_P384;
+        s.md_len = 32;
+        s.md_name = names[i];
+        refused(s, -MERO_EUNSUPPORTED, "is not SHA2_256, SHA2_384 or SHA2_512");
+    }
+    /* a digest whose length is not its algorithm's */
+    s = base();
+    s.leaf_kt = K_P384;
+    s.md_len = 48;
+    s.md_short = 1;
+    refused(s, -MERO_ESIGSTORE, "messageDigest.digest is not a 48-byte SHA2_384 digest");
+    s.md_short = 0;
+    s.md_len = 32;
+    s.md_name = "SHA2_384";
+    refused(s, -MERO_ESIGSTORE, "messageDigest.digest is not a 48-byte SHA2_384 digest");
+    s.md_name = "SHA2_512";
+    refused(s, -MERO_ESIGSTORE, "messageDigest.digest is not a 64-byte SHA2_512 digest");
+    /* Rekor logged the artifact under another algorithm than the bundle signs */
+    s = base();
+    s.leaf_kt = K_P384;
+    s.md_len = 32;
+    s.log_md_len = 48;
+    refused(s, -MERO_ESIGSTORE_BODY, "Rekor logged a SHA2_384 digest, the bundle signs a SHA2_256");
 }
 
 TEST(dsse_0_0_2_entries_verify)
@@ -981,5 +1109,6 @@ TEST(dsse_0_0_2_shape)
 
 MERO_TEST_MAIN(T(every_log_key_type_verifies), T(digest_form_verifies),
                T(rsa_ct_logs_verify_the_sct), T(every_leaf_key_type_and_bundle_form_verifies),
-               T(each_bad_case_refused_for_its_own_reason), T(dsse_0_0_2_entries_verify),
+               T(each_bad_case_refused_for_its_own_reason),
+               T(message_digest_algorithm_picks_the_hash), T(dsse_0_0_2_entries_verify),
                T(dsse_0_0_2_bad_cases_refused_for_their_own_reason), T(dsse_0_0_2_shape))
