@@ -62,7 +62,7 @@ struct mero_node_hooks {
 
 /* First byte of our gossip messages on ns/<hex> (service.c). */
 #define MERO_GOSSIP_OP    0xA0 /* followed by one encoded signed governance op */
-#define MERO_GOSSIP_DELTA 0xA1 /* followed by one encoded state delta (context.c) */
+#define MERO_GOSSIP_DELTA 0xA1 /* followed by one encoded state delta (context/codec.c) */
 
 struct mero_node_config {
     char name[MERO_NODE_NAME_MAX];
@@ -123,7 +123,7 @@ struct mero_node {
     } redial[MERO_NODE_MAX_BOOTSTRAP];
 
     /* ---- issue 30: counts governance events (service.c), so a delta refused for the state of
-     * governance is judged again once it changes (ctx_refused.c); memory only ---- */
+     * governance is judged again once it changes (context/refused.c); memory only ---- */
     uint64_t gov_gen;
 };
 

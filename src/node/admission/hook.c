@@ -19,7 +19,7 @@
 #include "node/admission/hook_internal.h"
 #include "node/admission/service_internal.h"
 #include "node/attempts_internal.h"
-#include "node/context_internal.h"
+#include "node/context/context_internal.h"
 #include "node/db_internal.h"
 
 #include "node/fleet_internal.h"

@@ -21,7 +21,7 @@ void mero_node_admission_stop(struct mero_node *node);
 void mero_node_admission_free(struct mero_node *node);
 
 /* ---- issue 16: reach (node/admission/hook.c) ---- */
-/* A read or an apply in context.c met key_id of group, which this node lacks: pull it
+/* A read or an apply in node/context/ met key_id of group, which this node lacks: pull it
  * (node/admission/keys.c; rate-limited per key id). No-op without an admission layer. */
 void mero_node_admission_key_missing(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                                      const uint8_t group[MERO_GROUP_ID_LEN],
