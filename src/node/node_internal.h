@@ -58,6 +58,14 @@ struct mero_node_hooks {
     int (*on_gossip)(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], const char *from,
                      const uint8_t *data, size_t len);
     void *gossip_state;
+    /*
+     * issue 16: a read or an apply in node/context/ met key_id of group, which this node lacks:
+     * pull it (rate-limited per key id). NULL: nobody to ask (no admission layer). A hook, so
+     * that the context module includes no admission header.
+     */
+    void (*key_missing)(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                        const uint8_t group[MERO_GROUP_ID_LEN],
+                        const uint8_t key_id[MERO_KEY_ID_LEN]);
 };
 
 /* First byte of our gossip messages on ns/<hex> (service.c). */

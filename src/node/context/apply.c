@@ -13,10 +13,10 @@
  * beyond the context's clock plus MERO_LAMPORT_STEP. A delta, its clock and its effect are
  * committed in one transaction, or nothing is. A delta we cannot yet decrypt (key not delivered)
  * is kept and applied when the key arrives; meeting one asks the key holders for its key (issue
- * 16, rate-limited per key id in node/admission/keys.c). Issue 30: a second copy of an intent
- * (another relay carried it too) is stored and counted, never refused; a refusal is remembered
- * (refused.c) so that sync does not fetch and refuse the same delta every round, and logged at
- * INFO once.
+ * 16: node->hooks.key_missing, which the admission layer sets; rate-limited per key id). Issue 30:
+ * a second copy of an intent (another relay carried it too) is stored and counted, never refused; a
+ * refusal is remembered (refused.c) so that sync does not fetch and refuse the same delta every
+ * round, and logged at INFO once.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -27,7 +27,6 @@
 #include "mero/encoding.h"
 #include "mero/gov.h"
 #include "mero/log.h"
-#include "node/admission/hook_internal.h"
 #include "node/context/clock_internal.h"
 #include "node/context/codec_internal.h"
 #include "node/context/context_internal.h"
@@ -180,7 +179,9 @@ out:
     }
     if (keyless) {
         /* kept for later; ask the key holders for the key (issue 16, rate-limited) */
-        mero_node_admission_key_missing(node, ns, group, d.key_id);
+        if (node->hooks.key_missing != NULL) {
+            node->hooks.key_missing(node, ns, group, d.key_id);
+        }
     }
     return 0;
 }

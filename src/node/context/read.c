@@ -7,7 +7,7 @@
  * Invariants: a read serves a value only after checking it against its delta (hash, AES-GCM, key
  * and value equal), so a damaged node.db answers an error (and points at merod check), never
  * another key's value. A key absent because the context keeps deltas sealed under a key this
- * node lacks is answered with why (issue 16), and that key is asked for.
+ * node lacks is answered with why (issue 16), and that key is asked for (node->hooks.key_missing).
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -18,7 +18,6 @@
 #include "mero/encoding.h"
 #include "mero/gov.h"
 #include "mero/log.h"
-#include "node/admission/hook_internal.h"
 #include "node/context/codec_internal.h"
 #include "node/context/context_internal.h"
 #include "node/context/store_internal.h"
@@ -174,7 +173,9 @@ static int unreadable(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_
                             "under key %s… it does not hold",
                             id);
     }
-    mero_node_admission_key_missing(node, ns, group, d.key_id);
+    if (node->hooks.key_missing != NULL) {
+        node->hooks.key_missing(node, ns, group, d.key_id);
+    }
     return mero_err_set(err, MERO_ESTATE,
                         "the context holds values sealed under key %s…, which this node does not "
                         "hold yet; it was requested from connected members",
