@@ -57,7 +57,8 @@ CFLAGS_ALL = $(WARN) $(OPT) -MMD -MP -Iinclude -Isrc -Itests $(PKG_CFLAGS) \
 LDFLAGS_ALL = $(LDOPT) $(LDFLAGS)
 
 LIB_SRCS := $(sort $(wildcard src/util/*.c src/crypto/*.c src/attest/*.c src/gov/*.c \
-                              src/net/*.c src/node/*.c src/node/admission/*.c src/api/*.c))
+                              src/net/*.c src/node/*.c src/node/admission/*.c \
+                              src/node/context/*.c src/api/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 # issue 19: the admin page (src/api/admin_ui/) embedded in the library as C arrays (xxd -i)
 UI_ASSETS := $(sort $(wildcard src/api/admin_ui/*.html src/api/admin_ui/*.js src/api/admin_ui/*.css))

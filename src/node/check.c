@@ -16,7 +16,7 @@
 
 #include "mero/gov.h"
 #include "node/admission/attest_internal.h"
-#include "node/context_internal.h"
+#include "node/context/context_internal.h"
 #include "node/db_internal.h"
 #include "node/node_internal.h"
 #include "node/service_internal.h"

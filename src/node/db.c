@@ -3,8 +3,8 @@
  * db.c - opens the node's SQLite database node.db (ARCHITECTURE.md §4): WAL journal,
  * synchronous=FULL (an acknowledged write survives a crash), foreign keys on, a busy timeout.
  * The file is kept 0600 (it holds decrypted context state); the governance store is gov.db,
- * opened through gov.h. Context tables are created by context.c, idempotently, so `merod run`
- * after `merod init` or a restart carries on.
+ * opened through gov.h. Context tables are created by context/tables.c, idempotently, so
+ * `merod run` after `merod init` or a restart carries on.
  *
  * Invariant: only `merod init` creates node.db (create = true); `merod run` refuses a missing
  * or empty file with what to do, never recreating it empty. node_meta records local facts such

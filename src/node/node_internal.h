@@ -58,11 +58,19 @@ struct mero_node_hooks {
     int (*on_gossip)(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], const char *from,
                      const uint8_t *data, size_t len);
     void *gossip_state;
+    /*
+     * issue 16: a read or an apply in node/context/ met key_id of group, which this node lacks:
+     * pull it (rate-limited per key id). NULL: nobody to ask (no admission layer). A hook, so
+     * that the context module includes no admission header.
+     */
+    void (*key_missing)(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                        const uint8_t group[MERO_GROUP_ID_LEN],
+                        const uint8_t key_id[MERO_KEY_ID_LEN]);
 };
 
 /* First byte of our gossip messages on ns/<hex> (service.c). */
 #define MERO_GOSSIP_OP    0xA0 /* followed by one encoded signed governance op */
-#define MERO_GOSSIP_DELTA 0xA1 /* followed by one encoded state delta (context.c) */
+#define MERO_GOSSIP_DELTA 0xA1 /* followed by one encoded state delta (context/codec.c) */
 
 struct mero_node_config {
     char name[MERO_NODE_NAME_MAX];
@@ -125,7 +133,7 @@ struct mero_node {
     } redial[MERO_NODE_MAX_BOOTSTRAP];
 
     /* ---- issue 30: counts governance events (service.c), so a delta refused for the state of
-     * governance is judged again once it changes (ctx_refused.c); memory only ---- */
+     * governance is judged again once it changes (context/refused.c); memory only ---- */
     uint64_t gov_gen;
 };
 

@@ -7,7 +7,7 @@
  *
  * Gossip on a namespace topic carries one message per publish, its first byte saying what
  * it is: MERO_GOSSIP_OP (a signed governance op, applied with mero_gov_apply) or
- * MERO_GOSSIP_DELTA (a context state delta, context.c). Anything else goes to the hook the
+ * MERO_GOSSIP_DELTA (a context state delta, node/context/). Anything else goes to the hook the
  * admission layer installs. A message is forwarded only if it applied (or was a duplicate),
  * so a refused op or delta is not amplified. An op whose parents are unknown triggers a pull
  * from its publisher (sync.c); the timer pulls from every connected peer every 2 s so a node
@@ -29,7 +29,7 @@
 #include "mero/quote.h"
 #include "node/admission/attest_internal.h"
 #include "node/admission/hook_internal.h"
-#include "node/context_internal.h"
+#include "node/context/context_internal.h"
 #include "node/fleet_internal.h"
 #include "node/node_internal.h"
 #include "node/service_internal.h"

@@ -31,7 +31,7 @@
  * node no longer holds the anchor (purged and rejoined), the cursor is dropped and the pull
  * starts over from 0 once. A cursor moves past a page only when every entry that page listed
  * is settled here afterwards: held, or a delta refused for good (issue 30: its refusal is
- * remembered, ctx_refused.c, so it is neither fetched nor refused again). A delta refused for
+ * remembered, context/refused.c, so it is neither fetched nor refused again). A delta refused for
  * the state of governance is not fetched again while that state is unchanged but keeps the
  * cursor where it was, as a failed entry does, so it is judged afresh once governance moves. A
  * restart starts over once (cursors are not persisted); the table holds MAX_CURSORS entries, the
@@ -45,7 +45,7 @@
 #include "mero/gov.h"
 #include "mero/log.h"
 #include "mero/net.h"
-#include "node/context_internal.h"
+#include "node/context/context_internal.h"
 #include "node/fleet_internal.h"
 #include "node/node_internal.h"
 #include "node/service_internal.h"
@@ -238,7 +238,7 @@ static void cursor_drop(struct mero_node_sync *s, const char *peer, bool deltas,
 }
 
 /* What this node knows of an entry: for ops, held or not; for deltas, also a remembered
- * refusal (issue 30, ctx_refused.c). */
+ * refusal (issue 30, context/refused.c). */
 static int known(struct job *j, const uint8_t h[SYNC_HASH_LEN])
 {
     bool have = false;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_relayed_delta.c - libFuzzer target for the one apply path of context deltas
- * (mero_node_ctx_apply, src/node/context.c) with relayed deltas (issue 15), on an in-memory
+ * (mero_node_ctx_apply, src/node/context/apply.c) with relayed deltas (issue 15), on an in-memory
  * node whose namespace holds a RelayTee and a Member. Each input is applied twice: as raw delta
  * bytes (the bounded decoder, versions 1 and 2), and as the plaintext of a relayed delta this
  * harness seals under the group key and signs as the relay (input: lamport u64 | relayed_at
@@ -19,7 +19,7 @@
 #include "mero/crypto.h"
 #include "mero/gov.h"
 #include "mero/log.h"
-#include "node/context_internal.h"
+#include "node/context/context_internal.h"
 #include "node/db_internal.h"
 #include "node/node_internal.h"
 

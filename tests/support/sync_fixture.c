@@ -13,7 +13,7 @@
 #include "mero/crypto.h"
 #include "mero/gov.h"
 #include "mero/net.h"
-#include "node/context_internal.h"
+#include "node/context/context_internal.h"
 #include "node/db_internal.h"
 #include "node/sync_internal.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_context.c - the context delta apply path (src/node/context.c) on an in-memory gov
+ * test_context.c - the context delta apply path (src/node/context/apply.c) on an in-memory gov
  * store and node database: a member's write is applied and readable; deltas built here from
  * the documented layout (docs/node.md) are refused when truncated, oversized, re-signed
  * wrongly, tampered, from a non-member, from a ReadOnly member, or for an unknown context;
@@ -19,7 +19,7 @@
 #include "mero/buf.h"
 #include "mero/crypto.h"
 #include "mero/gov.h"
-#include "node/context_internal.h"
+#include "node/context/context_internal.h"
 #include "node/db_internal.h"
 #include "node/node_internal.h"
 #include "node/sync_internal.h"

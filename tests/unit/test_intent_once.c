@@ -3,7 +3,7 @@
  * test_intent_once.c - one intent, one effect, and no refusal loops (issue 30, docs/relay.md
  * "One intent, one effect"), at the cut (mero_node_ctx_apply) on one in-memory gov store and a
  * fresh in-memory node database per arrival order. Deltas are built here from the documented
- * layouts, not with context.c's builder.
+ * layouts, not with context/codec.c's builder.
  *
  * The issue's second reproduction: the owner writes three values that relay r1 misses (r1's
  * context clock stays at 0, r2's reaches 3); a client's intent div=OLD is carried by both r1
@@ -28,7 +28,7 @@
 #include "mero/gov.h"
 #include "mero/intent.h"
 #include "mero/keys.h"
-#include "node/context_internal.h"
+#include "node/context/context_internal.h"
 #include "node/db_internal.h"
 #include "node/node_internal.h"
 

@@ -15,7 +15,7 @@
 #include "mero/crypto.h"
 #include "mero/gov.h"
 #include "node/admission/service_internal.h"
-#include "node/context_internal.h"
+#include "node/context/context_internal.h"
 #include "node/db_internal.h"
 #include "node/node_internal.h"
 #include "node/service_internal.h"

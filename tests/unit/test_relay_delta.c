@@ -2,9 +2,9 @@
 /*
  * test_relay_delta.c - the relayed delta (issue 15, docs/relay.md "The relayed delta") at the
  * cut (mero_node_ctx_apply) on an in-memory gov store and node database. Deltas are built here
- * from the documented layout, not with context.c's builder: a relayed delta carrying a member's
- * intent is applied as the member's write; refused, with nothing stored, when the executor is
- * not a RelayTee (or converted back), the executor's signature is wrong, the intent is forged,
+ * from the documented layout, not with context/codec.c's builder: a relayed delta carrying a
+ * member's intent is applied as the member's write; refused, with nothing stored, when the executor
+ * is not a RelayTee (or converted back), the executor's signature is wrong, the intent is forged,
  * names another context or namespace, another author, another relay, a delete, or is not live at
  * relayed_at; when the author is a stranger or ReadOnly. A second copy of the same intent is
  * stored and counted (issue 30); at the route another intent with the same (author, nonce) is a
@@ -22,7 +22,7 @@
 #include "mero/gov.h"
 #include "mero/intent.h"
 #include "mero/keys.h"
-#include "node/context_internal.h"
+#include "node/context/context_internal.h"
 #include "node/db_internal.h"
 #include "node/node_internal.h"
 

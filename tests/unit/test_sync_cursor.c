@@ -17,7 +17,7 @@
 #include "mero/buf.h"
 #include "mero/crypto.h"
 #include "mero/gov.h"
-#include "node/context_internal.h"
+#include "node/context/context_internal.h"
 #include "node/sync_internal.h"
 #include "support/sync_fixture.h"
 

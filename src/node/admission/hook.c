@@ -19,7 +19,7 @@
 #include "node/admission/hook_internal.h"
 #include "node/admission/service_internal.h"
 #include "node/attempts_internal.h"
-#include "node/context_internal.h"
+#include "node/context/context_internal.h"
 #include "node/db_internal.h"
 
 #include "node/fleet_internal.h"
@@ -155,6 +155,17 @@ static int hook_gossip(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
     return -MERO_EUNSUPPORTED;
 }
 
+/* issue 16: node->hooks.key_missing: a read or an apply in node/context/ met key_id of group,
+ * which this node lacks: pull it (node/admission/keys.c; rate-limited per key id). */
+static void hook_key_missing(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                             const uint8_t group[MERO_GROUP_ID_LEN],
+                             const uint8_t key_id[MERO_KEY_ID_LEN])
+{
+    if (node->hooks.gossip_state != NULL) {
+        mero__adm_key_missing(node->hooks.gossip_state, ns, group, key_id);
+    }
+}
+
 int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
 {
     struct mero_admission_env env;
@@ -225,6 +236,7 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     node->hooks.fleet_join_progress = hook_fleet_join_progress;
     node->hooks.on_gossip = hook_gossip;
     node->hooks.gossip_state = a;
+    node->hooks.key_missing = hook_key_missing;
     return 0;
 }
 
@@ -246,14 +258,6 @@ void mero_node_admission_free(struct mero_node *node)
     node->hooks.fleet_join_progress = NULL;
     node->hooks.on_gossip = NULL;
     node->hooks.gossip_state = NULL;
+    node->hooks.key_missing = NULL;
     mero_node_admission_attest_cleanup();
-}
-
-void mero_node_admission_key_missing(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                                     const uint8_t group[MERO_GROUP_ID_LEN],
-                                     const uint8_t key_id[MERO_KEY_ID_LEN])
-{
-    if (node->hooks.gossip_state != NULL) {
-        mero__adm_key_missing(node->hooks.gossip_state, ns, group, key_id);
-    }
 }

@@ -8,8 +8,6 @@
 #define MERO_NODE_ADMISSION_HOOK_H
 
 #include "mero/err.h"
-#include "mero/sizes.h"
-#include <stdint.h>
 
 struct mero_node;
 struct mero_gov_event;
@@ -19,12 +17,5 @@ MERO_MUST_CHECK int mero_node_admission_start(struct mero_node *node, struct mer
 void mero_node_admission_on_event(struct mero_node *node, const struct mero_gov_event *ev);
 void mero_node_admission_stop(struct mero_node *node);
 void mero_node_admission_free(struct mero_node *node);
-
-/* ---- issue 16: reach (node/admission/hook.c) ---- */
-/* A read or an apply in context.c met key_id of group, which this node lacks: pull it
- * (node/admission/keys.c; rate-limited per key id). No-op without an admission layer. */
-void mero_node_admission_key_missing(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                                     const uint8_t group[MERO_GROUP_ID_LEN],
-                                     const uint8_t key_id[MERO_KEY_ID_LEN]);
 
 #endif

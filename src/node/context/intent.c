@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ctx_intent.c - one intent, one effect (issue 30, docs/relay.md "One intent, one effect"). A
+ * intent.c - one intent, one effect (issue 30, docs/relay.md "One intent, one effect"). A
  * member's signed intent may reach a context in several relayed deltas (copies: a client that
  * retries at a second relay, two relays posted at once). Every copy that passes the checks at
  * the cut is stored and counted here; the intent takes effect once, at a last-writer-wins
@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "mero/intent.h"
-#include "node/context_internal.h"
+#include "node/context/context_internal.h"
 #include "node/db_internal.h"
 #include "node/node_internal.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ctx_refused.c - no refusal loops (issue 30): the deltas this node refused, remembered by hash
+ * refused.c - no refusal loops (issue 30): the deltas this node refused, remembered by hash
  * so that sync does not fetch and refuse them again at every round, nor gossip log them again.
  *
  * A refusal is remembered in one of two ways (mero_node_ctx_apply decides which):
@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "mero/gov.h"
-#include "node/context_internal.h"
+#include "node/context/context_internal.h"
 #include "node/db_internal.h"
 #include "node/node_internal.h"
 

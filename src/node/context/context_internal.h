@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * context_internal.h - replicated key-value state per context (context.c): signed, encrypted state
- * deltas, applied by every member through one apply path.
+ * context_internal.h - replicated key-value state per context (src/node/context/): signed,
+ * encrypted state deltas, applied by every member through one apply path. What the rest of the
+ * node (service, sync, check, admission) and the tests call; the module's files share more among
+ * themselves in codec_internal.h, clock_internal.h, store_internal.h and relay_internal.h.
  */
 #ifndef MERO_NODE_CONTEXT_H
 #define MERO_NODE_CONTEXT_H
@@ -20,15 +22,15 @@ struct mero_node;
 #define MERO_DELTA_MAX     (32u * 1024u)
 #define MERO_DELTA_DOMAIN  "mero.context.delta.v1"
 #define MERO_DELTA_VERSION 1
-/* issue 15: the relayed delta (context.c, docs/relay.md "The relayed delta") */
+/* issue 15: the relayed delta (codec.c, docs/relay.md "The relayed delta") */
 #define MERO_DELTA_RELAYED_VERSION 2
 #define MERO_DELTA_RELAYED_DOMAIN  "mero.context.delta.v2"
 
 /*
- * Context clock (docs/node.md "Context clock"). A context's clock is the greatest lamport of
- * the deltas this node has admitted in it. A delta claiming lamport l is admitted only when
- * 1 <= l <= MERO_LAMPORT_MAX and l <= clock + MERO_LAMPORT_STEP, so the clock grows by at
- * most MERO_LAMPORT_STEP per admitted delta and never reaches a value SQLite cannot store.
+ * Context clock (clock.c, docs/node.md "Context clock"). A context's clock is the greatest lamport
+ * of the deltas this node has admitted in it. A delta claiming lamport l is admitted only when 1 <=
+ * l <= MERO_LAMPORT_MAX and l <= clock + MERO_LAMPORT_STEP, so the clock grows by at most
+ * MERO_LAMPORT_STEP per admitted delta and never reaches a value SQLite cannot store.
  */
 #define MERO_LAMPORT_MAX  ((uint64_t)INT64_MAX)
 #define MERO_LAMPORT_STEP ((uint64_t)65536)
@@ -38,20 +40,23 @@ bool mero_lamport_admissible(uint64_t clock, uint64_t l);
 /* *next = clock + 1 for a local write; -MERO_ECLOCK when clock is MERO_LAMPORT_MAX already. */
 MERO_MUST_CHECK int mero_lamport_next(uint64_t clock, uint64_t *next);
 
+/* Create the context tables and bring an older node.db up to date (tables.c). Idempotent. */
 MERO_MUST_CHECK int mero_node_ctx_open(struct mero_node *node, struct mero_err *err);
 void mero_node_ctx_close(struct mero_node *node);
 
-/* The group and namespace a context belongs to; -MERO_ENOTFOUND for an unknown context. */
+/* The group and namespace a context belongs to; -MERO_ENOTFOUND for an unknown context
+ * (store.c). */
 MERO_MUST_CHECK int mero_node_ctx_lookup(struct mero_node *node,
                                          const uint8_t ctx[MERO_CONTEXT_ID_LEN],
                                          uint8_t ns[MERO_NS_ID_LEN],
                                          uint8_t group[MERO_GROUP_ID_LEN]);
 
-/* mero_node_ctx_put / mero_node_ctx_get, the API's use cases, are declared in mero/node.h. */
+/* mero_node_ctx_put / mero_node_ctx_get, the API's use cases, are declared in mero/node.h
+ * (write.c, read.c). */
 
 /*
- * The one apply path for a delta from anywhere (local write, gossip, sync): bounded decode,
- * signature, known context, author's effective role (ReadOnly, ReadOnlyTee, RelayTee and
+ * (apply.c) The one apply path for a delta from anywhere (local write, gossip, sync): bounded
+ * decode, signature, known context, author's effective role (ReadOnly, ReadOnlyTee, RelayTee and
  * non-members refused), dedupe, context clock bound (-MERO_ECLOCK, nothing stored), store,
  * decrypt when we hold the key (else kept and retried when the key arrives), last-writer-wins
  * by (lamport, hash). 0 also for a duplicate.
@@ -59,21 +64,22 @@ MERO_MUST_CHECK int mero_node_ctx_lookup(struct mero_node *node,
 MERO_MUST_CHECK int mero_node_ctx_apply(struct mero_node *node, const uint8_t *delta, size_t len,
                                         struct mero_err *err);
 /*
- * Self-purge of the local context state: the values and deltas of every context of ns
+ * (tables.c) Self-purge of the local context state: the values and deltas of every context of ns
  * (group == ns) or of group's contexts only, in one transaction. Idempotent.
  */
 MERO_MUST_CHECK int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                                         const uint8_t group[MERO_GROUP_ID_LEN]);
 /*
- * `merod check`: every delta matches its hash and signature, every visible value matches its
- * delta (as a read checks it). Findings printed to out; -MERO_ESTATE when any.
+ * (read.c) `merod check`: every delta matches its hash and signature, every visible value matches
+ * its delta (as a read checks it). Findings printed to out; -MERO_ESTATE when any.
  */
 MERO_MUST_CHECK int mero_node_ctx_verify_all(struct mero_node *node, FILE *out, size_t *nvalues,
                                              size_t *ndeltas);
-/* Decrypt and apply stored deltas of group's contexts that waited for a key. */
+/* (apply.c) Decrypt and apply stored deltas of group's contexts that waited for a key. */
 void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN]);
 
-/* For sync: hashes of ctx's deltas with seq > after (at most max); *out owned (free()). */
+/* (store.c) For sync: hashes of ctx's deltas with seq > after (at most max); *out owned (free()).
+ */
 MERO_MUST_CHECK int mero_node_ctx_hashes(struct mero_node *node,
                                          const uint8_t ctx[MERO_CONTEXT_ID_LEN], uint64_t after,
                                          size_t max, uint8_t (**out)[MERO_DELTA_ID_LEN], size_t *n,
@@ -85,7 +91,7 @@ MERO_MUST_CHECK int mero_node_ctx_delta(struct mero_node *node,
                                         const uint8_t hash[MERO_DELTA_ID_LEN], uint8_t **out,
                                         size_t *len);
 
-/* ---- issue 15: the relayed delta (src/node/context.c) ---- */
+/* ---- issue 15: the relayed delta (src/node/context/relay.c, write.c) ---- */
 struct mero_intent;
 /*
  * The checks of a relayed write, shared by the intents route (executor = us, relayed_at = now,
@@ -107,7 +113,8 @@ MERO_MUST_CHECK int mero_node_relay_check(struct mero_node *node,
                                           uint64_t relayed_at, const struct mero_intent *it,
                                           const uint8_t *hash, struct mero_err *err);
 /*
- * Build the relayed delta carrying intent[0..len) (author's, already checked) in ctx at clock
+ * (write.c) Build the relayed delta carrying intent[0..len) (author's, already checked) in ctx at
+ * clock
  * + 1, signed by this node as executor with relayed_at, apply it through mero_node_ctx_apply
  * and publish it; its hash in id. With force (test-only) it is published even when this node
  * refuses it.
@@ -119,7 +126,7 @@ mero_node_ctx_put_relayed(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT
                           const uint8_t *intent, size_t len, bool force,
                           uint8_t id[MERO_DELTA_ID_LEN], struct mero_err *err);
 
-/* ---- issue 30: one intent, one effect (src/node/ctx_intent.c) ---- */
+/* ---- issue 30: one intent, one effect (src/node/context/intent.c) ---- */
 /* Create ctx_intent (and drop issue 15's replay table). */
 MERO_MUST_CHECK int mero_node_ctx_intent_open(struct mero_node *node);
 /*
@@ -142,7 +149,7 @@ MERO_MUST_CHECK int mero_node_ctx_intent_nonce_taken(struct mero_node *node,
                                                      const uint8_t id[MERO_INTENT_ID_LEN],
                                                      bool *yes);
 /*
- * (context.c) Offer the write of the stored delta hash, decrypted under group's key, to its
+ * (store.c) Offer the write of the stored delta hash, decrypted under group's key, to its
  * key's last-writer-wins at position (lamport, hash), raising the context clock to lamport.
  */
 MERO_MUST_CHECK int mero_node_ctx_offer_stored(struct mero_node *node,
@@ -150,7 +157,7 @@ MERO_MUST_CHECK int mero_node_ctx_offer_stored(struct mero_node *node,
                                                const uint8_t hash[MERO_DELTA_ID_LEN],
                                                uint64_t lamport);
 
-/* ---- issue 30: no refusal loops (src/node/ctx_refused.c) ---- */
+/* ---- issue 30: no refusal loops (src/node/context/refused.c) ---- */
 #define MERO_CTX_REFUSED_MAX 4096 /* refusals remembered at most; the oldest forgotten first */
 /* What this node knows of a delta hash. */
 enum mero_ctx_known {

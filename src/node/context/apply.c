@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * apply.c - the one apply path of a delta from anywhere (local write, gossip, sync pull):
+ * bounded decode, dedupe, the memory of refusals, signature, known context, not self-purged, the
+ * author's role and a relayed delta's clear header (relay.c), the context clock's bound
+ * (clock.c), then store, decrypt when the key is held (else kept, and retried when the key
+ * arrives) and take effect by last-writer-wins (store.c; a relayed intent once, intent.c).
+ *
+ * Invariants (spec "Read-only for its own writes"): every delta, whatever path brought it, goes
+ * through mero_node_ctx_apply, which refuses one whose author's effective role in the context's
+ * group is ReadOnly, ReadOnlyTee, RelayTee or none, before anything is stored, one for a context
+ * of a namespace this node self-purged (its tombstone, mero_gov_purged), and one whose lamport is
+ * beyond the context's clock plus MERO_LAMPORT_STEP. A delta, its clock and its effect are
+ * committed in one transaction, or nothing is. A delta we cannot yet decrypt (key not delivered)
+ * is kept and applied when the key arrives; meeting one asks the key holders for its key (issue
+ * 16: node->hooks.key_missing, which the admission layer sets; rate-limited per key id). Issue 30:
+ * a second copy of an intent (another relay carried it too) is stored and counted, never refused; a
+ * refusal is remembered (refused.c) so that sync does not fetch and refuse the same delta every
+ * round, and logged at INFO once.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mero/buf.h"
+#include "mero/crypto.h"
+#include "mero/encoding.h"
+#include "mero/gov.h"
+#include "mero/log.h"
+#include "node/context/clock_internal.h"
+#include "node/context/codec_internal.h"
+#include "node/context/context_internal.h"
+#include "node/context/relay_internal.h"
+#include "node/context/store_internal.h"
+#include "node/db_internal.h"
+#include "node/node_internal.h"
+
+/*
+ * Decrypt d and offer its write to last-writer-wins: a direct write at its (lamport, hash); a
+ * relayed one, once checked (relay.c), is counted as a copy of its intent, which takes effect
+ * once at its intent's position (intent.c). 1 when applied, 0 no key. A refusal returns its
+ * code with the reason in err, *for_now set when the reason is the state of governance; an I/O
+ * failure leaves err untouched.
+ */
+static int materialise(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                       const uint8_t *bytes, const struct mero_ctx_delta *d,
+                       const uint8_t hash[MERO_DELTA_ID_LEN], struct mero_err *err, bool *for_now)
+{
+    uint8_t *pt = NULL;
+    size_t pl = 0;
+    struct mero_ctx_write w;
+    *for_now = false;
+    int rc = mero__ctx_open_write(node, group, bytes, d, &pt, &pl, &w, err);
+    if (rc <= 0) {
+        return rc;
+    }
+    if (w.relayed) {
+        rc = mero__ctx_relay_check(node, group, d->ctx, d->executor, d->author, d->relayed_at,
+                                   &w.it, false, err, for_now);
+        if (rc == 0) {
+            rc = mero_node_ctx_intent_count(node, group, &w.it, d->lamport, hash);
+        }
+    } else {
+        rc = mero__ctx_offer(node, d->ctx, &w, d->lamport, hash, d->author);
+    }
+    mero__ctx_close_write(pt, pl, &w);
+    return rc < 0 ? rc : 1;
+}
+
+/* issue 30: what a refusal was, for the memory of refusals (refused.c). */
+struct verdict {
+    bool remember; /* remember it: for good, or for now (against ns's governance) */
+    bool for_now;
+    bool repeat; /* answered from that memory: refused before */
+    uint8_t ns[MERO_NS_ID_LEN];
+};
+
+static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
+                       const uint8_t hash[MERO_DELTA_ID_LEN], struct mero_err *err,
+                       struct verdict *v)
+{
+    struct mero_ctx_delta d;
+    struct mero_err merr = {0}, was = {0};
+    uint8_t ns[MERO_NS_ID_LEN], group[MERO_GROUP_ID_LEN];
+    bool for_now = false;
+    int rc = mero__ctx_decode(bytes, len, &d);
+    v->remember = rc < 0; /* the bytes do not decode: for good */
+    if (rc == -MERO_ECLOCK) {
+        return mero_err_set(err, MERO_ECLOCK, "delta lamport %llu is outside 1..2^63-1",
+                            (unsigned long long)d.lamport);
+    }
+    if (rc < 0) {
+        return mero_err_set(err, -rc, "delta does not decode");
+    }
+    bool have = false;
+    int known = MERO_CTX_UNKNOWN;
+    MERO_TRY(mero_node_ctx_has(node, hash, &have));
+    if (have) {
+        return 0;
+    }
+    if (mero_node_ctx_refusal_get(node, hash, &known, &was) == 0 && known != MERO_CTX_UNKNOWN) {
+        v->repeat = true;
+        return mero_err_set(err, was.code > 0 ? was.code : MERO_EREFUSED, "%s", was.msg);
+    }
+    if (mero__ctx_verify_sig(bytes, &d) < 0) {
+        v->remember = true;
+        return mero_err_set(err, MERO_EBADSIG, "delta signature does not verify");
+    }
+    if (mero_node_ctx_lookup(node, d.ctx, ns, group) < 0) {
+        return mero_err_set(err, MERO_ENOTFOUND, "delta for an unknown context");
+    }
+    bool purged = true;
+    if (mero_gov_purged(node->store, ns, &purged) < 0 || purged) {
+        return mero_err_set(err, MERO_EPERM, "delta for a namespace this node self-purged");
+    }
+    memcpy(v->ns, ns, sizeof(v->ns));
+    rc = mero__ctx_may_author(node, group, d.author, err);
+    if (rc == 0 && d.version == MERO_DELTA_RELAYED_VERSION) {
+        /* the clear header's checks run before anything is stored, key or not */
+        rc = mero__ctx_relay_check(node, group, d.ctx, d.executor, d.author, d.relayed_at, NULL,
+                                   false, err, &for_now);
+    }
+    if (rc < 0) {
+        v->remember = v->for_now = true; /* governance may still change its mind */
+        return rc;
+    }
+    if (mero_node_db_exec(node->db, "BEGIN IMMEDIATE") < 0) {
+        return mero_err_set(err, MERO_EIO, "cannot start a write: %s", sqlite3_errmsg(node->db));
+    }
+    uint64_t clock = 0;
+    bool keyless = false;
+    if (mero__ctx_clock_of(node, d.ctx, &clock) < 0) {
+        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        return mero_err_set(err, MERO_EIO, "cannot read the context clock");
+    }
+    if (!mero_lamport_admissible(clock, d.lamport)) {
+        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        return mero_err_set(err, MERO_ECLOCK,
+                            "delta lamport %llu is beyond the context clock %llu + %llu",
+                            (unsigned long long)d.lamport, (unsigned long long)clock,
+                            (unsigned long long)MERO_LAMPORT_STEP);
+    }
+    sqlite3_stmt *st = NULL;
+    rc = sqlite3_prepare_v2(node->db,
+                            "INSERT INTO ctx_delta(hash, context, grp, bytes, applied) "
+                            "VALUES(?1, ?2, ?3, ?4, 0)",
+                            -1, &st, NULL) == SQLITE_OK
+             ? 0
+             : -MERO_EIO;
+    if (rc < 0) {
+        goto out;
+    }
+    sqlite3_bind_blob(st, 1, hash, MERO_DELTA_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, d.ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 3, group, MERO_GROUP_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 4, bytes, (int)len, SQLITE_STATIC);
+    MERO_ENSURE_OUT(sqlite3_step(st) == SQLITE_DONE, NULL, MERO_EIO, "step");
+    MERO_TRY_OUT(mero__ctx_clock_raise(node, d.ctx, d.lamport));
+    MERO_TRY_OUT(materialise(node, group, bytes, &d, hash, &merr, &for_now));
+    keyless = rc == 0;
+    if (rc == 1) {
+        MERO_TRY_OUT(
+            mero__ctx_exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash));
+    }
+out:
+    sqlite3_finalize(st);
+    if (rc < 0 && merr.code != 0) {
+        /* refused once its plaintext was read: nothing is stored */
+        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        v->remember = true;
+        v->for_now = for_now;
+        return mero_err_set(err, merr.code, "%s", merr.msg);
+    }
+    if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
+        char why[128];
+        snprintf(why, sizeof(why), "%s", sqlite3_errmsg(node->db));
+        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        return mero_err_set(err, MERO_EIO, "cannot store the delta: %s", why);
+    }
+    if (keyless) {
+        /* kept for later; ask the key holders for the key (issue 16, rate-limited) */
+        if (node->hooks.key_missing != NULL) {
+            node->hooks.key_missing(node, ns, group, d.key_id);
+        }
+    }
+    return 0;
+}
+
+/* Log a delta's refusal: the first time at INFO, later ones at DEBUG (issue 30); never the
+ * value (no reason names it). */
+static void log_refusal(const uint8_t *bytes, size_t len, const uint8_t hash[MERO_DELTA_ID_LEN],
+                        bool first, const char *why)
+{
+    char h[MERO_HEX_SIZE(MERO_DELTA_ID_LEN)];
+    const char *what =
+        len > 0 && bytes[0] == MERO_DELTA_RELAYED_VERSION ? "relayed delta" : "delta";
+    mero_hex_encode(h, hash, MERO_DELTA_ID_LEN);
+    if (first) {
+        MERO_INFO("%s %.16s… refused: %s", what, h, why);
+    } else {
+        MERO_DEBUG("%s %.16s… refused again: %s", what, h, why);
+    }
+}
+
+int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len,
+                        struct mero_err *err)
+{
+    struct mero_err e = {0};
+    struct verdict v = {0};
+    uint8_t hash[MERO_DELTA_ID_LEN];
+    mero_sha256(hash, bytes, len);
+    int rc = apply_delta(node, bytes, len, hash, &e, &v);
+    if (rc < 0) {
+        int code = e.code != 0 ? e.code : -rc;
+        bool first = !v.repeat;
+        if (v.remember && !v.repeat) {
+            mero_node_ctx_refusal_note(node, hash, v.for_now ? v.ns : NULL, code, e.msg, &first);
+        }
+        if (len > 0 && bytes[0] == MERO_DELTA_RELAYED_VERSION) {
+            /* every path (gossip, sync, local) logs a relayed delta's refusal */
+            log_refusal(bytes, len, hash, first, e.msg);
+        }
+        return mero_err_set(err, code, "%s", e.msg);
+    }
+    return rc;
+}
+
+/* Materialise one kept delta whose key may have arrived (mero_node_ctx_retry), in one
+ * transaction when none is open: applied, or refused (deleted, remembered, logged). */
+static void retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                      const uint8_t *p, size_t n)
+{
+    struct mero_ctx_delta d;
+    uint8_t hash[MERO_DELTA_ID_LEN], ns[MERO_NS_ID_LEN];
+    struct mero_err e = {0};
+    bool for_now = false, first = true;
+    if (mero__ctx_decode(p, n, &d) < 0) {
+        return;
+    }
+    mero_sha256(hash, p, n);
+    bool tx =
+        sqlite3_get_autocommit(node->db) && mero_node_db_exec(node->db, "BEGIN IMMEDIATE") == 0;
+    int m = materialise(node, group, p, &d, hash, &e, &for_now);
+    if (m == 1) {
+        (void)mero__ctx_exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash);
+    } else if (m < 0 && e.code != 0) {
+        /* a kept delta refused once its key arrived: not kept any longer */
+        (void)mero__ctx_exec_hash(node, "DELETE FROM ctx_delta WHERE hash = ?1", hash);
+    }
+    if (tx) {
+        (void)mero_node_db_exec(node->db, m < 0 && e.code == 0 ? "ROLLBACK" : "COMMIT");
+    }
+    if (m < 0 && e.code != 0) {
+        bool ns_ok = !for_now || mero_gov_namespace_of(node->store, group, ns) == 0;
+        if (ns_ok) {
+            mero_node_ctx_refusal_note(node, hash, for_now ? ns : NULL, e.code, e.msg, &first);
+        }
+        log_refusal(p, n, hash, first, e.msg);
+    }
+}
+
+void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN])
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(node->db, "SELECT bytes FROM ctx_delta WHERE grp = ?1 AND applied = 0",
+                           -1, &st, NULL) != SQLITE_OK) {
+        return;
+    }
+    sqlite3_bind_blob(st, 1, group, MERO_GROUP_ID_LEN, SQLITE_STATIC);
+    struct mero_buf all; /* (len u32, bytes)* copied out before updating rows */
+    mero_buf_init(&all, 64u << 20);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int n = sqlite3_column_bytes(st, 0);
+        if (mero_buf_append_u32le(&all, (uint32_t)n) < 0 ||
+            mero_buf_append(&all, sqlite3_column_blob(st, 0), (size_t)n) < 0) {
+            break;
+        }
+    }
+    sqlite3_finalize(st);
+    struct mero_cur c;
+    mero_cur_init(&c, all.data, all.len);
+    while (mero_cur_left(&c) > 0) {
+        uint32_t n;
+        const uint8_t *p;
+        if (mero_cur_u32le(&c, &n) < 0 || mero_cur_bytes(&c, n, &p) < 0) {
+            break;
+        }
+        retry_one(node, group, p, n);
+    }
+    mero_buf_cleanup(&all);
+}
