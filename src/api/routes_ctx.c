@@ -6,7 +6,7 @@
  * is the key's current value; it is refused with 403 ReadOnlyWriteRefused when this node's own
  * role cannot author, and with 409 (WriteSuperseded, naming the current value's author and
  * clock; or the context clock exhausted) when it would not become the current value
- * (context.c). Never 2xx for a write that is not the value a GET returns.
+ * (node/context/write.c). Never 2xx for a write that is not the value a GET returns.
  *
  * Test-only (merod run --test): POST /admin-api/test/contexts/:id/forge/:key
  * {value, lamport?} builds and publishes a delta signed by this node even when its role is

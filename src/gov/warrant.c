@@ -2,7 +2,7 @@
 /*
  * warrant.c - may a TEE relay members' writes in a group (spec "The TEE roles", "Converting
  * TEEs already admitted"; warrant_gate::executor_standing). The one answer the intents route
- * (node/relay.c) and every peer at the cut (node/context.c) share.
+ * (node/context/write.c) and every peer at the cut (node/context/relay.c) share.
  *
  * Invariant: an executor may relay in a group only when its TEE standing there is RelayTee
  * (read from its namespace root row when that row holds a TEE role, which replaces the TEE
