@@ -202,6 +202,8 @@ TSAN_BINS = $(if $(TESTS),$(foreach t,$(TEST_BINS),$(if $(findstring $(patsubst 
                 $(TEST_BINS) $(BINS) $(REPLAYS) $(SHIPPED_ROOT))
 tsan: $(STAMP)
 	$(Q)$(MAKE) --no-print-directory BUILD=tsan tsan-build
+	@# e2e/readme and e2e/demo_run run build/release/bin as the README writes it (issue 32)
+	$(Q)$(if $(TESTS),true,$(MAKE) --no-print-directory all)
 	$(Q)TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1 \
 	    MERO_SHARED=$(SHARED) tests/run.sh build/tsan
 
