@@ -297,72 +297,57 @@ static int row_cmp(const struct mrow *x, const struct mrow *y)
     return c != 0 ? c : memcmp(x->member, y->member, sizeof(x->member));
 }
 
-/* Our own TEE row gone: the pending self-purge marker (the namespace when the root row went,
- * else the subgroup), as remove_row writes it for an incremental removal. */
-static int mark_us(struct actx *a, const struct mrows *before, const struct mrows *after)
-{
-    if (!a->have_us) {
-        return 0;
-    }
-    bool root_gone = false;
-    for (size_t i = 0; i < before->n; i++) {
-        const struct mrow *r = &before->v[i];
-        if (r->tee && memcmp(r->member, a->us, sizeof(a->us)) == 0 &&
-            memcmp(r->grp, a->op->ns, MERO_NS_ID_LEN) == 0) {
-            root_gone = true;
-            for (size_t j = 0; j < after->n; j++) {
-                if (row_cmp(r, &after->v[j]) == 0) {
-                    root_gone = false;
-                }
-            }
-        }
-    }
-    if (root_gone) {
-        return mero_gov_purge_mark(a->s, a->op->ns);
-    }
-    size_t j = 0;
-    for (size_t i = 0; i < before->n; i++) {
-        const struct mrow *r = &before->v[i];
-        while (j < after->n && row_cmp(&after->v[j], r) < 0) {
-            j++;
-        }
-        bool kept = j < after->n && row_cmp(&after->v[j], r) == 0;
-        if (!kept && r->tee && memcmp(r->member, a->us, sizeof(a->us)) == 0) {
-            MERO_TRY(mero_gov_purge_mark(a->s, r->grp));
-        }
-    }
-    return 0;
-}
-
-/* Events for what changed: removals (and our self-purge marker), additions, role changes. */
+/* Events for what changed: removals, additions, role changes; and for our own TEE rows that
+ * went, the pending self-purge marker (the namespace when the root row went, else each
+ * subgroup), as remove_row writes it for an incremental removal. One merge of the two sorted
+ * snapshots. */
 static int diff_events(struct actx *a, const struct mrows *before, const struct mrows *after)
 {
-    size_t i = 0, j = 0;
-    while (i < before->n || j < after->n) {
+    size_t i = 0, j = 0, ngone = 0;
+    bool root_gone = false;
+    int rc = 0;
+    const struct mrow **gone = NULL; /* our TEE rows in subgroups that went */
+    while (rc == 0 && (i < before->n || j < after->n)) {
         int c = i == before->n ? 1 : j == after->n ? -1 : row_cmp(&before->v[i], &after->v[j]);
         if (c < 0) {
             const struct mrow *r = &before->v[i++];
-            MERO_TRY(mero__gov_ev(a, MERO_EV_MEMBER_REMOVED, r->grp, r->member, r->role, NULL));
-            if (r->tee) {
-                MERO_TRY(
-                    mero__gov_ev(a, MERO_EV_TEE_MEMBER_REMOVED, r->grp, r->member, r->role, NULL));
+            rc = mero__gov_ev(a, MERO_EV_MEMBER_REMOVED, r->grp, r->member, r->role, NULL);
+            if (rc == 0 && r->tee) {
+                rc = mero__gov_ev(a, MERO_EV_TEE_MEMBER_REMOVED, r->grp, r->member, r->role, NULL);
+            }
+            if (rc == 0 && r->tee && a->have_us && memcmp(r->member, a->us, sizeof(a->us)) == 0) {
+                if (memcmp(r->grp, a->op->ns, MERO_NS_ID_LEN) == 0) {
+                    root_gone = true;
+                } else {
+                    const struct mrow **ng = realloc(gone, (ngone + 1) * sizeof(*ng));
+                    rc = ng == NULL ? -MERO_ENOMEM : 0;
+                    gone = ng != NULL ? ng : gone;
+                    if (ng != NULL) {
+                        gone[ngone++] = r;
+                    }
+                }
             }
         } else if (c > 0) {
             const struct mrow *r = &after->v[j++];
-            MERO_TRY(mero__gov_ev(a, MERO_EV_MEMBER_ADDED, r->grp, r->member, r->role, NULL));
-            if (r->tee) {
-                MERO_TRY(
-                    mero__gov_ev(a, MERO_EV_TEE_MEMBER_ADMITTED, r->grp, r->member, r->role, NULL));
+            rc = mero__gov_ev(a, MERO_EV_MEMBER_ADDED, r->grp, r->member, r->role, NULL);
+            if (rc == 0 && r->tee) {
+                rc = mero__gov_ev(a, MERO_EV_TEE_MEMBER_ADMITTED, r->grp, r->member, r->role, NULL);
             }
         } else {
             const struct mrow *r = &after->v[j++];
             if (before->v[i++].role != r->role) {
-                MERO_TRY(
-                    mero__gov_ev(a, MERO_EV_MEMBER_ROLE_SET, r->grp, r->member, r->role, NULL));
+                rc = mero__gov_ev(a, MERO_EV_MEMBER_ROLE_SET, r->grp, r->member, r->role, NULL);
             }
         }
     }
-    return mark_us(a, before, after);
+    if (rc == 0 && root_gone) {
+        rc = mero_gov_purge_mark(a->s, a->op->ns);
+    }
+    for (size_t k = 0; rc == 0 && !root_gone && k < ngone; k++) {
+        rc = mero_gov_purge_mark(a->s, gone[k]->grp);
+    }
+    free(gone);
+    return rc;
 }
 
 /* The membership events of the late op itself are dropped: the diff reports them once. */
@@ -447,32 +432,41 @@ static int order_of(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
 
 /* Fold one stored op (not the late one): decode it from the log and judge it, no events. The
  * op's bytes are read in place (the row statement is only reset once the op is judged). */
-/* The last effective key rotation of each group in the fold (at most GOV_FOLD_ROT groups are
- * followed; a namespace has few groups that rotate). */
-#define GOV_FOLD_ROT 64
+/* The last effective key rotation of each group in the fold (every group that rotates: the
+ * array grows as groups are met). */
+struct rotation {
+    uint8_t grp[MERO_GROUP_ID_LEN];
+    uint8_t key_id[MERO_KEY_ID_LEN];
+};
 struct rotations {
-    uint8_t grp[GOV_FOLD_ROT][MERO_GROUP_ID_LEN];
-    uint8_t key_id[GOV_FOLD_ROT][MERO_KEY_ID_LEN];
-    size_t n;
+    struct rotation *v;
+    size_t n, cap;
 };
 
-static void rotation_seen(struct rotations *r, const struct mero_op *op, int state)
+static int rotation_seen(struct rotations *r, const struct mero_op *op, int state)
 {
     if (r == NULL || state != GOV_FOLD_EFFECTIVE || op->scope != MERO_SCOPE_GROUP ||
         !op->has_rotation) {
-        return;
+        return 0;
     }
     size_t i = 0;
-    while (i < r->n && memcmp(r->grp[i], op->group_id, MERO_GROUP_ID_LEN) != 0) {
+    while (i < r->n && memcmp(r->v[i].grp, op->group_id, MERO_GROUP_ID_LEN) != 0) {
         i++;
     }
     if (i == r->n) {
-        if (r->n == GOV_FOLD_ROT) {
-            return;
+        if (r->n == r->cap) {
+            size_t ncap = r->cap ? r->cap * 2 : 8;
+            struct rotation *nv = realloc(r->v, ncap * sizeof(*nv));
+            if (nv == NULL) {
+                return -MERO_ENOMEM;
+            }
+            r->v = nv;
+            r->cap = ncap;
         }
-        memcpy(r->grp[r->n++], op->group_id, MERO_GROUP_ID_LEN);
+        memcpy(r->v[r->n++].grp, op->group_id, MERO_GROUP_ID_LEN);
     }
-    memcpy(r->key_id[i], op->rotation.new_key_id, MERO_KEY_ID_LEN);
+    memcpy(r->v[i].key_id, op->rotation.new_key_id, MERO_KEY_ID_LEN);
+    return 0;
 }
 
 static const char SQL_KEY_CURRENT[] =
@@ -491,8 +485,8 @@ static int rotations_current(struct mero_store *s, const struct rotations *r)
         if (st == NULL) {
             return -MERO_EIO;
         }
-        sqlite3_bind_blob(st, 1, r->grp[i], MERO_GROUP_ID_LEN, SQLITE_STATIC);
-        sqlite3_bind_blob(st, 2, r->key_id[i], MERO_KEY_ID_LEN, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 1, r->v[i].grp, MERO_GROUP_ID_LEN, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 2, r->v[i].key_id, MERO_KEY_ID_LEN, SQLITE_STATIC);
         MERO_TRY(mero__gov_step_done(st));
     }
     return 0;
@@ -533,7 +527,7 @@ static int fold_stored(struct mero_store *s, const uint8_t hash[MERO_OP_ID_LEN],
     s->rebuilding = was;
     free(a.ev);
     if (rc == 0) {
-        rotation_seen(rot, &op, *state);
+        rc = rotation_seen(rot, &op, *state);
     }
     if (rc < 0) {
         (void)mero_err_set(err, -rc, "op #%llu: %s", (unsigned long long)seq, reason->msg);
@@ -547,10 +541,7 @@ out:
 int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], struct actx *late,
                       int *late_state, struct mero_err *late_reason, struct mero_err *err)
 {
-    struct rotations *rot = calloc(1, sizeof(*rot));
-    if (rot == NULL) {
-        return -MERO_ENOMEM;
-    }
+    struct rotations rot_ = {0}, *rot = &rot_;
     uint8_t(*order)[MERO_OP_ID_LEN] = NULL;
     int *prior = NULL;
     size_t n = 0;
@@ -567,7 +558,7 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
             s->rebuilding = false;
             rc = mero__gov_fold_step(late, &state, &why);
             if (rc == 0) {
-                rotation_seen(rot, late->op, state);
+                rc = rotation_seen(rot, late->op, state);
             }
             s->rebuilding = was;
             if (late_state != NULL) {
@@ -587,7 +578,7 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
     }
     rc = rotations_current(s, rot);
 out:
-    free(rot);
+    free(rot->v);
     free(order);
     free(prior);
     return rc;

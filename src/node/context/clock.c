@@ -14,6 +14,7 @@
 
 #include "node/context/clock_internal.h"
 #include "node/context/context_internal.h"
+#include "node/context/store_internal.h"
 #include "node/node_internal.h"
 
 bool mero_lamport_admissible(uint64_t clock, uint64_t l)
@@ -34,24 +35,17 @@ int mero_lamport_next(uint64_t clock, uint64_t *next)
     return 0;
 }
 
+static void bind_ctx(sqlite3_stmt *st, const void *ctx)
+{
+    sqlite3_bind_blob(st, 1, ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
+}
+
 /* The context's clock: the greatest lamport admitted in ctx here (0 for none). */
 int mero__ctx_clock_of(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
                        uint64_t *clock)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(node->db, "SELECT lamport FROM ctx_clock WHERE context = ?1", -1, &st,
-                           NULL) != SQLITE_OK) {
-        return -MERO_EIO;
-    }
-    sqlite3_bind_blob(st, 1, ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    sqlite3_int64 v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-        return -MERO_EIO;
-    }
-    *clock = v > 0 ? (uint64_t)v : 0;
-    return 0;
+    return mero__ctx_query_u64(node, "SELECT lamport FROM ctx_clock WHERE context = ?1", bind_ctx,
+                               ctx, clock);
 }
 
 /* Raise ctx's clock to l (l <= MERO_LAMPORT_MAX, checked by mero__ctx_decode). */

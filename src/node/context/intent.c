@@ -30,6 +30,7 @@
 
 #include "mero/intent.h"
 #include "node/context/context_internal.h"
+#include "node/context/store_internal.h"
 #include "node/db_internal.h"
 #include "node/node_internal.h"
 
@@ -65,31 +66,32 @@ struct link {
     uint64_t leff;
 };
 
+/* An intent's place in its author's chain: the five parameters both chain queries take. */
+struct chain_key {
+    const struct mero_intent *it;
+    const uint8_t *id;
+};
+
+static void bind_chain_key(sqlite3_stmt *st, const void *arg)
+{
+    const struct chain_key *c = arg;
+    sqlite3_bind_blob(st, 1, c->it->context, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, c->it->key, (int)c->it->key_len, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 3, c->it->author, MERO_IDENTITY_LEN, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, i64(c->it->issued_at));
+    sqlite3_bind_blob(st, 5, c->id, MERO_INTENT_ID_LEN, SQLITE_STATIC);
+}
+
 /* The leff of the intent just before (issued_at, id) in its author's chain; 0 when none. */
 static int prev_leff(struct mero_node *node, const struct mero_intent *it,
                      const uint8_t id[MERO_INTENT_ID_LEN], uint64_t *out)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(node->db,
-                           "SELECT leff FROM ctx_intent WHERE context = ?1 AND k = ?2 AND "
-                           "author = ?3 AND (issued_at, intent) < (?4, ?5) "
-                           "ORDER BY issued_at DESC, intent DESC LIMIT 1",
-                           -1, &st, NULL) != SQLITE_OK) {
-        return -MERO_EIO;
-    }
-    sqlite3_bind_blob(st, 1, it->context, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, it->key, (int)it->key_len, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 3, it->author, MERO_IDENTITY_LEN, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 4, i64(it->issued_at));
-    sqlite3_bind_blob(st, 5, id, MERO_INTENT_ID_LEN, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    sqlite3_int64 v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-        return -MERO_EIO;
-    }
-    *out = v > 0 ? (uint64_t)v : 0;
-    return 0;
+    const struct chain_key c = {.it = it, .id = id};
+    return mero__ctx_query_u64(node,
+                               "SELECT leff FROM ctx_intent WHERE context = ?1 AND k = ?2 AND "
+                               "author = ?3 AND (issued_at, intent) < (?4, ?5) "
+                               "ORDER BY issued_at DESC, intent DESC LIMIT 1",
+                               bind_chain_key, &c, out);
 }
 
 /* leff of a link whose own copies reach lmax, after a link at prev (0: it is the first). */
@@ -120,11 +122,8 @@ static int chain_changes(struct mero_node *node, const struct mero_intent *it,
                            -1, &st, NULL) != SQLITE_OK) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, it->context, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, it->key, (int)it->key_len, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 3, it->author, MERO_IDENTITY_LEN, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 4, i64(it->issued_at));
-    sqlite3_bind_blob(st, 5, id, MERO_INTENT_ID_LEN, SQLITE_STATIC);
+    const struct chain_key c = {.it = it, .id = id};
+    bind_chain_key(st, &c);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         sqlite3_int64 lmax = sqlite3_column_int64(st, 1), leff = sqlite3_column_int64(st, 2);
         uint64_t want = next_leff(lmax > 0 ? (uint64_t)lmax : 0, prev);

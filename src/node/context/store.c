@@ -172,6 +172,24 @@ int mero__ctx_exec_hash(struct mero_node *node, const char *sql,
     return rc == SQLITE_DONE ? 0 : -MERO_EIO;
 }
 
+int mero__ctx_query_u64(struct mero_node *node, const char *sql, mero__ctx_binder *bind,
+                        const void *arg, uint64_t *out)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(node->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    bind(st, arg);
+    int rc = sqlite3_step(st);
+    sqlite3_int64 v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        return -MERO_EIO;
+    }
+    *out = v > 0 ? (uint64_t)v : 0;
+    return 0;
+}
+
 int mero_node_ctx_has(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN], bool *yes)
 {
     sqlite3_stmt *st = NULL;

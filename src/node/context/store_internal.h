@@ -15,6 +15,10 @@
 #include "node/context/codec_internal.h"
 
 struct mero_node;
+struct sqlite3_stmt;
+
+/* Binds a one-row query's parameters (mero__ctx_query_u64). */
+typedef void mero__ctx_binder(struct sqlite3_stmt *st, const void *arg);
 
 /*
  * d's plaintext, opened under the group key it names into *pt (owned: mero__ctx_close_write)
@@ -37,6 +41,11 @@ MERO_MUST_CHECK int mero__ctx_offer(struct mero_node *node, const uint8_t ctx[ME
  * -MERO_EIO (a best-effort caller may ignore it, as mero_node_db_exec's do). */
 int mero__ctx_exec_hash(struct mero_node *node, const char *sql,
                         const uint8_t id[MERO_DELTA_ID_LEN]);
+/* Run sql, a query of at most one row whose first column is an integer, with its parameters
+ * bound by bind(st, arg): *out = that value, or 0 when there is no row or it is not positive.
+ * 0 or -MERO_EIO. */
+MERO_MUST_CHECK int mero__ctx_query_u64(struct mero_node *node, const char *sql,
+                                        mero__ctx_binder *bind, const void *arg, uint64_t *out);
 /* The key's current value: 1 and its (lamport, hash, author) when there is one, 0 none. */
 MERO_MUST_CHECK int mero__ctx_current(struct mero_node *node,
                                       const uint8_t ctx[MERO_CONTEXT_ID_LEN], const char *key,
