@@ -512,7 +512,13 @@ static int chk_role_locked(struct adm_run *r)
     return yes ? fail(r->rule, MERO_ADM_RULE_ROLE_LOCKED, r->err, NULL) : 0;
 }
 
-/* spent quote: the admitter only (spec step 8) */
+/*
+ * Spent quote (spec step 8). Issue 30: peers judge it too, at the op's place in the canonical
+ * order (the spent rows are derived in that order), so two admissions with one quote end the
+ * same on every peer - the first in the order takes effect, the other is kept without effect -
+ * where the spec leaves it to the admitter because peers applying in arrival order would
+ * disagree. A peer without the quote (subgroup form) judges the recorded hash.
+ */
 static int chk_quote_used(struct adm_run *r)
 {
     const struct mero_adm_case *c = r->c;
@@ -521,7 +527,13 @@ static int chk_quote_used(struct adm_run *r)
     if (!c->publishing) {
         return 0;
     }
-    mero_sha256(qh, c->quote, c->quote_len);
+    if (r->has_quote) {
+        mero_sha256(qh, c->quote, c->quote_len);
+    } else if (c->quote_hash != NULL) {
+        memcpy(qh, c->quote_hash, sizeof(qh));
+    } else {
+        return fail(r->rule, MERO_ADM_RULE_QUOTE_LENGTH, r->err, NULL);
+    }
     if (c->root_form) {
         MERO_TRY(mero_gov_is_quote_hash_used(r->s, r->ns, qh, &yes));
     } else {
@@ -578,7 +590,7 @@ static const struct adm_rule rules[] = {
      "TeeMemberRoleLocked: the member holds a non-TEE row in the namespace", SIDE_BOTH,
      chk_role_locked},
     {MERO_ADM_RULE_QUOTE_USED, "QuoteAlreadyUsed", MERO_EQUOTEUSED,
-     "TEE attestation quote already used", SIDE_ADMITTER, chk_quote_used},
+     "TEE attestation quote already used", SIDE_BOTH, chk_quote_used},
 };
 #define N_RULES (sizeof(rules) / sizeof(rules[0]))
 

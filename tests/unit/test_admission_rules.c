@@ -499,7 +499,7 @@ static const struct tcase cases[] = {
     {"admitter_without_td_facts", POL_REAL, s_no_td, -1, NULL, MERO_EREFUSED,
      "the verified quote's TD attributes are unknown", PEER_ACCEPTS, NULL, 0, NULL},
     {"spent_quote", POL_MOCK, s_spent, -1, NULL, MERO_EQUOTEUSED,
-     "TEE attestation quote already used", PEER_ACCEPTS, NULL, 0, NULL},
+     "TEE attestation quote already used", PEER_SAME, NULL, 0, NULL},
     {"release_not_named", POL_RELEASE, s_release, -1, NULL, MERO_EREFUSED,
      "the quote matches no allowed release profile: the TEE did not name", PEER_ACCEPTS, NULL, 0,
      NULL},

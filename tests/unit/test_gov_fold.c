@@ -560,7 +560,76 @@ TEST(the_winning_rotation_s_key_is_current_in_either_order)
     pair_close(&w);
 }
 
+/* Spent quotes judged at every peer (issue 30): two admins admit one TEE with one quote at
+ * the same moment; whichever order two peers receive the admissions in, the one that sorts
+ * first takes effect and the other is kept without effect, "quote already used", on both. */
+TEST(one_quote_two_admitters_one_effect_in_either_order)
+{
+    struct pair w;
+    struct opset o = {0};
+    struct mero_err e = {0};
+    CHECK_OK(pair_open(&w, &o));
+    struct mero_tee_policy p;
+    struct mero_gov_oplist l = {0};
+    CHECK_OK(govt_policy(&p, MERO_TEE_MODE_REPLICA, true));
+    CHECK_OK(mero_gov_set_policy(w.a.s, w.a.ns, &p, &l, NULL, NULL, &e));
+    mero_tee_policy_cleanup(&p);
+    CHECK(govt_sync(&w.a, &w.b, w.a.ns, &e) >= 0);
+    struct govt_tee tee;
+    CHECK_OK(govt_tee_open(&tee, w.a.ns));
+    struct mero_admit_request req;
+    govt_tee_request(&tee, w.a.ns, w.a.ns, w.a.ns, &req);
+    struct mero_gov_oplist la = {0}, lb = {0};
+    int outcome = -1;
+    CHECK_OK(mero_gov_admit_tee_node(w.a.s, w.a.ns, &req, &outcome, &la, &e));
+    CHECK_EQ(outcome, MERO_ADMIT_ADMITTED);
+    CHECK_OK(mero_gov_admit_tee_node(w.b.s, w.a.ns, &req, &outcome, &lb, &e));
+    CHECK_EQ(outcome, MERO_ADMIT_ADMITTED);
+    struct govt_node peer[2];
+    for (int i = 0; i < 2; i++) {
+        CHECK_OK(govt_open(&peer[i]));
+        CHECK(govt_sync(&w.a, &peer[i], w.a.ns, &e) >= 0); /* A's log: A's admission too */
+    }
+    /* peer 0 got A's admission first (synced above) and now B's; peer 1 gets B's first */
+    (void)govt_apply_list(&peer[0], &lb, &e);
+    mero_gov_oplist_cleanup(&l);
+    CHECK(govt_sync(&w.b, &peer[1], w.a.ns, &e) >= 0); /* B's log: B's admission */
+    (void)govt_apply_list(&peer[1], &la, &e);
+    /* the two join ops: each list's first op */
+    struct mero_op ja, jb;
+    uint8_t ha[32], hb[32];
+    CHECK_OK(mero_op_decode(la.v[0].data, la.v[0].len, &ja, &e));
+    CHECK_OK(mero_op_decode(lb.v[0].data, lb.v[0].len, &jb, &e));
+    CHECK_OK(mero_op_hash(&ja, ha));
+    CHECK_OK(mero_op_hash(&jb, hb));
+    int sa[2], sb[2];
+    char why[128];
+    for (int i = 0; i < 2; i++) {
+        CHECK_OK(mero_gov_op_state(peer[i].s, ha, &sa[i], NULL, 0));
+        CHECK_OK(mero_gov_op_state(peer[i].s, hb, &sb[i], why, sizeof(why)));
+        int role = root_role(&peer[i], w.a.ns, tee.node.pk);
+        CHECK_EQ(role, MERO_ROLE_READONLY_TEE);
+    }
+    CHECK_EQ(sa[0], sa[1]);
+    CHECK_EQ(sb[0], sb[1]);
+    CHECK_MSG((sa[0] == MERO_OP_EFFECTIVE) != (sb[0] == MERO_OP_EFFECTIVE),
+              "exactly one admission takes effect (A %d, B %d)", sa[0], sb[0]);
+    if (sb[0] == MERO_OP_REJECTED) {
+        CHECK_MSG(strstr(why, "already used") != NULL, "B's admission kept for: %s", why);
+    }
+    mero_op_cleanup(&ja);
+    mero_op_cleanup(&jb);
+    mero_gov_oplist_cleanup(&la);
+    mero_gov_oplist_cleanup(&lb);
+    opset_free(&o);
+    govt_close(&peer[0]);
+    govt_close(&peer[1]);
+    govt_close(&tee.node);
+    pair_close(&w);
+}
+
 MERO_TEST_MAIN(T(mutual_removal_ends_the_same_in_every_order),
                T(conflicting_admin_ops_agree_in_all_720_orders),
                T(three_admins_agree_in_random_orders), T(a_stranger_s_refused_op_is_not_kept),
-               T(the_winning_rotation_s_key_is_current_in_either_order))
+               T(the_winning_rotation_s_key_is_current_in_either_order),
+               T(one_quote_two_admitters_one_effect_in_either_order))
