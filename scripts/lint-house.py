@@ -1,17 +1,26 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""lint-house.py - the three house rules `make lint` enforces over src/ and include/mero/
-(docs/layers.md):
+"""lint-house.py - the house rules `make lint` enforces over src/ and include/mero/
+(docs/layers.md, docs/errors.md):
 
   layers   a file includes only its own module's headers and those of lower layers
            (util < crypto < attest, net < gov < node < api < cli);
   private  a private header (src/<module>/...) is included only from inside that module;
-  lengths  no bare protocol length (32, 48, 96) outside include/mero/sizes.h: name it. A
+  lengths  no bare protocol length (32, 48, 64, 96) outside include/mero/sizes.h: name it. A
            #define or _Static_assert that names a length is fine; a literal that is not a
-           length carries the comment /* not a length */ on its line.
+           length carries the comment /* not a length */ on its line;
+  bufmax   mero_buf_init's maximum is a name, never a bare literal (0, a buffer that holds
+           nothing until it is given its maximum, is allowed);
+  return   one error style (docs/errors.md): no bare `return -1;` (return -MERO_E<x>);
+  goto     and no hand-written `goto out;` (MERO_TRY_OUT / MERO_ENSURE_OUT jump to `out:`).
+
+The code that predates a rule is counted in ALLOWED below, per rule and file: a file may keep
+at most that many findings of the rule, so a count that grows or a new file fails; a count
+that shrank is reported (on stderr, not failing) so that its allowance can be lowered.
 
 Usage: scripts/lint-house.py [PATH...]   (default: src include/mero). Exit 1 on a violation,
-printing file:line: rule: what.
+printing file:line: rule: what. scripts/lint-house.py --counts [PATH...] prints every finding's
+count per rule and file, ALLOWED or not, in ALLOWED's form.
 """
 import os
 import re
@@ -33,9 +42,91 @@ PUBLIC = {
 OWNER = {h: m for m, hs in PUBLIC.items() for h in hs.split()}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
-BARE = re.compile(r"(?<![\w.])(32|48|96)[uUlL]*(?![\w.])")
+BARE = re.compile(r"(?<![\w.])(32|48|64|96)[uUlL]*(?![\w.])")
 SHIFT = re.compile(r"(<<|>>)\s*$")
 MARK = "/* not a length */"
+BUFINIT = re.compile(r"\bmero_buf_init\s*\(([^;]*)\)\s*;")
+LITERAL = re.compile(r"^[\s()0-9xXa-fA-FuUlL+*<>-]+$")
+BARE_RETURN = re.compile(r"\breturn\s+-1\s*;")
+GOTO_OUT = re.compile(r"\bgoto\s+out\s*;")
+
+# Findings that predate a rule, per rule and file (see the docstring). src/api, src/net,
+# src/node and src/gov were being reshaped when the rules came (issue 34): theirs are here.
+ALLOWED = {
+    "bufmax": {
+        "src/api/routes_tee.c": 1,
+        "src/gov/identity.c": 2,
+        "src/gov/keys.c": 2,
+        "src/gov/maint.c": 3,
+        "src/net/conn.c": 2,
+        "src/net/gossipsub.c": 2,
+        "src/net/identify.c": 1,
+        "src/node/admission/evidence_retry.c": 1,
+        "src/node/admission/fleet_join.c": 1,
+        "src/node/admission/msg.c": 2,
+        "src/node/context/apply.c": 1,
+        "src/node/sync.c": 3,
+        "src/node/tee_real.c": 1,
+    },
+    "goto": {
+        "src/api/routes_tee.c": 6,
+        "src/api/validate.c": 4,
+        "src/attest/dcap.c": 16,
+        "src/attest/dcap_trust.c": 4,
+        "src/attest/release.c": 1,
+        "src/attest/sigstore.c": 2,
+        "src/attest/sigstore_bundle.c": 3,
+        "src/attest/sigstore_cert.c": 13,
+        "src/attest/sigstore_tsa.c": 2,
+        "src/attest/trustroot.c": 2,
+        "src/cli/meroctl/cmd_group.c": 5,
+        "src/cli/meroctl/cmd_intent.c": 3,
+        "src/cli/meroctl/cmd_release.c": 5,
+        "src/cli/merod/merod.c": 7,
+        "src/cli/tee_verify/serve.c": 5,
+        "src/crypto/crypto.c": 5,
+        "src/gov/actions.c": 1,
+        "src/gov/apply.c": 7,
+        "src/gov/fold.c": 1,
+        "src/gov/identity.c": 1,
+        "src/gov/maint.c": 3,
+        "src/gov/reach.c": 1,
+        "src/gov/secrets.c": 2,
+        "src/gov/store.c": 4,
+        "src/net/net.c": 1,
+        "src/node/admission/keys.c": 1,
+        "src/node/admission/peer.c": 5,
+        "src/node/admission/run.c": 1,
+        "src/node/context/apply.c": 1,
+        "src/node/ns_meta.c": 2,
+    },
+    "lengths": {
+        "src/api/http.c": 1,
+        "src/api/router.c": 1,
+        "src/api/routes_ref.c": 1,
+        "src/api/validate.c": 1,
+        "src/gov/fold.c": 1,
+        "src/gov/keys.c": 1,
+        "src/gov/maint.c": 1,
+        "src/gov/op_codec.c": 1,
+        "src/gov/store.c": 1,
+        "src/net/gossipsub.c": 2,
+        "src/net/net.c": 2,
+        "src/net/yamux.c": 1,
+        "src/node/context/apply.c": 1,
+        "src/node/context/codec.c": 1,
+        "src/node/node_internal.h": 1,
+        "src/node/sync.c": 2,
+    },
+    "return": {
+        "src/api/http.c": 4,
+        "src/api/routes_ctx.c": 1,
+        "src/api/routes_fleet.c": 1,
+        "src/api/routes_intents.c": 4,
+        "src/api/routes_ref.c": 10,
+        "src/net/net.c": 1,
+    },
+}
 
 
 def module_of(path):
@@ -75,6 +166,20 @@ def strip_code(text):
     return "".join(out)
 
 
+def macro_args(text):
+    """Split the argument text of a call at its top-level commas."""
+    args, depth, cur = [], 0, ""
+    for c in text:
+        if c == "," and depth == 0:
+            args.append(cur)
+            cur = ""
+            continue
+        depth += c == "("
+        depth -= c == ")"
+        cur += c
+    return args + [cur]
+
+
 def check(path, problems):
     mod = module_of(path)
     with open(path, encoding="utf-8") as f:
@@ -96,9 +201,22 @@ def check(path, problems):
             owner = inc.split("/")[0]
             if owner != mod:
                 problems.append(f"{path}:{no}: private: {inc} is private to src/{owner}")
+    code = strip_code(raw).split("\n")
+    own_macros = path.endswith(os.path.join("mero", "err.h"))  # MERO_TRY_OUT's own `goto out`
+    for no, line in enumerate(code, 1):
+        if BARE_RETURN.search(line):
+            problems.append(f"{path}:{no}: return: bare `return -1;` (return -MERO_E<x>, "
+                            f"docs/errors.md)")
+        if GOTO_OUT.search(line) and not own_macros:
+            problems.append(f"{path}:{no}: goto: hand-written `goto out;` (MERO_TRY_OUT / "
+                            f"MERO_ENSURE_OUT, docs/errors.md)")
+        for m in BUFINIT.finditer(line):
+            args = macro_args(m.group(1))
+            if len(args) == 2 and LITERAL.match(args[1]) and args[1].strip() != "0":
+                problems.append(f"{path}:{no}: bufmax: mero_buf_init with the literal maximum "
+                                f"{args[1].strip()} (name it)")
     if path.endswith(os.path.join("mero", "sizes.h")):
         return
-    code = strip_code(raw).split("\n")
     for no, (line, src) in enumerate(zip(code, lines), 1):
         if MARK in src or re.match(r"\s*#\s*(define|if|elif)\b", line) or "_Static_assert" in line:
             continue
@@ -109,8 +227,32 @@ def check(path, problems):
                             f"mero/sizes.h or mark it {MARK})")
 
 
+def apply_allowed(problems):
+    """Drop the findings ALLOWED still covers; report allowances that are now too large."""
+    found = {}
+    for p in problems:
+        path, _, rule = p.split(":", 3)[:3]
+        found.setdefault((rule.strip(), path), []).append(p)
+    kept = []
+    for (rule, path), ps in sorted(found.items()):
+        allowed = ALLOWED.get(rule, {}).get(path, 0)
+        if len(ps) > allowed:
+            if allowed:
+                kept.append(f"{path}: {rule}: {len(ps)} findings, {allowed} allowed (the file "
+                            f"may not gain new ones):")
+            kept.extend(ps)
+    for rule, files in ALLOWED.items():
+        for path, allowed in files.items():
+            n = len(found.get((rule, path), []))
+            if n < allowed and os.path.exists(path):
+                print(f"lint-house: note: {path} has {n} {rule} finding(s), {allowed} allowed: "
+                      f"lower its allowance", file=sys.stderr)
+    return kept
+
+
 def main(argv):
-    roots = argv[1:] or ["src", "include/mero"]
+    counts = len(argv) > 1 and argv[1] == "--counts"
+    roots = argv[1 + counts:] or ["src", "include/mero"]
     problems = []
     for root in roots:
         if os.path.isfile(root):
@@ -120,6 +262,19 @@ def main(argv):
             for name in sorted(files):
                 if name.endswith((".c", ".h")):
                     check(os.path.normpath(os.path.join(d, name)), problems)
+    if counts:
+        found = {}
+        for p in problems:
+            path, _, rule = p.split(":", 3)[:3]
+            found.setdefault(rule.strip(), {}).setdefault(path, 0)
+            found[rule.strip()][path] += 1
+        for rule, files in sorted(found.items()):
+            print(f'    "{rule}": {{')
+            for path, n in sorted(files.items()):
+                print(f'        "{path}": {n},')
+            print("    },")
+        return 0
+    problems = apply_allowed(problems)
     for p in problems:
         print(p)
     if problems:

@@ -28,7 +28,7 @@ MERO_MUST_CHECK int mero_hex_decode(uint8_t *out, size_t outcap, const char *hex
                                     size_t *outlen);
 /* Decode exactly n bytes of hex; anything else is -MERO_EHEX. */
 MERO_MUST_CHECK int mero_hex_decode_exact(uint8_t *out, size_t n, const char *hex, size_t len);
-/* The value of one hex digit (either case), or -1. */
+/* The value of one hex digit (either case), or -MERO_EHEX. */
 int mero_hex_nibble(char c);
 /* True when s[0..len) is exactly `n` bytes of hex (2n digits, either case, nothing else). */
 bool mero_hex_is(const char *s, size_t len, size_t n);

@@ -153,7 +153,9 @@ MERO_MUST_CHECK int mero_eventlog_parse(struct mero_eventlog *log, const uint8_t
 /* Free the event array; safe on a zeroed struct and twice. */
 void mero_eventlog_cleanup(struct mero_eventlog *log);
 
-/* The RTMR (0..3) a record extends, or -1 when it extends none (EV_NO_ACTION, MR index 0). */
+/* The RTMR (0..3) a record extends, or MERO_EVENT_NO_RTMR (-1: not an error code, an index
+ * that names no register) when it extends none (EV_NO_ACTION, MR index 0). */
+#define MERO_EVENT_NO_RTMR (-1)
 int mero_event_rtmr(const struct mero_event *e);
 
 /* ---------------------------------------------------------------- replay and check (§C.5) */

@@ -35,7 +35,7 @@ struct mero_mock_result {
     bool quote_verified; /* always true for a well-formed mock */
     bool nonce_verified;
     bool application_hash_verified;
-    uint8_t report_data[64];
+    uint8_t report_data[MERO_REPORT_DATA_LEN];
     const char *tcb_status; /* MERO_TCB_STATUS_MOCK (static storage) */
 };
 /*

@@ -130,7 +130,7 @@ MERO_MUST_CHECK int mero_quote_to_json(const struct mero_quote *q, struct mero_b
  * check. A MOCK_TDX_QUOTE_V1 quote gives bytes [17, 81) and *is_mock = true; anything else
  * must parse as a TDX quote (mero_quote_parse's codes). out and *is_mock written on success.
  */
-MERO_MUST_CHECK int mero_quote_report_data(const uint8_t *q, size_t len, uint8_t out[static 64],
-                                           bool *is_mock);
+MERO_MUST_CHECK int mero_quote_report_data(const uint8_t *q, size_t len,
+                                           uint8_t out[static MERO_REPORT_DATA_LEN], bool *is_mock);
 
 #endif

@@ -3,7 +3,7 @@
  * sizes.h - every fixed protocol length in one place: hashes and keys, TDX registers and
  * report fields, governance ids, and the hex widths derived from them. Code names the length
  * of what it holds (`uint8_t ns[MERO_NS_ID_LEN]`), never a bare 32 or 48; `make lint`
- * (scripts/lint-house.sh) refuses a bare protocol length in src/ and include/.
+ * (scripts/lint-house.py) refuses a bare protocol length in src/ and include/.
  *
  * Invariant: the relations between lengths that the wire formats rely on are checked at
  * compile time below (report data = nonce || application hash, an envelope's ciphertext =
@@ -18,6 +18,7 @@
 /* ---- crypto primitives ---- */
 #define MERO_SHA256_LEN         32
 #define MERO_SHA384_LEN         48
+#define MERO_SHA512_LEN         64
 #define MERO_ED25519_PK_LEN     32
 #define MERO_ED25519_SK_LEN     64 /* libsodium form: seed || pk */
 #define MERO_ED25519_SEED_LEN   32

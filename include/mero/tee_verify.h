@@ -14,7 +14,8 @@
 
 #include "mero/buf.h"
 
-#define MERO_TEE_VERIFY_MAX_INPUT (4u << 20)
+#define MERO_TEE_VERIFY_MAX_INPUT  (4u << 20)
+#define MERO_TEE_VERIFY_MAX_OUTPUT (1u << 20) /* the JSON verdict document */
 
 /*
  * Judge one JSON input object. Returns the exit code: 0 a verdict (out holds the verdict

@@ -130,22 +130,14 @@ static int read_file(const char *path, size_t max, uint8_t **out, size_t *outlen
         if (n < 0 && errno == EINTR) {
             continue;
         }
-        if (n < 0) {
-            rc = mero_err_set(err, MERO_EIO, "%s: read failed (errno %d)", path, errno);
-            goto out;
-        }
+        MERO_ENSURE_OUT(n >= 0, err, MERO_EIO, "%s: read failed (errno %d)", path, errno);
         if (n == 0) {
             break;
         }
-        if (mero_buf_append(&b, chunk, (size_t)n) < 0) {
-            rc = mero_err_set(err, MERO_ETOOBIG, "%s: larger than %zu bytes", path, max);
-            goto out;
-        }
+        MERO_ENSURE_OUT(mero_buf_append(&b, chunk, (size_t)n) >= 0, err, MERO_ETOOBIG,
+                        "%s: larger than %zu bytes", path, max);
     }
-    if (b.len == 0) {
-        rc = mero_err_set(err, MERO_ENOTFOUND, "%s: empty", path);
-        goto out;
-    }
+    MERO_ENSURE_OUT(b.len != 0, err, MERO_ENOTFOUND, "%s: empty", path);
     *out = mero_buf_steal(&b, outlen);
 out:
     close(fd);

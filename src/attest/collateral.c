@@ -130,17 +130,18 @@ static int get_bytes(json_t *o, const char *key, bool required, size_t max, uint
     return 0;
 }
 
-static int get_sig(json_t *o, const char *key, uint8_t sig[static 64], struct mero_err *err)
+static int get_sig(json_t *o, const char *key, uint8_t sig[static MERO_ECDSA_P256_SIG_LEN],
+                   struct mero_err *err)
 {
     uint8_t *p = NULL;
     size_t n = 0;
-    MERO_TRY(get_bytes(o, key, true, 64, &p, &n, err));
-    if (n != 64) {
+    MERO_TRY(get_bytes(o, key, true, MERO_ECDSA_P256_SIG_LEN, &p, &n, err));
+    if (n != MERO_ECDSA_P256_SIG_LEN) {
         free(p);
         return mero_err_set(err, MERO_ECOLLATERAL, "collateral: %s must be 64 bytes, got %zu", key,
                             n);
     }
-    memcpy(sig, p, 64);
+    memcpy(sig, p, MERO_ECDSA_P256_SIG_LEN);
     free(p);
     return 0;
 }
@@ -348,10 +349,10 @@ static void hash_all(struct hasher *h, const struct mero_collateral *c)
     hash_field(h, c->pck_crl, c->pck_crl_len);
     hash_field(h, c->tcb_info_issuer_chain, c->tcb_info_issuer_chain_len);
     hash_field(h, c->tcb_info, c->tcb_info_len);
-    hash_field(h, c->tcb_info_signature, 64);
+    hash_field(h, c->tcb_info_signature, MERO_ECDSA_P256_SIG_LEN);
     hash_field(h, c->qe_identity_issuer_chain, c->qe_identity_issuer_chain_len);
     hash_field(h, c->qe_identity, c->qe_identity_len);
-    hash_field(h, c->qe_identity_signature, 64);
+    hash_field(h, c->qe_identity_signature, MERO_ECDSA_P256_SIG_LEN);
     hash_field(h, c->pck_certificate_chain, c->pck_certificate_chain_len);
 }
 

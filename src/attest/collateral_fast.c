@@ -18,6 +18,8 @@
 #include "attest/collateral_internal.h"
 #include "mero/encoding.h"
 
+#define ARRAY_FIRST_CAP 64 /* bytes an array's buffer starts with; it doubles as needed */
+
 #define NFIELDS 10
 
 static const char *const names[NFIELDS] = {
@@ -45,7 +47,8 @@ static size_t ws(const char *p, size_t i, size_t n)
     return i;
 }
 
-/* A string at p[*i] == '"': decoded into a new buffer; ASCII only. 0 or -1 (fall back). */
+/* A string at p[*i] == '"': decoded into a new buffer; ASCII only. 0, or a negative code (fall
+ * back). */
 static int string(const char *p, size_t *i, size_t n, char **out, size_t *outlen)
 {
     size_t j = *i + 1, start = j;
@@ -53,24 +56,24 @@ static int string(const char *p, size_t *i, size_t n, char **out, size_t *outlen
     while (j < n && p[j] != '"') {
         unsigned char ch = (unsigned char)p[j];
         if (ch < 0x20 || ch >= 0x80) {
-            return -1;
+            return -MERO_EUNSUPPORTED;
         }
         if (ch == '\\') {
             esc = true;
             j++;
             if (j >= n) {
-                return -1;
+                return -MERO_ETRUNC;
             }
         }
         j++;
     }
     if (j >= n) {
-        return -1;
+        return -MERO_ETRUNC;
     }
     size_t raw = j - start;
     char *d = malloc(raw + 1);
     if (d == NULL) {
-        return -1;
+        return -MERO_ENOMEM;
     }
     size_t o = 0;
     if (!esc) {
@@ -92,20 +95,20 @@ static int string(const char *p, size_t *i, size_t n, char **out, size_t *outlen
             }
             if (e != 'u' || k + 4 >= j) {
                 free(d);
-                return -1;
+                return -MERO_EUNSUPPORTED;
             }
             int v = 0;
             for (int m = 1; m <= 4; m++) {
                 int h = mero_hex_nibble(p[k + (size_t)m]);
                 if (h < 0) {
                     free(d);
-                    return -1;
+                    return -MERO_EHEX;
                 }
                 v = v << 4 | h;
             }
             if (v == 0 || v >= 0x80) {
                 free(d); /* NUL and non-ASCII: the general parser decides */
-                return -1;
+                return -MERO_EUNSUPPORTED;
             }
             d[o++] = (char)v;
             k += 4;
@@ -121,20 +124,20 @@ static int string(const char *p, size_t *i, size_t n, char **out, size_t *outlen
 /* [ 0..255, ... ] of plain integers. */
 static int array(const char *p, size_t *i, size_t n, char **out, size_t *outlen)
 {
-    size_t j = ws(p, *i + 1, n), cap = 64, o = 0;
+    size_t j = ws(p, *i + 1, n), cap = ARRAY_FIRST_CAP, o = 0;
     char *d = malloc(cap);
     if (d == NULL) {
-        return -1;
+        return -MERO_ENOMEM;
     }
     if (j < n && p[j] == ']') {
         free(d);
-        return -1; /* empty: the general parser refuses it with its message */
+        return -MERO_EUNSUPPORTED; /* empty: the general parser refuses it with its message */
     }
     for (;;) {
         if (j >= n || p[j] < '0' || p[j] > '9' ||
             (p[j] == '0' && j + 1 < n && p[j + 1] >= '0' && p[j + 1] <= '9')) {
             free(d);
-            return -1;
+            return -MERO_EUNSUPPORTED;
         }
         int v = 0, digits = 0;
         while (j < n && p[j] >= '0' && p[j] <= '9' && digits < 4) {
@@ -144,13 +147,13 @@ static int array(const char *p, size_t *i, size_t n, char **out, size_t *outlen)
         if (v > 255 || (j < n && (p[j] == '.' || p[j] == 'e' || p[j] == 'E' ||
                                   (p[j] >= '0' && p[j] <= '9')))) {
             free(d);
-            return -1;
+            return -MERO_EUNSUPPORTED;
         }
         if (o == cap) {
             char *q = cap < (1u << 22) ? realloc(d, cap * 2) : NULL;
             if (q == NULL) {
                 free(d);
-                return -1;
+                return -MERO_ENOMEM;
             }
             d = q;
             cap *= 2;
@@ -165,7 +168,7 @@ static int array(const char *p, size_t *i, size_t n, char **out, size_t *outlen)
             break;
         }
         free(d);
-        return -1;
+        return -MERO_EJSON;
     }
     *out = d;
     *outlen = o;
@@ -180,7 +183,7 @@ static void free_vals(struct val *v)
     }
 }
 
-/* The same checks as the general parser; -1 (fall back) when any fails. */
+/* The same checks as the general parser; a negative code (fall back) when any fails. */
 static int fill(struct mero_collateral *c, struct val *v)
 {
     char **str[NFIELDS] = {&c->pck_crl_issuer_chain,
@@ -197,21 +200,21 @@ static int fill(struct mero_collateral *c, struct val *v)
                             &c->tcb_info_issuer_chain_len,    &c->tcb_info_len,    NULL,
                             &c->qe_identity_issuer_chain_len, &c->qe_identity_len, NULL,
                             &c->pck_certificate_chain_len};
-    size_t max[NFIELDS] = {
-        MERO_COLLATERAL_MAX_CHAIN, MERO_COLLATERAL_MAX_CRL,    MERO_COLLATERAL_MAX_CRL,
-        MERO_COLLATERAL_MAX_CHAIN, MERO_COLLATERAL_MAX_SIGNED, 64,
-        MERO_COLLATERAL_MAX_CHAIN, MERO_COLLATERAL_MAX_SIGNED, 64,
-        MERO_COLLATERAL_MAX_CHAIN};
+    size_t max[NFIELDS] = {MERO_COLLATERAL_MAX_CHAIN,  MERO_COLLATERAL_MAX_CRL,
+                           MERO_COLLATERAL_MAX_CRL,    MERO_COLLATERAL_MAX_CHAIN,
+                           MERO_COLLATERAL_MAX_SIGNED, MERO_ECDSA_P256_SIG_LEN,
+                           MERO_COLLATERAL_MAX_CHAIN,  MERO_COLLATERAL_MAX_SIGNED,
+                           MERO_ECDSA_P256_SIG_LEN,    MERO_COLLATERAL_MAX_CHAIN};
     for (int k = 0; k < NFIELDS; k++) {
         if (!v[k].present) {
             if (required[k]) {
-                return -1;
+                return -MERO_ECOLLATERAL;
             }
             continue;
         }
         if (kinds[k] == 0) {
             if (v[k].is_array || v[k].n > max[k] || (v[k].n == 0 && required[k])) {
-                return -1;
+                return -MERO_ECOLLATERAL;
             }
             if (v[k].n == 0) {
                 continue; /* an empty pck_certificate_chain is absent */
@@ -225,21 +228,22 @@ static int fill(struct mero_collateral *c, struct val *v)
         size_t bn = 0;
         if (v[k].is_array) {
             if (v[k].n == 0 || v[k].n > max[k]) {
-                return -1;
+                return -MERO_ECOLLATERAL;
             }
             bytes = (uint8_t *)v[k].s;
             bn = v[k].n;
             v[k].s = NULL;
         } else if (v[k].n == 0 || v[k].n / 2 > max[k] ||
                    mero_hex_decode_alloc(v[k].s, v[k].n, max[k], &bytes, &bn) < 0) {
-            return -1;
+            return -MERO_ECOLLATERAL;
         }
         if (kinds[k] == 2) {
-            if (bn != 64) {
+            if (bn != MERO_ECDSA_P256_SIG_LEN) {
                 free(bytes);
-                return -1;
+                return -MERO_ECOLLATERAL;
             }
-            memcpy(k == 5 ? c->tcb_info_signature : c->qe_identity_signature, bytes, 64);
+            memcpy(k == 5 ? c->tcb_info_signature : c->qe_identity_signature, bytes,
+                   MERO_ECDSA_P256_SIG_LEN);
             free(bytes);
         } else if (k == 1) {
             c->root_ca_crl = bytes;

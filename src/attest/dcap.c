@@ -110,7 +110,7 @@ struct leaf {
 };
 
 struct akey {
-    uint8_t xy[64];
+    uint8_t xy[MERO_ECDSA_P256_PK_LEN];
     uint64_t used;
     unsigned refs;
     EVP_PKEY *key;
@@ -258,12 +258,12 @@ static const struct leaf *leaf_get(const uint8_t *der, size_t len, struct mero_e
 }
 
 /* With parse_lock held: the referenced key for xy, or NULL and the slot to fill. */
-static struct akey *akey_find(const uint8_t xy[64], size_t *slot)
+static struct akey *akey_find(const uint8_t xy[MERO_ECDSA_P256_PK_LEN], size_t *slot)
 {
     uint64_t oldest = UINT64_MAX;
     *slot = 0;
     for (size_t i = 0; i < AK_CACHE_MAX; i++) {
-        if (akeys[i] != NULL && memcmp(akeys[i]->xy, xy, 64) == 0) {
+        if (akeys[i] != NULL && memcmp(akeys[i]->xy, xy, MERO_ECDSA_P256_PK_LEN) == 0) {
             akeys[i]->used = ++parse_clock;
             akeys[i]->refs++;
             return akeys[i];
@@ -278,7 +278,7 @@ static struct akey *akey_find(const uint8_t xy[64], size_t *slot)
 }
 
 /* The attestation key (cached, referenced: akey_put), or NULL when xy is not a P-256 point. */
-static const struct akey *akey_get(const uint8_t xy[64])
+static const struct akey *akey_get(const uint8_t xy[MERO_ECDSA_P256_PK_LEN])
 {
     size_t slot;
     pthread_mutex_lock(&parse_lock);
@@ -292,7 +292,7 @@ static const struct akey *akey_get(const uint8_t xy[64])
         free(a);
         return NULL;
     }
-    memcpy(a->xy, xy, 64);
+    memcpy(a->xy, xy, MERO_ECDSA_P256_PK_LEN);
     pthread_mutex_lock(&parse_lock);
     hit = akey_find(xy, &slot);
     if (hit == NULL) {
@@ -537,7 +537,7 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
     struct mero_sha256 h;
     uint8_t hd[MERO_SHA256_LEN];
     mero_sha256_init(&h);
-    mero_sha256_update(&h, q->attest_key, 64);
+    mero_sha256_update(&h, q->attest_key, MERO_ECDSA_P256_PK_LEN);
     mero_sha256_update(&h, q->qe_auth_data, q->qe_auth_len);
     mero_sha256_final(&h, hd);
     if (memcmp(hd, q->qe_report.report_data, sizeof(hd)) != 0) {

@@ -246,8 +246,9 @@ static int issuer_chain(struct mero_dcap_trust *t, struct mero_x509_chain *ch, c
     return 0;
 }
 
-static int signed_text(const struct mero_cert *signer, EVP_PKEY *known, const uint8_t sig[64],
-                       const char *text, size_t len, struct mero_err *err, const char *what)
+static int signed_text(const struct mero_cert *signer, EVP_PKEY *known,
+                       const uint8_t sig[MERO_ECDSA_P256_SIG_LEN], const char *text, size_t len,
+                       struct mero_err *err, const char *what)
 {
     EVP_PKEY *k = known;
     if (k == NULL && mero__x509_key(signer->point, &k) < 0) {
@@ -298,16 +299,11 @@ static int build(struct mero_dcap_trust *t, const struct mero_collateral *c, str
     }
     /* Decode the CRLs first: a collateral that does not decode gets no verdict. */
     if (c->root_ca_crl != NULL) {
-        if ((rc = own_crl(&t->root_crl_der, &t->root_crl, c->root_ca_crl, c->root_ca_crl_len, err,
-                          "root_ca_crl")) < 0) {
-            goto out;
-        }
+        MERO_TRY_OUT(own_crl(&t->root_crl_der, &t->root_crl, c->root_ca_crl, c->root_ca_crl_len,
+                             err, "root_ca_crl"));
         t->has_root_crl = true;
     }
-    if ((rc = own_crl(&t->pck_crl_der, &t->pck_crl, c->pck_crl, c->pck_crl_len, err, "pck_crl")) <
-        0) {
-        goto out;
-    }
+    MERO_TRY_OUT(own_crl(&t->pck_crl_der, &t->pck_crl, c->pck_crl, c->pck_crl_len, err, "pck_crl"));
     /* PCK CRL issuer chain: PCK CA (Platform or Processor) then root. The root CA CRL can only
      * be judged once the root is known, so the PCK CA's revocation is checked just below. */
     bool had_root_crl = t->has_root_crl;
@@ -318,39 +314,27 @@ static int build(struct mero_dcap_trust *t, const struct mero_collateral *c, str
     if (rc < 0) {
         goto out;
     }
-    if (!mero__x509_cn_contains(&crl_ch.cert[0], " CA")) {
-        rc = mero_err_set(err, MERO_ECHAIN, "pck_crl_issuer_chain: issuer CN is not a CA");
-        goto out;
-    }
-    if ((rc = own_cert(&t->pck_ca, crl_ch.der[0], crl_ch.der_len[0], err)) < 0) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(mero__x509_cn_contains(&crl_ch.cert[0], " CA"), err, MERO_ECHAIN,
+                    "pck_crl_issuer_chain: issuer CN is not a CA");
+    MERO_TRY_OUT(own_cert(&t->pck_ca, crl_ch.der[0], crl_ch.der_len[0], err));
     /* Root CA CRL: issued and signed by the root; neither the root nor the PCK CA on it. */
     if (t->has_root_crl) {
         widen(&w, t->root_crl.this_update, t->root_crl.next_update);
-        if ((rc = mero__x509_crl_signed_by(&t->root_crl, &t->root.c, t->root.key, err,
-                                           "root CA CRL")) < 0 ||
-            (rc = mero__x509_crl_check(&t->root_crl, &t->root.c, err, "root CA")) < 0 ||
-            (rc = mero__x509_crl_check(&t->root_crl, &t->pck_ca.c, err, "PCK CA")) < 0) {
-            goto out;
-        }
+        MERO_TRY_OUT(
+            mero__x509_crl_signed_by(&t->root_crl, &t->root.c, t->root.key, err, "root CA CRL"));
+        MERO_TRY_OUT(mero__x509_crl_check(&t->root_crl, &t->root.c, err, "root CA"));
+        MERO_TRY_OUT(mero__x509_crl_check(&t->root_crl, &t->pck_ca.c, err, "PCK CA"));
     }
     /* PCK CRL: issued and signed by the PCK CA. */
     widen(&w, t->pck_crl.this_update, t->pck_crl.next_update);
-    if ((rc = mero__x509_crl_signed_by(&t->pck_crl, &t->pck_ca.c, t->pck_ca.key, err, "PCK CRL")) <
-        0) {
-        goto out;
-    }
+    MERO_TRY_OUT(
+        mero__x509_crl_signed_by(&t->pck_crl, &t->pck_ca.c, t->pck_ca.key, err, "PCK CRL"));
     /* TCB info: chain (with root CRL), signature over the exact text. */
-    if ((rc = issuer_chain(t, &tcb_ch, c->tcb_info_issuer_chain, c->tcb_info_issuer_chain_len,
-                           "SGX TCB Signing", &w, err, "tcb_info_issuer_chain")) < 0) {
-        goto out;
-    }
+    MERO_TRY_OUT(issuer_chain(t, &tcb_ch, c->tcb_info_issuer_chain, c->tcb_info_issuer_chain_len,
+                              "SGX TCB Signing", &w, err, "tcb_info_issuer_chain"));
     EVP_PKEY *tcb_key = NULL;
-    if (mero__x509_key(tcb_ch.cert[0].point, &tcb_key) < 0) {
-        rc = mero_err_set(err, MERO_ECOLLATERAL, "TCB signing key does not decode");
-        goto out;
-    }
+    MERO_ENSURE_OUT(mero__x509_key(tcb_ch.cert[0].point, &tcb_key) >= 0, err, MERO_ECOLLATERAL,
+                    "TCB signing key does not decode");
     rc = signed_text(&tcb_ch.cert[0], tcb_key, c->tcb_info_signature, c->tcb_info, c->tcb_info_len,
                      err, "TCB info");
     if (rc < 0) {
@@ -387,30 +371,20 @@ static int build(struct mero_dcap_trust *t, const struct mero_collateral *c, str
         goto out;
     }
     /* Signed and intact: now the text must be a well-formed identity (else no verdict). */
-    if (mero__tcbinfo_parse(&t->tcb, c->tcb_info, c->tcb_info_len, &e2) < 0 ||
-        mero__qeidentity_parse(&t->qe, c->qe_identity, c->qe_identity_len, &e2) < 0) {
-        rc = mero_err_set(err, MERO_ECOLLATERAL, "%s", e2.msg);
-        goto out;
-    }
+    MERO_ENSURE_OUT(mero__tcbinfo_parse(&t->tcb, c->tcb_info, c->tcb_info_len, &e2) >= 0 &&
+                        mero__qeidentity_parse(&t->qe, c->qe_identity, c->qe_identity_len, &e2) >=
+                            0,
+                    err, MERO_ECOLLATERAL, "%s", e2.msg);
     widen(&w, t->tcb.issue_date, t->tcb.next_update);
     widen(&w, t->qe.issue_date, t->qe.next_update);
     /* This verifier judges TDX quotes: TCB info "TDX" v3+, type 0; QE identity "TD_QE" v2+
      * (Intel: TCB_INFO_MISMATCH / QE identity version 1 invalid; reference-dcap.md §6.1). */
-    if (strcmp(t->tcb.id, "TDX") != 0 || t->tcb.version < 3) {
-        rc = mero_err_set(err, MERO_ETCBINFO, "TCB info is id \"%s\" version %d, not TDX v3+",
-                          t->tcb.id, t->tcb.version);
-        goto out;
-    }
-    if (t->tcb.tcb_type != 0) {
-        rc = mero_err_set(err, MERO_ETCBINFO, "TCB info tcbType %d is not supported",
-                          t->tcb.tcb_type);
-        goto out;
-    }
-    if (strcmp(t->qe.id, "TD_QE") != 0 || t->qe.version < 2) {
-        rc = mero_err_set(err, MERO_EQEIDENTITY, "QE identity is id \"%s\" version %d, not TD_QE",
-                          t->qe.id, t->qe.version);
-        goto out;
-    }
+    MERO_ENSURE_OUT(strcmp(t->tcb.id, "TDX") == 0 && t->tcb.version >= 3, err, MERO_ETCBINFO,
+                    "TCB info is id \"%s\" version %d, not TDX v3+", t->tcb.id, t->tcb.version);
+    MERO_ENSURE_OUT(t->tcb.tcb_type == 0, err, MERO_ETCBINFO,
+                    "TCB info tcbType %d is not supported", t->tcb.tcb_type);
+    MERO_ENSURE_OUT(strcmp(t->qe.id, "TD_QE") == 0 && t->qe.version >= 2, err, MERO_EQEIDENTITY,
+                    "QE identity is id \"%s\" version %d, not TD_QE", t->qe.id, t->qe.version);
     t->not_before = w.nb;
     t->not_after = w.na;
     rc = 0;

@@ -32,16 +32,16 @@ static int next(struct rd *r, struct tlv *t)
     size_t left = r->len - r->off;
     const uint8_t *p = r->p + r->off;
     if (left < 2) {
-        return -1;
+        return -MERO_ETRUNC;
     }
     size_t hdr = 2, n = p[1];
     if ((p[0] & 0x1f) == 0x1f) {
-        return -1;
+        return -MERO_EUNSUPPORTED;
     }
     if (n & 0x80) {
         size_t k = n & 0x7f;
         if (k == 0 || k > 4 || left < 2 + k) {
-            return -1;
+            return -MERO_EOVERFLOW;
         }
         n = 0;
         for (size_t i = 0; i < k; i++) {
@@ -50,7 +50,7 @@ static int next(struct rd *r, struct tlv *t)
         hdr += k;
     }
     if (n > left - hdr) {
-        return -1;
+        return -MERO_ETRUNC;
     }
     t->tag = p[0];
     t->start = p;
@@ -63,10 +63,8 @@ static int next(struct rd *r, struct tlv *t)
 
 static int expect(struct rd *r, uint8_t tag, struct tlv *t)
 {
-    if (next(r, t) < 0 || t->tag != tag) {
-        return -1;
-    }
-    return 0;
+    MERO_TRY(next(r, t));
+    return t->tag == tag ? 0 : -MERO_EINVAL;
 }
 
 static void inside(struct rd *r, const struct tlv *t)
@@ -100,12 +98,12 @@ static int sig_alg(struct rd *r)
     struct tlv a, o;
     struct rd in;
     if (expect(r, 0x30, &a) < 0) {
-        return -1;
+        return -MERO_EINVAL;
     }
     inside(&in, &a);
     if (next(&in, &o) < 0 || !oid_is(&o, oid_ecdsa_sha256, sizeof(oid_ecdsa_sha256)) ||
         in.off != in.len) {
-        return -1;
+        return -MERO_EUNSUPPORTED;
     }
     return 0;
 }
@@ -113,7 +111,7 @@ static int sig_alg(struct rd *r)
 static int two(const uint8_t *p, int *v)
 {
     if (p[0] < '0' || p[0] > '9' || p[1] < '0' || p[1] > '9') {
-        return -1;
+        return -MERO_EINVAL;
     }
     *v = (p[0] - '0') * 10 + (p[1] - '0');
     return 0;
@@ -123,29 +121,29 @@ static int der_time(struct rd *r, int64_t *out)
 {
     struct tlv t;
     if (next(r, &t) < 0) {
-        return -1;
+        return -MERO_ETRUNC;
     }
     const uint8_t *s = t.val;
     int y, y2, mo, d, h, mi, se;
     if (t.tag == 0x17 && t.len == 13 && s[12] == 'Z') { /* UTCTime YYMMDDHHMMSSZ */
         if (two(s, &y) < 0) {
-            return -1;
+            return -MERO_EINVAL;
         }
         y += y < 50 ? 2000 : 1900;
         s += 2;
     } else if (t.tag == 0x18 && t.len == 15 && s[14] == 'Z') { /* GeneralizedTime */
         if (two(s, &y) < 0 || two(s + 2, &y2) < 0) {
-            return -1;
+            return -MERO_EINVAL;
         }
         y = y * 100 + y2;
         s += 4;
     } else {
-        return -1;
+        return -MERO_EUNSUPPORTED;
     }
     if (two(s, &mo) < 0 || two(s + 2, &d) < 0 || two(s + 4, &h) < 0 || two(s + 6, &mi) < 0 ||
         two(s + 8, &se) < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
         se > 60) {
-        return -1;
+        return -MERO_EINVAL;
     }
     *out = mero_utc_seconds(y, mo, d, h, mi, se);
     return 0;
@@ -156,7 +154,7 @@ static int sig_value(struct rd *r, const uint8_t **sig, size_t *len)
 {
     struct tlv b;
     if (expect(r, 0x03, &b) < 0 || b.len < 3 || b.val[0] != 0 || b.val[1] != 0x30) {
-        return -1;
+        return -MERO_EINVAL;
     }
     *sig = b.val + 1;
     *len = b.len - 1;
@@ -204,12 +202,12 @@ static int signed_outer(const uint8_t *der, size_t len, struct tlv *tbs, const u
     struct rd top = {der, len, 0}, r;
     struct tlv outer;
     if (expect(&top, 0x30, &outer) < 0 || top.off != len) {
-        return -1;
+        return -MERO_EINVAL;
     }
     inside(&r, &outer);
     if (expect(&r, 0x30, tbs) < 0 || sig_alg(&r) < 0 || sig_value(&r, sig, sig_len) < 0 ||
         r.off != r.len) {
-        return -1;
+        return -MERO_EINVAL;
     }
     return 0;
 }
@@ -249,7 +247,7 @@ int mero__cert_parse(struct mero_cert *c, const uint8_t *der, size_t len)
     if (bits.len != 66 || bits.val[0] != 0 || bits.val[1] != 0x04) {
         return -MERO_ECERT;
     }
-    memcpy(t.point, bits.val + 2, 64);
+    memcpy(t.point, bits.val + 2, MERO_ECDSA_P256_PK_LEN);
     /* Optional [1] issuerUniqueID, [2] subjectUniqueID, then [3] EXPLICIT Extensions. */
     struct tlv x, xs;
     while (r.off < r.len) {
@@ -299,14 +297,14 @@ static int small_uint(const struct tlv *v, uint32_t max, uint32_t *out)
 {
     if (v->tag != 0x02 || v->len == 0 || v->len > 3 || (v->val[0] & 0x80) ||
         (v->len > 1 && v->val[0] == 0 && !(v->val[1] & 0x80))) {
-        return -1; /* not a minimal non-negative INTEGER */
+        return -MERO_EINVAL; /* not a minimal non-negative INTEGER */
     }
     uint32_t x = 0;
     for (size_t i = 0; i < v->len; i++) {
         x = x << 8 | v->val[i];
     }
     if (x > max) {
-        return -1;
+        return -MERO_EOVERFLOW;
     }
     *out = x;
     return 0;
@@ -320,11 +318,11 @@ static int sgx_tcb(const struct tlv *seq, struct mero_sgx_ext *e)
     inside(&r, seq);
     while (r.off < r.len) {
         if (expect(&r, 0x30, &item) < 0) {
-            return -1;
+            return -MERO_ECERT;
         }
         inside(&in, &item);
         if (next(&in, &o) < 0 || next(&in, &v) < 0 || in.off != in.len) {
-            return -1;
+            return -MERO_ECERT;
         }
         for (uint8_t k = 1; k <= 18; k++) {
             uint8_t arcs[2] = {2, k};
@@ -332,26 +330,26 @@ static int sgx_tcb(const struct tlv *seq, struct mero_sgx_ext *e)
                 continue;
             }
             if (seen & (1u << k)) {
-                return -1;
+                return -MERO_ECERT;
             }
             seen |= 1u << k;
             uint32_t x;
             if (k <= 16) {
                 if (small_uint(&v, 255, &x) < 0) {
-                    return -1;
+                    return -MERO_EINVAL;
                 }
                 e->cpusvn[k - 1] = (uint8_t)x;
             } else if (k == 17) {
                 if (small_uint(&v, 65535, &x) < 0) {
-                    return -1;
+                    return -MERO_EINVAL;
                 }
                 e->pcesvn = (uint16_t)x;
             } else if (v.tag != 0x04 || v.len != 16) {
-                return -1;
+                return -MERO_ECERT;
             }
         }
     }
-    return (seen & 0x3fffeu) == 0x3fffeu ? 0 : -1; /* .2.1 - .2.17 all present */
+    return (seen & 0x3fffeu) == 0x3fffeu ? 0 : -MERO_ECERT; /* .2.1 - .2.17 all present */
 }
 
 int mero__cert_sgx_ext(const struct mero_cert *c, struct mero_sgx_ext *out)

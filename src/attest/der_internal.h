@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "mero/err.h"
+#include "mero/sizes.h"
 
 struct mero_cert {
     const uint8_t *der; /* borrowed: the whole certificate */
@@ -29,10 +30,10 @@ struct mero_cert {
     const uint8_t *subject; /* Name TLV */
     size_t subject_len;
     int64_t not_before, not_after;
-    uint8_t point[64];   /* P-256 public key x || y */
-    char cn[128];        /* subject commonName, "" when absent */
-    char issuer_cn[128]; /* issuer commonName, "" when absent */
-    const uint8_t *ext;  /* contents of the Extensions SEQUENCE, NULL when absent */
+    uint8_t point[MERO_ECDSA_P256_PK_LEN]; /* P-256 public key x || y */
+    char cn[128];                          /* subject commonName, "" when absent */
+    char issuer_cn[128];                   /* issuer commonName, "" when absent */
+    const uint8_t *ext; /* contents of the Extensions SEQUENCE, NULL when absent */
     size_t ext_len;
 };
 

@@ -19,6 +19,8 @@
 #include "mero/crypto.h"
 #include "mero/eventlog.h"
 
+#define EVENTS_FIRST_CAP 64 /* events the array starts with; it doubles as needed */
+
 #define SPEC_ID_SIGNATURE "Spec ID Event03"
 #define LEGACY_DIGEST_LEN 20
 /* A TCG_EfiSpecIDEvent with 8 algorithms and 255 bytes of vendor info is 313 bytes. */
@@ -37,9 +39,9 @@ static int std_digest_size(uint16_t alg)
     case MERO_TPM_ALG_SHA384:
         return MERO_SHA384_LEN;
     case MERO_TPM_ALG_SHA512:
-        return 64;
+        return MERO_SHA512_LEN;
     default:
-        return -1;
+        return -MERO_EUNSUPPORTED;
     }
 }
 
@@ -101,7 +103,7 @@ static int parse_spec_id(struct mero_eventlog *log, struct mero_cur *c, struct m
             return bad(err, 0, at, "digest sizes table truncated");
         }
         int std = std_digest_size(a->id);
-        if (a->size == 0 || a->size > 64 || (std >= 0 && a->size != (uint16_t)std)) {
+        if (a->size == 0 || a->size > MERO_SHA512_LEN || (std >= 0 && a->size != (uint16_t)std)) {
             return bad(err, 0, at, "digest size does not fit its algorithm");
         }
         for (uint32_t j = 0; j < i; j++) {
@@ -131,7 +133,7 @@ static int alg_size(const struct mero_eventlog *log, uint16_t alg)
             return log->algs[i].size;
         }
     }
-    return -1;
+    return -MERO_ENOTFOUND;
 }
 
 /* One TCG_PCR_EVENT2 at c->off. */
@@ -319,7 +321,7 @@ int mero_eventlog_parse(struct mero_eventlog *out, const uint8_t *data, size_t l
             goto fail;
         }
         if (log.n_events == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
+            size_t ncap = cap ? cap * 2 : EVENTS_FIRST_CAP;
             struct mero_event *ne = realloc(log.events, ncap * sizeof(*ne));
             if (ne == NULL) {
                 rc = mero_err_set(err, MERO_ENOMEM, "event log: out of memory");
@@ -357,7 +359,7 @@ void mero_eventlog_cleanup(struct mero_eventlog *log)
 int mero_event_rtmr(const struct mero_event *e)
 {
     if (e->type == MERO_EV_NO_ACTION || e->mr_index < 1 || e->mr_index > 4) {
-        return -1;
+        return MERO_EVENT_NO_RTMR;
     }
     return (int)e->mr_index - 1;
 }

@@ -154,8 +154,8 @@ int mero_eventlog_diff(const struct mero_eventlog *a, const struct mero_eventlog
         if (!d->measured) {
             continue;
         }
-        int r1 = d->a != NULL ? mero_event_rtmr(d->a) : -1;
-        int r2 = d->b != NULL ? mero_event_rtmr(d->b) : -1;
+        int r1 = d->a != NULL ? mero_event_rtmr(d->a) : MERO_EVENT_NO_RTMR;
+        int r2 = d->b != NULL ? mero_event_rtmr(d->b) : MERO_EVENT_NO_RTMR;
         if (r1 >= 0 && out->first[r1] < 0) {
             out->first[r1] = (long)k;
         }

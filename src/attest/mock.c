@@ -22,7 +22,7 @@ void mero_mock_quote_create(uint8_t out[static MERO_MOCK_QUOTE_LEN],
 {
     memset(out, 0, MERO_MOCK_QUOTE_LEN);
     memcpy(out, MERO_MOCK_HEADER, MERO_MOCK_HEADER_LEN);
-    memcpy(out + MERO_MOCK_HEADER_LEN, report_data, 64);
+    memcpy(out + MERO_MOCK_HEADER_LEN, report_data, MERO_REPORT_DATA_LEN);
 }
 
 bool mero_mock_is_mock(const uint8_t *q, size_t len)
@@ -63,7 +63,7 @@ int mero_mock_verify(const uint8_t *q, size_t len, const uint8_t nonce[static ME
     r.quote_verified = true; /* §1.3: a mock has no signature; reported verified */
     r.nonce_verified = mero_ct_eq(rd, nonce, MERO_NONCE_LEN) == 1;
     r.application_hash_verified = mero_ct_eq(rd + MERO_NONCE_LEN, app_hash, MERO_APP_HASH_LEN) == 1;
-    memcpy(r.report_data, rd, 64);
+    memcpy(r.report_data, rd, MERO_REPORT_DATA_LEN);
     r.tcb_status = MERO_TCB_STATUS_MOCK;
     *out = r;
     return 0;
@@ -90,7 +90,7 @@ int mero_mock_to_json(const uint8_t *q, size_t len, struct mero_buf *b)
     m.tee_type = MERO_TEE_TYPE_TDX;
     memcpy(m.qe_vendor_id, intel_qe_vendor, 16);
     m.body_type = 2;
-    memcpy(m.body.report_data, rd, 64);
+    memcpy(m.body.report_data, rd, MERO_REPORT_DATA_LEN);
     m.cert_type = 6;
     m.qe_report_raw = zeros;
     m.qe_auth_data = zeros;

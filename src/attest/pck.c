@@ -245,50 +245,31 @@ int mero_quote_pck_info(const struct mero_quote *q, struct mero_pck_info *out, s
     X509 *x = NULL;
     ASN1_OBJECT *obj = NULL;
     BIO *bio = BIO_new_mem_buf(q->pck_chain, (int)q->pck_chain_len);
-    if (bio == NULL) {
-        rc = mero_err_set(err, MERO_ENOMEM, "out of memory reading the PCK chain");
-        goto out;
-    }
+    MERO_ENSURE_OUT(bio != NULL, err, MERO_ENOMEM, "out of memory reading the PCK chain");
     x = PEM_read_bio_X509(bio, NULL, NULL, NULL);
-    if (x == NULL) {
-        rc = mero_err_set(err, MERO_EQUOTE_PCKCHAIN,
-                          "the first certificate of the PCK chain is not a PEM X.509 certificate");
-        goto out;
-    }
+    MERO_ENSURE_OUT(x != NULL, err, MERO_EQUOTE_PCKCHAIN,
+                    "the first certificate of the PCK chain is not a PEM X.509 certificate");
     int cn = X509_NAME_get_text_by_NID(X509_get_issuer_name(x), NID_commonName, pi.issuer_cn,
                                        (int)sizeof(pi.issuer_cn));
-    if (cn <= 0 || (size_t)cn >= sizeof(pi.issuer_cn) || strlen(pi.issuer_cn) != (size_t)cn) {
-        rc = mero_err_set(err, MERO_ECERT, "PCK leaf issuer has no usable common name");
-        goto out;
-    }
-    if (asn1_time_unix(X509_get0_notBefore(x), &pi.not_before) < 0 ||
-        asn1_time_unix(X509_get0_notAfter(x), &pi.not_after) < 0) {
-        rc = mero_err_set(err, MERO_ECERT, "PCK leaf validity times do not parse");
-        goto out;
-    }
+    MERO_ENSURE_OUT(cn > 0 && (size_t)cn < sizeof(pi.issuer_cn) &&
+                        strlen(pi.issuer_cn) == (size_t)cn,
+                    err, MERO_ECERT, "PCK leaf issuer has no usable common name");
+    MERO_ENSURE_OUT(asn1_time_unix(X509_get0_notBefore(x), &pi.not_before) >= 0 &&
+                        asn1_time_unix(X509_get0_notAfter(x), &pi.not_after) >= 0,
+                    err, MERO_ECERT, "PCK leaf validity times do not parse");
     obj = OBJ_txt2obj("1.2.840.113741.1.13.1", 1);
-    if (obj == NULL) {
-        rc = mero_err_set(err, MERO_ENOMEM, "out of memory building the SGX extension OID");
-        goto out;
-    }
+    MERO_ENSURE_OUT(obj != NULL, err, MERO_ENOMEM, "out of memory building the SGX extension OID");
     int idx = X509_get_ext_by_OBJ(x, obj, -1);
-    if (idx < 0) {
-        rc = mero_err_set(err, MERO_ECERT,
-                          "PCK leaf has no Intel SGX extension (1.2.840.113741.1.13.1)");
-        goto out;
-    }
-    if (X509_get_ext_by_OBJ(x, obj, idx) >= 0) {
-        rc = mero_err_set(err, MERO_ECERT, "PCK leaf has the Intel SGX extension twice");
-        goto out;
-    }
+    MERO_ENSURE_OUT(idx >= 0, err, MERO_ECERT,
+                    "PCK leaf has no Intel SGX extension (1.2.840.113741.1.13.1)");
+    MERO_ENSURE_OUT(X509_get_ext_by_OBJ(x, obj, idx) < 0, err, MERO_ECERT,
+                    "PCK leaf has the Intel SGX extension twice");
     const ASN1_OCTET_STRING *os = X509_EXTENSION_get_data(X509_get_ext(x, idx));
-    if (os == NULL || mero__pck_parse_sgx_ext(ASN1_STRING_get0_data(os),
-                                              (size_t)ASN1_STRING_length(os), &pi) < 0) {
-        rc = mero_err_set(err, MERO_ECERT,
-                          "PCK leaf Intel SGX extension is malformed or lacks FMSPC, PCEID, "
-                          "CPUSVN components or PCESVN");
-        goto out;
-    }
+    MERO_ENSURE_OUT(os != NULL && mero__pck_parse_sgx_ext(ASN1_STRING_get0_data(os),
+                                                          (size_t)ASN1_STRING_length(os), &pi) >= 0,
+                    err, MERO_ECERT,
+                    "PCK leaf Intel SGX extension is malformed or lacks FMSPC, PCEID, "
+                    "CPUSVN components or PCESVN");
     *out = pi;
 out:
     ASN1_OBJECT_free(obj);

@@ -35,6 +35,8 @@
 #include "mero/pcs.h"
 #include "mero/quote.h"
 
+#define JSON_MAX_DEPTH 64 /* nesting a PCS response body may have */
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static struct mero_pcs_stats stats;
@@ -266,7 +268,7 @@ static size_t value_end(const char *s, size_t i, size_t n)
                 }
                 i = e - 1;
             } else if (s[i] == '{' || s[i] == '[') {
-                if (++depth > 64) {
+                if (++depth > JSON_MAX_DEPTH) {
                     return 0;
                 }
             } else if (s[i] == '}' || s[i] == ']') {
@@ -288,27 +290,27 @@ static int cut_member(const char *s, size_t n, const char *key, const char **val
 {
     size_t i = skip_ws(s, 0, n), kl = strlen(key);
     if (i >= n || s[i] != '{') {
-        return -1;
+        return -MERO_EJSON;
     }
     i++;
     for (;;) {
         i = skip_ws(s, i, n);
         if (i >= n || s[i] != '"') {
-            return -1;
+            return -MERO_EJSON;
         }
         size_t ke = string_end(s, i, n);
         if (ke == 0) {
-            return -1;
+            return -MERO_EJSON;
         }
         bool match = ke - i - 2 == kl && memcmp(s + i + 1, key, kl) == 0;
         i = skip_ws(s, ke, n);
         if (i >= n || s[i] != ':') {
-            return -1;
+            return -MERO_EJSON;
         }
         i = skip_ws(s, i + 1, n);
         size_t ve = value_end(s, i, n);
         if (ve == 0) {
-            return -1;
+            return -MERO_EJSON;
         }
         if (match) {
             *val = s + i;
@@ -317,7 +319,7 @@ static int cut_member(const char *s, size_t n, const char *key, const char **val
         }
         i = skip_ws(s, ve, n);
         if (i >= n || s[i] != ',') {
-            return -1;
+            return -MERO_EJSON;
         }
         i++;
     }

@@ -17,6 +17,10 @@
 
 #include "mero/quote.h"
 
+/* offsets inside an SGX enclave report (reference-dcap.md §1 "QE report") */
+#define SGX_REPORT_MRENCLAVE_AT 64
+#define SGX_REPORT_DATA_AT      320
+
 #define QE_CERT_FIXED_LEN 450u /* QE report 384 || QE report sig 64 || auth size u16 */
 
 /* A bounded reader over one container, remembering where it sits in the quote. */
@@ -163,7 +167,7 @@ static int parse_body(struct rd *r, struct mero_quote *q)
     for (int i = 0; i < 4; i++) {
         MERO_TRY(get_copy(r, b->rtmr[i], sizeof(b->rtmr[i]), "rtmr"));
     }
-    MERO_TRY(get_copy(r, b->report_data, 64, "report_data"));
+    MERO_TRY(get_copy(r, b->report_data, MERO_REPORT_DATA_LEN, "report_data"));
     b->td15 = q->body_type == 3;
     if (b->td15) {
         MERO_TRY(get_copy(r, b->tee_tcb_svn2, 16, "tee_tcb_svn2"));
@@ -179,11 +183,11 @@ static void parse_enclave_report(const uint8_t *p, struct mero_enclave_report *e
     e->miscselect =
         (uint32_t)p[16] | (uint32_t)p[17] << 8 | (uint32_t)p[18] << 16 | (uint32_t)p[19] << 24;
     memcpy(e->attributes, p + 48, sizeof(e->attributes)); /* not a length */
-    memcpy(e->mrenclave, p + 64, sizeof(e->mrenclave));
+    memcpy(e->mrenclave, p + SGX_REPORT_MRENCLAVE_AT, sizeof(e->mrenclave));
     memcpy(e->mrsigner, p + 128, sizeof(e->mrsigner));
     e->isvprodid = (uint16_t)(p[256] | p[257] << 8);
     e->isvsvn = (uint16_t)(p[258] | p[259] << 8);
-    memcpy(e->report_data, p + 320, 64);
+    memcpy(e->report_data, p + SGX_REPORT_DATA_AT, MERO_REPORT_DATA_LEN);
 }
 
 /* Certification data type 6: QE report, its signature, auth data, nested type 5 (PEM). */
@@ -191,7 +195,7 @@ static int parse_qe_cert_data(struct rd *r, struct mero_quote *q)
 {
     MERO_TRY(get_ptr(r, &q->qe_report_raw, MERO_QE_REPORT_LEN, "QE report"));
     parse_enclave_report(q->qe_report_raw, &q->qe_report);
-    MERO_TRY(get_copy(r, q->qe_report_sig, 64, "QE report signature"));
+    MERO_TRY(get_copy(r, q->qe_report_sig, MERO_ECDSA_P256_SIG_LEN, "QE report signature"));
 
     size_t off = at(r);
     uint16_t auth_len;
@@ -254,8 +258,8 @@ static int parse_sig_data(struct rd *r, struct mero_quote *q)
     }
     struct rd s;
     MERO_TRY(sub(r, &s, q->sig_data_len, "signature data"));
-    MERO_TRY(get_copy(&s, q->signature, 64, "quote signature"));
-    MERO_TRY(get_copy(&s, q->attest_key, 64, "attestation key"));
+    MERO_TRY(get_copy(&s, q->signature, MERO_ECDSA_P256_SIG_LEN, "quote signature"));
+    MERO_TRY(get_copy(&s, q->attest_key, MERO_ECDSA_P256_PK_LEN, "attestation key"));
 
     off = at(&s);
     MERO_TRY(get_u16(&s, &q->cert_type, "certification data type"));

@@ -37,7 +37,7 @@ static int write_body(struct mero_buf *b, const struct mero_td_report *r)
     for (int i = 0; i < 4; i++) {
         MERO_TRY(key_hex(b, ",", rtmr[i], r->rtmr[i], sizeof(r->rtmr[i])));
     }
-    MERO_TRY(key_hex(b, ",", "reportdata", r->report_data, 64));
+    MERO_TRY(key_hex(b, ",", "reportdata", r->report_data, MERO_REPORT_DATA_LEN));
     if (r->td15) {
         MERO_TRY(key_hex(b, ",", "teeTcbSvn2", r->tee_tcb_svn2, 16));
         MERO_TRY(key_hex(b, ",", "mrservicetd", r->mrservicetd, sizeof(r->mrservicetd)));
@@ -61,13 +61,13 @@ int mero__quote_json_write(struct mero_buf *b, const struct mero_quote *q, size_
     MERO_TRY(key_hex(b, ",", "userData", q->user_data, user_data_len));
     MERO_TRY(mero_buf_append_str(b, "},\"body\":"));
     MERO_TRY(write_body(b, &q->body));
-    MERO_TRY(key_hex(b, ",", "signature", q->signature, 64));
+    MERO_TRY(key_hex(b, ",", "signature", q->signature, MERO_ECDSA_P256_SIG_LEN));
     MERO_TRY(mero_buf_append_str(b, ",\"attestationKey\":\"04"));
-    MERO_TRY(mero_hex_append(b, q->attest_key, 64));
+    MERO_TRY(mero_hex_append(b, q->attest_key, MERO_ECDSA_P256_PK_LEN));
     MERO_TRY(mero_buf_append_str(b, "\",\"certificationData\":{\"type\":"
                                     "\"qeReportCertificationData\",\"data\":{"));
     MERO_TRY(key_hex(b, "", "qeReport", q->qe_report_raw, MERO_QE_REPORT_LEN));
-    MERO_TRY(key_hex(b, ",", "signature", q->qe_report_sig, 64));
+    MERO_TRY(key_hex(b, ",", "signature", q->qe_report_sig, MERO_ECDSA_P256_SIG_LEN));
     MERO_TRY(key_hex(b, ",", "qeAuthenticationData", q->qe_auth_data, q->qe_auth_len));
     MERO_TRY(mero_buf_append_str(b, ",\"certificationDataType\":\"PckCertChain\""));
     MERO_TRY(key_hex(b, ",", "certificationData", q->pck_chain, q->pck_chain_len));

@@ -188,36 +188,22 @@ int mero_release_parse(struct mero_release **out, const uint8_t *json, size_t le
     if (r == NULL) {
         goto out;
     }
-    rc = check_header(j, expected, flags, r->tag, sizeof(r->tag), err);
-    if (rc < 0) {
-        goto out;
-    }
+    MERO_TRY_OUT(check_header(j, expected, flags, r->tag, sizeof(r->tag), err));
     json_t *profiles = json_object_get(j, "profiles");
-    if (!json_is_object(profiles) || json_object_size(profiles) == 0) {
-        rc = mero_err_set(err, MERO_ERELEASE, "release file has no profiles");
-        goto out;
-    }
-    if (json_object_size(profiles) > MERO_RELEASE_MAX_PROFILES) {
-        rc = mero_err_set(err, MERO_ERELEASE, "release file has more than %d profiles",
-                          MERO_RELEASE_MAX_PROFILES);
-        goto out;
-    }
+    MERO_ENSURE_OUT(json_is_object(profiles) && json_object_size(profiles) != 0, err, MERO_ERELEASE,
+                    "release file has no profiles");
+    MERO_ENSURE_OUT(json_object_size(profiles) <= MERO_RELEASE_MAX_PROFILES, err, MERO_ERELEASE,
+                    "release file has more than %d profiles", MERO_RELEASE_MAX_PROFILES);
     const char *name;
     json_t *prof;
     json_object_foreach(profiles, name, prof)
     {
-        rc = parse_profile(name, prof, &r->profiles[r->n_profiles], err);
-        if (rc < 0) {
-            goto out;
-        }
+        MERO_TRY_OUT(parse_profile(name, prof, &r->profiles[r->n_profiles], err));
         r->n_profiles += (size_t)rc;
     }
-    if (r->n_profiles == 0) {
-        rc = mero_err_set(err, MERO_ERELEASE,
-                          "not a release's published-mrtds.json: no profile carries MRTD and "
-                          "RTMR1-3");
-        goto out;
-    }
+    MERO_ENSURE_OUT(r->n_profiles != 0, err, MERO_ERELEASE,
+                    "not a release's published-mrtds.json: no profile carries MRTD and "
+                    "RTMR1-3");
     *out = r;
     r = NULL;
     rc = 0;
@@ -238,12 +224,12 @@ struct semver {
 static int num_ident(const char *s, size_t n, uint64_t *v)
 {
     if (n == 0 || n > 19 || (n > 1 && s[0] == '0')) {
-        return -1;
+        return -MERO_EINVAL;
     }
     uint64_t x = 0;
     for (size_t i = 0; i < n; i++) {
         if (!isdigit((unsigned char)s[i])) {
-            return -1;
+            return -MERO_EINVAL;
         }
         x = x * 10 + (uint64_t)(s[i] - '0');
     }
@@ -255,15 +241,15 @@ static int ident_ok(const char *s, size_t n)
 {
     /* dot-separated non-empty [0-9A-Za-z-] identifiers */
     if (n == 0 || s[0] == '.' || s[n - 1] == '.') {
-        return -1;
+        return -MERO_EINVAL;
     }
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         if (c == '.' && s[i + 1] == '.') {
-            return -1;
+            return -MERO_EINVAL;
         }
         if (!(isalnum((unsigned char)c) || c == '-' || c == '.')) {
-            return -1;
+            return -MERO_EINVAL;
         }
     }
     return 0;

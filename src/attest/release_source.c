@@ -28,6 +28,8 @@
 #include "mero/log.h"
 #include "mero/release.h"
 
+#define ASSET_URL_MAX 4096 /* a release asset's URL */
+
 #define MAX_SIG_ASSET    4096u
 #define MAX_BUNDLE_ASSET MERO_SIGSTORE_MAX_BUNDLE
 
@@ -167,7 +169,7 @@ static int fetch(const struct mero_release_source *s, const char *ver, const cha
                  size_t max, struct mero_buf *body, struct mero_err *err)
 {
     struct mero_buf url;
-    mero_buf_init(&url, 4096);
+    mero_buf_init(&url, ASSET_URL_MAX);
     mero_buf_init(body, max);
     if (asset_url(s, ver, asset, &url) < 0) {
         mero_buf_cleanup(&url);
@@ -275,26 +277,18 @@ static int fetch_verify(struct mero_release_source *s, const char *ver, struct m
     mero_buf_init(&sig, 0);
     mero_buf_init(&bundle, 0);
     int rc;
-    if ((rc = fetch(s, ver, "published-mrtds.json", MERO_RELEASE_MAX_FILE, &file, err)) < 0 ||
-        (rc = fetch(s, ver, "published-mrtds.json.sig", MAX_SIG_ASSET, &sig, err)) < 0 ||
-        (rc = fetch(s, ver, "published-mrtds.json.bundle.json", MAX_BUNDLE_ASSET, &bundle, err)) <
-            0) {
-        goto out;
-    }
+    MERO_TRY_OUT(fetch(s, ver, "published-mrtds.json", MERO_RELEASE_MAX_FILE, &file, err));
+    MERO_TRY_OUT(fetch(s, ver, "published-mrtds.json.sig", MAX_SIG_ASSET, &sig, err));
+    MERO_TRY_OUT(fetch(s, ver, "published-mrtds.json.bundle.json", MAX_BUNDLE_ASSET, &bundle, err));
     struct mero_sigstore_opts o = {
         .now = s->now ? s->now : mero_now_unix(),
         .detached_sig = (const char *)sig.data,
         .detached_sig_len = sig.len,
     };
-    if (sig.len == 0) {
-        rc = mero_err_set(err, MERO_ESIGSTORE_DETACHED, "release %s has an empty .sig", ver);
-        goto out;
-    }
-    rc = mero_sigstore_verify(s->tr, file.data, file.len, bundle.data, bundle.len, &s->id, &o, NULL,
-                              err);
-    if (rc < 0) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(sig.len != 0, err, MERO_ESIGSTORE_DETACHED, "release %s has an empty .sig",
+                    ver);
+    MERO_TRY_OUT(mero_sigstore_verify(s->tr, file.data, file.len, bundle.data, bundle.len, &s->id,
+                                      &o, NULL, err));
     rc = mero_release_parse(out, file.data, file.len, ver, 0, err);
 out:
     mero_buf_cleanup(&file);

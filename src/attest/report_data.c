@@ -21,13 +21,13 @@ int mero_quote_report_data(const uint8_t *q, size_t len, uint8_t out[static MERO
         if (len < MERO_MOCK_REPORT_DATA_END) {
             return -MERO_ETRUNC;
         }
-        memcpy(out, q + MERO_MOCK_HEADER_LEN, 64);
+        memcpy(out, q + MERO_MOCK_HEADER_LEN, MERO_REPORT_DATA_LEN);
         *is_mock = true;
         return 0;
     }
     struct mero_quote pq;
     MERO_TRY(mero_quote_parse(&pq, q, len, NULL));
-    memcpy(out, pq.body.report_data, 64);
+    memcpy(out, pq.body.report_data, MERO_REPORT_DATA_LEN);
     *is_mock = false;
     return 0;
 }

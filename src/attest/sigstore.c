@@ -103,11 +103,9 @@ static int check_subject(const struct sig_bundle *b, const uint8_t digest[MERO_S
     const char *type = mero__json_str(j, "_type");
     json_t *subj = json_object_get(j, "subject");
     int rc;
-    if (type == NULL || strncmp(type, "https://in-toto.io/Statement/", 29) != 0 ||
-        !json_is_array(subj) || json_array_size(subj) == 0) {
-        rc = mero_err_set(err, MERO_ESIGSTORE, "DSSE payload is not an in-toto statement");
-        goto out;
-    }
+    MERO_ENSURE_OUT(type != NULL && strncmp(type, "https://in-toto.io/Statement/", 29) == 0 &&
+                        json_is_array(subj) && json_array_size(subj) != 0,
+                    err, MERO_ESIGSTORE, "DSSE payload is not an in-toto statement");
     rc = mero_err_set(err, MERO_ESIGSTORE_DIGEST,
                       "no subject of the in-toto statement has the artifact's SHA-256");
     for (size_t i = 0; i < json_array_size(subj) && i < 1024; i++) {
@@ -130,10 +128,11 @@ static int digest_n(uint8_t *out, size_t n, const uint8_t *msg, size_t len)
 {
     const EVP_MD *md = n == MERO_SHA256_LEN   ? EVP_sha256()
                        : n == MERO_SHA384_LEN ? EVP_sha384()
-                       : n == 64              ? EVP_sha512()
+                       : n == MERO_SHA512_LEN ? EVP_sha512()
                                               : NULL;
     unsigned int ol = 0;
-    return md != NULL && EVP_Digest(msg, len, out, &ol, md, NULL) == 1 && ol == n ? 0 : -1;
+    return md != NULL && EVP_Digest(msg, len, out, &ol, md, NULL) == 1 && ol == n ? 0
+                                                                                  : -MERO_ECRYPTO;
 }
 
 /* The hash an ECDSA or RSA scheme uses when the bundle names none (no messageDigest): 0 for
@@ -144,7 +143,7 @@ static size_t own_hash_len(enum sig_keytype t)
     case SIG_KT_EC_P384:
         return MERO_SHA384_LEN;
     case SIG_KT_EC_P521:
-        return 64;
+        return MERO_SHA512_LEN;
     case SIG_KT_ED25519:
         return 0;
     default:
@@ -192,7 +191,7 @@ static int check_message_digest(const struct sig_bundle *b, const uint8_t *artif
                                 const uint8_t sha256[MERO_SHA256_LEN], int by_digest,
                                 struct mero_err *err)
 {
-    uint8_t h[64];
+    uint8_t h[MERO_SHA512_LEN];
     const char *alg = mero__sig_hash_name(b->digest_len);
     if (b->digest_len == MERO_SHA256_LEN) {
         memcpy(h, sha256, MERO_SHA256_LEN);
@@ -242,7 +241,7 @@ static int pick_dsse_sig(struct sig_bundle *b, const struct signer *sg, struct m
     struct sig_body body;
     MERO_TRY(mero__sig_body_parse(&body, b->body, b->body_len, err));
     int rc = mero_err_set(err, MERO_ESIGSTORE_BODY,
-                          body_find(&body, b, sg, NULL, 0) == -1
+                          body_find(&body, b, sg, NULL, 0) == SIG_BODY_NOT_NAMED
                               ? "the logged entry names another signer than the bundle's"
                               : "no signature of the DSSE envelope is logged for this signer");
     for (size_t i = 0; i < b->nenv_sigs && rc < 0; i++) {
@@ -267,7 +266,7 @@ static int check_body(const struct sig_bundle *b, const struct signer *sg, const
 {
     struct sig_body body;
     MERO_TRY(mero__sig_body_parse(&body, b->body, b->body_len, err));
-    uint8_t *pae = NULL, h[64];
+    uint8_t *pae = NULL, h[MERO_SHA512_LEN];
     size_t pae_len = 0;
     const uint8_t *signed_msg = artifact;
     size_t signed_len = alen;
@@ -275,7 +274,8 @@ static int check_body(const struct sig_bundle *b, const struct signer *sg, const
     int rc = 0;
     MERO_ENSURE_OUT(body.kind == b->kind, err, MERO_ESIGSTORE_BODY,
                     "the logged body is not of the entry's kind");
-    MERO_ENSURE_OUT(body_find(&body, b, sg, NULL, 0) != -1, err, MERO_ESIGSTORE_BODY,
+    MERO_ENSURE_OUT(body_find(&body, b, sg, NULL, 0) != SIG_BODY_NOT_NAMED, err,
+                    MERO_ESIGSTORE_BODY,
                     b->keyed ? "the logged entry names another key than the managed key"
                              : "the logged entry names another certificate than the bundle's");
     if (b->is_dsse) {
@@ -425,29 +425,19 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
     X509 *issuer = NULL;
     int64_t times[1 + SIG_MAX_TIMESTAMPS];
     size_t ntimes = 0;
-    if (b.chain_has_root) {
-        rc = mero_err_set(err, MERO_ECHAIN, "a root certificate travels inside the bundle");
-        goto out;
-    }
-    if ((rc = load_signer(&b, opts, &sg, err)) < 0 || (rc = check_hash_pair(&b, sg.key, err)) < 0 ||
-        (rc = pick_dsse_sig(&b, &sg, err)) < 0) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(!b.chain_has_root, err, MERO_ECHAIN,
+                    "a root certificate travels inside the bundle");
+    MERO_TRY_OUT(load_signer(&b, opts, &sg, err));
+    MERO_TRY_OUT(check_hash_pair(&b, sg.key, err));
+    MERO_TRY_OUT(pick_dsse_sig(&b, &sg, err));
     if (opts != NULL && opts->detached_sig != NULL) {
-        rc = check_detached(&b, opts->detached_sig, opts->detached_sig_len, err);
-        if (rc < 0) {
-            goto out;
-        }
+        MERO_TRY_OUT(check_detached(&b, opts->detached_sig, opts->detached_sig_len, err));
     }
-    if ((rc = check_log(tr, &b, times, &ntimes, &r.timestamp_time, err)) < 0) {
-        goto out;
-    }
+    MERO_TRY_OUT(check_log(tr, &b, times, &ntimes, &r.timestamp_time, err));
     for (size_t i = 0; i < ntimes; i++) {
-        if (opts != NULL && opts->now != 0 && times[i] > 0 &&
-            (uint64_t)times[i] > opts->now + 300) {
-            rc = mero_err_set(err, MERO_EEXPIRED, "signing time lies in the future");
-            goto out;
-        }
+        MERO_ENSURE_OUT(!(opts != NULL && opts->now != 0 && times[i] > 0 &&
+                          (uint64_t)times[i] > opts->now + 300),
+                        err, MERO_EEXPIRED, "signing time lies in the future");
     }
     if (given != NULL) {
         memcpy(r.artifact_sha256, given, sizeof(r.artifact_sha256));
@@ -467,14 +457,10 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
         for (size_t i = 0; i < ntimes; i++) {
             X509_free(issuer);
             issuer = NULL;
-            if ((rc = mero__sig_verify_chain(tr, b.leaf, times[i], &issuer, err)) < 0) {
-                goto out;
-            }
+            MERO_TRY_OUT(mero__sig_verify_chain(tr, b.leaf, times[i], &issuer, err));
         }
-        if ((rc = mero__sig_verify_sct(tr, b.leaf, issuer, times[0], err)) < 0 ||
-            (rc = mero__sig_read_identity(b.leaf, &r, err)) < 0) {
-            goto out;
-        }
+        MERO_TRY_OUT(mero__sig_verify_sct(tr, b.leaf, issuer, times[0], err));
+        MERO_TRY_OUT(mero__sig_read_identity(b.leaf, &r, err));
     }
     r.integrated_time = times[0];
     for (size_t i = 1; mero__sig_rekor_v2(b.kind) && i < ntimes; i++) {

@@ -71,7 +71,7 @@ static int parse_form(const char *mt, enum sig_form *form)
             return 0;
         }
     }
-    return -1;
+    return -MERO_ESIGSTORE_MEDIATYPE;
 }
 
 static int leaf_from_der(struct sig_bundle *b, uint8_t *der, size_t n)
@@ -281,7 +281,7 @@ static int parse_message(struct sig_bundle *b, json_t *ms, struct mero_err *err)
         size_t n = 0;
         size_t want = 0;
         /* the algorithm the signature was made over; SHA-1, SHA-3 and unknown names refused */
-        for (size_t i = MERO_SHA256_LEN; i <= 64 && alg != NULL; i += 16) {
+        for (size_t i = MERO_SHA256_LEN; i <= MERO_SHA512_LEN && alg != NULL; i += 16) {
             want = strcmp(alg, mero__sig_hash_name(i)) == 0 ? i : want;
         }
         if (want == 0) {
@@ -290,7 +290,7 @@ static int parse_message(struct sig_bundle *b, json_t *ms, struct mero_err *err)
                                 "or SHA2_512",
                                 alg != NULL ? alg : "(missing)");
         }
-        if (mero__json_b64(md, "digest", 64, &d, &n) < 0 || n != want) {
+        if (mero__json_b64(md, "digest", MERO_SHA512_LEN, &d, &n) < 0 || n != want) {
             free(d);
             return mero_err_set(err, MERO_ESIGSTORE,
                                 "bundle: messageDigest.digest is not a %zu-byte %s digest", want,
@@ -490,7 +490,7 @@ int mero__sig_body_find(const struct sig_body *b, const uint8_t *cert_der, size_
             return (int)i;
         }
     }
-    return named ? -2 : -1;
+    return named ? SIG_BODY_OTHER_SIG : SIG_BODY_NOT_NAMED;
 }
 
 /* base64 text holding a PEM certificate or a PEM public key */
@@ -501,9 +501,9 @@ static int body_verifier(struct sig_body_sig *out, json_t *obj, const char *key)
     X509 *x = NULL;
     EVP_PKEY *k = NULL;
     if (mero__json_b64(obj, key, SIG_MAX_CERT * 2, &pem, &n) < 0) {
-        return -1;
+        return -MERO_ESIGSTORE_BODY;
     }
-    int rc = -1;
+    int rc = -MERO_ESIGSTORE_BODY;
     if (mero__sig_pem_cert(pem, n, &x, &out->cert_der, &out->cert_der_len) == 0) {
         rc = 0;
     } else if (mero__sig_pem_pubkey(pem, n, &k) == 0 &&
@@ -521,19 +521,19 @@ static int hex_hash(struct sig_body *out, json_t *h)
     const char *alg = mero__json_str(h, "algorithm"), *val = mero__json_str(h, "value");
     size_t n = 0;
     if (alg == NULL || val == NULL) {
-        return -1;
+        return -MERO_ESIGSTORE_BODY;
     }
     if (strcmp(alg, "sha256") == 0) {
         n = MERO_SHA256_LEN;
     } else if (strcmp(alg, "sha384") == 0) {
         n = MERO_SHA384_LEN;
     } else if (strcmp(alg, "sha512") == 0) {
-        n = 64;
+        n = MERO_SHA512_LEN;
     } else {
-        return -1;
+        return -MERO_ESIGSTORE_BODY;
     }
     if (mero_hex_decode_exact(out->hash, n, val, strlen(val)) < 0) {
-        return -1;
+        return -MERO_ESIGSTORE_BODY;
     }
     out->hash_len = n;
     return 0;
@@ -547,7 +547,7 @@ static int body_hashedrekord_1(struct sig_body *out, json_t *spec)
     if (hex_hash(out, json_object_get(json_object_get(spec, "data"), "hash")) < 0 ||
         mero__json_b64(sig, "content", SIG_MAX_SIG, &s->sig, &s->sig_len) < 0 ||
         body_verifier(s, json_object_get(sig, "publicKey"), "content") < 0) {
-        return -1;
+        return -MERO_ESIGSTORE_BODY;
     }
     return 0;
 }
@@ -563,11 +563,11 @@ static int b64_hash(struct sig_body *out, json_t *h)
     } else if (alg != NULL && strcmp(alg, "SHA2_384") == 0) {
         want = MERO_SHA384_LEN;
     } else if (alg != NULL && strcmp(alg, "SHA2_512") == 0) {
-        want = 64;
+        want = MERO_SHA512_LEN;
     }
-    if (want == 0 || mero__json_b64(h, "digest", 64, &d, &n) < 0 || n != want) {
+    if (want == 0 || mero__json_b64(h, "digest", MERO_SHA512_LEN, &d, &n) < 0 || n != want) {
         free(d);
-        return -1;
+        return -MERO_ESIGSTORE_BODY;
     }
     memcpy(out->hash, d, n);
     out->hash_len = n;
@@ -581,21 +581,21 @@ static int v2_signature(struct sig_body_sig *out, json_t *sig)
     json_t *ver = json_object_get(sig, "verifier");
     size_t n = 0;
     if (mero__json_b64(sig, "content", SIG_MAX_SIG, &out->sig, &out->sig_len) < 0) {
-        return -1;
+        return -MERO_ESIGSTORE_BODY;
     }
     json_t *xc = json_object_get(ver, "x509Certificate"), *pk = json_object_get(ver, "publicKey");
     if ((xc != NULL) == (pk != NULL)) {
-        return -1;
+        return -MERO_ESIGSTORE_BODY;
     }
     uint8_t *der = NULL;
     if (mero__json_b64(xc ? xc : pk, "rawBytes", SIG_MAX_CERT, &der, &n) < 0) {
-        return -1;
+        return -MERO_ESIGSTORE_BODY;
     }
     if (xc != NULL) {
         X509 *x = NULL;
         if (mero__sig_der_cert(der, n, &x) < 0) {
             free(der);
-            return -1;
+            return -MERO_ESIGSTORE_BODY;
         }
         X509_free(x);
         out->cert_der = der;
@@ -613,7 +613,7 @@ static int body_hashedrekord_2(struct sig_body *out, json_t *spec)
     out->nsigs = 1;
     if (b64_hash(out, json_object_get(v2, "data")) < 0 ||
         v2_signature(&out->sigs[0], json_object_get(v2, "signature")) < 0) {
-        return -1;
+        return -MERO_ESIGSTORE_BODY;
     }
     return 0;
 }
@@ -629,12 +629,12 @@ static int body_dsse_2(struct sig_body *out, json_t *spec)
     size_t n = json_array_size(sigs);
     if (b64_hash(out, json_object_get(v2, "payloadHash")) < 0 || out->hash_len != MERO_SHA256_LEN ||
         !json_is_array(sigs) || n == 0 || n > SIG_MAX_DSSE_SIGS) {
-        return -1;
+        return -MERO_ESIGSTORE_BODY;
     }
     for (size_t i = 0; i < n; i++) {
         out->nsigs = i + 1; /* cleanup frees what this one got, whatever happens */
         if (v2_signature(&out->sigs[i], json_array_get(sigs, i)) < 0) {
-            return -1;
+            return -MERO_ESIGSTORE_BODY;
         }
     }
     return 0;
@@ -646,14 +646,14 @@ static int body_dsse_1(struct sig_body *out, json_t *spec)
     json_t *sigs = json_object_get(spec, "signatures");
     if (hex_hash(out, json_object_get(spec, "payloadHash")) < 0 ||
         out->hash_len != MERO_SHA256_LEN || !json_is_array(sigs) || json_array_size(sigs) != 1) {
-        return -1;
+        return -MERO_ESIGSTORE_BODY;
     }
     json_t *s0 = json_array_get(sigs, 0);
     struct sig_body_sig *s = &out->sigs[0];
     out->nsigs = 1;
     if (mero__json_b64(s0, "signature", SIG_MAX_SIG, &s->sig, &s->sig_len) < 0 ||
         body_verifier(s, s0, "verifier") < 0) {
-        return -1;
+        return -MERO_ESIGSTORE_BODY;
     }
     return 0;
 }
@@ -665,20 +665,20 @@ static int body_intoto_2(struct sig_body *out, json_t *spec)
     json_t *sigs = json_object_get(json_object_get(content, "envelope"), "signatures");
     if (hex_hash(out, json_object_get(content, "payloadHash")) < 0 ||
         out->hash_len != MERO_SHA256_LEN || !json_is_array(sigs) || json_array_size(sigs) != 1) {
-        return -1;
+        return -MERO_ESIGSTORE_BODY;
     }
     json_t *s0 = json_array_get(sigs, 0);
     uint8_t *inner = NULL;
     size_t n = 0;
     if (mero__json_b64(s0, "sig", SIG_MAX_SIG * 2, &inner, &n) < 0) {
-        return -1;
+        return -MERO_ESIGSTORE_BODY;
     }
     struct sig_body_sig *s = &out->sigs[0];
     out->nsigs = 1;
     int rc = mero_base64_decode_alloc((const char *)inner, n, SIG_MAX_SIG, &s->sig, &s->sig_len);
     free(inner);
     if (rc < 0 || body_verifier(s, s0, "publicKey") < 0) {
-        return -1;
+        return -MERO_ESIGSTORE_BODY;
     }
     return 0;
 }
@@ -698,7 +698,7 @@ int mero__sig_body_parse(struct sig_body *out, const uint8_t *body, size_t len,
         mero_err_set(err, MERO_ESIGSTORE_BODY, "logged body has no apiVersion / kind / spec");
         goto out;
     }
-    int r = -1;
+    int r = -MERO_ESIGSTORE_BODY;
     if (strcmp(kind, "hashedrekord") == 0 && strcmp(av, "0.0.1") == 0) {
         out->kind = SIG_HASHEDREKORD_1;
         r = body_hashedrekord_1(out, spec);

@@ -21,6 +21,8 @@
 #include "mero/buf.h"
 #include "mero/crypto.h"
 
+#define SCT_MSG_MAX (64u * 1024u) /* the digitally-signed struct an SCT signs */
+
 static int chain_with_ca(const struct sig_ca *ca, X509 *leaf, int64_t t, X509 **issuer)
 {
     X509_STORE *store = X509_STORE_new();
@@ -167,8 +169,8 @@ out:
     return rc;
 }
 
-/* 0 verified; -1 not; *skipped set to the CT log entry of this SCT's id that the trusted root
- * holds but could not use, so the refusal can name it. */
+/* 0 verified; -MERO_ESIGSTORE_SCT not; *skipped set to the CT log entry of this SCT's id that the
+ * trusted root holds but could not use, so the refusal can name it. */
 static int sct_one(const struct mero_trust_root *tr, X509 *leaf, X509 *issuer, const SCT *sct,
                    int64_t t, const struct sig_log **skipped)
 {
@@ -176,11 +178,11 @@ static int sct_one(const struct mero_trust_root *tr, X509 *leaf, X509 *issuer, c
     size_t idlen = SCT_get0_log_id(sct, &id);
     size_t siglen = SCT_get0_signature(sct, &sig);
     if (SCT_get_version(sct) != SCT_VERSION_V1 || idlen != MERO_SHA256_LEN || siglen == 0) {
-        return -1;
+        return -MERO_ESIGSTORE_SCT;
     }
     /* the SCT may not postdate the signing time (5 minutes of clock skew allowed) */
     if (SCT_get_timestamp(sct) > (uint64_t)(t + 300) * 1000u) {
-        return -1;
+        return -MERO_ESIGSTORE_SCT;
     }
     for (size_t i = 0; i < tr->nctlogs; i++) {
         const struct sig_log *l = &tr->ctlogs[i];
@@ -195,7 +197,7 @@ static int sct_one(const struct mero_trust_root *tr, X509 *leaf, X509 *issuer, c
             continue;
         }
         struct mero_buf m;
-        mero_buf_init(&m, 64u * 1024u);
+        mero_buf_init(&m, SCT_MSG_MAX);
         bool ok = sct_message(leaf, issuer, sct, &m) == 0 &&
                   mero__sig_verify_key(l->key, l->type, m.data, m.len, sig, siglen) == 0;
         mero_buf_cleanup(&m);
@@ -203,7 +205,7 @@ static int sct_one(const struct mero_trust_root *tr, X509 *leaf, X509 *issuer, c
             return 0;
         }
     }
-    return -1;
+    return -MERO_ESIGSTORE_SCT;
 }
 
 int mero__sig_verify_sct(const struct mero_trust_root *tr, X509 *leaf, X509 *issuer, int64_t t,
@@ -320,10 +322,8 @@ static int read_san(X509 *x, struct mero_sigstore_result *res, struct mero_err *
     }
     int n = ASN1_STRING_length(s);
     const unsigned char *d = ASN1_STRING_get0_data(s);
-    if (n <= 0 || (size_t)n >= sizeof(res->san) || memchr(d, 0, (size_t)n) != NULL) {
-        rc = mero_err_set(err, MERO_ECERT, "certificate SAN empty or too long");
-        goto out;
-    }
+    MERO_ENSURE_OUT(n > 0 && (size_t)n < sizeof(res->san) && memchr(d, 0, (size_t)n) == NULL, err,
+                    MERO_ECERT, "certificate SAN empty or too long");
     memcpy(res->san, d, (size_t)n);
     res->san[n] = 0;
     rc = 0;

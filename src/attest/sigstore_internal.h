@@ -121,8 +121,9 @@ struct sig_bundle {
     uint8_t *ts[SIG_MAX_TIMESTAMPS];
     size_t ts_len[SIG_MAX_TIMESTAMPS];
     size_t nts;
-    int has_digest;     /* messageSignature.messageDigest (protobuf only) */
-    uint8_t digest[64]; /* SHA2_256, SHA2_384 or SHA2_512: the algorithm is digest_len */
+    int has_digest; /* messageSignature.messageDigest (protobuf only) */
+    uint8_t
+        digest[MERO_SHA512_LEN]; /* SHA2_256, SHA2_384 or SHA2_512: the algorithm is digest_len */
     size_t digest_len;
     /* the single tlog entry */
     uint8_t log_id[MERO_SHA256_LEN];
@@ -156,7 +157,8 @@ struct sig_body_sig {
 /* The logged body, decoded (any of enum sig_kind). */
 struct sig_body {
     enum sig_kind kind;
-    uint8_t hash[64]; /* hashedrekord: the logged digest; dsse/intoto: the payload hash */
+    uint8_t
+        hash[MERO_SHA512_LEN]; /* hashedrekord: the logged digest; dsse/intoto: the payload hash */
     size_t hash_len;
     struct sig_body_sig sigs[SIG_MAX_DSSE_SIGS]; /* exactly one except for dsse 0.0.2 */
     size_t nsigs;
@@ -228,10 +230,12 @@ int mero__sig_body_parse(struct sig_body *out, const uint8_t *body, size_t len,
 void mero__sig_body_cleanup(struct sig_body *b);
 /*
  * The logged signature that pairs the signer (leaf certificate DER, or managed key SPKI DER
- * when cert_der is NULL) with `sig` (any signature when sig is NULL): its index, or -1 when
- * no logged signature names that signer, -2 when the signer is named only with other
- * signatures.
+ * when cert_der is NULL) with `sig` (any signature when sig is NULL): its index, or
+ * SIG_BODY_NOT_NAMED when no logged signature names that signer, SIG_BODY_OTHER_SIG when the
+ * signer is named only with other signatures (answers, not error codes).
  */
+#define SIG_BODY_NOT_NAMED (-1)
+#define SIG_BODY_OTHER_SIG (-2)
 int mero__sig_body_find(const struct sig_body *b, const uint8_t *cert_der, size_t cert_len,
                         const uint8_t *key_der, size_t key_len, const uint8_t *sig, size_t sig_len);
 

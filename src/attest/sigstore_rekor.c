@@ -116,7 +116,7 @@ static int next_line(const char **p, const char *end, const char **s, size_t *n)
 {
     const char *nl = memchr(*p, '\n', (size_t)(end - *p));
     if (nl == NULL) {
-        return -1;
+        return -MERO_ESIGSTORE_CHECKPOINT;
     }
     *s = *p;
     *n = (size_t)(nl - *p);
@@ -128,7 +128,7 @@ static int line_u64(const char *s, size_t n, uint64_t *v)
 {
     char tmp[24];
     if (n == 0 || n >= sizeof(tmp)) {
-        return -1;
+        return -MERO_ESIGSTORE_CHECKPOINT;
     }
     memcpy(tmp, s, n);
     tmp[n] = 0;
@@ -147,7 +147,7 @@ static int ed25519_name_ok(const struct sig_log *log, const char *name, size_t n
     uint8_t pk[MERO_ED25519_PK_LEN], id[MERO_SHA256_LEN];
     size_t pklen = sizeof(pk);
     if (EVP_PKEY_get_raw_public_key(log->key, pk, &pklen) != 1 || pklen != sizeof(pk)) {
-        return -1;
+        return -MERO_ESIGSTORE_LOG;
     }
     static const uint8_t sep[2] = {0x0a, 0x01};
     struct mero_sha256 h;
@@ -156,37 +156,38 @@ static int ed25519_name_ok(const struct sig_log *log, const char *name, size_t n
     mero_sha256_update(&h, sep, 2);
     mero_sha256_update(&h, pk, sizeof(pk));
     mero_sha256_final(&h, id);
-    return memcmp(id, log->log_id, sizeof(id)) == 0 ? 0 : -1;
+    return memcmp(id, log->log_id, sizeof(id)) == 0 ? 0 : -MERO_ESIGSTORE_LOG;
 }
 
-/* Check one signature line "— <name> <base64(keyhint || sig)>" against the log key. */
+/* Check one signature line "— <name> <base64(keyhint || sig)>" against the log key: 0 it
+ * verifies, -MERO_ENOTFOUND it is not this log's, -MERO_EBADSIG it is and does not verify. */
 static int check_sig_line(const struct sig_log *log, const char *s, size_t n, const char *text,
                           size_t text_len)
 {
     static const char dash[] = "\xe2\x80\x94 ";
     if (n < sizeof(dash) - 1 || memcmp(s, dash, sizeof(dash) - 1) != 0) {
-        return -1;
+        return -MERO_ENOTFOUND;
     }
     s += sizeof(dash) - 1;
     n -= sizeof(dash) - 1;
     const char *sp = memchr(s, ' ', n);
     if (sp == NULL || sp == s) {
-        return -1;
+        return -MERO_ENOTFOUND;
     }
     const char *b64 = sp + 1;
     size_t blen = n - (size_t)(b64 - s);
     uint8_t *raw = NULL;
     size_t rawlen = 0;
     if (mero_base64_decode_alloc(b64, blen, SIG_MAX_SIG + 4, &raw, &rawlen) < 0) {
-        return -1;
+        return -MERO_ENOTFOUND;
     }
-    int rc = -1;
+    int rc = -MERO_ENOTFOUND;
     if (rawlen > 4 && memcmp(raw, log->log_id, 4) == 0 &&
         (log->type != SIG_KT_ED25519 || ed25519_name_ok(log, s, (size_t)(sp - s)) == 0)) {
         rc = mero__sig_verify_key(log->key, log->type, (const uint8_t *)text, text_len, raw + 4,
                                   rawlen - 4) == 0
                  ? 0
-                 : -2;
+                 : -MERO_EBADSIG;
     }
     free(raw);
     return rc;
@@ -236,7 +237,7 @@ int mero__sig_verify_checkpoint(const struct sig_log *log, const struct sig_bund
     while (p < end && next_line(&p, end, &s, &n) == 0) {
         int rc = check_sig_line(log, s, n, env, text_len);
         verified |= rc == 0;
-        bad_sig |= rc == -2;
+        bad_sig |= rc == -MERO_EBADSIG;
     }
     int rc = 0;
     if (!verified) {

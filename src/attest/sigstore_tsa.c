@@ -32,7 +32,7 @@ static int gen_time(const TS_TST_INFO *tst, int64_t *out)
     const ASN1_GENERALIZEDTIME *g = TS_TST_INFO_get_time(tst);
     struct tm tm;
     if (g == NULL || ASN1_TIME_to_tm(g, &tm) != 1) {
-        return -1;
+        return -MERO_ESIGSTORE_TSA;
     }
     *out = mero_timegm(&tm);
     return 0;
@@ -45,7 +45,7 @@ static int check_imprint(TS_TST_INFO *tst, const uint8_t *sig, size_t siglen)
     X509_ALGOR *alg = mi ? TS_MSG_IMPRINT_get_algo(mi) : NULL;
     ASN1_OCTET_STRING *msg = mi ? TS_MSG_IMPRINT_get_msg(mi) : NULL;
     if (alg == NULL || msg == NULL) {
-        return -1;
+        return -MERO_ESIGSTORE_TSA;
     }
     const ASN1_OBJECT *obj = NULL;
     X509_ALGOR_get0(&obj, NULL, NULL, alg);
@@ -61,13 +61,13 @@ static int check_imprint(TS_TST_INFO *tst, const uint8_t *sig, size_t siglen)
         md = EVP_sha512();
         break;
     default:
-        return -1;
+        return -MERO_EUNSUPPORTED;
     }
     unsigned char h[EVP_MAX_MD_SIZE];
     unsigned int hl = 0;
     if (EVP_Digest(sig, siglen, h, &hl, md, NULL) != 1 || ASN1_STRING_length(msg) != (int)hl ||
         !mero_ct_eq(ASN1_STRING_get0_data(msg), h, hl)) {
-        return -1;
+        return -MERO_ESIGSTORE_TSA;
     }
     return 0;
 }
@@ -77,7 +77,7 @@ static int verify_with(const struct sig_ca *tsa, PKCS7 *token, int64_t t)
 {
     X509_STORE *store = X509_STORE_new();
     STACK_OF(X509) *untrusted = sk_X509_new_null();
-    int rc = -1;
+    int rc = -MERO_ESIGSTORE_TSA;
     if (store == NULL || untrusted == NULL ||
         X509_STORE_add_cert(store, tsa->certs[tsa->ncerts - 1]) != 1) {
         goto out;
@@ -110,30 +110,24 @@ int mero__sig_verify_tsa(const struct mero_trust_root *tr, const uint8_t *der, s
     const unsigned char *p = der;
     TS_RESP *resp = d2i_TS_RESP(NULL, &p, (long)len);
     int rc;
-    if (resp == NULL || p != der + len) {
-        rc = tsa_fail(err, "not a DER TimeStampResp");
-        goto out;
-    }
+    MERO_ENSURE_OUT(resp != NULL && p == der + len, err, MERO_ESIGSTORE_TSA,
+                    "RFC 3161 timestamp: not a DER TimeStampResp");
     TS_STATUS_INFO *si = TS_RESP_get_status_info(resp);
     const ASN1_INTEGER *st = si ? TS_STATUS_INFO_get0_status(si) : NULL;
     long status = st ? ASN1_INTEGER_get(st) : -1;
     PKCS7 *token = TS_RESP_get_token(resp);
     TS_TST_INFO *tst = TS_RESP_get_tst_info(resp);
     int64_t t = 0;
-    if ((status != 0 && status != 1) || token == NULL || tst == NULL) {
-        rc = tsa_fail(err, "status is not granted or the token is missing");
-        goto out;
-    }
-    if (TS_TST_INFO_get_version(tst) != 1 || gen_time(tst, &t) < 0) {
-        rc = tsa_fail(err, "TSTInfo version or genTime malformed");
-        goto out;
-    }
-    if (check_imprint(tst, sig, siglen) < 0) {
-        rc = tsa_fail(err, "message imprint is not the hash of the bundle's signature");
-        goto out;
-    }
+    MERO_ENSURE_OUT((status == 0 || status == 1) && token != NULL && tst != NULL, err,
+                    MERO_ESIGSTORE_TSA,
+                    "RFC 3161 timestamp: status is not granted or the token is missing");
+    MERO_ENSURE_OUT(TS_TST_INFO_get_version(tst) == 1 && gen_time(tst, &t) >= 0, err,
+                    MERO_ESIGSTORE_TSA, "RFC 3161 timestamp: TSTInfo version or genTime malformed");
+    MERO_ENSURE_OUT(check_imprint(tst, sig, siglen) >= 0, err, MERO_ESIGSTORE_TSA,
+                    "RFC 3161 timestamp: message imprint is not the hash of the bundle's "
+                    "signature");
     int covered = 0;
-    rc = -1;
+    rc = -MERO_ESIGSTORE_TSA;
     for (size_t i = 0; i < tr->ntsas && rc < 0; i++) {
         const struct sig_ca *tsa = &tr->tsas[i];
         if (tsa->ncerts == 0 || t < tsa->start || t > tsa->end) {

@@ -86,7 +86,7 @@ static int digits(const char **p, int n, int *out)
     for (int i = 0; i < n; i++) {
         char c = (*p)[i];
         if (c < '0' || c > '9') {
-            return -1;
+            return -MERO_EINVAL;
         }
         v = v * 10 + (c - '0');
     }
@@ -382,7 +382,7 @@ int mero__sig_hash_allowed(enum sig_keytype t, size_t n)
     case SIG_KT_EC_P384:
         return n == MERO_SHA256_LEN || n == MERO_SHA384_LEN ? 0 : -MERO_EUNSUPPORTED;
     case SIG_KT_EC_P521:
-        return n == 64 ? 0 : -MERO_EUNSUPPORTED;
+        return n == MERO_SHA512_LEN ? 0 : -MERO_EUNSUPPORTED;
     default:
         return -MERO_EUNSUPPORTED;
     }
@@ -392,7 +392,7 @@ const char *mero__sig_hash_name(size_t n)
 {
     return n == MERO_SHA256_LEN   ? "SHA2_256"
            : n == MERO_SHA384_LEN ? "SHA2_384"
-           : n == 64              ? "SHA2_512"
+           : n == MERO_SHA512_LEN ? "SHA2_512"
                                   : "?";
 }
 

@@ -53,7 +53,7 @@ static int digits(const char *s, int n, int *out)
     int v = 0;
     for (int i = 0; i < n; i++) {
         if (s[i] < '0' || s[i] > '9') {
-            return -1;
+            return -MERO_EINVAL;
         }
         v = v * 10 + (s[i] - '0');
     }
@@ -101,11 +101,11 @@ static int int_of(json_t *o, const char *k, json_int_t lo, json_int_t hi, json_i
 {
     json_t *v = json_object_get(o, k);
     if (!json_is_integer(v)) {
-        return -1;
+        return -MERO_EJSON;
     }
     json_int_t x = json_integer_value(v);
     if (x < lo || x > hi) {
-        return -1;
+        return -MERO_EINVAL;
     }
     *out = x;
     return 0;
@@ -115,19 +115,19 @@ static int hex_of(json_t *o, const char *k, uint8_t *out, size_t n)
 {
     const char *s = str_of(o, k);
     if (s == NULL) {
-        return -1;
+        return -MERO_EJSON;
     }
-    return mero_hex_decode_exact(out, n, s, strlen(s)) < 0 ? -1 : 0;
+    return mero_hex_decode_exact(out, n, s, strlen(s));
 }
 
 static int date_of(json_t *o, const char *k, int64_t *out)
 {
-    return mero__date_parse(str_of(o, k), out) < 0 ? -1 : 0;
+    return mero__date_parse(str_of(o, k), out);
 }
 
 static int status_of(json_t *o, enum mero_tcb_status *out)
 {
-    return mero_tcb_status_parse(str_of(o, "tcbStatus"), out) < 0 ? -1 : 0;
+    return mero_tcb_status_parse(str_of(o, "tcbStatus"), out);
 }
 
 /* A level's advisoryIDs (absent: none), copied into the document's table. */
@@ -139,18 +139,21 @@ static int advisories_of(json_t *o, struct mero_adv_table *t, struct mero_adv_re
         return 0;
     }
     size_t n = json_array_size(a);
-    if (!json_is_array(a) || n > MERO_DCAP_MAX_ADVISORIES) {
-        return -1;
+    if (!json_is_array(a)) {
+        return -MERO_EJSON;
+    }
+    if (n > MERO_DCAP_MAX_ADVISORIES) {
+        return -MERO_ETOOBIG;
     }
     for (size_t i = 0; i < n; i++) {
         json_t *e = json_array_get(a, i);
         if (!json_is_string(e) || json_string_length(e) == 0 ||
             json_string_length(e) >= MERO_DCAP_ADVISORY_LEN) {
-            return -1;
+            return -MERO_EJSON;
         }
     }
     if (t->n + n > UINT32_MAX) {
-        return -1;
+        return -MERO_ETOOBIG;
     }
     if (t->n + n > t->cap) {
         size_t cap = t->cap ? t->cap : 16;
@@ -159,7 +162,7 @@ static int advisories_of(json_t *o, struct mero_adv_table *t, struct mero_adv_re
         }
         void *p = realloc(t->ids, cap * sizeof(*t->ids));
         if (p == NULL) {
-            return -1;
+            return -MERO_ENOMEM;
         }
         t->ids = p;
         t->cap = cap;
@@ -178,12 +181,12 @@ static int components_of(json_t *tcb, const char *k, uint8_t out[16])
 {
     json_t *a = json_object_get(tcb, k);
     if (!json_is_array(a) || json_array_size(a) != 16) {
-        return -1;
+        return -MERO_EJSON;
     }
     for (size_t i = 0; i < 16; i++) {
         json_int_t x;
         if (int_of(json_array_get(a, i), "svn", 0, 255, &x) < 0) {
-            return -1;
+            return -MERO_EJSON;
         }
         out[i] = (uint8_t)x;
     }
@@ -199,12 +202,12 @@ static int parse_module(json_t *m, struct mero_tdx_module_identity *out, bool wi
     if (!json_is_object(m) || hex_of(m, "mrsigner", out->mrsigner, sizeof(out->mrsigner)) < 0 ||
         hex_of(m, "attributes", out->attributes, 8) < 0 ||
         hex_of(m, "attributesMask", out->attributes_mask, 8) < 0) {
-        return -1;
+        return -MERO_EJSON;
     }
     if (with_id) {
         const char *id = str_of(m, "id");
         if (id == NULL || strlen(id) == 0 || strlen(id) >= sizeof(out->id)) {
-            return -1;
+            return -MERO_EJSON;
         }
         memcpy(out->id, id, strlen(id) + 1);
     }
@@ -213,12 +216,15 @@ static int parse_module(json_t *m, struct mero_tdx_module_identity *out, bool wi
         return 0;
     }
     size_t n = json_array_size(lv);
-    if (!json_is_array(lv) || n > MERO_TCB_MAX_LEVELS) {
-        return -1;
+    if (!json_is_array(lv)) {
+        return -MERO_EJSON;
+    }
+    if (n > MERO_TCB_MAX_LEVELS) {
+        return -MERO_ETOOBIG;
     }
     out->levels = calloc(n ? n : 1, sizeof(*out->levels));
     if (out->levels == NULL) {
-        return -1;
+        return -MERO_ENOMEM;
     }
     out->n_levels = n;
     for (size_t i = 0; i < n; i++) {
@@ -227,7 +233,7 @@ static int parse_module(json_t *m, struct mero_tdx_module_identity *out, bool wi
         if (!json_is_object(l) || int_of(json_object_get(l, "tcb"), "isvsvn", 0, 255, &isv) < 0 ||
             status_of(l, &out->levels[i].status) < 0 ||
             advisories_of(l, adv, &out->levels[i].advisories) < 0) {
-            return -1;
+            return -MERO_EJSON;
         }
         out->levels[i].isvsvn = (uint16_t)isv;
     }
@@ -242,12 +248,12 @@ static int parse_level(json_t *l, struct mero_tcb_level *out, bool tdx, struct m
         components_of(tcb, "sgxtcbcomponents", out->sgx) < 0 ||
         int_of(tcb, "pcesvn", 0, 65535, &pce) < 0 || status_of(l, &out->status) < 0 ||
         date_of(l, "tcbDate", &out->tcb_date) < 0 || advisories_of(l, adv, &out->advisories) < 0) {
-        return -1;
+        return -MERO_EJSON;
     }
     out->pcesvn = (uint16_t)pce;
     if (tdx) {
         if (components_of(tcb, "tdxtcbcomponents", out->tdx) < 0) {
-            return -1;
+            return -MERO_EJSON;
         }
         out->has_tdx = true;
     }
@@ -373,7 +379,7 @@ static int u32_hex_le(json_t *o, const char *k, uint32_t *out)
 {
     uint8_t b[4];
     if (hex_of(o, k, b, 4) < 0) {
-        return -1;
+        return -MERO_EHEX;
     }
     *out = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
     return 0;

@@ -403,7 +403,7 @@ int mero_tee_verify_json_alloc(const char *input, size_t len, int allow_fetch, c
 {
     struct mero_buf doc;
     char msg[1100];
-    mero_buf_init(&doc, 1u << 20);
+    mero_buf_init(&doc, MERO_TEE_VERIFY_MAX_OUTPUT);
     int code = mero_tee_verify_json(input != NULL ? input : "", input != NULL ? len : 0,
                                     allow_fetch != 0, &doc, msg, sizeof(msg));
     if (mero_buf_nul(&doc) < 0) {

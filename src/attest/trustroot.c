@@ -26,6 +26,8 @@
 #include "mero/encoding.h"
 #include "mero/log.h"
 
+#define LOG_ID_B64_MAX 64 /* the decoded keyId a log entry may carry (then checked exactly) */
+
 /* A log id as the trusted root writes it (base64, 44 characters). */
 static void id_b64(char out[SIG_ID_B64_SIZE], const uint8_t id[MERO_SHA256_LEN])
 {
@@ -98,7 +100,7 @@ static int load_key(struct sig_log *log, const char *details, const uint8_t *der
         }
         if (idx < 0) {
             snprintf(log->why, sizeof(log->why), "key type %.40s not supported", details);
-            return -1;
+            return -MERO_EUNSUPPORTED;
         }
     }
     const unsigned char *p = der;
@@ -108,7 +110,7 @@ static int load_key(struct sig_log *log, const char *details, const uint8_t *der
     if (k == NULL || p != der + n) {
         EVP_PKEY_free(k);
         snprintf(log->why, sizeof(log->why), "public key does not parse");
-        return -1;
+        return -MERO_EINVAL;
     }
     enum sig_keytype own = mero__sig_key_type(k);
     enum sig_keytype want = idx >= 0 ? key_details[idx].type : own;
@@ -119,7 +121,7 @@ static int load_key(struct sig_log *log, const char *details, const uint8_t *der
         EVP_PKEY_free(k);
         snprintf(log->why, sizeof(log->why), "public key is not a %.40s key",
                  details ? details : "supported");
-        return -1;
+        return -MERO_EUNSUPPORTED;
     }
     log->key = k;
     log->type = want;
@@ -134,7 +136,8 @@ static int parse_log(json_t *j, struct sig_log *log, const char *what, size_t i)
     uint8_t *der = NULL, *kid = NULL;
     size_t derlen = 0, kidlen = 0;
     if (!json_is_object(j) || !json_is_object(id) ||
-        mero__json_b64(id, "keyId", 64, &kid, &kidlen) < 0 || kidlen != sizeof(log->log_id)) {
+        mero__json_b64(id, "keyId", LOG_ID_B64_MAX, &kid, &kidlen) < 0 ||
+        kidlen != sizeof(log->log_id)) {
         free(kid);
         return -MERO_EINVAL; /* without its id an entry cannot even be named */
     }
@@ -290,12 +293,10 @@ int mero_trust_root_parse(struct mero_trust_root **out, const uint8_t *json, siz
         rc = mero_err_set(err, MERO_EUNSUPPORTED, "trusted root: unknown mediaType");
         goto out;
     }
-    if ((rc = parse_logs(root, "tlogs", 1, tr->tlogs, &tr->ntlogs, err)) < 0 ||
-        (rc = parse_logs(root, "ctlogs", 0, tr->ctlogs, &tr->nctlogs, err)) < 0 ||
-        (rc = parse_cas(root, "certificateAuthorities", 1, tr->cas, &tr->ncas, err)) < 0 ||
-        (rc = parse_cas(root, "timestampAuthorities", 0, tr->tsas, &tr->ntsas, err)) < 0) {
-        goto out;
-    }
+    MERO_TRY_OUT(parse_logs(root, "tlogs", 1, tr->tlogs, &tr->ntlogs, err));
+    MERO_TRY_OUT(parse_logs(root, "ctlogs", 0, tr->ctlogs, &tr->nctlogs, err));
+    MERO_TRY_OUT(parse_cas(root, "certificateAuthorities", 1, tr->cas, &tr->ncas, err));
+    MERO_TRY_OUT(parse_cas(root, "timestampAuthorities", 0, tr->tsas, &tr->ntsas, err));
     *out = tr;
     tr = NULL;
     rc = 0;

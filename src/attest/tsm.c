@@ -25,6 +25,8 @@
 #include "mero/quote.h"
 #include "mero/tsm.h"
 
+#define TSM_PROVIDER_SIZE 64 /* the configfs provider attribute's text */
+
 #define TSM_ATTR_MAX 32 /* a configfs-tsm attribute value such as generation, as text */
 
 static const char *root_override;
@@ -43,13 +45,14 @@ static const char *tsm_root(void)
     return (e != NULL && e[0] != '\0') ? e : MERO_TSM_DEFAULT_ROOT;
 }
 
-void mero__tsm_entry_name(char out[64], const uint8_t report_data[static MERO_REPORT_DATA_LEN])
+void mero__tsm_entry_name(char out[MERO__TSM_NAME_SIZE],
+                          const uint8_t report_data[static MERO_REPORT_DATA_LEN])
 {
     uint8_t h[MERO_SHA256_LEN];
     char hex[17];
     mero_sha256(h, report_data, MERO_REPORT_DATA_LEN);
     mero_hex_encode(hex, h, 8);
-    snprintf(out, 64, "mero-%s-%ld", hex, (long)getpid());
+    snprintf(out, MERO__TSM_NAME_SIZE, "mero-%s-%ld", hex, (long)getpid());
 }
 
 bool mero_tsm_present(void)
@@ -145,7 +148,7 @@ static int write_blob(const char *dir, const uint8_t *data, size_t n)
 static int quote_in_entry(const char *dir, const uint8_t report_data[static MERO_REPORT_DATA_LEN],
                           uint8_t **quote, size_t *len, struct mero_err *err)
 {
-    char provider[64], gen1[TSM_ATTR_MAX], gen2[TSM_ATTR_MAX], path[4096];
+    char provider[TSM_PROVIDER_SIZE], gen1[TSM_ATTR_MAX], gen2[TSM_ATTR_MAX], path[4096];
     if (read_attr(dir, "provider", provider, sizeof(provider)) < 0) {
         return mero_err_set(err, MERO_EIO, "Failed to generate TDX quote: cannot read %s/provider",
                             dir);
@@ -155,7 +158,7 @@ static int quote_in_entry(const char *dir, const uint8_t report_data[static MERO
                             "configfs-tsm provider is \"%.32s\", not " MERO_TSM_PROVIDER_TDX,
                             provider);
     }
-    if (write_blob(dir, report_data, 64) < 0) {
+    if (write_blob(dir, report_data, MERO_REPORT_DATA_LEN) < 0) {
         return mero_err_set(err, MERO_EIO, "Failed to generate TDX quote: cannot write inblob");
     }
     if (read_attr(dir, "generation", gen1, sizeof(gen1)) < 0) {
@@ -185,7 +188,7 @@ static int quote_in_entry(const char *dir, const uint8_t report_data[static MERO
         free(blob);
         return mero_err_set(err, -rc, "Failed to parse TDX quote: %s", perr.msg);
     }
-    if (!mero_ct_eq(q.body.report_data, report_data, 64)) {
+    if (!mero_ct_eq(q.body.report_data, report_data, MERO_REPORT_DATA_LEN)) {
         free(blob);
         return mero_err_set(err, MERO_ESTATE,
                             "Failed to generate TDX quote: outblob carries other report data");
@@ -198,7 +201,7 @@ static int quote_in_entry(const char *dir, const uint8_t report_data[static MERO
 int mero_tsm_quote(const uint8_t report_data[static MERO_REPORT_DATA_LEN], uint8_t **quote,
                    size_t *len, struct mero_err *err)
 {
-    char name[64], dir[4096];
+    char name[MERO__TSM_NAME_SIZE], dir[4096];
     if (quote == NULL || len == NULL) {
         return mero_err_set(err, MERO_EINVAL, "mero_tsm_quote: NULL output");
     }

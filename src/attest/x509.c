@@ -101,8 +101,8 @@ static int pem_lines(const char *body, const char *e, size_t i, const char **dat
 
 /* Standard base64 with '=' padding, whitespace between characters ignored (PEM bodies, whose
  * line structure pem_lines has checked).
- * Returns the decoded length or -1. libsodium's decoder is constant-time and several times
- * slower; PEM certificates are public, so a table decoder is fine here. */
+ * Returns the decoded length or -MERO_EBASE64. libsodium's decoder is constant-time and several
+ * times slower; PEM certificates are public, so a table decoder is fine here. */
 static int b64v(uint8_t c)
 {
     if (c >= 'A' && c <= 'Z') {
@@ -134,14 +134,14 @@ static long b64_decode(uint8_t *out, size_t cap, const char *in, size_t n)
         } else {
             int v = b64v(ch);
             if (pad > 0 || v < 0) {
-                return -1;
+                return -MERO_EBASE64;
             }
             acc = acc << 6 | (uint32_t)v;
             k++;
         }
         if (k == 4) {
             if (pad > 2 || o + 3 - (size_t)pad > cap) {
-                return -1;
+                return -MERO_EBASE64;
             }
             out[o++] = (uint8_t)(acc >> 16);
             if (pad < 2) {
@@ -158,7 +158,7 @@ static long b64_decode(uint8_t *out, size_t cap, const char *in, size_t n)
         }
     }
     if (k != 0) {
-        return -1;
+        return -MERO_EBASE64;
     }
     return (long)o;
 }
@@ -327,7 +327,7 @@ int mero__x509_key(const uint8_t xy[static MERO_ECDSA_P256_PK_LEN], EVP_PKEY **o
 {
     uint8_t pub[65];
     pub[0] = 0x04;
-    memcpy(pub + 1, xy, 64);
+    memcpy(pub + 1, xy, MERO_ECDSA_P256_PK_LEN);
     pthread_once(&template_once, make_template);
     EVP_PKEY *k = NULL;
     if (p256_template != NULL) {

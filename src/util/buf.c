@@ -17,6 +17,8 @@
 
 #include "mero/buf.h"
 
+#define BUF_FIRST_CAP 64 /* bytes a buffer allocates first; it doubles as needed */
+
 /* The buffer invariant (see the top comment); free in release builds. */
 #define BUF_OK(b)                                                                                  \
     MERO_ASSERT((b)->len <= (b)->max &&                                                            \
@@ -78,7 +80,7 @@ static int reserve(struct mero_buf *b, size_t extra)
     if (need <= b->cap) {
         return 0;
     }
-    size_t ncap = b->cap ? b->cap : 64;
+    size_t ncap = b->cap ? b->cap : BUF_FIRST_CAP;
     while (ncap < need) {
         ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
     }

@@ -48,7 +48,7 @@ int mero_hex_nibble(char c)
     if (c >= 'A' && c <= 'F') {
         return c - 'A' + 10;
     }
-    return -1;
+    return -MERO_EHEX;
 }
 
 bool mero_hex_is(const char *s, size_t len, size_t n)

@@ -22,6 +22,7 @@
 
 #include "client_internal.h"
 #include "mero/buf.h"
+#include "mero/sizes.h"
 
 #define RESPONSE_MAX    (4u << 20)
 #define URL_MAX         2048 /* the request URL, NUL included */
@@ -159,7 +160,7 @@ int meroctl_is_id(const char *s)
             return 0;
         }
     }
-    return n == 64;
+    return n == MERO_ID_HEX_LEN;
 }
 
 int meroctl_path_segment(char *out, size_t cap, const char *seg)
@@ -173,7 +174,7 @@ int meroctl_path_segment(char *out, size_t cap, const char *seg)
         bool plain = isalnum(*p) || *p == '-' || *p == '.' || *p == '_' || *p == '~';
         size_t need = plain ? 1 : 3;
         if (o + need >= cap) {
-            return -1;
+            return -MERO_ETOOBIG;
         }
         if (plain) {
             out[o++] = (char)*p;
@@ -184,7 +185,7 @@ int meroctl_path_segment(char *out, size_t cap, const char *seg)
         }
     }
     if (o >= cap) {
-        return -1;
+        return -MERO_ETOOBIG;
     }
     out[o] = 0;
     return 0;
@@ -312,11 +313,11 @@ static int http_do(const struct meroctl_global *g, const char *method, const cha
     *cc = CURLE_OK;
     int un = snprintf(url, sizeof(url), "%s%s", g->node, path);
     if (un < 0 || (size_t)un >= sizeof(url)) {
-        return -2;
+        return -MERO_ETOOBIG;
     }
     CURL *c = curl_easy_init();
     if (c == NULL) {
-        return -1;
+        return -MERO_ENOMEM;
     }
     struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
     h = curl_slist_append(h, "Accept: application/json");
@@ -365,7 +366,7 @@ int meroctl_get_quiet(const struct meroctl_global *g, const char *path, const ch
     *data = NULL;
     if (http_do(g, "GET", path, NULL, token, QUIET_TIMEOUT_S, &status, &root, &cc) < 0 ||
         cc != CURLE_OK) {
-        return -1;
+        return -MERO_EIO;
     }
     json_t *d = json_object_get(root, "data");
     if (status >= 200 && status < 300 && d != NULL) {
@@ -389,7 +390,7 @@ int meroctl_call(const struct meroctl_global *g, const char *method, const char 
     rc = http_do(g, method, path, body, auth ? token : NULL, (long)g->timeout_s, &status, &root,
                  &cc);
     memset(token, 0, sizeof(token));
-    if (rc == -2) {
+    if (rc == -MERO_ETOOBIG) {
         return meroctl_usage_error("the request URL is longer than %zu bytes", (size_t)URL_MAX - 1);
     }
     if (rc < 0) {

@@ -17,7 +17,8 @@
 int meroctl_read_token(const struct meroctl_global *g, char *out, size_t cap);
 /*
  * GET PATH printing nothing (a progress poll; thread-safe once curl_global_init ran): the HTTP
- * status with *data the owned `data` member on 2xx (else NULL), or -1 when there was no answer.
+ * status with *data the owned `data` member on 2xx (else NULL), or -MERO_EIO when there was no
+ * answer.
  * token NULL sends no Authorization.
  */
 int meroctl_get_quiet(const struct meroctl_global *g, const char *path, const char *token,
@@ -41,7 +42,7 @@ void meroctl_print(const struct meroctl_global *g, json_t *data);
 int meroctl_simple(const struct meroctl_global *g, const char *method, const char *path,
                    json_t *body, bool auth);
 /* Percent-encode one path segment (every byte but A-Z a-z 0-9 - . _ ~) into out (cap bytes
- * with the terminator): 0, or -1 when it does not fit. */
+ * with the terminator): 0, or -MERO_ETOOBIG when it does not fit. */
 int meroctl_path_segment(char *out, size_t cap, const char *seg);
 /* 1 when s is exactly 64 hex characters. */
 int meroctl_is_id(const char *s);

@@ -21,6 +21,8 @@
 #include "mero/mock.h"
 #include "mero/quote.h"
 
+#define QUOTE_JSON_MAX (1u << 20) /* the JSON form of a parsed quote */
+
 #define QUOTE_FILE_MAX (1u << 20)
 
 static uint8_t *slurp(const char *path, size_t *len)
@@ -44,8 +46,8 @@ static uint8_t *slurp(const char *path, size_t *len)
 
 /*
  * The raw quote from what was read: base64 text and a JSON object with quoteB64 / quote_b64
- * are decoded into *out (owned); anything else is taken as the raw bytes. 0, or -1 when text
- * that looks like base64 or JSON does not decode.
+ * are decoded into *out (owned); anything else is taken as the raw bytes. 0, or a negative
+ * code when text that looks like base64 or JSON does not decode.
  */
 static int unwrap(const uint8_t *p, size_t len, uint8_t **out, size_t *out_len)
 {
@@ -72,7 +74,7 @@ static int unwrap(const uint8_t *p, size_t len, uint8_t **out, size_t *out_len)
         tlen = text ? strlen(text) : 0;
         if (text == NULL) {
             json_decref(root);
-            return -1;
+            return -MERO_EJSON;
         }
     } else {
         for (size_t i = a; i < b; i++) {
@@ -86,7 +88,7 @@ static int unwrap(const uint8_t *p, size_t len, uint8_t **out, size_t *out_len)
     }
     int rc = tlen > 0 && mero_base64_decode_alloc(text, tlen, QUOTE_FILE_MAX, out, out_len) == 0
                  ? 0
-                 : -1;
+                 : -MERO_EBASE64;
     json_decref(root);
     return rc;
 }
@@ -94,7 +96,7 @@ static int unwrap(const uint8_t *p, size_t len, uint8_t **out, size_t *out_len)
 static int print_json(const struct mero_quote *q, const struct mero_pck_info *pi, int pck_rc)
 {
     struct mero_buf b;
-    mero_buf_init(&b, 1u << 20);
+    mero_buf_init(&b, QUOTE_JSON_MAX);
     int rc = mero_buf_append_str(&b, "{\"quote\":");
     rc = rc ? rc : mero_quote_to_json(q, &b);
     rc = rc ? rc : mero_buf_printf(&b, ",\"totalLen\":%zu,\"pck\":", q->total_len);

@@ -25,7 +25,7 @@ static int run_quote_verify(const struct meroctl_global *g, int argc, char **arg
     char msg[1100], chunk[65536];
     int code = 0;
     mero_buf_init(&in, MERO_TEE_VERIFY_MAX_INPUT);
-    mero_buf_init(&out, 1u << 20);
+    mero_buf_init(&out, MERO_TEE_VERIFY_MAX_OUTPUT);
     for (;;) {
         size_t got = fread(chunk, 1, sizeof(chunk), stdin);
         if (got > 0 && mero_buf_append(&in, chunk, got) < 0) {

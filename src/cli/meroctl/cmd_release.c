@@ -28,6 +28,8 @@
 #include "mero/release.h"
 #include "mero/sigstore.h"
 
+#define DESCRIBE_MAX (64u * 1024u) /* the trusted root's description */
+
 #define MAX_PROFILES_ARG 16
 
 static uint8_t *slurp(const char *path, size_t max, size_t *len)
@@ -96,7 +98,7 @@ static int parse_verify_args(int argc, char **argv, struct verify_args *a)
         }
         if (dst == NULL || i + 1 >= argc) {
             fprintf(stderr, "meroctl release verify: bad option %s\n", o);
-            return -1;
+            return -MERO_EINVAL;
         }
         *dst = argv[++i];
     }
@@ -105,7 +107,7 @@ static int parse_verify_args(int argc, char **argv, struct verify_args *a)
         (a->key != NULL && pinned)) {
         fprintf(stderr, "meroctl release verify: --artifact, --bundle and either --issuer and "
                         "--identity, or --key, are required\n");
-        return -1;
+        return -MERO_EINVAL;
     }
     return 0;
 }
@@ -250,8 +252,8 @@ static int run_trusted_root(int argc, char **argv, int check, bool json)
         fprintf(stderr, "meroctl: trusted root %s refused: %s\n", path, e.msg);
         return e.code == MERO_EIO ? MEROCTL_USAGE : MEROCTL_FAILED;
     }
-    char *text = malloc(64u * 1024u);
-    int n = text ? mero_trust_root_describe(tr, text, 64u * 1024u) : -MERO_ENOMEM;
+    char *text = malloc(DESCRIBE_MAX);
+    int n = text ? mero_trust_root_describe(tr, text, DESCRIBE_MAX) : -MERO_ENOMEM;
     struct mero_trust_root_stats st;
     mero_trust_root_stats(tr, &st);
     mero_trust_root_free(tr);

@@ -39,7 +39,7 @@ static int nonce_arg(const char *v, char out[65])
         return 0;
     }
     if (!meroctl_is_id(v)) {
-        return -1;
+        return -MERO_EINVAL;
     }
     snprintf(out, 65, "%s", v);
     return 0;

@@ -96,13 +96,13 @@ int evcli_load_log(const char *path, struct evcli_log *in)
     struct mero_err err = {0};
     memset(in, 0, sizeof(*in));
     if (evcli_load_input("event log", path, MERO_EVENTLOG_MAX_LEN, &in->data, &in->len) < 0) {
-        return -1;
+        return -MERO_EIO;
     }
     if (mero_eventlog_parse(&in->log, in->data, in->len, &err) < 0) {
         fprintf(stderr, "meroctl: %s: %s\n", path, err.msg);
         free(in->data);
         in->data = NULL;
-        return -1;
+        return -MERO_EEVENTLOG;
     }
     return 0;
 }

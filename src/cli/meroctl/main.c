@@ -84,7 +84,9 @@ static int global_with_value(const char *a)
            strcmp(a, "--timeout") == 0;
 }
 
-/* Apply one global option (value v when it takes one); an exit code, or -1 when it is not one. */
+/* Apply one global option (value v when it takes one); an exit code, or NOT_GLOBAL when it is
+ * not one. */
+#define NOT_GLOBAL (-1)
 static int apply_global(struct meroctl_global *g, const char *a, const char *v)
 {
     if (strcmp(a, "--json") == 0) {
@@ -102,7 +104,7 @@ static int apply_global(struct meroctl_global *g, const char *a, const char *v)
         }
         g->timeout_s = (int)t;
     } else {
-        return -1;
+        return NOT_GLOBAL;
     }
     return MEROCTL_OK;
 }

@@ -67,7 +67,7 @@ int main(int argc, char **argv)
     }
     char msg[1100];
     mero_buf_init(&in, MERO_TEE_VERIFY_MAX_INPUT);
-    mero_buf_init(&out, 1u << 20);
+    mero_buf_init(&out, MERO_TEE_VERIFY_MAX_OUTPUT);
     char chunk[65536];
     for (;;) {
         size_t got = fread(chunk, 1, sizeof(chunk), stdin);
