@@ -286,6 +286,8 @@ MANDIR ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/mero
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
 # The product: no test binaries (mero_p2p_test is an interop test peer).
@@ -310,10 +312,13 @@ install: all
 	sed -e 's|@BINDIR@|$(BINDIR)|g' packaging/merod.service.in \
 	    >$(DESTDIR)$(SYSTEMDUNITDIR)/merod.service
 	install -m 0644 python/mero_verify.py $(DESTDIR)$(PYTHONDIR)/
-	@# meroctl's bash completion (share/bash-completion/meroctl, kept equal to
-	@# `meroctl completion bash` by tests/e2e/meroctl_cli.sh)
-	install -d $(DESTDIR)$(BASHCOMPDIR)
+	@# meroctl's completion for bash, zsh and fish (share/bash-completion/meroctl,
+	@# share/zsh/_meroctl, share/fish/meroctl.fish, kept equal to `meroctl completion SHELL`
+	@# by tests/e2e/meroctl_cli.sh)
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 0644 share/bash-completion/meroctl $(DESTDIR)$(BASHCOMPDIR)/meroctl
+	install -m 0644 share/zsh/_meroctl $(DESTDIR)$(ZSHCOMPDIR)/_meroctl
+	install -m 0644 share/fish/meroctl.fish $(DESTDIR)$(FISHCOMPDIR)/meroctl.fish
 # ---- end of the libmero.so / install block ----
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -11,7 +11,7 @@ want=(build-essential pkg-config libsodium-dev libuv1-dev libmicrohttpd-dev libj
       libcurl4-openssl-dev libssl-dev libsqlite3-dev sqlite3 jq clang-14 libclang-rt-14-dev
       clang-format cppcheck libtsan2 python3 python3-dissononce python3-cryptography mandoc nodejs npm
       iproute2 procps curl cmake g++ strace util-linux
-      xxd chromium prometheus)
+      xxd chromium prometheus zsh fish)
 missing=()
 for p in "${want[@]}"; do
     # nodejs/npm may come from outside Debian on some machines: accept the commands

@@ -66,6 +66,9 @@ done
 [ -z "$hard" ] && ok "merod.service: hardening, state directory, ExecStart under the prefix" || nok "unit" "missing:$hard"
 cmp -s "$ROOT/share/bash-completion/meroctl" "$P/share/bash-completion/completions/meroctl" &&
     ok "meroctl bash completion installed" || nok "bash completion" "not installed or not the shipped file"
+cmp -s "$ROOT/share/zsh/_meroctl" "$P/share/zsh/vendor-completions/_meroctl" &&
+    cmp -s "$ROOT/share/fish/meroctl.fish" "$P/share/fish/vendor_completions.d/meroctl.fish" &&
+    ok "meroctl zsh and fish completion installed" || nok "zsh/fish completion" "not installed or not the shipped files"
 
 # ---- a small program against the installed library, through pkg-config ----
 cat >"$T/prog.c" <<'PROG'
