@@ -257,6 +257,19 @@ clean:
 # library direct, as in a PIE.
 SO_MAJOR := 0
 VERSION := 0.1.0
+
+# mero_build_info (issue 35): the version and the commit built, in a generated header that is
+# rewritten only when they change, so only routes_metrics.o is rebuilt after a commit.
+MERO_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+$(B)/gen/mero_build_info.h: FORCE
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '#define MERO_BUILD_VERSION "%s"\n#define MERO_BUILD_COMMIT "%s"\n' \
+	    '$(VERSION)' '$(MERO_COMMIT)' >$@.tmp
+	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(B)/obj/src/api/routes_metrics.o: $(B)/gen/mero_build_info.h
+$(B)/obj/src/api/routes_metrics.o: CFLAGS_ALL += -I $(B)/gen
+.PHONY: FORCE
+FORCE:
 SONAME := libmero.so.$(SO_MAJOR)
 SOLIB := $(B)/libmero.so.$(VERSION)
 SOLINKS := $(B)/$(SONAME) $(B)/libmero.so
@@ -309,6 +322,8 @@ install: all
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/*.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 share/sigstore/trusted_root.json $(DESTDIR)$(DATADIR)/sigstore/
+	install -d $(DESTDIR)$(DATADIR)/prometheus
+	install -m 0644 share/prometheus/mero-alerts.yml $(DESTDIR)$(DATADIR)/prometheus/
 	sed -e 's|@BINDIR@|$(BINDIR)|g' packaging/merod.service.in \
 	    >$(DESTDIR)$(SYSTEMDUNITDIR)/merod.service
 	install -m 0644 python/mero_verify.py $(DESTDIR)$(PYTHONDIR)/

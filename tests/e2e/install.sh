@@ -69,6 +69,8 @@ cmp -s "$ROOT/share/bash-completion/meroctl" "$P/share/bash-completion/completio
 cmp -s "$ROOT/share/zsh/_meroctl" "$P/share/zsh/vendor-completions/_meroctl" &&
     cmp -s "$ROOT/share/fish/meroctl.fish" "$P/share/fish/vendor_completions.d/meroctl.fish" &&
     ok "meroctl zsh and fish completion installed" || nok "zsh/fish completion" "not installed or not the shipped files"
+cmp -s "$ROOT/share/prometheus/mero-alerts.yml" "$P/share/mero/prometheus/mero-alerts.yml" &&
+    ok "the example alert rules installed" || nok "alert rules" "not installed under share/mero/prometheus"
 
 # ---- a small program against the installed library, through pkg-config ----
 cat >"$T/prog.c" <<'PROG'
