@@ -35,7 +35,10 @@ set -g __meroctl_cmds \
     'tee registration-attest' \
     'tee fleet-join' \
     'version' \
-    'help'
+    'help' \
+    'node add' \
+    'node ls' \
+    'node rm'
 
 # the words given so far that are not options or option values
 function __meroctl_words
@@ -98,7 +101,7 @@ complete -c meroctl -f
 complete -c meroctl -n '__meroctl_no_valued_prev' -a '(__meroctl_next)'
 # a command's operands may be files (quote parse FILE, eventlog diff A B)
 complete -c meroctl -n 'test -n "$(__meroctl_cmd)"; and __meroctl_no_valued_prev' -F
-complete -c meroctl -l node -x -d 'the node\'s admin API (also MERO_NODE)'
+complete -c meroctl -l node -x -d 'the node\'s admin API, or a node saved with meroctl node add (also MERO_NODE)'
 complete -c meroctl -l token-file -r -F -d 'the admin token file merod init wrote (also MERO_TOKEN_FILE); a regular file, mode 0600'
 complete -c meroctl -l json -d 'exactly one JSON document on standard output, failures included'
 complete -c meroctl -s q -d 'no output on success (also --quiet)'

@@ -65,8 +65,9 @@ static int prefix_matches(const char *path, int argc, char **argv)
 }
 
 const struct meroctl_opt meroctl_globals[] = {
-    {"--node", "URL", "the node's admin API (also MERO_NODE)", "http://127.0.0.1:2528", NULL, false,
-     false},
+    {"--node", "URL|NAME",
+     "the node's admin API, or a node saved with meroctl node add (also MERO_NODE)",
+     "http://127.0.0.1:2528", NULL, false, false},
     {"--token-file", "F",
      "the admin token file merod init wrote (also MERO_TOKEN_FILE); a regular file, mode 0600",
      NULL, NULL, false, true},
@@ -111,6 +112,7 @@ static int apply_global(struct meroctl_global *g, const char *a, const char *v)
         g->node = v;
     } else if (strcmp(a, "--token-file") == 0) {
         g->token_file = v;
+        g->token_file_given = true;
     } else if (strcmp(a, "--timeout") == 0) {
         uint64_t t;
         if (mero_parse_u64(v, 3600, &t) < 0 || t == 0) {
@@ -215,6 +217,7 @@ static int dispatch(struct meroctl_global *g, int argc, char **argv)
         usage(stderr, 0, NULL);
         return rc;
     }
+    meroctl_resolve_node(g);
     int sub_argc = rest - best_words + 1;
     char **sub_argv = words + best_words - 1;
     for (int k = 1; k < sub_argc; k++) {

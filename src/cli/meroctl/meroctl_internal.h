@@ -27,6 +27,10 @@ struct meroctl_global {
     bool json;              /* --json */
     bool quiet;
     int timeout_s;
+    bool token_file_given; /* --token-file on the command line (not MERO_TOKEN_FILE) */
+    /* issue 35 item 8: why --node / MERO_NODE names no usable node (nodes.c), reported as a
+     * usage error (exit 1) by the first request; NULL when g->node is a checked URL */
+    const char *node_error;
 };
 
 /*
@@ -61,6 +65,12 @@ const struct meroctl_cmd *meroctl_find(int argc, char **argv);
 void meroctl_print_help(FILE *f, const struct meroctl_cmd *c);
 
 void meroctl_register(const struct meroctl_cmd *cmds, int n);
+/*
+ * --node as Calimero's meroctl uses it (nodes.c): a URL (http[s]://HOST[:PORT], checked) or the
+ * name of a node saved with `meroctl node add`; a name's token file applies when none was given.
+ * Never fails: a problem is left in g->node_error for the first request to report (exit 1).
+ */
+void meroctl_resolve_node(struct meroctl_global *g);
 /* The registered commands (main.c): *out gets the table, the count is returned. */
 int meroctl_commands(const struct meroctl_cmd ***out);
 
