@@ -257,6 +257,19 @@ clean:
 # library direct, as in a PIE.
 SO_MAJOR := 0
 VERSION := 0.1.0
+
+# mero_build_info (issue 35): the version and the commit built, in a generated header that is
+# rewritten only when they change, so only routes_metrics.o is rebuilt after a commit.
+MERO_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+$(B)/gen/mero_build_info.h: FORCE
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '#define MERO_BUILD_VERSION "%s"\n#define MERO_BUILD_COMMIT "%s"\n' \
+	    '$(VERSION)' '$(MERO_COMMIT)' >$@.tmp
+	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(B)/obj/src/api/routes_metrics.o: $(B)/gen/mero_build_info.h
+$(B)/obj/src/api/routes_metrics.o: CFLAGS_ALL += -I $(B)/gen
+.PHONY: FORCE
+FORCE:
 SONAME := libmero.so.$(SO_MAJOR)
 SOLIB := $(B)/libmero.so.$(VERSION)
 SOLINKS := $(B)/$(SONAME) $(B)/libmero.so
@@ -286,8 +299,21 @@ MANDIR ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/mero
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
-PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+# The Python module goes where the system's python3 looks under PREFIX (issue 35 item 7): the
+# first dist-/site-packages directory on its sys.path below PREFIX (/usr: lib/python3/dist-packages,
+# Debian's /usr/local: lib/python3.X/dist-packages); a PREFIX it does not search gets
+# lib/python3/dist-packages, to be put on PYTHONPATH (docs/install.md).
+PYTHONDIR ?= $(shell python3 -c 'import sys; p = sys.argv[1].rstrip("/") + "/"; \
+    c = [d for d in sys.path if d.startswith(p) and d.endswith(("dist-packages", "site-packages"))]; \
+    print(c[0] if c else p + "lib/python3/dist-packages")' '$(PREFIX)' 2>/dev/null || \
+    echo '$(PREFIX)/lib/python3/dist-packages')
+# mero.pc names libdir and includedir relative to ${prefix} when they lie under PREFIX (issue 35
+# item 7), so `pkg-config --define-prefix` and a relocated tree work; others stay absolute.
+PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
+PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
 # The product: no test binaries (mero_p2p_test is an interop test peer).
 PRODUCT_BINS = $(filter-out $(B)/bin/mero_p2p_test,$(BINS))
 
@@ -301,19 +327,27 @@ install: all
 	ln -sf libmero.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libmero.so
 	install -m 0644 include/mero/*.h $(DESTDIR)$(INCLUDEDIR)/mero/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' -e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|' \
 	    -e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(PKGS)|' packaging/mero.pc.in \
 	    >$(DESTDIR)$(PKGCONFIGDIR)/mero.pc
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/*.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 share/sigstore/trusted_root.json $(DESTDIR)$(DATADIR)/sigstore/
+	install -d $(DESTDIR)$(DATADIR)/prometheus
+	install -m 0644 share/prometheus/mero-alerts.yml $(DESTDIR)$(DATADIR)/prometheus/
 	sed -e 's|@BINDIR@|$(BINDIR)|g' packaging/merod.service.in \
 	    >$(DESTDIR)$(SYSTEMDUNITDIR)/merod.service
-	install -m 0644 python/mero_verify.py $(DESTDIR)$(PYTHONDIR)/
-	@# meroctl's bash completion (share/bash-completion/meroctl, kept equal to
-	@# `meroctl completion bash` by tests/e2e/meroctl_cli.sh)
-	install -d $(DESTDIR)$(BASHCOMPDIR)
+	@# the module finds libmero.so.0 in this install's LIBDIR (issue 35 item 7)
+	sed -e 's|^_INSTALLED_LIBDIR = None$$|_INSTALLED_LIBDIR = "$(LIBDIR)"|' python/mero_verify.py \
+	    >$(DESTDIR)$(PYTHONDIR)/mero_verify.py
+	chmod 0644 $(DESTDIR)$(PYTHONDIR)/mero_verify.py
+	@# meroctl's completion for bash, zsh and fish (share/bash-completion/meroctl,
+	@# share/zsh/_meroctl, share/fish/meroctl.fish, kept equal to `meroctl completion SHELL`
+	@# by tests/e2e/meroctl_cli.sh)
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 0644 share/bash-completion/meroctl $(DESTDIR)$(BASHCOMPDIR)/meroctl
+	install -m 0644 share/zsh/_meroctl $(DESTDIR)$(ZSHCOMPDIR)/_meroctl
+	install -m 0644 share/fish/meroctl.fish $(DESTDIR)$(FISHCOMPDIR)/meroctl.fish
 # ---- end of the libmero.so / install block ----
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -18,7 +18,8 @@ is thread-safe and its caches are shared by all callers in the process (include/
 ctypes releases the GIL for the duration of each call, so threads verify in parallel.
 
 The library is found, in order: $MERO_LIBMERO (a path), the build tree next to this file
-(../build/release/libmero.so.0), then the dynamic loader's search for libmero.so.0.
+(../build/release/libmero.so.0), the libdir of the install this copy came from (`make install`
+writes it below, issue 35), then the dynamic loader's search for libmero.so.0.
 """
 import base64
 import ctypes
@@ -29,6 +30,8 @@ import threading
 __all__ = ["verify", "verify_json", "VerifyError", "InputError", "NoVerdict", "library_path"]
 
 SONAME = "libmero.so.0"
+# The install's libdir: None in the source tree; `make install` writes its LIBDIR here.
+_INSTALLED_LIBDIR = None
 
 
 class VerifyError(Exception):
@@ -60,6 +63,8 @@ def _candidates():
         return
     here = os.path.dirname(os.path.abspath(__file__))
     yield os.path.join(here, "..", "build", "release", SONAME)
+    if _INSTALLED_LIBDIR:
+        yield os.path.join(_INSTALLED_LIBDIR, SONAME)
     yield SONAME
 
 

@@ -3,7 +3,8 @@
 # deps.sh - idempotent set-up: installs the Debian packages the build and tests need (only
 # those missing; apt-get update only when something is missing) and the npm test peers under
 # tests/js (only when absent). `make` calls it bare: the build needs Debian packages only; the
-# test targets call it with --with-npm, which adds nodejs, npm and the npm test peers.
+# test targets call it with --with-npm, which adds nodejs, npm, the npm test peers and the
+# tools only tests use (chromium, prometheus, zsh, fish).
 # Safe to re-run.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,7 +12,13 @@ want=(build-essential pkg-config libsodium-dev libuv1-dev libmicrohttpd-dev libj
       libcurl4-openssl-dev libssl-dev libsqlite3-dev sqlite3 jq clang-14 libclang-rt-14-dev
       clang-format cppcheck libtsan2 python3 python3-dissononce python3-cryptography mandoc nodejs npm
       iproute2 procps curl cmake g++ strace util-linux
-      xxd chromium prometheus)
+      xxd)
+# Tools only the tests use (issue 35 item 7): installed for the test targets (--with-npm), not
+# for `make` or `make run`: chromium (tests/e2e/admin_ui.sh), prometheus for promtool
+# (metrics.sh, alert_rules.sh), zsh and fish (meroctl_help.sh runs the completion scripts).
+if [ "${1:-}" = "--with-npm" ]; then
+    want+=(chromium prometheus zsh fish)
+fi
 missing=()
 for p in "${want[@]}"; do
     # nodejs/npm may come from outside Debian on some machines: accept the commands

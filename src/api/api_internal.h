@@ -190,6 +190,8 @@ json_t *mero__api_fleet_join_json(const struct mero_fleet_join_result *res);
 
 /* ---- issue 19: /metrics and the /admin-ui/ page (routes_metrics.c, routes_ui.c) ---- */
 extern const struct api_route mero__api_routes_metrics[];
+/* Prometheus' standard process_* families, from /proc/self (metrics_process.c; issue 35). */
+MERO_MUST_CHECK int mero__api_metrics_process(struct mero_buf *b);
 extern const struct api_route mero__api_routes_ui[];
 /* A reply that is not a JSON envelope: len bytes of data (copied) with Content-Type ctype (a
  * static string); page adds the page's security headers (Content-Security-Policy

@@ -49,6 +49,67 @@ int mero__api_parse_body(const char *p, size_t n, json_t **out, struct mero_err 
     return 0;
 }
 
+/* snake (lowercase snake_case, with at least one '_') as camelCase into out; 0, or -1 when it
+ * is not such a name or does not fit */
+static int snake_to_camel(const char *snake, char *out, size_t cap)
+{
+    size_t o = 0;
+    bool up = false, any = false;
+    if (!islower((unsigned char)snake[0])) {
+        return -1;
+    }
+    for (const char *p = snake; *p != 0; p++) {
+        if (*p == '_') {
+            if (up || p[1] == 0) {
+                return -1; /* "a__b", "a_" */
+            }
+            up = any = true;
+            continue;
+        }
+        if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p)) {
+            return -1;
+        }
+        if (o + 1 >= cap) {
+            return -1;
+        }
+        out[o++] = up ? (char)toupper((unsigned char)*p) : *p;
+        up = false;
+    }
+    out[o] = 0;
+    return any ? 0 : -1;
+}
+
+#define API_FIELD_NAME_MAX 64 /* the longest field name we rename; longer ones are unknown */
+
+int mero__api_accept_snake(json_t *obj, const char *const *allowed, struct mero_err *f)
+{
+    for (size_t i = 0; allowed[i] != NULL; i++) {
+        const char *key;
+        json_t *val;
+        char camel[API_FIELD_NAME_MAX];
+        json_object_foreach(obj, key, val)
+        {
+            if (snake_to_camel(key, camel, sizeof(camel)) == 0 && strcmp(camel, allowed[i]) == 0) {
+                break;
+            }
+        }
+        if (key == NULL) {
+            continue;
+        }
+        if (json_object_get(obj, allowed[i]) != NULL) {
+            return mero_err_set(f, MERO_EINVAL, "`%.60s` and `%s` are the same field; give it once",
+                                key, allowed[i]);
+        }
+        json_incref(val);
+        char snake[API_FIELD_NAME_MAX];
+        snprintf(snake, sizeof(snake), "%s", key); /* key dies with the member */
+        if (json_object_del(obj, snake) < 0 || json_object_set_new(obj, allowed[i], val) < 0) {
+            return mero_err_set(f, MERO_ENOMEM, "out of memory");
+        }
+    }
+    return 0;
+}
+
 int mero__api_check_fields(json_t *obj, const char *const *allowed, struct mero_err *f)
 {
     const char *key;
@@ -150,7 +211,8 @@ int mero__api_parse_attest(json_t *body, struct api_attest_req *out, struct mero
                                           NULL};
     struct api_attest_req r;
     memset(&r, 0, sizeof(r));
-    if (mero__api_check_fields(body, allowed, f) < 0 || parse_nonce(body, r.nonce, f) < 0) {
+    if (mero__api_accept_snake(body, allowed, f) < 0 ||
+        mero__api_check_fields(body, allowed, f) < 0 || parse_nonce(body, r.nonce, f) < 0) {
         return failed(f);
     }
     json_t *app = json_object_get(body, "applicationId");
@@ -246,7 +308,8 @@ int mero__api_check_multiaddr(const char *s, bool require_p2p)
 int mero__api_parse_fleet_join(json_t *body, struct api_fleet_join_req *out, struct mero_err *f)
 {
     static const char *const allowed[] = {"groupId", "admitterAddrs", NULL};
-    if (mero__api_check_fields(body, allowed, f) < 0) {
+    if (mero__api_accept_snake(body, allowed, f) < 0 ||
+        mero__api_check_fields(body, allowed, f) < 0) {
         return failed(f);
     }
     json_t *g = json_object_get(body, "groupId");
@@ -363,7 +426,8 @@ static int parse_release(json_t *sr, json_t **out, struct mero_err *f)
         return mero_err_set(f, MERO_EINVAL, "`signedRelease` must be an object");
     }
     struct mero_err sub = {0};
-    if (mero__api_check_fields(sr, allowed, &sub) < 0) {
+    if (mero__api_accept_snake(sr, allowed, &sub) < 0 ||
+        mero__api_check_fields(sr, allowed, &sub) < 0) {
         return mero_err_set(f, MERO_EINVAL, "signedRelease: %s", sub.msg);
     }
     json_t *p = json_object_get(sr, "allowedProfiles");
@@ -425,7 +489,8 @@ int mero__api_parse_policy(json_t *body, json_t **canon, struct mero_err *f)
                                           "requireSeptVeDisable",
                                           "allowServiceTd",
                                           NULL};
-    if (mero__api_check_fields(body, allowed, f) < 0) {
+    if (mero__api_accept_snake(body, allowed, f) < 0 ||
+        mero__api_check_fields(body, allowed, f) < 0) {
         return failed(f);
     }
     bool accept_mock = false, require_sept = true, allow_service = false;

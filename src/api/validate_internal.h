@@ -29,6 +29,14 @@ MERO_MUST_CHECK int mero__api_parse_body(const char *p, size_t n, json_t **out, 
 /* Refuse any member of obj not named in allowed (NULL-terminated). */
 MERO_MUST_CHECK int mero__api_check_fields(json_t *obj, const char *const *allowed,
                                            struct mero_err *f);
+/*
+ * The spec chapter's snake_case spellings (issue 35): every member of obj whose name is
+ * lowercase snake_case (`allowed_mrtd`) and whose camelCase form (`allowedMrtd`) is in allowed
+ * is renamed to that form, in place, so the checks that follow see one spelling. A body giving
+ * both spellings of one field is refused (EINVAL, naming both). Answers keep camelCase.
+ */
+MERO_MUST_CHECK int mero__api_accept_snake(json_t *obj, const char *const *allowed,
+                                           struct mero_err *f);
 /* 64 hex chars (either case) -> 32 bytes; what names the value in the message. */
 MERO_MUST_CHECK int mero__api_parse_id32(const char *s, uint8_t out[MERO_GROUP_ID_LEN],
                                          const char *what, struct mero_err *f);

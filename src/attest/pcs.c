@@ -391,6 +391,20 @@ static int crl_body(struct resp *r, uint8_t **out, size_t *len, struct mero_err 
 
 /* ---- the four requests ------------------------------------------------------------------ */
 
+/* url for messages, without any user:password@ part (secrets never in messages) */
+static void url_without_userinfo(const char *url, char *out, size_t cap)
+{
+    const char *host = strstr(url, "://");
+    host = host != NULL ? host + 3 : url;
+    size_t auth = strcspn(host, "/?#");
+    const char *at = memchr(host, '@', auth);
+    if (at == NULL) {
+        snprintf(out, cap, "%s", url);
+        return;
+    }
+    snprintf(out, cap, "%.*s%s", (int)(host - url), url, at + 1);
+}
+
 static void trim_base(const char *in, char *out, size_t cap)
 {
     snprintf(out, cap, "%s", in);
@@ -446,6 +460,13 @@ static int pcs_get(const struct pcs_get *g, struct mero_err *err)
     }
 out:
     resp_cleanup(&r);
+    if (rc < 0 && err != NULL && err->code == MERO_ECOLLATERAL_FETCH) {
+        /* Name the URL tried (issue 35): the operator may have pointed us elsewhere. */
+        char shown[sizeof(g->url)], reason[MERO_ERR_MSG_MAX];
+        url_without_userinfo(g->url, shown, sizeof(shown));
+        snprintf(reason, sizeof(reason), "%s", err->msg);
+        (void)mero_err_set(err, MERO_ECOLLATERAL_FETCH, "GET %s: %s", shown, reason);
+    }
     return rc;
 }
 
@@ -460,7 +481,10 @@ int mero_pcs_fetch(const char *base_url, const uint8_t fmspc[static MERO_FMSPC_L
     }
     trim_base(base_url != NULL ? base_url : mero_pcs_base_url(), base, sizeof(base));
     if (strncmp(base, "http://", 7) != 0 && strncmp(base, "https://", 8) != 0) {
-        return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "collateral URL must be http(s)");
+        char shown[sizeof(base)];
+        url_without_userinfo(base, shown, sizeof(shown));
+        return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "collateral URL must be http(s), not '%s'",
+                            shown);
     }
     for (int i = 0; i < MERO_FMSPC_LEN; i++) {
         snprintf(fm + 2 * i, 3, "%02X", fmspc[i]);

@@ -350,7 +350,11 @@ static int run(json_t *in, bool allow_fetch)
     if (rc < 0) {
         const char *what = "Failed to verify quote signature: ";
         if (err.code == MERO_ECOLLATERAL_FETCH) {
-            what = "Failed to fetch collateral from Intel PCS: ";
+            /* The reference's prefix names Intel PCS; when CALIMERO_TEE_COLLATERAL_URL points
+             * elsewhere, say so (err.msg names the URL tried either way; issue 35). */
+            what = strcmp(mero_pcs_base_url(), MERO_PCS_DEFAULT_URL) == 0
+                       ? "Failed to fetch collateral from Intel PCS: "
+                       : "Failed to fetch collateral from CALIMERO_TEE_COLLATERAL_URL: ";
         } else if ((err.code >= MERO_EQUOTE_VERSION && err.code <= MERO_EQUOTE_LENGTH) ||
                    err.code == MERO_ETRUNC || err.code == MERO_ETOOBIG ||
                    err.code == MERO_EOVERFLOW) {

@@ -66,6 +66,11 @@ done
 [ -z "$hard" ] && ok "merod.service: hardening, state directory, ExecStart under the prefix" || nok "unit" "missing:$hard"
 cmp -s "$ROOT/share/bash-completion/meroctl" "$P/share/bash-completion/completions/meroctl" &&
     ok "meroctl bash completion installed" || nok "bash completion" "not installed or not the shipped file"
+cmp -s "$ROOT/share/zsh/_meroctl" "$P/share/zsh/vendor-completions/_meroctl" &&
+    cmp -s "$ROOT/share/fish/meroctl.fish" "$P/share/fish/vendor_completions.d/meroctl.fish" &&
+    ok "meroctl zsh and fish completion installed" || nok "zsh/fish completion" "not installed or not the shipped files"
+cmp -s "$ROOT/share/prometheus/mero-alerts.yml" "$P/share/mero/prometheus/mero-alerts.yml" &&
+    ok "the example alert rules installed" || nok "alert rules" "not installed under share/mero/prometheus"
 
 # ---- a small program against the installed library, through pkg-config ----
 cat >"$T/prog.c" <<'PROG'
@@ -96,6 +101,11 @@ int main(void)
 }
 PROG
 export PKG_CONFIG_PATH=$P/lib/pkgconfig
+# issue 35 item 7: the paths are ${prefix}-relative, so a moved tree is found again
+if grep -qx 'libdir=${prefix}/lib' "$P/lib/pkgconfig/mero.pc" && grep -qx 'includedir=${prefix}/include' "$P/lib/pkgconfig/mero.pc" &&
+    [ "$(pkg-config --define-variable=prefix=/elsewhere --variable=libdir mero)" = /elsewhere/lib ]; then
+    ok "mero.pc: libdir and includedir relative to \${prefix}"
+else nok "mero.pc prefix-relative" "$(grep dir= "$P/lib/pkgconfig/mero.pc" | tr '\n' ' ')"; fi
 cflags=$(pkg-config --cflags mero 2>"$T/pc.err")
 libs=$(pkg-config --libs mero 2>>"$T/pc.err")
 libdir=$(pkg-config --variable=libdir mero)
@@ -114,10 +124,18 @@ if cc "${SAN[@]}" $cflags "$T/prog.c" -o "$T/prog-static" $slibs 2>"$T/cc.err" &
     ok "the same program links libmero.a with its Requires.private (complete)"
 else nok "static link" "$(head -c 300 "$T/cc.err" | tr '\n' '|')"; fi
 if [ "$LANE" != asan ]; then
-    got=$(cd "$T" && LD_LIBRARY_PATH=$P/lib PYTHONPATH=$P/lib/python3/dist-packages MERO_LIBMERO= python3 -c \
+    # issue 35 item 7: no LD_LIBRARY_PATH: the installed module knows the install's libdir
+    got=$(cd "$T" && PYTHONPATH=$P/lib/python3/dist-packages MERO_LIBMERO= python3 -c \
         'import mero_verify as m; print(m.verify_json("[1]")[0], m.library_path())' 2>&1)
-    [ "$got" = "1 libmero.so.0" ] && ok "the installed Python module loads libmero.so.0 by its soname" ||
+    [ "$got" = "1 $P/lib/libmero.so.0" ] && ok "the installed Python module loads libmero.so.0 from the install's libdir" ||
         nok "installed Python module" "$got"
+    # under a prefix python3 searches (its own sys.prefix: /usr for Debian's), the module goes
+    # where python3 finds it
+    pp=$(python3 -c 'import sys; print(sys.prefix)')
+    pyd=$(make -s -C "$ROOT" -n install PREFIX="$pp" BUILD="$BUILD" 2>/dev/null | sed -n "s|.*>\\($pp/[^ ]*\\)/mero_verify.py\$|\\1|p" | head -1)
+    if [ -n "$pyd" ] && python3 -c 'import sys; sys.exit(0 if sys.argv[1] in sys.path else 1)' "$pyd"; then
+        ok "PREFIX=$pp: the module goes to $pyd, on python3's sys.path"
+    else nok "python module dir under python3's prefix" "'$pyd' not on sys.path"; fi
 fi
 
 # ---- staged: DESTDIR + PREFIX=/usr ----

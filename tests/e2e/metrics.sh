@@ -6,7 +6,8 @@
 # with --metrics-public; and the counters move as admissions happen: a fleet-join admitted
 # and one refused by the MRTD rule are counted under their result and rule on the admitter,
 # gossip and the op log grow, a replica's sync lag appears once it pulled the namespace, and
-# an evicted TEE counts its self-purge.
+# an evicted TEE counts its self-purge. Issue 35: per-TEE evidence age and TCB status (namespace
+# and member labels), mero_build_info and Prometheus' standard process_* metrics.
 . "$(dirname "$0")/admission_lib.bash"
 command -v promtool >/dev/null || { nok "promtool is installed (scripts/deps.sh)"; finish; exit 1; }
 
@@ -58,6 +59,24 @@ check "nothing counted as refused yet" eval '! grep -q "^mero_admissions_total{r
 check "the owner published gossip" eval '[ "$(value owner "mero_gossip_messages_total{direction=\"out\"}")" -gt "$GOSSIP_OUT0" ]'
 NSL="namespace=\"${NS:0:16}\""
 check "the op log gauge of the namespace (first 16 hex)" eval '[ "$(value owner "mero_oplog_ops{$NSL}")" -gt 0 ]'
+# issue 35: per-TEE evidence age and TCB status, build info, the standard process metrics
+T1L="member=\"${T1:0:16}\""
+check "t1's evidence age on the owner, by namespace and member (seconds, fresh)" \
+    wait_for 20 eval 'scrape owner; a=$(value owner "mero_tee_evidence_age_seconds{$NSL,$T1L}"); [ -n "$a" ] && [ "$a" -ge 0 ] && [ "$a" -lt 3600 ]'
+check "  below the refresh age the alert rule compares it with" eval '[ "$(value owner mero_tee_evidence_refresh_seconds)" = 43200 ] && [ "$(value owner mero_tee_evidence_max_age_seconds)" = 86400 ]'
+check "t1's TCB status, one series labelled with it" eval '[ "$(grep -c "^mero_tee_tcb_status{$NSL,$T1L,status=\"[A-Za-z]*\"} 1$" "$WORK/owner.prom")" = 1 ]'
+check "no TEE row for the owner itself (not a TEE)" eval '[ "$(grep -c "^mero_tee_evidence_age_seconds{" "$WORK/owner.prom")" = 1 ]'
+COMMIT=$(git -C "$(dirname "$0")" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+check "mero_build_info: version and commit" eval 'grep -qE "^mero_build_info\{version=\"[0-9]+\.[0-9]+\.[0-9]+\",commit=\"[0-9a-f]{12}|unknown\"\} 1$" "$WORK/owner.prom"'
+NOW=$(date +%s)
+PID=$(jq -r .pid "$WORK/owner/run.json")
+check "process_* metrics: memory, CPU, fds, start time (the owner's own process)" eval '
+    rss=$(value owner process_resident_memory_bytes); fds=$(value owner process_open_fds)
+    st=$(value owner process_start_time_seconds); cpu=$(value owner process_cpu_seconds_total)
+    want_fds=$(ls /proc/$PID/fd | wc -l)
+    awk -v r="$rss" -v f="$fds" -v s="$st" -v c="$cpu" -v n="$NOW" -v w="$want_fds" \
+        "BEGIN { exit !(r > 1e6 && f > 3 && f <= w + 10 && f >= w - 10 && s > n - 3600 && s <= n + 1 && c > 0) }"'
+check "promtool check metrics passes (with the TEE, build and process families)" lint owner
 
 set_zero_policy owner "$NS" true "$(hex96 1)"
 fleet_join t2 "$NS" "[\"$O\"]"

@@ -6,7 +6,9 @@
 # genuine case verifies; down / 404 / 500 / garbage / slow give exit 2 and never "valid"; a
 # second verification in the same process makes no second request. Issue 32: quote_b64 with
 # quote_hex is exit 1; bytes after the declared end are reported (quote_length, trailing_bytes)
-# and still verify, nearmpc-4's genuine padding included; over 16384 bytes is exit 1. Prints TAP.
+# and still verify, nearmpc-4's genuine padding included; over 16384 bytes is exit 1. Issue 35:
+# --require-valid exits 3 for a verdict that is not valid (one-shot and --serve); a failed fetch
+# names the URL it tried. Prints TAP.
 set -u
 BIN=${MERO_BIN:?}/calimero-tee-verify
 SH=${MERO_SHARED:?}/testdata/tdx
@@ -101,6 +103,33 @@ jq --arg b "$B64" '.quote_b64=$b' <(input '.collateral=$c[0] | .time_unix=$t') >
 run "$T/in"; expect "the same quote as both quote_b64 and quote_hex exits 1" 1 "not both" '"valid"'
 input '.collateral=$c[0] | .time_unix=$t | .nonce_hex=("00"*32)' >"$T/in"; run "$T/in"
 expect "wrong nonce is a verdict valid:false" 0 '"valid":false'
+# issue 35 item 1: --require-valid turns a verdict that is not valid into exit 3 (same stdout)
+plain=$out
+out=$(timeout 30 "$BIN" --require-valid <"$T/in" 2>"$T/err"); rc=$?; err=$(cat "$T/err")
+if [ "$rc" = 3 ] && [ "$out" = "$plain" ] && grep -q '^calimero-tee-verify: .*not valid' <<<"$err"; then
+    ok "--require-valid: a valid:false verdict exits 3, stdout unchanged"
+else nok "--require-valid on valid:false" "rc=$rc err=$err out=$out"; fi
+input '.collateral=$c[0] | .time_unix=$t' >"$T/in-good"
+out=$(timeout 30 "$BIN" --require-valid <"$T/in-good" 2>"$T/err"); rc=$?
+if [ "$rc" = 0 ] && [ "$(jq -r .valid <<<"$out")" = true ]; then ok "--require-valid: a valid verdict exits 0"
+else nok "--require-valid on a valid verdict" "rc=$rc out=$out"; fi
+if timeout 30 "$BIN" --require-valid <"$T/in" >/dev/null 2>&1; then nok "if ... --require-valid; then" "taken for valid:false"
+else ok "if calimero-tee-verify --require-valid <req; then: not taken for valid:false"; fi
+echo 'not json' | timeout 30 "$BIN" --require-valid >/dev/null 2>&1; rc=$?
+if [ "$rc" = 1 ]; then ok "--require-valid keeps exit 1 for unusable input"; else nok "--require-valid unusable input" "rc=$rc"; fi
+{ jq -c . "$T/in-good"; jq -c . "$T/in"; echo 'x'; } | timeout 30 "$BIN" --serve --require-valid >"$T/serve" 2>/dev/null; rc=$?
+if [ "$rc" = 0 ] && [ "$(jq -s -c 'map(.exit)' "$T/serve")" = "[0,3,1]" ]; then ok "--serve --require-valid: exits 0, 3, 1 per answer"
+else nok "--serve --require-valid" "rc=$rc $(cat "$T/serve")"; fi
+# the man page's example: nonce_hex and app_hash_hex of a quote you did not make, from
+# meroctl quote parse's reportdata
+rd=$("$MERO_BIN/meroctl" --json quote parse "$D/quote.bin" | jq -r .quote.body.reportdata)
+jq -n --arg q "$(base64 -w0 "$D/quote.bin")" --arg n "${rd:0:64}" --arg a "${rd:64:64}" --slurpfile c "$COLL" --argjson t "$TIME" \
+    '{quote_b64: $q, nonce_hex: $n, app_hash_hex: $a, collateral: $c[0], time_unix: $t}' >"$T/in-man"
+if [ "${rd:0:64}" = "$NONCE" ] && [ "${rd:64:64}" = "$APP" ] && timeout 30 "$BIN" --require-valid <"$T/in-man" >/dev/null 2>&1; then
+    ok "man page example: reportdata from meroctl quote parse gives nonce_hex and app_hash_hex"
+else nok "man page example" "rd=$rd"; fi
+out=$(timeout 30 "$BIN" --require-valid --require-valid <"$T/in" 2>/dev/null); rc=$?
+if [ "$rc" = 1 ] && [[ "$out" == *'"error"'* ]]; then ok "an option given twice exits 1"; else nok "option twice" "rc=$rc"; fi
 
 # ---- issue 32 item 3: one quote, one length; padding is reported, the cap is unusable input ----
 QLEN=$(jq .quote_length <<<"$(input '.collateral=$c[0] | .time_unix=$t' | "$BIN" 2>/dev/null)")
@@ -202,6 +231,10 @@ stop_pcs
 net_fail() { # name
     out=$(CALIMERO_TEE_COLLATERAL_URL="http://127.0.0.1:$PORT" MERO_PCS_TIMEOUT_MS=1500 timeout 30 "$BIN" <"$T/in-net" 2>"$T/err"); rc=$?; err=$(cat "$T/err")
     expect "$1 exits 2, never valid" 2 "Failed to fetch collateral" '"valid"'
+    # issue 35 item 1: the error names the URL tried, not Intel PCS
+    if grep -q "from CALIMERO_TEE_COLLATERAL_URL: GET http://127.0.0.1:$PORT/" <<<"$out" && ! grep -q "Intel PCS" <<<"$out"; then
+        ok "$1: the error names the URL tried"
+    else nok "$1: the error names the URL tried" "$out"; fi
 }
 PORT=1; net_fail "server down"
 for mode in 404 500 garbage slow; do

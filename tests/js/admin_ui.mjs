@@ -125,6 +125,28 @@ try {
     (await page.$eval('#error', (e) => e.hidden)) || await page.$eval('#error', (e) => e.textContent))
   await page.screenshot({ path: outdir + '/admin-ui.png', fullPage: true })
 
+  // issue 35: readable at 700 px wide: no column cut off, no sideways scrolling
+  await page.setViewport({ width: 700, height: 900 })
+  await check('at 700 px wide every column of both tables is in view', async () => {
+    const r = await page.evaluate(() => {
+      const out = []
+      for (const id of ['members', 'attempts']) {
+        const t = document.getElementById(id)
+        const right = t.getBoundingClientRect().right
+        if (t.scrollWidth > t.clientWidth + 1 || right > window.innerWidth + 1) {
+          out.push(id + ': width ' + t.scrollWidth + ', right edge ' + Math.round(right))
+        }
+      }
+      if (document.documentElement.scrollWidth > window.innerWidth + 1) {
+        out.push('page scrolls sideways: ' + document.documentElement.scrollWidth)
+      }
+      return out
+    })
+    return r.length === 0 || r.join('; ')
+  })
+  await page.screenshot({ path: outdir + '/admin-ui-700px.png', fullPage: true })
+  await page.setViewport({ width: 1400, height: 900 })
+
   // it refreshes itself: the "updated" stamp changes without a reload
   await check('the page refreshes itself', async () => {
     const before = await page.$eval('#updated', (e) => e.textContent)

@@ -364,6 +364,9 @@ int meroctl_get_quiet(const struct meroctl_global *g, const char *path, const ch
     json_t *root;
     CURLcode cc;
     *data = NULL;
+    if (g->node_error != NULL) {
+        return -1;
+    }
     if (http_do(g, "GET", path, NULL, token, QUIET_TIMEOUT_S, &status, &root, &cc) < 0 ||
         cc != CURLE_OK) {
         return -MERO_EIO;
@@ -381,6 +384,9 @@ int meroctl_call(const struct meroctl_global *g, const char *method, const char 
 {
     char token[256];
     int rc;
+    if (g->node_error != NULL) {
+        return meroctl_usage_error("%s", g->node_error);
+    }
     if (auth && (rc = read_token(g, token, sizeof(token))) != 0) {
         return rc;
     }

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cmd_completion.c - `meroctl completion bash`: print a bash completion script generated from
- * the command registry (every command path and the --flags its usage names), so it cannot
- * drift from the commands. share/bash-completion/meroctl is this output, committed; the
- * e2e test meroctl_completion.sh fails when the two differ.
+ * cmd_completion.c - `meroctl completion bash|zsh|fish`: print a completion script generated
+ * from the command registry and its option tables (meroctl_internal.h): every command path,
+ * the options of the command named so far and of meroctl itself, an option's allowed values
+ * after it, file names where an option takes a file. share/{bash-completion,zsh,fish} hold
+ * this output, committed; tests/e2e/meroctl_cli.sh fails when they differ, and
+ * tests/e2e/meroctl_help.sh runs each script in its shell.
  *
- * Invariant: the script is a function of the registry alone (no time, no path), in
- * registration order.
+ * Invariants: a script is a function of the registry alone (no time, no path), in registration
+ * order; no option is offered twice (the command's options and the globals are disjoint, and
+ * a flag is listed once per command); an option that takes a value is followed by its values
+ * (or files, or nothing), never by other options.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,62 +19,152 @@
 #include "client_internal.h"
 #include "meroctl_internal.h"
 
-/* the --flags named in a usage string, space separated */
-static void flags_of(const char *usage, char *out, size_t cap)
+/* How a flag's value completes, decided once per flag name over every table: the first table
+ * entry that names values or a file wins (the tables agree where a name repeats). */
+struct flagval {
+    const char *flag;
+    const char *values; /* NULL: no list */
+    bool file;
+};
+
+static int collect_flagvals(struct flagval *out, int cap)
 {
-    size_t o = 0;
+    const struct meroctl_cmd **cmds;
+    int n = meroctl_commands(&cmds), k = 0;
+    for (int pass = -1; pass < n; pass++) {
+        const struct meroctl_opt *o = pass < 0 ? meroctl_globals : cmds[pass]->opts;
+        for (; o != NULL && o->flag != NULL; o++) {
+            if (o->arg == NULL || o->arg[0] == '[') {
+                continue; /* a switch, or an optional value (--watch [SECS]) */
+            }
+            int j = 0;
+            while (j < k && strcmp(out[j].flag, o->flag) != 0) {
+                j++;
+            }
+            if (j == k) {
+                if (k == cap) {
+                    continue;
+                }
+                out[k++] = (struct flagval){o->flag, NULL, false};
+            }
+            if (out[j].values == NULL && !out[j].file) {
+                out[j].values = o->values;
+                out[j].file = o->file;
+            }
+        }
+    }
+    return k;
+}
+
+/* the flags of an option table, space separated */
+static void flags_of(const struct meroctl_opt *o, char *out, size_t cap)
+{
+    size_t len = 0;
     out[0] = 0;
-    for (const char *p = usage; *p != 0; p++) {
-        if (p[0] == '-' && p[1] == '-' && (p == usage || strchr(" [(|", p[-1]) != NULL)) {
-            size_t n = strcspn(p, " ]|)");
-            if (o + n + 2 >= cap) {
-                break;
-            }
-            if (o > 0) {
-                out[o++] = ' ';
-            }
-            memcpy(out + o, p, n);
-            o += n;
-            out[o] = 0;
-            p += n - 1;
+    for (; o != NULL && o->flag != NULL; o++) {
+        int w = snprintf(out + len, cap - len, "%s%s", len > 0 ? " " : "", o->flag);
+        if (w < 0 || (size_t)w >= cap - len) {
+            out[len] = 0;
+            return;
+        }
+        len += (size_t)w;
+    }
+}
+
+/* values "a|b|c" as "a b c" */
+static void words_of(const char *values, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", values);
+    for (char *p = out; *p; p++) {
+        if (*p == '|') {
+            *p = ' ';
         }
     }
 }
 
-static int run_completion(const struct meroctl_global *g, int argc, char **argv)
+/* s in single quotes for fish (\' and \\ inside) */
+static void fish_quote(FILE *f, const char *s)
 {
-    if (argc != 2 || strcmp(argv[1], "bash") != 0) {
-        return meroctl_usage_error("completion takes one shell name: bash");
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'' || *s == '\\') {
+            fputc('\\', f);
+        }
+        fputc(*s, f);
     }
-    char *script = NULL;
-    size_t script_len = 0;
-    FILE *f = g->json ? open_memstream(&script, &script_len) : stdout;
-    if (f == NULL) {
-        return meroctl_fail(MEROCTL_FAILED, "out of memory");
+    fputc('\'', f);
+}
+
+#define MAX_FLAGVALS 128
+
+/* `case $prev in` arms for options that take a value (bash and zsh share the syntax). */
+static void value_cases(FILE *f, const char *files, const char *none, const char *list_pre,
+                        const char *list_post)
+{
+    struct flagval fv[MAX_FLAGVALS];
+    int k = collect_flagvals(fv, MAX_FLAGVALS);
+    for (int i = 0; i < k; i++) {
+        char w[512];
+        if (fv[i].file) {
+            fprintf(f, "    %s) %s ;;\n", fv[i].flag, files);
+        } else if (fv[i].values != NULL) {
+            words_of(fv[i].values, w, sizeof(w));
+            fprintf(f, "    %s) %s%s%s ;;\n", fv[i].flag, list_pre, w, list_post);
+        } else {
+            fprintf(f, "    %s) %s ;;\n", fv[i].flag, none);
+        }
     }
+}
+
+/* `--a | --b` of every option that takes a value, for skipping values when reading words */
+static void valued_flags(FILE *f)
+{
+    struct flagval fv[MAX_FLAGVALS];
+    int k = collect_flagvals(fv, MAX_FLAGVALS);
+    for (int i = 0; i < k; i++) {
+        fprintf(f, "%s%s", i > 0 ? " | " : "", fv[i].flag);
+    }
+}
+
+static void cmd_table(FILE *f, const char *indent)
+{
     const struct meroctl_cmd **cmds;
     int n = meroctl_commands(&cmds);
+    for (int i = 0; i < n; i++) {
+        char flags[1024];
+        flags_of(cmds[i]->opts, flags, sizeof(flags));
+        fprintf(f, "%s'%s|%s'\n", indent, cmds[i]->path, flags);
+    }
+}
+
+static void globals_list(FILE *f)
+{
+    char g[256];
+    flags_of(meroctl_globals, g, sizeof(g));
+    fputs(g, f);
+}
+
+static void bash_script(FILE *f)
+{
     fprintf(f,
             "# bash completion for meroctl, generated by `meroctl completion bash`; do not edit.\n"
             "_meroctl() {\n"
             "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
-            "    local globals='--node --token-file --json -q --timeout --help'\n"
-            "    case $prev in\n"
-            "    --token-file) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
-            "    --node | --timeout) return ;;\n"
-            "    esac\n"
-            "    local cmds=(\n");
-    for (int i = 0; i < n; i++) {
-        char flags[512];
-        flags_of(cmds[i]->usage, flags, sizeof(flags));
-        fprintf(f, "        '%s|%s'\n", cmds[i]->path, flags);
-    }
+            "    local globals='");
+    globals_list(f);
+    fprintf(f, "'\n    case $prev in\n");
+    value_cases(f, "COMPREPLY=($(compgen -f -- \"$cur\")); return", "return",
+                "COMPREPLY=($(compgen -W '", "' -- \"$cur\")); return");
+    fprintf(f, "    esac\n    local cmds=(\n");
+    cmd_table(f, "        ");
+    fprintf(f, "    )\n"
+               "    local words=() i c p best='' bestflags='' nexts=''\n"
+               "    for ((i = 1; i < COMP_CWORD; i++)); do\n"
+               "        case ${COMP_WORDS[i]} in\n"
+               "        ");
+    valued_flags(f);
     fprintf(
-        f, "    )\n"
-           "    local words=() i c p best='' bestflags='' nexts=''\n"
-           "    for ((i = 1; i < COMP_CWORD; i++)); do\n"
-           "        case ${COMP_WORDS[i]} in\n"
-           "        --node | --token-file | --timeout) ((i++)) ;;\n"
+        f, ") ((i++)) ;;\n"
            "        -*) ;;\n"
            "        *) words+=(\"${COMP_WORDS[i]}\") ;;\n"
            "        esac\n"
@@ -94,10 +188,211 @@ static int run_completion(const struct meroctl_global *g, int argc, char **argv)
            "    COMPREPLY=($(compgen -W \"$nexts $globals\" -- \"$cur\"))\n"
            "}\n"
            "complete -F _meroctl meroctl\n");
+}
+
+static void zsh_script(FILE *f)
+{
+    fprintf(f, "#compdef meroctl\n"
+               "# zsh completion for meroctl, generated by `meroctl completion zsh`; do not edit.\n"
+               "_meroctl() {\n"
+               "    local cur=${words[CURRENT]} prev=${words[CURRENT-1]}\n"
+               "    local -a globals\n"
+               "    globals=(");
+    globals_list(f);
+    fprintf(f, ")\n    case $prev in\n");
+    value_cases(f, "_files; return", "return", "compadd -- ", "; return");
+    fprintf(f, "    esac\n    local -a cmds\n    cmds=(\n");
+    cmd_table(f, "        ");
+    fprintf(f, "    )\n"
+               "    local -a w nexts\n"
+               "    local i c p best='' bestflags='' cmdpath\n"
+               "    for ((i = 2; i < CURRENT; i++)); do\n"
+               "        case ${words[i]} in\n"
+               "        ");
+    valued_flags(f);
+    fprintf(f, ") ((i++)) ;;\n"
+               "        -*) ;;\n"
+               "        *) w+=(\"${words[i]}\") ;;\n"
+               "        esac\n"
+               "    done\n"
+               "    cmdpath=\"${(j: :)w}\"\n"
+               "    for c in \"${cmds[@]}\"; do\n"
+               "        p=${c%%%%|*}\n"
+               "        if [[ \"$cmdpath \" == \"$p \"* && ${#p} -gt ${#best} ]]; then\n"
+               "            best=$p bestflags=${c#*|}\n"
+               "        fi\n"
+               "        if [[ -n $cmdpath ]]; then\n"
+               "            [[ $p == \"$cmdpath \"* ]] || continue\n"
+               "            p=${p#\"$cmdpath \"}\n"
+               "        fi\n"
+               "        (( ${nexts[(Ie)${p%%%% *}]} )) || nexts+=(\"${p%%%% *}\")\n"
+               "    done\n"
+               "    if [[ -n $best ]]; then\n"
+               "        compadd -- ${=bestflags} $globals\n"
+               "        [[ $cur == -* ]] || _files\n"
+               "        return\n"
+               "    fi\n"
+               "    compadd -- $nexts $globals\n"
+               "}\n"
+               "if [[ ${funcstack[1]} == _meroctl ]]; then\n"
+               "    _meroctl \"$@\"\n"
+               "else\n"
+               "    compdef _meroctl meroctl\n"
+               "fi\n");
+}
+
+/* one fish `complete` line for an option; cond NULL for a global */
+static void fish_opt(FILE *f, const struct meroctl_opt *o, const char *cond)
+{
+    fprintf(f, "complete -c meroctl");
+    if (cond != NULL) {
+        fprintf(f, " -n ");
+        char c[300];
+        snprintf(c, sizeof(c), "__meroctl_cmd_is '%s'", cond);
+        fish_quote(f, c);
+    }
+    if (o->flag[1] != '-') {
+        fprintf(f, " -s %s", o->flag + 1);
+    } else {
+        fprintf(f, " -l %s", o->flag + 2);
+    }
+    if (o->arg != NULL && o->arg[0] != '[') {
+        if (o->file) {
+            fprintf(f, " -r -F");
+        } else {
+            fprintf(f, " -x");
+            if (o->values != NULL) {
+                char w[512];
+                words_of(o->values, w, sizeof(w));
+                fprintf(f, " -a ");
+                fish_quote(f, w);
+            }
+        }
+    }
+    fprintf(f, " -d ");
+    fish_quote(f, o->help);
+    fputc('\n', f);
+}
+
+static void fish_script(FILE *f)
+{
+    const struct meroctl_cmd **cmds;
+    int n = meroctl_commands(&cmds);
+    fprintf(f,
+            "# fish completion for meroctl, generated by `meroctl completion fish`; do not edit.\n"
+            "set -g __meroctl_cmds \\\n");
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "    '%s'%s\n", cmds[i]->path, i + 1 < n ? " \\" : "");
+    }
+    fprintf(f, "\n# the words given so far that are not options or option values\n"
+               "function __meroctl_words\n"
+               "    set -l t (commandline -opc)\n"
+               "    set -e t[1]\n"
+               "    set -l out\n"
+               "    set -l skip 0\n"
+               "    for w in $t\n"
+               "        if test $skip = 1\n"
+               "            set skip 0\n"
+               "            continue\n"
+               "        end\n"
+               "        switch $w\n"
+               "            case ");
+    struct flagval fv[MAX_FLAGVALS];
+    int k = collect_flagvals(fv, MAX_FLAGVALS);
+    for (int i = 0; i < k; i++) {
+        fprintf(f, "%s%s", i > 0 ? " " : "", fv[i].flag);
+    }
+    fprintf(f, "\n"
+               "                set skip 1\n"
+               "            case '-*'\n"
+               "            case '*'\n"
+               "                set -a out $w\n"
+               "        end\n"
+               "    end\n"
+               "    string join ' ' -- $out\n"
+               "end\n"
+               "# the longest command path the words begin with\n"
+               "function __meroctl_cmd\n"
+               "    set -l w (__meroctl_words)\n"
+               "    set -l best ''\n"
+               "    for p in $__meroctl_cmds\n"
+               "        if string match -q -- \"$p *\" \"$w \"\n"
+               "            and test (string length -- $p) -gt (string length -- \"$best\")\n"
+               "            set best $p\n"
+               "        end\n"
+               "    end\n"
+               "    echo $best\n"
+               "end\n"
+               "function __meroctl_cmd_is\n"
+               "    test (__meroctl_cmd) = \"$argv[1]\"\n"
+               "end\n"
+               "# true unless the previous word is an option that takes a value\n"
+               "function __meroctl_no_valued_prev\n"
+               "    set -l t (commandline -opc)\n"
+               "    not contains -- $t[-1] ");
+    for (int i = 0; i < k; i++) {
+        fprintf(f, "%s%s", i > 0 ? " " : "", fv[i].flag);
+    }
+    fprintf(
+        f,
+        "\n"
+        "end\n"
+        "# the next words of the command paths that begin with the words given\n"
+        "function __meroctl_next\n"
+        "    test -z (__meroctl_cmd); or return\n"
+        "    set -l w (__meroctl_words)\n"
+        "    set -l out\n"
+        "    for p in $__meroctl_cmds\n"
+        "        set -l rest $p\n"
+        "        if test -n \"$w\"\n"
+        "            string match -q -- \"$w *\" \"$p\"; or continue\n"
+        "            set rest (string replace -- \"$w \" '' \"$p\")\n"
+        "        end\n"
+        "        set -l next (string split -m1 ' ' -- $rest)[1]\n"
+        "        contains -- $next $out; or set -a out $next\n"
+        "    end\n"
+        "    printf '%%s\\n' $out\n"
+        "end\n"
+        "complete -c meroctl -f\n"
+        "complete -c meroctl -n '__meroctl_no_valued_prev' -a '(__meroctl_next)'\n"
+        "# a command's operands may be files (quote parse FILE, eventlog diff A B)\n"
+        "complete -c meroctl -n 'test -n \"$(__meroctl_cmd)\"; and __meroctl_no_valued_prev' -F\n");
+    for (const struct meroctl_opt *o = meroctl_globals; o->flag != NULL; o++) {
+        fish_opt(f, o, NULL);
+    }
+    for (int i = 0; i < n; i++) {
+        for (const struct meroctl_opt *o = cmds[i]->opts; o != NULL && o->flag != NULL; o++) {
+            fish_opt(f, o, cmds[i]->path);
+        }
+    }
+}
+
+static int run_completion(const struct meroctl_global *g, int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        void (*print)(FILE *f);
+    } shells[] = {{"bash", bash_script}, {"zsh", zsh_script}, {"fish", fish_script}};
+    int s = -1;
+    for (int i = 0; argc == 2 && i < 3; i++) {
+        if (strcmp(argv[1], shells[i].name) == 0) {
+            s = i;
+        }
+    }
+    if (s < 0) {
+        return meroctl_usage_error("completion takes one shell name: bash, zsh or fish");
+    }
+    char *script = NULL;
+    size_t script_len = 0;
+    FILE *f = g->json ? open_memstream(&script, &script_len) : stdout;
+    if (f == NULL) {
+        return meroctl_fail(MEROCTL_FAILED, "out of memory");
+    }
+    shells[s].print(f);
     if (g->json) {
         /* --json: the script as one string, {"shell":"bash","script":...} */
         fclose(f);
-        json_t *o = json_pack("{s:s, s:s%}", "shell", "bash", "script", script, script_len);
+        json_t *o = json_pack("{s:s, s:s%}", "shell", shells[s].name, "script", script, script_len);
         char *t = o ? json_dumps(o, JSON_COMPACT) : NULL;
         if (t != NULL) {
             printf("%s\n", t);
@@ -109,5 +404,6 @@ static int run_completion(const struct meroctl_global *g, int argc, char **argv)
     return MEROCTL_OK;
 }
 
-MEROCTL_COMMANDS({"completion", "bash", "print a bash completion script for meroctl",
-                  run_completion})
+MEROCTL_COMMANDS({"completion", "bash|zsh|fish",
+                  "print a completion script for meroctl in bash, zsh or fish", run_completion,
+                  NULL})

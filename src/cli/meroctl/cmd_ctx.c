@@ -62,9 +62,9 @@ static int run_kv_get(const struct meroctl_global *g, int argc, char **argv)
     return rc ? rc : meroctl_simple(g, "GET", path, NULL, true);
 }
 
-MEROCTL_COMMANDS({"context create", "<GROUP>", "create a context in a group", run_ctx_create},
+MEROCTL_COMMANDS({"context create", "<GROUP>", "create a context in a group", run_ctx_create, NULL},
                  {"context list", "<GROUP>", "list the contexts of a group's namespace",
-                  run_ctx_list},
+                  run_ctx_list, NULL},
                  {"kv put", "<CONTEXT> <KEY> <VALUE>", "write a key (a signed, encrypted delta)",
-                  run_kv_put},
-                 {"kv get", "<CONTEXT> <KEY>", "read a key", run_kv_get})
+                  run_kv_put, NULL},
+                 {"kv get", "<CONTEXT> <KEY>", "read a key", run_kv_get, NULL})

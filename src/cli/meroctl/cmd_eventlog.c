@@ -394,11 +394,26 @@ static int run_diff(const struct meroctl_global *g, int argc, char **argv)
     return differ ? MEROCTL_FAILED : MEROCTL_OK;
 }
 
-MEROCTL_COMMANDS({"eventlog replay", "--data F [--table T] [--events] [--json]",
-                  "replay a CCEL event log to RTMR0-3 (offline)", run_replay},
-                 {"eventlog diff", "A B [--json]",
+static const struct meroctl_opt replay_opts[] = {
+    {"--data", "F", "the CCEL event log (the ACPI CCEL data)", NULL, NULL, false, true},
+    {"--table", "T", "the CCEL ACPI table, to check the log fits its log area", NULL, NULL, false,
+     true},
+    {"--events", NULL, "also list every event (register, type, digest)", NULL, NULL, false, false},
+    {NULL, NULL, NULL, NULL, NULL, false, false}};
+
+static const struct meroctl_opt check_opts[] = {
+    {"--data", "F", "the CCEL event log", NULL, NULL, false, true},
+    {"--quote", "Q", "the TDX quote whose RTMR0-3 the replay must match", NULL, NULL, false, true},
+    {"--reference", "R",
+     "a known-good event log: per register, the first record where this log departs from it", NULL,
+     NULL, false, true},
+    {NULL, NULL, NULL, NULL, NULL, false, false}};
+
+MEROCTL_COMMANDS({"eventlog replay", "--data F [--table T] [--events]",
+                  "replay a CCEL event log to RTMR0-3 (offline)", run_replay, replay_opts},
+                 {"eventlog diff", "A B",
                   "first record per register where two logs differ; exit 2 if registers differ",
-                  run_diff},
-                 {"eventlog check", "--data F --quote Q [--reference R] [--json]",
+                  run_diff, NULL},
+                 {"eventlog check", "--data F --quote Q [--reference R]",
                   "replay against a quote's RTMR0-3; exit 0 match, 2 mismatch, 1 bad input",
-                  run_check})
+                  run_check, check_opts})

@@ -352,5 +352,13 @@ static int run_fleet(const struct meroctl_global *g, int argc, char **argv)
     return MEROCTL_OK;
 }
 
-MEROCTL_COMMANDS({"fleet", "NS [--attempts N] [--watch [SECS]] [--json]",
-                  "the fleet of a namespace: members, evidence, admission attempts", run_fleet})
+static const struct meroctl_opt fleet_opts[] = {
+    {"--attempts", "N", "show the N most recent admission attempts, 0..1000", "100", NULL, false,
+     false},
+    {"--watch", "[SECS]", "redraw every SECS seconds (1..3600) until interrupted",
+     "2 when SECS is left out", NULL, false, false},
+    {NULL, NULL, NULL, NULL, NULL, false, false}};
+
+MEROCTL_COMMANDS({"fleet", "NS [--attempts N] [--watch [SECS]]",
+                  "the fleet of a namespace: members, evidence, admission attempts", run_fleet,
+                  fleet_opts})

@@ -278,23 +278,61 @@ static int run_subgroup_create(const struct meroctl_global *g, int argc, char **
     return rc;
 }
 
+static const struct meroctl_opt policy_opts[] = {
+    {"--mrtd", "H", "an allowed MRTD, 96 hex characters (48 bytes)", NULL, NULL, true, false},
+    {"--rtmr0", "H", "an allowed RTMR0, 96 hex (optional in the measurement form)", NULL, NULL,
+     true, false},
+    {"--rtmr1", "H", "an allowed RTMR1, 96 hex (the measurement form needs one)", NULL, NULL, true,
+     false},
+    {"--rtmr2", "H", "an allowed RTMR2, 96 hex (the measurement form needs one)", NULL, NULL, true,
+     false},
+    {"--rtmr3", "H", "an allowed RTMR3, 96 hex (the measurement form needs one)", NULL, NULL, true,
+     false},
+    {"--profile", "P", "a signed-release profile a quote may match (the signed-release form)", NULL,
+     NULL, true, false},
+    {"--min-release", "V", "the oldest signed release admitted, X.Y.Z (signed-release form)", NULL,
+     NULL, false, false},
+    {"--tcb-status", "S", "a TCB status admitted", NULL,
+     "UpToDate|SWHardeningNeeded|ConfigurationNeeded|ConfigurationAndSWHardeningNeeded|OutOfDate|"
+     "OutOfDateConfigurationNeeded",
+     true, false},
+    {"--accept-mock", NULL, "admit MOCK_TDX_QUOTE_V1 quotes (tests only)", "refused", NULL, false,
+     false},
+    {"--allow-sept-ve-enabled", NULL, "admit a TD without SEPT_VE_DISABLE", "refused", NULL, false,
+     false},
+    {"--allow-service-td", NULL, "admit a TD with a non-zero MRSERVICETD", "refused", NULL, false,
+     false},
+    {"--mode", "M", "what an admitted TEE becomes (required)", NULL, "replica|relay", false, false},
+    {NULL, NULL, NULL, NULL, NULL, false, false}};
+
+static const struct meroctl_opt add_opts[] = {
+    {"--role", "ROLE", "the member's role", "Member", "Admin|Member|ReadOnly", false, false},
+    {NULL, NULL, NULL, NULL, NULL, false, false}};
+
+static const struct meroctl_opt subgroup_opts[] = {
+    {"--visibility", "V",
+     "who reaches the subgroup: every TEE of the root (open), or only those admitted to it with "
+     "group tee-admit (restricted)",
+     "open", "open|restricted", false, false},
+    {NULL, NULL, NULL, NULL, NULL, false, false}};
+
 MEROCTL_COMMANDS({"group settings set-tee-admission-policy",
                   "<NS> [--mrtd H]... [--rtmr0 H]... [--rtmr1 H]... [--rtmr2 H]... [--rtmr3 H]... "
                   "[--profile P]... [--min-release V] [--tcb-status S]... [--accept-mock] "
                   "[--allow-sept-ve-enabled] [--allow-service-td] --mode replica|relay",
                   "set the namespace's TEE admission policy (measurement or signed-release form)",
-                  run_set_policy},
+                  run_set_policy, policy_opts},
                  {"group settings get-tee-admission-policy", "<NS>",
-                  "show the TEE admission policy", run_get_policy},
+                  "show the TEE admission policy", run_get_policy, NULL},
                  {"group members add", "<GROUP> <IDENTITY> [--role Admin|Member|ReadOnly]",
-                  "add a member to a group", run_members_add},
+                  "add a member to a group", run_members_add, add_opts},
                  {"group members remove", "<GROUP> <IDENTITY>",
-                  "remove a member (rotates the group key)", run_members_remove},
+                  "remove a member (rotates the group key)", run_members_remove, NULL},
                  {"group members set-role", "<GROUP> <IDENTITY> <Admin|Member|ReadOnly>",
                   "move a member between Admin, Member and ReadOnly (TEE roles are locked)",
-                  run_members_set_role},
+                  run_members_set_role, NULL},
                  {"group members list", "<GROUP>",
-                  "list members with roles (TEE rows with measurements)", run_members_list},
-                 {"group leave", "<GROUP>", "leave a group", run_leave},
+                  "list members with roles (TEE rows with measurements)", run_members_list, NULL},
+                 {"group leave", "<GROUP>", "leave a group", run_leave, NULL},
                  {"group subgroup create", "<GROUP> [--visibility open|restricted]",
-                  "create a subgroup", run_subgroup_create})
+                  "create a subgroup", run_subgroup_create, subgroup_opts})

@@ -253,10 +253,24 @@ static int run_intent_submit(const struct meroctl_global *g, int argc, char **ar
     return rc;
 }
 
+static const struct meroctl_opt sign_opts[] = {
+    {"--key", "FILE", "the client key (meroctl key generate), mode 0600 (required)", NULL, NULL,
+     false, true},
+    {"--namespace", "NS", "the context's namespace, 64 hex (required)", NULL, NULL, false, false},
+    {"--context", "CTX", "the context written, 64 hex (required)", NULL, NULL, false, false},
+    {"--put", "KEY=VALUE", "write VALUE under KEY (one of --put or --delete)", NULL, NULL, false,
+     false},
+    {"--delete", "KEY", "delete KEY (one of --put or --delete)", NULL, NULL, false, false},
+    {"--expires", "SECS", "the intent's lifetime, 1..86400 seconds from now", "3600", NULL, false,
+     false},
+    {"--relay", "ID", "only the relay with this identity may carry it",
+     "any RelayTee of the namespace", NULL, false, false},
+    {NULL, NULL, NULL, NULL, NULL, false, false}};
+
 MEROCTL_COMMANDS({"intent sign",
                   "--key FILE --namespace NS --context CTX (--put KEY=VALUE | --delete KEY) "
                   "[--expires SECS] [--relay ID]",
-                  "sign a member's write offline; print it as base64", run_intent_sign},
+                  "sign a member's write offline; print it as base64", run_intent_sign, sign_opts},
                  {"intent submit", "<CONTEXT> <INTENT|->",
                   "hand a signed intent to a relay (POST .../intents); print the delta id",
-                  run_intent_submit})
+                  run_intent_submit, NULL})

@@ -50,6 +50,11 @@ static int run_key_generate(const struct meroctl_global *g, int argc, char **arg
     return MEROCTL_OK;
 }
 
+static const struct meroctl_opt keygen_opts[] = {
+    {"--out", "FILE", "where to write the key (required; never overwritten)", NULL, NULL, false,
+     true},
+    {NULL, NULL, NULL, NULL, NULL, false, false}};
+
 MEROCTL_COMMANDS({"key generate", "--out FILE",
                   "make a client Ed25519 key (a 0600 file, never overwritten); print its identity",
-                  run_key_generate})
+                  run_key_generate, keygen_opts})

@@ -39,8 +39,10 @@ static int run_ns_join(const struct meroctl_global *g, int argc, char **argv)
     return rc;
 }
 
-MEROCTL_COMMANDS(
-    {"node info", "", "show the node's peer id, listen addresses and identity", run_node_info},
-    {"namespace create", "", "create a namespace; this node becomes its admin", run_ns_create},
-    {"namespace join", "<NS>",
-     "follow a namespace and print this node's identity in it (give it to an admin)", run_ns_join})
+MEROCTL_COMMANDS({"node info", "", "show the node's peer id, listen addresses and identity",
+                  run_node_info, NULL},
+                 {"namespace create", "", "create a namespace; this node becomes its admin",
+                  run_ns_create, NULL},
+                 {"namespace join", "<NS>",
+                  "follow a namespace and print this node's identity in it (give it to an admin)",
+                  run_ns_join, NULL})

@@ -195,4 +195,5 @@ static int run_quote_parse(const struct meroctl_global *g, int argc, char **argv
 }
 
 MEROCTL_COMMANDS({"quote parse", "FILE|-",
-                  "parse a TDX quote offline (no collateral, no signature check)", run_quote_parse})
+                  "parse a TDX quote offline (no collateral, no signature check)", run_quote_parse,
+                  NULL})

@@ -63,4 +63,4 @@ static int run_quote_verify(const struct meroctl_global *g, int argc, char **arg
 MEROCTL_COMMANDS({"quote verify", "< input.json",
                   "verify a TDX quote against Intel collateral (calimero-tee-verify's JSON "
                   "contract on stdin/stdout)",
-                  run_quote_verify})
+                  run_quote_verify, NULL})

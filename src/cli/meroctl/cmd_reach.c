@@ -25,5 +25,5 @@ static int run_tee_admit(const struct meroctl_global *g, int argc, char **argv)
 }
 
 MEROCTL_COMMANDS({"group tee-admit", "<SUBGROUP> <IDENTITY>",
-                  "admit a TEE of the namespace root into a subgroup you administer",
-                  run_tee_admit})
+                  "admit a TEE of the namespace root into a subgroup you administer", run_tee_admit,
+                  NULL})

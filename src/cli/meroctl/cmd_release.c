@@ -390,17 +390,48 @@ out:
     return rc;
 }
 
+static const struct meroctl_opt verify_opts[] = {
+    {"--artifact", "F", "the signed file, or sha256:<hex> of it (required)", NULL, NULL, false,
+     true},
+    {"--bundle", "B", "the Sigstore bundle (.sigstore.json) or cosign bundle (required)", NULL,
+     NULL, false, true},
+    {"--sig", "S", "a detached signature, for a bundle that does not carry it", NULL, NULL, false,
+     true},
+    {"--trusted-root", "T", "the Sigstore trusted root",
+     "MERO_SIGSTORE_TRUSTED_ROOT, else the shipped root", NULL, false, true},
+    {"--issuer", "URL", "the OIDC issuer the certificate must name (certificate form)", NULL, NULL,
+     false, false},
+    {"--identity", "SAN", "the certificate's subject alternative name (certificate form)", NULL,
+     NULL, false, false},
+    {"--workflow-name", "N", "the GitHub workflow name the certificate must carry", NULL, NULL,
+     false, false},
+    {"--repository", "R", "the source repository the certificate must carry", NULL, NULL, false,
+     false},
+    {"--ref", "REF", "the source ref the certificate must carry", NULL, NULL, false, false},
+    {"--key", "KEY.pub", "a managed public key (PEM) instead of a certificate identity", NULL, NULL,
+     false, true},
+    {NULL, NULL, NULL, NULL, NULL, false, false}};
+
+static const struct meroctl_opt match_opts[] = {
+    {"--release", "F", "the mero-tee release manifest (required)", NULL, NULL, false, true},
+    {"--quote", "Q", "the TDX quote (required)", NULL, NULL, false, true},
+    {"--profile", "P", "consider only this profile", "every profile of the release", NULL, true,
+     false},
+    {"--version", "V", "the release version the manifest must carry", NULL, NULL, false, false},
+    {NULL, NULL, NULL, NULL, NULL, false, false}};
+
 MEROCTL_COMMANDS(
     {"release verify",
      "--artifact F --bundle B [--sig S] [--trusted-root T] (--issuer URL --identity SAN "
-     "[--workflow-name N] [--repository R] [--ref REF] | --key KEY.pub) [--json]",
-     "verify a Sigstore/cosign bundle offline (exit 0 verified, 2 refused)", run_verify},
+     "[--workflow-name N] [--repository R] [--ref REF] | --key KEY.pub)",
+     "verify a Sigstore/cosign bundle offline (exit 0 verified, 2 refused)", run_verify,
+     verify_opts},
     {"release trusted-root show", "[FILE]",
      "print a trusted root's logs, CAs, TSAs and validity windows (default: the one verify uses)",
-     run_tr_show},
+     run_tr_show, NULL},
     {"release trusted-root check", "FILE",
      "validate a replacement trusted root (exit 0 usable, 2 refused or nothing usable)",
-     run_tr_check},
-    {"release match", "--release F --quote Q [--profile P]... [--version V] [--json]",
+     run_tr_check, NULL},
+    {"release match", "--release F --quote Q [--profile P]... [--version V]",
      "which profile of a mero-tee release a TDX quote's MRTD/RTMR1-3 match (exit 0, 2 none)",
-     run_match})
+     run_match, match_opts})

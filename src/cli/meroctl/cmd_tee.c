@@ -326,12 +326,38 @@ static int run_fleet_join(const struct meroctl_global *g, int argc, char **argv)
     return admitted ? MEROCTL_OK : MEROCTL_FAILED;
 }
 
-MEROCTL_COMMANDS({"tee info", "", "show the host TEE (cloud provider, OS image, MRTD)", run_info},
+static const struct meroctl_opt attest_opts[] = {
+    {"--nonce", "HEX", "the 32-byte nonce the quote covers, 64 hex or random", "random", NULL,
+     false, false},
+    {"--application-id", "ID", "bind the quote to this application id", NULL, NULL, false, false},
+    {"--bind-node-key", NULL, "bind the node's identity key into the report data", NULL, NULL,
+     false, false},
+    {"--bind-transport-key", NULL, "bind the node's libp2p transport key into the report data",
+     NULL, NULL, false, false},
+    {"--include-collateral", NULL, "fetch and return the Intel collateral with the quote", NULL,
+     NULL, false, false},
+    {"--event-log", NULL, "return the CCEL event log with the quote", NULL, NULL, false, false},
+    {NULL, NULL, NULL, NULL, NULL, false, false}};
+
+static const struct meroctl_opt reg_opts[] = {
+    {"--nonce", "HEX", "the 32-byte nonce the quote covers, 64 hex or random", "random", NULL,
+     false, false},
+    {NULL, NULL, NULL, NULL, NULL, false, false}};
+
+static const struct meroctl_opt join_opts[] = {
+    {"--admitter", "MULTIADDR",
+     "ask this admitter (/ip4/A/tcp/P/p2p/ID) first, then every admitter of the namespace", NULL,
+     NULL, true, false},
+    {NULL, NULL, NULL, NULL, NULL, false, false}};
+
+MEROCTL_COMMANDS({"tee info", "", "show the host TEE (cloud provider, OS image, MRTD)", run_info,
+                  NULL},
                  {"tee attest",
                   "[--nonce HEX|random] [--application-id ID] [--bind-node-key] "
                   "[--bind-transport-key] [--include-collateral] [--event-log]",
-                  "generate a quote over the nonce and the requested bindings", run_attest},
+                  "generate a quote over the nonce and the requested bindings", run_attest,
+                  attest_opts},
                  {"tee registration-attest", "[--nonce HEX|random]",
-                  "generate a registration quote (protected)", run_registration},
+                  "generate a registration quote (protected)", run_registration, reg_opts},
                  {"tee fleet-join", "<NS> [--admitter MULTIADDR]...",
-                  "ask to be admitted to a namespace as a TEE replica", run_fleet_join})
+                  "ask to be admitted to a namespace as a TEE replica", run_fleet_join, join_opts})

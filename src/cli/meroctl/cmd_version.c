@@ -16,4 +16,4 @@ static int run_version(const struct meroctl_global *g, int argc, char **argv)
     return MEROCTL_OK;
 }
 
-MEROCTL_COMMANDS({"version", "", "print the version", run_version})
+MEROCTL_COMMANDS({"version", "", "print the version", run_version, NULL})

@@ -64,10 +64,27 @@ static int prefix_matches(const char *path, int argc, char **argv)
     return 1;
 }
 
+const struct meroctl_opt meroctl_globals[] = {
+    {"--node", "URL|NAME",
+     "the node's admin API, or a node saved with meroctl node add (also MERO_NODE)",
+     "http://127.0.0.1:2528", NULL, false, false},
+    {"--token-file", "F",
+     "the admin token file merod init wrote (also MERO_TOKEN_FILE); a regular file, mode 0600",
+     NULL, NULL, false, true},
+    {"--json", NULL, "exactly one JSON document on standard output, failures included", NULL, NULL,
+     false, false},
+    {"-q", NULL, "no output on success (also --quiet)", NULL, NULL, false, false},
+    {"--timeout", "S", "request timeout in seconds, 1..3600 (tee fleet-join uses at least 180)",
+     "30", NULL, false, false},
+    {"--help", NULL, "describe a command and its options (also: meroctl help CMD)", NULL, NULL,
+     false, false},
+    {NULL, NULL, NULL, NULL, NULL, false, false}};
+
 static void usage(FILE *f, int argc, char **argv)
 {
     fprintf(f, "usage: meroctl [--node URL] [--token-file F] [--json] [-q] [--timeout S] "
-               "<command> [args]\n\ncommands:\n");
+               "<command> [args]\n"
+               "       meroctl help <command>   (or meroctl <command> --help)\n\ncommands:\n");
     for (int i = 0; i < ncmds; i++) {
         if (prefix_matches(cmds[i]->path, argc, argv)) {
             fprintf(f, "  %s %s\n      %s\n", cmds[i]->path, cmds[i]->usage, cmds[i]->help);
@@ -97,6 +114,7 @@ static int apply_global(struct meroctl_global *g, const char *a, const char *v)
         g->node = v;
     } else if (strcmp(a, "--token-file") == 0) {
         g->token_file = v;
+        g->token_file_given = true;
     } else if (strcmp(a, "--timeout") == 0) {
         uint64_t t;
         if (mero_parse_u64(v, 3600, &t) < 0 || t == 0) {
@@ -201,16 +219,50 @@ static int dispatch(struct meroctl_global *g, int argc, char **argv)
         usage(stderr, 0, NULL);
         return rc;
     }
+    meroctl_resolve_node(g);
     int sub_argc = rest - best_words + 1;
     char **sub_argv = words + best_words - 1;
     for (int k = 1; k < sub_argc; k++) {
         if (strcmp(sub_argv[k], "--help") == 0 || strcmp(sub_argv[k], "-h") == 0) {
-            printf("usage: meroctl %s %s\n  %s\n", best->path, best->usage, best->help);
+            meroctl_print_help(stdout, best);
             return MEROCTL_OK;
         }
     }
     return best->run(g, sub_argc, sub_argv);
 }
+
+const struct meroctl_cmd *meroctl_find(int argc, char **argv)
+{
+    for (int k = 0; k < ncmds; k++) {
+        /* match() counts the path's words when all of them match: all of argv is the path */
+        if (argc > 0 && match(cmds[k]->path, argc, argv) == argc) {
+            return cmds[k];
+        }
+    }
+    return NULL;
+}
+
+/* `meroctl help [CMD...]`: the command's help, or the list below a prefix (issue 35) */
+static int run_help(const struct meroctl_global *g, int argc, char **argv)
+{
+    (void)g;
+    const struct meroctl_cmd *c = meroctl_find(argc - 1, argv + 1);
+    if (c != NULL) {
+        meroctl_print_help(stdout, c);
+        return MEROCTL_OK;
+    }
+    for (int k = 0; k < ncmds; k++) {
+        if (prefix_matches(cmds[k]->path, argc - 1, argv + 1)) {
+            usage(stdout, argc - 1, argv + 1);
+            return MEROCTL_OK;
+        }
+    }
+    int rc = meroctl_usage_error("help: no command '%s'", argc > 1 ? argv[1] : "");
+    usage(stderr, 0, NULL);
+    return rc;
+}
+
+MEROCTL_COMMANDS({"help", "[COMMAND...]", "describe a command and its options", run_help, NULL})
 
 /* for `meroctl completion bash` (cmd_completion.c) */
 int meroctl_commands(const struct meroctl_cmd ***out)

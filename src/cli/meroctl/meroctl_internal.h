@@ -11,6 +11,7 @@
 #define MEROCTL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 enum {
     MEROCTL_OK = 0,
@@ -26,17 +27,50 @@ struct meroctl_global {
     bool json;              /* --json */
     bool quiet;
     int timeout_s;
+    bool token_file_given; /* --token-file on the command line (not MERO_TOKEN_FILE) */
+    /* issue 35 item 8: why --node / MERO_NODE names no usable node (nodes.c), reported as a
+     * usage error (exit 1) by the first request; NULL when g->node is a checked URL */
+    const char *node_error;
+};
+
+/*
+ * One option of a command (issue 35): the one table that `meroctl CMD --help`, `meroctl help
+ * CMD`, the completion scripts (cmd_completion.c) and the man page's check
+ * (tests/e2e/meroctl_help.sh) read. A table ends with {NULL}.
+ */
+struct meroctl_opt {
+    const char *flag;   /* "--role" */
+    const char *arg;    /* "ROLE"; NULL for a switch */
+    const char *help;   /* what it does, one line */
+    const char *def;    /* the default, or NULL (none, or required) */
+    const char *values; /* the allowed values, "Admin|Member|ReadOnly", or NULL (free form) */
+    bool many;          /* may be given more than once */
+    bool file;          /* its argument is a file name (completion offers files) */
 };
 
 struct meroctl_cmd {
     const char *path;  /* "eventlog replay" */
-    const char *usage; /* "--data F [--table T] [--json]" */
+    const char *usage; /* "--data F [--table T]"; every --flag in it has an entry in opts */
     const char *help;  /* one line */
     /* argv[0] is the last word of the path; returns an exit code */
     int (*run)(const struct meroctl_global *g, int argc, char **argv);
+    const struct meroctl_opt *opts; /* NULL when the command takes no option */
 };
 
+/* The global options (main.c), in the same form; ends with {NULL}. */
+extern const struct meroctl_opt meroctl_globals[];
+/* The command whose path is exactly the words given, or NULL. */
+const struct meroctl_cmd *meroctl_find(int argc, char **argv);
+/* `meroctl CMD --help` / `meroctl help CMD`: usage, description, every option (help.c). */
+void meroctl_print_help(FILE *f, const struct meroctl_cmd *c);
+
 void meroctl_register(const struct meroctl_cmd *cmds, int n);
+/*
+ * --node as Calimero's meroctl uses it (nodes.c): a URL (http[s]://HOST[:PORT], checked) or the
+ * name of a node saved with `meroctl node add`; a name's token file applies when none was given.
+ * Never fails: a problem is left in g->node_error for the first request to report (exit 1).
+ */
+void meroctl_resolve_node(struct meroctl_global *g);
 /* The registered commands (main.c): *out gets the table, the count is returned. */
 int meroctl_commands(const struct meroctl_cmd ***out);
 

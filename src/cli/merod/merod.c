@@ -22,7 +22,7 @@
 #include "mero/api.h"
 #include "mero/node.h"
 
-static void usage(FILE *f)
+static void synopsis(FILE *f)
 {
     fprintf(f, "usage: merod init --home DIR [--name N] [--listen MULTIADDR] [--api HOST:PORT]\n"
                "       merod run --home DIR [--mock-tee] [--bootstrap MULTIADDR]...\n"
@@ -31,13 +31,63 @@ static void usage(FILE *f)
                "       merod --version\n");
 }
 
+/* What --help says about each flag (issue 35); merod(8) says the same at more length. */
+static const struct {
+    const char *cmd, *flag, *help;
+} flag_help[] = {
+    {"init", "--home DIR", "the node's data directory, created mode 0700 (required)"},
+    {"init", "--name N", "a name shown in logs, run.json and GET /admin-api/node (default: node)"},
+    {"init", "--listen MULTIADDR",
+     "the libp2p listen address (default /ip4/127.0.0.1/tcp/2428; port 0: a free port)"},
+    {"init", "--api HOST:PORT",
+     "the admin API address (default 127.0.0.1:2528; port 0: a free port); keep it on loopback"},
+    {"run", "--home DIR", "the data directory merod init made (required)"},
+    {"run", "--mock-tee",
+     "without TDX, produce MOCK_TDX_QUOTE_V1 quotes (laptop and CI tests); ignored on real TDX"},
+    {"run", "--bootstrap MULTIADDR", "dial this peer (/ip4/A/tcp/P/p2p/ID) at start; up to 16"},
+    {"run", "--announce MULTIADDR",
+     "tell peers to dial this address (/ip4/A/tcp/P) instead of the listen addresses, for a "
+     "node behind a proxy or port forward; up to 4"},
+    {"run", "--test", "enable test-only routes (docs/node.md); never in production"},
+    {"run", "--metrics-public", "serve GET /metrics without the admin token (trusted networks)"},
+    {"check", "--home DIR", "the data directory to check, read-only (best with the node stopped)"},
+};
+
+/* --help: the synopsis, then every flag of `only` (NULL: of every command) described */
+static void usage_for(FILE *f, const char *only)
+{
+    synopsis(f);
+    if (f == stderr) {
+        fprintf(f, "(merod --help, merod COMMAND --help: what each flag does)\n");
+        return;
+    }
+    const char *cmd = "";
+    for (size_t i = 0; i < sizeof(flag_help) / sizeof(flag_help[0]); i++) {
+        if (only != NULL && strcmp(only, flag_help[i].cmd) != 0) {
+            continue;
+        }
+        if (strcmp(cmd, flag_help[i].cmd) != 0) {
+            cmd = flag_help[i].cmd;
+            fprintf(f, "\n%s:\n", cmd);
+        }
+        fprintf(f, "  %-22s %s\n", flag_help[i].flag, flag_help[i].help);
+    }
+    fprintf(f, "\nexit status: 0 ok or a clean stop, 1 bad usage, 2 failure (check: damage "
+               "found)\nsee also: merod(8), meroctl(1)\n");
+}
+
+static void usage(FILE *f)
+{
+    usage_for(f, NULL);
+}
+
 static int cmd_init(int argc, char **argv)
 {
     const char *home = NULL, *name = NULL, *listen = NULL, *api = NULL;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
+            usage_for(stdout, "init");
             return 0;
         }
         if (i + 1 >= argc) {
@@ -135,7 +185,7 @@ static int cmd_run(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
+            usage_for(stdout, "run");
             rc = 0;
             goto out;
         } else if (strcmp(a, "--mock-tee") == 0) {
@@ -205,7 +255,7 @@ static int cmd_check(int argc, char **argv)
     const char *home = NULL;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
+            usage_for(stdout, "check");
             return 0;
         } else if (strcmp(argv[i], "--home") == 0 && i + 1 < argc) {
             home = argv[++i];

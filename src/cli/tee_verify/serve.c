@@ -4,7 +4,8 @@
  * per line on stdout, in order (docs/bindings.md). Each request is judged exactly as the
  * one-shot form judges its stdin (mero_tee_verify_json); the answer is the one-shot stdout
  * document with one more member, "exit", last: the one-shot form's exit status (0 verdict,
- * 1 unusable input, 2 no verdict). The verifier's caches live in the process, so they are
+ * 1 unusable input, 2 no verdict; with --require-valid, 3 for a verdict that is not valid).
+ * The verifier's caches live in the process, so they are
  * shared by every request.
  *
  * Invariants: every line read gets exactly one answer line, in order, including an empty line,
@@ -17,6 +18,7 @@
  * input we also watch stdout, so a closed pipe is noticed before the next request arrives.
  */
 #include <errno.h>
+#include <jansson.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,7 +32,19 @@
 #define ANSWER_MAX (1u << 20)
 
 /* Write one answer: the document without its closing brace, then ,"exit":N}. */
-static int answer(FILE *out, struct mero_buf *line, bool too_long, struct mero_buf *doc)
+int tee_verify_require_valid(int code, const struct mero_buf *doc)
+{
+    if (code != 0) {
+        return code;
+    }
+    json_t *v = json_loadb(doc->data != NULL ? (const char *)doc->data : "", doc->len, 0, NULL);
+    bool valid = json_is_true(json_object_get(v, "valid"));
+    json_decref(v);
+    return valid ? 0 : TEE_VERIFY_EXIT_NOT_VALID;
+}
+
+static int answer(FILE *out, struct mero_buf *line, bool too_long, struct mero_buf *doc,
+                  bool require_valid)
 {
     char msg[1100];
     int code;
@@ -41,6 +55,9 @@ static int answer(FILE *out, struct mero_buf *line, bool too_long, struct mero_b
     } else {
         code = mero_tee_verify_json(line->data != NULL ? (const char *)line->data : "", line->len,
                                     true, doc, msg, sizeof(msg));
+        if (require_valid) {
+            code = tee_verify_require_valid(code, doc);
+        }
     }
     if (doc->len < 2 || doc->data[doc->len - 1] != '}') {
         /* Not reachable with the library's documents; keep the line count right anyway. */
@@ -77,7 +94,7 @@ static int wait_input(int fd, FILE *out)
     }
 }
 
-int tee_verify_serve(int fd, FILE *out)
+int tee_verify_serve(int fd, FILE *out, bool require_valid)
 {
     static char chunk[CHUNK];
     struct mero_buf line, doc;
@@ -108,7 +125,7 @@ int tee_verify_serve(int fd, FILE *out)
             goto out;
         }
         if (got == 0) {
-            if (pending && answer(out, &line, too_long, &doc) < 0) {
+            if (pending && answer(out, &line, too_long, &doc, require_valid) < 0) {
                 status = 1;
             }
             if (fflush(out) != 0) {
@@ -130,7 +147,7 @@ int tee_verify_serve(int fd, FILE *out)
                 break;
             }
             off++;
-            if (answer(out, &line, too_long, &doc) < 0) {
+            if (answer(out, &line, too_long, &doc, require_valid) < 0) {
                 status = 1;
                 goto out;
             }
