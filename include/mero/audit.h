@@ -58,9 +58,10 @@ enum mero_audit_kind {
     MERO_AUDIT_LEFT = 4,
     MERO_AUDIT_DUE = 5,
     MERO_AUDIT_LAPSED = 6,
+    MERO_AUDIT_REFUSED = 7, /* a TEE join or evidence op of a known TEE the log refused */
 };
-#define MERO_AUDIT_KINDS 7
-const char *mero_audit_kind_name(int kind); /* "admitted", ..., "lapsed"; NULL when unknown */
+#define MERO_AUDIT_KINDS 8
+const char *mero_audit_kind_name(int kind); /* "admitted", ..., "refused"; NULL when unknown */
 int mero_audit_kind_parse(const char *s);   /* -1 when unknown */
 
 /* The result of one check on an event. */

@@ -10,7 +10,8 @@
  *   policy   the quote facts (the DCAP verdict's for verified evidence, else the facts the
  *            join records) against the policy in force, through gov's quote-fact rules.
  *
- * Invariant: every failed check is a finding naming the op's file and the TEE.
+ * Invariant: every failed check is a finding naming the op's file and the TEE, except on a
+ * "refused" event (an op the log gave no effect: its checks say why).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +72,7 @@ static void check_dcap(const struct mero_audit_log *log, struct mero_audit_event
     const struct mero_tee_evidence *ev = &log->ops[e->coll_op].op.evidence;
     int rc = mero_dcap_verify_evidence(qv->q, qv->len, (const char *)ev->collateral,
                                        ev->collateral_len, ev->attested_at, bind, res, &err);
-    if (rc == 0 || (rc == -MERO_EPOLICY && res->quote_verified)) {
+    if (rc == 0) {
         char msg[MERO_AUDIT_MSG_SIZE];
         snprintf(msg, sizeof(msg), "verified at %llu: %s", (unsigned long long)ev->attested_at,
                  res->has_tcb_status ? mero_tcb_status_name(res->tcb_status) : "?");
@@ -135,13 +136,14 @@ static int check_event(const struct mero_audit_log *log, struct mero_store *s,
 {
     if (e->op == MERO_AUDIT_NONE ||
         (e->kind != MERO_AUDIT_ADMITTED && e->kind != MERO_AUDIT_CONVERTED &&
-         e->kind != MERO_AUDIT_REFRESH)) {
+         e->kind != MERO_AUDIT_REFRESH && e->kind != MERO_AUDIT_REFUSED)) {
         return 0;
     }
     const struct mero_op *op = &log->ops[e->op].op;
     bool join = (op->scope == MERO_SCOPE_ROOT && op->kind == MERO_ROOT_MEMBER_JOINED_TEE) ||
                 (op->scope == MERO_SCOPE_GROUP && op->kind == MERO_GROUP_MEMBER_JOINED_TEE);
-    if (!join && e->kind != MERO_AUDIT_REFRESH) {
+    bool ev = op->scope == MERO_SCOPE_GROUP && op->kind == MERO_GROUP_TEE_AUTHORITY_EVIDENCE;
+    if (!join && !ev) {
         return 0; /* a conversion by MemberRoleSet (a policy mode change) carries no quote */
     }
     struct quote_view qv;
@@ -160,7 +162,7 @@ static int check_event(const struct mero_audit_log *log, struct mero_store *s,
         free(res);
         return 0;
     }
-    uint8_t rd[MERO_REPORT_DATA_LEN], bind[MERO_APP_HASH_LEN], qh[MERO_QUOTE_HASH_LEN];
+    uint8_t rd[MERO_REPORT_DATA_LEN] = {0}, bind[MERO_APP_HASH_LEN], qh[MERO_QUOTE_HASH_LEN];
     struct mero_err err = {0};
     const struct mero_credential *cred = credential_of(op);
     mero_sha256(qh, qv.q, qv.len);
@@ -187,7 +189,9 @@ static int check_event(const struct mero_audit_log *log, struct mero_store *s,
         set(&e->dcap, MERO_AUDIT_MOCK, "", "mock: not hardware-backed");
         snprintf(e->tcb_status, sizeof(e->tcb_status), "%s", "Mock");
     } else {
-        check_dcap(log, e, &qv, bind, res, &verified);
+        /* DCAP judged on its own (bound to the quote's own report data); the binding to the
+         * credential is the check above */
+        check_dcap(log, e, &qv, rd + MERO_NONCE_LEN, res, &verified);
     }
     check_policy(log, e, is_mock, res, verified);
     free(res);
@@ -206,7 +210,8 @@ int mero__audit_check(struct mero_audit_log *log, struct mero_store *s,
             const struct mero_audit_check *c[] = {&e->dcap, &e->binding, &e->policy};
             static const char *const names[] = {"dcap", "binding", "policy"};
             for (size_t i = 0; i < 3; i++) {
-                if (c[i]->verdict == MERO_AUDIT_FAIL) {
+                /* a refused op's checks explain its refusal; they are not the export's */
+                if (c[i]->verdict == MERO_AUDIT_FAIL && e->kind != MERO_AUDIT_REFUSED) {
                     MERO_TRY(
                         mero_audit_finding(f, "%s (TEE %.16s, %s): %s: %s", log->ops[e->op].file,
                                            id, mero_audit_kind_name(e->kind), names[i], c[i]->msg));

@@ -19,7 +19,7 @@
 #define SVG_MARGIN 20
 
 static const char *const colours[MERO_AUDIT_KINDS] = {"#1a7f37", "#2f6fb3", "#6f42c1", "#b42318",
-                                                      "#b42318", "#9a6700", "#b42318"};
+                                                      "#b42318", "#9a6700", "#b42318", "#66707a"};
 static const char *const verdict_text[] = {"-", "ok", "FAIL", "mock: not hardware-backed"};
 static const char *const verdict_class[] = {"muted", "ok", "bad", "amber"};
 
@@ -106,8 +106,14 @@ static int table(struct mero_buf *b, const struct mero_audit_log *log,
     for (size_t k = 0; k < t->nev; k++) {
         const struct mero_audit_event *e = &t->ev[k];
         fmt_time(when, sizeof(when), e->at, e->at_exact);
-        MERO_TRY(mero_buf_printf(b, "<tr><td>%s</td><td style=\"color:%s\">%s</td>", when,
+        MERO_TRY(mero_buf_printf(b, "<tr><td>%s</td><td style=\"color:%s\">%s", when,
                                  colours[e->kind], mero_audit_kind_name(e->kind)));
+        if (e->kind == MERO_AUDIT_REFUSED) {
+            MERO_TRY(mero_buf_append_str(b, "<br><small>"));
+            MERO_TRY(esc(b, log->ops[e->op].reason));
+            MERO_TRY(mero_buf_append_str(b, "</small>"));
+        }
+        MERO_TRY(mero_buf_append_str(b, "</td>"));
         if (e->op != MERO_AUDIT_NONE) {
             mero__audit_hex(h, log->ops[e->op].hash);
             MERO_TRY(mero_buf_printf(b, "<td class=\"mono\">%.16s</td>", h));
@@ -162,12 +168,13 @@ int mero_audit_html(const struct mero_audit_log *log, struct mero_buf *b)
         "<p class=\"muted\">Legend: <span style=\"color:%s\">admitted</span>, "
         "<span style=\"color:%s\">refresh</span>, <span style=\"color:%s\">converted</span>, "
         "<span style=\"color:%s\">removed / left / lapsed</span>, <span style=\"color:%s\">"
-        "due</span>. Times marked ~ are estimated from the log (only evidence carries a "
+        "due</span>, <span style=\"color:%s\">refused</span> (an op the log gave no effect). Times "
+        "marked ~ are estimated from the log (only evidence carries a "
         "time).</p>\n",
         ns, ns, when, MERO_GOV_EVIDENCE_REFRESH_SECS, MERO_GOV_EVIDENCE_MAX_AGE_SECS, log->nops,
         log->ntees, log->sealed > 0 ? ", some sealed ops not readable offline" : "",
         colours[MERO_AUDIT_ADMITTED], colours[MERO_AUDIT_REFRESH], colours[MERO_AUDIT_CONVERTED],
-        colours[MERO_AUDIT_REMOVED], colours[MERO_AUDIT_DUE]));
+        colours[MERO_AUDIT_REMOVED], colours[MERO_AUDIT_DUE], colours[MERO_AUDIT_REFUSED]));
     for (size_t t = 0; t < log->ntees; t++) {
         mero__audit_hex(id, log->tees[t].id);
         MERO_TRY(mero_buf_printf(b,

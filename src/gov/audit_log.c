@@ -23,7 +23,7 @@
 #include "mero/gov.h"
 
 static const char *const kind_names[MERO_AUDIT_KINDS] = {
-    "admitted", "refresh", "converted", "removed", "left", "due", "lapsed"};
+    "admitted", "refresh", "converted", "removed", "left", "due", "lapsed", "refused"};
 
 const char *mero_audit_kind_name(int kind)
 {

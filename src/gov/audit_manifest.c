@@ -45,9 +45,27 @@ static json_t *file_ref(const char *dir, const uint8_t *id, const char *ext)
     return json_string(f);
 }
 
+/* A message as a JSON string; a verifier reason cut inside a UTF-8 sequence (or carrying
+ * bytes that are not UTF-8) keeps its ASCII and shows '?' for the rest. */
+static json_t *text(const char *s)
+{
+    json_t *j = json_string(s);
+    if (j != NULL) {
+        return j;
+    }
+    char t[2 * MERO_AUDIT_MSG_SIZE];
+    size_t i = 0;
+    for (; s[i] != '\0' && i + 1 < sizeof(t); i++) {
+        t[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
+    }
+    t[i] = '\0';
+    return json_string(t);
+}
+
 static json_t *check_json(const struct mero_audit_check *c)
 {
-    return json_pack("{s:s, s:s}", "verdict", verdict_names[c->verdict & 3], "detail", c->msg);
+    return json_pack("{s:s, s:o}", "verdict", verdict_names[c->verdict & 3], "detail",
+                     text(c->msg));
 }
 
 static json_t *event_json(const struct mero_audit_log *log, const struct mero_audit_event *e)
@@ -66,6 +84,9 @@ static json_t *event_json(const struct mero_audit_log *log, const struct mero_au
     uint8_t qh[MERO_SHA256_LEN];
     const struct mero_op *op = &log->ops[e->op].op;
     json_object_set_new(o, "policyOp", op_ref(log, e->policy_op));
+    if (e->kind == MERO_AUDIT_REFUSED) {
+        json_object_set_new(o, "refusal", text(log->ops[e->op].reason));
+    }
     if (e->quote_op != MERO_AUDIT_NONE) {
         const struct mero_op *q = &log->ops[e->quote_op].op;
         bool ev = q->scope == MERO_SCOPE_GROUP && q->kind == MERO_GROUP_TEE_AUTHORITY_EVIDENCE;
@@ -80,7 +101,7 @@ static json_t *event_json(const struct mero_audit_log *log, const struct mero_au
                             ? file_ref("collateral", log->ops[e->coll_op].hash, "json")
                             : json_null());
     (void)op;
-    json_object_set_new(o, "tcbStatus", json_string(e->tcb_status));
+    json_object_set_new(o, "tcbStatus", text(e->tcb_status));
     json_object_set_new(o, "checks",
                         json_pack("{s:o, s:o, s:o}", "dcap", check_json(&e->dcap), "binding",
                                   check_json(&e->binding), "policy", check_json(&e->policy)));

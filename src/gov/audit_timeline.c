@@ -4,7 +4,9 @@
  * log. Only effective ops draw: a TEE join is "admitted" (no TEE row in that group before) or
  * "converted" (a row in the other TEE role), TeeAuthorityEvidence is a "refresh" at its
  * attested_at, MemberRemoved / MemberLeft of a TEE row is "removed" / "left" (at the root it
- * ends every row). Between refreshes, and to the export's time for a TEE still a member, a
+ * ends every row). A join or evidence op of a known TEE that the log refused is drawn as
+ * "refused" (its checks shown, not held against the export: the log gave it no effect).
+ * Between refreshes, and to the export's time for a TEE still a member, a
  * "due" mark is drawn at refresh-due (12 h) and a "lapsed" mark at the maximum age (24 h).
  *
  * Invariant: only evidence carries a time; other events get the latest time the log shows
@@ -196,6 +198,34 @@ static int on_leave(struct mero_audit_log *log, struct rows *rows, size_t i, int
     return push_event(&log->tees[t], &e);
 }
 
+/* A refused join or evidence op naming a TEE the log admitted before. */
+static int on_refused(struct mero_audit_log *log, size_t i, size_t policy, uint64_t now)
+{
+    const struct mero_op *op = &log->ops[i].op;
+    bool ev = op->scope == MERO_SCOPE_GROUP && op->kind == MERO_GROUP_TEE_AUTHORITY_EVIDENCE;
+    if (!ev && !is_join(op)) {
+        return 0;
+    }
+    size_t t = tee_of(log, ev ? op->evidence.attested_key : op->join.member, false);
+    if (t == MERO_AUDIT_NONE) {
+        return 0;
+    }
+    struct mero_audit_event e;
+    event_init(&e, MERO_AUDIT_REFUSED, i, ev ? op->evidence.attested_at : now, ev);
+    memcpy(e.group, ev || op->scope != MERO_SCOPE_ROOT ? op->group_id : op->join.group_id,
+           sizeof(e.group));
+    e.policy_op = policy;
+    if (ev) {
+        e.quote_op = i;
+        e.coll_op = op->evidence.has_collateral ? i : MERO_AUDIT_NONE;
+    } else if (op->join.quote_len > 0) {
+        e.quote_op = i;
+        e.coll_op = evidence_with_quote(log, op->join.quote_hash);
+        snprintf(e.tcb_status, sizeof(e.tcb_status), "%s", op->join.tcb_status);
+    }
+    return push_event(&log->tees[t], &e);
+}
+
 /* MemberRoleSet on a TEE row (to the other TEE role: a policy mode change) is a conversion. */
 static int on_role_set(struct mero_audit_log *log, struct rows *rows, size_t i, uint64_t now)
 {
@@ -274,6 +304,10 @@ int mero__audit_timelines(struct mero_audit_log *log)
     for (size_t i = 0; i < log->nops && rc == 0; i++) {
         const struct mero_audit_op *o = &log->ops[i];
         const struct mero_op *op = &o->op;
+        if (o->decoded && o->state == MERO_OP_REJECTED) {
+            rc = on_refused(log, i, policy, now);
+            continue;
+        }
         if (!o->decoded || o->state != MERO_OP_EFFECTIVE) {
             continue;
         }
