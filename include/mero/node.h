@@ -603,5 +603,12 @@ MERO_MUST_CHECK int mero_node_ns_ops(struct mero_node *node, const uint8_t ns[ME
                                      uint64_t after, size_t max, struct mero_node_op **out,
                                      size_t *n, uint64_t *last_seq);
 void mero_node_ops_free(struct mero_node_op *ops, size_t n);
+/*
+ * The fleet audit of ns over this node's log (mero/audit.h): *json = the manifest.json text
+ * (owned, free()), *nfindings = how many checks did not hold. Reads only (the re-fold uses a
+ * temporary store of its own). Loop thread.
+ */
+MERO_MUST_CHECK int mero_node_ns_audit(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                       char **json, size_t *nfindings, struct mero_err *err);
 
 #endif

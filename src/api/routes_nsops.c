@@ -5,7 +5,8 @@
  * (parents first), {"data": {"ops": [{"hash", "bytes" (base64 of the SignedNamespaceOp),
  * "outcome" ("effective" | "rejected" | "deferred"), "reason" (null unless rejected)}],
  * "next": SEQ | null}}. "next" is the `after` of the following page, null on the last one.
- * `meroctl fleet audit` reads the whole log this way.
+ * `meroctl fleet audit` reads the whole log this way. GET .../audit is the audit built here
+ * (the export's manifest, with "findings"): the admin page's TEE timelines.
  *
  * Invariant: the bytes are the stored ones unchanged; an unknown namespace is 404 like the
  * other namespace routes.
@@ -86,7 +87,40 @@ static void ns_ops(struct api_req *r, json_t *body)
     mero__api_reply_data(r, 200, out);
 }
 
+/* GET .../audit: the manifest of `meroctl fleet audit` built over this node's log, with
+ * "findings" (how many checks did not hold): the admin page draws its TEE timelines. */
+static void ns_audit(struct api_req *r, json_t *body)
+{
+    (void)body;
+    struct mero_err f = {0};
+    uint8_t ns[MERO_NS_ID_LEN], root[MERO_NS_ID_LEN];
+    char *text = NULL;
+    size_t nf = 0;
+    if (mero__api_parse_id32(r->params[0], ns, "namespace_id", &f) < 0) {
+        mero__api_reply_err(r, -f.code, &f);
+        return;
+    }
+    if (mero_node_namespace_of(r->node, ns, root) < 0 || memcmp(root, ns, sizeof(root)) != 0) {
+        mero__api_reply_error(r, 404, "namespace not found");
+        return;
+    }
+    int rc = mero_node_ns_audit(r->node, ns, &text, &nf, &f);
+    if (rc < 0) {
+        mero__api_reply_err(r, rc, &f);
+        return;
+    }
+    json_t *doc = json_loads(text, 0, NULL);
+    free(text);
+    if (doc == NULL) {
+        mero__api_reply_error(r, 500, "out of memory");
+        return;
+    }
+    json_object_set_new(doc, "findings", json_integer((json_int_t)nf));
+    mero__api_reply_data(r, 200, doc);
+}
+
 const struct api_route mero__api_routes_nsops[] = {
     {API_GET, "/admin-api/namespaces/:namespace_id/ops", true, false, ns_ops},
+    {API_GET, "/admin-api/namespaces/:namespace_id/audit", true, false, ns_audit},
     {0, NULL, false, false, NULL},
 };

@@ -6,7 +6,8 @@
 # DIR` exports it; `meroctl audit verify DIR` (no --node: offline) exits 0 listing every TEE
 # with its whole history (admitted, refresh, converted, removed), the mock quotes as "mock: not
 # hardware-backed". Then one byte flipped in an exported op, in a quote, and a TEE left out of
-# the manifest: each makes verify exit 2 naming the file (or the TEE).
+# the manifest: each makes verify exit 2 naming the file (or the TEE). The node's audit route
+# (the fleet page's TEE timelines) holds the same histories, and the page links to it.
 . "$(dirname "$0")/relay_lib.bash"
 
 start_node owner --mock-tee
@@ -61,6 +62,13 @@ check "t3: admitted, converted, removed, no longer a member" eval '[[ "$(hist "$
 check "mock quotes: mock, never verified; bindings and policy hold" eval 'jq -e "[.tees[].events[]|select(.kind==\"refresh\")|.checks] | length > 0 and all(.dcap.verdict==\"mock\" and .binding.verdict==\"ok\" and .policy.verdict==\"ok\")" <<<"$V" >/dev/null'
 T=$("$BIN/meroctl" audit verify "$EXP")
 check "the table says mock: not hardware-backed and all checks hold" eval 'grep -q "mock: not hardware-backed" <<<"$T" && grep -q "all checks hold" <<<"$T"'
+
+req owner GET "/admin-api/namespaces/$NS/audit"
+check "audit route (the fleet page's timelines): every check holds, the export's histories" eval 'status_is 200 && jq_is .data.findings 0 && [ "$(jq -c "[.data.tees[]|[.identity,[.events[]|select(.kind!=\"due\" and .kind!=\"lapsed\")|.op]]]|sort" <<<"$RESP")" = "$(jq -c "[.tees[]|[.identity,[.events[]|select(.kind!=\"due\" and .kind!=\"lapsed\")|.op]]]|sort" <<<"$V")" ]'
+req owner GET "/admin-api/namespaces/$(hex64 7)/audit"
+check "audit route: an unknown namespace is 404" err_is 404 "namespace not found"
+PAGE=$(curl -s "${URL[owner]}/admin-ui/index.html")
+check "the fleet page links to the TEE timelines" eval 'grep -q "id=\"timeline-link\"" <<<"$PAGE" && curl -s "${URL[owner]}/admin-ui/app.js" | grep -qF "/audit"'
 
 # flip one byte of a copy
 flip() { python3 -c 'import sys; p=sys.argv[1]; b=bytearray(open(p,"rb").read()); i=len(b)//2; b[i]^=1; open(p,"wb").write(b)' "$1"; }
