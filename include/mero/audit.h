@@ -84,8 +84,10 @@ struct mero_audit_op {
     char file[MERO_AUDIT_PATH_MAX];
     bool decoded;
     struct mero_op op; /* when decoded */
-    int claimed;       /* enum mero_op_state the exporter reported, MERO_AUDIT_NOT_STORED */
-    int state;         /* enum mero_op_state of the re-fold, MERO_AUDIT_NOT_STORED */
+    bool has_quote;    /* an evidence op carrying collateral: quote_hash = SHA-256(its quote) */
+    uint8_t quote_hash[MERO_QUOTE_HASH_LEN];
+    int claimed; /* enum mero_op_state the exporter reported, MERO_AUDIT_NOT_STORED */
+    int state;   /* enum mero_op_state of the re-fold, MERO_AUDIT_NOT_STORED */
     char reason[MERO_AUDIT_MSG_SIZE]; /* the re-fold's refusal */
 };
 

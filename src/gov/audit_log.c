@@ -157,6 +157,11 @@ static int check_op(struct mero_audit_log *log, struct mero_audit_op *o,
     if (memcmp(o->op.ns, log->ns, MERO_NS_ID_LEN) != 0) {
         return mero_audit_finding(f, "%s: belongs to another namespace", o->file);
     }
+    if (o->op.scope == MERO_SCOPE_GROUP && o->op.kind == MERO_GROUP_TEE_AUTHORITY_EVIDENCE &&
+        o->op.evidence.has_collateral) {
+        o->has_quote = true;
+        mero_sha256(o->quote_hash, o->op.evidence.quote, o->op.evidence.quote_len);
+    }
     return 1;
 }
 

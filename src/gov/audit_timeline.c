@@ -113,14 +113,7 @@ static bool is_join(const struct mero_op *op)
 static size_t evidence_with_quote(struct mero_audit_log *log, const uint8_t *qh)
 {
     for (size_t i = 0; i < log->nops; i++) {
-        const struct mero_audit_op *o = &log->ops[i];
-        uint8_t h[MERO_QUOTE_HASH_LEN];
-        if (!o->decoded || o->op.scope != MERO_SCOPE_GROUP ||
-            o->op.kind != MERO_GROUP_TEE_AUTHORITY_EVIDENCE || !o->op.evidence.has_collateral) {
-            continue;
-        }
-        mero_sha256(h, o->op.evidence.quote, o->op.evidence.quote_len);
-        if (memcmp(h, qh, sizeof(h)) == 0) {
+        if (log->ops[i].has_quote && memcmp(log->ops[i].quote_hash, qh, MERO_QUOTE_HASH_LEN) == 0) {
             return i;
         }
     }
