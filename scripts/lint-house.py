@@ -35,7 +35,7 @@ PUBLIC = {
     "attest": "binding collateral dcap eventlog mock pcs policy quote release sigstore tee_verify "
               "trust_rules tsm",
     "net": "net",
-    "gov": "gov op keys identity intent",
+    "gov": "audit gov op keys identity intent",
     "node": "node",
     "api": "api",
 }

@@ -584,4 +584,31 @@ MERO_MUST_CHECK int mero_node_ns_log_state(struct mero_node *node, const uint8_t
                                            uint8_t (**heads)[MERO_OP_ID_LEN], size_t *nheads,
                                            uint64_t *nops);
 
+/* ---- issue 36: the raw op log for an audit export (src/node/audit_ops.c) ---- */
+#define MERO_NODE_OPS_PAGE_MAX   64u  /* ops in one page of mero_node_ns_ops */
+#define MERO_NODE_OP_REASON_SIZE 256u /* a rejected op's reason, with its NUL */
+struct mero_node_op {
+    uint8_t hash[MERO_OP_ID_LEN];
+    uint8_t *bytes; /* the stored SignedNamespaceOp, owned */
+    size_t len;
+    int state; /* enum mero_op_state */
+    char reason[MERO_NODE_OP_REASON_SIZE];
+};
+/*
+ * Up to max ops of ns stored after local sequence `after`, in apply order (parents first),
+ * with their outcome; *last_seq = the sequence of the last one (the next page's `after`).
+ * Reads only. *out owned: mero_node_ops_free. Loop thread (like every mero_node_* read).
+ */
+MERO_MUST_CHECK int mero_node_ns_ops(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                     uint64_t after, size_t max, struct mero_node_op **out,
+                                     size_t *n, uint64_t *last_seq);
+void mero_node_ops_free(struct mero_node_op *ops, size_t n);
+/*
+ * The fleet audit of ns over this node's log (mero/audit.h): *json = the manifest.json text
+ * (owned, free()), *nfindings = how many checks did not hold. Reads only (the re-fold uses a
+ * temporary store of its own). Loop thread.
+ */
+MERO_MUST_CHECK int mero_node_ns_audit(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                       char **json, size_t *nfindings, struct mero_err *err);
+
 #endif

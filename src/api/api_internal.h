@@ -129,6 +129,7 @@ extern const struct api_route mero__api_routes_reach[]; /* issue 16: routes_reac
 extern const struct api_route mero__api_routes_fleet[]; /* issue 19 */
 
 extern const struct api_route mero__api_routes_nslog[]; /* issue 20: routes_nslog.c */
+extern const struct api_route mero__api_routes_nsops[]; /* issue 36: routes_nsops.c */
 
 /* The group id of path parameter idx and the namespace it belongs to; a malformed id (400) or an
  * unknown group (404) is answered and -1 returned (routes_ref.c). */

@@ -2,7 +2,9 @@
 // app.js - the admin page (issue 19): asks for the admin token once (sessionStorage, this tab
 // only), lists the namespaces (GET /admin-api/namespaces), shows the selected one's fleet
 // document (GET /admin-api/groups/:id/fleet, docs/fleet.md) as a members table and an
-// attempts table, and refreshes every 5 s.
+// attempts table, and refreshes every 5 s. Its "TEE timelines" link draws, on request, the
+// namespace's fleet audit (GET /admin-api/namespaces/:id/audit, docs/audit.md) as one SVG
+// timeline per TEE, the same timeline report.html draws.
 // Invariants: data from the node reaches the DOM only through textContent and attributes
 // (never innerHTML); a failure is always shown (401: the token is forgotten and asked for
 // again; the node unreachable: a banner, the last data kept and marked stale), never a blank
@@ -247,6 +249,97 @@ function renderFleet(doc) {
   renderAttempts(doc);
 }
 
+// ---- the TEE timelines (issue 36, docs/audit.md) ----
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const KIND_COLOUR = {
+  admitted: '#1a7f37', refresh: '#2f6fb3', converted: '#6f42c1', removed: '#b42318',
+  left: '#b42318', due: '#9a6700', lapsed: '#b42318', refused: '#66707a',
+};
+
+function svgEl(tag, attrs) {
+  const e = document.createElementNS(SVG_NS, tag);
+  for (const k of Object.keys(attrs)) e.setAttribute(k, String(attrs[k]));
+  return e;
+}
+
+function checkText(c) {
+  if (!c || c.verdict === 'n/a') return '—';
+  if (c.verdict === 'mock') return 'mock: not hardware-backed';
+  return c.verdict + (c.verdict === 'fail' && c.detail ? ': ' + c.detail : '');
+}
+
+function renderTimeline(doc) {
+  const body = $('timeline-body');
+  body.textContent = '';
+  const tees = doc.tees || [];
+  $('timeline-summary').textContent = tees.length + ' TEE' + (tees.length === 1 ? '' : 's') +
+    ', ' + (doc.ops || []).length + ' ops' +
+    (doc.findings ? ', ' + doc.findings + ' check(s) do not hold' : ', every check holds');
+  let lo = Infinity, hi = doc.exportedAt || 0;
+  for (const t of tees) {
+    for (const e of t.events) {
+      if (e.at > 0) { lo = Math.min(lo, e.at); hi = Math.max(hi, e.at); }
+    }
+  }
+  const span = hi > lo ? hi - lo : 1, W = 900, M = 20;
+  for (const t of tees) {
+    const h = el('h2', null);
+    h.appendChild(el('span', shortId(t.identity), 'mono', t.identity));
+    h.appendChild(el('span', t.member ? ' (member)' : ' (no longer a member)', 'muted'));
+    body.appendChild(h);
+    const svg = svgEl('svg', { viewBox: '0 0 ' + W + ' 56', width: '100%', role: 'img' });
+    svg.appendChild(svgEl('line', { x1: M, y1: 28, x2: W - M, y2: 28, stroke: '#d9dee3',
+                                    'stroke-width': 2 }));
+    const tb = el('tbody', null);
+    for (const e of t.events) {
+      const x = M + (Math.max(0, e.at - lo) / span) * (W - 2 * M);
+      const colour = KIND_COLOUR[e.kind] || '#66707a';
+      const when = (e.atExact ? '' : '~ ') + new Date(e.at * 1000).toISOString();
+      const mark = e.kind === 'due' || e.kind === 'lapsed'
+        ? svgEl('line', { x1: x, y1: 14, x2: x, y2: 42, stroke: colour, 'stroke-dasharray': '3 2' })
+        : svgEl('circle', { cx: x, cy: 28, r: e.kind === 'refresh' ? 4 : 7, fill: colour });
+      const title = document.createElementNS(SVG_NS, 'title');
+      title.textContent = e.kind + ' ' + when;
+      mark.appendChild(title);
+      svg.appendChild(mark);
+      const c = e.checks || {};
+      const kind = el('td', e.kind + (e.refusal ? ': ' + e.refusal : ''));
+      kind.style.color = colour;
+      tb.appendChild(row([el('td', when), kind, e.op ? idCell(e.op) : el('td', '—'),
+                          el('td', e.tcbStatus || '—'), el('td', checkText(c.dcap)),
+                          el('td', checkText(c.binding)), el('td', checkText(c.policy))]));
+    }
+    body.appendChild(svg);
+    const table = el('table', null);
+    const head = el('thead', null);
+    head.appendChild(row(['When (UTC)', 'Event', 'Op', 'TCB', 'DCAP', 'Binding', 'Policy']
+      .map((x) => el('th', x))));
+    table.appendChild(head);
+    table.appendChild(tb);
+    body.appendChild(table);
+  }
+  if (tees.length === 0) body.appendChild(el('p', 'No TEE was ever a member of this namespace.'));
+}
+
+let timelineNs = null; // the namespace the timelines drawn are of
+
+async function showTimeline() {
+  if (selected === null) return;
+  timelineNs = selected;
+  $('timeline').hidden = false;
+  $('timeline-summary').textContent = 'checking the log…';
+  try {
+    renderTimeline((await api('/admin-api/namespaces/' + selected + '/audit')).data);
+  } catch (e) {
+    if (e.kind === 'auth') {
+      askToken(e.message + ' Enter the admin token of this node (DIR/admin-token).');
+      return;
+    }
+    showError(e.message);
+  }
+}
+
 // ---- the loop ----
 
 let busy = false; // one refresh at a time: a slow node does not pile requests up
@@ -263,6 +356,7 @@ async function refresh() {
     }
     renderNamespaces(nss);
     $('fleet').hidden = selected === null;
+    if (timelineNs !== selected) $('timeline').hidden = true;
     if (selected !== null) {
       const doc = (await api('/admin-api/groups/' + selected + '/fleet')).data;
       renderFleet(doc);
@@ -309,6 +403,10 @@ document.addEventListener('DOMContentLoaded', () => {
     start();
   });
   $('logout').addEventListener('click', () => askToken(null));
+  $('timeline-link').addEventListener('click', (ev) => {
+    ev.preventDefault();
+    showTimeline();
+  });
   window.addEventListener('hashchange', () => {
     if (token) refresh();
   });
