@@ -568,6 +568,21 @@ void mero_node_metrics_cleanup(struct mero_node_metrics *m);
 void mero_node_set_metrics_public(struct mero_node *node, bool on);
 bool mero_node_metrics_public(const struct mero_node *node);
 
+/* ---- issue 31: sealed sessions (src/node/sealed.c, docs/sealed.md) ---- */
+struct mero_sealed_keys;
+/* Answer a sealed handshake's Noise message 1 (n bytes) under the transport key with message
+ * 2 carrying sid and the session lifetime, and give the session's keys: 0, -MERO_EPROTO
+ * (malformed: wrong length, low-order key), -MERO_ECRYPTO (undecryptable). Loop thread. */
+MERO_MUST_CHECK int mero_node_sealed_respond(const struct mero_node *node, const uint8_t *msg1,
+                                             size_t n,
+                                             const uint8_t sid[MERO_SEALED_SESSION_ID_LEN],
+                                             uint8_t msg2[MERO_SEALED_MSG2_LEN],
+                                             struct mero_sealed_keys *keys);
+/* merod run --sealed-only: the API refuses plaintext admin requests but the few a client needs
+ * to find the transport key. */
+void mero_node_set_sealed_only(struct mero_node *node, bool on);
+bool mero_node_sealed_only(const struct mero_node *node);
+
 /* ---- issue 20: announced addresses (src/node/public.c) ---- */
 #define MERO_NODE_MAX_ANNOUNCE 4 /* --announce addresses */
 

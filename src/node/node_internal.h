@@ -115,6 +115,7 @@ struct mero_node {
     size_t seen_next;
     /* ---- issue 19: metrics (node/metrics.c) ---- */
     bool metrics_public;   /* merod run --metrics-public */
+    bool sealed_only;      /* issue 31: merod run --sealed-only (node/sealed.c) */
     uint64_t started_unix; /* mero_node_start */
     uint64_t gov_rejected; /* issue 30: peers' ops kept without effect (service.c) */
     bool gov_checked;      /* issue 32 item 6: gov.db's derived tables passed the start check,

@@ -5,13 +5,17 @@
  * the_wire_format_matches_the_published_vectors: transport secret 0x22.., client ephemeral
  * 0x33.., node ephemeral 0x44.., session id 0x55..; reproduced by mero-js with WebCrypto), and
  * every refusal the envelope's parsers make: low-order keys, early data, tampered, reordered
- * and truncated frames, lengths past the protocol maxima.
+ * and truncated frames, lengths past the protocol maxima. Then the API's session table
+ * (src/api/sealed_table.c) on a clock the test sets: lifetime and idle limits, the replay
+ * window and its floor, a full table displacing unused sessions first, the expiry sweep and
+ * the handshake bucket (core's session.rs and sealed.rs limits, as their tests state them).
  */
 #include <string.h>
 
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 #include "mero/sealed.h"
+#include "api/sealed_internal.h"
 #include "harness.h"
 
 static const char TRANSPORT_PUBLIC_VECTOR[] =
@@ -278,5 +282,145 @@ TEST(frame_refusals)
     mero_buf_cleanup(&data);
 }
 
+static struct mero_sealed_keys some_keys(void)
+{
+    struct mero_sealed_keys k;
+    fill(k.request, 1, sizeof(k.request));
+    fill(k.response, 2, sizeof(k.response));
+    return k;
+}
+
+static void sid_of(uint8_t id[MERO_SEALED_SESSION_ID_LEN], uint32_t n)
+{
+    memset(id, 0, MERO_SEALED_SESSION_ID_LEN);
+    for (int i = 0; i < 4; i++) {
+        id[i] = (uint8_t)(n >> (8 * (3 - i)));
+    }
+}
+
+TEST(session_lifetime_and_idle_limits)
+{
+    struct sealed_table t;
+    struct mero_sealed_keys k = some_keys();
+    uint8_t a[MERO_SEALED_SESSION_ID_LEN], b[MERO_SEALED_SESSION_ID_LEN];
+    const uint64_t start = 1000000;
+    sid_of(a, 1);
+    sid_of(b, 2);
+    CHECK_OK(mero__sealed_table_init(&t, start));
+    CHECK_OK(mero__sealed_insert(&t, a, &k, start));
+    CHECK(mero__sealed_live(&t, a, start) != NULL);
+    /* unused for eleven minutes: gone */
+    CHECK(mero__sealed_live(&t, a, start + 11u * 60u * 1000u) == NULL);
+    CHECK_EQ(t.n, 0);
+    /* kept busy, a session still ends at its lifetime */
+    CHECK_OK(mero__sealed_insert(&t, b, &k, start));
+    uint64_t now = start, rid = 1;
+    while (now < start + SEALED_LIFETIME_MS) {
+        CHECK_OK(mero__sealed_admit(&t, b, rid++, now));
+        now += 5u * 60u * 1000u;
+    }
+    CHECK(mero__sealed_live(&t, b, now) == NULL);
+    CHECK_ERR(mero__sealed_admit(&t, b, rid, now), -MERO_ENOTFOUND);
+    mero__sealed_table_cleanup(&t);
+}
+
+TEST(request_ids_once_and_not_below_the_window)
+{
+    struct sealed_table t;
+    struct mero_sealed_keys k = some_keys();
+    uint8_t a[MERO_SEALED_SESSION_ID_LEN];
+    sid_of(a, 4);
+    CHECK_OK(mero__sealed_table_init(&t, 0));
+    CHECK_OK(mero__sealed_insert(&t, a, &k, 0));
+    CHECK_ERR(mero__sealed_admit(&t, a, 0, 0), -MERO_EEXIST); /* ids start at 1 */
+    for (uint64_t id = 2; id <= 5000; id++) {
+        CHECK_OK(mero__sealed_admit(&t, a, id, 0));
+    }
+    CHECK_ERR(mero__sealed_admit(&t, a, 1, 0), -MERO_EEXIST);    /* below the window */
+    CHECK_ERR(mero__sealed_admit(&t, a, 4000, 0), -MERO_EEXIST); /* seen */
+    CHECK_OK(mero__sealed_admit(&t, a, 5001, 0));
+    /* out of order inside the window is fine, once */
+    CHECK_OK(mero__sealed_admit(&t, a, 7000, 0));
+    CHECK_OK(mero__sealed_admit(&t, a, 6000, 0));
+    CHECK_ERR(mero__sealed_admit(&t, a, 6000, 0), -MERO_EEXIST);
+    struct sealed_session *s = mero__sealed_live(&t, a, 0);
+    CHECK(s != NULL);
+    CHECK(s->nseen <= SEALED_REPLAY_WINDOW);
+    mero__sealed_table_cleanup(&t);
+}
+
+TEST(a_full_table_drops_unused_sessions_first)
+{
+    struct sealed_table t;
+    struct mero_sealed_keys k = some_keys();
+    uint8_t used[MERO_SEALED_SESSION_ID_LEN], id[MERO_SEALED_SESSION_ID_LEN];
+    memset(used, 0xff, sizeof(used));
+    CHECK_OK(mero__sealed_table_init(&t, 0));
+    CHECK_OK(mero__sealed_insert(&t, used, &k, 0));
+    CHECK_OK(mero__sealed_admit(&t, used, 1, 0));
+    /* a flood of handshakes that never carry a request, a minute later */
+    for (uint32_t n = 0; n < SEALED_MAX_SESSIONS + 64; n++) {
+        sid_of(id, n);
+        CHECK_OK(mero__sealed_insert(&t, id, &k, 60000));
+        CHECK(t.n <= SEALED_MAX_SESSIONS);
+    }
+    CHECK_EQ(t.n, SEALED_MAX_SESSIONS);
+    CHECK(mero__sealed_live(&t, used, 60000) != NULL);
+    /* every session the table holds can still be found (the probing survived the removals) */
+    size_t found = 0;
+    for (uint32_t n = 0; n < SEALED_MAX_SESSIONS + 64; n++) {
+        sid_of(id, n);
+        found += mero__sealed_live(&t, id, 60000) != NULL;
+    }
+    CHECK_EQ(found, SEALED_MAX_SESSIONS - 1);
+    mero__sealed_table_cleanup(&t);
+}
+
+TEST(expiry_drops_sessions_nobody_names)
+{
+    struct sealed_table t;
+    struct mero_sealed_keys k = some_keys();
+    uint8_t id[MERO_SEALED_SESSION_ID_LEN];
+    CHECK_OK(mero__sealed_table_init(&t, 0));
+    for (uint32_t n = 0; n < 100; n++) {
+        sid_of(id, n);
+        CHECK_OK(mero__sealed_insert(&t, id, &k, n < 50 ? 0 : SEALED_IDLE_MS));
+    }
+    mero__sealed_expire(&t, 60000);
+    CHECK_EQ(t.n, 100);
+    mero__sealed_expire(&t, SEALED_IDLE_MS + 1);
+    CHECK_EQ(t.n, 50);
+    for (uint32_t n = 50; n < 100; n++) {
+        sid_of(id, n);
+        CHECK(mero__sealed_live(&t, id, SEALED_IDLE_MS + 1) != NULL);
+    }
+    mero__sealed_expire(&t, SEALED_LIFETIME_MS + SEALED_IDLE_MS);
+    CHECK_EQ(t.n, 0);
+    mero__sealed_table_cleanup(&t);
+}
+
+TEST(handshake_bucket)
+{
+    struct sealed_table t;
+    const uint64_t start = 5000;
+    CHECK_OK(mero__sealed_table_init(&t, start));
+    for (int i = 0; i < (int)SEALED_HS_BURST; i++) {
+        CHECK(mero__sealed_hs_admit(&t, start));
+    }
+    CHECK(!mero__sealed_hs_admit(&t, start));     /* the burst is spent */
+    CHECK(mero__sealed_hs_admit(&t, start + 10)); /* one more per 10 ms */
+    CHECK(!mero__sealed_hs_admit(&t, start + 10));
+    /* a long quiet refills to the burst, not beyond */
+    int n = 0;
+    while (mero__sealed_hs_admit(&t, start + 3600000) && n < 1000) {
+        n++;
+    }
+    CHECK_EQ(n, SEALED_HS_BURST);
+    mero__sealed_table_cleanup(&t);
+}
+
 MERO_TEST_MAIN(T(handshake_matches_published_vectors), T(envelope_matches_published_vectors),
-               T(handshake_refusals), T(request_refusals), T(frame_refusals))
+               T(handshake_refusals), T(request_refusals), T(frame_refusals),
+               T(session_lifetime_and_idle_limits), T(request_ids_once_and_not_below_the_window),
+               T(a_full_table_drops_unused_sessions_first), T(expiry_drops_sessions_nobody_names),
+               T(handshake_bucket))

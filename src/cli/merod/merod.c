@@ -8,6 +8,7 @@
  * SQLite notices at run time is logged. `run` composes the two layers through their public headers
  * only: the node (mero/node.h) starts, the admin API (mero/api.h) is put on its loop and stopped by
  * the node's stop hook.
+ * `run --sealed-only` (issue 31): the admin API answers only through the sealed transport.
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <sched.h>
@@ -27,6 +28,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: merod init --home DIR [--name N] [--listen MULTIADDR] [--api HOST:PORT]\n"
                "       merod run --home DIR [--mock-tee] [--bootstrap MULTIADDR]...\n"
                "                 [--announce MULTIADDR]... [--test] [--metrics-public]\n"
+               "                 [--sealed-only]\n"
                "       merod check --home DIR\n"
                "       merod --version\n");
 }
@@ -144,6 +146,8 @@ static int cmd_run(int argc, char **argv)
             mero_node_set_test_mode(node, true);
         } else if (strcmp(a, "--metrics-public") == 0) {
             mero_node_set_metrics_public(node, true);
+        } else if (strcmp(a, "--sealed-only") == 0) {
+            mero_node_set_sealed_only(node, true);
         } else if (strcmp(a, "--home") == 0 && i + 1 < argc) {
             home = argv[++i];
         } else if (strcmp(a, "--announce") == 0 && i + 1 < argc) {
