@@ -66,7 +66,8 @@ static int prefix_matches(const char *path, int argc, char **argv)
 
 static void usage(FILE *f, int argc, char **argv)
 {
-    fprintf(f, "usage: meroctl [--node URL] [--token-file F] [--json] [-q] [--timeout S] "
+    fprintf(f, "usage: meroctl [--node URL] [--token-file F] [--json] [-q] [--timeout S]\n"
+               "               [--sealed (--sealed-accept-mock | --sealed-mrtd HEX96...)] "
                "<command> [args]\n\ncommands:\n");
     for (int i = 0; i < ncmds; i++) {
         if (prefix_matches(cmds[i]->path, argc, argv)) {
@@ -81,7 +82,7 @@ static void usage(FILE *f, int argc, char **argv)
 static int global_with_value(const char *a)
 {
     return strcmp(a, "--node") == 0 || strcmp(a, "--token-file") == 0 ||
-           strcmp(a, "--timeout") == 0;
+           strcmp(a, "--timeout") == 0 || strcmp(a, "--sealed-mrtd") == 0;
 }
 
 /* Apply one global option (value v when it takes one); an exit code, or -1 when it is not one. */
@@ -95,6 +96,15 @@ static int apply_global(struct meroctl_global *g, const char *a, const char *v)
         g->node = v;
     } else if (strcmp(a, "--token-file") == 0) {
         g->token_file = v;
+    } else if (strcmp(a, "--sealed") == 0) {
+        g->sealed = true;
+    } else if (strcmp(a, "--sealed-accept-mock") == 0) {
+        g->sealed_accept_mock = true;
+    } else if (strcmp(a, "--sealed-mrtd") == 0) {
+        if (g->n_sealed_mrtd == (int)(sizeof(g->sealed_mrtd) / sizeof(g->sealed_mrtd[0]))) {
+            return meroctl_usage_error("at most %d --sealed-mrtd values", g->n_sealed_mrtd);
+        }
+        g->sealed_mrtd[g->n_sealed_mrtd++] = v;
     } else if (strcmp(a, "--timeout") == 0) {
         uint64_t t;
         if (mero_parse_u64(v, 3600, &t) < 0 || t == 0) {

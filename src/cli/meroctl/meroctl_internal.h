@@ -26,6 +26,11 @@ struct meroctl_global {
     bool json;              /* --json */
     bool quiet;
     int timeout_s;
+    /* ---- issue 31: --sealed (sealed.c): admin calls through a sealed session ---- */
+    bool sealed;
+    bool sealed_accept_mock;    /* --sealed-accept-mock: a mock node's quote is trusted */
+    const char *sealed_mrtd[8]; /* --sealed-mrtd HEX96, repeatable: a real quote's MRTD */
+    int n_sealed_mrtd;
 };
 
 struct meroctl_cmd {
