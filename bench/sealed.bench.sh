@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # sealed.bench.sh - issue 31 "Speed": a sealed request against a plaintext one, same route
-# (GET /admin-api/identity, with the token), same merod --mock-tee, same Node process and
+# (GET /admin-api/identity with the token; POST /admin-api/tee/attest, mock), same merod --mock-tee, same Node process and
 # keep-alive fetch, in alternating rounds (bench/sealed_bench.mjs); the client is Calimero's
 # unchanged mero-js-sealed. Prints `bench ...` and `ratio sealed_over_plain_request <x>`
 # (the issue asks for at most 1.3; it includes the JavaScript client's WebCrypto), and the node's
