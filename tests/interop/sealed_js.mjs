@@ -114,6 +114,7 @@ let key = null;
 const sealedFetch = sealed.createSealedFetch({ baseUrl: BASE, transportPublicKey: () => sealed.fetchAttestedTransportKey(plain, verify), fetch: proxyFetch });
 const http = sdk.createNodeHttpClient({ baseUrl: BASE, getAuthToken: async () => TOKEN, fetch: sealedFetch, timeoutMs: 60000 });
 const admin = new sdk.AdminApiClient(http);
+const sfetch0 = sealed.createSealedFetch({ baseUrl: BASE, transportPublicKey: () => sealed.fetchAttestedTransportKey(plain, verify), fetch: proxyFetch });
 const wrongHttp = sdk.createNodeHttpClient({ baseUrl: BASE, getAuthToken: async () => '0'.repeat(64), fetch: sealedFetch });
 const wrong = new sdk.AdminApiClient(wrongHttp);
 
@@ -147,6 +148,43 @@ r = await run('teeAttest (sealed)', () => admin.teeAttest({ nonce }));
 if (r.ok) ok(r.v.quote.body.reportdata.startsWith(nonce), 'teeAttest through the envelope');
 r = await run('listGroupMembers (sealed)', () => admin.listGroupMembers(NS));
 if (r.ok) ok(r.v.members.some((m) => m.identity === OWN && m.role === 'Admin'), 'listGroupMembers through the envelope', JSON.stringify(r.v));
+
+// the inner request's query reaches the route (fleet view ?attempts=N), and is checked as a
+// plaintext one is
+{
+  const a = await sfetch0(`${BASE}/admin-api/groups/${NS}/fleet?attempts=2`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const b = await sfetch0(`${BASE}/admin-api/groups/${NS}/fleet?attempts=x`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const bj = await b.json().catch(() => ({}));
+  ok(a.status === 200 && b.status === 400 && /attempts/.test(bj?.error?.message ?? ''),
+    'an inner query reaches the route: ?attempts=2 is 200, ?attempts=x is 400 naming it (sealed)', `${a.status} ${b.status} ${JSON.stringify(bj)}`);
+  const c = await sfetch0(`${BASE}/admin-api/health%00x`);
+  ok(c.status === 400, 'an inner path with an encoded NUL is 400 inside the envelope', c.status);
+  let code = null;
+  try {
+    await sfetch0(`${BASE}/sealed/v2`, { method: 'POST', body: 'x' });
+  } catch (e) {
+    code = e?.code;
+  }
+  ok(code === 'malformed', 'an envelope inside an envelope is refused malformed', code);
+}
+// an answer larger than one frame: more than 64 KiB of namespaces, in several frames, whole
+{
+  for (let i = 0; i < 24; i++) {
+    await Promise.all(Array.from({ length: 10 }, (_, j) => admin.createNamespace({ applicationId: `app-${i}-${j}`, name: `bulk-${i}-${j}-${'n'.repeat(40)}` })));
+  }
+  const before = wire.length;
+  r = await run('listNamespaces, a large answer (sealed)', () => admin.listNamespaces());
+  const answer = wire.slice(before).find((w) => w.url.endsWith('/sealed/v2'))?.answer ?? new Uint8Array();
+  const lens = [];
+  for (let o = 0; o + 4 <= answer.length;) {
+    const len = new DataView(answer.buffer, answer.byteOffset + o).getUint32(0);
+    lens.push(len);
+    o += 4 + len;
+  }
+  const body = r.ok ? JSON.stringify(r.v).length : 0;
+  ok(r.ok && r.v.length === 241 && body > 65536 && lens.length >= 4 && lens.every((l) => l <= 1 + 65536 + 16),
+    'a 64 KiB+ answer arrives whole, in frames of at most 64 KiB of data', `${r.v?.length} ${body} ${lens.join(',')}`);
+}
 
 // ---- only envelopes on the wire
 {
