@@ -11,3 +11,5 @@ set -u
 SHARED=${MERO_SHARED:-$(cd "$(dirname "$0")/../../shared" && pwd)}
 start_node a --mock-tee
 MERO_SHARED=$SHARED MEROD_PID=${PIDS[a]} BASE_URL=${URL[a]} TOKEN=${TOKEN[a]} node "$(dirname "$0")/sealed_bench.mjs"
+# the same comparison with a C client (libcurl, one keep-alive handle each way)
+BASE_URL=${URL[a]} TOKEN=${TOKEN[a]} "${MERO_BUILD:-$(dirname "$0")/../build/release}/bench/bench_sealed_http"
