@@ -582,6 +582,14 @@ MERO_MUST_CHECK int mero_node_sealed_respond(const struct mero_node *node, const
  * to find the transport key. */
 void mero_node_set_sealed_only(struct mero_node *node, bool on);
 bool mero_node_sealed_only(const struct mero_node *node);
+/* merod run --tls-cert F --tls-key F: the admin API serves HTTPS with this PEM pair (NUL-ended;
+ * both NULL: none). 0, -MERO_ECRYPTO when they do not parse or do not match, -MERO_ENOMEM. The
+ * pair is copied; bindTlsKey binds the certificate's SPKI hash. Before mero_node_start. */
+MERO_MUST_CHECK int mero_node_set_tls(struct mero_node *node, const char *cert_pem,
+                                      const char *key_pem);
+/* The pair (borrowed, valid until the node is freed) and its SPKI hash; false when none. */
+bool mero_node_tls(const struct mero_node *node, const char **cert_pem, const char **key_pem,
+                   uint8_t spki_sha256[MERO_SHA256_LEN]);
 
 /* ---- issue 20: announced addresses (src/node/public.c) ---- */
 #define MERO_NODE_MAX_ANNOUNCE 4 /* --announce addresses */

@@ -639,6 +639,16 @@ int mero_api_start(struct mero_node *node, struct mero_api_server **out, struct 
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
     unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    /* issue 31: merod run --tls-cert/--tls-key serves HTTPS (the certificate bindTlsKey binds) */
+    const char *tls_cert = NULL, *tls_key = NULL;
+    uint8_t spki[MERO_SHA256_LEN];
+    struct MHD_OptionItem tls[] = {
+        {MHD_OPTION_END, 0, NULL}, {MHD_OPTION_END, 0, NULL}, {MHD_OPTION_END, 0, NULL}};
+    if (mero_node_tls(node, &tls_cert, &tls_key, spki)) {
+        flags |= MHD_USE_TLS;
+        tls[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)tls_cert};
+        tls[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)tls_key};
+    }
     /* libmicrohttpd's own limit is a backstop above the guard's caps: connections the guard
      * is closing still hold a slot until libmicrohttpd has seen them end */
     s->d = MHD_start_daemon(
@@ -646,7 +656,8 @@ int mero_api_start(struct mero_node *node, struct mero_api_server **out, struct 
         MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
         s, MHD_OPTION_CONNECTION_LIMIT, (unsigned)(2 * API_CONN_MAX), MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)30, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_END);
+        (unsigned)30, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_ARRAY, tls,
+        MHD_OPTION_END);
     if (s->d == NULL) {
         mero__sealed_table_cleanup(&s->sealed);
         free(s);

@@ -5,10 +5,17 @@
  * --sealed-only switch the admin API reads. The session table and the envelope's HTTP are
  * the API's (src/api/sealed*.c); the handshake's bytes are net's (mero/sealed.h).
  *
+ * Also the admin API's TLS certificate (merod run --tls-cert/--tls-key): kept checked, with
+ * its SPKI hash for bindTlsKey.
+ *
  * Invariant: the transport key's secret half never leaves this module: the API hands in
- * Noise message 1 and gets message 2 and the session's keys back.
+ * Noise message 1 and gets message 2 and the session's keys back. A TLS pair is held only once
+ * mero_tls_cert_check passed on it; its key is wiped when freed.
  */
+#include <stdlib.h>
 #include <string.h>
+
+#include "mero/crypto.h"
 
 #include "mero/sealed.h"
 #include "node/node_internal.h"
@@ -32,4 +39,41 @@ void mero_node_set_sealed_only(struct mero_node *node, bool on)
 bool mero_node_sealed_only(const struct mero_node *node)
 {
     return node->sealed_only;
+}
+
+int mero_node_set_tls(struct mero_node *node, const char *cert_pem, const char *key_pem)
+{
+    uint8_t spki[MERO_SHA256_LEN];
+    char *c = NULL, *k = NULL;
+    if (cert_pem != NULL) {
+        MERO_TRY(mero_tls_cert_check(cert_pem, strlen(cert_pem), key_pem, strlen(key_pem), spki));
+        c = strdup(cert_pem);
+        k = strdup(key_pem);
+        if (c == NULL || k == NULL) {
+            free(c);
+            free(k);
+            return -MERO_ENOMEM;
+        }
+    }
+    free(node->tls_cert);
+    if (node->tls_key != NULL) {
+        mero_wipe(node->tls_key, strlen(node->tls_key));
+        free(node->tls_key);
+    }
+    node->tls_cert = c;
+    node->tls_key = k;
+    memcpy(node->tls_spki, spki, c != NULL ? sizeof(spki) : 0);
+    return 0;
+}
+
+bool mero_node_tls(const struct mero_node *node, const char **cert_pem, const char **key_pem,
+                   uint8_t spki_sha256[MERO_SHA256_LEN])
+{
+    if (node->tls_cert == NULL) {
+        return false;
+    }
+    *cert_pem = node->tls_cert;
+    *key_pem = node->tls_key;
+    memcpy(spki_sha256, node->tls_spki, MERO_SHA256_LEN);
+    return true;
 }
