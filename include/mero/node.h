@@ -587,6 +587,22 @@ bool mero_node_sealed_only(const struct mero_node *node);
  * pair is copied; bindTlsKey binds the certificate's SPKI hash. Before mero_node_start. */
 MERO_MUST_CHECK int mero_node_set_tls(struct mero_node *node, const char *cert_pem,
                                       const char *key_pem);
+/* bindNodeKey's key vouches for the node's identity in a namespace (src/node/node_cert.c,
+ * docs/relay.md "The chain to the attested key"): sig is the node key's Ed25519 signature over
+ * "mero.node.identity-cert.v1" || ns || identity. 0, -MERO_ENOTFOUND (no identity in ns). */
+struct mero_node_identity_cert {
+    uint8_t node_key[MERO_ED25519_PK_LEN];
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint8_t identity[MERO_IDENTITY_LEN];
+    uint8_t sig[MERO_ED25519_SIG_LEN];
+};
+MERO_MUST_CHECK int mero_node_identity_cert(struct mero_node *node,
+                                            const uint8_t ns[MERO_NS_ID_LEN],
+                                            struct mero_node_identity_cert *out);
+/* A stored delta's bytes by its id (*out owned, free()); -MERO_ENOTFOUND when unknown. */
+MERO_MUST_CHECK int mero_node_delta_bytes(struct mero_node *node,
+                                          const uint8_t id[MERO_DELTA_ID_LEN], uint8_t **out,
+                                          size_t *len);
 /* The pair (borrowed, valid until the node is freed) and its SPKI hash; false when none. */
 bool mero_node_tls(const struct mero_node *node, const char **cert_pem, const char **key_pem,
                    uint8_t spki_sha256[MERO_SHA256_LEN]);

@@ -138,6 +138,8 @@ extern const struct api_route mero__api_routes_fleet[]; /* issue 19 */
 
 extern const struct api_route mero__api_routes_nslog[]; /* issue 20: routes_nslog.c */
 
+extern const struct api_route mero__api_routes_chain[]; /* issue 31: routes_chain.c */
+
 /* The group id of path parameter idx and the namespace it belongs to; a malformed id (400) or an
  * unknown group (404) is answered and -1 returned (routes_ref.c). */
 int mero__api_group_param(struct api_req *r, size_t idx, uint8_t group[MERO_GROUP_ID_LEN],

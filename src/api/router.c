@@ -34,7 +34,7 @@ static const struct api_route *const tables[] = {
     mero__api_routes_tee,   mero__api_routes_policy, mero__api_routes_ns,
     mero__api_routes_ctx,   mero__api_routes_ref,    mero__api_routes_intents,
     mero__api_routes_reach, mero__api_routes_fleet,  mero__api_routes_metrics,
-    mero__api_routes_ui,    mero__api_routes_nslog};
+    mero__api_routes_ui,    mero__api_routes_nslog,  mero__api_routes_chain};
 
 /* Percent-decode one raw path segment [p, p+n) into out (cap bytes with the terminator); with
  * out NULL only check it. 0 ok; -MERO_EINVAL for a bad escape or a decoded NUL (400);
