@@ -43,7 +43,7 @@ bool mero_node_sealed_only(const struct mero_node *node)
 
 int mero_node_set_tls(struct mero_node *node, const char *cert_pem, const char *key_pem)
 {
-    uint8_t spki[MERO_SHA256_LEN];
+    uint8_t spki[MERO_SHA256_LEN] = {0};
     char *c = NULL, *k = NULL;
     if (cert_pem != NULL) {
         MERO_TRY(mero_tls_cert_check(cert_pem, strlen(cert_pem), key_pem, strlen(key_pem), spki));
@@ -62,7 +62,7 @@ int mero_node_set_tls(struct mero_node *node, const char *cert_pem, const char *
     }
     node->tls_cert = c;
     node->tls_key = k;
-    memcpy(node->tls_spki, spki, c != NULL ? sizeof(spki) : 0);
+    memcpy(node->tls_spki, spki, sizeof(spki));
     return 0;
 }
 
