@@ -34,7 +34,7 @@ PUBLIC = {
     "crypto": "crypto",
     "attest": "binding collateral dcap eventlog mock pcs policy quote release sigstore tee_verify "
               "trust_rules tsm",
-    "net": "net",
+    "net": "net sealed",
     "gov": "audit gov op keys identity intent",
     "node": "node",
     "api": "api",

@@ -100,6 +100,13 @@ MERO_MUST_CHECK int mero_chacha_key_open(struct mero_chacha_key *k, uint8_t *out
                                          size_t n, const uint8_t *ad, size_t ad_len,
                                          const uint8_t nonce[static 12]);
 
+/* issue 31 (tls.c): a PEM certificate and its PEM private key checked as a pair, and the SHA-256
+ * of the certificate's SubjectPublicKeyInfo (DER): 0, -MERO_ECRYPTO when either does not
+ * parse or the key is not the certificate's. */
+MERO_MUST_CHECK int mero_tls_cert_check(const char *cert_pem, size_t cert_len, const char *key_pem,
+                                        size_t key_len,
+                                        uint8_t spki_sha256[static MERO_SHA256_LEN]);
+
 /* Constant-time equality: 1 when equal. */
 int mero_ct_eq(const void *a, const void *b, size_t n);
 void mero_wipe(void *p, size_t n);

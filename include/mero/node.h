@@ -568,6 +568,45 @@ void mero_node_metrics_cleanup(struct mero_node_metrics *m);
 void mero_node_set_metrics_public(struct mero_node *node, bool on);
 bool mero_node_metrics_public(const struct mero_node *node);
 
+/* ---- issue 31: sealed sessions (src/node/sealed.c, docs/sealed.md) ---- */
+struct mero_sealed_keys;
+/* Answer a sealed handshake's Noise message 1 (n bytes) under the transport key with message
+ * 2 carrying sid and the session lifetime, and give the session's keys: 0, -MERO_EPROTO
+ * (malformed: wrong length, low-order key), -MERO_ECRYPTO (undecryptable). Loop thread. */
+MERO_MUST_CHECK int mero_node_sealed_respond(const struct mero_node *node, const uint8_t *msg1,
+                                             size_t n,
+                                             const uint8_t sid[MERO_SEALED_SESSION_ID_LEN],
+                                             uint8_t msg2[MERO_SEALED_MSG2_LEN],
+                                             struct mero_sealed_keys *keys);
+/* merod run --sealed-only: the API refuses plaintext admin requests but the few a client needs
+ * to find the transport key. */
+void mero_node_set_sealed_only(struct mero_node *node, bool on);
+bool mero_node_sealed_only(const struct mero_node *node);
+/* merod run --tls-cert F --tls-key F: the admin API serves HTTPS with this PEM pair (NUL-ended;
+ * both NULL: none). 0, -MERO_ECRYPTO when they do not parse or do not match, -MERO_ENOMEM. The
+ * pair is copied; bindTlsKey binds the certificate's SPKI hash. Before mero_node_start. */
+MERO_MUST_CHECK int mero_node_set_tls(struct mero_node *node, const char *cert_pem,
+                                      const char *key_pem);
+/* bindNodeKey's key vouches for the node's identity in a namespace (src/node/node_cert.c,
+ * docs/relay.md "The chain to the attested key"): sig is the node key's Ed25519 signature over
+ * "mero.node.identity-cert.v1" || ns || identity. 0, -MERO_ENOTFOUND (no identity in ns). */
+struct mero_node_identity_cert {
+    uint8_t node_key[MERO_ED25519_PK_LEN];
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint8_t identity[MERO_IDENTITY_LEN];
+    uint8_t sig[MERO_ED25519_SIG_LEN];
+};
+MERO_MUST_CHECK int mero_node_identity_cert(struct mero_node *node,
+                                            const uint8_t ns[MERO_NS_ID_LEN],
+                                            struct mero_node_identity_cert *out);
+/* A stored delta's bytes by its id (*out owned, free()); -MERO_ENOTFOUND when unknown. */
+MERO_MUST_CHECK int mero_node_delta_bytes(struct mero_node *node,
+                                          const uint8_t id[MERO_DELTA_ID_LEN], uint8_t **out,
+                                          size_t *len);
+/* The pair (borrowed, valid until the node is freed) and its SPKI hash; false when none. */
+bool mero_node_tls(const struct mero_node *node, const char **cert_pem, const char **key_pem,
+                   uint8_t spki_sha256[MERO_SHA256_LEN]);
+
 /* ---- issue 20: announced addresses (src/node/public.c) ---- */
 #define MERO_NODE_MAX_ANNOUNCE 4 /* --announce addresses */
 

@@ -69,6 +69,21 @@
 #define MERO_NOISE_NONCE_LEN 12                /* ChaCha20-Poly1305 (RFC 8439) nonce */
 #define MERO_NOISE_TAG_LEN   MERO_AEAD_TAG_LEN /* Poly1305 tag */
 
+/* ---- net: Calimero's sealed HTTP v2, Noise_NK_25519_AESGCM_SHA256 (docs/sealed.md) ---- */
+#define MERO_SEALED_VERSION        2  /* the first byte of every sealed body */
+#define MERO_SEALED_SESSION_ID_LEN 16 /* a session id, chosen by the node */
+#define MERO_SEALED_MSG1_LEN       (MERO_X25519_LEN + MERO_AEAD_TAG_LEN) /* -> e, es; empty payload */
+#define MERO_SEALED_MSG2_PAYLOAD_LEN                                                               \
+    (MERO_SEALED_SESSION_ID_LEN + 4) /* session id || lifetime (u32 BE) */
+#define MERO_SEALED_MSG2_LEN                                                                       \
+    (MERO_X25519_LEN + MERO_SEALED_MSG2_PAYLOAD_LEN + MERO_AEAD_TAG_LEN) /* <- e, ee; payload */
+#define MERO_SEALED_HANDSHAKE_LEN       (1 + MERO_X25519_LEN + MERO_SEALED_MSG1_LEN) /* 81 */
+#define MERO_SEALED_HANDSHAKE_REPLY_LEN (1 + MERO_SEALED_MSG2_LEN)                   /* 69 */
+#define MERO_SEALED_HEADER_LEN          (1 + MERO_SEALED_SESSION_ID_LEN + 8) /* version, sid, rid */
+#define MERO_SEALED_NONCE_LEN           12 /* AES-256-GCM: rid (u64 BE) || frame index (u32 BE) */
+#define MERO_SEALED_FRAME_DATA_MAX      (64u * 1024u) /* a frame's data, a head or a body piece */
+#define MERO_SEALED_HEAD_MAX            MERO_SEALED_FRAME_DATA_MAX /* an inner request's head */
+
 /* ---- gov: op payloads and account credentials ---- */
 #define MERO_NS_SALT_LEN    32 /* NamespaceCreated { salt }: ns id = H(domain, creator, salt) */
 #define MERO_ACCOUNT_ID_LEN MERO_SHA256_LEN /* an account: domain_hash(genesis) */
@@ -100,6 +115,9 @@ _Static_assert(MERO_KEY_ID_LEN == MERO_SHA256_LEN, "a key id is a SHA-256");
 _Static_assert(MERO_ECDSA_P256_SIG_LEN == 2 * MERO_P256_SCALAR_LEN, "r || s");
 _Static_assert(MERO_NOISE_KEY_LEN == MERO_NOISE_HASH_LEN,
                "Noise HKDF outputs of HASHLEN become cipher keys (MixKey, Split)");
+_Static_assert(MERO_SEALED_HANDSHAKE_LEN == 81 && MERO_SEALED_HANDSHAKE_REPLY_LEN == 69,
+               "the sealed handshake's bodies, as mero-js sends and expects them");
+_Static_assert(MERO_SEALED_NONCE_LEN == 8 + 4, "a sealed nonce is request id || frame index");
 /* attest (house-attest): a report-data binding is a SHA-256, so it fills the app-hash half */
 _Static_assert(MERO_APP_HASH_LEN == MERO_SHA256_LEN, "a binding is a SHA-256");
 

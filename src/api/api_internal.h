@@ -104,6 +104,14 @@ struct api_req {
     /* ---- issue 19: non-JSON replies (mero__api_reply_body) ---- */
     const char *ctype; /* Content-Type when not JSON (static string), else NULL */
     bool page;         /* a page file: strict Content-Security-Policy and friends */
+    /* ---- issue 31: sealed transport (sealed.c) ---- */
+    char *query;                   /* an inner request's query, after the '?' (owned; NULL: none) */
+    struct api_req *parent;        /* an inner request: the envelope it came in (NULL: orphaned) */
+    struct api_req *child;         /* an envelope: its inner request while that is unanswered */
+    bool inner;                    /* an inner request: sealed into its parent when answered */
+    bool sealed_body;              /* X-Accel-Buffering: no (a sealed answer's frames) */
+    unsigned retry_after;          /* seconds, for a Retry-After header (0: none) */
+    struct api_sealed_ctx *sealed; /* an envelope: the keys its answer is sealed under (owned) */
 };
 
 typedef void (*api_handler)(struct api_req *r, json_t *body);
@@ -130,6 +138,8 @@ extern const struct api_route mero__api_routes_fleet[]; /* issue 19 */
 
 extern const struct api_route mero__api_routes_nslog[]; /* issue 20: routes_nslog.c */
 extern const struct api_route mero__api_routes_nsops[]; /* issue 36: routes_nsops.c */
+
+extern const struct api_route mero__api_routes_chain[]; /* issue 31: routes_chain.c */
 
 /* The group id of path parameter idx and the namespace it belongs to; a malformed id (400) or an
  * unknown group (404) is answered and -1 returned (routes_ref.c). */
@@ -174,6 +184,15 @@ void mero__api_dispatch(struct api_req *r, const char *raw_path, const char *aut
  * the GET shape ({"enabled": false, lists empty} when !found; NULL when out of memory). */
 MERO_MUST_CHECK int mero__api_policy_from_json(json_t *canon, struct mero_tee_policy *p);
 json_t *mero__api_policy_json(const struct mero_tee_policy *p, bool found);
+
+/* A query parameter's decoded value (libmicrohttpd's, or an inner request's own query), or
+ * NULL when absent (router.c). */
+const char *mero__api_query_arg(struct api_req *r, const char *name);
+/* Free a request made by hand (a sealed inner request): body, path, query, answer (http.c). */
+void mero__api_req_free(struct api_req *r);
+/* A body without any envelope, its storage handed over (freed by the request). */
+void mero__api_reply_owned(struct api_req *r, int status, const char *ctype, uint8_t *data,
+                           size_t len);
 
 /* Replies. data is stolen (may be NULL for JSON null). */
 void mero__api_reply_data(struct api_req *r, int status, json_t *data);

@@ -34,6 +34,7 @@
 #include <uv.h>
 
 #include "api/api_internal.h"
+#include "api/sealed_internal.h"
 #include "mero/clock.h"
 #include "mero/encoding.h"
 #include "mero/log.h"
@@ -50,9 +51,14 @@ struct mero_api_server {
     uint64_t next_sweep_ms;
     int open_handles;
     bool stopping;
+    struct sealed_table sealed; /* issue 31: the sealed sessions (sealed_table.c) */
+    uint64_t next_sealed_sweep_ms;
 };
 
 #define SWEEP_MS 250 /* how often connection deadlines are checked */
+/* a sealed request's envelope: header, the inner head length, head and body, tag */
+#define SEALED_BODY_MAX                                                                            \
+    (MERO_SEALED_HEADER_LEN + 4u + MERO_SEALED_HEAD_MAX + API_BODY_MAX + MERO_AEAD_TAG_LEN)
 /* the request line lives in libmicrohttpd's connection buffer (32 KiB by default) */
 #define API_URI_SPAN_MAX (64u * 1024u)
 
@@ -80,6 +86,11 @@ static void pump(struct mero_api_server *s)
     if (now >= s->next_sweep_ms) {
         mero__api_guard_sweep(&s->guard, now);
         s->next_sweep_ms = now + SWEEP_MS;
+    }
+    if (now >= s->next_sealed_sweep_ms) {
+        /* forward secrecy rests on the keys going when the session does (issue 31) */
+        mero__sealed_expire(&s->sealed, now);
+        s->next_sealed_sweep_ms = now + SEALED_SWEEP_MS;
     }
     MHD_UNSIGNED_LONG_LONG ms = 0;
     uint64_t next = s->guard.n > 0 ? SWEEP_MS : 1000;
@@ -125,6 +136,15 @@ static enum MHD_Result queue(struct api_req *r)
                                       "frame-ancestors 'none'");
         (void)MHD_add_response_header(resp, "X-Frame-Options", "DENY");
         (void)MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+    }
+    if (r->sealed_body) {
+        /* a proxy must not hold back the frames of a sealed answer (issue 31) */
+        (void)MHD_add_response_header(resp, "X-Accel-Buffering", "no");
+    }
+    if (r->retry_after > 0) {
+        char ra[16];
+        snprintf(ra, sizeof(ra), "%u", r->retry_after);
+        (void)MHD_add_response_header(resp, "Retry-After", ra);
     }
     if (r->close_after) {
         /* the request's framing is not trusted: do not read another one from this stream */
@@ -190,7 +210,8 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
     if (r->gc != NULL) {
         r->gc->req = r;
     }
-    mero_buf_init(&r->body, API_BODY_MAX);
+    mero_buf_init(&r->body,
+                  strcmp(r->raw_path, "/sealed/v2") == 0 ? SEALED_BODY_MAX : API_BODY_MAX);
     return r;
 }
 
@@ -329,9 +350,20 @@ static int check_headers(struct api_req *r, struct MHD_Connection *c, const char
     }
     const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
     uint64_t n = 0;
-    if (cl != NULL && (mero_parse_u64(cl, UINT64_MAX, &n) < 0 || n > API_BODY_MAX)) {
+    if (cl != NULL && (mero_parse_u64(cl, UINT64_MAX, &n) < 0 || n > r->body.max)) {
         r->close_after = true;
-        mero__api_reply_error(r, 413, "request body larger than %u bytes", API_BODY_MAX);
+        mero__api_reply_error(r, 413, "request body larger than %zu bytes", r->body.max);
+        return -1;
+    }
+    if (mero_node_sealed_only(r->node) && !mero__api_sealed_plain_allowed(r->method, r->raw_path)) {
+        /* refused before the body (and any token in it or the headers) is read (issue 31) */
+        mero__api_reply_raw(r, 403,
+                            json_pack("{s:{s:s, s:s}}", "error", "code", "sealed_required",
+                                      "message",
+                                      "this node serves the admin API only over the sealed "
+                                      "transport: attest (POST /admin-api/tee/attest), open a "
+                                      "sealed session (POST /sealed/v2/handshake) and send the "
+                                      "request through it (POST /sealed/v2)"));
         return -1;
     }
     return 0;
@@ -375,7 +407,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     r->dispatched = true;
     mero__api_guard_phase(r->gc, API_CONN_BUSY, mero_now_ms());
     if (r->too_big) {
-        mero__api_reply_error(r, 413, "request body larger than %u bytes", API_BODY_MAX);
+        mero__api_reply_error(r, 413, "request body larger than %zu bytes", r->body.max);
         return queue(r);
     }
     size_t alen = 0;
@@ -386,7 +418,13 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         auth = NULL; /* none, or bytes hidden after a NUL: no token (401 where one is needed) */
         alen = 0;
     }
-    mero__api_dispatch(r, r->raw_path, auth, alen);
+    if (strcmp(r->raw_path, "/sealed/v2/handshake") == 0) {
+        mero__api_sealed_handshake(r, &s->sealed); /* issue 31: the token is inside */
+    } else if (strcmp(r->raw_path, "/sealed/v2") == 0) {
+        mero__api_sealed_exchange(r, &s->sealed);
+    } else {
+        mero__api_dispatch(r, r->raw_path, auth, alen);
+    }
     if (r->replied) {
         return queue(r);
     }
@@ -419,17 +457,28 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
         /* the next request on a kept-alive connection has its own header deadline */
         mero__api_guard_phase(r->gc, API_CONN_HEADERS, mero_now_ms());
     }
+    mero__api_req_free(r);
+    *con_cls = NULL;
+}
+
+void mero__api_req_free(struct api_req *r)
+{
+    mero__api_sealed_detach(r);
     mero_buf_cleanup(&r->body);
     free(r->raw_path);
+    free(r->query);
     free(r->resp);
     free(r);
-    *con_cls = NULL;
 }
 
 /* The reply is set: resume the connection if the handler answered later. */
 static void replied(struct api_req *r)
 {
     r->replied = true;
+    if (r->inner) {
+        mero__api_sealed_inner_done(r); /* sealed into its envelope, which is answered */
+        return;
+    }
     if (r->suspended) {
         unlink_suspended(r);
         r->suspended = false;
@@ -489,6 +538,21 @@ void mero__api_reply_body(struct api_req *r, int status, const char *ctype, cons
     r->status = status;
     r->ctype = ctype;
     r->page = page;
+    replied(r);
+}
+
+void mero__api_reply_owned(struct api_req *r, int status, const char *ctype, uint8_t *data,
+                           size_t len)
+{
+    if (r->replied) {
+        free(data);
+        return;
+    }
+    free(r->resp);
+    r->resp = (char *)data;
+    r->resp_len = len;
+    r->status = status;
+    r->ctype = ctype;
     replied(r);
 }
 
@@ -570,7 +634,21 @@ int mero_api_start(struct mero_node *node, struct mero_api_server **out, struct 
     }
     s->node = node;
     mero__api_guard_init(&s->guard);
+    if (mero__sealed_table_init(&s->sealed, mero_now_ms()) < 0) {
+        free(s);
+        return mero_err_set(err, MERO_ENOMEM, "out of memory");
+    }
     unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    /* issue 31: merod run --tls-cert/--tls-key serves HTTPS (the certificate bindTlsKey binds) */
+    const char *tls_cert = NULL, *tls_key = NULL;
+    uint8_t spki[MERO_SHA256_LEN];
+    struct MHD_OptionItem tls[] = {
+        {MHD_OPTION_END, 0, NULL}, {MHD_OPTION_END, 0, NULL}, {MHD_OPTION_END, 0, NULL}};
+    if (mero_node_tls(node, &tls_cert, &tls_key, spki)) {
+        flags |= MHD_USE_TLS;
+        tls[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)tls_cert};
+        tls[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)tls_key};
+    }
     /* libmicrohttpd's own limit is a backstop above the guard's caps: connections the guard
      * is closing still hold a slot until libmicrohttpd has seen them end */
     s->d = MHD_start_daemon(
@@ -578,8 +656,10 @@ int mero_api_start(struct mero_node *node, struct mero_api_server **out, struct 
         MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
         s, MHD_OPTION_CONNECTION_LIMIT, (unsigned)(2 * API_CONN_MAX), MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)30, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_END);
+        (unsigned)30, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_ARRAY, tls,
+        MHD_OPTION_END);
     if (s->d == NULL) {
+        mero__sealed_table_cleanup(&s->sealed);
         free(s);
         return mero_err_set(err, MERO_EIO, "cannot listen on %s", addr);
     }
@@ -587,6 +667,7 @@ int mero_api_start(struct mero_node *node, struct mero_api_server **out, struct 
     const union MHD_DaemonInfo *pi = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
     if (ep == NULL || pi == NULL) {
         MHD_stop_daemon(s->d);
+        mero__sealed_table_cleanup(&s->sealed);
         free(s);
         return mero_err_set(err, MERO_EIO, "libmicrohttpd lacks epoll support");
     }
@@ -609,6 +690,7 @@ static void on_closed(uv_handle_t *h)
 {
     struct mero_api_server *s = h->data;
     if (--s->open_handles == 0) {
+        mero__sealed_table_cleanup(&s->sealed);
         free(s);
     }
 }

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <microhttpd.h>
+
 #include "api/api_internal.h"
 #include "api/validate_internal.h"
 #include "mero/crypto.h"
@@ -32,7 +34,8 @@ static const struct api_route *const tables[] = {
     mero__api_routes_tee,   mero__api_routes_policy, mero__api_routes_ns,
     mero__api_routes_ctx,   mero__api_routes_ref,    mero__api_routes_intents,
     mero__api_routes_reach, mero__api_routes_fleet,  mero__api_routes_metrics,
-    mero__api_routes_ui,    mero__api_routes_nslog,  mero__api_routes_nsops};
+    mero__api_routes_ui,    mero__api_routes_nslog,  mero__api_routes_nsops,
+    mero__api_routes_chain};
 
 /* Percent-decode one raw path segment [p, p+n) into out (cap bytes with the terminator); with
  * out NULL only check it. 0 ok; -MERO_EINVAL for a bad escape or a decoded NUL (400);
@@ -132,6 +135,31 @@ int mero__api_query_check(const char *q, char *msg, size_t cap)
     }
     free(keys);
     return rc;
+}
+
+const char *mero__api_query_arg(struct api_req *r, const char *name)
+{
+    static _Thread_local char value[API_PARAM_MAX];
+    if (r->conn != NULL) {
+        return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+    }
+    /* a sealed inner request: its own query, checked by mero__api_query_check already */
+    for (const char *p = r->query; p != NULL && *p != 0;) {
+        size_t n = strcspn(p, "&"), len = 0;
+        const char *eq = memchr(p, '=', n);
+        size_t kn = eq != NULL ? (size_t)(eq - p) : n;
+        char key[API_PARAM_MAX];
+        if (decode_segment(p, kn, key, sizeof(key), &len) == 0 && strcmp(key, name) == 0) {
+            if (eq == NULL) {
+                value[0] = 0;
+                return value;
+            }
+            return decode_segment(eq + 1, n - kn - 1, value, sizeof(value), &len) == 0 ? value
+                                                                                       : NULL;
+        }
+        p += n + (p[n] != 0);
+    }
+    return NULL;
 }
 
 int mero__api_split_path(const char *raw, struct api_path *out)

@@ -129,9 +129,7 @@ static json_t *fleet_json(const struct mero_fleet *f)
 /* ?attempts=N: 0..MERO_FLEET_ATTEMPTS_KEEP, default MERO_FLEET_ATTEMPTS_DEFAULT. */
 static int attempts_param(struct api_req *r, size_t *out)
 {
-    const char *s = r->conn != NULL
-                        ? MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "attempts")
-                        : NULL;
+    const char *s = mero__api_query_arg(r, "attempts");
     uint64_t v = MERO_FLEET_ATTEMPTS_DEFAULT;
     if (s != NULL && mero_parse_u64(s, MERO_FLEET_ATTEMPTS_KEEP, &v) < 0) {
         mero__api_reply_error(r, 400, "`attempts` must be a whole number from 0 to %u",

@@ -199,7 +199,9 @@ static void tee_attest(struct api_req *r, json_t *body)
         free(c);
         return;
     }
-    if (c->a.bind_tls) {
+    uint8_t spki[MERO_SHA256_LEN];
+    const char *tls_cert, *tls_key;
+    if (c->a.bind_tls && !mero_node_tls(r->node, &tls_cert, &tls_key, spki)) {
         mero__api_reply_error(r, 409,
                               "bindTlsKey requires an attested TLS certificate; none is "
                               "configured");
@@ -225,7 +227,8 @@ static void tee_attest(struct api_req *r, json_t *body)
         mero_attest_key_binding(inner, NULL, pk);
         inner_p = inner;
     }
-    (void)mero_attest_report_data_suffix(suffix, inner_p, NULL, c->a.bind_transport ? tk : NULL);
+    (void)mero_attest_report_data_suffix(suffix, inner_p, c->a.bind_tls ? spki : NULL,
+                                         c->a.bind_transport ? tk : NULL);
     mero_report_data(rd, c->a.nonce, suffix);
     start_quote(c, rd);
 }

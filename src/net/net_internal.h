@@ -101,6 +101,18 @@ MERO_MUST_CHECK int mero__mss_step(struct mero__mss *m, const uint8_t *p, size_t
                                    struct mero_buf *out, mero__mss_match_fn match, void *ud,
                                    int *sel);
 
+/* ---- the Noise SymmetricState over SHA-256 (noise_sym.c), shared by XX and the sealed NK ---- */
+void mero__noise_mix_hash(uint8_t h[MERO_NOISE_HASH_LEN], const uint8_t *p, size_t n);
+/* InitializeSymmetric(name) (padded, or hashed when longer than HASHLEN), then MixHash(prologue).
+ */
+void mero__noise_symmetric_init(uint8_t h[MERO_NOISE_HASH_LEN], uint8_t ck[MERO_NOISE_HASH_LEN],
+                                const char *name, const uint8_t *prologue, size_t plen);
+/* HKDF(ck, ikm) with two outputs (§4.3): MixKey is (ck, k) = hkdf2(ck, dh), Split is
+ * (k1, k2) = hkdf2(ck, empty). Outputs may alias ck. */
+MERO_MUST_CHECK int mero__noise_hkdf2(const uint8_t ck[MERO_NOISE_HASH_LEN], const uint8_t *ikm,
+                                      size_t n, uint8_t out1[MERO_NOISE_HASH_LEN],
+                                      uint8_t out2[MERO_NOISE_HASH_LEN]);
+
 /* ---- Noise XX ---- */
 #define MERO__NOISE_MAX_MSG   65535
 #define MERO__NOISE_TAG       MERO_NOISE_TAG_LEN

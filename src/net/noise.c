@@ -20,7 +20,8 @@
 
 static const char PROTO_NAME[] = "Noise_XX_25519_ChaChaPoly_SHA256";
 static const char SIG_PREFIX[] = "noise-libp2p-static-key:";
-/* The name is exactly HASHLEN bytes, so h starts as the name itself (no hashing, no padding). */
+/* The name is exactly HASHLEN bytes, so h starts as the name itself (no hashing, no padding).
+ * The symmetric state (MixHash, the HKDF of MixKey and Split) is noise_sym.c's. */
 _Static_assert(sizeof(PROTO_NAME) - 1 == MERO_NOISE_HASH_LEN, "protocol name is HASHLEN bytes");
 
 /* Handshake message parts: a public key in the clear, a static key encrypted with its tag. */
@@ -31,23 +32,14 @@ _Static_assert(sizeof(PROTO_NAME) - 1 == MERO_NOISE_HASH_LEN, "protocol name is 
 
 static void mix_hash(struct mero__noise *ns, const uint8_t *p, size_t n)
 {
-    struct mero_sha256 h;
-    mero_sha256_init(&h);
-    mero_sha256_update(&h, ns->h, sizeof(ns->h));
-    mero_sha256_update(&h, p, n);
-    mero_sha256_final(&h, ns->h);
+    mero__noise_mix_hash(ns->h, p, n);
 }
 
 static int mix_key(struct mero__noise *ns, const uint8_t ikm[MERO_NOISE_DH_LEN])
 {
-    uint8_t okm[OKM2_LEN];
-    MERO_TRY(mero_hkdf_sha256(okm, sizeof(okm), ns->ck, sizeof(ns->ck), ikm, MERO_NOISE_DH_LEN,
-                              NULL, 0));
-    memcpy(ns->ck, okm, sizeof(ns->ck));
-    memcpy(ns->cs.k, okm + MERO_NOISE_HASH_LEN, sizeof(ns->cs.k));
+    MERO_TRY(mero__noise_hkdf2(ns->ck, ikm, MERO_NOISE_DH_LEN, ns->ck, ns->cs.k));
     ns->cs.n = 0;
     ns->cs.has_key = 1;
-    mero_wipe(okm, sizeof(okm));
     return 0;
 }
 
@@ -143,9 +135,7 @@ void mero__noise_init(struct mero__noise *ns, int initiator, const uint8_t s_sk[
 {
     memset(ns, 0, sizeof(*ns));
     ns->initiator = initiator;
-    memcpy(ns->h, PROTO_NAME, sizeof(ns->h));
-    memcpy(ns->ck, ns->h, sizeof(ns->ck));
-    mix_hash(ns, NULL, 0); /* empty prologue */
+    mero__noise_symmetric_init(ns->h, ns->ck, PROTO_NAME, NULL, 0); /* empty prologue */
     memcpy(ns->s_sk, s_sk, sizeof(ns->s_sk));
     mero_x25519_public(ns->s_pk, ns->s_sk);
     if (e_sk) {
@@ -167,8 +157,7 @@ static int split(struct mero__noise *ns)
 {
     uint8_t okm[OKM2_LEN];
     int rc;
-    MERO_TRY(mero_hkdf_sha256(okm, sizeof(okm), ns->ck, sizeof(ns->ck), (const uint8_t *)"", 0,
-                              NULL, 0));
+    MERO_TRY(mero__noise_hkdf2(ns->ck, NULL, 0, okm, okm + MERO_NOISE_HASH_LEN));
     struct mero__cipher *first = ns->initiator ? &ns->tx : &ns->rx;
     struct mero__cipher *second = ns->initiator ? &ns->rx : &ns->tx;
     /* on failure a key already made is freed by cleanup */

@@ -57,7 +57,8 @@ static int write_run_json(struct mero_node *node, struct mero_err *err)
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
     char url[MERO_NODE_ADDR_MAX + 16];
-    snprintf(url, sizeof(url), "http://%s", node->api_bound);
+    snprintf(url, sizeof(url), "%s://%s", node->tls_cert != NULL ? "https" : "http",
+             node->api_bound);
     json_object_set_new(o, "apiUrl", json_string(url));
     char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
     json_decref(o);
@@ -114,7 +115,8 @@ int mero_node_serve(struct mero_node *node, struct mero_err *err)
         MERO_INFO("listening on %s", json_string_value(json_array_get(addrs, i)));
     }
     json_decref(addrs);
-    MERO_INFO("admin api on http://%s (tee: %s)", node->api_bound,
+    MERO_INFO("admin api on %s://%s (tee: %s)", node->tls_cert != NULL ? "https" : "http",
+              node->api_bound,
               node->tee == MERO_TEE_REAL   ? "tdx"
               : node->tee == MERO_TEE_MOCK ? "mock"
                                            : "none");

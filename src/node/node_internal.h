@@ -114,7 +114,10 @@ struct mero_node {
     struct mero_fleet_seen *seen; /* MERO_FLEET_SEEN_MAX entries once the first is fed */
     size_t seen_next;
     /* ---- issue 19: metrics (node/metrics.c) ---- */
-    bool metrics_public;   /* merod run --metrics-public */
+    bool metrics_public;      /* merod run --metrics-public */
+    bool sealed_only;         /* issue 31: merod run --sealed-only (node/sealed.c) */
+    char *tls_cert, *tls_key; /* issue 31: merod run --tls-cert/--tls-key PEM (owned) */
+    uint8_t tls_spki[MERO_SHA256_LEN];
     uint64_t started_unix; /* mero_node_start */
     uint64_t gov_rejected; /* issue 30: peers' ops kept without effect (service.c) */
     bool gov_checked;      /* issue 32 item 6: gov.db's derived tables passed the start check,

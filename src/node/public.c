@@ -35,6 +35,11 @@ void mero_node_free(struct mero_node *node)
     for (size_t i = 0; i < node->nannounce; i++) {
         free(node->announce[i]);
     }
+    free(node->tls_cert); /* issue 31: the admin API's TLS pair */
+    if (node->tls_key != NULL) {
+        mero_wipe(node->tls_key, strlen(node->tls_key));
+        free(node->tls_key);
+    }
     mero_wipe(node, sizeof(*node));
     free(node);
 }

@@ -315,6 +315,9 @@ static int http_do(const struct meroctl_global *g, const char *method, const cha
     if (un < 0 || (size_t)un >= sizeof(url)) {
         return -MERO_ETOOBIG;
     }
+    if (g->sealed) {
+        return meroctl_sealed_do(g, method, path, body, token, timeout_s, status, root, cc);
+    }
     CURL *c = curl_easy_init();
     if (c == NULL) {
         return -MERO_ENOMEM;

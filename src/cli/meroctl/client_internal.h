@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include <curl/curl.h>
 #include <jansson.h>
 
 #include "meroctl_internal.h"
@@ -46,6 +47,18 @@ int meroctl_simple(const struct meroctl_global *g, const char *method, const cha
 int meroctl_path_segment(char *out, size_t cap, const char *seg);
 /* 1 when s is exactly 64 hex characters. */
 int meroctl_is_id(const char *s);
+/*
+ * --sealed (sealed.c, issue 31): one exchange through a sealed session, in place of the
+ * plaintext one. The first call attests the node (POST /admin-api/tee/attest with
+ * bindTransportKey), checks its quote against the trust flags and opens a session to the
+ * transport key; a 409 unknown_session opens a new session once, a 409 stale_transport_key
+ * attests again once. Returns as http_do: 0 with *status / *root (the inner answer) or *cc set
+ * on a transfer failure; -1 with *status 0 when the node's attestation, quote or envelope was
+ * refused (the reason printed).
+ */
+int meroctl_sealed_do(const struct meroctl_global *g, const char *method, const char *path,
+                      json_t *body, const char *token, long timeout_s, long *status, json_t **root,
+                      CURLcode *cc);
 /* Print "meroctl: <msg>" to stderr and return MEROCTL_USAGE. */
 int meroctl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -213,9 +213,14 @@ static int run_verify(const struct meroctl_global *g, int argc, char **argv)
     return rc;
 }
 
-MEROCTL_COMMANDS({"fleet audit", "NS --out DIR [--json]",
+static const struct meroctl_opt export_opts[] = {
+    {"--out", "DIR", "the folder the export is written to (created; must not hold an export)",
+     NULL, NULL, false, true},
+    {NULL, NULL, NULL, NULL, NULL, false, false}};
+
+MEROCTL_COMMANDS({"fleet audit", "NS --out DIR",
                   "export the namespace's TEE history with its evidence for an offline audit",
-                  run_export},
-                 {"audit verify", "DIR [--json]",
+                  run_export, export_opts},
+                 {"audit verify", "DIR",
                   "verify a fleet audit export offline: signatures, log, DCAP, bindings, policy",
-                  run_verify})
+                  run_verify, NULL})

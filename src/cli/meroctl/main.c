@@ -78,11 +78,20 @@ const struct meroctl_opt meroctl_globals[] = {
      "30", NULL, false, false},
     {"--help", NULL, "describe a command and its options (also: meroctl help CMD)", NULL, NULL,
      false, false},
+    {"--sealed", NULL,
+     "attest the node, check its quote, then send every call through a sealed session "
+     "(docs/sealed.md)",
+     NULL, NULL, false, false},
+    {"--sealed-accept-mock", NULL, "with --sealed: trust a mock node's quote", NULL, NULL, false,
+     false},
+    {"--sealed-mrtd", "HEX96", "with --sealed: an MRTD a real node's quote may carry", NULL, NULL,
+     true, false},
     {NULL, NULL, NULL, NULL, NULL, false, false}};
 
 static void usage(FILE *f, int argc, char **argv)
 {
-    fprintf(f, "usage: meroctl [--node URL] [--token-file F] [--json] [-q] [--timeout S] "
+    fprintf(f, "usage: meroctl [--node URL] [--token-file F] [--json] [-q] [--timeout S]\n"
+               "               [--sealed (--sealed-accept-mock | --sealed-mrtd HEX96...)] "
                "<command> [args]\n"
                "       meroctl help <command>   (or meroctl <command> --help)\n\ncommands:\n");
     for (int i = 0; i < ncmds; i++) {
@@ -98,7 +107,7 @@ static void usage(FILE *f, int argc, char **argv)
 static int global_with_value(const char *a)
 {
     return strcmp(a, "--node") == 0 || strcmp(a, "--token-file") == 0 ||
-           strcmp(a, "--timeout") == 0;
+           strcmp(a, "--timeout") == 0 || strcmp(a, "--sealed-mrtd") == 0;
 }
 
 /* Apply one global option (value v when it takes one); an exit code, or NOT_GLOBAL when it is
@@ -115,6 +124,15 @@ static int apply_global(struct meroctl_global *g, const char *a, const char *v)
     } else if (strcmp(a, "--token-file") == 0) {
         g->token_file = v;
         g->token_file_given = true;
+    } else if (strcmp(a, "--sealed") == 0) {
+        g->sealed = true;
+    } else if (strcmp(a, "--sealed-accept-mock") == 0) {
+        g->sealed_accept_mock = true;
+    } else if (strcmp(a, "--sealed-mrtd") == 0) {
+        if (g->n_sealed_mrtd == (int)(sizeof(g->sealed_mrtd) / sizeof(g->sealed_mrtd[0]))) {
+            return meroctl_usage_error("at most %d --sealed-mrtd values", g->n_sealed_mrtd);
+        }
+        g->sealed_mrtd[g->n_sealed_mrtd++] = v;
     } else if (strcmp(a, "--timeout") == 0) {
         uint64_t t;
         if (mero_parse_u64(v, 3600, &t) < 0 || t == 0) {

@@ -31,6 +31,11 @@ struct meroctl_global {
     /* issue 35 item 8: why --node / MERO_NODE names no usable node (nodes.c), reported as a
      * usage error (exit 1) by the first request; NULL when g->node is a checked URL */
     const char *node_error;
+    /* ---- issue 31: --sealed (sealed.c): admin calls through a sealed session ---- */
+    bool sealed;
+    bool sealed_accept_mock;    /* --sealed-accept-mock: a mock node's quote is trusted */
+    const char *sealed_mrtd[8]; /* --sealed-mrtd HEX96, repeatable: a real quote's MRTD */
+    int n_sealed_mrtd;
 };
 
 /*

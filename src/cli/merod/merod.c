@@ -8,6 +8,7 @@
  * SQLite notices at run time is logged. `run` composes the two layers through their public headers
  * only: the node (mero/node.h) starts, the admin API (mero/api.h) is put on its loop and stopped by
  * the node's stop hook.
+ * `run --sealed-only` (issue 31): the admin API answers only through the sealed transport.
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <sched.h>
@@ -27,6 +28,7 @@ static void synopsis(FILE *f)
     fprintf(f, "usage: merod init --home DIR [--name N] [--listen MULTIADDR] [--api HOST:PORT]\n"
                "       merod run --home DIR [--mock-tee] [--bootstrap MULTIADDR]...\n"
                "                 [--announce MULTIADDR]... [--test] [--metrics-public]\n"
+               "                 [--sealed-only] [--tls-cert PEM --tls-key PEM]\n"
                "       merod check --home DIR\n"
                "       merod --version\n");
 }
@@ -172,10 +174,46 @@ static void size_thread_pool(char *note, size_t cap)
     }
 }
 
+/* A PEM file of at most TLS_PEM_MAX bytes, NUL-ended (owned), or NULL after saying why. */
+#define TLS_PEM_MAX (64 * 1024)
+static char *read_pem(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = f != NULL ? calloc(1, TLS_PEM_MAX + 1) : NULL;
+    size_t n = buf != NULL ? fread(buf, 1, TLS_PEM_MAX + 1, f) : 0;
+    if (f == NULL || buf == NULL || n == 0 || n > TLS_PEM_MAX || memchr(buf, 0, n) != NULL) {
+        fprintf(stderr, "merod: cannot read %s (a PEM file of at most %d bytes)\n", path,
+                TLS_PEM_MAX);
+        free(buf);
+        buf = NULL;
+    }
+    if (f != NULL) {
+        fclose(f);
+    }
+    return buf;
+}
+
+/* --tls-cert/--tls-key (issue 31): the pair, checked, to the node: 0 or -1 after saying why. */
+static int use_tls(struct mero_node *node, const char *cert_path, const char *key_path)
+{
+    char *cert = read_pem(cert_path), *key = cert != NULL ? read_pem(key_path) : NULL;
+    int rc = cert != NULL && key != NULL ? mero_node_set_tls(node, cert, key) : -MERO_EINVAL;
+    if (rc < 0 && cert != NULL && key != NULL) {
+        fprintf(stderr, "merod: %s and %s are not a PEM certificate and its private key\n",
+                cert_path, key_path);
+    }
+    if (key != NULL) {
+        mero_wipe(key, strlen(key));
+    }
+    free(cert);
+    free(key);
+    return rc < 0 ? -1 : 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     struct mero_node *node = mero_node_new();
-    const char *home = NULL;
+    const char *home = NULL, *tls_cert = NULL, *tls_key = NULL;
     bool mock = false;
     int rc = 1;
     if (node == NULL) {
@@ -194,6 +232,12 @@ static int cmd_run(int argc, char **argv)
             mero_node_set_test_mode(node, true);
         } else if (strcmp(a, "--metrics-public") == 0) {
             mero_node_set_metrics_public(node, true);
+        } else if (strcmp(a, "--sealed-only") == 0) {
+            mero_node_set_sealed_only(node, true);
+        } else if (strcmp(a, "--tls-cert") == 0 && i + 1 < argc) {
+            tls_cert = argv[++i];
+        } else if (strcmp(a, "--tls-key") == 0 && i + 1 < argc) {
+            tls_key = argv[++i];
         } else if (strcmp(a, "--home") == 0 && i + 1 < argc) {
             home = argv[++i];
         } else if (strcmp(a, "--announce") == 0 && i + 1 < argc) {
@@ -220,6 +264,13 @@ static int cmd_run(int argc, char **argv)
     }
     if (home == NULL) {
         fprintf(stderr, "merod: run needs --home DIR\n");
+        goto out;
+    }
+    if ((tls_cert == NULL) != (tls_key == NULL)) {
+        fprintf(stderr, "merod: --tls-cert and --tls-key go together\n");
+        goto out;
+    }
+    if (tls_cert != NULL && use_tls(node, tls_cert, tls_key) < 0) {
         goto out;
     }
     char pool[POOL_NOTE_MAX];
