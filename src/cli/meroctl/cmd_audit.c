@@ -214,8 +214,8 @@ static int run_verify(const struct meroctl_global *g, int argc, char **argv)
 }
 
 static const struct meroctl_opt export_opts[] = {
-    {"--out", "DIR", "the folder the export is written to (created; must not hold an export)",
-     NULL, NULL, false, true},
+    {"--out", "DIR", "the folder the export is written to (created; must not hold an export)", NULL,
+     NULL, false, true},
     {NULL, NULL, NULL, NULL, NULL, false, false}};
 
 MEROCTL_COMMANDS({"fleet audit", "NS --out DIR",
