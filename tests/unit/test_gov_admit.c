@@ -551,9 +551,17 @@ TEST(peer_refuses_a_carried_quote_that_does_not_parse)
     struct govt_node peer;
     CHECK_OK(govt_open(&peer));
     struct mero_err e = {0};
-    int rc = govt_sync(&w.owner, &peer, w.owner.ns, &e);
-    CHECK(rc < 0);
-    CHECK(strstr(e.msg, "does not parse") != NULL);
+    CHECK(govt_sync(&w.owner, &peer, w.owner.ns, &e) >= 0);
+    struct mero_op jop;
+    uint8_t jh[32];
+    int jst = 0;
+    char why[160] = "";
+    CHECK_OK(mero_op_decode(l.v[0].data, l.v[0].len, &jop, &e));
+    CHECK_OK(mero_op_hash(&jop, jh));
+    mero_op_cleanup(&jop);
+    CHECK_OK(mero_gov_op_state(peer.s, jh, &jst, why, sizeof(why)));
+    CHECK_EQ(jst, MERO_OP_REJECTED);
+    CHECK_MSG(strstr(why, "does not parse") != NULL, "kept for: %s", why);
     struct mero_gov_hooks h = {.quote_report_data = govt_fake_rd,
                                .quote_td_report = govt_fake_td_report};
     mero_store_set_hooks(peer.s, &h);
@@ -563,7 +571,8 @@ TEST(peer_refuses_a_carried_quote_that_does_not_parse)
     CHECK_OK(mero_gov_direct_role(peer.s, w.owner.ns, w.tee.node.pk, &role));
     CHECK_EQ(role, MERO_ROLE_NONE);
     CHECK_OK(mero_gov_rebuild(peer.s, &e));
-    CHECK(govt_sync(&w.owner, &peer, w.owner.ns, &e) > 0); /* the ops after it now apply */
+    CHECK_OK(mero_gov_op_state(peer.s, jh, &jst, NULL, 0));
+    CHECK_EQ(jst, MERO_OP_EFFECTIVE);
     CHECK_OK(mero_gov_direct_role(peer.s, w.owner.ns, w.tee.node.pk, &role));
     CHECK_EQ(role, MERO_ROLE_READONLY_TEE);
     mero_gov_oplist_cleanup(&l);

@@ -52,6 +52,13 @@ static const struct {
      "node behind a proxy or port forward; up to 4"},
     {"run", "--test", "enable test-only routes (docs/node.md); never in production"},
     {"run", "--metrics-public", "serve GET /metrics without the admin token (trusted networks)"},
+    {"run", "--sealed-only",
+     "refuse plaintext admin requests with 403 except attest, tee/info and health: clients "
+     "reach the node only through sealed sessions (docs/sealed.md)"},
+    {"run", "--tls-cert PEM",
+     "serve the admin API over HTTPS with this certificate (with --tls-key)"},
+    {"run", "--tls-key PEM",
+     "the certificate's private key, mode 0600 or stricter (with --tls-cert)"},
     {"check", "--home DIR", "the data directory to check, read-only (best with the node stopped)"},
 };
 
