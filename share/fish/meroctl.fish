@@ -54,7 +54,7 @@ function __meroctl_words
             continue
         end
         switch $w
-            case --node --token-file --timeout --sealed-mrtd --out --data --table --quote --reference --attempts --mrtd --rtmr0 --rtmr1 --rtmr2 --rtmr3 --profile --min-release --tcb-status --mode --role --visibility --key --namespace --context --put --delete --expires --relay --artifact --bundle --sig --trusted-root --issuer --identity --workflow-name --repository --ref --release --version --nonce --application-id --admitter
+            case --node --token-file --timeout --sealed-mrtd --sealed-rtmr0 --sealed-rtmr1 --sealed-rtmr2 --sealed-rtmr3 --out --data --table --quote --reference --attempts --mrtd --rtmr0 --rtmr1 --rtmr2 --rtmr3 --profile --min-release --tcb-status --mode --role --visibility --key --namespace --context --put --delete --expires --relay --artifact --bundle --sig --trusted-root --issuer --identity --workflow-name --repository --ref --release --version --nonce --application-id --admitter
                 set skip 1
             case '-*'
             case '*'
@@ -81,7 +81,7 @@ end
 # true unless the previous word is an option that takes a value
 function __meroctl_no_valued_prev
     set -l t (commandline -opc)
-    not contains -- $t[-1] --node --token-file --timeout --sealed-mrtd --out --data --table --quote --reference --attempts --mrtd --rtmr0 --rtmr1 --rtmr2 --rtmr3 --profile --min-release --tcb-status --mode --role --visibility --key --namespace --context --put --delete --expires --relay --artifact --bundle --sig --trusted-root --issuer --identity --workflow-name --repository --ref --release --version --nonce --application-id --admitter
+    not contains -- $t[-1] --node --token-file --timeout --sealed-mrtd --sealed-rtmr0 --sealed-rtmr1 --sealed-rtmr2 --sealed-rtmr3 --out --data --table --quote --reference --attempts --mrtd --rtmr0 --rtmr1 --rtmr2 --rtmr3 --profile --min-release --tcb-status --mode --role --visibility --key --namespace --context --put --delete --expires --relay --artifact --bundle --sig --trusted-root --issuer --identity --workflow-name --repository --ref --release --version --nonce --application-id --admitter
 end
 # the next words of the command paths that begin with the words given
 function __meroctl_next
@@ -111,7 +111,11 @@ complete -c meroctl -l timeout -x -d 'request timeout in seconds, 1..3600 (tee f
 complete -c meroctl -l help -d 'describe a command and its options (also: meroctl help CMD)'
 complete -c meroctl -l sealed -d 'attest the node, check its quote, then send every call through a sealed session (docs/sealed.md)'
 complete -c meroctl -l sealed-accept-mock -d 'with --sealed: trust a mock node\'s quote'
-complete -c meroctl -l sealed-mrtd -x -d 'with --sealed: an MRTD a real node\'s quote may carry'
+complete -c meroctl -l sealed-mrtd -x -d 'with --sealed: an MRTD the node\'s quote may carry (repeatable; required for a real node)'
+complete -c meroctl -l sealed-rtmr0 -x -d 'with --sealed: an RTMR0 the node\'s quote may carry (repeatable)'
+complete -c meroctl -l sealed-rtmr1 -x -d 'with --sealed: an RTMR1 the node\'s quote may carry (repeatable)'
+complete -c meroctl -l sealed-rtmr2 -x -d 'with --sealed: an RTMR2 the node\'s quote may carry (repeatable)'
+complete -c meroctl -l sealed-rtmr3 -x -d 'with --sealed: an RTMR3 the node\'s quote may carry (repeatable)'
 complete -c meroctl -n '__meroctl_cmd_is \'fleet audit\'' -l out -r -F -d 'the folder the export is written to (created; must not hold an export)'
 complete -c meroctl -n '__meroctl_cmd_is \'eventlog replay\'' -l data -r -F -d 'the CCEL event log (the ACPI CCEL data)'
 complete -c meroctl -n '__meroctl_cmd_is \'eventlog replay\'' -l table -r -F -d 'the CCEL ACPI table, to check the log fits its log area'

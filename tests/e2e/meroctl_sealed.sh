@@ -28,6 +28,15 @@ check "--sealed --sealed-mrtd does not trust a mock node (exit 2)" \
 out=$(M --json --sealed --sealed-accept-mock node info 2>&1); rc=$?
 check "--sealed --sealed-accept-mock: node info through the envelope" \
     bash -c '[ "$0" = 0 ] && jq -e .peerId <<<"$1" >/dev/null' "$rc" "$out"
+out=$(M --json --sealed --sealed-accept-mock --sealed-rtmr1 "$(hex96 0)" --sealed-rtmr3 "$(hex96 0)" node info 2>&1); rc=$?
+check "--sealed-rtmr1/3 listing the mock's registers (zeros): trusted" \
+    bash -c '[ "$0" = 0 ] && jq -e .peerId <<<"$1" >/dev/null' "$rc" "$out"
+out=$(M --sealed --sealed-accept-mock --sealed-rtmr1 "$(hex96 0)" --sealed-rtmr2 "$(hex96 1)" node info 2>&1); rc=$?
+check "--sealed-rtmr2 not listing the quote's RTMR2: not trusted, the register named (exit 2)" \
+    bash -c '[ "$0" = 2 ] && grep -q "its rtmr2 is not a --sealed-rtmr2 value" <<<"$1"' "$rc" "$out"
+out=$(M --sealed --sealed-accept-mock --sealed-rtmr0 abc node info 2>&1); rc=$?
+check "--sealed-rtmr0 with a value that is not 96 hex digits: usage error (exit 1)" \
+    bash -c '[ "$0" = 1 ] && grep -q "96 hex digits" <<<"$1"' "$rc" "$out"
 out=$(M --json --sealed --sealed-accept-mock namespace create 2>&1); rc=$?
 NS=$(jq -r .namespaceId <<<"$out" 2>/dev/null)
 check "--sealed: namespace create (a protected write) through the envelope" \

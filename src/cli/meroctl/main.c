@@ -84,15 +84,24 @@ const struct meroctl_opt meroctl_globals[] = {
      NULL, NULL, false, false},
     {"--sealed-accept-mock", NULL, "with --sealed: trust a mock node's quote", NULL, NULL, false,
      false},
-    {"--sealed-mrtd", "HEX96", "with --sealed: an MRTD a real node's quote may carry", NULL, NULL,
-     true, false},
+    {"--sealed-mrtd", "HEX96",
+     "with --sealed: an MRTD the node's quote may carry (repeatable; required for a real node)",
+     NULL, NULL, true, false},
+    {"--sealed-rtmr0", "HEX96", "with --sealed: an RTMR0 the node's quote may carry (repeatable)",
+     NULL, NULL, true, false},
+    {"--sealed-rtmr1", "HEX96", "with --sealed: an RTMR1 the node's quote may carry (repeatable)",
+     NULL, NULL, true, false},
+    {"--sealed-rtmr2", "HEX96", "with --sealed: an RTMR2 the node's quote may carry (repeatable)",
+     NULL, NULL, true, false},
+    {"--sealed-rtmr3", "HEX96", "with --sealed: an RTMR3 the node's quote may carry (repeatable)",
+     NULL, NULL, true, false},
     {NULL, NULL, NULL, NULL, NULL, false, false}};
 
 static void usage(FILE *f, int argc, char **argv)
 {
     fprintf(f, "usage: meroctl [--node URL] [--token-file F] [--json] [-q] [--timeout S]\n"
-               "               [--sealed (--sealed-accept-mock | --sealed-mrtd HEX96...)] "
-               "<command> [args]\n"
+               "               [--sealed (--sealed-accept-mock | --sealed-mrtd HEX96...)\n"
+               "                [--sealed-rtmr0..3 HEX96...]] <command> [args]\n"
                "       meroctl help <command>   (or meroctl <command> --help)\n\ncommands:\n");
     for (int i = 0; i < ncmds; i++) {
         if (prefix_matches(cmds[i]->path, argc, argv)) {
@@ -103,11 +112,25 @@ static void usage(FILE *f, int argc, char **argv)
                "3 node unreachable, 4 authentication failed\n");
 }
 
+/* The register a --sealed-mrtd / --sealed-rtmrN flag lists (0 MRTD, 1..4 RTMR0-3), or
+ * MEROCTL_SEALED_REGS when a is not one of them. */
+static int sealed_reg_of(const char *a)
+{
+    static const char *const flags[MEROCTL_SEALED_REGS] = {
+        "--sealed-mrtd", "--sealed-rtmr0", "--sealed-rtmr1", "--sealed-rtmr2", "--sealed-rtmr3"};
+    for (int i = 0; i < MEROCTL_SEALED_REGS; i++) {
+        if (strcmp(a, flags[i]) == 0) {
+            return i;
+        }
+    }
+    return MEROCTL_SEALED_REGS;
+}
+
 /* 1 when a is a global option that takes a value */
 static int global_with_value(const char *a)
 {
     return strcmp(a, "--node") == 0 || strcmp(a, "--token-file") == 0 ||
-           strcmp(a, "--timeout") == 0 || strcmp(a, "--sealed-mrtd") == 0;
+           strcmp(a, "--timeout") == 0 || sealed_reg_of(a) < MEROCTL_SEALED_REGS;
 }
 
 /* Apply one global option (value v when it takes one); an exit code, or NOT_GLOBAL when it is
@@ -128,11 +151,16 @@ static int apply_global(struct meroctl_global *g, const char *a, const char *v)
         g->sealed = true;
     } else if (strcmp(a, "--sealed-accept-mock") == 0) {
         g->sealed_accept_mock = true;
-    } else if (strcmp(a, "--sealed-mrtd") == 0) {
-        if (g->n_sealed_mrtd == (int)(sizeof(g->sealed_mrtd) / sizeof(g->sealed_mrtd[0]))) {
-            return meroctl_usage_error("at most %d --sealed-mrtd values", g->n_sealed_mrtd);
+    } else if (sealed_reg_of(a) < MEROCTL_SEALED_REGS) {
+        int r = sealed_reg_of(a);
+        if (g->n_sealed_reg[r] == MEROCTL_SEALED_VALUES) {
+            return meroctl_usage_error("at most %d %s values", MEROCTL_SEALED_VALUES, a);
         }
-        g->sealed_mrtd[g->n_sealed_mrtd++] = v;
+        uint8_t raw[MERO_MR_LEN];
+        if (mero_hex_decode_exact(raw, sizeof(raw), v, strlen(v)) < 0) {
+            return meroctl_usage_error("%s takes 96 hex digits, not '%s'", a, v);
+        }
+        g->sealed_reg[r][g->n_sealed_reg[r]++] = v;
     } else if (strcmp(a, "--timeout") == 0) {
         uint64_t t;
         if (mero_parse_u64(v, 3600, &t) < 0 || t == 0) {

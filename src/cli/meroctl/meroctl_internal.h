@@ -21,6 +21,10 @@ enum {
     MEROCTL_AUTH = 4
 };
 
+/* --sealed's trust flags: MRTD and RTMR0-3, up to this many values each */
+#define MEROCTL_SEALED_REGS   5
+#define MEROCTL_SEALED_VALUES 8
+
 struct meroctl_global {
     const char *node;       /* --node URL (default http://127.0.0.1:2528) */
     const char *token_file; /* --token-file or MERO_TOKEN_FILE */
@@ -33,9 +37,12 @@ struct meroctl_global {
     const char *node_error;
     /* ---- issue 31: --sealed (sealed.c): admin calls through a sealed session ---- */
     bool sealed;
-    bool sealed_accept_mock;    /* --sealed-accept-mock: a mock node's quote is trusted */
-    const char *sealed_mrtd[8]; /* --sealed-mrtd HEX96, repeatable: a real quote's MRTD */
-    int n_sealed_mrtd;
+    bool sealed_accept_mock; /* --sealed-accept-mock: a mock node's quote is trusted */
+    /* --sealed-mrtd / --sealed-rtmr0..3 HEX96, each repeatable: the values a quote's MRTD and
+     * RTMR0-3 may carry ([0] MRTD, [1..4] RTMR0-3; an empty list checks nothing, except that a
+     * real quote needs an MRTD list) */
+    const char *sealed_reg[MEROCTL_SEALED_REGS][MEROCTL_SEALED_VALUES];
+    int n_sealed_reg[MEROCTL_SEALED_REGS];
 };
 
 /*

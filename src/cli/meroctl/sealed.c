@@ -9,7 +9,9 @@
  * "calimero.tee-attest.transport-key.v1" || 32 zeros || key) in its report data and pass the
  * operator's trust flags: --sealed-accept-mock for a mock node, else --sealed-mrtd (the quote
  * verified by the calimero-tee-verify contract on the collateral the node sends, valid, its
- * MRTD one of those given). Then the Noise NK handshake to that key, and each call sealed.
+ * MRTD one of those given); every --sealed-rtmrN list given must hold the quote's RTMRN too (a
+ * mock quote's registers are all zeros). Then the Noise NK handshake to that key, and each
+ * call sealed.
  *
  * Invariants: no sealed request is sent to a key whose quote did not pass; a key is never
  * taken from a refusal (stale_transport_key means attest again); an answer whose frames do not
@@ -31,8 +33,9 @@
 #include "mero/sealed.h"
 #include "mero/tee_verify.h"
 
-#define ANSWER_MAX (8u << 20)
-#define URL_CAP    2048
+#define ANSWER_MAX  (8u << 20)
+#define URL_CAP     2048
+#define VERDICT_MAX (1u << 20) /* the verifier's JSON verdict on the node's quote */
 
 static struct {
     bool keyed, open;
@@ -89,7 +92,43 @@ static const char *refusal_code(const struct mero_buf *b, json_t **hold)
     return code != NULL ? code : "";
 }
 
-/* The quote against the trust flags: 0, or -1 with the reason printed. */
+/* The register names of --sealed's trust flags, in MEROCTL_SEALED_REGS order. */
+static const char *const reg_name[MEROCTL_SEALED_REGS] = {"mrtd", "rtmr0", "rtmr1", "rtmr2",
+                                                          "rtmr3"};
+
+/*
+ * The quote's MRTD and RTMR0-3 (hex; a mock quote's are all zeros) against the lists the flags
+ * gave: every non-empty list must hold its register's value. 0, or -MERO_EREFUSED with the
+ * register named.
+ */
+static int registers_listed(const struct meroctl_global *g, json_t *measurements)
+{
+    static const char zeros[MERO_MR_HEX_LEN + 1] =
+        "000000000000000000000000000000000000000000000000"
+        "000000000000000000000000000000000000000000000000";
+    for (int r = 0; r < MEROCTL_SEALED_REGS; r++) {
+        if (g->n_sealed_reg[r] == 0) {
+            continue;
+        }
+        const char *v = measurements != NULL
+                            ? json_string_value(json_object_get(measurements, reg_name[r]))
+                            : zeros;
+        bool listed = false;
+        for (int i = 0; v != NULL && i < g->n_sealed_reg[r]; i++) {
+            listed |= strcasecmp(v, g->sealed_reg[r][i]) == 0;
+        }
+        if (!listed) {
+            fprintf(stderr,
+                    "meroctl: --sealed: the node's quote is not trusted: its %s is not a "
+                    "--sealed-%s value\n",
+                    r == 0 ? "MRTD" : reg_name[r], reg_name[r]);
+            return -MERO_EREFUSED;
+        }
+    }
+    return 0;
+}
+
+/* The quote against the trust flags: 0, or -MERO_EREFUSED with the reason printed. */
 static int trust_quote(const struct meroctl_global *g, const uint8_t *q, size_t len,
                        const uint8_t nonce[MERO_NONCE_LEN],
                        const uint8_t binding[MERO_APP_HASH_LEN], json_t *collateral)
@@ -99,19 +138,19 @@ static int trust_quote(const struct meroctl_global *g, const uint8_t *q, size_t 
         if (!g->sealed_accept_mock) {
             fprintf(stderr, "meroctl: --sealed: the node's quote is a mock one; trust it only "
                             "with --sealed-accept-mock\n");
-            return -1;
+            return -MERO_EREFUSED;
         }
         if (mero_mock_verify(q, len, nonce, binding, &res, NULL) < 0 || !res.nonce_verified ||
             !res.application_hash_verified) {
             fprintf(stderr, "meroctl: --sealed: the mock quote does not commit to this nonce "
                             "and transport key\n");
-            return -1;
+            return -MERO_EREFUSED;
         }
-        return 0;
+        return registers_listed(g, NULL); /* a mock quote's registers are all zeros */
     }
-    if (g->n_sealed_mrtd == 0) {
+    if (g->n_sealed_reg[0] == 0) {
         fprintf(stderr, "meroctl: --sealed: a real quote needs --sealed-mrtd to be trusted\n");
-        return -1;
+        return -MERO_EREFUSED;
     }
     char nh[MERO_HEX_SIZE(MERO_NONCE_LEN)], bh[MERO_HEX_SIZE(MERO_APP_HASH_LEN)], msg[256];
     char *b64 = mero_base64_encode(q, len);
@@ -121,29 +160,23 @@ static int trust_quote(const struct meroctl_global *g, const uint8_t *q, size_t 
                            "app_hash_hex", bh, "collateral", collateral);
     char *text = in != NULL ? json_dumps(in, JSON_COMPACT) : NULL;
     struct mero_buf out;
-    mero_buf_init(&out, 1u << 20);
+    mero_buf_init(&out, VERDICT_MAX);
     int rc =
         text != NULL ? mero_tee_verify_json(text, strlen(text), false, &out, msg, sizeof(msg)) : 2;
     json_t *v = rc == 0 ? json_loadb((const char *)out.data, out.len, 0, NULL) : NULL;
-    const char *mrtd =
-        json_string_value(json_object_get(json_object_get(v, "measurements"), "mrtd"));
-    bool trusted = json_is_true(json_object_get(v, "valid")) && mrtd != NULL;
-    bool listed = false;
-    for (int i = 0; trusted && i < g->n_sealed_mrtd; i++) {
-        listed |= strcasecmp(mrtd, g->sealed_mrtd[i]) == 0;
-    }
-    if (!trusted || !listed) {
+    json_t *m = json_object_get(v, "measurements");
+    bool trusted = json_is_true(json_object_get(v, "valid")) && json_is_object(m);
+    if (!trusted) {
         fprintf(stderr, "meroctl: --sealed: the node's quote is not trusted: %s\n",
-                rc != 0    ? msg
-                : !trusted ? "it did not verify"
-                           : "its MRTD is not a --sealed-mrtd");
+                rc != 0 ? msg : "it did not verify");
     }
+    int listed = trusted ? registers_listed(g, m) : -MERO_EREFUSED;
     json_decref(v);
     json_decref(in);
     free(text);
     free(b64);
     mero_buf_cleanup(&out);
-    return trusted && listed ? 0 : -1;
+    return listed;
 }
 
 /* Attest and keep the transport key: 0, 1 on a transfer failure (*cc), -1 refused. */
@@ -292,7 +325,7 @@ int meroctl_sealed_do(const struct meroctl_global *g, const char *method, const 
     *status = 0;
     *root = NULL;
     *cc = CURLE_OK;
-    if (!g->sealed_accept_mock && g->n_sealed_mrtd == 0) {
+    if (!g->sealed_accept_mock && g->n_sealed_reg[0] == 0) {
         fprintf(stderr, "meroctl: --sealed needs trust flags: --sealed-accept-mock (a mock node) "
                         "or --sealed-mrtd HEX96\n");
         return -1;
