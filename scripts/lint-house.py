@@ -12,7 +12,9 @@
   bufmax   mero_buf_init's maximum is a name, never a bare literal (0, a buffer that holds
            nothing until it is given its maximum, is allowed);
   return   one error style (docs/errors.md): no bare `return -1;` (return -MERO_E<x>);
-  goto     and no hand-written `goto out;` (MERO_TRY_OUT / MERO_ENSURE_OUT jump to `out:`).
+  goto     and no hand-written `goto out;` (MERO_TRY_OUT / MERO_ENSURE_OUT jump to `out:`);
+  floors   inside src/gov, a file calls only functions defined on its own floor or below
+           (GOV_FLOORS; docs/layers.md "gov's floors"), and every gov file has a floor.
 
 The code that predates a rule is counted in ALLOWED below, per rule and file: a file may keep
 at most that many findings of the rule, so a count that grows or a new file fails; a count
@@ -40,6 +42,21 @@ PUBLIC = {
     "api": "api",
 }
 OWNER = {h: m for m, hs in PUBLIC.items() for h in hs.split()}
+
+# gov's floors (issue 34 item 3, docs/layers.md): codec < store < query/project < rules <
+# apply < actions/admit/reach/maint < audit. A file may call what its own floor and the floors
+# below define; a call up a floor is a problem, as is a gov file missing from this table.
+GOV_FLOORS = {
+    0: "op op_codec op_seal identity keys",
+    1: "store secrets",
+    2: "query project purge_marks reach_role",
+    3: "admission_rules release_hook warrant",
+    4: "apply apply_tee apply_sealed fold intent",
+    5: "actions admit reach maint",
+    6: "audit_check audit_dir audit_html audit_log audit_manifest audit_timeline",
+}
+GOV_FLOOR = {f"src/gov/{n}.c": fl for fl, ns in GOV_FLOORS.items() for n in ns.split()}
+FUNC_DEF = re.compile(r"^(?!static\b)[A-Za-z_][\w \t\*]*?\b(mero_\w+)\s*\([^;]*$")
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 BARE = re.compile(r"(?<![\w.])(32|48|64|96)[uUlL]*(?![\w.])")
@@ -95,7 +112,7 @@ ALLOWED = {
         "src/gov/fold.c": 1,
         "src/gov/identity.c": 1,
         "src/gov/maint.c": 3,
-        "src/gov/reach.c": 1,
+        "src/gov/reach_role.c": 1,
         "src/gov/secrets.c": 2,
         "src/gov/store.c": 4,
         "src/net/net.c": 1,
@@ -242,6 +259,30 @@ def check(path, problems):
                             f"mero/sizes.h or mark it {MARK})")
 
 
+def check_gov_floors(problems):
+    """The floors rule over every src/gov/*.c (see GOV_FLOORS)."""
+    gov = sorted(os.path.join("src", "gov", n) for n in os.listdir(os.path.join("src", "gov"))
+                 if n.endswith(".c"))
+    code, owner = {}, {}
+    for path in gov:
+        if path not in GOV_FLOOR:
+            problems.append(f"{path}:1: floors: no floor in GOV_FLOORS (scripts/lint-house.py)")
+            continue
+        with open(path, encoding="utf-8") as f:
+            code[path] = strip_code(f.read()).split("\n")
+        for line in code[path]:
+            m = FUNC_DEF.match(line)
+            if m:
+                owner[m.group(1)] = path
+    for path, lines in code.items():
+        for no, line in enumerate(lines, 1):
+            for name in set(re.findall(r"\b(mero_\w+)\s*\(", line)):
+                where = owner.get(name)
+                if where is not None and GOV_FLOOR[where] > GOV_FLOOR[path]:
+                    problems.append(f"{path}:{no}: floors: calls {name} of {where}, a floor "
+                                    f"above (floor {GOV_FLOOR[where]} over {GOV_FLOOR[path]})")
+
+
 def apply_allowed(problems):
     """Drop the findings ALLOWED still covers; report allowances that are now too large."""
     found = {}
@@ -289,6 +330,8 @@ def main(argv):
                 print(f'        "{path}": {n},')
             print("    },")
         return 0
+    if not argv[1 + counts:] and os.path.isdir(os.path.join("src", "gov")):
+        check_gov_floors(problems)
     problems = apply_allowed(problems)
     for p in problems:
         print(p)

@@ -168,3 +168,13 @@ void mero__gov_unseal(struct mero_store *s)
         }
     }
 }
+
+/* A key from outside the op log (a key pull): stored, then the ops deferred for it are judged
+ * (this file's unseal), so it lives a floor above the store. */
+int mero_gov_group_key_put(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
+                           const uint8_t key[static MERO_GROUP_KEY_LEN])
+{
+    MERO_TRY(mero__gov_key_put(s, group, key));
+    mero__gov_unseal(s);
+    return 0;
+}

@@ -48,6 +48,15 @@ int mero__gov_step_done(sqlite3_stmt *st);
 int mero__gov_exec(struct mero_store *s, const char *sql);
 int mero__gov_sqlerr(struct mero_store *s, struct mero_err *err, const char *what);
 
+/* Open (or create) a store and run its migrations (store.c); rederive re-derives the derived
+ * tables when a migration asks for it, inside the migration's transaction (maint.c passes
+ * mero_gov_rebuild: the store sits on the lowest floor and calls nothing above it). */
+typedef int (*mero__gov_rederive_fn)(struct mero_store *s, struct mero_err *err);
+int mero__gov_store_open(const char *path, bool create, mero__gov_rederive_fn rederive,
+                         struct mero_store **out, struct mero_err *err);
+/* Remove a pending self-purge marker (purge_marks.c); the purge's own transaction calls it. */
+int mero__gov_purge_unmark(struct mero_store *s, const uint8_t id[MERO_GROUP_ID_LEN]);
+
 /* Apply a decoded, verified op in a savepoint at its place in the canonical order (shared by
  * mero_gov_apply and local actions); *state (optional) = its GOV_FOLD_* outcome. */
 int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op,

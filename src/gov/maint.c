@@ -19,6 +19,18 @@
 #include "gov/gov_internal.h"
 #include "mero/crypto.h"
 
+/* Opening a store: migrations in store.c, the re-derivation a migration asks for here (a
+ * floor above, docs/layers.md "gov's floors"), in the migration's own transaction. */
+int mero_store_open(const char *path, struct mero_store **out, struct mero_err *err)
+{
+    return mero__gov_store_open(path, true, mero_gov_rebuild, out, err);
+}
+
+int mero_store_open_existing(const char *path, struct mero_store **out, struct mero_err *err)
+{
+    return mero__gov_store_open(path, false, mero_gov_rebuild, out, err);
+}
+
 static const char *const derived_tables[] = {"heads",    "groups",     "members", "policy",
                                              "evidence", "spent",      "deny",    "contexts",
                                              "fold",     "autofollow", "deferred"};
@@ -259,10 +271,6 @@ int mero_gov_check_derived(struct mero_store *s, const char **how, struct mero_e
     return 0;
 }
 
-static const char SQL_MARK[] = "INSERT OR IGNORE INTO pending_purge(ns) VALUES(?)";
-static const char SQL_UNMARK[] = "DELETE FROM pending_purge WHERE ns = ?";
-static const char SQL_PENDING[] = "SELECT ns FROM pending_purge ORDER BY ns";
-
 /* Run sql with one bound id: a namespace id or a group id (a namespace is its root group). */
 static int exec_ns(struct mero_store *s, const char *sql, const uint8_t id[MERO_GROUP_ID_LEN])
 {
@@ -274,62 +282,6 @@ static int exec_ns(struct mero_store *s, const char *sql, const uint8_t id[MERO_
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
     sqlite3_finalize(st);
     return rc;
-}
-
-int mero_gov_purge_mark(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN])
-{
-    return exec_ns(s, SQL_MARK, ns);
-}
-
-int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[MERO_NS_ID_LEN], size_t *n)
-{
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, SQL_PENDING, -1, &st, NULL) != SQLITE_OK) {
-        return -MERO_EIO;
-    }
-    uint8_t(*v)[MERO_NS_ID_LEN] = NULL;
-    size_t cnt = 0;
-    int rc = 0, step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        uint8_t(*nv)[MERO_NS_ID_LEN] = realloc(v, (cnt + 1) * sizeof(*v));
-        MERO_ENSURE_OUT(nv != NULL, NULL, MERO_ENOMEM, "out of memory");
-        v = nv;
-        memset(v[cnt], 0, sizeof(v[cnt]));
-        if (sqlite3_column_bytes(st, 0) == (int)sizeof(v[cnt])) {
-            memcpy(v[cnt], sqlite3_column_blob(st, 0), sizeof(v[cnt]));
-        }
-        cnt++;
-    }
-    MERO_ENSURE_OUT(step == SQLITE_DONE, NULL, MERO_EIO, "pending purge scan");
-    *out = v;
-    *n = cnt;
-    v = NULL;
-out:
-    free(v);
-    sqlite3_finalize(st);
-    return rc;
-}
-
-int mero_gov_purged(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN], bool *yes)
-{
-    sqlite3_stmt *st = mero__gov_stmt(s, "SELECT 1 FROM purged WHERE ns = ?");
-    *yes = true; /* fail closed */
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-        return -MERO_EIO;
-    }
-    *yes = rc == SQLITE_ROW;
-    return 0;
-}
-
-int mero_gov_purged_clear(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN])
-{
-    return exec_ns(s, "DELETE FROM purged WHERE ns = ?", ns);
 }
 
 /* Per-group rows and keys, then the namespace-wide rows. */
@@ -392,7 +344,7 @@ int mero_gov_self_purge(struct mero_store *s, const uint8_t ns[static MERO_NS_ID
         return mero__gov_sqlerr(s, err, "savepoint");
     }
     MERO_TRY_OUT(whole ? purge_namespace(s, ns) : exec_ns(s, purge_group_sql[4], group));
-    MERO_TRY_OUT(exec_ns(s, SQL_UNMARK, group)); /* group == ns for a whole namespace */
+    MERO_TRY_OUT(mero__gov_purge_unmark(s, group)); /* group == ns for a whole namespace */
     /* the commit can fail (full disk, I/O): then nothing is purged and the marker stays for a
      * retry */
     what = "self-purge commit";

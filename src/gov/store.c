@@ -199,7 +199,7 @@ static bool column_exists(struct mero_store *s, const char *const tc[2])
  * data, the rebuild that fills it, in one transaction: a failure leaves the store as it was,
  * so the next open tries all of it again (never a new schema with stale derived rows).
  */
-static int migrate(struct mero_store *s, struct mero_err *err)
+static int migrate(struct mero_store *s, mero__gov_rederive_fn rederive_fn, struct mero_err *err)
 {
     sqlite3_stmt *st = NULL;
     int version = 0;
@@ -235,7 +235,7 @@ static int migrate(struct mero_store *s, struct mero_err *err)
         rederive = rederive || (version > 0 && !done && migration_rederives[v]);
     }
     if (rederive) {
-        MERO_TRY_OUT(mero_gov_rebuild(s, err)); /* the derived rows an older build wrote */
+        MERO_TRY_OUT(rederive_fn(s, err)); /* the derived rows an older build wrote */
     }
     /* a migrated store's derived tables are not the ones a seal was taken of (issue 32 item 6:
      * the next start compares them with a replay instead) */
@@ -290,7 +290,8 @@ static int check_file_mode(const char *path, bool create, struct mero_err *err)
     return rc;
 }
 
-static int store_open(const char *path, bool create, struct mero_store **out, struct mero_err *err)
+int mero__gov_store_open(const char *path, bool create, mero__gov_rederive_fn rederive,
+                         struct mero_store **out, struct mero_err *err)
 {
     MERO_TRY(check_file_mode(path, create, err));
     struct mero_store *s = calloc(1, sizeof(*s));
@@ -319,22 +320,12 @@ static int store_open(const char *path, bool create, struct mero_store **out, st
         goto out;
     }
     sqlite3_busy_timeout(s->db, 5000);
-    MERO_TRY_OUT(migrate(s, err));
+    MERO_TRY_OUT(migrate(s, rederive, err));
     *out = s;
     s = NULL; /* handed over */
 out:
     mero_store_close(s);
     return rc;
-}
-
-int mero_store_open(const char *path, struct mero_store **out, struct mero_err *err)
-{
-    return store_open(path, true, out, err);
-}
-
-int mero_store_open_existing(const char *path, struct mero_store **out, struct mero_err *err)
-{
-    return store_open(path, false, out, err);
 }
 
 int mero_store_check(struct mero_store *s, bool full, struct mero_err *err)
@@ -538,14 +529,6 @@ int mero__gov_key_put(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN]
     sqlite3_bind_blob(st, 2, id, sizeof(id), SQLITE_STATIC);
     sqlite3_bind_blob(st, 3, key, MERO_GROUP_KEY_LEN, SQLITE_STATIC);
     return mero__gov_step_done(st);
-}
-
-int mero_gov_group_key_put(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],
-                           const uint8_t key[static MERO_GROUP_KEY_LEN])
-{
-    MERO_TRY(mero__gov_key_put(s, group, key));
-    mero__gov_unseal(s);
-    return 0;
 }
 
 int mero_gov_group_key(struct mero_store *s, const uint8_t group[static MERO_GROUP_ID_LEN],

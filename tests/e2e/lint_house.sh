@@ -8,6 +8,7 @@
 # the rules allow (own module's private header, a lower layer, a #define that names a length, a
 # marked literal, a shift, a length in a comment or string, a named maximum, -MERO_E<x>,
 # MERO_TRY_OUT). A file the allowance table (ALLOWED) covers may keep its count, not grow it.
+# gov's floors: a call down passes, a call up a floor or a gov file without a floor fails.
 # Prints TAP.
 set -u
 ROOT=${MERO_ROOT:?}
@@ -94,6 +95,21 @@ if [ "$k" -gt 0 ]; then
 else
     nok "the allowance table grants src/net/net.c its bare return" "ALLOWED has none"
 fi
+
+# gov's floors: a call down passes; a call up a floor, and a gov file with no floor, fail
+rm -rf src include && mkdir -p src/gov include/mero
+printf 'int mero_gov_low(void) { return 0; }\n' >src/gov/store.c
+printf 'int mero_gov_high(void)\n{\n    return mero_gov_low();\n}\n' >src/gov/maint.c
+out=$($LINT 2>&1) && ok "floors: maint.c calling down into store.c passes" || nok "floors: a call down" "$out"
+printf 'int mero_gov_low(void)\n{\n    return mero_gov_high(); /* mero_gov_x() in a comment */\n}\n' >src/gov/store.c
+out=$($LINT 2>&1)
+[ $? = 1 ] && grep -q "src/gov/store.c:3: floors: calls mero_gov_high of src/gov/maint.c" <<<"$out" &&
+    [ "$(grep -c floors <<<"$out")" = 1 ] && ok "floors: store.c calling up into maint.c is refused, once, by line" || nok "floors: a call up" "$out"
+printf 'int mero_gov_low(void) { return 0; }\n' >src/gov/store.c
+printf 'int mero_gov_new(void) { return 0; }\n' >src/gov/newroom.c
+out=$($LINT 2>&1)
+[ $? = 1 ] && grep -q "src/gov/newroom.c:1: floors: no floor" <<<"$out" && ok "floors: a gov file with no floor is refused" || nok "floors: no floor" "$out"
+rm -rf src/gov
 
 cd "$ROOT" || exit 1
 out=$($LINT 2>&1) && ok "the project's own tree passes the house rules" || nok "the project's own tree passes the house rules" "$(head -5 <<<"$out")"
