@@ -34,6 +34,14 @@ void mero_node_seen_from_peer(struct mero_node *node, const char *peer, int via)
  * arrived by gossip: its signer is seen. */
 void mero_node_seen_op(struct mero_node *node, const uint8_t *op, size_t len);
 
+/* Issue 35 item 6 (labels.c): member's label in ns into out ("" and -MERO_ENOTFOUND when it has
+ * none), and a self-purge forgetting every label of ns. */
+struct sqlite3;
+MERO_MUST_CHECK int mero_node_label_get(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
+                                        const uint8_t member[MERO_IDENTITY_LEN],
+                                        char out[MERO_MEMBER_LABEL_SIZE]);
+MERO_MUST_CHECK int mero_node_labels_purge(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN]);
+
 /*
  * The admitter's own verify-and-admit decision on a claim (identity, peer) in ns: verdict,
  * reason ("" when admitted), the measurements and TCB status when the quote got that far
