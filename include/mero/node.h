@@ -443,12 +443,13 @@ enum mero_fleet_seen_via {
     MERO_FLEET_SEEN_SYNC,
     MERO_FLEET_SEEN_SELF,
 };
-/* Where a member's name comes from (issue 35 item 6): an admin's label on this node, or this
- * node's own --name on its own row. */
+/* Where a member's name comes from (issue 35 item 6): an admin's label on this node, this
+ * node's own --name on its own row, or the name another member's node announced. */
 enum mero_fleet_name_source {
     MERO_FLEET_NAME_NONE = 0,
     MERO_FLEET_NAME_LABEL,
     MERO_FLEET_NAME_SELF,
+    MERO_FLEET_NAME_ANNOUNCED, /* the member's node's own --name, in its signed sync HELLO */
 };
 #define MERO_MEMBER_LABEL_MAX  64 /* bytes of a member label, the NUL not counted */
 #define MERO_MEMBER_LABEL_SIZE (MERO_MEMBER_LABEL_MAX + 1)

@@ -23,7 +23,7 @@ static const char *const path_names[] = {NULL, "prompt", "direct", "subgroup"};
 static const char *const verdict_names[] = {"admitted", "refused", "no-verdict"};
 static const char *const match_names[] = {"none", "policy", "profile"};
 static const char *const seen_names[] = {NULL, "gossip", "sync", "self"};
-static const char *const name_sources[] = {NULL, "label", "self"};
+static const char *const name_sources[] = {NULL, "label", "self", "announced"};
 static const char *const evidence_names[] = {"none", "fresh", "lapsing", "lapsed"};
 
 #define NAME_OF(t, i) ((i) >= 0 && (size_t)(i) < sizeof(t) / sizeof(t[0]) ? t[i] : NULL)
@@ -86,20 +86,20 @@ static json_t *tee_json(const struct mero_fleet_member *m, uint64_t now)
 
 static json_t *member_json(const struct mero_fleet_member *m, uint64_t now)
 {
-    json_t *o = json_pack("{s:o, s:s, s:b, s:o, s:o, s:o, s:o, s:o}", "identity",
-                     mero_json_hex(m->identity, MERO_IDENTITY_LEN), "role", mero_role_name(m->role),
-                     "isTee", m->is_tee, "admittedBy",
-                     id_or_null(m->has_admitted_by, m->admitted_by), "admittedAt",
-                     time_or_null(m->has_admitted_at, m->admitted_at), "lastSeen",
-                     time_or_null(m->last_seen_via != MERO_FLEET_SEEN_NONE, m->last_seen),
-                     "lastSeenVia", str_or_null(NAME_OF(seen_names, m->last_seen_via)), "tee",
-                     m->is_tee ? tee_json(m, now) : json_null());
+    json_t *o =
+        json_pack("{s:o, s:s, s:b, s:o, s:o, s:o, s:o, s:o}", "identity",
+                  mero_json_hex(m->identity, MERO_IDENTITY_LEN), "role", mero_role_name(m->role),
+                  "isTee", m->is_tee, "admittedBy", id_or_null(m->has_admitted_by, m->admitted_by),
+                  "admittedAt", time_or_null(m->has_admitted_at, m->admitted_at), "lastSeen",
+                  time_or_null(m->last_seen_via != MERO_FLEET_SEEN_NONE, m->last_seen),
+                  "lastSeenVia", str_or_null(NAME_OF(seen_names, m->last_seen_via)), "tee",
+                  m->is_tee ? tee_json(m, now) : json_null());
     /* issue 35 item 6: the member's name, when this node knows one, and where it came from */
     if (o != NULL) {
         json_object_set_new(o, "name", str_or_null(m->name));
-        json_object_set_new(o, "nameSource",
-                            str_or_null(m->name[0] != '\0' ? NAME_OF(name_sources, m->name_source)
-                                                            : NULL));
+        json_object_set_new(
+            o, "nameSource",
+            str_or_null(m->name[0] != '\0' ? NAME_OF(name_sources, m->name_source) : NULL));
     }
     return o;
 }

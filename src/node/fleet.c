@@ -65,6 +65,20 @@ void mero_node_seen_peer(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN
     }
 }
 
+void mero_node_seen_hello(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                          const uint8_t identity[MERO_IDENTITY_LEN], const char *peer,
+                          const char *name)
+{
+    struct mero_fleet_seen *e = seen_slot(node, ns, identity, true);
+    if (e == NULL || strlen(peer) >= sizeof(e->peer) || strlen(name) >= sizeof(e->name)) {
+        return;
+    }
+    snprintf(e->peer, sizeof(e->peer), "%s", peer);
+    snprintf(e->name, sizeof(e->name), "%s", name);
+    e->at = mero_now_unix();
+    e->via = MERO_FLEET_SEEN_SYNC;
+}
+
 void mero_node_seen_from_peer(struct mero_node *node, const char *peer, int via)
 {
     if (node->seen == NULL || peer == NULL || peer[0] == '\0') {
@@ -444,7 +458,8 @@ static int fill_members(struct mero_node *node, struct mero_fleet *f)
 }
 
 /* Issue 35 item 6: a member's name is the label an admin gave it here, else, on this node's
- * own row, the node's own --name; this node's own row was heard from now. */
+ * own row, the node's own --name, else the name its node announced in a signed sync HELLO;
+ * this node's own row was heard from now. */
 static void name_member(struct mero_node *node, const struct mero_fleet *f,
                         struct mero_fleet_member *m)
 {
@@ -454,6 +469,12 @@ static void name_member(struct mero_node *node, const struct mero_fleet *f,
     } else if (self && mero_node_name(node)[0] != '\0') {
         snprintf(m->name, sizeof(m->name), "%s", mero_node_name(node));
         m->name_source = MERO_FLEET_NAME_SELF;
+    } else {
+        const struct mero_fleet_seen *s = seen_slot(node, f->ns, m->identity, false);
+        if (s != NULL && s->name[0] != '\0') {
+            snprintf(m->name, sizeof(m->name), "%s", s->name);
+            m->name_source = MERO_FLEET_NAME_ANNOUNCED;
+        }
     }
     if (self) {
         m->last_seen = f->generated_at;

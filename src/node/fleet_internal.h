@@ -20,14 +20,20 @@ struct mero_fleet_seen {
     bool used;
     uint8_t ns[MERO_NS_ID_LEN];
     uint8_t identity[MERO_IDENTITY_LEN];
-    char peer[MERO_PEER_ID_STR_MAX]; /* "" while its peer is not known */
-    uint64_t at;                     /* unix seconds; 0 = not seen yet */
-    int via;                         /* enum mero_fleet_seen_via */
+    char peer[MERO_PEER_ID_STR_MAX];   /* "" while its peer is not known */
+    uint64_t at;                       /* unix seconds; 0 = not seen yet */
+    int via;                           /* enum mero_fleet_seen_via */
+    char name[MERO_MEMBER_LABEL_SIZE]; /* issue 35: the name its HELLO announced ("" none) */
 };
 
 /* identity of ns speaks from peer (learned at an admission): later traffic from it counts. */
 void mero_node_seen_peer(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                          const uint8_t identity[MERO_IDENTITY_LEN], const char *peer);
+/* Issue 35: peer proved (a signed sync HELLO) that it speaks for identity of ns and runs under
+ * `name` (checked, may be ""): seen now, and its later traffic counts. */
+void mero_node_seen_hello(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                          const uint8_t identity[MERO_IDENTITY_LEN], const char *peer,
+                          const char *name);
 /* A gossip message or sync answer arrived from peer: every identity it speaks for is seen. */
 void mero_node_seen_from_peer(struct mero_node *node, const char *peer, int via);
 /* A signed governance op (encoded bytes, applied or already stored, so its signature holds)

@@ -24,8 +24,11 @@
 static size_t utf8_one(const unsigned char *p, size_t left, uint32_t *cp)
 {
     static const uint32_t min_of[] = {0, 0, 0x80, 0x800, 0x10000};
-    size_t n = p[0] < 0x80 ? 1 : (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3
-                                 : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
+    size_t n = p[0] < 0x80             ? 1
+               : (p[0] & 0xE0) == 0xC0 ? 2
+               : (p[0] & 0xF0) == 0xE0 ? 3
+               : (p[0] & 0xF8) == 0xF0 ? 4
+                                       : 0;
     if (n == 0 || n > left) {
         return 0;
     }
@@ -49,13 +52,11 @@ int mero_member_label_check(const char *label, size_t len, struct mero_err *err)
     bool seen_other = false;
     MERO_ENSURE(len > 0, err, MERO_EINVAL, "a member label must not be empty");
     MERO_ENSURE(len <= MERO_MEMBER_LABEL_MAX, err, MERO_EINVAL,
-                "a member label is at most %d bytes (this one is %zu)", MERO_MEMBER_LABEL_MAX,
-                len);
+                "a member label is at most %d bytes (this one is %zu)", MERO_MEMBER_LABEL_MAX, len);
     for (size_t i = 0; i < len;) {
         uint32_t c = 0;
         size_t n = utf8_one(p + i, len - i, &c);
-        MERO_ENSURE(n > 0, err, MERO_EINVAL, "a member label must be valid UTF-8 (byte %zu)",
-                    i);
+        MERO_ENSURE(n > 0, err, MERO_EINVAL, "a member label must be valid UTF-8 (byte %zu)", i);
         MERO_ENSURE(c >= 0x20 && c != 0x7F && (c < 0x80 || c > 0x9F), err, MERO_EINVAL,
                     "a member label must hold no control character (U+%04X at byte %zu)",
                     (unsigned)c, i);

@@ -42,6 +42,7 @@
 
 #include "mero/buf.h"
 #include "mero/clock.h"
+#include "mero/crypto.h"
 #include "mero/gov.h"
 #include "mero/log.h"
 #include "mero/net.h"
@@ -56,6 +57,10 @@
 #define MAX_JOBS        32u
 #define SYNC_TIMEOUT_MS 5000u
 #define MAX_CURSORS     512u
+/* a HELLO's signed message: domain, ns, identity, node key, name length and name */
+#define HELLO_MSG_MAX                                                                              \
+    (sizeof(HELLO_DOMAIN) - 1 + MERO_NS_ID_LEN + MERO_IDENTITY_LEN + MERO_ED25519_PK_LEN + 1 +     \
+     MERO_MEMBER_LABEL_MAX)
 
 /* What a request names: a namespace (ops) or a context (deltas); what it lists: op ids or delta
  * hashes. One width each on the wire, whichever phase. */
@@ -64,7 +69,18 @@
 _Static_assert(MERO_CONTEXT_ID_LEN == SYNC_ID_LEN, "a context id is as wide as a namespace id");
 _Static_assert(MERO_DELTA_ID_LEN == SYNC_HASH_LEN, "a delta hash is as wide as an op id");
 
-enum { INV_OPS = 1, GET_OPS = 2, INV_DELTAS = 3, GET_DELTAS = 4 };
+enum { INV_OPS = 1, GET_OPS = 2, INV_DELTAS = 3, GET_DELTAS = 4, HELLO = 5 };
+
+/* issue 35: HELLO, how often a puller says who it is to a peer, per namespace (seconds), and
+ * how many (peer, namespace) pairs it remembers having told */
+#define HELLO_EVERY_S  30u
+#define HELLO_SENT_MAX 256u
+#define HELLO_DOMAIN   "mero.fleet.hello.v1"
+struct hello_sent {
+    char peer[MERO_PEER_ID_STR_MAX];
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint64_t at; /* unix s; 0 = free */
+};
 
 struct job {
     struct mero_node *node;
@@ -113,6 +129,7 @@ struct mero_node_sync {
     struct job jobs[MAX_JOBS];
     struct sync_last last[SYNC_LAST_MAX]; /* the oldest is reused when full */
     struct cursor cursors[MAX_CURSORS];
+    struct hello_sent hellos[HELLO_SENT_MAX]; /* issue 35: the oldest is reused when full */
     uint64_t tick;
     struct mero_node_sync_stats stats;
 };
@@ -330,11 +347,89 @@ static int answer_get(struct mero_node *node, struct mero_cur *c, bool deltas, s
     return 0;
 }
 
-static int answer(struct mero_node *node, struct mero_cur *c, struct mero_buf *out)
+/* What a HELLO's identity signs: domain || ns || identity || the sender's node key || name_len
+ * u8 || name. The node key is the Noise-authenticated peer's, so a HELLO cannot be replayed
+ * from another peer, and the identity's signature binds it (and the name) to that peer. */
+static int hello_msg(struct mero_buf *m, const uint8_t ns[MERO_NS_ID_LEN],
+                     const uint8_t identity[MERO_IDENTITY_LEN],
+                     const uint8_t node_pk[MERO_ED25519_PK_LEN], const uint8_t *name, size_t n)
+{
+    MERO_TRY(mero_buf_append(m, HELLO_DOMAIN, sizeof(HELLO_DOMAIN) - 1));
+    MERO_TRY(mero_buf_append(m, ns, MERO_NS_ID_LEN));
+    MERO_TRY(mero_buf_append(m, identity, MERO_IDENTITY_LEN));
+    MERO_TRY(mero_buf_append(m, node_pk, MERO_ED25519_PK_LEN));
+    MERO_TRY(mero_buf_append_u8(m, (uint8_t)n));
+    return mero_buf_append(m, name, n);
+}
+
+static bool is_member_of(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                         const uint8_t identity[MERO_IDENTITY_LEN])
+{
+    struct mero_gov_member *ms = NULL;
+    size_t n = 0;
+    bool yes = false;
+    if (mero_gov_members(node->store, ns, &ms, &n) < 0) {
+        return false;
+    }
+    for (size_t i = 0; i < n && !yes; i++) {
+        yes = memcmp(ms[i].id, identity, MERO_IDENTITY_LEN) == 0;
+    }
+    free(ms);
+    return yes;
+}
+
+/*
+ * HELLO ns[32] identity[32] sig[64] name_len u8 name (issue 35 item 6): the peer says which
+ * member of ns it speaks for and the name it runs under (merod --name, 0..64 bytes of UTF-8,
+ * no control character). Checked: exact length, the name, the identity's signature over
+ * hello_msg with the peer's own key, the identity a member of the namespace root. Then the
+ * fleet view counts the peer's traffic for that member (last seen) and shows the name. Answer
+ * 0; 1 for a namespace this node does not follow; anything malformed or unsigned is dropped.
+ */
+static int answer_hello(struct mero_node *node, const char *peer, struct mero_cur *c,
+                        struct mero_buf *out)
+{
+    const uint8_t *ns = NULL, *identity = NULL, *sig = NULL, *name = NULL;
+    uint8_t n = 0, peer_pk[MERO_ED25519_PK_LEN];
+    char text[MERO_MEMBER_LABEL_SIZE];
+    MERO_TRY(mero_cur_bytes(c, MERO_NS_ID_LEN, &ns));
+    MERO_TRY(mero_cur_bytes(c, MERO_IDENTITY_LEN, &identity));
+    MERO_TRY(mero_cur_bytes(c, MERO_ED25519_SIG_LEN, &sig));
+    MERO_TRY(mero_cur_u8(c, &n));
+    if (n > MERO_MEMBER_LABEL_MAX) {
+        return -MERO_EPROTO;
+    }
+    MERO_TRY(mero_cur_bytes(c, n, &name));
+    if (mero_cur_left(c) != 0 ||
+        (n > 0 && mero_member_label_check((const char *)name, n, NULL) < 0)) {
+        return -MERO_EPROTO;
+    }
+    if (purged(node, ns) || !is_member_of(node, ns, identity)) {
+        return mero_buf_append_u8(out, 1);
+    }
+    MERO_TRY(mero_net_peer_id_pk(peer, peer_pk));
+    struct mero_buf m;
+    mero_buf_init(&m, HELLO_MSG_MAX);
+    int rc = hello_msg(&m, ns, identity, peer_pk, name, n);
+    if (rc == 0 && mero_ed25519_verify(sig, m.data, m.len, identity) < 0) {
+        rc = -MERO_EBADSIG;
+    }
+    mero_buf_cleanup(&m);
+    MERO_TRY(rc);
+    memcpy(text, name, n);
+    text[n] = '\0';
+    mero_node_seen_hello(node, ns, identity, peer, text);
+    return mero_buf_append_u8(out, 0);
+}
+
+static int answer(struct mero_node *node, const char *peer, struct mero_cur *c,
+                  struct mero_buf *out)
 {
     uint8_t kind = 0;
     MERO_TRY(mero_cur_u8(c, &kind));
     switch (kind) {
+    case HELLO:
+        return answer_hello(node, peer, c, out);
     case INV_OPS:
         return answer_inv(node, c, false, out);
     case INV_DELTAS:
@@ -356,7 +451,7 @@ static void on_request(void *ud, struct mero_net_req *req, const char *peer, con
     struct mero_buf out;
     mero_cur_init(&c, data, len);
     mero_buf_init(&out, 4u << 20);
-    int rc = answer(node, &c, &out);
+    int rc = answer(node, peer, &c, &out);
     if (rc < 0) {
         MERO_DEBUG("sync request from %s refused: %s", peer, mero_strerror(rc));
         mero_net_req_drop(req);
@@ -637,6 +732,96 @@ static void step(struct job *j)
     send_req(j, &b, on_inv);
 }
 
+/* What a HELLO in flight needs when its answer comes. */
+struct hello_req {
+    struct mero_node *node;
+    char peer[MERO_PEER_ID_STR_MAX];
+    uint8_t ns[MERO_NS_ID_LEN];
+};
+
+static struct hello_sent *hello_slot(struct mero_node_sync *s, const char *peer,
+                                     const uint8_t ns[MERO_NS_ID_LEN]);
+
+/* Nothing else depends on the answer (an older peer does not know HELLO); "1" (the peer does
+ * not count us a member yet, or does not follow the namespace) frees the slot, so the next
+ * pull says it again rather than HELLO_EVERY_S later. */
+static void on_hello(void *ud, int status, const uint8_t *data, size_t len)
+{
+    struct hello_req *h = ud;
+    if (status == 0 && len == 1 && data[0] == 1 && h->node->sync != NULL) {
+        hello_slot(h->node->sync, h->peer, h->ns)->at = 0;
+    }
+    free(h);
+}
+
+/* The HELLO slot of (peer, ns): its own, else a free one, else the oldest. */
+static struct hello_sent *hello_slot(struct mero_node_sync *s, const char *peer,
+                                     const uint8_t ns[MERO_NS_ID_LEN])
+{
+    struct hello_sent *oldest = &s->hellos[0];
+    for (size_t i = 0; i < HELLO_SENT_MAX; i++) {
+        struct hello_sent *h = &s->hellos[i];
+        if (h->at != 0 && strcmp(h->peer, peer) == 0 && memcmp(h->ns, ns, MERO_NS_ID_LEN) == 0) {
+            return h;
+        }
+        if (h->at < oldest->at) {
+            oldest = h;
+        }
+    }
+    memset(oldest, 0, sizeof(*oldest));
+    snprintf(oldest->peer, sizeof(oldest->peer), "%s", peer);
+    memcpy(oldest->ns, ns, MERO_NS_ID_LEN);
+    return oldest;
+}
+
+/* Tell peer, every HELLO_EVERY_S per namespace, which member of ns this node is and its name
+ * (issue 35): signed by our identity in ns (answer_hello checks it). */
+static void say_hello(struct mero_node *node, const char *peer, const uint8_t ns[MERO_NS_ID_LEN])
+{
+    uint8_t identity[MERO_IDENTITY_LEN], sk[MERO_ED25519_SK_LEN], sig[MERO_ED25519_SIG_LEN];
+    uint64_t now = mero_now_unix();
+    struct hello_sent *h = hello_slot(node->sync, peer, ns);
+    if ((h->at != 0 && now - h->at < HELLO_EVERY_S) ||
+        mero_gov_identity(node->store, ns, false, identity, NULL) < 0) {
+        return;
+    }
+    h->at = now;
+    const char *name = mero_node_name(node);
+    size_t n = name != NULL ? strlen(name) : 0;
+    if (n > MERO_MEMBER_LABEL_MAX || (n > 0 && mero_member_label_check(name, n, NULL) < 0)) {
+        n = 0; /* a name the peers would refuse is not announced */
+    }
+    struct mero_buf m, b;
+    mero_buf_init(&m, HELLO_MSG_MAX);
+    mero_buf_init(&b, 1 + MERO_NS_ID_LEN + MERO_IDENTITY_LEN + MERO_ED25519_SIG_LEN + 1 +
+                          MERO_MEMBER_LABEL_MAX);
+    int rc = hello_msg(&m, ns, identity, node->id_pk, (const uint8_t *)name, n);
+    if (rc == 0 && (rc = mero_gov_identity_secret(node->store, ns, sk)) == 0) {
+        mero_ed25519_sign(sig, m.data, m.len, sk);
+        mero_wipe(sk, sizeof(sk));
+        rc = mero_buf_append_u8(&b, HELLO);
+    }
+    if (rc == 0 && (rc = mero_buf_append(&b, ns, MERO_NS_ID_LEN)) == 0 &&
+        (rc = mero_buf_append(&b, identity, MERO_IDENTITY_LEN)) == 0 &&
+        (rc = mero_buf_append(&b, sig, sizeof(sig))) == 0 &&
+        (rc = mero_buf_append_u8(&b, (uint8_t)n)) == 0) {
+        rc = mero_buf_append(&b, name, n);
+    }
+    struct hello_req *req = rc == 0 ? calloc(1, sizeof(*req)) : NULL;
+    if (req != NULL) {
+        req->node = node;
+        snprintf(req->peer, sizeof(req->peer), "%s", peer);
+        memcpy(req->ns, ns, MERO_NS_ID_LEN);
+        if (mero_net_request(node->net, peer, MERO_SYNC_PROTOCOL, b.data, b.len, SYNC_TIMEOUT_MS,
+                             on_hello, req) < 0) {
+            MERO_DEBUG("sync: HELLO to %s not sent", peer);
+            free(req);
+        }
+    }
+    mero_buf_cleanup(&m);
+    mero_buf_cleanup(&b);
+}
+
 static struct job *job_for(struct mero_node *node, const char *peer)
 {
     struct mero_node_sync *s = node->sync;
@@ -660,6 +845,11 @@ static void start_job(struct mero_node *node, const char *peer, uint8_t (*nss)[M
     if (j == NULL || n == 0) {
         free(nss);
         return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!purged(node, nss[i])) {
+            say_hello(node, peer, nss[i]); /* issue 35: who we are, for the fleet view */
+        }
     }
     memset(j, 0, sizeof(*j));
     j->node = node;

@@ -177,9 +177,9 @@ static void print_members(FILE *f, json_t *members, json_int_t now)
 {
     size_t i;
     json_t *m;
-    static const char *const head[] = {"MEMBER", "NAME",     "ROLE",        "TEE",
-                                       "MEASUREMENTS", "TCB", "EVIDENCE", "ADMITTED BY",
-                                       "LAST SEEN"};
+    static const char *const head[] = {"MEMBER",   "NAME",         "ROLE",
+                                       "TEE",      "MEASUREMENTS", "TCB",
+                                       "EVIDENCE", "ADMITTED BY",  "LAST SEEN"};
     static const int widths[] = {10, FLEET_NAME_COLS, 12, 4, 18, 14, 18, 16, 0};
     for (size_t k = 0; k < sizeof(head) / sizeof(head[0]); k++) {
         cell(f, head[k], widths[k], k + 1 == sizeof(head) / sizeof(head[0]));

@@ -338,8 +338,7 @@ static const struct meroctl_opt add_opts[] = {
     {NULL, NULL, NULL, NULL, NULL, false, false}};
 
 static const struct meroctl_opt label_opts[] = {
-    {"--clear", NULL, "forget the member's label instead of setting one", NULL, NULL, false,
-     false},
+    {"--clear", NULL, "forget the member's label instead of setting one", NULL, NULL, false, false},
     {NULL, NULL, NULL, NULL, NULL, false, false}};
 
 static const struct meroctl_opt subgroup_opts[] = {
