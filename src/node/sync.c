@@ -10,6 +10,10 @@
  *   2 GET_OPS    ns[32] n u32 n*[32]       -> 0 n u32 n*(len u32, bytes) (n <= 64; len 0 = absent)
  *   3 INV_DELTAS ctx[32] after u64         -> as INV_OPS
  *   4 GET_DELTAS ctx[32] n u32 n*[32]      -> as GET_OPS
+ *   5 HELLO ns[32] identity[32] sig[64] name_len u8 name  -> 0 | 1 (issue 35, below: which
+ *     member of ns the puller speaks for and its --name, signed by that identity over the
+ *     puller's node key; sent per (peer, namespace) at most every 30 s, again at once after
+ *     a "1"; an older peer drops it, and nothing else waits on it)
  * A response starting with 1 means "unknown namespace/context". Everything served is signed
  * (ops) or signed and encrypted (deltas), so serving it reveals nothing a member could not
  * read on the gossip topic. Invariants: every count is checked against the remaining bytes
@@ -378,47 +382,84 @@ static bool is_member_of(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN
     return yes;
 }
 
-/*
- * HELLO ns[32] identity[32] sig[64] name_len u8 name (issue 35 item 6): the peer says which
- * member of ns it speaks for and the name it runs under (merod --name, 0..64 bytes of UTF-8,
- * no control character). Checked: exact length, the name, the identity's signature over
- * hello_msg with the peer's own key, the identity a member of the namespace root. Then the
- * fleet view counts the peer's traffic for that member (last seen) and shows the name. Answer
- * 0; 1 for a namespace this node does not follow; anything malformed or unsigned is dropped.
- */
-static int answer_hello(struct mero_node *node, const char *peer, struct mero_cur *c,
-                        struct mero_buf *out)
+int mero_node_sync_hello_encode(const struct mero_sync_hello *h,
+                                const uint8_t identity_sk[MERO_ED25519_SK_LEN],
+                                const uint8_t node_pk[MERO_ED25519_PK_LEN], struct mero_buf *out)
+{
+    uint8_t sig[MERO_ED25519_SIG_LEN];
+    size_t n = strlen(h->name);
+    if (n > MERO_MEMBER_LABEL_MAX || (n > 0 && mero_member_label_check(h->name, n, NULL) < 0)) {
+        return -MERO_EINVAL;
+    }
+    struct mero_buf m;
+    mero_buf_init(&m, HELLO_MSG_MAX);
+    int rc = hello_msg(&m, h->ns, h->identity, node_pk, (const uint8_t *)h->name, n);
+    if (rc == 0) {
+        mero_ed25519_sign(sig, m.data, m.len, identity_sk);
+    }
+    mero_buf_cleanup(&m);
+    MERO_TRY(rc);
+    MERO_TRY(mero_buf_append_u8(out, HELLO));
+    MERO_TRY(mero_buf_append(out, h->ns, MERO_NS_ID_LEN));
+    MERO_TRY(mero_buf_append(out, h->identity, MERO_IDENTITY_LEN));
+    MERO_TRY(mero_buf_append(out, sig, sizeof(sig)));
+    MERO_TRY(mero_buf_append_u8(out, (uint8_t)n));
+    return mero_buf_append(out, h->name, n);
+}
+
+int mero_node_sync_hello_decode(const uint8_t *data, size_t len,
+                                const uint8_t node_pk[MERO_ED25519_PK_LEN],
+                                struct mero_sync_hello *out)
 {
     const uint8_t *ns = NULL, *identity = NULL, *sig = NULL, *name = NULL;
-    uint8_t n = 0, peer_pk[MERO_ED25519_PK_LEN];
-    char text[MERO_MEMBER_LABEL_SIZE];
-    MERO_TRY(mero_cur_bytes(c, MERO_NS_ID_LEN, &ns));
-    MERO_TRY(mero_cur_bytes(c, MERO_IDENTITY_LEN, &identity));
-    MERO_TRY(mero_cur_bytes(c, MERO_ED25519_SIG_LEN, &sig));
-    MERO_TRY(mero_cur_u8(c, &n));
-    if (n > MERO_MEMBER_LABEL_MAX) {
-        return -MERO_EPROTO;
-    }
-    MERO_TRY(mero_cur_bytes(c, n, &name));
-    if (mero_cur_left(c) != 0 ||
+    uint8_t n = 0;
+    struct mero_cur c;
+    memset(out, 0, sizeof(*out));
+    mero_cur_init(&c, data, len);
+    if (mero_cur_bytes(&c, MERO_NS_ID_LEN, &ns) < 0 ||
+        mero_cur_bytes(&c, MERO_IDENTITY_LEN, &identity) < 0 ||
+        mero_cur_bytes(&c, MERO_ED25519_SIG_LEN, &sig) < 0 || mero_cur_u8(&c, &n) < 0 ||
+        n > MERO_MEMBER_LABEL_MAX || mero_cur_bytes(&c, n, &name) < 0 || mero_cur_left(&c) != 0 ||
         (n > 0 && mero_member_label_check((const char *)name, n, NULL) < 0)) {
         return -MERO_EPROTO;
     }
-    if (purged(node, ns) || !is_member_of(node, ns, identity)) {
-        return mero_buf_append_u8(out, 1);
-    }
-    MERO_TRY(mero_net_peer_id_pk(peer, peer_pk));
     struct mero_buf m;
     mero_buf_init(&m, HELLO_MSG_MAX);
-    int rc = hello_msg(&m, ns, identity, peer_pk, name, n);
+    int rc = hello_msg(&m, ns, identity, node_pk, name, n);
     if (rc == 0 && mero_ed25519_verify(sig, m.data, m.len, identity) < 0) {
         rc = -MERO_EBADSIG;
     }
     mero_buf_cleanup(&m);
     MERO_TRY(rc);
-    memcpy(text, name, n);
-    text[n] = '\0';
-    mero_node_seen_hello(node, ns, identity, peer, text);
+    memcpy(out->ns, ns, MERO_NS_ID_LEN);
+    memcpy(out->identity, identity, MERO_IDENTITY_LEN);
+    memcpy(out->name, name, n);
+    out->name[n] = '\0';
+    return 0;
+}
+
+/*
+ * HELLO (issue 35 item 6, sync_internal.h): the peer says which member of ns it speaks for and
+ * the name it runs under (merod --name). Decoded and checked against the peer's own key, then
+ * the identity must be a member of the namespace root; the fleet view then counts the peer's
+ * traffic for that member (last seen) and shows the name. Answer 0; 1 for a namespace this
+ * node does not follow or an identity that is not (yet) its member; anything malformed or
+ * unsigned is dropped.
+ */
+static int answer_hello(struct mero_node *node, const char *peer, struct mero_cur *c,
+                        struct mero_buf *out)
+{
+    uint8_t peer_pk[MERO_ED25519_PK_LEN];
+    struct mero_sync_hello h;
+    const uint8_t *rest = NULL;
+    size_t left = mero_cur_left(c);
+    MERO_TRY(mero_cur_bytes(c, left, &rest));
+    MERO_TRY(mero_net_peer_id_pk(peer, peer_pk));
+    MERO_TRY(mero_node_sync_hello_decode(rest, left, peer_pk, &h));
+    if (purged(node, h.ns) || !is_member_of(node, h.ns, h.identity)) {
+        return mero_buf_append_u8(out, 1);
+    }
+    mero_node_seen_hello(node, h.ns, h.identity, peer, h.name);
     return mero_buf_append_u8(out, 0);
 }
 
@@ -778,7 +819,7 @@ static struct hello_sent *hello_slot(struct mero_node_sync *s, const char *peer,
  * (issue 35): signed by our identity in ns (answer_hello checks it). */
 static void say_hello(struct mero_node *node, const char *peer, const uint8_t ns[MERO_NS_ID_LEN])
 {
-    uint8_t identity[MERO_IDENTITY_LEN], sk[MERO_ED25519_SK_LEN], sig[MERO_ED25519_SIG_LEN];
+    uint8_t identity[MERO_IDENTITY_LEN], sk[MERO_ED25519_SK_LEN];
     uint64_t now = mero_now_unix();
     struct hello_sent *h = hello_slot(node->sync, peer, ns);
     if ((h->at != 0 && now - h->at < HELLO_EVERY_S) ||
@@ -786,27 +827,23 @@ static void say_hello(struct mero_node *node, const char *peer, const uint8_t ns
         return;
     }
     h->at = now;
+    struct mero_sync_hello hello;
+    memset(&hello, 0, sizeof(hello));
+    memcpy(hello.ns, ns, MERO_NS_ID_LEN);
+    memcpy(hello.identity, identity, MERO_IDENTITY_LEN);
     const char *name = mero_node_name(node);
     size_t n = name != NULL ? strlen(name) : 0;
-    if (n > MERO_MEMBER_LABEL_MAX || (n > 0 && mero_member_label_check(name, n, NULL) < 0)) {
-        n = 0; /* a name the peers would refuse is not announced */
+    if (n > 0 && n <= MERO_MEMBER_LABEL_MAX && mero_member_label_check(name, n, NULL) == 0) {
+        memcpy(hello.name, name, n); /* a name the peers would refuse is not announced */
     }
-    struct mero_buf m, b;
-    mero_buf_init(&m, HELLO_MSG_MAX);
+    struct mero_buf b;
     mero_buf_init(&b, 1 + MERO_NS_ID_LEN + MERO_IDENTITY_LEN + MERO_ED25519_SIG_LEN + 1 +
                           MERO_MEMBER_LABEL_MAX);
-    int rc = hello_msg(&m, ns, identity, node->id_pk, (const uint8_t *)name, n);
-    if (rc == 0 && (rc = mero_gov_identity_secret(node->store, ns, sk)) == 0) {
-        mero_ed25519_sign(sig, m.data, m.len, sk);
-        mero_wipe(sk, sizeof(sk));
-        rc = mero_buf_append_u8(&b, HELLO);
+    int rc = mero_gov_identity_secret(node->store, ns, sk);
+    if (rc == 0) {
+        rc = mero_node_sync_hello_encode(&hello, sk, node->id_pk, &b);
     }
-    if (rc == 0 && (rc = mero_buf_append(&b, ns, MERO_NS_ID_LEN)) == 0 &&
-        (rc = mero_buf_append(&b, identity, MERO_IDENTITY_LEN)) == 0 &&
-        (rc = mero_buf_append(&b, sig, sizeof(sig))) == 0 &&
-        (rc = mero_buf_append_u8(&b, (uint8_t)n)) == 0) {
-        rc = mero_buf_append(&b, name, n);
-    }
+    mero_wipe(sk, sizeof(sk));
     struct hello_req *req = rc == 0 ? calloc(1, sizeof(*req)) : NULL;
     if (req != NULL) {
         req->node = node;
@@ -818,7 +855,6 @@ static void say_hello(struct mero_node *node, const char *peer, const uint8_t ns
             free(req);
         }
     }
-    mero_buf_cleanup(&m);
     mero_buf_cleanup(&b);
 }
 
