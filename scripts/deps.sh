@@ -6,7 +6,8 @@
 # demo need (the compiler and the libraries' -dev packages, pkg-config, xxd for the embedded
 # page, jq for scripts/demo.sh). The test, lint, fuzz and bench targets call it with --test
 # (--with-npm, its older name, still works), which adds the tools only they use: clang,
-# clang-format, cppcheck, mandoc, ThreadSanitizer's runtime, chromium, prometheus (promtool),
+# clang-format, cppcheck, mandoc, ThreadSanitizer's runtime, cmake and g++ (the Intel QVL
+# test oracle, tests/diff), chromium, prometheus (promtool),
 # zsh and fish, strace, sqlite3, curl, python3 with the Noise interop peers, nodejs, npm and
 # the npm peers (issue 35 item 7; docs/build-and-tests.md).
 # Safe to re-run. `scripts/deps.sh --list [--test]` prints the package list and installs nothing.
@@ -25,7 +26,7 @@ want=(build-essential pkg-config libsodium-dev libuv1-dev libmicrohttpd-dev libj
       libcurl4-openssl-dev libssl-dev libsqlite3-dev xxd jq)
 # only the test targets (make test / asan / tsan / lint / fuzz / bench)
 if [ $TEST = yes ]; then
-    want+=(clang-14 libclang-rt-14-dev clang-format cppcheck mandoc libtsan2 g++
+    want+=(clang-14 libclang-rt-14-dev clang-format cppcheck mandoc libtsan2 g++ cmake
            chromium prometheus zsh fish strace sqlite3 curl iproute2 procps util-linux
            python3 python3-dissononce python3-cryptography nodejs npm)
 fi

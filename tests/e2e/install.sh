@@ -46,6 +46,7 @@ for p in chromium prometheus clang-14 clang-format cppcheck cmake mandoc strace 
 done
 if [[ "$run" != *"deps.sh --test"* ]] && [[ "$run" == *scripts/deps.sh* ]] && [ -z "$testonly" ] &&
     [[ "$full" == *" chromium "* ]] && [[ "$full" == *" prometheus "* ]] && [[ "$full" == *" cppcheck "* ]] &&
+    [[ "$full" == *" cmake "* ]] &&
     [[ "$base" == *" libsodium-dev "* ]] && [[ "$base" == *" jq "* ]]; then
     ok "make and make run install only the build and run packages; chromium, prometheus, clang, cppcheck only with --test"
 else nok "make run installs only what it needs" "base:$base test-only in base:$testonly"; fi
