@@ -102,8 +102,10 @@ $(SHIPPED_ROOT): share/sigstore/trusted_root.json
 	$(Q)mkdir -p $(dir $@)
 	$(Q)cp $< $@
 
-# The build needs only Debian packages; the npm test peers (tests/js) come with $(NPM_STAMP),
-# which only test, bench and run targets depend on (see the install block below).
+# `make` and `make run` need only the Debian packages that build and run (scripts/deps.sh bare);
+# the test tools and the npm test peers (tests/js) come with $(NPM_STAMP) (deps.sh --test),
+# which only the test, lint, fuzz and bench targets depend on (issue 35 item 7; the install
+# block below).
 $(STAMP): scripts/deps.sh
 	$(Q)mkdir -p build
 	$(Q)scripts/deps.sh
@@ -285,10 +287,10 @@ $(SOLINKS): $(SOLIB)
 	$(Q)ln -sf $(notdir $<) $@
 
 all check-build bench-build: $(SOLIB) $(SOLINKS)
-test bench tsan: $(NPM_STAMP)
+test bench tsan lint fuzz: $(NPM_STAMP)
 
-$(NPM_STAMP): $(STAMP) tests/js/package.json
-	$(Q)scripts/deps.sh --with-npm
+$(NPM_STAMP): $(STAMP) scripts/deps.sh tests/js/package.json
+	$(Q)scripts/deps.sh --test
 	$(Q)touch $@
 
 # Where `make install` puts things; each overridable (BASHCOMPDIR as wireguard-tools does).

@@ -7,26 +7,41 @@
 # receives the group key; the namespace switches to relay mode, so the replica becomes a relay
 # (RelayTee) that carries a write signed by a client with no node of its own, read back on the
 # owner as the client's (issue 15); the owner goes offline and the TEE still serves the data.
-# It ends with the fleet table (`meroctl fleet NS`, the TEE's view) and the fleet page's
-# address (/admin-ui/).
+# It ends with the fleet table (`meroctl fleet NS`, the TEE's view) and, as its last lines, the
+# fleet page's address (/admin-ui/) on the replica, left serving with KEEP=1, or how to get that.
 # Every step is a meroctl command, printed as it runs so an operator can copy it (the two
 # shell functions it uses are printed first). Exits 0 when the story completes; every process
-# it started is stopped; the directory is removed unless KEEP=1 (`make run KEEP=1`).
+# it started is stopped, except with KEEP=1 (`make run KEEP=1`) the replica, which keeps serving
+# its page (the last lines say how to stop it); the directory is removed unless KEEP=1.
 set -u
 B=${1:-build/release}
 BIN=$(cd "$B/bin" && pwd)
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/mero-demo.XXXXXX")
 PIDS=()
 
+# The last lines say where the fleet page is: with KEEP=1 the replica is left serving it (its
+# address, token file and the command that stops it); without, how to get a node that does.
+SERVING=no
 cleanup() {
-    for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    for p in "${PIDS[@]}"; do
+        [ "$SERVING" = yes ] && [ "$p" = "${PID_replica:-}" ] && continue
+        kill -TERM "$p" 2>/dev/null
+    done
     sleep 0.3
-    for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+    for p in "${PIDS[@]}"; do
+        [ "$SERVING" = yes ] && [ "$p" = "${PID_replica:-}" ] && continue
+        kill -KILL "$p" 2>/dev/null
+    done
     if [ "${KEEP:-0}" = 1 ]; then
-        printf '\nKEEP=1: the nodes are stopped, their directories and logs kept in %s\n' "$DIR"
-        printf '(restart one with: %s/merod run --home %s/owner)\n' "$BIN" "$DIR"
+        printf '\nKEEP=1: the nodes\x27 directories and logs are kept in %s\n' "$DIR"
     else
         rm -rf "$DIR"
+    fi
+    if [ "$SERVING" = yes ]; then
+        printf '\nThe replica is still serving (pid %s). The fleet page: %s/admin-ui/\n' "$PID_replica" "$URL_replica"
+        printf 'sign in with the token in %s/replica/admin-token; stop the node with: kill %s\n' "$DIR" "$PID_replica"
+    elif [ "${DONE:-no}" = yes ]; then
+        printf '\nThe nodes are stopped. To keep the replica serving its fleet page after the story, run: make run KEEP=1\n'
     fi
 }
 trap cleanup EXIT
@@ -76,7 +91,7 @@ replica() { "$BIN/meroctl" --node "$URL_replica" --token-file "$DIR/replica/admi
 note "owner()   { $BIN/meroctl --node $URL_owner --token-file $DIR/owner/admin-token \"\$@\"; }"
 note "replica() { $BIN/meroctl --node $URL_replica --token-file $DIR/replica/admin-token \"\$@\"; }"
 
-say "2. The owner creates a namespace and a context, and writes some data"
+say "2. Namespace created: the owner creates a namespace and a context, and writes some data"
 NS=$(ctl owner --json namespace create | jq -r .namespaceId)
 [ ${#NS} = 64 ] || die "no namespace"
 CTX=$(ctl owner --json context create "$NS" | jq -r .contextId)
@@ -95,7 +110,7 @@ ctl owner group settings set-tee-admission-policy "$NS" --mrtd "$MRTD" --rtmr1 "
     --rtmr2 "$R2" --rtmr3 "$R3" --accept-mock --mode replica >/dev/null || die "policy refused"
 note "MRTD and RTMR1-3 pinned from the replica's quote (a mock quote's are zero), --accept-mock"
 
-say "4. The replica is asked to join and prompts on ns/<hex>"
+say "4. Prompted: the replica is asked to join and prompts on ns/<hex>"
 printf '    $ replica --json tee fleet-join %s\n' "$NS"
 replica --json tee fleet-join "$NS" >"$DIR/join.json" 2>"$DIR/join.err" &
 JOIN=$!
@@ -173,7 +188,7 @@ for _ in $(seq 50); do kill -0 "$PID_owner" 2>/dev/null || break; sleep 0.1; don
 kill -0 "$PID_owner" 2>/dev/null && die "owner did not stop"
 note "owner stopped"
 
-say "10. Data read from the replica while the owner is offline"
+say "10. Data read from the replica: the owner is offline, the TEE still serves"
 V=$(ctl replica --json kv get "$CTX" motto | jq -r .value)
 [ "$V" = "available while the owner sleeps" ] || die "read from the replica failed"
 note "motto from the replica: \"$V\""
@@ -188,6 +203,7 @@ say "The fleet view: who is in the namespace, their evidence, and the admission 
 ctl replica fleet "$NS" | sed 's/^/    /'
 [ "${PIPESTATUS[0]}" = 0 ] || die "meroctl fleet failed"
 note "(the replica's view; the same document: GET $URL_replica/admin-api/groups/$NS/fleet)"
-note "the fleet page: $URL_replica/admin-ui/ (sign in with the token in $DIR/replica/admin-token;"
-note "served while the node runs: make run KEEP=1 keeps the directory to restart it)"
+DONE=yes
+# KEEP=1: the replica goes on serving the page (cleanup leaves it running and says so last)
+[ "${KEEP:-0}" = 1 ] && kill -0 "$PID_replica" 2>/dev/null && SERVING=yes
 exit 0

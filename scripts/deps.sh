@@ -1,30 +1,45 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# deps.sh - idempotent set-up: installs the Debian packages the build and tests need (only
-# those missing; apt-get update only when something is missing) and the npm test peers under
-# tests/js (only when absent). `make` calls it bare: the build needs Debian packages only; the
-# test targets call it with --with-npm, which adds nodejs, npm, the npm test peers and the
-# tools only tests use (chromium, prometheus, zsh, fish).
-# Safe to re-run.
+# deps.sh - idempotent set-up: installs the Debian packages a target needs (only those
+# missing; apt-get update only when something is missing) and the npm test peers under tests/js
+# (only when absent). `make` and `make run` call it bare: only what building and running the
+# demo need (the compiler and the libraries' -dev packages, pkg-config, xxd for the embedded
+# page, jq for scripts/demo.sh). The test, lint, fuzz and bench targets call it with --test
+# (--with-npm, its older name, still works), which adds the tools only they use: clang,
+# clang-format, cppcheck, mandoc, ThreadSanitizer's runtime, cmake and g++ (the Intel QVL
+# test oracle, tests/diff), chromium, prometheus (promtool),
+# zsh and fish, strace, sqlite3, curl, python3 with the Noise interop peers, nodejs, npm and
+# the npm peers (issue 35 item 7; docs/build-and-tests.md).
+# Safe to re-run. `scripts/deps.sh --list [--test]` prints the package list and installs nothing.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TEST=no LIST=no
+for a in "$@"; do
+    case $a in
+    --test | --with-npm) TEST=yes ;;
+    --list) LIST=yes ;;
+    *) echo "usage: scripts/deps.sh [--test] [--list]" >&2; exit 2 ;;
+    esac
+done
+# building (make) and running the demo (make run)
 want=(build-essential pkg-config libsodium-dev libuv1-dev libmicrohttpd-dev libjansson-dev
-      libcurl4-openssl-dev libssl-dev libsqlite3-dev sqlite3 jq clang-14 libclang-rt-14-dev
-      clang-format cppcheck libtsan2 python3 python3-dissononce python3-cryptography mandoc nodejs npm
-      iproute2 procps curl cmake g++ strace util-linux
-      xxd)
-# Tools only the tests use (issue 35 item 7): installed for the test targets (--with-npm), not
-# for `make` or `make run`: chromium (tests/e2e/admin_ui.sh), prometheus for promtool
-# (metrics.sh, alert_rules.sh), zsh and fish (meroctl_help.sh runs the completion scripts).
-if [ "${1:-}" = "--with-npm" ]; then
-    want+=(chromium prometheus zsh fish)
+      libcurl4-openssl-dev libssl-dev libsqlite3-dev xxd jq)
+# only the test targets (make test / asan / tsan / lint / fuzz / bench)
+if [ $TEST = yes ]; then
+    want+=(clang-14 libclang-rt-14-dev clang-format cppcheck mandoc libtsan2 g++ cmake
+           chromium prometheus zsh fish strace sqlite3 curl iproute2 procps util-linux
+           python3 python3-dissononce python3-cryptography nodejs npm)
+fi
+if [ $LIST = yes ]; then
+    printf '%s\n' "${want[@]}"
+    exit 0
 fi
 missing=()
 for p in "${want[@]}"; do
     # nodejs/npm may come from outside Debian on some machines: accept the commands
     case $p in
-    nodejs) { [ "${1:-}" != "--with-npm" ] || command -v node >/dev/null 2>&1; } && continue ;;
-    npm) { [ "${1:-}" != "--with-npm" ] || command -v npm >/dev/null 2>&1; } && continue ;;
+    nodejs) command -v node >/dev/null 2>&1 && continue ;;
+    npm) command -v npm >/dev/null 2>&1 && continue ;;
     esac
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
@@ -45,7 +60,7 @@ npm_missing() {
     done
     return 1
 }
-if [ "${1:-}" = "--with-npm" ] && npm_missing; then
+if [ $TEST = yes ] && npm_missing; then
     echo "deps: installing npm test peers in tests/js" >&2
     (cd "$ROOT/tests/js" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
         (cd "$ROOT/tests/js" && npm install --no-audit --no-fund --loglevel=error >/dev/null)

@@ -436,7 +436,23 @@ struct mero_fleet_match {
     int kind;                       /* enum mero_fleet_match_kind */
     char name[MERO_FLEET_NAME_MAX]; /* "" when unknown (a profile this node cannot name) */
 };
-enum mero_fleet_seen_via { MERO_FLEET_SEEN_NONE = 0, MERO_FLEET_SEEN_GOSSIP, MERO_FLEET_SEEN_SYNC };
+/* SELF (issue 35): this node's own row, heard from now */
+enum mero_fleet_seen_via {
+    MERO_FLEET_SEEN_NONE = 0,
+    MERO_FLEET_SEEN_GOSSIP,
+    MERO_FLEET_SEEN_SYNC,
+    MERO_FLEET_SEEN_SELF,
+};
+/* Where a member's name comes from (issue 35 item 6): an admin's label on this node, this
+ * node's own --name on its own row, or the name another member's node announced. */
+enum mero_fleet_name_source {
+    MERO_FLEET_NAME_NONE = 0,
+    MERO_FLEET_NAME_LABEL,
+    MERO_FLEET_NAME_SELF,
+    MERO_FLEET_NAME_ANNOUNCED, /* the member's node's own --name, in its signed sync HELLO */
+};
+#define MERO_MEMBER_LABEL_MAX  64 /* bytes of a member label, the NUL not counted */
+#define MERO_MEMBER_LABEL_SIZE (MERO_MEMBER_LABEL_MAX + 1)
 enum mero_fleet_evidence_state {
     MERO_FLEET_EVIDENCE_NONE = 0,
     MERO_FLEET_EVIDENCE_FRESH,   /* younger than MERO_GOV_EVIDENCE_REFRESH_SECS */
@@ -472,6 +488,8 @@ struct mero_fleet_member {
     uint64_t admitted_at;
     int last_seen_via; /* enum mero_fleet_seen_via; NONE: never seen since start */
     uint64_t last_seen;
+    int name_source;                   /* enum mero_fleet_name_source; NONE: name is "" */
+    char name[MERO_MEMBER_LABEL_SIZE]; /* issue 35: a label, or this node's own name */
     /* is_tee only: */
     struct mero_measurements m;
     struct mero_fleet_match matched;
@@ -507,6 +525,17 @@ MERO_MUST_CHECK int mero_node_fleet(struct mero_node *node, const uint8_t group[
                                     size_t max_attempts, struct mero_fleet *out,
                                     struct mero_err *err);
 void mero_fleet_cleanup(struct mero_fleet *f);
+/* Issue 35 item 6 (src/node/labels.c): 0 when label[0..len) is a member label this node keeps
+ * (1..MERO_MEMBER_LABEL_MAX bytes of UTF-8, no control character, not only spaces), else
+ * -MERO_EINVAL with the reason in err (err may be NULL). */
+MERO_MUST_CHECK int mero_member_label_check(const char *label, size_t len, struct mero_err *err);
+/* Name member `identity` of group `label` on this node (node.db; never replicated), or forget
+ * its label (label NULL). -MERO_EINVAL for a label mero_member_label_check refuses,
+ * -MERO_ENOTFOUND for an unknown group or an identity that is not one of its members. */
+MERO_MUST_CHECK int mero_node_member_label_set(struct mero_node *node,
+                                               const uint8_t group[MERO_GROUP_ID_LEN],
+                                               const uint8_t identity[MERO_IDENTITY_LEN],
+                                               const char *label, struct mero_err *err);
 /* The evidence state of evidence attested at `at`, judged at `now` (unix seconds). */
 int mero_fleet_evidence_state(uint64_t at, uint64_t now);
 

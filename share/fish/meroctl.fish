@@ -16,6 +16,7 @@ set -g __meroctl_cmds \
     'group members add' \
     'group members remove' \
     'group members set-role' \
+    'group members label' \
     'group members list' \
     'group leave' \
     'group subgroup create' \
@@ -138,6 +139,7 @@ complete -c meroctl -n '__meroctl_cmd_is \'group settings set-tee-admission-poli
 complete -c meroctl -n '__meroctl_cmd_is \'group settings set-tee-admission-policy\'' -l allow-service-td -d 'admit a TD with a non-zero MRSERVICETD'
 complete -c meroctl -n '__meroctl_cmd_is \'group settings set-tee-admission-policy\'' -l mode -x -a 'replica relay' -d 'what an admitted TEE becomes (required)'
 complete -c meroctl -n '__meroctl_cmd_is \'group members add\'' -l role -x -a 'Admin Member ReadOnly' -d 'the member\'s role'
+complete -c meroctl -n '__meroctl_cmd_is \'group members label\'' -l clear -d 'forget the member\'s label instead of setting one'
 complete -c meroctl -n '__meroctl_cmd_is \'group subgroup create\'' -l visibility -x -a 'open restricted' -d 'who reaches the subgroup: every TEE of the root (open), or only those admitted to it with group tee-admit (restricted)'
 complete -c meroctl -n '__meroctl_cmd_is \'intent sign\'' -l key -r -F -d 'the client key (meroctl key generate), mode 0600 (required)'
 complete -c meroctl -n '__meroctl_cmd_is \'intent sign\'' -l namespace -x -d 'the context\'s namespace, 64 hex (required)'

@@ -3,7 +3,9 @@
  * routes_fleet.c - GET /admin-api/groups/:group_id/fleet (issue 19, docs/fleet.md): this
  * node's view of a group's fleet - the policy in force (the GET tee-admission-policy shape),
  * one row per member with its TEE facts and evidence age, and the namespace's recent
- * admission attempts, newest first (?attempts=N, 0..1000, default 100). Protected.
+ * admission attempts, newest first (?attempts=N, 0..1000, default 100). Protected. Also
+ * (issue 35 item 6) PUT/DELETE .../members/:identity/label, the name this node shows for a
+ * member (node/labels.c); a member's row carries "name" and "nameSource".
  *
  * Invariant: every field name of the document is here (the node hands over struct
  * mero_fleet); an absent value is JSON null, never an empty string or a zero time.
@@ -13,13 +15,15 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "api/validate_internal.h"
 #include "mero/encoding.h"
 #include "mero/node.h"
 
 static const char *const path_names[] = {NULL, "prompt", "direct", "subgroup"};
 static const char *const verdict_names[] = {"admitted", "refused", "no-verdict"};
 static const char *const match_names[] = {"none", "policy", "profile"};
-static const char *const seen_names[] = {NULL, "gossip", "sync"};
+static const char *const seen_names[] = {NULL, "gossip", "sync", "self"};
+static const char *const name_sources[] = {NULL, "label", "self", "announced"};
 static const char *const evidence_names[] = {"none", "fresh", "lapsing", "lapsed"};
 
 #define NAME_OF(t, i) ((i) >= 0 && (size_t)(i) < sizeof(t) / sizeof(t[0]) ? t[i] : NULL)
@@ -82,14 +86,22 @@ static json_t *tee_json(const struct mero_fleet_member *m, uint64_t now)
 
 static json_t *member_json(const struct mero_fleet_member *m, uint64_t now)
 {
-    return json_pack("{s:o, s:s, s:b, s:o, s:o, s:o, s:o, s:o}", "identity",
-                     mero_json_hex(m->identity, MERO_IDENTITY_LEN), "role", mero_role_name(m->role),
-                     "isTee", m->is_tee, "admittedBy",
-                     id_or_null(m->has_admitted_by, m->admitted_by), "admittedAt",
-                     time_or_null(m->has_admitted_at, m->admitted_at), "lastSeen",
-                     time_or_null(m->last_seen_via != MERO_FLEET_SEEN_NONE, m->last_seen),
-                     "lastSeenVia", str_or_null(NAME_OF(seen_names, m->last_seen_via)), "tee",
-                     m->is_tee ? tee_json(m, now) : json_null());
+    json_t *o =
+        json_pack("{s:o, s:s, s:b, s:o, s:o, s:o, s:o, s:o}", "identity",
+                  mero_json_hex(m->identity, MERO_IDENTITY_LEN), "role", mero_role_name(m->role),
+                  "isTee", m->is_tee, "admittedBy", id_or_null(m->has_admitted_by, m->admitted_by),
+                  "admittedAt", time_or_null(m->has_admitted_at, m->admitted_at), "lastSeen",
+                  time_or_null(m->last_seen_via != MERO_FLEET_SEEN_NONE, m->last_seen),
+                  "lastSeenVia", str_or_null(NAME_OF(seen_names, m->last_seen_via)), "tee",
+                  m->is_tee ? tee_json(m, now) : json_null());
+    /* issue 35 item 6: the member's name, when this node knows one, and where it came from */
+    if (o != NULL) {
+        json_object_set_new(o, "name", str_or_null(m->name));
+        json_object_set_new(
+            o, "nameSource",
+            str_or_null(m->name[0] != '\0' ? NAME_OF(name_sources, m->name_source) : NULL));
+    }
+    return o;
 }
 
 static json_t *attempt_json(const struct mero_fleet_attempt *a)
@@ -164,7 +176,61 @@ static void fleet_get(struct api_req *r, json_t *body)
     mero__api_reply_data(r, 200, out);
 }
 
+/* Issue 35 item 6: PUT .../members/:identity/label {"label": str} names a member on this node
+ * (node.db, never replicated); DELETE forgets the name. 400 for a label that is empty, longer
+ * than MERO_MEMBER_LABEL_MAX bytes, not UTF-8, holds a control character, or a body with any
+ * other field; 404 for an unknown group or an identity that is not its member. */
+static void label_set(struct api_req *r, json_t *label)
+{
+    uint8_t group[MERO_GROUP_ID_LEN], ns[MERO_NS_ID_LEN], id[MERO_IDENTITY_LEN];
+    struct mero_err err = {0};
+    if (mero__api_group_param(r, 0, group, ns) < 0) {
+        return;
+    }
+    if (mero__api_parse_id32(r->params[1], id, "identity", &err) < 0) {
+        mero__api_reply_err(r, -err.code, &err);
+        return;
+    }
+    const char *text = label != NULL ? json_string_value(label) : NULL;
+    if (text != NULL && mero_member_label_check(text, json_string_length(label), &err) < 0) {
+        mero__api_reply_err(r, -err.code, &err);
+        return;
+    }
+    int rc = mero_node_member_label_set(r->node, group, id, text, &err);
+    if (rc < 0) {
+        mero__api_reply_err(r, rc, &err);
+        return;
+    }
+    json_t *out = json_pack("{s:o, s:o, s:o}", "groupId", mero_json_hex(group, MERO_GROUP_ID_LEN),
+                            "identity", mero_json_hex(id, MERO_IDENTITY_LEN), "label",
+                            text != NULL ? json_string(text) : json_null());
+    if (out == NULL) {
+        mero__api_reply_error(r, 500, "out of memory");
+        return;
+    }
+    mero__api_reply_data(r, 200, out);
+}
+
+static void label_put(struct api_req *r, json_t *body)
+{
+    json_t *label = json_object_get(body, "label");
+    if (!json_is_string(label) || json_object_size(body) != 1) {
+        mero__api_reply_error(r, 400, "the body is {\"label\": \"a name\"} (1 to %d bytes)",
+                              MERO_MEMBER_LABEL_MAX);
+        return;
+    }
+    label_set(r, label);
+}
+
+static void label_delete(struct api_req *r, json_t *body)
+{
+    (void)body;
+    label_set(r, NULL);
+}
+
 const struct api_route mero__api_routes_fleet[] = {
     {API_GET, "/admin-api/groups/:group_id/fleet", true, false, fleet_get},
+    {API_PUT, "/admin-api/groups/:group_id/members/:identity/label", true, true, label_put},
+    {API_DELETE, "/admin-api/groups/:group_id/members/:identity/label", true, false, label_delete},
     {0, NULL, false, false, NULL},
 };

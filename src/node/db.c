@@ -42,6 +42,9 @@ static const char *const schema[] = {
     /* issue 19: the release profile each TEE this node admitted matched (attempts.c) */
     ("CREATE TABLE IF NOT EXISTS adm_profiles (ns BLOB NOT NULL, member BLOB NOT NULL,"
      " profile TEXT NOT NULL, PRIMARY KEY(ns, member)) WITHOUT ROWID"),
+    /* issue 35: the names an admin gave members on this node (labels.c), never replicated */
+    ("CREATE TABLE IF NOT EXISTS member_labels (ns BLOB NOT NULL, member BLOB NOT NULL,"
+     " label TEXT NOT NULL, PRIMARY KEY(ns, member)) WITHOUT ROWID"),
 };
 
 int mero_node_db_exec(struct sqlite3 *db, const char *sql)

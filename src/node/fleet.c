@@ -65,6 +65,20 @@ void mero_node_seen_peer(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN
     }
 }
 
+void mero_node_seen_hello(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                          const uint8_t identity[MERO_IDENTITY_LEN], const char *peer,
+                          const char *name)
+{
+    struct mero_fleet_seen *e = seen_slot(node, ns, identity, true);
+    if (e == NULL || strlen(peer) >= sizeof(e->peer) || strlen(name) >= sizeof(e->name)) {
+        return;
+    }
+    snprintf(e->peer, sizeof(e->peer), "%s", peer);
+    snprintf(e->name, sizeof(e->name), "%s", name);
+    e->at = mero_now_unix();
+    e->via = MERO_FLEET_SEEN_SYNC;
+}
+
 void mero_node_seen_from_peer(struct mero_node *node, const char *peer, int via)
 {
     if (node->seen == NULL || peer == NULL || peer[0] == '\0') {
@@ -443,6 +457,31 @@ static int fill_members(struct mero_node *node, struct mero_fleet *f)
     return 0;
 }
 
+/* Issue 35 item 6: a member's name is the label an admin gave it here, else, on this node's
+ * own row, the node's own --name, else the name its node announced in a signed sync HELLO;
+ * this node's own row was heard from now. */
+static void name_member(struct mero_node *node, const struct mero_fleet *f,
+                        struct mero_fleet_member *m)
+{
+    bool self = f->has_identity && memcmp(m->identity, f->identity, MERO_IDENTITY_LEN) == 0;
+    if (mero_node_label_get(node->db, f->ns, m->identity, m->name) == 0) {
+        m->name_source = MERO_FLEET_NAME_LABEL;
+    } else if (self && mero_node_name(node)[0] != '\0') {
+        snprintf(m->name, sizeof(m->name), "%s", mero_node_name(node));
+        m->name_source = MERO_FLEET_NAME_SELF;
+    } else {
+        const struct mero_fleet_seen *s = seen_slot(node, f->ns, m->identity, false);
+        if (s != NULL && s->name[0] != '\0') {
+            snprintf(m->name, sizeof(m->name), "%s", s->name);
+            m->name_source = MERO_FLEET_NAME_ANNOUNCED;
+        }
+    }
+    if (self) {
+        m->last_seen = f->generated_at;
+        m->last_seen_via = MERO_FLEET_SEEN_SELF;
+    }
+}
+
 int mero_node_fleet(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
                     size_t max_attempts, struct mero_fleet *out, struct mero_err *err)
 {
@@ -460,6 +499,7 @@ int mero_node_fleet(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LE
     MERO_ENSURE(scan_log(node, f) == 0, err, MERO_EIO, "cannot read the namespace's op log");
     for (size_t i = 0; i < f->nmembers; i++) {
         struct mero_fleet_member *m = &f->members[i];
+        name_member(node, f, m);
         m->evidence_state = m->has_evidence_at
                                 ? mero_fleet_evidence_state(m->evidence_at, f->generated_at)
                                 : MERO_FLEET_EVIDENCE_NONE;

@@ -20,19 +20,33 @@ struct mero_fleet_seen {
     bool used;
     uint8_t ns[MERO_NS_ID_LEN];
     uint8_t identity[MERO_IDENTITY_LEN];
-    char peer[MERO_PEER_ID_STR_MAX]; /* "" while its peer is not known */
-    uint64_t at;                     /* unix seconds; 0 = not seen yet */
-    int via;                         /* enum mero_fleet_seen_via */
+    char peer[MERO_PEER_ID_STR_MAX];   /* "" while its peer is not known */
+    uint64_t at;                       /* unix seconds; 0 = not seen yet */
+    int via;                           /* enum mero_fleet_seen_via */
+    char name[MERO_MEMBER_LABEL_SIZE]; /* issue 35: the name its HELLO announced ("" none) */
 };
 
 /* identity of ns speaks from peer (learned at an admission): later traffic from it counts. */
 void mero_node_seen_peer(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                          const uint8_t identity[MERO_IDENTITY_LEN], const char *peer);
+/* Issue 35: peer proved (a signed sync HELLO) that it speaks for identity of ns and runs under
+ * `name` (checked, may be ""): seen now, and its later traffic counts. */
+void mero_node_seen_hello(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                          const uint8_t identity[MERO_IDENTITY_LEN], const char *peer,
+                          const char *name);
 /* A gossip message or sync answer arrived from peer: every identity it speaks for is seen. */
 void mero_node_seen_from_peer(struct mero_node *node, const char *peer, int via);
 /* A signed governance op (encoded bytes, applied or already stored, so its signature holds)
  * arrived by gossip: its signer is seen. */
 void mero_node_seen_op(struct mero_node *node, const uint8_t *op, size_t len);
+
+/* Issue 35 item 6 (labels.c): member's label in ns into out ("" and -MERO_ENOTFOUND when it has
+ * none), and a self-purge forgetting every label of ns. */
+struct sqlite3;
+MERO_MUST_CHECK int mero_node_label_get(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
+                                        const uint8_t member[MERO_IDENTITY_LEN],
+                                        char out[MERO_MEMBER_LABEL_SIZE]);
+MERO_MUST_CHECK int mero_node_labels_purge(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN]);
 
 /*
  * The admitter's own verify-and-admit decision on a claim (identity, peer) in ns: verdict,

@@ -53,4 +53,28 @@ void mero_node_sync_get_stats(const struct mero_node *node, struct mero_node_syn
 /* A pull is under way (with any peer). */
 bool mero_node_sync_busy(const struct mero_node *node);
 
+/*
+ * Issue 35 item 6: HELLO, a puller's signed word on which member of ns it speaks for and the
+ * name it runs under (sync.c). The request after its kind byte is ns[32] identity[32] sig[64]
+ * name_len u8 name; the identity signs "mero.fleet.hello.v1" || ns || identity || the sender's
+ * node key || name_len || name. Encode: body (kind byte included) for identity_sk's identity
+ * and node_pk into out. Decode: the part after the kind byte, checked against the sender's
+ * Noise-authenticated node key (exact length, name 0..MERO_MEMBER_LABEL_MAX bytes passing
+ * mero_member_label_check, the signature): 0 and the fields (name NUL-terminated), or
+ * -MERO_EPROTO (malformed) / -MERO_EBADSIG (not signed by that identity for that node).
+ */
+struct mero_buf;
+struct mero_sync_hello {
+    uint8_t ns[MERO_NS_ID_LEN];
+    uint8_t identity[MERO_IDENTITY_LEN];
+    char name[MERO_MEMBER_LABEL_MAX + 1];
+};
+MERO_MUST_CHECK int mero_node_sync_hello_encode(const struct mero_sync_hello *h,
+                                                const uint8_t identity_sk[MERO_ED25519_SK_LEN],
+                                                const uint8_t node_pk[MERO_ED25519_PK_LEN],
+                                                struct mero_buf *out);
+MERO_MUST_CHECK int mero_node_sync_hello_decode(const uint8_t *data, size_t len,
+                                                const uint8_t node_pk[MERO_ED25519_PK_LEN],
+                                                struct mero_sync_hello *out);
+
 #endif

@@ -6,7 +6,9 @@
 # refused (the policy briefly allows another MRTD only, so MrtdNotAllowed). The page logs in
 # with the token, lists the namespace, shows both replicas with their role and an evidence
 # age and the refusal with its rule and reason; a wrong token and an unreachable node show an
-# error. Screenshots go to $MERO_BUILD/test-out/admin_ui/. Also checked with curl: the files'
+# error. Issue 35: members show their names (an admin's label, the node's own --name) with the
+# full id on hover, the node's own row was last seen now, and at 700 px wide no column or cell
+# is cut off. Screenshots go to $MERO_BUILD/test-out/admin_ui/. Also checked with curl: the files'
 # types and security headers. Chromium that cannot start fails the test.
 . "$(dirname "$0")/admission_lib.bash"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -58,9 +60,16 @@ REASON=$(jq -r '[.data.attempts[] | select(.verdict == "refused")][0].reason' <<
 MATCHED=$(jq -r --arg t "$T1" '.data.members[] | select(.identity == $t) | .tee.matched.name' <<<"$RESP")
 check "the refusal's rule is the MRTD rule" eval '[ "$RULE" = MrtdNotAllowed ]'
 
+# issue 35 item 6: t1 named by an admin (a long name, not ASCII), the owner row by its --name
+LABEL="tdx-replica eu-west-1 ünïcode rack 42"
+req owner PUT "/admin-api/groups/$NS/members/$T1/label" "$(jq -nc --arg l "$LABEL" '{label: $l}')"
+check "t1 labelled" eval 'status_is 200 && jq_is .data.label "$LABEL"'
+req owner GET "/admin-api/groups/$NS/fleet"
+OWNER=$(jq -r .data.viewOf.identity <<<"$RESP")
 EXPECT=$(jq -nc --arg t1 "$T1" --arg t2 "$T2" --arg rule "$RULE" --arg reason "${REASON:0:40}" \
-    --arg m "$MATCHED" \
-    '{replicas: [$t1, $t2], role: "ReadOnlyTee", refusedRule: $rule, refusedReason: $reason, matched: $m}')
+    --arg m "$MATCHED" --arg lbl "$LABEL" --arg owner "$OWNER" \
+    '{replicas: [$t1, $t2], role: "ReadOnlyTee", refusedRule: $rule, refusedReason: $reason, matched: $m,
+      named: [{id: $t1, name: $lbl}, {id: $owner, name: "owner"}], self: $owner}')
 (cd "$ROOT/tests/js" && timeout 240 node admin_ui.mjs "${URL[owner]}" "${TOKEN[owner]}" "$OUT" "$EXPECT") \
     >"$WORK/ui.out" 2>"$WORK/ui.err"
 rc=$?

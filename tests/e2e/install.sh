@@ -21,6 +21,7 @@ if [ "$LANE" = tsan ]; then
 fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/mero-install.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+scripts_deps() { "$ROOT/scripts/deps.sh" "$@"; }
 mk() { env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -C "$ROOT" --no-print-directory BUILD="$LANE" "$@"; }
 SAN=()
 if [ "$LANE" = asan ]; then
@@ -31,9 +32,30 @@ fi
 # ---- plain make needs no npm: the deps stamp rebuilt alone never mentions npm ----
 plain=$(mk -n -W scripts/deps.sh -W tests/js/package.json all 2>&1)
 tests=$(mk -n -W tests/js/package.json build/.npm-ok 2>&1)
-if [[ "$plain" == *scripts/deps.sh* ]] && [[ "$plain" != *npm* ]] && [[ "$tests" == *--with-npm* ]]; then
+if [[ "$plain" == *scripts/deps.sh* ]] && [[ "$plain" != *npm* ]] && [[ "$tests" == *"deps.sh --test"* ]]; then
     ok "plain make runs scripts/deps.sh without npm; the test targets' stamp adds the npm peers"
 else nok "plain make without npm" "make -n all: $(grep -m2 -E 'deps|npm' <<<"$plain" | tr '\n' '|')"; fi
+# issue 35 item 7: make and make run install only what building and running need; the test
+# tools come with the test targets' stamp (deps.sh --test) alone
+run=$(mk -n -W scripts/deps.sh -W tests/js/package.json run 2>&1)
+base=" $(scripts_deps --list | tr '\n' ' ')"
+full=" $(scripts_deps --list --test | tr '\n' ' ')"
+testonly=
+for p in chromium prometheus clang-14 clang-format cppcheck cmake mandoc strace nodejs npm; do
+    [[ "$base" == *" $p "* ]] && testonly+=" $p"
+done
+if [[ "$run" != *"deps.sh --test"* ]] && [[ "$run" == *scripts/deps.sh* ]] && [ -z "$testonly" ] &&
+    [[ "$full" == *" chromium "* ]] && [[ "$full" == *" prometheus "* ]] && [[ "$full" == *" cppcheck "* ]] &&
+    [[ "$full" == *" cmake "* ]] &&
+    [[ "$base" == *" libsodium-dev "* ]] && [[ "$base" == *" jq "* ]]; then
+    ok "make and make run install only the build and run packages; chromium, prometheus, clang, cppcheck only with --test"
+else nok "make run installs only what it needs" "base:$base test-only in base:$testonly"; fi
+lacking=
+for t in test lint fuzz bench; do
+    [[ "$(mk -n -W scripts/deps.sh "$t" 2>&1)" == *"deps.sh --test"* ]] || lacking+=" $t"
+done
+[ -z "$lacking" ] && ok "make test, lint, fuzz and bench install the test tools (deps.sh --test)" ||
+    nok "the test targets install the test tools" "no deps.sh --test for:$lacking"
 
 # ---- install into a temporary prefix ----
 P=$T/prefix

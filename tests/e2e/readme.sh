@@ -34,6 +34,23 @@ PY
 NB=$(ls "$WORK"/block.* 2>/dev/null | wc -l)
 check "the README has runnable sh blocks" test "$NB" -ge 3
 
+# issue 35 item 7: the README's summary of `make run` names every step scripts/demo.sh shows
+# (the name before the colon of each `say "N. NAME: ..."`, the relay step included, and the
+# fleet view it ends with), and the number of steps it gives
+summary=$(sed -n '/`make run` starts an owner node/,/`make run KEEP=1`/p' "$ROOT/README.md" | tr '\n' ' ' |
+    tr -s ' ' | tr '[:upper:]' '[:lower:]')
+unnamed=
+nsteps=0
+while IFS= read -r step; do
+    nsteps=$((nsteps + 1))
+    [[ "$summary" == *"$(tr '[:upper:]' '[:lower:]' <<<"$step")"* ]] || unnamed+=" [$step]"
+done < <(sed -n 's/^say "[0-9]*\. \([^:"]*\):.*/\1/p' "$ROOT/scripts/demo.sh")
+[[ "$summary" == *"the fleet view"* ]] || unnamed+=" [the fleet view]"
+words=(zero one two three four five six seven eight nine ten eleven twelve)
+check "the README's make run summary names all $nsteps demo steps (relay included) and the fleet view" \
+    eval '[ "$nsteps" -ge 10 ] && [ -z "$unnamed" ] && [[ "$summary" == *"in ${words[$nsteps]} steps"* ]] && [[ "$summary" == *"a write carried by a relay"* ]]'
+[ -z "$unnamed" ] || echo "# not named in README.md:$unnamed"
+
 for f in "$WORK"/skip.*; do
     [ -e "$f" ] || continue
     first=$(cat "$f")

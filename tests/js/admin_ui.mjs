@@ -106,6 +106,29 @@ try {
     await check('replica ' + id.slice(0, 8) + ' measurements by name', async () =>
       (r && r.measurements === want.matched) || JSON.stringify(r))
   }
+  // issue 35 item 6: names people recognise, the full id on hover, this node's row seen now
+  for (const n of want.named || []) {
+    await check('member ' + n.id.slice(0, 8) + ' is shown by its name ' + JSON.stringify(n.name),
+      async () => {
+        const c = await page.$eval('#members tr[data-identity="' + n.id + '"] td',
+          (td) => ({ name: (td.querySelector('.name') || {}).textContent,
+                     short: (td.querySelector('.short') || {}).textContent, title: td.title }))
+        return (c.name === n.name && c.short.startsWith(n.id.slice(0, 8)) &&
+                c.title.startsWith(n.id)) || JSON.stringify(c)
+      })
+  }
+  if (want.self) {
+    await check('this node\'s own row was last seen now', async () => {
+      const t = await page.$eval('#members tr[data-identity="' + want.self + '"] .seen',
+        (td) => td.textContent)
+      return t === 'now (this node)' || t
+    })
+  }
+  await check('the admitter is shown by name', async () => {
+    const t = await page.$eval('#members tr[data-identity="' + want.replicas[0] + '"] td:nth-child(7)',
+      (td) => ({ name: (td.querySelector('.name') || {}).textContent, title: td.title }))
+    return (t.name === 'owner' && t.title.startsWith(want.self || '')) || JSON.stringify(t)
+  })
   await check('the owner row is not a TEE', async () =>
     rows.some((x) => x.role === 'Admin' && x.tee === '—') || JSON.stringify(rows))
   await check('the refusal is shown with its rule and reason', async () => {
@@ -127,7 +150,7 @@ try {
 
   // issue 35: readable at 700 px wide: no column cut off, no sideways scrolling
   await page.setViewport({ width: 700, height: 900 })
-  await check('at 700 px wide every column of both tables is in view', async () => {
+  await check('at 700 px wide every column and cell of both tables is in view', async () => {
     const r = await page.evaluate(() => {
       const out = []
       for (const id of ['members', 'attempts']) {
@@ -135,6 +158,14 @@ try {
         const right = t.getBoundingClientRect().right
         if (t.scrollWidth > t.clientWidth + 1 || right > window.innerWidth + 1) {
           out.push(id + ': width ' + t.scrollWidth + ', right edge ' + Math.round(right))
+        }
+      }
+      // no cell cut off: its content fits its box (issue 35 item 6)
+      for (const td of document.querySelectorAll('#members td, #members th, #attempts td, #attempts th')) {
+        const b = td.getBoundingClientRect()
+        if (td.scrollWidth > td.clientWidth + 1 || b.right > window.innerWidth + 1) {
+          out.push('cell "' + td.textContent.slice(0, 30) + '": width ' + td.scrollWidth + ' in ' +
+                   td.clientWidth + ', right edge ' + Math.round(b.right))
         }
       }
       if (document.documentElement.scrollWidth > window.innerWidth + 1) {

@@ -95,6 +95,23 @@ function idCell(hex) {
   return el('td', shortId(hex), 'id', hex || '');
 }
 
+// Issue 35: a member by the name this node knows for it (an admin's label, or the node's own
+// --name on its own row) above its short id; the full id on hover either way.
+function namedCell(hex, names) {
+  const name = hex && names ? names.get(hex) : null;
+  if (!name) return idCell(hex);
+  const td = el('td', null, 'named', hex || '');
+  td.appendChild(el('span', name, 'name'));
+  td.appendChild(el('span', shortId(hex), 'mono short'));
+  return td;
+}
+
+function namesOf(doc) {
+  const names = new Map();
+  for (const m of doc.members || []) if (m.name) names.set(m.identity, m.name);
+  return names;
+}
+
 function measurementsText(tee) {
   if (!tee) return '—';
   if (tee.matched && tee.matched.kind !== 'none' && tee.matched.name) {
@@ -183,6 +200,7 @@ function tableBody(id, items, emptyText) {
 function renderMembers(doc) {
   const tb = tableBody('members', doc.members, 'No members.');
   const now = doc.generatedAt;
+  const names = namesOf(doc);
   for (const m of doc.members || []) {
     const tee = m.tee;
     const state = tee ? tee.evidenceState || 'none' : 'none';
@@ -195,10 +213,12 @@ function renderMembers(doc) {
     }
     const ev = el('td', null, 'evidence');
     ev.appendChild(el('span', evidence, 'badge ev-' + state, title));
-    const seen = m.lastSeen ? ago(m.lastSeen, now) + (m.lastSeenVia ? ' (' + m.lastSeenVia + ')' : '')
+    const seen = m.lastSeenVia === 'self' ? 'now (this node)'
+      : m.lastSeen ? ago(m.lastSeen, now) + (m.lastSeenVia ? ' (' + m.lastSeenVia + ')' : '')
       : '—';
     const self = doc.viewOf && doc.viewOf.identity === m.identity;
-    const idc = idCell(m.identity);
+    const idc = namedCell(m.identity, names);
+    if (m.nameSource) idc.title = m.identity + ' (name: ' + m.nameSource + ')';
     if (self) idc.appendChild(el('span', ' (this node)', 'muted'));
     const tr = row([
       idc,
@@ -209,7 +229,7 @@ function renderMembers(doc) {
       el('td', tee ? tee.tcbStatus : '—', 'tcb',
          tee && tee.advisoryIds && tee.advisoryIds.length ? tee.advisoryIds.join(', ') : ''),
       ev,
-      m.admittedBy ? idCell(m.admittedBy) : el('td', '—'),
+      m.admittedBy ? namedCell(m.admittedBy, names) : el('td', '—'),
       el('td', seen, 'seen', when(m.lastSeen)),
     ]);
     tr.dataset.identity = m.identity;
@@ -221,16 +241,17 @@ function renderMembers(doc) {
 function renderAttempts(doc) {
   const tb = tableBody('attempts', doc.attempts, 'No admission attempts recorded by this node.');
   const now = doc.generatedAt;
+  const names = namesOf(doc);
   for (const a of doc.attempts || []) {
     const tr = row([
       el('td', ago(a.at, now), 'at', when(a.at)),
-      a.identity ? idCell(a.identity) : el('td', a.peerId ? shortId(a.peerId) : '—', 'id',
+      a.identity ? namedCell(a.identity, names) : el('td', a.peerId ? shortId(a.peerId) : '—', 'id',
                                            a.peerId || ''),
       el('td', a.path || '—', 'path'),
       el('td', a.verdict, 'verdict v-' + a.verdict),
       el('td', a.rule || '—', 'rule'),
       el('td', a.reason || '', 'reason'),
-      a.admitter ? idCell(a.admitter) : el('td', '—'),
+      a.admitter ? namedCell(a.admitter, names) : el('td', '—'),
     ]);
     tr.className = 'attempt ' + a.verdict;
     tb.appendChild(tr);
@@ -240,8 +261,10 @@ function renderAttempts(doc) {
 function renderFleet(doc) {
   $('fleet-title').textContent = shortId(doc.namespaceId);
   $('fleet-title').title = doc.namespaceId;
-  $('view-of').textContent = 'As seen by this node: identity ' +
-    shortId(doc.viewOf && doc.viewOf.identity) + ', peer ' + ((doc.viewOf && doc.viewOf.peerId) || '—') +
+  const me = doc.viewOf && doc.viewOf.identity;
+  const myName = namesOf(doc).get(me);
+  $('view-of').textContent = 'As seen by this node: ' + (myName ? myName + ', ' : '') +
+    'identity ' + shortId(me) + ', peer ' + ((doc.viewOf && doc.viewOf.peerId) || '—') +
     '. Evidence is due for a refresh after ' + age(doc.evidence.refreshSeconds) +
     ' and lapses after ' + age(doc.evidence.maxAgeSeconds) + '.';
   $('policy').textContent = policyText(doc.policy);

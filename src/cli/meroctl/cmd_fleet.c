@@ -2,7 +2,9 @@
 /*
  * cmd_fleet.c - `meroctl fleet NS [--attempts N] [--watch [SECS]]` (issue 19, docs/fleet.md):
  * the fleet document of GET /admin-api/groups/NS/fleet as a table a person reads at a glance
- * (short ids, ages as "3 h", measurements as the policy entry or profile they match, else the
+ * (short ids with each member's name where the node knows one - a label an admin set with
+ * `meroctl group members label`, or the node's own --name on its own row (issue 35) - ages
+ * as "3 h", measurements as the policy entry or profile they match, else the
  * first 8 hex of the MRTD, evidence age and state, refusals with their rule and reason);
  * --json prints the document. --watch polls every SECS (default 2) and redraws when the
  * document changes (the screen is cleared with ANSI codes only on a terminal); with --json it
@@ -27,6 +29,7 @@
 #define FLEET_SHORT_SIZE 16   /* 8 characters and "…" (3 bytes) with the NUL */
 #define FLEET_AGE_SIZE   32
 #define FLEET_CELL_SIZE  80
+#define FLEET_NAME_COLS  16 /* a member's name cut to this many columns (issue 35) */
 
 static volatile sig_atomic_t fleet_stop;
 
@@ -131,26 +134,76 @@ static void print_policy(FILE *f, json_t *p)
     fprintf(f, "%s\n", json_is_true(json_object_get(p, "acceptMock")) ? ", mock accepted" : "");
 }
 
+/* At most `cols` terminal columns of UTF-8 name s, "…" ending a cut one; "-" for none. */
+static void fmt_name(char *out, size_t cap, const char *s, int cols)
+{
+    int total = 0;
+    for (const char *p = s; p != NULL && *p != '\0'; p++) {
+        total += ((unsigned char)*p & 0xC0) != 0x80;
+    }
+    if (s == NULL || s[0] == '\0') {
+        snprintf(out, cap, "-");
+        return;
+    }
+    if (total <= cols) {
+        snprintf(out, cap, "%s", s);
+        return;
+    }
+    size_t i = 0; /* the start of character cols - 1: keep the ones before it */
+    for (int c = 0; s[i] != '\0'; i++) {
+        if (((unsigned char)s[i] & 0xC0) != 0x80 && c++ == cols - 1) {
+            break;
+        }
+    }
+    snprintf(out, cap, "%.*s\u2026", (int)i, s);
+}
+
+/* The name the document gives member `id`, or NULL. */
+static const char *name_of(json_t *members, const char *id)
+{
+    size_t i;
+    json_t *m;
+    json_array_foreach(members, i, m)
+    {
+        const char *mid = str_of(m, "identity");
+        if (id != NULL && mid != NULL && strcmp(mid, id) == 0) {
+            return str_of(m, "name");
+        }
+    }
+    return NULL;
+}
+
 static void print_members(FILE *f, json_t *members, json_int_t now)
 {
     size_t i;
     json_t *m;
-    static const char *const head[] = {"MEMBER", "ROLE",     "TEE",         "MEASUREMENTS",
-                                       "TCB",    "EVIDENCE", "ADMITTED BY", "LAST SEEN"};
-    static const int widths[] = {10, 12, 4, 18, 14, 18, 11, 0};
+    static const char *const head[] = {"MEMBER",   "NAME",         "ROLE",
+                                       "TEE",      "MEASUREMENTS", "TCB",
+                                       "EVIDENCE", "ADMITTED BY",  "LAST SEEN"};
+    static const int widths[] = {10, FLEET_NAME_COLS, 12, 4, 18, 14, 18, 16, 0};
     for (size_t k = 0; k < sizeof(head) / sizeof(head[0]); k++) {
         cell(f, head[k], widths[k], k + 1 == sizeof(head) / sizeof(head[0]));
     }
     fputc('\n', f);
     json_array_foreach(members, i, m)
     {
-        char id[FLEET_SHORT_SIZE], by[FLEET_SHORT_SIZE], seen[FLEET_CELL_SIZE];
+        char id[FLEET_SHORT_SIZE], by[FLEET_CELL_SIZE], seen[FLEET_CELL_SIZE];
         char meas[FLEET_CELL_SIZE] = "-", ev[FLEET_CELL_SIZE] = "-", tcb[FLEET_CELL_SIZE] = "-";
+        char name[FLEET_CELL_SIZE];
         json_t *tee = json_object_get(m, "tee");
+        const char *via = str_of(m, "lastSeenVia");
         fmt_short(id, sizeof(id), str_of(m, "identity"));
-        fmt_short(by, sizeof(by), str_of(m, "admittedBy"));
+        fmt_name(name, sizeof(name), str_of(m, "name"), FLEET_NAME_COLS);
+        /* the admitter by its name when the document gives one (issue 35) */
+        if (name_of(members, str_of(m, "admittedBy")) != NULL) {
+            fmt_name(by, sizeof(by), name_of(members, str_of(m, "admittedBy")), 16);
+        } else {
+            fmt_short(by, sizeof(by), str_of(m, "admittedBy"));
+        }
         fmt_ago(seen, sizeof(seen), m, "lastSeen", now);
-        if (str_of(m, "lastSeenVia") != NULL) {
+        if (via != NULL && strcmp(via, "self") == 0) {
+            snprintf(seen, sizeof(seen), "now (this node)");
+        } else if (via != NULL) {
             size_t l = strlen(seen);
             snprintf(seen + l, sizeof(seen) - l, " (%s)", str_of(m, "lastSeenVia"));
         }
@@ -165,12 +218,13 @@ static void print_members(FILE *f, json_t *members, json_int_t now)
                      str_of(tee, "evidenceState") ? str_of(tee, "evidenceState") : "");
         }
         cell(f, id, 10, false);
+        cell(f, name, FLEET_NAME_COLS, false);
         cell(f, str_of(m, "role") ? str_of(m, "role") : "?", 12, false);
         cell(f, json_is_true(json_object_get(m, "isTee")) ? "yes" : "no", 4, false);
         cell(f, meas, 18, false);
         cell(f, tcb, 14, false);
         cell(f, ev, 18, false);
-        cell(f, by, 11, false);
+        cell(f, by, 16, false);
         cell(f, seen, 0, true);
         fputc('\n', f);
     }

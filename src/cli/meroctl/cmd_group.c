@@ -235,6 +235,34 @@ static int run_members_set_role(const struct meroctl_global *g, int argc, char *
     return rc;
 }
 
+/* Issue 35 item 6: PUT .../members/:identity/label {"label": NAME}, the name this node shows for
+ * the member in its fleet view; --clear: DELETE it. The node checks the name (1..64 bytes of
+ * UTF-8, no control character). */
+static int run_members_label(const struct meroctl_global *g, int argc, char **argv)
+{
+    if (argc != 4 || !meroctl_is_id(argv[2])) {
+        return meroctl_usage_error(
+            "members label needs <GROUP> <IDENTITY> (64 hex each) and <NAME> or --clear");
+    }
+    bool clear = strcmp(argv[3], "--clear") == 0;
+    char rest[120], path[220];
+    snprintf(rest, sizeof(rest), "/members/%s/label", argv[2]);
+    int rc = group_path(path, sizeof(path), argv[1], rest);
+    if (rc != 0) {
+        return rc;
+    }
+    if (clear) {
+        return meroctl_simple(g, "DELETE", path, NULL, true);
+    }
+    json_t *body = json_pack("{s:s}", "label", argv[3]);
+    if (body == NULL) {
+        return meroctl_usage_error("members label: NAME must be UTF-8");
+    }
+    rc = meroctl_simple(g, "PUT", path, body, true);
+    json_decref(body);
+    return rc;
+}
+
 static int run_members_list(const struct meroctl_global *g, int argc, char **argv)
 {
     char path[200];
@@ -309,6 +337,10 @@ static const struct meroctl_opt add_opts[] = {
     {"--role", "ROLE", "the member's role", "Member", "Admin|Member|ReadOnly", false, false},
     {NULL, NULL, NULL, NULL, NULL, false, false}};
 
+static const struct meroctl_opt label_opts[] = {
+    {"--clear", NULL, "forget the member's label instead of setting one", NULL, NULL, false, false},
+    {NULL, NULL, NULL, NULL, NULL, false, false}};
+
 static const struct meroctl_opt subgroup_opts[] = {
     {"--visibility", "V",
      "who reaches the subgroup: every TEE of the root (open), or only those admitted to it with "
@@ -331,6 +363,10 @@ MEROCTL_COMMANDS({"group settings set-tee-admission-policy",
                  {"group members set-role", "<GROUP> <IDENTITY> <Admin|Member|ReadOnly>",
                   "move a member between Admin, Member and ReadOnly (TEE roles are locked)",
                   run_members_set_role, NULL},
+                 {"group members label", "<GROUP> <IDENTITY> <NAME>|--clear",
+                  "name a member in this node's fleet view (1..64 bytes of UTF-8; local to "
+                  "this node)",
+                  run_members_label, label_opts},
                  {"group members list", "<GROUP>",
                   "list members with roles (TEE rows with measurements)", run_members_list, NULL},
                  {"group leave", "<GROUP>", "leave a group", run_leave, NULL},

@@ -77,6 +77,7 @@ static int env_purge_contexts(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
     /* issue 19: a whole-namespace purge forgets its admission attempts too */
     if (memcmp(ns, group, MERO_NS_ID_LEN) == 0 && node->db != NULL) {
         MERO_TRY(mero_node_attempts_purge(node->db, ns));
+        MERO_TRY(mero_node_labels_purge(node->db, ns)); /* issue 35: member labels */
     }
     return 0;
 }
