@@ -58,6 +58,7 @@ void mero_audit_log_cleanup(struct mero_audit_log *log)
         free(log->tees[i].ev);
     }
     free(log->tees);
+    mero__audit_releases_cleanup(log);
     mero_audit_log_init(log);
 }
 
@@ -260,6 +261,7 @@ int mero_audit_build(struct mero_audit_log *log, struct mero_audit_findings *f,
         free(ok);
         return rc;
     }
+    MERO_TRY_OUT(mero__audit_releases_verify(log, f));
     MERO_TRY_OUT(refold(log, s, ok, f));
     MERO_TRY_OUT(mero__audit_timelines(log));
     MERO_TRY_OUT(mero__audit_check(log, s, f));

@@ -23,6 +23,9 @@
 #include "support/dcap_cases.h"
 #include "support/gov_fixture.h"
 
+#define MERO_AUDIT_TMP_NAME 1100 /* a test path, NUL included */
+#define MERO_AUDIT_REL_NAME 200  /* a path under the shared folder, NUL included */
+
 struct world {
     struct govt_node owner;
     struct govt_tee tee;
@@ -383,6 +386,127 @@ TEST(manifest_reader_refuses_what_leaves_the_folder)
     CHECK_ERR(mero_audit_claims_parse("not json", 8, &c, &err), -MERO_EINVAL);
 }
 
+/* A release's three files from ../shared/testdata/mero-tee/<dir>/ added to the log. */
+static int add_shared_release(struct mero_audit_log *log, const char *dir)
+{
+    char path[MERO_AUDIT_REL_NAME];
+    size_t n[3] = {0, 0, 0};
+    uint8_t *b[3];
+    static const char *const ext[3] = {"", ".bundle.json", ".sig"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof(path), "testdata/mero-tee/%s/published-mrtds.json%s", dir, ext[k]);
+        b[k] = mero_test_read(path, 1, &n[k]);
+    }
+    int rc = b[0] != NULL && b[1] != NULL && b[2] != NULL
+                 ? mero_audit_add_release(log, b[0], n[0], b[1], n[1], b[2], n[2])
+                 : -MERO_ENOTFOUND;
+    for (int k = 0; k < 3; k++) {
+        free(b[k]);
+    }
+    return rc;
+}
+
+static void use_shared_trusted_root(void)
+{
+    char tr[MERO_AUDIT_TMP_NAME];
+    snprintf(tr, sizeof(tr), "%s/testdata/sigstore/trusted-root-public-good/trusted_root.json",
+             mero_test_shared());
+    setenv("MERO_SIGSTORE_TRUSTED_ROOT", tr, 1);
+}
+
+TEST(signed_releases_are_exported_and_verified_offline)
+{
+    struct world w;
+    struct mero_audit_log log;
+    struct mero_audit_findings f = {0};
+    struct mero_err err = {0};
+    use_shared_trusted_root();
+    CHECK_OK(world_open(&w));
+    CHECK_OK(log_of(&w, (uint64_t)time(NULL), &log));
+    CHECK_OK(add_shared_release(&log, "v2.3.87"));
+    CHECK_OK(add_shared_release(&log, "v2.3.87")); /* the same release once */
+    CHECK_U64_EQ(log.nrels, 1);
+    CHECK_OK(mero_audit_build(&log, &f, &err));
+    CHECK_MSG(f.n == 0, "first finding: %s", f.n > 0 ? f.v[0] : "");
+    CHECK(log.rels[0].verified);
+    CHECK(log.rels[0].rel != NULL && strcmp(log.rels[0].rel->tag, "2.3.87") == 0);
+    CHECK(log.rels[0].signed_at > 0);
+
+    /* the release-form check: a profile's own registers match it; one byte off does not; a
+     * minimum above the release leaves no release to vouch */
+    if (log.rels[0].rel != NULL && log.rels[0].rel->n_profiles > 0) {
+        const struct mero_release_profile *pr = &log.rels[0].rel->profiles[0];
+        struct mero_tee_policy p;
+        struct mero_release_meas m;
+        char prof[MERO_AUDIT_NAME_MAX];
+        size_t k = MERO_AUDIT_NONE;
+        memset(&p, 0, sizeof(p));
+        p.form = MERO_POLICY_RELEASE;
+        CHECK_OK(mero_strlist_push(&p.profiles, pr->name));
+        memcpy(m.mrtd, pr->mrtd[0], sizeof(m.mrtd));
+        for (int r = 0; r < MERO_RTMR_COUNT; r++) {
+            if (pr->n_rtmr[r] > 0) {
+                memcpy(m.rtmr[r], pr->rtmr[r][0], sizeof(m.rtmr[r]));
+            } else {
+                memset(m.rtmr[r], 0, sizeof(m.rtmr[r]));
+            }
+        }
+        CHECK_OK(mero_audit_release_match(&log, &p, &m, &k, prof, sizeof(prof), &err));
+        CHECK_U64_EQ(k, 0);
+        CHECK_STR_EQ(prof, pr->name);
+        m.mrtd[0] ^= 1;
+        CHECK_ERR(mero_audit_release_match(&log, &p, &m, &k, prof, sizeof(prof), &err),
+                  -MERO_ERELEASE_NOMATCH);
+        m.mrtd[0] ^= 1;
+        p.min_release = strdup("2.4.0");
+        CHECK_ERR(mero_audit_release_match(&log, &p, &m, &k, prof, sizeof(prof), &err),
+                  -MERO_ERELEASE);
+        CHECK(strstr(err.msg, "older than the policy's minimum") != NULL);
+        mero_tee_policy_cleanup(&p);
+    }
+
+    /* exported, verified from the folder; a flipped byte in each release file names it */
+    char dir[] = "/tmp/mero-audit-rel-XXXXXX", bad[MERO_AUDIT_TMP_NAME], name[MERO_AUDIT_PATH_MAX];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(bad, sizeof(bad), "%s-bad", dir);
+    CHECK_OK(mero_audit_write_dir(&log, dir, &err));
+    struct mero_audit_log back;
+    struct mero_audit_findings g = {0};
+    CHECK_OK(mero_audit_verify_dir(dir, &back, &g, &err));
+    CHECK_MSG(g.n == 0, "first finding: %s", g.n > 0 ? g.v[0] : "");
+    CHECK_U64_EQ(back.nrels, 1);
+    CHECK(back.nrels == 1 && back.rels[0].verified);
+    mero_audit_findings_cleanup(&g);
+    mero_audit_log_cleanup(&back);
+    for (int part = 0; part < 3; part++) {
+        mero_audit_release_file(&log.rels[0], part, name);
+        copy_tree(dir, bad);
+        flip(bad, name);
+        CHECK_OK(mero_audit_verify_dir(bad, &back, &g, &err));
+        CHECK_MSG(findings_name(&g, name), "%s not named (first finding: %s)", name,
+                  g.n > 0 ? g.v[0] : "none");
+        mero_audit_findings_cleanup(&g);
+        mero_audit_log_cleanup(&back);
+    }
+    rm_tree(bad);
+    rm_tree(dir);
+    mero_audit_findings_cleanup(&f);
+    mero_audit_log_cleanup(&log);
+
+    /* a release whose file was altered after signing: a finding naming it, matching nothing */
+    CHECK_OK(log_of(&w, (uint64_t)time(NULL), &log));
+    CHECK_OK(add_shared_release(&log, "v2.3.87-tampered_fail"));
+    CHECK_OK(mero_audit_build(&log, &f, &err));
+    mero_audit_release_file(&log.rels[0], 0, name);
+    CHECK(!log.rels[0].verified);
+    CHECK_MSG(findings_name(&f, name) && findings_name(&f, "Sigstore signature does not verify"),
+              "first finding: %s", f.n > 0 ? f.v[0] : "none");
+    mero_audit_findings_cleanup(&f);
+    mero_audit_log_cleanup(&log);
+    world_close(&w);
+}
+
 MERO_TEST_MAIN(T(genuine_quotes_verify_offline_at_their_recorded_times),
                T(a_quote_outside_its_collaterals_window_reports_the_verifiers_reason),
-               T(manifest_reader_refuses_what_leaves_the_folder))
+               T(manifest_reader_refuses_what_leaves_the_folder),
+               T(signed_releases_are_exported_and_verified_offline))
