@@ -94,6 +94,26 @@ rm -f "$WORK/t-ops/ops/$OPF.bin"
 "$BIN/meroctl" audit verify "$WORK/t-ops" >/dev/null 2>"$WORK/t-ops.err"
 RC=$?
 check "a missing op file: exit 2 naming it" eval '[ $RC = 2 ] && grep -qF "ops/$OPF.bin" "$WORK/t-ops.err"'
+
+# the signed release a release-form policy names, exported with the log and verified offline
+REL=${MERO_SHARED:?}/testdata/mero-tee/v2.3.87
+EXR=$WORK/export-rel
+OUT=$("${M[@]}" fleet audit "$NS" --out "$EXR" --releases "$REL" 2>&1)
+RC=$?
+check "fleet audit --releases: exit 0, the release's three files exported" eval '[ $RC = 0 ] && [ "$(ls "$EXR"/releases | wc -l)" = 3 ] && cmp -s "$REL/published-mrtds.json" "$EXR/releases/$(sha256sum "$REL/published-mrtds.json" | cut -c1-64).json"'
+VR=$("$BIN/meroctl" --json audit verify "$EXR")
+RC=$?
+check "audit verify: the release verifies offline (Sigstore, node-release identity), tag 2.3.87" eval '[ $RC = 0 ] && jq -e ".ok and (.releases|length==1) and .releases[0].verified and .releases[0].tag==\"2.3.87\" and .releases[0].signedAt > 0" <<<"$VR" >/dev/null'
+for part in file bundle sig; do
+    RF=$(jq -r ".releases[0].$part" <<<"$VR")
+    rm -rf "$WORK/t-rel" && cp -r "$EXR" "$WORK/t-rel" && flip "$WORK/t-rel/$RF"
+    "$BIN/meroctl" audit verify "$WORK/t-rel" >/dev/null 2>"$WORK/t-rel.err"
+    RC=$?
+    check "a flipped byte in the release's $part: exit 2 naming $RF" eval '[ $RC = 2 ] && grep -qF "$RF" "$WORK/t-rel.err"'
+done
+"${M[@]}" fleet audit "$NS" --out "$WORK/export-tampered" --releases "$REL-tampered_fail" >/dev/null 2>"$WORK/t-relx.err"
+RC=$?
+check "fleet audit with a release altered after signing: exit 2, its Sigstore signature named" eval '[ $RC = 2 ] && grep -q "releases/[0-9a-f]*\.json: its Sigstore signature does not verify" "$WORK/t-relx.err"'
 "$BIN/meroctl" audit verify "$WORK/nowhere" >/dev/null 2>&1
 RC=$?
 check "verify of a folder without an export: exit 2" eval '[ $RC = 2 ]'
