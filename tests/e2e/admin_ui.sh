@@ -6,7 +6,9 @@
 # refused (the policy briefly allows another MRTD only, so MrtdNotAllowed). The page logs in
 # with the token, lists the namespace, shows both replicas with their role and an evidence
 # age and the refusal with its rule and reason; a wrong token and an unreachable node show an
-# error. Screenshots go to $MERO_BUILD/test-out/admin_ui/. Also checked with curl: the files'
+# error. The fleet page's "TEE timelines" link (issue 36) names the namespace shown and draws its
+# TEEs; with a second namespace picked the link follows it and draws that one's (none), the
+# first one's timelines hidden. Screenshots go to $MERO_BUILD/test-out/admin_ui/. Also checked with curl: the files'
 # types and security headers. Chromium that cannot start fails the test.
 . "$(dirname "$0")/admission_lib.bash"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -58,9 +60,12 @@ REASON=$(jq -r '[.data.attempts[] | select(.verdict == "refused")][0].reason' <<
 MATCHED=$(jq -r --arg t "$T1" '.data.members[] | select(.identity == $t) | .tee.matched.name' <<<"$RESP")
 check "the refusal's rule is the MRTD rule" eval '[ "$RULE" = MrtdNotAllowed ]'
 
+req owner POST /admin-api/namespaces '{}'
+NS2=$(jq -r .data.namespaceId <<<"$RESP")
+check "a second namespace (no TEE) for the timeline link" eval '[[ "$NS2" =~ ^[0-9a-f]{64}$ ]]'
 EXPECT=$(jq -nc --arg t1 "$T1" --arg t2 "$T2" --arg rule "$RULE" --arg reason "${REASON:0:40}" \
-    --arg m "$MATCHED" \
-    '{replicas: [$t1, $t2], role: "ReadOnlyTee", refusedRule: $rule, refusedReason: $reason, matched: $m}')
+    --arg m "$MATCHED" --arg ns "$NS" --arg ns2 "$NS2" \
+    '{replicas: [$t1, $t2], role: "ReadOnlyTee", refusedRule: $rule, refusedReason: $reason, matched: $m, ns: $ns, otherNs: $ns2}')
 (cd "$ROOT/tests/js" && timeout 240 node admin_ui.mjs "${URL[owner]}" "${TOKEN[owner]}" "$OUT" "$EXPECT") \
     >"$WORK/ui.out" 2>"$WORK/ui.err"
 rc=$?

@@ -101,6 +101,7 @@ EXR=$WORK/export-rel
 OUT=$("${M[@]}" fleet audit "$NS" --out "$EXR" --releases "$REL" 2>&1)
 RC=$?
 check "fleet audit --releases: exit 0, the release's three files exported" eval '[ $RC = 0 ] && [ "$(ls "$EXR"/releases | wc -l)" = 3 ] && cmp -s "$REL/published-mrtds.json" "$EXR/releases/$(sha256sum "$REL/published-mrtds.json" | cut -c1-64).json"'
+check "report.html lists the signed release, verified, still self-contained" eval 'grep -q "<h2>Signed releases</h2>" "$EXR/report.html" && grep -q "ok (Sigstore, node-release identity)" "$EXR/report.html" && ! grep -qiE "<script|https?://|src=" "$EXR/report.html"'
 VR=$("$BIN/meroctl" --json audit verify "$EXR")
 RC=$?
 check "audit verify: the release verifies offline (Sigstore, node-release identity), tag 2.3.87" eval '[ $RC = 0 ] && jq -e ".ok and (.releases|length==1) and .releases[0].verified and .releases[0].tag==\"2.3.87\" and .releases[0].signedAt > 0" <<<"$VR" >/dev/null'
