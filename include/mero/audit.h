@@ -94,6 +94,10 @@ struct mero_audit_op {
     int claimed; /* enum mero_op_state the exporter reported, MERO_AUDIT_NOT_STORED */
     int state;   /* enum mero_op_state of the re-fold, MERO_AUDIT_NOT_STORED */
     char reason[MERO_AUDIT_MSG_SIZE]; /* the re-fold's refusal */
+    /* an encrypted op: the plaintext its exporter disclosed (sealed/<hash>.bin), owned */
+    uint8_t *plain;
+    size_t plain_len;
+    bool disclosed; /* op is the plaintext's decoded op, applied unauthenticated */
 };
 
 #define MERO_AUDIT_NONE ((size_t)-1)
@@ -166,6 +170,14 @@ MERO_MUST_CHECK int mero_audit_add_op(struct mero_audit_log *log,
 MERO_MUST_CHECK int mero_audit_add_release(struct mero_audit_log *log, const uint8_t *file,
                                            size_t file_len, const uint8_t *bundle,
                                            size_t bundle_len, const uint8_t *sig, size_t sig_len);
+/*
+ * The plaintext of an encrypted op already added (bytes copied), as its exporter disclosed it
+ * (mero_gov_sealed_plaintext): the re-fold applies the op from it, without authentication
+ * (docs/audit.md "Sealed subgroup admissions"). -MERO_ENOTFOUND when no such op was added.
+ */
+MERO_MUST_CHECK int mero_audit_add_plaintext(struct mero_audit_log *log,
+                                             const uint8_t hash[MERO_OP_ID_LEN],
+                                             const uint8_t *plain, size_t len);
 /* The file name of release r's part: part 0 the file (.json), 1 the bundle, 2 the .sig. */
 void mero_audit_release_file(const struct mero_audit_release *r, int part,
                              char out[MERO_AUDIT_PATH_MAX]);
@@ -240,8 +252,8 @@ struct mero_audit_claim_release {
 struct mero_audit_claims {
     uint8_t ns[MERO_NS_ID_LEN];
     uint64_t exported_at;
-    struct mero_audit_claim_file *ops, *quotes, *coll;
-    size_t nops, nquotes, ncoll;
+    struct mero_audit_claim_file *ops, *quotes, *coll, *sealed; /* sealed: sha256 and op */
+    size_t nops, nquotes, ncoll, nsealed;
     struct mero_audit_claim_release *rels;
     size_t nrels;
     struct mero_audit_claim_tee *tees;

@@ -162,6 +162,46 @@ static void check_policy(const struct mero_audit_log *log, struct mero_audit_eve
     }
 }
 
+/*
+ * A sealed subgroup admission applied from the plaintext its exporter disclosed: nothing
+ * authenticates that plaintext offline (no key), so dcap says so; binding checks what can be:
+ * the member, its measurements and TCB status are those of an effective root admission of the
+ * same member earlier in the log (which carried the quote checked on its own event).
+ */
+static void check_disclosed(const struct mero_audit_log *log, struct mero_audit_event *e)
+{
+    char hex[MERO_HEX_SIZE(MERO_OP_ID_LEN)], msg[MERO_AUDIT_MSG_SIZE];
+    const struct mero_tee_join *j = &log->ops[e->op].op.join;
+    mero_hex_encode(hex, log->ops[e->op].hash, MERO_OP_ID_LEN);
+    snprintf(msg, sizeof(msg),
+             "sealed: plaintext disclosed by the exporter (sealed/%s.bin), not authenticated "
+             "without the namespace key",
+             hex);
+    set(&e->dcap, MERO_AUDIT_NA, "", msg);
+    for (size_t i = e->op; i-- > 0;) {
+        const struct mero_audit_op *o = &log->ops[i];
+        const struct mero_tee_join *r = &o->op.join;
+        if (!o->decoded || o->state != MERO_OP_EFFECTIVE || o->op.scope != MERO_SCOPE_ROOT ||
+            o->op.kind != MERO_ROOT_MEMBER_JOINED_TEE ||
+            memcmp(r->member, j->member, MERO_IDENTITY_LEN) != 0) {
+            continue;
+        }
+        if (memcmp(&r->m, &j->m, sizeof(r->m)) == 0 && strcmp(r->tcb_status, j->tcb_status) == 0) {
+            snprintf(msg, sizeof(msg),
+                     "the disclosed member, measurements and TCB status are those of its root "
+                     "admission %.16s",
+                     o->file + strlen("ops/"));
+            set(&e->binding, MERO_AUDIT_OK, "", msg);
+            return;
+        }
+    }
+    snprintf(msg, sizeof(msg),
+             "sealed/%s.bin: the disclosed admission matches no root admission of its member "
+             "(member, measurements, TCB status)",
+             hex);
+    set(&e->binding, MERO_AUDIT_FAIL, "", msg);
+}
+
 static int check_event(const struct mero_audit_log *log, struct mero_store *s,
                        struct mero_audit_event *e)
 {
@@ -183,6 +223,13 @@ static int check_event(const struct mero_audit_log *log, struct mero_store *s,
     struct mero_dcap_result *res = calloc(1, sizeof(*res));
     if (res == NULL) {
         return -MERO_ENOMEM;
+    }
+    if (qv.len == 0 && log->ops[e->op].disclosed) {
+        check_disclosed(log, e);
+        is_mock = strcmp(op->join.tcb_status, "Mock") == 0;
+        check_policy(log, e, is_mock, res, false);
+        free(res);
+        return 0;
     }
     if (qv.len == 0) {
         /* the subgroup form: the quote is the root admission's */

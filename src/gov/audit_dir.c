@@ -49,13 +49,18 @@ static int make_dir(const char *dir, const char *sub, struct mero_err *err)
 int mero_audit_write_dir(const struct mero_audit_log *log, const char *dir, struct mero_err *err)
 {
     char name[MERO_AUDIT_PATH_MAX], h[MERO_HEX_SIZE(MERO_SHA256_LEN)];
-    static const char *const subs[] = {"", "ops", "quotes", "collateral", "releases"};
+    static const char *const subs[] = {"", "ops", "quotes", "collateral", "releases", "sealed"};
     for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
         MERO_TRY(make_dir(dir, subs[i], err));
     }
     for (size_t i = 0; i < log->nops; i++) {
         const struct mero_audit_op *o = &log->ops[i];
         MERO_TRY(write_file(dir, o->file, o->bytes, o->len, err));
+        if (o->plain != NULL) {
+            mero__audit_hex(h, o->hash);
+            snprintf(name, sizeof(name), "sealed/%s.bin", h);
+            MERO_TRY(write_file(dir, name, o->plain, o->plain_len, err));
+        }
         if (!o->decoded) {
             continue;
         }
@@ -258,6 +263,45 @@ static int read_releases(const char *dir, const struct mero_audit_claims *c,
     return 0;
 }
 
+/*
+ * Each disclosed plaintext the manifest names: its SHA-256 the manifest's, its name its op's;
+ * then handed to the log, whose re-fold applies the op from it (unauthenticated: no key).
+ */
+static int read_sealed(const char *dir, const struct mero_audit_claims *c,
+                       struct mero_audit_log *log, struct mero_audit_findings *f)
+{
+    for (size_t i = 0; i < c->nsealed; i++) {
+        const struct mero_audit_claim_file *cs = &c->sealed[i];
+        uint8_t *b = NULL, h[MERO_SHA256_LEN], id[MERO_SHA256_LEN];
+        size_t n = 0;
+        struct mero_err e = {0};
+        if (read_file(dir, cs->file, MERO_AUDIT_MAX_FILE, &b, &n, &e) < 0) {
+            MERO_TRY(mero_audit_finding(f, "%s", e.msg));
+            continue;
+        }
+        mero_sha256(h, b, n);
+        int rc = 0;
+        if (memcmp(h, cs->sha256, sizeof(h)) != 0) {
+            rc = mero_audit_finding(f, "%s: its SHA-256 is not the one the manifest names",
+                                    cs->file);
+        } else if (mero_hex_decode_exact(id, sizeof(id), cs->file + strlen("sealed/"),
+                                         2 * MERO_SHA256_LEN) < 0 ||
+                   memcmp(id, cs->op, sizeof(id)) != 0) {
+            rc = mero_audit_finding(f, "%s: named for another op than the one it discloses",
+                                    cs->file);
+        } else {
+            rc = mero_audit_add_plaintext(log, cs->op, b, n);
+            rc = rc == -MERO_ENOTFOUND
+                     ? mero_audit_finding(f, "%s: discloses an op the export does not hold",
+                                          cs->file)
+                     : rc;
+        }
+        free(b);
+        MERO_TRY(rc);
+    }
+    return 0;
+}
+
 /* Each TEE's claimed history is the rebuilt one, and no TEE is left out. */
 static int compare_tees(const struct mero_audit_log *log, const struct mero_audit_claims *c,
                         struct mero_audit_findings *f)
@@ -338,6 +382,7 @@ int mero_audit_verify_dir(const char *dir, struct mero_audit_log *log,
         MERO_TRY_OUT(rc);
     }
     MERO_TRY_OUT(read_releases(dir, &c, log, f));
+    MERO_TRY_OUT(read_sealed(dir, &c, log, f));
     MERO_TRY_OUT(mero_audit_build(log, f, err));
     MERO_TRY_OUT(compare_files(dir, log, &c, f));
     MERO_TRY_OUT(compare_tees(log, &c, f));

@@ -11,11 +11,12 @@
  *              "role", "policyOp", "quote", "collateral", "tcbStatus",
  *              "checks": {"dcap", "binding", "policy"}, "release", "profile"}]}], "sealedOps",
  *    "releases": [{"file", "sha256", "bundle", "bundleSha256", "sig", "sigSha256",
- *                  "verified", "tag", "signedAt", "reason"}]}
+ *                  "verified", "tag", "signedAt", "reason"}],
+ *    "sealed": [{"file", "op", "sha256", "applied"}]}      disclosed plaintexts of encrypted ops
  *
  * Invariant: the reader accepts file names only of the writer's forms (ops/<64 hex>.bin,
- * quotes/<64 hex>.bin, collateral/<64 hex>.json, releases/<64 hex>.json|.bundle.json|.sig):
- * nothing it names leaves the export folder.
+ * quotes/<64 hex>.bin, collateral/<64 hex>.json, releases/<64 hex>.json|.bundle.json|.sig,
+ * sealed/<64 hex>.bin): nothing it names leaves the export folder.
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -232,6 +233,19 @@ int mero_audit_manifest(const struct mero_audit_log *log, char **out)
         return -MERO_ENOMEM;
     }
     json_object_set_new(m, "releases", releases_json(log));
+    json_t *sealed = json_array();
+    for (size_t i = 0; sealed != NULL && i < log->nops; i++) {
+        const struct mero_audit_op *o = &log->ops[i];
+        uint8_t h[MERO_SHA256_LEN];
+        if (o->plain == NULL) {
+            continue;
+        }
+        mero_sha256(h, o->plain, o->plain_len);
+        json_array_append_new(
+            sealed, json_pack("{s:o, s:o, s:o, s:b}", "file", file_ref("sealed", o->hash, "bin"),
+                              "op", hex(o->hash), "sha256", hex(h), "applied", o->disclosed));
+    }
+    json_object_set_new(m, "sealed", sealed);
     *out = json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(m);
     return *out != NULL ? 0 : -MERO_ENOMEM;
@@ -375,6 +389,7 @@ static int releases_of(json_t *arr, struct mero_audit_claims *c, struct mero_err
 void mero_audit_claims_cleanup(struct mero_audit_claims *c)
 {
     free(c->rels);
+    free(c->sealed);
     free(c->ops);
     free(c->quotes);
     free(c->coll);
@@ -413,6 +428,10 @@ int mero_audit_claims_parse(const char *text, size_t len, struct mero_audit_clai
                        &out->ncoll, MERO_AUDIT_MAX_OPS, err));
     MERO_TRY_OUT(tees_of(json_object_get(m, "tees"), out, err));
     MERO_TRY_OUT(releases_of(json_object_get(m, "releases"), out, err));
+    if (json_object_get(m, "sealed") != NULL) { /* absent from exports made before it */
+        MERO_TRY_OUT(files(json_object_get(m, "sealed"), "sealed", "bin", "sha256", &out->sealed,
+                           &out->nsealed, MERO_AUDIT_MAX_OPS, err));
+    }
 out:
     json_decref(m);
     if (rc < 0) {

@@ -506,7 +506,139 @@ TEST(signed_releases_are_exported_and_verified_offline)
     world_close(&w);
 }
 
+/* The number of a TEE's events of a kind in a group. */
+static size_t count_in(const struct mero_audit_tee *t, int kind, const uint8_t g[MERO_GROUP_ID_LEN])
+{
+    size_t n = 0;
+    for (size_t i = 0; t != NULL && i < t->nev; i++) {
+        n += t->ev[i].kind == kind && memcmp(t->ev[i].group, g, MERO_GROUP_ID_LEN) == 0;
+    }
+    return n;
+}
+
+/* Every encrypted op of the log disclosed with the owner's key; the last one's hash in *last. */
+static size_t disclose_all(struct world *w, struct mero_audit_log *log,
+                           uint8_t last[MERO_OP_ID_LEN])
+{
+    size_t n = 0;
+    for (size_t i = 0; i < log->nops; i++) {
+        struct mero_op op;
+        struct mero_err e = {0};
+        uint8_t *plain = NULL;
+        size_t pl = 0;
+        if (mero_op_decode(log->ops[i].bytes, log->ops[i].len, &op, &e) < 0) {
+            continue;
+        }
+        bool sealed = op.scope == MERO_SCOPE_GROUP_ENCRYPTED;
+        mero_op_cleanup(&op);
+        if (sealed && mero_gov_sealed_plaintext(w->owner.s, log->ops[i].bytes, log->ops[i].len,
+                                                &plain, &pl, &e) == 0) {
+            if (mero_audit_add_plaintext(log, log->ops[i].hash, plain, pl) == 0) {
+                memcpy(last, log->ops[i].hash, MERO_OP_ID_LEN);
+                n++;
+            }
+        }
+        free(plain);
+    }
+    return n;
+}
+
+TEST(sealed_subgroup_admissions_without_and_with_the_disclosed_plaintext)
+{
+    struct world w;
+    struct mero_audit_log log;
+    struct mero_audit_findings f = {0};
+    struct mero_err err = {0};
+    struct mero_admit_request req;
+    uint8_t sub[MERO_GROUP_ID_LEN], sealed_op[MERO_OP_ID_LEN];
+    int outcome = -1;
+    CHECK_OK(world_open(&w));
+    CHECK_OK(mero_gov_create_subgroup(w.owner.s, w.owner.ns, w.owner.ns, MERO_GROUP_RESTRICTED, sub,
+                                      NULL, NULL));
+    govt_tee_request(&w.tee, w.owner.ns, w.owner.ns, w.owner.ns, &req);
+    memcpy(req.group_id, sub, MERO_GROUP_ID_LEN);
+    CHECK_OK(mero_gov_admit_tee_node(w.owner.s, w.owner.ns, &req, &outcome, NULL, NULL));
+    CHECK_EQ(outcome, MERO_ADMIT_ADMITTED);
+
+    /* without the key: the sealed admission is counted, its subgroup event is missing */
+    CHECK_OK(log_of(&w, (uint64_t)time(NULL), &log));
+    CHECK_OK(mero_audit_build(&log, &f, &err));
+    CHECK_MSG(f.n == 0, "first finding: %s", f.n > 0 ? f.v[0] : "");
+    CHECK(log.sealed >= 1);
+    CHECK_U64_EQ(count_in(the_tee(&log, w.tee.node.pk), MERO_AUDIT_ADMITTED, sub), 0);
+    CHECK_U64_EQ(count_in(the_tee(&log, w.tee.node.pk), MERO_AUDIT_ADMITTED, w.owner.ns), 1);
+    mero_audit_findings_cleanup(&f);
+    mero_audit_log_cleanup(&log);
+
+    /* the exporter holds the key and discloses the plaintext (never the key): the subgroup
+     * admission is on the timeline, marked unauthenticated, cross-checked with the root one */
+    CHECK_OK(log_of(&w, (uint64_t)time(NULL), &log));
+    CHECK_U64_EQ(disclose_all(&w, &log, sealed_op), 1);
+    CHECK_OK(mero_audit_build(&log, &f, &err));
+    CHECK_MSG(f.n == 0, "first finding: %s", f.n > 0 ? f.v[0] : "");
+    CHECK_U64_EQ(log.sealed, 0);
+    const struct mero_audit_tee *t = the_tee(&log, w.tee.node.pk);
+    CHECK_U64_EQ(count_in(t, MERO_AUDIT_ADMITTED, sub), 1);
+    for (size_t k = 0; t != NULL && k < t->nev; k++) {
+        const struct mero_audit_event *e = &t->ev[k];
+        if (e->kind == MERO_AUDIT_ADMITTED && memcmp(e->group, sub, MERO_GROUP_ID_LEN) == 0) {
+            CHECK(log.ops[e->op].disclosed);
+            CHECK(strstr(e->dcap.msg, "disclosed by the exporter") != NULL);
+            CHECK_MSG(e->binding.verdict == MERO_AUDIT_OK, "%s", e->binding.msg);
+            CHECK_EQ(e->policy.verdict, MERO_AUDIT_OK);
+        }
+    }
+
+    /* written and verified from the folder; a flipped byte in the disclosed file names it */
+    char dir[] = "/tmp/mero-audit-sealed-XXXXXX", bad[MERO_AUDIT_TMP_NAME],
+         name[MERO_AUDIT_PATH_MAX], hex[MERO_HEX_SIZE(MERO_OP_ID_LEN)];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(bad, sizeof(bad), "%s-bad", dir);
+    mero_hex_encode(hex, sealed_op, MERO_OP_ID_LEN);
+    snprintf(name, sizeof(name), "sealed/%s.bin", hex);
+    CHECK_OK(mero_audit_write_dir(&log, dir, &err));
+    struct mero_audit_log back;
+    struct mero_audit_findings g = {0};
+    CHECK_OK(mero_audit_verify_dir(dir, &back, &g, &err));
+    CHECK_MSG(g.n == 0, "first finding: %s", g.n > 0 ? g.v[0] : "");
+    CHECK_U64_EQ(count_in(the_tee(&back, w.tee.node.pk), MERO_AUDIT_ADMITTED, sub), 1);
+    mero_audit_findings_cleanup(&g);
+    mero_audit_log_cleanup(&back);
+    copy_tree(dir, bad);
+    flip(bad, name);
+    CHECK_OK(mero_audit_verify_dir(bad, &back, &g, &err));
+    CHECK_MSG(findings_name(&g, name), "first finding: %s", g.n > 0 ? g.v[0] : "none");
+    mero_audit_findings_cleanup(&g);
+    mero_audit_log_cleanup(&back);
+    rm_tree(bad);
+    rm_tree(dir);
+
+    /* a plaintext altered by the exporter itself (the manifest agreeing): what the auditor can
+     * check without the key still names it */
+    for (size_t i = 0; i < log.nops; i++) {
+        if (log.ops[i].plain != NULL) {
+            log.ops[i].plain[log.ops[i].plain_len / 2] ^= 1;
+        }
+    }
+    mero_audit_findings_cleanup(&f);
+    struct mero_audit_log again;
+    CHECK_OK(log_of(&w, (uint64_t)time(NULL), &again));
+    for (size_t i = 0; i < log.nops; i++) {
+        if (log.ops[i].plain != NULL) {
+            CHECK_OK(mero_audit_add_plaintext(&again, log.ops[i].hash, log.ops[i].plain,
+                                              log.ops[i].plain_len));
+        }
+    }
+    CHECK_OK(mero_audit_build(&again, &f, &err));
+    CHECK_MSG(findings_name(&f, name), "first finding: %s", f.n > 0 ? f.v[0] : "none");
+    mero_audit_findings_cleanup(&f);
+    mero_audit_log_cleanup(&again);
+    mero_audit_log_cleanup(&log);
+    world_close(&w);
+}
+
 MERO_TEST_MAIN(T(genuine_quotes_verify_offline_at_their_recorded_times),
                T(a_quote_outside_its_collaterals_window_reports_the_verifiers_reason),
                T(manifest_reader_refuses_what_leaves_the_folder),
-               T(signed_releases_are_exported_and_verified_offline))
+               T(signed_releases_are_exported_and_verified_offline),
+               T(sealed_subgroup_admissions_without_and_with_the_disclosed_plaintext))
