@@ -10,7 +10,6 @@
  * cannot open, and what it defers, is counted as sealed instead: no key travels offline).
  */
 #include <errno.h>
-#include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +50,7 @@ void mero_audit_log_cleanup(struct mero_audit_log *log)
     for (size_t i = 0; i < log->nops; i++) {
         free(log->ops[i].bytes);
         if (log->ops[i].plain != NULL) {
-            sodium_memzero(log->ops[i].plain, log->ops[i].plain_len);
+            mero_wipe(log->ops[i].plain, log->ops[i].plain_len);
             free(log->ops[i].plain);
         }
         if (log->ops[i].decoded) {

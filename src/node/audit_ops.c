@@ -73,6 +73,14 @@ out:
     return 0;
 }
 
+int mero_node_sealed_plaintext(struct mero_node *node, const uint8_t *bytes, size_t len,
+                               uint8_t **plain, size_t *plain_len)
+{
+    struct mero_err e = {0};
+    int rc = mero_gov_sealed_plaintext(node->store, bytes, len, plain, plain_len, &e);
+    return rc == -MERO_EINVAL ? -MERO_ENOTFOUND : rc;
+}
+
 int mero_node_ns_audit(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], char **json,
                        size_t *nfindings, struct mero_err *err)
 {

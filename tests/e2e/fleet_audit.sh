@@ -122,5 +122,33 @@ check "verify of a folder without an export: exit 2" eval '[ $RC = 2 ]'
 RC=$?
 check "fleet audit without --out: exit 1" eval '[ $RC = 1 ]'
 
+# a sealed subgroup admission (tee-admit into a Restricted subgroup: published encrypted under
+# the namespace key): without the key it is counted, not read; --disclose-sealed exports its
+# plaintext (never the key) and verify puts it on t1's timeline, marked unauthenticated
+req owner POST "/admin-api/groups/$NS/subgroups" '{"visibility":"restricted"}'
+G=$(jq -r .data.groupId <<<"$RESP")
+req owner POST "/admin-api/groups/$G/tee-admit" "{\"identity\":\"$ID_t1\"}"
+check "t1 admitted into a Restricted subgroup" status_is 200
+"${M[@]}" fleet audit "$NS" --out "$WORK/exp-nokey" >/dev/null 2>&1
+RC=$?
+VS=$("$BIN/meroctl" --json audit verify "$WORK/exp-nokey")
+check "no disclosure: exit 0, the sealed admission counted, no subgroup event, no sealed/ file" eval '[ $RC = 0 ] && jq -e ".ok and .sealedOps >= 1 and ([.tees[].events[]|select(.group==\"$G\")]|length==0) and (.sealed|length==0)" <<<"$VS" >/dev/null && [ -z "$(ls "$WORK/exp-nokey/sealed")" ]'
+"${M[@]}" fleet audit "$NS" --out "$WORK/exp-disc" --disclose-sealed >/dev/null 2>"$WORK/exp-disc.err"
+RC=$?
+VD=$("$BIN/meroctl" --json audit verify "$WORK/exp-disc")
+RC2=$?
+sub_ev() { jq -c "[.tees[]|select(.identity==\"$ID_t1\")|.events[]|select(.group==\"$G\" and .kind==\"admitted\")]" <<<"$VD"; }
+echo "# t1's subgroup admission: $(sub_ev)"
+check "--disclose-sealed: export and verify exit 0, nothing left sealed" eval '[ $RC = 0 ] && [ $RC2 = 0 ] && jq -e ".ok and .sealedOps == 0 and (.sealed|length >= 1) and all(.sealed[]; .applied)" <<<"$VD" >/dev/null'
+check "t1's subgroup admission on its timeline: disclosed, unauthenticated, its root admission's facts" eval 'jq -e "length == 1 and (.[0].checks.dcap.detail|test(\"disclosed by the exporter\")) and .[0].checks.binding.verdict == \"ok\" and .[0].checks.policy.verdict == \"ok\"" <<<"$(sub_ev)" >/dev/null'
+SF=$(jq -r ".sealed[0].file" <<<"$VD")
+check "the export holds the plaintext files and no key" eval '[ -s "$WORK/exp-disc/$SF" ] && [ "$(ls "$WORK/exp-disc")" = "$(printf "%s\n" collateral manifest.json ops quotes releases report.html sealed)" ]'
+rm -rf "$WORK/t-sealed" && cp -r "$WORK/exp-disc" "$WORK/t-sealed" && flip "$WORK/t-sealed/$SF"
+"$BIN/meroctl" audit verify "$WORK/t-sealed" >/dev/null 2>"$WORK/t-sealed.err"
+RC=$?
+check "a flipped byte in a disclosed plaintext: exit 2 naming $SF" eval '[ $RC = 2 ] && grep -qF "$SF" "$WORK/t-sealed.err"'
+req owner GET "/admin-api/namespaces/$NS/ops?disclose=keys"
+check "ops route: disclose takes only sealed (400)" status_is 400
+
 check "no crash in any log" eval '! grep -qiE "panicked|AddressSanitizer|segmentation" "$WORK"/*.log'
 finish

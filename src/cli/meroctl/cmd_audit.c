@@ -22,21 +22,23 @@
 #include "client_internal.h"
 #include "meroctl_internal.h"
 #include "mero/audit.h"
+#include "mero/crypto.h"
 #include "mero/encoding.h"
 #include "mero/gov.h"
 
 #define AUDIT_URL_MAX  200
 #define AUDIT_PATH_MAX 4096 /* a release folder or file path, NUL included */
 
-static int fetch_ops(const struct meroctl_global *g, const char *ns, struct mero_audit_log *log)
+static int fetch_ops(const struct meroctl_global *g, const char *ns, bool disclose,
+                     struct mero_audit_log *log)
 {
     json_int_t after = 0;
     for (;;) {
         char path[AUDIT_URL_MAX];
         json_t *d = NULL, *op;
         size_t i;
-        snprintf(path, sizeof(path), "/admin-api/namespaces/%s/ops?after=%lld", ns,
-                 (long long)after);
+        snprintf(path, sizeof(path), "/admin-api/namespaces/%s/ops?after=%lld%s", ns,
+                 (long long)after, disclose ? "&disclose=sealed" : "");
         int rc = meroctl_call(g, "GET", path, NULL, true, &d);
         if (rc != MEROCTL_OK) {
             return rc;
@@ -60,6 +62,17 @@ static int fetch_ops(const struct meroctl_global *g, const char *ns, struct mero
             }
             rc = mero_audit_add_op(log, hash, bytes, n, claimed, NULL);
             free(bytes);
+            const char *pt = json_string_value(json_object_get(op, "plaintext"));
+            if (rc == 0 && pt != NULL) {
+                uint8_t *plain = NULL;
+                size_t pl = 0;
+                rc = mero_base64_decode_alloc(pt, strlen(pt), MERO_GOV_MAX_OP_BYTES, &plain, &pl);
+                if (rc == 0) {
+                    rc = mero_audit_add_plaintext(log, hash, plain, pl);
+                    mero_wipe(plain, pl);
+                }
+                free(plain);
+            }
             if (rc < 0) {
                 json_decref(d);
                 return meroctl_fail(MEROCTL_FAILED, "the op log is too large to export");
@@ -167,9 +180,12 @@ static int run_export(const struct meroctl_global *g, int argc, char **argv)
 {
     const char *ns = NULL, *out = NULL, *rels[MERO_AUDIT_MAX_RELEASES];
     size_t nrels = 0;
+    bool disclose = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
             out = argv[++i];
+        } else if (strcmp(argv[i], "--disclose-sealed") == 0) {
+            disclose = true;
         } else if (strcmp(argv[i], "--releases") == 0 && i + 1 < argc &&
                    nrels < MERO_AUDIT_MAX_RELEASES) {
             rels[nrels++] = argv[++i];
@@ -195,7 +211,7 @@ static int run_export(const struct meroctl_global *g, int argc, char **argv)
         rc = add_releases(&log, rels[i]);
     }
     if (rc == MEROCTL_OK) {
-        rc = fetch_ops(g, ns, &log);
+        rc = fetch_ops(g, ns, disclose, &log);
     }
     if (rc == MEROCTL_OK &&
         (mero_audit_build(&log, &f, &err) < 0 || mero_audit_write_dir(&log, out, &err) < 0)) {
@@ -313,9 +329,13 @@ static const struct meroctl_opt export_opts[] = {
      "signed releases to export for release-form policies: DIR (or each folder in it) holding "
      "published-mrtds.json, .bundle.json, .sig (repeatable)",
      NULL, NULL, true, true},
+    {"--disclose-sealed", NULL,
+     "also export the plaintext of the sealed subgroup admissions (never the key); the export "
+     "then shows subgroup membership",
+     NULL, NULL, false, false},
     {NULL, NULL, NULL, NULL, NULL, false, false}};
 
-MEROCTL_COMMANDS({"fleet audit", "NS --out DIR [--releases DIR]...",
+MEROCTL_COMMANDS({"fleet audit", "NS --out DIR [--releases DIR]... [--disclose-sealed]",
                   "export the namespace's TEE history with its evidence for an offline audit",
                   run_export, export_opts},
                  {"audit verify", "DIR",
