@@ -382,6 +382,36 @@ TEST(manifest_reader_refuses_what_leaves_the_folder)
                  z, file, z);
         CHECK_ERR(mero_audit_claims_parse(bad, strlen(bad), &c, &err), -MERO_EINVAL);
     }
+    /* a release's files: the writer's forms, all three of the release file's hash */
+    const char *y = "1111111111111111111111111111111111111111111111111111111111111111";
+    static const char *const rel[] = {"releases/", "releases/../",
+                                      "releases/"}; /* the third: bundle of another */
+    for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+        char file[200], body[700];
+        snprintf(file, sizeof(file), "%s%s.json", rel[i], z);
+        snprintf(body, sizeof(body),
+                 "\"releases\":[{\"file\":\"%s\",\"sha256\":\"%s\",\"bundle\":"
+                 "\"releases/%s.bundle.json\",\"bundleSha256\":\"%s\",\"sig\":null}]",
+                 file, z, i == 2 ? y : z, z);
+        snprintf(bad, sizeof(bad),
+                 "{\"format\":\"mero.audit.v1\",\"namespaceId\":\"%s\",\"exportedAt\":5,"
+                 "\"ops\":[],\"quotes\":[],\"collateral\":[],\"tees\":[],%s}",
+                 z, body);
+        if (i == 0) {
+            CHECK_OK(mero_audit_claims_parse(bad, strlen(bad), &c, &err));
+            CHECK_U64_EQ(c.nrels, 1);
+            CHECK_STR_EQ(c.rels[0].file[2], "");
+            mero_audit_claims_cleanup(&c);
+        } else {
+            CHECK_ERR(mero_audit_claims_parse(bad, strlen(bad), &c, &err), -MERO_EINVAL);
+        }
+    }
+    snprintf(bad, sizeof(bad),
+             "{\"format\":\"mero.audit.v1\",\"namespaceId\":\"%s\",\"exportedAt\":5,"
+             "\"ops\":[],\"quotes\":[],\"collateral\":[],\"tees\":[],\"sealed\":[{\"file\":"
+             "\"sealed/../%s.bin\",\"op\":\"%s\",\"sha256\":\"%s\"}]}",
+             z, z, z, z);
+    CHECK_ERR(mero_audit_claims_parse(bad, strlen(bad), &c, &err), -MERO_EINVAL);
     CHECK_ERR(mero_audit_claims_parse("{\"format\":\"other\"}", 18, &c, &err), -MERO_EINVAL);
     CHECK_ERR(mero_audit_claims_parse("not json", 8, &c, &err), -MERO_EINVAL);
 }
