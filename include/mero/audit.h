@@ -150,6 +150,9 @@ struct mero_audit_log {
     size_t sealed; /* encrypted ops the re-fold could not open (no key offline) */
     struct mero_audit_release *rels;
     size_t nrels;
+    /* the node's own view (no release files at hand): the release-form match is n/a, not a
+     * failure; an export always checks it */
+    bool no_release_files;
 };
 
 void mero_audit_log_init(struct mero_audit_log *log);

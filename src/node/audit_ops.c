@@ -93,6 +93,7 @@ int mero_node_ns_audit(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
     mero_audit_log_init(&log);
     memcpy(log.ns, ns, MERO_NS_ID_LEN);
     log.exported_at = mero_now_unix();
+    log.no_release_files = true; /* the admin page's view: the node keeps no release file */
     for (;;) {
         struct mero_node_op *ops = NULL;
         size_t n = 0;
