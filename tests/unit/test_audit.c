@@ -667,8 +667,88 @@ TEST(sealed_subgroup_admissions_without_and_with_the_disclosed_plaintext)
     world_close(&w);
 }
 
+/*
+ * Under a release-form policy, the genuine quote's registers (DCAP's, at its recorded time)
+ * are looked up in the exported release: v2.3.87 does not hold them (no public quote of a
+ * mero-tee image exists), so the check says which release it tried; with no release exported
+ * nothing vouches; the node's own view (no release files) says n/a. The evidence is refused
+ * by the log (it binds nothing of ours), so none of this is a finding of the export.
+ */
+TEST(release_form_policy_judges_a_genuine_quotes_registers_against_the_release)
+{
+    struct world w;
+    struct dcap_case c;
+    struct mero_tee_policy p;
+    struct mero_admit_request req;
+    struct mero_audit_log log;
+    struct mero_audit_findings f = {0};
+    struct mero_err err = {0};
+    int outcome = -1;
+    use_shared_trusted_root();
+    memset(&w, 0, sizeof(w));
+    CHECK_OK(govt_open(&w.owner));
+    CHECK_OK(govt_create_ns(&w.owner));
+    memset(&p, 0, sizeof(p));
+    p.form = MERO_POLICY_RELEASE;
+    p.v2 = true;
+    p.mode = MERO_TEE_MODE_REPLICA;
+    p.accept_mock = true;
+    CHECK_OK(mero_strlist_push(&p.profiles, "locked-read-only"));
+    CHECK_OK(mero_gov_set_policy(w.owner.s, w.owner.ns, &p, NULL, NULL, NULL, NULL));
+    mero_tee_policy_cleanup(&p);
+    CHECK_OK(govt_tee_open(&w.tee, w.owner.ns));
+    govt_tee_request(&w.tee, w.owner.ns, w.owner.ns, w.owner.ns, &req);
+    CHECK_OK(mero_gov_admit_tee_node(w.owner.s, w.owner.ns, &req, &outcome, NULL, NULL));
+    CHECK_EQ(outcome, MERO_ADMIT_ADMITTED);
+    CHECK_OK(dcap_case_load(&c, "tdx/dcapqvl-1"));
+    CHECK_OK(publish_evidence(&w, c.quote, c.quote_len, c.collateral_json, c.collateral_len,
+                              c.verify_time));
+    for (int pass = 0; pass < 3; pass++) {
+        CHECK_OK(log_of(&w, (uint64_t)time(NULL), &log));
+        if (pass == 0) {
+            CHECK_OK(add_shared_release(&log, "v2.3.87"));
+        }
+        log.no_release_files = pass == 2;
+        CHECK_OK(mero_audit_build(&log, &f, &err));
+        CHECK_MSG(f.n == 0, "first finding: %s", f.n > 0 ? f.v[0] : "");
+        const struct mero_audit_tee *t = the_tee(&log, w.tee.node.pk);
+        size_t seen = 0;
+        for (size_t k = 0; t != NULL && k < t->nev; k++) {
+            const struct mero_audit_event *e = &t->ev[k];
+            if (e->kind == MERO_AUDIT_ADMITTED) {
+                CHECK_EQ(e->policy.verdict, MERO_AUDIT_OK); /* mock: no release to match */
+            }
+            if (e->kind != MERO_AUDIT_REFUSED) {
+                continue;
+            }
+            seen++;
+            CHECK_EQ(e->dcap.verdict, MERO_AUDIT_OK);
+            CHECK_U64_EQ(e->release, MERO_AUDIT_NONE);
+            if (pass == 0) {
+                CHECK_EQ(e->policy.verdict, MERO_AUDIT_FAIL);
+                CHECK_MSG(strstr(e->policy.msg, "match no allowed profile of the 1 exported") !=
+                              NULL,
+                          "%s", e->policy.msg);
+            } else if (pass == 1) {
+                CHECK_EQ(e->policy.verdict, MERO_AUDIT_FAIL);
+                CHECK_MSG(strstr(e->policy.msg, "no exported signed release") != NULL, "%s",
+                          e->policy.msg);
+            } else {
+                CHECK_EQ(e->policy.verdict, MERO_AUDIT_NA);
+                CHECK(strstr(e->policy.msg, "--releases") != NULL);
+            }
+        }
+        CHECK_U64_EQ(seen, 1);
+        mero_audit_findings_cleanup(&f);
+        mero_audit_log_cleanup(&log);
+    }
+    dcap_case_free(&c);
+    world_close(&w);
+}
+
 MERO_TEST_MAIN(T(genuine_quotes_verify_offline_at_their_recorded_times),
                T(a_quote_outside_its_collaterals_window_reports_the_verifiers_reason),
                T(manifest_reader_refuses_what_leaves_the_folder),
                T(signed_releases_are_exported_and_verified_offline),
-               T(sealed_subgroup_admissions_without_and_with_the_disclosed_plaintext))
+               T(sealed_subgroup_admissions_without_and_with_the_disclosed_plaintext),
+               T(release_form_policy_judges_a_genuine_quotes_registers_against_the_release))
