@@ -7,7 +7,9 @@
  *
  * Invariant: every outcome on a timeline is the re-fold's, never the exporter's word; an op
  * whose claimed outcome differs from the re-fold's is a finding (an encrypted op the re-fold
- * cannot open, and what it defers, is counted as sealed instead: no key travels offline).
+ * cannot open, and what it defers, is counted as sealed instead: no key travels offline). An
+ * encrypted op whose plaintext the exporter disclosed is applied from it through the store's
+ * sealed_plaintext hook (this temporary store only) and is marked disclosed: never authenticated.
  */
 #include <errno.h>
 #include <stdarg.h>
