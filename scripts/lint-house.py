@@ -53,7 +53,7 @@ GOV_FLOORS = {
     3: "admission_rules release_hook warrant",
     4: "apply apply_tee apply_sealed fold intent",
     5: "actions admit reach maint",
-    6: "audit_check audit_dir audit_html audit_log audit_manifest audit_timeline",
+    6: "audit_check audit_dir audit_html audit_log audit_manifest audit_release audit_timeline",
 }
 GOV_FLOOR = {f"src/gov/{n}.c": fl for fl, ns in GOV_FLOORS.items() for n in ns.split()}
 FUNC_DEF = re.compile(r"^(?!static\b)[A-Za-z_][\w \t\*]*?\b(mero_\w+)\s*\([^;]*$")

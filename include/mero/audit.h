@@ -34,6 +34,7 @@
 #include "mero/buf.h"
 #include "mero/err.h"
 #include "mero/op.h"
+#include "mero/release.h"
 #include "mero/sizes.h"
 
 #define MERO_AUDIT_FORMAT       "mero.audit.v1"
@@ -43,6 +44,10 @@
 #define MERO_AUDIT_MAX_EVENTS   100000u         /* events of one TEE in a manifest */
 #define MERO_AUDIT_PATH_MAX     96u             /* "collateral/<64 hex>.json", NUL included */
 #define MERO_AUDIT_MSG_SIZE     MERO_ERR_MSG_MAX
+#define MERO_AUDIT_NAME_MAX     MERO_RELEASE_NAME_MAX /* a release profile's name, NUL included */
+#define MERO_AUDIT_MAX_RELEASES 64                    /* signed releases in one export */
+#define MERO_AUDIT_MAX_RELEASE_ASSET                                                               \
+    (256u * 1024u) /* bytes of a release's .bundle.json or .sig (its file: MERO_AUDIT_MAX_FILE) */
 
 /* An op's outcome as the node claimed it / as the re-fold found it. */
 enum {
@@ -89,6 +94,10 @@ struct mero_audit_op {
     int claimed; /* enum mero_op_state the exporter reported, MERO_AUDIT_NOT_STORED */
     int state;   /* enum mero_op_state of the re-fold, MERO_AUDIT_NOT_STORED */
     char reason[MERO_AUDIT_MSG_SIZE]; /* the re-fold's refusal */
+    /* an encrypted op: the plaintext its exporter disclosed (sealed/<hash>.bin), owned */
+    uint8_t *plain;
+    size_t plain_len;
+    bool disclosed; /* op is the plaintext's decoded op, applied unauthenticated */
 };
 
 #define MERO_AUDIT_NONE ((size_t)-1)
@@ -103,6 +112,8 @@ struct mero_audit_event {
     size_t policy_op;                 /* admitted / converted / refresh: the policy in force */
     size_t quote_op;                  /* the op carrying the quote, MERO_AUDIT_NONE */
     size_t coll_op;                   /* the evidence op carrying its collateral */
+    size_t release; /* release-form policy: the release matched, MERO_AUDIT_NONE */
+    char profile[MERO_AUDIT_NAME_MAX]; /* ... and its profile's name */
     char tcb_status[MERO_GOV_MAX_STR + 1];
     struct mero_audit_check dcap, binding, policy;
 };
@@ -114,6 +125,21 @@ struct mero_audit_tee {
     size_t nev;
 };
 
+/*
+ * A signed mero-tee release exported with the log (docs/audit.md "Signed releases"): its
+ * published-mrtds.json, the Sigstore bundle and the detached .sig, named by the SHA-256 of the
+ * file (releases/<sha>.json, releases/<sha>.bundle.json, releases/<sha>.sig).
+ */
+struct mero_audit_release {
+    uint8_t sha256[MERO_SHA256_LEN]; /* of the file */
+    uint8_t *file, *bundle, *sig;    /* owned; sig NULL when the release had none */
+    size_t file_len, bundle_len, sig_len;
+    bool verified;                    /* signature, node-release identity and the file's parse */
+    struct mero_release *rel;         /* when verified */
+    int64_t signed_at;                /* the Sigstore signing time, when verified */
+    char reason[MERO_AUDIT_MSG_SIZE]; /* why not, otherwise */
+};
+
 struct mero_audit_log {
     uint8_t ns[MERO_NS_ID_LEN];
     uint64_t exported_at;
@@ -122,6 +148,11 @@ struct mero_audit_log {
     struct mero_audit_tee *tees;
     size_t ntees;
     size_t sealed; /* encrypted ops the re-fold could not open (no key offline) */
+    struct mero_audit_release *rels;
+    size_t nrels;
+    /* the node's own view (no release files at hand): the release-form match is n/a, not a
+     * failure; an export always checks it */
+    bool no_release_files;
 };
 
 void mero_audit_log_init(struct mero_audit_log *log);
@@ -133,6 +164,26 @@ void mero_audit_log_cleanup(struct mero_audit_log *log);
 MERO_MUST_CHECK int mero_audit_add_op(struct mero_audit_log *log,
                                       const uint8_t hash[MERO_OP_ID_LEN], const uint8_t *bytes,
                                       size_t len, int claimed, const char *file);
+
+/*
+ * Add a signed release (bytes copied): published-mrtds.json, its .bundle.json and its .sig
+ * (sig NULL / 0 when there is none). A release already added (same file) is not added twice.
+ * -MERO_ETOOBIG past MERO_AUDIT_MAX_RELEASES or the size caps.
+ */
+MERO_MUST_CHECK int mero_audit_add_release(struct mero_audit_log *log, const uint8_t *file,
+                                           size_t file_len, const uint8_t *bundle,
+                                           size_t bundle_len, const uint8_t *sig, size_t sig_len);
+/*
+ * The plaintext of an encrypted op already added (bytes copied), as its exporter disclosed it
+ * (mero_gov_sealed_plaintext): the re-fold applies the op from it, without authentication
+ * (docs/audit.md "Sealed subgroup admissions"). -MERO_ENOTFOUND when no such op was added.
+ */
+MERO_MUST_CHECK int mero_audit_add_plaintext(struct mero_audit_log *log,
+                                             const uint8_t hash[MERO_OP_ID_LEN],
+                                             const uint8_t *plain, size_t len);
+/* The file name of release r's part: part 0 the file (.json), 1 the bundle, 2 the .sig. */
+void mero_audit_release_file(const struct mero_audit_release *r, int part,
+                             char out[MERO_AUDIT_PATH_MAX]);
 
 /* A problem found, naming the file or claim. */
 struct mero_audit_findings {
@@ -152,6 +203,18 @@ MERO_MUST_CHECK int mero_audit_finding(struct mero_audit_findings *f, const char
  */
 MERO_MUST_CHECK int mero_audit_build(struct mero_audit_log *log, struct mero_audit_findings *f,
                                      struct mero_err *err);
+
+/*
+ * The release-form policy check of one quote's registers, offline: the first exported release
+ * that verified (mero_audit_build), is no older than the policy's min_release and has an
+ * allowed profile matching m (mero_release_match). 0 with *rel (index into log->rels) and the
+ * profile's name in profile[cap]; -MERO_ERELEASE_NOMATCH (or -MERO_ERELEASE when no release
+ * is usable) with the reason otherwise. Pure: no network, no clock.
+ */
+MERO_MUST_CHECK int mero_audit_release_match(const struct mero_audit_log *log,
+                                             const struct mero_tee_policy *p,
+                                             const struct mero_release_meas *m, size_t *rel,
+                                             char *profile, size_t cap, struct mero_err *err);
 
 /* The manifest.json text of a built log (owned, free()). */
 MERO_MUST_CHECK int mero_audit_manifest(const struct mero_audit_log *log, char **out);
@@ -184,11 +247,18 @@ struct mero_audit_claim_file {
     uint8_t op[MERO_OP_ID_LEN];      /* quotes and collateral: the op that carries it */
     int claimed;                     /* ops: the exporter's outcome */
 };
+/* A release's three files as the manifest names them, with the SHA-256 it gives each. */
+struct mero_audit_claim_release {
+    char file[3][MERO_AUDIT_PATH_MAX]; /* .json, .bundle.json, .sig ("" when none) */
+    uint8_t sha256[3][MERO_SHA256_LEN];
+};
 struct mero_audit_claims {
     uint8_t ns[MERO_NS_ID_LEN];
     uint64_t exported_at;
-    struct mero_audit_claim_file *ops, *quotes, *coll;
-    size_t nops, nquotes, ncoll;
+    struct mero_audit_claim_file *ops, *quotes, *coll, *sealed; /* sealed: sha256 and op */
+    size_t nops, nquotes, ncoll, nsealed;
+    struct mero_audit_claim_release *rels;
+    size_t nrels;
     struct mero_audit_claim_tee *tees;
     size_t ntees;
 };

@@ -155,6 +155,14 @@ struct mero_gov_hooks {
                          const struct mero_tee_policy *policy, const struct mero_measurements *m,
                          char *matched, size_t cap, struct mero_err *reason);
     void *release_ud; /* when non-NULL, passed to release_check instead of ud */
+    /*
+     * An audit's re-fold only (docs/audit.md "Sealed subgroup admissions"): for an encrypted
+     * op whose key is not held, the plaintext its exporter disclosed (0 with *plain / *len),
+     * -MERO_ENOTFOUND when none. The op is then applied from that plaintext, unauthenticated
+     * (mero_op_open_plain): never set this on a node's store.
+     */
+    int (*sealed_plaintext)(void *ud, const uint8_t hash[MERO_OP_ID_LEN], const uint8_t **plain,
+                            size_t *len);
 };
 /*
  * A release_check hook over src/attest's release source: set hooks.release_check to this and
@@ -164,6 +172,14 @@ struct mero_gov_hooks {
 int mero_gov_release_hook(void *ud, const char *release_version,
                           const struct mero_tee_policy *policy, const struct mero_measurements *m,
                           char *matched, size_t cap, struct mero_err *reason);
+/*
+ * The plaintext of an encrypted op (its signed bytes) under the namespace key we hold, for an
+ * audit export that discloses sealed subgroup admissions (never the key: docs/audit.md).
+ * *plain owned (wipe and free it). -MERO_ENOTFOUND when we do not hold the key it names.
+ */
+MERO_MUST_CHECK int mero_gov_sealed_plaintext(struct mero_store *s, const uint8_t *op_bytes,
+                                              size_t len, uint8_t **plain, size_t *plain_len,
+                                              struct mero_err *err);
 /* Copy the hooks into the store (replacing earlier ones). */
 void mero_store_set_hooks(struct mero_store *s, const struct mero_gov_hooks *h);
 

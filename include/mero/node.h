@@ -670,6 +670,13 @@ struct mero_node_op {
 MERO_MUST_CHECK int mero_node_ns_ops(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                                      uint64_t after, size_t max, struct mero_node_op **out,
                                      size_t *n, uint64_t *last_seq);
+/*
+ * The plaintext of an encrypted op (its stored bytes) under the namespace key this node holds,
+ * for `meroctl fleet audit --disclose-sealed` (docs/audit.md): never the key. *plain owned
+ * (wipe and free it). -MERO_ENOTFOUND when the op is not encrypted or the key is not held.
+ */
+MERO_MUST_CHECK int mero_node_sealed_plaintext(struct mero_node *node, const uint8_t *bytes,
+                                               size_t len, uint8_t **plain, size_t *plain_len);
 void mero_node_ops_free(struct mero_node_op *ops, size_t n);
 /*
  * The fleet audit of ns over this node's log (mero/audit.h): *json = the manifest.json text

@@ -293,6 +293,18 @@ MERO_MUST_CHECK int mero_op_seal(struct mero_op *op, const uint8_t key[static ME
 MERO_MUST_CHECK int mero_op_open(const struct mero_op *sealed,
                                  const uint8_t key[static MERO_GROUP_KEY_LEN],
                                  struct mero_op *inner, struct mero_err *err);
+/*
+ * mero_op_open in two steps. mero_op_decrypt: the plaintext (the borsh GroupOp, *len =
+ * ciphertext_len - MERO_AEAD_TAG_LEN bytes, owned: wipe and free it), same refusals.
+ * mero_op_open_plain: a plaintext decoded into `inner` as mero_op_open does, WITHOUT any
+ * authentication (the audit of a disclosed plaintext, docs/audit.md): its length must be the
+ * ciphertext's less the tag; decode errors otherwise.
+ */
+MERO_MUST_CHECK int mero_op_decrypt(const struct mero_op *sealed,
+                                    const uint8_t key[static MERO_GROUP_KEY_LEN], uint8_t **plain,
+                                    size_t *len, struct mero_err *err);
+MERO_MUST_CHECK int mero_op_open_plain(const struct mero_op *sealed, const uint8_t *plain, size_t n,
+                                       struct mero_op *inner, struct mero_err *err);
 
 /* Envelope codec (used inside ops). */
 MERO_MUST_CHECK int mero_envelope_encode(struct mero_buf *b, const struct mero_key_envelope *e);

@@ -55,7 +55,7 @@ function __meroctl_words
             continue
         end
         switch $w
-            case --node --token-file --timeout --sealed-mrtd --sealed-rtmr0 --sealed-rtmr1 --sealed-rtmr2 --sealed-rtmr3 --out --data --table --quote --reference --attempts --mrtd --rtmr0 --rtmr1 --rtmr2 --rtmr3 --profile --min-release --tcb-status --mode --role --visibility --key --namespace --context --put --delete --expires --relay --artifact --bundle --sig --trusted-root --issuer --identity --workflow-name --repository --ref --release --version --nonce --application-id --admitter
+            case --node --token-file --timeout --sealed-mrtd --sealed-rtmr0 --sealed-rtmr1 --sealed-rtmr2 --sealed-rtmr3 --out --releases --data --table --quote --reference --attempts --mrtd --rtmr0 --rtmr1 --rtmr2 --rtmr3 --profile --min-release --tcb-status --mode --role --visibility --key --namespace --context --put --delete --expires --relay --artifact --bundle --sig --trusted-root --issuer --identity --workflow-name --repository --ref --release --version --nonce --application-id --admitter
                 set skip 1
             case '-*'
             case '*'
@@ -82,7 +82,7 @@ end
 # true unless the previous word is an option that takes a value
 function __meroctl_no_valued_prev
     set -l t (commandline -opc)
-    not contains -- $t[-1] --node --token-file --timeout --sealed-mrtd --sealed-rtmr0 --sealed-rtmr1 --sealed-rtmr2 --sealed-rtmr3 --out --data --table --quote --reference --attempts --mrtd --rtmr0 --rtmr1 --rtmr2 --rtmr3 --profile --min-release --tcb-status --mode --role --visibility --key --namespace --context --put --delete --expires --relay --artifact --bundle --sig --trusted-root --issuer --identity --workflow-name --repository --ref --release --version --nonce --application-id --admitter
+    not contains -- $t[-1] --node --token-file --timeout --sealed-mrtd --sealed-rtmr0 --sealed-rtmr1 --sealed-rtmr2 --sealed-rtmr3 --out --releases --data --table --quote --reference --attempts --mrtd --rtmr0 --rtmr1 --rtmr2 --rtmr3 --profile --min-release --tcb-status --mode --role --visibility --key --namespace --context --put --delete --expires --relay --artifact --bundle --sig --trusted-root --issuer --identity --workflow-name --repository --ref --release --version --nonce --application-id --admitter
 end
 # the next words of the command paths that begin with the words given
 function __meroctl_next
@@ -118,6 +118,8 @@ complete -c meroctl -l sealed-rtmr1 -x -d 'with --sealed: an RTMR1 the node\'s q
 complete -c meroctl -l sealed-rtmr2 -x -d 'with --sealed: an RTMR2 the node\'s quote may carry (repeatable)'
 complete -c meroctl -l sealed-rtmr3 -x -d 'with --sealed: an RTMR3 the node\'s quote may carry (repeatable)'
 complete -c meroctl -n '__meroctl_cmd_is \'fleet audit\'' -l out -r -F -d 'the folder the export is written to (created; must not hold an export)'
+complete -c meroctl -n '__meroctl_cmd_is \'fleet audit\'' -l releases -r -F -d 'signed releases to export for release-form policies: DIR (or each folder in it) holding published-mrtds.json, .bundle.json, .sig (repeatable)'
+complete -c meroctl -n '__meroctl_cmd_is \'fleet audit\'' -l disclose-sealed -d 'also export the plaintext of the sealed subgroup admissions (never the key); the export then shows subgroup membership'
 complete -c meroctl -n '__meroctl_cmd_is \'eventlog replay\'' -l data -r -F -d 'the CCEL event log (the ACPI CCEL data)'
 complete -c meroctl -n '__meroctl_cmd_is \'eventlog replay\'' -l table -r -F -d 'the CCEL ACPI table, to check the log fits its log area'
 complete -c meroctl -n '__meroctl_cmd_is \'eventlog replay\'' -l events -d 'also list every event (register, type, digest)'

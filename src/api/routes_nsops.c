@@ -17,9 +17,29 @@
 
 #include "api/api_internal.h"
 #include "api/validate_internal.h"
+#include "mero/crypto.h"
 #include "mero/encoding.h"
 
 static const char *const outcome_names[] = {"rejected", "effective", "deferred"};
+
+/* The plaintext of an encrypted op under a key we hold, as base64; NULL otherwise. */
+static json_t *plaintext_json(struct mero_node *node, const struct mero_node_op *o)
+{
+    uint8_t *plain = NULL;
+    size_t n = 0;
+    if (mero_node_sealed_plaintext(node, o->bytes, o->len, &plain, &n) < 0) {
+        return NULL;
+    }
+    char *b64 = mero_base64_encode(plain, n);
+    mero_wipe(plain, n);
+    free(plain);
+    json_t *j = b64 != NULL ? json_string(b64) : NULL;
+    if (b64 != NULL) {
+        mero_wipe(b64, strlen(b64));
+    }
+    free(b64);
+    return j;
+}
 
 static json_t *op_json(const struct mero_node_op *o)
 {
@@ -47,6 +67,13 @@ static void ns_ops(struct api_req *r, json_t *body)
     const char *s = r->conn != NULL
                         ? MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "after")
                         : NULL;
+    const char *disclose =
+        r->conn != NULL ? MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "disclose")
+                        : NULL;
+    if (disclose != NULL && strcmp(disclose, "sealed") != 0) {
+        mero__api_reply_error(r, 400, "`disclose` takes only `sealed`");
+        return;
+    }
     if (mero__api_parse_id32(r->params[0], ns, "namespace_id", &f) < 0) {
         mero__api_reply_err(r, -f.code, &f);
         return;
@@ -69,6 +96,10 @@ static void ns_ops(struct api_req *r, json_t *body)
     json_t *arr = json_array();
     for (size_t i = 0; arr != NULL && i < n; i++) {
         json_t *j = op_json(&ops[i]);
+        json_t *p = j != NULL && disclose != NULL ? plaintext_json(r->node, &ops[i]) : NULL;
+        if (p != NULL) {
+            json_object_set_new(j, "plaintext", p);
+        }
         if (j == NULL || json_array_append_new(arr, j) < 0) {
             json_decref(arr);
             arr = NULL;

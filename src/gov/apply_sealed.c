@@ -86,12 +86,32 @@ out:
     return rc;
 }
 
+/* An audit's re-fold: the plaintext the exporter disclosed, applied unauthenticated. */
+static int apply_disclosed(struct actx *a, const uint8_t *plain, size_t n, struct mero_err *err)
+{
+    struct mero_op inner;
+    int rc;
+    MERO_TRY(mero_op_open_plain(a->op, plain, n, &inner, err));
+    MERO_ENSURE_OUT(inner.kind == MERO_GROUP_MEMBER_JOINED_TEE, err, MERO_EREFUSED,
+                    "only MemberJoinedViaTeeAttestation may travel as an encrypted group op");
+    rc = mero__gov_h_join(a, &inner.join, false, err);
+out:
+    mero_op_cleanup(&inner);
+    return rc;
+}
+
 int mero__gov_h_sealed(struct actx *a, struct mero_err *err)
 {
     const struct mero_op *op = a->op;
     uint8_t key[MERO_GROUP_KEY_LEN];
     char h[GOV_SHORT_SIZE];
     int rc = mero_gov_group_key_by_id(a->s, op->ns, op->key_id, key);
+    const uint8_t *plain = NULL;
+    size_t n = 0;
+    if (rc == -MERO_ENOTFOUND && a->s->hooks.sealed_plaintext != NULL &&
+        a->s->hooks.sealed_plaintext(a->s->hooks.ud, a->hash, &plain, &n) == 0) {
+        return apply_disclosed(a, plain, n, err);
+    }
     if (rc == -MERO_ENOTFOUND) {
         mero_log(MERO_LOG_INFO, "gov: encrypted group op kept deferred until key %s arrives",
                  mero__gov_short(op->key_id, h));
@@ -104,6 +124,28 @@ int mero__gov_h_sealed(struct actx *a, struct mero_err *err)
     }
     rc = open_and_apply(a, key, err);
     sodium_memzero(key, sizeof(key));
+    return rc;
+}
+
+int mero_gov_sealed_plaintext(struct mero_store *s, const uint8_t *op_bytes, size_t len,
+                              uint8_t **plain, size_t *plain_len, struct mero_err *err)
+{
+    struct mero_op op;
+    uint8_t key[MERO_GROUP_KEY_LEN];
+    int rc;
+    *plain = NULL;
+    *plain_len = 0;
+    MERO_TRY(mero_op_decode(op_bytes, len, &op, err));
+    MERO_ENSURE_OUT(op.scope == MERO_SCOPE_GROUP_ENCRYPTED, err, MERO_EINVAL,
+                    "not an encrypted group op");
+    rc = mero_gov_group_key_by_id(s, op.ns, op.key_id, key);
+    MERO_ENSURE_OUT(rc != -MERO_ENOTFOUND, err, MERO_ENOTFOUND,
+                    "the namespace key this op names is not held here");
+    MERO_ENSURE_OUT(rc == 0, err, -rc, "the group key cannot be read");
+    rc = mero_op_decrypt(&op, key, plain, plain_len, err);
+    sodium_memzero(key, sizeof(key));
+out:
+    mero_op_cleanup(&op);
     return rc;
 }
 

@@ -87,6 +87,31 @@ static void check_dcap(const struct mero_audit_log *log, struct mero_audit_event
     }
 }
 
+/* Release form, a real quote: its registers in an allowed profile of an exported release. */
+static void check_release(const struct mero_audit_log *log, struct mero_audit_event *e,
+                          const struct mero_tee_policy *p, const struct mero_release_meas *rm)
+{
+    struct mero_err err = {0};
+    char name[MERO_AUDIT_PATH_MAX], msg[MERO_AUDIT_MSG_SIZE];
+    size_t k = MERO_AUDIT_NONE;
+    if (log->no_release_files) {
+        set(&e->policy, MERO_AUDIT_NA, "",
+            "TCB and TD rules hold; the release match is checked on an export made with "
+            "--releases");
+        return;
+    }
+    if (mero_audit_release_match(log, p, rm, &k, e->profile, sizeof(e->profile), &err) < 0) {
+        e->profile[0] = '\0';
+        set(&e->policy, MERO_AUDIT_FAIL, "release form: ", err.msg);
+        return;
+    }
+    e->release = k;
+    mero_audit_release_file(&log->rels[k], 0, name);
+    snprintf(msg, sizeof(msg), "registers match profile %.32s of signed release %.32s (%.86s)",
+             e->profile, log->rels[k].rel->tag, name);
+    set(&e->policy, MERO_AUDIT_OK, "", msg);
+}
+
 static void check_policy(const struct mero_audit_log *log, struct mero_audit_event *e, bool is_mock,
                          const struct mero_dcap_result *res, bool verified)
 {
@@ -98,7 +123,9 @@ static void check_policy(const struct mero_audit_log *log, struct mero_audit_eve
     }
     const struct mero_tee_policy *p = &log->ops[e->policy_op].op.policy;
     bool lists = p->form == MERO_POLICY_MEASUREMENT && !is_mock;
+    struct mero_release_meas rm;
     int rc;
+    memset(&rm, 0, sizeof(rm));
     if (op->kind == MERO_GROUP_TEE_AUTHORITY_EVIDENCE && op->scope == MERO_SCOPE_GROUP) {
         struct mero_measurements m;
         uint64_t attr = 0;
@@ -108,6 +135,8 @@ static void check_policy(const struct mero_audit_log *log, struct mero_audit_eve
         }
         memset(&m, 0, sizeof(m));
         if (!is_mock) {
+            memcpy(rm.mrtd, res->mrtd, sizeof(rm.mrtd));
+            memcpy(rm.rtmr, res->rtmr, sizeof(rm.rtmr));
             mero_measurements_from_raw(&m, res->mrtd, (const uint8_t(*)[MERO_MR_LEN])res->rtmr);
             for (int i = MERO_TD_ATTRIBUTES_LEN - 1; i >= 0; i--) {
                 attr = (attr << 8) | res->td_attributes[i];
@@ -118,17 +147,65 @@ static void check_policy(const struct mero_audit_log *log, struct mero_audit_eve
                                   res->td15 ? res->mrservicetd : zero, lists, NULL, &err);
     } else {
         const struct mero_tee_join *j = &op->join;
+        bool ok[1 + MERO_RTMR_COUNT];
         rc = mero_gov_trust_rules(p, is_mock, j->tcb_status, &j->m, j->has_td, j->td_attributes,
                                   j->mrservicetd, lists, NULL, &err);
+        if (rc == 0 && !is_mock && p->form == MERO_POLICY_RELEASE &&
+            mero_measurements_to_raw(&j->m, rm.mrtd, rm.rtmr, ok) < 0) {
+            rc = mero_err_set(&err, MERO_EREFUSED,
+                              "the registers the join records are not 48-byte values");
+        }
     }
     if (rc < 0) {
         set(&e->policy, MERO_AUDIT_FAIL, "", err.msg);
-    } else {
+    } else if (p->form != MERO_POLICY_RELEASE) {
+        set(&e->policy, MERO_AUDIT_OK, "", "measurements, TCB and TD rules hold");
+    } else if (is_mock) {
         set(&e->policy, MERO_AUDIT_OK, "",
-            p->form == MERO_POLICY_RELEASE
-                ? "TCB and TD rules hold (release form: measurements are the signed release's)"
-                : "measurements, TCB and TD rules hold");
+            "TCB and TD rules hold (a mock quote is matched against no release)");
+    } else {
+        check_release(log, e, p, &rm);
     }
+}
+
+/*
+ * A sealed subgroup admission applied from the plaintext its exporter disclosed: nothing
+ * authenticates that plaintext offline (no key), so dcap says so; binding checks what can be:
+ * the member, its measurements and TCB status are those of an effective root admission of the
+ * same member earlier in the log (which carried the quote checked on its own event).
+ */
+static void check_disclosed(const struct mero_audit_log *log, struct mero_audit_event *e)
+{
+    char hex[MERO_HEX_SIZE(MERO_OP_ID_LEN)], msg[MERO_AUDIT_MSG_SIZE];
+    const struct mero_tee_join *j = &log->ops[e->op].op.join;
+    mero_hex_encode(hex, log->ops[e->op].hash, MERO_OP_ID_LEN);
+    snprintf(msg, sizeof(msg),
+             "sealed: plaintext disclosed by the exporter (sealed/%s.bin), not authenticated "
+             "without the namespace key",
+             hex);
+    set(&e->dcap, MERO_AUDIT_NA, "", msg);
+    for (size_t i = e->op; i-- > 0;) {
+        const struct mero_audit_op *o = &log->ops[i];
+        const struct mero_tee_join *r = &o->op.join;
+        if (!o->decoded || o->state != MERO_OP_EFFECTIVE || o->op.scope != MERO_SCOPE_ROOT ||
+            o->op.kind != MERO_ROOT_MEMBER_JOINED_TEE ||
+            memcmp(r->member, j->member, MERO_IDENTITY_LEN) != 0) {
+            continue;
+        }
+        if (memcmp(&r->m, &j->m, sizeof(r->m)) == 0 && strcmp(r->tcb_status, j->tcb_status) == 0) {
+            snprintf(msg, sizeof(msg),
+                     "the disclosed member, measurements and TCB status are those of its root "
+                     "admission %.16s",
+                     o->file + strlen("ops/"));
+            set(&e->binding, MERO_AUDIT_OK, "", msg);
+            return;
+        }
+    }
+    snprintf(msg, sizeof(msg),
+             "sealed/%s.bin: the disclosed admission matches no root admission of its member "
+             "(member, measurements, TCB status)",
+             hex);
+    set(&e->binding, MERO_AUDIT_FAIL, "", msg);
 }
 
 static int check_event(const struct mero_audit_log *log, struct mero_store *s,
@@ -152,6 +229,13 @@ static int check_event(const struct mero_audit_log *log, struct mero_store *s,
     struct mero_dcap_result *res = calloc(1, sizeof(*res));
     if (res == NULL) {
         return -MERO_ENOMEM;
+    }
+    if (qv.len == 0 && log->ops[e->op].disclosed) {
+        check_disclosed(log, e);
+        is_mock = strcmp(op->join.tcb_status, "Mock") == 0;
+        check_policy(log, e, is_mock, res, false);
+        free(res);
+        return 0;
     }
     if (qv.len == 0) {
         /* the subgroup form: the quote is the root admission's */

@@ -2,10 +2,12 @@
 /*
  * audit_dir.c - issue 36 (docs/audit.md): an audit export as a folder. Written: ops/<hash>.bin
  * (each signed op as stored), quotes/<sha256>.bin (each distinct quote an op carries),
- * collateral/<evidence op hash>.json (the collateral an evidence op carries), manifest.json,
- * report.html. Verified: the manifest read as claims (mero_audit_claims_parse), every op file
- * rebuilt into a log (mero_audit_build), then every quote and collateral file compared with
- * the bytes the op it names carries, and every TEE's claimed history with the rebuilt one.
+ * collateral/<evidence op hash>.json (the collateral an evidence op carries), releases/<sha>.json
+ * with its .bundle.json and .sig (the signed releases named by release-form policies),
+ * manifest.json, report.html. Verified: the manifest read as claims (mero_audit_claims_parse),
+ * every op file rebuilt into a log (mero_audit_build), then every quote and collateral file
+ * compared with the bytes the op it names carries, and every TEE's claimed history with the rebuilt
+ * one.
  *
  * Invariants: files are read with a size cap, by the fixed names the manifest reader allows;
  * each mismatch is a finding naming the file (or the TEE whose claimed history differs).
@@ -47,13 +49,18 @@ static int make_dir(const char *dir, const char *sub, struct mero_err *err)
 int mero_audit_write_dir(const struct mero_audit_log *log, const char *dir, struct mero_err *err)
 {
     char name[MERO_AUDIT_PATH_MAX], h[MERO_HEX_SIZE(MERO_SHA256_LEN)];
-    static const char *const subs[] = {"", "ops", "quotes", "collateral"};
+    static const char *const subs[] = {"", "ops", "quotes", "collateral", "releases", "sealed"};
     for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
         MERO_TRY(make_dir(dir, subs[i], err));
     }
     for (size_t i = 0; i < log->nops; i++) {
         const struct mero_audit_op *o = &log->ops[i];
         MERO_TRY(write_file(dir, o->file, o->bytes, o->len, err));
+        if (o->plain != NULL) {
+            mero__audit_hex(h, o->hash);
+            snprintf(name, sizeof(name), "sealed/%s.bin", h);
+            MERO_TRY(write_file(dir, name, o->plain, o->plain_len, err));
+        }
         if (!o->decoded) {
             continue;
         }
@@ -79,6 +86,17 @@ int mero_audit_write_dir(const struct mero_audit_log *log, const char *dir, stru
             mero__audit_hex(h, qh);
             snprintf(name, sizeof(name), "quotes/%s.bin", h);
             MERO_TRY(write_file(dir, name, q, qlen, err));
+        }
+    }
+    for (size_t i = 0; i < log->nrels; i++) {
+        const struct mero_audit_release *r = &log->rels[i];
+        const uint8_t *b[3] = {r->file, r->bundle, r->sig};
+        size_t n[3] = {r->file_len, r->bundle_len, r->sig_len};
+        for (int k = 0; k < 3; k++) {
+            if (b[k] != NULL) {
+                mero_audit_release_file(r, k, name);
+                MERO_TRY(write_file(dir, name, b[k], n[k], err));
+            }
         }
     }
     char *m = NULL;
@@ -191,6 +209,99 @@ static int compare_files(const char *dir, const struct mero_audit_log *log,
     return 0;
 }
 
+/*
+ * Each release the manifest names: its files read, each one's SHA-256 the manifest's (the
+ * file's is also its name), then added to the log, which verifies its signature offline. A
+ * release with a file that does not match is a finding naming that file and is not used.
+ */
+static int read_releases(const char *dir, const struct mero_audit_claims *c,
+                         struct mero_audit_log *log, struct mero_audit_findings *f)
+{
+    for (size_t i = 0; i < c->nrels; i++) {
+        const struct mero_audit_claim_release *cr = &c->rels[i];
+        uint8_t *b[3] = {NULL, NULL, NULL}, h[MERO_SHA256_LEN], id[MERO_SHA256_LEN];
+        size_t n[3] = {0, 0, 0};
+        bool good = true;
+        int rc = 0;
+        for (int k = 0; k < 3; k++) {
+            struct mero_err e = {0};
+            size_t max = k == 0 ? MERO_AUDIT_MAX_FILE : MERO_AUDIT_MAX_RELEASE_ASSET;
+            if (cr->file[k][0] == '\0') {
+                continue;
+            }
+            if (read_file(dir, cr->file[k], max, &b[k], &n[k], &e) < 0) {
+                good = false;
+                rc = rc < 0 ? rc : mero_audit_finding(f, "%s", e.msg);
+                continue;
+            }
+            mero_sha256(h, b[k], n[k]);
+            if (memcmp(h, cr->sha256[k], sizeof(h)) != 0) {
+                good = false;
+                rc = rc < 0 ? rc
+                            : mero_audit_finding(f,
+                                                 "%s: its SHA-256 is not the one the manifest "
+                                                 "names (the signed release file was altered)",
+                                                 cr->file[k]);
+            } else if (k == 0 &&
+                       (mero_hex_decode_exact(id, sizeof(id), cr->file[0] + strlen("releases/"),
+                                              2 * MERO_SHA256_LEN) < 0 ||
+                        memcmp(id, h, sizeof(h)) != 0)) {
+                good = false;
+                rc = rc < 0 ? rc
+                            : mero_audit_finding(f, "%s: its SHA-256 is not the one its name gives",
+                                                 cr->file[0]);
+            }
+        }
+        if (good && rc == 0) {
+            rc = mero_audit_add_release(log, b[0], n[0], b[1], n[1], b[2], n[2]);
+        }
+        for (int k = 0; k < 3; k++) {
+            free(b[k]);
+        }
+        MERO_TRY(rc);
+    }
+    return 0;
+}
+
+/*
+ * Each disclosed plaintext the manifest names: its SHA-256 the manifest's, its name its op's;
+ * then handed to the log, whose re-fold applies the op from it (unauthenticated: no key).
+ */
+static int read_sealed(const char *dir, const struct mero_audit_claims *c,
+                       struct mero_audit_log *log, struct mero_audit_findings *f)
+{
+    for (size_t i = 0; i < c->nsealed; i++) {
+        const struct mero_audit_claim_file *cs = &c->sealed[i];
+        uint8_t *b = NULL, h[MERO_SHA256_LEN], id[MERO_SHA256_LEN];
+        size_t n = 0;
+        struct mero_err e = {0};
+        if (read_file(dir, cs->file, MERO_AUDIT_MAX_FILE, &b, &n, &e) < 0) {
+            MERO_TRY(mero_audit_finding(f, "%s", e.msg));
+            continue;
+        }
+        mero_sha256(h, b, n);
+        int rc = 0;
+        if (memcmp(h, cs->sha256, sizeof(h)) != 0) {
+            rc = mero_audit_finding(f, "%s: its SHA-256 is not the one the manifest names",
+                                    cs->file);
+        } else if (mero_hex_decode_exact(id, sizeof(id), cs->file + strlen("sealed/"),
+                                         2 * MERO_SHA256_LEN) < 0 ||
+                   memcmp(id, cs->op, sizeof(id)) != 0) {
+            rc = mero_audit_finding(f, "%s: named for another op than the one it discloses",
+                                    cs->file);
+        } else {
+            rc = mero_audit_add_plaintext(log, cs->op, b, n);
+            rc = rc == -MERO_ENOTFOUND
+                     ? mero_audit_finding(f, "%s: discloses an op the export does not hold",
+                                          cs->file)
+                     : rc;
+        }
+        free(b);
+        MERO_TRY(rc);
+    }
+    return 0;
+}
+
 /* Each TEE's claimed history is the rebuilt one, and no TEE is left out. */
 static int compare_tees(const struct mero_audit_log *log, const struct mero_audit_claims *c,
                         struct mero_audit_findings *f)
@@ -270,6 +381,8 @@ int mero_audit_verify_dir(const char *dir, struct mero_audit_log *log,
         free(b);
         MERO_TRY_OUT(rc);
     }
+    MERO_TRY_OUT(read_releases(dir, &c, log, f));
+    MERO_TRY_OUT(read_sealed(dir, &c, log, f));
     MERO_TRY_OUT(mero_audit_build(log, f, err));
     MERO_TRY_OUT(compare_files(dir, log, &c, f));
     MERO_TRY_OUT(compare_tees(log, &c, f));

@@ -134,6 +134,30 @@ static int table(struct mero_buf *b, const struct mero_audit_log *log,
     return mero_buf_append_str(b, "</table>\n");
 }
 
+/* The signed releases exported for release-form policies, with the offline verdict. */
+static int releases(struct mero_buf *b, const struct mero_audit_log *log)
+{
+    char name[MERO_AUDIT_PATH_MAX], when[40];
+    if (log->nrels == 0) {
+        return 0;
+    }
+    MERO_TRY(mero_buf_append_str(b, "<section><h2>Signed releases</h2><table><thead><tr>"
+                                    "<th>File</th><th>Release</th><th>Signed</th><th>Verified"
+                                    "</th></tr></thead><tbody>\n"));
+    for (size_t i = 0; i < log->nrels; i++) {
+        const struct mero_audit_release *r = &log->rels[i];
+        mero_audit_release_file(r, 0, name);
+        fmt_time(when, sizeof(when), r->signed_at > 0 ? (uint64_t)r->signed_at : 0, true);
+        MERO_TRY(mero_buf_printf(b, "<tr><td class=\"mono\">%s</td><td>", name));
+        MERO_TRY(esc(b, r->rel != NULL ? r->rel->tag : "-"));
+        MERO_TRY(mero_buf_printf(b, "</td><td>%s</td><td class=\"%s\">", r->verified ? when : "-",
+                                 r->verified ? "ok" : "bad"));
+        MERO_TRY(esc(b, r->verified ? "ok (Sigstore, node-release identity)" : r->reason));
+        MERO_TRY(mero_buf_append_str(b, "</td></tr>\n"));
+    }
+    return mero_buf_append_str(b, "</tbody></table></section>\n");
+}
+
 int mero_audit_html(const struct mero_audit_log *log, struct mero_buf *b)
 {
     char ns[MERO_HEX_SIZE(MERO_NS_ID_LEN)], when[40], id[MERO_HEX_SIZE(MERO_IDENTITY_LEN)];
@@ -188,5 +212,6 @@ int mero_audit_html(const struct mero_audit_log *log, struct mero_buf *b)
     if (log->ntees == 0) {
         MERO_TRY(mero_buf_append_str(b, "<p>No TEE was ever a member of this namespace.</p>\n"));
     }
+    MERO_TRY(releases(b, log));
     return mero_buf_append_str(b, "</body></html>\n");
 }

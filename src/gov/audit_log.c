@@ -7,7 +7,9 @@
  *
  * Invariant: every outcome on a timeline is the re-fold's, never the exporter's word; an op
  * whose claimed outcome differs from the re-fold's is a finding (an encrypted op the re-fold
- * cannot open, and what it defers, is counted as sealed instead: no key travels offline).
+ * cannot open, and what it defers, is counted as sealed instead: no key travels offline). An
+ * encrypted op whose plaintext the exporter disclosed is applied from it through the store's
+ * sealed_plaintext hook (this temporary store only) and is marked disclosed: never authenticated.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -49,6 +51,10 @@ void mero_audit_log_cleanup(struct mero_audit_log *log)
 {
     for (size_t i = 0; i < log->nops; i++) {
         free(log->ops[i].bytes);
+        if (log->ops[i].plain != NULL) {
+            mero_wipe(log->ops[i].plain, log->ops[i].plain_len);
+            free(log->ops[i].plain);
+        }
         if (log->ops[i].decoded) {
             mero_op_cleanup(&log->ops[i].op);
         }
@@ -58,6 +64,7 @@ void mero_audit_log_cleanup(struct mero_audit_log *log)
         free(log->tees[i].ev);
     }
     free(log->tees);
+    mero__audit_releases_cleanup(log);
     mero_audit_log_init(log);
 }
 
@@ -94,6 +101,77 @@ int mero_audit_add_op(struct mero_audit_log *log, const uint8_t hash[MERO_OP_ID_
         snprintf(o->file, sizeof(o->file), "ops/%s.bin", hex);
     }
     log->nops++;
+    return 0;
+}
+
+int mero_audit_add_plaintext(struct mero_audit_log *log, const uint8_t hash[MERO_OP_ID_LEN],
+                             const uint8_t *plain, size_t len)
+{
+    if (len > MERO_AUDIT_MAX_FILE) {
+        return -MERO_ETOOBIG;
+    }
+    for (size_t i = 0; i < log->nops; i++) {
+        struct mero_audit_op *o = &log->ops[i];
+        if (memcmp(o->hash, hash, MERO_OP_ID_LEN) != 0) {
+            continue;
+        }
+        uint8_t *p = malloc(len > 0 ? len : 1);
+        if (p == NULL) {
+            return -MERO_ENOMEM;
+        }
+        memcpy(p, plain, len);
+        free(o->plain);
+        o->plain = p;
+        o->plain_len = len;
+        return 0;
+    }
+    return -MERO_ENOTFOUND;
+}
+
+/* The re-fold's hook: the plaintext disclosed for an encrypted op. */
+static int disclosed_plain(void *ud, const uint8_t hash[MERO_OP_ID_LEN], const uint8_t **plain,
+                           size_t *len)
+{
+    const struct mero_audit_log *log = ud;
+    for (size_t i = 0; i < log->nops; i++) {
+        const struct mero_audit_op *o = &log->ops[i];
+        if (o->plain != NULL && memcmp(o->hash, hash, MERO_OP_ID_LEN) == 0) {
+            *plain = o->plain;
+            *len = o->plain_len;
+            return 0;
+        }
+    }
+    return -MERO_ENOTFOUND;
+}
+
+/*
+ * Each encrypted op the re-fold applied from a disclosed plaintext: from here on it is the
+ * plaintext's decoded op (a subgroup admission on its TEE's timeline), marked disclosed.
+ */
+static int open_disclosed(struct mero_audit_log *log, struct mero_audit_findings *f)
+{
+    char hex[MERO_HEX_SIZE(MERO_OP_ID_LEN)];
+    for (size_t i = 0; i < log->nops; i++) {
+        struct mero_audit_op *o = &log->ops[i];
+        struct mero_op inner;
+        struct mero_err e = {0};
+        if (o->plain == NULL) {
+            continue;
+        }
+        mero_hex_encode(hex, o->hash, sizeof(o->hash));
+        if (!o->decoded || o->op.scope != MERO_SCOPE_GROUP_ENCRYPTED) {
+            MERO_TRY(mero_audit_finding(f, "sealed/%s.bin: its op is not an encrypted op", hex));
+            continue;
+        }
+        if (mero_op_open_plain(&o->op, o->plain, o->plain_len, &inner, &e) < 0) {
+            MERO_TRY(mero_audit_finding(f, "sealed/%s.bin: not the plaintext of its op: %s", hex,
+                                        e.msg));
+            continue;
+        }
+        mero_op_cleanup(&o->op);
+        o->op = inner;
+        o->disclosed = true;
+    }
     return 0;
 }
 
@@ -229,11 +307,15 @@ static int refold(struct mero_audit_log *log, struct mero_store *s, const bool *
         if (o->state == MERO_OP_DEFERRED) {
             log->sealed++;
         } else if (o->claimed != o->state && o->claimed != MERO_AUDIT_UNCLAIMED) {
-            MERO_TRY(mero_audit_finding(f,
-                                        "%s: the exporter reported it %s, the re-fold finds "
-                                        "it %s%s%s",
-                                        o->file, state_name(o->claimed), state_name(o->state),
-                                        o->reason[0] != '\0' ? ": " : "", o->reason));
+            mero_hex_encode(hex, o->hash, sizeof(o->hash));
+            MERO_TRY(mero_audit_finding(
+                f,
+                "%s%s%s%s: the exporter reported it %s, the re-fold finds "
+                "it %s%s%s",
+                o->file, o->plain != NULL ? " (applied from the disclosed sealed/" : "",
+                o->plain != NULL ? hex : "", o->plain != NULL ? ".bin)" : "",
+                state_name(o->claimed), state_name(o->state), o->reason[0] != '\0' ? ": " : "",
+                o->reason));
         }
     }
     return 0;
@@ -260,7 +342,11 @@ int mero_audit_build(struct mero_audit_log *log, struct mero_audit_findings *f,
         free(ok);
         return rc;
     }
+    struct mero_gov_hooks hooks = {.ud = log, .sealed_plaintext = disclosed_plain};
+    mero_store_set_hooks(s, &hooks);
+    MERO_TRY_OUT(mero__audit_releases_verify(log, f));
     MERO_TRY_OUT(refold(log, s, ok, f));
+    MERO_TRY_OUT(open_disclosed(log, f));
     MERO_TRY_OUT(mero__audit_timelines(log));
     MERO_TRY_OUT(mero__audit_check(log, s, f));
 out:

@@ -9,10 +9,14 @@
  *    "quotes": [{"file", "sha256", "op"}], "collateral": [{"file", "op"}],
  *    "tees": [{"identity", "member", "events": [{"kind", "at", "atExact", "op", "group",
  *              "role", "policyOp", "quote", "collateral", "tcbStatus",
- *              "checks": {"dcap", "binding", "policy"}}]}], "sealedOps"}
+ *              "checks": {"dcap", "binding", "policy"}, "release", "profile"}]}], "sealedOps",
+ *    "releases": [{"file", "sha256", "bundle", "bundleSha256", "sig", "sigSha256",
+ *                  "verified", "tag", "signedAt", "reason"}],
+ *    "sealed": [{"file", "op", "sha256", "applied"}]}      disclosed plaintexts of encrypted ops
  *
  * Invariant: the reader accepts file names only of the writer's forms (ops/<64 hex>.bin,
- * quotes/<64 hex>.bin, collateral/<64 hex>.json): nothing it names leaves the export folder.
+ * quotes/<64 hex>.bin, collateral/<64 hex>.json, releases/<64 hex>.json|.bundle.json|.sig,
+ * sealed/<64 hex>.bin): nothing it names leaves the export folder.
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -102,6 +106,12 @@ static json_t *event_json(const struct mero_audit_log *log, const struct mero_au
                             : json_null());
     (void)op;
     json_object_set_new(o, "tcbStatus", text(e->tcb_status));
+    if (e->release != MERO_AUDIT_NONE) {
+        char name[MERO_AUDIT_PATH_MAX];
+        mero_audit_release_file(&log->rels[e->release], 0, name);
+        json_object_set_new(o, "release", json_string(name));
+        json_object_set_new(o, "profile", text(e->profile));
+    }
     json_object_set_new(o, "checks",
                         json_pack("{s:o, s:o, s:o}", "dcap", check_json(&e->dcap), "binding",
                                   check_json(&e->binding), "policy", check_json(&e->policy)));
@@ -156,6 +166,41 @@ static int files_json(const struct mero_audit_log *log, json_t *quotes, json_t *
     return 0;
 }
 
+/* One entry per release: its three files with their SHA-256, and the offline verdict. */
+static json_t *releases_json(const struct mero_audit_log *log)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && i < log->nrels; i++) {
+        const struct mero_audit_release *r = &log->rels[i];
+        const uint8_t *b[3] = {r->file, r->bundle, r->sig};
+        size_t n[3] = {r->file_len, r->bundle_len, r->sig_len};
+        static const char *const key[3] = {"file", "bundle", "sig"};
+        static const char *const hkey[3] = {"sha256", "bundleSha256", "sigSha256"};
+        json_t *o = json_object();
+        for (int k = 0; o != NULL && k < 3; k++) {
+            char name[MERO_AUDIT_PATH_MAX];
+            uint8_t h[MERO_SHA256_LEN];
+            if (b[k] == NULL) {
+                continue;
+            }
+            mero_audit_release_file(r, k, name);
+            mero_sha256(h, b[k], n[k]);
+            json_object_set_new(o, key[k], json_string(name));
+            json_object_set_new(o, hkey[k], hex(h));
+        }
+        if (o != NULL) {
+            json_object_set_new(o, "verified", json_boolean(r->verified));
+            json_object_set_new(o, "tag", r->rel != NULL ? text(r->rel->tag) : json_null());
+            json_object_set_new(o, "signedAt", json_integer((json_int_t)r->signed_at));
+            if (!r->verified) {
+                json_object_set_new(o, "reason", text(r->reason));
+            }
+        }
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 int mero_audit_manifest(const struct mero_audit_log *log, char **out)
 {
     json_t *ops = json_array(), *tees = json_array(), *quotes = json_array(), *coll = json_array();
@@ -187,6 +232,20 @@ int mero_audit_manifest(const struct mero_audit_log *log, char **out)
     if (m == NULL) {
         return -MERO_ENOMEM;
     }
+    json_object_set_new(m, "releases", releases_json(log));
+    json_t *sealed = json_array();
+    for (size_t i = 0; sealed != NULL && i < log->nops; i++) {
+        const struct mero_audit_op *o = &log->ops[i];
+        uint8_t h[MERO_SHA256_LEN];
+        if (o->plain == NULL) {
+            continue;
+        }
+        mero_sha256(h, o->plain, o->plain_len);
+        json_array_append_new(
+            sealed, json_pack("{s:o, s:o, s:o, s:b}", "file", file_ref("sealed", o->hash, "bin"),
+                              "op", hex(o->hash), "sha256", hex(h), "applied", o->disclosed));
+    }
+    json_object_set_new(m, "sealed", sealed);
     *out = json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(m);
     return *out != NULL ? 0 : -MERO_ENOMEM;
@@ -288,8 +347,49 @@ static int tees_of(json_t *arr, struct mero_audit_claims *c, struct mero_err *er
     return 0;
 }
 
+/* "releases": each entry's file names of the writer's forms, all three of the same SHA-256. */
+static int releases_of(json_t *arr, struct mero_audit_claims *c, struct mero_err *err)
+{
+    static const char *const key[3] = {"file", "bundle", "sig"};
+    static const char *const hkey[3] = {"sha256", "bundleSha256", "sigSha256"};
+    static const char *const ext[3] = {"json", "bundle.json", "sig"};
+    size_t i;
+    json_t *x;
+    if (arr == NULL) {
+        return 0; /* an export written before releases were exported */
+    }
+    MERO_ENSURE(json_is_array(arr) && json_array_size(arr) <= MERO_AUDIT_MAX_RELEASES, err,
+                MERO_EINVAL, "manifest.json: \"releases\" must be an array of at most %u entries",
+                MERO_AUDIT_MAX_RELEASES);
+    c->rels = calloc(json_array_size(arr) + 1, sizeof(*c->rels));
+    MERO_ENSURE(c->rels != NULL, err, MERO_ENOMEM, "out of memory");
+    json_array_foreach(arr, i, x)
+    {
+        struct mero_audit_claim_release *r = &c->rels[i];
+        uint8_t id[3][MERO_SHA256_LEN];
+        for (int k = 0; k < 3; k++) {
+            json_t *f = json_object_get(x, key[k]);
+            if (k == 2 && (f == NULL || json_is_null(f))) {
+                continue; /* a release without a detached .sig */
+            }
+            MERO_ENSURE(file_of(f, "releases", ext[k], r->file[k], id[k]) == 0 &&
+                            (k == 0 || memcmp(id[k], id[0], MERO_SHA256_LEN) == 0),
+                        err, MERO_EINVAL,
+                        "manifest.json: releases entry %zu: \"%s\" is not releases/<64 hex>.%s "
+                        "of the release's file",
+                        i, key[k], ext[k]);
+            MERO_ENSURE(id_of(json_object_get(x, hkey[k]), r->sha256[k]) == 0, err, MERO_EINVAL,
+                        "manifest.json: releases entry %zu: \"%s\" is not 64 hex", i, hkey[k]);
+        }
+        c->nrels++;
+    }
+    return 0;
+}
+
 void mero_audit_claims_cleanup(struct mero_audit_claims *c)
 {
+    free(c->rels);
+    free(c->sealed);
     free(c->ops);
     free(c->quotes);
     free(c->coll);
@@ -327,6 +427,11 @@ int mero_audit_claims_parse(const char *text, size_t len, struct mero_audit_clai
     MERO_TRY_OUT(files(json_object_get(m, "collateral"), "collateral", "json", NULL, &out->coll,
                        &out->ncoll, MERO_AUDIT_MAX_OPS, err));
     MERO_TRY_OUT(tees_of(json_object_get(m, "tees"), out, err));
+    MERO_TRY_OUT(releases_of(json_object_get(m, "releases"), out, err));
+    if (json_object_get(m, "sealed") != NULL) { /* absent from exports made before it */
+        MERO_TRY_OUT(files(json_object_get(m, "sealed"), "sealed", "bin", "sha256", &out->sealed,
+                           &out->nsealed, MERO_AUDIT_MAX_OPS, err));
+    }
 out:
     json_decref(m);
     if (rc < 0) {

@@ -93,6 +93,7 @@ static void event_init(struct mero_audit_event *e, int kind, size_t op, uint64_t
     e->policy_op = MERO_AUDIT_NONE;
     e->quote_op = MERO_AUDIT_NONE;
     e->coll_op = MERO_AUDIT_NONE;
+    e->release = MERO_AUDIT_NONE;
 }
 
 static bool is_policy(const struct mero_op *op)

@@ -51,11 +51,10 @@ out:
     return rc;
 }
 
-int mero_op_open(const struct mero_op *sealed, const uint8_t key[static MERO_GROUP_KEY_LEN],
-                 struct mero_op *inner, struct mero_err *err)
+/* The decoded op of a plaintext (the ciphertext's length less the tag, exactly). */
+int mero_op_open_plain(const struct mero_op *sealed, const uint8_t *plain, size_t n,
+                       struct mero_op *inner, struct mero_err *err)
 {
-    uint8_t id[MERO_KEY_ID_LEN];
-    char h[GOV_SHORT_SIZE];
     struct mero_cur c;
     int rc;
     mero_op_init(inner);
@@ -63,20 +62,9 @@ int mero_op_open(const struct mero_op *sealed, const uint8_t key[static MERO_GRO
                     sealed->ciphertext_len >= MERO_GOV_MIN_SEALED_BYTES &&
                     sealed->ciphertext_len <= MERO_GOV_MAX_SEALED_BYTES,
                 err, MERO_EINVAL, "not an encrypted group op");
-    mero_hex_encode(h, sealed->key_id, 8);
-    mero_group_key_id(id, key);
-    MERO_ENSURE(mero_ct_eq(id, sealed->key_id, sizeof(id)), err, MERO_EINVAL,
-                "the key given is not key %s the op names", h);
-    size_t n = sealed->ciphertext_len - MERO_AEAD_TAG_LEN;
-    uint8_t *plain = malloc(n);
-    MERO_ENSURE(plain != NULL, err, MERO_ENOMEM, "out of memory");
-    MERO_ENSURE_OUT(mero_aes256gcm_open(plain, sealed->ciphertext, sealed->ciphertext_len,
-                                        sealed->group_id, sizeof(sealed->group_id),
-                                        sealed->enc_nonce, key) >= 0,
-                    err, MERO_ECRYPTO,
-                    "encrypted group op does not decrypt under key %s: the ciphertext was "
-                    "tampered with or sealed under another key",
-                    h);
+    MERO_ENSURE(n + MERO_AEAD_TAG_LEN == sealed->ciphertext_len, err, MERO_EOPDECODE,
+                "a plaintext of %zu bytes is not the one of a %zu-byte ciphertext", n,
+                sealed->ciphertext_len);
     inner->version = sealed->version;
     memcpy(inner->ns, sealed->ns, sizeof(inner->ns));
     memcpy(inner->signer, sealed->signer, sizeof(inner->signer));
@@ -88,10 +76,52 @@ int mero_op_open(const struct mero_op *sealed, const uint8_t key[static MERO_GRO
     MERO_ENSURE_OUT(mero_cur_left(&c) == 0, err, MERO_EOPDECODE,
                     "encrypted group op: %zu trailing bytes", mero_cur_left(&c));
 out:
-    sodium_memzero(plain, n);
-    free(plain);
     if (rc < 0) {
         mero_op_cleanup(inner);
     }
+    return rc;
+}
+
+int mero_op_decrypt(const struct mero_op *sealed, const uint8_t key[static MERO_GROUP_KEY_LEN],
+                    uint8_t **plain, size_t *len, struct mero_err *err)
+{
+    uint8_t id[MERO_KEY_ID_LEN];
+    char h[GOV_SHORT_SIZE];
+    *plain = NULL;
+    *len = 0;
+    MERO_ENSURE(sealed->scope == MERO_SCOPE_GROUP_ENCRYPTED &&
+                    sealed->ciphertext_len >= MERO_GOV_MIN_SEALED_BYTES &&
+                    sealed->ciphertext_len <= MERO_GOV_MAX_SEALED_BYTES,
+                err, MERO_EINVAL, "not an encrypted group op");
+    mero_hex_encode(h, sealed->key_id, 8);
+    mero_group_key_id(id, key);
+    MERO_ENSURE(mero_ct_eq(id, sealed->key_id, sizeof(id)), err, MERO_EINVAL,
+                "the key given is not key %s the op names", h);
+    size_t n = sealed->ciphertext_len - MERO_AEAD_TAG_LEN;
+    uint8_t *p = malloc(n);
+    MERO_ENSURE(p != NULL, err, MERO_ENOMEM, "out of memory");
+    if (mero_aes256gcm_open(p, sealed->ciphertext, sealed->ciphertext_len, sealed->group_id,
+                            sizeof(sealed->group_id), sealed->enc_nonce, key) < 0) {
+        free(p);
+        return mero_err_set(err, MERO_ECRYPTO,
+                            "encrypted group op does not decrypt under key %s: the ciphertext "
+                            "was tampered with or sealed under another key",
+                            h);
+    }
+    *plain = p;
+    *len = n;
+    return 0;
+}
+
+int mero_op_open(const struct mero_op *sealed, const uint8_t key[static MERO_GROUP_KEY_LEN],
+                 struct mero_op *inner, struct mero_err *err)
+{
+    uint8_t *plain = NULL;
+    size_t n = 0;
+    mero_op_init(inner);
+    MERO_TRY(mero_op_decrypt(sealed, key, &plain, &n, err));
+    int rc = mero_op_open_plain(sealed, plain, n, inner, err);
+    sodium_memzero(plain, n);
+    free(plain);
     return rc;
 }

@@ -73,6 +73,14 @@ out:
     return 0;
 }
 
+int mero_node_sealed_plaintext(struct mero_node *node, const uint8_t *bytes, size_t len,
+                               uint8_t **plain, size_t *plain_len)
+{
+    struct mero_err e = {0};
+    int rc = mero_gov_sealed_plaintext(node->store, bytes, len, plain, plain_len, &e);
+    return rc == -MERO_EINVAL ? -MERO_ENOTFOUND : rc;
+}
+
 int mero_node_ns_audit(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], char **json,
                        size_t *nfindings, struct mero_err *err)
 {
@@ -85,6 +93,7 @@ int mero_node_ns_audit(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
     mero_audit_log_init(&log);
     memcpy(log.ns, ns, MERO_NS_ID_LEN);
     log.exported_at = mero_now_unix();
+    log.no_release_files = true; /* the admin page's view: the node keeps no release file */
     for (;;) {
         struct mero_node_op *ops = NULL;
         size_t n = 0;

@@ -8,7 +8,10 @@
 # age and the refusal with its rule and reason; a wrong token and an unreachable node show an
 # error. Issue 35: members show their names (an admin's label, the node's own --name) with the
 # full id on hover, the node's own row was last seen now, and at 700 px wide no column or cell
-# is cut off. Screenshots go to $MERO_BUILD/test-out/admin_ui/. Also checked with curl: the files'
+# is cut off. The fleet page's "TEE timelines" link (issue 36) names the namespace shown and
+# draws its TEEs; with a second namespace picked the link follows it and draws that one's
+# (none), the first one's timelines hidden. Screenshots go to $MERO_BUILD/test-out/admin_ui/.
+# Also checked with curl: the files'
 # types and security headers. Chromium that cannot start fails the test.
 . "$(dirname "$0")/admission_lib.bash"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -66,10 +69,13 @@ req owner PUT "/admin-api/groups/$NS/members/$T1/label" "$(jq -nc --arg l "$LABE
 check "t1 labelled" eval 'status_is 200 && jq_is .data.label "$LABEL"'
 req owner GET "/admin-api/groups/$NS/fleet"
 OWNER=$(jq -r .data.viewOf.identity <<<"$RESP")
+req owner POST /admin-api/namespaces '{}'
+NS2=$(jq -r .data.namespaceId <<<"$RESP")
+check "a second namespace (no TEE) for the timeline link" eval '[[ "$NS2" =~ ^[0-9a-f]{64}$ ]]'
 EXPECT=$(jq -nc --arg t1 "$T1" --arg t2 "$T2" --arg rule "$RULE" --arg reason "${REASON:0:40}" \
-    --arg m "$MATCHED" --arg lbl "$LABEL" --arg owner "$OWNER" \
+    --arg m "$MATCHED" --arg lbl "$LABEL" --arg owner "$OWNER" --arg ns "$NS" --arg ns2 "$NS2" \
     '{replicas: [$t1, $t2], role: "ReadOnlyTee", refusedRule: $rule, refusedReason: $reason, matched: $m,
-      named: [{id: $t1, name: $lbl}, {id: $owner, name: "owner"}], self: $owner}')
+      named: [{id: $t1, name: $lbl}, {id: $owner, name: "owner"}], self: $owner, ns: $ns, otherNs: $ns2}')
 (cd "$ROOT/tests/js" && timeout 240 node admin_ui.mjs "${URL[owner]}" "${TOKEN[owner]}" "$OUT" "$EXPECT") \
     >"$WORK/ui.out" 2>"$WORK/ui.err"
 rc=$?

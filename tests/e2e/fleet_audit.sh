@@ -94,12 +94,61 @@ rm -f "$WORK/t-ops/ops/$OPF.bin"
 "$BIN/meroctl" audit verify "$WORK/t-ops" >/dev/null 2>"$WORK/t-ops.err"
 RC=$?
 check "a missing op file: exit 2 naming it" eval '[ $RC = 2 ] && grep -qF "ops/$OPF.bin" "$WORK/t-ops.err"'
+
+# the signed release a release-form policy names, exported with the log and verified offline
+REL=${MERO_SHARED:?}/testdata/mero-tee/v2.3.87
+EXR=$WORK/export-rel
+OUT=$("${M[@]}" fleet audit "$NS" --out "$EXR" --releases "$REL" 2>&1)
+RC=$?
+check "fleet audit --releases: exit 0, the release's three files exported" eval '[ $RC = 0 ] && [ "$(ls "$EXR"/releases | wc -l)" = 3 ] && cmp -s "$REL/published-mrtds.json" "$EXR/releases/$(sha256sum "$REL/published-mrtds.json" | cut -c1-64).json"'
+check "report.html lists the signed release, verified, still self-contained" eval 'grep -q "<h2>Signed releases</h2>" "$EXR/report.html" && grep -q "ok (Sigstore, node-release identity)" "$EXR/report.html" && ! grep -qiE "<script|https?://|src=" "$EXR/report.html"'
+VR=$("$BIN/meroctl" --json audit verify "$EXR")
+RC=$?
+check "audit verify: the release verifies offline (Sigstore, node-release identity), tag 2.3.87" eval '[ $RC = 0 ] && jq -e ".ok and (.releases|length==1) and .releases[0].verified and .releases[0].tag==\"2.3.87\" and .releases[0].signedAt > 0" <<<"$VR" >/dev/null'
+for part in file bundle sig; do
+    RF=$(jq -r ".releases[0].$part" <<<"$VR")
+    rm -rf "$WORK/t-rel" && cp -r "$EXR" "$WORK/t-rel" && flip "$WORK/t-rel/$RF"
+    "$BIN/meroctl" audit verify "$WORK/t-rel" >/dev/null 2>"$WORK/t-rel.err"
+    RC=$?
+    check "a flipped byte in the release's $part: exit 2 naming $RF" eval '[ $RC = 2 ] && grep -qF "$RF" "$WORK/t-rel.err"'
+done
+"${M[@]}" fleet audit "$NS" --out "$WORK/export-tampered" --releases "$REL-tampered_fail" >/dev/null 2>"$WORK/t-relx.err"
+RC=$?
+check "fleet audit with a release altered after signing: exit 2, its Sigstore signature named" eval '[ $RC = 2 ] && grep -q "releases/[0-9a-f]*\.json: its Sigstore signature does not verify" "$WORK/t-relx.err"'
 "$BIN/meroctl" audit verify "$WORK/nowhere" >/dev/null 2>&1
 RC=$?
 check "verify of a folder without an export: exit 2" eval '[ $RC = 2 ]'
 "${M[@]}" fleet audit "$NS" >/dev/null 2>&1
 RC=$?
 check "fleet audit without --out: exit 1" eval '[ $RC = 1 ]'
+
+# a sealed subgroup admission (tee-admit into a Restricted subgroup: published encrypted under
+# the namespace key): without the key it is counted, not read; --disclose-sealed exports its
+# plaintext (never the key) and verify puts it on t1's timeline, marked unauthenticated
+req owner POST "/admin-api/groups/$NS/subgroups" '{"visibility":"restricted"}'
+G=$(jq -r .data.groupId <<<"$RESP")
+req owner POST "/admin-api/groups/$G/tee-admit" "{\"identity\":\"$ID_t1\"}"
+check "t1 admitted into a Restricted subgroup" status_is 200
+"${M[@]}" fleet audit "$NS" --out "$WORK/exp-nokey" >/dev/null 2>&1
+RC=$?
+VS=$("$BIN/meroctl" --json audit verify "$WORK/exp-nokey")
+check "no disclosure: exit 0, the sealed admission counted, no subgroup event, no sealed/ file" eval '[ $RC = 0 ] && jq -e ".ok and .sealedOps >= 1 and ([.tees[].events[]|select(.group==\"$G\")]|length==0) and (.sealed|length==0)" <<<"$VS" >/dev/null && [ -z "$(ls "$WORK/exp-nokey/sealed")" ]'
+"${M[@]}" fleet audit "$NS" --out "$WORK/exp-disc" --disclose-sealed >/dev/null 2>"$WORK/exp-disc.err"
+RC=$?
+VD=$("$BIN/meroctl" --json audit verify "$WORK/exp-disc")
+RC2=$?
+sub_ev() { jq -c "[.tees[]|select(.identity==\"$ID_t1\")|.events[]|select(.group==\"$G\" and .kind==\"admitted\")]" <<<"$VD"; }
+echo "# t1's subgroup admission: $(sub_ev)"
+check "--disclose-sealed: export and verify exit 0, nothing left sealed" eval '[ $RC = 0 ] && [ $RC2 = 0 ] && jq -e ".ok and .sealedOps == 0 and (.sealed|length >= 1) and all(.sealed[]; .applied)" <<<"$VD" >/dev/null'
+check "t1's subgroup admission on its timeline: disclosed, unauthenticated, its root admission's facts" eval 'jq -e "length == 1 and (.[0].checks.dcap.detail|test(\"disclosed by the exporter\")) and .[0].checks.binding.verdict == \"ok\" and .[0].checks.policy.verdict == \"ok\"" <<<"$(sub_ev)" >/dev/null'
+SF=$(jq -r ".sealed[0].file" <<<"$VD")
+check "the export holds the plaintext files and no key" eval '[ -s "$WORK/exp-disc/$SF" ] && [ "$(ls "$WORK/exp-disc")" = "$(printf "%s\n" collateral manifest.json ops quotes releases report.html sealed)" ]'
+rm -rf "$WORK/t-sealed" && cp -r "$WORK/exp-disc" "$WORK/t-sealed" && flip "$WORK/t-sealed/$SF"
+"$BIN/meroctl" audit verify "$WORK/t-sealed" >/dev/null 2>"$WORK/t-sealed.err"
+RC=$?
+check "a flipped byte in a disclosed plaintext: exit 2 naming $SF" eval '[ $RC = 2 ] && grep -qF "$SF" "$WORK/t-sealed.err"'
+req owner GET "/admin-api/namespaces/$NS/ops?disclose=keys"
+check "ops route: disclose takes only sealed (400)" status_is 400
 
 check "no crash in any log" eval '! grep -qiE "panicked|AddressSanitizer|segmentation" "$WORK"/*.log'
 finish

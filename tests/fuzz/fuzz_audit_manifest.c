@@ -4,7 +4,8 @@
  * (mero_audit_claims_parse, issue 36, docs/audit.md): an auditor's `meroctl audit verify`
  * reads manifest.json from an export it did not write.
  * Invariant checked: no crash, no sanitizer report; a manifest read names only files of the
- * writer's forms (a fixed folder, 64 hex, a fixed extension: nothing leaves the export), every
+ * writer's forms (a fixed folder, 64 hex, a fixed extension: nothing leaves the export; the
+ * releases' and the disclosed plaintexts' too), every
  * event kind is a known one, and the counts stay within the caps.
  */
 #include <stdint.h>
@@ -43,6 +44,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (size_t i = 0; i < c.ncoll; i++) {
         check_name(c.coll[i].file, "collateral", "json");
+    }
+    for (size_t i = 0; i < c.nsealed; i++) {
+        check_name(c.sealed[i].file, "sealed", "bin");
+    }
+    if (c.nrels > MERO_AUDIT_MAX_RELEASES) {
+        abort();
+    }
+    for (size_t i = 0; i < c.nrels; i++) {
+        static const char *const ext[3] = {"json", "bundle.json", "sig"};
+        for (int k = 0; k < 3; k++) {
+            if (k < 2 || c.rels[i].file[k][0] != '\0') {
+                check_name(c.rels[i].file[k], "releases", ext[k]);
+            }
+        }
     }
     for (size_t t = 0; t < c.ntees; t++) {
         for (size_t k = 0; k < c.tees[t].nev; k++) {

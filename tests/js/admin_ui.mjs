@@ -4,7 +4,8 @@
 // "FAIL name: detail"; exits 2 when chromium cannot start (the test then fails, never passes).
 //
 // usage: node admin_ui.mjs URL TOKEN OUTDIR EXPECT_JSON
-//   EXPECT_JSON: {"replicas": [identity hex, ...], "role": "ReadOnlyTee",
+//   EXPECT_JSON: {"replicas": [identity hex, ...], "role": "ReadOnlyTee", "ns": namespace shown,
+//                 "otherNs": a second namespace (no TEE),
 //                 "refusedReason": "text the refusal's reason contains", "refusedRule": "Rule"}
 import './polyfill.mjs'
 import puppeteer from 'puppeteer-core'
@@ -48,7 +49,7 @@ try {
   })
   page.on('pageerror', (e) => cspViolations.push('page error: ' + e.message))
 
-  await page.goto(url + '/admin-ui/', { waitUntil: 'domcontentloaded', timeout: WAIT_MS })
+  await page.goto(url + '/admin-ui/' + (want.ns ? '#' + want.ns : ''), { waitUntil: 'domcontentloaded', timeout: WAIT_MS })
   await check('the page asks for the token', async () => {
     await page.waitForSelector('#login:not([hidden])', { timeout: WAIT_MS })
     return true
@@ -147,6 +148,53 @@ try {
   await check('no error banner with the right token', async () =>
     (await page.$eval('#error', (e) => e.hidden)) || await page.$eval('#error', (e) => e.textContent))
   await page.screenshot({ path: outdir + '/admin-ui.png', fullPage: true })
+
+  // issue 36: the fleet page links to the TEE timelines of the namespace it shows, and only
+  // that one's: after switching to another namespace the link (and what it draws) follows
+  const shownNs = () => page.$eval('#fleet-title', (e) => e.title)
+  const timelineOf = async (ns, ids) => {
+    await page.waitForFunction((n) => document.getElementById('fleet-title').title === n &&
+      document.getElementById('timeline-link').dataset.ns === n, { timeout: WAIT_MS }, ns)
+    await page.click('#timeline-link')
+    await page.waitForFunction((n, want) => {
+      const t = document.getElementById('timeline')
+      return !t.hidden && t.dataset.ns === n && !/checking/.test(
+        document.getElementById('timeline-summary').textContent) &&
+        want.every((id) => t.querySelector('#timeline-body span[title="' + id + '"]'))
+    }, { timeout: WAIT_MS }, ns, ids)
+    return page.evaluate(() => ({
+      link: document.getElementById('timeline-link').getAttribute('href'),
+      heading: document.getElementById('timeline-ns').title,
+      tees: [...document.querySelectorAll('#timeline-body h2 span.mono')].map((e) => e.title),
+      svgs: document.querySelectorAll('#timeline-body svg').length
+    }))
+  }
+  if (want.ns) {
+    await check('the timeline link is for the namespace shown', async () => {
+      const r = await timelineOf(want.ns, want.replicas)
+      return (r.link === '#' + want.ns && r.heading === want.ns && r.svgs === r.tees.length &&
+              want.replicas.every((id) => r.tees.includes(id))) || JSON.stringify(r)
+    })
+  }
+  if (want.ns && want.otherNs) {
+    await page.evaluate((n) => { location.hash = n }, want.otherNs)
+    await check('another namespace picked: the old timelines are hidden', async () => {
+      await page.waitForFunction((n) => document.getElementById('fleet-title').title === n &&
+        document.getElementById('timeline').hidden, { timeout: WAIT_MS }, want.otherNs)
+      return true
+    })
+    await check("the link then draws that namespace's timelines (no TEE), not the first's", async () => {
+      const r = await timelineOf(want.otherNs, [])
+      const text = await page.$eval('#timeline-body', (e) => e.textContent)
+      return (r.link === '#' + want.otherNs && r.heading === want.otherNs && r.tees.length === 0 &&
+              /No TEE was ever a member/.test(text)) || JSON.stringify(r)
+    })
+    await page.evaluate((n) => { location.hash = n }, want.ns)
+    await page.waitForFunction((n) => document.getElementById('fleet-title').title === n,
+      { timeout: WAIT_MS }, want.ns)
+    await check('back on the first namespace: the fleet shown again', async () =>
+      (await shownNs()) === want.ns || 'shows ' + (await shownNs()))
+  }
 
   // issue 35: readable at 700 px wide: no column cut off, no sideways scrolling
   await page.setViewport({ width: 700, height: 900 })

@@ -345,15 +345,33 @@ function renderTimeline(doc) {
   if (tees.length === 0) body.appendChild(el('p', 'No TEE was ever a member of this namespace.'));
 }
 
-let timelineNs = null; // the namespace the timelines drawn are of
+let timelineNs = null; // the namespace the timelines drawn (or being fetched) are of
+
+// The link under the fleet names the namespace the page shows: its timelines, nobody else's.
+function linkTimeline(ns) {
+  const a = $('timeline-link');
+  a.dataset.ns = ns || '';
+  a.href = ns ? '#' + ns : '#';
+  a.title = ns ? 'GET /admin-api/namespaces/' + ns + '/audit' : '';
+  $('timeline-link-ns').textContent = ns ? shortId(ns) : '';
+}
 
 async function showTimeline() {
-  if (selected === null) return;
-  timelineNs = selected;
+  const ns = $('timeline-link').dataset.ns;
+  if (!ns || ns !== selected) return;
+  timelineNs = ns;
   $('timeline').hidden = false;
+  $('timeline').dataset.ns = ns;
+  $('timeline-ns').textContent = shortId(ns);
+  $('timeline-ns').title = ns;
+  $('timeline-body').textContent = '';
   $('timeline-summary').textContent = 'checking the log…';
   try {
-    renderTimeline((await api('/admin-api/namespaces/' + selected + '/audit')).data);
+    const doc = (await api('/admin-api/namespaces/' + ns + '/audit')).data;
+    // another namespace was picked meanwhile: that answer is not for the page shown now
+    if (timelineNs !== ns || selected !== ns) return;
+    if (!doc || doc.namespaceId !== ns) throw new Error('the audit answered for another namespace');
+    renderTimeline(doc);
   } catch (e) {
     if (e.kind === 'auth') {
       askToken(e.message + ' Enter the admin token of this node (DIR/admin-token).');
@@ -379,7 +397,11 @@ async function refresh() {
     }
     renderNamespaces(nss);
     $('fleet').hidden = selected === null;
-    if (timelineNs !== selected) $('timeline').hidden = true;
+    linkTimeline(selected);
+    if (timelineNs !== selected) {
+      timelineNs = null;
+      $('timeline').hidden = true;
+    }
     if (selected !== null) {
       const doc = (await api('/admin-api/groups/' + selected + '/fleet')).data;
       renderFleet(doc);

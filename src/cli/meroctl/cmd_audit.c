@@ -12,6 +12,7 @@
  * Invariant: verify never opens a socket; export writes what the node handed over byte for
  * byte (the hashes an auditor recomputes are the log's own).
  */
+#include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,20 +22,23 @@
 #include "client_internal.h"
 #include "meroctl_internal.h"
 #include "mero/audit.h"
+#include "mero/crypto.h"
 #include "mero/encoding.h"
 #include "mero/gov.h"
 
-#define AUDIT_URL_MAX 200
+#define AUDIT_URL_MAX  200
+#define AUDIT_PATH_MAX 4096 /* a release folder or file path, NUL included */
 
-static int fetch_ops(const struct meroctl_global *g, const char *ns, struct mero_audit_log *log)
+static int fetch_ops(const struct meroctl_global *g, const char *ns, bool disclose,
+                     struct mero_audit_log *log)
 {
     json_int_t after = 0;
     for (;;) {
         char path[AUDIT_URL_MAX];
         json_t *d = NULL, *op;
         size_t i;
-        snprintf(path, sizeof(path), "/admin-api/namespaces/%s/ops?after=%lld", ns,
-                 (long long)after);
+        snprintf(path, sizeof(path), "/admin-api/namespaces/%s/ops?after=%lld%s", ns,
+                 (long long)after, disclose ? "&disclose=sealed" : "");
         int rc = meroctl_call(g, "GET", path, NULL, true, &d);
         if (rc != MEROCTL_OK) {
             return rc;
@@ -58,6 +62,17 @@ static int fetch_ops(const struct meroctl_global *g, const char *ns, struct mero
             }
             rc = mero_audit_add_op(log, hash, bytes, n, claimed, NULL);
             free(bytes);
+            const char *pt = json_string_value(json_object_get(op, "plaintext"));
+            if (rc == 0 && pt != NULL) {
+                uint8_t *plain = NULL;
+                size_t pl = 0;
+                rc = mero_base64_decode_alloc(pt, strlen(pt), MERO_GOV_MAX_OP_BYTES, &plain, &pl);
+                if (rc == 0) {
+                    rc = mero_audit_add_plaintext(log, hash, plain, pl);
+                    mero_wipe(plain, pl);
+                }
+                free(plain);
+            }
             if (rc < 0) {
                 json_decref(d);
                 return meroctl_fail(MEROCTL_FAILED, "the op log is too large to export");
@@ -73,6 +88,87 @@ static int fetch_ops(const struct meroctl_global *g, const char *ns, struct mero
     }
 }
 
+/* A whole small file; NULL (and *n 0) when absent or larger than max. */
+static uint8_t *slurp(const char *path, size_t max, size_t *n)
+{
+    FILE *fp = fopen(path, "rb");
+    uint8_t *b = NULL;
+    *n = 0;
+    if (fp == NULL) {
+        return NULL;
+    }
+    b = malloc(max + 1);
+    size_t got = b != NULL ? fread(b, 1, max + 1, fp) : 0;
+    fclose(fp);
+    if (b == NULL || got > max || got == 0) {
+        free(b);
+        return NULL;
+    }
+    *n = got;
+    return b;
+}
+
+/*
+ * --releases DIR: every published-mrtds.json (with its .bundle.json, and .sig when present) in
+ * DIR or in a folder right under it (the layout of the release assets as downloaded, one folder
+ * per release). Each is exported as it is; the build verifies it like the auditor will.
+ */
+static int add_release_at(struct mero_audit_log *log, const char *d, int *found)
+{
+    char p[AUDIT_PATH_MAX];
+    size_t fl = 0, bl = 0, sl = 0;
+    snprintf(p, sizeof(p), "%s/published-mrtds.json", d);
+    uint8_t *file = slurp(p, MERO_AUDIT_MAX_FILE, &fl);
+    snprintf(p, sizeof(p), "%s/published-mrtds.json.bundle.json", d);
+    uint8_t *bundle = file != NULL ? slurp(p, MERO_AUDIT_MAX_RELEASE_ASSET, &bl) : NULL;
+    snprintf(p, sizeof(p), "%s/published-mrtds.json.sig", d);
+    uint8_t *sig = bundle != NULL ? slurp(p, MERO_AUDIT_MAX_RELEASE_ASSET, &sl) : NULL;
+    int rc = 0;
+    if (file != NULL && bundle == NULL) {
+        rc = meroctl_fail(MEROCTL_FAILED,
+                          "fleet audit: %s/published-mrtds.json has no readable "
+                          ".bundle.json next to it",
+                          d);
+    } else if (bundle != NULL) {
+        rc = mero_audit_add_release(log, file, fl, bundle, bl, sig, sl) < 0
+                 ? meroctl_fail(MEROCTL_FAILED, "fleet audit: too many or too large releases")
+                 : MEROCTL_OK;
+        (*found)++;
+    }
+    free(file);
+    free(bundle);
+    free(sig);
+    return rc;
+}
+
+static int add_releases(struct mero_audit_log *log, const char *dir)
+{
+    int found = 0;
+    int rc = add_release_at(log, dir, &found);
+    DIR *d = rc == MEROCTL_OK ? opendir(dir) : NULL;
+    struct dirent *de;
+    if (rc != MEROCTL_OK) {
+        return rc;
+    }
+    if (d == NULL) {
+        return meroctl_fail(MEROCTL_FAILED, "fleet audit: cannot read the folder %s", dir);
+    }
+    while (rc == MEROCTL_OK && (de = readdir(d)) != NULL) {
+        char sub[AUDIT_PATH_MAX];
+        if (de->d_name[0] == '.') {
+            continue;
+        }
+        snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+        rc = add_release_at(log, sub, &found);
+    }
+    closedir(d);
+    if (rc == MEROCTL_OK && found == 0) {
+        rc = meroctl_fail(MEROCTL_FAILED,
+                          "fleet audit: no published-mrtds.json with its .bundle.json in %s", dir);
+    }
+    return rc;
+}
+
 static void print_findings(const struct mero_audit_findings *f)
 {
     for (size_t i = 0; i < f->n; i++) {
@@ -82,10 +178,17 @@ static void print_findings(const struct mero_audit_findings *f)
 
 static int run_export(const struct meroctl_global *g, int argc, char **argv)
 {
-    const char *ns = NULL, *out = NULL;
+    const char *ns = NULL, *out = NULL, *rels[MERO_AUDIT_MAX_RELEASES];
+    size_t nrels = 0;
+    bool disclose = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
             out = argv[++i];
+        } else if (strcmp(argv[i], "--disclose-sealed") == 0) {
+            disclose = true;
+        } else if (strcmp(argv[i], "--releases") == 0 && i + 1 < argc &&
+                   nrels < MERO_AUDIT_MAX_RELEASES) {
+            rels[nrels++] = argv[++i];
         } else if (argv[i][0] != '-' && ns == NULL) {
             ns = argv[i];
         } else {
@@ -103,7 +206,13 @@ static int run_export(const struct meroctl_global *g, int argc, char **argv)
         return meroctl_usage_error("fleet audit needs a namespace id (64 hex)");
     }
     log.exported_at = (uint64_t)time(NULL);
-    int rc = fetch_ops(g, ns, &log);
+    int rc = MEROCTL_OK;
+    for (size_t i = 0; rc == MEROCTL_OK && i < nrels; i++) {
+        rc = add_releases(&log, rels[i]);
+    }
+    if (rc == MEROCTL_OK) {
+        rc = fetch_ops(g, ns, disclose, &log);
+    }
     if (rc == MEROCTL_OK &&
         (mero_audit_build(&log, &f, &err) < 0 || mero_audit_write_dir(&log, out, &err) < 0)) {
         rc = meroctl_fail(MEROCTL_FAILED, "fleet audit: %s", err.msg);
@@ -113,8 +222,8 @@ static int run_export(const struct meroctl_global *g, int argc, char **argv)
             printf("{\"out\":\"%s\",\"ops\":%zu,\"tees\":%zu,\"findings\":%zu}\n", out, log.nops,
                    log.ntees, f.n);
         } else {
-            printf("exported %zu ops, %zu TEEs to %s (%s/report.html)\n", log.nops, log.ntees, out,
-                   out);
+            printf("exported %zu ops, %zu TEEs, %zu signed releases to %s (%s/report.html)\n",
+                   log.nops, log.ntees, log.nrels, out, out);
         }
         /* the export is written either way; what does not hold is said, and fails the run */
         print_findings(&f);
@@ -216,9 +325,17 @@ static int run_verify(const struct meroctl_global *g, int argc, char **argv)
 static const struct meroctl_opt export_opts[] = {
     {"--out", "DIR", "the folder the export is written to (created; must not hold an export)", NULL,
      NULL, false, true},
+    {"--releases", "DIR",
+     "signed releases to export for release-form policies: DIR (or each folder in it) holding "
+     "published-mrtds.json, .bundle.json, .sig (repeatable)",
+     NULL, NULL, true, true},
+    {"--disclose-sealed", NULL,
+     "also export the plaintext of the sealed subgroup admissions (never the key); the export "
+     "then shows subgroup membership",
+     NULL, NULL, false, false},
     {NULL, NULL, NULL, NULL, NULL, false, false}};
 
-MEROCTL_COMMANDS({"fleet audit", "NS --out DIR",
+MEROCTL_COMMANDS({"fleet audit", "NS --out DIR [--releases DIR]... [--disclose-sealed]",
                   "export the namespace's TEE history with its evidence for an offline audit",
                   run_export, export_opts},
                  {"audit verify", "DIR",
