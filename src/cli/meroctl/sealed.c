@@ -31,8 +31,10 @@
 #include "mero/sealed.h"
 #include "mero/tee_verify.h"
 
-#define ANSWER_MAX (8u << 20)
-#define URL_CAP    2048
+#define ANSWER_MAX           (8u << 20)
+#define URL_CAP              2048
+#define QUOTE_MAX            (1u << 20) /* the node's quote, decoded */
+#define HANDSHAKE_ANSWER_MAX 4096       /* the handshake's answer, or a plaintext refusal */
 
 static struct {
     bool keyed, open;
@@ -89,7 +91,7 @@ static const char *refusal_code(const struct mero_buf *b, json_t **hold)
     return code != NULL ? code : "";
 }
 
-/* The quote against the trust flags: 0, or -1 with the reason printed. */
+/* The quote against the trust flags: 0, or a negative code with the reason printed. */
 static int trust_quote(const struct meroctl_global *g, const uint8_t *q, size_t len,
                        const uint8_t nonce[MERO_NONCE_LEN],
                        const uint8_t binding[MERO_APP_HASH_LEN], json_t *collateral)
@@ -99,19 +101,19 @@ static int trust_quote(const struct meroctl_global *g, const uint8_t *q, size_t 
         if (!g->sealed_accept_mock) {
             fprintf(stderr, "meroctl: --sealed: the node's quote is a mock one; trust it only "
                             "with --sealed-accept-mock\n");
-            return -1;
+            return -MERO_EQUOTE_MOCK;
         }
         if (mero_mock_verify(q, len, nonce, binding, &res, NULL) < 0 || !res.nonce_verified ||
             !res.application_hash_verified) {
             fprintf(stderr, "meroctl: --sealed: the mock quote does not commit to this nonce "
                             "and transport key\n");
-            return -1;
+            return -MERO_EPOLICY;
         }
         return 0;
     }
     if (g->n_sealed_mrtd == 0) {
         fprintf(stderr, "meroctl: --sealed: a real quote needs --sealed-mrtd to be trusted\n");
-        return -1;
+        return -MERO_EPOLICY;
     }
     char nh[MERO_HEX_SIZE(MERO_NONCE_LEN)], bh[MERO_HEX_SIZE(MERO_APP_HASH_LEN)], msg[256];
     char *b64 = mero_base64_encode(q, len);
@@ -121,7 +123,7 @@ static int trust_quote(const struct meroctl_global *g, const uint8_t *q, size_t 
                            "app_hash_hex", bh, "collateral", collateral);
     char *text = in != NULL ? json_dumps(in, JSON_COMPACT) : NULL;
     struct mero_buf out;
-    mero_buf_init(&out, 1u << 20);
+    mero_buf_init(&out, MERO_TEE_VERIFY_MAX_OUTPUT);
     int rc =
         text != NULL ? mero_tee_verify_json(text, strlen(text), false, &out, msg, sizeof(msg)) : 2;
     json_t *v = rc == 0 ? json_loadb((const char *)out.data, out.len, 0, NULL) : NULL;
@@ -143,10 +145,11 @@ static int trust_quote(const struct meroctl_global *g, const uint8_t *q, size_t 
     free(text);
     free(b64);
     mero_buf_cleanup(&out);
-    return trusted && listed ? 0 : -1;
+    return trusted && listed ? 0 : -MERO_EPOLICY;
 }
 
-/* Attest and keep the transport key: 0, 1 on a transfer failure (*cc), -1 refused. */
+/* Attest and keep the transport key: 0, 1 on a transfer failure (*cc), a negative code when
+ * refused. */
 static int attest(const struct meroctl_global *g, long timeout_s, CURLcode *cc)
 {
     uint8_t nonce[MERO_NONCE_LEN], zeros[MERO_APP_HASH_LEN] = {0}, bind[MERO_APP_HASH_LEN];
@@ -156,7 +159,7 @@ static int attest(const struct meroctl_global *g, long timeout_s, CURLcode *cc)
     long status = 0;
     bool sealed = false;
     struct mero_buf out;
-    int rc = -1;
+    int rc = -MERO_EPROTO;
     mero_random(nonce, sizeof(nonce));
     mero_hex_encode(nh, nonce, sizeof(nonce));
     json_t *req = json_pack("{s:s, s:b, s:b}", "nonce", nh, "bindTransportKey", 1,
@@ -178,15 +181,13 @@ static int attest(const struct meroctl_global *g, long timeout_s, CURLcode *cc)
     const char *tkh = json_string_value(json_object_get(d, "transportPublicKey"));
     if (status != 200 || qb == NULL || tkh == NULL ||
         mero_hex_decode_exact(tk, sizeof(tk), tkh, strlen(tkh)) < 0 ||
-        mero_base64_decode_alloc(qb, strlen(qb), 1u << 20, &q, &qlen) < 0) {
+        mero_base64_decode_alloc(qb, strlen(qb), QUOTE_MAX, &q, &qlen) < 0) {
         fprintf(stderr, "meroctl: --sealed: the node did not attest its transport key (HTTP %ld)\n",
                 status);
         goto out;
     }
     mero_attest_transport_binding(bind, zeros, tk);
-    if (trust_quote(g, q, qlen, nonce, bind, json_object_get(d, "collateral")) < 0) {
-        goto out;
-    }
+    MERO_TRY_OUT(trust_quote(g, q, qlen, nonce, bind, json_object_get(d, "collateral")));
     memcpy(S.tk, tk, sizeof(tk));
     S.keyed = true;
     S.open = false;
@@ -198,7 +199,7 @@ out:
     return rc;
 }
 
-/* Open a session to S.tk: 0, 1 transfer failure, -1 refused, 2 stale key. */
+/* Open a session to S.tk: 0, 1 transfer failure, 2 stale key, a negative code refused. */
 static int handshake(const struct meroctl_global *g, long timeout_s, CURLcode *cc)
 {
     uint8_t body[MERO_SEALED_HANDSHAKE_LEN];
@@ -208,20 +209,18 @@ static int handshake(const struct meroctl_global *g, long timeout_s, CURLcode *c
     bool sealed = false;
     uint32_t life = 0;
     json_t *hold = NULL;
-    int rc = -1;
+    int rc = -MERO_EPROTO;
     body[0] = MERO_SEALED_VERSION;
     memcpy(body + 1, S.tk, sizeof(S.tk));
-    if (mero_sealed_initiate(&c, S.tk, NULL, body + 1 + MERO_X25519_LEN) < 0) {
-        return -1;
-    }
-    mero_buf_init(&out, 4096);
+    MERO_TRY(mero_sealed_initiate(&c, S.tk, NULL, body + 1 + MERO_X25519_LEN));
+    mero_buf_init(&out, HANDSHAKE_ANSWER_MAX);
     *cc = post(g, "/sealed/v2/handshake", MERO_SEALED_CONTENT_TYPE, body, sizeof(body), timeout_s,
                &status, &out, &sealed);
     if (*cc != CURLE_OK) {
         rc = 1;
     } else if (!sealed || status != 200) {
         const char *code = refusal_code(&out, &hold);
-        rc = strcmp(code, "stale_transport_key") == 0 ? 2 : -1;
+        rc = strcmp(code, "stale_transport_key") == 0 ? 2 : -MERO_EPERM;
         if (rc < 0) {
             fprintf(stderr, "meroctl: --sealed: the handshake was refused (HTTP %ld %s)\n", status,
                     code);
@@ -240,7 +239,8 @@ static int handshake(const struct meroctl_global *g, long timeout_s, CURLcode *c
     return rc;
 }
 
-/* Open a framed answer: 0 with *status and the body in body; -1 when any frame fails. */
+/* Open a framed answer: 0 with *status and the body in body; a negative code when any frame
+ * fails. */
 static int open_answer(const uint8_t *p, size_t n, uint64_t rid, long *status,
                        struct mero_buf *body)
 {
@@ -248,7 +248,7 @@ static int open_answer(const uint8_t *p, size_t n, uint64_t rid, long *status,
     struct mero_buf f;
     size_t off = 0, used = 0;
     bool head = false, end = false;
-    int rc = -1;
+    int rc = -MERO_EPROTO;
     mero_sealed_header(hdr, S.sid, rid);
     mero_buf_init(&f, MERO_SEALED_FRAME_DATA_MAX + 1);
     for (uint32_t i = 0; off < n && !end; i++) {
@@ -276,7 +276,7 @@ static int open_answer(const uint8_t *p, size_t n, uint64_t rid, long *status,
             goto out;
         }
     }
-    rc = end && off == n ? 0 : -1;
+    rc = end && off == n ? 0 : -MERO_EPROTO;
 out:
     mero_buf_cleanup(&f);
     return rc;
@@ -295,7 +295,7 @@ int meroctl_sealed_do(const struct meroctl_global *g, const char *method, const 
     if (!g->sealed_accept_mock && g->n_sealed_mrtd == 0) {
         fprintf(stderr, "meroctl: --sealed needs trust flags: --sealed-accept-mock (a mock node) "
                         "or --sealed-mrtd HEX96\n");
-        return -1;
+        return -MERO_EPOLICY;
     }
     snprintf(auth, sizeof(auth), "Bearer %s", token != NULL ? token : "");
     json_t *head =
@@ -314,7 +314,7 @@ int meroctl_sealed_do(const struct meroctl_global *g, const char *method, const 
     mero_buf_init(&env, ANSWER_MAX);
     mero_buf_init(&out, ANSWER_MAX);
     mero_buf_init(&inner, ANSWER_MAX);
-    rc = -1;
+    rc = -MERO_EPROTO;
     if (htext == NULL || (body != NULL && btext == NULL)) {
         goto out;
     }
@@ -326,7 +326,7 @@ int meroctl_sealed_do(const struct meroctl_global *g, const char *method, const 
     }
     for (;;) {
         if (!S.keyed && (rc = attest(g, timeout_s, cc)) != 0) {
-            rc = rc > 0 ? 0 : -1; /* a transfer failure is reported through *cc */
+            rc = rc > 0 ? 0 : rc; /* a transfer failure is reported through *cc */
             goto out;
         }
         if (!S.open) {
@@ -337,7 +337,7 @@ int meroctl_sealed_do(const struct meroctl_global *g, const char *method, const 
                 continue;
             }
             if (rc != 0) {
-                rc = rc == 1 ? 0 : -1;
+                rc = rc == 1 ? 0 : rc < 0 ? rc : -MERO_EPROTO;
                 goto out;
             }
         }
