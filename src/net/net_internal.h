@@ -93,9 +93,12 @@ struct mero__mss {
 /*
  * Negotiation step over input p[0..n). Consumes into *used; writes replies to out.
  * Dialer: returns 1 when the listener accepted m->proto, -MERO_EUNSUPPORTED on "na".
- * Listener: `match(ud, name, len)` returns >= 0 (an index) to accept; returns 1 with *sel.
- * 0 means "need more input".
+ * Listener: `match(ud, name, len)` returns >= 0 (an index) to accept, MERO__MSS_NO_MATCH to
+ * answer "na"; returns 1 with *sel. 0 means "need more input".
  */
+#define MERO__MSS_NO_MATCH (-1)
+/* the replies to one stream's pipelined proposals ("na" for each, then the accepted one) */
+#define MERO__MSS_STREAM_REPLY_MAX (64 * MERO__MSS_MAX_MSG)
 typedef int (*mero__mss_match_fn)(void *ud, const uint8_t *name, size_t len);
 MERO_MUST_CHECK int mero__mss_step(struct mero__mss *m, const uint8_t *p, size_t n, size_t *used,
                                    struct mero_buf *out, mero__mss_match_fn match, void *ud,

@@ -325,7 +325,7 @@ static int stream_data(struct mero__stream *s)
         struct mero_buf out;
         size_t used = 0;
         int sel = -1, rc;
-        mero_buf_init(&out, 64 * MERO__MSS_MAX_MSG);
+        mero_buf_init(&out, MERO__MSS_STREAM_REPLY_MAX);
         rc = mero__mss_step(&s->mss, s->rx.data, s->rx.len, &used, &out, mero__conn_proto_match, s,
                             &sel);
         if (out.len && rc >= 0) {
