@@ -16,6 +16,7 @@
 #include <uv.h>
 
 #include "mero/err.h"
+#include "mero/net.h"
 #include "mero/node.h"
 
 #define MERO_NODE_PATH_MAX   1024
@@ -100,7 +101,7 @@ struct mero_node {
     void (*on_stop)(void *ctx); /* mero_node_on_stop: the server on our loop (merod) */
     void *on_stop_ctx;
     char api_bound[MERO_NODE_ADDR_MAX]; /* actual host:port once listening */
-    char peer_id[64];
+    char peer_id[MERO_PEER_ID_STR_MAX];
     struct mero_node_hooks hooks;
     struct mero_net *net;     /* the libp2p peer (service.c) */
     struct mero_store *store; /* governance store, DIR/gov.db */

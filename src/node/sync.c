@@ -59,8 +59,11 @@
 
 /* What a request names: a namespace (ops) or a context (deltas); what it lists: op ids or delta
  * hashes. One width each on the wire, whichever phase. */
-#define SYNC_ID_LEN   MERO_NS_ID_LEN
-#define SYNC_HASH_LEN MERO_OP_ID_LEN
+#define SYNC_ID_LEN       MERO_NS_ID_LEN
+#define SYNC_HASH_LEN     MERO_OP_ID_LEN
+#define SYNC_REQ_HEAD_MAX 64u        /* a request's kind | id | count or cursor */
+#define SYNC_OP_MAX       (1u << 20) /* one stored governance op */
+#define SYNC_ANSWER_MAX   (4u << 20) /* one answer to a peer's request */
 _Static_assert(MERO_CONTEXT_ID_LEN == SYNC_ID_LEN, "a context id is as wide as a namespace id");
 _Static_assert(MERO_DELTA_ID_LEN == SYNC_HASH_LEN, "a delta hash is as wide as an op id");
 
@@ -318,7 +321,7 @@ static int answer_get(struct mero_node *node, struct mero_cur *c, bool deltas, s
             MERO_TRY(rc);
         } else {
             struct mero_buf op;
-            mero_buf_init(&op, 1u << 20);
+            mero_buf_init(&op, SYNC_OP_MAX);
             if (mero_gov_op_get(node->store, h, &op) < 0) {
                 op.len = 0;
             }
@@ -355,7 +358,7 @@ static void on_request(void *ud, struct mero_net_req *req, const char *peer, con
     struct mero_cur c;
     struct mero_buf out;
     mero_cur_init(&c, data, len);
-    mero_buf_init(&out, 4u << 20);
+    mero_buf_init(&out, SYNC_ANSWER_MAX);
     int rc = answer(node, &c, &out);
     if (rc < 0) {
         MERO_DEBUG("sync request from %s refused: %s", peer, mero_strerror(rc));
@@ -448,7 +451,7 @@ static void fetch_next(struct job *j)
         n = GET_MAX;
     }
     struct mero_buf b;
-    mero_buf_init(&b, 64 + n * SYNC_HASH_LEN);
+    mero_buf_init(&b, SYNC_REQ_HEAD_MAX + n * SYNC_HASH_LEN);
     int rc = get_req(&b, j, n);
     j->iwant += n;
     j->node->sync->stats.get_sent++;
@@ -627,7 +630,7 @@ static void step(struct job *j)
         take_cursor(j);
     }
     struct mero_buf b;
-    mero_buf_init(&b, 64);
+    mero_buf_init(&b, SYNC_REQ_HEAD_MAX);
     j->node->sync->stats.inv_sent++;
     if (inv_req(&b, j) < 0) {
         mero_buf_cleanup(&b);

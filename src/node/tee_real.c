@@ -30,7 +30,7 @@ int mero_node_tee_collateral(const uint8_t *quote, size_t len, char **json, size
     mero_collateral_init(&c);
     MERO_TRY(mero_pcs_collateral_for_quote(quote, len, &c, err));
     struct mero_buf b;
-    mero_buf_init(&b, 1u << 20);
+    mero_buf_init(&b, MERO_COLLATERAL_MAX_JSON);
     int rc;
     MERO_TRY_OUT(mero_collateral_to_json(&c, &b));
     MERO_TRY_OUT(mero_buf_nul(&b));

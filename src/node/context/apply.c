@@ -35,6 +35,8 @@
 #include "node/db_internal.h"
 #include "node/node_internal.h"
 
+#define CTX_PENDING_MAX (64u << 20) /* a group's pending deltas, copied out at once */
+
 /*
  * Decrypt d and offer its write to last-writer-wins: a direct write at its (lamport, hash); a
  * relayed one, once checked (relay.c), is counted as a copy of its intent, which takes effect
@@ -268,7 +270,7 @@ void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP_
     }
     sqlite3_bind_blob(st, 1, group, MERO_GROUP_ID_LEN, SQLITE_STATIC);
     struct mero_buf all; /* (len u32, bytes)* copied out before updating rows */
-    mero_buf_init(&all, 64u << 20);
+    mero_buf_init(&all, CTX_PENDING_MAX);
     while (sqlite3_step(st) == SQLITE_ROW) {
         int n = sqlite3_column_bytes(st, 0);
         if (mero_buf_append_u32le(&all, (uint32_t)n) < 0 ||
