@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * admission_internal.h - verify_and_admit (spec "Verify and admit (the verifier)",
- * reference-calimero.md §5.4), the one function both admission paths end in. Private to
- * src/node.
+ * reference-calimero.md §5.4) as its steps: check (1-3), verify_real (DCAP) and decide (4),
+ * which both admission paths run in that order through run.c (verify_real off the loop for a
+ * real quote). Private to src/node.
  *
  * The governance decision (admit_tee_node, publishing the admission, the evidence and the
  * KeyDelivery) and the credential codec live in the gov layer; DCAP verification of a real
@@ -126,9 +127,10 @@ MERO_MUST_CHECK int mero_admission_decide(const struct mero_admission_deps *deps
                                           struct mero_err *err);
 
 /*
- * All of it in one call (tests, and the mock path in the node): 0 with *out set, or a
- * refusal with its reason in err. NOT_A_VOUCHER comes back as -MERO_ENOTVOUCHER with
- * MERO_ADM_REASON_NOT_VOUCHER.
+ * All of it in one call, on one thread: 0 with *out set, or a refusal with its reason in err.
+ * Only the unit tests call it (tests/unit/test_admission.c); the node runs the same three
+ * steps itself in run.c, so that verify_real can run off the loop. NOT_A_VOUCHER comes back as
+ * -MERO_ENOTVOUCHER with MERO_ADM_REASON_NOT_VOUCHER.
  */
 MERO_MUST_CHECK int mero_verify_and_admit(struct mero_challenge_book *book,
                                           const struct mero_admission_deps *deps,
