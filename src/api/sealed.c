@@ -324,9 +324,8 @@ static void seal_into(struct api_req *r, struct api_req *in)
     json_decref(h);
     size_t frames = len / MERO_SEALED_FRAME_DATA_MAX + 3;
     mero_buf_init(&out, len + frames * (5 + MERO_AEAD_TAG_LEN) + MERO_SEALED_HEAD_MAX);
-    if (c == NULL || head == NULL || strlen(head) > MERO_SEALED_HEAD_MAX) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(c != NULL && head != NULL && strlen(head) <= MERO_SEALED_HEAD_MAX, NULL,
+                    MERO_ENOMEM, "no session or no head");
     MERO_TRY_OUT(mero_sealed_frame_seal(c->key, c->hdr, index++, MERO_SEALED_HEAD,
                                         (const uint8_t *)head, strlen(head), &out));
     for (size_t off = 0; off < len; off += MERO_SEALED_FRAME_DATA_MAX) {

@@ -524,36 +524,26 @@ int mero__api_parse_policy(json_t *body, json_t **canon, struct mero_err *f)
     }
     json_t *lists[6] = {0};
     json_t *res = NULL;
-    int rc = -1;
+    int rc = 0;
     for (size_t i = 0; i < 6; i++) {
-        if (parse_list(body, i, &lists[i], f) < 0) {
-            goto out;
-        }
+        MERO_TRY_OUT(parse_list(body, i, &lists[i], f));
     }
     json_t *sr = json_object_get(body, "signedRelease");
     json_t *release = NULL;
     if (sr != NULL && !json_is_null(sr)) {
         for (size_t i = 0; i < 5; i++) {
-            if (json_array_size(lists[i]) != 0) {
-                mero_err_set(f, MERO_EINVAL,
-                             "signedRelease form: `%s` must be empty (measurements come from the "
-                             "signed release)",
-                             list_names[i]);
-                goto out;
-            }
+            MERO_ENSURE_OUT(json_array_size(lists[i]) == 0, f, MERO_EINVAL,
+                            "signedRelease form: `%s` must be empty (measurements come from the "
+                            "signed release)",
+                            list_names[i]);
         }
-        if (parse_release(sr, &release, f) < 0) {
-            goto out;
-        }
+        MERO_TRY_OUT(parse_release(sr, &release, f));
     } else {
         static const size_t required[] = {0, 2, 3, 4};
         for (size_t k = 0; k < 4; k++) {
-            if (json_array_size(lists[required[k]]) == 0) {
-                mero_err_set(f, MERO_EINVAL,
-                             "`%s` must not be empty: the measurement form pins MRTD and RTMR1-3",
-                             list_names[required[k]]);
-                goto out;
-            }
+            MERO_ENSURE_OUT(json_array_size(lists[required[k]]) != 0, f, MERO_EINVAL,
+                            "`%s` must not be empty: the measurement form pins MRTD and RTMR1-3",
+                            list_names[required[k]]);
         }
     }
     res = json_object();

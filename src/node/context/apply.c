@@ -143,15 +143,11 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
                             (unsigned long long)MERO_LAMPORT_STEP);
     }
     sqlite3_stmt *st = NULL;
-    rc = sqlite3_prepare_v2(node->db,
-                            "INSERT INTO ctx_delta(hash, context, grp, bytes, applied) "
-                            "VALUES(?1, ?2, ?3, ?4, 0)",
-                            -1, &st, NULL) == SQLITE_OK
-             ? 0
-             : -MERO_EIO;
-    if (rc < 0) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(sqlite3_prepare_v2(node->db,
+                                       "INSERT INTO ctx_delta(hash, context, grp, bytes, applied) "
+                                       "VALUES(?1, ?2, ?3, ?4, 0)",
+                                       -1, &st, NULL) == SQLITE_OK,
+                    NULL, MERO_EIO, "prepare");
     sqlite3_bind_blob(st, 1, hash, MERO_DELTA_ID_LEN, SQLITE_STATIC);
     sqlite3_bind_blob(st, 2, d.ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
     sqlite3_bind_blob(st, 3, group, MERO_GROUP_ID_LEN, SQLITE_STATIC);
