@@ -111,7 +111,7 @@ int mero_node_metrics(struct mero_node *node, struct mero_node_metrics *out, str
             continue; /* purged meanwhile: not listed */
         }
         uint64_t at = 0;
-        if (mero_node_sync_last(node, e->ns, &at)) {
+        if (mero__node_sync_last(node, e->ns, &at)) {
             e->last_sync_unix = at;
             e->sync_lag_s = now > at ? now - at : 0;
         } else {

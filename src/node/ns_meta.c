@@ -9,8 +9,8 @@
 
 #include "node/ns_meta_internal.h"
 
-int mero_ns_meta_put(struct sqlite3 *db, const uint8_t id[MERO_GROUP_ID_LEN],
-                     const struct mero_ns_meta *m)
+int mero__ns_meta_put(struct sqlite3 *db, const uint8_t id[MERO_GROUP_ID_LEN],
+                      const struct mero_ns_meta *m)
 {
     sqlite3_stmt *st = NULL;
     int rc = -MERO_EIO;
@@ -51,8 +51,8 @@ static void col(sqlite3_stmt *st, int i, char out[MERO_NS_META_STR_MAX])
     out[n] = 0;
 }
 
-int mero_ns_meta_get(struct sqlite3 *db, const uint8_t id[MERO_GROUP_ID_LEN],
-                     struct mero_ns_meta *m, bool *found)
+int mero__ns_meta_get(struct sqlite3 *db, const uint8_t id[MERO_GROUP_ID_LEN],
+                      struct mero_ns_meta *m, bool *found)
 {
     sqlite3_stmt *st = NULL;
     int rc = -MERO_EIO;

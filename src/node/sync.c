@@ -18,9 +18,9 @@
  * bounding the work a slow or hostile peer can cause; a requested cursor beyond 2^63-1 is
  * "after everything", never wrapped. A namespace this node self-purged (its tombstone,
  * mero_gov_purged) is never asked for, and any answer for it that was in flight when the purge
- * ran is dropped, ops and deltas alike (mero_node_sync_take), so a pull that started before the
+ * ran is dropped, ops and deltas alike (mero__node_sync_take), so a pull that started before the
  * purge cannot bring its op log, members or context data back. For GET /metrics (issue 19) it
- * remembers, per namespace, when an op pull last completed (mero_node_sync_last; memory only).
+ * remembers, per namespace, when an op pull last completed (mero__node_sync_last; memory only).
  *
  * Cursors (issue 20: a catch-up costs what is missing, not the log): per (peer, namespace) for
  * ops and per (peer, context) for deltas this node remembers, in memory, the RESPONDER's
@@ -136,8 +136,8 @@ static void note_synced(struct mero_node_sync *s, const uint8_t ns[MERO_NS_ID_LE
     slot->at = mero_now_unix();
 }
 
-bool mero_node_sync_last(const struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                         uint64_t *unix_s)
+bool mero__node_sync_last(const struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                          uint64_t *unix_s)
 {
     const struct mero_node_sync *s = node->sync;
     for (size_t i = 0; s != NULL && i < SYNC_LAST_MAX; i++) {
@@ -157,8 +157,8 @@ static bool purged(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN])
     return mero_gov_purged(node->store, ns, &yes) < 0 || yes; /* fail closed */
 }
 
-int mero_node_sync_take(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], bool delta,
-                        const uint8_t *p, size_t len)
+int mero__node_sync_take(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], bool delta,
+                         const uint8_t *p, size_t len)
 {
     if (purged(node, ns)) {
         return 1;
@@ -169,7 +169,7 @@ int mero_node_sync_take(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN]
             MERO_DEBUG("synced delta refused: %s", err.msg);
         }
     } else {
-        (void)mero_node_apply_op(node, NULL, p, len);
+        (void)mero__node_apply_op(node, NULL, p, len);
     }
     return 0;
 }
@@ -185,7 +185,7 @@ static void job_end(struct job *j)
     j->busy = false;
     if (j->again) {
         j->again = false;
-        mero_node_sync_peer(j->node, j->peer);
+        mero__node_sync_peer(j->node, j->peer);
     }
 }
 
@@ -486,7 +486,7 @@ static void on_get(void *ud, int status, const uint8_t *data, size_t len)
         if (l == 0) {
             continue;
         }
-        (void)mero_node_sync_take(j->node, j->nss[j->ins], j->deltas, p, l);
+        (void)mero__node_sync_take(j->node, j->nss[j->ins], j->deltas, p, l);
     }
     fetch_next(j);
 }
@@ -505,7 +505,7 @@ static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
         job_end(j);
         return;
     }
-    mero_node_seen_from_peer(j->node, j->peer, MERO_FLEET_SEEN_SYNC); /* issue 19: last seen */
+    mero__node_seen_from_peer(j->node, j->peer, MERO_FLEET_SEEN_SYNC); /* issue 19: last seen */
     bool anchored = j->anchored;
     j->anchored = false;
     if (ok != 0 || mero_cur_u64le(&c, &last) < 0 || mero_cur_u32le(&c, &n) < 0 || n > INV_MAX ||
@@ -555,11 +555,11 @@ static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
         job_end(j); /* out of memory: the cursor stays */
         return;
     }
-    j->after = mero_node_sync_next_after(j->after == UINT64_MAX ? 0 : j->after, n, INV_MAX, last);
+    j->after = mero__node_sync_next_after(j->after == UINT64_MAX ? 0 : j->after, n, INV_MAX, last);
     fetch_next(j);
 }
 
-uint64_t mero_node_sync_next_after(uint64_t sent, uint32_t n, uint32_t max, uint64_t last)
+uint64_t mero__node_sync_next_after(uint64_t sent, uint32_t n, uint32_t max, uint64_t last)
 {
     /* page on only when the peer's cursor moved forward and stays in SQLite's range */
     return (n == max && last > sent && last <= INT64_MAX) ? last : UINT64_MAX;
@@ -674,7 +674,7 @@ static void start_job(struct mero_node *node, const char *peer, uint8_t (*nss)[M
     step(j);
 }
 
-void mero_node_sync_peer(struct mero_node *node, const char *peer_id)
+void mero__node_sync_peer(struct mero_node *node, const char *peer_id)
 {
     uint8_t(*nss)[MERO_NS_ID_LEN] = NULL;
     size_t n = 0;
@@ -684,8 +684,8 @@ void mero_node_sync_peer(struct mero_node *node, const char *peer_id)
     start_job(node, peer_id, nss, n);
 }
 
-void mero_node_sync_pull(struct mero_node *node, const char *peer_id,
-                         const uint8_t ns[MERO_NS_ID_LEN])
+void mero__node_sync_pull(struct mero_node *node, const char *peer_id,
+                          const uint8_t ns[MERO_NS_ID_LEN])
 {
     uint8_t(*one)[MERO_NS_ID_LEN] = malloc(sizeof(*one));
     if (one == NULL) {
@@ -695,7 +695,7 @@ void mero_node_sync_pull(struct mero_node *node, const char *peer_id,
     start_job(node, peer_id, one, 1);
 }
 
-int mero_node_sync_start(struct mero_node *node, struct mero_err *err)
+int mero__node_sync_start(struct mero_node *node, struct mero_err *err)
 {
     node->sync = calloc(1, sizeof(*node->sync));
     if (node->sync == NULL) {
@@ -708,7 +708,7 @@ int mero_node_sync_start(struct mero_node *node, struct mero_err *err)
     return 0;
 }
 
-void mero_node_sync_stop(struct mero_node *node)
+void mero__node_sync_stop(struct mero_node *node)
 {
     if (node->sync == NULL) {
         return;
@@ -723,7 +723,7 @@ void mero_node_sync_stop(struct mero_node *node)
 
 /* ---- issue 20: sync cursors (src/node/sync.c) ---- */
 
-void mero_node_sync_get_stats(const struct mero_node *node, struct mero_node_sync_stats *out)
+void mero__node_sync_get_stats(const struct mero_node *node, struct mero_node_sync_stats *out)
 {
     memset(out, 0, sizeof(*out));
     if (node->sync != NULL) {
@@ -731,7 +731,7 @@ void mero_node_sync_get_stats(const struct mero_node *node, struct mero_node_syn
     }
 }
 
-bool mero_node_sync_busy(const struct mero_node *node)
+bool mero__node_sync_busy(const struct mero_node *node)
 {
     for (size_t i = 0; node->sync != NULL && i < MAX_JOBS; i++) {
         if (node->sync->jobs[i].busy) {

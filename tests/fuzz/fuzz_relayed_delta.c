@@ -37,7 +37,7 @@ static void setup(void)
     }
     mero_log_set_level(MERO_LOG_ERROR); /* every refusal is logged at INFO */
     if (mero_crypto_init() < 0 || mero_store_open(":memory:", &node.store, &err) < 0 ||
-        mero_node_db_open(&node.db, ":memory:", true, &err) < 0 ||
+        mero__node_db_open(&node.db, ":memory:", true, &err) < 0 ||
         mero_node_ctx_open(&node, &err) < 0 ||
         mero_gov_create_namespace(node.store, ns, NULL, &err) < 0 ||
         mero_gov_create_context(node.store, ns, ns, app, ctx, NULL, &err) < 0) {

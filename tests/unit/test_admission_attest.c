@@ -61,7 +61,7 @@ static int forge_evidence(struct govt_node *owner, const struct govt_tee *tee, c
 
 /*
  * One evidence verification path (issue 14): merod's governance store carries no verifier of
- * its own (mero_node_gov_hooks), and a peer configured as merod and a peer running the bare
+ * its own (mero__node_gov_hooks), and a peer configured as merod and a peer running the bare
  * library judge the same genuine evidence - every case of ../shared/testdata/tdx at its time,
  * intact and with a flipped body byte - the same way, with the same reason.
  */
@@ -81,7 +81,7 @@ TEST(merod_and_the_library_judge_evidence_alike)
         {"nearmpc-4", "collateral.json", 1786622400u},
     };
     struct mero_gov_hooks h;
-    mero_node_gov_hooks(NULL, &h);
+    mero__node_gov_hooks(NULL, &h);
     CHECK(h.evidence_verify == NULL && h.quote_report_data == NULL);
     h.on_event = NULL; /* the node's listener needs a node; it judges nothing */
 

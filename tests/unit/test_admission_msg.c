@@ -407,32 +407,32 @@ TEST(ns_topic_built_and_parsed_by_one_pair)
         ns[i] = (uint8_t)(0xf0 + i);
     }
     CHECK_EQ(MERO_NS_TOPIC_SIZE, 68);
-    mero_node_topic(topic, ns);
+    mero__node_topic(topic, ns);
     CHECK_EQ(strlen(topic), MERO_NS_TOPIC_LEN);
     CHECK(strncmp(topic, "ns/f0f1f2", 9) == 0);
-    CHECK_OK(mero_node_topic_ns(topic, back));
+    CHECK_OK(mero__node_topic_ns(topic, back));
     CHECK_MEM_EQ(back, ns, sizeof(ns));
     /* either hex case */
     memcpy(bad, topic, sizeof(topic));
     bad[3] = 'F';
-    CHECK_OK(mero_node_topic_ns(bad, back));
+    CHECK_OK(mero__node_topic_ns(bad, back));
     CHECK_MEM_EQ(back, ns, sizeof(ns));
     /* not a namespace topic: wrong prefix, one digit short or long, not hex, NULL */
     memcpy(bad, topic, sizeof(topic));
     bad[0] = 'N';
-    CHECK_ERR(mero_node_topic_ns(bad, back), -MERO_EINVAL);
+    CHECK_ERR(mero__node_topic_ns(bad, back), -MERO_EINVAL);
     memcpy(bad, topic, sizeof(topic));
     bad[MERO_NS_TOPIC_LEN - 1] = '\0';
-    CHECK_FAILS(mero_node_topic_ns(bad, back));
+    CHECK_FAILS(mero__node_topic_ns(bad, back));
     memcpy(bad, topic, sizeof(topic));
     bad[MERO_NS_TOPIC_LEN] = '0';
     bad[MERO_NS_TOPIC_LEN + 1] = '\0';
-    CHECK_FAILS(mero_node_topic_ns(bad, back));
+    CHECK_FAILS(mero__node_topic_ns(bad, back));
     memcpy(bad, topic, sizeof(topic));
     bad[10] = 'g';
-    CHECK_FAILS(mero_node_topic_ns(bad, back));
-    CHECK_FAILS(mero_node_topic_ns(NULL, back));
-    CHECK_FAILS(mero_node_topic_ns("ns/ab", back));
+    CHECK_FAILS(mero__node_topic_ns(bad, back));
+    CHECK_FAILS(mero__node_topic_ns(NULL, back));
+    CHECK_FAILS(mero__node_topic_ns("ns/ab", back));
 }
 
 MERO_TEST_MAIN(T(prompt_is_one_tag_byte), T(challenge_request_golden_and_roundtrip),

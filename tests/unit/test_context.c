@@ -36,7 +36,7 @@ static int setup(void)
     struct mero_gov_oplist ops = {0};
     uint8_t app[32] = {0};
     if (mero_crypto_init() < 0 || mero_store_open(":memory:", &node.store, &err) < 0 ||
-        mero_node_db_open(&node.db, ":memory:", true, &err) < 0 ||
+        mero__node_db_open(&node.db, ":memory:", true, &err) < 0 ||
         mero_node_ctx_open(&node, &err) < 0 ||
         mero_gov_create_namespace(node.store, ns, &ops, &err) < 0 ||
         mero_gov_create_context(node.store, ns, ns, app, ctx, &ops, &err) < 0) {
@@ -332,8 +332,8 @@ TEST(clock_exhaustion_and_superseded_writes)
     uint8_t c2[32];
     CHECK_OK(new_context(c2));
     CHECK_OK(mero_node_ctx_put(&node, c2, "m", (const uint8_t *)"v0", 2, false, 0, &err));
-    CHECK_OK(mero_node_db_exec(node.db, "UPDATE ctx_kv SET lamport = 9223372036854775806 "
-                                        "WHERE k = 'm'"));
+    CHECK_OK(mero__node_db_exec(node.db, "UPDATE ctx_kv SET lamport = 9223372036854775806 "
+                                         "WHERE k = 'm'"));
     deltas = sql_int("SELECT COUNT(*) FROM ctx_delta");
     CHECK_ERR(mero_node_ctx_put(&node, c2, "m", (const uint8_t *)"new", 3, false, 0, &err),
               -MERO_ESUPERSEDED);
@@ -353,7 +353,7 @@ static int apply_pair_fresh(const struct mero_buf *a, const struct mero_buf *b, 
 {
     struct mero_err err = {0};
     struct sqlite3 *keep = node.db;
-    int rc = mero_node_db_open(&node.db, ":memory:", true, &err);
+    int rc = mero__node_db_open(&node.db, ":memory:", true, &err);
     rc = rc ? rc : mero_node_ctx_open(&node, &err);
     rc = rc ? rc : mero_node_ctx_apply(&node, a->data, a->len, &err);
     rc = rc ? rc : mero_node_ctx_apply(&node, b->data, b->len, &err);
@@ -415,7 +415,7 @@ TEST(refused_delta_is_admitted_once_its_predecessors_arrive)
     }
     mero_wipe(sk, sizeof(sk));
     struct sqlite3 *keep = node.db;
-    CHECK_OK(mero_node_db_open(&node.db, ":memory:", true, &err));
+    CHECK_OK(mero__node_db_open(&node.db, ":memory:", true, &err));
     CHECK_OK(mero_node_ctx_open(&node, &err));
     /* gossip delivers the newest first: beyond this node's clock, refused and not stored */
     CHECK_ERR(mero_node_ctx_apply(&node, d[2].data, d[2].len, &err), -MERO_ECLOCK);
@@ -468,15 +468,15 @@ TEST(sync_cursor_beyond_int64_is_not_wrapped)
 TEST(sync_pages_on_only_while_the_cursor_advances)
 {
     const uint64_t max = (uint64_t)INT64_MAX;
-    CHECK_U64_EQ(mero_node_sync_next_after(0, 1024, 1024, 1024), 1024);
-    CHECK_U64_EQ(mero_node_sync_next_after(1024, 1024, 1024, 2048), 2048);
-    CHECK_U64_EQ(mero_node_sync_next_after(0, 1023, 1024, 1023), UINT64_MAX);    /* last page */
-    CHECK_U64_EQ(mero_node_sync_next_after(1024, 1024, 1024, 1024), UINT64_MAX); /* stalled */
-    CHECK_U64_EQ(mero_node_sync_next_after(1024, 1024, 1024, 5), UINT64_MAX);    /* backwards */
-    CHECK_U64_EQ(mero_node_sync_next_after(0, 1024, 1024, max), max);
-    CHECK_U64_EQ(mero_node_sync_next_after(0, 1024, 1024, max + 1), UINT64_MAX);
-    CHECK_U64_EQ(mero_node_sync_next_after(max - 1, 1024, 1024, UINT64_MAX), UINT64_MAX);
-    CHECK_U64_EQ(mero_node_sync_next_after(max, 1024, 1024, max), UINT64_MAX);
+    CHECK_U64_EQ(mero__node_sync_next_after(0, 1024, 1024, 1024), 1024);
+    CHECK_U64_EQ(mero__node_sync_next_after(1024, 1024, 1024, 2048), 2048);
+    CHECK_U64_EQ(mero__node_sync_next_after(0, 1023, 1024, 1023), UINT64_MAX);    /* last page */
+    CHECK_U64_EQ(mero__node_sync_next_after(1024, 1024, 1024, 1024), UINT64_MAX); /* stalled */
+    CHECK_U64_EQ(mero__node_sync_next_after(1024, 1024, 1024, 5), UINT64_MAX);    /* backwards */
+    CHECK_U64_EQ(mero__node_sync_next_after(0, 1024, 1024, max), max);
+    CHECK_U64_EQ(mero__node_sync_next_after(0, 1024, 1024, max + 1), UINT64_MAX);
+    CHECK_U64_EQ(mero__node_sync_next_after(max - 1, 1024, 1024, UINT64_MAX), UINT64_MAX);
+    CHECK_U64_EQ(mero__node_sync_next_after(max, 1024, 1024, max), UINT64_MAX);
 }
 
 TEST(clock_derived_for_a_database_without_it)
@@ -484,15 +484,15 @@ TEST(clock_derived_for_a_database_without_it)
     CHECK_OK(setup());
     int64_t rows = sql_int("SELECT COUNT(*) FROM ctx_clock");
     CHECK(rows >= 3);
-    CHECK_OK(mero_node_db_exec(node.db, "CREATE TEMP TABLE saved AS SELECT * FROM ctx_clock"));
-    CHECK_OK(mero_node_db_exec(node.db, "DELETE FROM ctx_clock"));
+    CHECK_OK(mero__node_db_exec(node.db, "CREATE TEMP TABLE saved AS SELECT * FROM ctx_clock"));
+    CHECK_OK(mero__node_db_exec(node.db, "DELETE FROM ctx_clock"));
     struct mero_err err = {0};
     CHECK_OK(mero_node_ctx_open(&node, &err));
     CHECK_EQ(sql_int("SELECT COUNT(*) FROM ctx_clock"), rows);
     CHECK_EQ(sql_int("SELECT COUNT(*) FROM (SELECT * FROM saved EXCEPT SELECT * FROM ctx_clock)"),
              0);
     /* a database that has its clocks is left as it is */
-    CHECK_OK(mero_node_db_exec(node.db, "UPDATE ctx_clock SET lamport = lamport - 1"));
+    CHECK_OK(mero__node_db_exec(node.db, "UPDATE ctx_clock SET lamport = lamport - 1"));
     CHECK_OK(mero_node_ctx_open(&node, &err));
     CHECK_EQ(sql_int("SELECT COUNT(*) FROM (SELECT * FROM saved EXCEPT SELECT * FROM ctx_clock)"),
              rows);

@@ -61,7 +61,7 @@ static int publish_ops(void *ud, const uint8_t ns[32], const struct mero_gov_opl
 {
     struct tnode *t = ud;
     char topic[68];
-    mero_node_topic(topic, ns);
+    mero__node_topic(topic, ns);
     for (size_t i = 0; i < ops->n; i++) {
         struct mero_buf b;
         mero_buf_init(&b, 1 << 20);
@@ -350,7 +350,7 @@ static int new_namespace(struct tnode *owner, uint8_t ns[32])
         fprintf(stderr, "create_namespace: %s\n", e.msg);
         return rc;
     }
-    mero_node_topic(topic, ns);
+    mero__node_topic(topic, ns);
     return mero_net_subscribe(owner->net, topic);
 }
 
@@ -785,7 +785,7 @@ TEST(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted)
     struct mero_net *one = NULL, *many[FLOODERS] = {0};
     CHECK_OK(new_namespace(&owner, NS_FLOOD));
     CHECK_OK(set_policy(&owner, NS_FLOOD, true, ZERO96));
-    mero_node_topic(topic, NS_FLOOD);
+    mero__node_topic(topic, NS_FLOOD);
     /* 500 prompts from one peer */
     CHECK_OK(flood_peer(&one, &owner, topic));
     pump(300);

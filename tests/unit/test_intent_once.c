@@ -74,10 +74,10 @@ static int fresh_db(void)
 {
     struct mero_err err = {0};
     if (node.db != NULL) {
-        mero_node_db_close(node.db);
+        mero__node_db_close(node.db);
         node.db = NULL;
     }
-    MERO_TRY(mero_node_db_open(&node.db, ":memory:", true, &err));
+    MERO_TRY(mero__node_db_open(&node.db, ":memory:", true, &err));
     return mero_node_ctx_open(&node, &err);
 }
 
@@ -542,8 +542,8 @@ TEST(old_node_db_counts_its_relayed_deltas_at_open)
     intent(&neu, client_sk, 10, 5, "upgrade", "NEW");
     CHECK_OK(relayed(&d_old, r2_pk, r2_sk, 9, &old, client_pk));
     CHECK_OK(mero_node_ctx_apply(&node, d_old.data, d_old.len, &err));
-    CHECK_OK(mero_node_db_exec(node.db, "DELETE FROM ctx_intent"));
-    CHECK_OK(mero_node_db_exec(node.db, "DELETE FROM node_meta WHERE k = 'ctx_intents_counted'"));
+    CHECK_OK(mero__node_db_exec(node.db, "DELETE FROM ctx_intent"));
+    CHECK_OK(mero__node_db_exec(node.db, "DELETE FROM node_meta WHERE k = 'ctx_intents_counted'"));
     CHECK_OK(mero_node_ctx_open(&node, &err));
     CHECK_OK(relayed(&d_new, r1_pk, r1_sk, 2, &neu, client_pk)); /* a lagging relay */
     CHECK_OK(mero_node_ctx_apply(&node, d_new.data, d_new.len, &err));
@@ -557,7 +557,7 @@ TEST(old_node_db_counts_its_relayed_deltas_at_open)
 
 static void teardown(void)
 {
-    mero_node_db_close(node.db);
+    mero__node_db_close(node.db);
     mero_store_close(node.store);
     memset(&node, 0, sizeof(node));
 }

@@ -39,7 +39,7 @@ static int setup(void)
     struct mero_err err = {0};
     uint8_t app[32] = {0};
     if (mero_crypto_init() < 0 || mero_store_open(":memory:", &node.store, &err) < 0 ||
-        mero_node_db_open(&node.db, ":memory:", true, &err) < 0 ||
+        mero__node_db_open(&node.db, ":memory:", true, &err) < 0 ||
         mero_node_ctx_open(&node, &err) < 0 ||
         mero_gov_create_namespace(node.store, ns, NULL, &err) < 0 ||
         mero_gov_create_context(node.store, ns, ns, app, ctx, NULL, &err) < 0) {
@@ -352,7 +352,7 @@ TEST(doc_vector_applies_and_is_in_the_doc)
     CHECK_MEM_EQ(h, id, 32);
     /* a node holding the vector's namespace, context, key, relay row and member */
     CHECK_OK(mero_store_open(":memory:", &vn.store, &err));
-    CHECK_OK(mero_node_db_open(&vn.db, ":memory:", true, &err));
+    CHECK_OK(mero__node_db_open(&vn.db, ":memory:", true, &err));
     CHECK_OK(mero_node_ctx_open(&vn, &err));
     CHECK_OK(mero__gov_group_put(vn.store, vns, vns, vns, MERO_GROUP_OPEN, 1));
     CHECK_OK(mero__gov_context_put(vn.store, vctx, vns, vns, app, 2));
@@ -371,7 +371,7 @@ TEST(doc_vector_applies_and_is_in_the_doc)
     bytes[150] ^= 1;
     CHECK_FAILS(mero_node_ctx_apply(&vn, bytes, sizeof(bytes), &err));
     bytes[150] ^= 1;
-    mero_node_db_close(vn.db);
+    mero__node_db_close(vn.db);
     mero_store_close(vn.store);
 
     /* the doc carries the same hex (whitespace ignored) */

@@ -184,7 +184,7 @@ static void publish_prompt(struct mero_fleet_join *j)
 {
     char topic[68];
     struct mero_buf b;
-    mero_node_topic(topic, j->ns);
+    mero__node_topic(topic, j->ns);
     mero_buf_init(&b, 8);
     if (mero_adm_prompt_encode(&b) == 0) {
         int rc = mero_net_publish(j->a->env.net, topic, b.data, b.len);
@@ -545,7 +545,7 @@ int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_
         free(j);
         return mero_err_set(err, -rc, "too many namespaces are waiting for admission");
     }
-    mero_node_topic(topic, ns);
+    mero__node_topic(topic, ns);
     rc = mero_net_subscribe(a->env.net, topic);
     if (rc < 0) {
         free(j);

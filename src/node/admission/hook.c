@@ -30,7 +30,7 @@
 static int env_publish(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
                        const struct mero_gov_oplist *ops)
 {
-    return mero_node_publish_ops(ud, ns, ops);
+    return mero__node_publish_ops(ud, ns, ops);
 }
 
 static void env_sync(void *ud, const uint8_t ns[MERO_NS_ID_LEN])
@@ -40,10 +40,10 @@ static void env_sync(void *ud, const uint8_t ns[MERO_NS_ID_LEN])
     if (node->net == NULL) {
         return;
     }
-    (void)mero_node_follow(node, ns);
+    (void)mero__node_follow(node, ns);
     size_t n = mero_net_connected_peers(node->net, peers, 16);
     for (size_t i = 0; i < n && i < 16; i++) {
-        mero_node_sync_pull(node, peers[i], ns);
+        mero__node_sync_pull(node, peers[i], ns);
     }
 }
 
@@ -76,7 +76,7 @@ static int env_purge_contexts(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
     MERO_TRY(mero_node_ctx_purge(ud, ns, group));
     /* issue 19: a whole-namespace purge forgets its admission attempts too */
     if (memcmp(ns, group, MERO_NS_ID_LEN) == 0 && node->db != NULL) {
-        MERO_TRY(mero_node_attempts_purge(node->db, ns));
+        MERO_TRY(mero__node_attempts_purge(node->db, ns));
     }
     return 0;
 }
@@ -105,21 +105,21 @@ static void env_attempt_decided(void *ud, const struct mero_tee_claim *c,
         .tcb_status = v != NULL ? v->tcb_status : NULL,
         .matched_profile = v != NULL && admitted ? v->matched_profile : NULL,
     };
-    mero_node_fleet_decided(ud, &d);
+    mero__node_fleet_decided(ud, &d);
 }
 
 static void env_attempt_heard(void *ud, const uint8_t ns[MERO_NS_ID_LEN], bool direct, int verdict,
                               const char *reason)
 {
-    mero_node_fleet_heard(ud, ns, direct ? MERO_FLEET_PATH_DIRECT : MERO_FLEET_PATH_PROMPT, verdict,
-                          reason);
+    mero__node_fleet_heard(ud, ns, direct ? MERO_FLEET_PATH_DIRECT : MERO_FLEET_PATH_PROMPT,
+                           verdict, reason);
 }
 
 /* Both databases, node.db first (it holds the decrypted values); each is tried. */
 static int env_checkpoint(void *ud)
 {
     struct mero_node *node = ud;
-    int a = mero_node_db_checkpoint(node->db);
+    int a = mero__node_db_checkpoint(node->db);
     int b = mero_store_checkpoint(node->store);
     return a < 0 ? a : b;
 }
@@ -148,7 +148,7 @@ static int hook_gossip(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                        const uint8_t *data, size_t len)
 {
     char topic[MERO_NS_TOPIC_SIZE];
-    mero_node_topic(topic, ns);
+    mero__node_topic(topic, ns);
     if (mero_admission_on_gossip(node->hooks.gossip_state, topic, from, data, len)) {
         return 0;
     }
@@ -223,7 +223,7 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     if (mero__evidence_retry_start(a) < 0) {
         MERO_WARN("the evidence refresh loop did not start; this TEE's evidence may lapse");
     }
-    if (mero_admission_purge_reconcile(a) < 0) {
+    if (mero__admission_purge_reconcile(a) < 0) {
         MERO_WARN("self-purge reconcile failed; it is retried at the next start");
     }
     /* a crash after a purge committed but before its checkpoint left deleted pages in a WAL
@@ -242,7 +242,7 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
 
 void mero_node_admission_on_event(struct mero_node *node, const struct mero_gov_event *ev)
 {
-    mero_admission_on_event(node->hooks.gossip_state, ev);
+    mero__admission_on_event(node->hooks.gossip_state, ev);
 }
 
 void mero_node_admission_stop(struct mero_node *node)

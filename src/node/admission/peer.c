@@ -314,7 +314,7 @@ int mero_admission_on_gossip(struct mero_admission *a, const char *topic, const 
                              const uint8_t *data, size_t len)
 {
     uint8_t ns[MERO_NS_ID_LEN];
-    if (!mero_adm_is_prompt(data, len) || mero_node_topic_ns(topic, ns) < 0) {
+    if (!mero_adm_is_prompt(data, len) || mero__node_topic_ns(topic, ns) < 0) {
         return 0;
     }
     if (from == NULL || strcmp(from, a->self_peer) == 0 || a->closing) {

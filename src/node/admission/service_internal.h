@@ -211,8 +211,8 @@ MERO_MUST_CHECK int mero_fleet_join_start(struct mero_admission *a,
  * purge.c - self_purge: feed every governance event (only TeeMemberRemoved for our identity
  * acts); reconcile finishes marked purges (call once at startup, before following topics).
  */
-void mero_admission_on_event(struct mero_admission *a, const struct mero_gov_event *ev);
-MERO_MUST_CHECK int mero_admission_purge_reconcile(struct mero_admission *a);
+void mero__admission_on_event(struct mero_admission *a, const struct mero_gov_event *ev);
+MERO_MUST_CHECK int mero__admission_purge_reconcile(struct mero_admission *a);
 
 /* ---- shared between node/admission/peer.c and node/admission/fleet_join.c ---- */
 uint64_t mero__adm_now(const struct mero_admission *a);

@@ -126,17 +126,17 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
         v->remember = v->for_now = true; /* governance may still change its mind */
         return rc;
     }
-    if (mero_node_db_exec(node->db, "BEGIN IMMEDIATE") < 0) {
+    if (mero__node_db_exec(node->db, "BEGIN IMMEDIATE") < 0) {
         return mero_err_set(err, MERO_EIO, "cannot start a write: %s", sqlite3_errmsg(node->db));
     }
     uint64_t clock = 0;
     bool keyless = false;
     if (mero__ctx_clock_of(node, d.ctx, &clock) < 0) {
-        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        (void)mero__node_db_exec(node->db, "ROLLBACK");
         return mero_err_set(err, MERO_EIO, "cannot read the context clock");
     }
     if (!mero_lamport_admissible(clock, d.lamport)) {
-        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        (void)mero__node_db_exec(node->db, "ROLLBACK");
         return mero_err_set(err, MERO_ECLOCK,
                             "delta lamport %llu is beyond the context clock %llu + %llu",
                             (unsigned long long)d.lamport, (unsigned long long)clock,
@@ -164,15 +164,15 @@ out:
     sqlite3_finalize(st);
     if (rc < 0 && merr.code != 0) {
         /* refused once its plaintext was read: nothing is stored */
-        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        (void)mero__node_db_exec(node->db, "ROLLBACK");
         v->remember = true;
         v->for_now = for_now;
         return mero_err_set(err, merr.code, "%s", merr.msg);
     }
-    if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
+    if (rc < 0 || mero__node_db_exec(node->db, "COMMIT") < 0) {
         char why[128];
         snprintf(why, sizeof(why), "%s", sqlite3_errmsg(node->db));
-        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        (void)mero__node_db_exec(node->db, "ROLLBACK");
         return mero_err_set(err, MERO_EIO, "cannot store the delta: %s", why);
     }
     if (keyless) {
@@ -237,7 +237,7 @@ static void retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_
     }
     mero_sha256(hash, p, n);
     bool tx =
-        sqlite3_get_autocommit(node->db) && mero_node_db_exec(node->db, "BEGIN IMMEDIATE") == 0;
+        sqlite3_get_autocommit(node->db) && mero__node_db_exec(node->db, "BEGIN IMMEDIATE") == 0;
     int m = materialise(node, group, p, &d, hash, &e, &for_now);
     if (m == 1) {
         (void)mero__ctx_exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash);
@@ -246,7 +246,7 @@ static void retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_
         (void)mero__ctx_exec_hash(node, "DELETE FROM ctx_delta WHERE hash = ?1", hash);
     }
     if (tx) {
-        (void)mero_node_db_exec(node->db, m < 0 && e.code == 0 ? "ROLLBACK" : "COMMIT");
+        (void)mero__node_db_exec(node->db, m < 0 && e.code == 0 ? "ROLLBACK" : "COMMIT");
     }
     if (m < 0 && e.code != 0) {
         bool ns_ok = !for_now || mero_gov_namespace_of(node->store, group, ns) == 0;

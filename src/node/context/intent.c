@@ -49,7 +49,7 @@ static const char *const schema[] = {
 int mero_node_ctx_intent_open(struct mero_node *node)
 {
     for (size_t i = 0; i < sizeof(schema) / sizeof(schema[0]); i++) {
-        MERO_TRY(mero_node_db_exec(node->db, schema[i]));
+        MERO_TRY(mero__node_db_exec(node->db, schema[i]));
     }
     return 0;
 }

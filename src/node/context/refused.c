@@ -33,10 +33,10 @@
 
 int mero_node_ctx_refused_open(struct mero_node *node)
 {
-    return mero_node_db_exec(node->db,
-                             "CREATE TEMP TABLE IF NOT EXISTS ctx_refused (seq INTEGER PRIMARY "
-                             "KEY, hash BLOB UNIQUE NOT NULL, ns BLOB, gen INTEGER NOT NULL, "
-                             "code INTEGER NOT NULL, why TEXT NOT NULL)");
+    return mero__node_db_exec(node->db,
+                              "CREATE TEMP TABLE IF NOT EXISTS ctx_refused (seq INTEGER PRIMARY "
+                              "KEY, hash BLOB UNIQUE NOT NULL, ns BLOB, gen INTEGER NOT NULL, "
+                              "code INTEGER NOT NULL, why TEXT NOT NULL)");
 }
 
 /* The generation of ns's governance state: it grows whenever that state may have changed. */

@@ -50,9 +50,9 @@ static int clock_backfill(struct mero_node *node)
     if (done) {
         return 0;
     }
-    if (mero_node_db_exec(node->db, "BEGIN IMMEDIATE") < 0 ||
+    if (mero__node_db_exec(node->db, "BEGIN IMMEDIATE") < 0 ||
         sqlite3_prepare_v2(node->db, "SELECT bytes FROM ctx_delta", -1, &st, NULL) != SQLITE_OK) {
-        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        (void)mero__node_db_exec(node->db, "ROLLBACK");
         return -MERO_EIO;
     }
     int rc = 0;
@@ -66,8 +66,8 @@ static int clock_backfill(struct mero_node *node)
     }
 out:
     sqlite3_finalize(st);
-    if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
-        (void)mero_node_db_exec(node->db, "ROLLBACK");
+    if (rc < 0 || mero__node_db_exec(node->db, "COMMIT") < 0) {
+        (void)mero__node_db_exec(node->db, "ROLLBACK");
         return -MERO_EIO;
     }
     return 0;
@@ -88,11 +88,11 @@ static int intent_backfill(struct mero_node *node)
     if (node->store == NULL) {
         return 0;
     }
-    MERO_TRY(mero_node_meta_get(node->db, META_INTENTS_COUNTED, &done));
+    MERO_TRY(mero__node_meta_get(node->db, META_INTENTS_COUNTED, &done));
     if (done) {
         return 0;
     }
-    MERO_TRY(mero_node_db_exec(node->db, "BEGIN IMMEDIATE"));
+    MERO_TRY(mero__node_db_exec(node->db, "BEGIN IMMEDIATE"));
     MERO_ENSURE_OUT(sqlite3_prepare_v2(node->db,
                                        "SELECT hash, grp, bytes FROM ctx_delta WHERE applied = 1 "
                                        "ORDER BY seq",
@@ -118,11 +118,11 @@ static int intent_backfill(struct mero_node *node)
         mero__ctx_close_write(pt, pl, &w);
         MERO_TRY_OUT(rc);
     }
-    MERO_TRY_OUT(mero_node_meta_set(node->db, META_INTENTS_COUNTED, "1"));
+    MERO_TRY_OUT(mero__node_meta_set(node->db, META_INTENTS_COUNTED, "1"));
 out:
     sqlite3_finalize(st);
-    if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
-        (void)mero_node_db_exec(node->db, "ROLLBACK");
+    if (rc < 0 || mero__node_db_exec(node->db, "COMMIT") < 0) {
+        (void)mero__node_db_exec(node->db, "ROLLBACK");
         return -MERO_EIO;
     }
     return 0;
@@ -131,7 +131,7 @@ out:
 int mero_node_ctx_open(struct mero_node *node, struct mero_err *err)
 {
     for (size_t i = 0; i < sizeof(schema) / sizeof(schema[0]); i++) {
-        if (mero_node_db_exec(node->db, schema[i]) < 0) {
+        if (mero__node_db_exec(node->db, schema[i]) < 0) {
             return mero_err_set(err, MERO_EIO, "cannot create the context tables");
         }
     }
@@ -161,7 +161,7 @@ int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN]
     bool whole = memcmp(ns, group, MERO_GROUP_ID_LEN) == 0;
     MERO_TRY(mero_gov_contexts(node->store, ns, &cs, &n));
     int rc;
-    MERO_TRY_OUT(mero_node_db_exec(node->db, "BEGIN IMMEDIATE"));
+    MERO_TRY_OUT(mero__node_db_exec(node->db, "BEGIN IMMEDIATE"));
     for (size_t i = 0; i < n; i++) {
         if (!whole && memcmp(cs[i].group, group, MERO_GROUP_ID_LEN) != 0) {
             continue;
@@ -179,8 +179,8 @@ int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN]
     }
 out:
     free(cs);
-    if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
-        (void)mero_node_db_exec(node->db, "ROLLBACK");
+    if (rc < 0 || mero__node_db_exec(node->db, "COMMIT") < 0) {
+        (void)mero__node_db_exec(node->db, "ROLLBACK");
         return -MERO_EIO;
     }
     if (whole) {

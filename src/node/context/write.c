@@ -68,7 +68,7 @@ static int apply_and_publish(struct mero_node *node, const uint8_t ns[MERO_NS_ID
         mero_buf_cleanup(d);
         return mero_err_set(err, -rc, "%s", aerr.msg);
     }
-    (void)mero_node_publish(node, ns, MERO_GOSSIP_DELTA, d->data, d->len);
+    (void)mero__node_publish(node, ns, MERO_GOSSIP_DELTA, d->data, d->len);
     mero_buf_cleanup(d);
     return 0;
 }
