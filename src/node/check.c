@@ -62,7 +62,7 @@ int mero_node_check(const char *home, FILE *out, struct mero_err *err)
         mero__node_gov_hooks(&node, &h);
         h.on_event = NULL; /* a check replays in a rolled-back transaction: no side effects */
         mero_store_set_hooks(node.store, &h);
-        if (mero_node_admission_attest_init(&e) < 0) {
+        if (mero__node_admission_attest_init(&e) < 0) {
             fprintf(out, "gov.db: release source: %s (release-form admissions cannot replay)\n",
                     e.msg);
         }
@@ -82,7 +82,7 @@ int mero_node_check(const char *home, FILE *out, struct mero_err *err)
             fprintf(out, "node.db: %zu deltas and %zu values verified\n", ndeltas, nvalues);
         }
     }
-    mero_node_admission_attest_cleanup();
+    mero__node_admission_attest_cleanup();
     mero_store_close(node.store);
     mero__node_db_close(node.db);
     if (bad > 0) {

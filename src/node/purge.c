@@ -74,7 +74,7 @@ static void purge_one(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN]
         if (a->env.net != NULL && !a->closing && mero_net_unsubscribe(a->env.net, topic) < 0) {
             MERO_WARN("self-purge: could not leave %s", topic);
         }
-        mero_pending_remove(&a->pending, ns);
+        mero__pending_remove(&a->pending, ns);
         MERO_INFO("self-purge: evicted TEE; namespace %s… purged and its topic left", nsx);
     } else {
         MERO_INFO("self-purge: evicted TEE; group %s… of namespace %s… purged", gx, nsx);

@@ -258,8 +258,8 @@ static void on_gov_event(void *ud, const struct mero_gov_event *ev)
     if (ev->kind == MERO_EV_NAMESPACE_CREATED && ev->ns != NULL) {
         (void)mero__node_follow(node, ev->ns);
     }
-    mero_node_admission_on_event(node, ev); /* self-purge on our own TEE eviction */
-    mero__node_fleet_on_event(node, ev);    /* issue 19: admissions others decided */
+    mero__node_admission_on_event(node, ev); /* self-purge on our own TEE eviction */
+    mero__node_fleet_on_event(node, ev);     /* issue 19: admissions others decided */
 }
 
 void mero__node_gov_hooks(struct mero_node *node, struct mero_gov_hooks *h)
@@ -270,7 +270,7 @@ void mero__node_gov_hooks(struct mero_node *node, struct mero_gov_hooks *h)
     memset(h, 0, sizeof(*h));
     h->ud = node;
     h->on_event = on_gov_event;
-    h->release_check = mero_node_release_check;
+    h->release_check = mero__node_release_check;
 }
 
 static void on_sync_timer(uv_timer_t *t)
@@ -320,7 +320,7 @@ int mero__node_service_start(struct mero_node *node, struct mero_err *err)
         }
     }
     MERO_TRY(mero__node_sync_start(node, err));
-    MERO_TRY(mero_node_admission_start(node, err));
+    MERO_TRY(mero__node_admission_start(node, err));
     mero__node_tee_info_start(node); /* /tee/info's host facts, in the background */
     uint8_t(*nss)[MERO_NS_ID_LEN] = NULL;
     size_t nn = 0;
@@ -347,11 +347,11 @@ void mero__node_service_stop(struct mero_node *node)
     }
     mero__node_sync_stop(node);
     if (node->net != NULL) {
-        mero_node_admission_stop(node);
+        mero__node_admission_stop(node);
         mero_net_free(node->net);
         node->net = NULL;
     }
-    mero_node_admission_free(node);
+    mero__node_admission_free(node);
     mero__node_peers_free(node);
     free(node->sync);
     node->sync = NULL;

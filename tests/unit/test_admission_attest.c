@@ -175,10 +175,10 @@ TEST(release_check_refuses_without_a_trusted_root)
     p.form = MERO_POLICY_RELEASE;
     CHECK_OK(mero_strlist_push(&p.profiles, "locked-read-only"));
     unsetenv("MERO_SIGSTORE_TRUSTED_ROOT");
-    CHECK_FAILS(mero_node_release_check(NULL, "2.3.87", &p, &m, NULL, 0, &e));
+    CHECK_FAILS(mero__node_release_check(NULL, "2.3.87", &p, &m, NULL, 0, &e));
     CHECK(strstr(e.msg, "trusted root") != NULL);
     mero_tee_policy_cleanup(&p);
-    mero_node_admission_attest_cleanup();
+    mero__node_admission_attest_cleanup();
 }
 
 MERO_TEST_MAIN(T(merod_and_the_library_judge_evidence_alike),

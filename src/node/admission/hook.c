@@ -133,8 +133,8 @@ static int hook_fleet_join(struct mero_node *node, const uint8_t group_id[MERO_G
                            const char *const *admitters, size_t n, mero_fleet_join_done done,
                            void *ctx, struct mero_err *err)
 {
-    return mero_fleet_join_start(node->hooks.fleet_join_state, group_id, admitters, n, done, ctx,
-                                 err);
+    return mero__fleet_join_start(node->hooks.fleet_join_state, group_id, admitters, n, done, ctx,
+                                  err);
 }
 
 static int hook_fleet_join_progress(struct mero_node *node,
@@ -149,7 +149,7 @@ static int hook_gossip(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
 {
     char topic[MERO_NS_TOPIC_SIZE];
     mero__node_topic(topic, ns);
-    if (mero_admission_on_gossip(node->hooks.gossip_state, topic, from, data, len)) {
+    if (mero__admission_on_gossip(node->hooks.gossip_state, topic, from, data, len)) {
         return 0;
     }
     return -MERO_EUNSUPPORTED;
@@ -166,7 +166,7 @@ static void hook_key_missing(struct mero_node *node, const uint8_t ns[MERO_NS_ID
     }
 }
 
-int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
+int mero__node_admission_start(struct mero_node *node, struct mero_err *err)
 {
     struct mero_admission_env env;
     struct mero_admission *a = NULL;
@@ -206,7 +206,7 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     env.attempt_heard = env_attempt_heard;
     const char *rel = getenv("MERO_TEE_VERSION");
     if (rel != NULL && rel[0] != '\0') {
-        if (mero_adm_release_ok(rel, strlen(rel))) {
+        if (mero__adm_release_ok(rel, strlen(rel))) {
             snprintf(env.release, sizeof(env.release), "%s", rel);
         } else {
             MERO_WARN("MERO_TEE_VERSION is not a release name; the release will not be named");
@@ -218,8 +218,8 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     if (budget != NULL && mero_parse_u64(budget, 600000, &ms) == 0 && ms >= 1000) {
         env.budget_ms = (uint32_t)ms;
     }
-    MERO_TRY(mero_node_admission_attest_init(err));
-    MERO_TRY(mero_admission_new(&env, &a, err));
+    MERO_TRY(mero__node_admission_attest_init(err));
+    MERO_TRY(mero__admission_new(&env, &a, err));
     if (mero__evidence_retry_start(a) < 0) {
         MERO_WARN("the evidence refresh loop did not start; this TEE's evidence may lapse");
     }
@@ -240,24 +240,24 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     return 0;
 }
 
-void mero_node_admission_on_event(struct mero_node *node, const struct mero_gov_event *ev)
+void mero__node_admission_on_event(struct mero_node *node, const struct mero_gov_event *ev)
 {
     mero__admission_on_event(node->hooks.gossip_state, ev);
 }
 
-void mero_node_admission_stop(struct mero_node *node)
+void mero__node_admission_stop(struct mero_node *node)
 {
-    mero_admission_stop(node->hooks.fleet_join_state);
+    mero__admission_stop(node->hooks.fleet_join_state);
 }
 
-void mero_node_admission_free(struct mero_node *node)
+void mero__node_admission_free(struct mero_node *node)
 {
-    mero_admission_free(node->hooks.fleet_join_state);
+    mero__admission_free(node->hooks.fleet_join_state);
     node->hooks.fleet_join = NULL;
     node->hooks.fleet_join_state = NULL;
     node->hooks.fleet_join_progress = NULL;
     node->hooks.on_gossip = NULL;
     node->hooks.gossip_state = NULL;
     node->hooks.key_missing = NULL;
-    mero_node_admission_attest_cleanup();
+    mero__node_admission_attest_cleanup();
 }
