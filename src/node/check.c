@@ -40,7 +40,7 @@ int mero_node_check(const char *home, FILE *out, struct mero_err *err)
     } else if (mero__node_db_check(node.db, true, &e) < 0) {
         fprintf(out, "node.db: %s\n", e.msg);
         bad++;
-    } else if (mero_node_ctx_open(&node, &e) < 0) {
+    } else if (mero__node_ctx_open(&node, &e) < 0) {
         fprintf(out, "node.db: %s\n", e.msg);
         bad++;
     } else {
@@ -76,7 +76,7 @@ int mero_node_check(const char *home, FILE *out, struct mero_err *err)
     }
 
     if (node.db != NULL && node.store != NULL) {
-        if (mero_node_ctx_verify_all(&node, out, &nvalues, &ndeltas) < 0) {
+        if (mero__node_ctx_verify_all(&node, out, &nvalues, &ndeltas) < 0) {
             bad++;
         } else {
             fprintf(out, "node.db: %zu deltas and %zu values verified\n", ndeltas, nvalues);

@@ -198,16 +198,16 @@ static int on_gossip(void *ud, const char *topic, const char *from, const uint8_
         bool had = true;
         int known = MERO_CTX_UNKNOWN;
         mero_sha256(hash, data + 1, len - 1);
-        if (mero_node_ctx_has(node, hash, &had) < 0) {
+        if (mero__node_ctx_has(node, hash, &had) < 0) {
             had = true;
         }
-        if (!had && mero_node_ctx_refusal_get(node, hash, &known, &err) == 0 &&
+        if (!had && mero__node_ctx_refusal_get(node, hash, &known, &err) == 0 &&
             known != MERO_CTX_UNKNOWN) {
             /* issue 30: refused before, and nothing has changed since: not logged again */
             MERO_DEBUG("delta from %s refused again: %s", from, err.msg);
             return gossip_verdict(-(err.code > 0 ? err.code : MERO_EREFUSED));
         }
-        int rc = mero_node_ctx_apply(node, data + 1, len - 1, &err);
+        int rc = mero__node_ctx_apply(node, data + 1, len - 1, &err);
         if (rc < 0) {
             MERO_INFO("delta from %s refused: %s", from, err.msg);
         } else if (!had) {
@@ -253,7 +253,7 @@ static void on_gov_event(void *ud, const struct mero_gov_event *ev)
     node->gov_gen++; /* issue 30: a delta refused for governance's sake is judged again */
     if ((ev->kind == MERO_EV_KEY_DELIVERED || ev->kind == MERO_EV_KEY_ROTATED) && ev->for_us &&
         ev->group != NULL) {
-        mero_node_ctx_retry(node, ev->group);
+        mero__node_ctx_retry(node, ev->group);
     }
     if (ev->kind == MERO_EV_NAMESPACE_CREATED && ev->ns != NULL) {
         (void)mero__node_follow(node, ev->ns);
@@ -294,7 +294,7 @@ int mero__node_service_start(struct mero_node *node, struct mero_err *err)
     mero__node_gov_hooks(node, &h);
     mero_store_set_hooks(node->store, &h);
     MERO_TRY(mero__node_check_gov(node, err));
-    MERO_TRY(mero_node_ctx_open(node, err));
+    MERO_TRY(mero__node_ctx_open(node, err));
 
     struct mero_net_callbacks cb = {
         .on_gossip = on_gossip, .on_peer = on_peer, .peer_priority = mero__node_peer_priority};
@@ -355,7 +355,7 @@ void mero__node_service_stop(struct mero_node *node)
     mero__node_peers_free(node);
     free(node->sync);
     node->sync = NULL;
-    mero_node_ctx_close(node);
+    mero__node_ctx_close(node);
     mero__node_seal_gov(node);
     mero_store_close(node->store);
     node->store = NULL;

@@ -2,7 +2,7 @@
 /*
  * sync.c - "/mero/sync/1", the pull side of replication: a node asks a peer which op hashes
  * (per namespace) and delta hashes (per context) it holds, fetches the ones it lacks and
- * feeds them to the same apply paths gossip uses (mero_gov_apply, mero_node_ctx_apply).
+ * feeds them to the same apply paths gossip uses (mero_gov_apply, mero__node_ctx_apply).
  * This catches a node up after a restart or a missed publish, and pulls missing parents.
  *
  * Messages (one request frame, one response frame; integers little-endian):
@@ -165,7 +165,7 @@ int mero__node_sync_take(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN
     }
     if (delta) {
         struct mero_err err = {0};
-        if (mero_node_ctx_apply(node, p, len, &err) < 0) {
+        if (mero__node_ctx_apply(node, p, len, &err) < 0) {
             MERO_DEBUG("synced delta refused: %s", err.msg);
         }
     } else {
@@ -247,7 +247,7 @@ static int known(struct job *j, const uint8_t h[SYNC_HASH_LEN])
     bool have = false;
     int state = MERO_CTX_UNKNOWN;
     if (j->deltas) {
-        return mero_node_ctx_known(j->node, h, &state) == 0 ? state : MERO_CTX_UNKNOWN;
+        return mero__node_ctx_known(j->node, h, &state) == 0 ? state : MERO_CTX_UNKNOWN;
     }
     return mero_gov_has_op(j->node->store, h, &have) == 0 && have ? MERO_CTX_HELD
                                                                   : MERO_CTX_UNKNOWN;
@@ -271,7 +271,7 @@ static int answer_inv(struct mero_node *node, struct mero_cur *c, bool deltas, s
     uint8_t(*h)[SYNC_HASH_LEN] = NULL;
     size_t n = 0;
     uint64_t last = after;
-    int rc = deltas ? mero_node_ctx_hashes(node, id, after, INV_MAX, &h, &n, &last)
+    int rc = deltas ? mero__node_ctx_hashes(node, id, after, INV_MAX, &h, &n, &last)
                     : mero_gov_op_hashes(node->store, id, after, INV_MAX, &h, &n, &last);
     if (rc < 0) {
         return mero_buf_append_u8(out, 1);
@@ -313,7 +313,7 @@ static int answer_get(struct mero_node *node, struct mero_cur *c, bool deltas, s
         if (deltas) {
             uint8_t *d = NULL;
             size_t len = 0;
-            if (mero_node_ctx_delta(node, h, &d, &len) < 0) {
+            if (mero__node_ctx_delta(node, h, &d, &len) < 0) {
                 len = 0;
             }
             int rc = append_blob(out, d, len);

@@ -23,7 +23,7 @@ void mero__node_sync_pull(struct mero_node *node, const char *peer_id,
                           const uint8_t ns[MERO_NS_ID_LEN]);
 
 /* Take one op (delta false) or delta of an answer pulled for namespace ns: applied through the
- * ordinary paths (mero__node_apply_op, mero_node_ctx_apply), or dropped unseen, returning 1,
+ * ordinary paths (mero__node_apply_op, mero__node_ctx_apply), or dropped unseen, returning 1,
  * when ns is self-purged here (mero_gov_purged; an error reading it counts as purged). */
 int mero__node_sync_take(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], bool delta,
                          const uint8_t *p, size_t len);

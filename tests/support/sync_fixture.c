@@ -29,8 +29,8 @@ static int node_open(struct syncf *f, struct mero_node *n)
     MERO_TRY(mero_net_listen(n->net, "/ip4/127.0.0.1/tcp/0"));
     snprintf(n->peer_id, sizeof(n->peer_id), "%s", mero_net_peer_id(n->net));
     if (mero_store_open(":memory:", &n->store, &err) < 0 ||
-        mero__node_db_open(&n->db, ":memory:", true, &err) < 0 || mero_node_ctx_open(n, &err) < 0 ||
-        mero__node_sync_start(n, &err) < 0) {
+        mero__node_db_open(&n->db, ":memory:", true, &err) < 0 ||
+        mero__node_ctx_open(n, &err) < 0 || mero__node_sync_start(n, &err) < 0) {
         fprintf(stderr, "# syncf: %s\n", err.msg);
         return -MERO_EIO;
     }

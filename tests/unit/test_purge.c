@@ -136,7 +136,7 @@ static int node_rows(struct mero_node *node)
 
 static int env_purge_contexts(void *ud, const uint8_t ns[32], const uint8_t group[32])
 {
-    return mero_node_ctx_purge(ud, ns, group);
+    return mero__node_ctx_purge(ud, ns, group);
 }
 
 /* The race of issue "purge flake": a sync pull (or gossip) that began before the self-purge
@@ -152,7 +152,7 @@ TEST(purged_namespace_drops_late_ops_deltas_and_sync_answers_until_rejoined)
     uint8_t ns[32], ctx[32], app[32] = {0};
     CHECK_OK(mero_store_open(":memory:", &node.store, NULL));
     CHECK_OK(mero__node_db_open(&node.db, ":memory:", true, &err));
-    CHECK_OK(mero_node_ctx_open(&node, &err));
+    CHECK_OK(mero__node_ctx_open(&node, &err));
     CHECK_OK(mero_gov_create_namespace(node.store, ns, &ops, NULL));
     CHECK_OK(mero_gov_create_context(node.store, ns, ns, app, ctx, &ops, NULL));
     CHECK(ops.n >= 2);
@@ -162,9 +162,9 @@ TEST(purged_namespace_drops_late_ops_deltas_and_sync_answers_until_rejoined)
     uint64_t last = 0;
     uint8_t *delta = NULL;
     size_t dlen = 0;
-    CHECK_OK(mero_node_ctx_hashes(&node, ctx, 0, 16, &h, &nh, &last));
+    CHECK_OK(mero__node_ctx_hashes(&node, ctx, 0, 16, &h, &nh, &last));
     CHECK_EQ(nh, 1);
-    CHECK_OK(mero_node_ctx_delta(&node, h[0], &delta, &dlen));
+    CHECK_OK(mero__node_ctx_delta(&node, h[0], &delta, &dlen));
     CHECK(node_rows(&node) > 0);
 
     /* our own TEE eviction: marker, then the queued purge (run here by the reconcile) */
@@ -199,7 +199,7 @@ TEST(purged_namespace_drops_late_ops_deltas_and_sync_answers_until_rejoined)
         CHECK_OK(mero_gov_has_op(node.store, oh, &have));
         CHECK(!have);
     }
-    CHECK(mero_node_ctx_apply(&node, delta, dlen, &err) < 0);
+    CHECK(mero__node_ctx_apply(&node, delta, dlen, &err) < 0);
     CHECK_EQ(node_rows(&node), 0);
     CHECK(!has_ns(node.store, ns));
     bool tomb = false;
@@ -229,7 +229,7 @@ TEST(purged_namespace_drops_late_ops_deltas_and_sync_answers_until_rejoined)
     CHECK(has_ns(node.store, ns));
     CHECK_EQ(mero__node_sync_take(&node, ns, true, delta, dlen), 0);
     bool have = false;
-    CHECK_OK(mero_node_ctx_has(&node, h[0], &have));
+    CHECK_OK(mero__node_ctx_has(&node, h[0], &have));
     CHECK(have);
 
     free(delta);

@@ -73,7 +73,7 @@ static int env_purge_contexts(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
                               const uint8_t group[MERO_GROUP_ID_LEN])
 {
     struct mero_node *node = ud;
-    MERO_TRY(mero_node_ctx_purge(ud, ns, group));
+    MERO_TRY(mero__node_ctx_purge(ud, ns, group));
     /* issue 19: a whole-namespace purge forgets its admission attempts too */
     if (memcmp(ns, group, MERO_NS_ID_LEN) == 0 && node->db != NULL) {
         MERO_TRY(mero__node_attempts_purge(node->db, ns));
@@ -126,7 +126,7 @@ static int env_checkpoint(void *ud)
 
 static void env_keys_arrived(void *ud, const uint8_t group[MERO_GROUP_ID_LEN])
 {
-    mero_node_ctx_retry(ud, group);
+    mero__node_ctx_retry(ud, group);
 }
 
 static int hook_fleet_join(struct mero_node *node, const uint8_t group_id[MERO_GROUP_ID_LEN],

@@ -7,7 +7,7 @@
  * arrives) and take effect by last-writer-wins (store.c; a relayed intent once, intent.c).
  *
  * Invariants (spec "Read-only for its own writes"): every delta, whatever path brought it, goes
- * through mero_node_ctx_apply, which refuses one whose author's effective role in the context's
+ * through mero__node_ctx_apply, which refuses one whose author's effective role in the context's
  * group is ReadOnly, ReadOnlyTee, RelayTee or none, before anything is stored, one for a context
  * of a namespace this node self-purged (its tombstone, mero_gov_purged), and one whose lamport is
  * beyond the context's clock plus MERO_LAMPORT_STEP. A delta, its clock and its effect are
@@ -60,7 +60,7 @@ static int materialise(struct mero_node *node, const uint8_t group[MERO_GROUP_ID
         rc = mero__ctx_relay_check(node, group, d->ctx, d->executor, d->author, d->relayed_at,
                                    &w.it, false, err, for_now);
         if (rc == 0) {
-            rc = mero_node_ctx_intent_count(node, group, &w.it, d->lamport, hash);
+            rc = mero__node_ctx_intent_count(node, group, &w.it, d->lamport, hash);
         }
     } else {
         rc = mero__ctx_offer(node, d->ctx, &w, d->lamport, hash, d->author);
@@ -96,11 +96,11 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
     }
     bool have = false;
     int known = MERO_CTX_UNKNOWN;
-    MERO_TRY(mero_node_ctx_has(node, hash, &have));
+    MERO_TRY(mero__node_ctx_has(node, hash, &have));
     if (have) {
         return 0;
     }
-    if (mero_node_ctx_refusal_get(node, hash, &known, &was) == 0 && known != MERO_CTX_UNKNOWN) {
+    if (mero__node_ctx_refusal_get(node, hash, &known, &was) == 0 && known != MERO_CTX_UNKNOWN) {
         v->repeat = true;
         return mero_err_set(err, was.code > 0 ? was.code : MERO_EREFUSED, "%s", was.msg);
     }
@@ -108,7 +108,7 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
         v->remember = true;
         return mero_err_set(err, MERO_EBADSIG, "delta signature does not verify");
     }
-    if (mero_node_ctx_lookup(node, d.ctx, ns, group) < 0) {
+    if (mero__node_ctx_lookup(node, d.ctx, ns, group) < 0) {
         return mero_err_set(err, MERO_ENOTFOUND, "delta for an unknown context");
     }
     bool purged = true;
@@ -135,7 +135,7 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
         (void)mero__node_db_exec(node->db, "ROLLBACK");
         return mero_err_set(err, MERO_EIO, "cannot read the context clock");
     }
-    if (!mero_lamport_admissible(clock, d.lamport)) {
+    if (!mero__lamport_admissible(clock, d.lamport)) {
         (void)mero__node_db_exec(node->db, "ROLLBACK");
         return mero_err_set(err, MERO_ECLOCK,
                             "delta lamport %llu is beyond the context clock %llu + %llu",
@@ -200,8 +200,8 @@ static void log_refusal(const uint8_t *bytes, size_t len, const uint8_t hash[MER
     }
 }
 
-int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len,
-                        struct mero_err *err)
+int mero__node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len,
+                         struct mero_err *err)
 {
     struct mero_err e = {0};
     struct verdict v = {0};
@@ -212,7 +212,7 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
         int code = e.code != 0 ? e.code : -rc;
         bool first = !v.repeat;
         if (v.remember && !v.repeat) {
-            mero_node_ctx_refusal_note(node, hash, v.for_now ? v.ns : NULL, code, e.msg, &first);
+            mero__node_ctx_refusal_note(node, hash, v.for_now ? v.ns : NULL, code, e.msg, &first);
         }
         if (len > 0 && bytes[0] == MERO_DELTA_RELAYED_VERSION) {
             /* every path (gossip, sync, local) logs a relayed delta's refusal */
@@ -223,7 +223,7 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
     return rc;
 }
 
-/* Materialise one kept delta whose key may have arrived (mero_node_ctx_retry), in one
+/* Materialise one kept delta whose key may have arrived (mero__node_ctx_retry), in one
  * transaction when none is open: applied, or refused (deleted, remembered, logged). */
 static void retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
                       const uint8_t *p, size_t n)
@@ -251,13 +251,13 @@ static void retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_
     if (m < 0 && e.code != 0) {
         bool ns_ok = !for_now || mero_gov_namespace_of(node->store, group, ns) == 0;
         if (ns_ok) {
-            mero_node_ctx_refusal_note(node, hash, for_now ? ns : NULL, e.code, e.msg, &first);
+            mero__node_ctx_refusal_note(node, hash, for_now ? ns : NULL, e.code, e.msg, &first);
         }
         log_refusal(p, n, hash, first, e.msg);
     }
 }
 
-void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN])
+void mero__node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN])
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(node->db, "SELECT bytes FROM ctx_delta WHERE grp = ?1 AND applied = 0",

@@ -113,7 +113,7 @@ static int intent_backfill(struct mero_node *node)
         memcpy(hash, sqlite3_column_blob(st, 0), sizeof(hash));
         memcpy(group, sqlite3_column_blob(st, 1), sizeof(group));
         if (mero__ctx_open_write(node, group, p, &d, &pt, &pl, &w, NULL) == 1 && w.relayed) {
-            rc = mero_node_ctx_intent_count(node, group, &w.it, d.lamport, hash);
+            rc = mero__node_ctx_intent_count(node, group, &w.it, d.lamport, hash);
         }
         mero__ctx_close_write(pt, pl, &w);
         MERO_TRY_OUT(rc);
@@ -128,7 +128,7 @@ out:
     return 0;
 }
 
-int mero_node_ctx_open(struct mero_node *node, struct mero_err *err)
+int mero__node_ctx_open(struct mero_node *node, struct mero_err *err)
 {
     for (size_t i = 0; i < sizeof(schema) / sizeof(schema[0]); i++) {
         if (mero__node_db_exec(node->db, schema[i]) < 0) {
@@ -139,7 +139,7 @@ int mero_node_ctx_open(struct mero_node *node, struct mero_err *err)
         return mero_err_set(err, MERO_EIO, "cannot derive the context clocks");
     }
     /* issue 30: intents counted once, refusals remembered */
-    if (mero_node_ctx_intent_open(node) < 0 || mero_node_ctx_refused_open(node) < 0) {
+    if (mero__node_ctx_intent_open(node) < 0 || mero__node_ctx_refused_open(node) < 0) {
         return mero_err_set(err, MERO_EIO, "cannot create the context tables");
     }
     if (intent_backfill(node) < 0) {
@@ -148,13 +148,13 @@ int mero_node_ctx_open(struct mero_node *node, struct mero_err *err)
     return 0;
 }
 
-void mero_node_ctx_close(struct mero_node *node)
+void mero__node_ctx_close(struct mero_node *node)
 {
     (void)node;
 }
 
-int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                        const uint8_t group[MERO_GROUP_ID_LEN])
+int mero__node_ctx_purge(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                         const uint8_t group[MERO_GROUP_ID_LEN])
 {
     struct mero_gov_context *cs = NULL;
     size_t n = 0;
@@ -184,7 +184,7 @@ out:
         return -MERO_EIO;
     }
     if (whole) {
-        mero_node_ctx_refusal_forget(node, ns);
+        mero__node_ctx_refusal_forget(node, ns);
     }
     return 0;
 }
