@@ -18,7 +18,13 @@
 
 #include "mero/crypto.h"
 #include "mero/log.h"
+#include "net/budget_internal.h"
+#include "net/conn_internal.h"
+#include "net/multiaddr_internal.h"
+#include "net/multistream_internal.h"
 #include "net/net_internal.h"
+#include "net/noise_internal.h"
+#include "net/yamux_internal.h"
 
 #define YAMUX_PROTO       "/yamux/1.0.0"
 #define NOISE_PROTO       "/noise"

@@ -28,6 +28,7 @@
 #include "mero/crypto.h"
 #include "mero/log.h"
 #include "net/gossip_internal.h"
+#include "net/protobuf_internal.h"
 
 /* Room for the "libp2p-pubsub:" prefix ahead of a message's own bytes (mero__rpc_sign_bytes). */
 #define SIGN_PREFIX_ROOM 32

@@ -14,7 +14,14 @@
 #include <string.h>
 
 #include "mero/log.h"
+#include "net/conn_internal.h"
+#include "net/gossip_rpc_internal.h"
+#include "net/identify_internal.h"
+#include "net/multiaddr_internal.h"
 #include "net/net_internal.h"
+#include "net/peerid_internal.h"
+#include "net/protobuf_internal.h"
+#include "net/yamux_internal.h"
 
 #define IDENTIFY_MAX      (64u * 1024u)
 #define IDENTIFY_ADDR_MAX 512 /* one multiaddr, as bytes, in our answer */

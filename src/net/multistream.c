@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "net/net_internal.h"
+#include "net/multistream_internal.h"
 
 int mero__mss_parse(const uint8_t *p, size_t n, const uint8_t **msg, size_t *mlen, size_t *used)
 {

@@ -16,7 +16,15 @@
 
 #include "mero/crypto.h"
 #include "mero/log.h"
+#include "net/budget_internal.h"
+#include "net/conn_internal.h"
+#include "net/gossip_rpc_internal.h"
+#include "net/identify_internal.h"
+#include "net/multiaddr_internal.h"
+#include "net/multistream_internal.h"
 #include "net/net_internal.h"
+#include "net/peerid_internal.h"
+#include "net/yamux_internal.h"
 
 #define BOOK_MAX 1024
 

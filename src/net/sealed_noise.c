@@ -20,7 +20,7 @@
 
 #include "mero/crypto.h"
 #include "mero/sealed.h"
-#include "net/net_internal.h"
+#include "net/noise_internal.h"
 
 struct nk {
     uint8_t h[MERO_NOISE_HASH_LEN], ck[MERO_NOISE_HASH_LEN], k[MERO_AEAD_KEY_LEN];

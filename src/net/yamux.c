@@ -19,7 +19,10 @@
 #include <string.h>
 
 #include "mero/log.h"
+#include "net/conn_internal.h"
+#include "net/multistream_internal.h"
 #include "net/net_internal.h"
+#include "net/yamux_internal.h"
 
 #define CHUNK (64u * 1024u)
 /* Receive window we grant beyond the protocol's initial 256 KiB (sent right after SYN/ACK):
