@@ -38,7 +38,7 @@ static int run(uint64_t size, double *median_us, uint64_t *listed)
         rc = syncf_pull(&f); /* takes up the cursor */
     }
     struct mero_node_sync_stats s0 = {0}, s1 = {0};
-    mero_node_sync_get_stats(&f.b, &s0);
+    mero__node_sync_get_stats(&f.b, &s0);
     for (int i = 0; rc == 0 && i < ROUNDS; i++) {
         rc = syncf_write(&f, MISSING);
         uint64_t start = mero_now_us();
@@ -50,7 +50,7 @@ static int run(uint64_t size, double *median_us, uint64_t *listed)
             rc = -MERO_EIO; /* the catch-up left something behind */
         }
     }
-    mero_node_sync_get_stats(&f.b, &s1);
+    mero__node_sync_get_stats(&f.b, &s1);
     if (rc == 0) {
         printf("# log of %llu ops: %llu ops held by the puller\n",
                (unsigned long long)syncf_count(&f.a, f.ns),

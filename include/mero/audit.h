@@ -65,9 +65,10 @@ enum mero_audit_kind {
     MERO_AUDIT_LAPSED = 6,
     MERO_AUDIT_REFUSED = 7, /* a TEE join or evidence op of a known TEE the log refused */
 };
-#define MERO_AUDIT_KINDS 8
+#define MERO_AUDIT_KINDS     8
+#define MERO_AUDIT_KIND_NONE (-1)           /* mero_audit_kind_parse: no such kind */
 const char *mero_audit_kind_name(int kind); /* "admitted", ..., "refused"; NULL when unknown */
-int mero_audit_kind_parse(const char *s);   /* -1 when unknown */
+int mero_audit_kind_parse(const char *s);   /* MERO_AUDIT_KIND_NONE when unknown */
 
 /* The result of one check on an event. */
 enum mero_audit_verdict {

@@ -142,13 +142,13 @@ extern const struct api_route mero__api_routes_nsops[]; /* issue 36: routes_nsop
 extern const struct api_route mero__api_routes_chain[]; /* issue 31: routes_chain.c */
 
 /* The group id of path parameter idx and the namespace it belongs to; a malformed id (400) or an
- * unknown group (404) is answered and -1 returned (routes_ref.c). */
+ * unknown group (404) is answered and -MERO_EINVAL / -MERO_ENOTFOUND returned (routes_ref.c). */
 int mero__api_group_param(struct api_req *r, size_t idx, uint8_t group[MERO_GROUP_ID_LEN],
                           uint8_t ns[MERO_NS_ID_LEN]);
 /* The optional `requester` of a reference request body (the identity the caller says acts):
  * absent, or equal (64 hex or base58) to this node's identity in ns, is fine and the member is
- * removed from body; anything else is answered (400 malformed, 403 another identity) and -1
- * returned (routes_ref.c). */
+ * removed from body; anything else is answered (400 malformed, 403 another identity) and
+ * -MERO_EINVAL / -MERO_EPERM returned (routes_ref.c). */
 int mero__api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[MERO_NS_ID_LEN]);
 /* The answer to a batch of member changes (routes_ref.c), after mero_node_members_add or
  * _remove returned rc: data when every entry passed (rc 0), else the first refusal's status
@@ -156,7 +156,7 @@ int mero__api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[M
 #define API_BATCH_MAX 64
 void mero__api_batch_reply(struct api_req *r, int rc, const struct mero_node_batch_entry *e,
                            size_t n, const struct mero_err *err, json_t *data);
-/* 32-byte key given as 64 hex chars or as base58 (routes_ref.c): 0 or -1. */
+/* 32-byte key given as 64 hex chars or as base58 (routes_ref.c): 0 or -MERO_EINVAL. */
 int mero__api_parse_key32(const char *s, uint8_t out[MERO_IDENTITY_LEN]);
 
 /* A request path split at '/' and percent-decoded segment by segment (router.c). */

@@ -60,7 +60,8 @@ struct mero_api_server {
 #define SEALED_BODY_MAX                                                                            \
     (MERO_SEALED_HEADER_LEN + 4u + MERO_SEALED_HEAD_MAX + API_BODY_MAX + MERO_AEAD_TAG_LEN)
 /* the request line lives in libmicrohttpd's connection buffer (32 KiB by default) */
-#define API_URI_SPAN_MAX (64u * 1024u)
+#define API_URI_SPAN_MAX    (64u * 1024u)
+#define API_LISTEN_HOST_MAX 64 /* the host part of --api-addr (an IPv4 address) */
 
 static void pump(struct mero_api_server *s);
 
@@ -301,8 +302,8 @@ static bool value_is_whole(struct MHD_Connection *c, const char *method, const c
     return true;
 }
 
-/* First look at a request whose headers are complete: 0 to go on, else the status already
- * set as the reply. */
+/* First look at a request whose headers are complete: 0 to go on, else a negative code with
+ * the status already set as the reply. */
 static int check_headers(struct api_req *r, struct MHD_Connection *c, const char *method,
                          const char *version)
 {
@@ -323,7 +324,7 @@ static int check_headers(struct api_req *r, struct MHD_Connection *c, const char
             r->bad_uri_msg[0] != 0
                 ? r->bad_uri_msg
                 : "bad percent-encoding or NUL byte in the request path or query");
-        return -1;
+        return -MERO_EINVAL;
     }
     size_t counts[3] = {0, 0, 0};
     (void)MHD_get_connection_values_n(c, MHD_HEADER_KIND, count_header, counts);
@@ -331,12 +332,12 @@ static int check_headers(struct api_req *r, struct MHD_Connection *c, const char
         /* two framings: which body is the request? (request smuggling) */
         r->close_after = true;
         mero__api_reply_error(r, 400, "conflicting Content-Length / Transfer-Encoding headers");
-        return -1;
+        return -MERO_EPROTO;
     }
     if (counts[2] > 1) {
         r->close_after = true;
         mero__api_reply_error(r, 400, "more than one Authorization header");
-        return -1;
+        return -MERO_EPROTO;
     }
     const char *auth = NULL;
     size_t alen = 0;
@@ -353,7 +354,7 @@ static int check_headers(struct api_req *r, struct MHD_Connection *c, const char
     if (cl != NULL && (mero_parse_u64(cl, UINT64_MAX, &n) < 0 || n > r->body.max)) {
         r->close_after = true;
         mero__api_reply_error(r, 413, "request body larger than %zu bytes", r->body.max);
-        return -1;
+        return -MERO_ETOOBIG;
     }
     if (mero_node_sealed_only(r->node) && !mero__api_sealed_plain_allowed(r->method, r->raw_path)) {
         /* refused before the body (and any token in it or the headers) is read (issue 31) */
@@ -364,7 +365,7 @@ static int check_headers(struct api_req *r, struct MHD_Connection *c, const char
                                       "transport: attest (POST /admin-api/tee/attest), open a "
                                       "sealed session (POST /sealed/v2/handshake) and send the "
                                       "request through it (POST /sealed/v2)"));
-        return -1;
+        return -MERO_EPERM;
     }
     return 0;
 }
@@ -601,7 +602,7 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen
 
 static int parse_hostport(const char *hp, struct sockaddr_in *sa)
 {
-    char host[64];
+    char host[API_LISTEN_HOST_MAX];
     const char *colon = strrchr(hp, ':');
     if (colon == NULL || (size_t)(colon - hp) >= sizeof(host)) {
         return -MERO_EINVAL;

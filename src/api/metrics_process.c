@@ -33,21 +33,21 @@ static int read_stat(unsigned long long *ut, unsigned long long *st, unsigned lo
     char line[PROC_STAT_MAX];
     FILE *f = fopen("/proc/self/stat", "r");
     if (f == NULL) {
-        return -1;
+        return -MERO_EIO;
     }
     char *ok = fgets(line, sizeof(line), f);
     fclose(f);
     /* the command name (field 2) may hold spaces and parentheses: start after the last ')' */
     char *p = ok != NULL ? strrchr(line, ')') : NULL;
     if (p == NULL) {
-        return -1;
+        return -MERO_EIO;
     }
     /* from field 3 (state) on */
     int n = sscanf(p + 2,
                    "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d "
                    "%llu %llu %lld",
                    ut, st, start, vsize, rss);
-    return n == 5 ? 0 : -1;
+    return n == 5 ? 0 : -MERO_EIO;
 }
 
 /* seconds since the epoch at boot (btime in /proc/stat) */
@@ -56,9 +56,9 @@ static int boot_time(unsigned long long *btime)
     char line[256];
     FILE *f = fopen("/proc/stat", "r");
     if (f == NULL) {
-        return -1;
+        return -MERO_EIO;
     }
-    int rc = -1;
+    int rc = -MERO_ENOTFOUND;
     while (fgets(line, sizeof(line), f) != NULL) {
         if (sscanf(line, "btime %llu", btime) == 1) {
             rc = 0;
@@ -73,7 +73,7 @@ static long long open_fds(void)
 {
     DIR *d = opendir("/proc/self/fd");
     if (d == NULL) {
-        return -1;
+        return -MERO_EIO; /* a count or a negative code */
     }
     long long n = 0;
     struct dirent *e;

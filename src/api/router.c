@@ -30,6 +30,8 @@
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 
+#define API_QUOTED_NAME_MAX 64 /* a repeated query name quoted in the refusal, in chars */
+
 static const struct api_route *const tables[] = {
     mero__api_routes_tee,   mero__api_routes_policy, mero__api_routes_ns,
     mero__api_routes_ctx,   mero__api_routes_ref,    mero__api_routes_intents,
@@ -118,7 +120,7 @@ int mero__api_query_check(const char *q, char *msg, size_t cap)
              * none a route reads) */
             for (size_t i = 0; i < nkeys && rc == 0; i++) {
                 if (strcmp(keys[i], keys[nkeys]) == 0) {
-                    if (quotable(keys[i]) && len <= 64) {
+                    if (quotable(keys[i]) && len <= API_QUOTED_NAME_MAX) {
                         snprintf(msg, cap, "query parameter `%s` given more than once", keys[i]);
                     } else {
                         snprintf(msg, cap, "a query parameter is given more than once");

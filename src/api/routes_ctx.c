@@ -77,7 +77,7 @@ static int kv_params(struct api_req *r, uint8_t ctx[MERO_CONTEXT_ID_LEN])
     if (mero__api_parse_id32(r->params[0], ctx, "context_id", &f) < 0 ||
         mero__api_check_kv_key(r->params[1], &f) < 0) {
         mero__api_reply_err(r, -f.code, &f);
-        return -1;
+        return -MERO_EINVAL;
     }
     return 0;
 }

@@ -146,7 +146,7 @@ static int attempts_param(struct api_req *r, size_t *out)
     if (s != NULL && mero_parse_u64(s, MERO_FLEET_ATTEMPTS_KEEP, &v) < 0) {
         mero__api_reply_error(r, 400, "`attempts` must be a whole number from 0 to %u",
                               MERO_FLEET_ATTEMPTS_KEEP);
-        return -1;
+        return -MERO_EINVAL;
     }
     *out = (size_t)v;
     return 0;

@@ -22,7 +22,8 @@
 #include "mero/intent.h"
 #include "mero/node.h"
 
-/* {"intent": "<standard base64, padded>"} -> its bytes (owned); 0 or -1 after replying 400. */
+/* {"intent": "<standard base64, padded>"} -> its bytes (owned); 0, or -MERO_EINVAL after
+ * replying 400. */
 static int intent_body(struct api_req *r, json_t *body, uint8_t **bytes, size_t *len)
 {
     static const char *const allowed[] = {"intent", NULL};
@@ -30,22 +31,22 @@ static int intent_body(struct api_req *r, json_t *body, uint8_t **bytes, size_t 
     json_t *v = json_object_get(body, "intent");
     if (mero__api_check_fields(body, allowed, &f) < 0) {
         mero__api_reply_err(r, -f.code, &f);
-        return -1;
+        return -MERO_EINVAL;
     }
     if (!json_is_string(v)) {
         mero__api_reply_error(r, 400, "`intent` must be a base64 string");
-        return -1;
+        return -MERO_EINVAL;
     }
     int rc = mero_base64_decode_alloc(json_string_value(v), json_string_length(v),
                                       MERO_INTENT_MAX_LEN, bytes, len);
     if (rc == -MERO_ETOOBIG) {
         mero__api_reply_error(r, 400, "`intent` is longer than an intent may be (%u bytes)",
                               (unsigned)MERO_INTENT_MAX_LEN);
-        return -1;
+        return -MERO_EINVAL;
     }
     if (rc < 0) {
         mero__api_reply_error(r, 400, "`intent` is not standard padded base64");
-        return -1;
+        return -MERO_EINVAL;
     }
     return 0;
 }

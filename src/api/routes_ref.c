@@ -26,7 +26,8 @@
 #include "mero/log.h"
 #include "mero/node.h"
 
-#define B58_KEY_MAX 64 /* base58 text of a 32-byte key, NUL included */
+#define B58_KEY_MAX       64 /* base58 text of a 32-byte key, NUL included */
+#define BATCH_PREFIX_ROOM 64 /* "N refused, nothing was changed: " in a batch's reply */
 
 static json_t *b58j(const uint8_t pk[MERO_IDENTITY_LEN])
 {
@@ -41,16 +42,16 @@ int mero__api_parse_key32(const char *s, uint8_t out[MERO_IDENTITY_LEN])
 {
     struct mero_err f = {0};
     if (s == NULL) {
-        return -1;
+        return -MERO_EINVAL;
     }
     if (strlen(s) == MERO_HEX_LEN(MERO_IDENTITY_LEN)) {
-        return mero__api_parse_id32(s, out, "key", &f) < 0 ? -1 : 0;
+        return mero__api_parse_id32(s, out, "key", &f) < 0 ? -MERO_EINVAL : 0;
     }
     uint8_t buf[MERO_IDENTITY_LEN + 8]; /* room to see a longer decoding and refuse it */
     size_t n = sizeof(buf);
     if (strlen(s) > B58_KEY_MAX - 4 || mero_base58_decode(s, buf, &n) < 0 ||
         n != MERO_IDENTITY_LEN) {
-        return -1;
+        return -MERO_EINVAL;
     }
     memcpy(out, buf, MERO_IDENTITY_LEN);
     return 0;
@@ -62,11 +63,11 @@ int mero__api_group_param(struct api_req *r, size_t idx, uint8_t group[MERO_GROU
     struct mero_err f = {0};
     if (mero__api_parse_id32(r->params[idx], group, "group_id", &f) < 0) {
         mero__api_reply_err(r, -f.code, &f);
-        return -1;
+        return -MERO_EINVAL;
     }
     if (mero_node_namespace_of(r->node, group, ns) < 0) {
         mero__api_reply_error(r, 404, "group not found");
-        return -1;
+        return -MERO_ENOTFOUND;
     }
     return 0;
 }
@@ -80,13 +81,13 @@ int mero__api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[M
     uint8_t want[MERO_IDENTITY_LEN], mine[MERO_IDENTITY_LEN];
     if (!json_is_string(v) || mero__api_parse_key32(json_string_value(v), want) < 0) {
         mero__api_reply_error(r, 400, "`requester` must be a 32-byte key: 64 hex chars or base58");
-        return -1;
+        return -MERO_EINVAL;
     }
     if (mero_node_ns_identity(r->node, ns, mine) < 0) {
         mero__api_reply_error(r, 403,
                               "requester refused: this node holds no identity in the namespace and "
                               "signs only as itself");
-        return -1;
+        return -MERO_EPERM;
     }
     if (!mero_ct_eq(want, mine, sizeof(mine))) {
         char h[MERO_HEX_SIZE(MERO_IDENTITY_LEN)];
@@ -95,7 +96,7 @@ int mero__api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[M
                               "requester refused: this node signs only as itself (%s) in this "
                               "namespace, not as the requester given",
                               h);
-        return -1;
+        return -MERO_EPERM;
     }
     json_object_del(body, "requester");
     return 0;
@@ -130,7 +131,7 @@ void mero__api_batch_reply(struct api_req *r, int rc, const struct mero_node_bat
         snprintf(msg, sizeof(msg), "%s", err != NULL ? err->msg : mero_errdesc(-rc));
     }
     struct mero_err out = {0};
-    int room = (int)sizeof(out.msg) - 64; /* a long list is cut, never overrun */
+    int room = (int)sizeof(out.msg) - BATCH_PREFIX_ROOM; /* a long list is cut, never overrun */
     snprintf(out.msg, sizeof(out.msg), "%zu refused, nothing was changed: %.*s", refused, room,
              msg);
     mero__api_reply_err(r, rc, &out);
@@ -187,7 +188,7 @@ static json_t *ns_json(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN])
     return o;
 }
 
-/* Parse an optional string field (at most 128 chars) into out; -1 after replying 400. */
+/* Parse an optional string field (at most 128 chars) into out; -MERO_EINVAL after replying 400. */
 static int opt_str(struct api_req *r, json_t *body, const char *key, char out[MERO_NODE_LABEL_MAX],
                    bool *present)
 {
@@ -204,7 +205,7 @@ static int opt_str(struct api_req *r, json_t *body, const char *key, char out[ME
     if (s == NULL || n != json_string_length(v) || n > MERO_NODE_LABEL_MAX - 1) {
         mero__api_reply_error(r, 400, "`%s` must be a string of at most %d chars", key,
                               MERO_NODE_LABEL_MAX - 1);
-        return -1;
+        return -MERO_EINVAL;
     }
     memcpy(out, s, n + 1);
     return 0;
@@ -286,11 +287,11 @@ static int ns_param(struct api_req *r, uint8_t ns[MERO_NS_ID_LEN])
     uint8_t root[MERO_NS_ID_LEN];
     if (mero__api_parse_id32(r->params[0], ns, "namespace_id", &f) < 0) {
         mero__api_reply_err(r, -f.code, &f);
-        return -1;
+        return -MERO_EINVAL;
     }
     if (mero_node_namespace_of(r->node, ns, root) < 0 || memcmp(root, ns, sizeof(root)) != 0) {
         mero__api_reply_error(r, 404, "namespace not found");
-        return -1;
+        return -MERO_ENOTFOUND;
     }
     return 0;
 }

@@ -25,7 +25,8 @@
 #include "mero/quote.h"
 #include "mero/node.h"
 
-#define NO_TDX_MSG "TDX attestation generation is only supported on Linux with TDX hardware"
+#define QUOTE_JSON_MAX (1u << 20) /* a parsed quote (or mock) as JSON */
+#define NO_TDX_MSG     "TDX attestation generation is only supported on Linux with TDX hardware"
 
 static void tee_info(struct api_req *r, json_t *body)
 {
@@ -52,7 +53,7 @@ static json_t *quote_json(const uint8_t *q, size_t len, struct mero_err *err)
     struct mero_quote pq;
     json_t *v = NULL;
     int rc;
-    mero_buf_init(&b, 1u << 20);
+    mero_buf_init(&b, QUOTE_JSON_MAX);
     if (mero_mock_is_mock(q, len)) {
         MERO_TRY_OUT(mero_mock_to_json(q, len, &b));
     } else {

@@ -132,7 +132,7 @@ static enum api_method method_of(const char *m)
 }
 
 /* The head {"method", "path", "headers": [[name, value], ...]}, nothing else: method, path
- * and the Authorization value (NULL: none) borrowed from *root. -1 when malformed. */
+ * and the Authorization value (NULL: none) borrowed from *root. -MERO_EJSON when malformed. */
 static int parse_head(const uint8_t *p, size_t n, json_t **root, const char **method,
                       const char **path, const char **auth, size_t *alen)
 {
@@ -143,7 +143,7 @@ static int parse_head(const uint8_t *p, size_t n, json_t **root, const char **me
     *method = *path = *auth = NULL;
     *alen = 0;
     if (!json_is_object(h)) {
-        return -1;
+        return -MERO_EJSON;
     }
     json_object_foreach(h, key, v)
     {
@@ -154,11 +154,11 @@ static int parse_head(const uint8_t *p, size_t n, json_t **root, const char **me
         } else if (strcmp(key, "headers") == 0 && json_is_array(v)) {
             headers = v;
         } else {
-            return -1; /* an unknown field, or a known one of the wrong type */
+            return -MERO_EJSON; /* an unknown field, or a known one of the wrong type */
         }
     }
     if (*method == NULL || *path == NULL || (*path)[0] != '/') {
-        return -1;
+        return -MERO_EJSON;
     }
     size_t i;
     json_array_foreach(headers, i, v)
@@ -166,11 +166,11 @@ static int parse_head(const uint8_t *p, size_t n, json_t **root, const char **me
         json_t *name = json_array_get(v, 0), *value = json_array_get(v, 1);
         if (!json_is_array(v) || json_array_size(v) != 2 || !json_is_string(name) ||
             !json_is_string(value)) {
-            return -1;
+            return -MERO_EJSON;
         }
         if (strcasecmp(json_string_value(name), "authorization") == 0) {
             if (*auth != NULL) {
-                return -1; /* two tokens: which one counts would be ours to guess */
+                return -MERO_EJSON; /* two tokens: which one counts would be ours to guess */
             }
             *auth = json_string_value(value);
             *alen = json_string_length(value);
@@ -324,9 +324,8 @@ static void seal_into(struct api_req *r, struct api_req *in)
     json_decref(h);
     size_t frames = len / MERO_SEALED_FRAME_DATA_MAX + 3;
     mero_buf_init(&out, len + frames * (5 + MERO_AEAD_TAG_LEN) + MERO_SEALED_HEAD_MAX);
-    if (c == NULL || head == NULL || strlen(head) > MERO_SEALED_HEAD_MAX) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(c != NULL && head != NULL && strlen(head) <= MERO_SEALED_HEAD_MAX, NULL,
+                    MERO_ENOMEM, "no session or no head");
     MERO_TRY_OUT(mero_sealed_frame_seal(c->key, c->hdr, index++, MERO_SEALED_HEAD,
                                         (const uint8_t *)head, strlen(head), &out));
     for (size_t off = 0; off < len; off += MERO_SEALED_FRAME_DATA_MAX) {

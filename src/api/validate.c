@@ -49,34 +49,34 @@ int mero__api_parse_body(const char *p, size_t n, json_t **out, struct mero_err 
     return 0;
 }
 
-/* snake (lowercase snake_case, with at least one '_') as camelCase into out; 0, or -1 when it
- * is not such a name or does not fit */
+/* snake (lowercase snake_case, with at least one '_') as camelCase into out; 0, or -MERO_EINVAL
+ * when it is not such a name or does not fit */
 static int snake_to_camel(const char *snake, char *out, size_t cap)
 {
     size_t o = 0;
     bool up = false, any = false;
     if (!islower((unsigned char)snake[0])) {
-        return -1;
+        return -MERO_EINVAL;
     }
     for (const char *p = snake; *p != 0; p++) {
         if (*p == '_') {
             if (up || p[1] == 0) {
-                return -1; /* "a__b", "a_" */
+                return -MERO_EINVAL; /* "a__b", "a_" */
             }
             up = any = true;
             continue;
         }
         if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p)) {
-            return -1;
+            return -MERO_EINVAL;
         }
         if (o + 1 >= cap) {
-            return -1;
+            return -MERO_EINVAL;
         }
         out[o++] = up ? (char)toupper((unsigned char)*p) : *p;
         up = false;
     }
     out[o] = 0;
-    return any ? 0 : -1;
+    return any ? 0 : -MERO_EINVAL;
 }
 
 #define API_FIELD_NAME_MAX 64 /* the longest field name we rename; longer ones are unknown */
@@ -446,7 +446,8 @@ static int parse_release(json_t *sr, json_t **out, struct mero_err *f)
     for (size_t i = 0; i < json_array_size(p); i++) {
         const char *s = json_string_value(json_array_get(p, i));
         size_t n = s ? strlen(s) : 0;
-        int ok = n > 0 && n <= 64 && n == json_string_length(json_array_get(p, i));
+        int ok = n > 0 && n <= API_PROFILE_NAME_CHARS_MAX &&
+                 n == json_string_length(json_array_get(p, i));
         for (size_t k = 0; ok && k < n; k++) {
             ok = islower((unsigned char)s[k]) || isdigit((unsigned char)s[k]) || s[k] == '-';
         }
@@ -523,36 +524,26 @@ int mero__api_parse_policy(json_t *body, json_t **canon, struct mero_err *f)
     }
     json_t *lists[6] = {0};
     json_t *res = NULL;
-    int rc = -1;
+    int rc = 0;
     for (size_t i = 0; i < 6; i++) {
-        if (parse_list(body, i, &lists[i], f) < 0) {
-            goto out;
-        }
+        MERO_TRY_OUT(parse_list(body, i, &lists[i], f));
     }
     json_t *sr = json_object_get(body, "signedRelease");
     json_t *release = NULL;
     if (sr != NULL && !json_is_null(sr)) {
         for (size_t i = 0; i < 5; i++) {
-            if (json_array_size(lists[i]) != 0) {
-                mero_err_set(f, MERO_EINVAL,
-                             "signedRelease form: `%s` must be empty (measurements come from the "
-                             "signed release)",
-                             list_names[i]);
-                goto out;
-            }
+            MERO_ENSURE_OUT(json_array_size(lists[i]) == 0, f, MERO_EINVAL,
+                            "signedRelease form: `%s` must be empty (measurements come from the "
+                            "signed release)",
+                            list_names[i]);
         }
-        if (parse_release(sr, &release, f) < 0) {
-            goto out;
-        }
+        MERO_TRY_OUT(parse_release(sr, &release, f));
     } else {
         static const size_t required[] = {0, 2, 3, 4};
         for (size_t k = 0; k < 4; k++) {
-            if (json_array_size(lists[required[k]]) == 0) {
-                mero_err_set(f, MERO_EINVAL,
-                             "`%s` must not be empty: the measurement form pins MRTD and RTMR1-3",
-                             list_names[required[k]]);
-                goto out;
-            }
+            MERO_ENSURE_OUT(json_array_size(lists[required[k]]) != 0, f, MERO_EINVAL,
+                            "`%s` must not be empty: the measurement form pins MRTD and RTMR1-3",
+                            list_names[required[k]]);
         }
     }
     res = json_object();

@@ -311,9 +311,7 @@ static int build(struct mero_dcap_trust *t, const struct mero_collateral *c, str
     rc = issuer_chain(t, &crl_ch, c->pck_crl_issuer_chain, c->pck_crl_issuer_chain_len, "SGX PCK ",
                       &w, err, "pck_crl_issuer_chain");
     t->has_root_crl = had_root_crl;
-    if (rc < 0) {
-        goto out;
-    }
+    MERO_TRY_OUT(rc);
     MERO_ENSURE_OUT(mero__x509_cn_contains(&crl_ch.cert[0], " CA"), err, MERO_ECHAIN,
                     "pck_crl_issuer_chain: issuer CN is not a CA");
     MERO_TRY_OUT(own_cert(&t->pck_ca, crl_ch.der[0], crl_ch.der_len[0], err));

@@ -184,10 +184,8 @@ int mero_release_parse(struct mero_release **out, const uint8_t *json, size_t le
         return -MERO_ERELEASE;
     }
     struct mero_release *r = calloc(1, sizeof(*r));
-    int rc = -MERO_ENOMEM;
-    if (r == NULL) {
-        goto out;
-    }
+    int rc = 0;
+    MERO_ENSURE_OUT(r != NULL, NULL, MERO_ENOMEM, "out of memory");
     MERO_TRY_OUT(check_header(j, expected, flags, r->tag, sizeof(r->tag), err));
     json_t *profiles = json_object_get(j, "profiles");
     MERO_ENSURE_OUT(json_is_object(profiles) && json_object_size(profiles) != 0, err, MERO_ERELEASE,

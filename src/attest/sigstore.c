@@ -450,9 +450,8 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
         rc =
             check_message_digest(&b, artifact, artifact_len, r.artifact_sha256, given != NULL, err);
     }
-    if (rc < 0 || (rc = check_body(&b, &sg, artifact, artifact_len, given, err)) < 0) {
-        goto out;
-    }
+    MERO_TRY_OUT(rc);
+    MERO_TRY_OUT(check_body(&b, &sg, artifact, artifact_len, given, err));
     if (!b.keyed) {
         for (size_t i = 0; i < ntimes; i++) {
             X509_free(issuer);
@@ -469,8 +468,8 @@ int mero_sigstore_verify(const struct mero_trust_root *tr, const uint8_t *artifa
     r.log_index = b.log_index;
     r.keyed = b.keyed;
     r.dsse = b.is_dsse;
-    if (!b.keyed && id != NULL && (rc = mero_sigstore_check_identity(&r, id, err)) < 0) {
-        goto out;
+    if (!b.keyed && id != NULL) {
+        MERO_TRY_OUT(mero_sigstore_check_identity(&r, id, err));
     }
     if (res != NULL) {
         *res = r;

@@ -78,14 +78,12 @@ static int verify_with(const struct sig_ca *tsa, PKCS7 *token, int64_t t)
     X509_STORE *store = X509_STORE_new();
     STACK_OF(X509) *untrusted = sk_X509_new_null();
     int rc = -MERO_ESIGSTORE_TSA;
-    if (store == NULL || untrusted == NULL ||
-        X509_STORE_add_cert(store, tsa->certs[tsa->ncerts - 1]) != 1) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(store != NULL && untrusted != NULL &&
+                        X509_STORE_add_cert(store, tsa->certs[tsa->ncerts - 1]) == 1,
+                    NULL, MERO_ESIGSTORE_TSA, "TSA store");
     for (size_t i = 0; i + 1 < tsa->ncerts; i++) {
-        if (sk_X509_push(untrusted, tsa->certs[i]) <= 0) {
-            goto out;
-        }
+        MERO_ENSURE_OUT(sk_X509_push(untrusted, tsa->certs[i]) > 0, NULL, MERO_ESIGSTORE_TSA,
+                        "TSA chain");
     }
     X509_VERIFY_PARAM *vp = X509_STORE_get0_param(store);
     X509_VERIFY_PARAM_set_time(vp, (time_t)t);

@@ -283,16 +283,13 @@ int mero_trust_root_parse(struct mero_trust_root **out, const uint8_t *json, siz
     }
     struct mero_trust_root *tr = calloc(1, sizeof(*tr));
     int rc = -MERO_ENOMEM;
-    if (tr == NULL) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(tr != NULL, NULL, MERO_ENOMEM, "out of memory");
     const char *mt = mero__json_str(root, "mediaType");
-    if (mt == NULL ||
-        (strcmp(mt, "application/vnd.dev.sigstore.trustedroot+json;version=0.1") != 0 &&
-         strcmp(mt, "application/vnd.dev.sigstore.trustedroot.v0.2+json") != 0)) {
-        rc = mero_err_set(err, MERO_EUNSUPPORTED, "trusted root: unknown mediaType");
-        goto out;
-    }
+    MERO_ENSURE_OUT(
+        mt != NULL &&
+            (strcmp(mt, "application/vnd.dev.sigstore.trustedroot+json;version=0.1") == 0 ||
+             strcmp(mt, "application/vnd.dev.sigstore.trustedroot.v0.2+json") == 0),
+        err, MERO_EUNSUPPORTED, "trusted root: unknown mediaType");
     MERO_TRY_OUT(parse_logs(root, "tlogs", 1, tr->tlogs, &tr->ntlogs, err));
     MERO_TRY_OUT(parse_logs(root, "ctlogs", 0, tr->ctlogs, &tr->nctlogs, err));
     MERO_TRY_OUT(parse_cas(root, "certificateAuthorities", 1, tr->cas, &tr->ncas, err));

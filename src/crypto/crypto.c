@@ -162,31 +162,28 @@ static int gcm(int enc, uint8_t *out, const uint8_t *in, size_t n, const uint8_t
     if (ctx == NULL) {
         return -MERO_ENOMEM;
     }
-    if (n > (size_t)INT32_MAX - 2 * MERO_AEAD_TAG_LEN || aad_len > (size_t)INT32_MAX) {
-        goto out;
-    }
-    if (EVP_CipherInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, nonce, enc) != 1) {
-        goto out;
-    }
-    if (aad_len > 0 && EVP_CipherUpdate(ctx, NULL, &len, aad, (int)aad_len) != 1) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(n <= (size_t)INT32_MAX - 2 * MERO_AEAD_TAG_LEN && aad_len <= (size_t)INT32_MAX,
+                    NULL, MERO_ECRYPTO, "GCM input too long");
+    MERO_ENSURE_OUT(EVP_CipherInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, nonce, enc) == 1, NULL,
+                    MERO_ECRYPTO, "GCM init");
+    MERO_ENSURE_OUT(aad_len == 0 || EVP_CipherUpdate(ctx, NULL, &len, aad, (int)aad_len) == 1, NULL,
+                    MERO_ECRYPTO, "GCM aad");
     if (enc) {
-        if (EVP_CipherUpdate(ctx, out, &len, in, (int)n) != 1 ||
-            EVP_CipherFinal_ex(ctx, out + len, &len) != 1 ||
-            EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, out + n) != 1) {
-            goto out;
-        }
+        MERO_ENSURE_OUT(EVP_CipherUpdate(ctx, out, &len, in, (int)n) == 1 &&
+                            EVP_CipherFinal_ex(ctx, out + len, &len) == 1 &&
+                            EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, out + n) == 1,
+                        NULL, MERO_ECRYPTO, "GCM seal");
     } else {
         size_t m = n - 16;
         uint8_t tag[16];
         memcpy(tag, in + m, 16);
-        if (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, tag) != 1 ||
-            EVP_CipherUpdate(ctx, out, &len, in, (int)m) != 1 ||
-            EVP_CipherFinal_ex(ctx, out + len, &len) != 1) {
-            sodium_memzero(out, m);
-            goto out;
+        int opened = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, tag) == 1 &&
+                     EVP_CipherUpdate(ctx, out, &len, in, (int)m) == 1 &&
+                     EVP_CipherFinal_ex(ctx, out + len, &len) == 1;
+        if (!opened) {
+            sodium_memzero(out, m); /* no unauthenticated plaintext leaves */
         }
+        MERO_ENSURE_OUT(opened, NULL, MERO_ECRYPTO, "GCM open");
     }
     rc = 0;
 out:

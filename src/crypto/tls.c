@@ -25,19 +25,13 @@ int mero_tls_cert_check(const char *cert_pem, size_t cert_len, const char *key_p
     }
     BIO *cb = BIO_new_mem_buf(cert_pem, (int)cert_len),
         *kb = BIO_new_mem_buf(key_pem, (int)key_len);
-    if (cb == NULL || kb == NULL) {
-        rc = -MERO_ENOMEM;
-        goto out;
-    }
+    MERO_ENSURE_OUT(cb != NULL && kb != NULL, NULL, MERO_ENOMEM, "out of memory");
     x = PEM_read_bio_X509(cb, NULL, NULL, NULL);
     k = PEM_read_bio_PrivateKey(kb, NULL, NULL, NULL);
-    if (x == NULL || k == NULL || X509_check_private_key(x, k) != 1) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(x != NULL && k != NULL && X509_check_private_key(x, k) == 1, NULL, MERO_ECRYPTO,
+                    "certificate and key do not load or do not match");
     int n = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(x), &der);
-    if (n <= 0) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(n > 0, NULL, MERO_ECRYPTO, "certificate public key does not encode");
     mero_sha256(spki_sha256, der, (size_t)n);
     rc = 0;
 out:

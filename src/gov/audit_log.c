@@ -39,7 +39,7 @@ int mero_audit_kind_parse(const char *s)
             return i;
         }
     }
-    return -1;
+    return MERO_AUDIT_KIND_NONE;
 }
 
 void mero_audit_log_init(struct mero_audit_log *log)

@@ -259,7 +259,7 @@ static int id_of(json_t *v, uint8_t out[MERO_SHA256_LEN])
     return s != NULL && strlen(s) == 2 * MERO_SHA256_LEN &&
                    mero_hex_decode_exact(out, MERO_SHA256_LEN, s, strlen(s)) == 0
                ? 0
-               : -1;
+               : -MERO_EHEX;
 }
 
 /* "<dir>/<64 hex>.<ext>" only; the hex in *id. */
@@ -272,7 +272,7 @@ static int file_of(json_t *v, const char *dir, const char *ext, char out[MERO_AU
         strncmp(s, dir, dl) != 0 || s[dl] != '/' || s[dl + 1 + 2 * MERO_SHA256_LEN] != '.' ||
         strcmp(s + dl + 2 + 2 * MERO_SHA256_LEN, ext) != 0 ||
         mero_hex_decode_exact(id, MERO_SHA256_LEN, s + dl + 1, 2 * MERO_SHA256_LEN) < 0) {
-        return -1;
+        return -MERO_EINVAL;
     }
     snprintf(out, MERO_AUDIT_PATH_MAX, "%s", s);
     return 0;

@@ -23,6 +23,8 @@
 #include "gov/apply_internal.h"
 #include "mero/log.h"
 
+#define ORDER_FIRST_CAP 64 /* ops of a namespace read before the order array first grows */
+
 static const char SQL_DEPTH[] = "SELECT depth FROM fold WHERE hash = ?";
 static const char SQL_LAST[] =
     "SELECT depth, cls, hash FROM fold WHERE ns = ? ORDER BY depth DESC, cls DESC, hash DESC"
@@ -412,7 +414,7 @@ static int order_of(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
             break;
         }
         if (cnt == cap) {
-            cap = cap ? cap * 2 : 64;
+            cap = cap ? cap * 2 : ORDER_FIRST_CAP;
             uint8_t(*nv)[MERO_OP_ID_LEN] = realloc(v, cap * sizeof(*nv));
             int *ns2 = nv != NULL ? realloc(sv, cap * sizeof(*ns2)) : NULL;
             if (nv != NULL) {
@@ -525,11 +527,8 @@ static int fold_stored(struct mero_store *s, const uint8_t hash[MERO_OP_ID_LEN],
     int rc;
     mero_op_init(&op);
     rc = mero_op_decode(bytes, len, &op, &e);
-    if (rc < 0) {
-        rc = mero_err_set(err, MERO_EINTERNAL, "stored op #%llu does not decode: %s",
-                          (unsigned long long)seq, e.msg);
-        goto out;
-    }
+    MERO_ENSURE_OUT(rc >= 0, err, MERO_EINTERNAL, "stored op #%llu does not decode: %s",
+                    (unsigned long long)seq, e.msg);
     /* the derived rows' order column is the op's depth, not this node's arrival order */
     struct actx a = {.s = s, .op = &op, .hash = hash, .bytes = bytes, .len = len, .seq = depth};
     a.have_us = mero__gov_our_pk(s, op.ns, a.us);

@@ -22,7 +22,8 @@
 #include "mero/encoding.h"
 #include "mero/identity.h"
 
-#define KEYFILE_MAX 256
+#define KEYFILE_MAX       256
+#define CERT_SIGNABLE_MAX 256 /* the bytes a device certificate's signature covers */
 
 /* Write the key file's one line (base64 of the seed, newline) to fd and sync it; 0 or errno. */
 static int write_seed(int fd, const uint8_t sk[static MERO_ED25519_SK_LEN])
@@ -238,7 +239,7 @@ void mero_credential_build(struct mero_credential *out,
     out->cert.key_epoch = key_epoch;
     out->cert.device_epoch = device_epoch;
     struct mero_buf b;
-    mero_buf_init(&b, 256);
+    mero_buf_init(&b, CERT_SIGNABLE_MAX);
     if (mero_device_cert_signable(&out->cert, &b) == 0) {
         mero_ed25519_sign(out->cert.signature, b.data, b.len, root_sk);
     }
@@ -298,7 +299,7 @@ int mero_credential_certifies(const uint8_t pk[static MERO_IDENTITY_LEN],
     mero_account_id(account, cred->genesis_version, cred->root_pk);
     MERO_ENSURE(mero_ct_eq(account, cred->cert.account, sizeof(account)), err, MERO_EBADSIG,
                 "account credential names an account its genesis does not derive");
-    mero_buf_init(&b, 256);
+    mero_buf_init(&b, CERT_SIGNABLE_MAX);
     MERO_TRY_OUT(mero_device_cert_signable(&cred->cert, &b));
     MERO_ENSURE_OUT(mero_ed25519_verify(cred->cert.signature, b.data, b.len, cred->root_pk) == 0,
                     err, MERO_EBADSIG, "account credential signature does not verify");

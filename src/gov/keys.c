@@ -15,6 +15,8 @@
 #include "mero/crypto.h"
 #include "mero/keys.h"
 
+#define ENVELOPE_SIGNED_MAX 512 /* the bytes an envelope's signature covers */
+
 void mero_group_key_id(uint8_t id[static MERO_KEY_ID_LEN],
                        const uint8_t key[static MERO_GROUP_KEY_LEN])
 {
@@ -37,7 +39,7 @@ static int ecdh_key(uint8_t aes[static MERO_AEAD_KEY_LEN],
     crypto_hash_sha512(h, seed, MERO_ED25519_SEED_LEN);
     h[0] &= 248;
     h[31] &= 127;
-    h[31] |= 64;
+    h[31] |= 64; /* not a length */
     memset(wide, 0, sizeof(wide));
     memcpy(wide, h, sizeof(scalar)); /* the clamped lower half of SHA-512(seed) */
     crypto_core_ed25519_scalar_reduce(scalar, wide);
@@ -92,7 +94,7 @@ int mero_envelope_wrap(struct mero_key_envelope *out,
         return mero_err_set(err, MERO_ECRYPTO, "envelope encryption failed");
     }
     struct mero_buf b;
-    mero_buf_init(&b, 512);
+    mero_buf_init(&b, ENVELOPE_SIGNED_MAX);
     MERO_TRY_OUT(envelope_signed(&e, group_id, &b));
     mero_ed25519_sign(e.signature, b.data, b.len, sender_sk);
     *out = e;
@@ -108,7 +110,7 @@ int mero_envelope_verify(const struct mero_key_envelope *e,
     int rc;
     MERO_ENSURE(e->recipient_tag == 0, err, MERO_EUNSUPPORTED,
                 "envelope recipient kind not supported");
-    mero_buf_init(&b, 512);
+    mero_buf_init(&b, ENVELOPE_SIGNED_MAX);
     MERO_TRY_OUT(envelope_signed(e, group_id, &b));
     MERO_ENSURE_OUT(mero_ed25519_verify(e->signature, b.data, b.len, e->sender) == 0, err,
                     MERO_EBADSIG, "key envelope signature does not verify");

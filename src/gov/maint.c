@@ -19,6 +19,9 @@
 #include "gov/gov_internal.h"
 #include "mero/crypto.h"
 
+#define CLEAR_SQL_MAX 64           /* "DELETE FROM <a derived table>" */
+#define DUMP_MAX      (256u << 20) /* a dump of the derived tables */
+
 /* Opening a store: migrations in store.c, the re-derivation a migration asks for here (a
  * floor above, docs/layers.md "gov's floors"), in the migration's own transaction. */
 int mero_store_open(const char *path, struct mero_store **out, struct mero_err *err)
@@ -37,7 +40,7 @@ static const char *const derived_tables[] = {"heads",    "groups",     "members"
 
 int mero__gov_clear_derived(struct mero_store *s)
 {
-    char sql[64];
+    char sql[CLEAR_SQL_MAX];
     for (size_t i = 0; i < sizeof(derived_tables) / sizeof(derived_tables[0]); i++) {
         snprintf(sql, sizeof(sql), "DELETE FROM %s", derived_tables[i]);
         MERO_TRY(mero__gov_exec(s, sql));
@@ -171,8 +174,8 @@ out:
 static int derived_equals_replay(struct mero_store *s, struct mero_err *err)
 {
     struct mero_buf before, after;
-    mero_buf_init(&before, 256u << 20);
-    mero_buf_init(&after, 256u << 20);
+    mero_buf_init(&before, DUMP_MAX);
+    mero_buf_init(&after, DUMP_MAX);
     if (mero__gov_exec(s, "BEGIN IMMEDIATE") < 0) {
         return mero__gov_sqlerr(s, err, "begin (is merod running on this home?)");
     }
@@ -211,7 +214,7 @@ int mero_gov_verify(struct mero_store *s, size_t *nops, struct mero_err *err)
 static int derived_digest(struct mero_store *s, uint8_t out[MERO_SHA256_LEN])
 {
     struct mero_buf d;
-    mero_buf_init(&d, 256u << 20);
+    mero_buf_init(&d, DUMP_MAX);
     int rc = mero_gov_dump(s, &d);
     if (rc == 0) {
         mero_sha256(out, d.data, d.len);

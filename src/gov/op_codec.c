@@ -234,7 +234,7 @@ int mero_op_signed_bytes(const struct mero_op *op, struct mero_buf *out)
 int mero_op_encode(const struct mero_op *op, struct mero_buf *out)
 {
     MERO_TRY(put_signable(out, op));
-    return mero_buf_append(out, op->signature, 64);
+    return mero_buf_append(out, op->signature, MERO_ED25519_SIG_LEN);
 }
 
 /* ---- decode ------------------------------------------------------------------------------ */

@@ -21,6 +21,8 @@
 #include "mero/crypto.h"
 #include "mero/keys.h"
 
+#define PRAGMA_SQL_MAX 64 /* "PRAGMA user_version = N" */
+
 /* Migration 1: everything. Later migrations append to this list, never edit it. */
 static const char *const migration_1 =
     "CREATE TABLE ops(seq INTEGER PRIMARY KEY AUTOINCREMENT, hash BLOB NOT NULL UNIQUE,"
@@ -225,7 +227,7 @@ static int migrate(struct mero_store *s, mero__gov_rederive_fn rederive_fn, stru
         return mero__gov_sqlerr(s, err, "migration begin");
     }
     for (size_t v = (size_t)version; v < known; v++) {
-        char pragma[64];
+        char pragma[PRAGMA_SQL_MAX];
         snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %zu", v + 1);
         bool done = migration_done_if[v] != NULL && column_exists(s, migration_done_if[v]);
         if ((!done && mero__gov_exec(s, *migrations[v]) < 0) || mero__gov_exec(s, pragma) < 0) {

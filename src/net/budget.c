@@ -23,7 +23,11 @@
 #include <string.h>
 
 #include "mero/log.h"
+#include "net/budget_internal.h"
+#include "net/conn_internal.h"
+#include "net/multiaddr_internal.h"
 #include "net/net_internal.h"
+#include "net/yamux_internal.h"
 
 int mero__ratelog_hit(struct mero__ratelog *r, uint64_t now_ms, uint64_t *held)
 {

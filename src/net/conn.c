@@ -18,11 +18,19 @@
 
 #include "mero/crypto.h"
 #include "mero/log.h"
+#include "net/budget_internal.h"
+#include "net/conn_internal.h"
+#include "net/multiaddr_internal.h"
+#include "net/multistream_internal.h"
 #include "net/net_internal.h"
+#include "net/noise_internal.h"
+#include "net/yamux_internal.h"
 
-#define YAMUX_PROTO "/yamux/1.0.0"
-#define NOISE_PROTO "/noise"
-#define MSS_WHY_MAX 64 /* "multistream-select for <one of the two above> failed" */
+#define YAMUX_PROTO       "/yamux/1.0.0"
+#define NOISE_PROTO       "/noise"
+#define MSS_WHY_MAX       64  /* "multistream-select for <one of the two above> failed" */
+#define MSS_HELLO_MAX     256 /* the dialer's header line and its one proposal, each varint-framed */
+#define NOISE_PAYLOAD_MAX 1024 /* our signed handshake payload (identity key and signature) */
 /* Socket reads land in rxraw, which keeps at most one partial Noise frame between reads, so
  * each read has room for at least RXREAD bytes; with mero_buf's spare byte the storage is
  * exactly 2 * RXREAD. */
@@ -290,7 +298,7 @@ static int mss_start(struct mero__conn *c, const char *proto)
     if (!c->outbound) {
         return 0;
     }
-    mero_buf_init(&h, 256);
+    mero_buf_init(&h, MSS_HELLO_MAX);
     MERO_TRY_OUT(mero__mss_put(&h, MERO__MSS_PROTO));
     MERO_TRY_OUT(mero__mss_put(&h, proto));
     rc = mero__conn_send(c, h.data, h.len);
@@ -343,7 +351,7 @@ static int noise_payload_send(struct mero__conn *c)
 {
     struct mero_buf p;
     int rc;
-    mero_buf_init(&p, 1024);
+    mero_buf_init(&p, NOISE_PAYLOAD_MAX);
     MERO_TRY_OUT(mero__noise_payload_make(c->net->id_sk, c->net->noise_pk, &p));
     rc = send_noise_msg(c, p.data, p.len);
 out:

@@ -13,6 +13,7 @@
 #include "mero/crypto.h"
 #include "mero/log.h"
 #include "net/gossip_internal.h"
+#include "net/protobuf_internal.h"
 
 /* ---- public operations ---- */
 

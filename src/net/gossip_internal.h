@@ -7,7 +7,10 @@
 #define MERO_GOSSIP_INTERNAL_H
 
 #include "net/gossip_score_internal.h"
+#include "net/conn_internal.h"
+#include "net/gossip_rpc_internal.h"
 #include "net/net_internal.h"
+#include "net/yamux_internal.h"
 
 #define GS_D               6
 #define GS_D_LO            4

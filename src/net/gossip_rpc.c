@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "mero/crypto.h"
-#include "net/net_internal.h"
+#include "net/gossip_rpc_internal.h"
+#include "net/protobuf_internal.h"
 
 static const char SIGN_PREFIX[] = "libp2p-pubsub:";
 

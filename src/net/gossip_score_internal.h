@@ -12,7 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/net_internal.h"
+#include "net/gossip_rpc_internal.h"
+#include "net/multiaddr_internal.h"
 
 #define GS_SCORE_TOPICS 16 /* scored topics per peer; more share the `other` counters */
 

@@ -28,9 +28,14 @@
 #include "mero/crypto.h"
 #include "mero/log.h"
 #include "net/gossip_internal.h"
+#include "net/protobuf_internal.h"
 
 /* Room for the "libp2p-pubsub:" prefix ahead of a message's own bytes (mero__rpc_sign_bytes). */
 #define SIGN_PREFIX_ROOM 32
+#define GS_CONTROL_MAX   512           /* one GRAFT or PRUNE control message */
+#define GS_HELLO_MAX     (64u * 1024u) /* our subscriptions, sent when a stream opens */
+/* an RPC's fields around its largest message, and its varint length prefix */
+#define GS_RPC_SLACK (64u * 1024u + 10u)
 
 /* ---- small helpers ---- */
 
@@ -218,7 +223,7 @@ void mero__gs_send_graft_prune(struct mero__gpeer *p, const char *topic, int gra
 {
     struct mero_buf ctl;
     int rc;
-    mero_buf_init(&ctl, 512);
+    mero_buf_init(&ctl, GS_CONTROL_MAX);
     MERO_TRY_OUT(graft ? mero__rpc_ctrl_graft(&ctl, topic)
                        : mero__rpc_ctrl_prune(&ctl, topic, GS_BACKOFF_MS / 1000));
     mero__gs_send_control(p, &ctl);
@@ -577,14 +582,14 @@ void mero__gossip_peer_up(struct mero__conn *c)
         p->score.ip_peers = 1;
     }
     mero_buf_init(&p->pend, c->net->cfg.max_write_queue);
-    mero_buf_init(&p->inbuf, (size_t)c->net->cfg.max_gossip_msg + 64 * 1024 + 10);
+    mero_buf_init(&p->inbuf, (size_t)c->net->cfg.max_gossip_msg + GS_RPC_SLACK);
     c->gp = p;
     p->out = mero__yamux_open(c, MERO__MESHSUB_11, MERO__APP_GOSSIP_OUT, out_ev, NULL);
     if (p->out == NULL) {
         p->no_gossip = 1;
         return;
     }
-    mero_buf_init(&hello, 64 * 1024);
+    mero_buf_init(&hello, GS_HELLO_MAX);
     int rc = 0;
     for (struct mero__gs_topic *t = g->topics; t; t = t->next) {
         MERO_TRY_OUT(mero__rpc_put_sub(&hello, 1, t->name));

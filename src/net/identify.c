@@ -14,9 +14,17 @@
 #include <string.h>
 
 #include "mero/log.h"
+#include "net/conn_internal.h"
+#include "net/gossip_rpc_internal.h"
+#include "net/identify_internal.h"
+#include "net/multiaddr_internal.h"
 #include "net/net_internal.h"
+#include "net/peerid_internal.h"
+#include "net/protobuf_internal.h"
+#include "net/yamux_internal.h"
 
-#define IDENTIFY_MAX (64u * 1024u)
+#define IDENTIFY_MAX      (64u * 1024u)
+#define IDENTIFY_ADDR_MAX 512 /* one multiaddr, as bytes, in our answer */
 
 int mero__identify_encode(struct mero_net *net, struct mero__conn *c, struct mero_buf *out)
 {
@@ -24,7 +32,7 @@ int mero__identify_encode(struct mero_net *net, struct mero__conn *c, struct mer
     struct mero_buf a;
     int rc = 0;
     mero__pubkey_pb(net->id_pk, pb);
-    mero_buf_init(&a, 512);
+    mero_buf_init(&a, IDENTIFY_ADDR_MAX);
     MERO_TRY_OUT(mero__pb_put_str(out, 5, "ipfs/0.1.0"));
     MERO_TRY_OUT(mero__pb_put_str(out, 6, "mero/0.1"));
     MERO_TRY_OUT(mero__pb_put_bytes(out, 1, pb, sizeof(pb)));

@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "mero/encoding.h"
-#include "net/net_internal.h"
+#include "net/multiaddr_internal.h"
+#include "net/peerid_internal.h"
 
 #define MA_IP4 4
 #define MA_TCP 6

@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "net/net_internal.h"
+#include "net/multistream_internal.h"
 
 int mero__mss_parse(const uint8_t *p, size_t n, const uint8_t **msg, size_t *mlen, size_t *used)
 {
@@ -85,7 +85,7 @@ int mero__mss_step(struct mero__mss *m, const uint8_t *p, size_t n, size_t *used
             m->state = MERO__MSS_DONE;
             return 1;
         }
-        int idx = match ? match(ud, msg, mlen) : -1;
+        int idx = match ? match(ud, msg, mlen) : MERO__MSS_NO_MATCH;
         if (idx >= 0) {
             MERO_TRY(mero_buf_append_uvarint(out, mlen + 1));
             MERO_TRY(mero_buf_append(out, msg, mlen));

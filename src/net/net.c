@@ -16,7 +16,15 @@
 
 #include "mero/crypto.h"
 #include "mero/log.h"
+#include "net/budget_internal.h"
+#include "net/conn_internal.h"
+#include "net/gossip_rpc_internal.h"
+#include "net/identify_internal.h"
+#include "net/multiaddr_internal.h"
+#include "net/multistream_internal.h"
 #include "net/net_internal.h"
+#include "net/peerid_internal.h"
+#include "net/yamux_internal.h"
 
 #define BOOK_MAX 1024
 
@@ -24,8 +32,8 @@ void mero_net_config_default(struct mero_net_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     cfg->max_inbound = 128;
-    cfg->max_outbound = 64;
-    cfg->max_pending = 32; /* not a length */
+    cfg->max_outbound = 64; /* not a length */
+    cfg->max_pending = 32;  /* not a length */
     cfg->max_inbound_per_ip = 16;
     cfg->max_streams_per_conn = 256;
     cfg->max_frame = 4u << 20;
@@ -35,7 +43,7 @@ void mero_net_config_default(struct mero_net_config *cfg)
     cfg->heartbeat_ms = 1000;
     cfg->request_timeout_ms = 10000;
     cfg->seen_ttl_ms = 120000;
-    cfg->max_inflight_inbound = 64;
+    cfg->max_inflight_inbound = 64; /* not a length */
     cfg->ping_interval_ms = 15000;
     cfg->ping_timeout_ms = 10000;
 }
@@ -493,7 +501,7 @@ int mero__conn_proto_match(void *stream, const uint8_t *name, size_t len)
             return SEL_HANDLER;
         }
     }
-    return -1;
+    return MERO__MSS_NO_MATCH;
 }
 
 void mero__conn_stream_bind(struct mero__stream *s, int sel, const uint8_t *name, size_t len)

@@ -16,7 +16,9 @@
 #include <string.h>
 
 #include "mero/crypto.h"
-#include "net/net_internal.h"
+#include "net/noise_internal.h"
+#include "net/peerid_internal.h"
+#include "net/protobuf_internal.h"
 
 static const char PROTO_NAME[] = "Noise_XX_25519_ChaChaPoly_SHA256";
 static const char SIG_PREFIX[] = "noise-libp2p-static-key:";

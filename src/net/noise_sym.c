@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "mero/crypto.h"
-#include "net/net_internal.h"
+#include "net/noise_internal.h"
 
 void mero__noise_mix_hash(uint8_t h[MERO_NOISE_HASH_LEN], const uint8_t *p, size_t n)
 {

@@ -9,7 +9,9 @@
  */
 #include <string.h>
 
-#include "net/net_internal.h"
+#include "mero/encoding.h"
+#include "net/peerid_internal.h"
+#include "net/protobuf_internal.h"
 
 void mero__pubkey_pb(const uint8_t pk[MERO_ED25519_PK_LEN], uint8_t out[MERO__PUBKEY_PB_LEN])
 {

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "net/net_internal.h"
+#include "net/protobuf_internal.h"
 
 int mero__pb_next(struct mero_cur *c, struct mero__pb_field *f)
 {

@@ -15,7 +15,10 @@
 #include <string.h>
 
 #include "mero/log.h"
+#include "net/conn_internal.h"
+#include "net/multiaddr_internal.h"
 #include "net/net_internal.h"
+#include "net/yamux_internal.h"
 
 enum { RQ_WAIT_CONN = 0, RQ_WAIT_STREAM, RQ_SENT };
 

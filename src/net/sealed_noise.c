@@ -20,7 +20,7 @@
 
 #include "mero/crypto.h"
 #include "mero/sealed.h"
-#include "net/net_internal.h"
+#include "net/noise_internal.h"
 
 struct nk {
     uint8_t h[MERO_NOISE_HASH_LEN], ck[MERO_NOISE_HASH_LEN], k[MERO_AEAD_KEY_LEN];
@@ -156,10 +156,7 @@ int mero_sealed_finish(struct mero_sealed_client *c, const uint8_t *msg2, size_t
     memcpy(s.h, c->h, sizeof(s.h));
     memcpy(s.ck, c->ck, sizeof(s.ck));
     memcpy(s.k, c->k, sizeof(s.k));
-    if (n != MERO_SEALED_MSG2_LEN) {
-        rc = -MERO_EPROTO;
-        goto out;
-    }
+    MERO_ENSURE_OUT(n == MERO_SEALED_MSG2_LEN, NULL, MERO_EPROTO, "message 2 is %zu bytes", n);
     mero__noise_mix_hash(s.h, msg2, MERO_X25519_LEN);
     MERO_TRY_OUT(nk_dh(&s, c->e_sk, msg2));
     MERO_TRY_OUT(nk_decrypt(&s, msg2 + MERO_X25519_LEN, n - MERO_X25519_LEN, payload));

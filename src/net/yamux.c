@@ -19,7 +19,10 @@
 #include <string.h>
 
 #include "mero/log.h"
+#include "net/conn_internal.h"
+#include "net/multistream_internal.h"
 #include "net/net_internal.h"
+#include "net/yamux_internal.h"
 
 #define CHUNK (64u * 1024u)
 /* Receive window we grant beyond the protocol's initial 256 KiB (sent right after SYN/ACK):
@@ -325,7 +328,7 @@ static int stream_data(struct mero__stream *s)
         struct mero_buf out;
         size_t used = 0;
         int sel = -1, rc;
-        mero_buf_init(&out, 64 * MERO__MSS_MAX_MSG);
+        mero_buf_init(&out, MERO__MSS_STREAM_REPLY_MAX);
         rc = mero__mss_step(&s->mss, s->rx.data, s->rx.len, &used, &out, mero__conn_proto_match, s,
                             &sel);
         if (out.len && rc >= 0) {

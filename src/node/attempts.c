@@ -97,18 +97,18 @@ static int trim(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN])
     return rc;
 }
 
-int mero_node_attempt_add(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
-                          const struct mero_fleet_attempt *a)
+int mero__node_attempt_add(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
+                           const struct mero_fleet_attempt *a)
 {
-    MERO_TRY(mero_node_db_exec(db, "SAVEPOINT adm_attempt"));
+    MERO_TRY(mero__node_db_exec(db, "SAVEPOINT adm_attempt"));
     int rc;
     MERO_TRY_OUT(insert(db, ns, a));
     MERO_TRY_OUT(trim(db, ns));
 out:
     if (rc < 0) {
-        (void)mero_node_db_exec(db, "ROLLBACK TO adm_attempt");
+        (void)mero__node_db_exec(db, "ROLLBACK TO adm_attempt");
     }
-    if (mero_node_db_exec(db, "RELEASE adm_attempt") < 0 && rc == 0) {
+    if (mero__node_db_exec(db, "RELEASE adm_attempt") < 0 && rc == 0) {
         rc = -MERO_EIO;
     }
     return rc;
@@ -151,8 +151,8 @@ static void read_row(sqlite3_stmt *st, struct mero_fleet_attempt *a)
     col_text(st, 16, a->tcb_status, sizeof(a->tcb_status));
 }
 
-int mero_node_attempts_list(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN], size_t max,
-                            struct mero_fleet_attempt **out, size_t *n)
+int mero__node_attempts_list(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN], size_t max,
+                             struct mero_fleet_attempt **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
@@ -189,7 +189,7 @@ int mero_node_attempts_list(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN]
     return 0;
 }
 
-int mero_node_attempts_count(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN], size_t *n)
+int mero__node_attempts_count(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN], size_t *n)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "SELECT count(*) FROM adm_attempts WHERE ns = ?1", -1, &st, NULL) !=
@@ -215,15 +215,15 @@ static int delete_ns(struct sqlite3 *db, const char *sql, const uint8_t ns[MERO_
     return rc;
 }
 
-int mero_node_attempts_purge(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN])
+int mero__node_attempts_purge(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN])
 {
     int a = delete_ns(db, "DELETE FROM adm_attempts WHERE ns = ?1", ns);
     int b = delete_ns(db, "DELETE FROM adm_profiles WHERE ns = ?1", ns);
     return a < 0 ? a : b;
 }
 
-int mero_node_profile_put(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
-                          const uint8_t member[MERO_IDENTITY_LEN], const char *profile)
+int mero__node_profile_put(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
+                           const uint8_t member[MERO_IDENTITY_LEN], const char *profile)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db,
@@ -240,8 +240,8 @@ int mero_node_profile_put(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
     return rc;
 }
 
-int mero_node_profile_forget(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
-                             const uint8_t member[MERO_IDENTITY_LEN])
+int mero__node_profile_forget(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
+                              const uint8_t member[MERO_IDENTITY_LEN])
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "DELETE FROM adm_profiles WHERE ns = ?1 AND member = ?2", -1, &st,
@@ -255,8 +255,8 @@ int mero_node_profile_forget(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN
     return rc;
 }
 
-int mero_node_profile_get(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
-                          const uint8_t member[MERO_IDENTITY_LEN], char *out, size_t cap)
+int mero__node_profile_get(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
+                           const uint8_t member[MERO_IDENTITY_LEN], char *out, size_t cap)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "SELECT profile FROM adm_profiles WHERE ns = ?1 AND member = ?2", -1,
@@ -289,7 +289,7 @@ static size_t prefix_of(const char *reason, const char *t)
     return reason[n] == '\0' || reason[n] == ':' ? n : 0;
 }
 
-const char *mero_node_attempt_rule_of(const char *reason)
+const char *mero__node_attempt_rule_of(const char *reason)
 {
     if (reason == NULL || reason[0] == '\0') {
         return NULL;

@@ -51,16 +51,13 @@ int mero_node_ns_ops(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], u
         mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
         memcpy(ops[i].hash, hs[i], MERO_OP_ID_LEN);
         rc = mero_gov_op_get(node->store, hs[i], &b);
-        if (rc < 0) {
-            mero_buf_cleanup(&b);
-            goto out;
+        if (rc >= 0) {
+            ops[i].bytes = mero_buf_steal(&b, &ops[i].len);
         }
-        ops[i].bytes = mero_buf_steal(&b, &ops[i].len);
-        rc = mero_gov_op_state(node->store, hs[i], &ops[i].state, ops[i].reason,
-                               sizeof(ops[i].reason));
-        if (rc < 0) {
-            goto out;
-        }
+        mero_buf_cleanup(&b); /* empty once stolen */
+        MERO_TRY_OUT(rc);
+        MERO_TRY_OUT(mero_gov_op_state(node->store, hs[i], &ops[i].state, ops[i].reason,
+                                       sizeof(ops[i].reason)));
     }
 out:
     free(hs);

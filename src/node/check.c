@@ -34,13 +34,13 @@ int mero_node_check(const char *home, FILE *out, struct mero_err *err)
     snprintf(node.home, sizeof(node.home), "%s", home);
 
     snprintf(path, sizeof(path), "%s/node.db", home);
-    if (mero_node_db_open(&node.db, path, false, &e) < 0) {
+    if (mero__node_db_open(&node.db, path, false, &e) < 0) {
         fprintf(out, "node.db: %s\n", e.msg);
         bad++;
-    } else if (mero_node_db_check(node.db, true, &e) < 0) {
+    } else if (mero__node_db_check(node.db, true, &e) < 0) {
         fprintf(out, "node.db: %s\n", e.msg);
         bad++;
-    } else if (mero_node_ctx_open(&node, &e) < 0) {
+    } else if (mero__node_ctx_open(&node, &e) < 0) {
         fprintf(out, "node.db: %s\n", e.msg);
         bad++;
     } else {
@@ -59,10 +59,10 @@ int mero_node_check(const char *home, FILE *out, struct mero_err *err)
         fprintf(out, "gov.db: integrity_check ok\n");
         /* replay with the hooks merod run uses, so a replay decides as the node did */
         struct mero_gov_hooks h;
-        mero_node_gov_hooks(&node, &h);
+        mero__node_gov_hooks(&node, &h);
         h.on_event = NULL; /* a check replays in a rolled-back transaction: no side effects */
         mero_store_set_hooks(node.store, &h);
-        if (mero_node_admission_attest_init(&e) < 0) {
+        if (mero__node_admission_attest_init(&e) < 0) {
             fprintf(out, "gov.db: release source: %s (release-form admissions cannot replay)\n",
                     e.msg);
         }
@@ -76,15 +76,15 @@ int mero_node_check(const char *home, FILE *out, struct mero_err *err)
     }
 
     if (node.db != NULL && node.store != NULL) {
-        if (mero_node_ctx_verify_all(&node, out, &nvalues, &ndeltas) < 0) {
+        if (mero__node_ctx_verify_all(&node, out, &nvalues, &ndeltas) < 0) {
             bad++;
         } else {
             fprintf(out, "node.db: %zu deltas and %zu values verified\n", ndeltas, nvalues);
         }
     }
-    mero_node_admission_attest_cleanup();
+    mero__node_admission_attest_cleanup();
     mero_store_close(node.store);
-    mero_node_db_close(node.db);
+    mero__node_db_close(node.db);
     if (bad > 0) {
         return mero_err_set(err, MERO_ESTATE,
                             "%s is damaged: restore the named database from a backup, or move "

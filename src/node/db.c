@@ -47,7 +47,7 @@ static const char *const schema[] = {
      " label TEXT NOT NULL, PRIMARY KEY(ns, member)) WITHOUT ROWID"),
 };
 
-int mero_node_db_exec(struct sqlite3 *db, const char *sql)
+int mero__node_db_exec(struct sqlite3 *db, const char *sql)
 {
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
@@ -89,7 +89,7 @@ static int prepare_file(const char *path, bool create, struct mero_err *err)
     return rc;
 }
 
-int mero_node_db_open(struct sqlite3 **out, const char *path, bool create, struct mero_err *err)
+int mero__node_db_open(struct sqlite3 **out, const char *path, bool create, struct mero_err *err)
 {
     sqlite3 *db = NULL;
     /* create it 0600 first: it holds decrypted context state (sqlite reuses the mode for
@@ -121,7 +121,7 @@ int mero_node_db_open(struct sqlite3 **out, const char *path, bool create, struc
     return 0;
 }
 
-int mero_node_db_check(struct sqlite3 *db, bool full, struct mero_err *err)
+int mero__node_db_check(struct sqlite3 *db, bool full, struct mero_err *err)
 {
     sqlite3_stmt *st = NULL;
     const char *what = full ? "integrity_check" : "quick_check";
@@ -140,7 +140,7 @@ int mero_node_db_check(struct sqlite3 *db, bool full, struct mero_err *err)
     return rc;
 }
 
-int mero_node_meta_get(struct sqlite3 *db, const char *k, bool *present)
+int mero__node_meta_get(struct sqlite3 *db, const char *k, bool *present)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "SELECT 1 FROM node_meta WHERE k = ?1", -1, &st, NULL) !=
@@ -154,7 +154,7 @@ int mero_node_meta_get(struct sqlite3 *db, const char *k, bool *present)
     return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : -MERO_EIO;
 }
 
-int mero_node_meta_set(struct sqlite3 *db, const char *k, const char *v)
+int mero__node_meta_set(struct sqlite3 *db, const char *k, const char *v)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO node_meta(k, v) VALUES(?1, ?2)", -1, &st,
@@ -168,14 +168,14 @@ int mero_node_meta_set(struct sqlite3 *db, const char *k, const char *v)
     return rc;
 }
 
-void mero_node_db_close(struct sqlite3 *db)
+void mero__node_db_close(struct sqlite3 *db)
 {
     if (db != NULL) {
         (void)sqlite3_close_v2(db);
     }
 }
 
-int mero_node_db_checkpoint(struct sqlite3 *db)
+int mero__node_db_checkpoint(struct sqlite3 *db)
 {
     int log = -1, done = -1;
     int rc = sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);

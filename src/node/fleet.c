@@ -56,8 +56,8 @@ static struct mero_fleet_seen *seen_slot(struct mero_node *node, const uint8_t n
     return e;
 }
 
-void mero_node_seen_peer(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                         const uint8_t identity[MERO_IDENTITY_LEN], const char *peer)
+void mero__node_seen_peer(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                          const uint8_t identity[MERO_IDENTITY_LEN], const char *peer)
 {
     struct mero_fleet_seen *e = seen_slot(node, ns, identity, true);
     if (e != NULL && peer != NULL && strlen(peer) < sizeof(e->peer)) {
@@ -79,7 +79,7 @@ void mero_node_seen_hello(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LE
     e->via = MERO_FLEET_SEEN_SYNC;
 }
 
-void mero_node_seen_from_peer(struct mero_node *node, const char *peer, int via)
+void mero__node_seen_from_peer(struct mero_node *node, const char *peer, int via)
 {
     if (node->seen == NULL || peer == NULL || peer[0] == '\0') {
         return;
@@ -94,7 +94,7 @@ void mero_node_seen_from_peer(struct mero_node *node, const char *peer, int via)
     }
 }
 
-void mero_node_seen_op(struct mero_node *node, const uint8_t *op, size_t len)
+void mero__node_seen_op(struct mero_node *node, const uint8_t *op, size_t len)
 {
     /* SignedNamespaceOp: version u8, namespace_id, parent_op_hashes Vec<[32]>, signer */
     struct mero_cur c;
@@ -117,9 +117,9 @@ void mero_node_seen_op(struct mero_node *node, const uint8_t *op, size_t len)
 
 /* ---- recording attempts ------------------------------------------------------------------- */
 
-void mero_node_fleet_match(const struct mero_tee_policy *p, bool found,
-                           const struct mero_measurements *m, const char *tcb_status,
-                           struct mero_fleet_match *out)
+void mero__node_fleet_match(const struct mero_tee_policy *p, bool found,
+                            const struct mero_measurements *m, const char *tcb_status,
+                            struct mero_fleet_match *out)
 {
     memset(out, 0, sizeof(*out));
     if (!found || m == NULL) {
@@ -144,7 +144,7 @@ void mero_node_fleet_match(const struct mero_tee_policy *p, bool found,
 static void record(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                    const struct mero_fleet_attempt *a)
 {
-    if (node->db == NULL || mero_node_attempt_add(node->db, ns, a) < 0) {
+    if (node->db == NULL || mero__node_attempt_add(node->db, ns, a) < 0) {
         MERO_WARN("fleet view: could not record an admission attempt in node.db");
     }
 }
@@ -161,11 +161,11 @@ static void set_measurements(struct mero_node *node, const uint8_t ns[MERO_NS_ID
     if (mero_gov_read_policy(node->store, ns, &p, &found, NULL) < 0) {
         found = false;
     }
-    mero_node_fleet_match(&p, found, m, tcb_status, &a->matched);
+    mero__node_fleet_match(&p, found, m, tcb_status, &a->matched);
     mero_tee_policy_cleanup(&p);
 }
 
-void mero_node_fleet_decided(struct mero_node *node, const struct mero_fleet_decision *d)
+void mero__node_fleet_decided(struct mero_node *node, const struct mero_fleet_decision *d)
 {
     struct mero_fleet_attempt *a = calloc(1, sizeof(*a));
     if (a == NULL) {
@@ -179,7 +179,7 @@ void mero_node_fleet_decided(struct mero_node *node, const struct mero_fleet_dec
     a->has_admitter = mero_gov_identity(node->store, d->ns, false, a->admitter, NULL) == 0;
     a->verdict = d->admitted ? MERO_FLEET_ADMITTED : MERO_FLEET_REFUSED;
     if (!d->admitted && d->reason != NULL) {
-        const char *rule = mero_node_attempt_rule_of(d->reason);
+        const char *rule = mero__node_attempt_rule_of(d->reason);
         snprintf(a->rule, sizeof(a->rule), "%s", rule != NULL ? rule : "");
         snprintf(a->reason, sizeof(a->reason), "%s", d->reason);
     }
@@ -191,20 +191,20 @@ void mero_node_fleet_decided(struct mero_node *node, const struct mero_fleet_dec
         snprintf(a->matched.name, sizeof(a->matched.name), "%s", d->matched_profile);
     }
     if (named && d->admitted && node->db != NULL &&
-        mero_node_profile_put(node->db, d->ns, d->identity, d->matched_profile) < 0) {
+        mero__node_profile_put(node->db, d->ns, d->identity, d->matched_profile) < 0) {
         MERO_WARN("fleet view: could not record an admitted TEE's release profile in node.db");
     }
     snprintf(a->tcb_status, sizeof(a->tcb_status), "%s",
              d->tcb_status != NULL ? d->tcb_status : "");
     record(node, d->ns, a);
     if (d->peer != NULL) {
-        mero_node_seen_peer(node, d->ns, d->identity, d->peer);
+        mero__node_seen_peer(node, d->ns, d->identity, d->peer);
     }
     free(a);
 }
 
-void mero_node_fleet_heard(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], int path,
-                           int verdict, const char *reason)
+void mero__node_fleet_heard(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], int path,
+                            int verdict, const char *reason)
 {
     struct mero_fleet_attempt *a = calloc(1, sizeof(*a));
     if (a == NULL) {
@@ -216,7 +216,7 @@ void mero_node_fleet_heard(struct mero_node *node, const uint8_t ns[MERO_NS_ID_L
     a->path = path;
     a->verdict = verdict;
     if (verdict == MERO_FLEET_REFUSED && reason != NULL) {
-        const char *rule = mero_node_attempt_rule_of(reason);
+        const char *rule = mero__node_attempt_rule_of(reason);
         snprintf(a->rule, sizeof(a->rule), "%s", rule != NULL ? rule : "");
         snprintf(a->reason, sizeof(a->reason), "%s", reason);
     }
@@ -224,7 +224,7 @@ void mero_node_fleet_heard(struct mero_node *node, const uint8_t ns[MERO_NS_ID_L
     free(a);
 }
 
-void mero_node_fleet_on_event(struct mero_node *node, const struct mero_gov_event *ev)
+void mero__node_fleet_on_event(struct mero_node *node, const struct mero_gov_event *ev)
 {
     uint8_t us[MERO_IDENTITY_LEN];
     /* a member removed from the namespace root no longer matches the profile we admitted it
@@ -232,7 +232,7 @@ void mero_node_fleet_on_event(struct mero_node *node, const struct mero_gov_even
     if ((ev->kind == MERO_EV_MEMBER_REMOVED || ev->kind == MERO_EV_TEE_MEMBER_REMOVED) &&
         ev->ns != NULL && ev->group != NULL && ev->member != NULL && node->db != NULL &&
         memcmp(ev->group, ev->ns, MERO_NS_ID_LEN) == 0 &&
-        mero_node_profile_forget(node->db, ev->ns, ev->member) < 0) {
+        mero__node_profile_forget(node->db, ev->ns, ev->member) < 0) {
         MERO_WARN("fleet view: could not forget a removed member's release profile in node.db");
     }
     /* our own admission is recorded as the admitter's answer we heard (fleet_heard) */
@@ -262,7 +262,7 @@ void mero_node_fleet_on_event(struct mero_node *node, const struct mero_gov_even
     bool ours = mero_gov_identity(node->store, ev->ns, false, us, NULL) == 0 &&
                 memcmp(us, op.signer, MERO_IDENTITY_LEN) == 0;
     bool root = ev->group == NULL || memcmp(ev->group, ev->ns, MERO_NS_ID_LEN) == 0;
-    if (!ours && root && mero_node_profile_forget(node->db, ev->ns, ev->member) < 0) {
+    if (!ours && root && mero__node_profile_forget(node->db, ev->ns, ev->member) < 0) {
         /* another admitter (re)admitted it: the profile we named is not its current one */
         MERO_WARN("fleet view: could not forget a re-admitted member's release profile");
     }
@@ -414,8 +414,8 @@ static void tee_extras(struct mero_node *node, const struct mero_fleet *f,
                        struct mero_fleet_member *m)
 {
     if (m->matched.kind == MERO_FLEET_MATCH_PROFILE && node->db != NULL &&
-        mero_node_profile_get(node->db, f->ns, m->identity, m->matched.name,
-                              sizeof(m->matched.name)) < 0) {
+        mero__node_profile_get(node->db, f->ns, m->identity, m->matched.name,
+                               sizeof(m->matched.name)) < 0) {
         m->matched.name[0] = '\0'; /* not admitted here: this node cannot name it */
     }
     bool found = false;
@@ -444,7 +444,7 @@ static int fill_members(struct mero_node *node, struct mero_fleet *f)
             m->m = gm[i].m;
             memcpy(m->tcb_status, gm[i].tcb_status, sizeof(m->tcb_status));
             memcpy(m->quote_hash, gm[i].quote_hash, sizeof(m->quote_hash));
-            mero_node_fleet_match(&f->policy, f->policy_found, &m->m, m->tcb_status, &m->matched);
+            mero__node_fleet_match(&f->policy, f->policy_found, &m->m, m->tcb_status, &m->matched);
             tee_extras(node, f, m);
         }
         struct mero_fleet_seen *s = seen_slot(node, f->ns, m->identity, false);
@@ -504,8 +504,8 @@ int mero_node_fleet(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LE
                                 ? mero_fleet_evidence_state(m->evidence_at, f->generated_at)
                                 : MERO_FLEET_EVIDENCE_NONE;
     }
-    MERO_ENSURE(node->db != NULL && mero_node_attempts_list(node->db, f->ns, max_attempts,
-                                                            &f->attempts, &f->nattempts) == 0,
+    MERO_ENSURE(node->db != NULL && mero__node_attempts_list(node->db, f->ns, max_attempts,
+                                                             &f->attempts, &f->nattempts) == 0,
                 err, MERO_EIO, "cannot read the admission attempts");
     return 0;
 }

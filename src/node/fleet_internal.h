@@ -27,18 +27,18 @@ struct mero_fleet_seen {
 };
 
 /* identity of ns speaks from peer (learned at an admission): later traffic from it counts. */
-void mero_node_seen_peer(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                         const uint8_t identity[MERO_IDENTITY_LEN], const char *peer);
+void mero__node_seen_peer(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                          const uint8_t identity[MERO_IDENTITY_LEN], const char *peer);
 /* Issue 35: peer proved (a signed sync HELLO) that it speaks for identity of ns and runs under
  * `name` (checked, may be ""): seen now, and its later traffic counts. */
 void mero_node_seen_hello(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                           const uint8_t identity[MERO_IDENTITY_LEN], const char *peer,
                           const char *name);
 /* A gossip message or sync answer arrived from peer: every identity it speaks for is seen. */
-void mero_node_seen_from_peer(struct mero_node *node, const char *peer, int via);
+void mero__node_seen_from_peer(struct mero_node *node, const char *peer, int via);
 /* A signed governance op (encoded bytes, applied or already stored, so its signature holds)
  * arrived by gossip: its signer is seen. */
-void mero_node_seen_op(struct mero_node *node, const uint8_t *op, size_t len);
+void mero__node_seen_op(struct mero_node *node, const uint8_t *op, size_t len);
 
 /* Issue 35 item 6 (labels.c): member's label in ns into out ("" and -MERO_ENOTFOUND when it has
  * none), and a self-purge forgetting every label of ns. */
@@ -66,20 +66,20 @@ struct mero_fleet_decision {
     const char *tcb_status;
     const char *matched_profile; /* the release profile a signed-release admission matched */
 };
-void mero_node_fleet_decided(struct mero_node *node, const struct mero_fleet_decision *d);
+void mero__node_fleet_decided(struct mero_node *node, const struct mero_fleet_decision *d);
 /* The joiner side: an admitter's answer to our own attempt in ns (verdict as the enum). */
-void mero_node_fleet_heard(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], int path,
-                           int verdict, const char *reason);
+void mero__node_fleet_heard(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], int path,
+                            int verdict, const char *reason);
 /* A governance event: a TEE admission applied here that another member decided is recorded. */
-void mero_node_fleet_on_event(struct mero_node *node, const struct mero_gov_event *ev);
+void mero__node_fleet_on_event(struct mero_node *node, const struct mero_gov_event *ev);
 /*
  * Which policy entry measurements m match under policy p (found false: none): the MRTD list
  * entry for the measurement form; for the signed-release form kind profile with no name (the
  * release check names it only to the admitter, which fills it in from its decision; a mock
  * quote, tcb_status "Mock", matched no profile: none).
  */
-void mero_node_fleet_match(const struct mero_tee_policy *p, bool found,
-                           const struct mero_measurements *m, const char *tcb_status,
-                           struct mero_fleet_match *out);
+void mero__node_fleet_match(const struct mero_tee_policy *p, bool found,
+                            const struct mero_measurements *m, const char *tcb_status,
+                            struct mero_fleet_match *out);
 
 #endif

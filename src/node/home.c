@@ -54,8 +54,8 @@ static int path_join(char *out, size_t cap, const char *dir, const char *name)
     return 0;
 }
 
-int mero_node_write_file(const char *path, const void *data, size_t len, int mode,
-                         struct mero_err *err)
+int mero__node_write_file(const char *path, const void *data, size_t len, int mode,
+                          struct mero_err *err)
 {
     char tmp[MERO_NODE_PATH_MAX + 8];
     int n = snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -96,13 +96,13 @@ int mero_node_write_file(const char *path, const void *data, size_t len, int mod
     return 0;
 }
 
-int mero_node_write_secret(const char *path, const void *data, size_t len, struct mero_err *err)
+int mero__node_write_secret(const char *path, const void *data, size_t len, struct mero_err *err)
 {
-    return mero_node_write_file(path, data, len, 0600, err);
+    return mero__node_write_file(path, data, len, 0600, err);
 }
 
-int mero_node_read_secret(const char *path, void *out, size_t cap, size_t *len,
-                          struct mero_err *err)
+int mero__node_read_secret(const char *path, void *out, size_t cap, size_t *len,
+                           struct mero_err *err)
 {
     /* O_NONBLOCK: a FIFO in the secret's place must be refused below, not wait for a writer */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -140,7 +140,7 @@ int mero_node_read_secret(const char *path, void *out, size_t cap, size_t *len,
     return 0;
 }
 
-int mero_node_check_token(const char *path, const char *tok, size_t n, struct mero_err *err)
+int mero__node_check_token(const char *path, const char *tok, size_t n, struct mero_err *err)
 {
     /* the whole content counts: a NUL, a space or any non-hex byte anywhere is refused, so the
      * token can never be shorter than 64 characters or guessable (issue 21 item 1) */
@@ -156,8 +156,8 @@ int mero_node_check_token(const char *path, const char *tok, size_t n, struct me
     return 0;
 }
 
-int mero_node_check_identity_key(const char *path, const uint8_t *seed, size_t n,
-                                 struct mero_err *err)
+int mero__node_check_identity_key(const char *path, const uint8_t *seed, size_t n,
+                                  struct mero_err *err)
 {
     static const char fix[] =
         "restore the file from a backup, or move the data directory aside and run merod init "
@@ -189,7 +189,7 @@ static int write_config(const char *home, const char *name, const char *listen, 
     char path[MERO_NODE_PATH_MAX];
     int rc;
     MERO_TRY_OUT(path_join(path, sizeof(path), home, "config.json"));
-    rc = mero_node_write_file(path, text, strlen(text), 0644, err);
+    rc = mero__node_write_file(path, text, strlen(text), 0644, err);
 out:
     free(text);
     return rc;
@@ -242,7 +242,7 @@ int mero_node_init_home(const char *home, const char *name, const char *listen, 
     }
     uint8_t seed[MERO_ED25519_SEED_LEN];
     mero_random(seed, sizeof(seed));
-    int rc = mero_node_write_secret(path, seed, sizeof(seed), err);
+    int rc = mero__node_write_secret(path, seed, sizeof(seed), err);
     mero_wipe(seed, sizeof(seed));
     if (rc < 0) {
         return rc;
@@ -254,7 +254,7 @@ int mero_node_init_home(const char *home, const char *name, const char *listen, 
     mero_wipe(raw, sizeof(raw));
     token[MERO_TOKEN_HEX_LEN] = '\n';
     MERO_TRY(path_join(path, sizeof(path), home, "admin-token"));
-    rc = mero_node_write_secret(path, token, MERO_TOKEN_HEX_LEN + 1, err);
+    rc = mero__node_write_secret(path, token, MERO_TOKEN_HEX_LEN + 1, err);
     mero_wipe(token, sizeof(token));
     if (rc < 0) {
         return rc;
@@ -263,17 +263,17 @@ int mero_node_init_home(const char *home, const char *name, const char *listen, 
     struct sqlite3 *db = NULL;
     struct mero_store *store = NULL;
     MERO_TRY(path_join(path, sizeof(path), home, "node.db"));
-    MERO_TRY(mero_node_db_open(&db, path, true, err));
+    MERO_TRY(mero__node_db_open(&db, path, true, err));
     /* gov.db too, and node.db records it: from now on neither is ever recreated empty */
     MERO_TRY_OUT(path_join(path, sizeof(path), home, "gov.db"));
     MERO_TRY_OUT(mero_store_open(path, &store, err));
     mero_store_close(store);
     store = NULL;
-    MERO_ENSURE_OUT(mero_node_meta_set(db, MERO_META_GOV_DB, "created") == 0, err, MERO_EIO,
+    MERO_ENSURE_OUT(mero__node_meta_set(db, MERO_META_GOV_DB, "created") == 0, err, MERO_EIO,
                     "cannot record gov.db in node.db");
 out:
     mero_store_close(store);
-    mero_node_db_close(db);
+    mero__node_db_close(db);
     return rc;
 }
 
@@ -287,13 +287,13 @@ static int db_refused(const char *home, const char *file, const char *what, stru
                         file, what, home, file);
 }
 
-int mero_node_open_gov(struct mero_node *node, struct mero_err *err)
+int mero__node_open_gov(struct mero_node *node, struct mero_err *err)
 {
     char path[MERO_NODE_PATH_MAX + 16];
     bool made = false;
     struct mero_err e = {0};
     snprintf(path, sizeof(path), "%s/gov.db", node->home);
-    if (mero_node_meta_get(node->db, MERO_META_GOV_DB, &made) < 0) {
+    if (mero__node_meta_get(node->db, MERO_META_GOV_DB, &made) < 0) {
         return mero_err_set(err, MERO_EIO, "cannot read node_meta in node.db");
     }
     /* a home from before init made gov.db: its first open creates it, once */
@@ -310,13 +310,13 @@ int mero_node_open_gov(struct mero_node *node, struct mero_err *err)
         MERO_ERROR("gov.db: %s", e.msg);
         return db_refused(node->home, "gov.db", e.msg, err);
     }
-    if (!made && mero_node_meta_set(node->db, MERO_META_GOV_DB, "created") < 0) {
+    if (!made && mero__node_meta_set(node->db, MERO_META_GOV_DB, "created") < 0) {
         return mero_err_set(err, MERO_EIO, "cannot record gov.db in node.db");
     }
     return 0;
 }
 
-int mero_node_check_gov(struct mero_node *node, struct mero_err *err)
+int mero__node_check_gov(struct mero_node *node, struct mero_err *err)
 {
     struct mero_err e = {0};
     const char *how = "seal";
@@ -336,7 +336,7 @@ int mero_node_check_gov(struct mero_node *node, struct mero_err *err)
     return 0;
 }
 
-void mero_node_seal_gov(struct mero_node *node)
+void mero__node_seal_gov(struct mero_node *node)
 {
     struct mero_err e = {0};
     if (node->store == NULL || !node->gov_checked) {
@@ -383,7 +383,7 @@ out:
         json_decref(cfg);
         return mero_err_set(err, MERO_EINVAL, "%s: bad name, api or listen", path);
     }
-    rc = mero_node_netcfg_parse(cfg, path, &node->cfg, err);
+    rc = mero__node_netcfg_parse(cfg, path, &node->cfg, err);
     json_decref(cfg);
     return rc;
 }
@@ -404,7 +404,7 @@ static int check_home(const char *home, struct mero_err *err)
 /* The lock's descriptor: held (never closed) for the life of the process. */
 static int home_lock_fd = -1;
 
-int mero_node_lock_home(const char *home, struct mero_err *err)
+int mero__node_lock_home(const char *home, struct mero_err *err)
 {
     char path[MERO_NODE_PATH_MAX];
     char pid[24]; /* a pid in decimal, a newline and the NUL */
@@ -461,12 +461,12 @@ int mero_node_open(struct mero_node *node, const char *home, struct mero_err *er
     }
     snprintf(node->home, sizeof(node->home), "%s", home);
     MERO_TRY(check_home(home, err));
-    MERO_TRY(mero_node_lock_home(home, err));
+    MERO_TRY(mero__node_lock_home(home, err));
     MERO_TRY(load_config(node, err));
 
     MERO_TRY(path_join(path, sizeof(path), home, "identity.key"));
-    MERO_TRY(mero_node_read_secret(path, seed, sizeof(seed), &n, err));
-    rc = mero_node_check_identity_key(path, seed, n, err);
+    MERO_TRY(mero__node_read_secret(path, seed, sizeof(seed), &n, err));
+    rc = mero__node_check_identity_key(path, seed, n, err);
     if (rc < 0) {
         mero_wipe(seed, sizeof(seed));
         return rc;
@@ -483,11 +483,11 @@ int mero_node_open(struct mero_node *node, const char *home, struct mero_err *er
     MERO_TRY(mero_net_peer_id_from_pk(node->id_pk, node->peer_id));
 
     MERO_TRY(path_join(path, sizeof(path), home, "admin-token"));
-    rc = mero_node_read_secret(path, tok, sizeof(tok), &n, err);
+    rc = mero__node_read_secret(path, tok, sizeof(tok), &n, err);
     if (rc < 0) {
         return rc;
     }
-    rc = mero_node_check_token(path, tok, n, err);
+    rc = mero__node_check_token(path, tok, n, err);
     if (rc < 0) {
         mero_wipe(tok, sizeof(tok));
         return rc;
@@ -498,7 +498,7 @@ int mero_node_open(struct mero_node *node, const char *home, struct mero_err *er
 
     MERO_TRY(path_join(path, sizeof(path), home, "node.db"));
     struct mero_err e = {0};
-    rc = mero_node_db_open(&node->db, path, false, &e);
+    rc = mero__node_db_open(&node->db, path, false, &e);
     if (rc == -MERO_ESTATE && strstr(e.msg, " is corrupted: ") != NULL) {
         /* e.g. "file is not a database" */
         return db_refused(home, "node.db", strstr(e.msg, " is corrupted: ") + 15, err);
@@ -507,7 +507,7 @@ int mero_node_open(struct mero_node *node, const char *home, struct mero_err *er
         *err = e;
         return rc;
     }
-    if (mero_node_db_check(node->db, false, &e) < 0) {
+    if (mero__node_db_check(node->db, false, &e) < 0) {
         MERO_ERROR("node.db: %s", e.msg);
         return db_refused(home, "node.db", e.msg, err);
     }
@@ -517,7 +517,7 @@ int mero_node_open(struct mero_node *node, const char *home, struct mero_err *er
 void mero_node_close(struct mero_node *node)
 {
     if (node->db != NULL) {
-        mero_node_db_close(node->db);
+        mero__node_db_close(node->db);
         node->db = NULL;
     }
     sodium_free(node->id_sk);

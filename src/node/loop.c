@@ -40,7 +40,7 @@ void mero_node_stop(struct mero_node *node)
         node->on_stop = NULL;
         fn(node->on_stop_ctx);
     }
-    mero_node_service_stop(node);
+    mero__node_service_stop(node);
     uv_signal_stop(&node->sigint);
     uv_signal_stop(&node->sigterm);
     uv_close((uv_handle_t *)&node->sigint, NULL);
@@ -49,7 +49,7 @@ void mero_node_stop(struct mero_node *node)
 
 static int write_run_json(struct mero_node *node, struct mero_err *err)
 {
-    json_t *addrs = mero_node_listen_addrs(node);
+    json_t *addrs = mero__node_listen_addrs(node);
     json_t *o = json_pack("{s:s, s:o, s:s, s:s, s:I, s:s}", "peerId", node->peer_id, "listenAddrs",
                           addrs ? addrs : json_array(), "api", node->api_bound, "apiUrl", "", "pid",
                           (json_int_t)getpid(), "name", node->cfg.name);
@@ -67,7 +67,7 @@ static int write_run_json(struct mero_node *node, struct mero_err *err)
     }
     char path[MERO_NODE_PATH_MAX + 16];
     snprintf(path, sizeof(path), "%s/run.json", node->home);
-    int rc = mero_node_write_file(path, text, strlen(text), 0644, err);
+    int rc = mero__node_write_file(path, text, strlen(text), 0644, err);
     free(text);
     return rc;
 }
@@ -89,7 +89,7 @@ int mero_node_start(struct mero_node *node, struct mero_err *err)
     node->sigterm.data = node;
     uv_signal_start(&node->sigint, on_signal, SIGINT);
     uv_signal_start(&node->sigterm, on_signal, SIGTERM);
-    int rc = mero_node_service_start(node, err);
+    int rc = mero__node_service_start(node, err);
     if (rc < 0) {
         mero_node_abort(node);
     }
@@ -110,7 +110,7 @@ int mero_node_serve(struct mero_node *node, struct mero_err *err)
         return rc;
     }
     MERO_INFO("peer id %s", node->peer_id);
-    json_t *addrs = mero_node_listen_addrs(node);
+    json_t *addrs = mero__node_listen_addrs(node);
     for (size_t i = 0; i < json_array_size(addrs); i++) {
         MERO_INFO("listening on %s", json_string_value(json_array_get(addrs, i)));
     }

@@ -61,8 +61,8 @@ static void read_admission(struct mero_admission *a, struct mero_node_metrics *m
         m->dcap_count = below; /* a verification counted between the loads above */
     }
     m->dcap_sum_s = (double)atomic_load_explicit(&am->dcap_sum_ns, memory_order_relaxed) / 1e9;
-    m->challenges_requested = mero_challenge_count(&a->book, MERO_CHALLENGE_REQUESTED, now_ms);
-    m->challenges_offered = mero_challenge_count(&a->book, MERO_CHALLENGE_OFFERED, now_ms);
+    m->challenges_requested = mero__challenge_count(&a->book, MERO_CHALLENGE_REQUESTED, now_ms);
+    m->challenges_offered = mero__challenge_count(&a->book, MERO_CHALLENGE_OFFERED, now_ms);
 }
 
 int mero_node_metrics(struct mero_node *node, struct mero_node_metrics *out, struct mero_err *err)
@@ -111,7 +111,7 @@ int mero_node_metrics(struct mero_node *node, struct mero_node_metrics *out, str
             continue; /* purged meanwhile: not listed */
         }
         uint64_t at = 0;
-        if (mero_node_sync_last(node, e->ns, &at)) {
+        if (mero__node_sync_last(node, e->ns, &at)) {
             e->last_sync_unix = at;
             e->sync_lag_s = now > at ? now - at : 0;
         } else {

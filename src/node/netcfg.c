@@ -14,8 +14,8 @@
 #include "node/node_internal.h"
 #include "node/service_internal.h"
 
-int mero_node_netcfg_parse(const json_t *cfg, const char *path, struct mero_node_config *out,
-                           struct mero_err *err)
+int mero__node_netcfg_parse(const json_t *cfg, const char *path, struct mero_node_config *out,
+                            struct mero_err *err)
 {
     static const char *const names[] = {"maxInbound", "maxOutbound", "maxPending",
                                         "maxInboundPerIp"};
@@ -51,7 +51,7 @@ int mero_node_netcfg_parse(const json_t *cfg, const char *path, struct mero_node
     return 0;
 }
 
-void mero_node_netcfg_apply(const struct mero_node_config *in, struct mero_net_config *out)
+void mero__node_netcfg_apply(const struct mero_node_config *in, struct mero_net_config *out)
 {
     mero_net_config_default(out);
     if (in->net_max_inbound) {

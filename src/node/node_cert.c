@@ -38,5 +38,5 @@ int mero_node_identity_cert(struct mero_node *node, const uint8_t ns[MERO_NS_ID_
 int mero_node_delta_bytes(struct mero_node *node, const uint8_t id[MERO_DELTA_ID_LEN],
                           uint8_t **out, size_t *len)
 {
-    return mero_node_ctx_delta(node, id, out, len);
+    return mero__node_ctx_delta(node, id, out, len);
 }

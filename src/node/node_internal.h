@@ -16,6 +16,7 @@
 #include <uv.h>
 
 #include "mero/err.h"
+#include "mero/net.h"
 #include "mero/node.h"
 
 #define MERO_NODE_PATH_MAX   1024
@@ -100,7 +101,7 @@ struct mero_node {
     void (*on_stop)(void *ctx); /* mero_node_on_stop: the server on our loop (merod) */
     void *on_stop_ctx;
     char api_bound[MERO_NODE_ADDR_MAX]; /* actual host:port once listening */
-    char peer_id[64];
+    char peer_id[MERO_PEER_ID_STR_MAX];
     struct mero_node_hooks hooks;
     struct mero_net *net;     /* the libp2p peer (service.c) */
     struct mero_store *store; /* governance store, DIR/gov.db */
@@ -144,52 +145,52 @@ struct mero_node {
  * Take DIR/merod.lock (exclusive flock, held for the process's life; the pid is written in
  * it): -MERO_EBUSY naming the running merod's pid when another process holds it.
  */
-MERO_MUST_CHECK int mero_node_lock_home(const char *home, struct mero_err *err);
+MERO_MUST_CHECK int mero__node_lock_home(const char *home, struct mero_err *err);
 /*
  * Open DIR/gov.db into node->store (after mero_node_open): never recreated once made (node_meta
  * MERO_META_GOV_DB records that it was); refused when missing, empty or failing quick_check.
  */
-MERO_MUST_CHECK int mero_node_open_gov(struct mero_node *node, struct mero_err *err);
+MERO_MUST_CHECK int mero__node_open_gov(struct mero_node *node, struct mero_err *err);
 /* Issue 32 item 6: gov.db's derived tables against the seal of the last clean stop (or, after
  * a crash, a replay of the log); the hooks must be set. Refuses the start with the fix named. */
-int mero_node_check_gov(struct mero_node *node, struct mero_err *err);
+int mero__node_check_gov(struct mero_node *node, struct mero_err *err);
 /* At a clean stop: seal gov.db's derived tables (a failure is logged: the next start replays). */
-void mero_node_seal_gov(struct mero_node *node);
+void mero__node_seal_gov(struct mero_node *node);
 
 /* home.c: 0600 secret files */
-MERO_MUST_CHECK int mero_node_write_secret(const char *path, const void *data, size_t len,
+MERO_MUST_CHECK int mero__node_write_secret(const char *path, const void *data, size_t len,
+                                            struct mero_err *err);
+MERO_MUST_CHECK int mero__node_read_secret(const char *path, void *out, size_t cap, size_t *len,
                                            struct mero_err *err);
-MERO_MUST_CHECK int mero_node_read_secret(const char *path, void *out, size_t cap, size_t *len,
-                                          struct mero_err *err);
 /* Content checks run at open, before anything uses the secret: 0 when good, else -MERO_EINVAL
  * with a message naming PATH and the fix (never the content). The token: exactly 64 hex
  * characters, optionally followed by one newline (n counts every byte read). The identity
  * seed: exactly 32 bytes, not all zero. */
-MERO_MUST_CHECK int mero_node_check_token(const char *path, const char *tok, size_t n,
-                                          struct mero_err *err);
-MERO_MUST_CHECK int mero_node_check_identity_key(const char *path, const uint8_t *seed, size_t n,
-                                                 struct mero_err *err);
+MERO_MUST_CHECK int mero__node_check_token(const char *path, const char *tok, size_t n,
+                                           struct mero_err *err);
+MERO_MUST_CHECK int mero__node_check_identity_key(const char *path, const uint8_t *seed, size_t n,
+                                                  struct mero_err *err);
 /* Write a file atomically (tmp + fsync + rename) with the given mode. */
-MERO_MUST_CHECK int mero_node_write_file(const char *path, const void *data, size_t len, int mode,
-                                         struct mero_err *err);
+MERO_MUST_CHECK int mero__node_write_file(const char *path, const void *data, size_t len, int mode,
+                                          struct mero_err *err);
 
 /* ---- issue 16: reach (src/node/subgroup_admit.c), called by usecase.c ---- */
 /* A subgroup was created here: an Open one's key goes to every member reaching it. */
-void mero_node_reach_subgroup_created(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                                      const uint8_t group[MERO_GROUP_ID_LEN]);
+void mero__node_reach_subgroup_created(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                       const uint8_t group[MERO_GROUP_ID_LEN]);
 /* Before removing id from group: when it holds a TEE row there, the groups it reaches now
  * (*reached owned, free()); else none. */
-MERO_MUST_CHECK int mero_node_reach_before_removal(struct mero_node *node,
-                                                   const uint8_t ns[MERO_NS_ID_LEN],
-                                                   const uint8_t group[MERO_GROUP_ID_LEN],
-                                                   const uint8_t id[MERO_IDENTITY_LEN],
-                                                   uint8_t (**reached)[MERO_GROUP_ID_LEN],
-                                                   size_t *n);
+MERO_MUST_CHECK int mero__node_reach_before_removal(struct mero_node *node,
+                                                    const uint8_t ns[MERO_NS_ID_LEN],
+                                                    const uint8_t group[MERO_GROUP_ID_LEN],
+                                                    const uint8_t id[MERO_IDENTITY_LEN],
+                                                    uint8_t (**reached)[MERO_GROUP_ID_LEN],
+                                                    size_t *n);
 /* After the removal committed: rotate the key of every other group it reached and reaches no
  * more, where we are an admin (else logged and left). */
-void mero_node_reach_after_removal(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                                   const uint8_t group[MERO_GROUP_ID_LEN],
-                                   const uint8_t id[MERO_IDENTITY_LEN],
-                                   const uint8_t (*reached)[MERO_GROUP_ID_LEN], size_t n);
+void mero__node_reach_after_removal(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                    const uint8_t group[MERO_GROUP_ID_LEN],
+                                    const uint8_t id[MERO_IDENTITY_LEN],
+                                    const uint8_t (*reached)[MERO_GROUP_ID_LEN], size_t n);
 
 #endif

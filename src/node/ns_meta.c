@@ -9,17 +9,17 @@
 
 #include "node/ns_meta_internal.h"
 
-int mero_ns_meta_put(struct sqlite3 *db, const uint8_t id[MERO_GROUP_ID_LEN],
-                     const struct mero_ns_meta *m)
+int mero__ns_meta_put(struct sqlite3 *db, const uint8_t id[MERO_GROUP_ID_LEN],
+                      const struct mero_ns_meta *m)
 {
     sqlite3_stmt *st = NULL;
     int rc = -MERO_EIO;
-    if (sqlite3_prepare_v2(db,
+    MERO_ENSURE_OUT(
+        sqlite3_prepare_v2(db,
                            "INSERT OR REPLACE INTO ns_meta (id, application_id, upgrade_policy,"
                            " app_key, name, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                           -1, &st, NULL) != SQLITE_OK) {
-        goto out;
-    }
+                           -1, &st, NULL) == SQLITE_OK,
+        NULL, MERO_EIO, "prepare");
     sqlite3_bind_blob(st, 1, id, MERO_GROUP_ID_LEN, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, m->application_id, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, m->upgrade_policy, -1, SQLITE_STATIC);
@@ -51,19 +51,19 @@ static void col(sqlite3_stmt *st, int i, char out[MERO_NS_META_STR_MAX])
     out[n] = 0;
 }
 
-int mero_ns_meta_get(struct sqlite3 *db, const uint8_t id[MERO_GROUP_ID_LEN],
-                     struct mero_ns_meta *m, bool *found)
+int mero__ns_meta_get(struct sqlite3 *db, const uint8_t id[MERO_GROUP_ID_LEN],
+                      struct mero_ns_meta *m, bool *found)
 {
     sqlite3_stmt *st = NULL;
     int rc = -MERO_EIO;
     memset(m, 0, sizeof(*m));
     *found = false;
-    if (sqlite3_prepare_v2(db,
+    MERO_ENSURE_OUT(
+        sqlite3_prepare_v2(db,
                            "SELECT application_id, upgrade_policy, app_key, name, created_at"
                            " FROM ns_meta WHERE id = ?",
-                           -1, &st, NULL) != SQLITE_OK) {
-        goto out;
-    }
+                           -1, &st, NULL) == SQLITE_OK,
+        NULL, MERO_EIO, "prepare");
     sqlite3_bind_blob(st, 1, id, MERO_GROUP_ID_LEN, SQLITE_STATIC);
     int s = sqlite3_step(st);
     if (s == SQLITE_ROW) {

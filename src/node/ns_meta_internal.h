@@ -28,10 +28,10 @@ struct mero_ns_meta {
 };
 
 /* Record (or replace) the labels of namespace or group id. */
-MERO_MUST_CHECK int mero_ns_meta_put(struct sqlite3 *db, const uint8_t id[MERO_GROUP_ID_LEN],
-                                     const struct mero_ns_meta *m);
+MERO_MUST_CHECK int mero__ns_meta_put(struct sqlite3 *db, const uint8_t id[MERO_GROUP_ID_LEN],
+                                      const struct mero_ns_meta *m);
 /* Read them: 0 and *found; an absent row gives empty strings, created_at 0, *found false. */
-MERO_MUST_CHECK int mero_ns_meta_get(struct sqlite3 *db, const uint8_t id[MERO_GROUP_ID_LEN],
-                                     struct mero_ns_meta *m, bool *found);
+MERO_MUST_CHECK int mero__ns_meta_get(struct sqlite3 *db, const uint8_t id[MERO_GROUP_ID_LEN],
+                                      struct mero_ns_meta *m, bool *found);
 
 #endif

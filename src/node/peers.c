@@ -45,7 +45,7 @@ static int is_bootstrap(const struct mero_node *node, const char *peer)
     return 0;
 }
 
-int mero_node_peer_priority(void *ud, const char *peer_id)
+int mero__node_peer_priority(void *ud, const char *peer_id)
 {
     const struct mero_node *node = ud;
     if (peer_id == NULL) {
@@ -57,7 +57,7 @@ int mero_node_peer_priority(void *ud, const char *peer_id)
     return MERO_NET_PRIO_STRANGER;
 }
 
-void mero_node_peer_valued(struct mero_node *node, const char *peer_id)
+void mero__node_peer_valued(struct mero_node *node, const char *peer_id)
 {
     size_t len = peer_id ? strlen(peer_id) : 0;
     if (len == 0 || len >= MERO_PEER_ID_STR_MAX) {
@@ -82,7 +82,7 @@ void mero_node_peer_valued(struct mero_node *node, const char *peer_id)
     }
 }
 
-void mero_node_peers_free(struct mero_node *node)
+void mero__node_peers_free(struct mero_node *node)
 {
     free(node->peers);
     node->peers = NULL;

@@ -28,7 +28,7 @@ int mero_node_policy_set(struct mero_node *node, const uint8_t group[MERO_GROUP_
     struct mero_gov_oplist ops = {0};
     int rc = mero_gov_set_policy(node->store, group, p, &ops, NULL, NULL, err);
     if (rc == 0) {
-        (void)mero_node_publish_ops(node, ns, &ops);
+        (void)mero__node_publish_ops(node, ns, &ops);
     }
     mero_gov_oplist_cleanup(&ops);
     return rc;

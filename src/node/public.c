@@ -154,7 +154,7 @@ const char *mero_node_peer_id(const struct mero_node *node)
 size_t mero_node_listen_addrs_copy(struct mero_node *node, char (*out)[MERO_NODE_ADDR_MAX],
                                    size_t cap)
 {
-    json_t *a = mero_node_listen_addrs(node);
+    json_t *a = mero__node_listen_addrs(node);
     size_t n = 0;
     for (size_t i = 0; i < json_array_size(a) && n < cap; i++) {
         const char *s = json_string_value(json_array_get(a, i));

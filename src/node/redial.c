@@ -41,7 +41,7 @@ static void on_redialed(void *ud, int status, const char *peer_id)
     if (peer_id != NULL) {
         snprintf(r->peer, sizeof(r->peer), "%s", peer_id);
     }
-    mero_node_peer_valued(r->node, peer_id);
+    mero__node_peer_valued(r->node, peer_id);
 }
 
 static bool is_connected(char (*peers)[MERO_PEER_ID_STR_MAX], size_t n, const char *id)
@@ -54,7 +54,7 @@ static bool is_connected(char (*peers)[MERO_PEER_ID_STR_MAX], size_t n, const ch
     return false;
 }
 
-void mero_node_redial_tick(struct mero_node *node, bool first)
+void mero__node_redial_tick(struct mero_node *node, bool first)
 {
     char peers[MERO_NODE_REDIAL_SCAN][MERO_PEER_ID_STR_MAX];
     size_t n = mero_net_connected_peers(node->net, peers, MERO_NODE_REDIAL_SCAN);

@@ -13,7 +13,7 @@
  * from its publisher (sync.c); the timer pulls from every connected peer every 2 s so a node
  * that missed a publish or was down catches up. Publishers whose ops or deltas apply, and
  * bootstrap peers, are remembered as members for the connection budgets (peers.c). The one
- * builder and parser of a namespace topic, mero_node_topic / mero_node_topic_ns
+ * builder and parser of a namespace topic, mero__node_topic / mero__node_topic_ns
  * (topic_internal.h), live here; every other file of node/ goes through them.
  */
 #include <stdio.h>
@@ -39,14 +39,14 @@
 #define SYNC_PERIOD_MS 2000
 #define SYNC_PEERS_MAX 32 /* connected peers asked per sync round */
 
-void mero_node_topic(char out[MERO_NS_TOPIC_SIZE], const uint8_t ns[MERO_NS_ID_LEN])
+void mero__node_topic(char out[MERO_NS_TOPIC_SIZE], const uint8_t ns[MERO_NS_ID_LEN])
 {
     size_t pl = strlen(MERO_NS_TOPIC_PREFIX);
     memcpy(out, MERO_NS_TOPIC_PREFIX, pl);
     mero_hex_encode(out + pl, ns, MERO_NS_ID_LEN);
 }
 
-int mero_node_topic_ns(const char *topic, uint8_t ns[MERO_NS_ID_LEN])
+int mero__node_topic_ns(const char *topic, uint8_t ns[MERO_NS_ID_LEN])
 {
     size_t pl = strlen(MERO_NS_TOPIC_PREFIX);
     if (topic == NULL || strncmp(topic, MERO_NS_TOPIC_PREFIX, pl) != 0 ||
@@ -56,8 +56,8 @@ int mero_node_topic_ns(const char *topic, uint8_t ns[MERO_NS_ID_LEN])
     return mero_hex_decode_exact(ns, MERO_NS_ID_LEN, topic + pl, MERO_HEX_LEN(MERO_NS_ID_LEN));
 }
 
-int mero_node_publish(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], uint8_t tag,
-                      const uint8_t *data, size_t len)
+int mero__node_publish(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], uint8_t tag,
+                       const uint8_t *data, size_t len)
 {
     if (node->net == NULL) {
         return 0;
@@ -69,7 +69,7 @@ int mero_node_publish(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], 
     msg[0] = tag;
     memcpy(msg + 1, data, len);
     char topic[MERO_NS_TOPIC_SIZE];
-    mero_node_topic(topic, ns);
+    mero__node_topic(topic, ns);
     int rc = mero_net_publish(node->net, topic, msg, len + 1);
     free(msg);
     if (rc == -MERO_ENOPEERS) {
@@ -79,11 +79,11 @@ int mero_node_publish(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], 
     return rc < 0 ? rc : 0;
 }
 
-int mero_node_publish_ops(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                          const struct mero_gov_oplist *ops)
+int mero__node_publish_ops(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                           const struct mero_gov_oplist *ops)
 {
     for (size_t i = 0; i < ops->n; i++) {
-        int rc = mero_node_publish(node, ns, MERO_GOSSIP_OP, ops->v[i].data, ops->v[i].len);
+        int rc = mero__node_publish(node, ns, MERO_GOSSIP_OP, ops->v[i].data, ops->v[i].len);
         if (rc < 0) {
             MERO_WARN("publish: %s", mero_strerror(rc));
         }
@@ -91,13 +91,13 @@ int mero_node_publish_ops(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LE
     return 0;
 }
 
-int mero_node_follow(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN])
+int mero__node_follow(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN])
 {
     if (node->net == NULL) {
         return 0;
     }
     char topic[MERO_NS_TOPIC_SIZE];
-    mero_node_topic(topic, ns);
+    mero__node_topic(topic, ns);
     return mero_net_subscribe(node->net, topic);
 }
 
@@ -113,7 +113,7 @@ static int apply_op(struct mero_node *node, const char *from, const uint8_t *op,
         /* the namespace id sits right after the version byte of every signed op */
         if (len > 1 + sizeof(ns)) {
             memcpy(ns, op + 1, sizeof(ns));
-            mero_node_sync_pull(node, from, ns);
+            mero__node_sync_pull(node, from, ns);
         }
     } else if (rc < 0 && status == MERO_APPLY_REJECTED) {
         /* issue 30: a member's op the rules refuse at its place in the canonical order is kept
@@ -132,7 +132,7 @@ static int apply_op(struct mero_node *node, const char *from, const uint8_t *op,
     return rc;
 }
 
-int mero_node_apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len)
+int mero__node_apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len)
 {
     int status;
     return apply_op(node, from, op, len, &status);
@@ -170,7 +170,7 @@ static int on_gossip(void *ud, const char *topic, const char *from, const uint8_
 {
     struct mero_node *node = ud;
     uint8_t ns[MERO_NS_ID_LEN];
-    if (len < 1 || mero_node_topic_ns(topic, ns) < 0) {
+    if (len < 1 || mero__node_topic_ns(topic, ns) < 0) {
         return -MERO_EINVAL;
     }
     bool purged = true;
@@ -179,16 +179,16 @@ static int on_gossip(void *ud, const char *topic, const char *from, const uint8_
         MERO_DEBUG("gossip on %s dropped: namespace self-purged here", topic);
         return 0;
     }
-    mero_node_seen_from_peer(node, from, MERO_FLEET_SEEN_GOSSIP); /* issue 19: last seen */
+    mero__node_seen_from_peer(node, from, MERO_FLEET_SEEN_GOSSIP); /* issue 19: last seen */
     switch (data[0]) {
     case MERO_GOSSIP_OP: {
         int status;
         int rc = apply_op(node, from, data + 1, len - 1, &status);
         if (rc == 0 && status != MERO_APPLY_PURGED) {
-            mero_node_seen_op(node, data + 1, len - 1); /* issue 19: its signer, verified */
+            mero__node_seen_op(node, data + 1, len - 1); /* issue 19: its signer, verified */
         }
         if (rc == 0 && status == MERO_APPLY_APPLIED) {
-            mero_node_peer_valued(node, from); /* it published a member's op first */
+            mero__node_peer_valued(node, from); /* it published a member's op first */
         }
         return gossip_verdict(rc);
     }
@@ -198,20 +198,20 @@ static int on_gossip(void *ud, const char *topic, const char *from, const uint8_
         bool had = true;
         int known = MERO_CTX_UNKNOWN;
         mero_sha256(hash, data + 1, len - 1);
-        if (mero_node_ctx_has(node, hash, &had) < 0) {
+        if (mero__node_ctx_has(node, hash, &had) < 0) {
             had = true;
         }
-        if (!had && mero_node_ctx_refusal_get(node, hash, &known, &err) == 0 &&
+        if (!had && mero__node_ctx_refusal_get(node, hash, &known, &err) == 0 &&
             known != MERO_CTX_UNKNOWN) {
             /* issue 30: refused before, and nothing has changed since: not logged again */
             MERO_DEBUG("delta from %s refused again: %s", from, err.msg);
             return gossip_verdict(-(err.code > 0 ? err.code : MERO_EREFUSED));
         }
-        int rc = mero_node_ctx_apply(node, data + 1, len - 1, &err);
+        int rc = mero__node_ctx_apply(node, data + 1, len - 1, &err);
         if (rc < 0) {
             MERO_INFO("delta from %s refused: %s", from, err.msg);
         } else if (!had) {
-            mero_node_peer_valued(node, from); /* it published a member's delta first */
+            mero__node_peer_valued(node, from); /* it published a member's delta first */
         }
         return gossip_verdict(rc);
     }
@@ -229,7 +229,7 @@ static void on_peer(void *ud, const char *peer_id, int connected)
     struct mero_node *node = ud;
     MERO_INFO("peer %s %s", peer_id, connected ? "connected" : "disconnected");
     if (connected) {
-        mero_node_sync_peer(node, peer_id);
+        mero__node_sync_peer(node, peer_id);
     }
 }
 
@@ -253,16 +253,16 @@ static void on_gov_event(void *ud, const struct mero_gov_event *ev)
     node->gov_gen++; /* issue 30: a delta refused for governance's sake is judged again */
     if ((ev->kind == MERO_EV_KEY_DELIVERED || ev->kind == MERO_EV_KEY_ROTATED) && ev->for_us &&
         ev->group != NULL) {
-        mero_node_ctx_retry(node, ev->group);
+        mero__node_ctx_retry(node, ev->group);
     }
     if (ev->kind == MERO_EV_NAMESPACE_CREATED && ev->ns != NULL) {
-        (void)mero_node_follow(node, ev->ns);
+        (void)mero__node_follow(node, ev->ns);
     }
-    mero_node_admission_on_event(node, ev); /* self-purge on our own TEE eviction */
-    mero_node_fleet_on_event(node, ev);     /* issue 19: admissions others decided */
+    mero__node_admission_on_event(node, ev); /* self-purge on our own TEE eviction */
+    mero__node_fleet_on_event(node, ev);     /* issue 19: admissions others decided */
 }
 
-void mero_node_gov_hooks(struct mero_node *node, struct mero_gov_hooks *h)
+void mero__node_gov_hooks(struct mero_node *node, struct mero_gov_hooks *h)
 {
     /* One verification path (issue 14): evidence and a carried quote's report data are judged
      * by the library's own code (gov's defaults over src/attest); only the event listener and
@@ -270,7 +270,7 @@ void mero_node_gov_hooks(struct mero_node *node, struct mero_gov_hooks *h)
     memset(h, 0, sizeof(*h));
     h->ud = node;
     h->on_event = on_gov_event;
-    h->release_check = mero_node_release_check;
+    h->release_check = mero__node_release_check;
 }
 
 static void on_sync_timer(uv_timer_t *t)
@@ -279,27 +279,27 @@ static void on_sync_timer(uv_timer_t *t)
     char peers[SYNC_PEERS_MAX][MERO_PEER_ID_STR_MAX];
     size_t n = mero_net_connected_peers(node->net, peers, SYNC_PEERS_MAX);
     for (size_t i = 0; i < n && i < SYNC_PEERS_MAX; i++) {
-        mero_node_sync_peer(node, peers[i]);
+        mero__node_sync_peer(node, peers[i]);
     }
-    mero_node_redial_tick(node, false);
+    mero__node_redial_tick(node, false);
 }
 
-int mero_node_service_start(struct mero_node *node, struct mero_err *err)
+int mero__node_service_start(struct mero_node *node, struct mero_err *err)
 {
-    MERO_TRY(mero_node_open_gov(node, err));
+    MERO_TRY(mero__node_open_gov(node, err));
     char path[MERO_NODE_PATH_MAX + 16];
     snprintf(path, sizeof(path), "%s/gov.db", node->home);
     MERO_TRY(mero_gov_check_secrets(node->store, path, err));
     struct mero_gov_hooks h;
-    mero_node_gov_hooks(node, &h);
+    mero__node_gov_hooks(node, &h);
     mero_store_set_hooks(node->store, &h);
-    MERO_TRY(mero_node_check_gov(node, err));
-    MERO_TRY(mero_node_ctx_open(node, err));
+    MERO_TRY(mero__node_check_gov(node, err));
+    MERO_TRY(mero__node_ctx_open(node, err));
 
     struct mero_net_callbacks cb = {
-        .on_gossip = on_gossip, .on_peer = on_peer, .peer_priority = mero_node_peer_priority};
+        .on_gossip = on_gossip, .on_peer = on_peer, .peer_priority = mero__node_peer_priority};
     struct mero_net_config ncfg;
-    mero_node_netcfg_apply(&node->cfg, &ncfg);
+    mero__node_netcfg_apply(&node->cfg, &ncfg);
     int rc = mero_net_new(node->loop, node->id_sk, &ncfg, &cb, node, &node->net);
     if (rc < 0) {
         return mero_err_set(err, -rc, "cannot start the network: %s", mero_strerror(rc));
@@ -319,18 +319,18 @@ int mero_node_service_start(struct mero_node *node, struct mero_err *err)
                                 mero_strerror(rc));
         }
     }
-    MERO_TRY(mero_node_sync_start(node, err));
-    MERO_TRY(mero_node_admission_start(node, err));
-    mero_node_tee_info_start(node); /* /tee/info's host facts, in the background */
+    MERO_TRY(mero__node_sync_start(node, err));
+    MERO_TRY(mero__node_admission_start(node, err));
+    mero__node_tee_info_start(node); /* /tee/info's host facts, in the background */
     uint8_t(*nss)[MERO_NS_ID_LEN] = NULL;
     size_t nn = 0;
     if (mero_gov_namespaces(node->store, &nss, &nn) == 0) {
         for (size_t i = 0; i < nn; i++) {
-            (void)mero_node_follow(node, nss[i]);
+            (void)mero__node_follow(node, nss[i]);
         }
         free(nss);
     }
-    mero_node_redial_tick(node, true);
+    mero__node_redial_tick(node, true);
     uv_timer_init(node->loop, &node->sync_timer);
     node->sync_timer.data = node;
     uv_timer_start(&node->sync_timer, on_sync_timer, SYNC_PERIOD_MS, SYNC_PERIOD_MS);
@@ -338,30 +338,30 @@ int mero_node_service_start(struct mero_node *node, struct mero_err *err)
     return 0;
 }
 
-void mero_node_service_stop(struct mero_node *node)
+void mero__node_service_stop(struct mero_node *node)
 {
     if (node->sync_timer_on) {
         uv_timer_stop(&node->sync_timer);
         uv_close((uv_handle_t *)&node->sync_timer, NULL);
         node->sync_timer_on = false;
     }
-    mero_node_sync_stop(node);
+    mero__node_sync_stop(node);
     if (node->net != NULL) {
-        mero_node_admission_stop(node);
+        mero__node_admission_stop(node);
         mero_net_free(node->net);
         node->net = NULL;
     }
-    mero_node_admission_free(node);
-    mero_node_peers_free(node);
+    mero__node_admission_free(node);
+    mero__node_peers_free(node);
     free(node->sync);
     node->sync = NULL;
-    mero_node_ctx_close(node);
-    mero_node_seal_gov(node);
+    mero__node_ctx_close(node);
+    mero__node_seal_gov(node);
     mero_store_close(node->store);
     node->store = NULL;
 }
 
-json_t *mero_node_listen_addrs(struct mero_node *node)
+json_t *mero__node_listen_addrs(struct mero_node *node)
 {
     json_t *a = json_array();
     if (a == NULL || node->net == NULL) {

@@ -18,46 +18,46 @@
 struct mero_node;
 struct mero_gov_oplist;
 
-MERO_MUST_CHECK int mero_node_service_start(struct mero_node *node, struct mero_err *err);
-void mero_node_service_stop(struct mero_node *node);
+MERO_MUST_CHECK int mero__node_service_start(struct mero_node *node, struct mero_err *err);
+void mero__node_service_stop(struct mero_node *node);
 /* Our listen multiaddrs (with /p2p/<id>), a new JSON array. */
-json_t *mero_node_listen_addrs(struct mero_node *node);
+json_t *mero__node_listen_addrs(struct mero_node *node);
 
 /* Publish tag || data on ns/<hex>; zero peers is not an error (sync carries it later). */
-int mero_node_publish(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], uint8_t tag,
-                      const uint8_t *data, size_t len);
+int mero__node_publish(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], uint8_t tag,
+                       const uint8_t *data, size_t len);
 /* Publish every op a local governance action produced, in order. */
-int mero_node_publish_ops(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                          const struct mero_gov_oplist *ops);
+int mero__node_publish_ops(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                           const struct mero_gov_oplist *ops);
 struct mero_gov_hooks;
 /* The hooks merod installs on its governance store: the event listener and the release
  * source only - evidence and carried quotes are verified by the library's own path. */
-void mero_node_gov_hooks(struct mero_node *node, struct mero_gov_hooks *h);
+void mero__node_gov_hooks(struct mero_node *node, struct mero_gov_hooks *h);
 /* Subscribe to ns/<hex> (idempotent). */
-int mero_node_follow(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN]);
+int mero__node_follow(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN]);
 /* Apply a received op (from = publisher or sync peer; a missing parent triggers a pull). */
-int mero_node_apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len);
+int mero__node_apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len);
 
 /* peers.c: the connection budgets' peer_priority callback (ud = node): MERO_NET_PRIO_MEMBER for
  * bootstrap peers, peers we dialed and peers whose ops or deltas applied; else a stranger. */
-int mero_node_peer_priority(void *ud, const char *peer_id);
+int mero__node_peer_priority(void *ud, const char *peer_id);
 /* Remember peer_id as a member (bounded set, oldest replaced) and raise its live connection. */
-void mero_node_peer_valued(struct mero_node *node, const char *peer_id);
-void mero_node_peers_free(struct mero_node *node);
+void mero__node_peer_valued(struct mero_node *node, const char *peer_id);
+void mero__node_peers_free(struct mero_node *node);
 
 /* netcfg.c: config.json's optional "net" object (connection budgets) into out's net_* fields;
  * -MERO_EINVAL with a message naming path and the field. */
 struct mero_node_config;
 struct mero_net_config;
-MERO_MUST_CHECK int mero_node_netcfg_parse(const json_t *cfg, const char *path,
-                                           struct mero_node_config *out, struct mero_err *err);
+MERO_MUST_CHECK int mero__node_netcfg_parse(const json_t *cfg, const char *path,
+                                            struct mero_node_config *out, struct mero_err *err);
 /* The net configuration for mero_net_new: defaults with the configured budgets. */
-void mero_node_netcfg_apply(const struct mero_node_config *in, struct mero_net_config *out);
+void mero__node_netcfg_apply(const struct mero_node_config *in, struct mero_net_config *out);
 
 /* ---- issue 20: bootstrap redials (src/node/redial.c) ---- */
 #define MERO_NODE_REDIAL_SCAN 256 /* connected peers looked at per tick */
 /* Dial every --bootstrap peer that is not connected and whose back-off has passed; first:
  * the dial at start (resets the per-peer state). */
-void mero_node_redial_tick(struct mero_node *node, bool first);
+void mero__node_redial_tick(struct mero_node *node, bool first);
 
 #endif

@@ -42,15 +42,15 @@ int mero_node_subgroup_tee_admit(struct mero_node *node, const uint8_t group[MER
         rc = mero_err_set(err, MERO_ENOTADMIN, "this node is not an admin of the subgroup");
     }
     if (rc == 0) {
-        (void)mero_node_publish_ops(node, ns, &ops);
+        (void)mero__node_publish_ops(node, ns, &ops);
         *outcome = out;
     }
     mero_gov_oplist_cleanup(&ops);
     return rc;
 }
 
-void mero_node_reach_subgroup_created(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                                      const uint8_t group[MERO_GROUP_ID_LEN])
+void mero__node_reach_subgroup_created(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                       const uint8_t group[MERO_GROUP_ID_LEN])
 {
     uint8_t parent[MERO_GROUP_ID_LEN], us[MERO_IDENTITY_LEN];
     int vis;
@@ -71,15 +71,15 @@ void mero_node_reach_subgroup_created(struct mero_node *node, const uint8_t ns[M
             MERO_WARN("subgroup key not delivered to a member reaching it: %s", e.msg);
         }
     }
-    (void)mero_node_publish_ops(node, ns, &ops);
+    (void)mero__node_publish_ops(node, ns, &ops);
     mero_gov_oplist_cleanup(&ops);
     free(m);
 }
 
-int mero_node_reach_before_removal(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                                   const uint8_t group[MERO_GROUP_ID_LEN],
-                                   const uint8_t id[MERO_IDENTITY_LEN],
-                                   uint8_t (**reached)[MERO_GROUP_ID_LEN], size_t *n)
+int mero__node_reach_before_removal(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                    const uint8_t group[MERO_GROUP_ID_LEN],
+                                    const uint8_t id[MERO_IDENTITY_LEN],
+                                    uint8_t (**reached)[MERO_GROUP_ID_LEN], size_t *n)
 {
     int role = MERO_ROLE_NONE;
     *reached = NULL;
@@ -90,10 +90,10 @@ int mero_node_reach_before_removal(struct mero_node *node, const uint8_t ns[MERO
     return mero_gov_reached_groups(node->store, ns, id, reached, n);
 }
 
-void mero_node_reach_after_removal(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                                   const uint8_t group[MERO_GROUP_ID_LEN],
-                                   const uint8_t id[MERO_IDENTITY_LEN],
-                                   const uint8_t (*reached)[MERO_GROUP_ID_LEN], size_t n)
+void mero__node_reach_after_removal(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                    const uint8_t group[MERO_GROUP_ID_LEN],
+                                    const uint8_t id[MERO_IDENTITY_LEN],
+                                    const uint8_t (*reached)[MERO_GROUP_ID_LEN], size_t n)
 {
     struct mero_gov_oplist ops = {0};
     for (size_t i = 0; i < n; i++) {
@@ -119,6 +119,6 @@ void mero_node_reach_after_removal(struct mero_node *node, const uint8_t ns[MERO
             MERO_INFO("subgroup %s… key rotated after the TEE's removal", h);
         }
     }
-    (void)mero_node_publish_ops(node, ns, &ops);
+    (void)mero__node_publish_ops(node, ns, &ops);
     mero_gov_oplist_cleanup(&ops);
 }

@@ -2,7 +2,7 @@
 /*
  * sync.c - "/mero/sync/1", the pull side of replication: a node asks a peer which op hashes
  * (per namespace) and delta hashes (per context) it holds, fetches the ones it lacks and
- * feeds them to the same apply paths gossip uses (mero_gov_apply, mero_node_ctx_apply).
+ * feeds them to the same apply paths gossip uses (mero_gov_apply, mero__node_ctx_apply).
  * This catches a node up after a restart or a missed publish, and pulls missing parents.
  *
  * Messages (one request frame, one response frame; integers little-endian):
@@ -22,9 +22,9 @@
  * bounding the work a slow or hostile peer can cause; a requested cursor beyond 2^63-1 is
  * "after everything", never wrapped. A namespace this node self-purged (its tombstone,
  * mero_gov_purged) is never asked for, and any answer for it that was in flight when the purge
- * ran is dropped, ops and deltas alike (mero_node_sync_take), so a pull that started before the
+ * ran is dropped, ops and deltas alike (mero__node_sync_take), so a pull that started before the
  * purge cannot bring its op log, members or context data back. For GET /metrics (issue 19) it
- * remembers, per namespace, when an op pull last completed (mero_node_sync_last; memory only).
+ * remembers, per namespace, when an op pull last completed (mero__node_sync_last; memory only).
  *
  * Cursors (issue 20: a catch-up costs what is missing, not the log): per (peer, namespace) for
  * ops and per (peer, context) for deltas this node remembers, in memory, the RESPONDER's
@@ -68,8 +68,11 @@
 
 /* What a request names: a namespace (ops) or a context (deltas); what it lists: op ids or delta
  * hashes. One width each on the wire, whichever phase. */
-#define SYNC_ID_LEN   MERO_NS_ID_LEN
-#define SYNC_HASH_LEN MERO_OP_ID_LEN
+#define SYNC_ID_LEN       MERO_NS_ID_LEN
+#define SYNC_HASH_LEN     MERO_OP_ID_LEN
+#define SYNC_REQ_HEAD_MAX 64u        /* a request's kind | id | count or cursor */
+#define SYNC_OP_MAX       (1u << 20) /* one stored governance op */
+#define SYNC_ANSWER_MAX   (4u << 20) /* one answer to a peer's request */
 _Static_assert(MERO_CONTEXT_ID_LEN == SYNC_ID_LEN, "a context id is as wide as a namespace id");
 _Static_assert(MERO_DELTA_ID_LEN == SYNC_HASH_LEN, "a delta hash is as wide as an op id");
 
@@ -154,8 +157,8 @@ static void note_synced(struct mero_node_sync *s, const uint8_t ns[MERO_NS_ID_LE
     slot->at = mero_now_unix();
 }
 
-bool mero_node_sync_last(const struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                         uint64_t *unix_s)
+bool mero__node_sync_last(const struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                          uint64_t *unix_s)
 {
     const struct mero_node_sync *s = node->sync;
     for (size_t i = 0; s != NULL && i < SYNC_LAST_MAX; i++) {
@@ -175,19 +178,19 @@ static bool purged(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN])
     return mero_gov_purged(node->store, ns, &yes) < 0 || yes; /* fail closed */
 }
 
-int mero_node_sync_take(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], bool delta,
-                        const uint8_t *p, size_t len)
+int mero__node_sync_take(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], bool delta,
+                         const uint8_t *p, size_t len)
 {
     if (purged(node, ns)) {
         return 1;
     }
     if (delta) {
         struct mero_err err = {0};
-        if (mero_node_ctx_apply(node, p, len, &err) < 0) {
+        if (mero__node_ctx_apply(node, p, len, &err) < 0) {
             MERO_DEBUG("synced delta refused: %s", err.msg);
         }
     } else {
-        (void)mero_node_apply_op(node, NULL, p, len);
+        (void)mero__node_apply_op(node, NULL, p, len);
     }
     return 0;
 }
@@ -203,7 +206,7 @@ static void job_end(struct job *j)
     j->busy = false;
     if (j->again) {
         j->again = false;
-        mero_node_sync_peer(j->node, j->peer);
+        mero__node_sync_peer(j->node, j->peer);
     }
 }
 
@@ -265,7 +268,7 @@ static int known(struct job *j, const uint8_t h[SYNC_HASH_LEN])
     bool have = false;
     int state = MERO_CTX_UNKNOWN;
     if (j->deltas) {
-        return mero_node_ctx_known(j->node, h, &state) == 0 ? state : MERO_CTX_UNKNOWN;
+        return mero__node_ctx_known(j->node, h, &state) == 0 ? state : MERO_CTX_UNKNOWN;
     }
     return mero_gov_has_op(j->node->store, h, &have) == 0 && have ? MERO_CTX_HELD
                                                                   : MERO_CTX_UNKNOWN;
@@ -289,7 +292,7 @@ static int answer_inv(struct mero_node *node, struct mero_cur *c, bool deltas, s
     uint8_t(*h)[SYNC_HASH_LEN] = NULL;
     size_t n = 0;
     uint64_t last = after;
-    int rc = deltas ? mero_node_ctx_hashes(node, id, after, INV_MAX, &h, &n, &last)
+    int rc = deltas ? mero__node_ctx_hashes(node, id, after, INV_MAX, &h, &n, &last)
                     : mero_gov_op_hashes(node->store, id, after, INV_MAX, &h, &n, &last);
     if (rc < 0) {
         return mero_buf_append_u8(out, 1);
@@ -331,7 +334,7 @@ static int answer_get(struct mero_node *node, struct mero_cur *c, bool deltas, s
         if (deltas) {
             uint8_t *d = NULL;
             size_t len = 0;
-            if (mero_node_ctx_delta(node, h, &d, &len) < 0) {
+            if (mero__node_ctx_delta(node, h, &d, &len) < 0) {
                 len = 0;
             }
             int rc = append_blob(out, d, len);
@@ -339,7 +342,7 @@ static int answer_get(struct mero_node *node, struct mero_cur *c, bool deltas, s
             MERO_TRY(rc);
         } else {
             struct mero_buf op;
-            mero_buf_init(&op, 1u << 20);
+            mero_buf_init(&op, SYNC_OP_MAX);
             if (mero_gov_op_get(node->store, h, &op) < 0) {
                 op.len = 0;
             }
@@ -491,7 +494,7 @@ static void on_request(void *ud, struct mero_net_req *req, const char *peer, con
     struct mero_cur c;
     struct mero_buf out;
     mero_cur_init(&c, data, len);
-    mero_buf_init(&out, 4u << 20);
+    mero_buf_init(&out, SYNC_ANSWER_MAX);
     int rc = answer(node, peer, &c, &out);
     if (rc < 0) {
         MERO_DEBUG("sync request from %s refused: %s", peer, mero_strerror(rc));
@@ -584,7 +587,7 @@ static void fetch_next(struct job *j)
         n = GET_MAX;
     }
     struct mero_buf b;
-    mero_buf_init(&b, 64 + n * SYNC_HASH_LEN);
+    mero_buf_init(&b, SYNC_REQ_HEAD_MAX + n * SYNC_HASH_LEN);
     int rc = get_req(&b, j, n);
     j->iwant += n;
     j->node->sync->stats.get_sent++;
@@ -619,7 +622,7 @@ static void on_get(void *ud, int status, const uint8_t *data, size_t len)
         if (l == 0) {
             continue;
         }
-        (void)mero_node_sync_take(j->node, j->nss[j->ins], j->deltas, p, l);
+        (void)mero__node_sync_take(j->node, j->nss[j->ins], j->deltas, p, l);
     }
     fetch_next(j);
 }
@@ -638,7 +641,7 @@ static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
         job_end(j);
         return;
     }
-    mero_node_seen_from_peer(j->node, j->peer, MERO_FLEET_SEEN_SYNC); /* issue 19: last seen */
+    mero__node_seen_from_peer(j->node, j->peer, MERO_FLEET_SEEN_SYNC); /* issue 19: last seen */
     bool anchored = j->anchored;
     j->anchored = false;
     if (ok != 0 || mero_cur_u64le(&c, &last) < 0 || mero_cur_u32le(&c, &n) < 0 || n > INV_MAX ||
@@ -688,11 +691,11 @@ static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
         job_end(j); /* out of memory: the cursor stays */
         return;
     }
-    j->after = mero_node_sync_next_after(j->after == UINT64_MAX ? 0 : j->after, n, INV_MAX, last);
+    j->after = mero__node_sync_next_after(j->after == UINT64_MAX ? 0 : j->after, n, INV_MAX, last);
     fetch_next(j);
 }
 
-uint64_t mero_node_sync_next_after(uint64_t sent, uint32_t n, uint32_t max, uint64_t last)
+uint64_t mero__node_sync_next_after(uint64_t sent, uint32_t n, uint32_t max, uint64_t last)
 {
     /* page on only when the peer's cursor moved forward and stays in SQLite's range */
     return (n == max && last > sent && last <= INT64_MAX) ? last : UINT64_MAX;
@@ -763,7 +766,7 @@ static void step(struct job *j)
         take_cursor(j);
     }
     struct mero_buf b;
-    mero_buf_init(&b, 64);
+    mero_buf_init(&b, SYNC_REQ_HEAD_MAX);
     j->node->sync->stats.inv_sent++;
     if (inv_req(&b, j) < 0) {
         mero_buf_cleanup(&b);
@@ -897,7 +900,7 @@ static void start_job(struct mero_node *node, const char *peer, uint8_t (*nss)[M
     step(j);
 }
 
-void mero_node_sync_peer(struct mero_node *node, const char *peer_id)
+void mero__node_sync_peer(struct mero_node *node, const char *peer_id)
 {
     uint8_t(*nss)[MERO_NS_ID_LEN] = NULL;
     size_t n = 0;
@@ -907,8 +910,8 @@ void mero_node_sync_peer(struct mero_node *node, const char *peer_id)
     start_job(node, peer_id, nss, n);
 }
 
-void mero_node_sync_pull(struct mero_node *node, const char *peer_id,
-                         const uint8_t ns[MERO_NS_ID_LEN])
+void mero__node_sync_pull(struct mero_node *node, const char *peer_id,
+                          const uint8_t ns[MERO_NS_ID_LEN])
 {
     uint8_t(*one)[MERO_NS_ID_LEN] = malloc(sizeof(*one));
     if (one == NULL) {
@@ -918,7 +921,7 @@ void mero_node_sync_pull(struct mero_node *node, const char *peer_id,
     start_job(node, peer_id, one, 1);
 }
 
-int mero_node_sync_start(struct mero_node *node, struct mero_err *err)
+int mero__node_sync_start(struct mero_node *node, struct mero_err *err)
 {
     node->sync = calloc(1, sizeof(*node->sync));
     if (node->sync == NULL) {
@@ -931,7 +934,7 @@ int mero_node_sync_start(struct mero_node *node, struct mero_err *err)
     return 0;
 }
 
-void mero_node_sync_stop(struct mero_node *node)
+void mero__node_sync_stop(struct mero_node *node)
 {
     if (node->sync == NULL) {
         return;
@@ -946,7 +949,7 @@ void mero_node_sync_stop(struct mero_node *node)
 
 /* ---- issue 20: sync cursors (src/node/sync.c) ---- */
 
-void mero_node_sync_get_stats(const struct mero_node *node, struct mero_node_sync_stats *out)
+void mero__node_sync_get_stats(const struct mero_node *node, struct mero_node_sync_stats *out)
 {
     memset(out, 0, sizeof(*out));
     if (node->sync != NULL) {
@@ -954,7 +957,7 @@ void mero_node_sync_get_stats(const struct mero_node *node, struct mero_node_syn
     }
 }
 
-bool mero_node_sync_busy(const struct mero_node *node)
+bool mero__node_sync_busy(const struct mero_node *node)
 {
     for (size_t i = 0; node->sync != NULL && i < MAX_JOBS; i++) {
         if (node->sync->jobs[i].busy) {

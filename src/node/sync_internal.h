@@ -14,31 +14,31 @@ struct mero_node;
 
 #define MERO_SYNC_PROTOCOL "/mero/sync/1"
 
-MERO_MUST_CHECK int mero_node_sync_start(struct mero_node *node, struct mero_err *err);
-void mero_node_sync_stop(struct mero_node *node);
+MERO_MUST_CHECK int mero__node_sync_start(struct mero_node *node, struct mero_err *err);
+void mero__node_sync_stop(struct mero_node *node);
 /* Pull every namespace we follow (ops, then every context's deltas) from peer. */
-void mero_node_sync_peer(struct mero_node *node, const char *peer_id);
+void mero__node_sync_peer(struct mero_node *node, const char *peer_id);
 /* Pull one namespace from peer. */
-void mero_node_sync_pull(struct mero_node *node, const char *peer_id,
-                         const uint8_t ns[MERO_NS_ID_LEN]);
+void mero__node_sync_pull(struct mero_node *node, const char *peer_id,
+                          const uint8_t ns[MERO_NS_ID_LEN]);
 
 /* Take one op (delta false) or delta of an answer pulled for namespace ns: applied through the
- * ordinary paths (mero_node_apply_op, mero_node_ctx_apply), or dropped unseen, returning 1,
+ * ordinary paths (mero__node_apply_op, mero__node_ctx_apply), or dropped unseen, returning 1,
  * when ns is self-purged here (mero_gov_purged; an error reading it counts as purged). */
-int mero_node_sync_take(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], bool delta,
-                        const uint8_t *p, size_t len);
+int mero__node_sync_take(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], bool delta,
+                         const uint8_t *p, size_t len);
 
 /* The cursor to ask the next inventory page with, after asking with sent and receiving n
  * hashes (page size max) and the responder's cursor last: last when the page was full and last
  * advanced (sent < last <= 2^63-1), else UINT64_MAX ("no further page"), so a responder whose
  * cursor stalls or wraps cannot keep a pull paging forever. */
-uint64_t mero_node_sync_next_after(uint64_t sent, uint32_t n, uint32_t max, uint64_t last);
+uint64_t mero__node_sync_next_after(uint64_t sent, uint32_t n, uint32_t max, uint64_t last);
 
 /* ---- issue 19: metrics (src/node/sync.c) ---- */
 /* When this node last completed an op pull of ns from some peer (an inventory answered and
  * every op it listed that we lacked fetched): true with *unix_s, false when never since start. */
-bool mero_node_sync_last(const struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                         uint64_t *unix_s);
+bool mero__node_sync_last(const struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                          uint64_t *unix_s);
 
 /* ---- issue 20: sync cursors (src/node/sync.c) ---- */
 
@@ -49,9 +49,9 @@ struct mero_node_sync_stats {
     uint64_t restarts;              /* cursors dropped because the peer's log did not match */
     uint64_t inv_served, inv_served_entries; /* as responder */
 };
-void mero_node_sync_get_stats(const struct mero_node *node, struct mero_node_sync_stats *out);
+void mero__node_sync_get_stats(const struct mero_node *node, struct mero_node_sync_stats *out);
 /* A pull is under way (with any peer). */
-bool mero_node_sync_busy(const struct mero_node *node);
+bool mero__node_sync_busy(const struct mero_node *node);
 
 /*
  * Issue 35 item 6: HELLO, a puller's signed word on which member of ns it speaks for and the

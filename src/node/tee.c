@@ -63,12 +63,12 @@ struct quote_job {
 /* The quote, then what was asked for besides it (on the thread pool). */
 static int job_make(struct quote_job *j)
 {
-    MERO_TRY(mero_node_tee_generate_real(j->report_data, &j->quote, &j->len, &j->err));
+    MERO_TRY(mero__node_tee_generate_real(j->report_data, &j->quote, &j->len, &j->err));
     if (j->want_coll) {
-        MERO_TRY(mero_node_tee_collateral(j->quote, j->len, &j->coll, &j->coll_len, &j->err));
+        MERO_TRY(mero__node_tee_collateral(j->quote, j->len, &j->coll, &j->coll_len, &j->err));
     }
     if (j->want_log) {
-        MERO_TRY(mero_node_tee_event_log(&j->log, &j->log_len, &j->err));
+        MERO_TRY(mero__node_tee_event_log(&j->log, &j->log_len, &j->err));
     }
     return 0;
 }

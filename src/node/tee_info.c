@@ -16,7 +16,7 @@
  * reason are logged at INFO once at start.
  *
  * The facts are gathered once per process on a detached thread started by
- * mero_node_tee_info_start (not the loop's pool: a slow name lookup must not delay a stop), and
+ * mero__node_tee_info_start (not the loop's pool: a slow name lookup must not delay a stop), and
  * cached for the process's life under a mutex: the loop and the route never wait for them;
  * until they are known the route reports "unknown" and the zero MRTD.
  *
@@ -304,7 +304,7 @@ static void *job_run(void *arg)
     return NULL;
 }
 
-void mero_node_tee_info_start(struct mero_node *node)
+void mero__node_tee_info_start(struct mero_node *node)
 {
     if (node->tee == MERO_TEE_NONE) {
         return; /* /tee/info answers 501 */

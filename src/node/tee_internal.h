@@ -18,15 +18,16 @@
 struct mero_node;
 
 /* Real TDX quote through configfs-tsm (blocking; thread-pool only). *quote owned (free()). */
-MERO_MUST_CHECK int mero_node_tee_generate_real(const uint8_t report_data[MERO_REPORT_DATA_LEN],
-                                                uint8_t **quote, size_t *len, struct mero_err *err);
+MERO_MUST_CHECK int mero__node_tee_generate_real(const uint8_t report_data[MERO_REPORT_DATA_LEN],
+                                                 uint8_t **quote, size_t *len,
+                                                 struct mero_err *err);
 
 /* The TD's CCEL event log bytes (blocking read of ACPI sysfs). *data owned (free()). */
-MERO_MUST_CHECK int mero_node_tee_event_log(uint8_t **data, size_t *len, struct mero_err *err);
+MERO_MUST_CHECK int mero__node_tee_event_log(uint8_t **data, size_t *len, struct mero_err *err);
 
 /* Collateral JSON for a real quote from the hourly shared cache (blocking). *json owned. */
-MERO_MUST_CHECK int mero_node_tee_collateral(const uint8_t *quote, size_t len, char **json,
-                                             size_t *jlen, struct mero_err *err);
+MERO_MUST_CHECK int mero__node_tee_collateral(const uint8_t *quote, size_t len, char **json,
+                                              size_t *jlen, struct mero_err *err);
 
 /* ---- issue 16: /tee/info reports the host (src/node/tee_info.c) ---- */
 /* What /tee/info reports: "gcp" and the image from the GCP metadata server, else "unknown";
@@ -39,7 +40,7 @@ struct mero_tee_facts {
 };
 /* Gather the facts once per process on a background thread (never blocks); no-op without a
  * TEE. */
-void mero_node_tee_info_start(struct mero_node *node);
+void mero__node_tee_info_start(struct mero_node *node);
 /* The cached facts (all "unknown" until the start-up gathering finished). Any thread. */
 void mero__tee_facts_get(struct mero_tee_facts *out);
 /*

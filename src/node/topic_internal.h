@@ -20,8 +20,8 @@
 #define MERO_NS_TOPIC_SIZE   (MERO_NS_TOPIC_LEN + 1) /* a char array's size, with the NUL */
 
 /* "ns/<64 lowercase hex>" of ns into out. */
-void mero_node_topic(char out[MERO_NS_TOPIC_SIZE], const uint8_t ns[MERO_NS_ID_LEN]);
+void mero__node_topic(char out[MERO_NS_TOPIC_SIZE], const uint8_t ns[MERO_NS_ID_LEN]);
 /* The namespace of a "ns/<64 hex>" topic; -MERO_EINVAL for any other string (or NULL). */
-MERO_MUST_CHECK int mero_node_topic_ns(const char *topic, uint8_t ns[MERO_NS_ID_LEN]);
+MERO_MUST_CHECK int mero__node_topic_ns(const char *topic, uint8_t ns[MERO_NS_ID_LEN]);
 
 #endif

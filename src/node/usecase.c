@@ -51,7 +51,7 @@ static int publish(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                    struct mero_gov_oplist *ops, int rc)
 {
     if (rc == 0) {
-        (void)mero_node_publish_ops(node, ns, ops);
+        (void)mero__node_publish_ops(node, ns, ops);
     }
     mero_gov_oplist_cleanup(ops);
     return rc;
@@ -84,10 +84,10 @@ int mero_node_ns_create(struct mero_node *node, const struct mero_node_labels *l
     MERO_TRY_OUT(mero_gov_identity(node->store, ns, false, pk, err));
     struct mero_ns_meta m;
     meta_from_labels(&m, labels);
-    if (mero_ns_meta_put(node->db, ns, &m) < 0) {
+    if (mero__ns_meta_put(node->db, ns, &m) < 0) {
         MERO_WARN("cannot record the namespace's labels");
     }
-    if (mero_node_follow(node, ns) < 0) {
+    if (mero__node_follow(node, ns) < 0) {
         MERO_WARN("cannot subscribe to the namespace topic");
     }
 out:
@@ -103,13 +103,13 @@ int mero_node_ns_join(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
         return mero_err_set(err, -rc, "cannot clear the self-purge tombstone");
     }
     MERO_TRY(mero_gov_identity(node->store, ns, true, pk, err));
-    if (mero_node_follow(node, ns) < 0) {
+    if (mero__node_follow(node, ns) < 0) {
         MERO_WARN("cannot subscribe to the namespace topic");
     }
     char peers[JOIN_PULL_PEERS][MERO_PEER_ID_STR_MAX];
     size_t n = mero_net_connected_peers(node->net, peers, JOIN_PULL_PEERS);
     for (size_t i = 0; i < n && i < JOIN_PULL_PEERS; i++) {
-        mero_node_sync_pull(node, peers[i], ns);
+        mero__node_sync_pull(node, peers[i], ns);
     }
     return 0;
 }
@@ -150,7 +150,7 @@ void mero_node_ns_summary(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LE
     struct mero_ns_meta m;
     bool found = false;
     memset(out, 0, sizeof(*out));
-    if (mero_ns_meta_get(node->db, ns, &m, &found) < 0) {
+    if (mero__ns_meta_get(node->db, ns, &m, &found) < 0) {
         memset(&m, 0, sizeof(m));
     }
     labels_from_meta(&out->labels, &m);
@@ -180,13 +180,13 @@ int mero_node_subgroup_create(struct mero_node *node, const uint8_t ns[MERO_NS_I
         memcpy(m.name, name, n);
         m.has_name = true;
         m.created_at = (int64_t)time(NULL);
-        if (mero_ns_meta_put(node->db, g, &m) < 0) {
+        if (mero__ns_meta_put(node->db, g, &m) < 0) {
             MERO_WARN("cannot record the group's name");
         }
     }
     rc = publish(node, ns, &ops, rc);
     if (rc == 0) {
-        mero_node_reach_subgroup_created(node, ns, g); /* issue 16: Open reach gets its key */
+        mero__node_reach_subgroup_created(node, ns, g); /* issue 16: Open reach gets its key */
     }
     return rc;
 }
@@ -213,7 +213,7 @@ int mero_node_ns_groups(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN]
         memcpy(e->id, gs[i], sizeof(e->id));
         struct mero_ns_meta m;
         bool found = false;
-        if (mero_ns_meta_get(node->db, gs[i], &m, &found) == 0 && found && m.has_name) {
+        if (mero__ns_meta_get(node->db, gs[i], &m, &found) == 0 && found && m.has_name) {
             e->has_name = true;
             memcpy(e->name, m.name, sizeof(e->name));
         }
@@ -236,10 +236,10 @@ int mero_node_group_summary(struct mero_node *node, const uint8_t g[MERO_GROUP_I
     }
     struct mero_ns_meta m, gm;
     bool found = false;
-    if (mero_ns_meta_get(node->db, out->ns, &m, &found) < 0) {
+    if (mero__ns_meta_get(node->db, out->ns, &m, &found) < 0) {
         memset(&m, 0, sizeof(m));
     }
-    if (mero_ns_meta_get(node->db, g, &gm, &found) == 0 && found && gm.has_name &&
+    if (mero__ns_meta_get(node->db, g, &gm, &found) == 0 && found && gm.has_name &&
         memcmp(g, out->ns, MERO_NS_ID_LEN) != 0) {
         m.has_name = true;
         memcpy(m.name, gm.name, sizeof(m.name));
@@ -287,11 +287,11 @@ int mero_node_member_remove(struct mero_node *node, const uint8_t ns[MERO_NS_ID_
     struct mero_gov_oplist ops = {0};
     uint8_t(*reached)[MERO_GROUP_ID_LEN] = NULL; /* issue 16: a TEE row's cascade */
     size_t nr = 0;
-    MERO_TRY(mero_node_reach_before_removal(node, ns, g, id, &reached, &nr));
+    MERO_TRY(mero__node_reach_before_removal(node, ns, g, id, &reached, &nr));
     int rc = publish(node, ns, &ops, mero_gov_remove_member(node->store, ns, g, id, &ops, err));
     if (rc == 0) {
-        mero_node_reach_after_removal(node, ns, g, id, (const uint8_t(*)[MERO_GROUP_ID_LEN])reached,
-                                      nr);
+        mero__node_reach_after_removal(node, ns, g, id,
+                                       (const uint8_t(*)[MERO_GROUP_ID_LEN])reached, nr);
     }
     free(reached);
     return rc;
@@ -354,12 +354,12 @@ int mero_node_members_remove(struct mero_node *node, const uint8_t ns[MERO_NS_ID
     int rc = 0;
     MERO_ENSURE_OUT(rl != NULL, err, MERO_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        MERO_TRY_OUT(mero_node_reach_before_removal(node, ns, g, e[i].id, &rl[i].g, &rl[i].n));
+        MERO_TRY_OUT(mero__node_reach_before_removal(node, ns, g, e[i].id, &rl[i].g, &rl[i].n));
     }
     rc = batch(node, ns, g, false, e, n, err);
     for (size_t i = 0; i < n && rc == 0; i++) {
-        mero_node_reach_after_removal(node, ns, g, e[i].id,
-                                      (const uint8_t(*)[MERO_GROUP_ID_LEN])rl[i].g, rl[i].n);
+        mero__node_reach_after_removal(node, ns, g, e[i].id,
+                                       (const uint8_t(*)[MERO_GROUP_ID_LEN])rl[i].g, rl[i].n);
     }
 out:
     for (size_t i = 0; rl != NULL && i < n; i++) {

@@ -71,29 +71,31 @@ out:
 }
 C
 
-# The allowance table: a file may keep what it had when the rule came, never gain more.
-allowed() { # rule path -> the count ALLOWED grants
-    python3 - "$ROOT/scripts/lint-house.py" "$1" "$2" <<'P'
+# The allowance table: a file may keep what it had when the rule came, never gain more. The
+# check takes the first file ALLOWED still grants hand-written `goto out;`s (issue 34 took the
+# bare returns down to none).
+allowed() { # rule -> "path count", the first file ALLOWED grants findings of rule
+    python3 - "$ROOT/scripts/lint-house.py" "$1" <<'P'
 import importlib.util, sys
 spec = importlib.util.spec_from_file_location("lh", sys.argv[1])
 lh = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(lh)
-print(lh.ALLOWED.get(sys.argv[2], {}).get(sys.argv[3], 0))
+print(*next(iter(lh.ALLOWED.get(sys.argv[2], {}).items()), ("", 0)))
 P
 }
-mkdir -p src/net
-k=$(allowed return src/net/net.c)
+read -r path k <<<"$(allowed goto)"
 if [ "$k" -gt 0 ]; then
-    for _ in $(seq "$k"); do echo 'int f(void) { return -1; }'; done >src/net/net.c
-    out=$($LINT src/net/net.c 2>&1) && ok "an allowed file keeps its $k bare return(s)" || nok "an allowed file keeps its $k bare return(s)" "$out"
-    echo 'int g(void) { return -1; }' >>src/net/net.c
-    out=$($LINT src/net/net.c 2>&1)
+    mkdir -p "$(dirname "$path")"
+    for _ in $(seq "$k"); do echo 'int f(void) { goto out; out: return 0; }'; done >"$path"
+    out=$($LINT "$path" 2>&1) && ok "an allowed file keeps its $k hand-written goto(s)" || nok "an allowed file keeps its $k hand-written goto(s)" "$out"
+    echo 'int g(void) { goto out; out: return 0; }' >>"$path"
+    out=$($LINT "$path" 2>&1)
     [ $? = 1 ] && grep -q "$((k + 1)) findings, $k allowed" <<<"$out" && ok "an allowed file that gains one more fails" || nok "an allowed file that gains one more fails" "$out"
-    echo 'int f(void) { return 0; }' >src/net/net.c
-    out=$($LINT src/net/net.c 2>&1) && grep -q 'lower its allowance' <<<"$out" && ok "a shrunk count passes and asks for a lower allowance" || nok "a shrunk count passes and asks for a lower allowance" "$out"
-    rm -f src/net/net.c
+    echo 'int f(void) { return 0; }' >"$path"
+    out=$($LINT "$path" 2>&1) && grep -q 'lower its allowance' <<<"$out" && ok "a shrunk count passes and asks for a lower allowance" || nok "a shrunk count passes and asks for a lower allowance" "$out"
+    rm -f "$path"
 else
-    nok "the allowance table grants src/net/net.c its bare return" "ALLOWED has none"
+    nok "the allowance table grants some file its hand-written gotos" "ALLOWED has none"
 fi
 
 # gov's floors: a call down passes; a call up a floor, and a gov file with no floor, fail

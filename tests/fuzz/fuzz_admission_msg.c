@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct mero_adm_init in;
     struct mero_adm_msg msg;
     struct mero_buf b;
-    if (mero_adm_init_decode(data, size, &in, NULL) == 0) {
+    if (mero__adm_init_decode(data, size, &in, NULL) == 0) {
         if (!inside(data, size, in.quote, in.quote_len) ||
             !inside(data, size, in.credential, in.credential_len) ||
             !inside(data, size, in.held, in.nheld * MERO_KEY_ID_LEN) ||
@@ -33,13 +33,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         mero_buf_init(&b, MERO_ADM_MAX_FRAME);
         /* a verdict's reason is cleaned and cut, so it alone need not re-encode byte for byte */
-        if (mero_adm_init_encode(&b, &in) != 0 || strlen(in.reason) > MERO_ADM_MAX_REASON_LEN ||
+        if (mero__adm_init_encode(&b, &in) != 0 || strlen(in.reason) > MERO_ADM_MAX_REASON_LEN ||
             (in.kind != MERO_ADM_INIT_VERDICT && (b.len != size || memcmp(b.data, data, size)))) {
             abort();
         }
         mero_buf_cleanup(&b);
     }
-    if (mero_adm_msg_decode(data, size, &msg, NULL) == 0) {
+    if (mero__adm_msg_decode(data, size, &msg, NULL) == 0) {
         if (!inside(data, size, msg.quote, msg.quote_len) ||
             !inside(data, size, msg.credential, msg.credential_len) ||
             !inside(data, size, msg.envelope, msg.envelope_len) ||
@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         }
         mero_buf_init(&b, MERO_ADM_MAX_FRAME);
-        if (mero_adm_msg_encode(&b, &msg) != 0) {
+        if (mero__adm_msg_encode(&b, &msg) != 0) {
             abort();
         }
         /* reasons are cleaned and cut, so only the other kinds re-encode byte for byte */
@@ -61,6 +61,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         mero_buf_cleanup(&b);
     }
-    (void)mero_adm_is_prompt(data, size);
+    (void)mero__adm_is_prompt(data, size);
     return 0;
 }

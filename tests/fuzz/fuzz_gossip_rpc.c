@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "net/net_internal.h"
+#include "net/gossip_rpc_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

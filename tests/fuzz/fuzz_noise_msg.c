@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "mero/crypto.h"
-#include "net/net_internal.h"
+#include "net/noise_internal.h"
+#include "net/peerid_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_relayed_delta.c - libFuzzer target for the one apply path of context deltas
- * (mero_node_ctx_apply, src/node/context/apply.c) with relayed deltas (issue 15), on an in-memory
+ * (mero__node_ctx_apply, src/node/context/apply.c) with relayed deltas (issue 15), on an in-memory
  * node whose namespace holds a RelayTee and a Member. Each input is applied twice: as raw delta
  * bytes (the bounded decoder, versions 1 and 2), and as the plaintext of a relayed delta this
  * harness seals under the group key and signs as the relay (input: lamport u64 | relayed_at
@@ -37,8 +37,8 @@ static void setup(void)
     }
     mero_log_set_level(MERO_LOG_ERROR); /* every refusal is logged at INFO */
     if (mero_crypto_init() < 0 || mero_store_open(":memory:", &node.store, &err) < 0 ||
-        mero_node_db_open(&node.db, ":memory:", true, &err) < 0 ||
-        mero_node_ctx_open(&node, &err) < 0 ||
+        mero__node_db_open(&node.db, ":memory:", true, &err) < 0 ||
+        mero__node_ctx_open(&node, &err) < 0 ||
         mero_gov_create_namespace(node.store, ns, NULL, &err) < 0 ||
         mero_gov_create_context(node.store, ns, ns, app, ctx, NULL, &err) < 0) {
         fprintf(stderr, "setup: %s\n", err.msg);
@@ -102,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct mero_cur c;
     uint64_t lamport = 0, relayed_at = 0;
     setup();
-    if (mero_node_ctx_apply(&node, data, size, &err) == 0) {
+    if (mero__node_ctx_apply(&node, data, size, &err) == 0) {
         err.code = 0; /* raw bytes that decode, verify and apply: fine, nothing to check */
     }
     mero_cur_init(&c, data, size);
@@ -114,8 +114,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t h[MERO_DELTA_ID_LEN];
         bool have = false;
         mero_sha256(h, d.data, d.len);
-        if (mero_node_ctx_apply(&node, d.data, d.len, &err) < 0 &&
-            (mero_node_ctx_has(&node, h, &have) < 0 || have)) {
+        if (mero__node_ctx_apply(&node, d.data, d.len, &err) < 0 &&
+            (mero__node_ctx_has(&node, h, &have) < 0 || have)) {
             abort(); /* a refused delta is never stored */
         }
     }

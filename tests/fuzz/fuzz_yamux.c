@@ -13,7 +13,9 @@
 
 #include "mero/crypto.h"
 #include "mero/log.h"
-#include "net/net_internal.h"
+#include "net/conn_internal.h"
+#include "net/noise_internal.h"
+#include "net/yamux_internal.h"
 #include "support/conn_detached.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

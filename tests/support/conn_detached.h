@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/conn_internal.h"
 #include "net/net_internal.h"
+#include "net/noise_internal.h"
 
 static inline struct mero__conn *test_conn_detached(struct mero_net *net)
 {

@@ -29,8 +29,8 @@ static int node_open(struct syncf *f, struct mero_node *n)
     MERO_TRY(mero_net_listen(n->net, "/ip4/127.0.0.1/tcp/0"));
     snprintf(n->peer_id, sizeof(n->peer_id), "%s", mero_net_peer_id(n->net));
     if (mero_store_open(":memory:", &n->store, &err) < 0 ||
-        mero_node_db_open(&n->db, ":memory:", true, &err) < 0 || mero_node_ctx_open(n, &err) < 0 ||
-        mero_node_sync_start(n, &err) < 0) {
+        mero__node_db_open(&n->db, ":memory:", true, &err) < 0 ||
+        mero__node_ctx_open(n, &err) < 0 || mero__node_sync_start(n, &err) < 0) {
         fprintf(stderr, "# syncf: %s\n", err.msg);
         return -MERO_EIO;
     }
@@ -66,7 +66,7 @@ int syncf_open(struct syncf *f)
 
 static void node_close(struct mero_node *n)
 {
-    mero_node_sync_stop(n);
+    mero__node_sync_stop(n);
     mero_net_free(n->net);
     n->net = NULL;
 }
@@ -147,9 +147,9 @@ int syncf_write(struct syncf *f, size_t n)
 
 int syncf_pull(struct syncf *f)
 {
-    mero_node_sync_peer(&f->b, f->a.peer_id);
+    mero__node_sync_peer(&f->b, f->a.peer_id);
     uint64_t end = mero_now_ms() + 60000;
-    while (mero_node_sync_busy(&f->b)) {
+    while (mero__node_sync_busy(&f->b)) {
         if (mero_now_ms() > end) {
             return -MERO_ETIMEOUT;
         }

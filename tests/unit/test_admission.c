@@ -118,7 +118,7 @@ static struct fixture *setup(uint64_t now)
         return NULL;
     }
     f->book = malloc(sizeof(*f->book));
-    mero_challenge_book_init(f->book);
+    mero__challenge_book_init(f->book);
     f->gov.may_vouch = 1;
     f->deps.ud = &f->gov;
     f->deps.credential_check = fake_cred;
@@ -131,8 +131,8 @@ static struct fixture *setup(uint64_t now)
     struct mero_tee_claim *c = &f->claim;
     memcpy(c->ns, f->ns, 32);
     memcpy(c->public_key, f->pk, 32);
-    if (mero_challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER), f->pk,
-                             now, c->challenge, NULL) < 0) {
+    if (mero__challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER), f->pk,
+                              now, c->challenge, NULL) < 0) {
         free(f->book);
         free(f);
         return NULL;
@@ -150,7 +150,7 @@ static struct fixture *setup(uint64_t now)
 static void teardown(struct fixture *f)
 {
     if (f != NULL) {
-        mero_challenge_book_cleanup(f->book);
+        mero__challenge_book_cleanup(f->book);
         free(f->book);
         free(f);
     }
@@ -162,7 +162,7 @@ TEST(mock_quote_admitted_with_its_hash_and_zero_measurements)
     CHECK(f != NULL);
     int o;
     struct mero_err e = {0};
-    CHECK_OK(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e));
+    CHECK_OK(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e));
     CHECK_EQ(o, MERO_ADMIT_ADMITTED);
     CHECK_EQ(f->gov.admits, 1);
     CHECK(f->gov.last_mock);
@@ -181,9 +181,9 @@ TEST(challenge_presented_twice_refused)
     CHECK(f != NULL);
     int o;
     struct mero_err e = {0};
-    CHECK_OK(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e));
+    CHECK_OK(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e));
     /* the same request again: a replayed quote over a spent challenge */
-    CHECK_ERR(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1001, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1001, &o, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "already used or has lapsed") != NULL);
     CHECK_EQ(f->gov.admits, 1);
     teardown(f);
@@ -197,12 +197,12 @@ TEST(challenge_presented_by_another_peer_refused)
     struct mero_err e = {0};
     f->claim.peer = OTHER;
     f->claim.peer_len = sizeof(OTHER);
-    CHECK_ERR(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "not one this node issued to you") != NULL);
     /* and it is spent for its rightful owner too */
     f->claim.peer = PEER;
     f->claim.peer_len = sizeof(PEER);
-    CHECK_ERR(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1001, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1001, &o, &e), -MERO_EREFUSED);
     CHECK_EQ(f->gov.admits, 0);
     teardown(f);
 }
@@ -213,7 +213,7 @@ TEST(challenge_after_60_s_refused)
     CHECK(f != NULL);
     int o;
     struct mero_err e = {0};
-    CHECK_ERR(mero_verify_and_admit(f->book, &f->deps, &f->claim, 60000, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 60000, &o, &e), -MERO_EREFUSED);
     CHECK_EQ(f->gov.admits, 0);
     teardown(f);
 }
@@ -230,13 +230,13 @@ TEST(quote_over_16_kib_refused_after_spending_the_challenge)
     f->claim.quote_len = MERO_MAX_TEE_QUOTE_BYTES + 1;
     int o;
     struct mero_err e = {0};
-    int rc = mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e);
+    int rc = mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e);
     free(big);
     CHECK_ERR(rc, -MERO_ETOOBIG);
     CHECK(strstr(e.msg, "16384") != NULL);
     f->claim.quote = good;
     f->claim.quote_len = MERO_MOCK_QUOTE_LEN;
-    CHECK_ERR(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1001, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1001, &o, &e), -MERO_EREFUSED);
     CHECK_EQ(f->gov.admits, 0);
     teardown(f);
 }
@@ -251,7 +251,7 @@ TEST(credential_lifted_from_another_replica_refused)
     f->claim.credential = other;
     int o;
     struct mero_err e = {0};
-    CHECK_ERR(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
     CHECK_STR_EQ(e.msg, "the account credential does not certify the attested key");
     CHECK_EQ(f->gov.admits, 0);
     teardown(f);
@@ -268,7 +268,7 @@ TEST(quote_for_another_credential_refused)
     mock_quote_for(f->quote, f->ns, f->pk, cred2, f->claim.challenge);
     int o;
     struct mero_err e = {0};
-    CHECK_ERR(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "admission binding") != NULL);
     CHECK_EQ(f->gov.admits, 0);
     teardown(f);
@@ -283,7 +283,7 @@ TEST(quote_without_the_challenge_refused)
     mock_quote_for(f->quote, f->ns, f->pk, f->cred, stale); /* made ahead of time */
     int o;
     struct mero_err e = {0};
-    CHECK_ERR(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "challenge") != NULL);
     CHECK_EQ(f->gov.admits, 0);
     teardown(f);
@@ -296,7 +296,8 @@ TEST(node_that_may_not_vouch_says_so)
     f->gov.may_vouch = 0;
     int o;
     struct mero_err e = {0};
-    CHECK_ERR(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_ENOTVOUCHER);
+    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e),
+              -MERO_ENOTVOUCHER);
     CHECK_STR_EQ(e.msg, "this node is neither an admin nor an admitted TEE of the namespace, so "
                         "it may not vouch; ask another admitter");
     teardown(f);
@@ -329,33 +330,33 @@ TEST(real_quote_needs_a_dcap_verdict)
     int o;
     struct mero_err e = {0};
     f->gov.real_rc = -MERO_ECOLLATERAL_FETCH; /* no verdict is a refusal */
-    int rc = mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e);
+    int rc = mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e);
     CHECK(rc == -MERO_ECOLLATERAL_FETCH);
     CHECK(strstr(e.msg, "did not verify") != NULL);
     CHECK_EQ(f->gov.admits, 0);
     CHECK_EQ(f->gov.real_calls, 1);
     /* with a verdict, the quote's own MRTD reaches the decision */
-    CHECK_OK(mero_challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER),
-                                  f->pk, 10000, f->claim.challenge, NULL));
+    CHECK_OK(mero__challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER),
+                                   f->pk, 10000, f->claim.challenge, NULL));
     free(q);
     q = real_quote_for(f, &len);
     CHECK(q != NULL);
     f->claim.quote = q;
     f->gov.real_rc = 0;
-    rc = mero_verify_and_admit(f->book, &f->deps, &f->claim, 10001, &o, &e);
+    rc = mero__verify_and_admit(f->book, &f->deps, &f->claim, 10001, &o, &e);
     CHECK_OK(rc);
     CHECK(!f->gov.last_mock);
     CHECK_STR_EQ(f->gov.last_tcb, "UpToDate");
     CHECK_MEM_EQ(f->gov.last_mrtd, parsed.body.mrtd, 48);
     /* without a DCAP verifier a real quote is refused */
     f->deps.verify_real = NULL;
-    CHECK_OK(mero_challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER),
-                                  f->pk, 20000, f->claim.challenge, NULL));
+    CHECK_OK(mero__challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER),
+                                   f->pk, 20000, f->claim.challenge, NULL));
     free(q);
     q = real_quote_for(f, &len);
     CHECK(q != NULL);
     f->claim.quote = q;
-    rc = mero_verify_and_admit(f->book, &f->deps, &f->claim, 20001, &o, &e);
+    rc = mero__verify_and_admit(f->book, &f->deps, &f->claim, 20001, &o, &e);
     free(q);
     CHECK_ERR(rc, -MERO_EUNSUPPORTED);
     CHECK_EQ(f->gov.admits, 1);
@@ -380,9 +381,9 @@ TEST(padding_after_the_quote_is_not_hashed_or_carried)
     const uint8_t fill[] = {0x00, 0xa5, 0x00, 0x5a};
     for (size_t i = 0; i < sizeof(pads) / sizeof(pads[0]); i++) {
         if (i > 0) { /* a fresh challenge each time; the quote is rebuilt around it */
-            CHECK_OK(mero_challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER,
-                                          sizeof(PEER), f->pk, 10000 * i, f->claim.challenge,
-                                          NULL));
+            CHECK_OK(mero__challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER,
+                                           sizeof(PEER), f->pk, 10000 * i, f->claim.challenge,
+                                           NULL));
         }
         free(q);
         q = real_quote_for(f, &len);
@@ -396,7 +397,7 @@ TEST(padding_after_the_quote_is_not_hashed_or_carried)
         f->claim.quote_len = decl + pads[i];
         int o;
         struct mero_err e = {0};
-        int rc = mero_verify_and_admit(f->book, &f->deps, &f->claim, 10000 * i + 1, &o, &e);
+        int rc = mero__verify_and_admit(f->book, &f->deps, &f->claim, 10000 * i + 1, &o, &e);
         free(padded);
         CHECK_MSG(rc == 0, "padding %zu: %s", pads[i], e.msg);
         CHECK_EQ(f->gov.last_len, decl);
@@ -419,11 +420,11 @@ TEST(padding_after_the_quote_is_not_hashed_or_carried)
     c.quote_len = decl;
     v.quote_len = decl;
     int o;
-    CHECK_OK(mero_admission_decide(&f->deps, &c, &v, &o, NULL));
+    CHECK_OK(mero__admission_decide(&f->deps, &c, &v, &o, NULL));
     memcpy(a, v.quote_hash, 32);
     memset(padded + decl, 0xff, 100);
     c.quote_len = decl + 100;
-    CHECK_OK(mero_admission_decide(&f->deps, &c, &v, &o, NULL));
+    CHECK_OK(mero__admission_decide(&f->deps, &c, &v, &o, NULL));
     CHECK_MEM_EQ(v.quote_hash, a, 32);
     CHECK_EQ(f->gov.last_len, decl);
     free(padded);
@@ -441,10 +442,10 @@ TEST(garbage_quote_refused)
     f->claim.quote_len = sizeof(junk);
     int o;
     struct mero_err e = {0};
-    CHECK_ERR(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "does not parse") != NULL);
     f->claim.quote_len = 0;
-    CHECK_FAILS(mero_verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e));
+    CHECK_FAILS(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e));
     CHECK_EQ(f->gov.admits, 0);
     teardown(f);
 }

@@ -61,7 +61,7 @@ static int forge_evidence(struct govt_node *owner, const struct govt_tee *tee, c
 
 /*
  * One evidence verification path (issue 14): merod's governance store carries no verifier of
- * its own (mero_node_gov_hooks), and a peer configured as merod and a peer running the bare
+ * its own (mero__node_gov_hooks), and a peer configured as merod and a peer running the bare
  * library judge the same genuine evidence - every case of ../shared/testdata/tdx at its time,
  * intact and with a flipped body byte - the same way, with the same reason.
  */
@@ -81,7 +81,7 @@ TEST(merod_and_the_library_judge_evidence_alike)
         {"nearmpc-4", "collateral.json", 1786622400u},
     };
     struct mero_gov_hooks h;
-    mero_node_gov_hooks(NULL, &h);
+    mero__node_gov_hooks(NULL, &h);
     CHECK(h.evidence_verify == NULL && h.quote_report_data == NULL);
     h.on_event = NULL; /* the node's listener needs a node; it judges nothing */
 
@@ -175,10 +175,10 @@ TEST(release_check_refuses_without_a_trusted_root)
     p.form = MERO_POLICY_RELEASE;
     CHECK_OK(mero_strlist_push(&p.profiles, "locked-read-only"));
     unsetenv("MERO_SIGSTORE_TRUSTED_ROOT");
-    CHECK_FAILS(mero_node_release_check(NULL, "2.3.87", &p, &m, NULL, 0, &e));
+    CHECK_FAILS(mero__node_release_check(NULL, "2.3.87", &p, &m, NULL, 0, &e));
     CHECK(strstr(e.msg, "trusted root") != NULL);
     mero_tee_policy_cleanup(&p);
-    mero_node_admission_attest_cleanup();
+    mero__node_admission_attest_cleanup();
 }
 
 MERO_TEST_MAIN(T(merod_and_the_library_judge_evidence_alike),

@@ -36,8 +36,8 @@ static int setup(void)
     struct mero_gov_oplist ops = {0};
     uint8_t app[32] = {0};
     if (mero_crypto_init() < 0 || mero_store_open(":memory:", &node.store, &err) < 0 ||
-        mero_node_db_open(&node.db, ":memory:", true, &err) < 0 ||
-        mero_node_ctx_open(&node, &err) < 0 ||
+        mero__node_db_open(&node.db, ":memory:", true, &err) < 0 ||
+        mero__node_ctx_open(&node, &err) < 0 ||
         mero_gov_create_namespace(node.store, ns, &ops, &err) < 0 ||
         mero_gov_create_context(node.store, ns, ns, app, ctx, &ops, &err) < 0) {
         fprintf(stderr, "setup: %s\n", err.msg);
@@ -117,22 +117,22 @@ TEST(refusals)
     struct mero_buf d;
     mero_buf_init(&d, 1 << 16);
     CHECK_OK(build(&d, ctx, me, sk, 100, "own", "good"));
-    CHECK_OK(mero_node_ctx_apply(&node, d.data, d.len, &err));
+    CHECK_OK(mero__node_ctx_apply(&node, d.data, d.len, &err));
     CHECK(value_is("own", "good"));
-    CHECK_OK(mero_node_ctx_apply(&node, d.data, d.len, &err)); /* duplicate: no-op */
+    CHECK_OK(mero__node_ctx_apply(&node, d.data, d.len, &err)); /* duplicate: no-op */
 
     for (size_t cut = 0; cut < d.len; cut += 13) {
-        CHECK_FAILS(mero_node_ctx_apply(&node, d.data, cut, &err));
+        CHECK_FAILS(mero__node_ctx_apply(&node, d.data, cut, &err));
     }
     uint8_t big[MERO_DELTA_MAX + 1] = {1};
-    CHECK_FAILS(mero_node_ctx_apply(&node, big, sizeof(big), &err));
+    CHECK_FAILS(mero__node_ctx_apply(&node, big, sizeof(big), &err));
 
     /* a flipped ciphertext byte breaks the signature */
     struct mero_buf t;
     mero_buf_init(&t, 1 << 16);
     CHECK_OK(build(&t, ctx, me, sk, 101, "own", "tampered"));
     t.data[130] ^= 1;
-    CHECK_ERR(mero_node_ctx_apply(&node, t.data, t.len, &err), -MERO_EBADSIG);
+    CHECK_ERR(mero__node_ctx_apply(&node, t.data, t.len, &err), -MERO_EBADSIG);
     CHECK(value_is("own", "good"));
     mero_buf_cleanup(&t);
 
@@ -140,7 +140,7 @@ TEST(refusals)
     mero_buf_init(&t, 1 << 16);
     CHECK_OK(build(&t, ctx, me, sk, 102, "own", "v"));
     t.data[0] = 2;
-    CHECK_FAILS(mero_node_ctx_apply(&node, t.data, t.len, &err));
+    CHECK_FAILS(mero__node_ctx_apply(&node, t.data, t.len, &err));
     mero_buf_cleanup(&t);
 
     /* a stranger's signed delta */
@@ -148,7 +148,7 @@ TEST(refusals)
     mero_ed25519_keypair(spk, ssk);
     mero_buf_init(&t, 1 << 16);
     CHECK_OK(build(&t, ctx, spk, ssk, 103, "own", "stranger"));
-    CHECK_ERR(mero_node_ctx_apply(&node, t.data, t.len, &err), -MERO_EPERM);
+    CHECK_ERR(mero__node_ctx_apply(&node, t.data, t.len, &err), -MERO_EPERM);
     mero_buf_cleanup(&t);
 
     /* a ReadOnly member's signed delta */
@@ -159,7 +159,7 @@ TEST(refusals)
     mero_gov_oplist_cleanup(&ops);
     mero_buf_init(&t, 1 << 16);
     CHECK_OK(build(&t, ctx, rpk, rsk, 104, "own", "readonly"));
-    CHECK_ERR(mero_node_ctx_apply(&node, t.data, t.len, &err), -MERO_EREADONLY);
+    CHECK_ERR(mero__node_ctx_apply(&node, t.data, t.len, &err), -MERO_EREADONLY);
     CHECK_STR_EQ(err.msg, "ReadOnlyWriteRefused");
     CHECK(value_is("own", "good"));
     mero_buf_cleanup(&t);
@@ -171,11 +171,11 @@ TEST(refusals)
     mero_gov_oplist_cleanup(&ops);
     mero_buf_init(&t, 1 << 16);
     CHECK_OK(build(&t, ctx, mpk, msk, 200, "lww", "new"));
-    CHECK_OK(mero_node_ctx_apply(&node, t.data, t.len, &err));
+    CHECK_OK(mero__node_ctx_apply(&node, t.data, t.len, &err));
     mero_buf_cleanup(&t);
     mero_buf_init(&t, 1 << 16);
     CHECK_OK(build(&t, ctx, mpk, msk, 150, "lww", "old"));
-    CHECK_OK(mero_node_ctx_apply(&node, t.data, t.len, &err));
+    CHECK_OK(mero__node_ctx_apply(&node, t.data, t.len, &err));
     CHECK(value_is("lww", "new"));
     mero_buf_cleanup(&t);
 
@@ -183,7 +183,7 @@ TEST(refusals)
     uint8_t nctx[32] = {7};
     mero_buf_init(&t, 1 << 16);
     CHECK_OK(build(&t, nctx, me, sk, 105, "own", "x"));
-    CHECK_ERR(mero_node_ctx_apply(&node, t.data, t.len, &err), -MERO_ENOTFOUND);
+    CHECK_ERR(mero__node_ctx_apply(&node, t.data, t.len, &err), -MERO_ENOTFOUND);
     mero_buf_cleanup(&t);
 
     /* the read-only node's own write is refused before anything is built */
@@ -204,7 +204,7 @@ static int put_at(const uint8_t c[32], uint64_t lamport, const char *key, const 
     mero_buf_init(&built, 1 << 16);
     int rc = build(&built, c, me, sk, lamport, key, value);
     mero_wipe(sk, sizeof(sk));
-    return rc < 0 ? rc : mero_node_ctx_apply(&node, built.data, built.len, &err);
+    return rc < 0 ? rc : mero__node_ctx_apply(&node, built.data, built.len, &err);
 }
 
 static int64_t sql_int(const char *sql)
@@ -247,29 +247,29 @@ TEST(lamport_arithmetic_edges)
 {
     const uint64_t max = (uint64_t)INT64_MAX, step = MERO_LAMPORT_STEP;
     uint64_t next = 0;
-    CHECK(!mero_lamport_admissible(0, 0));
-    CHECK(mero_lamport_admissible(0, 1));
-    CHECK(mero_lamport_admissible(0, step));
-    CHECK(!mero_lamport_admissible(0, step + 1));
-    CHECK(mero_lamport_admissible(5, 5 + step));
-    CHECK(!mero_lamport_admissible(5, 6 + step));
-    CHECK(!mero_lamport_admissible(0, max - 1));
-    CHECK(!mero_lamport_admissible(0, max));
-    CHECK(mero_lamport_admissible(max - 1, max));
-    CHECK(mero_lamport_admissible(max, max));
-    CHECK(mero_lamport_admissible(max, 1));
-    CHECK(!mero_lamport_admissible(max, max + 1));
-    CHECK(!mero_lamport_admissible(max - 1, UINT64_MAX));
-    CHECK(!mero_lamport_admissible(UINT64_MAX, UINT64_MAX));
-    CHECK(!mero_lamport_admissible(UINT64_MAX, 0));
-    CHECK(!mero_lamport_admissible(max - step, UINT64_MAX - step + 1));
-    CHECK_OK(mero_lamport_next(0, &next));
+    CHECK(!mero__lamport_admissible(0, 0));
+    CHECK(mero__lamport_admissible(0, 1));
+    CHECK(mero__lamport_admissible(0, step));
+    CHECK(!mero__lamport_admissible(0, step + 1));
+    CHECK(mero__lamport_admissible(5, 5 + step));
+    CHECK(!mero__lamport_admissible(5, 6 + step));
+    CHECK(!mero__lamport_admissible(0, max - 1));
+    CHECK(!mero__lamport_admissible(0, max));
+    CHECK(mero__lamport_admissible(max - 1, max));
+    CHECK(mero__lamport_admissible(max, max));
+    CHECK(mero__lamport_admissible(max, 1));
+    CHECK(!mero__lamport_admissible(max, max + 1));
+    CHECK(!mero__lamport_admissible(max - 1, UINT64_MAX));
+    CHECK(!mero__lamport_admissible(UINT64_MAX, UINT64_MAX));
+    CHECK(!mero__lamport_admissible(UINT64_MAX, 0));
+    CHECK(!mero__lamport_admissible(max - step, UINT64_MAX - step + 1));
+    CHECK_OK(mero__lamport_next(0, &next));
     CHECK_U64_EQ(next, 1);
-    CHECK_OK(mero_lamport_next(max - 1, &next));
+    CHECK_OK(mero__lamport_next(max - 1, &next));
     CHECK_U64_EQ(next, max);
     next = 7;
-    CHECK_ERR(mero_lamport_next(max, &next), -MERO_ECLOCK);
-    CHECK_ERR(mero_lamport_next(UINT64_MAX, &next), -MERO_ECLOCK);
+    CHECK_ERR(mero__lamport_next(max, &next), -MERO_ECLOCK);
+    CHECK_ERR(mero__lamport_next(UINT64_MAX, &next), -MERO_ECLOCK);
     CHECK_U64_EQ(next, 7);
 }
 
@@ -332,8 +332,8 @@ TEST(clock_exhaustion_and_superseded_writes)
     uint8_t c2[32];
     CHECK_OK(new_context(c2));
     CHECK_OK(mero_node_ctx_put(&node, c2, "m", (const uint8_t *)"v0", 2, false, 0, &err));
-    CHECK_OK(mero_node_db_exec(node.db, "UPDATE ctx_kv SET lamport = 9223372036854775806 "
-                                        "WHERE k = 'm'"));
+    CHECK_OK(mero__node_db_exec(node.db, "UPDATE ctx_kv SET lamport = 9223372036854775806 "
+                                         "WHERE k = 'm'"));
     deltas = sql_int("SELECT COUNT(*) FROM ctx_delta");
     CHECK_ERR(mero_node_ctx_put(&node, c2, "m", (const uint8_t *)"new", 3, false, 0, &err),
               -MERO_ESUPERSEDED);
@@ -353,10 +353,10 @@ static int apply_pair_fresh(const struct mero_buf *a, const struct mero_buf *b, 
 {
     struct mero_err err = {0};
     struct sqlite3 *keep = node.db;
-    int rc = mero_node_db_open(&node.db, ":memory:", true, &err);
-    rc = rc ? rc : mero_node_ctx_open(&node, &err);
-    rc = rc ? rc : mero_node_ctx_apply(&node, a->data, a->len, &err);
-    rc = rc ? rc : mero_node_ctx_apply(&node, b->data, b->len, &err);
+    int rc = mero__node_db_open(&node.db, ":memory:", true, &err);
+    rc = rc ? rc : mero__node_ctx_open(&node, &err);
+    rc = rc ? rc : mero__node_ctx_apply(&node, a->data, a->len, &err);
+    rc = rc ? rc : mero__node_ctx_apply(&node, b->data, b->len, &err);
     rc = rc ? rc : mero_node_ctx_get(&node, ctx, "t", out, n, &err);
     if (node.db != keep) {
         sqlite3_close(node.db);
@@ -415,19 +415,19 @@ TEST(refused_delta_is_admitted_once_its_predecessors_arrive)
     }
     mero_wipe(sk, sizeof(sk));
     struct sqlite3 *keep = node.db;
-    CHECK_OK(mero_node_db_open(&node.db, ":memory:", true, &err));
-    CHECK_OK(mero_node_ctx_open(&node, &err));
+    CHECK_OK(mero__node_db_open(&node.db, ":memory:", true, &err));
+    CHECK_OK(mero__node_ctx_open(&node, &err));
     /* gossip delivers the newest first: beyond this node's clock, refused and not stored */
-    CHECK_ERR(mero_node_ctx_apply(&node, d[2].data, d[2].len, &err), -MERO_ECLOCK);
-    CHECK_ERR(mero_node_ctx_apply(&node, d[1].data, d[1].len, &err), -MERO_ECLOCK);
+    CHECK_ERR(mero__node_ctx_apply(&node, d[2].data, d[2].len, &err), -MERO_ECLOCK);
+    CHECK_ERR(mero__node_ctx_apply(&node, d[1].data, d[1].len, &err), -MERO_ECLOCK);
     uint8_t h2[32];
     bool have = true;
     mero_sha256(h2, d[2].data, d[2].len);
-    CHECK_OK(mero_node_ctx_has(&node, h2, &have));
+    CHECK_OK(mero__node_ctx_has(&node, h2, &have));
     CHECK(!have);
     /* a sync pull then serves them in the author's apply order: every one is admitted */
     for (size_t i = 0; i < 3; i++) {
-        CHECK_OK(mero_node_ctx_apply(&node, d[i].data, d[i].len, &err));
+        CHECK_OK(mero__node_ctx_apply(&node, d[i].data, d[i].len, &err));
     }
     uint8_t *v = NULL;
     size_t n = 0;
@@ -448,13 +448,13 @@ TEST(sync_cursor_beyond_int64_is_not_wrapped)
     uint8_t(*h)[32] = NULL;
     size_t n = 0;
     uint64_t last = 0;
-    CHECK_OK(mero_node_ctx_hashes(&node, ctx, 0, 1024, &h, &n, &last));
+    CHECK_OK(mero__node_ctx_hashes(&node, ctx, 0, 1024, &h, &n, &last));
     CHECK(n > 0);
     free(h);
     const uint64_t far[] = {(uint64_t)INT64_MAX, (uint64_t)INT64_MAX + 1, UINT64_MAX};
     for (size_t i = 0; i < sizeof(far) / sizeof(far[0]); i++) {
         h = NULL;
-        CHECK_OK(mero_node_ctx_hashes(&node, ctx, far[i], 1024, &h, &n, &last));
+        CHECK_OK(mero__node_ctx_hashes(&node, ctx, far[i], 1024, &h, &n, &last));
         CHECK_EQ(n, 0);
         CHECK_U64_EQ(last, far[i]);
         free(h);
@@ -468,15 +468,15 @@ TEST(sync_cursor_beyond_int64_is_not_wrapped)
 TEST(sync_pages_on_only_while_the_cursor_advances)
 {
     const uint64_t max = (uint64_t)INT64_MAX;
-    CHECK_U64_EQ(mero_node_sync_next_after(0, 1024, 1024, 1024), 1024);
-    CHECK_U64_EQ(mero_node_sync_next_after(1024, 1024, 1024, 2048), 2048);
-    CHECK_U64_EQ(mero_node_sync_next_after(0, 1023, 1024, 1023), UINT64_MAX);    /* last page */
-    CHECK_U64_EQ(mero_node_sync_next_after(1024, 1024, 1024, 1024), UINT64_MAX); /* stalled */
-    CHECK_U64_EQ(mero_node_sync_next_after(1024, 1024, 1024, 5), UINT64_MAX);    /* backwards */
-    CHECK_U64_EQ(mero_node_sync_next_after(0, 1024, 1024, max), max);
-    CHECK_U64_EQ(mero_node_sync_next_after(0, 1024, 1024, max + 1), UINT64_MAX);
-    CHECK_U64_EQ(mero_node_sync_next_after(max - 1, 1024, 1024, UINT64_MAX), UINT64_MAX);
-    CHECK_U64_EQ(mero_node_sync_next_after(max, 1024, 1024, max), UINT64_MAX);
+    CHECK_U64_EQ(mero__node_sync_next_after(0, 1024, 1024, 1024), 1024);
+    CHECK_U64_EQ(mero__node_sync_next_after(1024, 1024, 1024, 2048), 2048);
+    CHECK_U64_EQ(mero__node_sync_next_after(0, 1023, 1024, 1023), UINT64_MAX);    /* last page */
+    CHECK_U64_EQ(mero__node_sync_next_after(1024, 1024, 1024, 1024), UINT64_MAX); /* stalled */
+    CHECK_U64_EQ(mero__node_sync_next_after(1024, 1024, 1024, 5), UINT64_MAX);    /* backwards */
+    CHECK_U64_EQ(mero__node_sync_next_after(0, 1024, 1024, max), max);
+    CHECK_U64_EQ(mero__node_sync_next_after(0, 1024, 1024, max + 1), UINT64_MAX);
+    CHECK_U64_EQ(mero__node_sync_next_after(max - 1, 1024, 1024, UINT64_MAX), UINT64_MAX);
+    CHECK_U64_EQ(mero__node_sync_next_after(max, 1024, 1024, max), UINT64_MAX);
 }
 
 TEST(clock_derived_for_a_database_without_it)
@@ -484,16 +484,16 @@ TEST(clock_derived_for_a_database_without_it)
     CHECK_OK(setup());
     int64_t rows = sql_int("SELECT COUNT(*) FROM ctx_clock");
     CHECK(rows >= 3);
-    CHECK_OK(mero_node_db_exec(node.db, "CREATE TEMP TABLE saved AS SELECT * FROM ctx_clock"));
-    CHECK_OK(mero_node_db_exec(node.db, "DELETE FROM ctx_clock"));
+    CHECK_OK(mero__node_db_exec(node.db, "CREATE TEMP TABLE saved AS SELECT * FROM ctx_clock"));
+    CHECK_OK(mero__node_db_exec(node.db, "DELETE FROM ctx_clock"));
     struct mero_err err = {0};
-    CHECK_OK(mero_node_ctx_open(&node, &err));
+    CHECK_OK(mero__node_ctx_open(&node, &err));
     CHECK_EQ(sql_int("SELECT COUNT(*) FROM ctx_clock"), rows);
     CHECK_EQ(sql_int("SELECT COUNT(*) FROM (SELECT * FROM saved EXCEPT SELECT * FROM ctx_clock)"),
              0);
     /* a database that has its clocks is left as it is */
-    CHECK_OK(mero_node_db_exec(node.db, "UPDATE ctx_clock SET lamport = lamport - 1"));
-    CHECK_OK(mero_node_ctx_open(&node, &err));
+    CHECK_OK(mero__node_db_exec(node.db, "UPDATE ctx_clock SET lamport = lamport - 1"));
+    CHECK_OK(mero__node_ctx_open(&node, &err));
     CHECK_EQ(sql_int("SELECT COUNT(*) FROM (SELECT * FROM saved EXCEPT SELECT * FROM ctx_clock)"),
              rows);
 }

@@ -61,7 +61,7 @@ static int publish_ops(void *ud, const uint8_t ns[32], const struct mero_gov_opl
 {
     struct tnode *t = ud;
     char topic[68];
-    mero_node_topic(topic, ns);
+    mero__node_topic(topic, ns);
     for (size_t i = 0; i < ops->n; i++) {
         struct mero_buf b;
         mero_buf_init(&b, 1 << 20);
@@ -144,7 +144,7 @@ static void sync_ns(void *ud, const uint8_t ns[32])
 static int on_gossip(void *ud, const char *topic, const char *from, const uint8_t *data, size_t len)
 {
     struct tnode *t = ud;
-    if (t->adm != NULL && mero_admission_on_gossip(t->adm, topic, from, data, len)) {
+    if (t->adm != NULL && mero__admission_on_gossip(t->adm, topic, from, data, len)) {
         return 0;
     }
     if (len > 1 && data[0] == OP_TAG) {
@@ -196,7 +196,7 @@ static int node_up(struct tnode *t, const char *name)
     env.sync_namespace = sync_ns;
     env.budget_ms = 3000;
     env.poll_ms = 300;
-    return mero_admission_new(&env, &t->adm, &e);
+    return mero__admission_new(&env, &t->adm, &e);
 }
 
 static void node_down(struct tnode *t)
@@ -204,10 +204,10 @@ static void node_down(struct tnode *t)
     if (t->net == NULL) {
         return;
     }
-    mero_admission_stop(t->adm);
+    mero__admission_stop(t->adm);
     mero_net_free(t->net);
     t->net = NULL;
-    mero_admission_free(t->adm);
+    mero__admission_free(t->adm);
     t->adm = NULL;
     mero_store_close(t->store);
     t->store = NULL;
@@ -280,7 +280,7 @@ static bool fleet_join(struct tnode *t, const uint8_t ns[32], const char *admitt
     const char *addrs[1] = {admitter};
     struct mero_err e = {0};
     t->done = false;
-    if (mero_fleet_join_start(t->adm, ns, addrs, admitter ? 1 : 0, join_done, t, &e) < 0) {
+    if (mero__fleet_join_start(t->adm, ns, addrs, admitter ? 1 : 0, join_done, t, &e) < 0) {
         fprintf(stderr, "fleet_join_start: %s\n", e.msg);
         return false;
     }
@@ -350,7 +350,7 @@ static int new_namespace(struct tnode *owner, uint8_t ns[32])
         fprintf(stderr, "create_namespace: %s\n", e.msg);
         return rc;
     }
-    mero_node_topic(topic, ns);
+    mero__node_topic(topic, ns);
     return mero_net_subscribe(owner->net, topic);
 }
 
@@ -539,7 +539,7 @@ static void raw_cb(void *ud, int status, const uint8_t *data, size_t len)
     r->status = status;
     if (status == 0 && len <= sizeof(r->buf)) {
         memcpy(r->buf, data, len);
-        if (mero_adm_msg_decode(r->buf, len, &r->m, NULL) < 0) {
+        if (mero__adm_msg_decode(r->buf, len, &r->m, NULL) < 0) {
             r->status = -MERO_EPROTO;
         }
     }
@@ -552,7 +552,7 @@ static int raw_request(struct tnode *from, struct tnode *to, const struct mero_a
     struct mero_buf b;
     mero_buf_init(&b, MERO_ADM_MAX_FRAME);
     memset(r, 0, sizeof(*r));
-    int rc = mero_adm_init_encode(&b, m);
+    int rc = mero__adm_init_encode(&b, m);
     if (rc == 0) {
         rc = mero_net_request(from->net, to->peer, MERO_ADM_PROTOCOL, b.data, b.len, 10000, raw_cb,
                               r);
@@ -785,7 +785,7 @@ TEST(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted)
     struct mero_net *one = NULL, *many[FLOODERS] = {0};
     CHECK_OK(new_namespace(&owner, NS_FLOOD));
     CHECK_OK(set_policy(&owner, NS_FLOOD, true, ZERO96));
-    mero_node_topic(topic, NS_FLOOD);
+    mero__node_topic(topic, NS_FLOOD);
     /* 500 prompts from one peer */
     CHECK_OK(flood_peer(&one, &owner, topic));
     pump(300);
@@ -795,8 +795,8 @@ TEST(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted)
     /* one offer for 500 prompts: MIN_REISSUE holds the rest back */
     CHECK_EQ(owner.adm->offers - before, 1);
     const char *pid = mero_net_peer_id(one);
-    CHECK(mero_challenge_count_peer(&owner.adm->book, (const uint8_t *)pid, strlen(pid),
-                                    mero_now_ms()) <= MERO_CHALLENGE_MAX_PER_PEER);
+    CHECK(mero__challenge_count_peer(&owner.adm->book, (const uint8_t *)pid, strlen(pid),
+                                     mero_now_ms()) <= MERO_CHALLENGE_MAX_PER_PEER);
     CHECK(owner.adm->book.offers_in_flight <= MERO_CHALLENGE_MAX_CONCURRENT_OFFERS);
     /* 500 more from 50 peers */
     for (int i = 0; i < FLOODERS; i++) {
@@ -808,7 +808,7 @@ TEST(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted)
     }
     pump(1500);
     CHECK(owner.adm->offers - before <= 1 + FLOODERS);
-    CHECK(mero_challenge_count(&owner.adm->book, MERO_CHALLENGE_OFFERED, mero_now_ms()) <=
+    CHECK(mero__challenge_count(&owner.adm->book, MERO_CHALLENGE_OFFERED, mero_now_ms()) <=
           MERO_CHALLENGE_MAX_OFFERED);
     CHECK(owner.adm->book.offers_in_flight <= MERO_CHALLENGE_MAX_CONCURRENT_OFFERS);
     /* a genuine joiner, by the prompt alone, is still admitted */

@@ -41,23 +41,23 @@ TEST(a_namespace_keeps_its_newest_1000_attempts)
     size_t n = 0;
     memset(ns, 1, sizeof(ns));
     memset(other, 2, sizeof(other));
-    CHECK_OK(mero_node_db_open(&db, ":memory:", true, NULL));
+    CHECK_OK(mero__node_db_open(&db, ":memory:", true, NULL));
     for (uint64_t i = 0; i < 3; i++) {
         attempt_at(&a, 5000 + i);
-        CHECK_OK(mero_node_attempt_add(db, other, &a));
+        CHECK_OK(mero__node_attempt_add(db, other, &a));
     }
-    CHECK_OK(mero_node_db_exec(db, "BEGIN"));
+    CHECK_OK(mero__node_db_exec(db, "BEGIN"));
     for (uint64_t i = 0; i < MERO_FLEET_ATTEMPTS_KEEP + 1; i++) {
         attempt_at(&a, i);
-        CHECK_OK(mero_node_attempt_add(db, ns, &a));
+        CHECK_OK(mero__node_attempt_add(db, ns, &a));
     }
-    CHECK_OK(mero_node_db_exec(db, "COMMIT"));
-    CHECK_OK(mero_node_attempts_count(db, ns, &n));
+    CHECK_OK(mero__node_db_exec(db, "COMMIT"));
+    CHECK_OK(mero__node_attempts_count(db, ns, &n));
     CHECK_U64_EQ(n, MERO_FLEET_ATTEMPTS_KEEP);
-    CHECK_OK(mero_node_attempts_count(db, other, &n));
+    CHECK_OK(mero__node_attempts_count(db, other, &n));
     CHECK_U64_EQ(n, 3);
     /* newest first; the oldest (at 0) is the one dropped */
-    CHECK_OK(mero_node_attempts_list(db, ns, 2000, &v, &n));
+    CHECK_OK(mero__node_attempts_list(db, ns, 2000, &v, &n));
     CHECK_U64_EQ(n, MERO_FLEET_ATTEMPTS_KEEP);
     CHECK_U64_EQ(v[0].at, MERO_FLEET_ATTEMPTS_KEEP);
     CHECK_U64_EQ(v[n - 1].at, 1);
@@ -70,26 +70,26 @@ TEST(a_namespace_keeps_its_newest_1000_attempts)
     free(v);
     /* one more drops exactly the next oldest */
     attempt_at(&a, 7777);
-    CHECK_OK(mero_node_attempt_add(db, ns, &a));
-    CHECK_OK(mero_node_attempts_list(db, ns, MERO_FLEET_ATTEMPTS_KEEP, &v, &n));
+    CHECK_OK(mero__node_attempt_add(db, ns, &a));
+    CHECK_OK(mero__node_attempts_list(db, ns, MERO_FLEET_ATTEMPTS_KEEP, &v, &n));
     CHECK_U64_EQ(n, MERO_FLEET_ATTEMPTS_KEEP);
     CHECK_U64_EQ(v[0].at, 7777);
     CHECK_U64_EQ(v[n - 1].at, 2);
     free(v);
     /* a limit, and none asked */
-    CHECK_OK(mero_node_attempts_list(db, ns, 5, &v, &n));
+    CHECK_OK(mero__node_attempts_list(db, ns, 5, &v, &n));
     CHECK_U64_EQ(n, 5);
     free(v);
-    CHECK_OK(mero_node_attempts_list(db, ns, 0, &v, &n));
+    CHECK_OK(mero__node_attempts_list(db, ns, 0, &v, &n));
     CHECK(n == 0 && v == NULL);
     /* purge forgets one namespace only */
-    CHECK_OK(mero_node_attempts_purge(db, ns));
-    CHECK_OK(mero_node_attempts_count(db, ns, &n));
+    CHECK_OK(mero__node_attempts_purge(db, ns));
+    CHECK_OK(mero__node_attempts_count(db, ns, &n));
     CHECK_U64_EQ(n, 0);
-    CHECK_OK(mero_node_attempts_count(db, other, &n));
+    CHECK_OK(mero__node_attempts_count(db, other, &n));
     CHECK_U64_EQ(n, 3);
-    CHECK_OK(mero_node_attempts_purge(db, ns)); /* idempotent */
-    mero_node_db_close(db);
+    CHECK_OK(mero__node_attempts_purge(db, ns)); /* idempotent */
+    mero__node_db_close(db);
 }
 
 TEST(measurements_and_match_round_trip)
@@ -99,7 +99,7 @@ TEST(measurements_and_match_round_trip)
     struct mero_fleet_attempt a, *v = NULL;
     size_t n = 0;
     memset(ns, 3, sizeof(ns));
-    CHECK_OK(mero_node_db_open(&db, ":memory:", true, NULL));
+    CHECK_OK(mero__node_db_open(&db, ":memory:", true, NULL));
     attempt_at(&a, 42);
     a.verdict = MERO_FLEET_ADMITTED;
     a.rule[0] = a.reason[0] = '\0';
@@ -113,8 +113,8 @@ TEST(measurements_and_match_round_trip)
     a.matched.kind = MERO_FLEET_MATCH_POLICY;
     snprintf(a.matched.name, sizeof(a.matched.name), "allowedMrtd[1]");
     snprintf(a.tcb_status, sizeof(a.tcb_status), "UpToDate");
-    CHECK_OK(mero_node_attempt_add(db, ns, &a));
-    CHECK_OK(mero_node_attempts_list(db, ns, 10, &v, &n));
+    CHECK_OK(mero__node_attempt_add(db, ns, &a));
+    CHECK_OK(mero__node_attempts_list(db, ns, 10, &v, &n));
     CHECK_U64_EQ(n, 1);
     CHECK(v[0].has_admitter && v[0].admitter[0] == 9 && v[0].has_measurements);
     CHECK_STR_EQ(v[0].m.mrtd, a.m.mrtd);
@@ -125,27 +125,27 @@ TEST(measurements_and_match_round_trip)
     CHECK_STR_EQ(v[0].rule, "");
     CHECK_STR_EQ(v[0].reason, "");
     free(v);
-    mero_node_db_close(db);
+    mero__node_db_close(db);
 }
 
 TEST(a_reason_names_its_rule)
 {
-    CHECK_STR_EQ(mero_node_attempt_rule_of("MRTD not in policy allowlist"), "MrtdNotAllowed");
-    CHECK_STR_EQ(mero_node_attempt_rule_of("no TeeAdmissionPolicy set for group"), "NoPolicy");
-    CHECK_STR_EQ(mero_node_attempt_rule_of("mock attestation rejected by group policy"),
+    CHECK_STR_EQ(mero__node_attempt_rule_of("MRTD not in policy allowlist"), "MrtdNotAllowed");
+    CHECK_STR_EQ(mero__node_attempt_rule_of("no TeeAdmissionPolicy set for group"), "NoPolicy");
+    CHECK_STR_EQ(mero__node_attempt_rule_of("mock attestation rejected by group policy"),
                  mero_adm_rule_name(MERO_TRUST_MOCK_NOT_ACCEPTED));
-    CHECK_STR_EQ(mero_node_attempt_rule_of("was removed from group 0011223344556677 and cannot "
-                                           "rejoin"),
+    CHECK_STR_EQ(mero__node_attempt_rule_of("was removed from group 0011223344556677 and cannot "
+                                            "rejoin"),
                  "RemovedFromGroup");
-    CHECK_STR_EQ(mero_node_attempt_rule_of("the quote matches no allowed release profile: release "
-                                           "1.2.3 is older than the policy's minimum 1.3.0"),
+    CHECK_STR_EQ(mero__node_attempt_rule_of("the quote matches no allowed release profile: release "
+                                            "1.2.3 is older than the policy's minimum 1.3.0"),
                  "Release");
-    CHECK_STR_EQ(mero_node_attempt_rule_of(MERO_ADM_REASON_NOT_VOUCHER), "NotAVoucher");
+    CHECK_STR_EQ(mero__node_attempt_rule_of(MERO_ADM_REASON_NOT_VOUCHER), "NotAVoucher");
     /* refusals before the rules name none; a reason merely starting like one does not count */
-    CHECK(mero_node_attempt_rule_of("the attestation did not verify") == NULL);
-    CHECK(mero_node_attempt_rule_of("MRTD not in policy allowlists, or so") == NULL);
-    CHECK(mero_node_attempt_rule_of("") == NULL);
-    CHECK(mero_node_attempt_rule_of(NULL) == NULL);
+    CHECK(mero__node_attempt_rule_of("the attestation did not verify") == NULL);
+    CHECK(mero__node_attempt_rule_of("MRTD not in policy allowlists, or so") == NULL);
+    CHECK(mero__node_attempt_rule_of("") == NULL);
+    CHECK(mero__node_attempt_rule_of(NULL) == NULL);
 }
 
 TEST(evidence_states_at_their_boundaries)
@@ -176,18 +176,18 @@ TEST(measurements_match_a_policy_entry_by_index)
     memset(other, 'c', MERO_MR_HEX_LEN);
     CHECK_OK(mero_strlist_push(&p.mrtd, other));
     CHECK_OK(mero_strlist_push(&p.mrtd, upper));
-    mero_node_fleet_match(&p, true, &m, "UpToDate", &out);
+    mero__node_fleet_match(&p, true, &m, "UpToDate", &out);
     CHECK_EQ(out.kind, MERO_FLEET_MATCH_POLICY);
     CHECK_STR_EQ(out.name, "allowedMrtd[1]");
-    mero_node_fleet_match(&p, false, &m, "UpToDate", &out); /* no policy: nothing matched */
+    mero__node_fleet_match(&p, false, &m, "UpToDate", &out); /* no policy: nothing matched */
     CHECK_EQ(out.kind, MERO_FLEET_MATCH_NONE);
     memset(m.mrtd, 'd', MERO_MR_HEX_LEN);
-    mero_node_fleet_match(&p, true, &m, "UpToDate", &out);
+    mero__node_fleet_match(&p, true, &m, "UpToDate", &out);
     CHECK_EQ(out.kind, MERO_FLEET_MATCH_NONE);
     p.form = MERO_POLICY_RELEASE; /* a profile matched; the check does not say which */
-    mero_node_fleet_match(&p, true, &m, "UpToDate", &out);
+    mero__node_fleet_match(&p, true, &m, "UpToDate", &out);
     CHECK(out.kind == MERO_FLEET_MATCH_PROFILE && out.name[0] == '\0');
-    mero_node_fleet_match(&p, true, &m, "Mock", &out); /* admitted by acceptMock alone */
+    mero__node_fleet_match(&p, true, &m, "Mock", &out); /* admitted by acceptMock alone */
     CHECK_EQ(out.kind, MERO_FLEET_MATCH_NONE);
     mero_tee_policy_cleanup(&p);
 }

@@ -64,7 +64,7 @@ TEST(labels_are_kept_per_namespace_and_member)
     memset(other, 2, sizeof(other));
     memset(a, 3, sizeof(a));
     memset(b, 4, sizeof(b));
-    CHECK_OK(mero_node_db_open(&db, ":memory:", true, NULL));
+    CHECK_OK(mero__node_db_open(&db, ":memory:", true, NULL));
     CHECK_ERR(mero_node_label_get(db, ns, a, out), -MERO_ENOTFOUND);
     CHECK_STR_EQ(out, "");
     const char *put = "INSERT INTO member_labels(ns, member, label) VALUES(?1, ?2, ?3)";

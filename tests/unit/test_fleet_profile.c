@@ -117,7 +117,7 @@ TEST(a_release_admission_names_its_profile_and_the_evidence_its_advisories)
     CHECK(node != NULL);
     node->store = owner.s;
     snprintf(node->peer_id, sizeof(node->peer_id), "12D3KooWowner");
-    CHECK_OK(mero_node_db_open(&node->db, ":memory:", true, NULL));
+    CHECK_OK(mero__node_db_open(&node->db, ":memory:", true, NULL));
     struct mero_fleet_decision d = {.ns = owner.ns,
                                     .identity = tee.node.pk,
                                     .peer = "12D3KooWtee",
@@ -127,7 +127,7 @@ TEST(a_release_admission_names_its_profile_and_the_evidence_its_advisories)
                                     .m = &req.m,
                                     .tcb_status = "UpToDate",
                                     .matched_profile = matched};
-    mero_node_fleet_decided(node, &d);
+    mero__node_fleet_decided(node, &d);
 
     struct mero_fleet f;
     CHECK_OK(mero_node_fleet(node, owner.ns, 10, &f, &e));
@@ -143,23 +143,23 @@ TEST(a_release_admission_names_its_profile_and_the_evidence_its_advisories)
 
     /* a node that did not admit it knows it matched a profile, not which */
     struct sqlite3 *mine = node->db;
-    CHECK_OK(mero_node_db_open(&node->db, ":memory:", true, NULL));
+    CHECK_OK(mero__node_db_open(&node->db, ":memory:", true, NULL));
     CHECK_OK(mero_node_fleet(node, owner.ns, 10, &f, &e));
     m = row(&f, tee.node.pk);
     CHECK(m != NULL && m->matched.kind == MERO_FLEET_MATCH_PROFILE && m->matched.name[0] == '\0');
     CHECK_STR_EQ(m->advisories, "INTEL-SA-00837,INTEL-SA-00960"); /* every peer checks evidence */
     mero_fleet_cleanup(&f);
-    mero_node_db_close(node->db);
+    mero__node_db_close(node->db);
     node->db = mine;
 
     /* self-purge forgets the namespace's profiles with its attempts */
     char name[MERO_GOV_PROFILE_NAME_MAX];
-    CHECK_OK(mero_node_profile_get(node->db, owner.ns, tee.node.pk, name, sizeof(name)));
-    CHECK_OK(mero_node_attempts_purge(node->db, owner.ns));
-    CHECK_ERR(mero_node_profile_get(node->db, owner.ns, tee.node.pk, name, sizeof(name)),
+    CHECK_OK(mero__node_profile_get(node->db, owner.ns, tee.node.pk, name, sizeof(name)));
+    CHECK_OK(mero__node_attempts_purge(node->db, owner.ns));
+    CHECK_ERR(mero__node_profile_get(node->db, owner.ns, tee.node.pk, name, sizeof(name)),
               -MERO_ENOTFOUND);
 
-    mero_node_db_close(node->db);
+    mero__node_db_close(node->db);
     free(node->seen);
     free(node);
     govt_evidence.advisories = "";
@@ -175,17 +175,17 @@ TEST(a_later_admission_replaces_the_profile_and_a_removal_forgets_it)
     memset(ns, 1, sizeof(ns));
     memset(a, 2, sizeof(a));
     memset(b, 3, sizeof(b));
-    CHECK_OK(mero_node_db_open(&db, ":memory:", true, NULL));
-    CHECK_OK(mero_node_profile_put(db, ns, a, "locked-read-only"));
-    CHECK_OK(mero_node_profile_put(db, ns, a, "debug-read-only"));
-    CHECK_OK(mero_node_profile_put(db, ns, b, "locked-read-only"));
-    CHECK_OK(mero_node_profile_get(db, ns, a, name, sizeof(name)));
+    CHECK_OK(mero__node_db_open(&db, ":memory:", true, NULL));
+    CHECK_OK(mero__node_profile_put(db, ns, a, "locked-read-only"));
+    CHECK_OK(mero__node_profile_put(db, ns, a, "debug-read-only"));
+    CHECK_OK(mero__node_profile_put(db, ns, b, "locked-read-only"));
+    CHECK_OK(mero__node_profile_get(db, ns, a, name, sizeof(name)));
     CHECK_STR_EQ(name, "debug-read-only");
-    CHECK_OK(mero_node_profile_get(db, ns, b, name, sizeof(name)));
+    CHECK_OK(mero__node_profile_get(db, ns, b, name, sizeof(name)));
     CHECK_STR_EQ(name, "locked-read-only");
     uint8_t other[MERO_NS_ID_LEN];
     memset(other, 9, sizeof(other));
-    CHECK_ERR(mero_node_profile_get(db, other, a, name, sizeof(name)), -MERO_ENOTFOUND);
+    CHECK_ERR(mero__node_profile_get(db, other, a, name, sizeof(name)), -MERO_ENOTFOUND);
     /* a member removed from the namespace root is forgotten; a subgroup removal keeps it */
     struct mero_node node;
     memset(&node, 0, sizeof(node));
@@ -198,16 +198,16 @@ TEST(a_later_admission_replaces_the_profile_and_a_removal_forgets_it)
     ev.ns = ns;
     ev.group = sub;
     ev.member = a;
-    mero_node_fleet_on_event(&node, &ev);
-    CHECK_OK(mero_node_profile_get(db, ns, a, name, sizeof(name)));
+    mero__node_fleet_on_event(&node, &ev);
+    CHECK_OK(mero__node_profile_get(db, ns, a, name, sizeof(name)));
     ev.group = ns;
-    mero_node_fleet_on_event(&node, &ev);
-    CHECK_ERR(mero_node_profile_get(db, ns, a, name, sizeof(name)), -MERO_ENOTFOUND);
+    mero__node_fleet_on_event(&node, &ev);
+    CHECK_ERR(mero__node_profile_get(db, ns, a, name, sizeof(name)), -MERO_ENOTFOUND);
     ev.kind = MERO_EV_MEMBER_REMOVED; /* MemberRemoved / MemberLeft */
     ev.member = b;
-    mero_node_fleet_on_event(&node, &ev);
-    CHECK_ERR(mero_node_profile_get(db, ns, b, name, sizeof(name)), -MERO_ENOTFOUND);
-    mero_node_db_close(db);
+    mero__node_fleet_on_event(&node, &ev);
+    CHECK_ERR(mero__node_profile_get(db, ns, b, name, sizeof(name)), -MERO_ENOTFOUND);
+    mero__node_db_close(db);
 }
 
 MERO_TEST_MAIN(T(a_release_admission_names_its_profile_and_the_evidence_its_advisories),

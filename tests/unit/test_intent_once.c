@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_intent_once.c - one intent, one effect, and no refusal loops (issue 30, docs/relay.md
- * "One intent, one effect"), at the cut (mero_node_ctx_apply) on one in-memory gov store and a
+ * "One intent, one effect"), at the cut (mero__node_ctx_apply) on one in-memory gov store and a
  * fresh in-memory node database per arrival order. Deltas are built here from the documented
  * layouts, not with context/codec.c's builder.
  *
@@ -74,11 +74,11 @@ static int fresh_db(void)
 {
     struct mero_err err = {0};
     if (node.db != NULL) {
-        mero_node_db_close(node.db);
+        mero__node_db_close(node.db);
         node.db = NULL;
     }
-    MERO_TRY(mero_node_db_open(&node.db, ":memory:", true, &err));
-    return mero_node_ctx_open(&node, &err);
+    MERO_TRY(mero__node_db_open(&node.db, ":memory:", true, &err));
+    return mero__node_ctx_open(&node, &err);
 }
 
 /* A signed put intent of key = value by sk, nonce byte nb, issued at T0 + dt. */
@@ -245,7 +245,7 @@ static bool held(const struct mero_buf *d)
     uint8_t h[MERO_DELTA_ID_LEN];
     bool yes = false;
     mero_sha256(h, d->data, d->len);
-    return mero_node_ctx_has(&node, h, &yes) == 0 && yes;
+    return mero__node_ctx_has(&node, h, &yes) == 0 && yes;
 }
 
 static long long refusals_remembered(void)
@@ -307,14 +307,14 @@ static int every_order(const struct deltas *s, const char *key, const char *want
     do {
         MERO_TRY(fresh_db());
         for (size_t i = 0; i < s->n; i++) {
-            if (mero_node_ctx_apply(&node, s->d[p[i]].data, s->d[p[i]].len, &err) < 0) {
+            if (mero__node_ctx_apply(&node, s->d[p[i]].data, s->d[p[i]].len, &err) < 0) {
                 fprintf(stderr, "# order %zu, delta %zu: %s\n", *orders, p[i], err.msg);
                 return -MERO_EREFUSED;
             }
         }
         for (size_t i = 0; i < s->n; i++) {
             if (!held(&s->d[i]) ||
-                mero_node_ctx_apply(&node, s->d[i].data, s->d[i].len, &err) < 0) {
+                mero__node_ctx_apply(&node, s->d[i].data, s->d[i].len, &err) < 0) {
                 return -MERO_ESTATE;
             }
         }
@@ -369,7 +369,7 @@ TEST(two_copies_one_effect)
     mero_sha256(h4, s.d[4].data, s.d[4].len);
     CHECK_OK(mero_intent_decode(old.data, old.len, &it, &err));
     CHECK_OK(mero_intent_id(&it, id));
-    CHECK_OK(mero_node_ctx_intent_held(&node, id, canon, &yes));
+    CHECK_OK(mero__node_ctx_intent_held(&node, id, canon, &yes));
     CHECK(yes);
     CHECK_MEM_EQ(canon, memcmp(h3, h4, sizeof(h3)) > 0 ? h3 : h4, sizeof(canon));
     deltas_free(&s);
@@ -396,7 +396,7 @@ TEST(later_intent_wins_whatever_the_relays_clocks)
     CHECK_OK(mero_node_ctx_author(&node, ctx, "div", author));
     CHECK_MEM_EQ(author, client_pk, sizeof(author));
     size_t nv = 0, nd = 0;
-    CHECK_OK(mero_node_ctx_verify_all(&node, stderr, &nv, &nd));
+    CHECK_OK(mero__node_ctx_verify_all(&node, stderr, &nv, &nd));
     CHECK_EQ(nd, 6);
     /* a later local write sorts after the relayed one: the clock was raised to its position */
     struct mero_err err = {0};
@@ -447,21 +447,21 @@ TEST(route_knows_the_intent_and_its_nonce)
     CHECK_OK(mero_intent_decode(a.data, a.len, &ia, &err));
     CHECK_OK(mero_intent_decode(b.data, b.len, &ib, &err));
     CHECK_OK(relayed(&da, r1_pk, r1_sk, 1, &a, client_pk));
-    CHECK_OK(mero_node_ctx_apply(&node, da.data, da.len, &err));
+    CHECK_OK(mero__node_ctx_apply(&node, da.data, da.len, &err));
     mero_sha256(ha, da.data, da.len);
     CHECK_OK(mero_intent_id(&ia, id));
-    CHECK_OK(mero_node_ctx_intent_held(&node, id, canon, &yes));
+    CHECK_OK(mero__node_ctx_intent_held(&node, id, canon, &yes));
     CHECK(yes);
     CHECK_MEM_EQ(canon, ha, sizeof(ha));
     /* the route: the same intent is no replay (it answers the counted copy); another intent
      * with the same (author, nonce) is */
-    CHECK_OK(mero_node_relay_check(&node, ns, ctx, r2_pk, client_pk, T0 + 10, &ia, NULL, &err));
-    CHECK_ERR(mero_node_relay_check(&node, ns, ctx, r2_pk, client_pk, T0 + 10, &ib, NULL, &err),
+    CHECK_OK(mero__node_relay_check(&node, ns, ctx, r2_pk, client_pk, T0 + 10, &ia, NULL, &err));
+    CHECK_ERR(mero__node_relay_check(&node, ns, ctx, r2_pk, client_pk, T0 + 10, &ib, NULL, &err),
               -MERO_EEXIST);
     CHECK(strstr(err.msg, "replayed intent") != NULL);
     /* at the cut it is the author's signed write like any other: counted, whatever the order */
     CHECK_OK(relayed(&db, r2_pk, r2_sk, 2, &b, client_pk));
-    CHECK_OK(mero_node_ctx_apply(&node, db.data, db.len, &err));
+    CHECK_OK(mero__node_ctx_apply(&node, db.data, db.len, &err));
     CHECK(held(&db));
     CHECK(value_is("nonce", "second"));
     mero_buf_cleanup(&a);
@@ -483,12 +483,12 @@ TEST(refusals_are_remembered)
     forged.data[forged.len - 3] ^= 1;
     CHECK_OK(relayed(&fd, r1_pk, r1_sk, 1, &forged, client_pk));
     mero_sha256(h, fd.data, fd.len);
-    CHECK_ERR(mero_node_ctx_apply(&node, fd.data, fd.len, &err), -MERO_EREFUSED);
-    CHECK_OK(mero_node_ctx_known(&node, h, &state));
+    CHECK_ERR(mero__node_ctx_apply(&node, fd.data, fd.len, &err), -MERO_EREFUSED);
+    CHECK_OK(mero__node_ctx_known(&node, h, &state));
     CHECK_EQ(state, MERO_CTX_REFUSED);
     CHECK(!held(&fd));
     /* again: the same refusal, from memory */
-    CHECK_ERR(mero_node_ctx_apply(&node, fd.data, fd.len, &err), -MERO_EREFUSED);
+    CHECK_ERR(mero__node_ctx_apply(&node, fd.data, fd.len, &err), -MERO_EREFUSED);
     CHECK(strstr(err.msg, "signature does not verify") != NULL);
     CHECK_EQ(refusals_remembered(), 1);
     /* for now: a stranger's intent, until governance makes it a member */
@@ -496,15 +496,15 @@ TEST(refusals_are_remembered)
     intent(&strange, stranger_sk, 8, 0, "stranger", "welcome");
     CHECK_OK(relayed(&sd, r1_pk, r1_sk, 1, &strange, stranger_pk));
     mero_sha256(h, sd.data, sd.len);
-    CHECK_ERR(mero_node_ctx_apply(&node, sd.data, sd.len, &err), -MERO_EPERM);
-    CHECK_OK(mero_node_ctx_known(&node, h, &state));
+    CHECK_ERR(mero__node_ctx_apply(&node, sd.data, sd.len, &err), -MERO_EPERM);
+    CHECK_OK(mero__node_ctx_known(&node, h, &state));
     CHECK_EQ(state, MERO_CTX_REFUSED_FOR_NOW);
-    CHECK_ERR(mero_node_ctx_apply(&node, sd.data, sd.len, &err), -MERO_EPERM);
+    CHECK_ERR(mero__node_ctx_apply(&node, sd.data, sd.len, &err), -MERO_EPERM);
     CHECK_OK(mero_gov_add_member(node.store, ns, ns, stranger_pk, MERO_ROLE_MEMBER, NULL, &err));
-    CHECK_OK(mero_node_ctx_known(&node, h, &state));
+    CHECK_OK(mero__node_ctx_known(&node, h, &state));
     CHECK_EQ(state, MERO_CTX_UNKNOWN); /* governance moved: judged afresh */
-    CHECK_OK(mero_node_ctx_apply(&node, sd.data, sd.len, &err));
-    CHECK_OK(mero_node_ctx_known(&node, h, &state));
+    CHECK_OK(mero__node_ctx_apply(&node, sd.data, sd.len, &err));
+    CHECK_OK(mero__node_ctx_known(&node, h, &state));
     CHECK_EQ(state, MERO_CTX_HELD);
     CHECK(value_is("stranger", "welcome"));
     /* bounded under a flood: the oldest are forgotten */
@@ -516,12 +516,12 @@ TEST(refusals_are_remembered)
         if (i == 0) {
             memcpy(first, fh, sizeof(fh));
         }
-        mero_node_ctx_refusal_note(&node, fh, NULL, MERO_EBADSIG, "flood", &new_one);
+        mero__node_ctx_refusal_note(&node, fh, NULL, MERO_EBADSIG, "flood", &new_one);
     }
     CHECK_EQ(refusals_remembered(), MERO_CTX_REFUSED_MAX);
-    CHECK_OK(mero_node_ctx_known(&node, first, &state));
+    CHECK_OK(mero__node_ctx_known(&node, first, &state));
     CHECK_EQ(state, MERO_CTX_UNKNOWN);
-    CHECK_OK(mero_node_ctx_known(&node, fh, &state));
+    CHECK_OK(mero__node_ctx_known(&node, fh, &state));
     CHECK_EQ(state, MERO_CTX_REFUSED);
     mero_wipe(stranger_sk, sizeof(stranger_sk));
     mero_buf_cleanup(&forged);
@@ -541,12 +541,12 @@ TEST(old_node_db_counts_its_relayed_deltas_at_open)
     intent(&old, client_sk, 9, 0, "upgrade", "OLD");
     intent(&neu, client_sk, 10, 5, "upgrade", "NEW");
     CHECK_OK(relayed(&d_old, r2_pk, r2_sk, 9, &old, client_pk));
-    CHECK_OK(mero_node_ctx_apply(&node, d_old.data, d_old.len, &err));
-    CHECK_OK(mero_node_db_exec(node.db, "DELETE FROM ctx_intent"));
-    CHECK_OK(mero_node_db_exec(node.db, "DELETE FROM node_meta WHERE k = 'ctx_intents_counted'"));
-    CHECK_OK(mero_node_ctx_open(&node, &err));
+    CHECK_OK(mero__node_ctx_apply(&node, d_old.data, d_old.len, &err));
+    CHECK_OK(mero__node_db_exec(node.db, "DELETE FROM ctx_intent"));
+    CHECK_OK(mero__node_db_exec(node.db, "DELETE FROM node_meta WHERE k = 'ctx_intents_counted'"));
+    CHECK_OK(mero__node_ctx_open(&node, &err));
     CHECK_OK(relayed(&d_new, r1_pk, r1_sk, 2, &neu, client_pk)); /* a lagging relay */
-    CHECK_OK(mero_node_ctx_apply(&node, d_new.data, d_new.len, &err));
+    CHECK_OK(mero__node_ctx_apply(&node, d_new.data, d_new.len, &err));
     CHECK(value_is("upgrade", "NEW"));
     CHECK_U64_EQ(lamport_of("upgrade"), 10);
     mero_buf_cleanup(&old);
@@ -557,7 +557,7 @@ TEST(old_node_db_counts_its_relayed_deltas_at_open)
 
 static void teardown(void)
 {
-    mero_node_db_close(node.db);
+    mero__node_db_close(node.db);
     mero_store_close(node.store);
     memset(&node, 0, sizeof(node));
 }

@@ -12,7 +12,13 @@
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 #include "mero/net.h"
-#include "net/net_internal.h"
+#include "net/gossip_rpc_internal.h"
+#include "net/multiaddr_internal.h"
+#include "net/multistream_internal.h"
+#include "net/noise_internal.h"
+#include "net/peerid_internal.h"
+#include "net/protobuf_internal.h"
+#include "net/yamux_internal.h"
 
 static void hex(uint8_t *out, size_t n, const char *h)
 {

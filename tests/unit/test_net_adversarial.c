@@ -25,7 +25,14 @@
 #include "mero/crypto.h"
 #include "mero/log.h"
 #include "mero/net.h"
+#include "net/conn_internal.h"
+#include "net/gossip_rpc_internal.h"
+#include "net/multiaddr_internal.h"
+#include "net/multistream_internal.h"
 #include "net/net_internal.h"
+#include "net/noise_internal.h"
+#include "net/peerid_internal.h"
+#include "net/yamux_internal.h"
 
 static uv_loop_t *loop;
 static struct mero_net *srv, *good;

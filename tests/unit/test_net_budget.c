@@ -22,6 +22,9 @@
 #include "support/net_fixture.h"
 #include "mero/crypto.h"
 #include "mero/net.h"
+#include "net/budget_internal.h"
+#include "net/conn_internal.h"
+#include "net/multiaddr_internal.h"
 #include "net/net_internal.h"
 #include "support/conn_detached.h"
 

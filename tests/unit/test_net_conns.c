@@ -18,7 +18,12 @@
 #include "support/net_fixture.h"
 #include "mero/crypto.h"
 #include "mero/net.h"
+#include "net/conn_internal.h"
+#include "net/multiaddr_internal.h"
+#include "net/multistream_internal.h"
 #include "net/net_internal.h"
+#include "net/noise_internal.h"
+#include "net/yamux_internal.h"
 #include "support/conn_detached.h"
 
 static uv_loop_t *loop;

@@ -68,22 +68,22 @@ TEST(only_our_tee_eviction_acts_and_reconcile_purges_marked_only)
     ev.group = ns;
     ev.kind = MERO_EV_MEMBER_REMOVED; /* the generic event: soft leave */
     ev.for_us = true;
-    mero_admission_on_event(a, &ev);
+    mero__admission_on_event(a, &ev);
     CHECK_EQ(a->npurge, 0);
     ev.kind = MERO_EV_TEE_MEMBER_REMOVED; /* another node's eviction */
     ev.for_us = false;
-    mero_admission_on_event(a, &ev);
+    mero__admission_on_event(a, &ev);
     CHECK_EQ(a->npurge, 0);
     CHECK_EQ(pending(s), 0);
     ev.for_us = true; /* ours: marker first, then queued */
-    mero_admission_on_event(a, &ev);
+    mero__admission_on_event(a, &ev);
     CHECK_EQ(a->npurge, 1);
     CHECK_EQ(pending(s), 1);
-    mero_admission_on_event(a, &ev); /* the same group twice is queued once */
+    mero__admission_on_event(a, &ev); /* the same group twice is queued once */
     CHECK_EQ(a->npurge, 1);
 
     /* a crash before the queued purge ran: the next start's reconcile finishes it */
-    CHECK_OK(mero_admission_purge_reconcile(a));
+    CHECK_OK(mero__admission_purge_reconcile(a));
     CHECK(!has_ns(s, ns));
     CHECK(has_ns(s, ns2)); /* unmarked: untouched */
     CHECK_EQ(pending(s), 0);
@@ -109,7 +109,7 @@ TEST(reconcile_purges_a_marked_subgroup_only)
     CHECK(a != NULL);
     a->env.store = s;
     a->closing = true;
-    CHECK_OK(mero_admission_purge_reconcile(a));
+    CHECK_OK(mero__admission_purge_reconcile(a));
     CHECK_EQ(pending(s), 0);
     CHECK_ERR(mero_gov_group_key(s, sub, k, kid), -MERO_ENOTFOUND);
     CHECK(has_ns(s, ns));
@@ -136,7 +136,7 @@ static int node_rows(struct mero_node *node)
 
 static int env_purge_contexts(void *ud, const uint8_t ns[32], const uint8_t group[32])
 {
-    return mero_node_ctx_purge(ud, ns, group);
+    return mero__node_ctx_purge(ud, ns, group);
 }
 
 /* The race of issue "purge flake": a sync pull (or gossip) that began before the self-purge
@@ -151,8 +151,8 @@ TEST(purged_namespace_drops_late_ops_deltas_and_sync_answers_until_rejoined)
     struct mero_err err = {0};
     uint8_t ns[32], ctx[32], app[32] = {0};
     CHECK_OK(mero_store_open(":memory:", &node.store, NULL));
-    CHECK_OK(mero_node_db_open(&node.db, ":memory:", true, &err));
-    CHECK_OK(mero_node_ctx_open(&node, &err));
+    CHECK_OK(mero__node_db_open(&node.db, ":memory:", true, &err));
+    CHECK_OK(mero__node_ctx_open(&node, &err));
     CHECK_OK(mero_gov_create_namespace(node.store, ns, &ops, NULL));
     CHECK_OK(mero_gov_create_context(node.store, ns, ns, app, ctx, &ops, NULL));
     CHECK(ops.n >= 2);
@@ -162,9 +162,9 @@ TEST(purged_namespace_drops_late_ops_deltas_and_sync_answers_until_rejoined)
     uint64_t last = 0;
     uint8_t *delta = NULL;
     size_t dlen = 0;
-    CHECK_OK(mero_node_ctx_hashes(&node, ctx, 0, 16, &h, &nh, &last));
+    CHECK_OK(mero__node_ctx_hashes(&node, ctx, 0, 16, &h, &nh, &last));
     CHECK_EQ(nh, 1);
-    CHECK_OK(mero_node_ctx_delta(&node, h[0], &delta, &dlen));
+    CHECK_OK(mero__node_ctx_delta(&node, h[0], &delta, &dlen));
     CHECK(node_rows(&node) > 0);
 
     /* our own TEE eviction: marker, then the queued purge (run here by the reconcile) */
@@ -180,14 +180,14 @@ TEST(purged_namespace_drops_late_ops_deltas_and_sync_answers_until_rejoined)
     ev.ns = ns;
     ev.group = ns;
     ev.for_us = true;
-    mero_admission_on_event(a, &ev);
-    CHECK_OK(mero_admission_purge_reconcile(a));
+    mero__admission_on_event(a, &ev);
+    CHECK_OK(mero__admission_purge_reconcile(a));
     CHECK(!has_ns(node.store, ns));
     CHECK_EQ(node_rows(&node), 0);
 
     /* late arrivals: gossip / sync answers carrying the namespace's ops, then its delta */
     for (size_t i = 0; i < ops.n; i++) {
-        CHECK_OK(mero_node_apply_op(&node, "peer", ops.v[i].data, ops.v[i].len));
+        CHECK_OK(mero__node_apply_op(&node, "peer", ops.v[i].data, ops.v[i].len));
     }
     CHECK(!has_ns(node.store, ns));
     for (size_t i = 0; i < ops.n; i++) {
@@ -199,7 +199,7 @@ TEST(purged_namespace_drops_late_ops_deltas_and_sync_answers_until_rejoined)
         CHECK_OK(mero_gov_has_op(node.store, oh, &have));
         CHECK(!have);
     }
-    CHECK(mero_node_ctx_apply(&node, delta, dlen, &err) < 0);
+    CHECK(mero__node_ctx_apply(&node, delta, dlen, &err) < 0);
     CHECK_EQ(node_rows(&node), 0);
     CHECK(!has_ns(node.store, ns));
     bool tomb = false;
@@ -208,9 +208,9 @@ TEST(purged_namespace_drops_late_ops_deltas_and_sync_answers_until_rejoined)
     /* an in-flight sync answer (ops phase, then the delta phase of a context listed before
      * the purge): dropped, nothing stored in gov.db or node.db */
     for (size_t i = 0; i < ops.n; i++) {
-        CHECK_EQ(mero_node_sync_take(&node, ns, false, ops.v[i].data, ops.v[i].len), 1);
+        CHECK_EQ(mero__node_sync_take(&node, ns, false, ops.v[i].data, ops.v[i].len), 1);
     }
-    CHECK_EQ(mero_node_sync_take(&node, ns, true, delta, dlen), 1);
+    CHECK_EQ(mero__node_sync_take(&node, ns, true, delta, dlen), 1);
     CHECK(!has_ns(node.store, ns));
     CHECK_EQ(node_rows(&node), 0);
     /* the tombstone survives a rebuild of the derived tables (it is local state) */
@@ -224,19 +224,19 @@ TEST(purged_namespace_drops_late_ops_deltas_and_sync_answers_until_rejoined)
     CHECK_OK(mero_gov_purged(node.store, ns, &tomb));
     CHECK(!tomb);
     for (size_t i = 0; i < ops.n; i++) {
-        CHECK_EQ(mero_node_sync_take(&node, ns, false, ops.v[i].data, ops.v[i].len), 0);
+        CHECK_EQ(mero__node_sync_take(&node, ns, false, ops.v[i].data, ops.v[i].len), 0);
     }
     CHECK(has_ns(node.store, ns));
-    CHECK_EQ(mero_node_sync_take(&node, ns, true, delta, dlen), 0);
+    CHECK_EQ(mero__node_sync_take(&node, ns, true, delta, dlen), 0);
     bool have = false;
-    CHECK_OK(mero_node_ctx_has(&node, h[0], &have));
+    CHECK_OK(mero__node_ctx_has(&node, h[0], &have));
     CHECK(have);
 
     free(delta);
     free(h);
     free(a);
     mero_gov_oplist_cleanup(&ops);
-    mero_node_db_close(node.db);
+    mero__node_db_close(node.db);
     mero_store_close(node.store);
 }
 

@@ -31,15 +31,15 @@ TEST(page_is_bounded_newest_first_and_says_more)
     }
     size_t idx[MERO_GROUP_KEYS_PAGE_MAX];
     bool more = false;
-    size_t n = mero_keys_page((const uint8_t(*)[MERO_KEY_ID_LEN])ours, NKEYS, NULL, 0, idx, &more);
+    size_t n = mero__keys_page((const uint8_t(*)[MERO_KEY_ID_LEN])ours, NKEYS, NULL, 0, idx, &more);
     CHECK_EQ(n, (size_t)MERO_GROUP_KEYS_PAGE_MAX);
     CHECK(more);
     for (size_t i = 0; i < n; i++) {
         CHECK_EQ(idx[i], i);
     }
     /* exactly one page left: no more after it */
-    n = mero_keys_page((const uint8_t(*)[MERO_KEY_ID_LEN])ours, MERO_GROUP_KEYS_PAGE_MAX, NULL, 0,
-                       idx, &more);
+    n = mero__keys_page((const uint8_t(*)[MERO_KEY_ID_LEN])ours, MERO_GROUP_KEYS_PAGE_MAX, NULL, 0,
+                        idx, &more);
     CHECK_EQ(n, (size_t)MERO_GROUP_KEYS_PAGE_MAX);
     CHECK(!more);
 }
@@ -55,8 +55,8 @@ TEST(paging_until_done_hands_over_every_key_once)
     memcpy(held[0], ours[0], MERO_KEY_ID_LEN);
     bool more = true;
     while (more) {
-        size_t n = mero_keys_page((const uint8_t(*)[MERO_KEY_ID_LEN])ours, NKEYS, held[0], nheld,
-                                  idx, &more);
+        size_t n = mero__keys_page((const uint8_t(*)[MERO_KEY_ID_LEN])ours, NKEYS, held[0], nheld,
+                                   idx, &more);
         CHECK(n <= MERO_GROUP_KEYS_PAGE_MAX);
         CHECK(n > 0);
         for (size_t i = 0; i < n; i++) {
@@ -75,7 +75,7 @@ TEST(paging_until_done_hands_over_every_key_once)
              (size_t)((NKEYS - 1 + MERO_GROUP_KEYS_PAGE_MAX - 1) / MERO_GROUP_KEYS_PAGE_MAX));
     /* holding everything: an empty page, nothing more */
     size_t n =
-        mero_keys_page((const uint8_t(*)[MERO_KEY_ID_LEN])ours, NKEYS, held[0], nheld, idx, &more);
+        mero__keys_page((const uint8_t(*)[MERO_KEY_ID_LEN])ours, NKEYS, held[0], nheld, idx, &more);
     CHECK_EQ(n, (size_t)0);
     CHECK(!more);
 }
@@ -89,14 +89,14 @@ TEST(rate_limit_per_key_id)
     key_id(k, 1);
     key_id(k2, 2);
     uint64_t t = 1000000;
-    CHECK(mero_key_pull_allow(&l, g, k, t));
-    CHECK(!mero_key_pull_allow(&l, g, k, t));                                 /* the same id */
-    CHECK(!mero_key_pull_allow(&l, g, k, t + MERO_KEY_PULL_INTERVAL_MS - 1)); /* still */
-    CHECK(mero_key_pull_allow(&l, g, k2, t + 1));                             /* another key id */
-    CHECK(mero_key_pull_allow(&l, g2, k, t + 2)); /* the same id in another group */
-    CHECK(mero_key_pull_allow(&l, g, k, t + MERO_KEY_PULL_INTERVAL_MS)); /* the interval is over */
-    CHECK(!mero_key_pull_allow(&l, g, k, t + MERO_KEY_PULL_INTERVAL_MS + 1));
-    CHECK(!mero_key_pull_allow(&l, g, k2, t + 2)); /* k2 was asked for at t + 1 */
+    CHECK(mero__key_pull_allow(&l, g, k, t));
+    CHECK(!mero__key_pull_allow(&l, g, k, t));                                 /* the same id */
+    CHECK(!mero__key_pull_allow(&l, g, k, t + MERO_KEY_PULL_INTERVAL_MS - 1)); /* still */
+    CHECK(mero__key_pull_allow(&l, g, k2, t + 1));                             /* another key id */
+    CHECK(mero__key_pull_allow(&l, g2, k, t + 2)); /* the same id in another group */
+    CHECK(mero__key_pull_allow(&l, g, k, t + MERO_KEY_PULL_INTERVAL_MS)); /* the interval is over */
+    CHECK(!mero__key_pull_allow(&l, g, k, t + MERO_KEY_PULL_INTERVAL_MS + 1));
+    CHECK(!mero__key_pull_allow(&l, g, k2, t + 2)); /* k2 was asked for at t + 1 */
 }
 
 TEST(rate_limit_bounds_a_flood_of_new_key_ids)
@@ -108,21 +108,21 @@ TEST(rate_limit_bounds_a_flood_of_new_key_ids)
     unsigned allowed = 0;
     for (unsigned i = 0; i < 200; i++) {
         key_id(k, i);
-        allowed += mero_key_pull_allow(&l, g, k, t);
+        allowed += mero__key_pull_allow(&l, g, k, t);
     }
     CHECK_EQ(allowed, MERO_KEY_PULL_BURST);
     /* after the interval the flood is allowed the burst again, in the table's bound */
     allowed = 0;
     for (unsigned i = 200; i < 400; i++) {
         key_id(k, i);
-        allowed += mero_key_pull_allow(&l, g, k, t + MERO_KEY_PULL_INTERVAL_MS);
+        allowed += mero__key_pull_allow(&l, g, k, t + MERO_KEY_PULL_INTERVAL_MS);
     }
     CHECK_EQ(allowed, MERO_KEY_PULL_BURST);
     /* a full table reuses its oldest entry: more distinct ids than it tracks, spread in time */
     memset(&l, 0, sizeof(l));
     for (unsigned i = 0; i < 2 * MERO_KEY_PULL_TRACKED; i++) {
         key_id(k, i);
-        CHECK(mero_key_pull_allow(&l, g, k, t + (uint64_t)i * MERO_KEY_PULL_INTERVAL_MS));
+        CHECK(mero__key_pull_allow(&l, g, k, t + (uint64_t)i * MERO_KEY_PULL_INTERVAL_MS));
     }
 }
 
@@ -140,29 +140,29 @@ TEST(group_keys_frames_round_trip_and_refuse_over_bounds)
     m.nheld = 3;
     struct mero_buf b;
     mero_buf_init(&b, MERO_ADM_MAX_FRAME);
-    CHECK_OK(mero_adm_init_encode(&b, &m));
-    CHECK_OK(mero_adm_init_decode(b.data, b.len, &d, NULL));
+    CHECK_OK(mero__adm_init_encode(&b, &m));
+    CHECK_OK(mero__adm_init_decode(b.data, b.len, &d, NULL));
     CHECK_EQ(d.kind, MERO_ADM_INIT_GROUP_KEYS_REQUEST);
     CHECK_EQ(d.nheld, (size_t)3);
     CHECK_MEM_EQ(d.held, held[0], 3 * MERO_KEY_ID_LEN);
     CHECK_MEM_EQ(d.group_id, m.group_id, MERO_GROUP_ID_LEN);
     /* a truncated list and a missing proof are refused */
     struct mero_err e = {0};
-    CHECK(mero_adm_init_decode(b.data, b.len - MERO_ED25519_SIG_LEN - 2, &d, &e) < 0);
+    CHECK(mero__adm_init_decode(b.data, b.len - MERO_ED25519_SIG_LEN - 2, &d, &e) < 0);
     mero_buf_cleanup(&b);
     mero_buf_init(&b, MERO_ADM_MAX_FRAME);
     m.nheld = MERO_GROUP_KEYS_HELD_MAX + 1;
-    CHECK_ERR(mero_adm_init_encode(&b, &m), -MERO_EINVAL);
+    CHECK_ERR(mero__adm_init_encode(&b, &m), -MERO_EINVAL);
     mero_buf_cleanup(&b);
     /* a count over the bound on the wire is refused before anything is read */
     mero_buf_init(&b, MERO_ADM_MAX_FRAME);
     m.nheld = MERO_GROUP_KEYS_HELD_MAX;
-    CHECK_OK(mero_adm_init_encode(&b, &m));
+    CHECK_OK(mero__adm_init_encode(&b, &m));
     size_t at =
         1 + MERO_CONTEXT_ID_LEN + MERO_IDENTITY_LEN + 1 + MERO_NS_ID_LEN + MERO_GROUP_ID_LEN;
     b.data[at] = (uint8_t)((MERO_GROUP_KEYS_HELD_MAX + 1) & 0xff);
     b.data[at + 1] = (uint8_t)((MERO_GROUP_KEYS_HELD_MAX + 1) >> 8);
-    CHECK(mero_adm_init_decode(b.data, b.len, &d, &e) < 0);
+    CHECK(mero__adm_init_decode(b.data, b.len, &d, &e) < 0);
     mero_buf_cleanup(&b);
 
     /* the response page */
@@ -178,19 +178,19 @@ TEST(group_keys_frames_round_trip_and_refuse_over_bounds)
     r.nenvs = 3;
     r.more = true;
     mero_buf_init(&b, MERO_ADM_MAX_FRAME);
-    CHECK_OK(mero_adm_msg_encode(&b, &r));
-    CHECK_OK(mero_adm_msg_decode(b.data, b.len, &rd, NULL));
+    CHECK_OK(mero__adm_msg_encode(&b, &r));
+    CHECK_OK(mero__adm_msg_decode(b.data, b.len, &rd, NULL));
     CHECK_EQ(rd.nenvs, (size_t)3);
     CHECK(rd.more);
     CHECK_MEM_EQ(rd.envs[2], env[2], sizeof(env[2]));
     /* a page claiming one envelope more than the bound */
     size_t cnt_at = 1 + 8 + 1;
     b.data[cnt_at] = MERO_GROUP_KEYS_PAGE_MAX + 1;
-    CHECK(mero_adm_msg_decode(b.data, b.len, &rd, &e) < 0);
+    CHECK(mero__adm_msg_decode(b.data, b.len, &rd, &e) < 0);
     mero_buf_cleanup(&b);
     r.nenvs = MERO_GROUP_KEYS_PAGE_MAX + 1;
     mero_buf_init(&b, MERO_ADM_MAX_FRAME);
-    CHECK_ERR(mero_adm_msg_encode(&b, &r), -MERO_EINVAL);
+    CHECK_ERR(mero__adm_msg_encode(&b, &r), -MERO_EINVAL);
     mero_buf_cleanup(&b);
 }
 

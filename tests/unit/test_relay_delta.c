@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_relay_delta.c - the relayed delta (issue 15, docs/relay.md "The relayed delta") at the
- * cut (mero_node_ctx_apply) on an in-memory gov store and node database. Deltas are built here
+ * cut (mero__node_ctx_apply) on an in-memory gov store and node database. Deltas are built here
  * from the documented layout, not with context/codec.c's builder: a relayed delta carrying a
  * member's intent is applied as the member's write; refused, with nothing stored, when the executor
  * is not a RelayTee (or converted back), the executor's signature is wrong, the intent is forged,
@@ -39,8 +39,8 @@ static int setup(void)
     struct mero_err err = {0};
     uint8_t app[32] = {0};
     if (mero_crypto_init() < 0 || mero_store_open(":memory:", &node.store, &err) < 0 ||
-        mero_node_db_open(&node.db, ":memory:", true, &err) < 0 ||
-        mero_node_ctx_open(&node, &err) < 0 ||
+        mero__node_db_open(&node.db, ":memory:", true, &err) < 0 ||
+        mero__node_ctx_open(&node, &err) < 0 ||
         mero_gov_create_namespace(node.store, ns, NULL, &err) < 0 ||
         mero_gov_create_context(node.store, ns, ns, app, ctx, NULL, &err) < 0) {
         fprintf(stderr, "setup: %s\n", err.msg);
@@ -140,7 +140,7 @@ static bool stored(const struct mero_buf *d)
     uint8_t h[32];
     bool yes = true;
     mero_sha256(h, d->data, d->len);
-    return mero_node_ctx_has(&node, h, &yes) == 0 && yes;
+    return mero__node_ctx_has(&node, h, &yes) == 0 && yes;
 }
 
 /* Apply a relayed delta of intent it (by the member, carried by the relay at T0 + 10). */
@@ -149,7 +149,7 @@ static int apply(const struct mero_buf *it, uint64_t lamport, struct mero_buf *d
 {
     mero_buf_init(d, 1 << 16);
     MERO_TRY(relayed(d, member_pk, relay_pk, relay_sk, lamport, T0 + 10, it, NULL, NULL));
-    return mero_node_ctx_apply(&node, d->data, d->len, err);
+    return mero__node_ctx_apply(&node, d->data, d->len, err);
 }
 
 TEST(relayed_write_is_the_members)
@@ -165,9 +165,9 @@ TEST(relayed_write_is_the_members)
     CHECK_OK(mero_node_ctx_author(&node, ctx, "greeting", author));
     CHECK_MEM_EQ(author, member_pk, 32);
     /* the same delta again is a no-op; merod check's scan accepts it */
-    CHECK_OK(mero_node_ctx_apply(&node, d.data, d.len, &err));
+    CHECK_OK(mero__node_ctx_apply(&node, d.data, d.len, &err));
     size_t nv = 0, nd = 0;
-    CHECK_OK(mero_node_ctx_verify_all(&node, stderr, &nv, &nd));
+    CHECK_OK(mero__node_ctx_verify_all(&node, stderr, &nv, &nd));
     /* the same intent in another delta (another AES nonce, another relay's copy): stored and
      * counted, not refused; it takes effect once (issue 30, test_intent_once.c) */
     struct mero_buf d2;
@@ -181,8 +181,9 @@ TEST(relayed_write_is_the_members)
     mero_buf_init(&other, 1 << 16);
     intent(&other, ns, ctx, member_sk, 1, NULL, MERO_INTENT_PUT, "greeting", "bonjour");
     CHECK_OK(mero_intent_decode(other.data, other.len, &dec, &err));
-    CHECK_ERR(mero_node_relay_check(&node, ns, ctx, relay_pk, member_pk, T0 + 10, &dec, NULL, &err),
-              -MERO_EEXIST);
+    CHECK_ERR(
+        mero__node_relay_check(&node, ns, ctx, relay_pk, member_pk, T0 + 10, &dec, NULL, &err),
+        -MERO_EEXIST);
     CHECK(strstr(err.msg, "replayed intent") != NULL);
     mero_buf_cleanup(&other);
     mero_buf_cleanup(&d2);
@@ -198,7 +199,7 @@ TEST(relayed_write_is_the_members)
         mero_buf_init(&it_, 1 << 16);                                                              \
         mero_buf_init(&d_, 1 << 16);                                                               \
         mk;                                                                                        \
-        CHECK_ERR(mero_node_ctx_apply(&node, d_.data, d_.len, &e_), code);                         \
+        CHECK_ERR(mero__node_ctx_apply(&node, d_.data, d_.len, &e_), code);                        \
         CHECK_MSG(strstr(e_.msg, text) != NULL, "reason: %s", e_.msg);                             \
         CHECK(!stored(&d_));                                                                       \
         mero_buf_cleanup(&d_);                                                                     \
@@ -296,13 +297,13 @@ TEST(kept_for_its_key_then_checked)
     bad.data[bad.len - 1] ^= 1;
     CHECK_OK(relayed(&dg, member_pk, relay_pk, relay_sk, 50, T0 + 10, &good, gk, kid));
     CHECK_OK(relayed(&db, member_pk, relay_pk, relay_sk, 51, T0 + 10, &bad, gk, kid));
-    CHECK_OK(mero_node_ctx_apply(&node, dg.data, dg.len, &err));
-    CHECK_OK(mero_node_ctx_apply(&node, db.data, db.len, &err));
+    CHECK_OK(mero__node_ctx_apply(&node, dg.data, dg.len, &err));
+    CHECK_OK(mero__node_ctx_apply(&node, db.data, db.len, &err));
     CHECK(stored(&dg) && stored(&db));
     CHECK(value_is("later", NULL));
     /* the key arrives: the good one is applied, the forged one refused and deleted */
     CHECK_OK(mero__gov_key_put(node.store, ns, gk));
-    mero_node_ctx_retry(&node, ns);
+    mero__node_ctx_retry(&node, ns);
     CHECK(value_is("later", "good"));
     CHECK(value_is("later2", NULL));
     CHECK(stored(&dg));
@@ -352,14 +353,14 @@ TEST(doc_vector_applies_and_is_in_the_doc)
     CHECK_MEM_EQ(h, id, 32);
     /* a node holding the vector's namespace, context, key, relay row and member */
     CHECK_OK(mero_store_open(":memory:", &vn.store, &err));
-    CHECK_OK(mero_node_db_open(&vn.db, ":memory:", true, &err));
-    CHECK_OK(mero_node_ctx_open(&vn, &err));
+    CHECK_OK(mero__node_db_open(&vn.db, ":memory:", true, &err));
+    CHECK_OK(mero__node_ctx_open(&vn, &err));
     CHECK_OK(mero__gov_group_put(vn.store, vns, vns, vns, MERO_GROUP_OPEN, 1));
     CHECK_OK(mero__gov_context_put(vn.store, vctx, vns, vns, app, 2));
     CHECK_OK(mero__gov_key_put(vn.store, vns, gk));
     CHECK_OK(mero__gov_row_plain(vn.store, vns, ex, MERO_ROLE_RELAY_TEE));
     CHECK_OK(mero__gov_row_plain(vn.store, vns, author, MERO_ROLE_MEMBER));
-    CHECK_OK(mero_node_ctx_apply(&vn, bytes, sizeof(bytes), &err));
+    CHECK_OK(mero__node_ctx_apply(&vn, bytes, sizeof(bytes), &err));
     uint8_t *v = NULL, got[32];
     size_t n = 0;
     CHECK_OK(mero_node_ctx_get(&vn, vctx, "greeting", &v, &n, &err));
@@ -369,9 +370,9 @@ TEST(doc_vector_applies_and_is_in_the_doc)
     CHECK_MEM_EQ(got, author, 32);
     /* one flipped bit anywhere in the clear header is refused */
     bytes[150] ^= 1;
-    CHECK_FAILS(mero_node_ctx_apply(&vn, bytes, sizeof(bytes), &err));
+    CHECK_FAILS(mero__node_ctx_apply(&vn, bytes, sizeof(bytes), &err));
     bytes[150] ^= 1;
-    mero_node_db_close(vn.db);
+    mero__node_db_close(vn.db);
     mero_store_close(vn.store);
 
     /* the doc carries the same hex (whitespace ignored) */

@@ -24,7 +24,7 @@
 static struct mero_node_sync_stats stats(struct mero_node *n)
 {
     struct mero_node_sync_stats s;
-    mero_node_sync_get_stats(n, &s);
+    mero__node_sync_get_stats(n, &s);
     return s;
 }
 

@@ -368,7 +368,7 @@ int meroctl_get_quiet(const struct meroctl_global *g, const char *path, const ch
     CURLcode cc;
     *data = NULL;
     if (g->node_error != NULL) {
-        return -1;
+        return -MERO_EINVAL;
     }
     if (http_do(g, "GET", path, NULL, token, QUIET_TIMEOUT_S, &status, &root, &cc) < 0 ||
         cc != CURLE_OK) {

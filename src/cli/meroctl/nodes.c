@@ -36,11 +36,11 @@ static int check_name(const char *s)
 {
     size_t n = strlen(s);
     if (n == 0 || n > NODE_NAME_MAX || s[0] == '-' || s[0] == '.') {
-        return -1;
+        return -MERO_EINVAL;
     }
     for (size_t i = 0; i < n; i++) {
         if (!isalnum((unsigned char)s[i]) && strchr("._-", s[i]) == NULL) {
-            return -1;
+            return -MERO_EINVAL;
         }
     }
     return 0;
@@ -52,7 +52,7 @@ static int check_url(const char *url, const char **why)
     const char *p = url;
     if (strlen(url) > NODE_URL_MAX) {
         *why = "is too long";
-        return -1;
+        return -MERO_EINVAL;
     }
     if (strncmp(p, "http://", 7) == 0) {
         p += 7;
@@ -60,19 +60,19 @@ static int check_url(const char *url, const char **why)
         p += 8;
     } else {
         *why = "must start with http:// or https://";
-        return -1;
+        return -MERO_EINVAL;
     }
     size_t h = 0;
     if (*p == '[') {
         const char *e = strchr(p, ']');
         if (e == NULL || e == p + 1) {
             *why = "has an unclosed or empty [IPv6] host";
-            return -1;
+            return -MERO_EINVAL;
         }
         for (const char *q = p + 1; q < e; q++) {
             if (!isxdigit((unsigned char)*q) && *q != ':' && *q != '.') {
                 *why = "has a bad [IPv6] host";
-                return -1;
+                return -MERO_EINVAL;
             }
         }
         h = (size_t)(e - p) + 1;
@@ -82,7 +82,7 @@ static int check_url(const char *url, const char **why)
         }
         if (h == 0) {
             *why = "has no host";
-            return -1;
+            return -MERO_EINVAL;
         }
     }
     p += h;
@@ -92,13 +92,13 @@ static int check_url(const char *url, const char **why)
         size_t d = strspn(p + 1, "0123456789");
         if (d == 0 || d >= sizeof(digits)) {
             *why = "has a bad port";
-            return -1;
+            return -MERO_EINVAL;
         }
         memcpy(digits, p + 1, d);
         digits[d] = 0;
         if (mero_parse_u64(digits, 65535, &port) < 0 || port == 0) {
             *why = "has a port outside 1-65535";
-            return -1;
+            return -MERO_EINVAL;
         }
         p += 1 + d;
     }
@@ -107,7 +107,7 @@ static int check_url(const char *url, const char **why)
     }
     if (*p != 0) {
         *why = "has something after HOST:PORT (a path, a query, a space or a control byte)";
-        return -1;
+        return -MERO_EINVAL;
     }
     return 0;
 }
@@ -123,13 +123,14 @@ static int config_path(char *out, size_t cap)
     } else if ((e = getenv("HOME")) != NULL && e[0] != 0) {
         n = snprintf(out, cap, "%s/.config/meroctl/nodes.json", e);
     } else {
-        return -1;
+        return -MERO_ENOTFOUND;
     }
-    return n > 0 && (size_t)n < cap ? 0 : -1;
+    return n > 0 && (size_t)n < cap ? 0 : -MERO_ETOOBIG;
 }
 
 /* The saved nodes: *out an object of NAME -> {url, tokenFile?} (owned; empty when there is no
- * file). 0, or -1 with why (static storage) naming the file and the problem. */
+ * file). 0, or a negative code with why (static storage) naming the file and the problem
+ * (none when out of memory). */
 static int load_nodes(const char *path, json_t **out, const char **why)
 {
     static char msg[NODES_PATH_MAX + 200];
@@ -138,11 +139,11 @@ static int load_nodes(const char *path, json_t **out, const char **why)
     if (f == NULL) {
         if (errno == ENOENT) {
             *out = json_object();
-            return *out != NULL ? 0 : -1;
+            return *out != NULL ? 0 : -MERO_ENOMEM;
         }
         snprintf(msg, sizeof(msg), "cannot read %s: %s", path, strerror(errno));
         *why = msg;
-        return -1;
+        return -MERO_EIO;
     }
     json_error_t je;
     json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
@@ -155,7 +156,7 @@ static int load_nodes(const char *path, json_t **out, const char **why)
                  "%s is not a meroctl nodes file ({\"nodes\": {NAME: {\"url\": ...}}})", path);
         json_decref(root);
         *why = msg;
-        return -1;
+        return -MERO_EJSON;
     }
     const char *name;
     json_t *v;
@@ -170,7 +171,7 @@ static int load_nodes(const char *path, json_t **out, const char **why)
             snprintf(msg, sizeof(msg), "%s: the entry for '%.64s' is malformed", path, name);
             json_decref(root);
             *why = msg;
-            return -1;
+            return -MERO_EJSON;
         }
     }
     *out = json_incref(nodes);

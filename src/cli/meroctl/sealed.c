@@ -33,9 +33,10 @@
 #include "mero/sealed.h"
 #include "mero/tee_verify.h"
 
-#define ANSWER_MAX  (8u << 20)
-#define URL_CAP     2048
-#define VERDICT_MAX (1u << 20) /* the verifier's JSON verdict on the node's quote */
+#define ANSWER_MAX           (8u << 20)
+#define URL_CAP              2048
+#define QUOTE_MAX            (1u << 20) /* the node's quote, decoded */
+#define HANDSHAKE_ANSWER_MAX 4096       /* the handshake's answer, or a plaintext refusal */
 
 static struct {
     bool keyed, open;
@@ -98,7 +99,7 @@ static const char *const reg_name[MEROCTL_SEALED_REGS] = {"mrtd", "rtmr0", "rtmr
 
 /*
  * The quote's MRTD and RTMR0-3 (hex; a mock quote's are all zeros) against the lists the flags
- * gave: every non-empty list must hold its register's value. 0, or -MERO_EREFUSED with the
+ * gave: every non-empty list must hold its register's value. 0, or -MERO_EPOLICY with the
  * register named.
  */
 static int registers_listed(const struct meroctl_global *g, json_t *measurements)
@@ -122,13 +123,13 @@ static int registers_listed(const struct meroctl_global *g, json_t *measurements
                     "meroctl: --sealed: the node's quote is not trusted: its %s is not a "
                     "--sealed-%s value\n",
                     r == 0 ? "MRTD" : reg_name[r], reg_name[r]);
-            return -MERO_EREFUSED;
+            return -MERO_EPOLICY;
         }
     }
     return 0;
 }
 
-/* The quote against the trust flags: 0, or -MERO_EREFUSED with the reason printed. */
+/* The quote against the trust flags: 0, or a negative code with the reason printed. */
 static int trust_quote(const struct meroctl_global *g, const uint8_t *q, size_t len,
                        const uint8_t nonce[MERO_NONCE_LEN],
                        const uint8_t binding[MERO_APP_HASH_LEN], json_t *collateral)
@@ -138,19 +139,19 @@ static int trust_quote(const struct meroctl_global *g, const uint8_t *q, size_t 
         if (!g->sealed_accept_mock) {
             fprintf(stderr, "meroctl: --sealed: the node's quote is a mock one; trust it only "
                             "with --sealed-accept-mock\n");
-            return -MERO_EREFUSED;
+            return -MERO_EQUOTE_MOCK;
         }
         if (mero_mock_verify(q, len, nonce, binding, &res, NULL) < 0 || !res.nonce_verified ||
             !res.application_hash_verified) {
             fprintf(stderr, "meroctl: --sealed: the mock quote does not commit to this nonce "
                             "and transport key\n");
-            return -MERO_EREFUSED;
+            return -MERO_EPOLICY;
         }
         return registers_listed(g, NULL); /* a mock quote's registers are all zeros */
     }
     if (g->n_sealed_reg[0] == 0) {
         fprintf(stderr, "meroctl: --sealed: a real quote needs --sealed-mrtd to be trusted\n");
-        return -MERO_EREFUSED;
+        return -MERO_EPOLICY;
     }
     char nh[MERO_HEX_SIZE(MERO_NONCE_LEN)], bh[MERO_HEX_SIZE(MERO_APP_HASH_LEN)], msg[256];
     char *b64 = mero_base64_encode(q, len);
@@ -160,7 +161,7 @@ static int trust_quote(const struct meroctl_global *g, const uint8_t *q, size_t 
                            "app_hash_hex", bh, "collateral", collateral);
     char *text = in != NULL ? json_dumps(in, JSON_COMPACT) : NULL;
     struct mero_buf out;
-    mero_buf_init(&out, VERDICT_MAX);
+    mero_buf_init(&out, MERO_TEE_VERIFY_MAX_OUTPUT);
     int rc =
         text != NULL ? mero_tee_verify_json(text, strlen(text), false, &out, msg, sizeof(msg)) : 2;
     json_t *v = rc == 0 ? json_loadb((const char *)out.data, out.len, 0, NULL) : NULL;
@@ -170,7 +171,7 @@ static int trust_quote(const struct meroctl_global *g, const uint8_t *q, size_t 
         fprintf(stderr, "meroctl: --sealed: the node's quote is not trusted: %s\n",
                 rc != 0 ? msg : "it did not verify");
     }
-    int listed = trusted ? registers_listed(g, m) : -MERO_EREFUSED;
+    int listed = trusted ? registers_listed(g, m) : -MERO_EPOLICY;
     json_decref(v);
     json_decref(in);
     free(text);
@@ -179,7 +180,8 @@ static int trust_quote(const struct meroctl_global *g, const uint8_t *q, size_t 
     return listed;
 }
 
-/* Attest and keep the transport key: 0, 1 on a transfer failure (*cc), -1 refused. */
+/* Attest and keep the transport key: 0, 1 on a transfer failure (*cc), a negative code when
+ * refused. */
 static int attest(const struct meroctl_global *g, long timeout_s, CURLcode *cc)
 {
     uint8_t nonce[MERO_NONCE_LEN], zeros[MERO_APP_HASH_LEN] = {0}, bind[MERO_APP_HASH_LEN];
@@ -189,7 +191,7 @@ static int attest(const struct meroctl_global *g, long timeout_s, CURLcode *cc)
     long status = 0;
     bool sealed = false;
     struct mero_buf out;
-    int rc = -1;
+    int rc = -MERO_EPROTO;
     mero_random(nonce, sizeof(nonce));
     mero_hex_encode(nh, nonce, sizeof(nonce));
     json_t *req = json_pack("{s:s, s:b, s:b}", "nonce", nh, "bindTransportKey", 1,
@@ -211,15 +213,13 @@ static int attest(const struct meroctl_global *g, long timeout_s, CURLcode *cc)
     const char *tkh = json_string_value(json_object_get(d, "transportPublicKey"));
     if (status != 200 || qb == NULL || tkh == NULL ||
         mero_hex_decode_exact(tk, sizeof(tk), tkh, strlen(tkh)) < 0 ||
-        mero_base64_decode_alloc(qb, strlen(qb), 1u << 20, &q, &qlen) < 0) {
+        mero_base64_decode_alloc(qb, strlen(qb), QUOTE_MAX, &q, &qlen) < 0) {
         fprintf(stderr, "meroctl: --sealed: the node did not attest its transport key (HTTP %ld)\n",
                 status);
         goto out;
     }
     mero_attest_transport_binding(bind, zeros, tk);
-    if (trust_quote(g, q, qlen, nonce, bind, json_object_get(d, "collateral")) < 0) {
-        goto out;
-    }
+    MERO_TRY_OUT(trust_quote(g, q, qlen, nonce, bind, json_object_get(d, "collateral")));
     memcpy(S.tk, tk, sizeof(tk));
     S.keyed = true;
     S.open = false;
@@ -231,7 +231,7 @@ out:
     return rc;
 }
 
-/* Open a session to S.tk: 0, 1 transfer failure, -1 refused, 2 stale key. */
+/* Open a session to S.tk: 0, 1 transfer failure, 2 stale key, a negative code refused. */
 static int handshake(const struct meroctl_global *g, long timeout_s, CURLcode *cc)
 {
     uint8_t body[MERO_SEALED_HANDSHAKE_LEN];
@@ -241,20 +241,18 @@ static int handshake(const struct meroctl_global *g, long timeout_s, CURLcode *c
     bool sealed = false;
     uint32_t life = 0;
     json_t *hold = NULL;
-    int rc = -1;
+    int rc = -MERO_EPROTO;
     body[0] = MERO_SEALED_VERSION;
     memcpy(body + 1, S.tk, sizeof(S.tk));
-    if (mero_sealed_initiate(&c, S.tk, NULL, body + 1 + MERO_X25519_LEN) < 0) {
-        return -1;
-    }
-    mero_buf_init(&out, 4096);
+    MERO_TRY(mero_sealed_initiate(&c, S.tk, NULL, body + 1 + MERO_X25519_LEN));
+    mero_buf_init(&out, HANDSHAKE_ANSWER_MAX);
     *cc = post(g, "/sealed/v2/handshake", MERO_SEALED_CONTENT_TYPE, body, sizeof(body), timeout_s,
                &status, &out, &sealed);
     if (*cc != CURLE_OK) {
         rc = 1;
     } else if (!sealed || status != 200) {
         const char *code = refusal_code(&out, &hold);
-        rc = strcmp(code, "stale_transport_key") == 0 ? 2 : -1;
+        rc = strcmp(code, "stale_transport_key") == 0 ? 2 : -MERO_EPERM;
         if (rc < 0) {
             fprintf(stderr, "meroctl: --sealed: the handshake was refused (HTTP %ld %s)\n", status,
                     code);
@@ -273,7 +271,8 @@ static int handshake(const struct meroctl_global *g, long timeout_s, CURLcode *c
     return rc;
 }
 
-/* Open a framed answer: 0 with *status and the body in body; -1 when any frame fails. */
+/* Open a framed answer: 0 with *status and the body in body; a negative code when any frame
+ * fails. */
 static int open_answer(const uint8_t *p, size_t n, uint64_t rid, long *status,
                        struct mero_buf *body)
 {
@@ -281,7 +280,7 @@ static int open_answer(const uint8_t *p, size_t n, uint64_t rid, long *status,
     struct mero_buf f;
     size_t off = 0, used = 0;
     bool head = false, end = false;
-    int rc = -1;
+    int rc = -MERO_EPROTO;
     mero_sealed_header(hdr, S.sid, rid);
     mero_buf_init(&f, MERO_SEALED_FRAME_DATA_MAX + 1);
     for (uint32_t i = 0; off < n && !end; i++) {
@@ -309,7 +308,7 @@ static int open_answer(const uint8_t *p, size_t n, uint64_t rid, long *status,
             goto out;
         }
     }
-    rc = end && off == n ? 0 : -1;
+    rc = end && off == n ? 0 : -MERO_EPROTO;
 out:
     mero_buf_cleanup(&f);
     return rc;
@@ -328,7 +327,7 @@ int meroctl_sealed_do(const struct meroctl_global *g, const char *method, const 
     if (!g->sealed_accept_mock && g->n_sealed_reg[0] == 0) {
         fprintf(stderr, "meroctl: --sealed needs trust flags: --sealed-accept-mock (a mock node) "
                         "or --sealed-mrtd HEX96\n");
-        return -1;
+        return -MERO_EPOLICY;
     }
     snprintf(auth, sizeof(auth), "Bearer %s", token != NULL ? token : "");
     json_t *head =
@@ -347,7 +346,7 @@ int meroctl_sealed_do(const struct meroctl_global *g, const char *method, const 
     mero_buf_init(&env, ANSWER_MAX);
     mero_buf_init(&out, ANSWER_MAX);
     mero_buf_init(&inner, ANSWER_MAX);
-    rc = -1;
+    rc = -MERO_EPROTO;
     if (htext == NULL || (body != NULL && btext == NULL)) {
         goto out;
     }
@@ -359,7 +358,7 @@ int meroctl_sealed_do(const struct meroctl_global *g, const char *method, const 
     }
     for (;;) {
         if (!S.keyed && (rc = attest(g, timeout_s, cc)) != 0) {
-            rc = rc > 0 ? 0 : -1; /* a transfer failure is reported through *cc */
+            rc = rc > 0 ? 0 : rc; /* a transfer failure is reported through *cc */
             goto out;
         }
         if (!S.open) {
@@ -370,7 +369,7 @@ int meroctl_sealed_do(const struct meroctl_global *g, const char *method, const 
                 continue;
             }
             if (rc != 0) {
-                rc = rc == 1 ? 0 : -1;
+                rc = rc == 1 ? 0 : rc < 0 ? rc : -MERO_EPROTO;
                 goto out;
             }
         }

@@ -16,7 +16,8 @@
 #include "mero/tee_verify.h"
 #include "serve_internal.h"
 
-#define PROG "calimero-tee-verify"
+#define PROG          "calimero-tee-verify"
+#define ERROR_DOC_MAX 4096 /* the JSON error document for unusable arguments */
 
 static int emit(int code, struct mero_buf *out, const char *msg)
 {
@@ -54,7 +55,7 @@ static int bad_args(const char *why)
     fprintf(stderr, "calimero-tee-verify: %s\n%s", why, usage);
     /* stdout still carries one JSON object, as for any other unusable input */
     struct mero_buf out;
-    mero_buf_init(&out, 4096);
+    mero_buf_init(&out, ERROR_DOC_MAX);
     mero_tee_verify_error(&out, why);
     fwrite(out.data, 1, out.len, stdout);
     fputc('\n', stdout);

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * admission_internal.h - verify_and_admit (spec "Verify and admit (the verifier)",
- * reference-calimero.md §5.4), the one function both admission paths end in. Private to
- * src/node.
+ * reference-calimero.md §5.4) as its steps: check (1-3), verify_real (DCAP) and decide (4),
+ * which both admission paths run in that order through run.c (verify_real off the loop for a
+ * real quote). Private to src/node.
  *
  * The governance decision (admit_tee_node, publishing the admission, the evidence and the
  * KeyDelivery) and the credential codec live in the gov layer; DCAP verification of a real
  * quote lives in attest. They reach this file through struct mero_admission_deps, which the
  * node installs, so the order of the steps and every refusal are tested here without a network.
  *
- * Threading: mero_admission_check and mero_admission_decide run on the loop thread (they touch
- * the challenge book and governance state); mero_admission_verify_real may block (collateral
+ * Threading: mero__admission_check and mero__admission_decide run on the loop thread (they touch
+ * the challenge book and governance state); mero__admission_verify_real may block (collateral
  * fetch, ECDSA chain) and touches only its arguments, so it may run on a uv_queue_work thread.
  */
 #ifndef MERO_NODE_ADMISSION_H
@@ -99,40 +100,41 @@ struct mero_admission_deps {
                  struct mero_err *err);
 };
 
-void mero_tee_verdict_cleanup(struct mero_tee_verdict *v);
+void mero__tee_verdict_cleanup(struct mero_tee_verdict *v);
 
 /*
  * Steps 1-3 of verify_and_admit, on the loop thread: spend the challenge (refused for another
  * peer, namespace or key, spent or lapsed), refuse a quote over MAX_TEE_QUOTE_BYTES before
  * parsing it, check the credential certifies the attested key, compute the binding and check
  * the quote's report data is challenge || binding. A mock quote is verified here (it has no
- * signature); a real one has its measurements read and waits for mero_admission_verify_real.
+ * signature); a real one has its measurements read and waits for mero__admission_verify_real.
  */
-MERO_MUST_CHECK int mero_admission_check(struct mero_challenge_book *book,
-                                         const struct mero_admission_deps *deps,
-                                         const struct mero_tee_claim *c, uint64_t now_ms,
-                                         struct mero_tee_verdict *v, struct mero_err *err);
+MERO_MUST_CHECK int mero__admission_check(struct mero_challenge_book *book,
+                                          const struct mero_admission_deps *deps,
+                                          const struct mero_tee_claim *c, uint64_t now_ms,
+                                          struct mero_tee_verdict *v, struct mero_err *err);
 
 /* Real quotes only (a no-op for a verified mock): DCAP through deps->verify_real. */
-MERO_MUST_CHECK int mero_admission_verify_real(const struct mero_admission_deps *deps,
-                                               const struct mero_tee_claim *c,
-                                               struct mero_tee_verdict *v, struct mero_err *err);
+MERO_MUST_CHECK int mero__admission_verify_real(const struct mero_admission_deps *deps,
+                                                const struct mero_tee_claim *c,
+                                                struct mero_tee_verdict *v, struct mero_err *err);
 
 /* Step 4: quote_hash over the quote's declared bytes (v->quote_len), attested_at, then
  * admit_tee_node through deps->admit, which carries those bytes only. */
-MERO_MUST_CHECK int mero_admission_decide(const struct mero_admission_deps *deps,
-                                          const struct mero_tee_claim *c,
-                                          struct mero_tee_verdict *v, int *out,
-                                          struct mero_err *err);
+MERO_MUST_CHECK int mero__admission_decide(const struct mero_admission_deps *deps,
+                                           const struct mero_tee_claim *c,
+                                           struct mero_tee_verdict *v, int *out,
+                                           struct mero_err *err);
 
 /*
- * All of it in one call (tests, and the mock path in the node): 0 with *out set, or a
- * refusal with its reason in err. NOT_A_VOUCHER comes back as -MERO_ENOTVOUCHER with
- * MERO_ADM_REASON_NOT_VOUCHER.
+ * All of it in one call, on one thread: 0 with *out set, or a refusal with its reason in err.
+ * Only the unit tests call it (tests/unit/test_admission.c); the node runs the same three
+ * steps itself in run.c, so that verify_real can run off the loop. NOT_A_VOUCHER comes back as
+ * -MERO_ENOTVOUCHER with MERO_ADM_REASON_NOT_VOUCHER.
  */
-MERO_MUST_CHECK int mero_verify_and_admit(struct mero_challenge_book *book,
-                                          const struct mero_admission_deps *deps,
-                                          const struct mero_tee_claim *c, uint64_t now_ms, int *out,
-                                          struct mero_err *err);
+MERO_MUST_CHECK int mero__verify_and_admit(struct mero_challenge_book *book,
+                                           const struct mero_admission_deps *deps,
+                                           const struct mero_tee_claim *c, uint64_t now_ms,
+                                           int *out, struct mero_err *err);
 
 #endif

@@ -88,7 +88,7 @@ static int release_source(struct mero_release_source **out, struct mero_err *err
     return 0;
 }
 
-int mero_node_admission_attest_init(struct mero_err *err)
+int mero__node_admission_attest_init(struct mero_err *err)
 {
     const char *root = getenv("MERO_SIGSTORE_TRUSTED_ROOT");
     if (release_src != NULL) {
@@ -122,9 +122,10 @@ int mero__adm_prefetch_release(void *ud, const char *version, struct mero_err *e
     return 0;
 }
 
-int mero_node_release_check(void *ud, const char *release_version,
-                            const struct mero_tee_policy *policy, const struct mero_measurements *m,
-                            char *matched, size_t cap, struct mero_err *reason)
+int mero__node_release_check(void *ud, const char *release_version,
+                             const struct mero_tee_policy *policy,
+                             const struct mero_measurements *m, char *matched, size_t cap,
+                             struct mero_err *reason)
 {
     (void)ud;
     struct mero_release_source *src = NULL;
@@ -133,7 +134,7 @@ int mero_node_release_check(void *ud, const char *release_version,
     return mero_gov_release_hook(src, release_version, policy, m, matched, cap, reason);
 }
 
-void mero_node_admission_attest_cleanup(void)
+void mero__node_admission_attest_cleanup(void)
 {
     mero_release_source_free(release_src);
     release_src = NULL;

@@ -17,16 +17,16 @@ MERO_MUST_CHECK int mero__adm_fetch_collateral(void *ud, const uint8_t *quote, s
 MERO_MUST_CHECK int mero__adm_verify_real(void *ud, const uint8_t *quote, size_t len,
                                           struct mero_tee_verdict *v, struct mero_err *err);
 /* struct mero_gov_hooks.release_check: mero_release_check with the process's release source. */
-MERO_MUST_CHECK int mero_node_release_check(void *ud, const char *release_version,
-                                            const struct mero_tee_policy *policy,
-                                            const struct mero_measurements *m, char *matched,
-                                            size_t cap, struct mero_err *reason);
+MERO_MUST_CHECK int mero__node_release_check(void *ud, const char *release_version,
+                                             const struct mero_tee_policy *policy,
+                                             const struct mero_measurements *m, char *matched,
+                                             size_t cap, struct mero_err *reason);
 /* Build the release source from MERO_SIGSTORE_TRUSTED_ROOT / MERO_TEE_RELEASE_BASE_URL (loop,
  * at startup); none configured is not an error. */
-MERO_MUST_CHECK int mero_node_admission_attest_init(struct mero_err *err);
+MERO_MUST_CHECK int mero__node_admission_attest_init(struct mero_err *err);
 /* struct mero_admission_env.prefetch_release: fetch + verify + cache a release; any thread. */
 MERO_MUST_CHECK int mero__adm_prefetch_release(void *ud, const char *version, struct mero_err *err);
 /* Free the release source (at shutdown). */
-void mero_node_admission_attest_cleanup(void);
+void mero__node_admission_attest_cleanup(void);
 
 #endif

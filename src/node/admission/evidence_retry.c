@@ -111,9 +111,9 @@ static void prompt(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN])
 {
     char topic[MERO_NS_TOPIC_SIZE];
     struct mero_buf b;
-    mero_node_topic(topic, ns);
+    mero__node_topic(topic, ns);
     mero_buf_init(&b, 8);
-    if (mero_adm_prompt_encode(&b) == 0) {
+    if (mero__adm_prompt_encode(&b) == 0) {
         int rc = mero_net_publish(a->env.net, topic, b.data, b.len);
         if (rc < 0 && rc != -MERO_ENOPEERS) {
             MERO_WARN("evidence refresh: publishing the prompt failed: %s", mero_strerror(rc));
@@ -151,7 +151,7 @@ static void check_ns(struct mero_evidence_retry *r, const uint8_t ns[MERO_NS_ID_
         if (s != NULL) {
             MERO_INFO("evidence refresh: namespace %s… has fresh evidence (after %u prompt%s)", nsx,
                       s->attempts, s->attempts == 1 ? "" : "s");
-            mero_pending_remove(&a->pending, ns);
+            mero__pending_remove(&a->pending, ns);
             s->used = false;
         }
         return;
@@ -160,7 +160,7 @@ static void check_ns(struct mero_evidence_retry *r, const uint8_t ns[MERO_NS_ID_
         return; /* no slot left (retried when one frees), or backing off */
     }
     /* answer the offer the prompt brings (peer.c on_offer answers only pending namespaces) */
-    if (mero_pending_register(&a->pending, ns, now_ms) < 0) {
+    if (mero__pending_register(&a->pending, ns, now_ms) < 0) {
         MERO_WARN("evidence refresh: too many namespaces are waiting for admission");
         return;
     }

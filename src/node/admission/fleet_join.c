@@ -172,7 +172,7 @@ static void self_confirm(struct mero_fleet_join *j)
         }
         mero_gov_oplist_cleanup(&ops);
     }
-    mero_pending_remove(&a->pending, j->ns);
+    mero__pending_remove(&a->pending, j->ns);
     /* issue 16: every key of every group we reach (earlier keys, Open subgroups) */
     mero__adm_keys_pull_reach(a, j->ns);
     MERO_INFO("fleet-join: admitted, holding the group key; joined %zu context(s)", n);
@@ -184,9 +184,9 @@ static void publish_prompt(struct mero_fleet_join *j)
 {
     char topic[68];
     struct mero_buf b;
-    mero_node_topic(topic, j->ns);
+    mero__node_topic(topic, j->ns);
     mero_buf_init(&b, 8);
-    if (mero_adm_prompt_encode(&b) == 0) {
+    if (mero__adm_prompt_encode(&b) == 0) {
         int rc = mero_net_publish(j->a->env.net, topic, b.data, b.len);
         if (rc < 0 && rc != -MERO_ENOPEERS) {
             MERO_WARN("fleet-join: publishing the prompt failed: %s", mero_strerror(rc));
@@ -309,7 +309,7 @@ static void add_refusal(struct mero_fleet_join *j, const char *peer, const char 
     }
     struct mero_fleet_join_refusal *r = &j->refusals[j->nref++];
     snprintf(r->peer, sizeof(r->peer), "%s", peer);
-    mero_adm_reason_cut(r->reason, reason, strlen(reason));
+    mero__adm_reason_cut(r->reason, reason, strlen(reason));
     MERO_INFO("fleet-join: %s refused: %s", peer, r->reason);
     mero__fj_progress_note(j->a, j->ns, MERO_FJ_REFUSED, peer, r->reason);
 }
@@ -343,7 +343,7 @@ static void admission_reply(void *ud, int status, const uint8_t *data, size_t le
     }
     if (status < 0) {
         refuse_failed(j, peer, "no answer to the admission request", status);
-    } else if (mero_adm_msg_decode(data, len, &m, &e) < 0 || m.kind != MERO_ADM_MSG_RESPONSE) {
+    } else if (mero__adm_msg_decode(data, len, &m, &e) < 0 || m.kind != MERO_ADM_MSG_RESPONSE) {
         add_refusal(j, peer, e.msg[0] ? e.msg : "unexpected answer to the admission request");
     } else if (!m.admitted) {
         add_refusal(j, peer, m.reason);
@@ -396,7 +396,7 @@ static int send_admission_request(struct mero_fleet_join *j, const char *peer, s
             m.kind = MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST;
             snprintf(m.release, sizeof(m.release), "%s", j->a->env.release);
         }
-        rc = mero_adm_init_encode(&b, &m);
+        rc = mero__adm_init_encode(&b, &m);
     }
     if (rc == 0) {
         rc = mero_net_request(j->a->env.net, peer, MERO_ADM_PROTOCOL, b.data, b.len,
@@ -426,7 +426,7 @@ static void challenge_reply(void *ud, int status, const uint8_t *data, size_t le
     }
     if (status < 0) {
         refuse_failed(j, peer, "could not be reached", status);
-    } else if (mero_adm_msg_decode(data, len, &m, &e) < 0) {
+    } else if (mero__adm_msg_decode(data, len, &m, &e) < 0) {
         add_refusal(j, peer, e.msg);
     } else if (m.kind == MERO_ADM_MSG_RESPONSE) {
         add_refusal(j, peer, m.reason[0] ? m.reason : "refused to issue a challenge");
@@ -459,7 +459,7 @@ static void next_admitter(struct mero_fleet_join *j)
         m.has_pop = true;
         mero_buf_init(&b, MERO_ADM_MAX_FRAME);
         if (rc == 0) {
-            rc = mero_adm_init_encode(&b, &m);
+            rc = mero__adm_init_encode(&b, &m);
         }
         if (rc == 0) {
             rc = mero_net_request(j->a->env.net, peer, MERO_ADM_PROTOCOL, b.data, b.len,
@@ -483,9 +483,9 @@ static void next_admitter(struct mero_fleet_join *j)
 
 /* ---- start ---- */
 
-int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
-                          const char *const *admitters, size_t n, mero_fleet_join_done cb,
-                          void *ctx, struct mero_err *err)
+int mero__fleet_join_start(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                           const char *const *admitters, size_t n, mero_fleet_join_done cb,
+                           void *ctx, struct mero_err *err)
 {
     struct mero_credential cred;
     char topic[68];
@@ -540,12 +540,12 @@ int mero_fleet_join_start(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_
         free(j);
         return mero_err_set(err, -rc, "could not clear this namespace's self-purge tombstone");
     }
-    rc = mero_pending_register(&a->pending, ns, mero__adm_now(a));
+    rc = mero__pending_register(&a->pending, ns, mero__adm_now(a));
     if (rc < 0) {
         free(j);
         return mero_err_set(err, -rc, "too many namespaces are waiting for admission");
     }
-    mero_node_topic(topic, ns);
+    mero__node_topic(topic, ns);
     rc = mero_net_subscribe(a->env.net, topic);
     if (rc < 0) {
         free(j);

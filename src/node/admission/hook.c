@@ -30,7 +30,7 @@
 static int env_publish(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
                        const struct mero_gov_oplist *ops)
 {
-    return mero_node_publish_ops(ud, ns, ops);
+    return mero__node_publish_ops(ud, ns, ops);
 }
 
 static void env_sync(void *ud, const uint8_t ns[MERO_NS_ID_LEN])
@@ -40,10 +40,10 @@ static void env_sync(void *ud, const uint8_t ns[MERO_NS_ID_LEN])
     if (node->net == NULL) {
         return;
     }
-    (void)mero_node_follow(node, ns);
+    (void)mero__node_follow(node, ns);
     size_t n = mero_net_connected_peers(node->net, peers, 16);
     for (size_t i = 0; i < n && i < 16; i++) {
-        mero_node_sync_pull(node, peers[i], ns);
+        mero__node_sync_pull(node, peers[i], ns);
     }
 }
 
@@ -73,10 +73,10 @@ static int env_purge_contexts(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
                               const uint8_t group[MERO_GROUP_ID_LEN])
 {
     struct mero_node *node = ud;
-    MERO_TRY(mero_node_ctx_purge(ud, ns, group));
+    MERO_TRY(mero__node_ctx_purge(ud, ns, group));
     /* issue 19: a whole-namespace purge forgets its admission attempts too */
     if (memcmp(ns, group, MERO_NS_ID_LEN) == 0 && node->db != NULL) {
-        MERO_TRY(mero_node_attempts_purge(node->db, ns));
+        MERO_TRY(mero__node_attempts_purge(node->db, ns));
         MERO_TRY(mero_node_labels_purge(node->db, ns)); /* issue 35: member labels */
     }
     return 0;
@@ -106,36 +106,36 @@ static void env_attempt_decided(void *ud, const struct mero_tee_claim *c,
         .tcb_status = v != NULL ? v->tcb_status : NULL,
         .matched_profile = v != NULL && admitted ? v->matched_profile : NULL,
     };
-    mero_node_fleet_decided(ud, &d);
+    mero__node_fleet_decided(ud, &d);
 }
 
 static void env_attempt_heard(void *ud, const uint8_t ns[MERO_NS_ID_LEN], bool direct, int verdict,
                               const char *reason)
 {
-    mero_node_fleet_heard(ud, ns, direct ? MERO_FLEET_PATH_DIRECT : MERO_FLEET_PATH_PROMPT, verdict,
-                          reason);
+    mero__node_fleet_heard(ud, ns, direct ? MERO_FLEET_PATH_DIRECT : MERO_FLEET_PATH_PROMPT,
+                           verdict, reason);
 }
 
 /* Both databases, node.db first (it holds the decrypted values); each is tried. */
 static int env_checkpoint(void *ud)
 {
     struct mero_node *node = ud;
-    int a = mero_node_db_checkpoint(node->db);
+    int a = mero__node_db_checkpoint(node->db);
     int b = mero_store_checkpoint(node->store);
     return a < 0 ? a : b;
 }
 
 static void env_keys_arrived(void *ud, const uint8_t group[MERO_GROUP_ID_LEN])
 {
-    mero_node_ctx_retry(ud, group);
+    mero__node_ctx_retry(ud, group);
 }
 
 static int hook_fleet_join(struct mero_node *node, const uint8_t group_id[MERO_GROUP_ID_LEN],
                            const char *const *admitters, size_t n, mero_fleet_join_done done,
                            void *ctx, struct mero_err *err)
 {
-    return mero_fleet_join_start(node->hooks.fleet_join_state, group_id, admitters, n, done, ctx,
-                                 err);
+    return mero__fleet_join_start(node->hooks.fleet_join_state, group_id, admitters, n, done, ctx,
+                                  err);
 }
 
 static int hook_fleet_join_progress(struct mero_node *node,
@@ -149,8 +149,8 @@ static int hook_gossip(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                        const uint8_t *data, size_t len)
 {
     char topic[MERO_NS_TOPIC_SIZE];
-    mero_node_topic(topic, ns);
-    if (mero_admission_on_gossip(node->hooks.gossip_state, topic, from, data, len)) {
+    mero__node_topic(topic, ns);
+    if (mero__admission_on_gossip(node->hooks.gossip_state, topic, from, data, len)) {
         return 0;
     }
     return -MERO_EUNSUPPORTED;
@@ -167,7 +167,7 @@ static void hook_key_missing(struct mero_node *node, const uint8_t ns[MERO_NS_ID
     }
 }
 
-int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
+int mero__node_admission_start(struct mero_node *node, struct mero_err *err)
 {
     struct mero_admission_env env;
     struct mero_admission *a = NULL;
@@ -207,7 +207,7 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     env.attempt_heard = env_attempt_heard;
     const char *rel = getenv("MERO_TEE_VERSION");
     if (rel != NULL && rel[0] != '\0') {
-        if (mero_adm_release_ok(rel, strlen(rel))) {
+        if (mero__adm_release_ok(rel, strlen(rel))) {
             snprintf(env.release, sizeof(env.release), "%s", rel);
         } else {
             MERO_WARN("MERO_TEE_VERSION is not a release name; the release will not be named");
@@ -219,12 +219,12 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     if (budget != NULL && mero_parse_u64(budget, 600000, &ms) == 0 && ms >= 1000) {
         env.budget_ms = (uint32_t)ms;
     }
-    MERO_TRY(mero_node_admission_attest_init(err));
-    MERO_TRY(mero_admission_new(&env, &a, err));
+    MERO_TRY(mero__node_admission_attest_init(err));
+    MERO_TRY(mero__admission_new(&env, &a, err));
     if (mero__evidence_retry_start(a) < 0) {
         MERO_WARN("the evidence refresh loop did not start; this TEE's evidence may lapse");
     }
-    if (mero_admission_purge_reconcile(a) < 0) {
+    if (mero__admission_purge_reconcile(a) < 0) {
         MERO_WARN("self-purge reconcile failed; it is retried at the next start");
     }
     /* a crash after a purge committed but before its checkpoint left deleted pages in a WAL
@@ -241,24 +241,24 @@ int mero_node_admission_start(struct mero_node *node, struct mero_err *err)
     return 0;
 }
 
-void mero_node_admission_on_event(struct mero_node *node, const struct mero_gov_event *ev)
+void mero__node_admission_on_event(struct mero_node *node, const struct mero_gov_event *ev)
 {
-    mero_admission_on_event(node->hooks.gossip_state, ev);
+    mero__admission_on_event(node->hooks.gossip_state, ev);
 }
 
-void mero_node_admission_stop(struct mero_node *node)
+void mero__node_admission_stop(struct mero_node *node)
 {
-    mero_admission_stop(node->hooks.fleet_join_state);
+    mero__admission_stop(node->hooks.fleet_join_state);
 }
 
-void mero_node_admission_free(struct mero_node *node)
+void mero__node_admission_free(struct mero_node *node)
 {
-    mero_admission_free(node->hooks.fleet_join_state);
+    mero__admission_free(node->hooks.fleet_join_state);
     node->hooks.fleet_join = NULL;
     node->hooks.fleet_join_state = NULL;
     node->hooks.fleet_join_progress = NULL;
     node->hooks.on_gossip = NULL;
     node->hooks.gossip_state = NULL;
     node->hooks.key_missing = NULL;
-    mero_node_admission_attest_cleanup();
+    mero__node_admission_attest_cleanup();
 }

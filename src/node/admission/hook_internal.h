@@ -12,10 +12,10 @@
 struct mero_node;
 struct mero_gov_event;
 
-MERO_MUST_CHECK int mero_node_admission_start(struct mero_node *node, struct mero_err *err);
+MERO_MUST_CHECK int mero__node_admission_start(struct mero_node *node, struct mero_err *err);
 /* Governance events (from the store's on_event hook): self-purge acts on its own eviction. */
-void mero_node_admission_on_event(struct mero_node *node, const struct mero_gov_event *ev);
-void mero_node_admission_stop(struct mero_node *node);
-void mero_node_admission_free(struct mero_node *node);
+void mero__node_admission_on_event(struct mero_node *node, const struct mero_gov_event *ev);
+void mero__node_admission_stop(struct mero_node *node);
+void mero__node_admission_free(struct mero_node *node);
 
 #endif

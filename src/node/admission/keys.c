@@ -10,7 +10,7 @@
  *    the others as past keys) and asks the same peer again for the next page while it says
  *    more and the page taught us something, at most MERO_KEY_PULL_PAGES_MAX pages;
  *  - the trigger: a read or an apply that meets a key id this node lacks asks up to 4
- *    connected peers, rate-limited per key id (mero_key_pull_allow); after a fleet join every
+ *    connected peers, rate-limited per key id (mero__key_pull_allow); after a fleet join every
  *    group the TEE reaches is pulled once.
  *
  * Invariants: a key is wrapped only for the identity whose proof of possession verified and
@@ -30,8 +30,8 @@
 
 #define KEY_PULL_PEERS 4
 
-size_t mero_keys_page(const uint8_t (*ours)[MERO_KEY_ID_LEN], size_t n, const uint8_t *held,
-                      size_t nheld, size_t idx[MERO_GROUP_KEYS_PAGE_MAX], bool *more)
+size_t mero__keys_page(const uint8_t (*ours)[MERO_KEY_ID_LEN], size_t n, const uint8_t *held,
+                       size_t nheld, size_t idx[MERO_GROUP_KEYS_PAGE_MAX], bool *more)
 {
     size_t cnt = 0;
     *more = false;
@@ -52,8 +52,8 @@ size_t mero_keys_page(const uint8_t (*ours)[MERO_KEY_ID_LEN], size_t n, const ui
     return cnt;
 }
 
-bool mero_key_pull_allow(struct mero_key_pull_limit *l, const uint8_t group[MERO_GROUP_ID_LEN],
-                         const uint8_t key_id[MERO_KEY_ID_LEN], uint64_t now_ms)
+bool mero__key_pull_allow(struct mero_key_pull_limit *l, const uint8_t group[MERO_GROUP_ID_LEN],
+                          const uint8_t key_id[MERO_KEY_ID_LEN], uint64_t now_ms)
 {
     struct mero_key_pull_entry *slot = NULL, *oldest = NULL;
     size_t recent = 0;
@@ -116,8 +116,8 @@ void mero__adm_on_group_keys_request(struct mero_admission *a, struct mero_net_r
         mero_gov_group_key_ids(a->env.store, m->group_id, &ids, &nids) < 0) {
         goto out; /* not a member we serve, or nothing to serve: an empty page */
     }
-    size_t n = mero_keys_page((const uint8_t(*)[MERO_KEY_ID_LEN])ids, nids, m->held, m->nheld, idx,
-                              &r.more);
+    size_t n = mero__keys_page((const uint8_t(*)[MERO_KEY_ID_LEN])ids, nids, m->held, m->nheld, idx,
+                               &r.more);
     for (size_t i = 0; i < n; i++) {
         struct mero_key_envelope env;
         if (mero_gov_group_key_by_id(a->env.store, m->group_id, ids[idx[i]], key) < 0 ||
@@ -182,7 +182,7 @@ static void keys_reply(void *ud, int status, const uint8_t *data, size_t len)
 {
     struct keys_pull *k = ud;
     struct mero_adm_msg m;
-    if (status == 0 && !k->a->closing && mero_adm_msg_decode(data, len, &m, NULL) == 0 &&
+    if (status == 0 && !k->a->closing && mero__adm_msg_decode(data, len, &m, NULL) == 0 &&
         m.kind == MERO_ADM_MSG_GROUP_KEYS) {
         size_t learned = keys_store(k, &m);
         if (learned > 0) {
@@ -259,7 +259,7 @@ void mero__adm_key_missing(struct mero_admission *a, const uint8_t ns[MERO_NS_ID
         mero_gov_reach_role(a->env.store, group, pk, &role) < 0 || role == MERO_ROLE_NONE) {
         return; /* a group we do not reach: no member will (or should) hand us its keys */
     }
-    if (!mero_key_pull_allow(&a->key_limit, group, key_id, mero__adm_now(a))) {
+    if (!mero__key_pull_allow(&a->key_limit, group, key_id, mero__adm_now(a))) {
         return;
     }
     char g[MERO_HEX_SIZE(8)], id[MERO_HEX_SIZE(8)];

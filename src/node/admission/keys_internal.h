@@ -38,15 +38,15 @@ struct mero_key_pull_limit {
  * into ours in idx, their count returned; *more when further keys the requester lacks remain
  * for its next request.
  */
-size_t mero_keys_page(const uint8_t (*ours)[MERO_KEY_ID_LEN], size_t n, const uint8_t *held,
-                      size_t nheld, size_t idx[MERO_GROUP_KEYS_PAGE_MAX], bool *more);
+size_t mero__keys_page(const uint8_t (*ours)[MERO_KEY_ID_LEN], size_t n, const uint8_t *held,
+                       size_t nheld, size_t idx[MERO_GROUP_KEYS_PAGE_MAX], bool *more);
 
 /*
  * Requester: may a pull for (group, key_id) start at now_ms? true records it (the oldest entry
  * is reused when the table is full); false when the same key id was asked for less than
  * MERO_KEY_PULL_INTERVAL_MS ago, or MERO_KEY_PULL_BURST pulls already started within it.
  */
-bool mero_key_pull_allow(struct mero_key_pull_limit *l, const uint8_t group[MERO_GROUP_ID_LEN],
-                         const uint8_t key_id[MERO_KEY_ID_LEN], uint64_t now_ms);
+bool mero__key_pull_allow(struct mero_key_pull_limit *l, const uint8_t group[MERO_GROUP_ID_LEN],
+                          const uint8_t key_id[MERO_KEY_ID_LEN], uint64_t now_ms);
 
 #endif

@@ -48,7 +48,7 @@ void mero__adm_metrics_rule(int rc, const char *reason, char out[MERO_METRICS_RU
         name = mero_adm_rule_name(MERO_ADM_RULE_RELEASE);
     } else {
         /* the same names the fleet view's attempts carry (node/attempts.c) */
-        name = mero_node_attempt_rule_of(reason);
+        name = mero__node_attempt_rule_of(reason);
     }
     snprintf(out, MERO_METRICS_RULE_MAX, "%s", name != NULL ? name : "Verification");
 }

@@ -29,7 +29,7 @@ struct mero_adm_metrics {
 enum mero_metrics_adm_result mero__adm_metrics_result(int rc);
 /* The rule label of a refusal with code rc and reason text: "NotAVoucher", "Release" for a
  * release refusal, else the admission rule the fleet view names for the reason
- * (mero_node_attempt_rule_of), else "Verification" (a refusal before the rules: verify_and_admit
+ * (mero__node_attempt_rule_of), else "Verification" (a refusal before the rules: verify_and_admit
  * steps 1-3); "" when rc is 0. */
 void mero__adm_metrics_rule(int rc, const char *reason, char out[MERO_METRICS_RULE_MAX]);
 /* Count one verify_and_admit outcome (loop thread). */

@@ -17,12 +17,12 @@
 #include "mero/crypto.h"
 #include "node/admission/msg_internal.h"
 
-int mero_adm_prompt_encode(struct mero_buf *b)
+int mero__adm_prompt_encode(struct mero_buf *b)
 {
     return mero_buf_append_u8(b, MERO_BCAST_TEE_ADMISSION_PROMPT);
 }
 
-int mero_adm_is_prompt(const uint8_t *data, size_t len)
+int mero__adm_is_prompt(const uint8_t *data, size_t len)
 {
     return len == 1 && data[0] == MERO_BCAST_TEE_ADMISSION_PROMPT;
 }
@@ -88,12 +88,12 @@ static void text_clean(char *out, size_t max, const char *in, size_t n)
     out[o] = '\0';
 }
 
-void mero_adm_reason_cut(char out[static MERO_ADM_MAX_REASON_LEN + 1], const char *in, size_t n)
+void mero__adm_reason_cut(char out[static MERO_ADM_MAX_REASON_LEN + 1], const char *in, size_t n)
 {
     text_clean(out, MERO_ADM_MAX_REASON_LEN, in != NULL ? in : "", in != NULL ? n : 0);
 }
 
-bool mero_adm_release_ok(const char *s, size_t n)
+bool mero__adm_release_ok(const char *s, size_t n)
 {
     if (n == 0 || n > MERO_ADM_MAX_RELEASE_LEN) {
         return false;
@@ -122,7 +122,7 @@ static int get_release(struct mero_cur *c, char out[MERO_ADM_MAX_RELEASE_LEN + 1
         return mero_err_set(err, -rc, "release_version is missing or longer than %u bytes",
                             MERO_ADM_MAX_RELEASE_LEN);
     }
-    if (!mero_adm_release_ok((const char *)p, n)) {
+    if (!mero__adm_release_ok((const char *)p, n)) {
         return mero_err_set(err, MERO_EPROTO, "release_version is not a release name");
     }
     memcpy(out, p, n);
@@ -146,7 +146,7 @@ static int put_admission_fields(struct mero_buf *b, const struct mero_adm_init *
     return mero_borsh_put_bytes(b, m->credential, m->credential_len);
 }
 
-int mero_adm_init_encode(struct mero_buf *b, const struct mero_adm_init *m)
+int mero__adm_init_encode(struct mero_buf *b, const struct mero_adm_init *m)
 {
     if (m->quote_len > MERO_ADM_MAX_QUOTE_WIRE || m->credential_len > MERO_ADM_MAX_CREDENTIAL ||
         (init_needs_pop(m->kind) && !m->has_pop)) {
@@ -168,7 +168,7 @@ int mero_adm_init_encode(struct mero_buf *b, const struct mero_adm_init *m)
         MERO_TRY(put_admission_fields(b, m));
         break;
     case MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST:
-        if (!mero_adm_release_ok(m->release, strlen(m->release))) {
+        if (!mero__adm_release_ok(m->release, strlen(m->release))) {
             return -MERO_EINVAL;
         }
         MERO_TRY(put_admission_fields(b, m));
@@ -191,7 +191,7 @@ int mero_adm_init_encode(struct mero_buf *b, const struct mero_adm_init *m)
         break;
     case MERO_ADM_INIT_VERDICT: {
         char cut[MERO_ADM_MAX_REASON_LEN + 1];
-        mero_adm_reason_cut(cut, m->reason, strlen(m->reason));
+        mero__adm_reason_cut(cut, m->reason, strlen(m->reason));
         MERO_TRY(mero_buf_append(b, m->ns, sizeof(m->ns)));
         MERO_TRY(mero_buf_append(b, m->challenge, sizeof(m->challenge)));
         MERO_TRY(mero_borsh_put_bool(b, m->admitted));
@@ -248,12 +248,12 @@ static int get_verdict(struct mero_cur *c, struct mero_adm_init *m, struct mero_
         return mero_err_set(err, -rc, "reason truncated or longer than %u bytes",
                             MERO_ADM_MAX_REASON_WIRE);
     }
-    mero_adm_reason_cut(m->reason, (const char *)r, n);
+    mero__adm_reason_cut(m->reason, (const char *)r, n);
     return 0;
 }
 
-int mero_adm_init_decode(const uint8_t *p, size_t len, struct mero_adm_init *out,
-                         struct mero_err *err)
+int mero__adm_init_decode(const uint8_t *p, size_t len, struct mero_adm_init *out,
+                          struct mero_err *err)
 {
     struct mero_adm_init m;
     struct mero_cur c;
@@ -330,7 +330,7 @@ int mero_adm_init_decode(const uint8_t *p, size_t len, struct mero_adm_init *out
     return 0;
 }
 
-int mero_adm_msg_encode(struct mero_buf *b, const struct mero_adm_msg *m)
+int mero__adm_msg_encode(struct mero_buf *b, const struct mero_adm_msg *m)
 {
     MERO_TRY(mero_buf_append_u8(b, MERO_STREAM_MESSAGE));
     MERO_TRY(mero_buf_append_u64le(b, m->sequence_id));
@@ -340,7 +340,7 @@ int mero_adm_msg_encode(struct mero_buf *b, const struct mero_adm_msg *m)
         return mero_buf_append(b, m->challenge, sizeof(m->challenge));
     case MERO_ADM_MSG_RESPONSE: {
         char cut[MERO_ADM_MAX_REASON_LEN + 1];
-        mero_adm_reason_cut(cut, m->reason, strlen(m->reason));
+        mero__adm_reason_cut(cut, m->reason, strlen(m->reason));
         MERO_TRY(mero_borsh_put_bool(b, m->admitted));
         return mero_borsh_put_str(b, cut);
     }
@@ -349,7 +349,7 @@ int mero_adm_msg_encode(struct mero_buf *b, const struct mero_adm_msg *m)
             return mero_buf_append_u8(b, 0);
         }
         if (m->quote_len > MERO_ADM_MAX_QUOTE_WIRE || m->credential_len > MERO_ADM_MAX_CREDENTIAL ||
-            (m->has_release && !mero_adm_release_ok(m->release, strlen(m->release)))) {
+            (m->has_release && !mero__adm_release_ok(m->release, strlen(m->release)))) {
             return -MERO_EINVAL;
         }
         MERO_TRY(mero_buf_append_u8(b, 1));
@@ -427,8 +427,8 @@ static int get_offer_reply(struct mero_cur *c, struct mero_adm_msg *m, struct me
     return 0;
 }
 
-int mero_adm_msg_decode(const uint8_t *p, size_t len, struct mero_adm_msg *out,
-                        struct mero_err *err)
+int mero__adm_msg_decode(const uint8_t *p, size_t len, struct mero_adm_msg *out,
+                         struct mero_err *err)
 {
     struct mero_adm_msg m;
     struct mero_cur c;
@@ -466,7 +466,7 @@ int mero_adm_msg_decode(const uint8_t *p, size_t len, struct mero_adm_msg *out,
             return mero_err_set(err, -rc, "reason truncated or longer than %u bytes",
                                 MERO_ADM_MAX_REASON_WIRE);
         }
-        mero_adm_reason_cut(m.reason, (const char *)r, n);
+        mero__adm_reason_cut(m.reason, (const char *)r, n);
         break;
     }
     case MERO_ADM_MSG_OFFER_REPLY:
@@ -517,15 +517,15 @@ int mero_adm_msg_decode(const uint8_t *p, size_t len, struct mero_adm_msg *out,
     return 0;
 }
 
-int mero_adm_response_encode(struct mero_buf *b, bool admitted, const char *reason)
+int mero__adm_response_encode(struct mero_buf *b, bool admitted, const char *reason)
 {
     struct mero_adm_msg m;
     memset(&m, 0, sizeof(m));
     m.kind = MERO_ADM_MSG_RESPONSE;
     m.admitted = admitted;
-    mero_adm_reason_cut(m.reason, reason != NULL ? reason : "",
-                        reason != NULL ? strlen(reason) : 0);
-    return mero_adm_msg_encode(b, &m);
+    mero__adm_reason_cut(m.reason, reason != NULL ? reason : "",
+                         reason != NULL ? strlen(reason) : 0);
+    return mero__adm_msg_encode(b, &m);
 }
 
 static int pop_message(struct mero_buf *b, const uint8_t ns[MERO_NS_ID_LEN],
@@ -541,10 +541,10 @@ static int pop_message(struct mero_buf *b, const uint8_t ns[MERO_NS_ID_LEN],
     return mero_buf_append(b, peer, peer_len);
 }
 
-int mero_adm_pop_sign(uint8_t sig[static MERO_ED25519_SIG_LEN],
-                      const uint8_t ns[static MERO_NS_ID_LEN],
-                      const uint8_t party_id[static MERO_IDENTITY_LEN], const uint8_t *peer,
-                      size_t peer_len, const uint8_t sk[static MERO_ED25519_SK_LEN])
+int mero__adm_pop_sign(uint8_t sig[static MERO_ED25519_SIG_LEN],
+                       const uint8_t ns[static MERO_NS_ID_LEN],
+                       const uint8_t party_id[static MERO_IDENTITY_LEN], const uint8_t *peer,
+                       size_t peer_len, const uint8_t sk[static MERO_ED25519_SK_LEN])
 {
     struct mero_buf b;
     int rc;
@@ -556,10 +556,10 @@ out:
     return rc;
 }
 
-int mero_adm_pop_verify(const uint8_t sig[static MERO_ED25519_SIG_LEN],
-                        const uint8_t ns[static MERO_NS_ID_LEN],
-                        const uint8_t party_id[static MERO_IDENTITY_LEN], const uint8_t *peer,
-                        size_t peer_len)
+int mero__adm_pop_verify(const uint8_t sig[static MERO_ED25519_SIG_LEN],
+                         const uint8_t ns[static MERO_NS_ID_LEN],
+                         const uint8_t party_id[static MERO_IDENTITY_LEN], const uint8_t *peer,
+                         size_t peer_len)
 {
     struct mero_buf b;
     int rc;

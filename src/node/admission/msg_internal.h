@@ -113,30 +113,31 @@ struct mero_adm_msg {
 };
 
 /* The gossip prompt: one byte. */
-MERO_MUST_CHECK int mero_adm_prompt_encode(struct mero_buf *b);
+MERO_MUST_CHECK int mero__adm_prompt_encode(struct mero_buf *b);
 /* 1 when data is a TeeAdmissionPrompt, 0 otherwise (another broadcast message). */
-int mero_adm_is_prompt(const uint8_t *data, size_t len);
+int mero__adm_is_prompt(const uint8_t *data, size_t len);
 
-MERO_MUST_CHECK int mero_adm_init_encode(struct mero_buf *b, const struct mero_adm_init *m);
+MERO_MUST_CHECK int mero__adm_init_encode(struct mero_buf *b, const struct mero_adm_init *m);
 /* Decode a whole frame; trailing bytes, unknown tags, over-long fields are refused. */
-MERO_MUST_CHECK int mero_adm_init_decode(const uint8_t *p, size_t len, struct mero_adm_init *m,
+MERO_MUST_CHECK int mero__adm_init_decode(const uint8_t *p, size_t len, struct mero_adm_init *m,
+                                          struct mero_err *err);
+MERO_MUST_CHECK int mero__adm_msg_encode(struct mero_buf *b, const struct mero_adm_msg *m);
+MERO_MUST_CHECK int mero__adm_msg_decode(const uint8_t *p, size_t len, struct mero_adm_msg *m,
                                          struct mero_err *err);
-MERO_MUST_CHECK int mero_adm_msg_encode(struct mero_buf *b, const struct mero_adm_msg *m);
-MERO_MUST_CHECK int mero_adm_msg_decode(const uint8_t *p, size_t len, struct mero_adm_msg *m,
-                                        struct mero_err *err);
 
 /* A release name: 1..MAX_RELEASE_LEN bytes of [0-9A-Za-z.+_-] (semantic versions and tags). */
-bool mero_adm_release_ok(const char *s, size_t n);
+bool mero__adm_release_ok(const char *s, size_t n);
 
 /* Convenience: a TeeAdmissionResponse frame with the reason cut to MAX_REASON_LEN. */
-MERO_MUST_CHECK int mero_adm_response_encode(struct mero_buf *b, bool admitted, const char *reason);
+MERO_MUST_CHECK int mero__adm_response_encode(struct mero_buf *b, bool admitted,
+                                              const char *reason);
 
 /*
  * Copy `in` (n bytes) into out[MERO_ADM_MAX_REASON_LEN + 1] as a reason: invalid UTF-8 and
  * control characters become '?', and the text is cut to at most MAX_REASON_LEN bytes at a
  * character boundary.
  */
-void mero_adm_reason_cut(char out[static MERO_ADM_MAX_REASON_LEN + 1], const char *in, size_t n);
+void mero__adm_reason_cut(char out[static MERO_ADM_MAX_REASON_LEN + 1], const char *in, size_t n);
 
 /*
  * Proof of possession: Ed25519 by the requester's namespace identity over
@@ -145,14 +146,14 @@ void mero_adm_reason_cut(char out[static MERO_ADM_MAX_REASON_LEN + 1], const cha
  * verify: 0 when sig verifies under party_id for the Noise-authenticated `peer` bytes;
  * -MERO_EBADSIG otherwise.
  */
-MERO_MUST_CHECK int mero_adm_pop_sign(uint8_t sig[static MERO_ED25519_SIG_LEN],
-                                      const uint8_t ns[static MERO_NS_ID_LEN],
-                                      const uint8_t party_id[static MERO_IDENTITY_LEN],
-                                      const uint8_t *peer, size_t peer_len,
-                                      const uint8_t sk[static MERO_ED25519_SK_LEN]);
-MERO_MUST_CHECK int mero_adm_pop_verify(const uint8_t sig[static MERO_ED25519_SIG_LEN],
-                                        const uint8_t ns[static MERO_NS_ID_LEN],
-                                        const uint8_t party_id[static MERO_IDENTITY_LEN],
-                                        const uint8_t *peer, size_t peer_len);
+MERO_MUST_CHECK int mero__adm_pop_sign(uint8_t sig[static MERO_ED25519_SIG_LEN],
+                                       const uint8_t ns[static MERO_NS_ID_LEN],
+                                       const uint8_t party_id[static MERO_IDENTITY_LEN],
+                                       const uint8_t *peer, size_t peer_len,
+                                       const uint8_t sk[static MERO_ED25519_SK_LEN]);
+MERO_MUST_CHECK int mero__adm_pop_verify(const uint8_t sig[static MERO_ED25519_SIG_LEN],
+                                         const uint8_t ns[static MERO_NS_ID_LEN],
+                                         const uint8_t party_id[static MERO_IDENTITY_LEN],
+                                         const uint8_t *peer, size_t peer_len);
 
 #endif

@@ -153,7 +153,7 @@ int mero__adm_pop(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
     MERO_TRY_OUT(mero_gov_identity(a->env.store, ns, true, party_id, err));
     MERO_TRY_OUT(mero_gov_identity_secret(a->env.store, ns, sk));
     MERO_TRY_OUT(mero_net_peer_id_bytes(a->self_peer, peer, &plen));
-    MERO_TRY_OUT(mero_adm_pop_sign(sig, ns, party_id, peer, plen, sk));
+    MERO_TRY_OUT(mero__adm_pop_sign(sig, ns, party_id, peer, plen, sk));
 out:
     sodium_free(sk);
     if (rc < 0 && err != NULL && err->msg[0] == '\0') {
@@ -216,7 +216,7 @@ static int respond_msg(struct mero_net_req *req, const struct mero_adm_msg *m)
 {
     struct mero_buf b;
     mero_buf_init(&b, MERO_ADM_MAX_FRAME);
-    int rc = mero_adm_msg_encode(&b, m);
+    int rc = mero__adm_msg_encode(&b, m);
     if (rc < 0) {
         mero_net_req_drop(req);
         goto out;
@@ -239,7 +239,7 @@ static int init_send(struct mero_admission *a, const char *peer, const struct me
     struct mero_buf b;
     int rc;
     mero_buf_init(&b, MERO_ADM_MAX_FRAME);
-    MERO_TRY_OUT(mero_adm_init_encode(&b, m));
+    MERO_TRY_OUT(mero__adm_init_encode(&b, m));
     rc = mero_net_request(a->env.net, peer, MERO_ADM_PROTOCOL, b.data, b.len,
                           MERO_ADM_REQUEST_TIMEOUT_MS, cb, ud);
 out:
@@ -260,7 +260,7 @@ static bool pop_ok(const struct mero_adm_init *m, const char *remote)
     if (!m->has_pop || mero_net_peer_id_bytes(remote, peer, &plen) < 0) {
         return false;
     }
-    return mero_adm_pop_verify(m->pop, m->ns, m->party_id, peer, plen) == 0;
+    return mero__adm_pop_verify(m->pop, m->ns, m->party_id, peer, plen) == 0;
 }
 
 /* ---- the member side: offers ---- */
@@ -278,12 +278,12 @@ static void offer_reply(void *ud, int status, const uint8_t *data, size_t len)
     struct mero_admission *a = o->a;
     struct mero_adm_msg m;
     struct mero_err e = {0};
-    mero_challenge_offer_release(&a->book);
+    mero__challenge_offer_release(&a->book);
     if (status < 0 || a->closing) {
         MERO_DEBUG("admission: offer to %s got no answer: %s", o->peer, mero_strerror(status));
         goto out;
     }
-    if (mero_adm_msg_decode(data, len, &m, &e) < 0 || m.kind != MERO_ADM_MSG_OFFER_REPLY) {
+    if (mero__adm_msg_decode(data, len, &m, &e) < 0 || m.kind != MERO_ADM_MSG_OFFER_REPLY) {
         MERO_WARN("admission: bad offer reply from %s: %s", o->peer, e.msg);
         goto out;
     }
@@ -310,11 +310,11 @@ out:
     free(o);
 }
 
-int mero_admission_on_gossip(struct mero_admission *a, const char *topic, const char *from,
-                             const uint8_t *data, size_t len)
+int mero__admission_on_gossip(struct mero_admission *a, const char *topic, const char *from,
+                              const uint8_t *data, size_t len)
 {
     uint8_t ns[MERO_NS_ID_LEN];
-    if (!mero_adm_is_prompt(data, len) || mero_node_topic_ns(topic, ns) < 0) {
+    if (!mero__adm_is_prompt(data, len) || mero__node_topic_ns(topic, ns) < 0) {
         return 0;
     }
     if (from == NULL || strcmp(from, a->self_peer) == 0 || a->closing) {
@@ -324,7 +324,7 @@ int mero_admission_on_gossip(struct mero_admission *a, const char *topic, const 
         MERO_DEBUG("admission: heard a prompt from %s but may not vouch here", from);
         return 1;
     }
-    if (mero_challenge_offer_acquire(&a->book) < 0) {
+    if (mero__challenge_offer_acquire(&a->book) < 0) {
         MERO_DEBUG("admission: %u offers in flight; prompt from %s dropped",
                    MERO_CHALLENGE_MAX_CONCURRENT_OFFERS, from);
         return 1;
@@ -332,16 +332,16 @@ int mero_admission_on_gossip(struct mero_admission *a, const char *topic, const 
     struct offer *o = calloc(1, sizeof(*o));
     struct mero_err e = {0};
     if (o == NULL) {
-        mero_challenge_offer_release(&a->book);
+        mero__challenge_offer_release(&a->book);
         return 1;
     }
     o->a = a;
     memcpy(o->ns, ns, sizeof(o->ns));
     snprintf(o->peer, sizeof(o->peer), "%s", from);
-    if (mero_challenge_issue(&a->book, MERO_CHALLENGE_OFFERED, ns, (const uint8_t *)from,
-                             strlen(from), NULL, mero__adm_now(a), o->challenge, &e) < 0) {
+    if (mero__challenge_issue(&a->book, MERO_CHALLENGE_OFFERED, ns, (const uint8_t *)from,
+                              strlen(from), NULL, mero__adm_now(a), o->challenge, &e) < 0) {
         MERO_DEBUG("admission: no offer to %s: %s", from, e.msg);
-        mero_challenge_offer_release(&a->book);
+        mero__challenge_offer_release(&a->book);
         free(o);
         return 1;
     }
@@ -353,7 +353,7 @@ int mero_admission_on_gossip(struct mero_admission *a, const char *topic, const 
     int rc = init_send(a, from, &m, offer_reply, o);
     if (rc < 0) {
         MERO_DEBUG("admission: could not offer a challenge to %s: %s", from, mero_strerror(rc));
-        mero_challenge_offer_release(&a->book);
+        mero__challenge_offer_release(&a->book);
         mero_wipe(o, sizeof(*o));
         free(o);
         return 1;
@@ -379,8 +379,8 @@ static void on_challenge_request(struct mero_admission *a, struct mero_net_req *
     }
     memset(&r, 0, sizeof(r));
     r.kind = MERO_ADM_MSG_CHALLENGE;
-    if (mero_challenge_issue(&a->book, MERO_CHALLENGE_REQUESTED, m->ns, (const uint8_t *)remote,
-                             strlen(remote), m->party_id, mero__adm_now(a), r.challenge, &e) < 0) {
+    if (mero__challenge_issue(&a->book, MERO_CHALLENGE_REQUESTED, m->ns, (const uint8_t *)remote,
+                              strlen(remote), m->party_id, mero__adm_now(a), r.challenge, &e) < 0) {
         mero__adm_respond_verdict(req, false, e.msg);
         return;
     }
@@ -400,8 +400,8 @@ static void spend_presented(struct mero_admission *a, const struct mero_adm_init
         m->kind != MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST) {
         return;
     }
-    int rc = mero_challenge_consume(&a->book, m->challenge, m->ns, (const uint8_t *)remote,
-                                    strlen(remote), NULL, mero__adm_now(a), NULL);
+    int rc = mero__challenge_consume(&a->book, m->challenge, m->ns, (const uint8_t *)remote,
+                                     strlen(remote), NULL, mero__adm_now(a), NULL);
     (void)rc; /* spent either way; the request is refused by the caller */
 }
 
@@ -441,8 +441,8 @@ static void on_offer(struct mero_admission *a, struct mero_net_req *req, const c
     r.kind = MERO_ADM_MSG_OFFER_REPLY;
     mero_buf_init(&cred, MERO_ADM_MAX_CREDENTIAL);
     int rc;
-    MERO_TRY_OUT(mero_pending_may_answer(&a->pending, m->ns, (const uint8_t *)remote,
-                                         strlen(remote), mero__adm_now(a)));
+    MERO_TRY_OUT(mero__pending_may_answer(&a->pending, m->ns, (const uint8_t *)remote,
+                                          strlen(remote), mero__adm_now(a)));
     rc = mero__adm_make_quote(a, m->ns, m->challenge, &quote, &qlen, &cred, r.public_key, &e);
     if (rc < 0) {
         MERO_WARN("admission: could not answer the offer from %s: %s", remote, e.msg);
@@ -507,7 +507,7 @@ static void on_request(void *ud, struct mero_net_req *req, const char *remote, c
         mero_net_req_drop(req);
         return;
     }
-    if (mero_adm_init_decode(data, len, &m, &e) < 0) {
+    if (mero__adm_init_decode(data, len, &m, &e) < 0) {
         MERO_DEBUG("admission: bad request from %s: %s", remote, e.msg);
         mero__adm_respond_verdict(req, false, e.msg);
         return;
@@ -559,7 +559,7 @@ static void key_reply(void *ud, int status, const uint8_t *data, size_t len)
     struct mero_key_envelope env;
     struct mero_cur c;
     uint8_t key[MERO_GROUP_KEY_LEN];
-    if (status == 0 && !k->a->closing && mero_adm_msg_decode(data, len, &m, NULL) == 0 &&
+    if (status == 0 && !k->a->closing && mero__adm_msg_decode(data, len, &m, NULL) == 0 &&
         m.kind == MERO_ADM_MSG_GROUP_KEY && m.envelope != NULL) {
         mero_cur_init(&c, m.envelope, m.envelope_len);
         if (mero_envelope_decode(&c, &env, NULL) == 0 &&
@@ -599,8 +599,8 @@ void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LE
 
 /* ---- lifetime ---- */
 
-int mero_admission_new(const struct mero_admission_env *env, struct mero_admission **out,
-                       struct mero_err *err)
+int mero__admission_new(const struct mero_admission_env *env, struct mero_admission **out,
+                        struct mero_err *err)
 {
     if (env == NULL || env->net == NULL || env->store == NULL) {
         return mero_err_set(err, MERO_EINVAL, "admission needs a net peer and a store");
@@ -610,8 +610,8 @@ int mero_admission_new(const struct mero_admission_env *env, struct mero_admissi
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
     a->env = *env;
-    mero_challenge_book_init(&a->book);
-    mero_pending_init(&a->pending);
+    mero__challenge_book_init(&a->book);
+    mero__pending_init(&a->pending);
     a->deps.ud = a;
     a->deps.credential_check = dep_credential;
     a->deps.verify_real = dep_verify_real;
@@ -642,14 +642,14 @@ static void purge_timer_closed(uv_handle_t *h)
     mero__adm_maybe_free(h->data);
 }
 
-void mero_admission_stop(struct mero_admission *a)
+void mero__admission_stop(struct mero_admission *a)
 {
     if (a != NULL) {
         a->closing = true;
     }
 }
 
-void mero_admission_free(struct mero_admission *a)
+void mero__admission_free(struct mero_admission *a)
 {
     if (a == NULL) {
         return;
@@ -657,7 +657,7 @@ void mero_admission_free(struct mero_admission *a)
     a->closing = true; /* the net peer is gone: its handler went with it */
     mero__evidence_retry_free(a);
     mero__fleet_join_free_all(a);
-    mero_challenge_book_cleanup(&a->book);
+    mero__challenge_book_cleanup(&a->book);
     a->freeing = true;
     if (a->purge_timer_open) {
         a->purge_timer_open = false;

@@ -11,7 +11,7 @@
  *
  * Invariants: the challenge is spent (step 1) before any work is queued; an asynchronous
  * claim owns copies of everything it refers to; the requester gets exactly one answer; a
- * completion arriving after mero_admission_stop publishes and answers nothing.
+ * completion arriving after mero__admission_stop publishes and answers nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +45,7 @@ void mero__adm_respond_verdict(struct mero_net_req *req, bool admitted, const ch
 {
     struct mero_buf b;
     mero_buf_init(&b, MERO_ADM_MAX_FRAME);
-    if (mero_adm_response_encode(&b, admitted, reason) == 0) {
+    if (mero__adm_response_encode(&b, admitted, reason) == 0) {
         if (mero_net_respond(req, b.data, b.len) < 0) {
             MERO_DEBUG("admission: the requester went away before its answer");
         }
@@ -96,7 +96,7 @@ static void report(struct mero_admission *a, const struct mero_tee_claim *c,
 
 static void job_free(struct run_job *j)
 {
-    mero_tee_verdict_cleanup(&j->v);
+    mero__tee_verdict_cleanup(&j->v);
     free(j->quote);
     free(j->cred);
     free(j);
@@ -132,7 +132,7 @@ static void job_work(uv_work_t *w)
     if (j->fetch_rc == 0) {
         /* The DCAP verdict off the loop too (the verifier's caches are thread-safe,
          * docs/verification.md §5); only the decision runs back on the loop. */
-        j->verify_rc = mero_admission_verify_real(&j->a->deps, &j->c, &j->v, &j->verify_err);
+        j->verify_rc = mero__admission_verify_real(&j->a->deps, &j->c, &j->v, &j->verify_err);
         j->verified_off_loop = true;
     }
 }
@@ -160,12 +160,12 @@ static void job_done(uv_work_t *w, int status)
                           j->fetch_err.msg[0] ? j->fetch_err.msg : "no collateral");
     } else {
         rc = j->verified_off_loop ? j->verify_rc
-                                  : mero_admission_verify_real(&a->deps, &j->c, &j->v, &e);
+                                  : mero__admission_verify_real(&a->deps, &j->c, &j->v, &e);
         if (rc < 0 && j->verified_off_loop) {
             e = j->verify_err;
         }
         if (rc == 0) {
-            rc = mero_admission_decide(&a->deps, &j->c, &j->v, &outcome, &e);
+            rc = mero__admission_decide(&a->deps, &j->c, &j->v, &outcome, &e);
         }
     }
     report(a, &j->c, &j->v, j->path, j->req, rc, outcome, &e);
@@ -217,7 +217,7 @@ void mero__adm_run(struct mero_admission *a, const struct mero_tee_claim *c, con
     int outcome = MERO_ADMIT_NOT_A_VOUCHER;
     memset(&v, 0, sizeof(v));
     int rc;
-    MERO_TRY_OUT(mero_admission_check(&a->book, &a->deps, c, mero__adm_now(a), &v, &e));
+    MERO_TRY_OUT(mero__admission_check(&a->book, &a->deps, c, mero__adm_now(a), &v, &e));
     if (!v.is_mock && a->env.fetch_collateral != NULL && a->env.loop != NULL) {
         struct run_job *j = job_new(a, c, &v, path, req);
         if (j != NULL && c->release != NULL && a->env.prefetch_release != NULL) {
@@ -241,9 +241,9 @@ void mero__adm_run(struct mero_admission *a, const struct mero_tee_claim *c, con
         rc = mero_err_set(&e, MERO_ENOMEM, "could not queue the verification");
         goto out;
     }
-    MERO_TRY_OUT(mero_admission_verify_real(&a->deps, c, &v, &e));
-    rc = mero_admission_decide(&a->deps, c, &v, &outcome, &e);
+    MERO_TRY_OUT(mero__admission_verify_real(&a->deps, c, &v, &e));
+    rc = mero__admission_decide(&a->deps, c, &v, &outcome, &e);
 out:
     report(a, c, &v, path, req, rc, outcome, &e);
-    mero_tee_verdict_cleanup(&v);
+    mero__tee_verdict_cleanup(&v);
 }

@@ -62,7 +62,7 @@ void mero__adm_send_verdict(struct mero_admission *a, const struct mero_tee_clai
     m.admitted = admitted;
     snprintf(m.reason, sizeof(m.reason), "%s", admitted ? "" : reason);
     mero_buf_init(&b, MERO_ADM_MAX_FRAME);
-    int rc = mero_adm_init_encode(&b, &m);
+    int rc = mero__adm_init_encode(&b, &m);
     if (rc == 0) {
         rc = mero_net_request(a->env.net, peer, MERO_ADM_PROTOCOL, b.data, b.len,
                               MERO_ADM_REQUEST_TIMEOUT_MS, verdict_acked, NULL);

@@ -27,7 +27,7 @@
 #include "mero/quote.h"
 #include "node/admission/admission_internal.h"
 
-void mero_tee_verdict_cleanup(struct mero_tee_verdict *v)
+void mero__tee_verdict_cleanup(struct mero_tee_verdict *v)
 {
     if (v == NULL) {
         return;
@@ -36,9 +36,9 @@ void mero_tee_verdict_cleanup(struct mero_tee_verdict *v)
     memset(v, 0, sizeof(*v));
 }
 
-int mero_admission_check(struct mero_challenge_book *book, const struct mero_admission_deps *deps,
-                         const struct mero_tee_claim *c, uint64_t now_ms,
-                         struct mero_tee_verdict *v, struct mero_err *err)
+int mero__admission_check(struct mero_challenge_book *book, const struct mero_admission_deps *deps,
+                          const struct mero_tee_claim *c, uint64_t now_ms,
+                          struct mero_tee_verdict *v, struct mero_err *err)
 {
     struct mero_tee_verdict t;
     memset(&t, 0, sizeof(t));
@@ -46,8 +46,8 @@ int mero_admission_check(struct mero_challenge_book *book, const struct mero_adm
         return mero_err_set(err, MERO_EINVAL, "bad verify_and_admit arguments");
     }
     /* 1. the challenge, spent whatever comes next */
-    MERO_TRY(mero_challenge_consume(book, c->challenge, c->ns, c->peer, c->peer_len, c->public_key,
-                                    now_ms, err));
+    MERO_TRY(mero__challenge_consume(book, c->challenge, c->ns, c->peer, c->peer_len, c->public_key,
+                                     now_ms, err));
     if (c->quote == NULL || c->quote_len == 0) {
         return mero_err_set(err, MERO_EREFUSED, "the admission request carries no quote");
     }
@@ -121,9 +121,9 @@ int mero_admission_check(struct mero_challenge_book *book, const struct mero_adm
     return 0;
 }
 
-int mero_admission_verify_real(const struct mero_admission_deps *deps,
-                               const struct mero_tee_claim *c, struct mero_tee_verdict *v,
-                               struct mero_err *err)
+int mero__admission_verify_real(const struct mero_admission_deps *deps,
+                                const struct mero_tee_claim *c, struct mero_tee_verdict *v,
+                                struct mero_err *err)
 {
     if (v->is_mock) {
         return v->verified ? 0 : mero_err_set(err, MERO_EREFUSED, "the attestation did not verify");
@@ -134,7 +134,7 @@ int mero_admission_verify_real(const struct mero_admission_deps *deps,
     }
     v->tcb_status[0] = '\0';
     struct mero_err e = {0};
-    /* the declared bytes: the very ones hashed and carried (mero_admission_decide) */
+    /* the declared bytes: the very ones hashed and carried (mero__admission_decide) */
     int rc = deps->verify_real(deps->ud, c->quote, v->quote_len, v, &e);
     if (rc < 0) {
         return mero_err_set(err, -rc, "the attestation did not verify: %s",
@@ -147,8 +147,8 @@ int mero_admission_verify_real(const struct mero_admission_deps *deps,
     return 0;
 }
 
-int mero_admission_decide(const struct mero_admission_deps *deps, const struct mero_tee_claim *c,
-                          struct mero_tee_verdict *v, int *out, struct mero_err *err)
+int mero__admission_decide(const struct mero_admission_deps *deps, const struct mero_tee_claim *c,
+                           struct mero_tee_verdict *v, int *out, struct mero_err *err)
 {
     if (!v->verified) {
         return mero_err_set(err, MERO_EREFUSED, "the attestation did not verify");
@@ -173,22 +173,22 @@ int mero_admission_decide(const struct mero_admission_deps *deps, const struct m
     return 0;
 }
 
-int mero_verify_and_admit(struct mero_challenge_book *book, const struct mero_admission_deps *deps,
-                          const struct mero_tee_claim *c, uint64_t now_ms, int *out,
-                          struct mero_err *err)
+int mero__verify_and_admit(struct mero_challenge_book *book, const struct mero_admission_deps *deps,
+                           const struct mero_tee_claim *c, uint64_t now_ms, int *out,
+                           struct mero_err *err)
 {
     struct mero_tee_verdict v;
     int o;
     memset(&v, 0, sizeof(v));
     mero_err_clear(err);
     int rc;
-    MERO_TRY_OUT(mero_admission_check(book, deps, c, now_ms, &v, err));
-    MERO_TRY_OUT(mero_admission_verify_real(deps, c, &v, err));
-    MERO_TRY_OUT(mero_admission_decide(deps, c, &v, &o, err));
+    MERO_TRY_OUT(mero__admission_check(book, deps, c, now_ms, &v, err));
+    MERO_TRY_OUT(mero__admission_verify_real(deps, c, &v, err));
+    MERO_TRY_OUT(mero__admission_decide(deps, c, &v, &o, err));
     MERO_ENSURE_OUT(o != MERO_ADMIT_NOT_A_VOUCHER, err, MERO_ENOTVOUCHER, "%s",
                     MERO_ADM_REASON_NOT_VOUCHER);
     *out = o;
 out:
-    mero_tee_verdict_cleanup(&v);
+    mero__tee_verdict_cleanup(&v);
     return rc;
 }

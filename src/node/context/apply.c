@@ -7,7 +7,7 @@
  * arrives) and take effect by last-writer-wins (store.c; a relayed intent once, intent.c).
  *
  * Invariants (spec "Read-only for its own writes"): every delta, whatever path brought it, goes
- * through mero_node_ctx_apply, which refuses one whose author's effective role in the context's
+ * through mero__node_ctx_apply, which refuses one whose author's effective role in the context's
  * group is ReadOnly, ReadOnlyTee, RelayTee or none, before anything is stored, one for a context
  * of a namespace this node self-purged (its tombstone, mero_gov_purged), and one whose lamport is
  * beyond the context's clock plus MERO_LAMPORT_STEP. A delta, its clock and its effect are
@@ -35,6 +35,8 @@
 #include "node/db_internal.h"
 #include "node/node_internal.h"
 
+#define CTX_PENDING_MAX (64u << 20) /* a group's pending deltas, copied out at once */
+
 /*
  * Decrypt d and offer its write to last-writer-wins: a direct write at its (lamport, hash); a
  * relayed one, once checked (relay.c), is counted as a copy of its intent, which takes effect
@@ -58,7 +60,7 @@ static int materialise(struct mero_node *node, const uint8_t group[MERO_GROUP_ID
         rc = mero__ctx_relay_check(node, group, d->ctx, d->executor, d->author, d->relayed_at,
                                    &w.it, false, err, for_now);
         if (rc == 0) {
-            rc = mero_node_ctx_intent_count(node, group, &w.it, d->lamport, hash);
+            rc = mero__node_ctx_intent_count(node, group, &w.it, d->lamport, hash);
         }
     } else {
         rc = mero__ctx_offer(node, d->ctx, &w, d->lamport, hash, d->author);
@@ -94,11 +96,11 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
     }
     bool have = false;
     int known = MERO_CTX_UNKNOWN;
-    MERO_TRY(mero_node_ctx_has(node, hash, &have));
+    MERO_TRY(mero__node_ctx_has(node, hash, &have));
     if (have) {
         return 0;
     }
-    if (mero_node_ctx_refusal_get(node, hash, &known, &was) == 0 && known != MERO_CTX_UNKNOWN) {
+    if (mero__node_ctx_refusal_get(node, hash, &known, &was) == 0 && known != MERO_CTX_UNKNOWN) {
         v->repeat = true;
         return mero_err_set(err, was.code > 0 ? was.code : MERO_EREFUSED, "%s", was.msg);
     }
@@ -106,7 +108,7 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
         v->remember = true;
         return mero_err_set(err, MERO_EBADSIG, "delta signature does not verify");
     }
-    if (mero_node_ctx_lookup(node, d.ctx, ns, group) < 0) {
+    if (mero__node_ctx_lookup(node, d.ctx, ns, group) < 0) {
         return mero_err_set(err, MERO_ENOTFOUND, "delta for an unknown context");
     }
     bool purged = true;
@@ -124,32 +126,28 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
         v->remember = v->for_now = true; /* governance may still change its mind */
         return rc;
     }
-    if (mero_node_db_exec(node->db, "BEGIN IMMEDIATE") < 0) {
+    if (mero__node_db_exec(node->db, "BEGIN IMMEDIATE") < 0) {
         return mero_err_set(err, MERO_EIO, "cannot start a write: %s", sqlite3_errmsg(node->db));
     }
     uint64_t clock = 0;
     bool keyless = false;
     if (mero__ctx_clock_of(node, d.ctx, &clock) < 0) {
-        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        (void)mero__node_db_exec(node->db, "ROLLBACK");
         return mero_err_set(err, MERO_EIO, "cannot read the context clock");
     }
-    if (!mero_lamport_admissible(clock, d.lamport)) {
-        (void)mero_node_db_exec(node->db, "ROLLBACK");
+    if (!mero__lamport_admissible(clock, d.lamport)) {
+        (void)mero__node_db_exec(node->db, "ROLLBACK");
         return mero_err_set(err, MERO_ECLOCK,
                             "delta lamport %llu is beyond the context clock %llu + %llu",
                             (unsigned long long)d.lamport, (unsigned long long)clock,
                             (unsigned long long)MERO_LAMPORT_STEP);
     }
     sqlite3_stmt *st = NULL;
-    rc = sqlite3_prepare_v2(node->db,
-                            "INSERT INTO ctx_delta(hash, context, grp, bytes, applied) "
-                            "VALUES(?1, ?2, ?3, ?4, 0)",
-                            -1, &st, NULL) == SQLITE_OK
-             ? 0
-             : -MERO_EIO;
-    if (rc < 0) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(sqlite3_prepare_v2(node->db,
+                                       "INSERT INTO ctx_delta(hash, context, grp, bytes, applied) "
+                                       "VALUES(?1, ?2, ?3, ?4, 0)",
+                                       -1, &st, NULL) == SQLITE_OK,
+                    NULL, MERO_EIO, "prepare");
     sqlite3_bind_blob(st, 1, hash, MERO_DELTA_ID_LEN, SQLITE_STATIC);
     sqlite3_bind_blob(st, 2, d.ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
     sqlite3_bind_blob(st, 3, group, MERO_GROUP_ID_LEN, SQLITE_STATIC);
@@ -166,15 +164,15 @@ out:
     sqlite3_finalize(st);
     if (rc < 0 && merr.code != 0) {
         /* refused once its plaintext was read: nothing is stored */
-        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        (void)mero__node_db_exec(node->db, "ROLLBACK");
         v->remember = true;
         v->for_now = for_now;
         return mero_err_set(err, merr.code, "%s", merr.msg);
     }
-    if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
+    if (rc < 0 || mero__node_db_exec(node->db, "COMMIT") < 0) {
         char why[128];
         snprintf(why, sizeof(why), "%s", sqlite3_errmsg(node->db));
-        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        (void)mero__node_db_exec(node->db, "ROLLBACK");
         return mero_err_set(err, MERO_EIO, "cannot store the delta: %s", why);
     }
     if (keyless) {
@@ -202,8 +200,8 @@ static void log_refusal(const uint8_t *bytes, size_t len, const uint8_t hash[MER
     }
 }
 
-int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len,
-                        struct mero_err *err)
+int mero__node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len,
+                         struct mero_err *err)
 {
     struct mero_err e = {0};
     struct verdict v = {0};
@@ -214,7 +212,7 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
         int code = e.code != 0 ? e.code : -rc;
         bool first = !v.repeat;
         if (v.remember && !v.repeat) {
-            mero_node_ctx_refusal_note(node, hash, v.for_now ? v.ns : NULL, code, e.msg, &first);
+            mero__node_ctx_refusal_note(node, hash, v.for_now ? v.ns : NULL, code, e.msg, &first);
         }
         if (len > 0 && bytes[0] == MERO_DELTA_RELAYED_VERSION) {
             /* every path (gossip, sync, local) logs a relayed delta's refusal */
@@ -225,7 +223,7 @@ int mero_node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t len
     return rc;
 }
 
-/* Materialise one kept delta whose key may have arrived (mero_node_ctx_retry), in one
+/* Materialise one kept delta whose key may have arrived (mero__node_ctx_retry), in one
  * transaction when none is open: applied, or refused (deleted, remembered, logged). */
 static void retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
                       const uint8_t *p, size_t n)
@@ -239,7 +237,7 @@ static void retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_
     }
     mero_sha256(hash, p, n);
     bool tx =
-        sqlite3_get_autocommit(node->db) && mero_node_db_exec(node->db, "BEGIN IMMEDIATE") == 0;
+        sqlite3_get_autocommit(node->db) && mero__node_db_exec(node->db, "BEGIN IMMEDIATE") == 0;
     int m = materialise(node, group, p, &d, hash, &e, &for_now);
     if (m == 1) {
         (void)mero__ctx_exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash);
@@ -248,18 +246,18 @@ static void retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_
         (void)mero__ctx_exec_hash(node, "DELETE FROM ctx_delta WHERE hash = ?1", hash);
     }
     if (tx) {
-        (void)mero_node_db_exec(node->db, m < 0 && e.code == 0 ? "ROLLBACK" : "COMMIT");
+        (void)mero__node_db_exec(node->db, m < 0 && e.code == 0 ? "ROLLBACK" : "COMMIT");
     }
     if (m < 0 && e.code != 0) {
         bool ns_ok = !for_now || mero_gov_namespace_of(node->store, group, ns) == 0;
         if (ns_ok) {
-            mero_node_ctx_refusal_note(node, hash, for_now ? ns : NULL, e.code, e.msg, &first);
+            mero__node_ctx_refusal_note(node, hash, for_now ? ns : NULL, e.code, e.msg, &first);
         }
         log_refusal(p, n, hash, first, e.msg);
     }
 }
 
-void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN])
+void mero__node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN])
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(node->db, "SELECT bytes FROM ctx_delta WHERE grp = ?1 AND applied = 0",
@@ -268,7 +266,7 @@ void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP_
     }
     sqlite3_bind_blob(st, 1, group, MERO_GROUP_ID_LEN, SQLITE_STATIC);
     struct mero_buf all; /* (len u32, bytes)* copied out before updating rows */
-    mero_buf_init(&all, 64u << 20);
+    mero_buf_init(&all, CTX_PENDING_MAX);
     while (sqlite3_step(st) == SQLITE_ROW) {
         int n = sqlite3_column_bytes(st, 0);
         if (mero_buf_append_u32le(&all, (uint32_t)n) < 0 ||

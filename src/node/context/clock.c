@@ -5,10 +5,10 @@
  * lamport must keep against it.
  *
  * Invariants: a delta claiming lamport l is admitted only when 1 <= l <= MERO_LAMPORT_MAX and
- * l <= clock + MERO_LAMPORT_STEP (mero_lamport_admissible), so one member cannot push a context
+ * l <= clock + MERO_LAMPORT_STEP (mero__lamport_admissible), so one member cannot push a context
  * to the end of the range; a clock only grows (mero__ctx_clock_raise keeps the greater value);
  * every lamport stored is in 1..INT64_MAX, so no arithmetic on it wraps and a local write's next
- * lamport (mero_lamport_next) fails with -MERO_ECLOCK instead.
+ * lamport (mero__lamport_next) fails with -MERO_ECLOCK instead.
  */
 #include <sqlite3.h>
 
@@ -17,7 +17,7 @@
 #include "node/context/store_internal.h"
 #include "node/node_internal.h"
 
-bool mero_lamport_admissible(uint64_t clock, uint64_t l)
+bool mero__lamport_admissible(uint64_t clock, uint64_t l)
 {
     if (l == 0 || l > MERO_LAMPORT_MAX) {
         return false;
@@ -26,7 +26,7 @@ bool mero_lamport_admissible(uint64_t clock, uint64_t l)
     return l <= MERO_LAMPORT_STEP || l - MERO_LAMPORT_STEP <= clock;
 }
 
-int mero_lamport_next(uint64_t clock, uint64_t *next)
+int mero__lamport_next(uint64_t clock, uint64_t *next)
 {
     if (clock >= MERO_LAMPORT_MAX) {
         return -MERO_ECLOCK;

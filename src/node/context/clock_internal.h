@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * clock_internal.h - the context clock's table (clock.c; the bound itself, mero_lamport_*, is in
+ * clock_internal.h - the context clock's table (clock.c; the bound itself, mero__lamport_*, is in
  * context_internal.h). Private to src/node/context/.
  */
 #ifndef MERO_NODE_CONTEXT_CLOCK_H

@@ -39,7 +39,8 @@
 #define HDR_LEN                                                                                    \
     (1 + MERO_CONTEXT_ID_LEN + MERO_IDENTITY_LEN + 8 + MERO_KEY_ID_LEN + MERO_GCM_NONCE_LEN)
 /* issue 15: a relayed delta's clear header adds executor and relayed_at */
-#define RELAYED_HDR_LEN (HDR_LEN + MERO_IDENTITY_LEN + 8)
+#define RELAYED_HDR_LEN  (HDR_LEN + MERO_IDENTITY_LEN + 8)
+#define SIGN_DOMAIN_ROOM 64 /* the signing domain before the delta's bytes */
 
 int mero__ctx_decode(const uint8_t *p, size_t len, struct mero_ctx_delta *d)
 {
@@ -144,7 +145,7 @@ int mero__ctx_build_delta(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT
     uint8_t *ct = NULL;
     int rc;
     mero_buf_init(&pt, MERO_DELTA_MAX);
-    mero_buf_init(&msg, MERO_DELTA_MAX + 64);
+    mero_buf_init(&msg, MERO_DELTA_MAX + SIGN_DOMAIN_ROOM);
     if (rl != NULL) {
         MERO_TRY_OUT(mero_buf_append(&pt, rl->intent, rl->len));
     } else {

@@ -36,20 +36,20 @@ struct mero_node;
 #define MERO_LAMPORT_STEP ((uint64_t)65536)
 
 /* true when a delta claiming lamport l may be admitted in a context whose clock is clock. */
-bool mero_lamport_admissible(uint64_t clock, uint64_t l);
+bool mero__lamport_admissible(uint64_t clock, uint64_t l);
 /* *next = clock + 1 for a local write; -MERO_ECLOCK when clock is MERO_LAMPORT_MAX already. */
-MERO_MUST_CHECK int mero_lamport_next(uint64_t clock, uint64_t *next);
+MERO_MUST_CHECK int mero__lamport_next(uint64_t clock, uint64_t *next);
 
 /* Create the context tables and bring an older node.db up to date (tables.c). Idempotent. */
-MERO_MUST_CHECK int mero_node_ctx_open(struct mero_node *node, struct mero_err *err);
-void mero_node_ctx_close(struct mero_node *node);
+MERO_MUST_CHECK int mero__node_ctx_open(struct mero_node *node, struct mero_err *err);
+void mero__node_ctx_close(struct mero_node *node);
 
 /* The group and namespace a context belongs to; -MERO_ENOTFOUND for an unknown context
  * (store.c). */
-MERO_MUST_CHECK int mero_node_ctx_lookup(struct mero_node *node,
-                                         const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                                         uint8_t ns[MERO_NS_ID_LEN],
-                                         uint8_t group[MERO_GROUP_ID_LEN]);
+MERO_MUST_CHECK int mero__node_ctx_lookup(struct mero_node *node,
+                                          const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                                          uint8_t ns[MERO_NS_ID_LEN],
+                                          uint8_t group[MERO_GROUP_ID_LEN]);
 
 /* mero_node_ctx_put / mero_node_ctx_get, the API's use cases, are declared in mero/node.h
  * (write.c, read.c). */
@@ -61,35 +61,35 @@ MERO_MUST_CHECK int mero_node_ctx_lookup(struct mero_node *node,
  * decrypt when we hold the key (else kept and retried when the key arrives), last-writer-wins
  * by (lamport, hash). 0 also for a duplicate.
  */
-MERO_MUST_CHECK int mero_node_ctx_apply(struct mero_node *node, const uint8_t *delta, size_t len,
-                                        struct mero_err *err);
+MERO_MUST_CHECK int mero__node_ctx_apply(struct mero_node *node, const uint8_t *delta, size_t len,
+                                         struct mero_err *err);
 /*
  * (tables.c) Self-purge of the local context state: the values and deltas of every context of ns
  * (group == ns) or of group's contexts only, in one transaction. Idempotent.
  */
-MERO_MUST_CHECK int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                                        const uint8_t group[MERO_GROUP_ID_LEN]);
+MERO_MUST_CHECK int mero__node_ctx_purge(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                                         const uint8_t group[MERO_GROUP_ID_LEN]);
 /*
  * (read.c) `merod check`: every delta matches its hash and signature, every visible value matches
  * its delta (as a read checks it). Findings printed to out; -MERO_ESTATE when any.
  */
-MERO_MUST_CHECK int mero_node_ctx_verify_all(struct mero_node *node, FILE *out, size_t *nvalues,
-                                             size_t *ndeltas);
+MERO_MUST_CHECK int mero__node_ctx_verify_all(struct mero_node *node, FILE *out, size_t *nvalues,
+                                              size_t *ndeltas);
 /* (apply.c) Decrypt and apply stored deltas of group's contexts that waited for a key. */
-void mero_node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN]);
+void mero__node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN]);
 
 /* (store.c) For sync: hashes of ctx's deltas with seq > after (at most max); *out owned (free()).
  */
-MERO_MUST_CHECK int mero_node_ctx_hashes(struct mero_node *node,
-                                         const uint8_t ctx[MERO_CONTEXT_ID_LEN], uint64_t after,
-                                         size_t max, uint8_t (**out)[MERO_DELTA_ID_LEN], size_t *n,
-                                         uint64_t *last);
-MERO_MUST_CHECK int mero_node_ctx_has(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN],
-                                      bool *yes);
+MERO_MUST_CHECK int mero__node_ctx_hashes(struct mero_node *node,
+                                          const uint8_t ctx[MERO_CONTEXT_ID_LEN], uint64_t after,
+                                          size_t max, uint8_t (**out)[MERO_DELTA_ID_LEN], size_t *n,
+                                          uint64_t *last);
+MERO_MUST_CHECK int mero__node_ctx_has(struct mero_node *node,
+                                       const uint8_t hash[MERO_DELTA_ID_LEN], bool *yes);
 /* Append the stored delta bytes; -MERO_ENOTFOUND when unknown. */
-MERO_MUST_CHECK int mero_node_ctx_delta(struct mero_node *node,
-                                        const uint8_t hash[MERO_DELTA_ID_LEN], uint8_t **out,
-                                        size_t *len);
+MERO_MUST_CHECK int mero__node_ctx_delta(struct mero_node *node,
+                                         const uint8_t hash[MERO_DELTA_ID_LEN], uint8_t **out,
+                                         size_t *len);
 
 /* ---- issue 15: the relayed delta (src/node/context/relay.c, write.c) ---- */
 struct mero_intent;
@@ -105,57 +105,57 @@ struct mero_intent;
  * (namespace, context), -MERO_EPERM / -MERO_EREADONLY (author), -MERO_EUNSUPPORTED (delete),
  * -MERO_EEXIST (replay, route only), with the reason in err (never the value).
  */
-MERO_MUST_CHECK int mero_node_relay_check(struct mero_node *node,
-                                          const uint8_t group[MERO_GROUP_ID_LEN],
-                                          const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                                          const uint8_t executor[MERO_IDENTITY_LEN],
-                                          const uint8_t author[MERO_IDENTITY_LEN],
-                                          uint64_t relayed_at, const struct mero_intent *it,
-                                          const uint8_t *hash, struct mero_err *err);
+MERO_MUST_CHECK int mero__node_relay_check(struct mero_node *node,
+                                           const uint8_t group[MERO_GROUP_ID_LEN],
+                                           const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                                           const uint8_t executor[MERO_IDENTITY_LEN],
+                                           const uint8_t author[MERO_IDENTITY_LEN],
+                                           uint64_t relayed_at, const struct mero_intent *it,
+                                           const uint8_t *hash, struct mero_err *err);
 /*
  * (write.c) Build the relayed delta carrying intent[0..len) (author's, already checked) in ctx at
  * clock
- * + 1, signed by this node as executor with relayed_at, apply it through mero_node_ctx_apply
+ * + 1, signed by this node as executor with relayed_at, apply it through mero__node_ctx_apply
  * and publish it; its hash in id. With force (test-only) it is published even when this node
  * refuses it.
  */
 MERO_MUST_CHECK int
-mero_node_ctx_put_relayed(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                          const uint8_t ns[MERO_NS_ID_LEN], const uint8_t group[MERO_GROUP_ID_LEN],
-                          const uint8_t author[MERO_IDENTITY_LEN], uint64_t relayed_at,
-                          const uint8_t *intent, size_t len, bool force,
-                          uint8_t id[MERO_DELTA_ID_LEN], struct mero_err *err);
+mero__node_ctx_put_relayed(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                           const uint8_t ns[MERO_NS_ID_LEN], const uint8_t group[MERO_GROUP_ID_LEN],
+                           const uint8_t author[MERO_IDENTITY_LEN], uint64_t relayed_at,
+                           const uint8_t *intent, size_t len, bool force,
+                           uint8_t id[MERO_DELTA_ID_LEN], struct mero_err *err);
 
 /* ---- issue 30: one intent, one effect (src/node/context/intent.c) ---- */
 /* Create ctx_intent (and drop issue 15's replay table). */
-MERO_MUST_CHECK int mero_node_ctx_intent_open(struct mero_node *node);
+MERO_MUST_CHECK int mero__node_ctx_intent_open(struct mero_node *node);
 /*
  * Count a checked copy (delta hash, at lamport) of intent it in group's context: record it in
  * its intent's row, recompute the clocks of its author's chain on the key from it on, and offer
- * every position that grew to the key's value (mero_node_ctx_offer_stored). Idempotent. 0 or
+ * every position that grew to the key's value (mero__node_ctx_offer_stored). Idempotent. 0 or
  * -MERO_EIO / -MERO_ENOMEM (nothing set in any err: not a refusal).
  */
-MERO_MUST_CHECK int mero_node_ctx_intent_count(struct mero_node *node,
-                                               const uint8_t group[MERO_GROUP_ID_LEN],
-                                               const struct mero_intent *it, uint64_t lamport,
-                                               const uint8_t hash[MERO_DELTA_ID_LEN]);
+MERO_MUST_CHECK int mero__node_ctx_intent_count(struct mero_node *node,
+                                                const uint8_t group[MERO_GROUP_ID_LEN],
+                                                const struct mero_intent *it, uint64_t lamport,
+                                                const uint8_t hash[MERO_DELTA_ID_LEN]);
 /* Whether intent id is counted here; canon = the delta that counts for it. */
-MERO_MUST_CHECK int mero_node_ctx_intent_held(struct mero_node *node,
-                                              const uint8_t id[MERO_INTENT_ID_LEN],
-                                              uint8_t canon[MERO_DELTA_ID_LEN], bool *yes);
+MERO_MUST_CHECK int mero__node_ctx_intent_held(struct mero_node *node,
+                                               const uint8_t id[MERO_INTENT_ID_LEN],
+                                               uint8_t canon[MERO_DELTA_ID_LEN], bool *yes);
 /* Whether another intent than id with it's (author, nonce) is counted here (the route's replay). */
-MERO_MUST_CHECK int mero_node_ctx_intent_nonce_taken(struct mero_node *node,
-                                                     const struct mero_intent *it,
-                                                     const uint8_t id[MERO_INTENT_ID_LEN],
-                                                     bool *yes);
+MERO_MUST_CHECK int mero__node_ctx_intent_nonce_taken(struct mero_node *node,
+                                                      const struct mero_intent *it,
+                                                      const uint8_t id[MERO_INTENT_ID_LEN],
+                                                      bool *yes);
 /*
  * (store.c) Offer the write of the stored delta hash, decrypted under group's key, to its
  * key's last-writer-wins at position (lamport, hash), raising the context clock to lamport.
  */
-MERO_MUST_CHECK int mero_node_ctx_offer_stored(struct mero_node *node,
-                                               const uint8_t group[MERO_GROUP_ID_LEN],
-                                               const uint8_t hash[MERO_DELTA_ID_LEN],
-                                               uint64_t lamport);
+MERO_MUST_CHECK int mero__node_ctx_offer_stored(struct mero_node *node,
+                                                const uint8_t group[MERO_GROUP_ID_LEN],
+                                                const uint8_t hash[MERO_DELTA_ID_LEN],
+                                                uint64_t lamport);
 
 /* ---- issue 30: no refusal loops (src/node/context/refused.c) ---- */
 #define MERO_CTX_REFUSED_MAX 4096 /* refusals remembered at most; the oldest forgotten first */
@@ -168,20 +168,20 @@ enum mero_ctx_known {
                                     not fetched now, but sync's cursor stays before it */
 };
 /* Create the TEMP table of remembered refusals (memory of this connection only). */
-MERO_MUST_CHECK int mero_node_ctx_refused_open(struct mero_node *node);
+MERO_MUST_CHECK int mero__node_ctx_refused_open(struct mero_node *node);
 /* *state for hash (enum mero_ctx_known). */
-MERO_MUST_CHECK int mero_node_ctx_known(struct mero_node *node,
-                                        const uint8_t hash[MERO_DELTA_ID_LEN], int *state);
+MERO_MUST_CHECK int mero__node_ctx_known(struct mero_node *node,
+                                         const uint8_t hash[MERO_DELTA_ID_LEN], int *state);
 /* *state MERO_CTX_REFUSED(_FOR_NOW) with the remembered code and reason in why (optional) when
  * hash's refusal is remembered and still holds; MERO_CTX_UNKNOWN otherwise. */
-MERO_MUST_CHECK int mero_node_ctx_refusal_get(struct mero_node *node,
-                                              const uint8_t hash[MERO_DELTA_ID_LEN], int *state,
-                                              struct mero_err *why);
+MERO_MUST_CHECK int mero__node_ctx_refusal_get(struct mero_node *node,
+                                               const uint8_t hash[MERO_DELTA_ID_LEN], int *state,
+                                               struct mero_err *why);
 /* Remember hash's refusal (code, why): for good when ns is NULL, else for now, against ns's
  * governance generation. *first: no refusal of hash was remembered before. */
-void mero_node_ctx_refusal_note(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN],
-                                const uint8_t *ns, int code, const char *why, bool *first);
+void mero__node_ctx_refusal_note(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN],
+                                 const uint8_t *ns, int code, const char *why, bool *first);
 /* Forget the for-now refusals of ns (its self-purge). */
-void mero_node_ctx_refusal_forget(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN]);
+void mero__node_ctx_refusal_forget(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN]);
 
 #endif

@@ -46,10 +46,10 @@ static const char *const schema[] = {
     "DROP TABLE IF EXISTS ctx_intent_seen",
 };
 
-int mero_node_ctx_intent_open(struct mero_node *node)
+int mero__node_ctx_intent_open(struct mero_node *node)
 {
     for (size_t i = 0; i < sizeof(schema) / sizeof(schema[0]); i++) {
-        MERO_TRY(mero_node_db_exec(node->db, schema[i]));
+        MERO_TRY(mero__node_db_exec(node->db, schema[i]));
     }
     return 0;
 }
@@ -181,9 +181,9 @@ static int set_leff(struct mero_node *node, const struct link *l)
     return rc == SQLITE_DONE ? 0 : -MERO_EIO;
 }
 
-int mero_node_ctx_intent_count(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
-                               const struct mero_intent *it, uint64_t lamport,
-                               const uint8_t hash[MERO_DELTA_ID_LEN])
+int mero__node_ctx_intent_count(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                                const struct mero_intent *it, uint64_t lamport,
+                                const uint8_t hash[MERO_DELTA_ID_LEN])
 {
     uint8_t id[MERO_INTENT_ID_LEN];
     sqlite3_stmt *st = NULL;
@@ -216,15 +216,15 @@ int mero_node_ctx_intent_count(struct mero_node *node, const uint8_t group[MERO_
     for (size_t i = 0; i < n && rc == 0; i++) {
         rc = set_leff(node, &ch[i]);
         if (rc == 0) {
-            rc = mero_node_ctx_offer_stored(node, group, ch[i].canon, ch[i].leff);
+            rc = mero__node_ctx_offer_stored(node, group, ch[i].canon, ch[i].leff);
         }
     }
     free(ch);
     return rc;
 }
 
-int mero_node_ctx_intent_held(struct mero_node *node, const uint8_t id[MERO_INTENT_ID_LEN],
-                              uint8_t canon[MERO_DELTA_ID_LEN], bool *yes)
+int mero__node_ctx_intent_held(struct mero_node *node, const uint8_t id[MERO_INTENT_ID_LEN],
+                               uint8_t canon[MERO_DELTA_ID_LEN], bool *yes)
 {
     sqlite3_stmt *st = NULL;
     *yes = false;
@@ -242,8 +242,8 @@ int mero_node_ctx_intent_held(struct mero_node *node, const uint8_t id[MERO_INTE
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -MERO_EIO;
 }
 
-int mero_node_ctx_intent_nonce_taken(struct mero_node *node, const struct mero_intent *it,
-                                     const uint8_t id[MERO_INTENT_ID_LEN], bool *yes)
+int mero__node_ctx_intent_nonce_taken(struct mero_node *node, const struct mero_intent *it,
+                                      const uint8_t id[MERO_INTENT_ID_LEN], bool *yes)
 {
     sqlite3_stmt *st = NULL;
     *yes = false;

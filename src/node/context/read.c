@@ -2,7 +2,7 @@
 /*
  * read.c - verified reads: a key's value for the API (mero_node_ctx_get), who wrote it
  * (mero_node_ctx_author), and `merod check`'s scan of every delta and value
- * (mero_node_ctx_verify_all).
+ * (mero__node_ctx_verify_all).
  *
  * Invariants: a read serves a value only after checking it against its delta (hash, AES-GCM, key
  * and value equal), so a damaged node.db answers an error (and points at merod check), never
@@ -186,7 +186,7 @@ int mero_node_ctx_get(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_
                       const char *key, uint8_t **value, size_t *vlen, struct mero_err *err)
 {
     uint8_t ns[MERO_NS_ID_LEN], group[MERO_GROUP_ID_LEN];
-    if (mero_node_ctx_lookup(node, ctx, ns, group) < 0) {
+    if (mero__node_ctx_lookup(node, ctx, ns, group) < 0) {
         return mero_err_set(err, MERO_ENOTFOUND, "context not found");
     }
     sqlite3_stmt *st = NULL;
@@ -228,7 +228,7 @@ out:
     return rc < 0 ? mero_err_set(err, -rc, "%s", verr.msg[0] ? verr.msg : "cannot read") : 0;
 }
 
-int mero_node_ctx_verify_all(struct mero_node *node, FILE *out, size_t *nvalues, size_t *ndeltas)
+int mero__node_ctx_verify_all(struct mero_node *node, FILE *out, size_t *nvalues, size_t *ndeltas)
 {
     sqlite3_stmt *st = NULL;
     size_t bad = 0;
@@ -280,7 +280,7 @@ int mero_node_ctx_verify_all(struct mero_node *node, FILE *out, size_t *nvalues,
         }
         memcpy(ctx, sqlite3_column_blob(st, 0), sizeof(ctx));
         mero_hex_encode(cx, ctx, 8);
-        if (mero_node_ctx_lookup(node, ctx, ns, group) < 0) {
+        if (mero__node_ctx_lookup(node, ctx, ns, group) < 0) {
             fprintf(out, "node.db: a value of context %s… whose context gov.db does not know\n",
                     cx);
             bad++;

@@ -3,7 +3,7 @@
  * refused.c - no refusal loops (issue 30): the deltas this node refused, remembered by hash
  * so that sync does not fetch and refuse them again at every round, nor gossip log them again.
  *
- * A refusal is remembered in one of two ways (mero_node_ctx_apply decides which):
+ * A refusal is remembered in one of two ways (mero__node_ctx_apply decides which):
  *   - for good, when the reason depends only on the delta's bytes (it does not decode, a bad
  *     signature, a carried intent that is forged, for another context, expired at relayed_at,
  *     outside its warrant, a delete, a ciphertext that does not open under the key it names):
@@ -31,12 +31,12 @@
 #include "node/db_internal.h"
 #include "node/node_internal.h"
 
-int mero_node_ctx_refused_open(struct mero_node *node)
+int mero__node_ctx_refused_open(struct mero_node *node)
 {
-    return mero_node_db_exec(node->db,
-                             "CREATE TEMP TABLE IF NOT EXISTS ctx_refused (seq INTEGER PRIMARY "
-                             "KEY, hash BLOB UNIQUE NOT NULL, ns BLOB, gen INTEGER NOT NULL, "
-                             "code INTEGER NOT NULL, why TEXT NOT NULL)");
+    return mero__node_db_exec(node->db,
+                              "CREATE TEMP TABLE IF NOT EXISTS ctx_refused (seq INTEGER PRIMARY "
+                              "KEY, hash BLOB UNIQUE NOT NULL, ns BLOB, gen INTEGER NOT NULL, "
+                              "code INTEGER NOT NULL, why TEXT NOT NULL)");
 }
 
 /* The generation of ns's governance state: it grows whenever that state may have changed. */
@@ -50,8 +50,8 @@ static int gen_of(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], uint
     return 0;
 }
 
-void mero_node_ctx_refusal_note(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN],
-                                const uint8_t *ns, int code, const char *why, bool *first)
+void mero__node_ctx_refusal_note(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN],
+                                 const uint8_t *ns, int code, const char *why, bool *first)
 {
     sqlite3_stmt *st = NULL;
     uint64_t gen = 0;
@@ -95,8 +95,8 @@ void mero_node_ctx_refusal_note(struct mero_node *node, const uint8_t hash[MERO_
     sqlite3_finalize(st);
 }
 
-int mero_node_ctx_refusal_get(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN],
-                              int *state, struct mero_err *why)
+int mero__node_ctx_refusal_get(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN],
+                               int *state, struct mero_err *why)
 {
     sqlite3_stmt *st = NULL;
     *state = MERO_CTX_UNKNOWN;
@@ -128,18 +128,18 @@ int mero_node_ctx_refusal_get(struct mero_node *node, const uint8_t hash[MERO_DE
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -MERO_EIO;
 }
 
-int mero_node_ctx_known(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN], int *state)
+int mero__node_ctx_known(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN], int *state)
 {
     bool have = false;
-    MERO_TRY(mero_node_ctx_has(node, hash, &have));
+    MERO_TRY(mero__node_ctx_has(node, hash, &have));
     if (have) {
         *state = MERO_CTX_HELD;
         return 0;
     }
-    return mero_node_ctx_refusal_get(node, hash, state, NULL);
+    return mero__node_ctx_refusal_get(node, hash, state, NULL);
 }
 
-void mero_node_ctx_refusal_forget(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN])
+void mero__node_ctx_refusal_forget(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN])
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(node->db, "DELETE FROM ctx_refused WHERE ns = ?1", -1, &st, NULL) !=

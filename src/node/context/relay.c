@@ -4,7 +4,7 @@
  * relayed delta"): the author's role (mero__ctx_may_author, every write), this node's own
  * standing as a relay (the intents route), and the one check a relayed write passes
  * (mero__ctx_relay_check), which the apply path calls at the cut and the intents route calls
- * before it relays (mero_node_relay_check).
+ * before it relays (mero__node_relay_check).
  *
  * Invariants (spec "Read-only for its own writes"): an author whose effective role in the
  * context's group is ReadOnly, ReadOnlyTee, RelayTee, any TEE row, or none may not write. Every
@@ -94,7 +94,7 @@ static int executor_ok(struct mero_node *node, const uint8_t group[MERO_GROUP_ID
 }
 
 /*
- * The checks of a relayed write (mero_node_relay_check; route: the intents route's form; it
+ * The checks of a relayed write (mero__node_relay_check; route: the intents route's form; it
  * NULL: the clear header only, before anything is stored). A refusal sets *for_now when its
  * reason is the state of governance (the executor's standing, the author's role, the group):
  * that may change. Every other reason depends only on the intent and the delta's clear header,
@@ -141,18 +141,18 @@ int mero__ctx_relay_check(struct mero_node *node, const uint8_t group[MERO_GROUP
         return 0; /* at the cut a second copy of an intent is counted, not refused */
     }
     MERO_ENSURE(mero_intent_id(it, id) == 0 &&
-                    mero_node_ctx_intent_nonce_taken(node, it, id, &taken) == 0,
+                    mero__node_ctx_intent_nonce_taken(node, it, id, &taken) == 0,
                 err, MERO_EIO, "cannot read the intents held");
     MERO_ENSURE(!taken, err, MERO_EEXIST,
                 "replayed intent: its (author, nonce) was already carried by another intent");
     return 0;
 }
 
-int mero_node_relay_check(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
-                          const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                          const uint8_t executor[MERO_IDENTITY_LEN],
-                          const uint8_t author[MERO_IDENTITY_LEN], uint64_t relayed_at,
-                          const struct mero_intent *it, const uint8_t *hash, struct mero_err *err)
+int mero__node_relay_check(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                           const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                           const uint8_t executor[MERO_IDENTITY_LEN],
+                           const uint8_t author[MERO_IDENTITY_LEN], uint64_t relayed_at,
+                           const struct mero_intent *it, const uint8_t *hash, struct mero_err *err)
 {
     bool for_now = false;
     return mero__ctx_relay_check(node, group, ctx, executor, author, relayed_at, it, hash == NULL,

@@ -26,7 +26,7 @@ MERO_MUST_CHECK int mero__ctx_relay_own(struct mero_node *node, const uint8_t ns
                                         const uint8_t group[MERO_GROUP_ID_LEN],
                                         struct mero_err *err);
 /*
- * The one check of a relayed write (mero_node_relay_check is its intents-route form). With it
+ * The one check of a relayed write (mero__node_relay_check is its intents-route form). With it
  * NULL only the delta's clear header is checked (the executor may relay in group), as the apply
  * path does before anything is stored; with the intent, every check, and at the route (route)
  * the replay too. A refusal sets *for_now when its reason is the state of governance.

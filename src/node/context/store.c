@@ -22,8 +22,8 @@
 #include "node/context/store_internal.h"
 #include "node/node_internal.h"
 
-int mero_node_ctx_lookup(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                         uint8_t ns[MERO_NS_ID_LEN], uint8_t group[MERO_GROUP_ID_LEN])
+int mero__node_ctx_lookup(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                          uint8_t ns[MERO_NS_ID_LEN], uint8_t group[MERO_GROUP_ID_LEN])
 {
     uint8_t(*nss)[MERO_NS_ID_LEN] = NULL;
     size_t nn = 0;
@@ -128,15 +128,15 @@ int mero__ctx_offer(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LE
     return rc == SQLITE_DONE ? 0 : -MERO_EIO;
 }
 
-int mero_node_ctx_offer_stored(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
-                               const uint8_t hash[MERO_DELTA_ID_LEN], uint64_t lamport)
+int mero__node_ctx_offer_stored(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                                const uint8_t hash[MERO_DELTA_ID_LEN], uint64_t lamport)
 {
     uint8_t *bytes = NULL, *pt = NULL;
     size_t len = 0, pl = 0;
     struct mero_ctx_delta d;
     struct mero_ctx_write w;
     memset(&w, 0, sizeof(w));
-    int rc = mero_node_ctx_delta(node, hash, &bytes, &len);
+    int rc = mero__node_ctx_delta(node, hash, &bytes, &len);
     if (rc == 0) {
         rc = mero__ctx_decode(bytes, len, &d) == 0
                  ? mero__ctx_open_write(node, group, bytes, &d, &pt, &pl, &w, NULL)
@@ -190,7 +190,7 @@ int mero__ctx_query_u64(struct mero_node *node, const char *sql, mero__ctx_binde
     return 0;
 }
 
-int mero_node_ctx_has(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN], bool *yes)
+int mero__node_ctx_has(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN], bool *yes)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(node->db, "SELECT 1 FROM ctx_delta WHERE hash = ?1", -1, &st, NULL) !=
@@ -232,9 +232,9 @@ int mero__ctx_current(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_
     return found;
 }
 
-int mero_node_ctx_hashes(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                         uint64_t after, size_t max, uint8_t (**out)[MERO_DELTA_ID_LEN], size_t *n,
-                         uint64_t *last)
+int mero__node_ctx_hashes(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                          uint64_t after, size_t max, uint8_t (**out)[MERO_DELTA_ID_LEN], size_t *n,
+                          uint64_t *last)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(node->db,
@@ -266,8 +266,8 @@ int mero_node_ctx_hashes(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_
     return 0;
 }
 
-int mero_node_ctx_delta(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN],
-                        uint8_t **out, size_t *len)
+int mero__node_ctx_delta(struct mero_node *node, const uint8_t hash[MERO_DELTA_ID_LEN],
+                         uint8_t **out, size_t *len)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(node->db, "SELECT bytes FROM ctx_delta WHERE hash = ?1", -1, &st,

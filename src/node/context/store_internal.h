@@ -38,7 +38,7 @@ MERO_MUST_CHECK int mero__ctx_offer(struct mero_node *node, const uint8_t ctx[ME
                                     const uint8_t hash[MERO_DELTA_ID_LEN],
                                     const uint8_t author[MERO_IDENTITY_LEN]);
 /* Run sql with ?1 bound to a 32-byte id: a delta's hash, or a context or group id. 0 or
- * -MERO_EIO (a best-effort caller may ignore it, as mero_node_db_exec's do). */
+ * -MERO_EIO (a best-effort caller may ignore it, as mero__node_db_exec's do). */
 int mero__ctx_exec_hash(struct mero_node *node, const char *sql,
                         const uint8_t id[MERO_DELTA_ID_LEN]);
 /* Run sql, a query of at most one row whose first column is an integer, with its parameters

@@ -50,9 +50,9 @@ static int clock_backfill(struct mero_node *node)
     if (done) {
         return 0;
     }
-    if (mero_node_db_exec(node->db, "BEGIN IMMEDIATE") < 0 ||
+    if (mero__node_db_exec(node->db, "BEGIN IMMEDIATE") < 0 ||
         sqlite3_prepare_v2(node->db, "SELECT bytes FROM ctx_delta", -1, &st, NULL) != SQLITE_OK) {
-        (void)mero_node_db_exec(node->db, "ROLLBACK");
+        (void)mero__node_db_exec(node->db, "ROLLBACK");
         return -MERO_EIO;
     }
     int rc = 0;
@@ -66,8 +66,8 @@ static int clock_backfill(struct mero_node *node)
     }
 out:
     sqlite3_finalize(st);
-    if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
-        (void)mero_node_db_exec(node->db, "ROLLBACK");
+    if (rc < 0 || mero__node_db_exec(node->db, "COMMIT") < 0) {
+        (void)mero__node_db_exec(node->db, "ROLLBACK");
         return -MERO_EIO;
     }
     return 0;
@@ -88,11 +88,11 @@ static int intent_backfill(struct mero_node *node)
     if (node->store == NULL) {
         return 0;
     }
-    MERO_TRY(mero_node_meta_get(node->db, META_INTENTS_COUNTED, &done));
+    MERO_TRY(mero__node_meta_get(node->db, META_INTENTS_COUNTED, &done));
     if (done) {
         return 0;
     }
-    MERO_TRY(mero_node_db_exec(node->db, "BEGIN IMMEDIATE"));
+    MERO_TRY(mero__node_db_exec(node->db, "BEGIN IMMEDIATE"));
     MERO_ENSURE_OUT(sqlite3_prepare_v2(node->db,
                                        "SELECT hash, grp, bytes FROM ctx_delta WHERE applied = 1 "
                                        "ORDER BY seq",
@@ -113,25 +113,25 @@ static int intent_backfill(struct mero_node *node)
         memcpy(hash, sqlite3_column_blob(st, 0), sizeof(hash));
         memcpy(group, sqlite3_column_blob(st, 1), sizeof(group));
         if (mero__ctx_open_write(node, group, p, &d, &pt, &pl, &w, NULL) == 1 && w.relayed) {
-            rc = mero_node_ctx_intent_count(node, group, &w.it, d.lamport, hash);
+            rc = mero__node_ctx_intent_count(node, group, &w.it, d.lamport, hash);
         }
         mero__ctx_close_write(pt, pl, &w);
         MERO_TRY_OUT(rc);
     }
-    MERO_TRY_OUT(mero_node_meta_set(node->db, META_INTENTS_COUNTED, "1"));
+    MERO_TRY_OUT(mero__node_meta_set(node->db, META_INTENTS_COUNTED, "1"));
 out:
     sqlite3_finalize(st);
-    if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
-        (void)mero_node_db_exec(node->db, "ROLLBACK");
+    if (rc < 0 || mero__node_db_exec(node->db, "COMMIT") < 0) {
+        (void)mero__node_db_exec(node->db, "ROLLBACK");
         return -MERO_EIO;
     }
     return 0;
 }
 
-int mero_node_ctx_open(struct mero_node *node, struct mero_err *err)
+int mero__node_ctx_open(struct mero_node *node, struct mero_err *err)
 {
     for (size_t i = 0; i < sizeof(schema) / sizeof(schema[0]); i++) {
-        if (mero_node_db_exec(node->db, schema[i]) < 0) {
+        if (mero__node_db_exec(node->db, schema[i]) < 0) {
             return mero_err_set(err, MERO_EIO, "cannot create the context tables");
         }
     }
@@ -139,7 +139,7 @@ int mero_node_ctx_open(struct mero_node *node, struct mero_err *err)
         return mero_err_set(err, MERO_EIO, "cannot derive the context clocks");
     }
     /* issue 30: intents counted once, refusals remembered */
-    if (mero_node_ctx_intent_open(node) < 0 || mero_node_ctx_refused_open(node) < 0) {
+    if (mero__node_ctx_intent_open(node) < 0 || mero__node_ctx_refused_open(node) < 0) {
         return mero_err_set(err, MERO_EIO, "cannot create the context tables");
     }
     if (intent_backfill(node) < 0) {
@@ -148,20 +148,20 @@ int mero_node_ctx_open(struct mero_node *node, struct mero_err *err)
     return 0;
 }
 
-void mero_node_ctx_close(struct mero_node *node)
+void mero__node_ctx_close(struct mero_node *node)
 {
     (void)node;
 }
 
-int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                        const uint8_t group[MERO_GROUP_ID_LEN])
+int mero__node_ctx_purge(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                         const uint8_t group[MERO_GROUP_ID_LEN])
 {
     struct mero_gov_context *cs = NULL;
     size_t n = 0;
     bool whole = memcmp(ns, group, MERO_GROUP_ID_LEN) == 0;
     MERO_TRY(mero_gov_contexts(node->store, ns, &cs, &n));
     int rc;
-    MERO_TRY_OUT(mero_node_db_exec(node->db, "BEGIN IMMEDIATE"));
+    MERO_TRY_OUT(mero__node_db_exec(node->db, "BEGIN IMMEDIATE"));
     for (size_t i = 0; i < n; i++) {
         if (!whole && memcmp(cs[i].group, group, MERO_GROUP_ID_LEN) != 0) {
             continue;
@@ -179,12 +179,12 @@ int mero_node_ctx_purge(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN]
     }
 out:
     free(cs);
-    if (rc < 0 || mero_node_db_exec(node->db, "COMMIT") < 0) {
-        (void)mero_node_db_exec(node->db, "ROLLBACK");
+    if (rc < 0 || mero__node_db_exec(node->db, "COMMIT") < 0) {
+        (void)mero__node_db_exec(node->db, "ROLLBACK");
         return -MERO_EIO;
     }
     if (whole) {
-        mero_node_ctx_refusal_forget(node, ns);
+        mero__node_ctx_refusal_forget(node, ns);
     }
     return 0;
 }

@@ -2,14 +2,14 @@
 /*
  * write.c - this node's own writes: a put by the API (mero_node_ctx_put), and a member's signed
  * intent relayed by this node (issue 15, docs/relay.md "The intents route": mero_node_relay_intent
- * and mero_node_ctx_put_relayed). Each builds its delta (codec.c) at the context's clock + 1,
+ * and mero__node_ctx_put_relayed). Each builds its delta (codec.c) at the context's clock + 1,
  * signed by this node, applies it through the one apply path (apply.c) and gossips it.
  *
  * Invariants: a local write is committed (synchronous=FULL) and is the key's current value
  * before the API acknowledges it (a write that would not win is refused, WriteSuperseded). An
  * intent is relayed only when this node may relay in the context's group
  * (mero_gov_relay_standing: RelayTee by its namespace root row, reaching the group) and the
- * intent passes mero_node_relay_check at this node's clock, the same check every peer makes at
+ * intent passes mero__node_relay_check at this node's clock, the same check every peer makes at
  * the cut; the answer is 0 only once the delta is committed here. A ReadOnlyTee answers the
  * reference's text; a node that is no TEE of the namespace refuses too (it cannot carry a
  * member's write under its own name). Nothing is stored or published for a refusal (except the
@@ -63,12 +63,12 @@ static int apply_and_publish(struct mero_node *node, const uint8_t ns[MERO_NS_ID
                              struct mero_buf *d, bool force, struct mero_err *err)
 {
     struct mero_err aerr = {0};
-    int rc = mero_node_ctx_apply(node, d->data, d->len, &aerr);
+    int rc = mero__node_ctx_apply(node, d->data, d->len, &aerr);
     if (rc < 0 && !force) {
         mero_buf_cleanup(d);
         return mero_err_set(err, -rc, "%s", aerr.msg);
     }
-    (void)mero_node_publish(node, ns, MERO_GOSSIP_DELTA, d->data, d->len);
+    (void)mero__node_publish(node, ns, MERO_GOSSIP_DELTA, d->data, d->len);
     mero_buf_cleanup(d);
     return 0;
 }
@@ -79,7 +79,7 @@ int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_
 {
     uint8_t ns[MERO_NS_ID_LEN], group[MERO_GROUP_ID_LEN], me[MERO_IDENTITY_LEN],
         gk[MERO_GROUP_KEY_LEN], key_id[MERO_KEY_ID_LEN];
-    if (mero_node_ctx_lookup(node, ctx, ns, group) < 0) {
+    if (mero__node_ctx_lookup(node, ctx, ns, group) < 0) {
         return mero_err_set(err, MERO_ENOTFOUND, "context not found");
     }
     if (mero_gov_identity(node->store, ns, false, me, err) < 0) {
@@ -93,7 +93,7 @@ int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_
         return mero_err_set(err, MERO_EIO, "cannot read the context clock");
     }
     if (!force || lamport == 0) {
-        if (mero_lamport_next(clock, &lamport) < 0) {
+        if (mero__lamport_next(clock, &lamport) < 0) {
             return mero_err_set(err, MERO_ECLOCK, "the context's clock is exhausted (%llu)",
                                 (unsigned long long)clock);
         }
@@ -120,12 +120,12 @@ int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_
     return apply_and_publish(node, ns, &d, force, err);
 }
 
-int mero_node_ctx_put_relayed(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                              const uint8_t ns[MERO_NS_ID_LEN],
-                              const uint8_t group[MERO_GROUP_ID_LEN],
-                              const uint8_t author[MERO_IDENTITY_LEN], uint64_t relayed_at,
-                              const uint8_t *intent, size_t len, bool force,
-                              uint8_t id[MERO_DELTA_ID_LEN], struct mero_err *err)
+int mero__node_ctx_put_relayed(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                               const uint8_t ns[MERO_NS_ID_LEN],
+                               const uint8_t group[MERO_GROUP_ID_LEN],
+                               const uint8_t author[MERO_IDENTITY_LEN], uint64_t relayed_at,
+                               const uint8_t *intent, size_t len, bool force,
+                               uint8_t id[MERO_DELTA_ID_LEN], struct mero_err *err)
 {
     uint8_t me[MERO_IDENTITY_LEN], gk[MERO_GROUP_KEY_LEN], key_id[MERO_KEY_ID_LEN];
     uint64_t clock = 0, lamport = 0;
@@ -135,7 +135,7 @@ int mero_node_ctx_put_relayed(struct mero_node *node, const uint8_t ctx[MERO_CON
     if (mero__ctx_clock_of(node, ctx, &clock) < 0) {
         return mero_err_set(err, MERO_EIO, "cannot read the context clock");
     }
-    if (mero_lamport_next(clock, &lamport) < 0) {
+    if (mero__lamport_next(clock, &lamport) < 0) {
         return mero_err_set(err, MERO_ECLOCK, "the context's clock is exhausted (%llu)",
                             (unsigned long long)clock);
     }
@@ -169,7 +169,7 @@ int mero_node_relay_intent(struct mero_node *node, const uint8_t ctx[MERO_CONTEX
     }
     MERO_ENSURE(memcmp(it.context, ctx, MERO_CONTEXT_ID_LEN) == 0, err, MERO_EINVAL,
                 "the intent is for another context than the one in the path");
-    MERO_ENSURE(mero_node_ctx_lookup(node, ctx, ns, group) == 0, err, MERO_ENOTFOUND,
+    MERO_ENSURE(mero__node_ctx_lookup(node, ctx, ns, group) == 0, err, MERO_ENOTFOUND,
                 "context not found");
     uint64_t now = mero_now_unix();
     if (!force) {
@@ -181,17 +181,17 @@ int mero_node_relay_intent(struct mero_node *node, const uint8_t ctx[MERO_CONTEX
         uint8_t iid[MERO_INTENT_ID_LEN];
         bool held = false;
         MERO_ENSURE(mero_intent_id(&it, iid) == 0 &&
-                        mero_node_ctx_intent_held(node, iid, out->delta_id, &held) == 0,
+                        mero__node_ctx_intent_held(node, iid, out->delta_id, &held) == 0,
                     err, MERO_EIO, "cannot read the intents held");
         if (held) {
             memcpy(out->intent_id, iid, sizeof(out->intent_id));
             memcpy(out->author, it.author, sizeof(out->author));
             return 0;
         }
-        MERO_TRY(mero_node_relay_check(node, group, ctx, me, it.author, now, &it, NULL, err));
+        MERO_TRY(mero__node_relay_check(node, group, ctx, me, it.author, now, &it, NULL, err));
     }
-    MERO_TRY(mero_node_ctx_put_relayed(node, ctx, ns, group, it.author, now, intent, len, force,
-                                       out->delta_id, err));
+    MERO_TRY(mero__node_ctx_put_relayed(node, ctx, ns, group, it.author, now, intent, len, force,
+                                        out->delta_id, err));
     MERO_TRY(mero_intent_id(&it, out->intent_id));
     memcpy(out->author, it.author, sizeof(out->author));
     return 0;
