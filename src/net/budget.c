@@ -86,12 +86,14 @@ static int pending_in(const struct mero__conn *c)
     return !c->outbound && c->state != MERO__C_UP && c->state != MERO__C_CLOSING;
 }
 
+/* Draining connections (turned away, closing at their drain time) hold no slot. */
 static int established_in(const struct mero__conn *c)
 {
-    return !c->outbound && c->state == MERO__C_UP;
+    return !c->outbound && c->state == MERO__C_UP && !c->drain_at;
 }
 
-void mero__budget_close(struct mero__conn *c, int code, const char *why)
+/* The rate-limited log line of a budget close or refusal. */
+static void budget_log(struct mero__conn *c, const char *why)
 {
     struct mero_net *net = c->net;
     char addr[MERO_MULTIADDR_STR_MAX];
@@ -109,6 +111,11 @@ void mero__budget_close(struct mero__conn *c, int code, const char *why)
                   c->outbound ? "to" : "from", c->peer[0] ? c->peer : addr, why,
                   (unsigned long long)held, MERO__BUDGET_LOG_MS / 1000u);
     }
+}
+
+void mero__budget_close(struct mero__conn *c, int code, const char *why)
+{
+    budget_log(c, why);
     c->quiet = 1;
     if (c->state == MERO__C_UP) {
         mero__yamux_goaway(c, 0);
@@ -192,6 +199,15 @@ struct mero__conn *mero__budget_victim(const struct mero_net *net, int prio,
     return v;
 }
 
+/* Issue 33: a newcomer turned away learns whom to dial instead: a PRUNE with peer exchange
+ * (gossip_px.c) on a stream of its own, then the connection closes at its drain time. */
+static void budget_refuse(struct mero__conn *c, const char *why)
+{
+    budget_log(c, why);
+    c->quiet = 1;
+    mero__gossip_goodbye(c);
+}
+
 int mero__budget_up(struct mero__conn *c)
 {
     struct mero_net *net = c->net;
@@ -206,7 +222,7 @@ int mero__budget_up(struct mero__conn *c)
         }
     }
     if (c->prio < MERO_NET_PRIO_MEMBER && strangers >= net->cfg.max_inbound_per_ip) {
-        mero__budget_close(c, MERO_EBUSY, "per-address limit of established strangers reached");
+        budget_refuse(c, "per-address limit of established strangers reached");
         return -MERO_EBUSY;
     }
     if (total < net->cfg.max_inbound) {
@@ -214,7 +230,7 @@ int mero__budget_up(struct mero__conn *c)
     }
     struct mero__conn *v = mero__budget_victim(net, c->prio, c);
     if (v == NULL) {
-        mero__budget_close(c, MERO_EBUSY, "inbound connection limit reached");
+        budget_refuse(c, "inbound connection limit reached");
         return -MERO_EBUSY;
     }
     mero__budget_close(v, MERO_EBUSY,

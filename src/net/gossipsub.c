@@ -19,8 +19,8 @@
  * neither. A peer whose score is below the graylist threshold has its RPCs dropped unprocessed
  * (checked before decoding and again before each message of an RPC); below the gossip threshold
  * its IHAVE/IWANT are ignored; a GRAFT from a peer with a negative score is refused, and one
- * while backed off also costs a behaviour penalty (P7). PRUNE's peer exchange is never acted
- * on, so the accept-PX threshold holds trivially. A disconnected peer's score is retained.
+ * while backed off also costs a behaviour penalty (P7). Issue 33: PRUNE carries peer exchange
+ * both ways (gossip_px.c), taken only above the accept-PX threshold or from a member. A disconnected peer's score is retained.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -218,9 +218,10 @@ void mero__gs_send_graft_prune(struct mero__gpeer *p, const char *topic, int gra
 {
     struct mero_buf ctl;
     int rc;
-    mero_buf_init(&ctl, 512);
+    mero_buf_init(&ctl, GS_PX_PEERS * (MERO__SPR_MAX + MERO__TOPIC_MAX));
+    /* issue 33: a PRUNE carries peer exchange (other peers of the topic, signed records) */
     MERO_TRY_OUT(graft ? mero__rpc_ctrl_graft(&ctl, topic)
-                       : mero__rpc_ctrl_prune(&ctl, topic, GS_BACKOFF_MS / 1000));
+                       : mero__gs_prune_px(p->c->net->gossip, &ctl, topic, p->c));
     mero__gs_send_control(p, &ctl);
 out:
     mero_buf_cleanup(&ctl);
@@ -474,9 +475,10 @@ static void handle_ctrl(struct mero__gossip *g, struct mero__gpeer *p,
         }
         mero__gs_mesh_add(g, t, p);
         break;
-    case 4: /* PRUNE (its peer exchange, if any, is ignored) */
+    case 4: /* PRUNE, with peer exchange (issue 33, gossip_px.c) on a topic of ours */
         if (t) {
             mero__gs_mesh_drop(g, t, p);
+            mero__gs_take_px(g, p, e->ids, e->ids_n);
         }
         mero__gs_set_backoff(p, topic, now + (e->backoff ? e->backoff * 1000 : GS_BACKOFF_MS));
         break;

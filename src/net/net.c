@@ -38,6 +38,9 @@ void mero_net_config_default(struct mero_net_config *cfg)
     cfg->max_inflight_inbound = 64;
     cfg->ping_interval_ms = 15000;
     cfg->ping_timeout_ms = 10000;
+    cfg->conn_high_water = 64;
+    cfg->conn_low_water = 32;
+    cfg->conn_grace_ms = 10000;
 }
 
 static void fill(struct mero_net_config *c, const struct mero_net_config *in)
@@ -68,7 +71,13 @@ static void fill(struct mero_net_config *c, const struct mero_net_config *in)
     DEF(max_inflight_inbound)
     DEF(ping_interval_ms)
     DEF(ping_timeout_ms)
+    DEF(conn_high_water)
+    DEF(conn_low_water)
+    DEF(conn_grace_ms)
 #undef DEF
+    if (c->conn_low_water > c->conn_high_water) {
+        c->conn_low_water = c->conn_high_water;
+    }
     if (c->max_write_queue < (1u << 20)) {
         c->max_write_queue = 1u << 20; /* must hold a full yamux window plus framing */
     }
@@ -117,6 +126,8 @@ static void on_heartbeat(uv_timer_t *t)
 {
     struct mero_net *net = t->data;
     mero__gossip_heartbeat(net->gossip);
+    mero__gossip_drain_tick(net);
+    mero__connmgr_tick(net);
     mero__budget_tick(net);
 }
 
@@ -488,7 +499,7 @@ int mero__conn_proto_match(void *stream, const uint8_t *name, size_t len)
         memcpy(tmp, name, len);
         tmp[len] = 0;
         struct mero__handler *h = mero__net_find_handler(s->c->net, tmp);
-        if (h) {
+        if (h && !s->c->drain_at) { /* a connection being turned away serves no request */
             s->proto = h->proto;
             return SEL_HANDLER;
         }

@@ -250,6 +250,29 @@ void mero__yamux_keepalive_start(struct mero__conn *c);
  * event. */
 void mero__yamux_reap(struct mero__conn *c);
 
+/* ---- signed peer records (peer_record.c) ---- */
+#define MERO__VARINT_MAX    10   /* an unsigned LEB128 uint64 */
+#define MERO__SPR_MAX       1024 /* a signed envelope we build, keep or open */
+#define MERO__SPR_ADDRS_MAX 8    /* addresses read from (or put into) one record */
+struct mero__spr {
+    char peer[MERO_PEER_ID_STR_MAX]; /* the signer, = the record's peer id */
+    uint8_t pk[MERO_ED25519_PK_LEN];
+    uint64_t seq;
+    struct mero__maddr addrs[MERO__SPR_ADDRS_MAX]; /* with .peer set */
+    size_t naddrs;
+};
+/* Seal a PeerRecord {peer id of pk, seq, addrs} in a signed envelope appended to out. */
+MERO_MUST_CHECK int mero__spr_seal(const uint8_t id_sk[MERO_ED25519_SK_LEN],
+                                   const uint8_t pk[MERO_ED25519_PK_LEN], uint64_t seq,
+                                   const struct mero__maddr *addrs, size_t naddrs,
+                                   struct mero_buf *out);
+/* Open a signed envelope: 0 when its signature verifies and the record's peer id is its
+ * signer; -MERO_EBADSIG, -MERO_EPEERID, -MERO_EPROTO, -MERO_ETOOBIG, -MERO_EUNSUPPORTED. */
+MERO_MUST_CHECK int mero__spr_open(const uint8_t *p, size_t n, struct mero__spr *out);
+struct mero_net;
+/* Our own record (announced addresses, else concrete listen addresses), appended to out. */
+MERO_MUST_CHECK int mero__spr_own(struct mero_net *net, struct mero_buf *out);
+
 /* ---- connections ---- */
 enum {
     MERO__C_CONNECTING = 0,
@@ -307,6 +330,12 @@ struct mero__conn {
     int quiet;           /* closed by a budget: conn_fail logs at debug level only */
     uint64_t started_ms; /* uv_now at creation (age of a handshaking connection) */
     uint64_t up_ms;      /* uv_now when it came up (0 before) */
+    /* issue 33: the peer's signed peer record (identify), verified; freed with c */
+    uint8_t *spr;
+    size_t spr_n;
+    /* issue 33: closing gracefully (budget refusal with PX, connection-manager trim): no new
+     * streams are served, the connection closes at drain_at (heartbeat) */
+    uint64_t drain_at;
 };
 
 /* Queue plaintext for the peer (after Noise) / raw bytes (before); schedules a flush. */
@@ -392,6 +421,9 @@ MERO_MUST_CHECK int mero__rpc_put_msg(struct mero_buf *b, const uint8_t *raw, si
 /* Control bodies (wrap the whole control body with mero__rpc_put_control). */
 MERO_MUST_CHECK int mero__rpc_ctrl_graft(struct mero_buf *ctl, const char *topic);
 MERO_MUST_CHECK int mero__rpc_ctrl_prune(struct mero_buf *ctl, const char *topic, uint64_t backoff);
+/* A PRUNE with peer exchange: peers_field2 holds encoded PeerInfo entries (field 2). */
+MERO_MUST_CHECK int mero__rpc_ctrl_prune_px(struct mero_buf *ctl, const char *topic,
+                                            uint64_t backoff, const struct mero_buf *peers_field2);
 MERO_MUST_CHECK int mero__rpc_ctrl_ihave(struct mero_buf *ctl, const char *topic,
                                          const struct mero_buf *ids_field2);
 MERO_MUST_CHECK int mero__rpc_ctrl_iwant(struct mero_buf *ctl, const struct mero_buf *ids_field1);
@@ -411,6 +443,11 @@ void mero__gossip_peer_up(struct mero__conn *c);
 void mero__gossip_peer_down(struct mero__conn *c);
 void mero__gossip_stream_in(struct mero__stream *s);
 void mero__gossip_heartbeat(struct mero__gossip *g);
+/* issue 33 (gossip_px.c): turn c away gracefully: a PRUNE with peer exchange for each of our
+ * topics, then c closes at the first heartbeat GS_DRAIN_MS later (c->drain_at). */
+void mero__gossip_goodbye(struct mero__conn *c);
+/* Heartbeat: close the drained connections; reset the PX dial allowance. */
+void mero__gossip_drain_tick(struct mero_net *net);
 
 /* ---- request/response ---- */
 struct mero__handler {
@@ -460,7 +497,8 @@ int mero__ratelog_flush(struct mero__ratelog *r, uint64_t now_ms, uint64_t *held
  * among the handshaking connections (closes the oldest of its address or overall). */
 void mero__budget_accept(struct mero__conn *c);
 /* An inbound connection authenticated (c->prio set): 0 when admitted (a lower-priority
- * connection may have been evicted for it), -MERO_EBUSY when c was refused (and closed). */
+ * connection may have been evicted for it), -MERO_EBUSY when c was refused (turned away with peer exchange, closed at
+ * c->drain_at by the heartbeat). */
 MERO_MUST_CHECK int mero__budget_up(struct mero__conn *c);
 /* 0 when another outbound connection fits, -MERO_EBUSY otherwise. */
 MERO_MUST_CHECK int mero__budget_dial(const struct mero_net *net);
@@ -474,6 +512,16 @@ struct mero__conn *mero__budget_victim(const struct mero_net *net, int prio,
 void mero__budget_close(struct mero__conn *c, int code, const char *why);
 /* Heartbeat: report events held back by the rate limiter. */
 void mero__budget_tick(struct mero_net *net);
+
+/* ---- the connection manager (connmgr.c, issue 33) ---- */
+struct mero__protect {
+    char peer[MERO_PEER_ID_STR_MAX];
+    uint32_t refs; /* 0: a free slot */
+};
+/* Established, reported, not draining connections. */
+size_t mero__connmgr_established(const struct mero_net *net);
+/* Heartbeat: above the high watermark, trim to the low one (goodbye with PX). */
+void mero__connmgr_tick(struct mero_net *net);
 
 /* ---- the net object ---- */
 struct mero__addr_entry {
@@ -525,6 +573,9 @@ struct mero_net {
     /* ---- issue 20: announced addresses (net.c mero_net_announce) ---- */
     struct mero__maddr announce[MERO_NET_MAX_ANNOUNCE]; /* identify lists these, when any */
     size_t nannounce;
+    uint64_t spr_seq; /* issue 33: the seq of our last signed peer record */
+    struct mero__protect protect[MERO_NET_PROTECT_MAX]; /* issue 33: connmgr.c */
+    size_t conns_trimmed;
 };
 
 /* Address book. */

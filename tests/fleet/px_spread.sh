@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# px_spread.sh - fleet scenario (issue 33): admission that spreads. An owner with a small
+# connection budget ("net": {"maxInbound": 8, "maxPending": 4}) is the only bootstrap peer of
+# FLEET_PX_T (default 24) mock-TEE nodes, which all fleet-join naming the owner as their
+# admitter. The owner can hold 8 of them; the others are turned away with gossipsub peer
+# exchange (a PRUNE carrying signed peer records of its mesh peers), dial those peers, and
+# are admitted on the prompt path by whoever may vouch (the owner, or an admitted TEE). Before
+# peer exchange, 8 of 24 were admitted in two minutes. Checks: every TEE admitted (the owner
+# lists 24 TEE members), an owner write readable on every TEE, the owner's connections within
+# its budget, peer exchange seen, no crash line. Every wait is a bounded poll; no timing
+# decides a check (the times are printed).
+. "$(dirname "$0")/fleet_lib.bash"
+T=${FLEET_PX_T:-24}
+
+# the owner: a node of its own (no bootstrap) with the small budget in config.json
+px_owner() {
+    init_node owner
+    jq '. + {net: {maxInbound: 8, maxPending: 4}}' "$WORK/owner/config.json" >"$WORK/cfg.tmp" &&
+        cat "$WORK/cfg.tmp" >"$WORK/owner/config.json"
+    pctl add owner || return 1
+    PPORT[owner]=${PREPLY#ok }
+    FLAGS[owner]="--mock-tee"
+    ROLE[owner]=owner
+    NODES+=(owner)
+    fleet_spawn owner || return 1
+    req owner POST /admin-api/namespaces '{}'
+    NS=$(jq -r .data.namespaceId <<<"$RESP")
+    req owner POST "/admin-api/groups/$NS/contexts" '{}'
+    CTX=$(jq -r .data.contextId <<<"$RESP")
+    set_zero_policy owner "$NS" true
+}
+# a TEE node whose one bootstrap address is the owner's
+px_tee() {
+    local n=$1
+    init_node "$n"
+    pctl add "$n" || return 1
+    PPORT[$n]=${PREPLY#ok }
+    FLAGS[$n]="--mock-tee --bootstrap $(paddr owner)"
+    ROLE[$n]=tee
+    NODES+=("$n")
+    fleet_spawn "$n"
+}
+px_build() {
+    fleet_proxy_start
+    px_owner || return 1
+    local i
+    for i in $(seq "$T"); do px_tee "t$i" || return 1; done
+}
+tee_count() { # the TEE members the owner lists
+    req owner GET "/admin-api/groups/$NS/members"
+    status_is 200 && jq '[.members[]|select(.tee==true)]|length' <<<"$RESP"
+}
+all_tees_members() { [ "$(tee_count)" = "$T" ]; }
+owner_write_everywhere() {
+    local n got
+    for n in $(tees); do
+        got=$(curl -s --max-time 10 -H "Authorization: Bearer ${TOKEN[$n]}" \
+            "${URL[$n]}/admin-api/contexts/$CTX/kv/spread" | jq -r '.data.value // "MISSING"')
+        [ "$got" = "written by the owner" ] || {
+            MISSING=$n
+            return 1
+        }
+    done
+}
+owner_peers() { # the owner's libp2p connections now (mero_peers_connected)
+    curl -s --max-time 10 -H "Authorization: Bearer ${TOKEN[owner]}" "${URL[owner]}/metrics" |
+        awk '/^mero_peers_connected / {print $2}'
+}
+
+check "fleet up: an owner (maxInbound 8, maxPending 4) and $T TEE nodes bootstrapping only to it" px_build
+start=$(date +%s%N)
+for n in $(tees); do fleet_join_bg "$n" "[\"$(paddr owner)\"]"; done
+check "all $T TEEs are members on the owner (within 90 s)" wait_for 90 all_tees_members
+ms=$((($(date +%s%N) - start) / 1000000))
+echo "# $(tee_count) of $T TEEs admitted after $ms ms"
+fleet_join_wait $(tees)
+echo "# fleet-join answers admitted: $(admitted_count) of $T (a join the 30 s budget ended stays pending and is admitted later)"
+pw=$(grep -h "peer exchange from" "$WORK"/t*.log 2>/dev/null | wc -l)
+turned=$(grep -c "turned away\|inbound connection limit reached" "$WORK/owner.log")
+echo "# owner turn-away log lines: $turned; TEE nodes that acted on peer exchange (debug lines): $pw"
+vouched=$(grep -l "admitted to namespace" "$WORK"/t*.log 2>/dev/null | wc -l)
+echo "# TEE nodes that admitted another TEE (vouched): $vouched"
+check "an owner write is readable on every TEE (within 30 s)" eval \
+    'fleet_write owner spread "written by the owner" && wait_for 30 owner_write_everywhere'
+[ -n "$MISSING" ] && echo "# missing on $MISSING"
+op=$(owner_peers)
+echo "# owner connections at the end: ${op:-?} (maxInbound 8, plus its own dials)"
+check "the owner holds at most maxInbound + maxOutbound connections" eval '[ -n "$op" ] && [ "$op" -le 72 ]'
+check "every node alive" all_alive
+check "no sanitizer, assertion or crash line in any log" clean_logs
+check "RSS of every node within ${FLEET_RSS_KB} kB" rss_ok
+fleet_finish
