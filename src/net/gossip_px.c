@@ -127,7 +127,8 @@ void mero__gossip_goodbye(struct mero__conn *c)
     if (g == NULL || g->topics == NULL || c->state != MERO__C_UP) {
         return;
     }
-    mero_buf_init(&ctl, (size_t)GS_GOODBYE_TOPICS * GS_PX_PEERS * (MERO__SPR_MAX + MERO__TOPIC_MAX));
+    mero_buf_init(&ctl,
+                  (size_t)GS_GOODBYE_TOPICS * GS_PX_PEERS * (MERO__SPR_MAX + MERO__TOPIC_MAX));
     size_t k = 0;
     for (struct mero__gs_topic *t = g->topics; t && k < GS_GOODBYE_TOPICS; t = t->next, k++) {
         MERO_TRY_OUT(mero__gs_prune_px(g, &ctl, t->name, c));
@@ -170,13 +171,12 @@ static int may_take_px(struct mero__gossip *g, struct mero__gpeer *p)
            mero__gs_score_of(g, p) >= g->sp.accept_px_threshold;
 }
 
-void mero__gs_take_px(struct mero__gossip *g, struct mero__gpeer *p, const uint8_t *entry,
-                      size_t n)
+void mero__gs_take_px(struct mero__gossip *g, struct mero__gpeer *p, const uint8_t *entry, size_t n)
 {
     struct mero_net *net = g->net;
     struct mero_cur cur, pc;
     struct mero__pb_field f, h;
-    size_t dialed = 0;
+    size_t dialed = 0, records = 0;
     if (!may_take_px(g, p)) {
         return;
     }
@@ -207,6 +207,7 @@ void mero__gs_take_px(struct mero__gossip *g, struct mero__gpeer *p, const uint8
             continue;
         }
         g->stats.px_records_accepted++;
+        records++;
         mero__book_add(net, &r.addrs[0]);
         if (mero__conn_find(net, r.peer) != NULL || dialed >= GS_PX_DIAL_MAX ||
             g->px_dials >= GS_PX_DIALS_PER_BEAT || mero__budget_dial(net) < 0 ||
@@ -219,5 +220,9 @@ void mero__gs_take_px(struct mero__gossip *g, struct mero__gpeer *p, const uint8
             g->stats.px_dials++;
             MERO_DEBUG("net: peer exchange from %s: dialing %s", p->c->peer, addr);
         }
+    }
+    if (dialed > 0) {
+        MERO_INFO("net: peer exchange from %s: %zu signed records, dialing %zu", p->c->peer,
+                  records, dialed);
     }
 }

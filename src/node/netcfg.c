@@ -18,11 +18,11 @@
 int mero_node_netcfg_parse(const json_t *cfg, const char *path, struct mero_node_config *out,
                            struct mero_err *err)
 {
-    static const char *const names[] = {"maxInbound", "maxOutbound", "maxPending",
-                                        "maxInboundPerIp", "lowWater", "highWater"};
-    uint32_t *fields[] = {&out->net_max_inbound,        &out->net_max_outbound,
-                          &out->net_max_pending,        &out->net_max_inbound_per_ip,
-                          &out->net_conn_low_water,     &out->net_conn_high_water};
+    static const char *const names[] = {"maxInbound",      "maxOutbound", "maxPending",
+                                        "maxInboundPerIp", "lowWater",    "highWater"};
+    uint32_t *fields[] = {&out->net_max_inbound,    &out->net_max_outbound,
+                          &out->net_max_pending,    &out->net_max_inbound_per_ip,
+                          &out->net_conn_low_water, &out->net_conn_high_water};
     const json_t *net = json_object_get(cfg, "net");
     const char *key;
     const json_t *v;
@@ -79,6 +79,7 @@ void mero_node_netcfg_apply(const struct mero_node_config *in, struct mero_net_c
     if (in->net_conn_low_water) {
         out->conn_low_water = in->net_conn_low_water;
     } else if (out->conn_low_water > out->conn_high_water) {
-        out->conn_low_water = out->conn_high_water / 2; /* only highWater given, below the default low */
+        out->conn_low_water =
+            out->conn_high_water / 2; /* only highWater given, below the default low */
     }
 }

@@ -76,9 +76,9 @@ ms=$((($(date +%s%N) - start) / 1000000))
 echo "# $(tee_count) of $T TEEs admitted after $ms ms"
 fleet_join_wait $(tees)
 echo "# fleet-join answers admitted: $(admitted_count) of $T (a join the 30 s budget ended stays pending and is admitted later)"
-pw=$(grep -h "peer exchange from" "$WORK"/t*.log 2>/dev/null | wc -l)
+pw=$(grep -l "peer exchange from" "$WORK"/t*.log 2>/dev/null | wc -l)
 turned=$(grep -c "turned away\|inbound connection limit reached" "$WORK/owner.log")
-echo "# owner turn-away log lines: $turned; TEE nodes that acted on peer exchange (debug lines): $pw"
+echo "# owner turn-away log lines: $turned; TEE nodes that dialed peers learned by peer exchange: $pw"
 vouched=$(grep -l "admitted to namespace" "$WORK"/t*.log 2>/dev/null | wc -l)
 echo "# TEE nodes that admitted another TEE (vouched): $vouched"
 check "an owner write is readable on every TEE (within 30 s)" eval \
@@ -87,6 +87,7 @@ check "an owner write is readable on every TEE (within 30 s)" eval \
 op=$(owner_peers)
 echo "# owner connections at the end: ${op:-?} (maxInbound 8, plus its own dials)"
 check "the owner holds at most maxInbound + maxOutbound connections" eval '[ -n "$op" ] && [ "$op" -le 72 ]'
+check "turned-away TEEs dialed peers learned by peer exchange" eval '[ "$pw" -gt 0 ]'
 check "every node alive" all_alive
 check "no sanitizer, assertion or crash line in any log" clean_logs
 check "RSS of every node within ${FLEET_RSS_KB} kB" rss_ok
