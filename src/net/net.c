@@ -38,8 +38,8 @@ void mero_net_config_default(struct mero_net_config *cfg)
     cfg->max_inflight_inbound = 64;
     cfg->ping_interval_ms = 15000;
     cfg->ping_timeout_ms = 10000;
-    cfg->conn_high_water = 64;
-    cfg->conn_low_water = 32;
+    cfg->conn_high_water = 64; /* not a length */
+    cfg->conn_low_water = 32;  /* not a length */
     cfg->conn_grace_ms = 10000;
 }
 
