@@ -8,15 +8,17 @@
  * "goodbye" first: a PRUNE with PX for each of our topics, then it closes after GS_DRAIN_MS.
  *
  * Invariants: a record is used only when its envelope signature verifies and it names the
- * peer it is offered for; we never dial ourselves or a peer we hold a connection to; at most
- * GS_PX_DIAL_MAX dials per PRUNE and GS_PX_DIALS_PER_BEAT per heartbeat, and none when the
- * outbound budget is full; PX is taken only from a peer whose score reaches the accept-PX
- * threshold or that the application ranks a member (a bootstrap peer, as go-libp2p's advice to
- * give bootstrappers an application score).
+ * peer it is offered for; at most GS_PX_VERIFY_PER_BEAT signatures are checked per heartbeat
+ * (a flood of PRUNEs costs no more); we never dial ourselves or a peer we hold a connection to; at
+ * most GS_PX_DIAL_MAX dials per PRUNE (picked at random among its records) and GS_PX_DIALS_PER_BEAT
+ * per heartbeat, and none when the outbound budget is full; PX is taken only from a peer whose
+ * score reaches the accept-PX threshold or that the application ranks a member (a bootstrap peer,
+ * as go-libp2p's advice to give bootstrappers an application score).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "mero/crypto.h"
 #include "mero/log.h"
 #include "net/gossip_internal.h"
 
@@ -160,6 +162,7 @@ void mero__gossip_drain_tick(struct mero_net *net)
     }
     if (net->gossip) {
         net->gossip->px_dials = 0;
+        net->gossip->px_verifies = 0;
     }
 }
 
@@ -176,16 +179,17 @@ void mero__gs_take_px(struct mero__gossip *g, struct mero__gpeer *p, const uint8
     struct mero_net *net = g->net;
     struct mero_cur cur, pc;
     struct mero__pb_field f, h;
+    struct mero__maddr cand[GS_PX_PEERS];
     size_t dialed = 0, records = 0;
     if (!may_take_px(g, p)) {
         return;
     }
     mero_cur_init(&cur, entry, n);
-    while (mero__pb_next(&cur, &f) == 1) {
+    while (records < GS_PX_PEERS && g->px_verifies < GS_PX_VERIFY_PER_BEAT &&
+           mero__pb_next(&cur, &f) == 1) {
         const uint8_t *id = NULL, *spr = NULL;
         size_t id_n = 0, spr_n = 0;
         struct mero__spr r;
-        char addr[MERO_MULTIADDR_STR_MAX];
         if (f.num != 2 || f.wt != MERO__PB_LEN) {
             continue;
         }
@@ -197,8 +201,12 @@ void mero__gs_take_px(struct mero__gossip *g, struct mero__gpeer *p, const uint8
                 spr = h.p, spr_n = h.n;
             }
         }
-        if (spr == NULL || mero__spr_open(spr, spr_n, &r) < 0 || r.naddrs == 0) {
+        if (spr == NULL) {
             continue; /* a bare peer id tells us no address: nothing to dial */
+        }
+        g->px_verifies++;
+        if (mero__spr_open(spr, spr_n, &r) < 0 || r.naddrs == 0) {
+            continue;
         }
         uint8_t rid[MERO__PEER_ID_ED25519_LEN];
         mero__peer_id_bytes_from_pk(r.pk, rid);
@@ -207,11 +215,27 @@ void mero__gs_take_px(struct mero__gossip *g, struct mero__gpeer *p, const uint8
             continue;
         }
         g->stats.px_records_accepted++;
-        records++;
         mero__book_add(net, &r.addrs[0]);
-        if (mero__conn_find(net, r.peer) != NULL || dialed >= GS_PX_DIAL_MAX ||
-            g->px_dials >= GS_PX_DIALS_PER_BEAT || mero__budget_dial(net) < 0 ||
-            mero__maddr_format(&r.addrs[0], 1, addr) < 0) {
+        cand[records++] = r.addrs[0];
+    }
+    /* dial a random few: every peer turned away by one owner gets the same list, and the
+     * first few of it would become the next hotspot */
+    for (size_t i = records; i > 1; i--) {
+        uint32_t x;
+        mero_random(&x, sizeof(x));
+        size_t k = x % i;
+        struct mero__maddr tmp = cand[i - 1];
+        cand[i - 1] = cand[k];
+        cand[k] = tmp;
+    }
+    for (size_t i = 0; i < records; i++) {
+        char addr[MERO_MULTIADDR_STR_MAX];
+        if (dialed >= GS_PX_DIAL_MAX || g->px_dials >= GS_PX_DIALS_PER_BEAT ||
+            mero__budget_dial(net) < 0) {
+            break;
+        }
+        if (mero__conn_find(net, cand[i].peer) != NULL ||
+            mero__maddr_format(&cand[i], 1, addr) < 0) {
             continue;
         }
         if (mero_net_dial(net, addr, NULL, NULL) == 0) {

@@ -71,18 +71,31 @@ owner_peers() { # the owner's libp2p connections now (mero_peers_connected)
 check "fleet up: an owner (maxInbound 8, maxPending 4) and $T TEE nodes bootstrapping only to it" px_build
 start=$(date +%s%N)
 for n in $(tees); do fleet_join_bg "$n" "[\"$(paddr owner)\"]"; done
-check "all $T TEEs are members on the owner (within 90 s)" wait_for 90 all_tees_members
+fleet_join_wait $(tees)
+echo "# fleet-join answers admitted: $(admitted_count) of $T after $((($(date +%s%N) - start) / 1000000)) ms"
+# a join whose 30 s budget ended first is asked again, on the prompt path (as an operator
+# would); the count of such joins is printed
+again=()
+for n in $(tees); do [ "${JOINED[$n]}" = true ] || again+=("$n"); done
+echo "# joins asked again: ${#again[@]} (${again[*]:-none})"
+for n in "${again[@]}"; do fleet_join_bg "$n"; done
+check "all $T TEEs are members on the owner (within 60 s of the first answers)" wait_for 60 all_tees_members
 ms=$((($(date +%s%N) - start) / 1000000))
 echo "# $(tee_count) of $T TEEs admitted after $ms ms"
-fleet_join_wait $(tees)
-echo "# fleet-join answers admitted: $(admitted_count) of $T (a join the 30 s budget ended stays pending and is admitted later)"
+if ! all_tees_members; then
+    for n in "${again[@]}"; do
+        echo "# == $n (not admitted by its first join): its last admission and PX lines"
+        grep -E "fleet-join|admission|peer exchange|bootstrap" "$WORK/$n.log" | tail -n 12 | cut -c1-200 | sed 's/^/#   /'
+    done
+fi
+[ "${#again[@]}" -gt 0 ] && fleet_join_wait "${again[@]}"
 pw=$(grep -l "peer exchange from" "$WORK"/t*.log 2>/dev/null | wc -l)
 turned=$(grep -c "turned away\|inbound connection limit reached" "$WORK/owner.log")
 echo "# owner turn-away log lines: $turned; TEE nodes that dialed peers learned by peer exchange: $pw"
 vouched=$(grep -l "admitted to namespace" "$WORK"/t*.log 2>/dev/null | wc -l)
 echo "# TEE nodes that admitted another TEE (vouched): $vouched"
-check "an owner write is readable on every TEE (within 30 s)" eval \
-    'fleet_write owner spread "written by the owner" && wait_for 30 owner_write_everywhere'
+check "an owner write is readable on every TEE (within 20 s)" eval \
+    'fleet_write owner spread "written by the owner" && wait_for 20 owner_write_everywhere'
 [ -n "$MISSING" ] && echo "# missing on $MISSING"
 op=$(owner_peers)
 echo "# owner connections at the end: ${op:-?} (maxInbound 8, plus its own dials)"
