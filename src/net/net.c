@@ -18,7 +18,7 @@
 #include "mero/log.h"
 #include "net/net_internal.h"
 
-#define BOOK_MAX 1024
+#define BOOK_MAX 1024 /* address book entries (the oldest unconnected one is replaced) */
 
 void mero_net_config_default(struct mero_net_config *cfg)
 {
@@ -321,6 +321,22 @@ void mero__book_add(struct mero_net *net, const struct mero__maddr *m)
         }
     }
     if (net->nbook >= BOOK_MAX) {
+        /* issue 33: full (peer exchange teaches many addresses): the oldest entry of a peer we
+         * hold no connection to makes room, so the book stays bounded and current */
+        struct mero__addr_entry **pp = &net->book, **victim = NULL;
+        for (; *pp; pp = &(*pp)->next) {
+            if (mero__conn_find(net, (*pp)->m.peer) == NULL) {
+                victim = pp; /* the list is newest first: the last such is the oldest */
+            }
+        }
+        if (victim == NULL) {
+            return;
+        }
+        e = *victim;
+        *victim = e->next;
+        e->m = *m;
+        e->next = net->book;
+        net->book = e;
         return;
     }
     e = calloc(1, sizeof(*e));
