@@ -125,8 +125,8 @@ void mero__gossip_goodbye(struct mero__conn *c)
     struct mero__gossip *g = c->net->gossip;
     struct mero_buf ctl;
     int rc = 0;
-    c->drain_at = uv_now(c->net->loop) + GS_DRAIN_MS;
-    if (g == NULL || g->topics == NULL || c->state != MERO__C_UP) {
+    if (g == NULL || g->topics == NULL || c->state != MERO__C_UP || c->drain_at) {
+        c->drain_at = c->drain_at ? c->drain_at : uv_now(c->net->loop) + GS_DRAIN_MS;
         return;
     }
     mero_buf_init(&ctl,
@@ -145,6 +145,7 @@ void mero__gossip_goodbye(struct mero__conn *c)
     }
 out:
     mero_buf_cleanup(&ctl);
+    c->drain_at = uv_now(c->net->loop) + GS_DRAIN_MS; /* after the goodbye went out */
 }
 
 void mero__gossip_drain_tick(struct mero_net *net)

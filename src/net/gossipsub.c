@@ -124,7 +124,8 @@ void mero__gs_mesh_remove(struct mero__gs_topic *t, const struct mero__gpeer *p)
 
 int mero__gs_usable(const struct mero__gpeer *p)
 {
-    return p && !p->no_gossip && p->c->state == MERO__C_UP;
+    /* issue 33: a draining connection (turned away, trimmed) is grafted and sent nothing more */
+    return p && !p->no_gossip && p->c->state == MERO__C_UP && !p->c->drain_at;
 }
 
 int mero__gs_backed_off(const struct mero__gpeer *p, const char *t, uint64_t now)
