@@ -206,6 +206,9 @@ static void budget_refuse(struct mero__conn *c, const char *why)
     budget_log(c, why);
     c->quiet = 1;
     mero__gossip_goodbye(c);
+    /* and we learn its listen address (identify), so that we can still reach it by dialing
+     * out: e.g. to offer a challenge for the admission prompt it will publish elsewhere */
+    mero__identify_ask(c);
 }
 
 int mero__budget_up(struct mero__conn *c)
