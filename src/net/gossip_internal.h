@@ -132,7 +132,7 @@ void mero__gs_mesh_add(struct mero__gossip *g, struct mero__gs_topic *t, struct 
 MERO_MUST_CHECK int mero__gs_prune_px(struct mero__gossip *g, struct mero_buf *ctl,
                                       const char *topic, const struct mero__conn *to);
 /* A PRUNE entry (its raw bytes) received from p: verify its PX records and dial a few. */
-void mero__gs_take_px(struct mero__gossip *g, struct mero__gpeer *p, const uint8_t *entry,
-                      size_t n);
+void mero__gs_take_px(struct mero__gossip *g, struct mero__gpeer *p, const char *topic,
+                      const uint8_t *entry, size_t n);
 
 #endif

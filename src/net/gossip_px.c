@@ -175,7 +175,8 @@ static int may_take_px(struct mero__gossip *g, struct mero__gpeer *p)
            mero__gs_score_of(g, p) >= g->sp.accept_px_threshold;
 }
 
-void mero__gs_take_px(struct mero__gossip *g, struct mero__gpeer *p, const uint8_t *entry, size_t n)
+void mero__gs_take_px(struct mero__gossip *g, struct mero__gpeer *p, const char *topic,
+                      const uint8_t *entry, size_t n)
 {
     struct mero_net *net = g->net;
     struct mero_cur cur, pc;
@@ -218,6 +219,11 @@ void mero__gs_take_px(struct mero__gossip *g, struct mero__gpeer *p, const uint8
         g->stats.px_records_accepted++;
         mero__book_add(net, &r.addrs[0]);
         cand[records++] = r.addrs[0];
+    }
+    /* a node that already has D peers on the topic keeps the addresses but dials none: PX is
+     * for a node left with too few (turned away, trimmed), not for churning a healthy mesh */
+    if (mero_net_topic_peers(net, topic) >= GS_D) {
+        return;
     }
     /* dial a random few: every peer turned away by one owner gets the same list, and the
      * first few of it would become the next hotspot */

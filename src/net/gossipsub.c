@@ -221,9 +221,11 @@ void mero__gs_send_graft_prune(struct mero__gpeer *p, const char *topic, int gra
     struct mero_buf ctl;
     int rc;
     mero_buf_init(&ctl, GS_PX_PEERS * (MERO__SPR_MAX + MERO__TOPIC_MAX));
-    /* issue 33: a PRUNE carries peer exchange (other peers of the topic, signed records) */
+    /* issue 33: a mesh-maintenance PRUNE carries no peer exchange (the peer stays connected;
+     * PX there made pruned peers dial more peers and cost a loaded fleet its joins); the
+     * goodbye of a turned-away or trimmed connection does (gossip_px.c) */
     MERO_TRY_OUT(graft ? mero__rpc_ctrl_graft(&ctl, topic)
-                       : mero__gs_prune_px(p->c->net->gossip, &ctl, topic, p->c));
+                       : mero__rpc_ctrl_prune(&ctl, topic, GS_BACKOFF_MS / 1000));
     mero__gs_send_control(p, &ctl);
 out:
     mero_buf_cleanup(&ctl);
@@ -480,7 +482,7 @@ static void handle_ctrl(struct mero__gossip *g, struct mero__gpeer *p,
     case 4: /* PRUNE, with peer exchange (issue 33, gossip_px.c) on a topic of ours */
         if (t) {
             mero__gs_mesh_drop(g, t, p);
-            mero__gs_take_px(g, p, e->ids, e->ids_n);
+            mero__gs_take_px(g, p, topic, e->ids, e->ids_n);
         }
         mero__gs_set_backoff(p, topic, now + (e->backoff ? e->backoff * 1000 : GS_BACKOFF_MS));
         break;
