@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * gossip_px.c - gossipsub v1.1 peer exchange (issue 33): a PRUNE we send carries up to
- * GS_PX_PEERS PeerInfo {1: peer id bytes, 2: signed peer record} of other peers of the topic
+ * gossip_px.c - gossipsub v1.1 peer exchange (issue 33): the PRUNE of a goodbye (below) carries
+ * up to GS_PX_PEERS PeerInfo {1: peer id bytes, 2: signed peer record} of other peers of the topic
  * (mesh peers first) whose record we hold (identify, peer_record.c); a PRUNE we receive from a
  * peer we may take PX from has its records verified, their addresses added to the address
- * book, and a bounded number of them dialed. A connection we turn away or trim gets a
- * "goodbye" first: a PRUNE with PX for each of our topics, then it closes after GS_DRAIN_MS.
+ * book, and (when we have fewer than D peers on the topic) a bounded number of them dialed.
+ * Mesh-maintenance PRUNEs (gossipsub.c) carry no PX: the peer stays connected. A connection we turn
+ * away or trim gets a "goodbye" first: a PRUNE with PX for each of our topics, then it closes after
+ * GS_DRAIN_MS.
  *
  * Invariants: a record is used only when its envelope signature verifies and it names the
  * peer it is offered for; at most GS_PX_VERIFY_PER_BEAT signatures are checked per heartbeat

@@ -19,9 +19,9 @@
  * neither. A peer whose score is below the graylist threshold has its RPCs dropped unprocessed
  * (checked before decoding and again before each message of an RPC); below the gossip threshold
  * its IHAVE/IWANT are ignored; a GRAFT from a peer with a negative score is refused, and one
- * while backed off also costs a behaviour penalty (P7). Issue 33: PRUNE carries peer exchange
- * both ways (gossip_px.c), taken only above the accept-PX threshold or from a member. A
- * disconnected peer's score is retained.
+ * while backed off also costs a behaviour penalty (P7). Issue 33: a PRUNE's peer exchange (sent
+ * only in the goodbye of gossip_px.c) is taken only above the accept-PX threshold or from a member.
+ * A disconnected peer's score is retained.
  */
 #include <stdlib.h>
 #include <string.h>
