@@ -68,6 +68,11 @@ struct mero_net_config {
     uint32_t ping_interval_ms;     /* [15000] a connection silent this long gets a yamux ping */
     uint32_t ping_timeout_ms;      /* [10000] still silent this long after the ping: the peer
                                       is taken for dead and the connection closed */
+    /* issue 33: the connection manager (connmgr.c, docs/network.md "Connection manager") */
+    uint32_t conn_high_water; /* [64] above this many established connections (both
+                                 directions), the heartbeat trims ... */
+    uint32_t conn_low_water;  /* [32] ... the least useful unprotected ones down to this */
+    uint32_t conn_grace_ms;   /* [10000] a connection younger than this is not trimmed */
 };
 
 /*
@@ -295,9 +300,25 @@ struct mero_net_gossip_stats {
     /* issue 19 (metrics): messages delivered to the application (new, signature-checked, on a
      * subscribed topic) and published by it to at least one peer, since mero_net_new */
     uint64_t delivered, published;
+    /* issue 33: peer exchange - records we put into PRUNEs, records we received that verified,
+     * dials we started for them */
+    uint64_t px_records_sent, px_records_accepted, px_dials;
 };
 /* The counters above (all zero without gossip). Loop thread. */
 void mero_net_gossip_stats(const struct mero_net *net, struct mero_net_gossip_stats *out);
+
+/* ---- issue 33: the connection manager (src/net/connmgr.c) ---- */
+#define MERO_NET_PROTECT_MAX 64 /* peer ids protected at once */
+/*
+ * Protect the connection to peer_id (now or later) from the connection manager's trim, until
+ * mero_net_unprotect (refcounted: each protect needs its release). For a pending admission's
+ * admitter, say. -MERO_EBUSY when MERO_NET_PROTECT_MAX peers are protected already.
+ */
+MERO_MUST_CHECK int mero_net_protect(struct mero_net *net, const char *peer_id);
+void mero_net_unprotect(struct mero_net *net, const char *peer_id);
+bool mero_net_is_protected(struct mero_net *net, const char *peer_id);
+/* Connections the connection manager trimmed since mero_net_new. */
+size_t mero_net_conns_trimmed(const struct mero_net *net);
 
 /* ---- issue 20: announced addresses (src/net/net.c) ---- */
 #define MERO_NET_MAX_ANNOUNCE 4

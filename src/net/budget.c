@@ -25,6 +25,7 @@
 #include "mero/log.h"
 #include "net/budget_internal.h"
 #include "net/conn_internal.h"
+#include "net/identify_internal.h"
 #include "net/multiaddr_internal.h"
 #include "net/net_internal.h"
 #include "net/yamux_internal.h"
@@ -90,12 +91,14 @@ static int pending_in(const struct mero__conn *c)
     return !c->outbound && c->state != MERO__C_UP && c->state != MERO__C_CLOSING;
 }
 
+/* Draining connections (turned away, closing at their drain time) hold no slot. */
 static int established_in(const struct mero__conn *c)
 {
-    return !c->outbound && c->state == MERO__C_UP;
+    return !c->outbound && c->state == MERO__C_UP && !c->drain_at;
 }
 
-void mero__budget_close(struct mero__conn *c, int code, const char *why)
+/* The rate-limited log line of a budget close or refusal. */
+static void budget_log(struct mero__conn *c, const char *why)
 {
     struct mero_net *net = c->net;
     char addr[MERO_MULTIADDR_STR_MAX];
@@ -113,6 +116,11 @@ void mero__budget_close(struct mero__conn *c, int code, const char *why)
                   c->outbound ? "to" : "from", c->peer[0] ? c->peer : addr, why,
                   (unsigned long long)held, MERO__BUDGET_LOG_MS / 1000u);
     }
+}
+
+void mero__budget_close(struct mero__conn *c, int code, const char *why)
+{
+    budget_log(c, why);
     c->quiet = 1;
     if (c->state == MERO__C_UP) {
         mero__yamux_goaway(c, 0);
@@ -196,6 +204,18 @@ struct mero__conn *mero__budget_victim(const struct mero_net *net, int prio,
     return v;
 }
 
+/* Issue 33: a newcomer turned away learns whom to dial instead: a PRUNE with peer exchange
+ * (gossip_px.c) on a stream of its own, then the connection closes at its drain time. */
+static void budget_refuse(struct mero__conn *c, const char *why)
+{
+    budget_log(c, why);
+    c->quiet = 1;
+    mero__gossip_goodbye(c);
+    /* and we learn its listen address (identify), so that we can still reach it by dialing
+     * out: e.g. to offer a challenge for the admission prompt it will publish elsewhere */
+    mero__identify_ask(c);
+}
+
 int mero__budget_up(struct mero__conn *c)
 {
     struct mero_net *net = c->net;
@@ -210,7 +230,7 @@ int mero__budget_up(struct mero__conn *c)
         }
     }
     if (c->prio < MERO_NET_PRIO_MEMBER && strangers >= net->cfg.max_inbound_per_ip) {
-        mero__budget_close(c, MERO_EBUSY, "per-address limit of established strangers reached");
+        budget_refuse(c, "per-address limit of established strangers reached");
         return -MERO_EBUSY;
     }
     if (total < net->cfg.max_inbound) {
@@ -218,7 +238,7 @@ int mero__budget_up(struct mero__conn *c)
     }
     struct mero__conn *v = mero__budget_victim(net, c->prio, c);
     if (v == NULL) {
-        mero__budget_close(c, MERO_EBUSY, "inbound connection limit reached");
+        budget_refuse(c, "inbound connection limit reached");
         return -MERO_EBUSY;
     }
     mero__budget_close(v, MERO_EBUSY,

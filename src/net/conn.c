@@ -82,6 +82,7 @@ static void conn_free_if_done(struct mero__conn *c)
     }
     mero__yamux_free_all(c);
     mero_buf_cleanup(&c->rxraw);
+    free(c->spr);
     mero_buf_cleanup(&c->rxplain);
     mero_buf_cleanup(&c->out);
     free(c->wspare);
@@ -689,7 +690,8 @@ void mero__conn_accept(struct mero_net *net, uv_stream_t *server)
 struct mero__conn *mero__conn_find(const struct mero_net *net, const char *peer)
 {
     for (struct mero__conn *c = net->conns; c; c = c->next) {
-        if (c->state == MERO__C_UP && c->reported_up && strcmp(c->peer, peer) == 0) {
+        if (c->state == MERO__C_UP && c->reported_up && !c->drain_at &&
+            strcmp(c->peer, peer) == 0) {
             return c;
         }
     }

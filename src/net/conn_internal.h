@@ -76,6 +76,12 @@ struct mero__conn {
     int quiet;           /* closed by a budget: conn_fail logs at debug level only */
     uint64_t started_ms; /* uv_now at creation (age of a handshaking connection) */
     uint64_t up_ms;      /* uv_now when it came up (0 before) */
+    /* issue 33: the peer's signed peer record (identify), verified; freed with c */
+    uint8_t *spr;
+    size_t spr_n;
+    /* issue 33: closing gracefully (budget refusal with PX, connection-manager trim): no new
+     * streams are served, the connection closes at drain_at (heartbeat) */
+    uint64_t drain_at;
 };
 
 /* Queue plaintext for the peer (after Noise) / raw bytes (before); schedules a flush. */

@@ -27,6 +27,13 @@
 #define GS_SEEN_KEY        16
 #define GS_IHAVE_MAX_IDS   5000
 #define GS_IWANT_MAX_IDS   500
+/* issue 33: peer exchange (gossip_px.c) */
+#define GS_PX_PEERS           16  /* PeerInfo entries in one PRUNE (the spec's PrunePeers) */
+#define GS_PX_DIAL_MAX        4   /* dials started for one PRUNE's records */
+#define GS_PX_DIALS_PER_BEAT  8   /* dials started for PX per heartbeat, all peers together */
+#define GS_PX_VERIFY_PER_BEAT 64  /* PX record signatures checked per heartbeat */
+#define GS_DRAIN_MS           500 /* a turned-away connection closes this long after goodbye */
+#define GS_GOODBYE_TOPICS     4   /* topics a goodbye carries a PRUNE (with PX) for */
 
 struct mero__gs_topic {
     struct mero__gs_topic *next;
@@ -91,6 +98,8 @@ struct mero__gossip {
     uint32_t ticks;
     struct mero__gs_retained retained[GS_RETAIN_MAX];
     struct mero_net_gossip_stats stats; /* issue 19 delivered/published too */
+    uint32_t px_dials;                  /* issue 33: PX dials started this heartbeat */
+    uint32_t px_verifies;               /* issue 33: PX signatures checked this heartbeat */
 };
 
 struct mero__gs_topic *mero__gs_topic_find(struct mero__gossip *g, const char *t);
@@ -120,5 +129,13 @@ void mero__gs_penalise(struct mero__gossip *g, struct mero__gpeer *p, const char
 void mero__gs_mesh_drop(struct mero__gossip *g, struct mero__gs_topic *t, struct mero__gpeer *p);
 /* Add p to t's mesh (P1 starts). */
 void mero__gs_mesh_add(struct mero__gossip *g, struct mero__gs_topic *t, struct mero__gpeer *p);
+
+/* ---- issue 33: peer exchange (gossip_px.c) ---- */
+/* Append a PRUNE for topic carrying PX records of other peers of the topic (not `to`). */
+MERO_MUST_CHECK int mero__gs_prune_px(struct mero__gossip *g, struct mero_buf *ctl,
+                                      const char *topic, const struct mero__conn *to);
+/* A PRUNE entry (its raw bytes) received from p: verify its PX records and dial a few. */
+void mero__gs_take_px(struct mero__gossip *g, struct mero__gpeer *p, const char *topic,
+                      const uint8_t *entry, size_t n);
 
 #endif

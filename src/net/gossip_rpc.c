@@ -231,6 +231,12 @@ int mero__rpc_ctrl_prune(struct mero_buf *ctl, const char *topic, uint64_t backo
     return put_entry(ctl, 4, topic, NULL, 1, backoff);
 }
 
+int mero__rpc_ctrl_prune_px(struct mero_buf *ctl, const char *topic, uint64_t backoff,
+                            const struct mero_buf *peers_field2)
+{
+    return put_entry(ctl, 4, topic, peers_field2, 1, backoff);
+}
+
 int mero__rpc_ctrl_ihave(struct mero_buf *ctl, const char *topic, const struct mero_buf *ids)
 {
     return put_entry(ctl, 1, topic, ids, 0, 0);

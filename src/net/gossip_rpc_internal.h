@@ -61,6 +61,9 @@ MERO_MUST_CHECK int mero__rpc_put_msg(struct mero_buf *b, const uint8_t *raw, si
 /* Control bodies (wrap the whole control body with mero__rpc_put_control). */
 MERO_MUST_CHECK int mero__rpc_ctrl_graft(struct mero_buf *ctl, const char *topic);
 MERO_MUST_CHECK int mero__rpc_ctrl_prune(struct mero_buf *ctl, const char *topic, uint64_t backoff);
+/* A PRUNE with peer exchange: peers_field2 holds encoded PeerInfo entries (field 2). */
+MERO_MUST_CHECK int mero__rpc_ctrl_prune_px(struct mero_buf *ctl, const char *topic,
+                                            uint64_t backoff, const struct mero_buf *peers_field2);
 MERO_MUST_CHECK int mero__rpc_ctrl_ihave(struct mero_buf *ctl, const char *topic,
                                          const struct mero_buf *ids_field2);
 MERO_MUST_CHECK int mero__rpc_ctrl_iwant(struct mero_buf *ctl, const struct mero_buf *ids_field1);

@@ -19,8 +19,9 @@
  * neither. A peer whose score is below the graylist threshold has its RPCs dropped unprocessed
  * (checked before decoding and again before each message of an RPC); below the gossip threshold
  * its IHAVE/IWANT are ignored; a GRAFT from a peer with a negative score is refused, and one
- * while backed off also costs a behaviour penalty (P7). PRUNE's peer exchange is never acted
- * on, so the accept-PX threshold holds trivially. A disconnected peer's score is retained.
+ * while backed off also costs a behaviour penalty (P7). Issue 33: a PRUNE's peer exchange (sent
+ * only in the goodbye of gossip_px.c) is taken only above the accept-PX threshold or from a member.
+ * A disconnected peer's score is retained.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -128,7 +129,8 @@ void mero__gs_mesh_remove(struct mero__gs_topic *t, const struct mero__gpeer *p)
 
 int mero__gs_usable(const struct mero__gpeer *p)
 {
-    return p && !p->no_gossip && p->c->state == MERO__C_UP;
+    /* issue 33: a draining connection (turned away, trimmed) is grafted and sent nothing more */
+    return p && !p->no_gossip && p->c->state == MERO__C_UP && !p->c->drain_at;
 }
 
 int mero__gs_backed_off(const struct mero__gpeer *p, const char *t, uint64_t now)
@@ -224,6 +226,9 @@ void mero__gs_send_graft_prune(struct mero__gpeer *p, const char *topic, int gra
     struct mero_buf ctl;
     int rc;
     mero_buf_init(&ctl, GS_CONTROL_MAX);
+    /* issue 33: a mesh-maintenance PRUNE carries no peer exchange (the peer stays connected;
+     * PX there made pruned peers dial more peers and cost a loaded fleet its joins); the
+     * goodbye of a turned-away or trimmed connection does (gossip_px.c) */
     MERO_TRY_OUT(graft ? mero__rpc_ctrl_graft(&ctl, topic)
                        : mero__rpc_ctrl_prune(&ctl, topic, GS_BACKOFF_MS / 1000));
     mero__gs_send_control(p, &ctl);
@@ -479,9 +484,10 @@ static void handle_ctrl(struct mero__gossip *g, struct mero__gpeer *p,
         }
         mero__gs_mesh_add(g, t, p);
         break;
-    case 4: /* PRUNE (its peer exchange, if any, is ignored) */
+    case 4: /* PRUNE, with peer exchange (issue 33, gossip_px.c) on a topic of ours */
         if (t) {
             mero__gs_mesh_drop(g, t, p);
+            mero__gs_take_px(g, p, topic, e->ids, e->ids_n);
         }
         mero__gs_set_backoff(p, topic, now + (e->backoff ? e->backoff * 1000 : GS_BACKOFF_MS));
         break;

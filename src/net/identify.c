@@ -7,10 +7,14 @@
  * record a TCP listen address it reports in the address book, so mero_net_request can redial a
  * peer that first dialed us. js-libp2p needs our answer to open its gossipsub stream to us.
  *
+ * Issue 33: the answer carries our signed peer record (field 8, peer_record.c); a peer's
+ * record is kept on its connection once it verifies and names that peer.
+ *
  * Invariants: the answer is read with a 64 KiB cap; addresses that do not decode (other
  * transports, DNS) are skipped; nothing in an identify message changes a connection's
  * authenticated identity.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mero/log.h"
@@ -22,9 +26,9 @@
 #include "net/peerid_internal.h"
 #include "net/protobuf_internal.h"
 #include "net/yamux_internal.h"
+#include "net/peer_record_internal.h"
 
-#define IDENTIFY_MAX      (64u * 1024u)
-#define IDENTIFY_ADDR_MAX 512 /* one multiaddr, as bytes, in our answer */
+#define IDENTIFY_MAX (64u * 1024u)
 
 int mero__identify_encode(struct mero_net *net, struct mero__conn *c, struct mero_buf *out)
 {
@@ -32,7 +36,7 @@ int mero__identify_encode(struct mero_net *net, struct mero__conn *c, struct mer
     struct mero_buf a;
     int rc = 0;
     mero__pubkey_pb(net->id_pk, pb);
-    mero_buf_init(&a, IDENTIFY_ADDR_MAX);
+    mero_buf_init(&a, MERO__SPR_MAX);
     MERO_TRY_OUT(mero__pb_put_str(out, 5, "ipfs/0.1.0"));
     MERO_TRY_OUT(mero__pb_put_str(out, 6, "mero/0.1"));
     MERO_TRY_OUT(mero__pb_put_bytes(out, 1, pb, sizeof(pb)));
@@ -55,6 +59,10 @@ int mero__identify_encode(struct mero_net *net, struct mero__conn *c, struct mer
         MERO_TRY_OUT(mero__maddr_encode(&c->raddr, &a));
         MERO_TRY_OUT(mero__pb_put_bytes(out, 4, a.data, a.len));
     }
+    /* issue 33: our signed peer record, which peers hand on in gossipsub's peer exchange */
+    mero_buf_reset(&a);
+    MERO_TRY_OUT(mero__spr_own(net, &a));
+    MERO_TRY_OUT(mero__pb_put_bytes(out, 8, a.data, a.len));
     MERO_TRY_OUT(mero__pb_put_str(out, 3, MERO__IDENTIFY_PROTO));
     MERO_TRY_OUT(mero__pb_put_str(out, 3, MERO__MESHSUB_11));
     for (struct mero__handler *h = net->handlers; h; h = h->next) {
@@ -98,6 +106,24 @@ out:
     mero__stream_close(s);
 }
 
+/* issue 33: keep the peer's signed peer record when it verifies and is the peer's own. */
+static void keep_record(struct mero__conn *c, const uint8_t *p, size_t n)
+{
+    struct mero__spr r;
+    if (mero__spr_open(p, n, &r) < 0 || memcmp(r.pk, c->peer_pk, sizeof(r.pk)) != 0) {
+        MERO_DEBUG("net: identify from %s: signed peer record refused", c->peer);
+        return;
+    }
+    uint8_t *copy = malloc(n);
+    if (copy == NULL) {
+        return;
+    }
+    memcpy(copy, p, n);
+    free(c->spr);
+    c->spr = copy;
+    c->spr_n = n;
+}
+
 /* Parse a complete identify message and record one TCP listen address. */
 static void learn(struct mero__conn *c, const uint8_t *p, size_t n)
 {
@@ -107,6 +133,10 @@ static void learn(struct mero__conn *c, const uint8_t *p, size_t n)
     int have = 0;
     mero_cur_init(&cur, p, n);
     while (mero__pb_next(&cur, &f) == 1) {
+        if (f.num == 8 && f.wt == MERO__PB_LEN) {
+            keep_record(c, f.p, f.n);
+            continue;
+        }
         if (f.num != 2 || f.wt != MERO__PB_LEN || mero__maddr_decode(f.p, f.n, &m) < 0) {
             continue;
         }

@@ -26,7 +26,7 @@
 #include "net/peerid_internal.h"
 #include "net/yamux_internal.h"
 
-#define BOOK_MAX 1024
+#define BOOK_MAX 1024 /* address book entries (the oldest unconnected one is replaced) */
 
 void mero_net_config_default(struct mero_net_config *cfg)
 {
@@ -46,6 +46,9 @@ void mero_net_config_default(struct mero_net_config *cfg)
     cfg->max_inflight_inbound = 64; /* not a length */
     cfg->ping_interval_ms = 15000;
     cfg->ping_timeout_ms = 10000;
+    cfg->conn_high_water = 64; /* not a length */
+    cfg->conn_low_water = 32;  /* not a length */
+    cfg->conn_grace_ms = 10000;
 }
 
 static void fill(struct mero_net_config *c, const struct mero_net_config *in)
@@ -76,7 +79,13 @@ static void fill(struct mero_net_config *c, const struct mero_net_config *in)
     DEF(max_inflight_inbound)
     DEF(ping_interval_ms)
     DEF(ping_timeout_ms)
+    DEF(conn_high_water)
+    DEF(conn_low_water)
+    DEF(conn_grace_ms)
 #undef DEF
+    if (c->conn_low_water > c->conn_high_water) {
+        c->conn_low_water = c->conn_high_water;
+    }
     if (c->max_write_queue < (1u << 20)) {
         c->max_write_queue = 1u << 20; /* must hold a full yamux window plus framing */
     }
@@ -125,6 +134,8 @@ static void on_heartbeat(uv_timer_t *t)
 {
     struct mero_net *net = t->data;
     mero__gossip_heartbeat(net->gossip);
+    mero__gossip_drain_tick(net);
+    mero__connmgr_tick(net);
     mero__budget_tick(net);
 }
 
@@ -318,6 +329,22 @@ void mero__book_add(struct mero_net *net, const struct mero__maddr *m)
         }
     }
     if (net->nbook >= BOOK_MAX) {
+        /* issue 33: full (peer exchange teaches many addresses): the oldest entry of a peer we
+         * hold no connection to makes room, so the book stays bounded and current */
+        struct mero__addr_entry **pp = &net->book, **victim = NULL;
+        for (; *pp; pp = &(*pp)->next) {
+            if (mero__conn_find(net, (*pp)->m.peer) == NULL) {
+                victim = pp; /* the list is newest first: the last such is the oldest */
+            }
+        }
+        if (victim == NULL) {
+            return;
+        }
+        e = *victim;
+        *victim = e->next;
+        e->m = *m;
+        e->next = net->book;
+        net->book = e;
         return;
     }
     e = calloc(1, sizeof(*e));
@@ -496,7 +523,7 @@ int mero__conn_proto_match(void *stream, const uint8_t *name, size_t len)
         memcpy(tmp, name, len);
         tmp[len] = 0;
         struct mero__handler *h = mero__net_find_handler(s->c->net, tmp);
-        if (h) {
+        if (h && !s->c->drain_at) { /* a connection being turned away serves no request */
             s->proto = h->proto;
             return SEL_HANDLER;
         }

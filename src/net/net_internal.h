@@ -36,6 +36,11 @@ void mero__gossip_peer_up(struct mero__conn *c);
 void mero__gossip_peer_down(struct mero__conn *c);
 void mero__gossip_stream_in(struct mero__stream *s);
 void mero__gossip_heartbeat(struct mero__gossip *g);
+/* issue 33 (gossip_px.c): turn c away gracefully: a PRUNE with peer exchange for each of our
+ * topics, then c closes at the first heartbeat GS_DRAIN_MS later (c->drain_at). */
+void mero__gossip_goodbye(struct mero__conn *c);
+/* Heartbeat: close the drained connections; reset the PX dial allowance. */
+void mero__gossip_drain_tick(struct mero_net *net);
 
 /* ---- request/response ---- */
 struct mero__handler {
@@ -60,6 +65,16 @@ int mero__frame_cache_take(struct mero_net *net, struct mero_buf *b, size_t n);
 /* b's storage goes back to the cache (wiped) or is freed; b becomes empty. */
 void mero__frame_cache_put(struct mero_net *net, struct mero_buf *b);
 void mero__frame_cache_free(struct mero_net *net);
+
+/* ---- the connection manager (connmgr.c, issue 33) ---- */
+struct mero__protect {
+    char peer[MERO_PEER_ID_STR_MAX];
+    uint32_t refs; /* 0: a free slot */
+};
+/* Established, reported, not draining connections. */
+size_t mero__connmgr_established(const struct mero_net *net);
+/* Heartbeat: above the high watermark, trim to the low one (goodbye with PX). */
+void mero__connmgr_tick(struct mero_net *net);
 
 /* ---- the net object ---- */
 struct mero__addr_entry {
@@ -111,6 +126,9 @@ struct mero_net {
     /* ---- issue 20: announced addresses (net.c mero_net_announce) ---- */
     struct mero__maddr announce[MERO_NET_MAX_ANNOUNCE]; /* identify lists these, when any */
     size_t nannounce;
+    uint64_t spr_seq; /* issue 33: the seq of our last signed peer record */
+    struct mero__protect protect[MERO_NET_PROTECT_MAX]; /* issue 33: connmgr.c */
+    size_t conns_trimmed;
 };
 
 /* Address book. */

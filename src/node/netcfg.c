@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * netcfg.c - the optional "net" object of DIR/config.json: the network's connection budgets
- * (docs/network.md, "Connection budgets"), e.g. {"net": {"maxInboundPerIp": 64}}. Absent
+ * (docs/network.md, "Connection budgets") and the connection manager's watermarks (issue 33,
+ * "lowWater"/"highWater"), e.g. {"net": {"maxInboundPerIp": 64}}. Absent
  * fields keep the net layer's defaults.
  *
  * Invariants: fail closed: an unknown field, a value that is not an integer in [1, 65535] or a
@@ -17,10 +18,11 @@
 int mero__node_netcfg_parse(const json_t *cfg, const char *path, struct mero_node_config *out,
                             struct mero_err *err)
 {
-    static const char *const names[] = {"maxInbound", "maxOutbound", "maxPending",
-                                        "maxInboundPerIp"};
-    uint32_t *fields[] = {&out->net_max_inbound, &out->net_max_outbound, &out->net_max_pending,
-                          &out->net_max_inbound_per_ip};
+    static const char *const names[] = {"maxInbound",      "maxOutbound", "maxPending",
+                                        "maxInboundPerIp", "lowWater",    "highWater"};
+    uint32_t *fields[] = {&out->net_max_inbound,    &out->net_max_outbound,
+                          &out->net_max_pending,    &out->net_max_inbound_per_ip,
+                          &out->net_conn_low_water, &out->net_conn_high_water};
     const json_t *net = json_object_get(cfg, "net");
     const char *key;
     const json_t *v;
@@ -39,7 +41,7 @@ int mero__node_netcfg_parse(const json_t *cfg, const char *path, struct mero_nod
         if (i == sizeof(names) / sizeof(names[0])) {
             return mero_err_set(err, MERO_EINVAL,
                                 "%s: unknown field \"net.%.64s\" (known: maxInbound, maxOutbound, "
-                                "maxPending, maxInboundPerIp)",
+                                "maxPending, maxInboundPerIp, lowWater, highWater)",
                                 path, key);
         }
         if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 65535) {
@@ -47,6 +49,11 @@ int mero__node_netcfg_parse(const json_t *cfg, const char *path, struct mero_nod
                                 path, names[i]);
         }
         *fields[i] = (uint32_t)json_integer_value(v);
+    }
+    if (out->net_conn_low_water && out->net_conn_high_water &&
+        out->net_conn_low_water > out->net_conn_high_water) {
+        return mero_err_set(err, MERO_EINVAL, "%s: \"net.lowWater\" is above \"net.highWater\"",
+                            path);
     }
     return 0;
 }
@@ -65,5 +72,14 @@ void mero__node_netcfg_apply(const struct mero_node_config *in, struct mero_net_
     }
     if (in->net_max_inbound_per_ip) {
         out->max_inbound_per_ip = in->net_max_inbound_per_ip;
+    }
+    if (in->net_conn_high_water) {
+        out->conn_high_water = in->net_conn_high_water;
+    }
+    if (in->net_conn_low_water) {
+        out->conn_low_water = in->net_conn_low_water;
+    } else if (out->conn_low_water > out->conn_high_water) {
+        out->conn_low_water =
+            out->conn_high_water / 2; /* only highWater given, below the default low */
     }
 }

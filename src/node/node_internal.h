@@ -80,6 +80,7 @@ struct mero_node_config {
     size_t nlisten;
     /* config.json "net" (netcfg.c): connection budgets, 0 = the net layer's default */
     uint32_t net_max_inbound, net_max_outbound, net_max_pending, net_max_inbound_per_ip;
+    uint32_t net_conn_low_water, net_conn_high_water; /* issue 33: connection manager */
 };
 
 struct mero_node {

@@ -5,7 +5,9 @@
  * stayed closed, so a fleet split in two never joined again after the network healed (the
  * fleet harness's partition scenario, docs/fleet-harness.md). Now every sync tick (2 s)
  * redials each bootstrap peer that is not connected, with a back-off per peer that doubles
- * from 2 s to 30 s after each failed dial and restarts at 2 s once a dial succeeds.
+ * from 2 s to 30 s after each failed dial and restarts at 2 s once a dial succeeds. Issue 33:
+ * once REDIAL_ENOUGH_PEERS peers are connected, a missing bootstrap peer is tried only every
+ * 30 s (bootstrap addresses are for discovery; docs/network.md "Connection manager").
  *
  * Invariants: at most one dial in flight per bootstrap address; a connected peer is never
  * dialed (an address without /p2p/ is matched by the peer id its last successful dial
@@ -21,6 +23,11 @@
 
 #define REDIAL_MIN_MS 2000u
 #define REDIAL_MAX_MS 30000u
+/* issue 33: with this many peers connected, bootstrap addresses are for discovery, not a
+ * standing link: a bootstrap peer that is not connected is tried again only every
+ * REDIAL_MAX_MS (a partition still heals within that), so a fleet does not hold its owner's
+ * slots just because everyone was started with its address */
+#define REDIAL_ENOUGH_PEERS 3u
 
 static void on_redialed(void *ud, int status, const char *peer_id)
 {
@@ -82,6 +89,9 @@ void mero__node_redial_tick(struct mero_node *node, bool first)
         if (!first) {
             MERO_INFO("bootstrap peer %s is not connected: dialing it again",
                       id[0] ? id : node->bootstrap[i]);
+        }
+        if (n >= REDIAL_ENOUGH_PEERS) {
+            r->next_ms = now + REDIAL_MAX_MS;
         }
         if (mero_net_dial(node->net, node->bootstrap[i], on_redialed, r) < 0) {
             MERO_WARN("cannot dial %s", node->bootstrap[i]);

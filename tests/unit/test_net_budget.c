@@ -136,6 +136,18 @@ static int is_open(const struct mero__conn *c)
     return c->state != MERO__C_CLOSING;
 }
 
+/* issue 33: a refused newcomer is turned away with peer exchange and closes at its drain time;
+ * run the heartbeat's drain as if that time had come */
+static void drain_now(struct mero_net *n)
+{
+    for (struct mero__conn *c = n->conns; c; c = c->next) {
+        if (c->drain_at) {
+            c->drain_at = 1;
+        }
+    }
+    mero__gossip_drain_tick(n);
+}
+
 static void free_net(struct mero_net *n)
 {
     mero_net_free(n);
@@ -189,6 +201,8 @@ TEST(inbound_full_member_evicts_stranger_is_refused)
     struct mero__conn *d = fake(n, 4, 1, MERO_NET_PRIO_STRANGER, 4);
     CHECK(d != NULL);
     CHECK_EQ(mero__budget_up(d), -MERO_EBUSY);
+    CHECK(is_open(d) && d->drain_at != 0); /* turned away: draining, holds no slot */
+    drain_now(n);
     CHECK(!is_open(d));
     CHECK(is_open(a) && is_open(b) && is_open(c));
     CHECK_EQ(n->nconns, 3);
@@ -231,6 +245,8 @@ TEST(per_address_cap_counts_strangers_not_members)
     struct mero__conn *c = fake(n, 1, 1, MERO_NET_PRIO_STRANGER, 4);
     CHECK(c != NULL);
     CHECK_EQ(mero__budget_up(c), -MERO_EBUSY); /* a third stranger from 10.0.0.1 */
+    CHECK(c->drain_at != 0);
+    drain_now(n);
     CHECK(!is_open(c) && is_open(a) && is_open(b));
     struct mero__conn *d = fake(n, 2, 1, MERO_NET_PRIO_STRANGER, 5);
     CHECK(d != NULL);

@@ -45,6 +45,7 @@ struct mero_fleet_join {
     uint8_t account[MERO_IDENTITY_LEN];
     char admitters[MERO_MAX_ADMITTER_ADDRS][MERO_PEER_ID_STR_MAX];
     size_t nadm, cur;
+    bool protected_adm[MERO_MAX_ADMITTER_ADDRS]; /* issue 33: held from the connection manager */
     uint8_t challenge[MERO_CHALLENGE_LEN];
     char admitted_by[MERO_PEER_ID_STR_MAX];
     struct mero_fleet_join_refusal refusals[MERO_MAX_ADMITTER_ADDRS];
@@ -102,6 +103,13 @@ static void finish(struct mero_fleet_join *j, int rc, const struct mero_fleet_jo
     }
     j->finished = true;
     unlink_join(j);
+    /* issue 33: our admitters' connections may be trimmed again (not once the net is gone) */
+    for (size_t i = 0; i < j->nadm && !j->a->closing && !j->a->freeing; i++) {
+        if (j->protected_adm[i]) {
+            j->protected_adm[i] = false;
+            mero_net_unprotect(j->a->env.net, j->admitters[i]);
+        }
+    }
     mero__fj_progress_end(j->a, j->ns);
     if (j->timer_open) {
         j->timer_open = false;
@@ -566,6 +574,10 @@ int mero__fleet_join_start(struct mero_admission *a, const uint8_t ns[MERO_NS_ID
     /* first tick right away (already a member answers at once), then a status check every
      * MERO_FLEET_JOIN_CHECK_MS with a prompt cycle every ~2 s */
     (void)uv_timer_start(&j->timer, tick, 0, MERO_FLEET_JOIN_CHECK_MS);
+    /* issue 33: a pending admission's admitter is kept by the connection manager */
+    for (size_t i = 0; i < j->nadm; i++) {
+        j->protected_adm[i] = mero_net_protect(a->env.net, j->admitters[i]) == 0;
+    }
     if (j->nadm > 0) {
         next_admitter(j);
     } else {
