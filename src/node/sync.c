@@ -661,7 +661,8 @@ static int snap_wanted(struct job *j)
 {
     struct mero_node_sync *s = j->node->sync;
     bool any = true;
-    if ((j->snap_tried && memcmp(j->snap_ctx, cur_id(j), SYNC_ID_LEN) == 0) ||
+    if (j->node->full_history ||
+        (j->snap_tried && memcmp(j->snap_ctx, cur_id(j), SYNC_ID_LEN) == 0) ||
         mero_node_ctx_held_any(j->node, cur_id(j), &any) < 0 || any) {
         return SNAP_NO; /* asked once in this pull already, or not needed */
     }

@@ -227,6 +227,9 @@ static int apply_all(struct mero_node *node, const uint8_t *p, size_t len,
             return mero_err_set(err, MERO_EPROTO, "%s %zu: truncated", what, i);
         }
         int rc = mero__ctx_apply_snap(node, d, n, m, &e);
+        if (rc < 0 && !m->strict && e.code != 0 && e.code != MERO_EIO) {
+            continue; /* a head this node refuses only weakens the stale check: not stored */
+        }
         if (rc < 0) {
             return mero_err_set(err, e.code != 0 ? e.code : -rc, "%s %zu: %s", what, i,
                                 e.code != 0 ? e.msg : mero_strerror(rc));
