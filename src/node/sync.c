@@ -534,6 +534,8 @@ static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
     const uint8_t *hs = NULL;
     mero_cur_init(&c, data, len);
     if (status < 0 || mero_cur_u8(&c, &ok) < 0) {
+        MERO_DEBUG("sync inventory from %s not answered: %s", j->peer,
+                   status < 0 ? mero_strerror(status) : "empty");
         job_end(j);
         return;
     }
@@ -763,6 +765,7 @@ static void on_state(void *ud, int status, const uint8_t *data, size_t len)
     struct mero_node_sync *s = j->node->sync;
     struct mero_snap_page pg;
     if (status < 0) {
+        MERO_DEBUG("live state from %s not answered: %s", j->peer, mero_strerror(status));
         job_end(j);
         return;
     }

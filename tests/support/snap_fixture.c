@@ -51,7 +51,7 @@ int snapf_open(struct snapf *f)
 {
     memset(f, 0, sizeof(*f));
     MERO_TRY(mero_crypto_init());
-    mero_log_set_level(MERO_LOG_ERROR);
+    mero_log_set_level(getenv("SNAPF_LOG") ? MERO_LOG_DEBUG : MERO_LOG_ERROR);
     if (uv_loop_init(&f->loop) != 0) {
         return -MERO_EIO;
     }
@@ -131,6 +131,7 @@ int snapf_copy(struct mero_node *from, struct mero_node *to)
 int snapf_pull(struct snapf *f, int i)
 {
     struct mero_node *b = &f->n[SNAPF_NODES - 1];
+    uv_update_time(&f->loop); /* the writes before ran without the loop: its clock is behind */
     mero_node_sync_peer(b, f->n[i].peer_id);
     uint64_t end = mero_now_ms() + SNAPF_WAIT_MS;
     while (mero_node_sync_busy(b)) {
