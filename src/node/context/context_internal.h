@@ -230,5 +230,7 @@ MERO_MUST_CHECK int mero_node_ctx_snap_install(struct mero_node *node,
 MERO_MUST_CHECK int mero_node_ctx_snapshot_of(struct mero_node *node,
                                               const uint8_t ctx[MERO_CONTEXT_ID_LEN],
                                               uint64_t *clock, bool *yes);
+/* merod check: one line per context whose state here came from a snapshot. */
+MERO_MUST_CHECK int mero_node_ctx_snapshots_print(struct mero_node *node, FILE *out);
 
 #endif

@@ -26,6 +26,7 @@
 
 #include "mero/buf.h"
 #include "mero/clock.h"
+#include "mero/encoding.h"
 #include "node/context/clock_internal.h"
 #include "node/context/codec_internal.h"
 #include "node/context/context_internal.h"
@@ -302,4 +303,27 @@ int mero_node_ctx_snapshot_of(struct mero_node *node, const uint8_t ctx[MERO_CON
     }
     sqlite3_finalize(st);
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -MERO_EIO;
+}
+
+int mero_node_ctx_snapshots_print(struct mero_node *node, FILE *out)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(node->db, "SELECT context, clock, peer FROM ctx_snapshot", -1, &st,
+                           NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        char h[MERO_HEX_SIZE(MERO_CONTEXT_ID_LEN)];
+        if (sqlite3_column_bytes(st, 0) != MERO_CONTEXT_ID_LEN) {
+            continue;
+        }
+        mero_hex_encode(h, sqlite3_column_blob(st, 0), MERO_CONTEXT_ID_LEN);
+        fprintf(out,
+                "node.db: context %s holds live state from a snapshot (clock %lld, from %s): "
+                "each value verified, the history before it not held here\n",
+                h, (long long)sqlite3_column_int64(st, 1),
+                (const char *)sqlite3_column_text(st, 2));
+    }
+    sqlite3_finalize(st);
+    return 0;
 }
