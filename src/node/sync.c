@@ -102,7 +102,7 @@ struct job {
     uint64_t page_last;               /* the responder's sequence of page_tail */
     bool page_any;                    /* the current page listed at least one entry */
     /* issue 37: the live state of ctxs[ictx] being fetched (STATE pages), verified at the end */
-    bool snap, snap_tried;
+    bool snap, snap_tried, snap_strict;
     uint8_t snap_ctx[SYNC_ID_LEN]; /* the context snap_tried is about */
     uint64_t snap_after, snap_clock, snap_seq;
     uint8_t snap_tail[SYNC_HASH_LEN];
@@ -662,16 +662,24 @@ static void snap_bad_note(struct mero_node_sync *s, const char *peer,
 static int snap_wanted(struct job *j)
 {
     struct mero_node_sync *s = j->node->sync;
-    bool any = true;
+    bool any = true, snapped = false;
+    uint64_t clock = 0;
     if (j->node->full_history ||
         (j->snap_tried && memcmp(j->snap_ctx, cur_id(j), SYNC_ID_LEN) == 0) ||
-        mero_node_ctx_held_any(j->node, cur_id(j), &any) < 0 || any) {
-        return SNAP_NO; /* asked once in this pull already, or not needed */
+        mero_node_ctx_held_any(j->node, cur_id(j), &any) < 0 ||
+        (any && (mero_node_ctx_snapshot_of(j->node, cur_id(j), &clock, &snapped) < 0 || !snapped ||
+                 cursor_find(s, j->peer, true, cur_id(j)) != NULL))) {
+        /* asked once in this pull already; or the node keeps the history of this context, or
+         * already follows this peer's log of it from a cursor */
+        return SNAP_NO;
     }
     struct snap_bad *b = snap_bad_find(s, j->peer, cur_id(j));
     if (b != NULL && mero_now_ms() < b->until_ms) {
         return SNAP_SKIP;
     }
+    /* holding nothing, every entry must beat nothing held (strict); holding a live state
+     * already, this peer's is merged by last-writer-wins and its log followed from its tail */
+    j->snap_strict = !any;
     return s->snap_fetching < SNAP_FETCH_MAX ? SNAP_ASK : SNAP_NO;
 }
 
@@ -740,7 +748,7 @@ static void snap_finish(struct job *j)
     }
     int rc = mero_node_ctx_snap_install(j->node, cur_id(j), j->snap_clock, j->snap_heads.data,
                                         j->snap_heads.len, j->snap_vals.data, j->snap_vals.len,
-                                        j->peer, &err);
+                                        j->snap_strict, j->peer, &err);
     if (rc < 0) {
         s->stats.snap_refused++;
         MERO_WARN("live state of context %.16s… from %s refused: %s; asking another peer", h,

@@ -5,6 +5,7 @@
  * (tests/support/snap_fixture.h). Asserted through values served, deltas stored and the pull's
  * counters, never timing: a new replica installs the winning delta of every key (two pages),
  * not the history, then goes on from the snapshot's tail by ordinary delta sync; a snapshot with
+ * then a second peer's live state is merged the same way (no history); a snapshot with
  * a forged signature or a stale entry is refused whole (nothing stored or served), its peer is
  * not asked again for the context while banned, and another peer's snapshot is installed; an
  * entry beyond the snapshot's clock is refused; the page decoder refuses every truncation,
@@ -64,6 +65,15 @@ TEST(new_replica_installs_live_state_not_history)
     CHECK_U64_EQ(s2.snap_installed, 1);
     CHECK_U64_EQ(s2.get_entries - s.get_entries, 3);
     CHECK(snapf_value_is(r, f.ctx, "k2", "v2")); /* the 3 writes count from 0 again */
+
+    /* a second peer, followed from no cursor yet: its live state merged, not its history */
+    CHECK_OK(snapf_copy(&f.n[0], &f.n[1]));
+    CHECK_OK(snapf_pull(&f, 1));
+    struct mero_node_sync_stats s3 = stats(r);
+    CHECK_U64_EQ(s3.snap_installed, 2);
+    CHECK_U64_EQ(s3.get_entries, s2.get_entries);
+    CHECK(snapf_deltas(r) <= KEYS_TWO_PAGES + MERO_SNAP_HEADS_MAX + 3);
+    CHECK(snapf_value_is(r, f.ctx, "k2", "v2"));
     snapf_close(&f);
 }
 
@@ -139,8 +149,9 @@ TEST(install_checks_clock_and_staleness)
     mero_buf_init(&all, 1u << 20);
     CHECK_OK(all_deltas(&f.n[0], &all));
     /* an entry beyond the clock the snapshot claims */
-    CHECK_ERR(mero_node_ctx_snap_install(&f.n[2], f.ctx, 4, NULL, 0, all.data, all.len, "p", &err),
-              -MERO_ECLOCK);
+    CHECK_ERR(
+        mero_node_ctx_snap_install(&f.n[2], f.ctx, 4, NULL, 0, all.data, all.len, true, "p", &err),
+        -MERO_ECLOCK);
     CHECK(!held_any(&f.n[2], f.ctx));
     /* every write of k0 as entries: the older ones are beaten by the newer, stale */
     struct mero_buf rev; /* newest first */
@@ -159,25 +170,27 @@ TEST(install_checks_clock_and_staleness)
     CHECK_U64_EQ(n, 5);
     CHECK_OK(mero_buf_append(&rev, all.data + off[4], len[4]));
     CHECK_OK(mero_buf_append(&rev, all.data + off[0], len[0]));
-    CHECK_ERR(mero_node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, rev.data, rev.len, "p", &err),
-              -MERO_ESTATE);
+    CHECK_ERR(
+        mero_node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, rev.data, rev.len, true, "p", &err),
+        -MERO_ESTATE);
     CHECK(!held_any(&f.n[2], f.ctx));
     CHECK(snapf_value_is(&f.n[2], f.ctx, "k0", NULL));
     /* the stale entry with the newest write as a head: refused too */
     CHECK_ERR(mero_node_ctx_snap_install(&f.n[2], f.ctx, 5, all.data + off[4], len[4],
-                                         all.data + off[0], len[0], "p", &err),
+                                         all.data + off[0], len[0], true, "p", &err),
               -MERO_ESTATE);
     /* a flipped signature byte */
     struct mero_buf bad;
     mero_buf_init(&bad, 1u << 20);
     CHECK_OK(mero_buf_append(&bad, all.data + off[4], len[4]));
     bad.data[bad.len - 1] ^= 1;
-    CHECK_ERR(mero_node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, bad.data, bad.len, "p", &err),
-              -MERO_EBADSIG);
+    CHECK_ERR(
+        mero_node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, bad.data, bad.len, true, "p", &err),
+        -MERO_EBADSIG);
     CHECK(!held_any(&f.n[2], f.ctx));
     /* the newest alone installs */
-    CHECK_OK(mero_node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, all.data + off[4], len[4], "p",
-                                        &err));
+    CHECK_OK(mero_node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, all.data + off[4], len[4], true,
+                                        "p", &err));
     CHECK(snapf_value_is(&f.n[2], f.ctx, "k0", "v4"));
     mero_buf_cleanup(&bad);
     mero_buf_cleanup(&rev);

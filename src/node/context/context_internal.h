@@ -219,13 +219,14 @@ MERO_MUST_CHECK int mero_node_ctx_snap_values(struct mero_node *node,
                                               uint64_t after, int fault, struct mero_buf *out,
                                               uint32_t *n, uint64_t *next);
 /* Verify and install a snapshot of ctx taken from peer: heads then entries, each a list of
- * (len u32, bytes), in one transaction (see snap.c). 0, or a refusal with the reason in err and
- * nothing stored. */
+ * (len u32, bytes), in one transaction (see snap.c); strict: an entry beaten by a write of its
+ * key held here is refused as stale (else it only loses last-writer-wins). 0, or a refusal with
+ * the reason in err and nothing stored. */
 MERO_MUST_CHECK int mero_node_ctx_snap_install(struct mero_node *node,
                                                const uint8_t ctx[MERO_CONTEXT_ID_LEN],
                                                uint64_t clock, const uint8_t *heads, size_t hlen,
-                                               const uint8_t *vals, size_t vlen, const char *peer,
-                                               struct mero_err *err);
+                                               const uint8_t *vals, size_t vlen, bool strict,
+                                               const char *peer, struct mero_err *err);
 /* Whether ctx's state here was installed from a snapshot (its clock in *clock). */
 MERO_MUST_CHECK int mero_node_ctx_snapshot_of(struct mero_node *node,
                                               const uint8_t ctx[MERO_CONTEXT_ID_LEN],

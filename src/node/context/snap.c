@@ -260,11 +260,11 @@ static int record(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN]
 
 int mero_node_ctx_snap_install(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
                                uint64_t clock, const uint8_t *heads, size_t hlen,
-                               const uint8_t *vals, size_t vlen, const char *peer,
+                               const uint8_t *vals, size_t vlen, bool strict, const char *peer,
                                struct mero_err *err)
 {
     struct mero_ctx_apply_mode loose = {.clock = clock, .strict = false};
-    struct mero_ctx_apply_mode strict = {.clock = clock, .strict = true};
+    struct mero_ctx_apply_mode entries = {.clock = clock, .strict = strict};
     if (clock == 0 || clock > MERO_LAMPORT_MAX) {
         return mero_err_set(err, MERO_ECLOCK, "snapshot clock outside 1..2^63-1");
     }
@@ -273,7 +273,7 @@ int mero_node_ctx_snap_install(struct mero_node *node, const uint8_t ctx[MERO_CO
     }
     int rc = apply_all(node, heads, hlen, &loose, "head", err);
     if (rc == 0) {
-        rc = apply_all(node, vals, vlen, &strict, "entry", err);
+        rc = apply_all(node, vals, vlen, &entries, "entry", err);
     }
     if (rc == 0 && record(node, ctx, clock, peer) < 0) {
         rc = mero_err_set(err, MERO_EIO, "cannot record the snapshot");
