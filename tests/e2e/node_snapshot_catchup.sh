@@ -81,5 +81,7 @@ req a PUT "/admin-api/contexts/$CTX/kv/after" '{"value":"next"}'
 check "a writes after the snapshot" status_is 200
 check "r keeps up by ordinary delta sync" wait_for 20 kv_is r "$CTX" after next
 stop_node r
-check "merod check passes on r (live state only)" "$BIN/merod" check --home "$WORK/r"
+check "merod check passes on r" eval '"$BIN/merod" check --home "$WORK/r" >"$WORK/r.check"'
+check "merod check names the context held as live state" \
+    grep -q "context $CTX holds live state from a snapshot" "$WORK/r.check"
 finish
