@@ -611,6 +611,9 @@ MERO_MUST_CHECK int mero_node_sealed_respond(const struct mero_node *node, const
  * to find the transport key. */
 void mero_node_set_sealed_only(struct mero_node *node, bool on);
 bool mero_node_sealed_only(const struct mero_node *node);
+/* merod run --full-history (issue 37, docs/sync.md): catch up a context this node holds nothing
+ * of by pulling its whole delta history, never by a peer's live state. */
+void mero_node_set_full_history(struct mero_node *node, bool on);
 /* merod run --tls-cert F --tls-key F: the admin API serves HTTPS with this PEM pair (NUL-ended;
  * both NULL: none). 0, -MERO_ECRYPTO when they do not parse or do not match, -MERO_ENOMEM. The
  * pair is copied; bindTlsKey binds the certificate's SPKI hash. Before mero_node_start. */

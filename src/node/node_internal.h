@@ -97,7 +97,9 @@ struct mero_node {
     uint8_t *transport_sk;
     char token[MERO_TOKEN_HEX_LEN + 1]; /* admin bearer token (secret) */
     enum mero_node_tee tee;
-    bool test_routes; /* --test: test-only routes (docs/node.md) */
+    bool test_routes;  /* --test: test-only routes (docs/node.md) */
+    bool full_history; /* issue 37: --full-history: catch up by the whole delta history, never
+                          by live state (docs/sync.md) */
     struct sqlite3 *db;
     void (*on_stop)(void *ctx); /* mero_node_on_stop: the server on our loop (merod) */
     void *on_stop_ctx;

@@ -80,6 +80,11 @@ bool mero_node_test_mode(const struct mero_node *node)
     return node->test_routes;
 }
 
+void mero_node_set_full_history(struct mero_node *node, bool on)
+{
+    node->full_history = on;
+}
+
 void mero_node_set_tee(struct mero_node *node, enum mero_node_tee tee)
 {
     node->tee = tee;

@@ -14,6 +14,8 @@
  *     member of ns the puller speaks for and its --name, signed by that identity over the
  *     puller's node key; sent per (peer, namespace) at most every 30 s, again at once after
  *     a "1"; an older peer drops it, and nothing else waits on it)
+ *   6 STATE ctx[32] after u64              -> a page of the context's live state (issue 37,
+ *     sync_snap.c, docs/sync.md)
  * A response starting with 1 means "unknown namespace/context". Everything served is signed
  * (ops) or signed and encrypted (deltas), so serving it reveals nothing a member could not
  * read on the gossip topic. Invariants: every count is checked against the remaining bytes
@@ -47,6 +49,7 @@
 #include "mero/buf.h"
 #include "mero/clock.h"
 #include "mero/crypto.h"
+#include "mero/encoding.h"
 #include "mero/gov.h"
 #include "mero/log.h"
 #include "mero/net.h"
@@ -76,7 +79,7 @@
 _Static_assert(MERO_CONTEXT_ID_LEN == SYNC_ID_LEN, "a context id is as wide as a namespace id");
 _Static_assert(MERO_DELTA_ID_LEN == SYNC_HASH_LEN, "a delta hash is as wide as an op id");
 
-enum { INV_OPS = 1, GET_OPS = 2, INV_DELTAS = 3, GET_DELTAS = 4, HELLO = 5 };
+enum { INV_OPS = 1, GET_OPS = 2, INV_DELTAS = 3, GET_DELTAS = 4, HELLO = 5, STATE = 6 };
 
 /* issue 35: HELLO, how often a puller says who it is to a peer, per namespace (seconds), and
  * how many (peer, namespace) pairs it remembers having told */
@@ -88,6 +91,16 @@ struct hello_sent {
     uint8_t ns[MERO_NS_ID_LEN];
     uint64_t at; /* unix s; 0 = free */
 };
+
+/* issue 37 (requester side of STATE): snapshots fetched at once, the most a snapshot may hold
+ * in memory before it is verified (beyond it: history sync), how long a peer whose snapshot of a
+ * context was refused is not asked for that context, and how many such refusals are kept. */
+#define SNAP_FETCH_MAX 4u
+#define SNAP_TOTAL_MAX (16u << 20)
+#define SNAP_BAN_MS    30000u
+#define SNAP_BAD_MAX   64u
+/* a STATE request: kind | ctx | after */
+#define SNAP_REQ_LEN (1u + SYNC_ID_LEN + sizeof(uint64_t))
 
 struct job {
     struct mero_node *node;
@@ -113,6 +126,19 @@ struct job {
     uint8_t page_tail[SYNC_HASH_LEN]; /* the last hash of the current inventory page */
     uint64_t page_last;               /* the responder's sequence of page_tail */
     bool page_any;                    /* the current page listed at least one entry */
+    /* issue 37: the live state of ctxs[ictx] being fetched (STATE pages), verified at the end */
+    bool snap, snap_tried, snap_strict;
+    uint8_t snap_ctx[SYNC_ID_LEN]; /* the context snap_tried is about */
+    uint64_t snap_after, snap_clock, snap_seq;
+    uint8_t snap_tail[SYNC_HASH_LEN];
+    struct mero_buf snap_heads, snap_vals;
+};
+
+/* issue 37: a peer whose snapshot of ctx was refused, not asked for ctx until until_ms. */
+struct snap_bad {
+    char peer[MERO_PEER_ID_STR_MAX];
+    uint8_t ctx[MERO_CONTEXT_ID_LEN];
+    uint64_t until_ms;
 };
 
 /* issue 19 (metrics): when an op pull of a namespace last completed, for the sync lag */
@@ -139,6 +165,10 @@ struct mero_node_sync {
     struct hello_sent hellos[HELLO_SENT_MAX]; /* issue 35: the oldest is reused when full */
     uint64_t tick;
     struct mero_node_sync_stats stats;
+    /* issue 37 */
+    struct mero_node_snap_sessions snap_sessions; /* as responder */
+    struct snap_bad snap_bad[SNAP_BAD_MAX];       /* as requester; the oldest reused */
+    unsigned snap_fetching;
 };
 
 static void note_synced(struct mero_node_sync *s, const uint8_t ns[MERO_NS_ID_LEN])
@@ -195,8 +225,11 @@ int mero__node_sync_take(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN
     return 0;
 }
 
+static void snap_drop(struct job *j);
+
 static void job_end(struct job *j)
 {
+    snap_drop(j);
     free(j->nss);
     free(j->ctxs);
     free(j->want);
@@ -482,6 +515,9 @@ static int answer(struct mero_node *node, const char *peer, struct mero_cur *c,
         return answer_get(node, c, false, out);
     case GET_DELTAS:
         return answer_get(node, c, true, out);
+    case STATE:
+        node->sync->stats.snap_served++;
+        return mero_node_snap_answer(node, &node->sync->snap_sessions, peer, c, out);
     default:
         return -MERO_EPROTO;
     }
@@ -638,6 +674,8 @@ static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
     const uint8_t *hs = NULL;
     mero_cur_init(&c, data, len);
     if (status < 0 || mero_cur_u8(&c, &ok) < 0) {
+        MERO_DEBUG("sync inventory from %s not answered: %s", j->peer,
+                   status < 0 ? mero_strerror(status) : "empty");
         job_end(j);
         return;
     }
@@ -722,6 +760,209 @@ static void take_cursor(struct job *j)
     j->anchored = true;
 }
 
+/* ---- issue 37: catch-up by live state (requester) ------------------------------------ */
+
+enum { SNAP_NO, SNAP_ASK, SNAP_SKIP };
+
+static struct snap_bad *snap_bad_find(struct mero_node_sync *s, const char *peer,
+                                      const uint8_t ctx[MERO_CONTEXT_ID_LEN])
+{
+    for (size_t i = 0; i < SNAP_BAD_MAX; i++) {
+        struct snap_bad *b = &s->snap_bad[i];
+        if (b->until_ms != 0 && strcmp(b->peer, peer) == 0 &&
+            memcmp(b->ctx, ctx, sizeof(b->ctx)) == 0) {
+            return b;
+        }
+    }
+    return NULL;
+}
+
+static void snap_bad_note(struct mero_node_sync *s, const char *peer,
+                          const uint8_t ctx[MERO_CONTEXT_ID_LEN])
+{
+    struct snap_bad *b = snap_bad_find(s, peer, ctx);
+    for (size_t i = 0; b == NULL && i < SNAP_BAD_MAX; i++) {
+        if (s->snap_bad[i].until_ms == 0) {
+            b = &s->snap_bad[i];
+        }
+    }
+    if (b == NULL) {
+        b = &s->snap_bad[0]; /* full: the entry whose ban ends first */
+        for (size_t k = 1; k < SNAP_BAD_MAX; k++) {
+            b = s->snap_bad[k].until_ms < b->until_ms ? &s->snap_bad[k] : b;
+        }
+    }
+    snprintf(b->peer, sizeof(b->peer), "%s", peer);
+    memcpy(b->ctx, ctx, sizeof(b->ctx));
+    b->until_ms = mero_now_ms() + SNAP_BAN_MS;
+}
+
+/* A context this node holds nothing of is caught up by its live state (docs/sync.md); from a
+ * peer whose snapshot of it was refused lately, not at all (another peer's will be asked). */
+static int snap_wanted(struct job *j)
+{
+    struct mero_node_sync *s = j->node->sync;
+    bool any = true, snapped = false;
+    uint64_t clock = 0;
+    if (j->node->full_history ||
+        (j->snap_tried && memcmp(j->snap_ctx, cur_id(j), SYNC_ID_LEN) == 0) ||
+        mero_node_ctx_held_any(j->node, cur_id(j), &any) < 0 ||
+        (any && (mero_node_ctx_snapshot_of(j->node, cur_id(j), &clock, &snapped) < 0 || !snapped ||
+                 cursor_find(s, j->peer, true, cur_id(j)) != NULL))) {
+        /* asked once in this pull already; or the node keeps the history of this context, or
+         * already follows this peer's log of it from a cursor */
+        return SNAP_NO;
+    }
+    struct snap_bad *b = snap_bad_find(s, j->peer, cur_id(j));
+    if (b != NULL && mero_now_ms() < b->until_ms) {
+        return SNAP_SKIP;
+    }
+    /* holding nothing, every entry must beat nothing held (strict); holding a live state
+     * already, this peer's is merged by last-writer-wins and its log followed from its tail */
+    j->snap_strict = !any;
+    return s->snap_fetching < SNAP_FETCH_MAX ? SNAP_ASK : SNAP_NO;
+}
+
+static void snap_drop(struct job *j)
+{
+    if (!j->snap) {
+        return;
+    }
+    j->snap = false;
+    j->snap_tried = true;
+    memcpy(j->snap_ctx, cur_id(j), SYNC_ID_LEN);
+    j->node->sync->snap_fetching--;
+    mero_buf_cleanup(&j->snap_heads);
+    mero_buf_cleanup(&j->snap_vals);
+}
+
+/* Leave cur_id() for the next context of this pull. */
+static void next_ctx(struct job *j)
+{
+    snap_drop(j);
+    j->after = 0;
+    j->begin = true;
+    j->ictx++;
+    step(j);
+}
+
+static void on_state(void *ud, int status, const uint8_t *data, size_t len);
+
+static void snap_ask(struct job *j)
+{
+    struct mero_buf b;
+    mero_buf_init(&b, SNAP_REQ_LEN);
+    if (mero_buf_append_u8(&b, STATE) < 0 || mero_buf_append(&b, cur_id(j), SYNC_ID_LEN) < 0 ||
+        mero_buf_append_u64le(&b, j->snap_after) < 0) {
+        mero_buf_cleanup(&b);
+        job_end(j);
+        return;
+    }
+    j->node->sync->stats.snap_pages++;
+    send_req(j, &b, on_state);
+}
+
+static void snap_start(struct job *j)
+{
+    j->snap = true;
+    j->node->sync->snap_fetching++;
+    j->snap_after = 0;
+    mero_buf_init(&j->snap_heads, (size_t)MERO_SNAP_HEADS_MAX * (MERO_DELTA_MAX + 4));
+    mero_buf_init(&j->snap_vals, SNAP_TOTAL_MAX);
+    snap_ask(j);
+}
+
+/* Every page is in: verify and install (nothing of it is served before), then go on with
+ * ordinary delta sync from the snapshot's tail. Refused: this peer is not asked for the context
+ * for SNAP_BAN_MS, and the pull moves on (the next round asks another peer). */
+static void snap_finish(struct job *j)
+{
+    struct mero_node_sync *s = j->node->sync;
+    struct mero_err err = {0};
+    char h[MERO_HEX_SIZE(SYNC_ID_LEN)];
+    mero_hex_encode(h, cur_id(j), SYNC_ID_LEN);
+    if (j->snap_clock == 0) {
+        snap_drop(j); /* the peer holds nothing of it: ordinary sync */
+        step(j);
+        return;
+    }
+    int rc = mero_node_ctx_snap_install(j->node, cur_id(j), j->snap_clock, j->snap_heads.data,
+                                        j->snap_heads.len, j->snap_vals.data, j->snap_vals.len,
+                                        j->snap_strict, j->peer, &err);
+    if (rc < 0) {
+        s->stats.snap_refused++;
+        MERO_WARN("live state of context %.16s… from %s refused: %s; asking another peer", h,
+                  j->peer, err.msg);
+        snap_bad_note(s, j->peer, cur_id(j));
+        next_ctx(j);
+        return;
+    }
+    s->stats.snap_installed++;
+    MERO_INFO("context %.16s… caught up by live state from %s (clock %llu)", h, j->peer,
+              (unsigned long long)j->snap_clock);
+    if (j->snap_seq > 0 && held(j, j->snap_tail)) {
+        cursor_put(s, j->peer, true, cur_id(j), j->snap_seq, j->snap_tail);
+    }
+    snap_drop(j);
+    step(j); /* j->begin: the INV starts from the cursor just taken */
+}
+
+static void on_state(void *ud, int status, const uint8_t *data, size_t len)
+{
+    struct job *j = ud;
+    struct mero_node_sync *s = j->node->sync;
+    struct mero_snap_page pg;
+    if (status < 0) {
+        MERO_DEBUG("live state from %s not answered: %s", j->peer, mero_strerror(status));
+        job_end(j);
+        return;
+    }
+    if (mero_node_snap_page_decode(data, len, &pg) < 0) {
+        MERO_DEBUG("live state from %s does not decode", j->peer);
+        snap_bad_note(s, j->peer, cur_id(j));
+        next_ctx(j);
+        return;
+    }
+    if (pg.status == MERO_SNAP_BUSY) {
+        s->stats.snap_busy++;
+        next_ctx(j); /* asked again at the next round */
+        return;
+    }
+    if (pg.status == MERO_SNAP_UNKNOWN) {
+        snap_drop(j);
+        step(j); /* the inventory says so too, and moves on */
+        return;
+    }
+    if (j->snap_after == 0) {
+        j->snap_clock = pg.clock;
+        j->snap_seq = pg.seq;
+        memcpy(j->snap_tail, pg.tail, sizeof(j->snap_tail));
+        if (mero_buf_append(&j->snap_heads, pg.heads, pg.heads_len) < 0) {
+            next_ctx(j);
+            return;
+        }
+    }
+    if (mero_buf_append(&j->snap_vals, pg.vals, pg.vals_len) < 0) {
+        /* larger than a snapshot may be in memory: the history, delta by delta */
+        MERO_INFO("live state from %s beyond %u bytes: pulling the history instead", j->peer,
+                  SNAP_TOTAL_MAX);
+        snap_drop(j);
+        step(j);
+        return;
+    }
+    if (pg.next != 0) {
+        if (pg.next <= j->snap_after) {
+            snap_bad_note(s, j->peer, cur_id(j)); /* a cursor that does not advance */
+            next_ctx(j);
+            return;
+        }
+        j->snap_after = pg.next;
+        snap_ask(j);
+        return;
+    }
+    snap_finish(j);
+}
+
 static void step(struct job *j)
 {
     /* skip namespaces self-purged here, also one purged while this pull was under way */
@@ -761,6 +1002,17 @@ static void step(struct job *j)
         j->begin = true;
         step(j);
         return;
+    }
+    if (j->begin && j->deltas) {
+        int w = snap_wanted(j);
+        if (w == SNAP_SKIP) {
+            next_ctx(j);
+            return;
+        }
+        if (w == SNAP_ASK) {
+            snap_start(j);
+            return;
+        }
     }
     if (j->begin) {
         take_cursor(j);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "mero/err.h"
+#include "mero/net.h"
 #include "mero/sizes.h"
 
 struct mero_node;
@@ -48,6 +49,8 @@ struct mero_node_sync_stats {
     uint64_t get_sent, get_entries; /* fetch requests asked, entries they asked for */
     uint64_t restarts;              /* cursors dropped because the peer's log did not match */
     uint64_t inv_served, inv_served_entries; /* as responder */
+    /* issue 37: live-state catch-ups installed, refused, answered busy; pages fetched */
+    uint64_t snap_installed, snap_refused, snap_busy, snap_pages, snap_served;
 };
 void mero__node_sync_get_stats(const struct mero_node *node, struct mero_node_sync_stats *out);
 /* A pull is under way (with any peer). */
@@ -76,5 +79,44 @@ MERO_MUST_CHECK int mero_node_sync_hello_encode(const struct mero_sync_hello *h,
 MERO_MUST_CHECK int mero_node_sync_hello_decode(const uint8_t *data, size_t len,
                                                 const uint8_t node_pk[MERO_ED25519_PK_LEN],
                                                 struct mero_sync_hello *out);
+
+/* ---- issue 37: catch-up by live state (src/node/sync_snap.c, sync.c, docs/sync.md) ---- */
+#define MERO_SNAP_SESSIONS        4u     /* requesters a responder serves live state at once */
+#define MERO_SNAP_SESSION_IDLE_MS 10000u /* a session idle this long is given to another */
+#define MERO_SNAP_OK              0
+#define MERO_SNAP_UNKNOWN         1 /* the responder does not know the context */
+#define MERO_SNAP_BUSY            2 /* every snapshot session is taken: ask later */
+
+/* One decoded STATE answer; heads and vals borrow the bytes decoded, each a list of
+ * (len u32, delta) already checked against its bounds. */
+struct mero_snap_page {
+    uint8_t status;
+    uint64_t clock, seq, next;
+    uint8_t tail[MERO_DELTA_ID_LEN];
+    uint32_t nheads, n;
+    const uint8_t *heads, *vals;
+    size_t heads_len, vals_len;
+};
+/* Decode a STATE answer p[0..len) (see sync_snap.c). 0 or -MERO_EPROTO / -MERO_ETRUNC /
+ * -MERO_ETOOBIG. */
+MERO_MUST_CHECK int mero_node_snap_page_decode(const uint8_t *p, size_t len,
+                                               struct mero_snap_page *pg);
+
+struct mero_snap_session {
+    bool set;
+    char peer[MERO_PEER_ID_STR_MAX];
+    uint8_t ctx[MERO_CONTEXT_ID_LEN];
+    uint64_t last_ms;
+};
+/* A responder's snapshot sessions (embedded in the node's sync state). */
+struct mero_node_snap_sessions {
+    struct mero_snap_session s[MERO_SNAP_SESSIONS];
+};
+struct mero_buf;
+struct mero_cur;
+/* Answer a STATE request from peer (c after the kind byte) into out. */
+MERO_MUST_CHECK int mero_node_snap_answer(struct mero_node *node, struct mero_node_snap_sessions *t,
+                                          const char *peer, struct mero_cur *c,
+                                          struct mero_buf *out);
 
 #endif

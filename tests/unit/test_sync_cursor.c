@@ -169,6 +169,7 @@ TEST(delta_refused_for_good_is_not_fetched_again)
     struct mero_err err = {0};
     uint8_t app[MERO_APP_ID_LEN] = {0}, ctx[MERO_CONTEXT_ID_LEN];
     CHECK_OK(syncf_open(&f));
+    f.b.full_history = true; /* issue 37: else b, holding nothing of ctx, takes its live state */
     CHECK_OK(mero_gov_create_context(f.a.store, f.ns, f.ns, app, ctx, NULL, &err));
     CHECK_OK(mero_node_ctx_put(&f.a, ctx, "k1", (const uint8_t *)"v", 1, false, 0, &err));
     CHECK_OK(junk_deltas(&f.a, ctx, f.ns, 3));

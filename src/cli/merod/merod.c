@@ -28,7 +28,7 @@ static void synopsis(FILE *f)
     fprintf(f, "usage: merod init --home DIR [--name N] [--listen MULTIADDR] [--api HOST:PORT]\n"
                "       merod run --home DIR [--mock-tee] [--bootstrap MULTIADDR]...\n"
                "                 [--announce MULTIADDR]... [--test] [--metrics-public]\n"
-               "                 [--sealed-only] [--tls-cert PEM --tls-key PEM]\n"
+               "                 [--sealed-only] [--tls-cert PEM --tls-key PEM] [--full-history]\n"
                "       merod check --home DIR\n"
                "       merod --version\n");
 }
@@ -59,6 +59,9 @@ static const struct {
      "serve the admin API over HTTPS with this certificate (with --tls-key)"},
     {"run", "--tls-key PEM",
      "the certificate's private key, mode 0600 or stricter (with --tls-cert)"},
+    {"run", "--full-history",
+     "catch up a context this node holds nothing of by its whole delta history (an auditor), "
+     "not by a peer's verified live state (docs/sync.md)"},
     {"check", "--home DIR", "the data directory to check, read-only (best with the node stopped)"},
 };
 
@@ -241,6 +244,8 @@ static int cmd_run(int argc, char **argv)
             mero_node_set_metrics_public(node, true);
         } else if (strcmp(a, "--sealed-only") == 0) {
             mero_node_set_sealed_only(node, true);
+        } else if (strcmp(a, "--full-history") == 0) {
+            mero_node_set_full_history(node, true);
         } else if (strcmp(a, "--tls-cert") == 0 && i + 1 < argc) {
             tls_cert = argv[++i];
         } else if (strcmp(a, "--tls-key") == 0 && i + 1 < argc) {

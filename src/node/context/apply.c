@@ -31,11 +31,41 @@
 #include "node/context/codec_internal.h"
 #include "node/context/context_internal.h"
 #include "node/context/relay_internal.h"
+#include "node/context/snap_internal.h"
 #include "node/context/store_internal.h"
 #include "node/db_internal.h"
 #include "node/node_internal.h"
 
 #define CTX_PENDING_MAX (64u << 20) /* a group's pending deltas, copied out at once */
+
+/*
+ * issue 37 (snap.c): a snapshot entry is refused when this node already holds a write of its key
+ * at a greater position (lamport, hash): the peer served a value that is not the live one.
+ */
+static int beaten(struct mero_node *node, const struct mero_ctx_delta *d,
+                  const struct mero_ctx_write *w, const uint8_t hash[MERO_DELTA_ID_LEN],
+                  struct mero_err *err)
+{
+    char key[MERO_CTX_KEY_MAX + 1];
+    uint64_t l = 0;
+    uint8_t h[MERO_DELTA_ID_LEN], author[MERO_IDENTITY_LEN];
+    if (w->kl == 0 || w->kl > MERO_CTX_KEY_MAX) {
+        return mero_err_set(err, MERO_EPROTO, "key length");
+    }
+    memcpy(key, w->k, w->kl);
+    key[w->kl] = '\0';
+    int rc = mero__ctx_current(node, d->ctx, key, &l, h, author);
+    if (rc < 0) {
+        return rc;
+    }
+    if (rc == 1 &&
+        (l > d->lamport || (l == d->lamport && memcmp(h, hash, MERO_DELTA_ID_LEN) > 0))) {
+        return mero_err_set(err, MERO_ESTATE,
+                            "stale: a write of its key at lamport %llu is already held here",
+                            (unsigned long long)l);
+    }
+    return 0;
+}
 
 /*
  * Decrypt d and offer its write to last-writer-wins: a direct write at its (lamport, hash); a
@@ -46,7 +76,8 @@
  */
 static int materialise(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
                        const uint8_t *bytes, const struct mero_ctx_delta *d,
-                       const uint8_t hash[MERO_DELTA_ID_LEN], struct mero_err *err, bool *for_now)
+                       const uint8_t hash[MERO_DELTA_ID_LEN], bool strict, struct mero_err *err,
+                       bool *for_now)
 {
     uint8_t *pt = NULL;
     size_t pl = 0;
@@ -63,7 +94,10 @@ static int materialise(struct mero_node *node, const uint8_t group[MERO_GROUP_ID
             rc = mero__node_ctx_intent_count(node, group, &w.it, d->lamport, hash);
         }
     } else {
-        rc = mero__ctx_offer(node, d->ctx, &w, d->lamport, hash, d->author);
+        rc = strict ? beaten(node, d, &w, hash, err) : 0;
+        if (rc == 0) {
+            rc = mero__ctx_offer(node, d->ctx, &w, d->lamport, hash, d->author);
+        }
     }
     mero__ctx_close_write(pt, pl, &w);
     return rc < 0 ? rc : 1;
@@ -77,9 +111,31 @@ struct verdict {
     uint8_t ns[MERO_NS_ID_LEN];
 };
 
+/* Transactions: one per delta on the ordinary path; a savepoint inside the snapshot's one
+ * transaction (issue 37, snap.c), so a refused entry undoes the whole snapshot. */
+static int tx_begin(struct mero_node *node, const struct mero_ctx_apply_mode *m)
+{
+    return mero__node_db_exec(node->db, m != NULL ? "SAVEPOINT ctx_snap_entry" : "BEGIN IMMEDIATE");
+}
+
+static void tx_rollback(struct mero_node *node, const struct mero_ctx_apply_mode *m)
+{
+    if (m != NULL) {
+        (void)mero__node_db_exec(node->db, "ROLLBACK TO ctx_snap_entry");
+        (void)mero__node_db_exec(node->db, "RELEASE ctx_snap_entry");
+        return;
+    }
+    (void)mero__node_db_exec(node->db, "ROLLBACK");
+}
+
+static int tx_commit(struct mero_node *node, const struct mero_ctx_apply_mode *m)
+{
+    return mero__node_db_exec(node->db, m != NULL ? "RELEASE ctx_snap_entry" : "COMMIT");
+}
+
 static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
-                       const uint8_t hash[MERO_DELTA_ID_LEN], struct mero_err *err,
-                       struct verdict *v)
+                       const uint8_t hash[MERO_DELTA_ID_LEN], const struct mero_ctx_apply_mode *m,
+                       struct mero_err *err, struct verdict *v)
 {
     struct mero_ctx_delta d;
     struct mero_err merr = {0}, was = {0};
@@ -126,17 +182,17 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
         v->remember = v->for_now = true; /* governance may still change its mind */
         return rc;
     }
-    if (mero__node_db_exec(node->db, "BEGIN IMMEDIATE") < 0) {
+    if (tx_begin(node, m) < 0) {
         return mero_err_set(err, MERO_EIO, "cannot start a write: %s", sqlite3_errmsg(node->db));
     }
     uint64_t clock = 0;
     bool keyless = false;
     if (mero__ctx_clock_of(node, d.ctx, &clock) < 0) {
-        (void)mero__node_db_exec(node->db, "ROLLBACK");
+        tx_rollback(node, m);
         return mero_err_set(err, MERO_EIO, "cannot read the context clock");
     }
-    if (!mero__lamport_admissible(clock, d.lamport)) {
-        (void)mero__node_db_exec(node->db, "ROLLBACK");
+    if (m != NULL ? d.lamport > m->clock : !mero__lamport_admissible(clock, d.lamport)) {
+        tx_rollback(node, m);
         return mero_err_set(err, MERO_ECLOCK,
                             "delta lamport %llu is beyond the context clock %llu + %llu",
                             (unsigned long long)d.lamport, (unsigned long long)clock,
@@ -154,7 +210,8 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
     sqlite3_bind_blob(st, 4, bytes, (int)len, SQLITE_STATIC);
     MERO_ENSURE_OUT(sqlite3_step(st) == SQLITE_DONE, NULL, MERO_EIO, "step");
     MERO_TRY_OUT(mero__ctx_clock_raise(node, d.ctx, d.lamport));
-    MERO_TRY_OUT(materialise(node, group, bytes, &d, hash, &merr, &for_now));
+    MERO_TRY_OUT(
+        materialise(node, group, bytes, &d, hash, m != NULL && m->strict, &merr, &for_now));
     keyless = rc == 0;
     if (rc == 1) {
         MERO_TRY_OUT(
@@ -164,15 +221,15 @@ out:
     sqlite3_finalize(st);
     if (rc < 0 && merr.code != 0) {
         /* refused once its plaintext was read: nothing is stored */
-        (void)mero__node_db_exec(node->db, "ROLLBACK");
+        tx_rollback(node, m);
         v->remember = true;
         v->for_now = for_now;
         return mero_err_set(err, merr.code, "%s", merr.msg);
     }
-    if (rc < 0 || mero__node_db_exec(node->db, "COMMIT") < 0) {
+    if (rc < 0 || tx_commit(node, m) < 0) {
         char why[128];
         snprintf(why, sizeof(why), "%s", sqlite3_errmsg(node->db));
-        (void)mero__node_db_exec(node->db, "ROLLBACK");
+        tx_rollback(node, m);
         return mero_err_set(err, MERO_EIO, "cannot store the delta: %s", why);
     }
     if (keyless) {
@@ -207,7 +264,7 @@ int mero__node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t le
     struct verdict v = {0};
     uint8_t hash[MERO_DELTA_ID_LEN];
     mero_sha256(hash, bytes, len);
-    int rc = apply_delta(node, bytes, len, hash, &e, &v);
+    int rc = apply_delta(node, bytes, len, hash, NULL, &e, &v);
     if (rc < 0) {
         int code = e.code != 0 ? e.code : -rc;
         bool first = !v.repeat;
@@ -221,6 +278,15 @@ int mero__node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t le
         return mero_err_set(err, code, "%s", e.msg);
     }
     return rc;
+}
+
+int mero__ctx_apply_snap(struct mero_node *node, const uint8_t *bytes, size_t len,
+                         const struct mero_ctx_apply_mode *m, struct mero_err *err)
+{
+    struct verdict v = {0};
+    uint8_t hash[MERO_DELTA_ID_LEN];
+    mero_sha256(hash, bytes, len);
+    return apply_delta(node, bytes, len, hash, m, err, &v);
 }
 
 /* Materialise one kept delta whose key may have arrived (mero__node_ctx_retry), in one
@@ -238,7 +304,7 @@ static void retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_
     mero_sha256(hash, p, n);
     bool tx =
         sqlite3_get_autocommit(node->db) && mero__node_db_exec(node->db, "BEGIN IMMEDIATE") == 0;
-    int m = materialise(node, group, p, &d, hash, &e, &for_now);
+    int m = materialise(node, group, p, &d, hash, false, &e, &for_now);
     if (m == 1) {
         (void)mero__ctx_exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash);
     } else if (m < 0 && e.code != 0) {

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "mero/buf.h"
 #include "mero/err.h"
 #include "mero/node.h"
 #include "mero/sizes.h"
@@ -183,5 +184,54 @@ void mero__node_ctx_refusal_note(struct mero_node *node, const uint8_t hash[MERO
                                  const uint8_t *ns, int code, const char *why, bool *first);
 /* Forget the for-now refusals of ns (its self-purge). */
 void mero__node_ctx_refusal_forget(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN]);
+
+/* ---- issue 37: catch-up by live state (src/node/context/snap.c, docs/sync.md) ---- */
+#define MERO_SNAP_HEADS_MAX  16u        /* newest deltas served with a snapshot's first page */
+#define MERO_SNAP_PAGE_MAX   256u       /* winning deltas per page at most */
+#define MERO_SNAP_PAGE_BYTES (1u << 20) /* bytes of a page's entries at most */
+/* Test-only faults a responder may serve (merod run --test, MERO_TEST_SNAPSHOT_FAULT). */
+enum mero_snap_fault { MERO_SNAP_FAULT_NONE = 0, MERO_SNAP_FAULT_FORGE, MERO_SNAP_FAULT_STALE };
+/* What a context's log ends with here: its clock, the seq of its last stored delta (0: none)
+ * and that delta's hash. */
+struct mero_ctx_tip {
+    uint64_t clock, seq;
+    uint8_t tail[MERO_DELTA_ID_LEN];
+};
+/* Create table ctx_snapshot (idempotent). */
+MERO_MUST_CHECK int mero_node_ctx_snap_open(struct mero_node *node);
+MERO_MUST_CHECK int mero_node_ctx_tip(struct mero_node *node,
+                                      const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                                      struct mero_ctx_tip *t);
+/* Whether any delta of ctx is stored here. */
+MERO_MUST_CHECK int mero_node_ctx_held_any(struct mero_node *node,
+                                           const uint8_t ctx[MERO_CONTEXT_ID_LEN], bool *yes);
+/* Append the newest stored deltas of ctx, newest first, as (len u32, bytes), at most
+ * MERO_SNAP_HEADS_MAX; their number in *n. */
+MERO_MUST_CHECK int mero_node_ctx_snap_heads(struct mero_node *node,
+                                             const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                                             struct mero_buf *out, uint32_t *n);
+/* Append one page of the deltas that win their key in ctx, after the cursor `after` (0 = from
+ * the start), as (len u32, bytes): at most MERO_SNAP_PAGE_MAX entries and MERO_SNAP_PAGE_BYTES
+ * bytes; *n entries, *next the cursor of the next page or 0 when this was the last. fault:
+ * enum mero_snap_fault (test-only). */
+MERO_MUST_CHECK int mero_node_ctx_snap_values(struct mero_node *node,
+                                              const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                                              uint64_t after, int fault, struct mero_buf *out,
+                                              uint32_t *n, uint64_t *next);
+/* Verify and install a snapshot of ctx taken from peer: heads then entries, each a list of
+ * (len u32, bytes), in one transaction (see snap.c); strict: an entry beaten by a write of its
+ * key held here is refused as stale (else it only loses last-writer-wins). 0, or a refusal with
+ * the reason in err and nothing stored. */
+MERO_MUST_CHECK int mero_node_ctx_snap_install(struct mero_node *node,
+                                               const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                                               uint64_t clock, const uint8_t *heads, size_t hlen,
+                                               const uint8_t *vals, size_t vlen, bool strict,
+                                               const char *peer, struct mero_err *err);
+/* Whether ctx's state here was installed from a snapshot (its clock in *clock). */
+MERO_MUST_CHECK int mero_node_ctx_snapshot_of(struct mero_node *node,
+                                              const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                                              uint64_t *clock, bool *yes);
+/* merod check: one line per context whose state here came from a snapshot. */
+MERO_MUST_CHECK int mero_node_ctx_snapshots_print(struct mero_node *node, FILE *out);
 
 #endif

@@ -139,7 +139,8 @@ int mero__node_ctx_open(struct mero_node *node, struct mero_err *err)
         return mero_err_set(err, MERO_EIO, "cannot derive the context clocks");
     }
     /* issue 30: intents counted once, refusals remembered */
-    if (mero__node_ctx_intent_open(node) < 0 || mero__node_ctx_refused_open(node) < 0) {
+    if (mero__node_ctx_intent_open(node) < 0 || mero__node_ctx_refused_open(node) < 0 ||
+        mero_node_ctx_snap_open(node) < 0) {
         return mero_err_set(err, MERO_EIO, "cannot create the context tables");
     }
     if (intent_backfill(node) < 0) {
@@ -173,6 +174,8 @@ int mero__node_ctx_purge(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN
             mero__ctx_exec_hash(node, "DELETE FROM ctx_clock WHERE context = ?1", cs[i].id));
         MERO_TRY_OUT(
             mero__ctx_exec_hash(node, "DELETE FROM ctx_intent WHERE context = ?1", cs[i].id));
+        MERO_TRY_OUT(
+            mero__ctx_exec_hash(node, "DELETE FROM ctx_snapshot WHERE context = ?1", cs[i].id));
     }
     if (!whole) {
         MERO_TRY_OUT(mero__ctx_exec_hash(node, "DELETE FROM ctx_delta WHERE grp = ?1", group));

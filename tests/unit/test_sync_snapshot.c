@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_sync_snapshot.c - issue 37, catch-up by live state (src/node/sync_snap.c, sync.c,
+ * context/snap.c) over real loopback connections between in-process nodes
+ * (tests/support/snap_fixture.h). Asserted through values served, deltas stored and the pull's
+ * counters, never timing: a new replica installs the winning delta of every key (two pages),
+ * not the history, then goes on from the snapshot's tail by ordinary delta sync; a snapshot with
+ * then a second peer's live state is merged the same way (no history); a snapshot with
+ * a forged signature or a stale entry is refused whole (nothing stored or served), its peer is
+ * not asked again for the context while banned, and another peer's snapshot is installed; an
+ * entry beyond the snapshot's clock is refused; the page decoder refuses every truncation,
+ * trailing bytes, counts beyond their maxima and zero or oversized lengths; the responder
+ * answers busy beyond MERO_SNAP_SESSIONS requesters and frees a session after its last page; a
+ * node with full_history pulls the history instead.
+ */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "mero/buf.h"
+#include "node/context/context_internal.h"
+#include "node/sync_internal.h"
+#include "support/snap_fixture.h"
+
+#define KEYS_TWO_PAGES (MERO_SNAP_PAGE_MAX + 44u)
+
+static struct mero_node_sync_stats stats(struct mero_node *n)
+{
+    struct mero_node_sync_stats s;
+    mero__node_sync_get_stats(n, &s);
+    return s;
+}
+
+static bool held_any(struct mero_node *n, const uint8_t ctx[MERO_CONTEXT_ID_LEN])
+{
+    bool any = true;
+    return mero_node_ctx_held_any(n, ctx, &any) < 0 || any;
+}
+
+TEST(new_replica_installs_live_state_not_history)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    CHECK_OK(snapf_open(&f));
+    /* two writes per key: the history is twice the live state, and the state spans two pages */
+    CHECK_OK(snapf_write(&f.n[0], f.ctx, 2 * KEYS_TWO_PAGES, KEYS_TWO_PAGES));
+    CHECK_OK(snapf_pull(&f, 0));
+    struct mero_node_sync_stats s = stats(r);
+    CHECK_U64_EQ(s.snap_installed, 1);
+    CHECK_U64_EQ(s.snap_pages, 2);
+    CHECK_U64_EQ(s.get_entries, 0); /* no delta of the history fetched one by one */
+    CHECK(snapf_deltas(r) <= KEYS_TWO_PAGES + MERO_SNAP_HEADS_MAX);
+    CHECK(snapf_value_is(r, f.ctx, "k0", "v300"));
+    CHECK(snapf_value_is(r, f.ctx, "k299", "v599"));
+    uint64_t clock = 0;
+    bool yes = false;
+    CHECK_OK(mero_node_ctx_snapshot_of(r, f.ctx, &clock, &yes));
+    CHECK(yes && clock == 2 * KEYS_TWO_PAGES);
+
+    /* then ordinary delta sync from the snapshot's tail: only what follows it */
+    CHECK_OK(snapf_write(&f.n[0], f.ctx, 3, KEYS_TWO_PAGES));
+    CHECK_OK(snapf_pull(&f, 0));
+    struct mero_node_sync_stats s2 = stats(r);
+    CHECK_U64_EQ(s2.snap_installed, 1);
+    CHECK_U64_EQ(s2.get_entries - s.get_entries, 3);
+    CHECK(snapf_value_is(r, f.ctx, "k2", "v2")); /* the 3 writes count from 0 again */
+
+    /* a second peer, followed from no cursor yet: its live state merged, not its history */
+    CHECK_OK(snapf_copy(&f.n[0], &f.n[1]));
+    CHECK_OK(snapf_pull(&f, 1));
+    struct mero_node_sync_stats s3 = stats(r);
+    CHECK_U64_EQ(s3.snap_installed, 2);
+    CHECK_U64_EQ(s3.get_entries, s2.get_entries);
+    CHECK(snapf_deltas(r) <= KEYS_TWO_PAGES + MERO_SNAP_HEADS_MAX + 3);
+    CHECK(snapf_value_is(r, f.ctx, "k2", "v2"));
+    snapf_close(&f);
+}
+
+/* The bad snapshot's peer is n[0]; n[1] holds the same state honestly. */
+static void refused_then_fetched_elsewhere(const char *fault, const char *key, const char *latest)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    CHECK_OK(snapf_open(&f));
+    CHECK_OK(snapf_write(&f.n[0], f.ctx, 40, 10));
+    CHECK_OK(snapf_write(&f.n[0], f.ctx, 1, 1)); /* k0 = v0 again: the newest write, a head */
+    CHECK_OK(snapf_copy(&f.n[0], &f.n[1]));
+    f.n[0].test_routes = true;
+    CHECK_OK(setenv("MERO_TEST_SNAPSHOT_FAULT", fault, 1));
+    CHECK_OK(snapf_pull(&f, 0));
+    CHECK_U64_EQ(stats(r).snap_refused, 1);
+    CHECK_U64_EQ(stats(r).snap_installed, 0);
+    CHECK(!held_any(r, f.ctx)); /* nothing of it stored */
+    CHECK(snapf_value_is(r, f.ctx, key, NULL));
+    /* that peer is not asked for the context again while banned, even for its history */
+    uint64_t pages = stats(r).snap_pages, inv = stats(r).inv_sent;
+    CHECK_OK(snapf_pull(&f, 0));
+    CHECK_U64_EQ(stats(r).snap_pages, pages);
+    CHECK(stats(r).inv_sent - inv <= 1); /* the ops' inventory only */
+    CHECK(!held_any(r, f.ctx));
+    /* another peer's snapshot verifies and is served */
+    CHECK_OK(snapf_pull(&f, 1));
+    CHECK_U64_EQ(stats(r).snap_installed, 1);
+    CHECK(snapf_value_is(r, f.ctx, key, latest));
+    CHECK(snapf_value_is(r, f.ctx, "k9", "v39"));
+    CHECK_OK(unsetenv("MERO_TEST_SNAPSHOT_FAULT"));
+    snapf_close(&f);
+}
+
+TEST(forged_snapshot_refused_and_fetched_elsewhere)
+{
+    refused_then_fetched_elsewhere("forge", "k0", "v0");
+}
+
+TEST(stale_snapshot_refused_and_fetched_elsewhere)
+{
+    /* stale: each key's earliest write served instead of its newest; k0's newest is a head */
+    refused_then_fetched_elsewhere("stale", "k1", "v31");
+}
+
+/* (len u32, bytes) of every delta f->n[0] stores, in order */
+static int all_deltas(struct mero_node *n, struct mero_buf *out)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(n->db, "SELECT bytes FROM ctx_delta ORDER BY seq", -1, &st, NULL) !=
+        SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        rc = mero_buf_append_u32le(out, (uint32_t)sqlite3_column_bytes(st, 0));
+        if (rc == 0) {
+            rc = mero_buf_append(out, sqlite3_column_blob(st, 0),
+                                 (size_t)sqlite3_column_bytes(st, 0));
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+TEST(install_checks_clock_and_staleness)
+{
+    struct snapf f;
+    struct mero_err err = {0};
+    struct mero_buf all;
+    CHECK_OK(snapf_open(&f));
+    CHECK_OK(snapf_write(&f.n[0], f.ctx, 5, 1)); /* k0 = v0..v4, lamports 1..5 */
+    mero_buf_init(&all, 1u << 20);
+    CHECK_OK(all_deltas(&f.n[0], &all));
+    /* an entry beyond the clock the snapshot claims */
+    CHECK_ERR(
+        mero_node_ctx_snap_install(&f.n[2], f.ctx, 4, NULL, 0, all.data, all.len, true, "p", &err),
+        -MERO_ECLOCK);
+    CHECK(!held_any(&f.n[2], f.ctx));
+    /* every write of k0 as entries: the older ones are beaten by the newer, stale */
+    struct mero_buf rev; /* newest first */
+    mero_buf_init(&rev, 1u << 20);
+    struct mero_cur c;
+    size_t off[5], len[5], n = 0;
+    mero_cur_init(&c, all.data, all.len);
+    while (mero_cur_left(&c) > 0 && n < 5) {
+        uint32_t l;
+        const uint8_t *p;
+        CHECK_OK(mero_cur_u32le(&c, &l));
+        CHECK_OK(mero_cur_bytes(&c, l, &p));
+        off[n] = (size_t)(p - all.data) - sizeof(uint32_t);
+        len[n++] = l + sizeof(uint32_t);
+    }
+    CHECK_U64_EQ(n, 5);
+    CHECK_OK(mero_buf_append(&rev, all.data + off[4], len[4]));
+    CHECK_OK(mero_buf_append(&rev, all.data + off[0], len[0]));
+    CHECK_ERR(
+        mero_node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, rev.data, rev.len, true, "p", &err),
+        -MERO_ESTATE);
+    CHECK(!held_any(&f.n[2], f.ctx));
+    CHECK(snapf_value_is(&f.n[2], f.ctx, "k0", NULL));
+    /* the stale entry with the newest write as a head: refused too */
+    CHECK_ERR(mero_node_ctx_snap_install(&f.n[2], f.ctx, 5, all.data + off[4], len[4],
+                                         all.data + off[0], len[0], true, "p", &err),
+              -MERO_ESTATE);
+    /* a flipped signature byte */
+    struct mero_buf bad;
+    mero_buf_init(&bad, 1u << 20);
+    CHECK_OK(mero_buf_append(&bad, all.data + off[4], len[4]));
+    bad.data[bad.len - 1] ^= 1;
+    CHECK_ERR(
+        mero_node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, bad.data, bad.len, true, "p", &err),
+        -MERO_EBADSIG);
+    CHECK(!held_any(&f.n[2], f.ctx));
+    /* the newest alone installs */
+    CHECK_OK(mero_node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, all.data + off[4], len[4], true,
+                                        "p", &err));
+    CHECK(snapf_value_is(&f.n[2], f.ctx, "k0", "v4"));
+    mero_buf_cleanup(&bad);
+    mero_buf_cleanup(&rev);
+    mero_buf_cleanup(&all);
+    snapf_close(&f);
+}
+
+/* STATE ctx after, answered by n[0] for peer */
+static int ask(struct snapf *f, struct mero_node_snap_sessions *t, const char *peer, uint64_t after,
+               struct mero_buf *out)
+{
+    struct mero_buf req;
+    struct mero_cur c;
+    mero_buf_init(&req, MERO_CONTEXT_ID_LEN + sizeof(uint64_t));
+    MERO_TRY(mero_buf_append(&req, f->ctx, MERO_CONTEXT_ID_LEN));
+    MERO_TRY(mero_buf_append_u64le(&req, after));
+    mero_cur_init(&c, req.data, req.len);
+    out->len = 0;
+    int rc = mero_node_snap_answer(&f->n[0], t, peer, &c, out);
+    mero_buf_cleanup(&req);
+    return rc;
+}
+
+TEST(page_codec_bounds_and_sessions)
+{
+    struct snapf f;
+    struct mero_node_snap_sessions t;
+    struct mero_buf out;
+    struct mero_snap_page pg;
+    memset(&t, 0, sizeof(t));
+    CHECK_OK(snapf_open(&f));
+    CHECK_OK(snapf_write(&f.n[0], f.ctx, 30, 3));
+    mero_buf_init(&out, 4u << 20);
+    CHECK_OK(ask(&f, &t, "peer-a", 0, &out));
+    CHECK_OK(mero_node_snap_page_decode(out.data, out.len, &pg));
+    CHECK_U64_EQ(pg.status, MERO_SNAP_OK);
+    CHECK_U64_EQ(pg.clock, 30);
+    CHECK_U64_EQ(pg.n, 3);
+    CHECK_U64_EQ(pg.nheads, MERO_SNAP_HEADS_MAX);
+    CHECK_U64_EQ(pg.next, 0);
+    for (size_t cut = 0; cut < out.len; cut++) {
+        CHECK_FAILS(mero_node_snap_page_decode(out.data, cut, &pg));
+    }
+    CHECK_OK(mero_buf_append_u8(&out, 0));
+    CHECK_FAILS(mero_node_snap_page_decode(out.data, out.len, &pg));
+    out.len--;
+    /* counts and lengths beyond their maxima: status, clock, seq, tail, next, nheads */
+    size_t at_nheads = 1 + 3 * sizeof(uint64_t) + MERO_DELTA_ID_LEN;
+    uint8_t keep = out.data[at_nheads];
+    out.data[at_nheads] = MERO_SNAP_HEADS_MAX + 1;
+    CHECK_ERR(mero_node_snap_page_decode(out.data, out.len, &pg), -MERO_ETOOBIG);
+    out.data[at_nheads] = keep;
+    out.data[at_nheads + sizeof(uint32_t) + 3] = 0x7f; /* the first head's length, huge */
+    CHECK_FAILS(mero_node_snap_page_decode(out.data, out.len, &pg));
+    const uint8_t zero_len[] = {
+        0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0 /* nheads 0, n 1 */,
+        0, 0, 0, 0 /* length 0 */};
+    CHECK_FAILS(mero_node_snap_page_decode(zero_len, sizeof(zero_len), &pg));
+    const uint8_t busy[] = {MERO_SNAP_BUSY}, odd[] = {7}, busy_more[] = {MERO_SNAP_BUSY, 0};
+    CHECK_OK(mero_node_snap_page_decode(busy, sizeof(busy), &pg));
+    CHECK_U64_EQ(pg.status, MERO_SNAP_BUSY);
+    CHECK_FAILS(mero_node_snap_page_decode(odd, sizeof(odd), &pg));
+    CHECK_FAILS(mero_node_snap_page_decode(busy_more, sizeof(busy_more), &pg));
+
+    /* sessions: peer-a's ended with its last page; MERO_SNAP_SESSIONS more fill the table */
+    for (size_t i = 0; i < MERO_SNAP_SESSIONS; i++) {
+        char peer[16];
+        snprintf(peer, sizeof(peer), "p%zu", i);
+        CHECK_OK(ask(&f, &t, peer, 1, &out)); /* after 1: not the last page for these */
+        t.s[i].set = true;                    /* as if a next page were to follow */
+    }
+    CHECK_OK(ask(&f, &t, "one-too-many", 0, &out));
+    CHECK_OK(mero_node_snap_page_decode(out.data, out.len, &pg));
+    CHECK_U64_EQ(pg.status, MERO_SNAP_BUSY);
+    CHECK_OK(ask(&f, &t, "p0", 0, &out)); /* a session's own requester is still served */
+    CHECK_OK(mero_node_snap_page_decode(out.data, out.len, &pg));
+    CHECK_U64_EQ(pg.status, MERO_SNAP_OK);
+    mero_buf_cleanup(&out);
+    snapf_close(&f);
+}
+
+TEST(full_history_node_pulls_the_history)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    CHECK_OK(snapf_open(&f));
+    CHECK_OK(snapf_write(&f.n[0], f.ctx, 30, 3));
+    r->full_history = true;
+    CHECK_OK(snapf_pull(&f, 0));
+    CHECK_U64_EQ(stats(r).snap_pages, 0);
+    CHECK_U64_EQ(snapf_deltas(r), 30);
+    CHECK(snapf_value_is(r, f.ctx, "k2", "v29"));
+    snapf_close(&f);
+}
+
+MERO_TEST_MAIN(T(new_replica_installs_live_state_not_history),
+               T(forged_snapshot_refused_and_fetched_elsewhere),
+               T(stale_snapshot_refused_and_fetched_elsewhere),
+               T(install_checks_clock_and_staleness), T(page_codec_bounds_and_sessions),
+               T(full_history_node_pulls_the_history))
