@@ -122,7 +122,7 @@ int snapf_copy(struct mero_node *from, struct mero_node *to)
     while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
         struct mero_err err = {0};
         rc = mero__node_ctx_apply(to, sqlite3_column_blob(st, 0),
-                                 (size_t)sqlite3_column_bytes(st, 0), &err);
+                                  (size_t)sqlite3_column_bytes(st, 0), &err);
     }
     sqlite3_finalize(st);
     return rc;

@@ -38,8 +38,8 @@
 int mero_node_ctx_snap_open(struct mero_node *node)
 {
     return mero__node_db_exec(node->db,
-                             "CREATE TABLE IF NOT EXISTS ctx_snapshot (context BLOB PRIMARY KEY, "
-                             "clock INTEGER NOT NULL, peer TEXT NOT NULL, at INTEGER NOT NULL)");
+                              "CREATE TABLE IF NOT EXISTS ctx_snapshot (context BLOB PRIMARY KEY, "
+                              "clock INTEGER NOT NULL, peer TEXT NOT NULL, at INTEGER NOT NULL)");
 }
 
 int mero_node_ctx_tip(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
