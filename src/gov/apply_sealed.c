@@ -72,32 +72,33 @@ bool mero__gov_behind_sealed(struct mero_store *s, const struct mero_op *op)
     return yes;
 }
 
+/* The opened inner op (owned: cleaned up here) judged as the one kind the encrypted form may
+ * carry. */
+static int apply_inner(struct actx *a, struct mero_op *inner, struct mero_err *err)
+{
+    int rc;
+    MERO_ENSURE_OUT(inner->kind == MERO_GROUP_MEMBER_JOINED_TEE, err, MERO_EREFUSED,
+                    "only MemberJoinedViaTeeAttestation may travel as an encrypted group op");
+    rc = mero__gov_h_join(a, &inner->join, false, err);
+out:
+    mero_op_cleanup(inner);
+    return rc;
+}
+
 static int open_and_apply(struct actx *a, const uint8_t key[MERO_GROUP_KEY_LEN],
                           struct mero_err *err)
 {
     struct mero_op inner;
-    int rc;
     MERO_TRY(mero_op_open(a->op, key, &inner, err));
-    MERO_ENSURE_OUT(inner.kind == MERO_GROUP_MEMBER_JOINED_TEE, err, MERO_EREFUSED,
-                    "only MemberJoinedViaTeeAttestation may travel as an encrypted group op");
-    rc = mero__gov_h_join(a, &inner.join, false, err);
-out:
-    mero_op_cleanup(&inner);
-    return rc;
+    return apply_inner(a, &inner, err);
 }
 
 /* An audit's re-fold: the plaintext the exporter disclosed, applied unauthenticated. */
 static int apply_disclosed(struct actx *a, const uint8_t *plain, size_t n, struct mero_err *err)
 {
     struct mero_op inner;
-    int rc;
     MERO_TRY(mero_op_open_plain(a->op, plain, n, &inner, err));
-    MERO_ENSURE_OUT(inner.kind == MERO_GROUP_MEMBER_JOINED_TEE, err, MERO_EREFUSED,
-                    "only MemberJoinedViaTeeAttestation may travel as an encrypted group op");
-    rc = mero__gov_h_join(a, &inner.join, false, err);
-out:
-    mero_op_cleanup(&inner);
-    return rc;
+    return apply_inner(a, &inner, err);
 }
 
 int mero__gov_h_sealed(struct actx *a, struct mero_err *err)

@@ -46,6 +46,9 @@ sqlite3_stmt *mero__gov_stmt(struct mero_store *s, const char *sql);
 /* Run a statement without results; binds are done by the caller. 0 or -MERO_EIO. */
 int mero__gov_step_done(sqlite3_stmt *st);
 int mero__gov_exec(struct mero_store *s, const char *sql);
+/* Run sql (prepared once, not cached: the purge's statements) with one bound id, a namespace
+ * or a group id (a namespace is its root group). 0 or -MERO_EIO. */
+int mero__gov_exec_id(struct mero_store *s, const char *sql, const uint8_t id[MERO_GROUP_ID_LEN]);
 int mero__gov_sqlerr(struct mero_store *s, struct mero_err *err, const char *what);
 
 /* Open (or create) a store and run its migrations (store.c); rederive re-derives the derived

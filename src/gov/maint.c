@@ -274,19 +274,6 @@ int mero_gov_check_derived(struct mero_store *s, const char **how, struct mero_e
     return 0;
 }
 
-/* Run sql with one bound id: a namespace id or a group id (a namespace is its root group). */
-static int exec_ns(struct mero_store *s, const char *sql, const uint8_t id[MERO_GROUP_ID_LEN])
-{
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-        return -MERO_EIO;
-    }
-    sqlite3_bind_blob(st, 1, id, MERO_GROUP_ID_LEN, SQLITE_STATIC);
-    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
-    sqlite3_finalize(st);
-    return rc;
-}
-
 /* Per-group rows and keys, then the namespace-wide rows. */
 static const char *const purge_group_sql[] = {
     "DELETE FROM members WHERE grp = ?",
@@ -322,12 +309,13 @@ static int purge_namespace(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN
     MERO_TRY(mero_gov_groups(s, ns, &groups, &ng));
     for (size_t g = 0; g < ng; g++) {
         for (size_t i = 0; i < sizeof(purge_group_sql) / sizeof(purge_group_sql[0]); i++) {
-            MERO_TRY_OUT(exec_ns(s, purge_group_sql[i], groups[g]));
+            MERO_TRY_OUT(mero__gov_exec_id(s, purge_group_sql[i], groups[g]));
         }
     }
     for (size_t i = 0; i < sizeof(purge_ns_sql) / sizeof(purge_ns_sql[0]); i++) {
-        MERO_TRY_OUT(strchr(purge_ns_sql[i], '?') != NULL ? exec_ns(s, purge_ns_sql[i], ns)
-                                                          : mero__gov_exec(s, purge_ns_sql[i]));
+        MERO_TRY_OUT(strchr(purge_ns_sql[i], '?') != NULL
+                         ? mero__gov_exec_id(s, purge_ns_sql[i], ns)
+                         : mero__gov_exec(s, purge_ns_sql[i]));
     }
 out:
     free(groups);
@@ -346,7 +334,7 @@ int mero_gov_self_purge(struct mero_store *s, const uint8_t ns[static MERO_NS_ID
     if (mero__gov_exec(s, "SAVEPOINT gov_purge") < 0) {
         return mero__gov_sqlerr(s, err, "savepoint");
     }
-    MERO_TRY_OUT(whole ? purge_namespace(s, ns) : exec_ns(s, purge_group_sql[4], group));
+    MERO_TRY_OUT(whole ? purge_namespace(s, ns) : mero__gov_exec_id(s, purge_group_sql[4], group));
     MERO_TRY_OUT(mero__gov_purge_unmark(s, group)); /* group == ns for a whole namespace */
     /* the commit can fail (full disk, I/O): then nothing is purged and the marker stays for a
      * retry */

@@ -14,26 +14,13 @@
 
 #include "gov/gov_internal.h"
 
-/* Run sql with one bound id: a namespace id or a group id (a namespace is its root group). */
-static int exec_ns(struct mero_store *s, const char *sql, const uint8_t id[MERO_GROUP_ID_LEN])
-{
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-        return -MERO_EIO;
-    }
-    sqlite3_bind_blob(st, 1, id, MERO_GROUP_ID_LEN, SQLITE_STATIC);
-    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
-    sqlite3_finalize(st);
-    return rc;
-}
-
 static const char SQL_MARK[] = "INSERT OR IGNORE INTO pending_purge(ns) VALUES(?)";
 static const char SQL_UNMARK[] = "DELETE FROM pending_purge WHERE ns = ?";
 static const char SQL_PENDING[] = "SELECT ns FROM pending_purge ORDER BY ns";
 
 int mero_gov_purge_mark(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN])
 {
-    return exec_ns(s, SQL_MARK, ns);
+    return mero__gov_exec_id(s, SQL_MARK, ns);
 }
 
 int mero_gov_purge_pending(struct mero_store *s, uint8_t (**out)[MERO_NS_ID_LEN], size_t *n)
@@ -84,10 +71,10 @@ int mero_gov_purged(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN
 
 int mero_gov_purged_clear(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN])
 {
-    return exec_ns(s, "DELETE FROM purged WHERE ns = ?", ns);
+    return mero__gov_exec_id(s, "DELETE FROM purged WHERE ns = ?", ns);
 }
 
 int mero__gov_purge_unmark(struct mero_store *s, const uint8_t id[MERO_GROUP_ID_LEN])
 {
-    return exec_ns(s, SQL_UNMARK, id);
+    return mero__gov_exec_id(s, SQL_UNMARK, id);
 }

@@ -174,6 +174,18 @@ sqlite3_stmt *mero__gov_stmt(struct mero_store *s, const char *sql)
     return st;
 }
 
+int mero__gov_exec_id(struct mero_store *s, const char *sql, const uint8_t id[MERO_GROUP_ID_LEN])
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, id, MERO_GROUP_ID_LEN, SQLITE_STATIC);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int mero__gov_step_done(sqlite3_stmt *st)
 {
     int rc = sqlite3_step(st);
