@@ -455,8 +455,8 @@ static int parse_release(json_t *sr, json_t **out, struct mero_err *f)
             json_decref(profiles);
             return mero_err_set(f, MERO_EINVAL,
                                 "`signedRelease.allowedProfiles[%zu]` must be a profile name "
-                                "([a-z0-9-], 1-64 chars)",
-                                i);
+                                "([a-z0-9-], 1-%d chars)",
+                                i, API_PROFILE_NAME_CHARS_MAX);
         }
         json_array_append_new(profiles, json_string(s));
     }

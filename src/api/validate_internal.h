@@ -15,15 +15,18 @@
 #include <jansson.h>
 
 #include "mero/err.h"
+#include "mero/release.h"
 #include "mero/sizes.h"
 
-#define API_MAX_ADMITTERS          16
-#define API_MULTIADDR_MAX          256
-#define API_APP_ID_MAX             128
-#define API_KV_KEY_MAX             256
-#define API_KV_VALUE_MAX           (16u * 1024u)
-#define API_POLICY_LIST_MAX        64
-#define API_PROFILE_NAME_CHARS_MAX 64 /* a release profile's name in a policy body, in chars */
+#define API_MAX_ADMITTERS   16
+#define API_MULTIADDR_MAX   256
+#define API_APP_ID_MAX      128
+#define API_KV_KEY_MAX      256
+#define API_KV_VALUE_MAX    (16u * 1024u)
+#define API_POLICY_LIST_MAX 64
+/* a release profile's name in a policy body, in chars: the longest a release file can carry (a
+ * longer one could never match, so it is refused when the policy is set) */
+#define API_PROFILE_NAME_CHARS_MAX (MERO_RELEASE_NAME_MAX - 1)
 
 /* Strict JSON: duplicate keys refused, one object, nothing after it. Empty body = {}. */
 MERO_MUST_CHECK int mero__api_parse_body(const char *p, size_t n, json_t **out, struct mero_err *f);

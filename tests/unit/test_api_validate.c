@@ -131,6 +131,9 @@ static int v_policy(json_t *b, struct mero_err *f)
     return rc;
 }
 
+#define P63 "abcdefghijklmnopqrstuvwxyz0123456789-abcdefghijklmnopqrstuvwxyz"
+_Static_assert(sizeof(P63) - 1 == MERO_RELEASE_NAME_MAX - 1, "P63 is the longest profile name");
+
 TEST(policy_bodies)
 {
     static const struct vcase t[] = {
@@ -160,6 +163,10 @@ TEST(policy_bodies)
         {"{\"signedRelease\":{\"allowedProfiles\":[\"x\"],\"minReleaseVersion\":\"1..2\"}}", 400,
          "`signedRelease.minReleaseVersion`"},
         {"{\"signedRelease\":[]}", 400, "`signedRelease` must be an object"},
+        /* a profile name as long as a release file can carry (63), and one longer */
+        {"{\"signedRelease\":{\"allowedProfiles\":[\"" P63 "\"]}}", 0, ""},
+        {"{\"signedRelease\":{\"allowedProfiles\":[\"" P63 "x\"]}}", 400,
+         "`signedRelease.allowedProfiles[0]` must be a profile name ([a-z0-9-], 1-63 chars)"},
     };
     /* the duplicate-key case is checked through mero__api_parse_body directly */
     json_t *dup = parse("{" MEAS ",\"allowedRtmr3\":[]}");
