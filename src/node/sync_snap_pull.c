@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * sync_snap_pull.c - catch-up by live state, the requester's side (issue 37, docs/sync.md): when
+ * a pull reaches a context this node holds nothing of (or holds only a live state, from a peer it
+ * follows no cursor of), it fetches that peer's STATE pages, holds them unverified and unserved,
+ * then hands the whole snapshot to mero_node_ctx_snap_install, which verifies and installs it in
+ * one transaction or refuses it whole. Invariants: at most SNAP_FETCH_MAX snapshots are fetched at
+ * once and each is held within SNAP_TOTAL_MAX bytes; a page cursor that does not advance, a page
+ * that does not decode or a refused snapshot bans that peer for the context for SNAP_BAN_MS.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mero/buf.h"
+#include "mero/clock.h"
+#include "mero/encoding.h"
+#include "mero/log.h"
+#include "mero/net.h"
+#include "node/context/context_internal.h"
+#include "node/sync_job_internal.h"
+
+static struct snap_bad *snap_bad_find(struct mero_node_sync *s, const char *peer,
+                                      const uint8_t ctx[MERO_CONTEXT_ID_LEN])
+{
+    for (size_t i = 0; i < SNAP_BAD_MAX; i++) {
+        struct snap_bad *b = &s->snap_bad[i];
+        if (b->until_ms != 0 && strcmp(b->peer, peer) == 0 &&
+            memcmp(b->ctx, ctx, sizeof(b->ctx)) == 0) {
+            return b;
+        }
+    }
+    return NULL;
+}
+
+static void snap_bad_note(struct mero_node_sync *s, const char *peer,
+                          const uint8_t ctx[MERO_CONTEXT_ID_LEN])
+{
+    struct snap_bad *b = snap_bad_find(s, peer, ctx);
+    for (size_t i = 0; b == NULL && i < SNAP_BAD_MAX; i++) {
+        if (s->snap_bad[i].until_ms == 0) {
+            b = &s->snap_bad[i];
+        }
+    }
+    if (b == NULL) {
+        b = &s->snap_bad[0]; /* full: the entry whose ban ends first */
+        for (size_t k = 1; k < SNAP_BAD_MAX; k++) {
+            b = s->snap_bad[k].until_ms < b->until_ms ? &s->snap_bad[k] : b;
+        }
+    }
+    snprintf(b->peer, sizeof(b->peer), "%s", peer);
+    memcpy(b->ctx, ctx, sizeof(b->ctx));
+    b->until_ms = mero_now_ms() + SNAP_BAN_MS;
+}
+
+/* A context this node holds nothing of is caught up by its live state (docs/sync.md); from a
+ * peer whose snapshot of it was refused lately, not at all (another peer's will be asked). */
+int mero__sync_snap_wanted(struct job *j)
+{
+    struct mero_node_sync *s = j->node->sync;
+    bool any = true, snapped = false;
+    uint64_t clock = 0;
+    if (j->node->full_history ||
+        (j->snap_tried && memcmp(j->snap_ctx, mero__sync_cur_id(j), SYNC_ID_LEN) == 0) ||
+        mero_node_ctx_held_any(j->node, mero__sync_cur_id(j), &any) < 0 ||
+        (any &&
+         (mero_node_ctx_snapshot_of(j->node, mero__sync_cur_id(j), &clock, &snapped) < 0 ||
+          !snapped || mero__sync_cursor_find(s, j->peer, true, mero__sync_cur_id(j)) != NULL))) {
+        /* asked once in this pull already; or the node keeps the history of this context, or
+         * already follows this peer's log of it from a cursor */
+        return SNAP_NO;
+    }
+    struct snap_bad *b = snap_bad_find(s, j->peer, mero__sync_cur_id(j));
+    if (b != NULL && mero_now_ms() < b->until_ms) {
+        return SNAP_SKIP;
+    }
+    /* holding nothing, every entry must beat nothing mero__sync_held (strict); holding a live state
+     * already, this peer's is merged by last-writer-wins and its log followed from its tail */
+    j->snap_strict = !any;
+    return s->snap_fetching < SNAP_FETCH_MAX ? SNAP_ASK : SNAP_NO;
+}
+
+void mero__sync_snap_drop(struct job *j)
+{
+    if (!j->snap) {
+        return;
+    }
+    j->snap = false;
+    j->snap_tried = true;
+    memcpy(j->snap_ctx, mero__sync_cur_id(j), SYNC_ID_LEN);
+    j->node->sync->snap_fetching--;
+    mero_buf_cleanup(&j->snap_heads);
+    mero_buf_cleanup(&j->snap_vals);
+}
+
+/* Leave mero__sync_cur_id() for the next context of this pull. */
+void mero__sync_next_ctx(struct job *j)
+{
+    mero__sync_snap_drop(j);
+    j->after = 0;
+    j->begin = true;
+    j->ictx++;
+    mero__sync_step(j);
+}
+
+static void on_state(void *ud, int status, const uint8_t *data, size_t len);
+
+static void snap_ask(struct job *j)
+{
+    struct mero_buf b;
+    mero_buf_init(&b, SNAP_REQ_LEN);
+    if (mero_buf_append_u8(&b, STATE) < 0 ||
+        mero_buf_append(&b, mero__sync_cur_id(j), SYNC_ID_LEN) < 0 ||
+        mero_buf_append_u64le(&b, j->snap_after) < 0) {
+        mero_buf_cleanup(&b);
+        mero__sync_job_end(j);
+        return;
+    }
+    j->node->sync->stats.snap_pages++;
+    mero__sync_send_req(j, &b, on_state);
+}
+
+void mero__sync_snap_start(struct job *j)
+{
+    j->snap = true;
+    j->node->sync->snap_fetching++;
+    j->snap_after = 0;
+    mero_buf_init(&j->snap_heads, (size_t)MERO_SNAP_HEADS_MAX * (MERO_DELTA_MAX + 4));
+    mero_buf_init(&j->snap_vals, SNAP_TOTAL_MAX);
+    snap_ask(j);
+}
+
+/* Every page is in: verify and install (nothing of it is served before), then go on with
+ * ordinary delta sync from the snapshot's tail. Refused: this peer is not asked for the context
+ * for SNAP_BAN_MS, and the pull moves on (the next round asks another peer). */
+static void snap_finish(struct job *j)
+{
+    struct mero_node_sync *s = j->node->sync;
+    struct mero_err err = {0};
+    char h[MERO_HEX_SIZE(SYNC_ID_LEN)];
+    mero_hex_encode(h, mero__sync_cur_id(j), SYNC_ID_LEN);
+    if (j->snap_clock == 0) {
+        mero__sync_snap_drop(j); /* the peer holds nothing of it: ordinary sync */
+        mero__sync_step(j);
+        return;
+    }
+    int rc = mero_node_ctx_snap_install(j->node, mero__sync_cur_id(j), j->snap_clock,
+                                        j->snap_heads.data, j->snap_heads.len, j->snap_vals.data,
+                                        j->snap_vals.len, j->snap_strict, j->peer, &err);
+    if (rc < 0) {
+        s->stats.snap_refused++;
+        MERO_WARN("live state of context %.16s… from %s refused: %s; asking another peer", h,
+                  j->peer, err.msg);
+        snap_bad_note(s, j->peer, mero__sync_cur_id(j));
+        mero__sync_next_ctx(j);
+        return;
+    }
+    s->stats.snap_installed++;
+    MERO_INFO("context %.16s… caught up by live state from %s (clock %llu)", h, j->peer,
+              (unsigned long long)j->snap_clock);
+    if (j->snap_seq > 0 && mero__sync_held(j, j->snap_tail)) {
+        mero__sync_cursor_put(s, j->peer, true, mero__sync_cur_id(j), j->snap_seq, j->snap_tail);
+    }
+    mero__sync_snap_drop(j);
+    mero__sync_step(j); /* j->begin: the INV starts from the cursor just taken */
+}
+
+static void on_state(void *ud, int status, const uint8_t *data, size_t len)
+{
+    struct job *j = ud;
+    struct mero_node_sync *s = j->node->sync;
+    struct mero_snap_page pg;
+    if (status < 0) {
+        MERO_DEBUG("live state from %s not answered: %s", j->peer, mero_strerror(status));
+        mero__sync_job_end(j);
+        return;
+    }
+    if (mero_node_snap_page_decode(data, len, &pg) < 0) {
+        MERO_DEBUG("live state from %s does not decode", j->peer);
+        snap_bad_note(s, j->peer, mero__sync_cur_id(j));
+        mero__sync_next_ctx(j);
+        return;
+    }
+    if (pg.status == MERO_SNAP_BUSY) {
+        s->stats.snap_busy++;
+        mero__sync_next_ctx(j); /* asked again at the next round */
+        return;
+    }
+    if (pg.status == MERO_SNAP_UNKNOWN) {
+        mero__sync_snap_drop(j);
+        mero__sync_step(j); /* the inventory says so too, and moves on */
+        return;
+    }
+    if (j->snap_after == 0) {
+        j->snap_clock = pg.clock;
+        j->snap_seq = pg.seq;
+        memcpy(j->snap_tail, pg.tail, sizeof(j->snap_tail));
+        if (mero_buf_append(&j->snap_heads, pg.heads, pg.heads_len) < 0) {
+            mero__sync_next_ctx(j);
+            return;
+        }
+    }
+    if (mero_buf_append(&j->snap_vals, pg.vals, pg.vals_len) < 0) {
+        /* larger than a snapshot may be in memory: the history, delta by delta */
+        MERO_INFO("live state from %s beyond %u bytes: pulling the history instead", j->peer,
+                  SNAP_TOTAL_MAX);
+        mero__sync_snap_drop(j);
+        mero__sync_step(j);
+        return;
+    }
+    if (pg.next != 0) {
+        if (pg.next <= j->snap_after) {
+            snap_bad_note(s, j->peer, mero__sync_cur_id(j)); /* a cursor that does not advance */
+            mero__sync_next_ctx(j);
+            return;
+        }
+        j->snap_after = pg.next;
+        snap_ask(j);
+        return;
+    }
+    snap_finish(j);
+}
