@@ -105,10 +105,13 @@ struct api_req {
     const char *ctype; /* Content-Type when not JSON (static string), else NULL */
     bool page;         /* a page file: strict Content-Security-Policy and friends */
     /* ---- issue 31: sealed transport (sealed.c) ---- */
-    char *query;                   /* an inner request's query, after the '?' (owned; NULL: none) */
-    struct api_req *parent;        /* an inner request: the envelope it came in (NULL: orphaned) */
-    struct api_req *child;         /* an envelope: its inner request while that is unanswered */
-    bool inner;                    /* an inner request: sealed into its parent when answered */
+    char *query;            /* an inner request's query, after the '?' (owned; NULL: none) */
+    struct api_req *parent; /* an inner request: the envelope it came in (NULL: orphaned) */
+    struct api_req *child;  /* an envelope: its inner request while that is unanswered */
+    bool inner;             /* an inner request: sealed into its parent when answered */
+    /* told when the reply is set (reply.c): http.c resumes the connection, sealed.c seals an
+     * inner request into its envelope; NULL: nobody */
+    void (*on_replied)(struct api_req *r);
     bool sealed_body;              /* X-Accel-Buffering: no (a sealed answer's frames) */
     unsigned retry_after;          /* seconds, for a Retry-After header (0: none) */
     struct api_sealed_ctx *sealed; /* an envelope: the keys its answer is sealed under (owned) */
@@ -194,7 +197,7 @@ void mero__api_req_free(struct api_req *r);
 void mero__api_reply_owned(struct api_req *r, int status, const char *ctype, uint8_t *data,
                            size_t len);
 
-/* Replies. data is stolen (may be NULL for JSON null). */
+/* Replies (reply.c). data is stolen (may be NULL for JSON null). */
 void mero__api_reply_data(struct api_req *r, int status, json_t *data);
 void mero__api_reply_error(struct api_req *r, int status, const char *fmt, ...) MERO_PRINTF(3, 4);
 /* A body without the {"data": ...} envelope (the reference's listGroupMembers answers

@@ -169,6 +169,17 @@ static void unlink_suspended(struct api_req *r)
     r->next_suspended = NULL;
 }
 
+/* The reply is set (reply.c): resume the connection if the handler answered later. */
+static void on_replied(struct api_req *r)
+{
+    if (r->suspended) {
+        unlink_suspended(r);
+        r->suspended = false;
+        MHD_resume_connection(r->conn);
+        pump(r->srv);
+    }
+}
+
 static struct api_conn *conn_of(struct MHD_Connection *c)
 {
     const union MHD_ConnectionInfo *ci =
@@ -207,6 +218,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
     r->node = s->node;
     r->srv = s;
     r->conn = c;
+    r->on_replied = on_replied;
     r->gc = conn_of(c);
     if (r->gc != NULL) {
         r->gc->req = r;
@@ -470,113 +482,6 @@ void mero__api_req_free(struct api_req *r)
     free(r->query);
     free(r->resp);
     free(r);
-}
-
-/* The reply is set: resume the connection if the handler answered later. */
-static void replied(struct api_req *r)
-{
-    r->replied = true;
-    if (r->inner) {
-        mero__api_sealed_inner_done(r); /* sealed into its envelope, which is answered */
-        return;
-    }
-    if (r->suspended) {
-        unlink_suspended(r);
-        r->suspended = false;
-        MHD_resume_connection(r->conn);
-        pump(r->srv);
-    }
-}
-
-static void set_response(struct api_req *r, int status, json_t *root)
-{
-    char *text = root ? json_dumps(root, JSON_COMPACT) : NULL;
-    json_decref(root);
-    free(r->resp);
-    if (text == NULL) {
-        static const char fallback[] = "{\"error\":{\"status\":500,\"message\":\"out of memory\"}}";
-        r->resp = malloc(sizeof(fallback));
-        r->resp_len = 0;
-        r->status = 500;
-        if (r->resp != NULL) {
-            memcpy(r->resp, fallback, sizeof(fallback));
-            r->resp_len = sizeof(fallback) - 1;
-        }
-    } else {
-        r->resp = text;
-        r->resp_len = strlen(text);
-        r->status = status;
-    }
-    replied(r);
-}
-
-void mero__api_reply_data(struct api_req *r, int status, json_t *data)
-{
-    if (r->replied) {
-        json_decref(data);
-        return;
-    }
-    set_response(r, status, json_pack("{s:o}", "data", data ? data : json_null()));
-}
-
-void mero__api_reply_body(struct api_req *r, int status, const char *ctype, const void *data,
-                          size_t len, bool page)
-{
-    if (r->replied) {
-        return;
-    }
-    char *copy = malloc(len > 0 ? len : 1);
-    if (copy == NULL) {
-        mero__api_reply_error(r, 500, "out of memory");
-        return;
-    }
-    if (len > 0) {
-        memcpy(copy, data, len);
-    }
-    free(r->resp);
-    r->resp = copy;
-    r->resp_len = len;
-    r->status = status;
-    r->ctype = ctype;
-    r->page = page;
-    replied(r);
-}
-
-void mero__api_reply_owned(struct api_req *r, int status, const char *ctype, uint8_t *data,
-                           size_t len)
-{
-    if (r->replied) {
-        free(data);
-        return;
-    }
-    free(r->resp);
-    r->resp = (char *)data;
-    r->resp_len = len;
-    r->status = status;
-    r->ctype = ctype;
-    replied(r);
-}
-
-void mero__api_reply_raw(struct api_req *r, int status, json_t *body)
-{
-    if (r->replied) {
-        json_decref(body);
-        return;
-    }
-    set_response(r, status, body ? body : json_object());
-}
-
-void mero__api_reply_error(struct api_req *r, int status, const char *fmt, ...)
-{
-    if (r->replied) {
-        return;
-    }
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    set_response(r, status, json_pack("{s:{s:i, s:s}}", "error", "status", status, "message", msg));
 }
 
 /* libmicrohttpd's own messages (one per dropped connection under a flood) go to the debug

@@ -199,6 +199,7 @@ static struct api_req *inner_new(struct api_req *r, const char *method, const ch
     in->srv = r->srv;
     in->method = method_of(method);
     in->inner = true;
+    in->on_replied = mero__api_sealed_inner_done; /* sealed into its envelope */
     in->parent = r;
     mero_buf_init(&in->body, API_BODY_MAX);
     r->child = in;
