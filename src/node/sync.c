@@ -25,7 +25,7 @@
  * and the maxima above; one pull runs per peer at a time (a request during a pull marks it
  * to run again) and pages on only while the responder's cursor advances within 1..2^63-1,
  * bounding the work a slow or hostile peer can cause; a requested cursor beyond 2^63-1 is
- * "after everything", never wrapped. A namespace this node self-mero__sync_purged (its tombstone,
+ * "after everything", never wrapped. A namespace this node self-purged (its tombstone,
  * mero_gov_purged) is never asked for, and any answer for it that was in flight when the purge
  * ran is dropped, ops and deltas alike (mero__node_sync_take), so a pull that started before the
  * purge cannot bring its op log, members or context data back. For GET /metrics (issue 19) it
@@ -393,7 +393,7 @@ uint64_t mero__node_sync_next_after(uint64_t sent, uint32_t n, uint32_t max, uin
     return (n == max && last > sent && last <= INT64_MAX) ? last : UINT64_MAX;
 }
 
-/* First INV for mero__sync_cur_id(): ask from the cursor when one is kept and its anchor is held
+/* First INV for the current id: ask from the cursor when one is kept and its anchor is held
  * here. */
 static void take_cursor(struct job *j)
 {

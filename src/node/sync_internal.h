@@ -51,6 +51,9 @@ struct mero_node_sync_stats {
     uint64_t inv_served, inv_served_entries; /* as responder */
     /* issue 37: live-state catch-ups installed, refused, answered busy; pages fetched */
     uint64_t snap_installed, snap_refused, snap_busy, snap_pages, snap_served;
+    /* issue 37: live states whose clock was not vouched for (the history pulled instead), and
+     * first live states held back for a second opinion on their clock */
+    uint64_t snap_unvouched, snap_deferred;
 };
 void mero__node_sync_get_stats(const struct mero_node *node, struct mero_node_sync_stats *out);
 /* A pull is under way (with any peer). */

@@ -101,6 +101,25 @@ struct snap_bad {
     uint64_t until_ms;
 };
 
+/* issue 37: the clock a peer claimed for ctx in its live state (a STATE page 0), believed as a
+ * second opinion on another peer's claim for SNAP_CLOCK_FRESH_MS (docs/sync.md "The clock a
+ * snapshot claims"); at_ms 0 = a free slot, the oldest reused when full. */
+#define SNAP_CLOCKS_MAX     64u
+#define SNAP_CLOCK_FRESH_MS 30000u
+struct snap_clock {
+    char peer[MERO_PEER_ID_STR_MAX];
+    uint8_t ctx[MERO_CONTEXT_ID_LEN];
+    uint64_t clock, at_ms;
+};
+/* A context whose first live state waits for a second opinion on its clock, since since_ms, at
+ * most SNAP_WAIT_MS; since_ms 0 = a free slot. */
+#define SNAP_WAITS_MAX 16u
+#define SNAP_WAIT_MS   5000u
+struct snap_wait {
+    uint8_t ctx[MERO_CONTEXT_ID_LEN];
+    uint64_t since_ms;
+};
+
 /* issue 19 (metrics): when an op pull of a namespace last completed, for the sync lag */
 #define SYNC_LAST_MAX 256u
 struct sync_last {
@@ -128,6 +147,8 @@ struct mero_node_sync {
     /* issue 37 */
     struct mero_node_snap_sessions snap_sessions; /* as responder */
     struct snap_bad snap_bad[SNAP_BAD_MAX];       /* as requester; the oldest reused */
+    struct snap_clock snap_clocks[SNAP_CLOCKS_MAX];
+    struct snap_wait snap_waits[SNAP_WAITS_MAX];
     unsigned snap_fetching;
 };
 

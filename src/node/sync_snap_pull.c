@@ -73,7 +73,7 @@ int mero__sync_snap_wanted(struct job *j)
     if (b != NULL && mero_now_ms() < b->until_ms) {
         return SNAP_SKIP;
     }
-    /* holding nothing, every entry must beat nothing mero__sync_held (strict); holding a live state
+    /* holding nothing, every entry must beat nothing held (strict); holding a live state
      * already, this peer's is merged by last-writer-wins and its log followed from its tail */
     j->snap_strict = !any;
     return s->snap_fetching < SNAP_FETCH_MAX ? SNAP_ASK : SNAP_NO;
@@ -92,7 +92,7 @@ void mero__sync_snap_drop(struct job *j)
     mero_buf_cleanup(&j->snap_vals);
 }
 
-/* Leave mero__sync_cur_id() for the next context of this pull. */
+/* Leave the current context for the next context of this pull. */
 void mero__sync_next_ctx(struct job *j)
 {
     mero__sync_snap_drop(j);
@@ -129,6 +129,117 @@ void mero__sync_snap_start(struct job *j)
     snap_ask(j);
 }
 
+/* ---- the clock a snapshot claims (docs/sync.md "The clock a snapshot claims") ---------- */
+
+/* Remember the clock peer claimed for ctx (its STATE page 0). */
+static void clock_note(struct mero_node_sync *s, const char *peer,
+                       const uint8_t ctx[MERO_CONTEXT_ID_LEN], uint64_t clock)
+{
+    struct snap_clock *c = NULL, *oldest = &s->snap_clocks[0];
+    for (size_t i = 0; i < SNAP_CLOCKS_MAX && c == NULL; i++) {
+        struct snap_clock *e = &s->snap_clocks[i];
+        if (e->at_ms != 0 && strcmp(e->peer, peer) == 0 &&
+            memcmp(e->ctx, ctx, sizeof(e->ctx)) == 0) {
+            c = e;
+        }
+        oldest = e->at_ms < oldest->at_ms ? e : oldest;
+    }
+    c = c != NULL ? c : oldest;
+    snprintf(c->peer, sizeof(c->peer), "%s", peer);
+    memcpy(c->ctx, ctx, sizeof(c->ctx));
+    c->clock = clock;
+    c->at_ms = mero_now_ms();
+}
+
+/* The least clock a peer other than `peer` claimed for ctx lately, in *ref (0: none did); the
+ * number of other peers that answered lately, with a clock or "unknown context". */
+static size_t clock_ref(const struct mero_node_sync *s, const char *peer,
+                        const uint8_t ctx[MERO_CONTEXT_ID_LEN], uint64_t *ref)
+{
+    uint64_t now = mero_now_ms();
+    size_t answered = 0;
+    *ref = 0;
+    for (size_t i = 0; i < SNAP_CLOCKS_MAX; i++) {
+        const struct snap_clock *e = &s->snap_clocks[i];
+        if (e->at_ms == 0 || now - e->at_ms >= SNAP_CLOCK_FRESH_MS || strcmp(e->peer, peer) == 0 ||
+            memcmp(e->ctx, ctx, sizeof(e->ctx)) != 0) {
+            continue;
+        }
+        answered++;
+        if (e->clock != 0 && (*ref == 0 || e->clock < *ref)) {
+            *ref = e->clock;
+        }
+    }
+    return answered;
+}
+
+/* The wait of ctx for a second opinion: its slot, started now when it had none. */
+static struct snap_wait *wait_of(struct mero_node_sync *s, const uint8_t ctx[MERO_CONTEXT_ID_LEN])
+{
+    struct snap_wait *w = NULL, *oldest = &s->snap_waits[0];
+    for (size_t i = 0; i < SNAP_WAITS_MAX && w == NULL; i++) {
+        struct snap_wait *e = &s->snap_waits[i];
+        if (e->since_ms != 0 && memcmp(e->ctx, ctx, sizeof(e->ctx)) == 0) {
+            w = e;
+        }
+        oldest = e->since_ms < oldest->since_ms ? e : oldest;
+    }
+    if (w == NULL) {
+        w = oldest;
+        memcpy(w->ctx, ctx, sizeof(w->ctx));
+        w->since_ms = mero_now_ms();
+    }
+    return w;
+}
+
+/* Beyond by more than the step bound: a > b + MERO_LAMPORT_STEP, without wrapping. */
+static bool beyond_step(uint64_t a, uint64_t b)
+{
+    return a > b && a - b > MERO_LAMPORT_STEP;
+}
+
+enum { VOUCHED, UNVOUCHED, WAIT };
+
+/*
+ * Whether the clock the peer's snapshot claims may bound its entries. Every delta this node
+ * applies otherwise is bounded by the clock it holds plus MERO_LAMPORT_STEP; a snapshot stands
+ * in for that bound, so a member serving its own write at a far-future lamport would win that
+ * key here for good. Holding the context already: the claim must be within the step bound of
+ * this node's clock. Holding nothing: within the step bound of the least clock other peers
+ * claimed lately (the lower claim is the safe one: a low clock only makes a snapshot stale,
+ * which the first newer delta mends, and a member's second node cannot raise it). With no other
+ * claim yet while other connected peers have not answered, the snapshot waits for them (the
+ * next round asks again), at most SNAP_WAIT_MS; alone, or after the wait, the peer's word is
+ * taken. Not vouched for: its history is pulled instead, delta by delta under the ordinary bound.
+ */
+static int snap_vouched(struct job *j, uint64_t *ref)
+{
+    struct mero_node_sync *s = j->node->sync;
+    const uint8_t *ctx = mero__sync_cur_id(j);
+    *ref = 0;
+    if (!j->snap_strict) {
+        struct mero_ctx_tip tip;
+        if (mero_node_ctx_tip(j->node, ctx, &tip) < 0) {
+            return UNVOUCHED;
+        }
+        *ref = tip.clock;
+        return beyond_step(j->snap_clock, tip.clock) ? UNVOUCHED : VOUCHED;
+    }
+    struct snap_wait *w = wait_of(s, ctx);
+    size_t answered = clock_ref(s, j->peer, ctx, ref);
+    if (*ref != 0) {
+        w->since_ms = 0;
+        return beyond_step(j->snap_clock, *ref) ? UNVOUCHED : VOUCHED;
+    }
+    size_t others = mero_net_connected_peers(j->node->net, NULL, 0);
+    others = others > 0 ? others - 1 : 0;
+    if (answered >= others || mero_now_ms() - w->since_ms >= SNAP_WAIT_MS) {
+        w->since_ms = 0;
+        return VOUCHED;
+    }
+    return WAIT;
+}
+
 /* Every page is in: verify and install (nothing of it is served before), then go on with
  * ordinary delta sync from the snapshot's tail. Refused: this peer is not asked for the context
  * for SNAP_BAN_MS, and the pull moves on (the next round asks another peer). */
@@ -140,6 +251,26 @@ static void snap_finish(struct job *j)
     mero_hex_encode(h, mero__sync_cur_id(j), SYNC_ID_LEN);
     if (j->snap_clock == 0) {
         mero__sync_snap_drop(j); /* the peer holds nothing of it: ordinary sync */
+        mero__sync_step(j);
+        return;
+    }
+    uint64_t ref = 0;
+    int v = snap_vouched(j, &ref);
+    if (v == WAIT) {
+        s->stats.snap_deferred++;
+        MERO_DEBUG("live state of context %.16s… from %s: waiting for a second peer's clock", h,
+                   j->peer);
+        mero__sync_next_ctx(j);
+        return;
+    }
+    if (v == UNVOUCHED) {
+        s->stats.snap_unvouched++;
+        MERO_WARN("live state of context %.16s… from %s claims clock %llu, beyond %s %llu by more "
+                  "than the step bound: pulling its history instead",
+                  h, j->peer, (unsigned long long)j->snap_clock,
+                  j->snap_strict ? "what other peers claim," : "the clock held here,",
+                  (unsigned long long)ref);
+        mero__sync_snap_drop(j); /* snap_tried: the next step pulls the history */
         mero__sync_step(j);
         return;
     }
@@ -186,11 +317,13 @@ static void on_state(void *ud, int status, const uint8_t *data, size_t len)
         return;
     }
     if (pg.status == MERO_SNAP_UNKNOWN) {
+        clock_note(s, j->peer, mero__sync_cur_id(j), 0); /* answered: no opinion */
         mero__sync_snap_drop(j);
         mero__sync_step(j); /* the inventory says so too, and moves on */
         return;
     }
     if (j->snap_after == 0) {
+        clock_note(s, j->peer, mero__sync_cur_id(j), pg.clock);
         j->snap_clock = pg.clock;
         j->snap_seq = pg.seq;
         memcpy(j->snap_tail, pg.tail, sizeof(j->snap_tail));

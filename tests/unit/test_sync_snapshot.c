@@ -8,10 +8,12 @@
  * then a second peer's live state is merged the same way (no history); a snapshot with
  * a forged signature or a stale entry is refused whole (nothing stored or served), its peer is
  * not asked again for the context while banned, and another peer's snapshot is installed; an
- * entry beyond the snapshot's clock is refused; the page decoder refuses every truncation,
- * trailing bytes, counts beyond their maxima and zero or oversized lengths; the responder
- * answers busy beyond MERO_SNAP_SESSIONS requesters and frees a session after its last page; a
- * node with full_history pulls the history instead.
+ * entry beyond the snapshot's clock is refused; a snapshot's clock far beyond the step bound of a
+ * second peer's claim, or of the clock held here, is not believed (its history pulled instead, the
+ * far-future write refused), and a first snapshot waits for a connected peer's claim; the page
+ * decoder refuses every truncation, trailing bytes, counts beyond their maxima and zero or
+ * oversized lengths; the responder answers busy beyond MERO_SNAP_SESSIONS requesters and frees a
+ * session after its last page; a node with full_history pulls the history instead.
  */
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -117,6 +119,80 @@ TEST(stale_snapshot_refused_and_fetched_elsewhere)
 {
     /* stale: each key's earliest write served instead of its newest; k0's newest is a head */
     refused_then_fetched_elsewhere("stale", "k1", "v31");
+}
+
+/* n[0] turns hostile in ctx: a genuine write of k0, signed by a member, at a lamport 2^40 beyond
+ * the context's clock - one no honest node admits (beyond clock + MERO_LAMPORT_STEP), which a
+ * snapshot must not smuggle in either (docs/sync.md "The clock a snapshot claims"). */
+static int far_future_write(struct mero_node *n, const uint8_t ctx[MERO_CONTEXT_ID_LEN])
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(n->db, "UPDATE ctx_clock SET lamport = ?2 WHERE context = ?1", -1, &st,
+                           NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)1 << 40);
+    int rc = sqlite3_step(st) == SQLITE_DONE && sqlite3_changes(n->db) == 1 ? 0 : -MERO_EIO;
+    sqlite3_finalize(st);
+    return rc < 0 ? rc : snapf_write(n, ctx, 1, 1); /* k0 = v0 at 2^40 + 1 */
+}
+
+TEST(far_future_clock_waits_for_a_second_opinion_and_is_not_merged)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    struct mero_err err = {0};
+    uint8_t ctx2[MERO_CONTEXT_ID_LEN], app[MERO_APP_ID_LEN] = {1};
+    CHECK_OK(snapf_open(&f));
+    /* r connects to n[1] while ctx2 does not exist yet: n[1] has given no clock for it */
+    CHECK_OK(snapf_pull(&f, 1));
+    CHECK_OK(mero_gov_create_context(f.n[0].store, f.ns, f.ns, app, ctx2, NULL, &err));
+    CHECK_OK(snapf_write(&f.n[0], ctx2, 40, 10)); /* k0 = v30 at its newest, lamport 31 */
+    CHECK_OK(snapf_copy(&f.n[0], &f.n[1]));       /* n[1] holds ctx2 honestly */
+    CHECK_OK(far_future_write(&f.n[0], ctx2));
+    /* n[0]'s live state of ctx2 first: another peer is connected and has not said its clock,
+     * so nothing is installed yet */
+    CHECK_OK(snapf_pull(&f, 0));
+    CHECK_U64_EQ(stats(r).snap_deferred, 1);
+    CHECK_U64_EQ(stats(r).snap_installed, 0);
+    CHECK(!held_any(r, ctx2));
+    /* n[1]'s: its clock is within the step bound of n[0]'s claim, installed */
+    CHECK_OK(snapf_pull(&f, 1));
+    CHECK_U64_EQ(stats(r).snap_installed, 1);
+    CHECK(snapf_value_is(r, ctx2, "k0", "v30"));
+    /* n[0]'s again, to merge: its clock is beyond ours by more than the step bound, so its
+     * history is pulled instead, where the far-future write is refused like any other */
+    CHECK_OK(snapf_pull(&f, 0));
+    CHECK_U64_EQ(stats(r).snap_unvouched, 1);
+    CHECK_U64_EQ(stats(r).snap_installed, 1);
+    CHECK(snapf_value_is(r, ctx2, "k0", "v30"));
+    CHECK(snapf_value_is(r, ctx2, "k9", "v39"));
+    snapf_close(&f);
+}
+
+TEST(far_future_clock_refused_by_a_second_opinion)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    CHECK_OK(snapf_open(&f));
+    CHECK_OK(snapf_write(&f.n[0], f.ctx, 40, 10));
+    CHECK_OK(snapf_copy(&f.n[0], &f.n[1]));
+    CHECK_OK(far_future_write(&f.n[0], f.ctx));
+    /* n[1]'s snapshot is refused (a forged entry), but the clock it claimed is an opinion */
+    f.n[1].test_routes = true;
+    CHECK_OK(setenv("MERO_TEST_SNAPSHOT_FAULT", "forge", 1));
+    CHECK_OK(snapf_pull(&f, 1));
+    CHECK_OK(unsetenv("MERO_TEST_SNAPSHOT_FAULT"));
+    CHECK_U64_EQ(stats(r).snap_refused, 1);
+    CHECK(!held_any(r, f.ctx));
+    /* n[0] claims 2^40 + 1 against n[1]'s 40: not believed, its history pulled instead */
+    CHECK_OK(snapf_pull(&f, 0));
+    CHECK_U64_EQ(stats(r).snap_unvouched, 1);
+    CHECK_U64_EQ(stats(r).snap_installed, 0);
+    CHECK(snapf_value_is(r, f.ctx, "k0", "v30"));
+    CHECK(snapf_value_is(r, f.ctx, "k9", "v39"));
+    snapf_close(&f);
 }
 
 /* (len u32, bytes) of every delta f->n[0] stores, in order */
@@ -291,5 +367,7 @@ TEST(full_history_node_pulls_the_history)
 MERO_TEST_MAIN(T(new_replica_installs_live_state_not_history),
                T(forged_snapshot_refused_and_fetched_elsewhere),
                T(stale_snapshot_refused_and_fetched_elsewhere),
+               T(far_future_clock_waits_for_a_second_opinion_and_is_not_merged),
+               T(far_future_clock_refused_by_a_second_opinion),
                T(install_checks_clock_and_staleness), T(page_codec_bounds_and_sessions),
                T(full_history_node_pulls_the_history))
