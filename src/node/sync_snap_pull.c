@@ -76,7 +76,9 @@ int mero__sync_snap_wanted(struct job *j)
     /* holding nothing, every entry must beat nothing held (strict); holding a live state
      * already, this peer's is merged by last-writer-wins and its log followed from its tail */
     j->snap_strict = !any;
-    return s->snap_fetching < SNAP_FETCH_MAX ? SNAP_ASK : SNAP_NO;
+    /* every fetch slot taken: this peer's live state is asked at a later round, rather than its
+     * whole history now (a new replica of a large fleet would pull it from every peer at once) */
+    return s->snap_fetching < SNAP_FETCH_MAX ? SNAP_ASK : SNAP_SKIP;
 }
 
 void mero__sync_snap_drop(struct job *j)
