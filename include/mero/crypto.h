@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * crypto.h - the primitives libmero uses, over libsodium (Ed25519, X25519, ChaCha20-Poly1305,
- * SHA-256, HMAC) and OpenSSL (SHA-384, AES-256-GCM). Call mero_crypto_init() once first.
+ * SHA-256, HMAC) and OpenSSL (SHA-384, AES-256-GCM; libsodium's AES-NI AES-256-GCM where the CPU
+ * has it, chosen by mero_crypto_init). Call mero_crypto_init() once first.
  *
  * Invariants: verification returns 0 only on a valid signature/tag; outputs are written only
  * on success; secret intermediates are wiped.

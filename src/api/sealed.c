@@ -131,54 +131,6 @@ static enum api_method method_of(const char *m)
     return API_OTHER;
 }
 
-/* The head {"method", "path", "headers": [[name, value], ...]}, nothing else: method, path
- * and the Authorization value (NULL: none) borrowed from *root. -MERO_EJSON when malformed. */
-static int parse_head(const uint8_t *p, size_t n, json_t **root, const char **method,
-                      const char **path, const char **auth, size_t *alen)
-{
-    json_t *h = json_loadb((const char *)p, n, JSON_REJECT_DUPLICATES, NULL);
-    const char *key;
-    json_t *v, *headers = NULL;
-    *root = h;
-    *method = *path = *auth = NULL;
-    *alen = 0;
-    if (!json_is_object(h)) {
-        return -MERO_EJSON;
-    }
-    json_object_foreach(h, key, v)
-    {
-        if (strcmp(key, "method") == 0 && json_is_string(v)) {
-            *method = json_string_value(v);
-        } else if (strcmp(key, "path") == 0 && json_is_string(v)) {
-            *path = json_string_value(v);
-        } else if (strcmp(key, "headers") == 0 && json_is_array(v)) {
-            headers = v;
-        } else {
-            return -MERO_EJSON; /* an unknown field, or a known one of the wrong type */
-        }
-    }
-    if (*method == NULL || *path == NULL || (*path)[0] != '/') {
-        return -MERO_EJSON;
-    }
-    size_t i;
-    json_array_foreach(headers, i, v)
-    {
-        json_t *name = json_array_get(v, 0), *value = json_array_get(v, 1);
-        if (!json_is_array(v) || json_array_size(v) != 2 || !json_is_string(name) ||
-            !json_is_string(value)) {
-            return -MERO_EJSON;
-        }
-        if (strcasecmp(json_string_value(name), "authorization") == 0) {
-            if (*auth != NULL) {
-                return -MERO_EJSON; /* two tokens: which one counts would be ours to guess */
-            }
-            *auth = json_string_value(value);
-            *alen = json_string_length(value);
-        }
-    }
-    return 0;
-}
-
 /* The inner request, linked to its envelope r; NULL when out of memory. */
 static struct api_req *inner_new(struct api_req *r, const char *method, const char *path)
 {
@@ -206,29 +158,29 @@ static struct api_req *inner_new(struct api_req *r, const char *method, const ch
     return in;
 }
 
-/* Dispatch the opened request (plain[0..n): head length, head, body) under envelope r. */
-static void dispatch_inner(struct api_req *r, const uint8_t *plain, size_t n)
+/* Dispatch the opened request (plain[0..n): head length, head, body) under envelope r; the
+ * head's bytes may be written (sealed_head.c's fast reading ends its strings in place). */
+static void dispatch_inner(struct api_req *r, uint8_t *plain, size_t n)
 {
-    size_t head_len = 0, alen = 0;
-    json_t *root = NULL;
-    const char *method, *path, *auth;
+    size_t head_len = 0;
+    struct sealed_head h = {0};
     if (mero_sealed_inner_split(plain, n, &head_len) < 0 ||
-        parse_head(plain + 4, head_len, &root, &method, &path, &auth, &alen) < 0 ||
-        strchr(path, '#') != NULL) {
-        json_decref(root);
+        mero__sealed_head_parse(plain + 4, head_len, true, &h) < 0 || strchr(h.path, '#') != NULL) {
+        mero__sealed_head_cleanup(&h);
         malformed(r);
         return;
     }
+    const char *path = h.path;
     size_t pn = strcspn(path, "?");
     if ((pn == strlen(EXCHANGE_PATH) && strncmp(path, EXCHANGE_PATH, pn) == 0) ||
         (pn == strlen(HANDSHAKE_PATH) && strncmp(path, HANDSHAKE_PATH, pn) == 0)) {
-        json_decref(root); /* an envelope inside an envelope would only open another */
+        mero__sealed_head_cleanup(&h); /* an envelope inside an envelope would only open another */
         malformed(r);
         return;
     }
-    struct api_req *in = inner_new(r, method, path);
+    struct api_req *in = inner_new(r, h.method, path);
     if (in == NULL) {
-        json_decref(root);
+        mero__sealed_head_cleanup(&h);
         mero__api_reply_error(r, 500, "out of memory");
         return;
     }
@@ -238,7 +190,7 @@ static void dispatch_inner(struct api_req *r, const uint8_t *plain, size_t n)
     /* the checks http.c makes on a plaintext request line, answered inside the envelope */
     if (strstr(path, "%00") != NULL ||
         (in->query != NULL && mero__api_query_check(in->query, msg, sizeof(msg)) < 0)) {
-        json_decref(root);
+        mero__sealed_head_cleanup(&h);
         mero__api_reply_error(in, 400, "%s",
                               msg[0] ? msg
                                      : "bad percent-encoding or NUL byte in the request path or "
@@ -246,12 +198,12 @@ static void dispatch_inner(struct api_req *r, const uint8_t *plain, size_t n)
         return;
     }
     if (body_len > API_BODY_MAX || mero_buf_append(&in->body, body, body_len) < 0) {
-        json_decref(root);
+        mero__sealed_head_cleanup(&h);
         mero__api_reply_error(in, 413, "request body larger than %u bytes", API_BODY_MAX);
         return;
     }
-    mero__api_dispatch(in, in->raw_path, auth, alen); /* in may be gone once this returns */
-    json_decref(root);
+    mero__api_dispatch(in, in->raw_path, h.auth, h.alen); /* in may be gone once this returns */
+    mero__sealed_head_cleanup(&h);
 }
 
 void mero__api_sealed_exchange(struct api_req *r, struct sealed_table *t)
@@ -318,11 +270,8 @@ static void seal_into(struct api_req *r, struct api_req *in)
     uint32_t index = 0;
     int rc = -MERO_ENOMEM;
     size_t len = in->resp != NULL ? in->resp_len : 0;
-    json_t *h = json_pack("{s:i, s:[[s,s],[s,s],[s,s]]}", "status", in->status, "headers",
-                          "content-type", in->ctype != NULL ? in->ctype : "application/json",
-                          "cache-control", "no-store", "x-content-type-options", "nosniff");
-    head = h != NULL ? json_dumps(h, JSON_COMPACT) : NULL;
-    json_decref(h);
+    head = mero__sealed_answer_head(in->status, in->ctype != NULL ? in->ctype : "application/json",
+                                    true);
     size_t frames = len / MERO_SEALED_FRAME_DATA_MAX + 3;
     mero_buf_init(&out, len + frames * (5 + MERO_AEAD_TAG_LEN) + MERO_SEALED_HEAD_MAX);
     MERO_ENSURE_OUT(c != NULL && head != NULL && strlen(head) <= MERO_SEALED_HEAD_MAX, NULL,

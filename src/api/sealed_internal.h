@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "mero/sealed.h"
 
 #define SEALED_MAX_SESSIONS  (1u << 14)
@@ -64,6 +66,25 @@ MERO_MUST_CHECK int mero__sealed_admit(struct sealed_table *t,
                                        uint64_t now_ms);
 /* Drop every session past its lifetime or idle limit. */
 void mero__sealed_expire(struct sealed_table *t, uint64_t now_ms);
+
+/* An inner request's head, read (sealed_head.c): method and path always, the Authorization value
+ * (NULL: none) and its length; borrowed from root (jansson's reading) or from the head's own
+ * bytes (the fast reading, root NULL). */
+struct sealed_head {
+    json_t *root;
+    const char *method, *path, *auth;
+    size_t alen;
+};
+/* Read the head p[0..n): 0, or -MERO_EJSON when it is not {"method", "path", "headers": [[name,
+ * value], ...]} exactly (a path not starting with '/', two Authorization headers). fast: try the
+ * fast reading first, which may write NULs into p (after the strings it returns); false is
+ * jansson's reading alone, the reference the tests compare with. Cleanup either way. */
+MERO_MUST_CHECK int mero__sealed_head_parse(uint8_t *p, size_t n, bool fast, struct sealed_head *h);
+void mero__sealed_head_cleanup(struct sealed_head *h);
+/* The answer's head {"status", "headers": [content-type, cache-control: no-store,
+ * x-content-type-options: nosniff]} as json_dumps(JSON_COMPACT) writes it (malloc'd; NULL when
+ * out of memory). fast: by hand when ctype needs no escaping; false: jansson's own. */
+char *mero__sealed_answer_head(int status, const char *ctype, bool fast);
 
 struct api_req;
 /* The two endpoints (sealed.c): answer r, a POST to /sealed/v2/handshake or /sealed/v2. */

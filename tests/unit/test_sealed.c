@@ -9,6 +9,8 @@
  * (src/api/sealed_table.c) on a clock the test sets: lifetime and idle limits, the replay
  * window and its floor, a full table displacing unused sessions first, the expiry sweep and
  * the handshake bucket (core's session.rs and sealed.rs limits, as their tests state them).
+ * Last, AES-256-GCM's two forms (libsodium's AES-NI one the node takes where it can, OpenSSL's
+ * EVP one elsewhere) held to the same bytes.
  */
 #include <string.h>
 
@@ -16,6 +18,7 @@
 #include "mero/encoding.h"
 #include "mero/sealed.h"
 #include "api/sealed_internal.h"
+#include "crypto/crypto_internal.h"
 #include "harness.h"
 
 static const char TRANSPORT_PUBLIC_VECTOR[] =
@@ -87,6 +90,7 @@ TEST(handshake_matches_published_vectors)
 {
     struct vec v;
     uint8_t body[MERO_SEALED_HANDSHAKE_LEN], reply[MERO_SEALED_HANDSHAKE_REPLY_LEN];
+    CHECK_OK(mero_crypto_init()); /* AES-GCM as the node runs it (libsodium's where it can) */
     CHECK_OK(vec_run(&v));
     CHECK(hex_eq(v.s_pk, sizeof(v.s_pk), TRANSPORT_PUBLIC_VECTOR));
     body[0] = MERO_SEALED_VERSION;
@@ -108,6 +112,7 @@ TEST(envelope_matches_published_vectors)
     struct mero_buf plain, env, resp, data;
     uint8_t hdr[MERO_SEALED_HEADER_LEN], opened[512], kind = 0xff;
     size_t n = 0, head_len = 0, used = 0;
+    CHECK_OK(mero_crypto_init());
     CHECK_OK(vec_run(&v));
     mero_buf_init(&plain, 4096);
     mero_buf_init(&env, 4096);
@@ -419,8 +424,52 @@ TEST(handshake_bucket)
     mero__sealed_table_cleanup(&t);
 }
 
+/* mero_crypto_init picks libsodium's AES-NI AES-256-GCM where the CPU has it, EVP elsewhere
+ * (crypto.c): both forms give the same bytes, open each other's, in place too, and refuse a
+ * tampered tag leaving zeros. */
+TEST(aes_gcm_forms_agree)
+{
+    static uint8_t key[MERO_AEAD_KEY_LEN], nonce[12], aad[40], msg[70000 + 16], a[70000 + 16],
+        b[70000 + 16], c[70000 + 16];
+    static const size_t lens[] = {0, 1, 15, 16, 17, 100, 255, 4096, 65537, 70000};
+    CHECK_OK(mero_crypto_init());
+    printf("# AES-256-GCM through %s\n",
+           crypto_aead_aes256gcm_is_available() ? "libsodium (AES-NI)" : "OpenSSL EVP");
+    for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+        size_t n = lens[i], al = i % 3 == 0 ? 0 : (i * 7) % sizeof(aad);
+        mero_random(key, sizeof(key));
+        mero_random(nonce, sizeof(nonce));
+        mero_random(aad, sizeof(aad));
+        mero_random(msg, n);
+        CHECK_OK(mero_aes256gcm_seal(a, msg, n, aad, al, nonce, key));
+        CHECK_OK(mero__aes256gcm_evp(1, b, msg, n, aad, al, nonce, key));
+        CHECK_MEM_EQ(a, b, n + 16);
+        memcpy(c, msg, n); /* in place, as a frame is sealed */
+        CHECK_OK(mero_aes256gcm_seal(c, c, n, aad, al, nonce, key));
+        CHECK_MEM_EQ(c, a, n + 16);
+        CHECK_OK(mero_aes256gcm_open(c, a, n + 16, aad, al, nonce, key));
+        CHECK_MEM_EQ(c, msg, n);
+        CHECK_OK(mero__aes256gcm_evp(0, c, b, n + 16, aad, al, nonce, key));
+        CHECK_MEM_EQ(c, msg, n);
+        memcpy(c, a, n + 16);
+        CHECK_OK(mero_aes256gcm_open(c, c, n + 16, aad, al, nonce, key));
+        CHECK_MEM_EQ(c, msg, n);
+        a[n / 2] ^= 1; /* a ciphertext byte, or the tag's first when empty */
+        memset(c, 0xee, n);
+        CHECK_ERR(mero_aes256gcm_open(c, a, n + 16, aad, al, nonce, key), -MERO_ECRYPTO);
+        for (size_t j = 0; j < n; j++) {
+            CHECK(c[j] == 0);
+        }
+        CHECK_ERR(mero__aes256gcm_evp(0, c, a, n + 16, aad, al, nonce, key), -MERO_ECRYPTO);
+        a[n / 2] ^= 1;
+        aad[0] ^= (uint8_t)(al > 0);
+        CHECK(al == 0 || mero_aes256gcm_open(c, a, n + 16, aad, al, nonce, key) < 0);
+    }
+    CHECK_ERR(mero_aes256gcm_open(c, a, 15, NULL, 0, nonce, key), -MERO_ECRYPTO);
+}
+
 MERO_TEST_MAIN(T(handshake_matches_published_vectors), T(envelope_matches_published_vectors),
                T(handshake_refusals), T(request_refusals), T(frame_refusals),
                T(session_lifetime_and_idle_limits), T(request_ids_once_and_not_below_the_window),
                T(a_full_table_drops_unused_sessions_first), T(expiry_drops_sessions_nobody_names),
-               T(handshake_bucket))
+               T(handshake_bucket), T(aes_gcm_forms_agree))
