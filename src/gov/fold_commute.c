@@ -113,22 +113,22 @@ int mero__gov_fold_commutes(struct mero_store *s, const struct mero_op *late,
     const uint8_t *us = mero__gov_our_pk(s, late->ns, us_buf) ? us_buf : NULL;
     bool conflict = false;
     int step = SQLITE_DONE;
-    struct mero_op op;
-    mero_op_init(&op);
+    struct mero_err e = {0}; /* written only by a decode that fails, which ends the scan */
     while (!conflict && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        struct mero_err e = {0};
+        struct mero_op op; /* mero_op_decode initializes it, and cleans it up on failure */
         const uint8_t *ids[2];
-        mero_op_cleanup(&op);
-        mero_op_init(&op);
         int n = 0;
-        conflict = mero_op_decode(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0),
-                                  &op, &e) < 0 ||
-                   !later_ids(&op, us, ids, &n);
+        if (mero_op_decode(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), &op,
+                           &e) < 0) {
+            conflict = true;
+            break;
+        }
+        conflict = !later_ids(&op, us, ids, &n);
         for (int i = 0; i < n && !conflict; i++) {
             conflict = names(late, ids[i]);
         }
+        mero_op_cleanup(&op);
     }
-    mero_op_cleanup(&op);
     sqlite3_reset(st);
     if (!conflict && step != SQLITE_DONE) {
         return -MERO_EIO;
