@@ -3,7 +3,8 @@
  * apply.c - applying one op: the DAG checks (parents known, same namespace), the rules every
  * peer re-checks for membership, roles, policy, keys and contexts, and the projection, all in
  * one savepoint; events are emitted only after it is released. TEE admission and evidence
- * rules live in apply_tee.c, the encrypted form and deferral in apply_sealed.c.
+ * rules live in apply_tee.c, the encrypted form and deferral in apply_sealed.c, the event
+ * queue and the signer checks every handler shares in apply_ev.c.
  *
  * Invariants: an op takes effect only when every rule accepts it at its place in the canonical
  * order (fold.c); a refused op is kept without effect only when its signer has held a row in
@@ -37,71 +38,6 @@ void mero__gov_ns_id(uint8_t out[MERO_NS_ID_LEN], const uint8_t signer[MERO_IDEN
     mero_sha256_update(&h, signer, MERO_IDENTITY_LEN);
     mero_sha256_update(&h, salt, MERO_NS_SALT_LEN);
     mero_sha256_final(&h, out);
-}
-
-const char *mero__gov_short(const uint8_t id[MERO_GROUP_ID_LEN], char buf[17])
-{
-    mero_hex_encode(buf, id, 8);
-    return buf;
-}
-
-int mero__gov_ev(struct actx *a, int kind, const uint8_t *group, const uint8_t *member, int role,
-                 const uint8_t *extra)
-{
-    if (a->s->rebuilding) {
-        return 0;
-    }
-    if (a->nev == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 8;
-        struct gov_ev *nv = realloc(a->ev, cap * sizeof(*nv));
-        if (nv == NULL) {
-            return -MERO_ENOMEM;
-        }
-        a->ev = nv;
-        a->cap = cap;
-    }
-    struct gov_ev *e = &a->ev[a->nev++];
-    memset(e, 0, sizeof(*e));
-    e->kind = kind;
-    e->role = role;
-    if (group != NULL) {
-        e->has_group = true;
-        memcpy(e->group, group, sizeof(e->group));
-    }
-    if (member != NULL) {
-        e->has_member = true;
-        memcpy(e->member, member, sizeof(e->member));
-        e->for_us = a->have_us && memcmp(member, a->us, sizeof(a->us)) == 0;
-    }
-    if (extra != NULL) {
-        e->has_extra = true;
-        memcpy(e->extra, extra, sizeof(e->extra));
-    }
-    return 0;
-}
-
-int mero__gov_in_ns(struct actx *a, const uint8_t group[MERO_GROUP_ID_LEN], struct mero_err *err)
-{
-    uint8_t ns[MERO_NS_ID_LEN];
-    char h[17];
-    if (mero_gov_namespace_of(a->s, group, ns) < 0 || memcmp(ns, a->op->ns, sizeof(ns)) != 0) {
-        return mero_err_set(err, MERO_EREFUSED, "group %s is not part of this namespace",
-                            mero__gov_short(group, h));
-    }
-    return 0;
-}
-
-int mero__gov_need_admin(struct actx *a, const uint8_t group[MERO_GROUP_ID_LEN],
-                         struct mero_err *err)
-{
-    bool yes;
-    char h[17];
-    MERO_TRY(mero_gov_is_admin(a->s, group, a->op->signer, &yes));
-    if (!yes) {
-        return mero_err_set(err, MERO_ENOTADMIN, "signer is not an admin of group %s",
-                            mero__gov_short(group, h));
-    }
-    return 0;
 }
 
 /* ---- the role locks (spec "Locked to the TEE roles"; issue 21 item 10) --------------------- */
@@ -591,28 +527,6 @@ static int check_parents(struct mero_store *s, const struct mero_op *op, uint8_t
         }
     }
     return 0;
-}
-
-void mero__gov_emit(struct actx *a)
-{
-    if (a->s->hooks.on_event == NULL) {
-        return;
-    }
-    for (size_t i = 0; i < a->nev; i++) {
-        const struct gov_ev *g = &a->ev[i];
-        struct mero_gov_event e = {
-            .kind = g->kind,
-            .ns = a->op->ns,
-            .group = g->has_group ? g->group : NULL,
-            .member = g->has_member ? g->member : NULL,
-            .role = g->role,
-            .op_hash = a->hash,
-            .context_id = g->kind == MERO_EV_CONTEXT_CREATED && g->has_extra ? g->extra : NULL,
-            .key_id = g->kind != MERO_EV_CONTEXT_CREATED && g->has_extra ? g->extra : NULL,
-            .for_us = g->for_us,
-        };
-        a->s->hooks.on_event(a->s->hooks.ud, &e);
-    }
 }
 
 /*

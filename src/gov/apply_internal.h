@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * apply_internal.h - the apply context shared by apply.c and apply_tee.c: the op being
- * applied, its hash, bytes and log sequence, our identity in its namespace, and the events
- * queued until the savepoint is released.
+ * apply_internal.h - the apply context shared by the apply floor (apply.c, apply_ev.c,
+ * apply_tee.c, apply_sealed.c, fold.c): the op being applied, its hash, bytes and log
+ * sequence, our identity in its namespace, and the events queued until the savepoint is
+ * released.
  */
 #ifndef MERO_GOV_APPLY_INTERNAL_H
 #define MERO_GOV_APPLY_INTERNAL_H
@@ -36,7 +37,7 @@ struct actx {
     bool deferred; /* set by the encrypted-form handler: kept until its key arrives */
 };
 
-/* Queue an event (extra = context id or key id). */
+/* apply_ev.c: queue an event (extra = context id or key id), the signer checks, the short id. */
 int mero__gov_ev(struct actx *a, int kind, const uint8_t *group, const uint8_t *member, int role,
                  const uint8_t *extra);
 int mero__gov_in_ns(struct actx *a, const uint8_t group[MERO_GROUP_ID_LEN], struct mero_err *err);

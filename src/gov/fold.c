@@ -12,9 +12,11 @@
  * Invariants: a parent always sorts before its children (its depth is smaller), so the order is
  * a topological order of the DAG and the same on every node holding the same ops; the derived
  * tables of a namespace always equal the fold of all its stored ops in that order: an op that
- * sorts after every folded op is applied incrementally (apply.c), any other - a late op, or a
- * key that makes a deferred op readable - re-folds the namespace from its first op
- * (mero__gov_refold), and the membership that changed is reported as events after the fact.
+ * sorts after every folded op is applied incrementally (apply.c), and so is a late op that
+ * commutes with every op after its place (fold_commute.c: the fold is then the same); any other
+ * - a late op, or a key that makes a deferred op readable - re-folds the namespace from its
+ * first op (mero__gov_refold), and the membership that changed is reported as events after the
+ * fact.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -595,6 +597,44 @@ out:
     return rc;
 }
 
+/*
+ * A late op that commutes with every op after its place (fold_commute.c) is judged now, as the
+ * fast path judges an op that sorts last: the fold gives the same rows and outcomes. Its
+ * membership events become what the full re-fold's diff would report for its one row. *done
+ * is false when it is not effective (its savepoint rolled back): a refusal may be deferred at
+ * its place, which only the full re-fold judges.
+ */
+static int refold_commuting(struct actx *a, int *late_state, struct mero_err *late_reason,
+                            bool *done)
+{
+    const struct mero_op *op = a->op;
+    struct mero_err why = {0};
+    int r0, state;
+    size_t first = a->nev;
+    *done = false;
+    MERO_TRY(mero_gov_direct_role(a->s, op->group_id, op->member, &r0));
+    MERO_TRY(mero__gov_fold_step(a, &state, &why));
+    if (state != GOV_FOLD_EFFECTIVE) {
+        return 0;
+    }
+    drop_membership_events(a, first);
+    if (r0 == MERO_ROLE_NONE) {
+        MERO_TRY(mero__gov_ev(a, MERO_EV_MEMBER_ADDED, op->group_id, op->member, op->role, NULL));
+    } else if (r0 != op->role) {
+        MERO_TRY(
+            mero__gov_ev(a, MERO_EV_MEMBER_ROLE_SET, op->group_id, op->member, op->role, NULL));
+    }
+    MERO_TRY(fold_state_set(a->s, a->hash, state, ""));
+    if (late_state != NULL) {
+        *late_state = state;
+    }
+    if (late_reason != NULL) {
+        *late_reason = why;
+    }
+    *done = true;
+    return 0;
+}
+
 int mero__gov_refold(struct mero_store *s, struct actx *a, bool late, int *late_state,
                      struct mero_err *late_reason, struct mero_err *err)
 {
@@ -603,6 +643,21 @@ int mero__gov_refold(struct mero_store *s, struct actx *a, bool late, int *late_
     uint8_t(*marks)[MERO_NS_ID_LEN] = NULL;
     size_t nmarks = 0;
     int rc;
+    bool fast = false;
+    if (late && !s->rebuilding) {
+        rc = mero__gov_fold_commutes(s, a->op, a->hash, &fast);
+        if (rc == 0 && fast) {
+            rc = refold_commuting(a, late_state, late_reason, &fast);
+        }
+        if (rc < 0) {
+            return mero__gov_sqlerr(s, err, "re-fold");
+        }
+        if (fast) {
+            mero_log(MERO_LOG_DEBUG, "gov: a late op that commutes with every op after its "
+                                     "place, judged without re-folding");
+            return 0;
+        }
+    }
     MERO_TRY(snapshot(s, ns, &before));
     MERO_TRY_OUT(mero_gov_purge_pending(s, &marks, &nmarks));
     size_t first = a->nev;

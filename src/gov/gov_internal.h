@@ -95,6 +95,10 @@ bool mero__gov_is_principal(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LE
                             const uint8_t member[MERO_IDENTITY_LEN]);
 /* A code the rules return for a refusal (anything but I/O and memory). */
 bool mero__gov_rule_refusal(int rc);
+/* *yes = the late op (hash: its place is stored) commutes with every op of its namespace
+ * folded after its place, so judging it now is its fold (fold_commute.c). */
+int mero__gov_fold_commutes(struct mero_store *s, const struct mero_op *late,
+                            const uint8_t hash[MERO_OP_ID_LEN], bool *yes);
 /* Every namespace's ops placed and folded (rebuild: derived tables cleared first). */
 int mero__gov_fold_all(struct mero_store *s, struct mero_err *err);
 /* namespace id = SHA-256("mero.namespace.id.v1" || creator || salt) */

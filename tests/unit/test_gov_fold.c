@@ -4,8 +4,8 @@
  * holds, not of the order they arrived in. Fixed sets of conflicting concurrent ops (two
  * admins removing each other, a demotion racing the demoted admin's additions, a policy switch,
  * role changes) are fed to fresh peers in every permutation, and larger sets in random orders
- * (400 by default; seed printed; MERO_FOLD_SEED / MERO_FOLD_ORDERS override): every peer ends with
- * the same derived tables (mero_gov_dump: members, roles, policy, groups, heads, each op's
+ * (1,000 by default; seed printed; MERO_FOLD_SEED / MERO_FOLD_ORDERS override): every peer ends
+ * with the same derived tables (mero_gov_dump: members, roles, policy, groups, heads, each op's
  * outcome), a rebuild gives the same again, and no namespace is ever left without an admin.
  */
 #include <stdio.h>
@@ -383,7 +383,7 @@ TEST(three_admins_agree_in_random_orders)
         seed |= 1;
     }
     const char *no = getenv("MERO_FOLD_ORDERS");
-    size_t orders = no != NULL ? strtoul(no, NULL, 10) : 400;
+    size_t orders = no != NULL ? strtoul(no, NULL, 10) : 1000;
     printf("# seed %llu (MERO_FOLD_SEED=%llu reproduces), %zu random orders of %zu ops\n",
            (unsigned long long)seed, (unsigned long long)seed, orders, o.n);
     uint64_t st = seed;
@@ -437,6 +437,97 @@ TEST(three_admins_agree_in_random_orders)
     mero_gov_oplist_cleanup(&lg);
     opset_free(&o);
     govt_close(&g);
+    pair_close(&w);
+}
+
+/*
+ * Additions by two admins (members added twice with other roles, an admin added, contexts,
+ * auto-follow, a key delivery, a removal): a late MemberAdded that commutes with every op after its
+ * place is judged without a re-fold (fold_commute.c), any other re-folds. Every order, rebuild
+ * included (the full fold), ends in the one state.
+ */
+TEST(additions_by_two_admins_agree_in_random_orders_and_with_rebuild)
+{
+    struct pair w;
+    struct opset o = {0};
+    struct mero_err e = {0};
+    CHECK_OK(pair_open(&w, &o));
+    uint8_t m[6][32], sk[64], app[32] = {7}, ctx[32];
+    for (int i = 0; i < 6; i++) {
+        mero_ed25519_keypair(m[i], sk);
+    }
+    struct mero_gov_oplist la = {0}, lb = {0};
+    /* A: m0 Member, m1 ReadOnly, a context, C auto-follows, m4 Member and its key, then (after
+     * B's ops) removes m5;
+     * B: m0 ReadOnly, m2 Member, m3 Admin, a context, m1 Member, B auto-follows, m5 Member */
+    CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m[0], MERO_ROLE_MEMBER, &la, &e));
+    CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m[1], MERO_ROLE_READONLY, &la, &e));
+    CHECK_OK(mero_gov_create_context(w.a.s, w.a.ns, w.a.ns, app, ctx, &la, &e));
+    CHECK_OK(mero_gov_set_auto_follow(w.a.s, w.a.ns, w.a.ns, w.c, true, false, &la, &e));
+    CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m[4], MERO_ROLE_MEMBER, &la, &e));
+    CHECK_OK(mero_gov_deliver_key(w.a.s, w.a.ns, w.a.ns, m[4], &la, &e));
+    CHECK_OK(mero_gov_add_member(w.b.s, w.a.ns, w.a.ns, m[0], MERO_ROLE_READONLY, &lb, &e));
+    CHECK_OK(mero_gov_add_member(w.b.s, w.a.ns, w.a.ns, m[2], MERO_ROLE_MEMBER, &lb, &e));
+    CHECK_OK(mero_gov_add_member(w.b.s, w.a.ns, w.a.ns, m[3], MERO_ROLE_ADMIN, &lb, &e));
+    CHECK_OK(mero_gov_create_context(w.b.s, w.a.ns, w.a.ns, app, ctx, &lb, &e));
+    CHECK_OK(mero_gov_add_member(w.b.s, w.a.ns, w.a.ns, m[1], MERO_ROLE_MEMBER, &lb, &e));
+    CHECK_OK(mero_gov_set_auto_follow(w.b.s, w.a.ns, w.a.ns, w.b.pk, false, true, &lb, &e));
+    CHECK_OK(mero_gov_add_member(w.b.s, w.a.ns, w.a.ns, m[5], MERO_ROLE_MEMBER, &lb, &e));
+    CHECK_OK(govt_sync(&w.b, &w.a, w.a.ns, &e) >= 0 ? 0 : -MERO_ESTATE);
+    CHECK_OK(mero_gov_remove_member(w.a.s, w.a.ns, w.a.ns, m[5], &la, &e));
+    CHECK_OK(opset_add_list(&o, &la));
+    CHECK_OK(opset_add_list(&o, &lb));
+    const char *env = getenv("MERO_FOLD_SEED");
+    uint64_t seed = env != NULL ? strtoull(env, NULL, 0) : 0;
+    if (seed == 0) {
+        uint8_t r[8];
+        mero_random(r, sizeof(r));
+        memcpy(&seed, r, sizeof(seed));
+        seed |= 1;
+    }
+    printf("# seed %llu (MERO_FOLD_SEED=%llu reproduces), 200 random orders of %zu ops\n",
+           (unsigned long long)seed, (unsigned long long)seed, o.n);
+    uint64_t st = seed;
+    struct mero_buf first;
+    mero_buf_init(&first, 1u << 24);
+    size_t idx[MAX_OPS];
+    for (size_t k = 0; k < 200; k++) {
+        for (size_t i = 0; i < o.n; i++) {
+            idx[i] = i;
+        }
+        for (size_t i = o.n - 1; i > 0; i--) {
+            size_t j = (size_t)(rnd(&st) % (i + 1));
+            size_t t = idx[i];
+            idx[i] = idx[j];
+            idx[j] = t;
+        }
+        struct mero_buf d, r;
+        mero_buf_init(&d, 1u << 24);
+        mero_buf_init(&r, 1u << 24);
+        int rc = feed(&o, idx, o.n, &d, &r, &e);
+        bool ok = rc == 0 && same(&d, &r);
+        if (ok && k == 0) {
+            ok = mero_buf_append(&first, d.data, d.len) == 0;
+        } else if (ok) {
+            ok = same(&d, &first);
+        }
+        mero_buf_cleanup(&d);
+        mero_buf_cleanup(&r);
+        CHECK_MSG(ok, "seed %llu order %zu differs: %s", (unsigned long long)seed, k, e.msg);
+    }
+    /* the authors agree once they hold every op */
+    (void)govt_sync(&w.a, &w.b, w.a.ns, &e);
+    struct mero_buf db;
+    mero_buf_init(&db, 1u << 24);
+    CHECK_OK(mero_gov_dump(w.b.s, &db));
+    CHECK(same(&db, &first));
+    CHECK_EQ(root_role(&w.b, w.a.ns, m[5]), MERO_ROLE_NONE);
+    CHECK_EQ(root_role(&w.b, w.a.ns, m[3]), MERO_ROLE_ADMIN);
+    mero_buf_cleanup(&db);
+    mero_buf_cleanup(&first);
+    mero_gov_oplist_cleanup(&la);
+    mero_gov_oplist_cleanup(&lb);
+    opset_free(&o);
     pair_close(&w);
 }
 
@@ -630,6 +721,8 @@ TEST(one_quote_two_admitters_one_effect_in_either_order)
 
 MERO_TEST_MAIN(T(mutual_removal_ends_the_same_in_every_order),
                T(conflicting_admin_ops_agree_in_all_720_orders),
-               T(three_admins_agree_in_random_orders), T(a_stranger_s_refused_op_is_not_kept),
+               T(three_admins_agree_in_random_orders),
+               T(additions_by_two_admins_agree_in_random_orders_and_with_rebuild),
+               T(a_stranger_s_refused_op_is_not_kept),
                T(the_winning_rotation_s_key_is_current_in_either_order),
                T(one_quote_two_admitters_one_effect_in_either_order))
