@@ -510,20 +510,19 @@ TEST(measurement_not_in_lists_refused)
 
 /* ---- a real quote on the direct path, through the off-loop collateral fetch ---- */
 
-static int fake_fetch(void *ud, const uint8_t *quote, size_t len, uint8_t **json, size_t *jlen,
+static int fake_fetch(void *ud, const struct mero_quote *q, struct mero_collateral *out,
                       struct mero_err *err)
 {
     (void)ud;
-    (void)quote;
-    (void)len;
+    (void)q;
     size_t n = 0;
     uint8_t *p = mero_test_read("testdata/tdx/dcapqvl-1/tdx_quote_collateral.json", 1, &n);
     if (p == NULL) {
         return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "no collateral");
     }
-    *json = p;
-    *jlen = n;
-    return 0;
+    int rc = mero_collateral_parse(out, (const char *)p, n, err);
+    free(p);
+    return rc;
 }
 
 struct raw_reply {
@@ -635,12 +634,12 @@ TEST(challenge_spent_even_when_pop_or_public_key_do_not_match)
 static pthread_t verify_thread;
 static int verify_calls;
 
-static int recording_verify(void *ud, const uint8_t *q, size_t len, struct mero_tee_verdict *v,
-                            struct mero_err *err)
+static int recording_verify(void *ud, const struct mero_quote *q, const struct mero_collateral *c,
+                            struct mero_tee_verdict *v, struct mero_err *err)
 {
     verify_thread = pthread_self();
     verify_calls++;
-    return mero__adm_verify_real(ud, q, len, v, err);
+    return mero__adm_dcap(ud, q, c, v, err);
 }
 
 TEST(real_quote_verified_off_loop_and_refused_with_its_dcap_reason)
@@ -648,8 +647,8 @@ TEST(real_quote_verified_off_loop_and_refused_with_its_dcap_reason)
     uint8_t ns[32];
     CHECK_OK(new_namespace(&owner, ns));
     CHECK_OK(set_policy(&owner, ns, true, ZERO96));
-    owner.adm->env.fetch_collateral = fake_fetch;
-    owner.adm->env.verify_real = recording_verify;
+    owner.adm->ops.collateral = fake_fetch;
+    owner.adm->ops.dcap = recording_verify;
     verify_calls = 0;
     struct mero_adm_init m;
     struct raw_reply r;
@@ -694,7 +693,7 @@ TEST(real_quote_verified_off_loop_and_refused_with_its_dcap_reason)
     /* the DCAP verdict ran once, on a pool thread, not on the loop */
     CHECK_EQ(verify_calls, 1);
     CHECK(!pthread_equal(verify_thread, pthread_self()));
-    owner.adm->env.verify_real = mero__adm_verify_real;
+    owner.adm->ops.dcap = mero__adm_dcap;
     bool key;
     CHECK_EQ(tee_role(&tee4, ns, &key), MERO_ROLE_NONE);
 
@@ -711,7 +710,7 @@ TEST(real_quote_verified_off_loop_and_refused_with_its_dcap_reason)
     CHECK_OK(mero_gov_set_policy(owner.store, ns2, &p, &ops, NULL, NULL, NULL));
     mero_gov_oplist_cleanup(&ops);
     mero_tee_policy_cleanup(&p);
-    owner.adm->env.prefetch_release = fake_prefetch;
+    owner.adm->ops.release = fake_prefetch;
     memset(&m, 0, sizeof(m));
     m.kind = MERO_ADM_INIT_CHALLENGE_REQUEST;
     memcpy(m.ns, ns2, 32);
@@ -742,9 +741,9 @@ TEST(real_quote_verified_off_loop_and_refused_with_its_dcap_reason)
     CHECK(!r.m.admitted);
     CHECK_MSG(strstr(r.m.reason, "release 2.3.87: no such release") != NULL, "reason: %s",
               r.m.reason);
-    owner.adm->env.prefetch_release = NULL;
-    owner.adm->env.fetch_collateral = NULL;
-    owner.adm->env.verify_real = NULL;
+    owner.adm->ops.release = NULL;
+    owner.adm->ops.collateral = NULL;
+    owner.adm->ops.dcap = NULL;
 }
 
 #define FLOODERS 50

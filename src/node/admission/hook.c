@@ -198,9 +198,7 @@ int mero__node_admission_start(struct mero_node *node, struct mero_err *err)
             env.evidence_check_ms = (uint32_t)cms;
         }
     }
-    env.verify_real = mero__adm_verify_real;
-    env.fetch_collateral = mero__adm_fetch_collateral;
-    env.prefetch_release = mero__adm_prefetch_release;
+    env.real_quotes = true;
     env.keys_arrived = env_keys_arrived;
 
     env.attempt_decided = env_attempt_decided;

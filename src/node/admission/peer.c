@@ -14,7 +14,9 @@
  *    namespace is pending and within the per-namespace / per-peer quote rate;
  *  - GroupKeyRequest: any key holder wraps the current group key for a proven member (one
  *    reaching the group); GroupKeysRequest, the paged pull of every key, is keys.c's.
- * It also binds verify_and_admit's dependencies to the governance store.
+ * It also binds the admission pipeline's ops (struct mero__adm_ops) to the governance store
+ * and, on a node that verifies real quotes, to the library's collateral, DCAP and release
+ * source (node/admission/attest.c): the one place they are bound.
  *
  * Invariants: nothing is admitted, offered or delivered on behalf of a key whose proof of
  * possession does not verify for the connection's peer id; a refusal is always answered with
@@ -31,6 +33,7 @@
 #include "mero/keys.h"
 #include "mero/log.h"
 #include "mero/tsm.h"
+#include "node/admission/attest_internal.h"
 #include "node/admission/service_internal.h"
 
 uint64_t mero__adm_now(const struct mero_admission *a)
@@ -41,55 +44,30 @@ uint64_t mero__adm_now(const struct mero_admission *a)
     return mero_now_ms();
 }
 
-/* ---- verify_and_admit's dependencies, bound to the store ---- */
+/* ---- the admission pipeline's ops (struct mero__adm_ops), bound to the store ---- */
 
-static int dep_credential(void *ud, const uint8_t pk[MERO_IDENTITY_LEN], const uint8_t *cred,
-                          size_t len, uint8_t account[MERO_ACCOUNT_ID_LEN],
-                          uint8_t kem_pk[MERO_X25519_LEN], uint8_t device[MERO_DEVICE_ID_LEN],
-                          struct mero_err *err)
+static int op_credential(void *ud, const uint8_t pk[MERO_IDENTITY_LEN], const uint8_t *bytes,
+                         size_t len, struct mero_credential *out, struct mero_err *err)
 {
     (void)ud;
-    struct mero_credential c;
     struct mero_cur cur;
-    mero_cur_init(&cur, cred, len);
-    int rc = mero_credential_decode(&cur, &c, err);
-    if (rc < 0) {
-        return rc;
-    }
-    if (mero_cur_left(&cur) != 0) {
-        return mero_err_set(err, MERO_EOPDECODE, "trailing bytes after the account credential");
-    }
-    MERO_TRY(mero_credential_certifies(pk, &c, err));
-    memcpy(account, c.cert.account, MERO_ACCOUNT_ID_LEN);
-    memcpy(kem_pk, c.cert.kem_pk, MERO_X25519_LEN);
-    memcpy(device, c.cert.device, MERO_DEVICE_ID_LEN);
-    return 0;
+    mero_cur_init(&cur, bytes, len);
+    MERO_TRY(mero_credential_decode(&cur, out, err));
+    MERO_ENSURE(mero_cur_left(&cur) == 0, err, MERO_EOPDECODE,
+                "trailing bytes after the account credential");
+    return mero_credential_certifies(pk, out, err);
 }
 
-static int dep_verify_real(void *ud, const uint8_t *q, size_t len, struct mero_tee_verdict *v,
-                           struct mero_err *err)
+static int op_admit(void *ud, struct mero__adm_job *j, int *out, struct mero_err *err)
 {
     struct mero_admission *a = ud;
-    if (a->env.verify_real == NULL) {
-        return mero_err_set(err, MERO_EUNSUPPORTED, "no DCAP verifier configured");
-    }
-    uint64_t t0 = mero_now_ns();
-    int rc = a->env.verify_real(a->env.ud, q, len, v, err);
-    mero__adm_metrics_dcap(&a->metrics, rc, mero_now_ns() - t0); /* issue 19: metrics */
-    return rc;
-}
-
-static int dep_admit(void *ud, const struct mero_tee_claim *c, struct mero_tee_verdict *v, int *out,
-                     struct mero_err *err)
-{
-    struct mero_admission *a = ud;
+    const struct mero_tee_claim *c = &j->c;
+    struct mero_tee_verdict *v = &j->v;
     struct mero_admit_request req;
-    struct mero_cur cur;
     memset(&req, 0, sizeof(req));
     memcpy(req.group_id, c->ns, sizeof(req.group_id));
     memcpy(req.member, c->public_key, sizeof(req.member));
-    mero_cur_init(&cur, c->credential, c->credential_len);
-    MERO_TRY(mero_credential_decode(&cur, &req.account, err));
+    req.account = j->cred; /* decoded once, by the check stage */
     memcpy(req.quote_hash, v->quote_hash, sizeof(req.quote_hash));
     mero_measurements_from_raw(&req.m, v->mrtd, (const uint8_t(*)[MERO_RTMR_LEN])v->rtmr);
     snprintf(req.tcb_status, sizeof(req.tcb_status), "%s", v->tcb_status);
@@ -612,10 +590,14 @@ int mero__admission_new(const struct mero_admission_env *env, struct mero_admiss
     a->env = *env;
     mero__challenge_book_init(&a->book);
     mero__pending_init(&a->pending);
-    a->deps.ud = a;
-    a->deps.credential_check = dep_credential;
-    a->deps.verify_real = dep_verify_real;
-    a->deps.admit = dep_admit;
+    a->ops.ud = a;
+    a->ops.credential = op_credential;
+    a->ops.admit = op_admit;
+    if (env->real_quotes) { /* the library's PCS cache, DCAP and release source (attest.c) */
+        a->ops.collateral = mero__adm_collateral;
+        a->ops.dcap = mero__adm_dcap;
+        a->ops.release = mero__adm_prefetch_release;
+    }
     snprintf(a->self_peer, sizeof(a->self_peer), "%s", mero_net_peer_id(env->net));
     int rc = mero_net_handle(env->net, MERO_ADM_PROTOCOL, on_request, a);
     if (rc < 0) {

@@ -59,21 +59,10 @@ struct mero_admission_env {
      */
     int (*purge_contexts)(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
                           const uint8_t group[MERO_GROUP_ID_LEN]);
-    /* DCAP for real quotes (see struct mero_admission_deps); NULL refuses real quotes. */
-    int (*verify_real)(void *ud, const uint8_t *quote, size_t len, struct mero_tee_verdict *v,
-                       struct mero_err *err);
-    /*
-     * Fetch a real quote's collateral as QuoteCollateralV3 JSON (*json owned, free()); runs on
-     * a uv_queue_work thread, so it may touch only its arguments and thread-safe caches. NULL:
-     * real quotes are verified in one go on the loop.
-     */
-    int (*fetch_collateral)(void *ud, const uint8_t *quote, size_t len, uint8_t **json,
-                            size_t *jlen, struct mero_err *err);
-    /*
-     * Fetch, verify and cache a named release before a signed-release decision (worker
-     * thread; the decision's release check then hits the cache). NULL: not prefetched.
-     */
-    int (*prefetch_release)(void *ud, const char *version, struct mero_err *err);
+    /* Verify real quotes with the library (collateral from the PCS cache, DCAP, the release
+     * source): struct mero__adm_ops' collateral, dcap and release. false: real quotes are
+     * refused. */
+    bool real_quotes;
     /* Monotonic milliseconds; NULL means the monotonic clock. */
     uint64_t (*now_ms)(void *ud);
     /* fleet-join budget and re-prompt period; 0 means 30 s and 2 s (tests shorten them). */
@@ -148,7 +137,7 @@ struct mero_fj_progress_slot {
 
 struct mero_admission {
     struct mero_admission_env env;
-    struct mero_admission_deps deps;
+    struct mero__adm_ops ops; /* the admission pipeline's (peer.c binds them) */
     struct mero_challenge_book book;
     struct mero_pending_joins pending;
     char self_peer[MERO_PEER_ID_STR_MAX];
