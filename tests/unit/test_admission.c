@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_admission.c - the admission pipeline (src/node/admission/verify_and_admit.c) in the
- * spec's order, driven through mero__verify_and_admit as the node drives it, with fakes for its
+ * spec's order, driven through mero__adm_verify_and_admit as the node drives it, with fakes for its
  * ops (credential codec, collateral, DCAP, governance decision): the happy mock path; each refusal
  * with its reason and nothing admitted (a challenge presented twice, by another peer, for another
  * key, after 60 s; a quote over 16 KiB, refused after its challenge is spent; a credential lifted
@@ -136,7 +136,7 @@ static struct fixture *setup(uint64_t now)
         return NULL;
     }
     f->book = malloc(sizeof(*f->book));
-    mero__challenge_book_init(f->book);
+    mero__adm_challenge_book_init(f->book);
     f->gov.may_vouch = 1;
     f->ops.ud = &f->gov;
     f->ops.credential = fake_cred;
@@ -150,8 +150,8 @@ static struct fixture *setup(uint64_t now)
     struct mero_tee_claim *c = &f->claim;
     memcpy(c->ns, f->ns, 32);
     memcpy(c->public_key, f->pk, 32);
-    if (mero__challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER), f->pk,
-                              now, c->challenge, NULL) < 0) {
+    if (mero__adm_challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER),
+                                  f->pk, now, c->challenge, NULL) < 0) {
         free(f->book);
         free(f);
         return NULL;
@@ -169,13 +169,13 @@ static struct fixture *setup(uint64_t now)
 static void teardown(struct fixture *f)
 {
     if (f != NULL) {
-        mero__challenge_book_cleanup(f->book);
+        mero__adm_challenge_book_cleanup(f->book);
         free(f->book);
         free(f);
     }
 }
 
-/* The claim through the pipeline the node runs (mero__verify_and_admit), inline. */
+/* The claim through the pipeline the node runs (mero__adm_verify_and_admit), inline. */
 static int vaa(struct fixture *f, uint64_t now, int *out, struct mero_err *e)
 {
     struct mero__adm_job *j = mero__adm_job_new(&f->claim);
@@ -185,7 +185,7 @@ static int vaa(struct fixture *f, uint64_t now, int *out, struct mero_err *e)
     j->book = f->book;
     j->ops = &f->ops;
     j->now_ms = now;
-    mero__verify_and_admit(j);
+    mero__adm_verify_and_admit(j);
     int rc = j->rc;
     *out = j->outcome;
     *e = j->err;
@@ -372,8 +372,8 @@ TEST(real_quote_needs_a_dcap_verdict)
     CHECK_EQ(f->gov.admits, 0);
     CHECK_EQ(f->gov.real_calls, 1);
     /* with a verdict, the quote's own MRTD reaches the decision */
-    CHECK_OK(mero__challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER),
-                                   f->pk, 10000, f->claim.challenge, NULL));
+    CHECK_OK(mero__adm_challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER),
+                                       f->pk, 10000, f->claim.challenge, NULL));
     free(q);
     q = real_quote_for(f, &len);
     CHECK(q != NULL);
@@ -386,8 +386,8 @@ TEST(real_quote_needs_a_dcap_verdict)
     CHECK_MEM_EQ(f->gov.last_mrtd, parsed.body.mrtd, 48);
     /* without a DCAP verifier a real quote is refused */
     f->ops.dcap = NULL;
-    CHECK_OK(mero__challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER),
-                                   f->pk, 20000, f->claim.challenge, NULL));
+    CHECK_OK(mero__adm_challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER),
+                                       f->pk, 20000, f->claim.challenge, NULL));
     free(q);
     q = real_quote_for(f, &len);
     CHECK(q != NULL);
@@ -417,9 +417,9 @@ TEST(padding_after_the_quote_is_not_hashed_or_carried)
     const uint8_t fill[] = {0x00, 0xa5, 0x00, 0x5a};
     for (size_t i = 0; i < sizeof(pads) / sizeof(pads[0]); i++) {
         if (i > 0) { /* a fresh challenge each time; the quote is rebuilt around it */
-            CHECK_OK(mero__challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER,
-                                           sizeof(PEER), f->pk, 10000 * i, f->claim.challenge,
-                                           NULL));
+            CHECK_OK(mero__adm_challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER,
+                                               sizeof(PEER), f->pk, 10000 * i, f->claim.challenge,
+                                               NULL));
         }
         free(q);
         q = real_quote_for(f, &len);
@@ -444,8 +444,8 @@ TEST(padding_after_the_quote_is_not_hashed_or_carried)
     CHECK_EQ(f->gov.admits, 4);
     /* the same quote with other padding (0xff, 100 bytes): the declared bytes are what is
      * hashed, so it is the same quote to governance, not a new one */
-    CHECK_OK(mero__challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER),
-                                   f->pk, 100000, f->claim.challenge, NULL));
+    CHECK_OK(mero__adm_challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER),
+                                       f->pk, 100000, f->claim.challenge, NULL));
     q = real_quote_for(f, &len);
     CHECK(q != NULL);
     uint8_t *padded = calloc(1, decl + 100);

@@ -144,7 +144,7 @@ static void sync_ns(void *ud, const uint8_t ns[32])
 static int on_gossip(void *ud, const char *topic, const char *from, const uint8_t *data, size_t len)
 {
     struct tnode *t = ud;
-    if (t->adm != NULL && mero__admission_on_gossip(t->adm, topic, from, data, len)) {
+    if (t->adm != NULL && mero__adm_on_gossip(t->adm, topic, from, data, len)) {
         return 0;
     }
     if (len > 1 && data[0] == OP_TAG) {
@@ -196,7 +196,7 @@ static int node_up(struct tnode *t, const char *name)
     env.sync_namespace = sync_ns;
     env.budget_ms = 3000;
     env.poll_ms = 300;
-    return mero__admission_new(&env, &t->adm, &e);
+    return mero__adm_new(&env, &t->adm, &e);
 }
 
 static void node_down(struct tnode *t)
@@ -204,10 +204,10 @@ static void node_down(struct tnode *t)
     if (t->net == NULL) {
         return;
     }
-    mero__admission_stop(t->adm);
+    mero__adm_stop(t->adm);
     mero_net_free(t->net);
     t->net = NULL;
-    mero__admission_free(t->adm);
+    mero__adm_free(t->adm);
     t->adm = NULL;
     mero_store_close(t->store);
     t->store = NULL;
@@ -280,7 +280,7 @@ static bool fleet_join(struct tnode *t, const uint8_t ns[32], const char *admitt
     const char *addrs[1] = {admitter};
     struct mero_err e = {0};
     t->done = false;
-    if (mero__fleet_join_start(t->adm, ns, addrs, admitter ? 1 : 0, join_done, t, &e) < 0) {
+    if (mero__adm_fleet_join_start(t->adm, ns, addrs, admitter ? 1 : 0, join_done, t, &e) < 0) {
         fprintf(stderr, "fleet_join_start: %s\n", e.msg);
         return false;
     }
@@ -794,8 +794,8 @@ TEST(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted)
     /* one offer for 500 prompts: MIN_REISSUE holds the rest back */
     CHECK_EQ(owner.adm->offers - before, 1);
     const char *pid = mero_net_peer_id(one);
-    CHECK(mero__challenge_count_peer(&owner.adm->book, (const uint8_t *)pid, strlen(pid),
-                                     mero_now_ms()) <= MERO_CHALLENGE_MAX_PER_PEER);
+    CHECK(mero__adm_challenge_count_peer(&owner.adm->book, (const uint8_t *)pid, strlen(pid),
+                                         mero_now_ms()) <= MERO_CHALLENGE_MAX_PER_PEER);
     CHECK(owner.adm->book.offers_in_flight <= MERO_CHALLENGE_MAX_CONCURRENT_OFFERS);
     /* 500 more from 50 peers */
     for (int i = 0; i < FLOODERS; i++) {
@@ -807,7 +807,7 @@ TEST(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted)
     }
     pump(1500);
     CHECK(owner.adm->offers - before <= 1 + FLOODERS);
-    CHECK(mero__challenge_count(&owner.adm->book, MERO_CHALLENGE_OFFERED, mero_now_ms()) <=
+    CHECK(mero__adm_challenge_count(&owner.adm->book, MERO_CHALLENGE_OFFERED, mero_now_ms()) <=
           MERO_CHALLENGE_MAX_OFFERED);
     CHECK(owner.adm->book.offers_in_flight <= MERO_CHALLENGE_MAX_CONCURRENT_OFFERS);
     /* a genuine joiner, by the prompt alone, is still admitted */

@@ -4,7 +4,7 @@
  * reference-calimero.md §5.4) as one pipeline over one job (node/admission/verify_and_admit.c):
  * check (steps 1-3) on the loop, verify (collateral, DCAP, a named release) where the caller's
  * offload puts it, decide (step 4) back on the loop. Both admission paths and the unit tests
- * run it through mero__verify_and_admit. Private to src/node.
+ * run it through mero__adm_verify_and_admit. Private to src/node.
  *
  * The job owns everything the stages share, each made once: the claim's bytes, the decoded
  * credential, the parsed quote and the collateral. What the pipeline asks of the world is one
@@ -111,8 +111,8 @@ struct mero__adm_ops {
 
 /*
  * One admission attempt. The caller makes it (mero__adm_job_new copies the claim), sets the
- * fields above `c`, and calls mero__verify_and_admit once; the result is rc / outcome / err
- * when `done` runs (or, with no offload, when mero__verify_and_admit returns).
+ * fields above `c`, and calls mero__adm_verify_and_admit once; the result is rc / outcome / err
+ * when `done` runs (or, with no offload, when mero__adm_verify_and_admit returns).
  */
 struct mero__adm_job {
     struct mero_challenge_book *book;
@@ -162,7 +162,7 @@ void mero__adm_job_free(struct mero__adm_job *j);
  * or through j->offload, then decide (quote_hash over the declared bytes, admit_tee_node).
  * NOT_A_VOUCHER ends as -MERO_ENOTVOUCHER with MERO_ADM_REASON_NOT_VOUCHER.
  */
-void mero__verify_and_admit(struct mero__adm_job *j);
+void mero__adm_verify_and_admit(struct mero__adm_job *j);
 /* The offloaded halves (only an offload calls them): verify, on any thread; decide, on the loop
  * (it calls j->done). */
 void mero__adm_job_verify(struct mero__adm_job *j);

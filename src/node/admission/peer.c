@@ -256,7 +256,7 @@ static void offer_reply(void *ud, int status, const uint8_t *data, size_t len)
     struct mero_admission *a = o->a;
     struct mero_adm_msg m;
     struct mero_err e = {0};
-    mero__challenge_offer_release(&a->book);
+    mero__adm_challenge_offer_release(&a->book);
     if (status < 0 || a->closing) {
         MERO_DEBUG("admission: offer to %s got no answer: %s", o->peer, mero_strerror(status));
         goto out;
@@ -288,8 +288,8 @@ out:
     free(o);
 }
 
-int mero__admission_on_gossip(struct mero_admission *a, const char *topic, const char *from,
-                              const uint8_t *data, size_t len)
+int mero__adm_on_gossip(struct mero_admission *a, const char *topic, const char *from,
+                        const uint8_t *data, size_t len)
 {
     uint8_t ns[MERO_NS_ID_LEN];
     if (!mero__adm_is_prompt(data, len) || mero__node_topic_ns(topic, ns) < 0) {
@@ -302,7 +302,7 @@ int mero__admission_on_gossip(struct mero_admission *a, const char *topic, const
         MERO_DEBUG("admission: heard a prompt from %s but may not vouch here", from);
         return 1;
     }
-    if (mero__challenge_offer_acquire(&a->book) < 0) {
+    if (mero__adm_challenge_offer_acquire(&a->book) < 0) {
         MERO_DEBUG("admission: %u offers in flight; prompt from %s dropped",
                    MERO_CHALLENGE_MAX_CONCURRENT_OFFERS, from);
         return 1;
@@ -310,16 +310,16 @@ int mero__admission_on_gossip(struct mero_admission *a, const char *topic, const
     struct offer *o = calloc(1, sizeof(*o));
     struct mero_err e = {0};
     if (o == NULL) {
-        mero__challenge_offer_release(&a->book);
+        mero__adm_challenge_offer_release(&a->book);
         return 1;
     }
     o->a = a;
     memcpy(o->ns, ns, sizeof(o->ns));
     snprintf(o->peer, sizeof(o->peer), "%s", from);
-    if (mero__challenge_issue(&a->book, MERO_CHALLENGE_OFFERED, ns, (const uint8_t *)from,
-                              strlen(from), NULL, mero__adm_now(a), o->challenge, &e) < 0) {
+    if (mero__adm_challenge_issue(&a->book, MERO_CHALLENGE_OFFERED, ns, (const uint8_t *)from,
+                                  strlen(from), NULL, mero__adm_now(a), o->challenge, &e) < 0) {
         MERO_DEBUG("admission: no offer to %s: %s", from, e.msg);
-        mero__challenge_offer_release(&a->book);
+        mero__adm_challenge_offer_release(&a->book);
         free(o);
         return 1;
     }
@@ -331,7 +331,7 @@ int mero__admission_on_gossip(struct mero_admission *a, const char *topic, const
     int rc = init_send(a, from, &m, offer_reply, o);
     if (rc < 0) {
         MERO_DEBUG("admission: could not offer a challenge to %s: %s", from, mero_strerror(rc));
-        mero__challenge_offer_release(&a->book);
+        mero__adm_challenge_offer_release(&a->book);
         mero_wipe(o, sizeof(*o));
         free(o);
         return 1;
@@ -357,8 +357,9 @@ static void on_challenge_request(struct mero_admission *a, struct mero_net_req *
     }
     memset(&r, 0, sizeof(r));
     r.kind = MERO_ADM_MSG_CHALLENGE;
-    if (mero__challenge_issue(&a->book, MERO_CHALLENGE_REQUESTED, m->ns, (const uint8_t *)remote,
-                              strlen(remote), m->party_id, mero__adm_now(a), r.challenge, &e) < 0) {
+    if (mero__adm_challenge_issue(&a->book, MERO_CHALLENGE_REQUESTED, m->ns,
+                                  (const uint8_t *)remote, strlen(remote), m->party_id,
+                                  mero__adm_now(a), r.challenge, &e) < 0) {
         mero__adm_respond_verdict(req, false, e.msg);
         return;
     }
@@ -378,8 +379,8 @@ static void spend_presented(struct mero_admission *a, const struct mero_adm_init
         m->kind != MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST) {
         return;
     }
-    int rc = mero__challenge_consume(&a->book, m->challenge, m->ns, (const uint8_t *)remote,
-                                     strlen(remote), NULL, mero__adm_now(a), NULL);
+    int rc = mero__adm_challenge_consume(&a->book, m->challenge, m->ns, (const uint8_t *)remote,
+                                         strlen(remote), NULL, mero__adm_now(a), NULL);
     (void)rc; /* spent either way; the request is refused by the caller */
 }
 
@@ -419,8 +420,8 @@ static void on_offer(struct mero_admission *a, struct mero_net_req *req, const c
     r.kind = MERO_ADM_MSG_OFFER_REPLY;
     mero_buf_init(&cred, MERO_ADM_MAX_CREDENTIAL);
     int rc;
-    MERO_TRY_OUT(mero__pending_may_answer(&a->pending, m->ns, (const uint8_t *)remote,
-                                          strlen(remote), mero__adm_now(a)));
+    MERO_TRY_OUT(mero__adm_pending_may_answer(&a->pending, m->ns, (const uint8_t *)remote,
+                                              strlen(remote), mero__adm_now(a)));
     rc = mero__adm_make_quote(a, m->ns, m->challenge, &quote, &qlen, &cred, r.public_key, &e);
     if (rc < 0) {
         MERO_WARN("admission: could not answer the offer from %s: %s", remote, e.msg);
@@ -438,8 +439,8 @@ static void on_offer(struct mero_admission *a, struct mero_net_req *req, const c
     MERO_INFO("admission: answering the challenge %s offered with a quote", remote);
     a->answered_ms = mero__adm_now(a);
     mero__adm_offer_answered(a, m->ns, m->challenge, remote);
-    mero__fj_progress_note(a, m->ns, MERO_FJ_CHALLENGED, remote, NULL);
-    mero__fj_progress_note(a, m->ns, MERO_FJ_ANSWERED, remote, NULL);
+    mero__adm_fj_progress_note(a, m->ns, MERO_FJ_CHALLENGED, remote, NULL);
+    mero__adm_fj_progress_note(a, m->ns, MERO_FJ_ANSWERED, remote, NULL);
 out:
     (void)respond_msg(req, &r);
     free(quote);
@@ -577,8 +578,8 @@ void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LE
 
 /* ---- lifetime ---- */
 
-int mero__admission_new(const struct mero_admission_env *env, struct mero_admission **out,
-                        struct mero_err *err)
+int mero__adm_new(const struct mero_admission_env *env, struct mero_admission **out,
+                  struct mero_err *err)
 {
     if (env == NULL || env->net == NULL || env->store == NULL) {
         return mero_err_set(err, MERO_EINVAL, "admission needs a net peer and a store");
@@ -588,8 +589,8 @@ int mero__admission_new(const struct mero_admission_env *env, struct mero_admiss
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
     a->env = *env;
-    mero__challenge_book_init(&a->book);
-    mero__pending_init(&a->pending);
+    mero__adm_challenge_book_init(&a->book);
+    mero__adm_pending_init(&a->pending);
     a->ops.ud = a;
     a->ops.credential = op_credential;
     a->ops.admit = op_admit;
@@ -624,22 +625,22 @@ static void purge_timer_closed(uv_handle_t *h)
     mero__adm_maybe_free(h->data);
 }
 
-void mero__admission_stop(struct mero_admission *a)
+void mero__adm_stop(struct mero_admission *a)
 {
     if (a != NULL) {
         a->closing = true;
     }
 }
 
-void mero__admission_free(struct mero_admission *a)
+void mero__adm_free(struct mero_admission *a)
 {
     if (a == NULL) {
         return;
     }
     a->closing = true; /* the net peer is gone: its handler went with it */
-    mero__evidence_retry_free(a);
-    mero__fleet_join_free_all(a);
-    mero__challenge_book_cleanup(&a->book);
+    mero__adm_evidence_retry_free(a);
+    mero__adm_fleet_join_free_all(a);
+    mero__adm_challenge_book_cleanup(&a->book);
     a->freeing = true;
     if (a->purge_timer_open) {
         a->purge_timer_open = false;

@@ -11,7 +11,7 @@
  *
  * Invariants: the challenge is spent (the check stage) before any work is queued; the job owns
  * copies of everything it refers to; the requester gets exactly one answer; a completion
- * arriving after mero__admission_stop publishes and answers nothing.
+ * arriving after mero__adm_stop publishes and answers nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,5 +160,5 @@ void mero__adm_run(struct mero_admission *a, const struct mero_tee_claim *c, con
     j->ud = a;
     j->path = path;
     j->req = req;
-    mero__verify_and_admit(j); /* answered from job_done */
+    mero__adm_verify_and_admit(j); /* answered from job_done */
 }

@@ -121,8 +121,8 @@ static int check(struct mero__adm_job *j, struct mero_err *err)
     const struct mero_tee_claim *c = &j->c;
     struct mero_tee_verdict *v = &j->v;
     /* 1. the challenge, spent whatever comes next */
-    MERO_TRY(mero__challenge_consume(j->book, c->challenge, c->ns, c->peer, c->peer_len,
-                                     c->public_key, j->now_ms, err));
+    MERO_TRY(mero__adm_challenge_consume(j->book, c->challenge, c->ns, c->peer, c->peer_len,
+                                         c->public_key, j->now_ms, err));
     MERO_ENSURE(c->quote != NULL && c->quote_len > 0, err, MERO_EREFUSED,
                 "the admission request carries no quote");
     MERO_ENSURE(c->quote_len <= MERO_MAX_TEE_QUOTE_BYTES, err, MERO_ETOOBIG,
@@ -269,7 +269,7 @@ void mero__adm_job_decide(struct mero__adm_job *j)
     }
 }
 
-void mero__verify_and_admit(struct mero__adm_job *j)
+void mero__adm_verify_and_admit(struct mero__adm_job *j)
 {
     mero_err_clear(&j->err);
     j->rc = check(j, &j->err);
