@@ -145,14 +145,16 @@ static int check(struct mero__adm_job *j, struct mero_err *err)
     mero_admission_binding(v->binding, c->ns, c->ns, c->public_key, v->account, v->kem_pk,
                            v->device);
     uint8_t want[MERO_REPORT_DATA_LEN], got[MERO_REPORT_DATA_LEN];
-    bool is_mock = mero_mock_is_mock(c->quote, c->quote_len);
     mero_report_data(want, c->challenge, v->binding);
-    rc = is_mock ? mero_quote_report_data(c->quote, c->quote_len, got, &is_mock)
-                 : mero_quote_parse(&j->quote, c->quote, c->quote_len, NULL);
-    MERO_ENSURE(rc == 0, err, MERO_EREFUSED, "the quote does not parse (%s)", mero_strerror(rc));
-    if (!is_mock) {
-        memcpy(got, j->quote.body.report_data, sizeof(got));
+    /* the header decides: a mock quote's report data is read in place, a real quote parsed */
+    bool is_mock = mero_mock_is_mock(c->quote, c->quote_len);
+    if (is_mock) {
+        rc = c->quote_len < MERO_MOCK_REPORT_DATA_END ? -MERO_ETRUNC : 0;
+    } else {
+        rc = mero_quote_parse(&j->quote, c->quote, c->quote_len, NULL);
     }
+    MERO_ENSURE(rc == 0, err, MERO_EREFUSED, "the quote does not parse (%s)", mero_strerror(rc));
+    memcpy(got, is_mock ? c->quote + MERO_MOCK_HEADER_LEN : j->quote.body.report_data, sizeof(got));
     MERO_ENSURE(mero_ct_eq(got, want, MERO_NONCE_LEN), err, MERO_EREFUSED,
                 "the quote's report data does not carry the challenge");
     MERO_ENSURE(mero_ct_eq(got + MERO_NONCE_LEN, want + MERO_NONCE_LEN, MERO_APP_HASH_LEN), err,
