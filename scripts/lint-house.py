@@ -97,7 +97,6 @@ ALLOWED = {
         "src/net/net.c": 1,
         "src/node/admission/keys.c": 1,
         "src/node/admission/peer.c": 5,
-        "src/node/admission/run.c": 1,
     },
 }
 

@@ -20,11 +20,11 @@
  * threads: entries are immutable once published, reference counted while in use, and a
  * collateral being verified by one thread is waited for by others (docs/verification.md §5).
  *
- * Thread safety: mero_dcap_verify_quote, mero_dcap_verify, mero_dcap_verify_evidence,
- * mero_dcap_cache_clear, mero_dcap_cache_stats, mero_tcb_status_name and mero_tcb_status_parse
- * are safe from any thread with no caller-side locking. mero_dcap_set_root_pin and
- * mero_dcap_load_root_file are configuration: NOT safe while another thread verifies; call
- * them at start-up.
+ * Thread safety: mero_dcap_verify_quote, mero_dcap_verify_parsed, mero_dcap_verify,
+ * mero_dcap_verify_evidence, mero_dcap_cache_clear, mero_dcap_cache_stats, mero_tcb_status_name and
+ * mero_tcb_status_parse are safe from any thread with no caller-side locking.
+ * mero_dcap_set_root_pin and mero_dcap_load_root_file are configuration: NOT safe while another
+ * thread verifies; call them at start-up.
  */
 #ifndef MERO_DCAP_H
 #define MERO_DCAP_H
@@ -111,6 +111,11 @@ MERO_MUST_CHECK int mero_dcap_load_root_file(const char *path, struct mero_err *
 MERO_MUST_CHECK int mero_dcap_verify_quote(const uint8_t *quote, size_t len,
                                            const struct mero_collateral *c, uint64_t now,
                                            struct mero_dcap_result *out, struct mero_err *err);
+/* The same for a quote the caller parsed already (mero_quote_parse; a mock quote never parses),
+ * so a pipeline that holds the parsed quote does not parse it again. */
+MERO_MUST_CHECK int mero_dcap_verify_parsed(const struct mero_quote *q,
+                                            const struct mero_collateral *c, uint64_t now,
+                                            struct mero_dcap_result *out, struct mero_err *err);
 
 /*
  * verify_attestation (reference-calimero.md §1.4): the DCAP verdict, then

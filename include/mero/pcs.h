@@ -14,9 +14,9 @@
  * is bounded (MERO_PCS_CACHE_MAX) and guarded by a mutex, so the node may fetch from a worker
  * thread.
  *
- * Thread safety: mero_pcs_collateral_for_quote, mero_pcs_fetch, mero_pcs_cache_clear,
- * mero_pcs_stats and mero_pcs_base_url are safe from any thread (a fetch in flight is joined
- * by other threads asking for the same collateral: single flight); changing
+ * Thread safety: mero_pcs_collateral_for_quote, mero_pcs_collateral_for_parsed, mero_pcs_fetch,
+ * mero_pcs_cache_clear, mero_pcs_stats and mero_pcs_base_url are safe from any thread (a fetch in
+ * flight is joined by other threads asking for the same collateral: single flight); changing
  * CALIMERO_TEE_COLLATERAL_URL or MERO_PCS_TIMEOUT_MS while others fetch is NOT safe.
  */
 #ifndef MERO_PCS_H
@@ -27,6 +27,7 @@
 
 #include "mero/collateral.h"
 #include "mero/err.h"
+#include "mero/quote.h"
 #include "mero/sizes.h"
 
 #define MERO_PCS_DEFAULT_URL        "https://api.trustedservices.intel.com"
@@ -60,6 +61,10 @@ MERO_MUST_CHECK int mero_pcs_fetch(const char *base_url, const uint8_t fmspc[sta
 MERO_MUST_CHECK int mero_pcs_collateral_for_quote(const uint8_t *quote, size_t len,
                                                   struct mero_collateral *out,
                                                   struct mero_err *err);
+/* The same for a quote the caller parsed already (mero_quote_parse). */
+MERO_MUST_CHECK int mero_pcs_collateral_for_parsed(const struct mero_quote *q,
+                                                   struct mero_collateral *out,
+                                                   struct mero_err *err);
 
 struct mero_pcs_stats {
     uint64_t requests;   /* HTTP requests made */

@@ -657,6 +657,16 @@ int mero_dcap_verify_quote(const uint8_t *quote, size_t len, const struct mero_c
     }
     struct mero_quote q;
     MERO_TRY(mero_quote_parse(&q, quote, len, err));
+    return mero_dcap_verify_parsed(&q, c, now, out, err);
+}
+
+int mero_dcap_verify_parsed(const struct mero_quote *quote, const struct mero_collateral *c,
+                            uint64_t now, struct mero_dcap_result *out, struct mero_err *err)
+{
+    if (quote == NULL || out == NULL) {
+        return mero_err_set(err, MERO_EINVAL, "no quote");
+    }
+    const struct mero_quote *q = quote;
     if (c == NULL) {
         return mero_err_set(err, MERO_ECOLLATERAL, "no collateral");
     }
@@ -667,7 +677,7 @@ int mero_dcap_verify_quote(const uint8_t *quote, size_t len, const struct mero_c
     MERO_TRY(mero__dcap_trust_get(c, &t, err));
     struct mero_dcap_result r;
     memset(&r, 0, sizeof(r));
-    fill_measurements(&r, &q);
+    fill_measurements(&r, q);
     r.root_crl_checked = t->fail_code == 0 && t->has_root_crl;
     if (t->fail_code != 0) {
         (void)reject(&r, t->fail_code, "%s", t->fail_reason);
@@ -681,7 +691,7 @@ int mero_dcap_verify_quote(const uint8_t *quote, size_t len, const struct mero_c
                 "nextUpdate, certificate validity)",
                 (long long)t->not_before, (long long)t->not_after, (unsigned long long)now);
         } else {
-            int rc = judge(&q, c, t, (int64_t)now, &r);
+            int rc = judge(q, c, t, (int64_t)now, &r);
             if (rc < 0) {
                 mero__dcap_trust_put(t);
                 return mero_err_set(err, -rc, "verification failed internally");

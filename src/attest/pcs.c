@@ -612,13 +612,11 @@ void mero_pcs_cache_clear(void)
 }
 
 /* FMSPC and PCK CA from the quote's PCK leaf. */
-static int platform_of(const uint8_t *quote, size_t len, uint8_t fmspc[MERO_FMSPC_LEN],
-                       const char **ca, struct mero_err *err)
+static int platform_of(const struct mero_quote *q, uint8_t fmspc[MERO_FMSPC_LEN], const char **ca,
+                       struct mero_err *err)
 {
-    struct mero_quote q;
-    MERO_TRY(mero_quote_parse(&q, quote, len, err));
     struct mero_x509_chain ch;
-    if (mero__x509_chain_split(&ch, (const char *)q.pck_chain, q.pck_chain_len, err) < 0) {
+    if (mero__x509_chain_split(&ch, (const char *)q->pck_chain, q->pck_chain_len, err) < 0) {
         return mero_err_set(err, MERO_EQUOTE_PCKCHAIN, "the quote's PCK chain does not decode");
     }
     struct mero_sgx_ext ext;
@@ -643,9 +641,17 @@ out:
 int mero_pcs_collateral_for_quote(const uint8_t *quote, size_t len, struct mero_collateral *out,
                                   struct mero_err *err)
 {
+    struct mero_quote q;
+    MERO_TRY(mero_quote_parse(&q, quote, len, err));
+    return mero_pcs_collateral_for_parsed(&q, out, err);
+}
+
+int mero_pcs_collateral_for_parsed(const struct mero_quote *q, struct mero_collateral *out,
+                                   struct mero_err *err)
+{
     uint8_t fmspc[MERO_FMSPC_LEN];
     const char *ca = NULL;
-    MERO_TRY(platform_of(quote, len, fmspc, &ca, err));
+    MERO_TRY(platform_of(q, fmspc, &ca, err));
     char base[512], key[600], fm[MERO_HEX_SIZE(MERO_FMSPC_LEN)];
     trim_base(mero_pcs_base_url(), base, sizeof(base));
     for (int i = 0; i < MERO_FMSPC_LEN; i++) {

@@ -61,8 +61,8 @@ static void read_admission(struct mero_admission *a, struct mero_node_metrics *m
         m->dcap_count = below; /* a verification counted between the loads above */
     }
     m->dcap_sum_s = (double)atomic_load_explicit(&am->dcap_sum_ns, memory_order_relaxed) / 1e9;
-    m->challenges_requested = mero__challenge_count(&a->book, MERO_CHALLENGE_REQUESTED, now_ms);
-    m->challenges_offered = mero__challenge_count(&a->book, MERO_CHALLENGE_OFFERED, now_ms);
+    m->challenges_requested = mero__adm_challenge_count(&a->book, MERO_CHALLENGE_REQUESTED, now_ms);
+    m->challenges_offered = mero__adm_challenge_count(&a->book, MERO_CHALLENGE_OFFERED, now_ms);
 }
 
 int mero_node_metrics(struct mero_node *node, struct mero_node_metrics *out, struct mero_err *err)

@@ -74,7 +74,7 @@ static void purge_one(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN]
         if (a->env.net != NULL && !a->closing && mero_net_unsubscribe(a->env.net, topic) < 0) {
             MERO_WARN("self-purge: could not leave %s", topic);
         }
-        mero__pending_remove(&a->pending, ns);
+        mero__adm_pending_remove(&a->pending, ns);
         MERO_INFO("self-purge: evicted TEE; namespace %s… purged and its topic left", nsx);
     } else {
         MERO_INFO("self-purge: evicted TEE; group %s… of namespace %s… purged", gx, nsx);
@@ -90,7 +90,7 @@ static void on_purge_timer(uv_timer_t *t)
     }
 }
 
-void mero__admission_on_event(struct mero_admission *a, const struct mero_gov_event *ev)
+void mero__adm_on_event(struct mero_admission *a, const struct mero_gov_event *ev)
 {
     if (a == NULL || ev == NULL || ev->kind != MERO_EV_TEE_MEMBER_REMOVED || !ev->for_us ||
         ev->ns == NULL || ev->group == NULL) {
@@ -118,7 +118,7 @@ void mero__admission_on_event(struct mero_admission *a, const struct mero_gov_ev
     }
 }
 
-int mero__admission_purge_reconcile(struct mero_admission *a)
+int mero__adm_purge_reconcile(struct mero_admission *a)
 {
     uint8_t(*pending)[MERO_NS_ID_LEN] = NULL;
     size_t n = 0;

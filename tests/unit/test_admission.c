@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_admission.c - verify_and_admit (src/node/admission/verify_and_admit.c) in the spec's order,
- * with a fake governance decision and credential codec: the happy mock path; each refusal with its
- * reason and nothing admitted (a challenge presented twice, by another peer, for another key, after
- * 60 s; a quote over 16 KiB, refused after its challenge is spent; a credential lifted from
- * another replica; a quote made for another credential or without the challenge; a node that
+ * test_admission.c - the admission pipeline (src/node/admission/verify_and_admit.c) in the
+ * spec's order, driven through mero__adm_verify_and_admit as the node drives it, with fakes for its
+ * ops (credential codec, collateral, DCAP, governance decision): the happy mock path; each refusal
+ * with its reason and nothing admitted (a challenge presented twice, by another peer, for another
+ * key, after 60 s; a quote over 16 KiB, refused after its challenge is spent; a credential lifted
+ * from another replica; a quote made for another credential or without the challenge; a node that
  * may not vouch); a real quote needs a DCAP verdict ("no verdict" refuses) and carries its
  * measurements to the decision; padding after a real quote's declared end is neither hashed,
  * judged nor carried (issue 32: one quote, one hash).
@@ -35,8 +36,7 @@ struct fake_gov {
 };
 
 static int fake_cred(void *ud, const uint8_t pk[32], const uint8_t *cred, size_t len,
-                     uint8_t account[32], uint8_t kem_pk[32], uint8_t device[32],
-                     struct mero_err *err)
+                     struct mero_credential *out, struct mero_err *err)
 {
     (void)ud;
     if (len != 128) {
@@ -46,31 +46,49 @@ static int fake_cred(void *ud, const uint8_t pk[32], const uint8_t *cred, size_t
         return mero_err_set(err, MERO_EREFUSED,
                             "the account credential does not certify the attested key");
     }
-    memcpy(account, cred, 32);
-    memcpy(kem_pk, cred + 32, 32);
-    memcpy(device, cred + 64, 32);
+    memset(out, 0, sizeof(*out));
+    memcpy(out->cert.account, cred, 32);
+    memcpy(out->cert.kem_pk, cred + 32, 32);
+    memcpy(out->cert.device, cred + 64, 32);
+    memcpy(out->cert.sign_pk, pk, 32);
     return 0;
 }
 
-static int fake_real(void *ud, const uint8_t *q, size_t len, struct mero_tee_verdict *v,
-                     struct mero_err *err)
+/* The collateral of the genuine case the real quotes below are cut from. */
+static int fake_collateral(void *ud, const struct mero_quote *q, struct mero_collateral *out,
+                           struct mero_err *err)
 {
     struct fake_gov *g = ud;
     (void)q;
-    g->last_real_len = len;
     g->real_calls++;
     if (g->real_rc < 0) {
         return mero_err_set(err, -g->real_rc, "collateral could not be fetched");
     }
+    size_t n = 0;
+    uint8_t *p = mero_test_read("testdata/tdx/dcapqvl-1/tdx_quote_collateral.json", 1, &n);
+    if (p == NULL) {
+        return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "no collateral");
+    }
+    int rc = mero_collateral_parse(out, (const char *)p, n, err);
+    free(p);
+    return rc;
+}
+
+static int fake_dcap(void *ud, const struct mero_quote *q, const struct mero_collateral *c,
+                     struct mero_tee_verdict *v, struct mero_err *err)
+{
+    struct fake_gov *g = ud;
+    (void)c;
+    (void)err;
+    g->last_real_len = q->total_len;
     snprintf(v->tcb_status, sizeof(v->tcb_status), "UpToDate");
     return 0;
 }
 
-static int fake_admit(void *ud, const struct mero_tee_claim *c, struct mero_tee_verdict *v,
-                      int *out, struct mero_err *err)
+static int fake_admit(void *ud, struct mero__adm_job *j, int *out, struct mero_err *err)
 {
     struct fake_gov *g = ud;
-    (void)c;
+    const struct mero_tee_verdict *v = &j->v;
     (void)err;
     if (!g->may_vouch) {
         *out = MERO_ADMIT_NOT_A_VOUCHER;
@@ -89,7 +107,7 @@ static int fake_admit(void *ud, const struct mero_tee_claim *c, struct mero_tee_
 struct fixture {
     struct mero_challenge_book *book;
     struct fake_gov gov;
-    struct mero_admission_deps deps;
+    struct mero__adm_ops ops;
     uint8_t ns[32];
     uint8_t pk[32];
     uint8_t cred[128];
@@ -118,12 +136,13 @@ static struct fixture *setup(uint64_t now)
         return NULL;
     }
     f->book = malloc(sizeof(*f->book));
-    mero__challenge_book_init(f->book);
+    mero__adm_challenge_book_init(f->book);
     f->gov.may_vouch = 1;
-    f->deps.ud = &f->gov;
-    f->deps.credential_check = fake_cred;
-    f->deps.verify_real = fake_real;
-    f->deps.admit = fake_admit;
+    f->ops.ud = &f->gov;
+    f->ops.credential = fake_cred;
+    f->ops.collateral = fake_collateral;
+    f->ops.dcap = fake_dcap;
+    f->ops.admit = fake_admit;
     memset(f->ns, 0x42, 32);
     mero_random(f->pk, 32);
     mero_random(f->cred, 96);
@@ -131,8 +150,8 @@ static struct fixture *setup(uint64_t now)
     struct mero_tee_claim *c = &f->claim;
     memcpy(c->ns, f->ns, 32);
     memcpy(c->public_key, f->pk, 32);
-    if (mero__challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER), f->pk,
-                              now, c->challenge, NULL) < 0) {
+    if (mero__adm_challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER),
+                                  f->pk, now, c->challenge, NULL) < 0) {
         free(f->book);
         free(f);
         return NULL;
@@ -150,10 +169,28 @@ static struct fixture *setup(uint64_t now)
 static void teardown(struct fixture *f)
 {
     if (f != NULL) {
-        mero__challenge_book_cleanup(f->book);
+        mero__adm_challenge_book_cleanup(f->book);
         free(f->book);
         free(f);
     }
+}
+
+/* The claim through the pipeline the node runs (mero__adm_verify_and_admit), inline. */
+static int vaa(struct fixture *f, uint64_t now, int *out, struct mero_err *e)
+{
+    struct mero__adm_job *j = mero__adm_job_new(&f->claim);
+    if (j == NULL) {
+        return -MERO_ENOMEM;
+    }
+    j->book = f->book;
+    j->ops = &f->ops;
+    j->now_ms = now;
+    mero__adm_verify_and_admit(j);
+    int rc = j->rc;
+    *out = j->outcome;
+    *e = j->err;
+    mero__adm_job_free(j);
+    return rc;
 }
 
 TEST(mock_quote_admitted_with_its_hash_and_zero_measurements)
@@ -162,7 +199,7 @@ TEST(mock_quote_admitted_with_its_hash_and_zero_measurements)
     CHECK(f != NULL);
     int o;
     struct mero_err e = {0};
-    CHECK_OK(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e));
+    CHECK_OK(vaa(f, 1000, &o, &e));
     CHECK_EQ(o, MERO_ADMIT_ADMITTED);
     CHECK_EQ(f->gov.admits, 1);
     CHECK(f->gov.last_mock);
@@ -181,9 +218,9 @@ TEST(challenge_presented_twice_refused)
     CHECK(f != NULL);
     int o;
     struct mero_err e = {0};
-    CHECK_OK(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e));
+    CHECK_OK(vaa(f, 1000, &o, &e));
     /* the same request again: a replayed quote over a spent challenge */
-    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1001, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(vaa(f, 1001, &o, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "already used or has lapsed") != NULL);
     CHECK_EQ(f->gov.admits, 1);
     teardown(f);
@@ -197,12 +234,12 @@ TEST(challenge_presented_by_another_peer_refused)
     struct mero_err e = {0};
     f->claim.peer = OTHER;
     f->claim.peer_len = sizeof(OTHER);
-    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(vaa(f, 1000, &o, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "not one this node issued to you") != NULL);
     /* and it is spent for its rightful owner too */
     f->claim.peer = PEER;
     f->claim.peer_len = sizeof(PEER);
-    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1001, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(vaa(f, 1001, &o, &e), -MERO_EREFUSED);
     CHECK_EQ(f->gov.admits, 0);
     teardown(f);
 }
@@ -213,7 +250,7 @@ TEST(challenge_after_60_s_refused)
     CHECK(f != NULL);
     int o;
     struct mero_err e = {0};
-    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 60000, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(vaa(f, 60000, &o, &e), -MERO_EREFUSED);
     CHECK_EQ(f->gov.admits, 0);
     teardown(f);
 }
@@ -230,13 +267,13 @@ TEST(quote_over_16_kib_refused_after_spending_the_challenge)
     f->claim.quote_len = MERO_MAX_TEE_QUOTE_BYTES + 1;
     int o;
     struct mero_err e = {0};
-    int rc = mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e);
+    int rc = vaa(f, 1000, &o, &e);
     free(big);
     CHECK_ERR(rc, -MERO_ETOOBIG);
     CHECK(strstr(e.msg, "16384") != NULL);
     f->claim.quote = good;
     f->claim.quote_len = MERO_MOCK_QUOTE_LEN;
-    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1001, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(vaa(f, 1001, &o, &e), -MERO_EREFUSED);
     CHECK_EQ(f->gov.admits, 0);
     teardown(f);
 }
@@ -251,7 +288,7 @@ TEST(credential_lifted_from_another_replica_refused)
     f->claim.credential = other;
     int o;
     struct mero_err e = {0};
-    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(vaa(f, 1000, &o, &e), -MERO_EREFUSED);
     CHECK_STR_EQ(e.msg, "the account credential does not certify the attested key");
     CHECK_EQ(f->gov.admits, 0);
     teardown(f);
@@ -268,7 +305,7 @@ TEST(quote_for_another_credential_refused)
     mock_quote_for(f->quote, f->ns, f->pk, cred2, f->claim.challenge);
     int o;
     struct mero_err e = {0};
-    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(vaa(f, 1000, &o, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "admission binding") != NULL);
     CHECK_EQ(f->gov.admits, 0);
     teardown(f);
@@ -283,7 +320,7 @@ TEST(quote_without_the_challenge_refused)
     mock_quote_for(f->quote, f->ns, f->pk, f->cred, stale); /* made ahead of time */
     int o;
     struct mero_err e = {0};
-    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(vaa(f, 1000, &o, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "challenge") != NULL);
     CHECK_EQ(f->gov.admits, 0);
     teardown(f);
@@ -296,8 +333,7 @@ TEST(node_that_may_not_vouch_says_so)
     f->gov.may_vouch = 0;
     int o;
     struct mero_err e = {0};
-    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e),
-              -MERO_ENOTVOUCHER);
+    CHECK_ERR(vaa(f, 1000, &o, &e), -MERO_ENOTVOUCHER);
     CHECK_STR_EQ(e.msg, "this node is neither an admin nor an admitted TEE of the namespace, so "
                         "it may not vouch; ask another admitter");
     teardown(f);
@@ -330,33 +366,33 @@ TEST(real_quote_needs_a_dcap_verdict)
     int o;
     struct mero_err e = {0};
     f->gov.real_rc = -MERO_ECOLLATERAL_FETCH; /* no verdict is a refusal */
-    int rc = mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e);
+    int rc = vaa(f, 1000, &o, &e);
     CHECK(rc == -MERO_ECOLLATERAL_FETCH);
     CHECK(strstr(e.msg, "did not verify") != NULL);
     CHECK_EQ(f->gov.admits, 0);
     CHECK_EQ(f->gov.real_calls, 1);
     /* with a verdict, the quote's own MRTD reaches the decision */
-    CHECK_OK(mero__challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER),
-                                   f->pk, 10000, f->claim.challenge, NULL));
+    CHECK_OK(mero__adm_challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER),
+                                       f->pk, 10000, f->claim.challenge, NULL));
     free(q);
     q = real_quote_for(f, &len);
     CHECK(q != NULL);
     f->claim.quote = q;
     f->gov.real_rc = 0;
-    rc = mero__verify_and_admit(f->book, &f->deps, &f->claim, 10001, &o, &e);
+    rc = vaa(f, 10001, &o, &e);
     CHECK_OK(rc);
     CHECK(!f->gov.last_mock);
     CHECK_STR_EQ(f->gov.last_tcb, "UpToDate");
     CHECK_MEM_EQ(f->gov.last_mrtd, parsed.body.mrtd, 48);
     /* without a DCAP verifier a real quote is refused */
-    f->deps.verify_real = NULL;
-    CHECK_OK(mero__challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER),
-                                   f->pk, 20000, f->claim.challenge, NULL));
+    f->ops.dcap = NULL;
+    CHECK_OK(mero__adm_challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER),
+                                       f->pk, 20000, f->claim.challenge, NULL));
     free(q);
     q = real_quote_for(f, &len);
     CHECK(q != NULL);
     f->claim.quote = q;
-    rc = mero__verify_and_admit(f->book, &f->deps, &f->claim, 20001, &o, &e);
+    rc = vaa(f, 20001, &o, &e);
     free(q);
     CHECK_ERR(rc, -MERO_EUNSUPPORTED);
     CHECK_EQ(f->gov.admits, 1);
@@ -381,9 +417,9 @@ TEST(padding_after_the_quote_is_not_hashed_or_carried)
     const uint8_t fill[] = {0x00, 0xa5, 0x00, 0x5a};
     for (size_t i = 0; i < sizeof(pads) / sizeof(pads[0]); i++) {
         if (i > 0) { /* a fresh challenge each time; the quote is rebuilt around it */
-            CHECK_OK(mero__challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER,
-                                           sizeof(PEER), f->pk, 10000 * i, f->claim.challenge,
-                                           NULL));
+            CHECK_OK(mero__adm_challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER,
+                                               sizeof(PEER), f->pk, 10000 * i, f->claim.challenge,
+                                               NULL));
         }
         free(q);
         q = real_quote_for(f, &len);
@@ -397,7 +433,7 @@ TEST(padding_after_the_quote_is_not_hashed_or_carried)
         f->claim.quote_len = decl + pads[i];
         int o;
         struct mero_err e = {0};
-        int rc = mero__verify_and_admit(f->book, &f->deps, &f->claim, 10000 * i + 1, &o, &e);
+        int rc = vaa(f, 10000 * i + 1, &o, &e);
         free(padded);
         CHECK_MSG(rc == 0, "padding %zu: %s", pads[i], e.msg);
         CHECK_EQ(f->gov.last_len, decl);
@@ -406,26 +442,23 @@ TEST(padding_after_the_quote_is_not_hashed_or_carried)
     }
     free(q);
     CHECK_EQ(f->gov.admits, 4);
-    /* the same quote (same report data) with other padding: the same hash, so the second is
-     * a spent quote to governance, not a new one */
-    uint8_t a[32];
-    struct mero_tee_verdict v = {.verified = true};
-    struct mero_tee_claim c = f->claim;
+    /* the same quote with other padding (0xff, 100 bytes): the declared bytes are what is
+     * hashed, so it is the same quote to governance, not a new one */
+    CHECK_OK(mero__adm_challenge_issue(f->book, MERO_CHALLENGE_REQUESTED, f->ns, PEER, sizeof(PEER),
+                                       f->pk, 100000, f->claim.challenge, NULL));
     q = real_quote_for(f, &len);
     CHECK(q != NULL);
     uint8_t *padded = calloc(1, decl + 100);
     CHECK(padded != NULL);
     memcpy(padded, q, decl);
-    c.quote = padded;
-    c.quote_len = decl;
-    v.quote_len = decl;
-    int o;
-    CHECK_OK(mero__admission_decide(&f->deps, &c, &v, &o, NULL));
-    memcpy(a, v.quote_hash, 32);
+    mero_sha256(want, padded, decl);
     memset(padded + decl, 0xff, 100);
-    c.quote_len = decl + 100;
-    CHECK_OK(mero__admission_decide(&f->deps, &c, &v, &o, NULL));
-    CHECK_MEM_EQ(v.quote_hash, a, 32);
+    f->claim.quote = padded;
+    f->claim.quote_len = decl + 100;
+    int o;
+    struct mero_err e = {0};
+    CHECK_OK(vaa(f, 100001, &o, &e));
+    CHECK_MEM_EQ(f->gov.last_hash, want, 32);
     CHECK_EQ(f->gov.last_len, decl);
     free(padded);
     free(q);
@@ -442,10 +475,10 @@ TEST(garbage_quote_refused)
     f->claim.quote_len = sizeof(junk);
     int o;
     struct mero_err e = {0};
-    CHECK_ERR(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e), -MERO_EREFUSED);
+    CHECK_ERR(vaa(f, 1000, &o, &e), -MERO_EREFUSED);
     CHECK(strstr(e.msg, "does not parse") != NULL);
     f->claim.quote_len = 0;
-    CHECK_FAILS(mero__verify_and_admit(f->book, &f->deps, &f->claim, 1000, &o, &e));
+    CHECK_FAILS(vaa(f, 1000, &o, &e));
     CHECK_EQ(f->gov.admits, 0);
     teardown(f);
 }

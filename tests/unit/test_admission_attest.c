@@ -2,9 +2,9 @@
 /*
  * test_admission_attest.c - the real-quote glue of admission (src/node/admission/attest.c):
  * merod judges evidence through the library's own path (no verifier hook), the same way a
- * peer running the bare library does, on every genuine case; the DCAP step of verify_and_admit
- * gives no verdict (an error) when collateral cannot be fetched; the signed-release check refuses
- * without a trusted root.
+ * peer running the bare library does, on every genuine case; the admission pipeline's collateral
+ * op gives no verdict (an error) when collateral cannot be fetched; the signed-release check
+ * refuses without a trusted root.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -151,14 +151,16 @@ TEST(dcap_step_without_collateral_is_no_verdict)
     CHECK(q != NULL);
     /* nothing listens on port 9: the fetch fails fast and the claim is refused */
     setenv("CALIMERO_TEE_COLLATERAL_URL", "http://127.0.0.1:9", 1);
-    struct mero_tee_verdict v;
+    struct mero_quote parsed;
+    struct mero_collateral coll;
     struct mero_err e = {0};
-    memset(&v, 0, sizeof(v));
-    int rc = mero__adm_verify_real(NULL, q, ql, &v, &e);
+    memset(&coll, 0, sizeof(coll));
+    CHECK_OK(mero_quote_parse(&parsed, q, ql, NULL));
+    int rc = mero__adm_collateral(NULL, &parsed, &coll, &e);
     free(q);
     CHECK(rc < 0);
-    CHECK(v.tcb_status[0] == '\0');
-    CHECK(v.collateral == NULL);
+    CHECK(e.msg[0] != '\0');
+    mero_collateral_cleanup(&coll);
 }
 
 TEST(release_check_refuses_without_a_trusted_root)

@@ -144,7 +144,7 @@ static void sync_ns(void *ud, const uint8_t ns[32])
 static int on_gossip(void *ud, const char *topic, const char *from, const uint8_t *data, size_t len)
 {
     struct tnode *t = ud;
-    if (t->adm != NULL && mero__admission_on_gossip(t->adm, topic, from, data, len)) {
+    if (t->adm != NULL && mero__adm_on_gossip(t->adm, topic, from, data, len)) {
         return 0;
     }
     if (len > 1 && data[0] == OP_TAG) {
@@ -196,7 +196,7 @@ static int node_up(struct tnode *t, const char *name)
     env.sync_namespace = sync_ns;
     env.budget_ms = 3000;
     env.poll_ms = 300;
-    return mero__admission_new(&env, &t->adm, &e);
+    return mero__adm_new(&env, &t->adm, &e);
 }
 
 static void node_down(struct tnode *t)
@@ -204,10 +204,10 @@ static void node_down(struct tnode *t)
     if (t->net == NULL) {
         return;
     }
-    mero__admission_stop(t->adm);
+    mero__adm_stop(t->adm);
     mero_net_free(t->net);
     t->net = NULL;
-    mero__admission_free(t->adm);
+    mero__adm_free(t->adm);
     t->adm = NULL;
     mero_store_close(t->store);
     t->store = NULL;
@@ -280,7 +280,7 @@ static bool fleet_join(struct tnode *t, const uint8_t ns[32], const char *admitt
     const char *addrs[1] = {admitter};
     struct mero_err e = {0};
     t->done = false;
-    if (mero__fleet_join_start(t->adm, ns, addrs, admitter ? 1 : 0, join_done, t, &e) < 0) {
+    if (mero__adm_fleet_join_start(t->adm, ns, addrs, admitter ? 1 : 0, join_done, t, &e) < 0) {
         fprintf(stderr, "fleet_join_start: %s\n", e.msg);
         return false;
     }
@@ -510,20 +510,19 @@ TEST(measurement_not_in_lists_refused)
 
 /* ---- a real quote on the direct path, through the off-loop collateral fetch ---- */
 
-static int fake_fetch(void *ud, const uint8_t *quote, size_t len, uint8_t **json, size_t *jlen,
+static int fake_fetch(void *ud, const struct mero_quote *q, struct mero_collateral *out,
                       struct mero_err *err)
 {
     (void)ud;
-    (void)quote;
-    (void)len;
+    (void)q;
     size_t n = 0;
     uint8_t *p = mero_test_read("testdata/tdx/dcapqvl-1/tdx_quote_collateral.json", 1, &n);
     if (p == NULL) {
         return mero_err_set(err, MERO_ECOLLATERAL_FETCH, "no collateral");
     }
-    *json = p;
-    *jlen = n;
-    return 0;
+    int rc = mero_collateral_parse(out, (const char *)p, n, err);
+    free(p);
+    return rc;
 }
 
 struct raw_reply {
@@ -635,12 +634,12 @@ TEST(challenge_spent_even_when_pop_or_public_key_do_not_match)
 static pthread_t verify_thread;
 static int verify_calls;
 
-static int recording_verify(void *ud, const uint8_t *q, size_t len, struct mero_tee_verdict *v,
-                            struct mero_err *err)
+static int recording_verify(void *ud, const struct mero_quote *q, const struct mero_collateral *c,
+                            struct mero_tee_verdict *v, struct mero_err *err)
 {
     verify_thread = pthread_self();
     verify_calls++;
-    return mero__adm_verify_real(ud, q, len, v, err);
+    return mero__adm_dcap(ud, q, c, v, err);
 }
 
 TEST(real_quote_verified_off_loop_and_refused_with_its_dcap_reason)
@@ -648,8 +647,8 @@ TEST(real_quote_verified_off_loop_and_refused_with_its_dcap_reason)
     uint8_t ns[32];
     CHECK_OK(new_namespace(&owner, ns));
     CHECK_OK(set_policy(&owner, ns, true, ZERO96));
-    owner.adm->env.fetch_collateral = fake_fetch;
-    owner.adm->env.verify_real = recording_verify;
+    owner.adm->ops.collateral = fake_fetch;
+    owner.adm->ops.dcap = recording_verify;
     verify_calls = 0;
     struct mero_adm_init m;
     struct raw_reply r;
@@ -694,7 +693,7 @@ TEST(real_quote_verified_off_loop_and_refused_with_its_dcap_reason)
     /* the DCAP verdict ran once, on a pool thread, not on the loop */
     CHECK_EQ(verify_calls, 1);
     CHECK(!pthread_equal(verify_thread, pthread_self()));
-    owner.adm->env.verify_real = mero__adm_verify_real;
+    owner.adm->ops.dcap = mero__adm_dcap;
     bool key;
     CHECK_EQ(tee_role(&tee4, ns, &key), MERO_ROLE_NONE);
 
@@ -711,7 +710,7 @@ TEST(real_quote_verified_off_loop_and_refused_with_its_dcap_reason)
     CHECK_OK(mero_gov_set_policy(owner.store, ns2, &p, &ops, NULL, NULL, NULL));
     mero_gov_oplist_cleanup(&ops);
     mero_tee_policy_cleanup(&p);
-    owner.adm->env.prefetch_release = fake_prefetch;
+    owner.adm->ops.release = fake_prefetch;
     memset(&m, 0, sizeof(m));
     m.kind = MERO_ADM_INIT_CHALLENGE_REQUEST;
     memcpy(m.ns, ns2, 32);
@@ -742,9 +741,9 @@ TEST(real_quote_verified_off_loop_and_refused_with_its_dcap_reason)
     CHECK(!r.m.admitted);
     CHECK_MSG(strstr(r.m.reason, "release 2.3.87: no such release") != NULL, "reason: %s",
               r.m.reason);
-    owner.adm->env.prefetch_release = NULL;
-    owner.adm->env.fetch_collateral = NULL;
-    owner.adm->env.verify_real = NULL;
+    owner.adm->ops.release = NULL;
+    owner.adm->ops.collateral = NULL;
+    owner.adm->ops.dcap = NULL;
 }
 
 #define FLOODERS 50
@@ -795,8 +794,8 @@ TEST(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted)
     /* one offer for 500 prompts: MIN_REISSUE holds the rest back */
     CHECK_EQ(owner.adm->offers - before, 1);
     const char *pid = mero_net_peer_id(one);
-    CHECK(mero__challenge_count_peer(&owner.adm->book, (const uint8_t *)pid, strlen(pid),
-                                     mero_now_ms()) <= MERO_CHALLENGE_MAX_PER_PEER);
+    CHECK(mero__adm_challenge_count_peer(&owner.adm->book, (const uint8_t *)pid, strlen(pid),
+                                         mero_now_ms()) <= MERO_CHALLENGE_MAX_PER_PEER);
     CHECK(owner.adm->book.offers_in_flight <= MERO_CHALLENGE_MAX_CONCURRENT_OFFERS);
     /* 500 more from 50 peers */
     for (int i = 0; i < FLOODERS; i++) {
@@ -808,7 +807,7 @@ TEST(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted)
     }
     pump(1500);
     CHECK(owner.adm->offers - before <= 1 + FLOODERS);
-    CHECK(mero__challenge_count(&owner.adm->book, MERO_CHALLENGE_OFFERED, mero_now_ms()) <=
+    CHECK(mero__adm_challenge_count(&owner.adm->book, MERO_CHALLENGE_OFFERED, mero_now_ms()) <=
           MERO_CHALLENGE_MAX_OFFERED);
     CHECK(owner.adm->book.offers_in_flight <= MERO_CHALLENGE_MAX_CONCURRENT_OFFERS);
     /* a genuine joiner, by the prompt alone, is still admitted */

@@ -41,9 +41,9 @@ TEST(no_join_is_not_found_and_takes_no_notes)
     uint8_t ns[MERO_NS_ID_LEN];
     CHECK(a != NULL);
     ns_of(ns, 1);
-    mero__fj_progress_note(a, ns, MERO_FJ_PROMPTED, NULL, NULL);
-    CHECK_ERR(mero__fj_progress_get(a, ns, &p, &e), -MERO_ENOTFOUND);
-    CHECK_EQ(mero__fj_progress_state(a, ns), 0);
+    mero__adm_fj_progress_note(a, ns, MERO_FJ_PROMPTED, NULL, NULL);
+    CHECK_ERR(mero__adm_fj_progress_get(a, ns, &p, &e), -MERO_ENOTFOUND);
+    CHECK_EQ(mero__adm_fj_progress_state(a, ns), 0);
     free(a);
 }
 
@@ -56,19 +56,19 @@ TEST(a_step_only_on_a_change_in_order)
     CHECK(a != NULL);
     ns_of(ns, 1);
     ns_of(other, 2);
-    mero__fj_progress_start(a, ns);
-    CHECK_OK(mero__fj_progress_get(a, ns, &p, &e));
+    mero__adm_fj_progress_start(a, ns);
+    CHECK_OK(mero__adm_fj_progress_get(a, ns, &p, &e));
     CHECK(p.running);
     CHECK_EQ(p.nsteps, 0);
-    mero__fj_progress_note(a, ns, MERO_FJ_PROMPTED, NULL, NULL);
-    mero__fj_progress_note(a, ns, MERO_FJ_PROMPTED, NULL, NULL); /* a re-prompt: no change */
-    mero__fj_progress_note(a, ns, MERO_FJ_CHALLENGED, "peerA", NULL);
-    mero__fj_progress_note(a, ns, MERO_FJ_ANSWERED, "peerA", NULL);
-    mero__fj_progress_note(a, ns, MERO_FJ_ANSWERED, "peerA", NULL);
-    mero__fj_progress_note(a, ns, MERO_FJ_REFUSED, "peerA", "no");
-    mero__fj_progress_note(a, ns, MERO_FJ_REFUSED, "peerA", "another reason"); /* a change */
-    mero__fj_progress_note(a, other, MERO_FJ_PROMPTED, NULL, NULL); /* no join for other */
-    CHECK_OK(mero__fj_progress_get(a, ns, &p, &e));
+    mero__adm_fj_progress_note(a, ns, MERO_FJ_PROMPTED, NULL, NULL);
+    mero__adm_fj_progress_note(a, ns, MERO_FJ_PROMPTED, NULL, NULL); /* a re-prompt: no change */
+    mero__adm_fj_progress_note(a, ns, MERO_FJ_CHALLENGED, "peerA", NULL);
+    mero__adm_fj_progress_note(a, ns, MERO_FJ_ANSWERED, "peerA", NULL);
+    mero__adm_fj_progress_note(a, ns, MERO_FJ_ANSWERED, "peerA", NULL);
+    mero__adm_fj_progress_note(a, ns, MERO_FJ_REFUSED, "peerA", "no");
+    mero__adm_fj_progress_note(a, ns, MERO_FJ_REFUSED, "peerA", "another reason"); /* a change */
+    mero__adm_fj_progress_note(a, other, MERO_FJ_PROMPTED, NULL, NULL); /* no join for other */
+    CHECK_OK(mero__adm_fj_progress_get(a, ns, &p, &e));
     CHECK_EQ(p.nsteps, 5);
     CHECK_EQ(p.steps[0].state, MERO_FJ_PROMPTED);
     CHECK_STR_EQ(p.steps[0].peer, "");
@@ -81,8 +81,8 @@ TEST(a_step_only_on_a_change_in_order)
     for (size_t i = 0; i < p.nsteps; i++) {
         CHECK_U64_EQ(p.steps[i].seq, i + 1);
     }
-    CHECK_EQ(mero__fj_progress_state(a, ns), MERO_FJ_REFUSED);
-    CHECK_ERR(mero__fj_progress_get(a, other, &p, &e), -MERO_ENOTFOUND);
+    CHECK_EQ(mero__adm_fj_progress_state(a, ns), MERO_FJ_REFUSED);
+    CHECK_ERR(mero__adm_fj_progress_get(a, other, &p, &e), -MERO_ENOTFOUND);
     free(a);
 }
 
@@ -94,12 +94,12 @@ TEST(the_last_steps_are_kept_oldest_first)
     uint8_t ns[MERO_NS_ID_LEN];
     CHECK(a != NULL);
     ns_of(ns, 3);
-    mero__fj_progress_start(a, ns);
+    mero__adm_fj_progress_start(a, ns);
     const size_t total = MERO_FLEET_JOIN_STEPS + 3;
     for (size_t i = 0; i < total; i++) {
-        mero__fj_progress_note(a, ns, i % 2 ? MERO_FJ_ASKING : MERO_FJ_REFUSED, "p", "r");
+        mero__adm_fj_progress_note(a, ns, i % 2 ? MERO_FJ_ASKING : MERO_FJ_REFUSED, "p", "r");
     }
-    CHECK_OK(mero__fj_progress_get(a, ns, &p, &e));
+    CHECK_OK(mero__adm_fj_progress_get(a, ns, &p, &e));
     CHECK_EQ(p.nsteps, MERO_FLEET_JOIN_STEPS);
     CHECK_U64_EQ(p.steps[0].seq, total - MERO_FLEET_JOIN_STEPS + 1);
     CHECK_U64_EQ(p.steps[MERO_FLEET_JOIN_STEPS - 1].seq, total);
@@ -114,21 +114,21 @@ TEST(a_finished_join_stays_readable_until_the_namespace_joins_again)
     uint8_t ns[MERO_NS_ID_LEN];
     CHECK(a != NULL);
     ns_of(ns, 4);
-    mero__fj_progress_start(a, ns);
-    mero__fj_progress_note(a, ns, MERO_FJ_ADMITTED, "peerB", NULL);
-    mero__fj_progress_end(a, ns);
-    mero__fj_progress_note(a, ns, MERO_FJ_REFUSED, "peerB", "late"); /* ignored */
-    CHECK_OK(mero__fj_progress_get(a, ns, &p, &e));
+    mero__adm_fj_progress_start(a, ns);
+    mero__adm_fj_progress_note(a, ns, MERO_FJ_ADMITTED, "peerB", NULL);
+    mero__adm_fj_progress_end(a, ns);
+    mero__adm_fj_progress_note(a, ns, MERO_FJ_REFUSED, "peerB", "late"); /* ignored */
+    CHECK_OK(mero__adm_fj_progress_get(a, ns, &p, &e));
     CHECK(!p.running);
     CHECK_EQ(p.nsteps, 1);
     CHECK_EQ(p.steps[0].state, MERO_FJ_ADMITTED);
-    CHECK_EQ(mero__fj_progress_state(a, ns), 0); /* no join runs */
-    mero__fj_progress_start(a, ns);
-    CHECK_OK(mero__fj_progress_get(a, ns, &p, &e));
+    CHECK_EQ(mero__adm_fj_progress_state(a, ns), 0); /* no join runs */
+    mero__adm_fj_progress_start(a, ns);
+    CHECK_OK(mero__adm_fj_progress_get(a, ns, &p, &e));
     CHECK(p.running);
     CHECK_EQ(p.nsteps, 0);
-    mero__fj_progress_note(a, ns, MERO_FJ_PROMPTED, NULL, NULL);
-    CHECK_OK(mero__fj_progress_get(a, ns, &p, &e));
+    mero__adm_fj_progress_note(a, ns, MERO_FJ_PROMPTED, NULL, NULL);
+    CHECK_OK(mero__adm_fj_progress_get(a, ns, &p, &e));
     CHECK_U64_EQ(p.steps[0].seq, 1); /* seq starts again with the new join */
     free(a);
 }
@@ -143,19 +143,19 @@ TEST(a_full_table_reuses_a_finished_slot_first)
     for (uint8_t i = 0; i < MERO_FJ_PROGRESS_SLOTS; i++) {
         fake_ms = 100 + i;
         ns_of(ns, (uint8_t)(10 + i));
-        mero__fj_progress_start(a, ns);
+        mero__adm_fj_progress_start(a, ns);
     }
     fake_ms = 200;
     ns_of(ns, 13); /* not the oldest, but the only finished one */
-    mero__fj_progress_end(a, ns);
+    mero__adm_fj_progress_end(a, ns);
     fake_ms = 300;
     ns_of(ns, 99);
-    mero__fj_progress_start(a, ns);
-    CHECK_OK(mero__fj_progress_get(a, ns, &p, &e));
+    mero__adm_fj_progress_start(a, ns);
+    CHECK_OK(mero__adm_fj_progress_get(a, ns, &p, &e));
     ns_of(ns, 13);
-    CHECK_ERR(mero__fj_progress_get(a, ns, &p, &e), -MERO_ENOTFOUND);
+    CHECK_ERR(mero__adm_fj_progress_get(a, ns, &p, &e), -MERO_ENOTFOUND);
     ns_of(ns, 10); /* the oldest running join keeps its slot */
-    CHECK_OK(mero__fj_progress_get(a, ns, &p, &e));
+    CHECK_OK(mero__adm_fj_progress_get(a, ns, &p, &e));
     free(a);
 }
 

@@ -19,65 +19,66 @@ static const uint8_t PB[] = "admitter-b";
 TEST(answers_only_its_namespace)
 {
     struct mero_pending_joins p;
-    mero__pending_init(&p);
-    CHECK_ERR(mero__pending_may_answer(&p, NS, A, 0), -MERO_ENOTFOUND);
-    CHECK_OK(mero__pending_register(&p, NS, 0));
-    CHECK(mero__pending_is_pending(&p, NS, 1));
-    CHECK(!mero__pending_is_pending(&p, NS2, 1));
-    CHECK_ERR(mero__pending_may_answer(&p, NS2, A, 1), -MERO_ENOTFOUND);
-    CHECK_OK(mero__pending_may_answer(&p, NS, A, 1));
-    mero__pending_remove(&p, NS);
-    CHECK_ERR(mero__pending_may_answer(&p, NS, B, 20000), -MERO_ENOTFOUND);
+    mero__adm_pending_init(&p);
+    CHECK_ERR(mero__adm_pending_may_answer(&p, NS, A, 0), -MERO_ENOTFOUND);
+    CHECK_OK(mero__adm_pending_register(&p, NS, 0));
+    CHECK(mero__adm_pending_is_pending(&p, NS, 1));
+    CHECK(!mero__adm_pending_is_pending(&p, NS2, 1));
+    CHECK_ERR(mero__adm_pending_may_answer(&p, NS2, A, 1), -MERO_ENOTFOUND);
+    CHECK_OK(mero__adm_pending_may_answer(&p, NS, A, 1));
+    mero__adm_pending_remove(&p, NS);
+    CHECK_ERR(mero__adm_pending_may_answer(&p, NS, B, 20000), -MERO_ENOTFOUND);
 }
 
 TEST(not_twice_in_2_s)
 {
     struct mero_pending_joins p;
-    mero__pending_init(&p);
-    CHECK_OK(mero__pending_register(&p, NS, 0));
-    CHECK_OK(mero__pending_may_answer(&p, NS, A, 100));
-    CHECK_ERR(mero__pending_may_answer(&p, NS, B, 2099), -MERO_EBUSY);
-    CHECK_OK(mero__pending_may_answer(&p, NS, B, 2100));
+    mero__adm_pending_init(&p);
+    CHECK_OK(mero__adm_pending_register(&p, NS, 0));
+    CHECK_OK(mero__adm_pending_may_answer(&p, NS, A, 100));
+    CHECK_ERR(mero__adm_pending_may_answer(&p, NS, B, 2099), -MERO_EBUSY);
+    CHECK_OK(mero__adm_pending_may_answer(&p, NS, B, 2100));
 }
 
 TEST(stops_after_120_s)
 {
     struct mero_pending_joins p;
-    mero__pending_init(&p);
-    CHECK_OK(mero__pending_register(&p, NS, 1000));
-    CHECK_OK(mero__pending_may_answer(&p, NS, A, 120999));
-    CHECK(!mero__pending_is_pending(&p, NS, 121000));
-    CHECK_ERR(mero__pending_may_answer(&p, NS, B, 121000), -MERO_ENOTFOUND);
+    mero__adm_pending_init(&p);
+    CHECK_OK(mero__adm_pending_register(&p, NS, 1000));
+    CHECK_OK(mero__adm_pending_may_answer(&p, NS, A, 120999));
+    CHECK(!mero__adm_pending_is_pending(&p, NS, 121000));
+    CHECK_ERR(mero__adm_pending_may_answer(&p, NS, B, 121000), -MERO_ENOTFOUND);
     /* a new fleet-join call registers again */
-    CHECK_OK(mero__pending_register(&p, NS, 130000));
-    CHECK_OK(mero__pending_may_answer(&p, NS, B, 130001));
+    CHECK_OK(mero__adm_pending_register(&p, NS, 130000));
+    CHECK_OK(mero__adm_pending_may_answer(&p, NS, B, 130001));
 }
 
 TEST(one_offering_peer_cannot_hog_the_slot)
 {
     struct mero_pending_joins p;
-    mero__pending_init(&p);
-    CHECK_OK(mero__pending_register(&p, NS, 0));
-    CHECK_OK(mero__pending_may_answer(&p, NS, A, 0));
+    mero__adm_pending_init(&p);
+    CHECK_OK(mero__adm_pending_register(&p, NS, 0));
+    CHECK_OK(mero__adm_pending_may_answer(&p, NS, A, 0));
     /* A re-offers every 500 ms: refused each time, and the refusals do not take the slot */
     for (uint64_t t = 2000; t < 10000; t += 500) {
-        CHECK_ERR(mero__pending_may_answer(&p, NS, A, t), -MERO_EBUSY);
+        CHECK_ERR(mero__adm_pending_may_answer(&p, NS, A, t), -MERO_EBUSY);
     }
-    CHECK_OK(mero__pending_may_answer(&p, NS, B, 4000));  /* B is answered as soon as 2 s passed */
-    CHECK_OK(mero__pending_may_answer(&p, NS, A, 10000)); /* A again after 10 s */
+    CHECK_OK(
+        mero__adm_pending_may_answer(&p, NS, B, 4000)); /* B is answered as soon as 2 s passed */
+    CHECK_OK(mero__adm_pending_may_answer(&p, NS, A, 10000)); /* A again after 10 s */
 }
 
 TEST(offerer_table_is_bounded)
 {
     struct mero_pending_joins p;
-    mero__pending_init(&p);
-    CHECK_OK(mero__pending_register(&p, NS, 0));
+    mero__adm_pending_init(&p);
+    CHECK_OK(mero__adm_pending_register(&p, NS, 0));
     uint8_t peer[8] = "flood";
     unsigned answered = 0;
     for (unsigned i = 0; i < 500; i++) {
         peer[6] = (uint8_t)(i >> 8);
         peer[7] = (uint8_t)i;
-        if (mero__pending_may_answer(&p, NS, peer, sizeof(peer), (uint64_t)i * 100) == 0) {
+        if (mero__adm_pending_may_answer(&p, NS, peer, sizeof(peer), (uint64_t)i * 100) == 0) {
             answered++;
         }
     }
@@ -87,20 +88,20 @@ TEST(offerer_table_is_bounded)
         used += p.offerers[i].used ? 1 : 0;
     }
     CHECK(used <= MERO_MAX_TRACKED_OFFERERS);
-    CHECK_ERR(mero__pending_may_answer(&p, NS, peer, 0, 60000), -MERO_EINVAL);
+    CHECK_ERR(mero__adm_pending_may_answer(&p, NS, peer, 0, 60000), -MERO_EINVAL);
 }
 
 TEST(pending_namespaces_are_bounded)
 {
     struct mero_pending_joins p;
-    mero__pending_init(&p);
+    mero__adm_pending_init(&p);
     uint8_t ns[32] = {0};
     for (unsigned i = 0; i < MERO_MAX_PENDING_NAMESPACES; i++) {
         ns[0] = (uint8_t)(i + 10);
-        CHECK_OK(mero__pending_register(&p, ns, 0));
+        CHECK_OK(mero__adm_pending_register(&p, ns, 0));
     }
-    CHECK_ERR(mero__pending_register(&p, NS, 1), -MERO_EBUSY);
-    CHECK_OK(mero__pending_register(&p, NS, 120000)); /* the others lapsed */
+    CHECK_ERR(mero__adm_pending_register(&p, NS, 1), -MERO_EBUSY);
+    CHECK_OK(mero__adm_pending_register(&p, NS, 120000)); /* the others lapsed */
 }
 
 MERO_TEST_MAIN(T(answers_only_its_namespace), T(not_twice_in_2_s), T(stops_after_120_s),

@@ -68,22 +68,22 @@ TEST(only_our_tee_eviction_acts_and_reconcile_purges_marked_only)
     ev.group = ns;
     ev.kind = MERO_EV_MEMBER_REMOVED; /* the generic event: soft leave */
     ev.for_us = true;
-    mero__admission_on_event(a, &ev);
+    mero__adm_on_event(a, &ev);
     CHECK_EQ(a->npurge, 0);
     ev.kind = MERO_EV_TEE_MEMBER_REMOVED; /* another node's eviction */
     ev.for_us = false;
-    mero__admission_on_event(a, &ev);
+    mero__adm_on_event(a, &ev);
     CHECK_EQ(a->npurge, 0);
     CHECK_EQ(pending(s), 0);
     ev.for_us = true; /* ours: marker first, then queued */
-    mero__admission_on_event(a, &ev);
+    mero__adm_on_event(a, &ev);
     CHECK_EQ(a->npurge, 1);
     CHECK_EQ(pending(s), 1);
-    mero__admission_on_event(a, &ev); /* the same group twice is queued once */
+    mero__adm_on_event(a, &ev); /* the same group twice is queued once */
     CHECK_EQ(a->npurge, 1);
 
     /* a crash before the queued purge ran: the next start's reconcile finishes it */
-    CHECK_OK(mero__admission_purge_reconcile(a));
+    CHECK_OK(mero__adm_purge_reconcile(a));
     CHECK(!has_ns(s, ns));
     CHECK(has_ns(s, ns2)); /* unmarked: untouched */
     CHECK_EQ(pending(s), 0);
@@ -109,7 +109,7 @@ TEST(reconcile_purges_a_marked_subgroup_only)
     CHECK(a != NULL);
     a->env.store = s;
     a->closing = true;
-    CHECK_OK(mero__admission_purge_reconcile(a));
+    CHECK_OK(mero__adm_purge_reconcile(a));
     CHECK_EQ(pending(s), 0);
     CHECK_ERR(mero_gov_group_key(s, sub, k, kid), -MERO_ENOTFOUND);
     CHECK(has_ns(s, ns));
@@ -180,8 +180,8 @@ TEST(purged_namespace_drops_late_ops_deltas_and_sync_answers_until_rejoined)
     ev.ns = ns;
     ev.group = ns;
     ev.for_us = true;
-    mero__admission_on_event(a, &ev);
-    CHECK_OK(mero__admission_purge_reconcile(a));
+    mero__adm_on_event(a, &ev);
+    CHECK_OK(mero__adm_purge_reconcile(a));
     CHECK(!has_ns(node.store, ns));
     CHECK_EQ(node_rows(&node), 0);
 

@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * admission_internal.h - verify_and_admit (spec "Verify and admit (the verifier)",
- * reference-calimero.md §5.4) as its steps: check (1-3), verify_real (DCAP) and decide (4),
- * which both admission paths run in that order through run.c (verify_real off the loop for a
- * real quote). Private to src/node.
+ * reference-calimero.md §5.4) as one pipeline over one job (node/admission/verify_and_admit.c):
+ * check (steps 1-3) on the loop, verify (collateral, DCAP, a named release) where the caller's
+ * offload puts it, decide (step 4) back on the loop. Both admission paths and the unit tests
+ * run it through mero__adm_verify_and_admit. Private to src/node.
  *
- * The governance decision (admit_tee_node, publishing the admission, the evidence and the
- * KeyDelivery) and the credential codec live in the gov layer; DCAP verification of a real
- * quote lives in attest. They reach this file through struct mero_admission_deps, which the
- * node installs, so the order of the steps and every refusal are tested here without a network.
+ * The job owns everything the stages share, each made once: the claim's bytes, the decoded
+ * credential, the parsed quote and the collateral. What the pipeline asks of the world is one
+ * table, struct mero__adm_ops (the credential check, the collateral, the DCAP verdict, a named
+ * release, the governance decision): node/admission/peer.c binds it to the store and the
+ * library, the unit tests to fakes, so the order of the stages and every refusal are tested
+ * without a network.
  *
- * Threading: mero__admission_check and mero__admission_decide run on the loop thread (they touch
- * the challenge book and governance state); mero__admission_verify_real may block (collateral
- * fetch, ECDSA chain) and touches only its arguments, so it may run on a uv_queue_work thread.
+ * Threading: the check and decide stages run on the loop thread (they touch the challenge book
+ * and governance state); the verify stage touches only the job and thread-safe caches, so it
+ * may run on a uv_queue_work thread.
  */
 #ifndef MERO_NODE_ADMISSION_H
 #define MERO_NODE_ADMISSION_H
@@ -21,10 +24,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mero/collateral.h"
 #include "mero/err.h"
-#include "mero/sizes.h"
 #include "mero/gov.h" /* enum mero_admit_outcome */
+#include "mero/identity.h"
+#include "mero/net.h" /* MERO_PEER_ID_STR_MAX, struct mero_net_req */
+#include "mero/quote.h"
+#include "mero/sizes.h"
 #include "node/admission/challenge_internal.h"
+#include "node/admission/msg_internal.h"
 
 #define MERO_ADM_TCB_STATUS_MAX 48
 #define MERO_ADM_REASON_NOT_VOUCHER                                                                \
@@ -66,75 +74,98 @@ struct mero_tee_verdict {
     uint64_t td_attributes;
     uint8_t mrservicetd[MERO_MR_LEN];
     char tcb_status[MERO_ADM_TCB_STATUS_MAX];
-    uint8_t *collateral; /* owned (free()), NULL for a mock quote */
+    uint8_t *collateral; /* the job's collateral as JSON, made once for the record; owned */
     size_t collateral_len;
     uint64_t attested_at; /* unix seconds */
     /* the decision's: the allowed release profile a signed-release admission matched ("") */
     char matched_profile[MERO_GOV_PROFILE_NAME_MAX];
 };
 
-struct mero_admission_deps {
+struct mero__adm_job;
+
+/* What the pipeline asks of the world, and all that a test replaces. */
+struct mero__adm_ops {
     void *ud;
     /*
-     * Decode `cred` and check it certifies `pk` (join_credential_certifies); on 0 write the
-     * credential's account, delivery key and device. A refusal carries its reason in err.
+     * Loop. Decode `bytes` (a JoinAccountCredential) and check it certifies `pk`
+     * (join_credential_certifies); 0 with *out set. A refusal carries its reason in err.
      */
-    int (*credential_check)(void *ud, const uint8_t pk[MERO_IDENTITY_LEN], const uint8_t *cred,
-                            size_t len, uint8_t account[MERO_ACCOUNT_ID_LEN],
-                            uint8_t kem_pk[MERO_X25519_LEN], uint8_t device[MERO_DEVICE_ID_LEN],
-                            struct mero_err *err);
-    /*
-     * Verify a real quote with DCAP against collateral it fetches (blocking; only its
-     * arguments may be touched): on 0 set v->tcb_status and v->collateral. "No verdict" is an
-     * error, never a pass. NULL: real quotes are refused.
-     */
-    int (*verify_real)(void *ud, const uint8_t *quote, size_t len, struct mero_tee_verdict *v,
-                       struct mero_err *err);
-    /*
-     * admit_tee_node for the claim and verdict: the policy decision, then publishing the
-     * admission and its evidence and the KeyDelivery. A policy refusal is an error whose
-     * message is the reason. It may add to the verdict what the decision learned
-     * (matched_profile).
-     */
-    int (*admit)(void *ud, const struct mero_tee_claim *c, struct mero_tee_verdict *v, int *out,
-                 struct mero_err *err);
+    int (*credential)(void *ud, const uint8_t pk[MERO_IDENTITY_LEN], const uint8_t *bytes,
+                      size_t len, struct mero_credential *out, struct mero_err *err);
+    /* Any thread. The collateral for a parsed real quote (owned: mero_collateral_cleanup). NULL
+     * (or dcap NULL): real quotes are refused. */
+    int (*collateral)(void *ud, const struct mero_quote *q, struct mero_collateral *out,
+                      struct mero_err *err);
+    /* Any thread. DCAP's verdict on q against c: 0 with v->tcb_status set when the quote
+     * verified, a refusal with the verdict's reason otherwise. "No verdict" is an error. */
+    int (*dcap)(void *ud, const struct mero_quote *q, const struct mero_collateral *c,
+                struct mero_tee_verdict *v, struct mero_err *err);
+    /* Any thread. Fetch, verify and cache a named release before a signed-release decision.
+     * NULL: not prefetched. */
+    int (*release)(void *ud, const char *version, struct mero_err *err);
+    /* Loop. admit_tee_node for the job: the policy decision, then publishing the admission, its
+     * evidence and the KeyDelivery. A policy refusal is an error whose message is the reason. It
+     * may add to j->v what the decision learned (matched_profile). */
+    int (*admit)(void *ud, struct mero__adm_job *j, int *outcome, struct mero_err *err);
 };
 
-void mero__tee_verdict_cleanup(struct mero_tee_verdict *v);
+/*
+ * One admission attempt. The caller makes it (mero__adm_job_new copies the claim), sets the
+ * fields above `c`, and calls mero__adm_verify_and_admit once; the result is rc / outcome / err
+ * when `done` runs (or, with no offload, when mero__adm_verify_and_admit returns).
+ */
+struct mero__adm_job {
+    struct mero_challenge_book *book;
+    const struct mero__adm_ops *ops;
+    uint64_t now_ms; /* the check stage's clock (challenge lifetime) */
+    bool prefetch;   /* a signed-release policy and a named release: ops->release off the loop */
+    /* Queue the verify stage off the loop: run mero__adm_job_verify there, then
+     * mero__adm_job_decide back on the loop. 0 when queued. NULL: everything runs inline. */
+    int (*offload)(struct mero__adm_job *j);
+    /* The attempt is decided (rc, outcome, err); may free the job. NULL: nothing called. */
+    void (*done)(struct mero__adm_job *j);
+    void *ud;
+    const char *path;         /* "direct path" / "offered path", for the log */
+    struct mero_net_req *req; /* the direct path's open stream, NULL on the offered path */
+
+    /* The claim; its bytes are the job's own (below). */
+    struct mero_tee_claim c;
+    /* Made once each: the decoded credential (check), the parsed quote (check, real quotes;
+     * it points into quote_bytes), the collateral (verify, real quotes). */
+    struct mero_credential cred;
+    struct mero_quote quote;
+    struct mero_collateral coll;
+    struct mero_tee_verdict v;
+    /* The verify stage's DCAP call, for the loop's metrics. */
+    bool dcap_ran;
+    int dcap_rc;
+    uint64_t dcap_ns;
+    /* The verify stage's outcome, then the attempt's. */
+    int rc;
+    int outcome; /* enum mero_admit_outcome */
+    struct mero_err err;
+
+    uint8_t *quote_bytes;
+    uint8_t *cred_bytes;
+    char release[MERO_ADM_MAX_RELEASE_LEN + 1];
+    char peer[MERO_PEER_ID_STR_MAX];
+};
+
+/* A job over a copy of c (quote, credential, release and peer), or NULL out of memory. */
+struct mero__adm_job *mero__adm_job_new(const struct mero_tee_claim *c);
+void mero__adm_job_free(struct mero__adm_job *j);
 
 /*
- * Steps 1-3 of verify_and_admit, on the loop thread: spend the challenge (refused for another
- * peer, namespace or key, spent or lapsed), refuse a quote over MAX_TEE_QUOTE_BYTES before
- * parsing it, check the credential certifies the attested key, compute the binding and check
- * the quote's report data is challenge || binding. A mock quote is verified here (it has no
- * signature); a real one has its measurements read and waits for mero__admission_verify_real.
+ * Run the pipeline: check (spend the challenge; refuse an empty quote or one over
+ * MAX_TEE_QUOTE_BYTES before it is parsed; the credential; the binding and the report data;
+ * a mock quote verified), then verify (real quotes: collateral, DCAP, a named release) inline
+ * or through j->offload, then decide (quote_hash over the declared bytes, admit_tee_node).
+ * NOT_A_VOUCHER ends as -MERO_ENOTVOUCHER with MERO_ADM_REASON_NOT_VOUCHER.
  */
-MERO_MUST_CHECK int mero__admission_check(struct mero_challenge_book *book,
-                                          const struct mero_admission_deps *deps,
-                                          const struct mero_tee_claim *c, uint64_t now_ms,
-                                          struct mero_tee_verdict *v, struct mero_err *err);
-
-/* Real quotes only (a no-op for a verified mock): DCAP through deps->verify_real. */
-MERO_MUST_CHECK int mero__admission_verify_real(const struct mero_admission_deps *deps,
-                                                const struct mero_tee_claim *c,
-                                                struct mero_tee_verdict *v, struct mero_err *err);
-
-/* Step 4: quote_hash over the quote's declared bytes (v->quote_len), attested_at, then
- * admit_tee_node through deps->admit, which carries those bytes only. */
-MERO_MUST_CHECK int mero__admission_decide(const struct mero_admission_deps *deps,
-                                           const struct mero_tee_claim *c,
-                                           struct mero_tee_verdict *v, int *out,
-                                           struct mero_err *err);
-
-/*
- * All of it in one call, on one thread: 0 with *out set, or a refusal with its reason in err.
- * Only the unit tests call it (tests/unit/test_admission.c); the node runs the same three
- * steps itself in run.c, so that verify_real can run off the loop. NOT_A_VOUCHER comes back as
- * -MERO_ENOTVOUCHER with MERO_ADM_REASON_NOT_VOUCHER.
- */
-MERO_MUST_CHECK int mero__verify_and_admit(struct mero_challenge_book *book,
-                                           const struct mero_admission_deps *deps,
-                                           const struct mero_tee_claim *c, uint64_t now_ms,
-                                           int *out, struct mero_err *err);
+void mero__adm_verify_and_admit(struct mero__adm_job *j);
+/* The offloaded halves (only an offload calls them): verify, on any thread; decide, on the loop
+ * (it calls j->done). */
+void mero__adm_job_verify(struct mero__adm_job *j);
+void mero__adm_job_decide(struct mero__adm_job *j);
 
 #endif

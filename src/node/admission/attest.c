@@ -13,8 +13,8 @@
  * Evidence (TeeAuthorityEvidence) is judged by the library's own offline check in gov
  * (mero_dcap_verify_evidence): merod installs no verifier of its own.
  * The collateral fetch and the DCAP verdict run on a uv_queue_work thread
- * (mero__adm_fetch_collateral, mero__adm_verify_real: both only use the library, whose caches
- * are thread-safe, and touch no loop state). The release check still runs on the loop: the
+ * (mero__adm_collateral, mero__adm_dcap: both only use the library, whose caches are
+ * thread-safe, and touch no loop state). The release check still runs on the loop: the
  * release source caches releases, so only a cache miss blocks it.
  */
 #include <stdio.h>
@@ -30,40 +30,19 @@
 #include "mero/release.h"
 #include "node/admission/attest_internal.h"
 
-int mero__adm_fetch_collateral(void *ud, const uint8_t *quote, size_t len, uint8_t **json,
-                               size_t *jlen, struct mero_err *err)
+int mero__adm_collateral(void *ud, const struct mero_quote *q, struct mero_collateral *out,
+                         struct mero_err *err)
 {
     (void)ud;
-    struct mero_collateral coll;
-    struct mero_buf b;
-    memset(&coll, 0, sizeof(coll));
-    MERO_TRY(mero_pcs_collateral_for_quote(quote, len, &coll, err));
-    mero_buf_init(&b, MERO_COLLATERAL_MAX_JSON);
-    int rc = mero_collateral_to_json(&coll, &b);
-    mero_collateral_cleanup(&coll);
-    if (rc < 0) {
-        mero_buf_cleanup(&b);
-        return mero_err_set(err, MERO_ECOLLATERAL, "the collateral does not serialize");
-    }
-    *json = mero_buf_steal(&b, jlen);
-    return 0;
+    return mero_pcs_collateral_for_parsed(q, out, err);
 }
 
-int mero__adm_verify_real(void *ud, const uint8_t *quote, size_t len, struct mero_tee_verdict *v,
-                          struct mero_err *err)
+int mero__adm_dcap(void *ud, const struct mero_quote *q, const struct mero_collateral *c,
+                   struct mero_tee_verdict *v, struct mero_err *err)
 {
-    struct mero_collateral coll;
+    (void)ud;
     struct mero_dcap_result r;
-    memset(&coll, 0, sizeof(coll));
-    /* collateral fetched off the loop (node/admission/run.c), else fetched here */
-    if (v->collateral == NULL) {
-        MERO_TRY(
-            mero__adm_fetch_collateral(ud, quote, len, &v->collateral, &v->collateral_len, err));
-    }
-    MERO_TRY(mero_collateral_parse(&coll, (const char *)v->collateral, v->collateral_len, err));
-    int rc = mero_dcap_verify_quote(quote, len, &coll, mero_now_unix(), &r, err);
-    mero_collateral_cleanup(&coll);
-    MERO_TRY(rc);
+    MERO_TRY(mero_dcap_verify_parsed(q, c, mero_now_unix(), &r, err));
     MERO_ENSURE(r.quote_verified && r.has_tcb_status, err,
                 r.reject_code ? r.reject_code : MERO_EREFUSED, "%s",
                 r.reject_reason[0] ? r.reject_reason : "the quote does not verify");

@@ -87,12 +87,12 @@ static void book_check(const struct mero_challenge_book *book, bool live_only, u
 #define BOOK_CHECK(book, live_only, now) ((void)0)
 #endif
 
-void mero__challenge_book_init(struct mero_challenge_book *book)
+void mero__adm_challenge_book_init(struct mero_challenge_book *book)
 {
     memset(book, 0, sizeof(*book));
 }
 
-void mero__challenge_book_cleanup(struct mero_challenge_book *book)
+void mero__adm_challenge_book_cleanup(struct mero_challenge_book *book)
 {
     mero_wipe(book, sizeof(*book));
 }
@@ -238,10 +238,10 @@ static void remember_issue(struct mero_challenge_book *book, const uint8_t ns[ME
     slot->used = true;
 }
 
-int mero__challenge_issue(struct mero_challenge_book *book, enum mero_challenge_kind kind,
-                          const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer, size_t peer_len,
-                          const uint8_t *identity, uint64_t now_ms,
-                          uint8_t out[static MERO_CHALLENGE_LEN], struct mero_err *err)
+int mero__adm_challenge_issue(struct mero_challenge_book *book, enum mero_challenge_kind kind,
+                              const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer,
+                              size_t peer_len, const uint8_t *identity, uint64_t now_ms,
+                              uint8_t out[static MERO_CHALLENGE_LEN], struct mero_err *err)
 {
     if (book == NULL || ns == NULL || peer == NULL || peer_len == 0 ||
         peer_len > MERO_CHALLENGE_PEER_MAX ||
@@ -297,17 +297,18 @@ int mero__challenge_issue(struct mero_challenge_book *book, enum mero_challenge_
     size_t after;
     (void)peer_oldest(book, peer, peer_len, &after);
     MERO_ASSERT(after >= 1 && after <= MERO_CHALLENGE_MAX_PER_PEER);
-    MERO_ASSERT(after == mero__challenge_count_peer(book, peer, peer_len, now_ms));
+    MERO_ASSERT(after == mero__adm_challenge_count_peer(book, peer, peer_len, now_ms));
     MERO_ASSERT(held_copies(book, out) == 1);
     BOOK_CHECK(book, true, now_ms);
 #endif
     return 0;
 }
 
-int mero__challenge_consume(struct mero_challenge_book *book,
-                            const uint8_t challenge[static MERO_CHALLENGE_LEN],
-                            const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer, size_t peer_len,
-                            const uint8_t *identity, uint64_t now_ms, struct mero_err *err)
+int mero__adm_challenge_consume(struct mero_challenge_book *book,
+                                const uint8_t challenge[static MERO_CHALLENGE_LEN],
+                                const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer,
+                                size_t peer_len, const uint8_t *identity, uint64_t now_ms,
+                                struct mero_err *err)
 {
     if (book == NULL || ns == NULL || peer == NULL) {
         return mero_err_set(err, MERO_EINVAL, "bad challenge consume arguments");
@@ -345,7 +346,7 @@ int mero__challenge_consume(struct mero_challenge_book *book,
     return 0;
 }
 
-int mero__challenge_offer_acquire(struct mero_challenge_book *book)
+int mero__adm_challenge_offer_acquire(struct mero_challenge_book *book)
 {
     if (book->offers_in_flight >= MERO_CHALLENGE_MAX_CONCURRENT_OFFERS) {
         return -MERO_EBUSY;
@@ -355,7 +356,7 @@ int mero__challenge_offer_acquire(struct mero_challenge_book *book)
     return 0;
 }
 
-void mero__challenge_offer_release(struct mero_challenge_book *book)
+void mero__adm_challenge_offer_release(struct mero_challenge_book *book)
 {
     MERO_ASSERT(book->offers_in_flight > 0); /* a release matches an acquire */
     if (book->offers_in_flight > 0) {
@@ -363,8 +364,8 @@ void mero__challenge_offer_release(struct mero_challenge_book *book)
     }
 }
 
-size_t mero__challenge_count(const struct mero_challenge_book *book, enum mero_challenge_kind kind,
-                             uint64_t now_ms)
+size_t mero__adm_challenge_count(const struct mero_challenge_book *book,
+                                 enum mero_challenge_kind kind, uint64_t now_ms)
 {
     size_t n = kind == MERO_CHALLENGE_REQUESTED ? MERO_CHALLENGE_MAX_REQUESTED
                                                 : MERO_CHALLENGE_MAX_OFFERED;
@@ -377,8 +378,8 @@ size_t mero__challenge_count(const struct mero_challenge_book *book, enum mero_c
     return c;
 }
 
-size_t mero__challenge_count_peer(const struct mero_challenge_book *book, const uint8_t *peer,
-                                  size_t peer_len, uint64_t now_ms)
+size_t mero__adm_challenge_count_peer(const struct mero_challenge_book *book, const uint8_t *peer,
+                                      size_t peer_len, uint64_t now_ms)
 {
     size_t c = 0;
     for (size_t i = 0; i < MERO_CHALLENGE_MAX_REQUESTED; i++) {

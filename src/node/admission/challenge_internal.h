@@ -61,7 +61,7 @@ struct mero_challenge_recent {
     bool used;
 };
 
-/* Caller-embedded; mero__challenge_book_init before use. About 160 KiB. */
+/* Caller-embedded; mero__adm_challenge_book_init before use. About 160 KiB. */
 struct mero_challenge_book {
     struct mero_challenge_entry requested[MERO_CHALLENGE_MAX_REQUESTED];
     struct mero_challenge_entry offered[MERO_CHALLENGE_MAX_OFFERED];
@@ -71,9 +71,9 @@ struct mero_challenge_book {
     unsigned offers_in_flight;
 };
 
-void mero__challenge_book_init(struct mero_challenge_book *book);
+void mero__adm_challenge_book_init(struct mero_challenge_book *book);
 /* Wipe every challenge (they are secrets until spent). */
-void mero__challenge_book_cleanup(struct mero_challenge_book *book);
+void mero__adm_challenge_book_cleanup(struct mero_challenge_book *book);
 
 /*
  * Issue a challenge of `kind` to `peer` for namespace `ns`; `identity` (32 bytes) is required
@@ -82,12 +82,11 @@ void mero__challenge_book_cleanup(struct mero_challenge_book *book);
  * namespace less than MIN_REISSUE ago; -MERO_EINVAL on a bad argument. Never fails for
  * lack of room: the per-peer and per-class caps evict instead.
  */
-MERO_MUST_CHECK int mero__challenge_issue(struct mero_challenge_book *book,
-                                          enum mero_challenge_kind kind,
-                                          const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer,
-                                          size_t peer_len, const uint8_t *identity, uint64_t now_ms,
-                                          uint8_t out[static MERO_CHALLENGE_LEN],
-                                          struct mero_err *err);
+MERO_MUST_CHECK int
+mero__adm_challenge_issue(struct mero_challenge_book *book, enum mero_challenge_kind kind,
+                          const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer, size_t peer_len,
+                          const uint8_t *identity, uint64_t now_ms,
+                          uint8_t out[static MERO_CHALLENGE_LEN], struct mero_err *err);
 
 /*
  * Spend `challenge`: it is removed on its first presentation whatever the outcome. Succeeds
@@ -95,20 +94,21 @@ MERO_MUST_CHECK int mero__challenge_issue(struct mero_challenge_book *book,
  * was requested, `identity` equals the requesting key. Otherwise -MERO_EREFUSED with
  * MERO_CHALLENGE_REFUSED_REASON.
  */
-MERO_MUST_CHECK int mero__challenge_consume(struct mero_challenge_book *book,
-                                            const uint8_t challenge[static MERO_CHALLENGE_LEN],
-                                            const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer,
-                                            size_t peer_len, const uint8_t *identity,
-                                            uint64_t now_ms, struct mero_err *err);
+MERO_MUST_CHECK int mero__adm_challenge_consume(struct mero_challenge_book *book,
+                                                const uint8_t challenge[static MERO_CHALLENGE_LEN],
+                                                const uint8_t ns[MERO_NS_ID_LEN],
+                                                const uint8_t *peer, size_t peer_len,
+                                                const uint8_t *identity, uint64_t now_ms,
+                                                struct mero_err *err);
 
 /* Take one of the MAX_CONCURRENT_OFFERS slots (-MERO_EBUSY when all are held); release it. */
-MERO_MUST_CHECK int mero__challenge_offer_acquire(struct mero_challenge_book *book);
-void mero__challenge_offer_release(struct mero_challenge_book *book);
+MERO_MUST_CHECK int mero__adm_challenge_offer_acquire(struct mero_challenge_book *book);
+void mero__adm_challenge_offer_release(struct mero_challenge_book *book);
 
 /* Live (unspent, unexpired) entries: of one kind, and held by one peer (both kinds). */
-size_t mero__challenge_count(const struct mero_challenge_book *book, enum mero_challenge_kind kind,
-                             uint64_t now_ms);
-size_t mero__challenge_count_peer(const struct mero_challenge_book *book, const uint8_t *peer,
-                                  size_t peer_len, uint64_t now_ms);
+size_t mero__adm_challenge_count(const struct mero_challenge_book *book,
+                                 enum mero_challenge_kind kind, uint64_t now_ms);
+size_t mero__adm_challenge_count_peer(const struct mero_challenge_book *book, const uint8_t *peer,
+                                      size_t peer_len, uint64_t now_ms);
 
 #endif

@@ -151,7 +151,7 @@ static void check_ns(struct mero_evidence_retry *r, const uint8_t ns[MERO_NS_ID_
         if (s != NULL) {
             MERO_INFO("evidence refresh: namespace %s… has fresh evidence (after %u prompt%s)", nsx,
                       s->attempts, s->attempts == 1 ? "" : "s");
-            mero__pending_remove(&a->pending, ns);
+            mero__adm_pending_remove(&a->pending, ns);
             s->used = false;
         }
         return;
@@ -160,7 +160,7 @@ static void check_ns(struct mero_evidence_retry *r, const uint8_t ns[MERO_NS_ID_
         return; /* no slot left (retried when one frees), or backing off */
     }
     /* answer the offer the prompt brings (peer.c on_offer answers only pending namespaces) */
-    if (mero__pending_register(&a->pending, ns, now_ms) < 0) {
+    if (mero__adm_pending_register(&a->pending, ns, now_ms) < 0) {
         MERO_WARN("evidence refresh: too many namespaces are waiting for admission");
         return;
     }
@@ -196,7 +196,7 @@ static void on_tick(uv_timer_t *t)
     free(nss);
 }
 
-int mero__evidence_retry_start(struct mero_admission *a)
+int mero__adm_evidence_retry_start(struct mero_admission *a)
 {
     if (a->env.loop == NULL || (!a->env.mock_tee && !mero_tsm_present())) {
         return 0; /* this node cannot quote: it is nobody's TEE */
@@ -222,7 +222,7 @@ static void retry_closed(uv_handle_t *h)
     free(h->data);
 }
 
-void mero__evidence_retry_free(struct mero_admission *a)
+void mero__adm_evidence_retry_free(struct mero_admission *a)
 {
     struct mero_evidence_retry *r = a->evidence_retry;
     if (r == NULL) {

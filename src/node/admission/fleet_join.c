@@ -110,7 +110,7 @@ static void finish(struct mero_fleet_join *j, int rc, const struct mero_fleet_jo
             mero_net_unprotect(j->a->env.net, j->admitters[i]);
         }
     }
-    mero__fj_progress_end(j->a, j->ns);
+    mero__adm_fj_progress_end(j->a, j->ns);
     if (j->timer_open) {
         j->timer_open = false;
         uv_timer_stop(&j->timer);
@@ -180,7 +180,7 @@ static void self_confirm(struct mero_fleet_join *j)
         }
         mero_gov_oplist_cleanup(&ops);
     }
-    mero__pending_remove(&a->pending, j->ns);
+    mero__adm_pending_remove(&a->pending, j->ns);
     /* issue 16: every key of every group we reach (earlier keys, Open subgroups) */
     mero__adm_keys_pull_reach(a, j->ns);
     MERO_INFO("fleet-join: admitted, holding the group key; joined %zu context(s)", n);
@@ -202,9 +202,9 @@ static void publish_prompt(struct mero_fleet_join *j)
             MERO_INFO("fleet-join: prompted on %.12s… (%d peer%s)", topic, rc < 0 ? 0 : rc,
                       rc == 1 ? "" : "s");
             /* a re-prompt while an answered offer or an admission is pending is no new state */
-            enum mero_fleet_join_state cur = mero__fj_progress_state(j->a, j->ns);
+            enum mero_fleet_join_state cur = mero__adm_fj_progress_state(j->a, j->ns);
             if (cur == 0 || cur == MERO_FJ_ASKING || cur == MERO_FJ_REFUSED) {
-                mero__fj_progress_note(j->a, j->ns, MERO_FJ_PROMPTED, NULL, NULL);
+                mero__adm_fj_progress_note(j->a, j->ns, MERO_FJ_PROMPTED, NULL, NULL);
             }
         }
     }
@@ -242,8 +242,8 @@ static bool all_refused(struct mero_fleet_join *j)
     if (v.admitted && !j->prompt_admitted) {
         j->prompt_admitted = true;
         MERO_INFO("fleet-join: admitted by %s (prompt path); waiting for the key", v.admitted_by);
-        if (mero__fj_progress_state(j->a, j->ns) != MERO_FJ_ADMITTED) {
-            mero__fj_progress_note(j->a, j->ns, MERO_FJ_ADMITTED, v.admitted_by, NULL);
+        if (mero__adm_fj_progress_state(j->a, j->ns) != MERO_FJ_ADMITTED) {
+            mero__adm_fj_progress_note(j->a, j->ns, MERO_FJ_ADMITTED, v.admitted_by, NULL);
         }
     }
     return j->direct_done && j->admitted_by[0] == '\0' && !v.admitted &&
@@ -259,8 +259,8 @@ static void tick(uv_timer_t *t)
         return;
     }
     mero__adm_status(a, j->ns, &member, &has_key);
-    if (member && !has_key && mero__fj_progress_state(a, j->ns) != MERO_FJ_ADMITTED) {
-        mero__fj_progress_note(a, j->ns, MERO_FJ_ADMITTED, j->admitted_by, NULL);
+    if (member && !has_key && mero__adm_fj_progress_state(a, j->ns) != MERO_FJ_ADMITTED) {
+        mero__adm_fj_progress_note(a, j->ns, MERO_FJ_ADMITTED, j->admitted_by, NULL);
     }
     if (member && has_key) {
         self_confirm(j);
@@ -319,7 +319,7 @@ static void add_refusal(struct mero_fleet_join *j, const char *peer, const char 
     snprintf(r->peer, sizeof(r->peer), "%s", peer);
     mero__adm_reason_cut(r->reason, reason, strlen(reason));
     MERO_INFO("fleet-join: %s refused: %s", peer, r->reason);
-    mero__fj_progress_note(j->a, j->ns, MERO_FJ_REFUSED, peer, r->reason);
+    mero__adm_fj_progress_note(j->a, j->ns, MERO_FJ_REFUSED, peer, r->reason);
 }
 
 /* A request to peer failed in transport (status < 0): a refusal that says how. */
@@ -365,7 +365,7 @@ static void admission_reply(void *ud, int status, const uint8_t *data, size_t le
         }
         snprintf(j->admitted_by, sizeof(j->admitted_by), "%s", peer);
         MERO_INFO("fleet-join: admitted by %s (direct path); pulling governance", peer);
-        mero__fj_progress_note(j->a, j->ns, MERO_FJ_ADMITTED, peer, NULL);
+        mero__adm_fj_progress_note(j->a, j->ns, MERO_FJ_ADMITTED, peer, NULL);
         j->direct_done = true;
         j->cycled = true; /* the pull below is this cycle's: no prompt right away */
         j->last_cycle_ms = mero__adm_now(j->a);
@@ -411,7 +411,7 @@ static int send_admission_request(struct mero_fleet_join *j, const char *peer, s
                               MERO_ADM_REQUEST_TIMEOUT_MS, admission_reply, j);
         if (rc == 0) {
             j->outstanding++;
-            mero__fj_progress_note(j->a, j->ns, MERO_FJ_ANSWERED, peer, NULL);
+            mero__adm_fj_progress_note(j->a, j->ns, MERO_FJ_ANSWERED, peer, NULL);
         } else {
             mero_err_set(e, -rc, "could not send the admission request (%s)", mero_errdesc(rc));
         }
@@ -442,7 +442,7 @@ static void challenge_reply(void *ud, int status, const uint8_t *data, size_t le
         add_refusal(j, peer, "unexpected answer to the challenge request");
     } else {
         memcpy(j->challenge, m.challenge, sizeof(j->challenge));
-        mero__fj_progress_note(j->a, j->ns, MERO_FJ_CHALLENGED, peer, NULL);
+        mero__adm_fj_progress_note(j->a, j->ns, MERO_FJ_CHALLENGED, peer, NULL);
         if (send_admission_request(j, peer, &e) == 0) {
             join_release(j);
             return;
@@ -477,7 +477,7 @@ static void next_admitter(struct mero_fleet_join *j)
         if (rc == 0) {
             j->outstanding++;
             MERO_INFO("fleet-join: asking %s directly for a challenge", peer);
-            mero__fj_progress_note(j->a, j->ns, MERO_FJ_ASKING, peer, NULL);
+            mero__adm_fj_progress_note(j->a, j->ns, MERO_FJ_ASKING, peer, NULL);
             return;
         }
         add_refusal(j, peer, e.msg[0] ? e.msg : mero_errdesc(rc));
@@ -491,9 +491,9 @@ static void next_admitter(struct mero_fleet_join *j)
 
 /* ---- start ---- */
 
-int mero__fleet_join_start(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
-                           const char *const *admitters, size_t n, mero_fleet_join_done cb,
-                           void *ctx, struct mero_err *err)
+int mero__adm_fleet_join_start(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                               const char *const *admitters, size_t n, mero_fleet_join_done cb,
+                               void *ctx, struct mero_err *err)
 {
     struct mero_credential cred;
     char topic[68];
@@ -548,7 +548,7 @@ int mero__fleet_join_start(struct mero_admission *a, const uint8_t ns[MERO_NS_ID
         free(j);
         return mero_err_set(err, -rc, "could not clear this namespace's self-purge tombstone");
     }
-    rc = mero__pending_register(&a->pending, ns, mero__adm_now(a));
+    rc = mero__adm_pending_register(&a->pending, ns, mero__adm_now(a));
     if (rc < 0) {
         free(j);
         return mero_err_set(err, -rc, "too many namespaces are waiting for admission");
@@ -570,7 +570,7 @@ int mero__fleet_join_start(struct mero_admission *a, const uint8_t ns[MERO_NS_ID
     j->started_ms = mero__adm_now(a);
     j->next = a->joins;
     a->joins = j;
-    mero__fj_progress_start(a, ns);
+    mero__adm_fj_progress_start(a, ns);
     /* first tick right away (already a member answers at once), then a status check every
      * MERO_FLEET_JOIN_CHECK_MS with a prompt cycle every ~2 s */
     (void)uv_timer_start(&j->timer, tick, 0, MERO_FLEET_JOIN_CHECK_MS);
@@ -598,7 +598,7 @@ static void drop_cb(void *ctx, int rc, const struct mero_fleet_join_result *res,
     (void)err;
 }
 
-void mero__fleet_join_free_all(struct mero_admission *a)
+void mero__adm_fleet_join_free_all(struct mero_admission *a)
 {
     while (a->joins != NULL) {
         a->joins->cb = drop_cb;

@@ -134,15 +134,15 @@ static int hook_fleet_join(struct mero_node *node, const uint8_t group_id[MERO_G
                            const char *const *admitters, size_t n, mero_fleet_join_done done,
                            void *ctx, struct mero_err *err)
 {
-    return mero__fleet_join_start(node->hooks.fleet_join_state, group_id, admitters, n, done, ctx,
-                                  err);
+    return mero__adm_fleet_join_start(node->hooks.fleet_join_state, group_id, admitters, n, done,
+                                      ctx, err);
 }
 
 static int hook_fleet_join_progress(struct mero_node *node,
                                     const uint8_t group_id[MERO_GROUP_ID_LEN],
                                     struct mero_fleet_join_progress *out, struct mero_err *err)
 {
-    return mero__fj_progress_get(node->hooks.fleet_join_state, group_id, out, err);
+    return mero__adm_fj_progress_get(node->hooks.fleet_join_state, group_id, out, err);
 }
 
 static int hook_gossip(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], const char *from,
@@ -150,7 +150,7 @@ static int hook_gossip(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
 {
     char topic[MERO_NS_TOPIC_SIZE];
     mero__node_topic(topic, ns);
-    if (mero__admission_on_gossip(node->hooks.gossip_state, topic, from, data, len)) {
+    if (mero__adm_on_gossip(node->hooks.gossip_state, topic, from, data, len)) {
         return 0;
     }
     return -MERO_EUNSUPPORTED;
@@ -198,9 +198,7 @@ int mero__node_admission_start(struct mero_node *node, struct mero_err *err)
             env.evidence_check_ms = (uint32_t)cms;
         }
     }
-    env.verify_real = mero__adm_verify_real;
-    env.fetch_collateral = mero__adm_fetch_collateral;
-    env.prefetch_release = mero__adm_prefetch_release;
+    env.real_quotes = true;
     env.keys_arrived = env_keys_arrived;
 
     env.attempt_decided = env_attempt_decided;
@@ -220,11 +218,11 @@ int mero__node_admission_start(struct mero_node *node, struct mero_err *err)
         env.budget_ms = (uint32_t)ms;
     }
     MERO_TRY(mero__node_admission_attest_init(err));
-    MERO_TRY(mero__admission_new(&env, &a, err));
-    if (mero__evidence_retry_start(a) < 0) {
+    MERO_TRY(mero__adm_new(&env, &a, err));
+    if (mero__adm_evidence_retry_start(a) < 0) {
         MERO_WARN("the evidence refresh loop did not start; this TEE's evidence may lapse");
     }
-    if (mero__admission_purge_reconcile(a) < 0) {
+    if (mero__adm_purge_reconcile(a) < 0) {
         MERO_WARN("self-purge reconcile failed; it is retried at the next start");
     }
     /* a crash after a purge committed but before its checkpoint left deleted pages in a WAL
@@ -243,17 +241,17 @@ int mero__node_admission_start(struct mero_node *node, struct mero_err *err)
 
 void mero__node_admission_on_event(struct mero_node *node, const struct mero_gov_event *ev)
 {
-    mero__admission_on_event(node->hooks.gossip_state, ev);
+    mero__adm_on_event(node->hooks.gossip_state, ev);
 }
 
 void mero__node_admission_stop(struct mero_node *node)
 {
-    mero__admission_stop(node->hooks.fleet_join_state);
+    mero__adm_stop(node->hooks.fleet_join_state);
 }
 
 void mero__node_admission_free(struct mero_node *node)
 {
-    mero__admission_free(node->hooks.fleet_join_state);
+    mero__adm_free(node->hooks.fleet_join_state);
     node->hooks.fleet_join = NULL;
     node->hooks.fleet_join_state = NULL;
     node->hooks.fleet_join_progress = NULL;

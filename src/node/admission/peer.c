@@ -14,7 +14,9 @@
  *    namespace is pending and within the per-namespace / per-peer quote rate;
  *  - GroupKeyRequest: any key holder wraps the current group key for a proven member (one
  *    reaching the group); GroupKeysRequest, the paged pull of every key, is keys.c's.
- * It also binds verify_and_admit's dependencies to the governance store.
+ * It also binds the admission pipeline's ops (struct mero__adm_ops) to the governance store
+ * and, on a node that verifies real quotes, to the library's collateral, DCAP and release
+ * source (node/admission/attest.c): the one place they are bound.
  *
  * Invariants: nothing is admitted, offered or delivered on behalf of a key whose proof of
  * possession does not verify for the connection's peer id; a refusal is always answered with
@@ -31,6 +33,7 @@
 #include "mero/keys.h"
 #include "mero/log.h"
 #include "mero/tsm.h"
+#include "node/admission/attest_internal.h"
 #include "node/admission/service_internal.h"
 
 uint64_t mero__adm_now(const struct mero_admission *a)
@@ -41,55 +44,30 @@ uint64_t mero__adm_now(const struct mero_admission *a)
     return mero_now_ms();
 }
 
-/* ---- verify_and_admit's dependencies, bound to the store ---- */
+/* ---- the admission pipeline's ops (struct mero__adm_ops), bound to the store ---- */
 
-static int dep_credential(void *ud, const uint8_t pk[MERO_IDENTITY_LEN], const uint8_t *cred,
-                          size_t len, uint8_t account[MERO_ACCOUNT_ID_LEN],
-                          uint8_t kem_pk[MERO_X25519_LEN], uint8_t device[MERO_DEVICE_ID_LEN],
-                          struct mero_err *err)
+static int op_credential(void *ud, const uint8_t pk[MERO_IDENTITY_LEN], const uint8_t *bytes,
+                         size_t len, struct mero_credential *out, struct mero_err *err)
 {
     (void)ud;
-    struct mero_credential c;
     struct mero_cur cur;
-    mero_cur_init(&cur, cred, len);
-    int rc = mero_credential_decode(&cur, &c, err);
-    if (rc < 0) {
-        return rc;
-    }
-    if (mero_cur_left(&cur) != 0) {
-        return mero_err_set(err, MERO_EOPDECODE, "trailing bytes after the account credential");
-    }
-    MERO_TRY(mero_credential_certifies(pk, &c, err));
-    memcpy(account, c.cert.account, MERO_ACCOUNT_ID_LEN);
-    memcpy(kem_pk, c.cert.kem_pk, MERO_X25519_LEN);
-    memcpy(device, c.cert.device, MERO_DEVICE_ID_LEN);
-    return 0;
+    mero_cur_init(&cur, bytes, len);
+    MERO_TRY(mero_credential_decode(&cur, out, err));
+    MERO_ENSURE(mero_cur_left(&cur) == 0, err, MERO_EOPDECODE,
+                "trailing bytes after the account credential");
+    return mero_credential_certifies(pk, out, err);
 }
 
-static int dep_verify_real(void *ud, const uint8_t *q, size_t len, struct mero_tee_verdict *v,
-                           struct mero_err *err)
+static int op_admit(void *ud, struct mero__adm_job *j, int *out, struct mero_err *err)
 {
     struct mero_admission *a = ud;
-    if (a->env.verify_real == NULL) {
-        return mero_err_set(err, MERO_EUNSUPPORTED, "no DCAP verifier configured");
-    }
-    uint64_t t0 = mero_now_ns();
-    int rc = a->env.verify_real(a->env.ud, q, len, v, err);
-    mero__adm_metrics_dcap(&a->metrics, rc, mero_now_ns() - t0); /* issue 19: metrics */
-    return rc;
-}
-
-static int dep_admit(void *ud, const struct mero_tee_claim *c, struct mero_tee_verdict *v, int *out,
-                     struct mero_err *err)
-{
-    struct mero_admission *a = ud;
+    const struct mero_tee_claim *c = &j->c;
+    struct mero_tee_verdict *v = &j->v;
     struct mero_admit_request req;
-    struct mero_cur cur;
     memset(&req, 0, sizeof(req));
     memcpy(req.group_id, c->ns, sizeof(req.group_id));
     memcpy(req.member, c->public_key, sizeof(req.member));
-    mero_cur_init(&cur, c->credential, c->credential_len);
-    MERO_TRY(mero_credential_decode(&cur, &req.account, err));
+    req.account = j->cred; /* decoded once, by the check stage */
     memcpy(req.quote_hash, v->quote_hash, sizeof(req.quote_hash));
     mero_measurements_from_raw(&req.m, v->mrtd, (const uint8_t(*)[MERO_RTMR_LEN])v->rtmr);
     snprintf(req.tcb_status, sizeof(req.tcb_status), "%s", v->tcb_status);
@@ -278,7 +256,7 @@ static void offer_reply(void *ud, int status, const uint8_t *data, size_t len)
     struct mero_admission *a = o->a;
     struct mero_adm_msg m;
     struct mero_err e = {0};
-    mero__challenge_offer_release(&a->book);
+    mero__adm_challenge_offer_release(&a->book);
     if (status < 0 || a->closing) {
         MERO_DEBUG("admission: offer to %s got no answer: %s", o->peer, mero_strerror(status));
         goto out;
@@ -310,8 +288,8 @@ out:
     free(o);
 }
 
-int mero__admission_on_gossip(struct mero_admission *a, const char *topic, const char *from,
-                              const uint8_t *data, size_t len)
+int mero__adm_on_gossip(struct mero_admission *a, const char *topic, const char *from,
+                        const uint8_t *data, size_t len)
 {
     uint8_t ns[MERO_NS_ID_LEN];
     if (!mero__adm_is_prompt(data, len) || mero__node_topic_ns(topic, ns) < 0) {
@@ -324,7 +302,7 @@ int mero__admission_on_gossip(struct mero_admission *a, const char *topic, const
         MERO_DEBUG("admission: heard a prompt from %s but may not vouch here", from);
         return 1;
     }
-    if (mero__challenge_offer_acquire(&a->book) < 0) {
+    if (mero__adm_challenge_offer_acquire(&a->book) < 0) {
         MERO_DEBUG("admission: %u offers in flight; prompt from %s dropped",
                    MERO_CHALLENGE_MAX_CONCURRENT_OFFERS, from);
         return 1;
@@ -332,16 +310,16 @@ int mero__admission_on_gossip(struct mero_admission *a, const char *topic, const
     struct offer *o = calloc(1, sizeof(*o));
     struct mero_err e = {0};
     if (o == NULL) {
-        mero__challenge_offer_release(&a->book);
+        mero__adm_challenge_offer_release(&a->book);
         return 1;
     }
     o->a = a;
     memcpy(o->ns, ns, sizeof(o->ns));
     snprintf(o->peer, sizeof(o->peer), "%s", from);
-    if (mero__challenge_issue(&a->book, MERO_CHALLENGE_OFFERED, ns, (const uint8_t *)from,
-                              strlen(from), NULL, mero__adm_now(a), o->challenge, &e) < 0) {
+    if (mero__adm_challenge_issue(&a->book, MERO_CHALLENGE_OFFERED, ns, (const uint8_t *)from,
+                                  strlen(from), NULL, mero__adm_now(a), o->challenge, &e) < 0) {
         MERO_DEBUG("admission: no offer to %s: %s", from, e.msg);
-        mero__challenge_offer_release(&a->book);
+        mero__adm_challenge_offer_release(&a->book);
         free(o);
         return 1;
     }
@@ -353,7 +331,7 @@ int mero__admission_on_gossip(struct mero_admission *a, const char *topic, const
     int rc = init_send(a, from, &m, offer_reply, o);
     if (rc < 0) {
         MERO_DEBUG("admission: could not offer a challenge to %s: %s", from, mero_strerror(rc));
-        mero__challenge_offer_release(&a->book);
+        mero__adm_challenge_offer_release(&a->book);
         mero_wipe(o, sizeof(*o));
         free(o);
         return 1;
@@ -379,8 +357,9 @@ static void on_challenge_request(struct mero_admission *a, struct mero_net_req *
     }
     memset(&r, 0, sizeof(r));
     r.kind = MERO_ADM_MSG_CHALLENGE;
-    if (mero__challenge_issue(&a->book, MERO_CHALLENGE_REQUESTED, m->ns, (const uint8_t *)remote,
-                              strlen(remote), m->party_id, mero__adm_now(a), r.challenge, &e) < 0) {
+    if (mero__adm_challenge_issue(&a->book, MERO_CHALLENGE_REQUESTED, m->ns,
+                                  (const uint8_t *)remote, strlen(remote), m->party_id,
+                                  mero__adm_now(a), r.challenge, &e) < 0) {
         mero__adm_respond_verdict(req, false, e.msg);
         return;
     }
@@ -400,8 +379,8 @@ static void spend_presented(struct mero_admission *a, const struct mero_adm_init
         m->kind != MERO_ADM_INIT_RELEASE_ADMISSION_REQUEST) {
         return;
     }
-    int rc = mero__challenge_consume(&a->book, m->challenge, m->ns, (const uint8_t *)remote,
-                                     strlen(remote), NULL, mero__adm_now(a), NULL);
+    int rc = mero__adm_challenge_consume(&a->book, m->challenge, m->ns, (const uint8_t *)remote,
+                                         strlen(remote), NULL, mero__adm_now(a), NULL);
     (void)rc; /* spent either way; the request is refused by the caller */
 }
 
@@ -441,8 +420,8 @@ static void on_offer(struct mero_admission *a, struct mero_net_req *req, const c
     r.kind = MERO_ADM_MSG_OFFER_REPLY;
     mero_buf_init(&cred, MERO_ADM_MAX_CREDENTIAL);
     int rc;
-    MERO_TRY_OUT(mero__pending_may_answer(&a->pending, m->ns, (const uint8_t *)remote,
-                                          strlen(remote), mero__adm_now(a)));
+    MERO_TRY_OUT(mero__adm_pending_may_answer(&a->pending, m->ns, (const uint8_t *)remote,
+                                              strlen(remote), mero__adm_now(a)));
     rc = mero__adm_make_quote(a, m->ns, m->challenge, &quote, &qlen, &cred, r.public_key, &e);
     if (rc < 0) {
         MERO_WARN("admission: could not answer the offer from %s: %s", remote, e.msg);
@@ -460,8 +439,8 @@ static void on_offer(struct mero_admission *a, struct mero_net_req *req, const c
     MERO_INFO("admission: answering the challenge %s offered with a quote", remote);
     a->answered_ms = mero__adm_now(a);
     mero__adm_offer_answered(a, m->ns, m->challenge, remote);
-    mero__fj_progress_note(a, m->ns, MERO_FJ_CHALLENGED, remote, NULL);
-    mero__fj_progress_note(a, m->ns, MERO_FJ_ANSWERED, remote, NULL);
+    mero__adm_fj_progress_note(a, m->ns, MERO_FJ_CHALLENGED, remote, NULL);
+    mero__adm_fj_progress_note(a, m->ns, MERO_FJ_ANSWERED, remote, NULL);
 out:
     (void)respond_msg(req, &r);
     free(quote);
@@ -599,8 +578,8 @@ void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LE
 
 /* ---- lifetime ---- */
 
-int mero__admission_new(const struct mero_admission_env *env, struct mero_admission **out,
-                        struct mero_err *err)
+int mero__adm_new(const struct mero_admission_env *env, struct mero_admission **out,
+                  struct mero_err *err)
 {
     if (env == NULL || env->net == NULL || env->store == NULL) {
         return mero_err_set(err, MERO_EINVAL, "admission needs a net peer and a store");
@@ -610,12 +589,16 @@ int mero__admission_new(const struct mero_admission_env *env, struct mero_admiss
         return mero_err_set(err, MERO_ENOMEM, "out of memory");
     }
     a->env = *env;
-    mero__challenge_book_init(&a->book);
-    mero__pending_init(&a->pending);
-    a->deps.ud = a;
-    a->deps.credential_check = dep_credential;
-    a->deps.verify_real = dep_verify_real;
-    a->deps.admit = dep_admit;
+    mero__adm_challenge_book_init(&a->book);
+    mero__adm_pending_init(&a->pending);
+    a->ops.ud = a;
+    a->ops.credential = op_credential;
+    a->ops.admit = op_admit;
+    if (env->real_quotes) { /* the library's PCS cache, DCAP and release source (attest.c) */
+        a->ops.collateral = mero__adm_collateral;
+        a->ops.dcap = mero__adm_dcap;
+        a->ops.release = mero__adm_prefetch_release;
+    }
     snprintf(a->self_peer, sizeof(a->self_peer), "%s", mero_net_peer_id(env->net));
     int rc = mero_net_handle(env->net, MERO_ADM_PROTOCOL, on_request, a);
     if (rc < 0) {
@@ -642,22 +625,22 @@ static void purge_timer_closed(uv_handle_t *h)
     mero__adm_maybe_free(h->data);
 }
 
-void mero__admission_stop(struct mero_admission *a)
+void mero__adm_stop(struct mero_admission *a)
 {
     if (a != NULL) {
         a->closing = true;
     }
 }
 
-void mero__admission_free(struct mero_admission *a)
+void mero__adm_free(struct mero_admission *a)
 {
     if (a == NULL) {
         return;
     }
     a->closing = true; /* the net peer is gone: its handler went with it */
-    mero__evidence_retry_free(a);
-    mero__fleet_join_free_all(a);
-    mero__challenge_book_cleanup(&a->book);
+    mero__adm_evidence_retry_free(a);
+    mero__adm_fleet_join_free_all(a);
+    mero__adm_challenge_book_cleanup(&a->book);
     a->freeing = true;
     if (a->purge_timer_open) {
         a->purge_timer_open = false;

@@ -24,7 +24,7 @@ static bool ns_live(const struct mero_pending_ns *e, uint64_t now)
     return e->used && age_ms(e->registered_ms, now) < MERO_PENDING_JOIN_TTL_MS;
 }
 
-void mero__pending_init(struct mero_pending_joins *p)
+void mero__adm_pending_init(struct mero_pending_joins *p)
 {
     memset(p, 0, sizeof(*p));
 }
@@ -40,8 +40,8 @@ static struct mero_pending_ns *find_ns(struct mero_pending_joins *p,
     return NULL;
 }
 
-int mero__pending_register(struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN],
-                           uint64_t now_ms)
+int mero__adm_pending_register(struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN],
+                               uint64_t now_ms)
 {
     struct mero_pending_ns *e = find_ns(p, ns);
     if (e == NULL) {
@@ -61,7 +61,7 @@ int mero__pending_register(struct mero_pending_joins *p, const uint8_t ns[MERO_N
     return 0;
 }
 
-void mero__pending_remove(struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN])
+void mero__adm_pending_remove(struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN])
 {
     struct mero_pending_ns *e = find_ns(p, ns);
     if (e != NULL) {
@@ -69,8 +69,8 @@ void mero__pending_remove(struct mero_pending_joins *p, const uint8_t ns[MERO_NS
     }
 }
 
-bool mero__pending_is_pending(const struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN],
-                              uint64_t now_ms)
+bool mero__adm_pending_is_pending(const struct mero_pending_joins *p,
+                                  const uint8_t ns[MERO_NS_ID_LEN], uint64_t now_ms)
 {
     for (size_t i = 0; i < MERO_MAX_PENDING_NAMESPACES; i++) {
         if (ns_live(&p->ns[i], now_ms) && memcmp(p->ns[i].ns, ns, MERO_NS_ID_LEN) == 0) {
@@ -102,8 +102,8 @@ static struct mero_pending_offerer *offerer_slot(struct mero_pending_joins *p, c
     return free_slot != NULL ? free_slot : oldest;
 }
 
-int mero__pending_may_answer(struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN],
-                             const uint8_t *peer, size_t peer_len, uint64_t now_ms)
+int mero__adm_pending_may_answer(struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN],
+                                 const uint8_t *peer, size_t peer_len, uint64_t now_ms)
 {
     if (peer == NULL || peer_len == 0 || peer_len > MERO_PENDING_PEER_MAX) {
         return -MERO_EINVAL;

@@ -44,18 +44,18 @@ struct mero_pending_joins {
     struct mero_pending_offerer offerers[MERO_MAX_TRACKED_OFFERERS];
 };
 
-void mero__pending_init(struct mero_pending_joins *p);
+void mero__adm_pending_init(struct mero_pending_joins *p);
 
 /*
  * Register (or refresh) `ns` as pending from now. -MERO_EBUSY when MAX_PENDING_NAMESPACES
  * other live registrations exist.
  */
-MERO_MUST_CHECK int mero__pending_register(struct mero_pending_joins *p,
-                                           const uint8_t ns[MERO_NS_ID_LEN], uint64_t now_ms);
+MERO_MUST_CHECK int mero__adm_pending_register(struct mero_pending_joins *p,
+                                               const uint8_t ns[MERO_NS_ID_LEN], uint64_t now_ms);
 /* Forget `ns` (admitted, or the join gave up). */
-void mero__pending_remove(struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN]);
-bool mero__pending_is_pending(const struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN],
-                              uint64_t now_ms);
+void mero__adm_pending_remove(struct mero_pending_joins *p, const uint8_t ns[MERO_NS_ID_LEN]);
+bool mero__adm_pending_is_pending(const struct mero_pending_joins *p,
+                                  const uint8_t ns[MERO_NS_ID_LEN], uint64_t now_ms);
 
 /*
  * May this node answer `peer`'s offered challenge for `ns` with a quote now? On yes (0) the
@@ -64,8 +64,9 @@ bool mero__pending_is_pending(const struct mero_pending_joins *p, const uint8_t 
  * first, so one offering peer cannot use up the namespace's slot) or the namespace less than
  * 2 s ago.
  */
-MERO_MUST_CHECK int mero__pending_may_answer(struct mero_pending_joins *p,
-                                             const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer,
-                                             size_t peer_len, uint64_t now_ms);
+MERO_MUST_CHECK int mero__adm_pending_may_answer(struct mero_pending_joins *p,
+                                                 const uint8_t ns[MERO_NS_ID_LEN],
+                                                 const uint8_t *peer, size_t peer_len,
+                                                 uint64_t now_ms);
 
 #endif

@@ -47,7 +47,7 @@ static struct mero_fj_progress_slot *take(struct mero_admission *a)
     return best;
 }
 
-void mero__fj_progress_start(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN])
+void mero__adm_fj_progress_start(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN])
 {
     struct mero_fj_progress_slot *s = find(a, ns);
     if (s == NULL) {
@@ -60,7 +60,7 @@ void mero__fj_progress_start(struct mero_admission *a, const uint8_t ns[MERO_NS_
     s->p.running = true;
 }
 
-void mero__fj_progress_end(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN])
+void mero__adm_fj_progress_end(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN])
 {
     struct mero_fj_progress_slot *s = find(a, ns);
     if (s != NULL) {
@@ -69,8 +69,9 @@ void mero__fj_progress_end(struct mero_admission *a, const uint8_t ns[MERO_NS_ID
     }
 }
 
-void mero__fj_progress_note(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
-                            enum mero_fleet_join_state state, const char *peer, const char *reason)
+void mero__adm_fj_progress_note(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                                enum mero_fleet_join_state state, const char *peer,
+                                const char *reason)
 {
     struct mero_fj_progress_slot *s = find(a, ns);
     if (s == NULL || !s->p.running) {
@@ -99,8 +100,8 @@ void mero__fj_progress_note(struct mero_admission *a, const uint8_t ns[MERO_NS_I
     s->touched_ms = mero__adm_now(a);
 }
 
-enum mero_fleet_join_state mero__fj_progress_state(struct mero_admission *a,
-                                                   const uint8_t ns[MERO_NS_ID_LEN])
+enum mero_fleet_join_state mero__adm_fj_progress_state(struct mero_admission *a,
+                                                       const uint8_t ns[MERO_NS_ID_LEN])
 {
     const struct mero_fj_progress_slot *s = find(a, ns);
     if (s == NULL || !s->p.running || s->p.nsteps == 0) {
@@ -109,8 +110,8 @@ enum mero_fleet_join_state mero__fj_progress_state(struct mero_admission *a,
     return s->p.steps[s->p.nsteps - 1].state;
 }
 
-int mero__fj_progress_get(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
-                          struct mero_fleet_join_progress *out, struct mero_err *err)
+int mero__adm_fj_progress_get(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                              struct mero_fleet_join_progress *out, struct mero_err *err)
 {
     const struct mero_fj_progress_slot *s = a != NULL ? find(a, ns) : NULL;
     if (s == NULL) {

@@ -7,7 +7,7 @@
  *
  * The node provides the loop, the net peer, the governance store and three callbacks
  * (publishing ops on ns/<hex>, pulling a namespace's op log, joining a namespace's contexts);
- * it routes gossip on ns/<hex> through mero__admission_on_gossip before its own handling.
+ * it routes gossip on ns/<hex> through mero__adm_on_gossip before its own handling.
  */
 #ifndef MERO_NODE_ADMISSION_NODE_H
 #define MERO_NODE_ADMISSION_NODE_H
@@ -59,21 +59,10 @@ struct mero_admission_env {
      */
     int (*purge_contexts)(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
                           const uint8_t group[MERO_GROUP_ID_LEN]);
-    /* DCAP for real quotes (see struct mero_admission_deps); NULL refuses real quotes. */
-    int (*verify_real)(void *ud, const uint8_t *quote, size_t len, struct mero_tee_verdict *v,
-                       struct mero_err *err);
-    /*
-     * Fetch a real quote's collateral as QuoteCollateralV3 JSON (*json owned, free()); runs on
-     * a uv_queue_work thread, so it may touch only its arguments and thread-safe caches. NULL:
-     * real quotes are verified in one go on the loop.
-     */
-    int (*fetch_collateral)(void *ud, const uint8_t *quote, size_t len, uint8_t **json,
-                            size_t *jlen, struct mero_err *err);
-    /*
-     * Fetch, verify and cache a named release before a signed-release decision (worker
-     * thread; the decision's release check then hits the cache). NULL: not prefetched.
-     */
-    int (*prefetch_release)(void *ud, const char *version, struct mero_err *err);
+    /* Verify real quotes with the library (collateral from the PCS cache, DCAP, the release
+     * source): struct mero__adm_ops' collateral, dcap and release. false: real quotes are
+     * refused. */
+    bool real_quotes;
     /* Monotonic milliseconds; NULL means the monotonic clock. */
     uint64_t (*now_ms)(void *ud);
     /* fleet-join budget and re-prompt period; 0 means 30 s and 2 s (tests shorten them). */
@@ -148,7 +137,7 @@ struct mero_fj_progress_slot {
 
 struct mero_admission {
     struct mero_admission_env env;
-    struct mero_admission_deps deps;
+    struct mero__adm_ops ops; /* the admission pipeline's (peer.c binds them) */
     struct mero_challenge_book book;
     struct mero_pending_joins pending;
     char self_peer[MERO_PEER_ID_STR_MAX];
@@ -166,7 +155,7 @@ struct mero_admission {
     uv_timer_t purge_timer;
     bool purge_timer_open;
     unsigned jobs; /* queued verifications (node/admission/run.c) */
-    bool freeing;  /* mero__admission_free ran; memory goes when jobs and timer are done */
+    bool freeing;  /* mero__adm_free ran; memory goes when jobs and timer are done */
     bool closing;
     /* ---- issue 16: evidence lifetime ---- */
     struct mero_evidence_retry *evidence_retry; /* evidence_retry.c; NULL when not a TEE */
@@ -179,41 +168,41 @@ struct mero_admission {
 };
 
 /* Allocate and register the admission protocol handler on env->net. Owned: free with _free. */
-MERO_MUST_CHECK int mero__admission_new(const struct mero_admission_env *env,
-                                        struct mero_admission **out, struct mero_err *err);
+MERO_MUST_CHECK int mero__adm_new(const struct mero_admission_env *env, struct mero_admission **out,
+                                  struct mero_err *err);
 /* Stop acting (before mero_net_free): late callbacks only release what they hold. */
-void mero__admission_stop(struct mero_admission *a);
+void mero__adm_stop(struct mero_admission *a);
 /*
  * Drop in-flight fleet joins (without calling back: the admin API answered them 503 when it
  * stopped) and free. Call it after mero_net_free, which runs pending request callbacks while
  * `a` is still alive, and before the loop's final run (timer close callbacks). NULL no-op.
  */
-void mero__admission_free(struct mero_admission *a);
+void mero__adm_free(struct mero_admission *a);
 
 /*
  * Gossip on a topic: returns 1 when it was a TeeAdmissionPrompt on ns/<hex> (handled here:
  * a node that may vouch offers the publisher a challenge), 0 when it is not ours.
  */
-int mero__admission_on_gossip(struct mero_admission *a, const char *topic, const char *from,
-                              const uint8_t *data, size_t len);
+int mero__adm_on_gossip(struct mero_admission *a, const char *topic, const char *from,
+                        const uint8_t *data, size_t len);
 
 /*
  * The fleet join (mero_node_fleet_join): start the join loop for namespace ns, asking `admitters`
  * (multiaddrs ending in /p2p/<id>) directly first. cb runs exactly once on the loop, with 0
  * and the result (mero/node.h), or a negative code and the reason. Returns 0 when started.
  */
-MERO_MUST_CHECK int mero__fleet_join_start(struct mero_admission *a,
-                                           const uint8_t ns[MERO_NS_ID_LEN],
-                                           const char *const *admitters, size_t n,
-                                           mero_fleet_join_done cb, void *ctx,
-                                           struct mero_err *err);
+MERO_MUST_CHECK int mero__adm_fleet_join_start(struct mero_admission *a,
+                                               const uint8_t ns[MERO_NS_ID_LEN],
+                                               const char *const *admitters, size_t n,
+                                               mero_fleet_join_done cb, void *ctx,
+                                               struct mero_err *err);
 
 /*
  * purge.c - self_purge: feed every governance event (only TeeMemberRemoved for our identity
  * acts); reconcile finishes marked purges (call once at startup, before following topics).
  */
-void mero__admission_on_event(struct mero_admission *a, const struct mero_gov_event *ev);
-MERO_MUST_CHECK int mero__admission_purge_reconcile(struct mero_admission *a);
+void mero__adm_on_event(struct mero_admission *a, const struct mero_gov_event *ev);
+MERO_MUST_CHECK int mero__adm_purge_reconcile(struct mero_admission *a);
 
 /* ---- shared between node/admission/peer.c and node/admission/fleet_join.c ---- */
 uint64_t mero__adm_now(const struct mero_admission *a);
@@ -239,27 +228,28 @@ void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LE
 void mero__adm_run(struct mero_admission *a, const struct mero_tee_claim *c, const char *path,
                    struct mero_net_req *req);
 void mero__adm_respond_verdict(struct mero_net_req *req, bool admitted, const char *reason);
-/* Free `a` once mero__admission_free ran and nothing refers to it any more. */
+/* Free `a` once mero__adm_free ran and nothing refers to it any more. */
 void mero__adm_maybe_free(struct mero_admission *a);
-void mero__fleet_join_free_all(struct mero_admission *a);
+void mero__adm_fleet_join_free_all(struct mero_admission *a);
 
 /* ---- node/admission/progress.c: the fleet join's progress (issue 18) ---- */
 /* A join for ns starts (its steps are forgotten) / has answered its caller. */
-void mero__fj_progress_start(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN]);
-void mero__fj_progress_end(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN]);
+void mero__adm_fj_progress_start(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN]);
+void mero__adm_fj_progress_end(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN]);
 /*
  * A running join for ns reached state (about peer, "" for none; reason for a refusal, else
  * NULL): a new step unless it is the current one. No-op when no join runs for ns.
  */
-void mero__fj_progress_note(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
-                            enum mero_fleet_join_state state, const char *peer, const char *reason);
+void mero__adm_fj_progress_note(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                                enum mero_fleet_join_state state, const char *peer,
+                                const char *reason);
 /* The current state of the running join for ns, 0 when none runs or it has no step yet. */
-enum mero_fleet_join_state mero__fj_progress_state(struct mero_admission *a,
-                                                   const uint8_t ns[MERO_NS_ID_LEN]);
-MERO_MUST_CHECK int mero__fj_progress_get(struct mero_admission *a,
-                                          const uint8_t ns[MERO_NS_ID_LEN],
-                                          struct mero_fleet_join_progress *out,
-                                          struct mero_err *err);
+enum mero_fleet_join_state mero__adm_fj_progress_state(struct mero_admission *a,
+                                                       const uint8_t ns[MERO_NS_ID_LEN]);
+MERO_MUST_CHECK int mero__adm_fj_progress_get(struct mero_admission *a,
+                                              const uint8_t ns[MERO_NS_ID_LEN],
+                                              struct mero_fleet_join_progress *out,
+                                              struct mero_err *err);
 
 /* ---- node/admission/verdict.c: the prompt path's verdict (issue 18) ---- */
 /* Joiner: remember that we answered peer's offer of `challenge` for ns with a quote. */
@@ -293,8 +283,8 @@ uint64_t mero__adm_now_unix(const struct mero_admission *a);
 /* The --test skew in seconds (0 without the knob). */
 int64_t mero__adm_clock_skew(const struct mero_admission *a);
 /* Start tee::evidence_retry (a no-op on a node that cannot quote); free stops it. */
-MERO_MUST_CHECK int mero__evidence_retry_start(struct mero_admission *a);
-void mero__evidence_retry_free(struct mero_admission *a);
+MERO_MUST_CHECK int mero__adm_evidence_retry_start(struct mero_admission *a);
+void mero__adm_evidence_retry_free(struct mero_admission *a);
 
 /* ---- issue 16: reach - the paged key pull (node/admission/keys.c) ---- */
 /* peer.c's stream helpers, shared with keys.c */
