@@ -83,7 +83,19 @@ check "px in: our node dials J" p2p_wait c2 "^dial ok $jid" 20
 p2p_send c2 "prio $jid $PRIO_MEMBER"
 check "px in: J ranked a member here (we take PX from members)" p2p_wait c2 '^prio ok' 5
 check "px in: J sees both subscribed" topic_peers j2 2
-sleep 3 # J's heartbeat (0.7 s) grafts both into its mesh; the PRUNE goes to mesh peers only
+# J's heartbeat (0.7 s) grafts both into its mesh; its PRUNE on leaving goes to mesh peers only
+mesh_full() {
+    local i
+    for ((i = 0; i < 60; i++)); do
+        p2p_send j2 "mesh $TOPIC"
+        sleep 0.3
+        if grep '^mesh ' "$T/j2.out" | tail -n 1 | grep -q '^mesh [2-9]'; then
+            return 0
+        fi
+    done
+    return 1
+}
+check "px in: J has both in its mesh" mesh_full
 check "px in: our node has no link to B yet" bash -c "! grep -q '^peer up $bid' '$T/c2.out'"
 p2p_send j2 "unsub $TOPIC"
 check "px in: our node dials B, learned from J's PX (js's signed record verified here)" \

@@ -9,7 +9,8 @@
 // reaches acceptPXThreshold (default 10; a fresh peer scores 0), so --accept-px 1 sets it to 0;
 // it sends PX only with doPX (default off), which --do-px 1 turns on. Every PRUNE received is
 // printed "prune TOPIC FROM"; "record PEER" prints "record PEER ADDRS SIGNED" from the peer
-// store (how many addresses, and 1 if a signed peer record for PEER is held).
+// store (how many addresses, and 1 if a signed peer record for PEER is held); "mesh TOPIC"
+// prints "mesh N", the topic's mesh peers.
 import './polyfill.mjs'
 import { createLibp2p } from 'libp2p'
 import { tcp } from '@libp2p/tcp'
@@ -105,6 +106,7 @@ rl.on('line', async (line) => {
       out('dial ok ' + c.remotePeer.toString())
     } else if (cmd === 'sub') { node.services.pubsub.subscribe(rest[0]); out('sub ok') }
     else if (cmd === 'unsub') { node.services.pubsub.unsubscribe(rest[0]); out('unsub ok') }
+    else if (cmd === 'mesh') { out('mesh ' + node.services.pubsub.getMeshPeers(rest[0]).length) }
     else if (cmd === 'record') {
       const p = await node.peerStore.get(peerIdFromString(rest[0]))
       out(`record ${rest[0]} ${p.addresses.length} ${p.peerRecordEnvelope != null ? 1 : 0}`)
