@@ -4,6 +4,13 @@
 // request/response protocol framed like ours (one unsigned-varint length-prefixed frame each
 // way, then close). Commands on stdin, events on stdout (see mero_p2p_test/main.c).
 // Usage: node p2p_peer.mjs [--listen MA] [--echo PROTO] [--sub TOPIC] [--seed HEX32]
+//                          [--accept-px 1] [--do-px 1]
+// Peer exchange (issue 33): js's gossipsub takes a PRUNE's PX only from a peer whose score
+// reaches acceptPXThreshold (default 10; a fresh peer scores 0), so --accept-px 1 sets it to 0;
+// it sends PX only with doPX (default off), which --do-px 1 turns on. Every PRUNE received is
+// printed "prune TOPIC FROM"; "record PEER" prints "record PEER ADDRS SIGNED" from the peer
+// store (how many addresses, and 1 if a signed peer record for PEER is held); "mesh TOPIC"
+// prints "mesh N", the topic's mesh peers.
 import './polyfill.mjs'
 import { createLibp2p } from 'libp2p'
 import { tcp } from '@libp2p/tcp'
@@ -19,7 +26,7 @@ import { pipe } from 'it-pipe'
 import { createInterface } from 'node:readline'
 
 const args = process.argv.slice(2)
-const opt = { listen: [], sub: [], echo: null, seed: null }
+const opt = { listen: [], sub: [], echo: null, seed: null, 'accept-px': null, 'do-px': null }
 for (let i = 0; i < args.length; i += 2) {
   const k = args[i].replace(/^--/, ''), v = args[i + 1]
   if (k === 'listen' || k === 'sub') opt[k].push(v); else opt[k] = v
@@ -34,7 +41,13 @@ const config = {
   streamMuxers: [yamux()],
   services: {
     identify: identify(),
-    pubsub: gossipsub({ emitSelf: false, allowPublishToZeroTopicPeers: false, heartbeatInterval: 700 })
+    pubsub: gossipsub({
+      emitSelf: false,
+      allowPublishToZeroTopicPeers: false,
+      heartbeatInterval: 700,
+      doPX: opt['do-px'] === '1',
+      scoreThresholds: opt['accept-px'] === '1' ? { acceptPXThreshold: 0 } : {}
+    })
   }
 }
 if (opt.seed) config.privateKey = await generateKeyPairFromSeed('Ed25519', Buffer.from(opt.seed, 'hex'))
@@ -49,6 +62,9 @@ node.services.pubsub.addEventListener('message', (e) => {
   const m = e.detail
   if (m.type !== 'signed') return
   out(`msg ${m.topic} ${m.from.toString()} ${dec.decode(m.data)}`)
+})
+node.services.pubsub.addEventListener('gossipsub:prune', (e) => {
+  if (e.detail.direction === 'inbound') out(`prune ${e.detail.topic} ${e.detail.peerId.toString()}`)
 })
 for (const t of opt.sub) node.services.pubsub.subscribe(t)
 
@@ -89,6 +105,12 @@ rl.on('line', async (line) => {
       const c = await node.dial(multiaddr(rest[0]), { signal: AbortSignal.timeout(10000) })
       out('dial ok ' + c.remotePeer.toString())
     } else if (cmd === 'sub') { node.services.pubsub.subscribe(rest[0]); out('sub ok') }
+    else if (cmd === 'unsub') { node.services.pubsub.unsubscribe(rest[0]); out('unsub ok') }
+    else if (cmd === 'mesh') { out('mesh ' + node.services.pubsub.getMeshPeers(rest[0]).length) }
+    else if (cmd === 'record') {
+      const p = await node.peerStore.get(peerIdFromString(rest[0]))
+      out(`record ${rest[0]} ${p.addresses.length} ${p.peerRecordEnvelope != null ? 1 : 0}`)
+    }
     else if (cmd === 'pub') {
       try {
         const r = await node.services.pubsub.publish(rest[0], enc.encode(rest.slice(1).join(' ')))

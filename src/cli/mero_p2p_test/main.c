@@ -6,10 +6,17 @@
  * from stdin, one per line, and prints events on stdout, one per line:
  *
  *   commands: dial ADDR | sub TOPIC | unsub TOPIC | pub TOPIC TEXT | req PEER PROTO TEXT |
- *             peers | addr PEERADDR | flood N ADDR | pubhex TOPIC N HEX | quit
+ *             peers | addr PEERADDR | flood N ADDR | pubhex TOPIC N HEX | prio PEER N |
+ *             pxstats | quit
  *   events:   id ID | listen ADDR | peer up|down ID | msg TOPIC FROM TEXT | pub N|ERR |
  *             dial ok ID|err CODE | reply ok TEXT|err CODE | served PROTO FROM TEXT | peers N |
- *             flood done OK ERR | pubhex SENT
+ *             flood done OK ERR | pubhex SENT | prio ok|err CODE |
+ *             pxstats SENT ACCEPTED DIALS
+ *
+ * `prio PEER N` sets the connection priority of PEER (0..255; MERO_NET_PRIO_MEMBER and more
+ * lets us take peer exchange from it whatever its score). `pxstats` prints the gossipsub peer
+ * exchange counters (mero_net_gossip_stats: records sent in PRUNEs, records received that
+ * verified, dials made from them): the js-libp2p interop test's peer exchange checks.
  *
  * `pubhex TOPIC N HEX` (the gossip scoring test): publish the bytes HEX (at most 4 KiB) N times,
  * each a message of its own; "pubhex SENT" counts the publishes that reached a peer.
@@ -22,7 +29,9 @@
  * Options: --seed HEX32 (identity seed; random otherwise), --listen MA (repeatable),
  * --echo PROTO (answer requests on PROTO with "echo:" + request), --sub TOPIC, --dial MA,
  * --slow-ms N (answer each echo request N ms after it arrived, 0..600000; 0, the default,
- * answers at once: a slow peer for timeout tests). Exits on "quit" or end of input; echo
+ * answers at once: a slow peer for timeout tests), --max-inbound N (established inbound
+ * connections, 1..65536; a newcomer beyond it is turned away with a peer exchange goodbye).
+ * Exits on "quit" or end of input; echo
  * answers still waiting then are dropped (the stream is reset).
  */
 #include <stdarg.h>
@@ -330,6 +339,25 @@ static void command(char *line)
         }
     } else if (!strcmp(line, "peers")) {
         out("peers %zu", mero_net_connected_peers(g_net, NULL, 0));
+    } else if (!strcmp(line, "prio")) {
+        char *n_s = strchr(arg, ' ');
+        uint64_t prio = 0;
+        if (n_s == NULL) {
+            out("prio err EINVAL");
+            return;
+        }
+        *n_s++ = 0;
+        if (mero_parse_u64(n_s, 255, &prio) < 0) {
+            out("prio err EINVAL");
+            return;
+        }
+        mero_net_set_priority(g_net, arg, (int)prio);
+        out("prio ok");
+    } else if (!strcmp(line, "pxstats")) {
+        struct mero_net_gossip_stats st;
+        mero_net_gossip_stats(g_net, &st);
+        out("pxstats %llu %llu %llu", (unsigned long long)st.px_records_sent,
+            (unsigned long long)st.px_records_accepted, (unsigned long long)st.px_dials);
     } else if (!strcmp(line, "topicpeers")) {
         out("topicpeers %zu", mero_net_topic_peers(g_net, arg));
     } else if (line[0]) {
@@ -369,6 +397,8 @@ int main(int argc, char **argv)
     uint8_t seed[MERO_ED25519_SEED_LEN], pk[MERO_ED25519_PK_LEN], sk[MERO_ED25519_SK_LEN];
     int have_seed = 0;
     struct mero_net_callbacks cb = {.on_gossip = on_gossip, .on_peer = on_peer};
+    struct mero_net_config cfg;
+    uint64_t max_inbound = 0;
     const char *listens[8], *subs[8], *dials[8], *echo_proto = NULL;
     size_t nl = 0, ns = 0, nd = 0;
     if (mero_crypto_init() < 0) {
@@ -401,6 +431,11 @@ int main(int argc, char **argv)
                         SLOW_MS_MAX);
                 return 1;
             }
+        } else if (!strcmp(a, "--max-inbound")) {
+            if (mero_parse_u64(v, 65536, &max_inbound) < 0 || max_inbound == 0) {
+                fprintf(stderr, "mero_p2p_test: --max-inbound takes 1 to 65536\n");
+                return 1;
+            }
         } else {
             fprintf(stderr, "mero_p2p_test: unknown option %s\n", a);
             return 1;
@@ -411,7 +446,11 @@ int main(int argc, char **argv)
     }
     mero_ed25519_from_seed(pk, sk, seed);
     g_loop = uv_default_loop();
-    if (mero_net_new(g_loop, sk, NULL, &cb, NULL, &g_net) < 0) {
+    mero_net_config_default(&cfg);
+    if (max_inbound > 0) {
+        cfg.max_inbound = (uint32_t)max_inbound;
+    }
+    if (mero_net_new(g_loop, sk, &cfg, &cb, NULL, &g_net) < 0) {
         fprintf(stderr, "mero_p2p_test: net init failed\n");
         return 1;
     }
