@@ -10,9 +10,7 @@ ROOT=${MERO_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BIN=${MERO_BIN:-$ROOT/build/release/bin}
 . "$ROOT/tests/interop/lib/p2p.bash"
 p2p_init
-if [ ! -d "$ROOT/tests/js/node_modules/libp2p" ]; then
-    (cd "$ROOT/tests/js" && npm ci --no-audit --no-fund --loglevel=error >/dev/null 2>&1) || true
-fi
+p2p_js_deps
 TOPIC="ns/$(printf 'ab%.0s' $(seq 32))"
 JS="node $ROOT/tests/js/p2p_peer.mjs"
 C="$BIN/mero_p2p_test"

@@ -336,6 +336,20 @@ static uint64_t rnd(uint64_t *s)
     return *s * 0x2545F4914F6CDD1DULL;
 }
 
+/* idx = a random permutation of 0..n-1 (Fisher-Yates over rnd) */
+static void shuffle(size_t *idx, size_t n, uint64_t *st)
+{
+    for (size_t i = 0; i < n; i++) {
+        idx[i] = i;
+    }
+    for (size_t i = n - 1; i > 0; i--) {
+        size_t j = (size_t)(rnd(st) % (i + 1));
+        size_t t = idx[i];
+        idx[i] = idx[j];
+        idx[j] = t;
+    }
+}
+
 TEST(three_admins_agree_in_random_orders)
 {
     struct pair w;
@@ -392,15 +406,7 @@ TEST(three_admins_agree_in_random_orders)
     size_t idx[MAX_OPS];
     for (size_t k = 0; k < orders; k++) {
         /* the whole set shuffled, base ops included: parents arrive late too */
-        for (size_t i = 0; i < o.n; i++) {
-            idx[i] = i;
-        }
-        for (size_t i = o.n - 1; i > 0; i--) {
-            size_t j = (size_t)(rnd(&st) % (i + 1));
-            size_t t = idx[i];
-            idx[i] = idx[j];
-            idx[j] = t;
-        }
+        shuffle(idx, o.n, &st);
         struct mero_buf d, r;
         mero_buf_init(&d, 1u << 24);
         mero_buf_init(&r, 1u << 24);
@@ -492,15 +498,7 @@ TEST(additions_by_two_admins_agree_in_random_orders_and_with_rebuild)
     mero_buf_init(&first, 1u << 24);
     size_t idx[MAX_OPS];
     for (size_t k = 0; k < 200; k++) {
-        for (size_t i = 0; i < o.n; i++) {
-            idx[i] = i;
-        }
-        for (size_t i = o.n - 1; i > 0; i--) {
-            size_t j = (size_t)(rnd(&st) % (i + 1));
-            size_t t = idx[i];
-            idx[i] = idx[j];
-            idx[j] = t;
-        }
+        shuffle(idx, o.n, &st);
         struct mero_buf d, r;
         mero_buf_init(&d, 1u << 24);
         mero_buf_init(&r, 1u << 24);

@@ -13,6 +13,13 @@ p2p_init() {
     trap "" PIPE
 }
 
+# p2p_js_deps: install the js peers' npm packages (tests/js) once, if they are not there yet
+p2p_js_deps() {
+    if [ ! -d "$ROOT/tests/js/node_modules/libp2p" ]; then
+        (cd "$ROOT/tests/js" && npm ci --no-audit --no-fund --loglevel=error >/dev/null 2>&1) || true
+    fi
+}
+
 p2p_cleanup() {
     local n
     for n in "${P2P_NAMES[@]}"; do
