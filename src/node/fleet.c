@@ -212,7 +212,7 @@ void mero__node_fleet_heard(struct mero_node *node, const uint8_t ns[MERO_NS_ID_
     }
     a->at = mero_now_unix();
     a->has_identity = mero_gov_identity(node->store, ns, false, a->identity, NULL) == 0;
-    snprintf(a->peer, sizeof(a->peer), "%s", mero_node_peer_id(node));
+    snprintf(a->peer, sizeof(a->peer), "%s", node->peer_id);
     a->path = path;
     a->verdict = verdict;
     if (verdict == MERO_FLEET_REFUSED && reason != NULL) {
@@ -466,8 +466,8 @@ static void name_member(struct mero_node *node, const struct mero_fleet *f,
     bool self = f->has_identity && memcmp(m->identity, f->identity, MERO_IDENTITY_LEN) == 0;
     if (mero_node_label_get(node->db, f->ns, m->identity, m->name) == 0) {
         m->name_source = MERO_FLEET_NAME_LABEL;
-    } else if (self && mero_node_name(node)[0] != '\0') {
-        snprintf(m->name, sizeof(m->name), "%s", mero_node_name(node));
+    } else if (self && node->cfg.name[0] != '\0') {
+        snprintf(m->name, sizeof(m->name), "%s", node->cfg.name);
         m->name_source = MERO_FLEET_NAME_SELF;
     } else {
         const struct mero_fleet_seen *s = seen_slot(node, f->ns, m->identity, false);
@@ -492,7 +492,7 @@ int mero_node_fleet(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LE
         return mero_err_set(err, MERO_ENOTFOUND, "group not found");
     }
     f->has_identity = mero_gov_identity(node->store, f->ns, false, f->identity, NULL) == 0;
-    snprintf(f->peer_id, sizeof(f->peer_id), "%s", mero_node_peer_id(node));
+    snprintf(f->peer_id, sizeof(f->peer_id), "%s", node->peer_id);
     f->generated_at = mero_now_unix();
     MERO_TRY(mero_gov_read_policy(node->store, f->ns, &f->policy, &f->policy_found, err));
     MERO_ENSURE(fill_members(node, f) == 0, err, MERO_EIO, "cannot read the group's members");

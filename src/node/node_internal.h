@@ -123,7 +123,7 @@ struct mero_node {
     char *tls_cert, *tls_key; /* issue 31: merod run --tls-cert/--tls-key PEM (owned) */
     uint8_t tls_spki[MERO_SHA256_LEN];
     uint64_t started_unix; /* mero_node_start */
-    uint64_t gov_rejected; /* issue 30: peers' ops kept without effect (service.c) */
+    uint64_t gov_rejected; /* issue 30: peers' ops kept without effect (sync.c) */
     bool gov_checked;      /* issue 32 item 6: gov.db's derived tables passed the start check,
                               so a clean stop may seal them (home.c) */
 

@@ -6,15 +6,19 @@
  * connected (redial.c).
  *
  * Gossip on a namespace topic carries one message per publish, its first byte saying what
- * it is: MERO_GOSSIP_OP (a signed governance op, applied with mero_gov_apply) or
- * MERO_GOSSIP_DELTA (a context state delta, node/context/). Anything else goes to the hook the
- * admission layer installs. A message is forwarded only if it applied (or was a duplicate),
- * so a refused op or delta is not amplified. An op whose parents are unknown triggers a pull
- * from its publisher (sync.c); the timer pulls from every connected peer every 2 s so a node
- * that missed a publish or was down catches up. Publishers whose ops or deltas apply, and
- * bootstrap peers, are remembered as members for the connection budgets (peers.c). The one
- * builder and parser of a namespace topic, mero__node_topic / mero__node_topic_ns
- * (topic_internal.h), live here; every other file of node/ goes through them.
+ * it is: MERO_GOSSIP_OP (a signed governance op, applied through sync.c's
+ * mero__node_apply_op, the one intake of a peer's op) or MERO_GOSSIP_DELTA (a context state
+ * delta, node/context/). Anything else goes to the hook the admission layer installs. A
+ * message is forwarded only if it applied (or was a duplicate), so a refused op or delta is
+ * not amplified. An op whose parents are unknown triggers a pull from its publisher (sync.c);
+ * the timer pulls from every connected peer every 2 s so a node that missed a publish or was
+ * down catches up. Publishers whose ops or deltas apply, and bootstrap peers, are remembered
+ * as members for the connection budgets (peers.c).
+ *
+ * The top of node/ with public.c (issue 34, docs/layers.md): this file calls down into sync,
+ * admission (hook.c), the fleet view, the contexts and topic.c (the topic, publishing and
+ * following), and nothing below calls back into it; what a lower part needs of the node it
+ * reads from struct mero_node or is handed as a callback (the admission env, the gov hooks).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +26,6 @@
 #include <unistd.h>
 
 #include "mero/crypto.h"
-#include "mero/encoding.h"
 #include "mero/gov.h"
 #include "mero/log.h"
 #include "mero/net.h"
@@ -38,105 +41,6 @@
 
 #define SYNC_PERIOD_MS 2000
 #define SYNC_PEERS_MAX 32 /* connected peers asked per sync round */
-
-void mero__node_topic(char out[MERO_NS_TOPIC_SIZE], const uint8_t ns[MERO_NS_ID_LEN])
-{
-    size_t pl = strlen(MERO_NS_TOPIC_PREFIX);
-    memcpy(out, MERO_NS_TOPIC_PREFIX, pl);
-    mero_hex_encode(out + pl, ns, MERO_NS_ID_LEN);
-}
-
-int mero__node_topic_ns(const char *topic, uint8_t ns[MERO_NS_ID_LEN])
-{
-    size_t pl = strlen(MERO_NS_TOPIC_PREFIX);
-    if (topic == NULL || strncmp(topic, MERO_NS_TOPIC_PREFIX, pl) != 0 ||
-        strlen(topic) != MERO_NS_TOPIC_LEN) {
-        return -MERO_EINVAL;
-    }
-    return mero_hex_decode_exact(ns, MERO_NS_ID_LEN, topic + pl, MERO_HEX_LEN(MERO_NS_ID_LEN));
-}
-
-int mero__node_publish(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], uint8_t tag,
-                       const uint8_t *data, size_t len)
-{
-    if (node->net == NULL) {
-        return 0;
-    }
-    uint8_t *msg = malloc(len + 1);
-    if (msg == NULL) {
-        return -MERO_ENOMEM;
-    }
-    msg[0] = tag;
-    memcpy(msg + 1, data, len);
-    char topic[MERO_NS_TOPIC_SIZE];
-    mero__node_topic(topic, ns);
-    int rc = mero_net_publish(node->net, topic, msg, len + 1);
-    free(msg);
-    if (rc == -MERO_ENOPEERS) {
-        MERO_DEBUG("publish on %s reached no peer; sync will carry it", topic);
-        return 0;
-    }
-    return rc < 0 ? rc : 0;
-}
-
-int mero__node_publish_ops(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                           const struct mero_gov_oplist *ops)
-{
-    for (size_t i = 0; i < ops->n; i++) {
-        int rc = mero__node_publish(node, ns, MERO_GOSSIP_OP, ops->v[i].data, ops->v[i].len);
-        if (rc < 0) {
-            MERO_WARN("publish: %s", mero_strerror(rc));
-        }
-    }
-    return 0;
-}
-
-int mero__node_follow(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN])
-{
-    if (node->net == NULL) {
-        return 0;
-    }
-    char topic[MERO_NS_TOPIC_SIZE];
-    mero__node_topic(topic, ns);
-    return mero_net_subscribe(node->net, topic);
-}
-
-static int apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len,
-                    int *status_out)
-{
-    int status = MERO_APPLY_DUPLICATE;
-    uint8_t hash[MERO_OP_ID_LEN], missing[MERO_OP_ID_LEN];
-    struct mero_err err = {0};
-    int rc = mero_gov_apply(node->store, op, len, &status, hash, missing, &err);
-    if (rc == -MERO_EMISSINGPARENT && from != NULL) {
-        uint8_t ns[MERO_NS_ID_LEN];
-        /* the namespace id sits right after the version byte of every signed op */
-        if (len > 1 + sizeof(ns)) {
-            memcpy(ns, op + 1, sizeof(ns));
-            mero__node_sync_pull(node, from, ns);
-        }
-    } else if (rc < 0 && status == MERO_APPLY_REJECTED) {
-        /* issue 30: a member's op the rules refuse at its place in the canonical order is kept
-         * without effect, so every peer folds the same set; logged once (a second copy is a
-         * duplicate), forwarded like any stored op, and counted against nobody (the peer that
-         * sent it may have held it effective before a concurrent op re-folded it) */
-        MERO_INFO("op from %s kept without effect (refused at its place in the canonical "
-                  "order): %s",
-                  from ? from : "local", err.msg);
-        node->gov_rejected++;
-        rc = 0;
-    } else if (rc < 0) {
-        MERO_INFO("op from %s refused: %s", from ? from : "local", err.msg);
-    }
-    *status_out = status;
-    return rc;
-}
-
-int mero__node_apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len)
-{
-    int status;
-    return apply_op(node, from, op, len, &status);
-}
 
 /* issue 20: what gossip's peer score makes of a refusal. Only what is invalid whatever this
  * node's state (undecodable, badly signed, refused by the rules) rejects and counts against the
@@ -183,7 +87,7 @@ static int on_gossip(void *ud, const char *topic, const char *from, const uint8_
     switch (data[0]) {
     case MERO_GOSSIP_OP: {
         int status;
-        int rc = apply_op(node, from, data + 1, len - 1, &status);
+        int rc = mero__node_apply_op(node, from, data + 1, len - 1, &status);
         if (rc == 0 && status != MERO_APPLY_PURGED) {
             mero__node_seen_op(node, data + 1, len - 1); /* issue 19: its signer, verified */
         }

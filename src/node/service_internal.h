@@ -23,20 +23,10 @@ void mero__node_service_stop(struct mero_node *node);
 /* Our listen multiaddrs (with /p2p/<id>), a new JSON array. */
 json_t *mero__node_listen_addrs(struct mero_node *node);
 
-/* Publish tag || data on ns/<hex>; zero peers is not an error (sync carries it later). */
-int mero__node_publish(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], uint8_t tag,
-                       const uint8_t *data, size_t len);
-/* Publish every op a local governance action produced, in order. */
-int mero__node_publish_ops(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                           const struct mero_gov_oplist *ops);
 struct mero_gov_hooks;
 /* The hooks merod installs on its governance store: the event listener and the release
  * source only - evidence and carried quotes are verified by the library's own path. */
 void mero__node_gov_hooks(struct mero_node *node, struct mero_gov_hooks *h);
-/* Subscribe to ns/<hex> (idempotent). */
-int mero__node_follow(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN]);
-/* Apply a received op (from = publisher or sync peer; a missing parent triggers a pull). */
-int mero__node_apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len);
 
 /* peers.c: the connection budgets' peer_priority callback (ud = node): MERO_NET_PRIO_MEMBER for
  * bootstrap peers, peers we dialed and peers whose ops or deltas applied; else a stranger. */

@@ -3,7 +3,9 @@
  * sync.c - "/mero/sync/1", the pull side of replication: a node asks a peer which op hashes
  * (per namespace) and delta hashes (per context) it holds, fetches the ones it lacks and
  * feeds them to the same apply paths gossip uses (mero_gov_apply, mero__node_ctx_apply).
- * This catches a node up after a restart or a missed publish, and pulls missing parents.
+ * This catches a node up after a restart or a missed publish, and pulls missing parents: the
+ * one intake of an op a peer sent, gossip's (service.c) and sync's, is here
+ * (mero__node_apply_op), as its missing parent is answered by a pull from the sender.
  * This file is the pull driver (one job per peer: inventories, fetches, cursors); the responder
  * is sync_serve.c, HELLO sync_hello.c, live state sync_snap_pull.c (requester) and sync_snap.c
  * (responder); what they share is sync_job_internal.h.
@@ -59,7 +61,6 @@
 #include "node/context/context_internal.h"
 #include "node/fleet_internal.h"
 #include "node/node_internal.h"
-#include "node/service_internal.h"
 #include "node/sync_internal.h"
 #include "node/sync_job_internal.h"
 
@@ -92,6 +93,39 @@ bool mero__node_sync_last(const struct mero_node *node, const uint8_t ns[MERO_NS
     return false;
 }
 
+int mero__node_apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len,
+                        int *status_out)
+{
+    int status = MERO_APPLY_DUPLICATE;
+    uint8_t hash[MERO_OP_ID_LEN], missing[MERO_OP_ID_LEN];
+    struct mero_err err = {0};
+    int rc = mero_gov_apply(node->store, op, len, &status, hash, missing, &err);
+    if (rc == -MERO_EMISSINGPARENT && from != NULL) {
+        uint8_t ns[MERO_NS_ID_LEN];
+        /* the namespace id sits right after the version byte of every signed op */
+        if (len > 1 + sizeof(ns)) {
+            memcpy(ns, op + 1, sizeof(ns));
+            mero__node_sync_pull(node, from, ns);
+        }
+    } else if (rc < 0 && status == MERO_APPLY_REJECTED) {
+        /* issue 30: a member's op the rules refuse at its place in the canonical order is kept
+         * without effect, so every peer folds the same set; logged once (a second copy is a
+         * duplicate), forwarded like any stored op, and counted against nobody (the peer that
+         * sent it may have held it effective before a concurrent op re-folded it) */
+        MERO_INFO("op from %s kept without effect (refused at its place in the canonical "
+                  "order): %s",
+                  from ? from : "local", err.msg);
+        node->gov_rejected++;
+        rc = 0;
+    } else if (rc < 0) {
+        MERO_INFO("op from %s refused: %s", from ? from : "local", err.msg);
+    }
+    if (status_out != NULL) {
+        *status_out = status;
+    }
+    return rc;
+}
+
 int mero__node_sync_take(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], bool delta,
                          const uint8_t *p, size_t len)
 {
@@ -104,7 +138,7 @@ int mero__node_sync_take(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN
             MERO_DEBUG("synced delta refused: %s", err.msg);
         }
     } else {
-        (void)mero__node_apply_op(node, NULL, p, len);
+        (void)mero__node_apply_op(node, NULL, p, len, NULL);
     }
     return 0;
 }

@@ -18,7 +18,6 @@
 #include "mero/log.h"
 #include "mero/net.h"
 #include "node/fleet_internal.h"
-#include "node/service_internal.h"
 #include "node/sync_job_internal.h"
 
 /* What a HELLO's identity signs: domain || ns || identity || the sender's node key || name_len
@@ -192,8 +191,8 @@ void mero__sync_say_hello(struct mero_node *node, const char *peer,
     memset(&hello, 0, sizeof(hello));
     memcpy(hello.ns, ns, MERO_NS_ID_LEN);
     memcpy(hello.identity, identity, MERO_IDENTITY_LEN);
-    const char *name = mero_node_name(node);
-    size_t n = name != NULL ? strlen(name) : 0;
+    const char *name = node->cfg.name; /* --name */
+    size_t n = strlen(name);
     if (n > 0 && n <= MERO_MEMBER_LABEL_MAX && mero_member_label_check(name, n, NULL) == 0) {
         memcpy(hello.name, name, n); /* a name the peers would refuse is not announced */
     }

@@ -23,6 +23,14 @@ void mero__node_sync_peer(struct mero_node *node, const char *peer_id);
 void mero__node_sync_pull(struct mero_node *node, const char *peer_id,
                           const uint8_t ns[MERO_NS_ID_LEN]);
 
+/* Apply an op a peer sent (from = its publisher or the sync peer, NULL for none): the one
+ * intake of a received op, gossip's and sync's. A missing parent starts a pull of its
+ * namespace from `from`; an op the rules refuse at its place in the canonical order is kept
+ * without effect (counted in node->gov_rejected, rc 0). *status (may be NULL) gets
+ * mero_gov_apply's MERO_APPLY_*. */
+int mero__node_apply_op(struct mero_node *node, const char *from, const uint8_t *op, size_t len,
+                        int *status);
+
 /* Take one op (delta false) or delta of an answer pulled for namespace ns: applied through the
  * ordinary paths (mero__node_apply_op, mero__node_ctx_apply), or dropped unseen, returning 1,
  * when ns is self-purged here (mero_gov_purged; an error reading it counts as purged). */

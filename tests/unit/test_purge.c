@@ -187,7 +187,7 @@ TEST(purged_namespace_drops_late_ops_deltas_and_sync_answers_until_rejoined)
 
     /* late arrivals: gossip / sync answers carrying the namespace's ops, then its delta */
     for (size_t i = 0; i < ops.n; i++) {
-        CHECK_OK(mero__node_apply_op(&node, "peer", ops.v[i].data, ops.v[i].len));
+        CHECK_OK(mero__node_apply_op(&node, "peer", ops.v[i].data, ops.v[i].len, NULL));
     }
     CHECK(!has_ns(node.store, ns));
     for (size_t i = 0; i < ops.n; i++) {

@@ -11,20 +11,17 @@
  * prompt is repeated with a doubling back-off, from one check period (60 s) up to 30 of them
  * (30 min).
  *
- * It also owns the node's wall clock for evidence decisions (mero__adm_now_unix): the real
- * clock, plus, under `merod run --test` only, a skew read from the file MERO_TEST_CLOCK_SKEW_FILE
- * names, so the e2e tests age evidence without waiting (docs/admission.md "Evidence lifetime").
+ * Its decisions read the wall clock of evidence decisions (mero__adm_now_unix, base.c: the
+ * real clock plus the --test skew, docs/admission.md "Evidence lifetime").
  *
  * Invariants: only a node that can quote (mock or TDX) runs the loop; a namespace is prompted
  * only while our own evidence there is missing or due, at most once per back-off; nothing is
  * published but the prompt (the evidence comes from an admitter); the timer stops with the
  * admission service and its memory goes with the timer's close callback.
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "mero/clock.h"
 #include "mero/encoding.h"
@@ -32,10 +29,8 @@
 #include "mero/tsm.h"
 #include "node/admission/service_internal.h"
 
-#define CHECK_MS_DEFAULT 60000u    /* how often our evidence age is looked at */
-#define MAX_BACKOFF_MUL  30u       /* the longest wait between two prompts: 30 check periods */
-#define SKEW_TEXT_MAX    24        /* a signed decimal of seconds, as text */
-#define SKEW_MAX_SECS    315360000 /* ten years: a test skew beyond this is ignored */
+#define CHECK_MS_DEFAULT 60000u /* how often our evidence age is looked at */
+#define MAX_BACKOFF_MUL  30u    /* the longest wait between two prompts: 30 check periods */
 
 struct retry_ns {
     bool used;
@@ -50,41 +45,6 @@ struct mero_evidence_retry {
     uint32_t check_ms;
     struct retry_ns slots[MERO_MAX_PENDING_NAMESPACES];
 };
-
-int64_t mero__adm_clock_skew(const struct mero_admission *a)
-{
-    const char *path = a->env.clock_skew_file;
-    char text[SKEW_TEXT_MAX];
-    if (path == NULL || path[0] == '\0') {
-        return 0;
-    }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return 0;
-    }
-    ssize_t n = read(fd, text, sizeof(text) - 1);
-    close(fd);
-    if (n <= 0) {
-        return 0;
-    }
-    text[n] = '\0';
-    bool neg = text[0] == '-';
-    uint64_t v = 0;
-    char *nl = strchr(text, '\n');
-    if (nl != NULL) {
-        *nl = '\0';
-    }
-    if (mero_parse_u64(text + (neg ? 1 : 0), SKEW_MAX_SECS, &v) < 0) {
-        return 0;
-    }
-    return neg ? -(int64_t)v : (int64_t)v;
-}
-
-uint64_t mero__adm_now_unix(const struct mero_admission *a)
-{
-    int64_t t = (int64_t)mero_now_unix() + mero__adm_clock_skew(a);
-    return t > 0 ? (uint64_t)t : 0;
-}
 
 static struct retry_ns *slot_of(struct mero_evidence_retry *r, const uint8_t ns[MERO_NS_ID_LEN],
                                 bool add)

@@ -21,11 +21,10 @@
 #include "node/attempts_internal.h"
 #include "node/context/context_internal.h"
 #include "node/db_internal.h"
-
 #include "node/fleet_internal.h"
 #include "node/node_internal.h"
-#include "node/service_internal.h"
 #include "node/sync_internal.h"
+#include "node/topic_internal.h"
 
 static int env_publish(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
                        const struct mero_gov_oplist *ops)

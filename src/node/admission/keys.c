@@ -11,7 +11,10 @@
  *    more and the page taught us something, at most MERO_KEY_PULL_PAGES_MAX pages;
  *  - the trigger: a read or an apply that meets a key id this node lacks asks up to 4
  *    connected peers, rate-limited per key id (mero__key_pull_allow); after a fleet join every
- *    group the TEE reaches is pulled once.
+ *    group the TEE reaches is pulled once;
+ *  - the single-key recovery pull (GroupKeyRequest, mero__adm_key_pull): a fleet join that
+ *    finds itself admitted before the KeyDelivery reached it asks its connected peers for the
+ *    namespace's current key; the responder is peer.c's.
  *
  * Invariants: a key is wrapped only for the identity whose proof of possession verified and
  * only when that identity reaches the group; a page never carries more than
@@ -235,6 +238,58 @@ void mero__adm_keys_pull(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_L
     memcpy(k->group, group, sizeof(k->group));
     snprintf(k->peer, sizeof(k->peer), "%s", peer);
     if (keys_send(k) < 0) {
+        free(k);
+    }
+}
+
+/* ---- GroupKeyRequest, the joiner's recovery pull ---- */
+
+struct key_pull {
+    struct mero_admission *a;
+    uint8_t ns[MERO_NS_ID_LEN];
+};
+
+static void key_reply(void *ud, int status, const uint8_t *data, size_t len)
+{
+    struct key_pull *k = ud;
+    struct mero_adm_msg m;
+    struct mero_key_envelope env;
+    struct mero_cur c;
+    uint8_t key[MERO_GROUP_KEY_LEN];
+    if (status == 0 && !k->a->closing && mero__adm_msg_decode(data, len, &m, NULL) == 0 &&
+        m.kind == MERO_ADM_MSG_GROUP_KEY && m.envelope != NULL) {
+        mero_cur_init(&c, m.envelope, m.envelope_len);
+        if (mero_envelope_decode(&c, &env, NULL) == 0 &&
+            mero_gov_unwrap(k->a->env.store, k->ns, k->ns, &env, key, NULL) == 0 &&
+            mero_gov_group_key_put(k->a->env.store, k->ns, key) == 0) {
+            k->a->keys_recovered++;
+            MERO_INFO("admission: group key recovered through a GroupKeyRequest");
+        }
+        mero_wipe(key, sizeof(key));
+    }
+    free(k);
+}
+
+void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                        const char *peer)
+{
+    struct mero_adm_init m;
+    memset(&m, 0, sizeof(m));
+    m.kind = MERO_ADM_INIT_GROUP_KEY_REQUEST;
+    memcpy(m.ns, ns, sizeof(m.ns));
+    memcpy(m.group_id, ns, sizeof(m.group_id)); /* the namespace's root group */
+    if (mero__adm_pop(a, ns, m.party_id, m.pop, NULL) < 0) {
+        return;
+    }
+    m.has_pop = true;
+    struct key_pull *k = calloc(1, sizeof(*k));
+    if (k == NULL) {
+        return;
+    }
+    k->a = a;
+    memcpy(k->ns, ns, sizeof(k->ns));
+    int rc = mero__adm_init_send(a, peer, &m, key_reply, k);
+    if (rc < 0) {
         free(k);
     }
 }

@@ -16,7 +16,11 @@
  *    reaching the group); GroupKeysRequest, the paged pull of every key, is keys.c's.
  * It also binds the admission pipeline's ops (struct mero__adm_ops) to the governance store
  * and, on a node that verifies real quotes, to the library's collateral, DCAP and release
- * source (node/admission/attest.c): the one place they are bound.
+ * source (node/admission/attest.c): the one place they are bound. It makes, stops and frees
+ * the service (mero__adm_new / _stop / _free), so it stands above the service's other files
+ * (run.c, verdict.c, keys.c, progress.c, evidence_retry.c, fleet_join.c), which call none of
+ * it: what they share with it (the clocks, this node's proof of possession and quote, the
+ * stream helpers, the last free) is base.c's (issue 34).
  *
  * Invariants: nothing is admitted, offered or delivered on behalf of a key whose proof of
  * possession does not verify for the connection's peer id; a refusal is always answered with
@@ -26,23 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mero/binding.h"
-#include "mero/clock.h"
 #include "mero/crypto.h"
 #include "mero/encoding.h"
 #include "mero/keys.h"
 #include "mero/log.h"
-#include "mero/tsm.h"
 #include "node/admission/attest_internal.h"
 #include "node/admission/service_internal.h"
-
-uint64_t mero__adm_now(const struct mero_admission *a)
-{
-    if (a->env.now_ms != NULL) {
-        return a->env.now_ms(a->env.ud);
-    }
-    return mero_now_ms();
-}
 
 /* ---- the admission pipeline's ops (struct mero__adm_ops), bound to the store ---- */
 
@@ -97,7 +90,7 @@ static int op_admit(void *ud, struct mero__adm_job *j, int *out, struct mero_err
     return rc;
 }
 
-/* ---- helpers shared with node/admission/fleet_join.c ---- */
+/* ---- who may vouch, and whose proof of possession holds ---- */
 
 /* enum mero_vouch_standing of this node in ns now: a TEE whose own evidence lapsed may not
  * vouch (evidence lifetime); an error reads as MERO_VOUCH_NO. */
@@ -115,120 +108,6 @@ static int vouch_standing(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_
 static bool may_vouch(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN])
 {
     return vouch_standing(a, ns) == MERO_VOUCH_YES;
-}
-
-int mero__adm_pop(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
-                  uint8_t party_id[MERO_IDENTITY_LEN], uint8_t sig[MERO_ED25519_SIG_LEN],
-                  struct mero_err *err)
-{
-    uint8_t peer[MERO_PEER_ID_BYTES_MAX];
-    size_t plen = sizeof(peer);
-    uint8_t *sk = sodium_malloc(MERO_ED25519_SK_LEN);
-    int rc;
-    if (sk == NULL) {
-        return mero_err_set(err, MERO_ENOMEM, "out of memory");
-    }
-    MERO_TRY_OUT(mero_gov_identity(a->env.store, ns, true, party_id, err));
-    MERO_TRY_OUT(mero_gov_identity_secret(a->env.store, ns, sk));
-    MERO_TRY_OUT(mero_net_peer_id_bytes(a->self_peer, peer, &plen));
-    MERO_TRY_OUT(mero__adm_pop_sign(sig, ns, party_id, peer, plen, sk));
-out:
-    sodium_free(sk);
-    if (rc < 0 && err != NULL && err->msg[0] == '\0') {
-        mero_err_set(err, -rc, "could not prove possession of the namespace identity");
-    }
-    return rc;
-}
-
-int mero__adm_make_quote(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
-                         const uint8_t challenge[MERO_NONCE_LEN], uint8_t **quote,
-                         size_t *quote_len, struct mero_buf *cred_bytes,
-                         uint8_t pk[MERO_IDENTITY_LEN], struct mero_err *err)
-{
-    struct mero_credential cred;
-    uint8_t binding[MERO_APP_HASH_LEN], rd[MERO_REPORT_DATA_LEN];
-    bool is_mock = false;
-    MERO_TRY(mero_gov_identity(a->env.store, ns, true, pk, err));
-    int rc = mero_gov_credential(a->env.store, ns, &cred, err);
-    if (rc < 0) {
-        return mero_err_set(err, -rc, "could not build the account credential for this replica");
-    }
-    MERO_TRY(mero_credential_encode(cred_bytes, &cred));
-    mero_admission_binding(binding, ns, ns, pk, cred.cert.account, cred.cert.kem_pk,
-                           cred.cert.device);
-    mero_report_data(rd, challenge, binding);
-    /* A real quote is made through configfs-tsm (a few ms of file I/O in the TD). */
-    rc = mero_attest_generate(rd, a->env.mock_tee, quote, quote_len, &is_mock, err);
-    if (rc < 0) {
-        return mero_err_set(err, -rc, "Failed to generate attestation");
-    }
-    if (is_mock && !a->env.mock_tee) {
-        free(*quote);
-        *quote = NULL;
-        return mero_err_set(err, MERO_EUNSUPPORTED,
-                            "TDX attestation required -- mock not accepted for fleet join");
-    }
-    return 0;
-}
-
-void mero__adm_status(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN], bool *member,
-                      bool *has_key)
-{
-    uint8_t pk[MERO_IDENTITY_LEN], key[MERO_GROUP_KEY_LEN], id[MERO_KEY_ID_LEN];
-    int role = MERO_ROLE_NONE;
-    *member = false;
-    *has_key = false;
-    if (mero_gov_identity(a->env.store, ns, false, pk, NULL) < 0) {
-        return;
-    }
-    if (mero_gov_direct_role(a->env.store, ns, pk, &role) == 0 && role != MERO_ROLE_NONE) {
-        *member = true;
-    }
-    if (mero_gov_group_key(a->env.store, ns, key, id) == 0) {
-        *has_key = true;
-    }
-    mero_wipe(key, sizeof(key));
-}
-
-static int respond_msg(struct mero_net_req *req, const struct mero_adm_msg *m)
-{
-    struct mero_buf b;
-    mero_buf_init(&b, MERO_ADM_MAX_FRAME);
-    int rc = mero__adm_msg_encode(&b, m);
-    if (rc < 0) {
-        mero_net_req_drop(req);
-        goto out;
-    }
-    rc = mero_net_respond(req, b.data, b.len);
-out:
-    mero_buf_cleanup(&b);
-    return rc;
-}
-
-int mero__adm_respond_msg(struct mero_net_req *req, const struct mero_adm_msg *m)
-{
-    return respond_msg(req, m);
-}
-
-/* Send m to peer on the admission protocol; cb(ud, ...) gets the answer unless this fails. */
-static int init_send(struct mero_admission *a, const char *peer, const struct mero_adm_init *m,
-                     mero_net_reply_cb cb, void *ud)
-{
-    struct mero_buf b;
-    int rc;
-    mero_buf_init(&b, MERO_ADM_MAX_FRAME);
-    MERO_TRY_OUT(mero__adm_init_encode(&b, m));
-    rc = mero_net_request(a->env.net, peer, MERO_ADM_PROTOCOL, b.data, b.len,
-                          MERO_ADM_REQUEST_TIMEOUT_MS, cb, ud);
-out:
-    mero_buf_cleanup(&b);
-    return rc;
-}
-
-int mero__adm_init_send(struct mero_admission *a, const char *peer, const struct mero_adm_init *m,
-                        mero_net_reply_cb cb, void *ud)
-{
-    return init_send(a, peer, m, cb, ud);
 }
 
 static bool pop_ok(const struct mero_adm_init *m, const char *remote)
@@ -328,7 +207,7 @@ int mero__adm_on_gossip(struct mero_admission *a, const char *topic, const char 
     m.kind = MERO_ADM_INIT_CHALLENGE_OFFER;
     memcpy(m.ns, ns, sizeof(m.ns));
     memcpy(m.challenge, o->challenge, sizeof(m.challenge));
-    int rc = init_send(a, from, &m, offer_reply, o);
+    int rc = mero__adm_init_send(a, from, &m, offer_reply, o);
     if (rc < 0) {
         MERO_DEBUG("admission: could not offer a challenge to %s: %s", from, mero_strerror(rc));
         mero__adm_challenge_offer_release(&a->book);
@@ -363,7 +242,7 @@ static void on_challenge_request(struct mero_admission *a, struct mero_net_req *
         mero__adm_respond_verdict(req, false, e.msg);
         return;
     }
-    (void)respond_msg(req, &r);
+    (void)mero__adm_respond_msg(req, &r);
     mero_wipe(&r, sizeof(r));
 }
 
@@ -442,7 +321,7 @@ static void on_offer(struct mero_admission *a, struct mero_net_req *req, const c
     mero__adm_fj_progress_note(a, m->ns, MERO_FJ_CHALLENGED, remote, NULL);
     mero__adm_fj_progress_note(a, m->ns, MERO_FJ_ANSWERED, remote, NULL);
 out:
-    (void)respond_msg(req, &r);
+    (void)mero__adm_respond_msg(req, &r);
     free(quote);
     mero_buf_cleanup(&cred);
 }
@@ -472,7 +351,7 @@ static void on_group_key_request(struct mero_admission *a, struct mero_net_req *
     if (sk != NULL) {
         sodium_free(sk);
     }
-    (void)respond_msg(req, &r);
+    (void)mero__adm_respond_msg(req, &r);
     mero_buf_cleanup(&eb);
 }
 
@@ -524,58 +403,6 @@ static void on_request(void *ud, struct mero_net_req *req, const char *remote, c
     }
 }
 
-/* ---- GroupKeyRequest, the joiner's recovery pull ---- */
-
-struct key_pull {
-    struct mero_admission *a;
-    uint8_t ns[MERO_NS_ID_LEN];
-};
-
-static void key_reply(void *ud, int status, const uint8_t *data, size_t len)
-{
-    struct key_pull *k = ud;
-    struct mero_adm_msg m;
-    struct mero_key_envelope env;
-    struct mero_cur c;
-    uint8_t key[MERO_GROUP_KEY_LEN];
-    if (status == 0 && !k->a->closing && mero__adm_msg_decode(data, len, &m, NULL) == 0 &&
-        m.kind == MERO_ADM_MSG_GROUP_KEY && m.envelope != NULL) {
-        mero_cur_init(&c, m.envelope, m.envelope_len);
-        if (mero_envelope_decode(&c, &env, NULL) == 0 &&
-            mero_gov_unwrap(k->a->env.store, k->ns, k->ns, &env, key, NULL) == 0 &&
-            mero_gov_group_key_put(k->a->env.store, k->ns, key) == 0) {
-            k->a->keys_recovered++;
-            MERO_INFO("admission: group key recovered through a GroupKeyRequest");
-        }
-        mero_wipe(key, sizeof(key));
-    }
-    free(k);
-}
-
-void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
-                        const char *peer)
-{
-    struct mero_adm_init m;
-    memset(&m, 0, sizeof(m));
-    m.kind = MERO_ADM_INIT_GROUP_KEY_REQUEST;
-    memcpy(m.ns, ns, sizeof(m.ns));
-    memcpy(m.group_id, ns, sizeof(m.group_id)); /* the namespace's root group */
-    if (mero__adm_pop(a, ns, m.party_id, m.pop, NULL) < 0) {
-        return;
-    }
-    m.has_pop = true;
-    struct key_pull *k = calloc(1, sizeof(*k));
-    if (k == NULL) {
-        return;
-    }
-    k->a = a;
-    memcpy(k->ns, ns, sizeof(k->ns));
-    int rc = init_send(a, peer, &m, key_reply, k);
-    if (rc < 0) {
-        free(k);
-    }
-}
-
 /* ---- lifetime ---- */
 
 int mero__adm_new(const struct mero_admission_env *env, struct mero_admission **out,
@@ -611,13 +438,6 @@ int mero__adm_new(const struct mero_admission_env *env, struct mero_admission **
     }
     *out = a;
     return 0;
-}
-
-void mero__adm_maybe_free(struct mero_admission *a)
-{
-    if (a->freeing && a->jobs == 0 && !a->purge_timer_open) {
-        free(a);
-    }
 }
 
 static void purge_timer_closed(uv_handle_t *h)

@@ -21,20 +21,6 @@
 #include "mero/log.h"
 #include "node/admission/service_internal.h"
 
-void mero__adm_respond_verdict(struct mero_net_req *req, bool admitted, const char *reason)
-{
-    struct mero_buf b;
-    mero_buf_init(&b, MERO_ADM_MAX_FRAME);
-    if (mero__adm_response_encode(&b, admitted, reason) == 0) {
-        if (mero_net_respond(req, b.data, b.len) < 0) {
-            MERO_DEBUG("admission: the requester went away before its answer");
-        }
-    } else {
-        mero_net_req_drop(req);
-    }
-    mero_buf_cleanup(&b);
-}
-
 static void report(struct mero_admission *a, const struct mero_tee_claim *c,
                    const struct mero_tee_verdict *v, const char *path, struct mero_net_req *req,
                    int rc, int outcome, const struct mero_err *e)

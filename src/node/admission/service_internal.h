@@ -3,7 +3,8 @@
  * service_internal.h - the admission service of one node, on its loop: the member side (offers
  * on hearing a prompt, the direct-path responders, the GroupKeyRequest responder) in
  * node/admission/peer.c and the joiner side (POST /admin-api/tee/fleet-join) in
- * node/admission/fleet_join.c. Private to src/node.
+ * node/admission/fleet_join.c, both over node/admission/base.c (clocks, this node's proof of
+ * possession and quote, the stream helpers). Private to src/node.
  *
  * The node provides the loop, the net peer, the governance store and three callbacks
  * (publishing ops on ns/<hex>, pulling a namespace's op log, joining a namespace's contexts);
@@ -204,8 +205,16 @@ MERO_MUST_CHECK int mero__adm_fleet_join_start(struct mero_admission *a,
 void mero__adm_on_event(struct mero_admission *a, const struct mero_gov_event *ev);
 MERO_MUST_CHECK int mero__adm_purge_reconcile(struct mero_admission *a);
 
-/* ---- shared between node/admission/peer.c and node/admission/fleet_join.c ---- */
+/*
+ * ---- node/admission/base.c: what every file of the service uses (issue 34: it calls none of
+ * them, and they call each other only downwards: peer.c over the rest) ----
+ */
+/* Monotonic milliseconds (env.now_ms when set). */
 uint64_t mero__adm_now(const struct mero_admission *a);
+/* The wall clock (unix seconds) of evidence decisions: real, plus the --test skew. */
+uint64_t mero__adm_now_unix(const struct mero_admission *a);
+/* The --test skew in seconds (0 without the knob). */
+int64_t mero__adm_clock_skew(const struct mero_admission *a);
 /*
  * Make our quote over challenge || admission_binding(our credential in ns); *quote owned
  * (free()), cred_bytes gets the encoded credential, pk our namespace identity.
@@ -221,15 +230,20 @@ MERO_MUST_CHECK int mero__adm_pop(struct mero_admission *a, const uint8_t ns[MER
 /* Are we admitted in ns (a direct TEE row) and do we hold its group key? */
 void mero__adm_status(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN], bool *member,
                       bool *has_key);
-/* Ask peer for ns's group key (GroupKeyRequest); stores it when answered. */
-void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
-                        const char *peer);
+/* The stream helpers: answer req with m, or with a TeeAdmissionResponse (admitted, reason);
+ * send m to peer on the admission protocol (cb(ud, ...) gets the answer unless this fails). */
+int mero__adm_respond_msg(struct mero_net_req *req, const struct mero_adm_msg *m);
+void mero__adm_respond_verdict(struct mero_net_req *req, bool admitted, const char *reason);
+MERO_MUST_CHECK int mero__adm_init_send(struct mero_admission *a, const char *peer,
+                                        const struct mero_adm_init *m, mero_net_reply_cb cb,
+                                        void *ud);
+/* Free `a` once mero__adm_free ran and nothing refers to it any more. */
+void mero__adm_maybe_free(struct mero_admission *a);
+
 /* node/admission/run.c: verify_and_admit for a claim; answers req (direct path) when non-NULL. */
 void mero__adm_run(struct mero_admission *a, const struct mero_tee_claim *c, const char *path,
                    struct mero_net_req *req);
-void mero__adm_respond_verdict(struct mero_net_req *req, bool admitted, const char *reason);
-/* Free `a` once mero__adm_free ran and nothing refers to it any more. */
-void mero__adm_maybe_free(struct mero_admission *a);
+/* node/admission/fleet_join.c: drop every in-flight join without calling back (mero__adm_free). */
 void mero__adm_fleet_join_free_all(struct mero_admission *a);
 
 /* ---- node/admission/progress.c: the fleet join's progress (issue 18) ---- */
@@ -278,20 +292,11 @@ void mero__adm_verdicts(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LE
                         void *ud);
 
 /* ---- issue 16: evidence lifetime (node/admission/evidence_retry.c) ---- */
-/* The wall clock (unix seconds) of evidence decisions: real, plus the --test skew. */
-uint64_t mero__adm_now_unix(const struct mero_admission *a);
-/* The --test skew in seconds (0 without the knob). */
-int64_t mero__adm_clock_skew(const struct mero_admission *a);
 /* Start tee::evidence_retry (a no-op on a node that cannot quote); free stops it. */
 MERO_MUST_CHECK int mero__adm_evidence_retry_start(struct mero_admission *a);
 void mero__adm_evidence_retry_free(struct mero_admission *a);
 
 /* ---- issue 16: reach - the paged key pull (node/admission/keys.c) ---- */
-/* peer.c's stream helpers, shared with keys.c */
-int mero__adm_respond_msg(struct mero_net_req *req, const struct mero_adm_msg *m);
-MERO_MUST_CHECK int mero__adm_init_send(struct mero_admission *a, const char *peer,
-                                        const struct mero_adm_init *m, mero_net_reply_cb cb,
-                                        void *ud);
 /* Responder: answer a GroupKeysRequest whose proof of possession verified. */
 void mero__adm_on_group_keys_request(struct mero_admission *a, struct mero_net_req *req,
                                      const struct mero_adm_init *m);
@@ -305,5 +310,8 @@ void mero__adm_key_missing(struct mero_admission *a, const uint8_t ns[MERO_NS_ID
                            const uint8_t key_id[MERO_KEY_ID_LEN]);
 /* After a fleet join: pull the keys of every group of ns we reach from connected peers. */
 void mero__adm_keys_pull_reach(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN]);
+/* Ask peer for ns's current group key (GroupKeyRequest); stores it when answered. */
+void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                        const char *peer);
 
 #endif

@@ -33,7 +33,7 @@
 #include "node/context/relay_internal.h"
 #include "node/context/store_internal.h"
 #include "node/node_internal.h"
-#include "node/service_internal.h"
+#include "node/topic_internal.h"
 
 /* 0 when the delta (lamport, hash) is or would become key's current value; otherwise
  * -MERO_ESUPERSEDED with the current value's author and clock in err. */
