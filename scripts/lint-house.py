@@ -13,8 +13,9 @@
            nothing until it is given its maximum, is allowed);
   return   one error style (docs/errors.md): no bare `return -1;` (return -MERO_E<x>);
   goto     and no hand-written `goto out;` (MERO_TRY_OUT / MERO_ENSURE_OUT jump to `out:`);
-  floors   inside src/gov, a file calls only functions defined on its own floor or below
-           (GOV_FLOORS; docs/layers.md "gov's floors"), and every gov file has a floor.
+  floors   inside src/gov and src/net, a file calls only functions defined on its own floor
+           or below (GOV_FLOORS, NET_FLOORS; docs/layers.md "gov's floors", docs/network.md
+           "The floors of src/net"), and every file of those modules has a floor.
 
 The code that predates a rule is counted in ALLOWED below, per rule and file: a file may keep
 at most that many findings of the rule, so a count that grows or a new file fails; a count
@@ -56,6 +57,21 @@ GOV_FLOORS = {
     6: "audit_check audit_dir audit_html audit_log audit_manifest audit_release audit_timeline",
 }
 GOV_FLOOR = {f"src/gov/{n}.c": fl for fl, ns in GOV_FLOORS.items() for n in ns.split()}
+
+# net's floors (issue 34, docs/network.md "The floors of src/net"): codecs < transport <
+# budgets/dialing < the router's state < protocols < connection manager < the face. The
+# transport reports upward through struct mero__conn_ops, which net.c sets.
+NET_FLOORS = {
+    0: "peerid multiaddr protobuf multistream noise_sym noise sealed_noise sealed_envelope "
+       "peer_record gossip_rpc gossip_score gossip_cache frame_cache",
+    1: "conn yamux",
+    2: "budget dial",
+    3: "gossip_mesh",
+    4: "identify reqresp gossip_px gossipsub",
+    5: "connmgr",
+    6: "net gossip_api",
+}
+NET_FLOOR = {f"src/net/{n}.c": fl for fl, ns in NET_FLOORS.items() for n in ns.split()}
 FUNC_DEF = re.compile(r"^(?!static\b)[A-Za-z_][\w \t\*]*?\b(mero_\w+)\s*\([^;]*$")
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
@@ -199,14 +215,14 @@ def check(path, problems):
                             f"mero/sizes.h or mark it {MARK})")
 
 
-def check_gov_floors(problems):
-    """The floors rule over every src/gov/*.c (see GOV_FLOORS)."""
-    gov = sorted(os.path.join("src", "gov", n) for n in os.listdir(os.path.join("src", "gov"))
-                 if n.endswith(".c"))
+def check_floors(problems, module, floor_of, table):
+    """The floors rule over every src/<module>/*.c (see GOV_FLOORS, NET_FLOORS)."""
+    files = sorted(os.path.join("src", module, n) for n in os.listdir(os.path.join("src", module))
+                   if n.endswith(".c"))
     code, owner = {}, {}
-    for path in gov:
-        if path not in GOV_FLOOR:
-            problems.append(f"{path}:1: floors: no floor in GOV_FLOORS (scripts/lint-house.py)")
+    for path in files:
+        if path not in floor_of:
+            problems.append(f"{path}:1: floors: no floor in {table} (scripts/lint-house.py)")
             continue
         with open(path, encoding="utf-8") as f:
             code[path] = strip_code(f.read()).split("\n")
@@ -218,9 +234,9 @@ def check_gov_floors(problems):
         for no, line in enumerate(lines, 1):
             for name in set(re.findall(r"\b(mero_\w+)\s*\(", line)):
                 where = owner.get(name)
-                if where is not None and GOV_FLOOR[where] > GOV_FLOOR[path]:
+                if where is not None and floor_of[where] > floor_of[path]:
                     problems.append(f"{path}:{no}: floors: calls {name} of {where}, a floor "
-                                    f"above (floor {GOV_FLOOR[where]} over {GOV_FLOOR[path]})")
+                                    f"above (floor {floor_of[where]} over {floor_of[path]})")
 
 
 def apply_allowed(problems):
@@ -271,7 +287,9 @@ def main(argv):
             print("    },")
         return 0
     if not argv[1 + counts:] and os.path.isdir(os.path.join("src", "gov")):
-        check_gov_floors(problems)
+        check_floors(problems, "gov", GOV_FLOOR, "GOV_FLOORS")
+    if not argv[1 + counts:] and os.path.isdir(os.path.join("src", "net")):
+        check_floors(problems, "net", NET_FLOOR, "NET_FLOORS")
     problems = apply_allowed(problems)
     for p in problems:
         print(p)

@@ -15,6 +15,10 @@
  * application's (mero_net_callbacks.peer_priority): the net layer does not know what a member
  * is, only which connections are worth more.
  *
+ * This file stands one floor above the transport (conn.c, yamux.c: it closes connections
+ * through them) and below the protocols: conn.c reaches it only through net->conn_ops, and a
+ * refused newcomer is turned away (goodbye with peer exchange) by net.c, not here.
+ *
  * Invariants: the counts bound the connections the net holds at any moment (pending + inbound
  * + outbound); a budget never closes the connection that is being admitted in favour of one
  * of equal or lower priority; every close for a budget reason goes through the rate limiter,
@@ -25,7 +29,6 @@
 #include "mero/log.h"
 #include "net/budget_internal.h"
 #include "net/conn_internal.h"
-#include "net/identify_internal.h"
 #include "net/multiaddr_internal.h"
 #include "net/net_internal.h"
 #include "net/yamux_internal.h"
@@ -204,16 +207,12 @@ struct mero__conn *mero__budget_victim(const struct mero_net *net, int prio,
     return v;
 }
 
-/* Issue 33: a newcomer turned away learns whom to dial instead: a PRUNE with peer exchange
- * (gossip_px.c) on a stream of its own, then the connection closes at its drain time. */
+/* A newcomer refused: logged (rate-limited) and closed quietly later; turning it away (the
+ * goodbye with peer exchange, identify) is the caller's, mero__net_admit (net.c), a floor up. */
 static void budget_refuse(struct mero__conn *c, const char *why)
 {
     budget_log(c, why);
     c->quiet = 1;
-    mero__gossip_goodbye(c);
-    /* and we learn its listen address (identify), so that we can still reach it by dialing
-     * out: e.g. to offer a challenge for the admission prompt it will publish elsewhere */
-    mero__identify_ask(c);
 }
 
 int mero__budget_up(struct mero__conn *c)

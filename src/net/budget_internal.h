@@ -36,10 +36,12 @@ int mero__ratelog_flush(struct mero__ratelog *r, uint64_t now_ms, uint64_t *held
  * among the handshaking connections (closes the oldest of its address or overall). */
 void mero__budget_accept(struct mero__conn *c);
 /* An inbound connection authenticated (c->prio set): 0 when admitted (a lower-priority
- * connection may have been evicted for it), -MERO_EBUSY when c was refused (turned away with peer
- * exchange, closed at c->drain_at by the heartbeat). */
+ * connection may have been evicted for it), -MERO_EBUSY when c was refused (logged, marked
+ * quiet; the caller turns it away: mero__net_admit sends the goodbye with peer exchange, and
+ * the heartbeat closes c at c->drain_at). */
 MERO_MUST_CHECK int mero__budget_up(struct mero__conn *c);
-/* 0 when another outbound connection fits, -MERO_EBUSY otherwise. */
+/* 0 when another outbound connection fits, -MERO_EBUSY otherwise (every dialer asks first:
+ * dial.c, reqresp.c, gossip_px.c). */
 MERO_MUST_CHECK int mero__budget_dial(const struct mero_net *net);
 /* The established inbound connection a newcomer of priority prio would evict (NULL: none has
  * a lower priority). Lowest priority first, then the address holding most inbound connections,

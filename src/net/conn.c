@@ -4,7 +4,11 @@
  * the Noise XX handshake (2-byte big-endian length-prefixed messages), multistream-select for
  * /yamux/1.0.0 inside the encrypted channel, then yamux. Also the write path (plaintext queued
  * per connection, encrypted into Noise transport frames at each loop-iteration flush), the
- * handshake timer, the slow-peer bound and the resolution of duplicate connections.
+ * handshake timer and the slow-peer bound. With yamux.c it is the transport floor of src/net:
+ * it calls nothing above it; what the floors above must act on (an inbound connection accepted
+ * or timed out in its handshake, a connection up or down, a dial failed) goes through
+ * net->conn_ops, which net.c sets (the budgets, duplicate resolution and the protocols are
+ * there and above).
  *
  * Invariants: nothing above this file sees a connection before Noise authenticated the remote
  * identity (and, for a dial to /p2p/<id>, matched it); a connection whose queued output exceeds
@@ -18,7 +22,6 @@
 
 #include "mero/crypto.h"
 #include "mero/log.h"
-#include "net/budget_internal.h"
 #include "net/conn_internal.h"
 #include "net/multiaddr_internal.h"
 #include "net/multistream_internal.h"
@@ -155,11 +158,11 @@ void mero__conn_fail(struct mero__conn *c, int code, const char *why)
     if (was_up) {
         mero__yamux_teardown(c);
         if (c->reported_up) {
-            mero__net_conn_down(c);
+            c->net->conn_ops->down(c);
         }
     }
     if (c->expect[0] && !was_up) {
-        mero__reqresp_dial_failed(c->net, c->expect, -code);
+        c->net->conn_ops->dial_failed(c->net, c->expect, -code);
     }
     fail_waiters(c, -code, NULL);
     uv_timer_stop(&c->timer);
@@ -417,7 +420,7 @@ static void conn_up(struct mero__conn *c)
     c->up_ms = uv_now(c->net->loop);
     c->next_sid = c->outbound ? 1 : 2;
     mero__yamux_keepalive_start(c); /* the handshake timer becomes the keep-alive timer */
-    mero__net_conn_up(c);
+    c->net->conn_ops->up(c);
 }
 
 /* Decrypt every complete Noise frame in rxraw into rxplain: 0 when all were, 1 when rxplain
@@ -572,7 +575,7 @@ static void on_timer(uv_timer_t *t)
 {
     struct mero__conn *c = t->data;
     if (!c->outbound) { /* a flood of silent connections: rate-limited log */
-        mero__budget_close(c, MERO_ETIMEOUT, "handshake timeout");
+        c->net->conn_ops->handshake_timeout(c);
         return;
     }
     mero__conn_fail(c, MERO_ETIMEOUT, "handshake timeout");
@@ -637,7 +640,6 @@ int mero__conn_dial(struct mero_net *net, const struct mero__maddr *m, mero_net_
     struct sockaddr_storage ss;
     struct mero__conn *c;
     struct mero__dial_waiter *w;
-    MERO_TRY(mero__budget_dial(net));
     MERO_TRY(mero__maddr_to_sockaddr(m, &ss));
     w = calloc(1, sizeof(*w));
     if (w == NULL) {
@@ -683,7 +685,7 @@ void mero__conn_accept(struct mero_net *net, uv_stream_t *server)
     }
     c->state = MERO__C_MSS_SEC;
     (void)mss_start(c, NOISE_PROTO); /* a listener only waits: nothing to send, cannot fail */
-    mero__budget_accept(c);          /* may close older handshaking connections, never c */
+    net->conn_ops->accepted(c);      /* may close older handshaking connections, never c */
     start_reading(c);
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * conn_internal.h - one TCP connection's lifecycle and upgrade (conn.c): multistream-select,
- * Noise, yamux; its write queue, dial waiters and budget fields. Private to src/net.
+ * Noise, yamux; its write queue, dial waiters and budget fields, and the events it reports
+ * upward (struct mero__conn_ops). Private to src/net.
  */
 #ifndef MERO_NET_CONN_INTERNAL_H
 #define MERO_NET_CONN_INTERNAL_H
@@ -84,13 +85,38 @@ struct mero__conn {
     uint64_t drain_at;
 };
 
+/*
+ * What the transport floor reports upward (issue 34, docs/network.md "The floors of src/net").
+ * conn.c and yamux.c call no file above them: the owner of the peer (net.c) sets
+ * net->conn_ops once, in mero_net_new, and handles each event with the floors above (the
+ * budgets, the protocols, the application's callbacks).
+ */
+struct mero__conn_ops {
+    /* An inbound connection was accepted (raddr known, not yet reading); it may close older
+     * handshaking connections, never c. */
+    void (*accepted)(struct mero__conn *c);
+    /* An inbound connection's handshake timer fired: close c. */
+    void (*handshake_timeout)(struct mero__conn *c);
+    /* c authenticated and yamux is up; c may be closed on return. */
+    void (*up)(struct mero__conn *c);
+    /* A reported connection (c->reported_up) went down; its streams are already torn down. */
+    void (*down)(struct mero__conn *c);
+    /* A dial to peer (c->expect) failed before it came up; code is negative. */
+    void (*dial_failed)(struct mero_net *net, const char *peer, int code);
+    /* Inbound stream negotiation (yamux.c): which protocols we speak (>= 0 accepts: a selector
+     * the application is bound by once the stream is negotiated). */
+    int (*proto_match)(void *stream, const uint8_t *name, size_t len);
+    void (*stream_bind)(struct mero__stream *s, int sel);
+};
+
 /* Queue plaintext for the peer (after Noise) / raw bytes (before); schedules a flush. */
 MERO_MUST_CHECK int mero__conn_send(struct mero__conn *c, const void *p, size_t n);
 /* Close with a logged reason (idempotent). */
 void mero__conn_fail(struct mero__conn *c, int code, const char *why);
 /* Flush every connection's pending output (the loop's prepare handle calls this). */
 void mero__conn_flush_all(struct mero_net *net);
-/* Start an outbound connection (address already parsed). */
+/* Start an outbound connection (address already parsed; the caller checked the outbound
+ * budget: budget.c). */
 MERO_MUST_CHECK int mero__conn_dial(struct mero_net *net, const struct mero__maddr *m,
                                     mero_net_dial_cb cb, void *ud);
 /* Accept a new inbound connection on `server`. */
@@ -108,8 +134,5 @@ void mero__conn_feed(struct mero__conn *c, const uint8_t *p, size_t n);
 struct mero__conn *mero__conn_find(const struct mero_net *net, const char *peer);
 /* Total bytes queued to c (out + in flight + stream queues): the slow-peer bound. */
 size_t mero__conn_queued(const struct mero__conn *c);
-/* Inbound stream negotiation: which protocols we speak (>= 0 accepts), and binding the app. */
-int mero__conn_proto_match(void *stream, const uint8_t *name, size_t len);
-void mero__conn_stream_bind(struct mero__stream *s, int sel, const uint8_t *name, size_t len);
 
 #endif

@@ -19,13 +19,7 @@
 
 #include "mero/log.h"
 #include "net/gossip_internal.h"
-#include "net/protobuf_internal.h"
 #include "net/conn_internal.h"
-#include "net/identify_internal.h"
-#include "net/gossip_rpc_internal.h"
-#include "net/multiaddr_internal.h"
-#include "net/peerid_internal.h"
-#include "net/budget_internal.h"
 
 static struct mero__protect *protect_find(struct mero_net *net, const char *peer)
 {

@@ -104,14 +104,7 @@ int mero_net_unsubscribe(struct mero_net *net, const char *topic)
 
 size_t mero_net_topic_peers(const struct mero_net *net, const char *topic)
 {
-    size_t n = 0;
-    for (const struct mero__conn *c = net->conns; c; c = c->next) {
-        if (c->state == MERO__C_UP && mero__gs_usable(c->gp) &&
-            mero__gs_peer_has_topic(c->gp, topic)) {
-            n++;
-        }
-    }
-    return n;
+    return mero__gs_topic_peers(net, topic);
 }
 
 int mero_net_publish(struct mero_net *net, const char *topic, const uint8_t *data, size_t len)

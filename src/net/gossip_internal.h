@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * gossip_internal.h - state shared by the gossipsub router (gossipsub.c), its caches
- * (gossip_cache.c) and its public operations and heartbeat (gossip_api.c). Private to src/net.
+ * gossip_internal.h - state shared by the gossipsub router's files, bottom up: its state and
+ * sending (gossip_mesh.c), its caches (gossip_cache.c), peer exchange (gossip_px.c), RPC
+ * handling (gossipsub.c), and its public operations and heartbeat (gossip_api.c). Private to
+ * src/net.
  */
 #ifndef MERO_GOSSIP_INTERNAL_H
 #define MERO_GOSSIP_INTERNAL_H
@@ -102,16 +104,22 @@ struct mero__gossip {
     uint32_t px_verifies;               /* issue 33: PX signatures checked this heartbeat */
 };
 
+/* ---- the router's state and sending (gossip_mesh.c) ---- */
 struct mero__gs_topic *mero__gs_topic_find(struct mero__gossip *g, const char *t);
 int mero__gs_peer_has_topic(const struct mero__gpeer *p, const char *t);
 int mero__gs_in_mesh(const struct mero__gs_topic *t, const struct mero__gpeer *p);
 void mero__gs_mesh_remove(struct mero__gs_topic *t, const struct mero__gpeer *p);
 int mero__gs_usable(const struct mero__gpeer *p);
+/* Connected peers we gossip with that are subscribed to topic (mero_net_topic_peers). */
+size_t mero__gs_topic_peers(const struct mero_net *net, const char *topic);
 int mero__gs_backed_off(const struct mero__gpeer *p, const char *t, uint64_t now);
 void mero__gs_set_backoff(struct mero__gpeer *p, const char *t, uint64_t until);
 int mero__gs_send_rpc(struct mero__gpeer *p, const struct mero_buf *rpc);
 void mero__gs_send_control(struct mero__gpeer *p, const struct mero_buf *ctl);
 void mero__gs_send_graft_prune(struct mero__gpeer *p, const char *topic, int graft);
+void mero__gs_for_each_peer(struct mero__gossip *g, void (*fn)(struct mero__gpeer *, void *),
+                            void *ud);
+/* ---- the caches (gossip_cache.c) ---- */
 int mero__gs_seen_check_add(struct mero__gossip *g, const uint8_t *id, size_t n, int add);
 void mero__gs_seen_rotate(struct mero__gossip *g, uint64_t now);
 void mero__gs_mc_put(struct mero__gossip *g, const uint8_t *id, size_t idn, const char *topic,
@@ -119,9 +127,7 @@ void mero__gs_mc_put(struct mero__gossip *g, const uint8_t *id, size_t idn, cons
 const struct mero__gs_mc_entry *mero__gs_mc_get(struct mero__gossip *g, const uint8_t *id,
                                                 size_t idn);
 void mero__gs_mc_shift(struct mero__gossip *g);
-void mero__gs_for_each_peer(struct mero__gossip *g, void (*fn)(struct mero__gpeer *, void *),
-                            void *ud);
-/* ---- issue 20: peer scoring (gossipsub.c) ---- */
+/* ---- issue 20: peer scoring (gossip_mesh.c; mero__gs_penalise: gossipsub.c) ---- */
 double mero__gs_score_of(const struct mero__gossip *g, const struct mero__gpeer *p);
 /* Count an invalid message against p (P4) and log when it crosses the graylist threshold. */
 void mero__gs_penalise(struct mero__gossip *g, struct mero__gpeer *p, const char *topic);

@@ -26,7 +26,7 @@
 #include "net/peer_record_internal.h"
 #include "net/protobuf_internal.h"
 #include "net/conn_internal.h"
-#include "net/identify_internal.h"
+#include "net/dial_internal.h"
 #include "net/gossip_rpc_internal.h"
 #include "net/multiaddr_internal.h"
 #include "net/peerid_internal.h"
@@ -232,7 +232,7 @@ void mero__gs_take_px(struct mero__gossip *g, struct mero__gpeer *p, const char 
     }
     /* a node that already has D peers on the topic keeps the addresses but dials none: PX is
      * for a node left with too few (turned away, trimmed), not for churning a healthy mesh */
-    if (mero_net_topic_peers(net, topic) >= GS_D) {
+    if (mero__gs_topic_peers(net, topic) >= GS_D) {
         return;
     }
     /* dial a random few: every peer turned away by one owner gets the same list, and the
@@ -255,7 +255,7 @@ void mero__gs_take_px(struct mero__gossip *g, struct mero__gpeer *p, const char 
             mero__maddr_format(&cand[i], 1, addr) < 0) {
             continue;
         }
-        if (mero_net_dial(net, addr, NULL, NULL) == 0) {
+        if (mero__dial(net, &cand[i], NULL, NULL) == 0) {
             dialed++;
             g->px_dials++;
             g->stats.px_dials++;

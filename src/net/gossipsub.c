@@ -5,7 +5,10 @@
  * with D=6, D_lo=4, D_hi=12 and a 60 s prune backoff), IHAVE/IWANT lazy gossip from a 5-window
  * message cache (3 windows gossiped), StrictSign validation and signing (message ids are the
  * js-libp2p ones: protobuf public key || seqno), a two-generation seen cache, flood publishing
- * of our own messages and forwarding of accepted messages to the mesh.
+ * of our own messages and forwarding of accepted messages to the mesh. This file handles what
+ * arrives (streams, RPCs, messages, control) and a peer's arrival and departure; the state it
+ * works on and the sending are gossip_mesh.c, a floor below it with gossip_px.c, so neither
+ * calls back into this file.
  *
  * Invariants: a message is delivered to the application at most once per seen-cache lifetime
  * and only after its signature verified against the key in its `from` peer id; we forward only
@@ -33,17 +36,11 @@
 
 /* Room for the "libp2p-pubsub:" prefix ahead of a message's own bytes (mero__rpc_sign_bytes). */
 #define SIGN_PREFIX_ROOM 32
-#define GS_CONTROL_MAX   512           /* one GRAFT or PRUNE control message */
 #define GS_HELLO_MAX     (64u * 1024u) /* our subscriptions, sent when a stream opens */
 /* an RPC's fields around its largest message, and its varint length prefix */
 #define GS_RPC_SLACK (64u * 1024u + 10u)
 
 /* ---- small helpers ---- */
-
-double mero__gs_score_of(const struct mero__gossip *g, const struct mero__gpeer *p)
-{
-    return mero__gs_score_value(&g->sp, &p->score, uv_now(g->net->loop));
-}
 
 static bool graylisted(struct mero__gossip *g, struct mero__gpeer *p)
 {
@@ -71,97 +68,6 @@ void mero__gs_penalise(struct mero__gossip *g, struct mero__gpeer *p, const char
     (void)graylisted(g, p);
 }
 
-void mero__gs_mesh_drop(struct mero__gossip *g, struct mero__gs_topic *t, struct mero__gpeer *p)
-{
-    if (mero__gs_in_mesh(t, p)) {
-        mero__gs_mesh_remove(t, p);
-        mero__gs_score_prune(&g->sp, &p->score, t->name, uv_now(g->net->loop));
-    }
-}
-
-void mero__gs_mesh_add(struct mero__gossip *g, struct mero__gs_topic *t, struct mero__gpeer *p)
-{
-    if (!mero__gs_in_mesh(t, p) && t->nmesh < GS_MESH_MAX) {
-        t->mesh[t->nmesh++] = p;
-        mero__gs_score_graft(&p->score, t->name, uv_now(g->net->loop));
-    }
-}
-
-struct mero__gs_topic *mero__gs_topic_find(struct mero__gossip *g, const char *t)
-{
-    for (struct mero__gs_topic *x = g->topics; x; x = x->next) {
-        if (strcmp(x->name, t) == 0) {
-            return x;
-        }
-    }
-    return NULL;
-}
-
-int mero__gs_peer_has_topic(const struct mero__gpeer *p, const char *t)
-{
-    for (size_t i = 0; i < p->ntopics; i++) {
-        if (strcmp(p->topics[i], t) == 0) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-int mero__gs_in_mesh(const struct mero__gs_topic *t, const struct mero__gpeer *p)
-{
-    for (size_t i = 0; i < t->nmesh; i++) {
-        if (t->mesh[i] == p) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-void mero__gs_mesh_remove(struct mero__gs_topic *t, const struct mero__gpeer *p)
-{
-    for (size_t i = 0; i < t->nmesh; i++) {
-        if (t->mesh[i] == p) {
-            t->mesh[i] = t->mesh[--t->nmesh];
-            return;
-        }
-    }
-}
-
-int mero__gs_usable(const struct mero__gpeer *p)
-{
-    /* issue 33: a draining connection (turned away, trimmed) is grafted and sent nothing more */
-    return p && !p->no_gossip && p->c->state == MERO__C_UP && !p->c->drain_at;
-}
-
-int mero__gs_backed_off(const struct mero__gpeer *p, const char *t, uint64_t now)
-{
-    for (size_t i = 0; i < p->nbo; i++) {
-        if (strcmp(p->bo[i].topic, t) == 0 && p->bo[i].until > now) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-void mero__gs_set_backoff(struct mero__gpeer *p, const char *t, uint64_t until)
-{
-    size_t i;
-    for (i = 0; i < p->nbo; i++) {
-        if (strcmp(p->bo[i].topic, t) == 0) {
-            break;
-        }
-    }
-    if (i == p->nbo) {
-        if (p->nbo == GS_BACKOFF_MAX) {
-            i = 0; /* overwrite the first: bounded, and backoff is advisory */
-        } else {
-            p->nbo++;
-        }
-    }
-    snprintf(p->bo[i].topic, sizeof(p->bo[i].topic), "%s", t);
-    p->bo[i].until = until;
-}
-
 /* Copy a wire topic into a C string; 0 or -MERO_EPROTO. */
 static int topic_str(const uint8_t *p, size_t n, char out[MERO__TOPIC_MAX + 1])
 {
@@ -173,68 +79,7 @@ static int topic_str(const uint8_t *p, size_t n, char out[MERO__TOPIC_MAX + 1])
     return 0;
 }
 
-void mero__gs_for_each_peer(struct mero__gossip *g, void (*fn)(struct mero__gpeer *, void *),
-                            void *ud)
-{
-    for (struct mero__conn *c = g->net->conns; c; c = c->next) {
-        if (c->gp && c->state == MERO__C_UP) {
-            fn(c->gp, ud);
-        }
-    }
-}
-
 /* ---- sending ---- */
-
-int mero__gs_send_rpc(struct mero__gpeer *p, const struct mero_buf *rpc)
-{
-    uint8_t hdr[10];
-    size_t hn = 0;
-    uint64_t v = rpc->len;
-    if (!mero__gs_usable(p)) {
-        return -MERO_ECLOSED;
-    }
-    do {
-        hdr[hn++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-        v >>= 7;
-    } while (v);
-    if (p->out_ready && p->out) {
-        if (mero__stream_write(p->out, hdr, hn) < 0 ||
-            mero__stream_write(p->out, rpc->data, rpc->len) < 0) {
-            return -MERO_ECLOSED;
-        }
-        return 0;
-    }
-    if (mero_buf_append(&p->pend, hdr, hn) < 0 || mero_buf_append(&p->pend, rpc->data, rpc->len)) {
-        mero__conn_fail(p->c, MERO_EBUSY, "gossip output queue full (slow peer)");
-        return -MERO_EBUSY;
-    }
-    return 0;
-}
-
-void mero__gs_send_control(struct mero__gpeer *p, const struct mero_buf *ctl)
-{
-    struct mero_buf rpc;
-    mero_buf_init(&rpc, ctl->len + 16);
-    if (mero__rpc_put_control(&rpc, ctl) == 0) {
-        (void)mero__gs_send_rpc(p, &rpc);
-    }
-    mero_buf_cleanup(&rpc);
-}
-
-void mero__gs_send_graft_prune(struct mero__gpeer *p, const char *topic, int graft)
-{
-    struct mero_buf ctl;
-    int rc;
-    mero_buf_init(&ctl, GS_CONTROL_MAX);
-    /* issue 33: a mesh-maintenance PRUNE carries no peer exchange (the peer stays connected;
-     * PX there made pruned peers dial more peers and cost a loaded fleet its joins); the
-     * goodbye of a turned-away or trimmed connection does (gossip_px.c) */
-    MERO_TRY_OUT(graft ? mero__rpc_ctrl_graft(&ctl, topic)
-                       : mero__rpc_ctrl_prune(&ctl, topic, GS_BACKOFF_MS / 1000));
-    mero__gs_send_control(p, &ctl);
-out:
-    mero_buf_cleanup(&ctl);
-}
 
 static int send_raw_msg(struct mero__gpeer *p, const uint8_t *raw, size_t n)
 {

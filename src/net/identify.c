@@ -19,6 +19,7 @@
 
 #include "mero/log.h"
 #include "net/conn_internal.h"
+#include "net/dial_internal.h"
 #include "net/gossip_rpc_internal.h"
 #include "net/identify_internal.h"
 #include "net/multiaddr_internal.h"

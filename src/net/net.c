@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * net.c - the public mero_net object: identity, configuration and limits, listeners, dialing
- * and the address book, the protocol registry for inbound streams (identify, meshsub,
- * request/response handlers), connection up/down bookkeeping (duplicate resolution, on_peer),
- * the per-iteration flush and the gossipsub heartbeat timer (which also reports what the
- * connection budgets' log rate limiter held back).
+ * net.c - the public mero_net object: identity, configuration and limits, listeners, the
+ * public address-book and dial calls (parsed here, carried out by dial.c), the protocol
+ * registry for inbound streams (identify, meshsub, request/response handlers), connection
+ * up/down bookkeeping (duplicate resolution, the inbound budget and turning a refused newcomer
+ * away, on_peer), the per-iteration flush and the gossipsub heartbeat timer (which also reports
+ * what the connection budgets' log rate limiter held back).
+ *
+ * The top floor of src/net (docs/network.md "The floors of src/net"): it owns the peer and is
+ * the only file that handles the transport's events (struct mero__conn_ops, set in
+ * mero_net_new), so no file below it calls it.
  *
  * Invariants: one reported connection per remote peer (a duplicate is resolved the same way by
  * both ends: keep the connection dialed by the smaller peer id string); callbacks are never
@@ -18,6 +23,7 @@
 #include "mero/log.h"
 #include "net/budget_internal.h"
 #include "net/conn_internal.h"
+#include "net/dial_internal.h"
 #include "net/gossip_rpc_internal.h"
 #include "net/identify_internal.h"
 #include "net/multiaddr_internal.h"
@@ -26,7 +32,7 @@
 #include "net/peerid_internal.h"
 #include "net/yamux_internal.h"
 
-#define BOOK_MAX 1024 /* address book entries (the oldest unconnected one is replaced) */
+static const struct mero__conn_ops conn_ops; /* the transport's events: end of this file */
 
 void mero_net_config_default(struct mero_net_config *cfg)
 {
@@ -91,42 +97,10 @@ static void fill(struct mero_net_config *c, const struct mero_net_config *in)
     }
 }
 
-static void run_defer(struct mero_net *net)
-{
-    while (net->defer && !net->freeing) {
-        struct mero__defer *d = net->defer;
-        net->defer = d->next;
-        if (d->cb) {
-            d->cb(d->ud, d->status, d->status == 0 ? d->peer : NULL);
-        }
-        free(d);
-    }
-}
-
-int mero__net_defer(struct mero_net *net, mero_net_dial_cb cb, void *ud, int status,
-                    const char *peer)
-{
-    struct mero__defer *d = calloc(1, sizeof(*d)), **pp = &net->defer;
-    if (d == NULL) {
-        return -MERO_ENOMEM;
-    }
-    d->cb = cb;
-    d->ud = ud;
-    d->status = status;
-    if (peer) {
-        snprintf(d->peer, sizeof(d->peer), "%s", peer);
-    }
-    while (*pp) {
-        pp = &(*pp)->next;
-    }
-    *pp = d;
-    return 0;
-}
-
 static void on_prepare(uv_prepare_t *p)
 {
     struct mero_net *net = p->data;
-    run_defer(net);
+    mero__defer_run(net);
     mero__conn_flush_all(net);
 }
 
@@ -164,6 +138,7 @@ int mero_net_new(uv_loop_t *loop, const uint8_t ed25519_sk[MERO_ED25519_SK_LEN],
         net->cb = *cb;
     }
     net->ud = ud;
+    net->conn_ops = &conn_ops;
     net->budget_log.interval_ms = MERO__BUDGET_LOG_MS;
     mero_x25519_keypair(net->noise_pk, net->noise_sk);
     mero__peer_id_bytes_from_pk(net->id_pk, net->id_bytes);
@@ -188,11 +163,7 @@ int mero_net_new(uv_loop_t *loop, const uint8_t ed25519_sk[MERO_ED25519_SK_LEN],
 
 static void net_release(struct mero_net *net)
 {
-    while (net->book) {
-        struct mero__addr_entry *e = net->book;
-        net->book = e->next;
-        free(e);
-    }
+    mero__book_free(net);
     while (net->handlers) {
         struct mero__handler *h = net->handlers;
         net->handlers = h->next;
@@ -228,14 +199,7 @@ void mero_net_free(struct mero_net *net)
         return;
     }
     net->freeing = 1;
-    while (net->defer) {
-        struct mero__defer *d = net->defer;
-        net->defer = d->next;
-        if (d->cb) {
-            d->cb(d->ud, -MERO_ECLOSED, NULL);
-        }
-        free(d);
-    }
+    mero__defer_cancel(net);
     while (net->conns) {
         struct mero__conn *c = net->conns;
         mero__yamux_goaway(c, 0);
@@ -316,57 +280,6 @@ size_t mero_net_listen_addrs(const struct mero_net *net, char (*out)[MERO_MULTIA
     return n;
 }
 
-void mero__book_add(struct mero_net *net, const struct mero__maddr *m)
-{
-    struct mero__addr_entry *e;
-    if (!m->peer[0] || strcmp(m->peer, net->id) == 0) {
-        return;
-    }
-    for (e = net->book; e; e = e->next) {
-        if (strcmp(e->m.peer, m->peer) == 0) {
-            e->m = *m; /* the newest address wins */
-            return;
-        }
-    }
-    if (net->nbook >= BOOK_MAX) {
-        /* issue 33: full (peer exchange teaches many addresses): the oldest entry of a peer we
-         * hold no connection to makes room, so the book stays bounded and current */
-        struct mero__addr_entry **pp = &net->book, **victim = NULL;
-        for (; *pp; pp = &(*pp)->next) {
-            if (mero__conn_find(net, (*pp)->m.peer) == NULL) {
-                victim = pp; /* the list is newest first: the last such is the oldest */
-            }
-        }
-        if (victim == NULL) {
-            return;
-        }
-        e = *victim;
-        *victim = e->next;
-        e->m = *m;
-        e->next = net->book;
-        net->book = e;
-        return;
-    }
-    e = calloc(1, sizeof(*e));
-    if (e == NULL) {
-        return;
-    }
-    e->m = *m;
-    e->next = net->book;
-    net->book = e;
-    net->nbook++;
-}
-
-const struct mero__maddr *mero__book_find(const struct mero_net *net, const char *peer)
-{
-    for (const struct mero__addr_entry *e = net->book; e; e = e->next) {
-        if (strcmp(e->m.peer, peer) == 0) {
-            return &e->m;
-        }
-    }
-    return NULL;
-}
-
 int mero_net_announce(struct mero_net *net, const char *multiaddr)
 {
     struct mero__maddr m;
@@ -402,29 +315,7 @@ int mero_net_dial(struct mero_net *net, const char *multiaddr, mero_net_dial_cb 
         return -MERO_ECLOSED;
     }
     MERO_TRY(mero__maddr_parse(multiaddr, &m));
-    if (m.peer[0]) {
-        if (strcmp(m.peer, net->id) == 0) {
-            return -MERO_EPEERID;
-        }
-        mero__book_add(net, &m);
-        if (mero__conn_find(net, m.peer)) {
-            return mero__net_defer(net, cb, ud, 0, m.peer);
-        }
-        for (struct mero__conn *c = net->conns; c; c = c->next) {
-            if (c->outbound && c->state != MERO__C_UP && strcmp(c->expect, m.peer) == 0) {
-                struct mero__dial_waiter *w = calloc(1, sizeof(*w));
-                if (w == NULL) {
-                    return -MERO_ENOMEM;
-                }
-                w->cb = cb;
-                w->ud = ud;
-                w->next = c->waiters;
-                c->waiters = w;
-                return 0;
-            }
-        }
-    }
-    return mero__conn_dial(net, &m, cb, ud);
+    return mero__dial(net, &m, cb, ud);
 }
 
 void mero_net_set_priority(struct mero_net *net, const char *peer_id, int prio)
@@ -507,7 +398,7 @@ static int name_is(const uint8_t *name, size_t len, const char *s)
     return len == strlen(s) && memcmp(name, s, len) == 0;
 }
 
-int mero__conn_proto_match(void *stream, const uint8_t *name, size_t len)
+static int proto_match(void *stream, const uint8_t *name, size_t len)
 {
     struct mero__stream *s = stream;
     char tmp[130];
@@ -531,10 +422,8 @@ int mero__conn_proto_match(void *stream, const uint8_t *name, size_t len)
     return MERO__MSS_NO_MATCH;
 }
 
-void mero__conn_stream_bind(struct mero__stream *s, int sel, const uint8_t *name, size_t len)
+static void stream_bind(struct mero__stream *s, int sel)
 {
-    (void)name;
-    (void)len;
     switch (sel) {
     case SEL_IDENTIFY:
         mero__identify_serve(s);
@@ -562,7 +451,22 @@ static const char *dialer_of(const struct mero__conn *c)
     return c->outbound ? c->net->id : c->peer;
 }
 
-void mero__net_conn_up(struct mero__conn *c)
+int mero__net_admit(struct mero__conn *c)
+{
+    int rc = mero__budget_up(c);
+    if (rc < 0) {
+        /* issue 33: a newcomer turned away learns whom to dial instead: a PRUNE with peer
+         * exchange (gossip_px.c) on a stream of its own, then the connection closes at its
+         * drain time; and we learn its listen address (identify), so that we can still reach
+         * it by dialing out: e.g. to offer a challenge for the admission prompt it will
+         * publish elsewhere */
+        mero__gossip_goodbye(c);
+        mero__identify_ask(c);
+    }
+    return rc;
+}
+
+static void conn_up(struct mero__conn *c)
 {
     struct mero_net *net = c->net;
     struct mero__conn *other = mero__conn_find(net, c->peer);
@@ -571,7 +475,7 @@ void mero__net_conn_up(struct mero__conn *c)
     c->prio = prio < 0 ? 0 : prio > 255 ? 255 : prio;
     /* A duplicate replaces a connection to a peer we already hold (one of the two is closed
      * just below): only a new peer's inbound connection must fit the inbound budget. */
-    if (other == NULL && !c->outbound && mero__budget_up(c) < 0) {
+    if (other == NULL && !c->outbound && mero__net_admit(c) < 0) {
         return;
     }
     if (other) {
@@ -608,7 +512,7 @@ void mero__net_conn_up(struct mero__conn *c)
     mero__reqresp_conn_up(net, c);
 }
 
-void mero__net_conn_down(struct mero__conn *c)
+static void conn_down(struct mero__conn *c)
 {
     struct mero_net *net = c->net;
     c->reported_up = 0;
@@ -617,3 +521,19 @@ void mero__net_conn_down(struct mero__conn *c)
         net->cb.on_peer(net->ud, c->peer, 0);
     }
 }
+
+static void handshake_timeout(struct mero__conn *c)
+{
+    mero__budget_close(c, MERO_ETIMEOUT, "handshake timeout"); /* a flood: rate-limited log */
+}
+
+/* The transport floor's events (conn_internal.h), handled here and on the floors above. */
+static const struct mero__conn_ops conn_ops = {
+    .accepted = mero__budget_accept,
+    .handshake_timeout = handshake_timeout,
+    .up = conn_up,
+    .down = conn_down,
+    .dial_failed = mero__reqresp_dial_failed,
+    .proto_match = proto_match,
+    .stream_bind = stream_bind,
+};

@@ -4,11 +4,13 @@
  * handlers, gossip, deferred callbacks) and what it drives: request/response, the large-frame
  * buffer cache and the gossip router's lifecycle. Private to src/net.
  *
- * Each part of the peer has its own private header, bottom up: peerid, multiaddr, protobuf
- * (pure codecs), multistream (message codec + negotiator), noise (handshake + transport
- * cipher state, no I/O), yamux (frame codec + stream table over one connection), conn (TCP
- * connection lifecycle and upgrade), identify, gossip_rpc (codec) + gossip (router, in
- * gossip_internal.h), budget, and this one; a file includes the parts it uses.
+ * Each part of the peer has its own private header, bottom up (the floors of
+ * docs/network.md): peerid, multiaddr, protobuf (pure codecs), multistream (message codec +
+ * negotiator), noise (handshake + transport cipher state, no I/O), yamux (frame codec + stream
+ * table over one connection), conn (TCP connection lifecycle and upgrade, and the events it
+ * reports upward: struct mero__conn_ops), budget, dial (address book, dialing, deferred
+ * callbacks), identify, gossip_rpc (codec) + gossip (router, in gossip_internal.h), and this
+ * one; a file includes the parts it uses.
  */
 #ifndef MERO_NET_INTERNAL_H
 #define MERO_NET_INTERNAL_H
@@ -77,10 +79,8 @@ size_t mero__connmgr_established(const struct mero_net *net);
 void mero__connmgr_tick(struct mero_net *net);
 
 /* ---- the net object ---- */
-struct mero__addr_entry {
-    struct mero__addr_entry *next;
-    struct mero__maddr m; /* with peer */
-};
+struct mero__addr_entry; /* dial.c */
+struct mero__conn_ops;   /* conn_internal.h */
 struct mero__listener {
     struct mero__listener *next;
     struct mero_net *net;
@@ -88,20 +88,15 @@ struct mero__listener {
     struct mero__maddr addr;
 };
 struct mero__pending_req; /* reqresp.c */
-struct mero__defer {
-    struct mero__defer *next;
-    mero_net_dial_cb cb;
-    void *ud;
-    int status;
-    char peer[MERO_PEER_ID_STR_MAX];
-};
+struct mero__defer;       /* dial.c */
 
 struct mero_net {
     uv_loop_t *loop;
     struct mero_net_config cfg;
     struct mero_net_callbacks cb;
     void *ud;
-    uint8_t *id_sk; /* sodium_malloc'd MERO_ED25519_SK_LEN bytes */
+    const struct mero__conn_ops *conn_ops; /* net.c's handlers of the transport's events */
+    uint8_t *id_sk;                        /* sodium_malloc'd MERO_ED25519_SK_LEN bytes */
     uint8_t id_pk[MERO_ED25519_PK_LEN];
     uint8_t noise_sk[MERO_NOISE_DH_LEN]; /* static X25519 key for Noise (per process) */
     uint8_t noise_pk[MERO_NOISE_DH_LEN];
@@ -110,12 +105,12 @@ struct mero_net {
     struct mero__listener *listeners;
     struct mero__conn *conns;
     uint32_t nconns;
-    struct mero__addr_entry *book;
+    struct mero__addr_entry *book; /* dial.c */
     size_t nbook;
     struct mero__handler *handlers;
     struct mero__pending_req *reqs;
     struct mero__gossip *gossip;
-    struct mero__defer *defer;
+    struct mero__defer *defer; /* dial.c */
     uv_prepare_t flush;
     uv_timer_t heartbeat;
     struct mero_buf spare;           /* frame_cache.c: len always 0 */
@@ -131,15 +126,10 @@ struct mero_net {
     size_t conns_trimmed;
 };
 
-/* Address book. */
-void mero__book_add(struct mero_net *net, const struct mero__maddr *m);
-const struct mero__maddr *mero__book_find(const struct mero_net *net, const char *peer);
-/* A connection finished its upgrade / closed (conn.c calls these). */
-void mero__net_conn_up(struct mero__conn *c);
-void mero__net_conn_down(struct mero__conn *c);
 struct mero__handler *mero__net_find_handler(struct mero_net *net, const char *proto);
-/* Run cb(ud, status, peer) from the loop's next prepare phase (never re-entrantly). */
-MERO_MUST_CHECK int mero__net_defer(struct mero_net *net, mero_net_dial_cb cb, void *ud, int status,
-                                    const char *peer);
+/* A new peer's inbound connection authenticated: the inbound budget (mero__budget_up), and a
+ * refused newcomer turned away (a goodbye with peer exchange, identify asked). 0 or
+ * -MERO_EBUSY, as mero__budget_up. */
+MERO_MUST_CHECK int mero__net_admit(struct mero__conn *c);
 
 #endif

@@ -15,7 +15,9 @@
 #include <string.h>
 
 #include "mero/log.h"
+#include "net/budget_internal.h"
 #include "net/conn_internal.h"
+#include "net/dial_internal.h"
 #include "net/multiaddr_internal.h"
 #include "net/net_internal.h"
 #include "net/yamux_internal.h"
@@ -285,7 +287,10 @@ int mero_net_request(struct mero_net *net, const char *peer_id, const char *prot
     r->ud = ud;
     mero_buf_init(&r->resp, (size_t)net->cfg.max_frame + 10);
     if (m) {
-        int rc = mero__conn_dial(net, m, NULL, NULL);
+        int rc = mero__budget_dial(net);
+        if (rc == 0) {
+            rc = mero__conn_dial(net, m, NULL, NULL);
+        }
         if (rc < 0) {
             mero_buf_cleanup(&r->resp);
             mero_buf_cleanup(&r->frame);

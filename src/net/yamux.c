@@ -5,8 +5,10 @@
  * stream open/accept (SYN/ACK on Data or Window Update frames), per-stream flow control with the
  * 256 KiB initial window, FIN half-close, RST, keep-alive pings (sent to a silent peer, which
  * is dropped when it stays silent) and ping replies, go-away. Each stream then runs
- * multistream-select before its protocol's bytes flow. Data for a stream with nothing
- * buffered is handed to its application in place, without a copy.
+ * multistream-select before its protocol's bytes flow; which protocols an inbound stream may
+ * select, and the application bound to it, come from net->conn_ops (net.c), so this file calls
+ * nothing above the transport floor. Data for a stream with nothing buffered is handed to its
+ * application in place, without a copy.
  *
  * Invariants: a peer never gets more receive credit than we have buffer for (a data frame above
  * the window it was granted is a window violation and ends the connection); we never send more
@@ -329,8 +331,8 @@ static int stream_data(struct mero__stream *s)
         size_t used = 0;
         int sel = -1, rc;
         mero_buf_init(&out, MERO__MSS_STREAM_REPLY_MAX);
-        rc = mero__mss_step(&s->mss, s->rx.data, s->rx.len, &used, &out, mero__conn_proto_match, s,
-                            &sel);
+        rc = mero__mss_step(&s->mss, s->rx.data, s->rx.len, &used, &out,
+                            s->c->net->conn_ops->proto_match, s, &sel);
         if (out.len && rc >= 0) {
             rc = mero__stream_write(s, out.data, out.len) < 0 ? -MERO_EIO : rc;
         }
@@ -351,7 +353,7 @@ static int stream_data(struct mero__stream *s)
         s->negotiated = 1;
         if (s->inbound) {
             /* the echoed name is what we selected; conn binds the app by it */
-            mero__conn_stream_bind(s, sel, NULL, 0);
+            s->c->net->conn_ops->stream_bind(s, sel);
             if (s->closed) {
                 return 0;
             }

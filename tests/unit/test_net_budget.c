@@ -97,7 +97,9 @@ TEST(ratelog_flood_of_45_seconds)
     CHECK_EQ(reported, 61318); /* every event is counted in some line */
 }
 
-/* ---- the policy, on socket-less connections ---- */
+/* ---- the policy, on socket-less connections ----
+ * An established newcomer is admitted as net.c admits it: mero__net_admit, the budget's
+ * decision (mero__budget_up) and, for a refusal, the goodbye that turns it away. */
 
 static struct mero_net *bare_net(const struct mero_net_config *cfg, uint8_t seed_byte)
 {
@@ -200,7 +202,7 @@ TEST(inbound_full_member_evicts_stranger_is_refused)
     /* a fourth stranger: refused, nobody else touched */
     struct mero__conn *d = fake(n, 4, 1, MERO_NET_PRIO_STRANGER, 4);
     CHECK(d != NULL);
-    CHECK_EQ(mero__budget_up(d), -MERO_EBUSY);
+    CHECK_EQ(mero__net_admit(d), -MERO_EBUSY);
     CHECK(is_open(d) && d->drain_at != 0); /* turned away: draining, holds no slot */
     drain_now(n);
     CHECK(!is_open(d));
@@ -209,20 +211,20 @@ TEST(inbound_full_member_evicts_stranger_is_refused)
     /* a member: admitted, the newest stranger evicted */
     struct mero__conn *m = fake(n, 5, 1, MERO_NET_PRIO_MEMBER, 5);
     CHECK(m != NULL);
-    CHECK_EQ(mero__budget_up(m), 0);
+    CHECK_EQ(mero__net_admit(m), 0);
     CHECK(is_open(m) && is_open(a) && is_open(b) && !is_open(c));
     CHECK_EQ(n->nconns, 3);
     /* members only: a stranger is refused, a member too (nobody of lower priority) */
     a->prio = b->prio = MERO_NET_PRIO_MEMBER;
     struct mero__conn *m2 = fake(n, 6, 1, MERO_NET_PRIO_MEMBER, 6);
     CHECK(m2 != NULL);
-    CHECK_EQ(mero__budget_up(m2), -MERO_EBUSY);
+    CHECK_EQ(mero__net_admit(m2), -MERO_EBUSY);
     CHECK(is_open(a) && is_open(b) && is_open(m));
     /* room again: anyone is admitted */
     mero__conn_fail(b, MERO_ECLOSED, "test");
     struct mero__conn *s = fake(n, 7, 1, MERO_NET_PRIO_STRANGER, 7);
     CHECK(s != NULL);
-    CHECK_EQ(mero__budget_up(s), 0);
+    CHECK_EQ(mero__net_admit(s), 0);
     CHECK(is_open(s));
     /* every close went through the rate limiter: one line, the rest held back (uv_now does not
      * move while the loop does not run) */
@@ -244,25 +246,25 @@ TEST(per_address_cap_counts_strangers_not_members)
     CHECK(a && b && o);
     struct mero__conn *c = fake(n, 1, 1, MERO_NET_PRIO_STRANGER, 4);
     CHECK(c != NULL);
-    CHECK_EQ(mero__budget_up(c), -MERO_EBUSY); /* a third stranger from 10.0.0.1 */
+    CHECK_EQ(mero__net_admit(c), -MERO_EBUSY); /* a third stranger from 10.0.0.1 */
     CHECK(c->drain_at != 0);
     drain_now(n);
     CHECK(!is_open(c) && is_open(a) && is_open(b));
     struct mero__conn *d = fake(n, 2, 1, MERO_NET_PRIO_STRANGER, 5);
     CHECK(d != NULL);
-    CHECK_EQ(mero__budget_up(d), 0); /* another address has its own cap */
+    CHECK_EQ(mero__net_admit(d), 0); /* another address has its own cap */
     struct mero__conn *m = fake(n, 1, 1, MERO_NET_PRIO_MEMBER, 6);
     CHECK(m != NULL);
-    CHECK_EQ(mero__budget_up(m), 0); /* members are not capped per address */
+    CHECK_EQ(mero__net_admit(m), 0); /* members are not capped per address */
     struct mero__conn *m2 = fake(n, 1, 1, MERO_NET_PRIO_MEMBER, 7);
     CHECK(m2 != NULL);
-    CHECK_EQ(mero__budget_up(m2), 0);
+    CHECK_EQ(mero__net_admit(m2), 0);
     CHECK(is_open(a) && is_open(b) && is_open(m) && is_open(m2));
     /* members from the address do not count against its strangers either */
     mero__conn_fail(a, MERO_ECLOSED, "test");
     struct mero__conn *e = fake(n, 1, 1, MERO_NET_PRIO_STRANGER, 8);
     CHECK(e != NULL);
-    CHECK_EQ(mero__budget_up(e), 0);
+    CHECK_EQ(mero__net_admit(e), 0);
     /* an IPv6 /64 is one address */
     for (int i = 0; i < 3; i++) {
         struct mero__conn *v = fake(n, 9, 1, MERO_NET_PRIO_STRANGER, 20 + (uint64_t)i);
@@ -270,7 +272,7 @@ TEST(per_address_cap_counts_strangers_not_members)
         v->raddr.family = 6;
         memset(v->raddr.ip, 0x20, 8);
         v->raddr.ip[15] = (uint8_t)i; /* different hosts of one /64 */
-        CHECK_EQ(mero__budget_up(v), i < 2 ? 0 : -MERO_EBUSY);
+        CHECK_EQ(mero__net_admit(v), i < 2 ? 0 : -MERO_EBUSY);
     }
     /* an IPv4-mapped IPv6 address (dual-stack listener) is that IPv4 address, not a /64 shared
      * by every IPv4 client: 10.0.0.2 already holds two strangers (o, d), 10.0.0.3 none */
@@ -282,7 +284,7 @@ TEST(per_address_cap_counts_strangers_not_members)
         v->raddr.ip[10] = v->raddr.ip[11] = 0xff;
         v->raddr.ip[12] = 10;
         v->raddr.ip[15] = (uint8_t)(2 + i);
-        CHECK_EQ(mero__budget_up(v), i == 0 ? -MERO_EBUSY : 0);
+        CHECK_EQ(mero__net_admit(v), i == 0 ? -MERO_EBUSY : 0);
     }
     free_net(n);
 }

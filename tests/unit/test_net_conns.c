@@ -19,6 +19,7 @@
 #include "mero/crypto.h"
 #include "mero/net.h"
 #include "net/conn_internal.h"
+#include "net/dial_internal.h"
 #include "net/multiaddr_internal.h"
 #include "net/multistream_internal.h"
 #include "net/net_internal.h"
