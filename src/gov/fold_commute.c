@@ -30,10 +30,12 @@
 
 static const char SQL_PLACE[] = "SELECT depth, cls FROM fold WHERE hash = ?";
 /* the ops after (before) a place, in no particular order (the answer does not depend on it) */
-static const char SQL_AFTER[] = "SELECT o.bytes, f.state FROM fold f JOIN ops o ON o.hash = f.hash"
+static const char SQL_AFTER[] = "SELECT o.bytes, f.hash FROM fold f JOIN ops o ON o.hash = f.hash"
                                 " WHERE f.ns = ?1 AND (f.depth, f.cls, f.hash) > (?2, ?3, ?4)";
-static const char SQL_BEFORE[] = "SELECT o.bytes, f.state FROM fold f JOIN ops o ON o.hash = f.hash"
+static const char SQL_BEFORE[] = "SELECT o.bytes, f.hash FROM fold f JOIN ops o ON o.hash = f.hash"
                                  " WHERE f.ns = ?1 AND (f.depth, f.cls, f.hash) < (?2, ?3, ?4)";
+/* a rewrite's outcome, read only for the rewrites (the scans above stay on the index) */
+static const char SQL_STATE[] = "SELECT state FROM fold WHERE hash = ?";
 
 /* The identities an op after the late one reads or writes the rows of (*n of them), or false:
  * a kind whose footprint is not known here (it may read or write admin counts, groups, policy,
@@ -133,24 +135,40 @@ struct scan {
     bool rewritten; /* a later rewrite is effective */
 };
 
-static void judge(struct scan *sc, const struct mero_op *op, int state)
+static int state_of(struct mero_store *s, const void *hash, int *state)
+{
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_STATE);
+    if (st == NULL) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, hash, MERO_OP_ID_LEN, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    *state = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : GOV_FOLD_DEFERRED;
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 0 : -MERO_EIO;
+}
+
+static int judge(struct mero_store *s, struct scan *sc, const struct mero_op *op, const void *hash)
 {
     const uint8_t *ids[2];
     int n = 0;
     if (sc->before) {
         sc->conflict = may_make_admin(op, sc->late->member);
-        return;
+        return 0;
     }
     if (rewrites(sc->late, op)) {
+        int state;
+        MERO_TRY(state_of(s, hash, &state));
         /* a deferred one may still be judged again when its key arrives */
         sc->conflict = state == GOV_FOLD_DEFERRED;
         sc->rewritten = sc->rewritten || state == GOV_FOLD_EFFECTIVE;
-        return;
+        return 0;
     }
     sc->conflict = !later_ids(op, sc->us, ids, &n);
     for (int i = 0; i < n && !sc->conflict; i++) {
         sc->conflict = names(sc->late, ids[i]);
     }
+    return 0;
 }
 
 /* The ops after (sc->before: before) the place (depth, cls, hash), each judged until a
@@ -175,8 +193,14 @@ static int scan_ops(struct mero_store *s, struct scan *sc, sqlite3_int64 depth, 
             sc->conflict = true;
             break;
         }
-        judge(sc, &op, sqlite3_column_int(st, 1));
+        int rc = sqlite3_column_bytes(st, 1) == MERO_OP_ID_LEN
+                     ? judge(s, sc, &op, sqlite3_column_blob(st, 1))
+                     : -MERO_EIO;
         mero_op_cleanup(&op);
+        if (rc < 0) {
+            sqlite3_reset(st);
+            return rc;
+        }
     }
     sqlite3_reset(st);
     if (!sc->conflict && step != SQLITE_DONE) {
