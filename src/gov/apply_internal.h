@@ -51,6 +51,9 @@ int mero__gov_h_join(struct actx *a, const struct mero_tee_join *j, bool root_fo
 int mero__gov_h_evidence(struct actx *a, struct mero_err *err);
 /* Run the rules and projection of a->op (the switch over every op kind). */
 int mero__gov_dispatch(struct actx *a, struct mero_err *err);
+/* Whether op's kind is judged by a handler that returns every refusal before its first write
+ * (the fold then needs no savepoint around it). */
+bool mero__gov_refuses_before_writing(const struct mero_op *op);
 /* NamespaceOp tag 2: open with the key key_id names and apply, or keep deferred. */
 int mero__gov_h_sealed(struct actx *a, struct mero_err *err);
 /*

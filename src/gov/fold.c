@@ -13,10 +13,11 @@
  * a topological order of the DAG and the same on every node holding the same ops; the derived
  * tables of a namespace always equal the fold of all its stored ops in that order: an op that
  * sorts after every folded op is applied incrementally (apply.c), and so is a late op that
- * commutes with every op after its place (fold_commute.c: the fold is then the same); any other
- * - a late op, or a key that makes a deferred op readable - re-folds the namespace from its
- * first op (mero__gov_refold), and the membership that changed is reported as events after the
- * fact.
+ * commutes with every op after its place (fold_commute.c: the fold is then the same; where a
+ * later op rewrites its row, that row is kept); any other - a late op, or a key that makes a
+ * deferred op readable - re-folds the namespace from its first op (mero__gov_refold), and the
+ * membership that changed is reported as events after the fact. The re-fold judges each op in a
+ * savepoint of its own, except the kinds whose handler refuses before it writes (apply.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,20 +225,26 @@ static int sp(struct mero_store *s, const char *sql)
 int mero__gov_fold_step(struct actx *a, int *state, struct mero_err *err)
 {
     struct mero_store *s = a->s;
-    if (sp(s, SQL_SP_OPEN) < 0) {
+    /* a kind whose handler refuses before its first write folds without it (apply.c) */
+    bool savepoint = !mero__gov_refuses_before_writing(a->op);
+    if (savepoint && sp(s, SQL_SP_OPEN) < 0) {
         return mero__gov_sqlerr(s, err, "savepoint");
     }
     size_t nev = a->nev;
     a->deferred = false;
     int rc = mero__gov_dispatch(a, err);
     if (rc < 0) {
-        (void)sp(s, SQL_SP_UNDO);
+        if (savepoint) {
+            (void)sp(s, SQL_SP_UNDO);
+        }
         a->nev = nev;
         if (err != NULL && err->code == 0) {
             (void)mero_err_set(err, -rc, "refused (%s)", mero_strerror(rc));
         }
     }
-    (void)sp(s, SQL_SP_CLOSE);
+    if (savepoint) {
+        (void)sp(s, SQL_SP_CLOSE);
+    }
     if (rc < 0 && !mero__gov_rule_refusal(rc)) {
         return rc;
     }
@@ -600,12 +607,13 @@ out:
 /*
  * A late op that commutes with every op after its place (fold_commute.c) is judged now, as the
  * fast path judges an op that sorts last: the fold gives the same rows and outcomes. Its
- * membership events become what the full re-fold's diff would report for its one row. *done
- * is false when it is not effective (its savepoint rolled back): a refusal may be deferred at
- * its place, which only the full re-fold judges.
+ * membership events become what the full re-fold's diff would report for its one row; when a
+ * later effective op rewrites that row (superseded), the row keeps its role now and there is
+ * none. *done is false when it is not effective (its savepoint rolled back): a refusal may be
+ * deferred at its place, which only the full re-fold judges.
  */
-static int refold_commuting(struct actx *a, int *late_state, struct mero_err *late_reason,
-                            bool *done)
+static int refold_commuting(struct actx *a, bool superseded, int *late_state,
+                            struct mero_err *late_reason, bool *done)
 {
     const struct mero_op *op = a->op;
     struct mero_err why = {0};
@@ -618,7 +626,9 @@ static int refold_commuting(struct actx *a, int *late_state, struct mero_err *la
         return 0;
     }
     drop_membership_events(a, first);
-    if (r0 == MERO_ROLE_NONE) {
+    if (superseded) {
+        MERO_TRY(mero__gov_row_plain(a->s, op->group_id, op->member, r0));
+    } else if (r0 == MERO_ROLE_NONE) {
         MERO_TRY(mero__gov_ev(a, MERO_EV_MEMBER_ADDED, op->group_id, op->member, op->role, NULL));
     } else if (r0 != op->role) {
         MERO_TRY(
@@ -643,21 +653,23 @@ int mero__gov_refold(struct mero_store *s, struct actx *a, bool late, int *late_
     uint8_t(*marks)[MERO_NS_ID_LEN] = NULL;
     size_t nmarks = 0;
     int rc;
-    bool fast = false;
+    bool fast = false, superseded = false;
     if (late && !s->rebuilding) {
-        rc = mero__gov_fold_commutes(s, a->op, a->hash, &fast);
+        rc = mero__gov_fold_commutes(s, a->op, a->hash, &fast, &superseded);
         if (rc == 0 && fast) {
-            rc = refold_commuting(a, late_state, late_reason, &fast);
+            rc = refold_commuting(a, superseded, late_state, late_reason, &fast);
         }
         if (rc < 0) {
             return mero__gov_sqlerr(s, err, "re-fold");
         }
         if (fast) {
+            s->late_fast++;
             mero_log(MERO_LOG_DEBUG, "gov: a late op that commutes with every op after its "
                                      "place, judged without re-folding");
             return 0;
         }
     }
+    s->late_refolds += late && !s->rebuilding;
     MERO_TRY(snapshot(s, ns, &before));
     MERO_TRY_OUT(mero_gov_purge_pending(s, &marks, &nmarks));
     size_t first = a->nev;

@@ -36,6 +36,9 @@ struct mero_store {
     bool us_cached;
     uint8_t us_ns[MERO_NS_ID_LEN];
     uint8_t us_pk[MERO_IDENTITY_LEN];
+    /* late ops judged without a re-fold (fold_commute.c) and full re-folds of a late op, since
+     * the store opened (fold.c; test_gov_fold asserts which path an op took) */
+    uint64_t late_fast, late_refolds;
 };
 
 /* Spent-quote kinds. */
@@ -96,9 +99,10 @@ bool mero__gov_is_principal(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LE
 /* A code the rules return for a refusal (anything but I/O and memory). */
 bool mero__gov_rule_refusal(int rc);
 /* *yes = the late op (hash: its place is stored) commutes with every op of its namespace
- * folded after its place, so judging it now is its fold (fold_commute.c). */
+ * folded after its place, so judging it now is its fold (fold_commute.c); *superseded = an
+ * effective later op rewrites its member's row, which then stays as it is now. */
 int mero__gov_fold_commutes(struct mero_store *s, const struct mero_op *late,
-                            const uint8_t hash[MERO_OP_ID_LEN], bool *yes);
+                            const uint8_t hash[MERO_OP_ID_LEN], bool *yes, bool *superseded);
 /* Every namespace's ops placed and folded (rebuild: derived tables cleared first). */
 int mero__gov_fold_all(struct mero_store *s, struct mero_err *err);
 /* namespace id = SHA-256("mero.namespace.id.v1" || creator || salt) */
