@@ -9,6 +9,7 @@
 
 #include "mero/err.h"
 #include "mero/net.h"
+#include "mero/node.h"
 #include "mero/sizes.h"
 
 struct mero_node;
