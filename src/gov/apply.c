@@ -187,6 +187,29 @@ static int h_key_delivery(struct actx *a, struct mero_err *err)
 
 /* ---- group ops ---------------------------------------------------------------------------- */
 
+/* The writes of an effective MemberAdded, ContextCreated and MemberSetAutoFollow: functions of
+ * the op alone, shared by the handlers and the re-fold's replay (mero__gov_replay_writes). */
+static int member_added_writes(struct actx *a)
+{
+    const struct mero_op *op = a->op;
+    MERO_TRY(mero__gov_row_plain(a->s, op->group_id, op->member, op->role));
+    return mero__gov_deny(a->s, op->group_id, op->member, false);
+}
+
+static int context_writes(struct actx *a)
+{
+    const struct mero_op *op = a->op;
+    return mero__gov_context_put(a->s, op->context_id, op->ns, op->group_id, op->application_id,
+                                 a->seq);
+}
+
+static int follow_writes(struct actx *a)
+{
+    const struct mero_op *op = a->op;
+    return mero__gov_follow_put(a->s, op->group_id, op->member, op->follow_contexts,
+                                op->follow_subgroups);
+}
+
 static int h_member_added(struct actx *a, struct mero_err *err)
 {
     const struct mero_op *op = a->op;
@@ -202,8 +225,7 @@ static int h_member_added(struct actx *a, struct mero_err *err)
     if (r == MERO_ROLE_ADMIN && op->role != MERO_ROLE_ADMIN) {
         MERO_TRY(mero__gov_last_admin(a->s, op->ns, op->group_id, op->member, err));
     }
-    MERO_TRY(mero__gov_row_plain(a->s, op->group_id, op->member, op->role));
-    MERO_TRY(mero__gov_deny(a->s, op->group_id, op->member, false));
+    MERO_TRY(member_added_writes(a));
     return mero__gov_ev(a, MERO_EV_MEMBER_ADDED, op->group_id, op->member, op->role, NULL);
 }
 
@@ -392,8 +414,7 @@ static int h_context(struct actx *a, struct mero_err *err)
     if (mero__gov_context_exists(a->s, op->context_id)) {
         return mero_err_set(err, MERO_EEXIST, "context id already exists");
     }
-    MERO_TRY(mero__gov_context_put(a->s, op->context_id, op->ns, op->group_id, op->application_id,
-                                   a->seq));
+    MERO_TRY(context_writes(a));
     return mero__gov_ev(a, MERO_EV_CONTEXT_CREATED, op->group_id, op->signer, r, op->context_id);
 }
 
@@ -409,8 +430,7 @@ static int h_follow(struct actx *a, struct mero_err *err)
     if (memcmp(op->member, op->signer, sizeof(op->member)) != 0) {
         MERO_TRY(mero__gov_need_admin(a, op->group_id, err));
     }
-    MERO_TRY(mero__gov_follow_put(a->s, op->group_id, op->member, op->follow_contexts,
-                                  op->follow_subgroups));
+    MERO_TRY(follow_writes(a));
     return mero__gov_ev(a, MERO_EV_AUTO_FOLLOW_SET, op->group_id, op->member, MERO_ROLE_NONE, NULL);
 }
 
@@ -446,6 +466,37 @@ bool mero__gov_refuses_before_writing(const struct mero_op *op)
     return op->scope == MERO_SCOPE_GROUP && !op->has_rotation &&
            (op->kind == MERO_GROUP_MEMBER_ADDED || op->kind == MERO_GROUP_CONTEXT_CREATED ||
             op->kind == MERO_GROUP_MEMBER_SET_AUTO_FOLLOW);
+}
+
+/* The kinds the re-fold may replay (fold_replay.c): their writes, when effective, are
+ * functions of the op alone (the helpers above; a KeyDelivery not addressed to us writes
+ * nothing), and they refuse before writing. A handler whose writes come to read the state must
+ * leave this list. */
+bool mero__gov_replayable(const struct mero_op *op, const uint8_t *us)
+{
+    if (op->scope == MERO_SCOPE_ROOT) {
+        return op->kind == MERO_ROOT_KEY_DELIVERY &&
+               (us == NULL || memcmp(op->envelope.identity, us, MERO_IDENTITY_LEN) != 0);
+    }
+    return mero__gov_refuses_before_writing(op);
+}
+
+int mero__gov_replay_writes(struct actx *a)
+{
+    const struct mero_op *op = a->op;
+    if (op->scope == MERO_SCOPE_ROOT) {
+        return op->kind == MERO_ROOT_KEY_DELIVERY ? 0 : -MERO_EINTERNAL;
+    }
+    switch (op->kind) {
+    case MERO_GROUP_MEMBER_ADDED:
+        return member_added_writes(a);
+    case MERO_GROUP_CONTEXT_CREATED:
+        return context_writes(a);
+    case MERO_GROUP_MEMBER_SET_AUTO_FOLLOW:
+        return follow_writes(a);
+    default:
+        return -MERO_EINTERNAL;
+    }
 }
 
 /* ---- dispatch ----------------------------------------------------------------------------- */

@@ -35,14 +35,12 @@ static const char SQL_LAST[] =
 static const char SQL_FOLD_PUT[] =
     "INSERT OR REPLACE INTO fold(hash, ns, depth, cls, state, reason) VALUES(?, ?, ?, ?, ?, ?)";
 static const char SQL_FOLD_STATE[] = "UPDATE fold SET state = ?, reason = ? WHERE hash = ?";
+/* each op's place, stored outcome and log row, in canonical order; then its bytes by row */
 static const char SQL_FOLD_ORDER[] =
-    "SELECT hash, state FROM fold WHERE ns = ? ORDER BY depth, cls, hash";
-static const char SQL_OP_ROW[] =
-    "SELECT o.seq, o.bytes, f.depth FROM ops o JOIN fold f ON f.hash = o.hash WHERE o.hash = ?";
+    "SELECT f.hash, f.state, f.depth, o.seq FROM fold f LEFT JOIN ops o ON o.hash = f.hash"
+    " WHERE f.ns = ? ORDER BY f.depth, f.cls, f.hash";
+static const char SQL_OP_BYTES[] = "SELECT bytes FROM ops WHERE seq = ?";
 static const char SQL_STATE_OF[] = "SELECT state, reason FROM fold WHERE hash = ?";
-static const char SQL_SNAPSHOT[] =
-    "SELECT m.grp, m.member, m.role, m.tee FROM members m JOIN groups g ON g.id = m.grp"
-    " WHERE g.ns = ? ORDER BY m.grp, m.member";
 static const char SQL_PRINCIPAL[] =
     "SELECT 1 FROM principals WHERE ns = ?1 AND member = ?2 UNION ALL SELECT 1 FROM members m"
     " JOIN groups g ON g.id = m.grp WHERE m.member = ?2 AND g.ns = ?1 LIMIT 1";
@@ -257,122 +255,6 @@ int mero__gov_fold_step(struct actx *a, int *state, struct mero_err *err)
     return 0;
 }
 
-/* ---- the membership before and after a re-fold -------------------------------------------- */
-
-struct mrow {
-    uint8_t grp[MERO_GROUP_ID_LEN];
-    uint8_t member[MERO_IDENTITY_LEN];
-    int role;
-    bool tee;
-};
-
-struct mrows {
-    struct mrow *v;
-    size_t n;
-};
-
-static int snapshot(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], struct mrows *out)
-{
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_SNAPSHOT);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
-    size_t cap = 0;
-    int rc = 0, step;
-    out->v = NULL;
-    out->n = 0;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (sqlite3_column_bytes(st, 0) != MERO_GROUP_ID_LEN ||
-            sqlite3_column_bytes(st, 1) != MERO_IDENTITY_LEN) {
-            continue;
-        }
-        if (out->n == cap) {
-            cap = cap ? cap * 2 : 16;
-            struct mrow *nv = realloc(out->v, cap * sizeof(*nv));
-            if (nv == NULL) {
-                rc = -MERO_ENOMEM;
-                break;
-            }
-            out->v = nv;
-        }
-        struct mrow *r = &out->v[out->n++];
-        memcpy(r->grp, sqlite3_column_blob(st, 0), sizeof(r->grp));
-        memcpy(r->member, sqlite3_column_blob(st, 1), sizeof(r->member));
-        r->role = sqlite3_column_int(st, 2);
-        r->tee = sqlite3_column_int(st, 3) != 0;
-    }
-    if (rc == 0 && step != SQLITE_DONE) {
-        rc = -MERO_EIO;
-    }
-    sqlite3_reset(st);
-    if (rc < 0) {
-        free(out->v);
-        out->v = NULL;
-        out->n = 0;
-    }
-    return rc;
-}
-
-static int row_cmp(const struct mrow *x, const struct mrow *y)
-{
-    int c = memcmp(x->grp, y->grp, sizeof(x->grp));
-    return c != 0 ? c : memcmp(x->member, y->member, sizeof(x->member));
-}
-
-/* Events for what changed: removals, additions, role changes; and for our own TEE rows that
- * went, the pending self-purge marker (the namespace when the root row went, else each
- * subgroup), as remove_row writes it for an incremental removal. One merge of the two sorted
- * snapshots. */
-static int diff_events(struct actx *a, const struct mrows *before, const struct mrows *after)
-{
-    size_t i = 0, j = 0, ngone = 0;
-    bool root_gone = false;
-    int rc = 0;
-    const struct mrow **gone = NULL; /* our TEE rows in subgroups that went */
-    while (rc == 0 && (i < before->n || j < after->n)) {
-        int c = i == before->n ? 1 : j == after->n ? -1 : row_cmp(&before->v[i], &after->v[j]);
-        if (c < 0) {
-            const struct mrow *r = &before->v[i++];
-            rc = mero__gov_ev(a, MERO_EV_MEMBER_REMOVED, r->grp, r->member, r->role, NULL);
-            if (rc == 0 && r->tee) {
-                rc = mero__gov_ev(a, MERO_EV_TEE_MEMBER_REMOVED, r->grp, r->member, r->role, NULL);
-            }
-            if (rc == 0 && r->tee && a->have_us && memcmp(r->member, a->us, sizeof(a->us)) == 0) {
-                if (memcmp(r->grp, a->op->ns, MERO_NS_ID_LEN) == 0) {
-                    root_gone = true;
-                } else {
-                    const struct mrow **ng = realloc(gone, (ngone + 1) * sizeof(*ng));
-                    rc = ng == NULL ? -MERO_ENOMEM : 0;
-                    gone = ng != NULL ? ng : gone;
-                    if (ng != NULL) {
-                        gone[ngone++] = r;
-                    }
-                }
-            }
-        } else if (c > 0) {
-            const struct mrow *r = &after->v[j++];
-            rc = mero__gov_ev(a, MERO_EV_MEMBER_ADDED, r->grp, r->member, r->role, NULL);
-            if (rc == 0 && r->tee) {
-                rc = mero__gov_ev(a, MERO_EV_TEE_MEMBER_ADMITTED, r->grp, r->member, r->role, NULL);
-            }
-        } else {
-            const struct mrow *r = &after->v[j++];
-            if (before->v[i++].role != r->role) {
-                rc = mero__gov_ev(a, MERO_EV_MEMBER_ROLE_SET, r->grp, r->member, r->role, NULL);
-            }
-        }
-    }
-    if (rc == 0 && root_gone) {
-        rc = mero_gov_purge_mark(a->s, a->op->ns);
-    }
-    for (size_t k = 0; rc == 0 && !root_gone && k < ngone; k++) {
-        rc = mero_gov_purge_mark(a->s, gone[k]->grp);
-    }
-    free(gone);
-    return rc;
-}
-
 /* The membership events of the late op itself are dropped: the diff reports them once. */
 static void drop_membership_events(struct actx *a, size_t from)
 {
@@ -404,39 +286,46 @@ static int clear_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN])
     return 0;
 }
 
-/* The hashes of ns's ops in canonical order. *out owned. */
-static int order_of(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
-                    uint8_t (**out)[MERO_OP_ID_LEN], int **states, size_t *n)
+/* One op of the fold: its place's hash, stored outcome, depth and log row. */
+struct fold_entry {
+    uint8_t hash[MERO_OP_ID_LEN];
+    int prior;
+    uint64_t depth;
+    int64_t seq;
+};
+
+/* ns's ops in canonical order. *out owned. */
+static int order_of(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], struct fold_entry **out,
+                    size_t *n)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_FOLD_ORDER);
     if (st == NULL) {
         return -MERO_EIO;
     }
     sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
-    uint8_t(*v)[MERO_OP_ID_LEN] = NULL;
-    int *sv = NULL;
+    struct fold_entry *v = NULL;
     size_t cnt = 0, cap = 0;
     int rc = 0, step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (sqlite3_column_bytes(st, 0) != MERO_OP_ID_LEN) {
-            rc = -MERO_EIO;
+        if (sqlite3_column_bytes(st, 0) != MERO_OP_ID_LEN ||
+            sqlite3_column_type(st, 3) != SQLITE_INTEGER) {
+            rc = -MERO_EIO; /* every op of the fold is in the log */
             break;
         }
         if (cnt == cap) {
             cap = cap ? cap * 2 : ORDER_FIRST_CAP;
-            uint8_t(*nv)[MERO_OP_ID_LEN] = realloc(v, cap * sizeof(*nv));
-            int *ns2 = nv != NULL ? realloc(sv, cap * sizeof(*ns2)) : NULL;
-            if (nv != NULL) {
-                v = nv;
-            }
-            if (ns2 == NULL) {
+            struct fold_entry *nv = realloc(v, cap * sizeof(*nv));
+            if (nv == NULL) {
                 rc = -MERO_ENOMEM;
                 break;
             }
-            sv = ns2;
+            v = nv;
         }
-        sv[cnt] = sqlite3_column_int(st, 1);
-        memcpy(v[cnt++], sqlite3_column_blob(st, 0), MERO_OP_ID_LEN);
+        struct fold_entry *f = &v[cnt++];
+        memcpy(f->hash, sqlite3_column_blob(st, 0), MERO_OP_ID_LEN);
+        f->prior = sqlite3_column_int(st, 1);
+        f->depth = (uint64_t)sqlite3_column_int64(st, 2);
+        f->seq = sqlite3_column_int64(st, 3);
     }
     if (rc == 0 && step != SQLITE_DONE) {
         rc = -MERO_EIO;
@@ -444,11 +333,9 @@ static int order_of(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
     sqlite3_reset(st);
     if (rc < 0) {
         free(v);
-        free(sv);
         return rc;
     }
     *out = v;
-    *states = sv;
     *n = cnt;
     return 0;
 }
@@ -515,39 +402,57 @@ static int rotations_current(struct mero_store *s, const struct rotations *r)
     return 0;
 }
 
-static int fold_stored(struct mero_store *s, const uint8_t hash[MERO_OP_ID_LEN], int *state,
-                       struct rotations *rot, struct mero_err *reason, struct mero_err *err)
+/* Fold one stored op (not the late one) whose stored outcome is prior: replay it where r
+ * allows (fold_replay.c), else decode and judge it, no events. *judged: it was judged. The op's
+ * bytes are read in place (the row statement is only reset once the op is folded). */
+static int fold_stored(struct mero_store *s, const struct fold_entry *f, const uint8_t *us,
+                       struct gov_replay *r, int *state, bool *judged, struct rotations *rot,
+                       struct mero_err *reason, struct mero_err *err)
 {
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_OP_ROW);
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_OP_BYTES);
     if (st == NULL) {
         return mero__gov_sqlerr(s, err, "op row");
     }
-    sqlite3_bind_blob(st, 1, hash, MERO_OP_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 1, f->seq);
     if (sqlite3_step(st) != SQLITE_ROW) {
         sqlite3_reset(st);
         return mero_err_set(err, MERO_EINTERNAL, "an op of the fold is missing from the log");
     }
-    uint64_t seq = (uint64_t)sqlite3_column_int64(st, 0);
-    const uint8_t *bytes = sqlite3_column_blob(st, 1);
-    size_t len = (size_t)sqlite3_column_bytes(st, 1);
-    uint64_t depth = (uint64_t)sqlite3_column_int64(st, 2);
+    uint64_t seq = (uint64_t)f->seq;
+    const uint8_t *hash = f->hash;
+    const uint8_t *bytes = sqlite3_column_blob(st, 0);
+    size_t len = (size_t)sqlite3_column_bytes(st, 0);
+    uint64_t depth = f->depth;
+    int prior = f->prior;
     struct mero_op op;
     struct mero_err e = {0};
     int rc;
+    bool replay = false;
     mero_op_init(&op);
     rc = mero_op_decode(bytes, len, &op, &e);
     MERO_ENSURE_OUT(rc >= 0, err, MERO_EINTERNAL, "stored op #%llu does not decode: %s",
                     (unsigned long long)seq, e.msg);
     /* the derived rows' order column is the op's depth, not this node's arrival order */
     struct actx a = {.s = s, .op = &op, .hash = hash, .bytes = bytes, .len = len, .seq = depth};
-    a.have_us = mero__gov_our_pk(s, op.ns, a.us);
-    bool was = s->rebuilding;
-    s->rebuilding = true;
-    rc = mero__gov_fold_step(&a, state, reason);
-    s->rebuilding = was;
-    free(a.ev);
-    if (rc == 0) {
-        rc = rotation_seen(rot, &op, *state);
+    a.have_us = us != NULL; /* our identity in the namespace, read once per fold */
+    if (us != NULL) {
+        memcpy(a.us, us, sizeof(a.us));
+    }
+    rc = mero__gov_replay_may(r, s, &op, us, prior, &replay);
+    *judged = rc == 0 && !replay;
+    if (rc == 0 && replay) {
+        s->refold_replayed++;
+        *state = prior;
+        rc = prior == GOV_FOLD_EFFECTIVE ? mero__gov_replay_writes(&a) : 0;
+    } else if (rc == 0) {
+        rc = mero__gov_replay_before(r, s, &op, false);
+        bool was = s->rebuilding;
+        s->rebuilding = true;
+        rc = rc == 0 ? mero__gov_fold_step(&a, state, reason) : rc;
+        s->rebuilding = was;
+        free(a.ev);
+        rc = rc == 0 ? mero__gov_replay_judged(r, s, &op, us, prior, *state, false) : rc;
+        rc = rc == 0 ? rotation_seen(rot, &op, *state) : rc;
     }
     if (rc < 0) {
         (void)mero_err_set(err, -rc, "op #%llu: %s", (unsigned long long)seq, reason->msg);
@@ -562,24 +467,31 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
                       int *late_state, struct mero_err *late_reason, struct mero_err *err)
 {
     struct rotations rot_ = {0}, *rot = &rot_;
-    uint8_t(*order)[MERO_OP_ID_LEN] = NULL;
-    int *prior = NULL;
+    struct gov_replay replay;
+    struct fold_entry *order = NULL;
     size_t n = 0;
     int rc;
     MERO_TRY_OUT(clear_ns(s, ns));
-    MERO_TRY_OUT(order_of(s, ns, &order, &prior, &n));
+    MERO_TRY_OUT(order_of(s, ns, &order, &n));
+    uint8_t us_buf[MERO_IDENTITY_LEN];
+    const uint8_t *us = mero__gov_our_pk(s, ns, us_buf) ? us_buf : NULL;
+    mero__gov_replay_start(&replay, late != NULL);
     for (size_t i = 0; i < n; i++) {
         int state = GOV_FOLD_EFFECTIVE;
+        bool judged = true;
         struct mero_err why = {0};
-        bool is_late = late != NULL && memcmp(order[i], late->hash, MERO_OP_ID_LEN) == 0;
+        bool is_late = late != NULL && memcmp(order[i].hash, late->hash, MERO_OP_ID_LEN) == 0;
         if (is_late) {
             /* the late op is judged with its own events (keys delivered to us, ...) */
             bool was = s->rebuilding;
             s->rebuilding = false;
-            rc = mero__gov_fold_step(late, &state, &why);
-            if (rc == 0) {
-                rc = rotation_seen(rot, late->op, state);
-            }
+            rc = mero__gov_replay_before(&replay, s, late->op, true);
+            rc = rc == 0 ? mero__gov_fold_step(late, &state, &why) : rc;
+            rc = rc == 0 ? rotation_seen(rot, late->op, state) : rc;
+            rc = rc == 0 ? mero__gov_replay_judged(&replay, s, late->op,
+                                                   late->have_us ? late->us : NULL, order[i].prior,
+                                                   state, true)
+                         : rc;
             s->rebuilding = was;
             if (late_state != NULL) {
                 *late_state = state;
@@ -589,18 +501,18 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
             }
             MERO_TRY_OUT(rc < 0 ? mero_err_set(err, -rc, "%s", why.msg) : 0);
         } else {
-            MERO_TRY_OUT(fold_stored(s, order[i], &state, rot, &why, err));
+            MERO_TRY_OUT(fold_stored(s, &order[i], us, &replay, &state, &judged, rot, &why, err));
         }
-        if (state != prior[i] || state == GOV_FOLD_REJECTED || is_late) {
+        /* a replayed op keeps its stored outcome and reason */
+        if (state != order[i].prior || (state == GOV_FOLD_REJECTED && judged) || is_late) {
             MERO_TRY_OUT(
-                fold_state_set(s, order[i], state, state == GOV_FOLD_REJECTED ? why.msg : ""));
+                fold_state_set(s, order[i].hash, state, state == GOV_FOLD_REJECTED ? why.msg : ""));
         }
     }
     rc = rotations_current(s, rot);
 out:
     free(rot->v);
     free(order);
-    free(prior);
     return rc;
 }
 
@@ -649,7 +561,7 @@ int mero__gov_refold(struct mero_store *s, struct actx *a, bool late, int *late_
                      struct mero_err *late_reason, struct mero_err *err)
 {
     const uint8_t *ns = a->op->ns;
-    struct mrows before = {0}, after = {0};
+    struct gov_mrows before = {0}, after = {0};
     uint8_t(*marks)[MERO_NS_ID_LEN] = NULL;
     size_t nmarks = 0;
     int rc;
@@ -670,7 +582,7 @@ int mero__gov_refold(struct mero_store *s, struct actx *a, bool late, int *late_
         }
     }
     s->late_refolds += late && !s->rebuilding;
-    MERO_TRY(snapshot(s, ns, &before));
+    MERO_TRY(mero__gov_mrows_snapshot(s, ns, &before));
     MERO_TRY_OUT(mero_gov_purge_pending(s, &marks, &nmarks));
     size_t first = a->nev;
     MERO_TRY_OUT(mero__gov_fold_ns(s, ns, late ? a : NULL, late_state, late_reason, err));
@@ -695,8 +607,8 @@ int mero__gov_refold(struct mero_store *s, struct actx *a, bool late, int *late_
     }
     free(now);
     MERO_TRY_OUT(rc);
-    MERO_TRY_OUT(snapshot(s, ns, &after));
-    MERO_TRY_OUT(diff_events(a, &before, &after));
+    MERO_TRY_OUT(mero__gov_mrows_snapshot(s, ns, &after));
+    MERO_TRY_OUT(mero__gov_mrows_diff(a, &before, &after));
     mero_log(MERO_LOG_DEBUG, "gov: re-folded the namespace's ops in canonical order (%s)",
              late ? "an op arrived that sorts before ops already applied"
                   : "a key arrived for a deferred op");

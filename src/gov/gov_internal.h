@@ -39,6 +39,7 @@ struct mero_store {
     /* late ops judged without a re-fold (fold_commute.c) and full re-folds of a late op, since
      * the store opened (fold.c; test_gov_fold asserts which path an op took) */
     uint64_t late_fast, late_refolds;
+    uint64_t refold_replayed; /* ops a late re-fold replayed (fold_replay.c) */
 };
 
 /* Spent-quote kinds. */
