@@ -6,11 +6,13 @@
  *   1. one yamux stream: a request/response exchange carrying MB megabytes in one frame
  *      (Noise + yamux flow control end to end), reported in MB/s;
  *   2. gossipsub: one publisher, 4 subscribers, N messages of 256 bytes, reported as messages
- *      delivered per second (N*4 deliveries / time until the last arrives).
- * Each is repeated R times over the same connections; the median is the figure (one run of
- * either is a fraction of a second, and a shared machine's noise is larger than that), and
- * the spread goes to a `#` line.
- * Usage: MERO_NET_BENCH=1 bench_net [MB] [N] [R]   (without MERO_NET_BENCH it prints nothing)
+ *      delivered per second (N*4 deliveries / time until the last arrives);
+ *   3. memory after a burst (issue 33): 12 nodes (the per-address budget allows 16) each send a hub
+ * one 1 MiB request, then every link idles for 1.5 s (keep-alive looks every 200 ms); the process's
+ * resident memory right after the burst and after the idle time, in KiB. Each is repeated R times
+ * over the same connections; the median is the figure (one run of either is a fraction of a second,
+ * and a shared machine's noise is larger than that), and the spread goes to a `#` line. Usage:
+ * MERO_NET_BENCH=1 bench_net [MB] [N] [R]   (without MERO_NET_BENCH it prints nothing)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +107,96 @@ static struct mero_net *g_pub;
 static int subs_seen(void)
 {
     return mero_net_topic_peers(g_pub, "ns/bench") >= 4;
+}
+
+#define HUB_LINKS 12
+
+static size_t replies;
+static void on_hub_reply(void *ud, int status, const uint8_t *d, size_t n)
+{
+    (void)ud;
+    (void)d;
+    (void)n;
+    replies += status == 0;
+}
+static int hub_replied(void)
+{
+    return replies >= HUB_LINKS;
+}
+static int never(void)
+{
+    return 0;
+}
+
+/* Resident set of this process in KiB (/proc/self/statm), 0 when unreadable. */
+static size_t rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long size = 0, res = 0;
+    if (f == NULL) {
+        return 0;
+    }
+    if (fscanf(f, "%lu %lu", &size, &res) != 2) {
+        res = 0;
+    }
+    fclose(f);
+    return (size_t)res * 4u;
+}
+
+/* 3. memory after a burst: 0, or 1 when the burst failed */
+static int hub_memory(void)
+{
+    struct mero_net_config cfg;
+    char addr[1][MERO_MULTIADDR_STR_MAX];
+    struct mero_net *cl[HUB_LINKS];
+    mero_net_config_default(&cfg);
+    cfg.ping_interval_ms = 200;
+    cfg.max_frame = 2u << 20;
+    struct mero_net *hub = mk(10, &cfg);
+    if (mero_net_handle(hub, "/bench/sink/1", sink, NULL) < 0) {
+        return 1;
+    }
+    mero_net_listen_addrs(hub, addr, 1);
+    dialed = 0;
+    want_dials = HUB_LINKS;
+    for (int i = 0; i < HUB_LINKS; i++) {
+        cl[i] = mk(11 + i, &cfg);
+        if (mero_net_dial(cl[i], addr[0], on_dial, NULL) < 0) {
+            return 1;
+        }
+    }
+    spin_until(dials_done, 20);
+    size_t before = rss_kib();
+    uint8_t *blob = malloc(1u << 20);
+    if (blob == NULL) {
+        return 1;
+    }
+    mero_random(blob, 1u << 20);
+    replies = 0;
+    for (int i = 0; i < HUB_LINKS; i++) {
+        if (mero_net_request(cl[i], mero_net_peer_id(hub), "/bench/sink/1", blob, 1u << 20, 60000,
+                             on_hub_reply, NULL) < 0) {
+            return 1;
+        }
+    }
+    free(blob);
+    spin_until(hub_replied, 60);
+    if (replies < HUB_LINKS) {
+        fprintf(stderr, "bench_net: %zu of %d burst replies\n", replies, HUB_LINKS);
+        return 1;
+    }
+    size_t burst = rss_kib();
+    spin_until(never, 1.5);
+    size_t idle = rss_kib();
+    printf("# net_rss: %d links, %zu KiB before the burst\n", HUB_LINKS, before);
+    printf("bench net_rss_after_burst_%d_links %zu KiB\n", HUB_LINKS, burst);
+    printf("bench net_rss_after_idle_%d_links %zu KiB\n", HUB_LINKS, idle);
+    mero_net_free(hub);
+    for (int i = 0; i < HUB_LINKS; i++) {
+        mero_net_free(cl[i]);
+    }
+    uv_run(loop, UV_RUN_DEFAULT);
+    return 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -230,5 +322,5 @@ int main(int argc, char **argv)
         mero_net_free(sub[i]);
     }
     uv_run(loop, UV_RUN_DEFAULT);
-    return 0;
+    return hub_memory();
 }

@@ -41,6 +41,11 @@
 #define RXRAW_MAX (2u * RXREAD - 1u)
 _Static_assert(RXRAW_MAX - (2u + MERO__NOISE_MAX_MSG) >= RXREAD, "room for a whole read");
 #define RXPLAIN_MAX (MERO__YAMUX_RECV_WINDOW + MERO__YAMUX_HDR + 2u * MERO__NOISE_MAX_MSG)
+/* issue 33: a read offers RXREAD_MIN bytes at first and doubles each time a read fills what it
+ * was offered, up to RXREAD; a keep-alive look that saw no read over RXREAD_MIN since the last
+ * one frees the empty receive buffers and the write spare (mero__conn_trim), so a link's memory
+ * after a burst falls back to what quiet traffic needs. */
+#define RXREAD_MIN (16u * 1024u)
 
 struct wreq {
     uv_write_t req;
@@ -540,11 +545,39 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
     struct mero__conn *c = h->data;
     size_t room = c->rxraw.max - c->rxraw.len;
     (void)hint;
+    if (c->rx_room < RXREAD_MIN) {
+        c->rx_room = RXREAD_MIN;
+    }
+    if (room > c->rx_room) {
+        room = c->rx_room;
+    }
+    c->rx_offer = room;
     if (room == 0 || mero_buf_reserve(&c->rxraw, room) < 0) {
         *buf = uv_buf_init(NULL, 0); /* on_read gets UV_ENOBUFS */
         return;
     }
     *buf = uv_buf_init((char *)c->rxraw.data + c->rxraw.len, (unsigned)room);
+}
+
+void mero__conn_trim(struct mero__conn *c)
+{
+    if (c->rx_peak <= RXREAD_MIN) {
+        bool freed = c->wspare != NULL;
+        if (c->rxraw.len == 0 && c->rxraw.cap > 0) {
+            mero_buf_cleanup(&c->rxraw);
+            freed = true;
+        }
+        if (c->rxplain.len == 0 && c->rxplain.cap > 0) {
+            mero_buf_cleanup(&c->rxplain);
+            freed = true;
+        }
+        free(c->wspare);
+        c->wspare = NULL;
+        c->rx_room = RXREAD_MIN;
+        c->net->bufs_trimmed += freed;
+        c->net->heap_trim = c->net->heap_trim || freed;
+    }
+    c->rx_peak = 0;
 }
 
 static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
@@ -568,6 +601,12 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
     }
     c->rxraw.len += (size_t)nread;
     c->reads++;
+    if ((size_t)nread > c->rx_peak) {
+        c->rx_peak = (size_t)nread;
+    }
+    if ((size_t)nread == c->rx_offer && c->rx_room < RXREAD) {
+        c->rx_room *= 2; /* a full read: offer more next time */
+    }
     process(c);
 }
 

@@ -58,6 +58,9 @@ struct mero__conn {
     int flush_pending;
     size_t inflight; /* bytes handed to uv_write, not yet written */
     void *wspare;    /* conn.c: one finished write buffer kept for reuse */
+    /* conn.c (issue 33): what the next socket read is offered, what the last one was, and the
+     * largest read since the last keep-alive look (mero__conn_trim) */
+    size_t rx_room, rx_offer, rx_peak;
     struct mero__mss mss;
     struct mero__noise *noise;
     /* yamux */
@@ -113,6 +116,9 @@ struct mero__conn_ops {
 MERO_MUST_CHECK int mero__conn_send(struct mero__conn *c, const void *p, size_t n);
 /* Close with a logged reason (idempotent). */
 void mero__conn_fail(struct mero__conn *c, int code, const char *why);
+/* At each keep-alive look: when no read since the last one exceeded the smallest read size,
+ * free the empty receive buffers and the write spare (they grow again on demand). */
+void mero__conn_trim(struct mero__conn *c);
 /* Flush every connection's pending output (the loop's prepare handle calls this). */
 void mero__conn_flush_all(struct mero_net *net);
 /* Start an outbound connection (address already parsed; the caller checked the outbound

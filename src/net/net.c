@@ -17,6 +17,9 @@
  * lives in sodium_malloc'd memory and is wiped on free.
  */
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 
 #include "mero/crypto.h"
@@ -111,6 +114,15 @@ static void on_heartbeat(uv_timer_t *t)
     mero__gossip_drain_tick(net);
     mero__connmgr_tick(net);
     mero__budget_tick(net);
+#ifdef __GLIBC__
+    if (net->heap_trim) {
+        /* links freed idle buffers since the last beat (mero__conn_trim): hand the free heap
+         * pages back, which glibc keeps otherwise (its mmap threshold rises after the first
+         * large free, so later link buffers come from the heap) */
+        net->heap_trim = false;
+        (void)malloc_trim(0);
+    }
+#endif
 }
 
 int mero_net_new(uv_loop_t *loop, const uint8_t ed25519_sk[MERO_ED25519_SK_LEN],

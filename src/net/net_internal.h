@@ -124,6 +124,8 @@ struct mero_net {
     uint64_t spr_seq; /* issue 33: the seq of our last signed peer record */
     struct mero__protect protect[MERO_NET_PROTECT_MAX]; /* issue 33: connmgr.c */
     size_t conns_trimmed;
+    uint64_t bufs_trimmed; /* conn.c: links whose idle buffers a keep-alive look freed */
+    bool heap_trim;        /* conn.c sets, the heartbeat (net.c) returns free heap to the OS */
 };
 
 struct mero__handler *mero__net_find_handler(struct mero_net *net, const char *proto);

@@ -517,6 +517,7 @@ static void on_keepalive(uv_timer_t *t)
     if (c->state != MERO__C_UP) {
         return;
     }
+    mero__conn_trim(c);
     if (c->ping_out && c->reads == c->reads_at_ping) {
         if (now - c->ping_at >= cfg->ping_timeout_ms) {
             mero__conn_fail(c, MERO_ETIMEOUT, "no answer to a yamux ping (peer unresponsive)");
