@@ -92,6 +92,40 @@ int govt_sync(struct govt_node *from, struct govt_node *to, const uint8_t ns[32]
     return rc < 0 ? rc : applied;
 }
 
+/* n's dump into *out (16 MiB at most). */
+static bool dump_of(struct govt_node *n, struct mero_buf *out)
+{
+    mero_buf_init(out, 16u << 20);
+    return mero_gov_dump(n->s, out) == 0;
+}
+
+static bool same_bytes(const struct mero_buf *x, const struct mero_buf *y)
+{
+    return x->len == y->len && memcmp(x->data, y->data, x->len) == 0;
+}
+
+bool govt_dumps_equal(struct govt_node *a, struct govt_node *b)
+{
+    struct mero_buf x, y;
+    bool ax = dump_of(a, &x), by = dump_of(b, &y); /* both initialised for the cleanup */
+    bool eq = ax && by && same_bytes(&x, &y);
+    mero_buf_cleanup(&x);
+    mero_buf_cleanup(&y);
+    return eq;
+}
+
+bool govt_matches_rebuild(struct govt_node *n)
+{
+    struct mero_buf x, y;
+    struct mero_err e = {0};
+    bool eq = dump_of(n, &x);
+    eq = eq && mero_gov_rebuild(n->s, &e) == 0;
+    eq = dump_of(n, &y) && eq && same_bytes(&x, &y);
+    mero_buf_cleanup(&x);
+    mero_buf_cleanup(&y);
+    return eq;
+}
+
 int govt_apply_list(struct govt_node *to, const struct mero_gov_oplist *l, struct mero_err *err)
 {
     for (size_t i = 0; i < l->n; i++) {

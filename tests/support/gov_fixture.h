@@ -40,6 +40,10 @@ int govt_sync(struct govt_node *from, struct govt_node *to, const uint8_t ns[32]
               struct mero_err *err);
 /* Apply encoded ops to a node; first failure returned. */
 int govt_apply_list(struct govt_node *to, const struct mero_gov_oplist *l, struct mero_err *err);
+/* Whether two nodes' derived tables (mero_gov_dump) are byte for byte the same. */
+bool govt_dumps_equal(struct govt_node *a, struct govt_node *b);
+/* Whether n's derived tables equal a rebuild's from its op log (n is rebuilt). */
+bool govt_matches_rebuild(struct govt_node *n);
 /* Count recorded events of a kind (for member when non-NULL). */
 size_t govt_count(const struct govt_node *n, int kind, const uint8_t *member);
 void govt_clear_events(struct govt_node *n);

@@ -77,32 +77,6 @@ static int give_ns_key(struct world *w, struct govt_node *to)
     return rc;
 }
 
-static bool dumps_equal(struct govt_node *a, struct govt_node *b)
-{
-    struct mero_buf x, y;
-    mero_buf_init(&x, 16u << 20);
-    mero_buf_init(&y, 16u << 20);
-    bool eq = mero_gov_dump(a->s, &x) == 0 && mero_gov_dump(b->s, &y) == 0 && x.len == y.len &&
-              memcmp(x.data, y.data, x.len) == 0;
-    mero_buf_cleanup(&x);
-    mero_buf_cleanup(&y);
-    return eq;
-}
-
-/* rebuild from the log gives the state the node had */
-static bool rebuild_same(struct govt_node *n)
-{
-    struct mero_buf x, y;
-    struct mero_err e = {0};
-    mero_buf_init(&x, 16u << 20);
-    mero_buf_init(&y, 16u << 20);
-    bool eq = mero_gov_dump(n->s, &x) == 0 && mero_gov_rebuild(n->s, &e) == 0 &&
-              mero_gov_dump(n->s, &y) == 0 && x.len == y.len && memcmp(x.data, y.data, x.len) == 0;
-    mero_buf_cleanup(&x);
-    mero_buf_cleanup(&y);
-    return eq;
-}
-
 static int role_in(struct govt_node *n, const uint8_t g[32], const uint8_t m[32])
 {
     int r = -99;
@@ -203,9 +177,9 @@ TEST(key_holding_peer_applies_with_the_policy_role)
     CHECK_MSG(govt_sync(&w.owner, &peer, w.owner.ns, &e) > 0, "%s", e.msg);
     CHECK_EQ(role_in(&peer, w.sub, w.tee.node.pk), MERO_ROLE_RELAY_TEE);
     CHECK(govt_count(&peer, MERO_EV_TEE_MEMBER_ADMITTED, w.tee.node.pk) == 2); /* root + sub */
-    CHECK(dumps_equal(&w.owner, &peer));
-    CHECK(rebuild_same(&peer));
-    CHECK(rebuild_same(&w.owner));
+    CHECK(govt_dumps_equal(&w.owner, &peer));
+    CHECK(govt_matches_rebuild(&peer));
+    CHECK(govt_matches_rebuild(&w.owner));
     /* the TEE itself got the namespace key at its root admission and applies it too */
     CHECK_MSG(govt_sync(&w.owner, &w.tee.node, w.owner.ns, &e) > 0, "%s", e.msg);
     CHECK_EQ(role_in(&w.tee.node, w.sub, w.tee.node.pk), MERO_ROLE_RELAY_TEE);
@@ -398,9 +372,9 @@ TEST(peer_without_the_key_defers_then_catches_up)
     bool denied = true;
     CHECK_OK(mero_gov_is_denied(peer.s, w.sub, w.tee.node.pk, &denied));
     CHECK(!denied);
-    CHECK(!dumps_equal(&w.owner, &peer));
+    CHECK(!govt_dumps_equal(&w.owner, &peer));
     /* rebuild without the key gives the same deferred state */
-    CHECK(rebuild_same(&peer));
+    CHECK(govt_matches_rebuild(&peer));
     /* the key arrives: the namespace is re-folded, the admission and its dependents take
      * effect at their places; the events report the net change (admitted, then removed:
      * none for the TEE) */
@@ -411,16 +385,16 @@ TEST(peer_without_the_key_defers_then_catches_up)
     CHECK_EQ(role_in(&peer, w.sub, w.tee.node.pk), MERO_ROLE_NONE);
     CHECK_OK(mero_gov_is_denied(peer.s, w.sub, w.tee.node.pk, &denied));
     CHECK(denied);
-    CHECK(dumps_equal(&w.owner, &peer));
-    CHECK(rebuild_same(&peer));
-    CHECK(dumps_equal(&w.owner, &peer));
+    CHECK(govt_dumps_equal(&w.owner, &peer));
+    CHECK(govt_matches_rebuild(&peer));
+    CHECK(govt_dumps_equal(&w.owner, &peer));
     /* later ops apply normally */
     struct mero_gov_oplist l2 = {0};
     uint8_t pk[32], sk[64];
     mero_ed25519_keypair(pk, sk);
     CHECK_OK(mero_gov_add_member(w.owner.s, w.owner.ns, w.sub, pk, MERO_ROLE_MEMBER, &l2, NULL));
     CHECK_OK(govt_apply_list(&peer, &l2, &e));
-    CHECK(dumps_equal(&w.owner, &peer));
+    CHECK(govt_dumps_equal(&w.owner, &peer));
     mero_gov_oplist_cleanup(&l2);
     mero_gov_oplist_cleanup(&l);
     govt_close(&peer);
@@ -453,7 +427,7 @@ TEST(deferred_forgery_is_refused_when_the_key_arrives_and_stays_inert)
     bool have = false;
     CHECK_OK(mero_gov_has_op(peer.s, h, &have));
     CHECK(have);
-    CHECK(rebuild_same(&peer));
+    CHECK(govt_matches_rebuild(&peer));
     CHECK_EQ(role_in(&peer, w.sub, w.tee.node.pk), MERO_ROLE_NONE);
     /* a second delivery of the same key changes nothing */
     CHECK_OK(give_ns_key(&w, &peer));

@@ -539,20 +539,6 @@ TEST(additions_by_two_admins_agree_in_random_orders_and_with_rebuild)
     pair_close(&w);
 }
 
-/* Node n's dump equals a rebuild's of the same ops (the full fold). */
-static bool matches_rebuild(struct govt_node *n)
-{
-    struct mero_buf d, r;
-    struct mero_err e = {0};
-    mero_buf_init(&d, 1u << 24);
-    mero_buf_init(&r, 1u << 24);
-    bool ok = mero_gov_dump(n->s, &d) == 0 && mero_gov_rebuild(n->s, &e) == 0 &&
-              mero_gov_dump(n->s, &r) == 0 && same(&d, &r);
-    mero_buf_cleanup(&d);
-    mero_buf_cleanup(&r);
-    return ok;
-}
-
 /*
  * A late MemberAdded whose member a later op adds again (fold_commute.c, a rewrite): judged
  * without a re-fold, the later row stays and no membership event is reported, as the full
@@ -606,7 +592,7 @@ TEST(a_late_addition_rewritten_later_keeps_the_later_row)
         CHECK_EQ(root_role(&x, w.a.ns, m[who[k]]), want[k]);
         CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_ADDED, NULL), 0u);
         CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_ROLE_SET, NULL), 0u);
-        CHECK(matches_rebuild(&x));
+        CHECK(govt_matches_rebuild(&x));
         govt_close(&x);
     }
     mero_gov_oplist_cleanup(&l0);

@@ -17,32 +17,6 @@
 #include "mero/crypto.h"
 #include "support/gov_fixture.h"
 
-static bool dumps_equal(struct govt_node *x, struct govt_node *y)
-{
-    struct mero_buf a, b;
-    mero_buf_init(&a, 1u << 24);
-    mero_buf_init(&b, 1u << 24);
-    bool ok = mero_gov_dump(x->s, &a) == 0 && mero_gov_dump(y->s, &b) == 0 && a.len == b.len &&
-              memcmp(a.data, b.data, a.len) == 0;
-    mero_buf_cleanup(&a);
-    mero_buf_cleanup(&b);
-    return ok;
-}
-
-/* n's dump equals a rebuild's of the same ops. */
-static bool matches_rebuild(struct govt_node *n)
-{
-    struct mero_buf d, r;
-    struct mero_err e = {0};
-    mero_buf_init(&d, 1u << 24);
-    mero_buf_init(&r, 1u << 24);
-    bool ok = mero_gov_dump(n->s, &d) == 0 && mero_gov_rebuild(n->s, &e) == 0 &&
-              mero_gov_dump(n->s, &r) == 0 && d.len == r.len && memcmp(d.data, r.data, d.len) == 0;
-    mero_buf_cleanup(&d);
-    mero_buf_cleanup(&r);
-    return ok;
-}
-
 static int root_role(struct govt_node *n, const uint8_t who[32])
 {
     int r = -1;
@@ -143,8 +117,8 @@ TEST(a_step_down_judged_again_when_a_late_op_changed_the_admin_count)
     CHECK(govt_sync(&a, &x2, a.ns, &e) >= 0);
     CHECK_OK(govt_apply_list(&x2, &lz, &e));
     (void)govt_apply_list(&x2, &ly, &e);
-    CHECK(dumps_equal(&x, &x2));
-    CHECK(matches_rebuild(&x));
+    CHECK(govt_dumps_equal(&x, &x2));
+    CHECK(govt_matches_rebuild(&x));
     mero_gov_oplist_cleanup(&l0);
     mero_gov_oplist_cleanup(&ly);
     mero_gov_oplist_cleanup(&lz);
@@ -186,7 +160,7 @@ TEST(a_late_context_takes_its_id_from_a_stored_one)
     CHECK_EQ(x.s->late_refolds - r0, 1u);
     CHECK_EQ(state_of(&x, &lb.v[0]), MERO_OP_EFFECTIVE);
     CHECK_EQ(state_of(&x, &la.v[1]), MERO_OP_REJECTED);
-    CHECK(matches_rebuild(&x));
+    CHECK(govt_matches_rebuild(&x));
     mero_gov_oplist_cleanup(&l0);
     mero_gov_oplist_cleanup(&la);
     mero_gov_oplist_cleanup(&lb);
@@ -231,7 +205,7 @@ TEST(a_late_role_change_replays_the_log_after_it)
     CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_ROLE_SET, m), 1u);
     CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_ADDED, NULL), 0u);
     CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_REMOVED, NULL), 0u);
-    CHECK(matches_rebuild(&x));
+    CHECK(govt_matches_rebuild(&x));
     mero_gov_oplist_cleanup(&l0);
     mero_gov_oplist_cleanup(&la);
     mero_gov_oplist_cleanup(&lb);

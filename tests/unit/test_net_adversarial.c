@@ -630,6 +630,17 @@ static void run_for(uint64_t ms)
     uv_run(loop, UV_RUN_NOWAIT);
 }
 
+/* Run the loop until a callback stops it, 8 s at most. */
+static void run_until_stopped(void)
+{
+    uv_timer_t guard;
+    uv_timer_init(loop, &guard);
+    uv_timer_start(&guard, stop_timer_cb, 8000, 0);
+    uv_run(loop, UV_RUN_DEFAULT);
+    uv_close((uv_handle_t *)&guard, NULL);
+    uv_run(loop, UV_RUN_NOWAIT);
+}
+
 static int good_exchange(void)
 {
     reply_status = 1;
@@ -637,12 +648,7 @@ static int good_exchange(void)
                          on_reply, NULL) < 0) {
         return -1;
     }
-    uv_timer_t guard;
-    uv_timer_init(loop, &guard);
-    uv_timer_start(&guard, stop_timer_cb, 8000, 0);
-    uv_run(loop, UV_RUN_DEFAULT);
-    uv_close((uv_handle_t *)&guard, NULL);
-    uv_run(loop, UV_RUN_NOWAIT);
+    run_until_stopped();
     return reply_status;
 }
 
@@ -825,12 +831,7 @@ static int big_exchange(struct mero_net *to, size_t n)
     if (rc < 0) {
         return -1;
     }
-    uv_timer_t guard;
-    uv_timer_init(loop, &guard);
-    uv_timer_start(&guard, stop_timer_cb, 8000, 0);
-    uv_run(loop, UV_RUN_DEFAULT);
-    uv_close((uv_handle_t *)&guard, NULL);
-    uv_run(loop, UV_RUN_NOWAIT);
+    run_until_stopped();
     return big_reply_len == n ? 0 : -1;
 }
 
