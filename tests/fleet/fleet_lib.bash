@@ -231,7 +231,8 @@ acked_everywhere() {
         got=$(curl -s --max-time 60 -H "Authorization: Bearer ${TOKEN[$n]}" \
             "${urls[@]/#/${URL[$n]}}" | jq -r '.data.value // "MISSING"')
         if [ "$got" != "$want" ]; then
-            MISSING="$(diff <(echo "$want") <(echo "$got") | grep -c '^>') value(s) on $n"
+            MISSING="$(diff <(echo "$want") <(echo "$got") | grep -c '^>') value(s) on $n:"
+            MISSING+=" $(paste -d'|' <(echo "$want") <(echo "$got") | awk -F'|' '$1 != $2 {print $1 " -> " $2}' | head -3 | tr '\n' ';')"
             return 1
         fi
     done

@@ -126,6 +126,34 @@ TEST(rate_limit_bounds_a_flood_of_new_key_ids)
     }
 }
 
+/* Repeated pulls ask every connected peer in turn, 4 at a time, none twice in one pull. */
+TEST(pulls_rotate_through_the_connected_peers)
+{
+    size_t next = 0, idx[MERO_KEY_PULL_PEERS];
+    bool asked[10] = {0};
+    for (int pull = 0; pull < 3; pull++) {
+        size_t k = mero__key_pull_window(10, &next, idx);
+        CHECK_EQ(k, (size_t)MERO_KEY_PULL_PEERS);
+        for (size_t i = 0; i < k; i++) {
+            CHECK(idx[i] < 10);
+            for (size_t j = 0; j < i; j++) {
+                CHECK(idx[j] != idx[i]);
+            }
+            asked[idx[i]] = true;
+        }
+    }
+    for (int i = 0; i < 10; i++) {
+        CHECK_MSG(asked[i], "peer %d never asked in three pulls of 10 peers", i);
+    }
+    /* fewer peers than one pull asks: each once; none: nothing */
+    next = 7;
+    CHECK_EQ(mero__key_pull_window(3, &next, idx), 3u);
+    CHECK(idx[0] != idx[1] && idx[1] != idx[2] && idx[0] != idx[2]);
+    CHECK(idx[0] < 3 && idx[1] < 3 && idx[2] < 3);
+    CHECK_EQ(mero__key_pull_window(0, &next, idx), 0u);
+    CHECK_EQ(next, 0u);
+}
+
 TEST(group_keys_frames_round_trip_and_refuse_over_bounds)
 {
     uint8_t held[MERO_GROUP_KEYS_HELD_MAX + 1][MERO_KEY_ID_LEN];
@@ -195,6 +223,7 @@ TEST(group_keys_frames_round_trip_and_refuse_over_bounds)
 }
 
 MERO_TEST_MAIN(T(page_is_bounded_newest_first_and_says_more),
+               T(pulls_rotate_through_the_connected_peers),
                T(paging_until_done_hands_over_every_key_once), T(rate_limit_per_key_id),
                T(rate_limit_bounds_a_flood_of_new_key_ids),
                T(group_keys_frames_round_trip_and_refuse_over_bounds))

@@ -10,8 +10,9 @@
  *    the others as past keys) and asks the same peer again for the next page while it says
  *    more and the page taught us something, at most MERO_KEY_PULL_PAGES_MAX pages;
  *  - the trigger: a read or an apply that meets a key id this node lacks asks up to 4
- *    connected peers, rate-limited per key id (mero__key_pull_allow); after a fleet join every
- *    group the TEE reaches is pulled once;
+ *    connected peers, rate-limited per key id (mero__key_pull_allow), the next 4 at the next
+ *    pull (mero__key_pull_window); after a fleet join every group the TEE reaches is pulled
+ *    once;
  *  - the single-key recovery pull (GroupKeyRequest, mero__adm_key_pull): a fleet join that
  *    finds itself admitted before the KeyDelivery reached it asks its connected peers for the
  *    namespace's current key; the responder is peer.c's.
@@ -30,8 +31,6 @@
 #include "mero/log.h"
 #include "node/admission/keys_internal.h"
 #include "node/admission/service_internal.h"
-
-#define KEY_PULL_PEERS 4
 
 size_t mero__keys_page(const uint8_t (*ours)[MERO_KEY_ID_LEN], size_t n, const uint8_t *held,
                        size_t nheld, size_t idx[MERO_GROUP_KEYS_PAGE_MAX], bool *more)
@@ -294,14 +293,31 @@ void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LE
     }
 }
 
+size_t mero__key_pull_window(size_t n, size_t *next, size_t idx[MERO_KEY_PULL_PEERS])
+{
+    size_t k = n < MERO_KEY_PULL_PEERS ? n : MERO_KEY_PULL_PEERS;
+    for (size_t i = 0; i < k; i++) {
+        idx[i] = (*next + i) % n;
+    }
+    *next = n > 0 ? (*next + k) % n : 0;
+    return k;
+}
+
 static void pull_from_peers(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
                             const uint8_t group[MERO_GROUP_ID_LEN])
 {
-    char peers[KEY_PULL_PEERS][MERO_PEER_ID_STR_MAX];
-    size_t n = mero_net_connected_peers(a->env.net, peers, KEY_PULL_PEERS);
-    for (size_t i = 0; i < n && i < KEY_PULL_PEERS; i++) {
-        mero__adm_keys_pull(a, ns, group, peers[i]);
+    char(*peers)[MERO_PEER_ID_STR_MAX] = calloc(MERO_KEY_PULL_SCAN, sizeof(*peers));
+    if (peers == NULL) {
+        return;
     }
+    size_t n = mero_net_connected_peers(a->env.net, peers, MERO_KEY_PULL_SCAN),
+           idx[MERO_KEY_PULL_PEERS];
+    n = n < MERO_KEY_PULL_SCAN ? n : MERO_KEY_PULL_SCAN;
+    size_t k = mero__key_pull_window(n, &a->key_limit.next, idx);
+    for (size_t i = 0; i < k; i++) {
+        mero__adm_keys_pull(a, ns, group, peers[idx[i]]);
+    }
+    free(peers);
 }
 
 void mero__adm_key_missing(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],

@@ -30,7 +30,19 @@ struct mero_key_pull_entry {
 };
 struct mero_key_pull_limit {
     struct mero_key_pull_entry e[MERO_KEY_PULL_TRACKED];
+    size_t next; /* where the next pull starts in the connected-peer list (it rotates) */
 };
+
+/* Connected peers a key pull considers, and how many of them one pull asks. */
+#define MERO_KEY_PULL_SCAN  64u
+#define MERO_KEY_PULL_PEERS 4u
+/*
+ * Which of n connected peers a pull asks: up to MERO_KEY_PULL_PEERS indexes into idx, starting
+ * where the previous pull stopped (*next advances), so repeated pulls for a key no asked peer
+ * held reach every connected peer in turn (a node whose first peers all lack a key a side of a
+ * partition made still finds one that holds it). Returns how many.
+ */
+size_t mero__key_pull_window(size_t n, size_t *next, size_t idx[MERO_KEY_PULL_PEERS]);
 
 /*
  * Responder: of `ours` (n key ids, newest first) the ones not among `held` (nheld ids of
