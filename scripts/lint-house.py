@@ -51,8 +51,8 @@ GOV_FLOORS = {
     0: "op op_codec op_seal identity keys",
     1: "store secrets",
     2: "query project purge_marks reach_role",
-    3: "admission_rules fold_commute release_hook warrant",
-    4: "apply apply_ev apply_tee apply_sealed fold fold_diff fold_replay intent",
+    3: "admission_rules fold_commute fold_replay release_hook warrant",
+    4: "apply apply_ev apply_tee apply_sealed fold fold_diff intent",
     5: "actions admit reach maint",
     6: "audit_check audit_dir audit_html audit_log audit_manifest audit_release audit_timeline",
 }

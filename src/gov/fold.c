@@ -438,7 +438,8 @@ static int fold_stored(struct mero_store *s, const struct fold_entry *f, const u
     if (us != NULL) {
         memcpy(a.us, us, sizeof(a.us));
     }
-    rc = mero__gov_replay_may(r, s, &op, us, prior, &replay);
+    bool replayable = mero__gov_replayable(&op, us);
+    rc = mero__gov_replay_may(r, s, &op, replayable, prior, &replay);
     *judged = rc == 0 && !replay;
     if (rc == 0 && replay) {
         s->refold_replayed++;
@@ -451,7 +452,7 @@ static int fold_stored(struct mero_store *s, const struct fold_entry *f, const u
         rc = rc == 0 ? mero__gov_fold_step(&a, state, reason) : rc;
         s->rebuilding = was;
         free(a.ev);
-        rc = rc == 0 ? mero__gov_replay_judged(r, s, &op, us, prior, *state, false) : rc;
+        rc = rc == 0 ? mero__gov_replay_judged(r, s, &op, replayable, prior, *state, false) : rc;
         rc = rc == 0 ? rotation_seen(rot, &op, *state) : rc;
     }
     if (rc < 0) {
@@ -488,9 +489,10 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
             rc = mero__gov_replay_before(&replay, s, late->op, true);
             rc = rc == 0 ? mero__gov_fold_step(late, &state, &why) : rc;
             rc = rc == 0 ? rotation_seen(rot, late->op, state) : rc;
-            rc = rc == 0 ? mero__gov_replay_judged(&replay, s, late->op,
-                                                   late->have_us ? late->us : NULL, order[i].prior,
-                                                   state, true)
+            rc = rc == 0 ? mero__gov_replay_judged(
+                               &replay, s, late->op,
+                               mero__gov_replayable(late->op, late->have_us ? late->us : NULL),
+                               order[i].prior, state, true)
                          : rc;
             s->rebuilding = was;
             if (late_state != NULL) {

@@ -23,7 +23,7 @@
  */
 #include <string.h>
 
-#include "gov/apply_internal.h"
+#include "gov/fold_replay_internal.h"
 
 static bool holds(const struct gov_replay *r, const uint8_t id[MERO_IDENTITY_LEN])
 {
@@ -139,10 +139,10 @@ void mero__gov_replay_start(struct gov_replay *r, bool late)
 }
 
 int mero__gov_replay_may(struct gov_replay *r, struct mero_store *s, const struct mero_op *op,
-                         const uint8_t *us, int prior, bool *yes)
+                         bool replayable, int prior, bool *yes)
 {
     *yes = false;
-    if (!r->active || r->all || prior == GOV_FOLD_DEFERRED || !mero__gov_replayable(op, us)) {
+    if (!r->active || r->all || prior == GOV_FOLD_DEFERRED || !replayable) {
         return 0;
     }
     if (!r->after) {
@@ -188,7 +188,7 @@ int mero__gov_replay_before(struct gov_replay *r, struct mero_store *s, const st
 }
 
 int mero__gov_replay_judged(struct gov_replay *r, struct mero_store *s, const struct mero_op *op,
-                            const uint8_t *us, int prior, int state, bool is_late)
+                            bool replayable, int prior, int state, bool is_late)
 {
     if (!r->active || r->all) {
         return 0;
@@ -199,7 +199,7 @@ int mero__gov_replay_judged(struct gov_replay *r, struct mero_store *s, const st
         return 0; /* before the place: the same state, so the same outcome and writes */
     }
     bool same = !is_late && state == prior;
-    if (same && mero__gov_replayable(op, us)) {
+    if (same && replayable) {
         return 0; /* the same outcome, and writes that are functions of the op */
     }
     const uint8_t *ids[1];
