@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "gov/apply_internal.h"
+#include "gov/fold_replay_internal.h" /* mero__gov_footprint */
 #include "mero/crypto.h"
 #include "mero/keys.h"
 #include "mero/log.h"
@@ -456,31 +457,17 @@ static int h_policy(struct actx *a, struct mero_err *err)
 /* The kinds whose handler above returns every refusal before its first write (the signer,
  * role and TEE checks first, then the rows; in_ns and the rotation check in dispatch come first
  * too): a refusal leaves nothing to undo, so the fold judges them without the per-op savepoint,
- * whose journal of each op's pages was about a sixth of a re-fold (fold.c). A handler changed
- * to write before a refusal must leave this list. */
+ * whose journal of each op's pages was about a sixth of a re-fold (fold.c). They are the kinds
+ * of mero__gov_footprint (fold_replay.c), any KeyDelivery included. */
 bool mero__gov_refuses_before_writing(const struct mero_op *op)
 {
-    if (op->scope == MERO_SCOPE_ROOT) {
-        return op->kind == MERO_ROOT_KEY_DELIVERY;
-    }
-    return op->scope == MERO_SCOPE_GROUP && !op->has_rotation &&
-           (op->kind == MERO_GROUP_MEMBER_ADDED || op->kind == MERO_GROUP_CONTEXT_CREATED ||
-            op->kind == MERO_GROUP_MEMBER_SET_AUTO_FOLLOW);
+    const uint8_t *ids[2];
+    int n;
+    return mero__gov_footprint(op, NULL, ids, &n);
 }
 
-/* The kinds the re-fold may replay (fold_replay.c): their writes, when effective, are
- * functions of the op alone (the helpers above; a KeyDelivery not addressed to us writes
- * nothing), and they refuse before writing. A handler whose writes come to read the state must
- * leave this list. */
-bool mero__gov_replayable(const struct mero_op *op, const uint8_t *us)
-{
-    if (op->scope == MERO_SCOPE_ROOT) {
-        return op->kind == MERO_ROOT_KEY_DELIVERY &&
-               (us == NULL || memcmp(op->envelope.identity, us, MERO_IDENTITY_LEN) != 0);
-    }
-    return mero__gov_refuses_before_writing(op);
-}
-
+/* The writes of an effective op of mero__gov_footprint's kinds (the re-fold's replay): the
+ * handlers' own helpers above; a KeyDelivery not addressed to us writes nothing. */
 int mero__gov_replay_writes(struct actx *a)
 {
     const struct mero_op *op = a->op;

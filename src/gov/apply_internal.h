@@ -8,7 +8,6 @@
 #ifndef MERO_GOV_APPLY_INTERNAL_H
 #define MERO_GOV_APPLY_INTERNAL_H
 
-#include "gov/fold_replay_internal.h"
 #include "gov/gov_internal.h"
 #include "mero/encoding.h"
 
@@ -77,9 +76,8 @@ int mero__gov_refold(struct mero_store *s, struct actx *a, bool late, int *late_
 /* Whether op acts on a group (group ops, KeyDelivery) with an encrypted op before it in the
  * fold still waiting for its key: a refusal there is deferred, not final. */
 bool mero__gov_behind_sealed(struct mero_store *s, const struct mero_op *op);
-/* apply.c: whether the re-fold may replay op's kind (us: our identity in its namespace, or
- * NULL), and the writes of such an op when effective. */
-bool mero__gov_replayable(const struct mero_op *op, const uint8_t *us);
+/* apply.c: the writes of an effective op of mero__gov_footprint's kinds (the re-fold's
+ * replay, fold_replay.c). */
 int mero__gov_replay_writes(struct actx *a);
 
 /* fold_diff.c: a namespace's member rows sorted by (group, member), and the events for what

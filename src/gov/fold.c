@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "gov/apply_internal.h"
+#include "gov/fold_replay_internal.h"
 #include "mero/log.h"
 
 #define ORDER_FIRST_CAP 64 /* ops of a namespace read before the order array first grows */
@@ -438,8 +439,7 @@ static int fold_stored(struct mero_store *s, const struct fold_entry *f, const u
     if (us != NULL) {
         memcpy(a.us, us, sizeof(a.us));
     }
-    bool replayable = mero__gov_replayable(&op, us);
-    rc = mero__gov_replay_may(r, s, &op, replayable, prior, &replay);
+    rc = mero__gov_replay_may(r, s, &op, us, prior, &replay);
     *judged = rc == 0 && !replay;
     if (rc == 0 && replay) {
         s->refold_replayed++;
@@ -452,7 +452,7 @@ static int fold_stored(struct mero_store *s, const struct fold_entry *f, const u
         rc = rc == 0 ? mero__gov_fold_step(&a, state, reason) : rc;
         s->rebuilding = was;
         free(a.ev);
-        rc = rc == 0 ? mero__gov_replay_judged(r, s, &op, replayable, prior, *state, false) : rc;
+        rc = rc == 0 ? mero__gov_replay_judged(r, s, &op, us, prior, *state, false) : rc;
         rc = rc == 0 ? rotation_seen(rot, &op, *state) : rc;
     }
     if (rc < 0) {
@@ -489,10 +489,9 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
             rc = mero__gov_replay_before(&replay, s, late->op, true);
             rc = rc == 0 ? mero__gov_fold_step(late, &state, &why) : rc;
             rc = rc == 0 ? rotation_seen(rot, late->op, state) : rc;
-            rc = rc == 0 ? mero__gov_replay_judged(
-                               &replay, s, late->op,
-                               mero__gov_replayable(late->op, late->have_us ? late->us : NULL),
-                               order[i].prior, state, true)
+            rc = rc == 0 ? mero__gov_replay_judged(&replay, s, late->op,
+                                                   late->have_us ? late->us : NULL, order[i].prior,
+                                                   state, true)
                          : rc;
             s->rebuilding = was;
             if (late_state != NULL) {

@@ -22,10 +22,12 @@
  * op before the late op's place can have made the member an Admin (its signer, an
  * AdminChanged, an Admin role given, a TEE join of it, an encrypted op). Any other op after its
  * place, a conflict, or an undecodable op answers no, and the namespace is re-folded from its
- * first op.
+ * first op. The kinds and what each names are mero__gov_footprint's (fold_replay.c), the list
+ * the re-fold's replay uses too.
  */
 #include <string.h>
 
+#include "gov/fold_replay_internal.h" /* mero__gov_footprint */
 #include "gov/gov_internal.h"
 
 static const char SQL_PLACE[] = "SELECT depth, cls FROM fold WHERE hash = ?";
@@ -36,40 +38,6 @@ static const char SQL_BEFORE[] = "SELECT o.bytes, f.hash FROM fold f JOIN ops o 
                                  " WHERE f.ns = ?1 AND (f.depth, f.cls, f.hash) < (?2, ?3, ?4)";
 /* a rewrite's outcome, read only for the rewrites (the scans above stay on the index) */
 static const char SQL_STATE[] = "SELECT state FROM fold WHERE hash = ?";
-
-/* The identities an op after the late one reads or writes the rows of (*n of them), or false:
- * a kind whose footprint is not known here (it may read or write admin counts, groups, policy,
- * keys, ...). */
-static bool later_ids(const struct mero_op *op, const uint8_t *us, const uint8_t *ids[2], int *n)
-{
-    if (op->scope == MERO_SCOPE_ROOT && op->kind == MERO_ROOT_KEY_DELIVERY) {
-        /* one addressed to us stores a key (and the full fold then picks the current one) */
-        if (us != NULL && memcmp(op->envelope.identity, us, MERO_IDENTITY_LEN) == 0) {
-            return false;
-        }
-        ids[0] = op->signer;
-        ids[1] = op->envelope.identity;
-        *n = 2;
-        return true;
-    }
-    if (op->scope != MERO_SCOPE_GROUP || op->has_rotation) {
-        return false;
-    }
-    switch (op->kind) {
-    case MERO_GROUP_MEMBER_ADDED:
-    case MERO_GROUP_MEMBER_SET_AUTO_FOLLOW:
-        ids[0] = op->signer;
-        ids[1] = op->member;
-        *n = 2;
-        return true;
-    case MERO_GROUP_CONTEXT_CREATED:
-        ids[0] = op->signer;
-        *n = 1;
-        return true;
-    default:
-        return false;
-    }
-}
 
 static bool names(const struct mero_op *late, const uint8_t *id)
 {
@@ -164,7 +132,7 @@ static int judge(struct mero_store *s, struct scan *sc, const struct mero_op *op
         sc->rewritten = sc->rewritten || state == GOV_FOLD_EFFECTIVE;
         return 0;
     }
-    sc->conflict = !later_ids(op, sc->us, ids, &n);
+    sc->conflict = !mero__gov_footprint(op, sc->us, ids, &n);
     for (int i = 0; i < n && !sc->conflict; i++) {
         sc->conflict = names(sc->late, ids[i]);
     }

@@ -72,7 +72,7 @@ static int read_admin(struct gov_replay *r, struct mero_store *s, const struct m
  * beyond such rows: the group tree (NamespaceCreated, GroupCreated), the contexts, an encrypted
  * op's unseen member. The tables no replayable rule reads (policy, evidence, spent quotes,
  * auto-follow, keys) are written only by ops the fold judges, so they are always the fold's. */
-static bool writes(const struct mero_op *op, const uint8_t *ids[1], int *n)
+static bool writes(const struct mero_op *op, const uint8_t *ids[2], int *n)
 {
     *n = 0;
     if (op->scope == MERO_SCOPE_ROOT) {
@@ -116,20 +116,37 @@ static bool writes(const struct mero_op *op, const uint8_t *ids[1], int *n)
     }
 }
 
-/* The identities whose rows the rules of a replayable op read: its signer's standing and the
- * member it names (a KeyDelivery's recipient). */
-static int reads(const struct mero_op *op, const uint8_t *ids[2])
+bool mero__gov_footprint(const struct mero_op *op, const uint8_t *us, const uint8_t *ids[2], int *n)
 {
-    ids[0] = op->signer;
+    *n = 0;
     if (op->scope == MERO_SCOPE_ROOT) {
+        /* one addressed to us stores a key (and the fold then picks the current one) */
+        if (op->kind != MERO_ROOT_KEY_DELIVERY ||
+            (us != NULL && memcmp(op->envelope.identity, us, MERO_IDENTITY_LEN) == 0)) {
+            return false;
+        }
+        ids[0] = op->signer;
         ids[1] = op->envelope.identity;
-        return 2;
+        *n = 2;
+        return true;
     }
-    if (op->kind == MERO_GROUP_CONTEXT_CREATED) {
-        return 1;
+    if (op->scope != MERO_SCOPE_GROUP || op->has_rotation) {
+        return false;
     }
-    ids[1] = op->member;
-    return 2;
+    switch (op->kind) {
+    case MERO_GROUP_MEMBER_ADDED:
+    case MERO_GROUP_MEMBER_SET_AUTO_FOLLOW:
+        ids[0] = op->signer;
+        ids[1] = op->member;
+        *n = 2;
+        return true;
+    case MERO_GROUP_CONTEXT_CREATED:
+        ids[0] = op->signer;
+        *n = 1;
+        return true;
+    default:
+        return false;
+    }
 }
 
 void mero__gov_replay_start(struct gov_replay *r, bool late)
@@ -139,18 +156,19 @@ void mero__gov_replay_start(struct gov_replay *r, bool late)
 }
 
 int mero__gov_replay_may(struct gov_replay *r, struct mero_store *s, const struct mero_op *op,
-                         bool replayable, int prior, bool *yes)
+                         const uint8_t *us, int prior, bool *yes)
 {
+    const uint8_t *ids[2];
+    int n;
     *yes = false;
-    if (!r->active || r->all || prior == GOV_FOLD_DEFERRED || !replayable) {
+    if (!r->active || r->all || prior == GOV_FOLD_DEFERRED ||
+        !mero__gov_footprint(op, us, ids, &n)) {
         return 0;
     }
     if (!r->after) {
         *yes = true; /* before the late op's place the fold is the one the outcome came from */
         return 0;
     }
-    const uint8_t *ids[2];
-    int n = reads(op, ids);
     for (int i = 0; i < n; i++) {
         if (holds(r, ids[i])) {
             return 0;
@@ -175,7 +193,7 @@ int mero__gov_replay_before(struct gov_replay *r, struct mero_store *s, const st
     if (!r->active || r->all || r->admins || (!r->after && !is_late)) {
         return 0;
     }
-    const uint8_t *ids[1];
+    const uint8_t *ids[2];
     int n;
     (void)writes(op, ids, &n);
     for (int i = 0; i < n; i++) {
@@ -188,7 +206,7 @@ int mero__gov_replay_before(struct gov_replay *r, struct mero_store *s, const st
 }
 
 int mero__gov_replay_judged(struct gov_replay *r, struct mero_store *s, const struct mero_op *op,
-                            bool replayable, int prior, int state, bool is_late)
+                            const uint8_t *us, int prior, int state, bool is_late)
 {
     if (!r->active || r->all) {
         return 0;
@@ -198,12 +216,12 @@ int mero__gov_replay_judged(struct gov_replay *r, struct mero_store *s, const st
     } else if (!r->after) {
         return 0; /* before the place: the same state, so the same outcome and writes */
     }
+    const uint8_t *ids[2];
+    int n;
     bool same = !is_late && state == prior;
-    if (same && replayable) {
+    if (same && mero__gov_footprint(op, us, ids, &n)) {
         return 0; /* the same outcome, and writes that are functions of the op */
     }
-    const uint8_t *ids[1];
-    int n;
     if (!writes(op, ids, &n) && (!same || state == GOV_FOLD_EFFECTIVE)) {
         r->all = true;
         return 0;

@@ -545,13 +545,9 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
     struct mero__conn *c = h->data;
     size_t room = c->rxraw.max - c->rxraw.len;
     (void)hint;
-    if (c->rx_room < RXREAD_MIN) {
-        c->rx_room = RXREAD_MIN;
-    }
     if (room > c->rx_room) {
         room = c->rx_room;
     }
-    c->rx_offer = room;
     if (room == 0 || mero_buf_reserve(&c->rxraw, room) < 0) {
         *buf = uv_buf_init(NULL, 0); /* on_read gets UV_ENOBUFS */
         return;
@@ -583,7 +579,6 @@ void mero__conn_trim(struct mero__conn *c)
 static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 {
     struct mero__conn *c = st->data;
-    (void)buf;
     if (c->state == MERO__C_CLOSING) {
         return;
     }
@@ -604,7 +599,7 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
     if ((size_t)nread > c->rx_peak) {
         c->rx_peak = (size_t)nread;
     }
-    if ((size_t)nread == c->rx_offer && c->rx_room < RXREAD) {
+    if ((size_t)nread == buf->len && c->rx_room < RXREAD) {
         c->rx_room *= 2; /* a full read: offer more next time */
     }
     process(c);
@@ -629,6 +624,7 @@ struct mero__conn *mero__conn_new(struct mero_net *net, int outbound)
     c->net = net;
     c->outbound = outbound;
     mero_buf_init(&c->rxraw, RXRAW_MAX);
+    c->rx_room = RXREAD_MIN;
     mero_buf_init(&c->rxplain, RXPLAIN_MAX);
     mero_buf_init(&c->out, (size_t)net->cfg.max_write_queue);
     uv_tcp_init(net->loop, &c->tcp);

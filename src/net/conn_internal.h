@@ -58,9 +58,9 @@ struct mero__conn {
     int flush_pending;
     size_t inflight; /* bytes handed to uv_write, not yet written */
     void *wspare;    /* conn.c: one finished write buffer kept for reuse */
-    /* conn.c (issue 33): what the next socket read is offered, what the last one was, and the
-     * largest read since the last keep-alive look (mero__conn_trim) */
-    size_t rx_room, rx_offer, rx_peak;
+    /* conn.c (issue 33): what the next socket read is offered, and the largest read since the
+     * last keep-alive look (mero__conn_trim) */
+    size_t rx_room, rx_peak;
     struct mero__mss mss;
     struct mero__noise *noise;
     /* yamux */

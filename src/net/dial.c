@@ -131,6 +131,16 @@ void mero__defer_cancel(struct mero_net *net)
     }
 }
 
+struct mero__conn *mero__dial_pending(const struct mero_net *net, const char *peer)
+{
+    for (struct mero__conn *c = net->conns; c; c = c->next) {
+        if (c->outbound && c->state != MERO__C_UP && strcmp(c->expect, peer) == 0) {
+            return c;
+        }
+    }
+    return NULL;
+}
+
 int mero__dial(struct mero_net *net, const struct mero__maddr *m, mero_net_dial_cb cb, void *ud)
 {
     if (net->freeing) {
@@ -144,18 +154,17 @@ int mero__dial(struct mero_net *net, const struct mero__maddr *m, mero_net_dial_
         if (mero__conn_find(net, m->peer)) {
             return mero__defer(net, cb, ud, 0, m->peer);
         }
-        for (struct mero__conn *c = net->conns; c; c = c->next) {
-            if (c->outbound && c->state != MERO__C_UP && strcmp(c->expect, m->peer) == 0) {
-                struct mero__dial_waiter *w = calloc(1, sizeof(*w));
-                if (w == NULL) {
-                    return -MERO_ENOMEM;
-                }
-                w->cb = cb;
-                w->ud = ud;
-                w->next = c->waiters;
-                c->waiters = w;
-                return 0;
+        struct mero__conn *c = mero__dial_pending(net, m->peer);
+        if (c != NULL) {
+            struct mero__dial_waiter *w = calloc(1, sizeof(*w));
+            if (w == NULL) {
+                return -MERO_ENOMEM;
             }
+            w->cb = cb;
+            w->ud = ud;
+            w->next = c->waiters;
+            c->waiters = w;
+            return 0;
         }
     }
     MERO_TRY(mero__budget_dial(net));

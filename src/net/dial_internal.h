@@ -29,6 +29,8 @@ void mero__book_add(struct mero_net *net, const struct mero__maddr *m);
 const struct mero__maddr *mero__book_find(const struct mero_net *net, const char *peer);
 void mero__book_free(struct mero_net *net);
 
+/* The outbound connection still coming up to peer (its dial under way), or NULL. */
+struct mero__conn *mero__dial_pending(const struct mero_net *net, const char *peer);
 /* Dial m: a peer already connected completes from the loop (deferred), a dial under way to it
  * gains cb as one more waiter, else a new connection starts when the outbound budget allows
  * (-MERO_EBUSY otherwise). m's address goes to the book first; dialing ourselves is

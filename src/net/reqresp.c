@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "mero/log.h"
-#include "net/budget_internal.h"
 #include "net/conn_internal.h"
 #include "net/dial_internal.h"
 #include "net/multiaddr_internal.h"
@@ -234,16 +233,6 @@ static void on_req_timeout(uv_timer_t *t)
     complete(t->data, -MERO_ETIMEOUT, NULL, 0);
 }
 
-static int dialing(const struct mero_net *net, const char *peer)
-{
-    for (const struct mero__conn *c = net->conns; c; c = c->next) {
-        if (c->outbound && c->state != MERO__C_UP && strcmp(c->expect, peer) == 0) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 int mero_net_request(struct mero_net *net, const char *peer_id, const char *protocol_id,
                      const uint8_t *data, size_t len, uint32_t timeout_ms, mero_net_reply_cb cb,
                      void *ud)
@@ -265,7 +254,7 @@ int mero_net_request(struct mero_net *net, const char *peer_id, const char *prot
     }
     MERO_TRY(mero_net_peer_id_pk(peer_id, pk));
     c = mero__conn_find(net, peer_id);
-    if (c == NULL && !dialing(net, peer_id)) {
+    if (c == NULL && mero__dial_pending(net, peer_id) == NULL) {
         m = mero__book_find(net, peer_id);
         if (m == NULL) {
             return -MERO_ENOTFOUND;
@@ -287,10 +276,7 @@ int mero_net_request(struct mero_net *net, const char *peer_id, const char *prot
     r->ud = ud;
     mero_buf_init(&r->resp, (size_t)net->cfg.max_frame + 10);
     if (m) {
-        int rc = mero__budget_dial(net);
-        if (rc == 0) {
-            rc = mero__conn_dial(net, m, NULL, NULL);
-        }
+        int rc = mero__dial(net, m, NULL, NULL); /* neither connected nor being dialed */
         if (rc < 0) {
             mero_buf_cleanup(&r->resp);
             mero_buf_cleanup(&r->frame);
@@ -325,7 +311,7 @@ void mero__reqresp_dial_failed(struct mero_net *net, const char *peer, int code)
     struct mero__pending_req *r = net->reqs;
     while (r) {
         if (r->state == RQ_WAIT_CONN && !r->done && strcmp(r->peer, peer) == 0 &&
-            !dialing(net, peer)) {
+            mero__dial_pending(net, peer) == NULL) {
             complete(r, code, NULL, 0);
             r = net->reqs; /* the list changed */
             continue;

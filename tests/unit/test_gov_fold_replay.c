@@ -48,6 +48,25 @@ static int member_node(struct govt_node *n, struct govt_node *owner, struct mero
     return 0;
 }
 
+/* A fresh peer x holding every op of `from`'s namespace. */
+static int synced_peer(struct govt_node *x, struct govt_node *from, struct mero_err *e)
+{
+    MERO_TRY(govt_open(x));
+    memcpy(x->ns, from->ns, 32);
+    return govt_sync(from, x, from->ns, e) < 0 ? -MERO_ESTATE : 0;
+}
+
+/* A namespace on a and a second root Admin b, synced (its ops appended to l0). */
+static int owner_and_admin(struct govt_node *a, struct govt_node *b, struct mero_gov_oplist *l0,
+                           struct mero_err *e)
+{
+    MERO_TRY(govt_open(a));
+    MERO_TRY(govt_create_ns(a));
+    MERO_TRY(member_node(b, a, e));
+    MERO_TRY(mero_gov_change_admin(a->s, a->ns, b->pk, l0, e));
+    return govt_sync(a, b, a->ns, e) < 0 ? -MERO_ESTATE : 0;
+}
+
 /* A ContextCreated of a chosen id in the root group, signed by n. */
 static int publish_context(struct govt_node *n, const uint8_t ctx[32], struct mero_gov_oplist *l,
                            struct mero_err *e)
@@ -96,9 +115,7 @@ TEST(a_step_down_judged_again_when_a_late_op_changed_the_admin_count)
     CHECK_OK(mero_gov_add_member(y.s, a.ns, a.ns, y.pk, MERO_ROLE_MEMBER, &ly, &e));
     CHECK_EQ(ly.n, 3u);
     /* x: Y's ops first (the step-down takes effect), then Z's, late */
-    CHECK_OK(govt_open(&x));
-    memcpy(x.ns, a.ns, 32);
-    CHECK(govt_sync(&a, &x, a.ns, &e) >= 0);
+    CHECK_OK(synced_peer(&x, &a, &e));
     CHECK_OK(govt_apply_list(&x, &ly, &e));
     CHECK_EQ(state_of(&x, &ly.v[2]), MERO_OP_EFFECTIVE);
     uint64_t r0 = x.s->late_refolds, p0 = x.s->refold_replayed;
@@ -112,9 +129,7 @@ TEST(a_step_down_judged_again_when_a_late_op_changed_the_admin_count)
     CHECK_EQ(root_role(&x, z.pk), MERO_ROLE_MEMBER);
     CHECK_EQ(root_role(&x, m[1]), MERO_ROLE_MEMBER);
     /* x2: Z's first; the same end */
-    CHECK_OK(govt_open(&x2));
-    memcpy(x2.ns, a.ns, 32);
-    CHECK(govt_sync(&a, &x2, a.ns, &e) >= 0);
+    CHECK_OK(synced_peer(&x2, &a, &e));
     CHECK_OK(govt_apply_list(&x2, &lz, &e));
     (void)govt_apply_list(&x2, &ly, &e);
     CHECK(govt_dumps_equal(&x, &x2));
@@ -141,18 +156,12 @@ TEST(a_late_context_takes_its_id_from_a_stored_one)
     struct mero_gov_oplist l0 = {0}, la = {0}, lb = {0};
     uint8_t ctx[32], m[32], sk[64];
     mero_random(ctx, sizeof(ctx));
-    CHECK_OK(govt_open(&a));
-    CHECK_OK(govt_create_ns(&a));
-    CHECK_OK(member_node(&b, &a, &e));
-    CHECK_OK(mero_gov_change_admin(a.s, a.ns, b.pk, &l0, &e));
-    CHECK(govt_sync(&a, &b, a.ns, &e) >= 0);
+    CHECK_OK(owner_and_admin(&a, &b, &l0, &e));
     CHECK_OK(publish_context(&b, ctx, &lb, &e));
     mero_ed25519_keypair(m, sk);
     CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, m, MERO_ROLE_MEMBER, &la, &e));
     CHECK_OK(publish_context(&a, ctx, &la, &e));
-    CHECK_OK(govt_open(&x));
-    memcpy(x.ns, a.ns, 32);
-    CHECK(govt_sync(&a, &x, a.ns, &e) >= 0);
+    CHECK_OK(synced_peer(&x, &a, &e));
     CHECK_EQ(state_of(&x, &la.v[1]), MERO_OP_EFFECTIVE);
     uint64_t r0 = x.s->late_refolds;
     int status = -1;
@@ -180,11 +189,8 @@ TEST(a_late_role_change_replays_the_log_after_it)
     struct mero_err e = {0};
     struct mero_gov_oplist l0 = {0}, la = {0}, lb = {0};
     uint8_t m[32], sk[64];
-    CHECK_OK(govt_open(&a));
-    CHECK_OK(govt_create_ns(&a));
-    CHECK_OK(member_node(&b, &a, &e));
+    CHECK_OK(owner_and_admin(&a, &b, &l0, &e));
     mero_ed25519_keypair(m, sk);
-    CHECK_OK(mero_gov_change_admin(a.s, a.ns, b.pk, &l0, &e));
     CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, m, MERO_ROLE_MEMBER, &l0, &e));
     CHECK(govt_sync(&a, &b, a.ns, &e) >= 0);
     CHECK_OK(mero_gov_set_member_role(b.s, a.ns, a.ns, m, MERO_ROLE_READONLY, &lb, &e));
@@ -193,9 +199,7 @@ TEST(a_late_role_change_replays_the_log_after_it)
         mero_ed25519_keypair(f, sk);
         CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, f, MERO_ROLE_MEMBER, &la, &e));
     }
-    CHECK_OK(govt_open(&x));
-    memcpy(x.ns, a.ns, 32);
-    CHECK(govt_sync(&a, &x, a.ns, &e) >= 0);
+    CHECK_OK(synced_peer(&x, &a, &e));
     govt_clear_events(&x);
     uint64_t p0 = x.s->refold_replayed;
     CHECK_OK(govt_apply_list(&x, &lb, &e));

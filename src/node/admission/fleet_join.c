@@ -32,8 +32,7 @@
 #include "mero/tsm.h"
 #include "node/admission/service_internal.h"
 
-#define MAX_KEY_PULL_PEERS 4
-#define REASON_TEXT_MAX    96 /* the text of a refusal we word ourselves */
+#define REASON_TEXT_MAX 96 /* the text of a refusal we word ourselves */
 
 _Static_assert(MERO_FLEET_REASON_MAX == MERO_ADM_MAX_REASON_LEN + 1, "a refusal's reason fits");
 
@@ -213,9 +212,9 @@ static void publish_prompt(struct mero_fleet_join *j)
 
 static void pull_key(struct mero_fleet_join *j)
 {
-    char peers[MAX_KEY_PULL_PEERS][MERO_PEER_ID_STR_MAX];
-    size_t n = mero_net_connected_peers(j->a->env.net, peers, MAX_KEY_PULL_PEERS);
-    for (size_t i = 0; i < n && i < MAX_KEY_PULL_PEERS; i++) {
+    char peers[MERO_KEY_PULL_PEERS][MERO_PEER_ID_STR_MAX];
+    size_t n = mero__adm_pull_peers(j->a, peers); /* the next few: a retry asks others */
+    for (size_t i = 0; i < n; i++) {
         mero__adm_key_pull(j->a, j->ns, peers[i]);
     }
 }

@@ -14,8 +14,9 @@
  *    pull (mero__key_pull_window); after a fleet join every group the TEE reaches is pulled
  *    once;
  *  - the single-key recovery pull (GroupKeyRequest, mero__adm_key_pull): a fleet join that
- *    finds itself admitted before the KeyDelivery reached it asks its connected peers for the
- *    namespace's current key; the responder is peer.c's.
+ *    finds itself admitted before the KeyDelivery reached it asks connected peers for the
+ *    namespace's current key, the same rotating few (mero__adm_pull_peers); the responder is
+ *    peer.c's.
  *
  * Invariants: a key is wrapped only for the identity whose proof of possession verified and
  * only when that identity reaches the group; a page never carries more than
@@ -303,21 +304,28 @@ size_t mero__key_pull_window(size_t n, size_t *next, size_t idx[MERO_KEY_PULL_PE
     return k;
 }
 
-static void pull_from_peers(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
-                            const uint8_t group[MERO_GROUP_ID_LEN])
+size_t mero__adm_pull_peers(struct mero_admission *a,
+                            char out[MERO_KEY_PULL_PEERS][MERO_PEER_ID_STR_MAX])
 {
-    char(*peers)[MERO_PEER_ID_STR_MAX] = calloc(MERO_KEY_PULL_SCAN, sizeof(*peers));
-    if (peers == NULL) {
-        return;
-    }
-    size_t n = mero_net_connected_peers(a->env.net, peers, MERO_KEY_PULL_SCAN),
-           idx[MERO_KEY_PULL_PEERS];
+    char peers[MERO_KEY_PULL_SCAN][MERO_PEER_ID_STR_MAX];
+    size_t idx[MERO_KEY_PULL_PEERS];
+    size_t n = mero_net_connected_peers(a->env.net, peers, MERO_KEY_PULL_SCAN);
     n = n < MERO_KEY_PULL_SCAN ? n : MERO_KEY_PULL_SCAN;
     size_t k = mero__key_pull_window(n, &a->key_limit.next, idx);
     for (size_t i = 0; i < k; i++) {
-        mero__adm_keys_pull(a, ns, group, peers[idx[i]]);
+        memcpy(out[i], peers[idx[i]], MERO_PEER_ID_STR_MAX);
     }
-    free(peers);
+    return k;
+}
+
+static void pull_from_peers(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                            const uint8_t group[MERO_GROUP_ID_LEN])
+{
+    char peers[MERO_KEY_PULL_PEERS][MERO_PEER_ID_STR_MAX];
+    size_t k = mero__adm_pull_peers(a, peers);
+    for (size_t i = 0; i < k; i++) {
+        mero__adm_keys_pull(a, ns, group, peers[i]);
+    }
 }
 
 void mero__adm_key_missing(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],

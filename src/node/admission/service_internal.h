@@ -310,6 +310,11 @@ void mero__adm_key_missing(struct mero_admission *a, const uint8_t ns[MERO_NS_ID
                            const uint8_t key_id[MERO_KEY_ID_LEN]);
 /* After a fleet join: pull the keys of every group of ns we reach from connected peers. */
 void mero__adm_keys_pull_reach(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN]);
+/* The next few connected peers a key pull asks (at most MERO_KEY_PULL_PEERS into out, from
+ * where the previous pull stopped: mero__key_pull_window), so repeated pulls reach every
+ * connected peer in turn. Returns how many. */
+size_t mero__adm_pull_peers(struct mero_admission *a,
+                            char out[MERO_KEY_PULL_PEERS][MERO_PEER_ID_STR_MAX]);
 /* Ask peer for ns's current group key (GroupKeyRequest); stores it when answered. */
 void mero__adm_key_pull(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
                         const char *peer);
