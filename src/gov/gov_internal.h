@@ -40,6 +40,10 @@ struct mero_store {
      * the store opened (fold.c; test_gov_fold asserts which path an op took) */
     uint64_t late_fast, late_refolds;
     uint64_t refold_replayed; /* ops a late re-fold replayed (fold_replay.c) */
+    /* a fold of namespace fold_ns is under way and no deferral has been written since it
+     * cleared that namespace's rows: mero__gov_behind_sealed answers no without a read */
+    bool fold_undeferred;
+    uint8_t fold_ns[MERO_NS_ID_LEN];
 };
 
 /* Spent-quote kinds. */
