@@ -34,7 +34,7 @@ static int def_put(struct actx *a, const uint8_t grp[MERO_GROUP_ID_LEN], const u
     if (st == NULL) {
         return -MERO_EIO;
     }
-    a->s->fold_undeferred = false; /* kept false if a savepoint undoes the row: a read again */
+    a->s->fold.undeferred = false;
     sqlite3_bind_blob(st, 1, a->hash, MERO_OP_ID_LEN, SQLITE_STATIC);
     sqlite3_bind_blob(st, 2, a->op->ns, MERO_NS_ID_LEN, SQLITE_STATIC);
     sqlite3_bind_blob(st, 3, grp, MERO_GROUP_ID_LEN, SQLITE_STATIC);
@@ -62,7 +62,7 @@ static const uint8_t *target_group(const struct mero_op *op)
 bool mero__gov_behind_sealed(struct mero_store *s, const struct mero_op *op)
 {
     const uint8_t *g = target_group(op);
-    if (s->fold_undeferred && memcmp(s->fold_ns, op->ns, MERO_NS_ID_LEN) == 0) {
+    if (s->fold.on && s->fold.undeferred && memcmp(s->fold.ns, op->ns, MERO_NS_ID_LEN) == 0) {
         return false; /* nothing deferred in this namespace since the fold cleared it */
     }
     sqlite3_stmt *st = g != NULL ? mero__gov_stmt(s, SQL_BLOCKED) : NULL;

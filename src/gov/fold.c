@@ -473,8 +473,8 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
     size_t n = 0;
     int rc;
     MERO_TRY_OUT(clear_ns(s, ns));
-    s->fold_undeferred = true;
-    memcpy(s->fold_ns, ns, MERO_NS_ID_LEN);
+    s->fold = (struct gov_fold_facts){.on = true, .undeferred = true};
+    memcpy(s->fold.ns, ns, MERO_NS_ID_LEN);
     MERO_TRY_OUT(order_of(s, ns, &order, &n));
     uint8_t us_buf[MERO_IDENTITY_LEN];
     const uint8_t *us = mero__gov_our_pk(s, ns, us_buf) ? us_buf : NULL;
@@ -514,7 +514,7 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
     }
     rc = rotations_current(s, rot);
 out:
-    s->fold_undeferred = false;
+    memset(&s->fold, 0, sizeof(s->fold));
     free(rot->v);
     free(order);
     return rc;

@@ -40,10 +40,16 @@ struct mero_store {
      * the store opened (fold.c; test_gov_fold asserts which path an op took) */
     uint64_t late_fast, late_refolds;
     uint64_t refold_replayed; /* ops a late re-fold replayed (fold_replay.c) */
-    /* a fold of namespace fold_ns is under way and no deferral has been written since it
-     * cleared that namespace's rows: mero__gov_behind_sealed answers no without a read */
-    bool fold_undeferred;
-    uint8_t fold_ns[MERO_NS_ID_LEN];
+    /* What a fold of one namespace (fold.c, mero__gov_fold_ns) knows without a read, from the
+     * moment it cleared the namespace's rows to its end (zeroed then). Nothing inside a fold
+     * deletes a group row, so root_seen stays true once seen. */
+    struct gov_fold_facts {
+        bool on; /* a fold of ns is under way */
+        uint8_t ns[MERO_NS_ID_LEN];
+        bool undeferred; /* no deferral written since the clear (a savepoint that
+                          * undoes one leaves this false: a read again) */
+        bool root_seen;  /* the namespace's root group row was read (in_ns) */
+    } fold;
 };
 
 /* Spent-quote kinds. */
