@@ -11,7 +11,8 @@
 #     its value is readable on EVERY other node that can read (members and admitted TEEs):
 #     one python3 poller thread per node on a keep-alive connection, every 10 ms;
 #     median and worst over the K writes;
-#   - VmRSS of every merod (mean and max).
+#   - VmRSS of every merod (mean and max), and the owner's own VmRSS and libp2p connections
+#     (mero_peers_connected) at the end (issue 33: the owner was the hotspot).
 # Each size runs in its own child process (fleet_lib's state and cleanup are per process);
 # the parent prints `bench` lines, one table with the sizes side by side, and the growth
 # ratios (largest size over smallest). Targets: write to all 50 within 1 s, 40 joins within
@@ -33,6 +34,18 @@ if [ "${1:-}" = --one ]; then
     # the admitter's CPU time (utime + stime, clock ticks) over the burst: whether it is busy
     cpu() { awk '{print $14 + $15}' "/proc/${PIDS[owner]}/stat"; }
     c0=$(cpu)
+    # the owner's connections and trims, every second from the burst to the end (issue 33: does the
+    # connection manager hold it at its high watermark, and how often does it trim?)
+    owner_metric() {
+        curl -s --max-time 5 -H "Authorization: Bearer ${TOKEN[owner]}" "${URL[owner]}/metrics" |
+            awk -v m="$1" '$1 == m {print $2}'
+    }
+    (while :; do
+        echo "$(owner_metric mero_peers_connected) $(owner_metric mero_net_conns_trimmed_total)"
+        sleep 1
+    done) \
+        >"$WORK/owner_conns" 2>/dev/null &
+    SAMPLER=$!
     start=$(date +%s%N)
     for n in $(tees); do fleet_join_bg "$n" "[\"$(paddr owner)\"]"; done
     fleet_join_wait $(tees)
@@ -111,7 +124,24 @@ PY
         [ "$r" -gt "$max" ] && max=$r
     done
     read -r wmed wmax wn <<<"$wr"
-    echo "RESULT $FLEET_N $T $adm $ms $wmed $wmax $wn $K $((sum / (cnt > 0 ? cnt : 1))) $max $cnt"
+    # FLEET_BENCH_IDLE=S: the fleet idles S seconds after the writes, the steady state the
+    # connection manager and the redials settle in (the samples of that stretch, apart)
+    idle=${FLEET_BENCH_IDLE:-0}
+    if [ "$idle" -gt 0 ]; then
+        mark=$(wc -l <"$WORK/owner_conns")
+        sleep "$idle"
+        tail -n +"$((mark + 1))" "$WORK/owner_conns" | awk -v n="$FLEET_N" -v s="$idle" '
+            NF == 2 {c++; v += $1; if (c == 1) {lo = $1; t0 = $2} if ($1 < lo) lo = $1; if ($1 > hi) hi = $1; t = $2}
+            END {if (c) printf "# N=%d: idle %d s after the writes: the owner'"'"'s connections min %d mean %.1f max %d; %d trimmed\n", n, s, lo, v / c, hi, t - t0}' >&2
+    fi
+    kill "$SAMPLER" 2>/dev/null
+    wait "$SAMPLER" 2>/dev/null
+    orss=$(rss_of "${PIDS[owner]}")
+    oconn=$(owner_metric mero_peers_connected)
+    awk -v n="$FLEET_N" 'NF == 2 {s += $1; c++; if (c == 1 || $1 < lo) lo = $1; if ($1 > hi) hi = $1; t = $2}
+        END {if (c) printf "# N=%d: the owner'"'"'s connections every second from the burst on: min %d mean %.1f max %d over %d samples; %d trimmed in all\n", n, lo, s / c, hi, c, t}' \
+        "$WORK/owner_conns" >&2
+    echo "RESULT $FLEET_N $T $adm $ms $wmed $wmax $wn $K $((sum / (cnt > 0 ? cnt : 1))) $max $cnt ${orss:-nan} ${oconn:-nan}"
     exit 0
 fi
 
@@ -124,7 +154,7 @@ done 2> >(grep '^#' >&2)
 sleep 0.2
 for n in $SIZES; do
     [ -n "${R[$n]:-}" ] || continue
-    read -r N T adm ms wmed wmax wn K rmean rmax cnt <<<"${R[$n]}"
+    read -r N T adm ms wmed wmax wn K rmean rmax cnt orss oconn <<<"${R[$n]}"
     aps=$(awk -v a="$adm" -v m="$ms" 'BEGIN {printf "%.1f", (m > 0 ? a * 1000 / m : 0)}')
     echo "bench fleet_n${N}_joins_all_admitted $ms ms ($adm/$T concurrent joiners)"
     echo "bench fleet_n${N}_admissions_per_s $aps /s"
@@ -132,7 +162,9 @@ for n in $SIZES; do
     echo "bench fleet_n${N}_write_reach_all_worst $wmax ms"
     echo "bench fleet_n${N}_rss_mean $rmean kB ($cnt nodes)"
     echo "bench fleet_n${N}_rss_max $rmax kB"
-    R[$n]="$N $T $adm $ms $aps $wmed $wmax $rmean $rmax"
+    echo "bench fleet_n${N}_owner_rss $orss kB"
+    echo "bench fleet_n${N}_owner_connections $oconn"
+    R[$n]="$N $T $adm $ms $aps $wmed $wmax $rmean $rmax $orss $oconn"
 done
 # the table: one column per size, then the growth ratios (last size over first)
 set -- $SIZES
@@ -157,6 +189,8 @@ row "write reach all, median ms" 6
 row "write reach all, worst ms" 7
 row "RSS mean (kB)" 8
 row "RSS max (kB)" 9
+row "owner RSS (kB)" 10
+row "owner connections" 11
 if [ "$first" != "$last" ] && [ -n "${R[$first]:-}" ] && [ -n "${R[$last]:-}" ]; then
     ratio() { # NAME FIELD
         awk -v a="$(cut -d' ' -f"$2" <<<"${R[$last]}")" -v b="$(cut -d' ' -f"$2" <<<"${R[$first]}")" \

@@ -581,7 +581,8 @@ struct mero_node_metrics {
     /* the challenge book: live entries by kind, and their caps */
     uint64_t challenges_requested, challenges_offered;
     uint64_t challenges_requested_max, challenges_offered_max;
-    uint64_t peers; /* connected libp2p peers */
+    uint64_t peers;         /* connected libp2p peers */
+    uint64_t conns_trimmed; /* issue 33: connections the connection manager trimmed */
     uint64_t gossip_in, gossip_out;
     uint64_t purges;            /* self-purges completed (namespace or subgroup) */
     uint64_t gov_rejected;      /* issue 30: received ops kept without effect */

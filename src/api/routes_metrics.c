@@ -159,6 +159,9 @@ static int render(struct mero_buf *b, const struct mero_node_metrics *m)
     MERO_TRY(
         sample1(b, "mero_challenge_book_capacity", "kind", "offered", m->challenges_offered_max));
     MERO_TRY(scalar(b, "mero_peers_connected", "gauge", "Connected libp2p peers.", m->peers));
+    MERO_TRY(scalar(b, "mero_net_conns_trimmed_total", "counter",
+                    "Connections the connection manager closed above its high watermark.",
+                    m->conns_trimmed));
     MERO_TRY(family(b, "mero_gossip_messages_total", "counter",
                     "Gossip messages delivered to this node (in) and published by it (out)."));
     MERO_TRY(sample1(b, "mero_gossip_messages_total", "direction", "in", m->gossip_in));

@@ -85,6 +85,7 @@ int mero_node_metrics(struct mero_node *node, struct mero_node_metrics *out, str
     if (node->net != NULL) {
         struct mero_net_gossip_stats gs;
         m.peers = mero_net_connected_peers(node->net, NULL, 0);
+        m.conns_trimmed = mero_net_conns_trimmed(node->net);
         mero_net_gossip_stats(node->net, &gs);
         m.gossip_in = gs.delivered;
         m.gossip_out = gs.published;

@@ -44,6 +44,7 @@ check "the admission counter starts at 0" eval '[ "$(value owner "$ADMITTED")" =
 check "the DCAP histogram ends in +Inf" eval '[ -n "$(value owner "mero_dcap_verify_seconds_bucket{le=\"+Inf\"}")" ]'
 check "challenge book capacity exported" eval '[ "$(value owner "mero_challenge_book_capacity{kind=\"offered\"}")" -gt 0 ]'
 check "two peers connected to the owner" wait_for 10 eval 'scrape owner; [ "$(value owner mero_peers_connected)" = 2 ]'
+check "nothing trimmed under the high watermark (the counter is exported, 0)" eval '[ "$(value owner mero_net_conns_trimmed_total)" = 0 ]'
 GOSSIP_OUT0=$(value owner 'mero_gossip_messages_total{direction="out"}')
 
 req owner POST /admin-api/namespaces '{}'
