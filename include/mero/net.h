@@ -198,6 +198,9 @@ MERO_MUST_CHECK int mero_net_publish(struct mero_net *net, const char *topic, co
 
 /* Number of connected peers known to be subscribed to topic. */
 size_t mero_net_topic_peers(const struct mero_net *net, const char *topic);
+/* Number of connected peers subscribed to at least one of our topics (peers that can carry our
+ * namespaces' gossip and sync, unlike a stranger's link). */
+size_t mero_net_topic_sharers(const struct mero_net *net);
 
 /* ---- request / response ----
  * Framing: on a fresh yamux stream negotiated with multistream-select for `protocol_id`, the
@@ -292,6 +295,10 @@ void mero_net_set_app_score(struct mero_net *net, const char *peer_id, double sc
 /* The current gossip score of a connected (or recently disconnected, retained) peer; 0 when the
  * peer is unknown. *graylisted tells whether its RPCs are being dropped (may be NULL). */
 double mero_net_peer_score(const struct mero_net *net, const char *peer_id, bool *graylisted);
+/* Issue 33: whether peer_id, not connected now, turned us away or trimmed us (its link closed
+ * within a few seconds of a PRUNE from it: the goodbye of gossip_px.c) less than ms ago. Known
+ * while its retained score is (at most 64 peers); false for a link lost any other way. */
+bool mero_net_turned_away_within(const struct mero_net *net, const char *peer_id, uint64_t ms);
 
 struct mero_net_gossip_stats {
     uint64_t invalid_messages; /* messages counted against their sender (P4) */

@@ -107,6 +107,11 @@ size_t mero_net_topic_peers(const struct mero_net *net, const char *topic)
     return mero__gs_topic_peers(net, topic);
 }
 
+size_t mero_net_topic_sharers(const struct mero_net *net)
+{
+    return mero__gs_topic_sharers(net);
+}
+
 int mero_net_publish(struct mero_net *net, const char *topic, const uint8_t *data, size_t len)
 {
     struct mero__gossip *g = net->gossip;
@@ -404,6 +409,24 @@ double mero_net_peer_score(const struct mero_net *net, const char *peer_id, bool
         *graylisted = g != NULL && v < g->sp.graylist_threshold;
     }
     return v;
+}
+
+bool mero_net_turned_away_within(const struct mero_net *net, const char *peer_id, uint64_t ms)
+{
+    const struct mero__gossip *g = net->gossip;
+    uint8_t pk[MERO_ED25519_PK_LEN];
+    uint64_t now = uv_now(net->loop);
+    if (g == NULL || peer_by_id(net, peer_id) != NULL || mero_net_peer_id_pk(peer_id, pk) < 0) {
+        return false;
+    }
+    for (size_t i = 0; i < GS_RETAIN_MAX; i++) {
+        const struct mero__gs_retained *r = &g->retained[i];
+        if (r->until > now && r->turned_away_at != 0 && now - r->turned_away_at < ms &&
+            memcmp(r->pk, pk, sizeof(pk)) == 0) {
+            return true;
+        }
+    }
+    return false;
 }
 
 void mero_net_gossip_stats(const struct mero_net *net, struct mero_net_gossip_stats *out)

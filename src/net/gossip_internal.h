@@ -36,6 +36,9 @@
 #define GS_PX_VERIFY_PER_BEAT 64  /* PX record signatures checked per heartbeat */
 #define GS_DRAIN_MS           500 /* a turned-away connection closes this long after goodbye */
 #define GS_GOODBYE_TOPICS     4   /* topics a goodbye carries a PRUNE (with PX) for */
+/* a connection that closes within this long after its peer pruned us was a goodbye: the peer
+ * turned us away or trimmed us (mero_net_turned_away_within) */
+#define GS_AWAY_WINDOW_MS 5000
 
 struct mero__gs_topic {
     struct mero__gs_topic *next;
@@ -59,6 +62,7 @@ struct mero__gpeer {
     size_t ntopics;
     struct mero__gs_backoff bo[GS_BACKOFF_MAX];
     size_t nbo;
+    uint64_t pruned_at; /* when it last pruned us on any topic (0: never) */
     /* ---- issue 20: peer scoring ---- */
     struct mero__gs_score score;
 };
@@ -69,6 +73,7 @@ struct mero__gs_retained {
     uint8_t pk[MERO_ED25519_PK_LEN];
     uint64_t until;
     struct mero__gs_score score;
+    uint64_t turned_away_at; /* the link closed right after a PRUNE: a goodbye (0: not) */
 };
 
 struct mero__gs_mc_entry {
@@ -112,6 +117,8 @@ void mero__gs_mesh_remove(struct mero__gs_topic *t, const struct mero__gpeer *p)
 int mero__gs_usable(const struct mero__gpeer *p);
 /* Connected peers we gossip with that are subscribed to topic (mero_net_topic_peers). */
 size_t mero__gs_topic_peers(const struct mero_net *net, const char *topic);
+/* connected peers subscribed to at least one topic we are subscribed to */
+size_t mero__gs_topic_sharers(const struct mero_net *net);
 int mero__gs_backed_off(const struct mero__gpeer *p, const char *t, uint64_t now);
 void mero__gs_set_backoff(struct mero__gpeer *p, const char *t, uint64_t until);
 int mero__gs_send_rpc(struct mero__gpeer *p, const struct mero_buf *rpc);

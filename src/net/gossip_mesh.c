@@ -95,6 +95,23 @@ size_t mero__gs_topic_peers(const struct mero_net *net, const char *topic)
     return n;
 }
 
+size_t mero__gs_topic_sharers(const struct mero_net *net)
+{
+    const struct mero__gossip *g = net->gossip;
+    size_t n = 0;
+    for (const struct mero__conn *c = net->conns; g != NULL && c != NULL; c = c->next) {
+        const struct mero__gs_topic *t = g->topics;
+        if (c->state != MERO__C_UP || !mero__gs_usable(c->gp)) {
+            continue;
+        }
+        while (t != NULL && !mero__gs_peer_has_topic(c->gp, t->name)) {
+            t = t->next;
+        }
+        n += t != NULL ? 1u : 0u;
+    }
+    return n;
+}
+
 int mero__gs_usable(const struct mero__gpeer *p)
 {
     /* issue 33: a draining connection (turned away, trimmed) is grafted and sent nothing more */

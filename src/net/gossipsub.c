@@ -335,6 +335,7 @@ static void handle_ctrl(struct mero__gossip *g, struct mero__gpeer *p,
             mero__gs_take_px(g, p, topic, e->ids, e->ids_n);
         }
         mero__gs_set_backoff(p, topic, now + (e->backoff ? e->backoff * 1000 : GS_BACKOFF_MS));
+        p->pruned_at = now;
         break;
     default:
         break;
@@ -476,6 +477,7 @@ void mero__gossip_peer_down(struct mero__conn *c)
         r->until = now + g->sp.retain_ms;
         r->score = p->score;
         r->score.graylisted = false;
+        r->turned_away_at = p->pruned_at != 0 && now - p->pruned_at <= GS_AWAY_WINDOW_MS ? now : 0;
     }
     for (size_t i = 0; i < p->ntopics; i++) {
         free(p->topics[i]);

@@ -135,6 +135,7 @@ struct mero_node {
         bool dialing;                    /* a dial is in flight */
         uint64_t next_ms;                /* uv_now before which no dial starts */
         uint32_t backoff_ms;             /* the wait after the next failure */
+        bool away;                       /* left alone: it turned us away (logged once) */
         char peer[MERO_PEER_ID_STR_MAX]; /* the peer id a dial reached ("" before), for an address
                                             without /p2p */
     } redial[MERO_NODE_MAX_BOOTSTRAP];

@@ -7,7 +7,12 @@
  * redials each bootstrap peer that is not connected, with a back-off per peer that doubles
  * from 2 s to 30 s after each failed dial and restarts at 2 s once a dial succeeds. Issue 33:
  * once REDIAL_ENOUGH_PEERS peers are connected, a missing bootstrap peer is tried only every
- * 30 s (bootstrap addresses are for discovery; docs/network.md "Connection manager").
+ * 30 s (bootstrap addresses are for discovery; docs/network.md "Connection manager"), and one
+ * that turned this node away or trimmed it (a goodbye: mero_net_turned_away_within) only
+ * REDIAL_AWAY_MS after that, so a hub's trimmed peers do not come back every 30 s to be trimmed
+ * again - but only while REDIAL_ENOUGH_PEERS peers that share a topic with us are connected (a
+ * member whose other links are strangers' still needs the bootstrap peer for its namespace's
+ * ops). A link lost any other way (a partition, a restart) is redialed as before.
  *
  * Invariants: at most one dial in flight per bootstrap address; a connected peer is never
  * dialed (an address without /p2p/ is matched by the peer id its last successful dial
@@ -28,6 +33,9 @@
  * REDIAL_MAX_MS (a partition still heals within that), so a fleet does not hold its owner's
  * slots just because everyone was started with its address */
 #define REDIAL_ENOUGH_PEERS 3u
+/* issue 33: how long a bootstrap peer that turned us away is left alone (while we have enough
+ * peers): four times REDIAL_MAX_MS, measured against the hub's trims in docs/scaling.md */
+#define REDIAL_AWAY_MS 120000u
 
 static void on_redialed(void *ud, int status, const char *peer_id)
 {
@@ -86,6 +94,18 @@ void mero__node_redial_tick(struct mero_node *node, bool first)
         if (id[0] != '\0' && is_connected(peers, n, id)) {
             continue;
         }
+        size_t sharers = id[0] != '\0' ? mero_net_topic_sharers(node->net) : 0;
+        if (sharers >= REDIAL_ENOUGH_PEERS &&
+            mero_net_turned_away_within(node->net, id, REDIAL_AWAY_MS)) {
+            if (!r->away) {
+                MERO_INFO("bootstrap peer %s turned us away: left alone for %u s while %zu peers "
+                          "of our topics are connected",
+                          id, REDIAL_AWAY_MS / 1000u, sharers);
+            }
+            r->away = true;
+            continue;
+        }
+        r->away = false;
         if (!first) {
             MERO_INFO("bootstrap peer %s is not connected: dialing it again",
                       id[0] ? id : node->bootstrap[i]);

@@ -105,6 +105,11 @@ op=$(owner_peers)
 echo "# owner connections at the end: ${op:-?} (maxInbound 8, plus its own dials)"
 check "the owner holds at most maxInbound + maxOutbound connections" eval '[ -n "$op" ] && [ "$op" -le 72 ]'
 check "turned-away TEEs dialed peers learned by peer exchange" eval '[ "$pw" -gt 0 ]'
+# a turned-away TEE with enough other peers leaves its bootstrap peer alone for a while instead
+# of redialing it every 30 s to be turned away again (src/node/redial.c, REDIAL_AWAY_MS)
+away=$(grep -l "turned us away: left alone" "$WORK"/t*.log 2>/dev/null | wc -l)
+echo "# TEE nodes that left the owner alone after its goodbye: $away"
+check "turned-away TEEs with other peers leave the owner alone (no 30 s redial)" eval '[ "$away" -gt 0 ]'
 check "every node alive" all_alive
 check "no sanitizer, assertion or crash line in any log" clean_logs
 check "RSS of every node within ${FLEET_RSS_KB} kB" rss_ok

@@ -162,16 +162,21 @@ static void addr_of(struct mero_net *n, char out[MERO_MULTIADDR_STR_MAX])
     memcpy(out, a[0], MERO_MULTIADDR_STR_MAX);
 }
 
-static int connected_to(struct mero_net *n, struct mero_net *to)
+static int connected_to_id(struct mero_net *n, const char *id)
 {
     char ids[8][MERO_PEER_ID_STR_MAX];
     size_t k = mero_net_connected_peers(n, ids, 8);
     for (size_t i = 0; i < k && i < 8; i++) {
-        if (strcmp(ids[i], mero_net_peer_id(to)) == 0) {
+        if (strcmp(ids[i], id) == 0) {
             return 1;
         }
     }
     return 0;
+}
+
+static int connected_to(struct mero_net *n, struct mero_net *to)
+{
+    return connected_to_id(n, mero_net_peer_id(to));
 }
 
 TEST(turned_away_peer_dials_a_mesh_peer_it_learned_by_px)
@@ -202,6 +207,9 @@ TEST(turned_away_peer_dials_a_mesh_peer_it_learned_by_px)
     CHECK(connected_to(c, b));      /* c learned b from the owner's PRUNE */
     CHECK(!connected_to(c, owner)); /* and the owner kept its budget */
     CHECK(connected_to(owner, b));
+    /* c knows the owner turned it away (merod's redial leaves such a bootstrap peer alone) */
+    CHECK(mero_net_turned_away_within(c, mero_net_peer_id(owner), 60000));
+    CHECK(!mero_net_turned_away_within(c, mero_net_peer_id(owner), 1));
     CHECK_EQ(mero_net_connected_peers(owner, NULL, 0), 1);
     mero_net_free(owner);
     mero_net_free(b);
@@ -238,12 +246,22 @@ TEST(connection_manager_trims_to_low_keeping_mesh_and_protected)
     CHECK(connected_to(h, prot));
     CHECK(!connected_to(h, s1) && !connected_to(h, s2));
     CHECK_EQ(mero_net_connected_peers(h, NULL, 0), 2);
+    /* each trimmed peer knows the hub trimmed it; a kept one was not turned away */
+    CHECK(mero_net_turned_away_within(s1, mero_net_peer_id(h), 60000));
+    CHECK(mero_net_turned_away_within(s2, mero_net_peer_id(h), 60000));
+    CHECK(!mero_net_turned_away_within(prot, mero_net_peer_id(h), 60000));
     /* released: prot is an ordinary peer again (still 2 <= high: nothing trimmed) */
     mero_net_unprotect(h, mero_net_peer_id(prot));
     CHECK(!mero_net_is_protected(h, mero_net_peer_id(prot)));
+    /* a link lost without a goodbye (the peer went away) is no turn-away */
+    char prot_id[MERO_PEER_ID_STR_MAX];
+    snprintf(prot_id, sizeof(prot_id), "%s", mero_net_peer_id(prot));
+    mero_net_free(prot);
+    run_for(500);
+    CHECK(!connected_to_id(h, prot_id));
+    CHECK(!mero_net_turned_away_within(h, prot_id, 60000));
     mero_net_free(h);
     mero_net_free(mesh);
-    mero_net_free(prot);
     mero_net_free(s1);
     mero_net_free(s2);
     uv_run(loop, UV_RUN_DEFAULT);
