@@ -72,7 +72,7 @@ int mero__gov_in_ns(struct actx *a, const uint8_t group[MERO_GROUP_ID_LEN], stru
     }
     /* only NamespaceCreated writes a root row and it never asks this: the row seen here was
      * written by an earlier op, whose savepoint is released, so no undo in this fold removes it */
-    f->root_seen = f->root_seen || root;
+    f->root_seen = f->root_seen || (root && f->on);
     return 0;
 }
 

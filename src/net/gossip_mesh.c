@@ -101,8 +101,8 @@ size_t mero__gs_topic_sharers(const struct mero_net *net)
     size_t n = 0;
     for (const struct mero__conn *c = net->conns; g != NULL && c != NULL; c = c->next) {
         const struct mero__gs_topic *t = g->topics;
-        if (c->state != MERO__C_UP || !mero__gs_usable(c->gp)) {
-            continue;
+        if (!mero__gs_usable(c->gp)) {
+            continue; /* usable: up, gossiping, not draining */
         }
         while (t != NULL && !mero__gs_peer_has_topic(c->gp, t->name)) {
             t = t->next;

@@ -74,6 +74,9 @@ void mero__node_redial_tick(struct mero_node *node, bool first)
     char peers[MERO_NODE_REDIAL_SCAN][MERO_PEER_ID_STR_MAX];
     size_t n = mero_net_connected_peers(node->net, peers, MERO_NODE_REDIAL_SCAN);
     uint64_t now = uv_now(node->loop);
+    /* peers that share a topic with us: enough of them and a bootstrap peer that turned us
+     * away is left alone */
+    size_t sharers = mero_net_topic_sharers(node->net);
     if (n > MERO_NODE_REDIAL_SCAN) {
         n = MERO_NODE_REDIAL_SCAN;
     }
@@ -94,8 +97,7 @@ void mero__node_redial_tick(struct mero_node *node, bool first)
         if (id[0] != '\0' && is_connected(peers, n, id)) {
             continue;
         }
-        size_t sharers = id[0] != '\0' ? mero_net_topic_sharers(node->net) : 0;
-        if (sharers >= REDIAL_ENOUGH_PEERS &&
+        if (sharers >= REDIAL_ENOUGH_PEERS && id[0] != '\0' &&
             mero_net_turned_away_within(node->net, id, REDIAL_AWAY_MS)) {
             if (!r->away) {
                 MERO_INFO("bootstrap peer %s turned us away: left alone for %u s while %zu peers "
