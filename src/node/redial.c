@@ -12,7 +12,8 @@
  * REDIAL_AWAY_MS after that, so a hub's trimmed peers do not come back every 30 s to be trimmed
  * again - but only while REDIAL_ENOUGH_PEERS peers that share a topic with us are connected (a
  * member whose other links are strangers' still needs the bootstrap peer for its namespace's
- * ops). A link lost any other way (a partition, a restart) is redialed as before.
+ * ops). A link lost any other way (a partition, a restart) is redialed as before. What a tick
+ * does with one such peer is mero__redial_step, a function of counts alone (test_redial).
  *
  * Invariants: at most one dial in flight per bootstrap address; a connected peer is never
  * dialed (an address without /p2p/ is matched by the peer id its last successful dial
@@ -59,6 +60,19 @@ static void on_redialed(void *ud, int status, const char *peer_id)
     mero__node_peer_valued(r->node, peer_id);
 }
 
+enum mero__redial_step mero__redial_step(size_t connected, size_t sharers, bool turned_away,
+                                         uint32_t *gap_ms)
+{
+    /* the sharers, not every connected peer: a member whose other links are strangers' (TEEs
+     * not admitted yet) still needs its bootstrap peer for the namespace's ops */
+    if (turned_away && sharers >= REDIAL_ENOUGH_PEERS) {
+        *gap_ms = 0;
+        return MERO__REDIAL_LEAVE_ALONE;
+    }
+    *gap_ms = connected >= REDIAL_ENOUGH_PEERS ? REDIAL_MAX_MS : 0;
+    return MERO__REDIAL_DIAL;
+}
+
 static bool is_connected(char (*peers)[MERO_PEER_ID_STR_MAX], size_t n, const char *id)
 {
     for (size_t i = 0; i < n; i++) {
@@ -97,8 +111,9 @@ void mero__node_redial_tick(struct mero_node *node, bool first)
         if (id[0] != '\0' && is_connected(peers, n, id)) {
             continue;
         }
-        if (sharers >= REDIAL_ENOUGH_PEERS && id[0] != '\0' &&
-            mero_net_turned_away_within(node->net, id, REDIAL_AWAY_MS)) {
+        bool away = id[0] != '\0' && mero_net_turned_away_within(node->net, id, REDIAL_AWAY_MS);
+        uint32_t gap_ms;
+        if (mero__redial_step(n, sharers, away, &gap_ms) == MERO__REDIAL_LEAVE_ALONE) {
             if (!r->away) {
                 MERO_INFO("bootstrap peer %s turned us away: left alone for %u s while %zu peers "
                           "of our topics are connected",
@@ -112,8 +127,8 @@ void mero__node_redial_tick(struct mero_node *node, bool first)
             MERO_INFO("bootstrap peer %s is not connected: dialing it again",
                       id[0] ? id : node->bootstrap[i]);
         }
-        if (n >= REDIAL_ENOUGH_PEERS) {
-            r->next_ms = now + REDIAL_MAX_MS;
+        if (gap_ms > 0) {
+            r->next_ms = now + gap_ms;
         }
         if (mero_net_dial(node->net, node->bootstrap[i], on_redialed, r) < 0) {
             MERO_WARN("cannot dial %s", node->bootstrap[i]);

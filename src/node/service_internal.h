@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,5 +50,12 @@ void mero__node_netcfg_apply(const struct mero_node_config *in, struct mero_net_
 /* Dial every --bootstrap peer that is not connected and whose back-off has passed; first:
  * the dial at start (resets the per-peer state). */
 void mero__node_redial_tick(struct mero_node *node, bool first);
+/* What a tick does with one bootstrap peer that is not connected (issue 33), from the peers we
+ * hold (connected: all of them; sharers: those that share a topic with us) and whether that
+ * peer turned us away lately: leave it alone (it turned us away and enough sharers remain) or
+ * dial it, and then wait *gap_ms before the next try (0: the peer's back-off decides). */
+enum mero__redial_step { MERO__REDIAL_DIAL, MERO__REDIAL_LEAVE_ALONE };
+enum mero__redial_step mero__redial_step(size_t connected, size_t sharers, bool turned_away,
+                                         uint32_t *gap_ms);
 
 #endif

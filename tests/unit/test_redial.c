@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_redial.c - the bootstrap redial's decision (node/redial.c, issues 20 and 33) for one
+ * bootstrap peer that is not connected: a peer that turned us away is left alone only while
+ * enough peers that share a topic with us are connected - counted among the sharers, not among
+ * every connected peer (a member whose other links are strangers' needs its bootstrap peer for
+ * the namespace's ops: with every peer counted, the N=100 fleet did not come up); a peer lost
+ * any other way is dialed; with enough peers connected, a dial waits 30 s before the next try,
+ * with fewer the peer's back-off decides.
+ */
+#include "node/service_internal.h"
+#include "harness.h"
+
+TEST(a_peer_that_turned_us_away_is_left_alone_while_three_sharers_remain)
+{
+    uint32_t gap = 1;
+    CHECK_EQ(mero__redial_step(3, 3, true, &gap), MERO__REDIAL_LEAVE_ALONE);
+    CHECK_EQ(gap, 0);
+    CHECK_EQ(mero__redial_step(40, 12, true, &gap), MERO__REDIAL_LEAVE_ALONE);
+}
+
+TEST(strangers_do_not_count_toward_leaving_it_alone)
+{
+    uint32_t gap = 0;
+    /* ten links, but only two share a topic: the turned-away bootstrap peer is dialed */
+    CHECK_EQ(mero__redial_step(10, 2, true, &gap), MERO__REDIAL_DIAL);
+    CHECK_EQ(gap, 30000);
+    CHECK_EQ(mero__redial_step(2, 2, true, &gap), MERO__REDIAL_DIAL);
+    CHECK_EQ(gap, 0);
+    CHECK_EQ(mero__redial_step(0, 0, true, &gap), MERO__REDIAL_DIAL);
+}
+
+TEST(a_peer_lost_without_a_goodbye_is_dialed)
+{
+    uint32_t gap = 0;
+    CHECK_EQ(mero__redial_step(40, 40, false, &gap), MERO__REDIAL_DIAL);
+    CHECK_EQ(gap, 30000); /* bootstrap addresses are for discovery once we have peers */
+    CHECK_EQ(mero__redial_step(2, 0, false, &gap), MERO__REDIAL_DIAL);
+    CHECK_EQ(gap, 0); /* too few peers: the back-off (2 s doubling to 30 s) decides */
+}
+
+MERO_TEST_MAIN(T(a_peer_that_turned_us_away_is_left_alone_while_three_sharers_remain),
+               T(strangers_do_not_count_toward_leaving_it_alone),
+               T(a_peer_lost_without_a_goodbye_is_dialed))
