@@ -5,7 +5,8 @@
  * Caution "Normative", "Signed-release policies").
  *
  * The admission rules are mero_gov_admission_rules (admission_rules.c) run as a peer - the
- * same sequence the admitter ran, minus the spent-quote rule and the release fetch.
+ * same sequence the admitter ran, the spent-quote rule included (issue 30: judged at the op's
+ * place in the canonical order, so every peer agrees), minus the release fetch.
  *
  * Invariants: an admission is stored only when its signer may vouch (an admin of the group or
  * a TEE member of it) and every rule passes: a policy exists, the recorded role is the one the

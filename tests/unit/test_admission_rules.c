@@ -7,7 +7,8 @@
  * the rule would have published (mero_gov_apply on a synced store), and asserts the same
  * verdict and the same reason on both. Where the spec makes the sides differ on purpose the
  * row says so and asserts each side's own behaviour:
- *  - spent quote: the admitter refuses, peers accept (spec step 8);
+ *  - spent quote: both refuse (stricter than the spec's step 8, which leaves it to the
+ *    admitter: with one canonical order every peer agrees, docs/governance.md);
  *  - signed-release form: the admitter checks the release, peers take the voucher's word;
  *  - a recorded role other than the mode's, a mock quote recorded with a real TCB status: only
  *    a forged op can carry them (the admitter records what it decided), peers refuse;
@@ -183,7 +184,7 @@ static int forge_join(struct world *w, int role, const char *tcb_override, struc
         op.kind = MERO_ROOT_MEMBER_JOINED_TEE;
         j->has_account = true;
         j->account = r->account;
-        j->quote = malloc(r->quote_len);
+        j->quote = malloc(r->quote_len > 0 ? r->quote_len : 1); /* quote_missing: none carried */
         if (j->quote == NULL) {
             rc = -MERO_ENOMEM;
         } else {
@@ -319,6 +320,27 @@ static int s_quote_big(struct world *w)
     w->req.quote = w->big;
     w->req.quote_len = sizeof(w->big);
     mero_sha256(w->req.quote_hash, w->big, sizeof(w->big));
+    return 0;
+}
+
+/* A join that carries no quote: nothing for a peer to check the binding against (spec: an
+ * admission MUST carry the quote). quote_hash is SHA-256 of nothing, so the hash rule holds. */
+static int s_quote_missing(struct world *w)
+{
+    w->req.quote_len = 0;
+    mero_sha256(w->req.quote_hash, w->req.quote, 0);
+    return 0;
+}
+
+/* A real quote of exactly MERO_GOV_MAX_QUOTE_BYTES: the longest one an admission may carry. */
+static int s_quote_at_max(struct world *w)
+{
+    make_real(w, w->owner.ns, w->owner.ns);
+    memset(w->big, 0xcd, sizeof(w->big));
+    memcpy(w->big, w->quote, sizeof(w->quote));
+    w->req.quote = w->big;
+    w->req.quote_len = MERO_GOV_MAX_QUOTE_BYTES;
+    mero_sha256(w->req.quote_hash, w->big, MERO_GOV_MAX_QUOTE_BYTES);
     return 0;
 }
 
@@ -474,6 +496,10 @@ static const struct tcase cases[] = {
      "quote_hash is not SHA-256 of the quote", PEER_SAME, NULL, 0, NULL},
     {"quote_over_16k", POL_REAL, s_quote_big, -1, NULL, MERO_EREFUSED,
      "the quote is missing or longer than MAX_TEE_QUOTE_BYTES", PEER_DECODER, NULL, 0, NULL},
+    {"quote_missing", POL_MOCK, s_quote_missing, -1, NULL, MERO_EREFUSED,
+     "the quote is missing or longer than MAX_TEE_QUOTE_BYTES", PEER_SAME, NULL, 0, NULL},
+    {"quote_at_16k_accepted", POL_REAL, s_quote_at_max, -1, NULL, 0, NULL, PEER_SAME, NULL, 0,
+     NULL},
     {"credential_of_another_replica", POL_MOCK, s_credential, -1, NULL, MERO_EREFUSED,
      "the account credential does not certify the attested key", PEER_SAME, NULL, 0, NULL},
     {"binding_for_another_namespace", POL_REAL, s_binding, -1, NULL, MERO_EREFUSED,
@@ -612,6 +638,68 @@ TEST(every_refusal_same_on_the_admitter_and_every_peer)
             CHECK(0);
         }
         close_world(&w);
+    }
+}
+
+/*
+ * Spec: allowed_mrtd and allowed_rtmr1..3 "are refused when the policy is set, when a node
+ * admits, and on every peer that applies an admission". A store never holds such a policy (it
+ * is refused when set), so the two later points are asked directly: the one rule sequence
+ * (mero_gov_admission_rules) with each list emptied in turn, as the admitter and as a peer,
+ * refuses with that list's rule; an empty allowed_rtmr0 (optional) still admits.
+ */
+TEST(an_empty_allowlist_admits_nobody_on_either_side)
+{
+    static const struct {
+        int list; /* 0: allowed_mrtd, 1..4: allowed_rtmr0..3 */
+        int rule; /* 0: admitted */
+    } empties[] = {
+        {0, MERO_TRUST_EMPTY_MRTD},
+        {2, MERO_TRUST_EMPTY_RTMR12},
+        {3, MERO_TRUST_EMPTY_RTMR12},
+        {4, MERO_TRUST_EMPTY_RTMR3},
+        {1, 0},
+    };
+    for (size_t i = 0; i < sizeof(empties) / sizeof(empties[0]); i++) {
+        for (int side = MERO_ADM_SIDE_ADMITTER; side <= MERO_ADM_SIDE_PEER; side++) {
+            struct world w;
+            struct mero_tee_policy p;
+            CHECK_OK(open_world(&w, POL_MOCK));
+            CHECK_OK(govt_policy(&p, MERO_TEE_MODE_REPLICA, true));
+            struct mero_strlist *l = empties[i].list == 0 ? &p.mrtd : &p.rtmr[empties[i].list - 1];
+            mero_strlist_cleanup(l);
+            memset(l, 0, sizeof(*l));
+            const struct mero_admit_request *r = &w.req;
+            struct mero_adm_case c = {
+                .side = side,
+                .group = w.owner.ns,
+                .member = r->member,
+                .root_form = true,
+                .check_role = side == MERO_ADM_SIDE_PEER,
+                .role = MERO_ROLE_READONLY_TEE,
+                .publishing = true,
+                .is_mock = true,
+                .tcb_status = "Mock",
+                .m = &r->m,
+                .account = &r->account,
+                .quote = r->quote,
+                .quote_len = r->quote_len,
+                .quote_hash = r->quote_hash,
+            };
+            int rule = -1;
+            struct mero_err e = {0};
+            int rc = mero_gov_admission_rules(w.owner.s, w.owner.ns, &p, &c, &rule, &e);
+            if (empties[i].rule == 0) {
+                CHECK_MSG(rc == 0, "list %d emptied, side %d: %s", empties[i].list, side, e.msg);
+            } else {
+                CHECK_MSG(rc == -MERO_EREFUSED, "list %d emptied, side %d: %d (%s)",
+                          empties[i].list, side, rc, e.msg);
+                CHECK_EQ(rule, empties[i].rule);
+                CHECK_MSG(strstr(e.msg, "refusing to admit any quote") != NULL, "%s", e.msg);
+            }
+            mero_tee_policy_cleanup(&p);
+            close_world(&w);
+        }
     }
 }
 
@@ -1065,6 +1153,7 @@ TEST(fuzz_seeds_for_the_appended_tags_decode)
 }
 
 MERO_TEST_MAIN(T(every_refusal_same_on_the_admitter_and_every_peer),
+               T(an_empty_allowlist_admits_nobody_on_either_side),
                T(every_rule_in_the_table_has_a_refusal_row), T(each_reason_written_once),
                T(real_quotes_with_differing_td_attributes),
                T(peer_reads_td_facts_from_a_genuine_carried_quote),

@@ -250,6 +250,71 @@ TEST(signed_release_admission_end_to_end)
     world_close(&w);
 }
 
+/*
+ * The spec's signed-release section: "the release is checked for every request that admits a
+ * TEE or publishes its evidence, which includes publishing fresh evidence for an
+ * already-admitted TEE"; a node whose release is unset has its refresh refused. The TEE is
+ * admitted, its evidence falls due, and a fresh quote is presented: without a release, or with
+ * one older than the minimum, nothing is published and the evidence is not renewed; with the
+ * release, exactly the evidence is.
+ */
+TEST(an_evidence_refresh_is_checked_against_the_release_too)
+{
+    struct world w;
+    CHECK_OK(world_open(&w));
+    /* the evidence's offline check (DCAP in production) stands in as the fixture's */
+    struct mero_gov_hooks h = {.quote_report_data = govt_fake_rd,
+                               .quote_td_report = govt_fake_td_report,
+                               .release_check = mero_gov_release_hook,
+                               .release_ud = w.src,
+                               .evidence_verify = govt_evidence_verify};
+    mero_store_set_hooks(w.owner.s, &h);
+    struct mero_admit_request req;
+    struct mero_err e = {0};
+    struct mero_gov_oplist l = {0};
+    int outcome;
+    CHECK_OK(request(&w, "locked-read-only", &req));
+    req.release_version = "2.3.87";
+    CHECK_MSG(mero_gov_admit_tee_node(w.owner.s, w.owner.ns, &req, &outcome, &l, &e) == 0, "%s",
+              e.msg);
+    CHECK_EQ(outcome, MERO_ADMIT_ADMITTED);
+    mero_gov_oplist_cleanup(&l);
+    uint64_t at0 = 0, at = 0;
+    bool found = false;
+    CHECK_OK(mero_gov_evidence_at(w.owner.s, w.owner.ns, w.tee.node.pk, &found, &at0));
+    CHECK(found);
+    /* a fresh quote once the evidence is due */
+    CHECK_OK(request(&w, "locked-read-only", &req));
+    req.now = 1000 + MERO_GOV_EVIDENCE_REFRESH_SECS;
+    req.attested_at = req.now;
+    req.release_version = NULL;
+    CHECK_ERR(mero_gov_admit_tee_node(w.owner.s, w.owner.ns, &req, &outcome, &l, &e),
+              -MERO_EREFUSED);
+    CHECK(strstr(e.msg, "did not name") != NULL);
+    CHECK_EQ(l.n, 0);
+    req.release_version = "2.3.79";
+    CHECK_ERR(mero_gov_admit_tee_node(w.owner.s, w.owner.ns, &req, &outcome, &l, &e),
+              -MERO_EREFUSED);
+    CHECK(strstr(e.msg, "older than the policy's minimum") != NULL);
+    CHECK_EQ(l.n, 0);
+    CHECK_OK(mero_gov_evidence_at(w.owner.s, w.owner.ns, w.tee.node.pk, &found, &at));
+    CHECK_EQ(at, at0); /* not renewed */
+    /* the release: the evidence, and only the evidence */
+    req.release_version = "2.3.87";
+    CHECK_MSG(mero_gov_admit_tee_node(w.owner.s, w.owner.ns, &req, &outcome, &l, &e) == 0, "%s",
+              e.msg);
+    CHECK_EQ(outcome, MERO_ADMIT_ALREADY_MEMBER);
+    CHECK_EQ(l.n, 1);
+    struct mero_op op;
+    CHECK_OK(mero_op_decode(l.v[0].data, l.v[0].len, &op, NULL));
+    CHECK_EQ(op.kind, MERO_GROUP_TEE_AUTHORITY_EVIDENCE);
+    mero_op_cleanup(&op);
+    mero_gov_oplist_cleanup(&l);
+    CHECK_OK(mero_gov_evidence_at(w.owner.s, w.owner.ns, w.tee.node.pk, &found, &at));
+    CHECK_EQ(at, req.attested_at);
+    world_close(&w);
+}
+
 TEST(release_hook_refuses_without_source_or_bad_registers)
 {
     struct mero_tee_policy p;
@@ -267,4 +332,5 @@ TEST(release_hook_refuses_without_source_or_bad_registers)
 }
 
 MERO_TEST_MAIN(T(signed_release_admission_end_to_end),
+               T(an_evidence_refresh_is_checked_against_the_release_too),
                T(release_hook_refuses_without_source_or_bad_registers))
