@@ -136,6 +136,8 @@ struct mero_node {
         uint64_t next_ms;                /* uv_now before which no dial starts */
         uint32_t backoff_ms;             /* the wait after the next failure */
         bool away;                       /* left alone: it turned us away (logged once) */
+        uint8_t away_streak;             /* turn-aways in a row, each after we came back */
+        uint64_t up_since;               /* uv_now when first seen connected (0: not) */
         char peer[MERO_PEER_ID_STR_MAX]; /* the peer id a dial reached ("" before), for an address
                                             without /p2p */
     } redial[MERO_NODE_MAX_BOOTSTRAP];

@@ -10,7 +10,8 @@
  * 30 s (bootstrap addresses are for discovery; docs/network.md "Connection manager"), and one
  * that turned this node away or trimmed it (a goodbye: mero_net_turned_away_within) only
  * REDIAL_AWAY_MS after that, so a hub's trimmed peers do not come back every 30 s to be trimmed
- * again - but only while REDIAL_ENOUGH_PEERS peers that share a topic with us are connected (a
+ * again (twice as long each time it turns us away again after we came back, up to 8 min) -
+ * but only while REDIAL_ENOUGH_PEERS peers that share a topic with us are connected (a
  * member whose other links are strangers' still needs the bootstrap peer for its namespace's
  * ops). A link lost any other way (a partition, a restart) is redialed as before. What a tick
  * does with one such peer is mero__redial_step, a function of counts alone (test_redial).
@@ -37,6 +38,11 @@
 /* issue 33: how long a bootstrap peer that turned us away is left alone (while we have enough
  * peers): four times REDIAL_MAX_MS, measured against the hub's trims in docs/scaling.md */
 #define REDIAL_AWAY_MS 120000u
+/* a peer that turns us away again each time we come back is left alone twice as long each
+ * time, up to REDIAL_AWAY_MS << REDIAL_AWAY_DOUBLINGS (8 min, within the 10 min the net keeps
+ * a goodbye with the retained score); a link that then stays up
+ * REDIAL_AWAY_MS forgets the streak */
+#define REDIAL_AWAY_DOUBLINGS 2u
 
 static void on_redialed(void *ud, int status, const char *peer_id)
 {
@@ -71,6 +77,11 @@ enum mero__redial_step mero__redial_step(size_t connected, size_t sharers, bool 
     }
     *gap_ms = connected >= REDIAL_ENOUGH_PEERS ? REDIAL_MAX_MS : 0;
     return MERO__REDIAL_DIAL;
+}
+
+uint32_t mero__redial_away_ms(unsigned streak)
+{
+    return REDIAL_AWAY_MS << (streak < REDIAL_AWAY_DOUBLINGS ? streak : REDIAL_AWAY_DOUBLINGS);
 }
 
 static bool is_connected(char (*peers)[MERO_PEER_ID_STR_MAX], size_t n, const char *id)
@@ -109,18 +120,28 @@ void mero__node_redial_tick(struct mero_node *node, bool first)
             snprintf(id, sizeof(id), "%s", r->peer); /* no /p2p/: the id a dial reached */
         }
         if (id[0] != '\0' && is_connected(peers, n, id)) {
+            if (r->up_since == 0) {
+                r->up_since = now;
+            } else if (now - r->up_since >= REDIAL_AWAY_MS) {
+                r->away_streak = 0; /* it kept us this time */
+            }
             continue;
         }
-        bool away = id[0] != '\0' && mero_net_turned_away_within(node->net, id, REDIAL_AWAY_MS);
+        r->up_since = 0;
+        uint32_t away_ms = mero__redial_away_ms(r->away_streak);
+        bool away = id[0] != '\0' && mero_net_turned_away_within(node->net, id, away_ms);
         uint32_t gap_ms;
         if (mero__redial_step(n, sharers, away, &gap_ms) == MERO__REDIAL_LEAVE_ALONE) {
             if (!r->away) {
                 MERO_INFO("bootstrap peer %s turned us away: left alone for %u s while %zu peers "
                           "of our topics are connected",
-                          id, REDIAL_AWAY_MS / 1000u, sharers);
+                          id, away_ms / 1000u, sharers);
             }
             r->away = true;
             continue;
+        }
+        if (r->away && r->away_streak < REDIAL_AWAY_DOUBLINGS) {
+            r->away_streak++; /* back after being left alone: if it turns us away again, longer */
         }
         r->away = false;
         if (!first) {

@@ -57,5 +57,8 @@ void mero__node_redial_tick(struct mero_node *node, bool first);
 enum mero__redial_step { MERO__REDIAL_DIAL, MERO__REDIAL_LEAVE_ALONE };
 enum mero__redial_step mero__redial_step(size_t connected, size_t sharers, bool turned_away,
                                          uint32_t *gap_ms);
+/* How long a bootstrap peer that turned us away is left alone after `streak` turn-aways in a
+ * row, each after we came back: 120 s, doubling, at most 480 s. */
+uint32_t mero__redial_away_ms(unsigned streak);
 
 #endif

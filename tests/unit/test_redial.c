@@ -6,7 +6,8 @@
  * every connected peer (a member whose other links are strangers' needs its bootstrap peer for
  * the namespace's ops: with every peer counted, the N=100 fleet did not come up); a peer lost
  * any other way is dialed; with enough peers connected, a dial waits 30 s before the next try,
- * with fewer the peer's back-off decides.
+ * with fewer the peer's back-off decides; a peer that turns us away again each time we come
+ * back is left alone twice as long each time, at most 8 min.
  */
 #include "node/service_internal.h"
 #include "harness.h"
@@ -39,6 +40,17 @@ TEST(a_peer_lost_without_a_goodbye_is_dialed)
     CHECK_EQ(gap, 0); /* too few peers: the back-off (2 s doubling to 30 s) decides */
 }
 
+TEST(a_peer_that_turns_us_away_again_is_left_alone_longer)
+{
+    CHECK_EQ(mero__redial_away_ms(0), 120000);
+    CHECK_EQ(mero__redial_away_ms(1), 240000);
+    CHECK_EQ(mero__redial_away_ms(2), 480000);
+    /* at most 8 min: the net keeps a goodbye 10 min with the peer's retained score */
+    CHECK_EQ(mero__redial_away_ms(3), 480000);
+    CHECK_EQ(mero__redial_away_ms(200), 480000);
+}
+
 MERO_TEST_MAIN(T(a_peer_that_turned_us_away_is_left_alone_while_three_sharers_remain),
                T(strangers_do_not_count_toward_leaving_it_alone),
-               T(a_peer_lost_without_a_goodbye_is_dialed))
+               T(a_peer_lost_without_a_goodbye_is_dialed),
+               T(a_peer_that_turns_us_away_again_is_left_alone_longer))
