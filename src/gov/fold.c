@@ -256,7 +256,9 @@ int mero__gov_fold_step(struct actx *a, int *state, struct mero_err *err)
     return 0;
 }
 
-/* The membership events of the late op itself are dropped: the diff reports them once. */
+/* The membership events of the late op itself are dropped: the diff reports them once. An
+ * AdminChanged is one too (its row change is the diff's MemberRoleSet or MemberAdded): kept, a
+ * late AdminChanged that a later removal undid was reported for a member with no row. */
 static void drop_membership_events(struct actx *a, size_t from)
 {
     size_t w = from;
@@ -264,7 +266,7 @@ static void drop_membership_events(struct actx *a, size_t from)
         int k = a->ev[i].kind;
         if (k == MERO_EV_MEMBER_ADDED || k == MERO_EV_MEMBER_REMOVED ||
             k == MERO_EV_TEE_MEMBER_REMOVED || k == MERO_EV_TEE_MEMBER_ADMITTED ||
-            k == MERO_EV_MEMBER_ROLE_SET) {
+            k == MERO_EV_MEMBER_ROLE_SET || k == MERO_EV_ADMIN_CHANGED) {
             continue;
         }
         a->ev[w++] = a->ev[i];
