@@ -40,8 +40,8 @@
 #define REDIAL_AWAY_MS 120000u
 /* a peer that turns us away again each time we come back is left alone twice as long each
  * time, up to REDIAL_AWAY_MS << REDIAL_AWAY_DOUBLINGS (8 min, within the 10 min the net keeps
- * a goodbye with the retained score); a link that then stays up
- * REDIAL_AWAY_MS forgets the streak */
+ * a goodbye with the retained score); a link that then stays up REDIAL_AWAY_MS forgets the
+ * streak */
 #define REDIAL_AWAY_DOUBLINGS 2u
 
 static void on_redialed(void *ud, int status, const char *peer_id)
