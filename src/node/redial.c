@@ -96,6 +96,9 @@ static bool is_connected(char (*peers)[MERO_PEER_ID_STR_MAX], size_t n, const ch
 
 void mero__node_redial_tick(struct mero_node *node, bool first)
 {
+    if (node->nbootstrap == 0) {
+        return; /* nothing to keep: no peer list copied, no topic peers counted every tick */
+    }
     char peers[MERO_NODE_REDIAL_SCAN][MERO_PEER_ID_STR_MAX];
     size_t n = mero_net_connected_peers(node->net, peers, MERO_NODE_REDIAL_SCAN);
     uint64_t now = uv_now(node->loop);

@@ -160,6 +160,38 @@ void govt_meas(char out[97], uint8_t b)
     }
 }
 
+uint64_t govt_seed(const char *env)
+{
+    const char *v = getenv(env);
+    uint64_t seed = v != NULL ? strtoull(v, NULL, 0) : 0;
+    if (seed == 0) {
+        uint8_t r[8];
+        mero_random(r, sizeof(r));
+        memcpy(&seed, r, sizeof(seed));
+        seed = (seed >> 1) | 1;
+    }
+    return seed;
+}
+
+uint64_t govt_rnd(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1DULL;
+}
+
+bool govt_same_buf(const struct mero_buf *x, const struct mero_buf *y)
+{
+    return x->len == y->len && memcmp(x->data, y->data, x->len) == 0;
+}
+
+int govt_root_role(struct govt_node *n, const uint8_t ns[32], const uint8_t who[32])
+{
+    int r = -1;
+    return mero_gov_direct_role(n->s, ns, who, &r) < 0 ? -1 : r;
+}
+
 int govt_policy(struct mero_tee_policy *p, int mode, bool accept_mock)
 {
     char m[97];

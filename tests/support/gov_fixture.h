@@ -48,6 +48,17 @@ bool govt_matches_rebuild(struct govt_node *n);
 size_t govt_count(const struct govt_node *n, int kind, const uint8_t *member);
 void govt_clear_events(struct govt_node *n);
 
+/* ---- randomized order tests (test_gov_fold, test_gov_fold_random) ---- */
+/* The seed in environment variable env when it names one, else a fresh random odd seed below
+ * 2^63 (so seed + k does not wrap); the caller prints it. */
+uint64_t govt_seed(const char *env);
+/* xorshift64* step: the next pseudo-random value from state *s (never 0). */
+uint64_t govt_rnd(uint64_t *s);
+/* Whether two buffers hold the same bytes. */
+bool govt_same_buf(const struct mero_buf *x, const struct mero_buf *y);
+/* who's direct role in group ns (the namespace root) on n; -1 when it cannot be read. */
+int govt_root_role(struct govt_node *n, const uint8_t ns[32], const uint8_t who[32]);
+
 /* A 96-char hex measurement of one repeated byte ("00" x 48 for b = 0). */
 void govt_meas(char out[97], uint8_t b);
 /* Measurement policy: mrtd/rtmr1-3 = [meas(0)], accept_mock, mode, v2. Clean up with

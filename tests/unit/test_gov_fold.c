@@ -145,11 +145,6 @@ static bool next_perm(size_t *a, size_t n)
     return true;
 }
 
-static bool same(const struct mero_buf *x, const struct mero_buf *y)
-{
-    return x->len == y->len && memcmp(x->data, y->data, x->len) == 0;
-}
-
 /* Two admins of one namespace: A (the owner) and B; C a plain member. Both synced. */
 struct pair {
     struct govt_node a, b;
@@ -183,12 +178,6 @@ static void pair_close(struct pair *w)
     govt_close(&w->b);
 }
 
-static int root_role(struct govt_node *n, const uint8_t ns[32], const uint8_t who[32])
-{
-    int r = -1;
-    return mero_gov_direct_role(n->s, ns, who, &r) < 0 ? -1 : r;
-}
-
 /* Feed base + every permutation of the concurrent ops; all dumps must equal the first. */
 static int all_orders_agree(const struct opset *o, size_t nbase, size_t *orders,
                             struct mero_buf *first, struct mero_err *err)
@@ -210,14 +199,14 @@ static int all_orders_agree(const struct opset *o, size_t nbase, size_t *orders,
         mero_buf_init(&r, 1u << 24);
         bool check_rebuild = *orders % 60 == 0;
         int rc = feed(o, idx, n, &d, check_rebuild ? &r : NULL, err);
-        if (rc == 0 && check_rebuild && !same(&d, &r)) {
+        if (rc == 0 && check_rebuild && !govt_same_buf(&d, &r)) {
             rc = mero_err_set(err, MERO_ESTATE, "order %zu: rebuild differs from the apply",
                               *orders);
         }
         if (rc == 0 && !have_first) {
             MERO_TRY(mero_buf_append(first, d.data, d.len));
             have_first = true;
-        } else if (rc == 0 && !same(&d, first)) {
+        } else if (rc == 0 && !govt_same_buf(&d, first)) {
             rc = mero_err_set(err, MERO_ESTATE, "order %zu ends in another state", *orders);
         }
         mero_buf_cleanup(&d);
@@ -249,20 +238,20 @@ TEST(mutual_removal_ends_the_same_in_every_order)
     mero_buf_init(&db, 1u << 24);
     CHECK_OK(mero_gov_dump(w.a.s, &da));
     CHECK_OK(mero_gov_dump(w.b.s, &db));
-    CHECK(same(&da, &db));
+    CHECK(govt_same_buf(&da, &db));
     /* exactly one of them is still an admin, and it is the same one on both */
-    int ra = root_role(&w.a, w.a.ns, w.a.pk), rb = root_role(&w.a, w.a.ns, w.b.pk);
+    int ra = govt_root_role(&w.a, w.a.ns, w.a.pk), rb = govt_root_role(&w.a, w.a.ns, w.b.pk);
     CHECK((ra == MERO_ROLE_ADMIN) != (rb == MERO_ROLE_ADMIN));
     CHECK(ra == MERO_ROLE_NONE || rb == MERO_ROLE_NONE);
-    CHECK_EQ(root_role(&w.b, w.a.ns, w.a.pk), ra);
-    CHECK_EQ(root_role(&w.b, w.a.ns, w.b.pk), rb);
+    CHECK_EQ(govt_root_role(&w.b, w.a.ns, w.a.pk), ra);
+    CHECK_EQ(govt_root_role(&w.b, w.a.ns, w.b.pk), rb);
     /* and any peer, in either arrival order */
     size_t orders = 0;
     struct mero_buf first;
     mero_buf_init(&first, 1u << 24);
     CHECK_MSG(all_orders_agree(&o, nbase, &orders, &first, &e) == 0, "%s", e.msg);
     CHECK_EQ(orders, 2);
-    CHECK(same(&first, &da));
+    CHECK(govt_same_buf(&first, &da));
     mero_buf_cleanup(&first);
     mero_buf_cleanup(&da);
     mero_buf_cleanup(&db);
@@ -306,11 +295,11 @@ TEST(conflicting_admin_ops_agree_in_all_720_orders)
     struct mero_buf da;
     mero_buf_init(&da, 1u << 24);
     CHECK_OK(mero_gov_dump(w.a.s, &da));
-    CHECK(same(&first, &da));
+    CHECK(govt_same_buf(&first, &da));
     mero_buf_reset(&da);
     CHECK_OK(mero_gov_dump(w.b.s, &da));
-    CHECK(same(&first, &da));
-    int ra = root_role(&w.a, w.a.ns, w.a.pk), rb = root_role(&w.a, w.a.ns, w.b.pk);
+    CHECK(govt_same_buf(&first, &da));
+    int ra = govt_root_role(&w.a, w.a.ns, w.a.pk), rb = govt_root_role(&w.a, w.a.ns, w.b.pk);
     CHECK((ra == MERO_ROLE_ADMIN) != (rb == MERO_ROLE_ADMIN));
     /* the loser's later ops are kept without effect, each with its reason */
     int state = -1;
@@ -334,14 +323,6 @@ TEST(conflicting_admin_ops_agree_in_all_720_orders)
 }
 
 /* xorshift64*: the random orders are reproducible from the printed seed */
-static uint64_t rnd(uint64_t *s)
-{
-    *s ^= *s >> 12;
-    *s ^= *s << 25;
-    *s ^= *s >> 27;
-    return *s * 0x2545F4914F6CDD1DULL;
-}
-
 /* idx = a random permutation of 0..n-1 (Fisher-Yates over rnd) */
 static void shuffle(size_t *idx, size_t n, uint64_t *st)
 {
@@ -349,7 +330,7 @@ static void shuffle(size_t *idx, size_t n, uint64_t *st)
         idx[i] = i;
     }
     for (size_t i = n - 1; i > 0; i--) {
-        size_t j = (size_t)(rnd(st) % (i + 1));
+        size_t j = (size_t)(govt_rnd(st) % (i + 1));
         size_t t = idx[i];
         idx[i] = idx[j];
         idx[j] = t;
@@ -394,14 +375,7 @@ TEST(three_admins_agree_in_random_orders)
     CHECK_OK(opset_add_list(&o, &la));
     CHECK_OK(opset_add_list(&o, &lb));
     CHECK_OK(opset_add_list(&o, &lg));
-    const char *env = getenv("MERO_FOLD_SEED");
-    uint64_t seed = env != NULL ? strtoull(env, NULL, 0) : 0;
-    if (seed == 0) {
-        uint8_t r[8];
-        mero_random(r, sizeof(r));
-        memcpy(&seed, r, sizeof(seed));
-        seed |= 1;
-    }
+    uint64_t seed = govt_seed("MERO_FOLD_SEED");
     const char *no = getenv("MERO_FOLD_ORDERS");
     size_t orders = no != NULL ? strtoul(no, NULL, 10) : 1000;
     printf("# seed %llu (MERO_FOLD_SEED=%llu reproduces), %zu random orders of %zu ops\n",
@@ -418,11 +392,11 @@ TEST(three_admins_agree_in_random_orders)
         mero_buf_init(&r, 1u << 24);
         bool check_rebuild = k % 100 == 0;
         int rc = feed(&o, idx, o.n, &d, check_rebuild ? &r : NULL, &e);
-        bool ok = rc == 0 && (!check_rebuild || same(&d, &r));
+        bool ok = rc == 0 && (!check_rebuild || govt_same_buf(&d, &r));
         if (ok && k == 0) {
             ok = mero_buf_append(&first, d.data, d.len) == 0;
         } else if (ok) {
-            ok = same(&d, &first);
+            ok = govt_same_buf(&d, &first);
         }
         mero_buf_cleanup(&d);
         mero_buf_cleanup(&r);
@@ -434,13 +408,13 @@ TEST(three_admins_agree_in_random_orders)
     size_t admins = 0;
     const uint8_t *ids[] = {w.a.pk, w.b.pk, g.pk, m[2], w.c};
     for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
-        admins += root_role(&w.a, w.a.ns, ids[i]) == MERO_ROLE_ADMIN;
+        admins += govt_root_role(&w.a, w.a.ns, ids[i]) == MERO_ROLE_ADMIN;
     }
     CHECK(admins >= 1);
     struct mero_buf da;
     mero_buf_init(&da, 1u << 24);
     CHECK_OK(mero_gov_dump(w.a.s, &da));
-    CHECK(same(&da, &first));
+    CHECK(govt_same_buf(&da, &first));
     mero_buf_cleanup(&da);
     mero_buf_cleanup(&first);
     mero_gov_oplist_cleanup(&l0);
@@ -489,14 +463,7 @@ TEST(additions_by_two_admins_agree_in_random_orders_and_with_rebuild)
     CHECK_OK(mero_gov_remove_member(w.a.s, w.a.ns, w.a.ns, m[5], &la, &e));
     CHECK_OK(opset_add_list(&o, &la));
     CHECK_OK(opset_add_list(&o, &lb));
-    const char *env = getenv("MERO_FOLD_SEED");
-    uint64_t seed = env != NULL ? strtoull(env, NULL, 0) : 0;
-    if (seed == 0) {
-        uint8_t r[8];
-        mero_random(r, sizeof(r));
-        memcpy(&seed, r, sizeof(seed));
-        seed |= 1;
-    }
+    uint64_t seed = govt_seed("MERO_FOLD_SEED");
     printf("# seed %llu (MERO_FOLD_SEED=%llu reproduces), 200 random orders of %zu ops\n",
            (unsigned long long)seed, (unsigned long long)seed, o.n);
     uint64_t st = seed;
@@ -510,11 +477,11 @@ TEST(additions_by_two_admins_agree_in_random_orders_and_with_rebuild)
         mero_buf_init(&d, 1u << 24);
         mero_buf_init(&r, 1u << 24);
         int rc = feed(&o, idx, o.n, &d, &r, &e);
-        bool ok = rc == 0 && same(&d, &r);
+        bool ok = rc == 0 && govt_same_buf(&d, &r);
         if (ok && k == 0) {
             ok = mero_buf_append(&first, d.data, d.len) == 0;
         } else if (ok) {
-            ok = same(&d, &first);
+            ok = govt_same_buf(&d, &first);
         }
         mero_buf_cleanup(&d);
         mero_buf_cleanup(&r);
@@ -528,9 +495,9 @@ TEST(additions_by_two_admins_agree_in_random_orders_and_with_rebuild)
     struct mero_buf db;
     mero_buf_init(&db, 1u << 24);
     CHECK_OK(mero_gov_dump(w.b.s, &db));
-    CHECK(same(&db, &first));
-    CHECK_EQ(root_role(&w.b, w.a.ns, m[5]), MERO_ROLE_NONE);
-    CHECK_EQ(root_role(&w.b, w.a.ns, m[3]), MERO_ROLE_ADMIN);
+    CHECK(govt_same_buf(&db, &first));
+    CHECK_EQ(govt_root_role(&w.b, w.a.ns, m[5]), MERO_ROLE_NONE);
+    CHECK_EQ(govt_root_role(&w.b, w.a.ns, m[3]), MERO_ROLE_ADMIN);
     mero_buf_cleanup(&db);
     mero_buf_cleanup(&first);
     mero_gov_oplist_cleanup(&la);
@@ -589,7 +556,7 @@ TEST(a_late_addition_rewritten_later_keeps_the_later_row)
         CHECK_EQ(x.s->late_fast - f0, fast[k] ? 1u : 0u);
         CHECK_EQ(x.s->late_refolds - r0, fast[k] ? 0u : 1u);
         /* the later op's row stands; nothing changed, so no membership event */
-        CHECK_EQ(root_role(&x, w.a.ns, m[who[k]]), want[k]);
+        CHECK_EQ(govt_root_role(&x, w.a.ns, m[who[k]]), want[k]);
         CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_ADDED, NULL), 0u);
         CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_ROLE_SET, NULL), 0u);
         CHECK(govt_matches_rebuild(&x));
@@ -645,8 +612,8 @@ TEST(a_stranger_s_refused_op_is_not_kept)
     CHECK_EQ(status, MERO_APPLY_DUPLICATE);
     CHECK_OK(mero_gov_op_count(x.s, w.a.ns, &after));
     CHECK_EQ(after, before + 1);
-    CHECK_EQ(root_role(&x, w.a.ns, m), MERO_ROLE_NONE);
-    CHECK_EQ(root_role(&x, w.a.ns, w.b.pk), MERO_ROLE_NONE);
+    CHECK_EQ(govt_root_role(&x, w.a.ns, m), MERO_ROLE_NONE);
+    CHECK_EQ(govt_root_role(&x, w.a.ns, w.b.pk), MERO_ROLE_NONE);
     mero_buf_cleanup(&fb);
     mero_gov_oplist_cleanup(&la);
     mero_gov_oplist_cleanup(&lb);
@@ -693,7 +660,7 @@ TEST(the_winning_rotation_s_key_is_current_in_either_order)
     CHECK(ra.has_rotation && rb.has_rotation);
     (void)govt_apply_list(&c[0], &la, &e);
     (void)govt_apply_list(&c[0], &lb, &e);
-    bool a_won = root_role(&c[0], w.a.ns, w.a.pk) == MERO_ROLE_ADMIN;
+    bool a_won = govt_root_role(&c[0], w.a.ns, w.a.pk) == MERO_ROLE_ADMIN;
     /* C1 pulls the winning key out of band, then gets the losing removal (effective when it
      * arrives, so its key is stored last), then the winning one, which re-folds */
     CHECK_OK(mero_gov_group_key_put(c[1].s, w.a.ns, a_won ? ka : kb));
@@ -702,7 +669,7 @@ TEST(the_winning_rotation_s_key_is_current_in_either_order)
     CHECK_MSG(memcmp(kid, a_won ? rb.rotation.new_key_id : ra.rotation.new_key_id, 32) == 0,
               "the losing key was not the last stored: the case proves nothing");
     (void)govt_apply_list(&c[1], a_won ? &la : &lb, &e);
-    CHECK_EQ(a_won, root_role(&c[1], w.a.ns, w.a.pk) == MERO_ROLE_ADMIN);
+    CHECK_EQ(a_won, govt_root_role(&c[1], w.a.ns, w.a.pk) == MERO_ROLE_ADMIN);
     const uint8_t *want = a_won ? ra.rotation.new_key_id : rb.rotation.new_key_id;
     for (int i = 0; i < 2; i++) {
         CHECK_OK(mero_gov_group_key(c[i].s, w.a.ns, key, kid));
@@ -769,7 +736,7 @@ TEST(one_quote_two_admitters_one_effect_in_either_order)
     for (int i = 0; i < 2; i++) {
         CHECK_OK(mero_gov_op_state(peer[i].s, ha, &sa[i], NULL, 0));
         CHECK_OK(mero_gov_op_state(peer[i].s, hb, &sb[i], why, sizeof(why)));
-        int role = root_role(&peer[i], w.a.ns, tee.node.pk);
+        int role = govt_root_role(&peer[i], w.a.ns, tee.node.pk);
         CHECK_EQ(role, MERO_ROLE_READONLY_TEE);
     }
     CHECK_EQ(sa[0], sa[1]);

@@ -153,14 +153,6 @@ struct counts {
 
 /* ---- randomness: xorshift64* seeded through splitmix64, so nearby seeds differ ------------ */
 
-static uint64_t rnd(uint64_t *s)
-{
-    *s ^= *s >> 12;
-    *s ^= *s << 25;
-    *s ^= *s >> 27;
-    return *s * 0x2545F4914F6CDD1DULL;
-}
-
 static uint64_t splitmix(uint64_t x)
 {
     x += 0x9E3779B97F4A7C15ULL;
@@ -172,7 +164,7 @@ static uint64_t splitmix(uint64_t x)
 
 static unsigned pick(struct world *w, unsigned n)
 {
-    return (unsigned)(rnd(&w->st) % n);
+    return (unsigned)(govt_rnd(&w->st) % n);
 }
 
 static bool chance(struct world *w, unsigned pct)
@@ -183,7 +175,7 @@ static bool chance(struct world *w, unsigned pct)
 static void fill(struct world *w, uint8_t *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        p[i] = (uint8_t)(rnd(&w->st) >> 56);
+        p[i] = (uint8_t)(govt_rnd(&w->st) >> 56);
     }
 }
 
@@ -850,11 +842,6 @@ struct fed {
     bool done; /* every op applied and every check passed: dump and rebuilt are the end's */
 };
 
-static bool same(const struct mero_buf *x, const struct mero_buf *y)
-{
-    return x->len == y->len && memcmp(x->data, y->data, x->len) == 0;
-}
-
 static void fed_init(struct fed *f)
 {
     mero_buf_init(&f->dump, DUMP_CAP);
@@ -929,7 +916,7 @@ static int feed(const struct world *w, const size_t *order, size_t n, size_t key
             /* a late op: its shortcut's rows against the full fold's, before a later re-fold
              * can cover a wrong row up again; and the events so far against the rows */
             MERO_TRY_OUT(dump_and_rebuild(p.s, f, err));
-            if (!same(&f->dump, &f->rebuilt)) {
+            if (!govt_same_buf(&f->dump, &f->rebuilt)) {
                 f->at = i;
                 rc =
                     mero_err_set(err, MERO_ESTATE,
@@ -1002,7 +989,7 @@ static size_t random_order(const struct world *w, uint64_t mask, uint64_t *st, s
     uint64_t prio[MAX_OPS], held = 0;
     size_t n = 0;
     for (size_t i = 0; i < w->n; i++) {
-        prio[i] = rnd(st);
+        prio[i] = govt_rnd(st);
     }
     for (;;) {
         size_t best = SIZE_MAX;
@@ -1199,11 +1186,11 @@ static int diverges(const struct world *w, uint64_t mask, const size_t *full, si
     if (feed(w, order, n, sub_key, false, got, NULL, msg) < 0) {
         return got->at != SIZE_MAX ? 7 : 2;
     }
-    return !same(&got->dump, &ref->dump)        ? 3
-           : !same(&got->rebuilt, &got->dump)   ? 4
-           : !same(&ref->rebuilt, &ref->dump)   ? 5
-           : !got->has_admin || !ref->has_admin ? 6
-                                                : 0;
+    return !govt_same_buf(&got->dump, &ref->dump)      ? 3
+           : !govt_same_buf(&got->rebuilt, &got->dump) ? 4
+           : !govt_same_buf(&ref->rebuilt, &ref->dump) ? 5
+           : !got->has_admin || !ref->has_admin        ? 6
+                                                       : 0;
 }
 
 /* Drop ops (each with its descendants) while the same check fails; print what is left. */
@@ -1292,7 +1279,7 @@ static int run_set(uint64_t seed, size_t orders, struct counts *c, struct mero_e
     for (int keyed = 0; keyed < (sealed ? 2 : 1) && rc == 0; keyed++) {
         struct fed *r = keyed ? &ref_key : &ref;
         rc = feed(w, order, n, keyed ? 0 : SIZE_MAX, true, r, c, err);
-        if (rc == 0 && !same(&r->rebuilt, &r->dump)) {
+        if (rc == 0 && !govt_same_buf(&r->rebuilt, &r->dump)) {
             rc = mero_err_set(err, MERO_ESTATE, "the canonical order%s differs from its rebuild",
                               keyed ? " (key held)" : "");
         }
@@ -1311,13 +1298,14 @@ static int run_set(uint64_t seed, size_t orders, struct counts *c, struct mero_e
         n = random_order(w, all, &st, order);
         MERO_ENSURE_OUT(n == w->n, err, MERO_EINTERNAL, "order %zu holds %zu of %zu ops", k, n,
                         w->n);
-        size_t key_at = sealed && rnd(&st) % 2 == 0 ? (size_t)(rnd(&st) % (n + 1)) : SIZE_MAX;
+        size_t key_at =
+            sealed && govt_rnd(&st) % 2 == 0 ? (size_t)(govt_rnd(&st) % (n + 1)) : SIZE_MAX;
         const struct fed *want = key_at != SIZE_MAX ? &ref_key : &ref;
         rc = feed(w, order, n, key_at, false, &got, c, err);
-        if (rc == 0 && !same(&got.dump, &want->dump)) {
+        if (rc == 0 && !govt_same_buf(&got.dump, &want->dump)) {
             rc = mero_err_set(err, MERO_ESTATE, "order %zu ends elsewhere than the canonical order",
                               k);
-        } else if (rc == 0 && !same(&got.rebuilt, &got.dump)) {
+        } else if (rc == 0 && !govt_same_buf(&got.rebuilt, &got.dump)) {
             rc = mero_err_set(err, MERO_ESTATE, "order %zu differs from its own rebuild", k);
         }
         if (rc < 0) {
@@ -1326,7 +1314,7 @@ static int run_set(uint64_t seed, size_t orders, struct counts *c, struct mero_e
             print_order(order, n, key_at);
             if (got.at != SIZE_MAX) {
                 print_diff(w, &got.rebuilt, &got.dump, "rebuild", "this order");
-            } else if (got.done && !same(&got.dump, &want->dump)) {
+            } else if (got.done && !govt_same_buf(&got.dump, &want->dump)) {
                 print_diff(w, &want->dump, &got.dump, "canonical order", "this order");
             }
             reduce_and_report(w, order, n, key_at);
@@ -1341,12 +1329,6 @@ out:
     return rc;
 }
 
-static int root_role_of(struct govt_node *n, const uint8_t who_pk[32])
-{
-    int r = -1;
-    return mero_gov_direct_role(n->s, n->ns, who_pk, &r) < 0 ? -1 : r;
-}
-
 static size_t env_count(const char *name, size_t dflt)
 {
     const char *v = getenv(name);
@@ -1356,15 +1338,7 @@ static size_t env_count(const char *name, size_t dflt)
 
 TEST(random_sets_agree_in_random_orders_with_canonical_and_rebuild)
 {
-    const char *env = getenv("MERO_GOV_FOLD_SEED");
-    uint64_t seed = env != NULL ? strtoull(env, NULL, 0) : 0;
-    if (seed == 0) {
-        uint8_t r[8];
-        mero_random(r, sizeof(r));
-        memcpy(&seed, r, sizeof(seed));
-        seed >>= 1; /* seed + k stays clear of the wrap */
-        seed |= 1;
-    }
+    uint64_t seed = govt_seed("MERO_GOV_FOLD_SEED"); /* seed + k does not wrap */
     size_t sets = env_count("MERO_GOV_FOLD_SETS", DEFAULT_SETS);
     size_t orders = env_count("MERO_GOV_FOLD_ORDERS", DEFAULT_ORDERS);
     printf("# seed %llu (MERO_GOV_FOLD_SEED=%llu reproduces; set k alone: seed + k with "
@@ -1439,13 +1413,13 @@ TEST(a_late_admin_change_undone_by_a_later_removal_reports_no_admin_change)
     CHECK_OK(mero_gov_remove_member(b.s, a.ns, a.ns, n, &lb, &e));
     /* x: B's ops first, then A's AdminChanged, late (it sorts before B's removal) */
     CHECK_OK(govt_apply_list(&x, &lb, &e));
-    CHECK_EQ(root_role_of(&x, n), MERO_ROLE_NONE);
+    CHECK_EQ(govt_root_role(&x, x.ns, n), MERO_ROLE_NONE);
     uint64_t r0 = x.s->late_refolds;
     govt_clear_events(&x);
     CHECK_OK(govt_apply_list(&x, &la, &e));
     CHECK_EQ(x.s->late_refolds - r0, 1u);
     /* the resolution: the AdminChanged took effect at its place, the removal after it */
-    CHECK_EQ(root_role_of(&x, n), MERO_ROLE_NONE);
+    CHECK_EQ(govt_root_role(&x, x.ns, n), MERO_ROLE_NONE);
     CHECK(govt_matches_rebuild(&x));
     /* N's row is gone before and after the re-fold: nothing about N changed */
     size_t added = govt_count(&x, MERO_EV_MEMBER_ADDED, n);

@@ -17,12 +17,6 @@
 #include "mero/crypto.h"
 #include "support/gov_fixture.h"
 
-static int root_role(struct govt_node *n, const uint8_t who[32])
-{
-    int r = -1;
-    return mero_gov_direct_role(n->s, n->ns, who, &r) < 0 ? -1 : r;
-}
-
 static int state_of(struct govt_node *n, const struct mero_buf *b)
 {
     struct mero_op op;
@@ -104,7 +98,7 @@ TEST(a_step_down_judged_again_when_a_late_op_changed_the_admin_count)
     CHECK_OK(mero_gov_change_admin(a.s, a.ns, y.pk, &l0, &e));
     CHECK_OK(mero_gov_change_admin(a.s, a.ns, z.pk, &l0, &e));
     CHECK_OK(mero_gov_set_member_role(a.s, a.ns, a.ns, a.pk, MERO_ROLE_MEMBER, &l0, &e));
-    CHECK_EQ(root_role(&a, a.pk), MERO_ROLE_MEMBER);
+    CHECK_EQ(govt_root_role(&a, a.ns, a.pk), MERO_ROLE_MEMBER);
     CHECK(govt_sync(&a, &y, a.ns, &e) >= 0);
     CHECK(govt_sync(&a, &z, a.ns, &e) >= 0);
     CHECK_OK(mero_gov_add_member(z.s, a.ns, a.ns, z.pk, MERO_ROLE_MEMBER, &lz, &e));
@@ -125,9 +119,9 @@ TEST(a_step_down_judged_again_when_a_late_op_changed_the_admin_count)
               (unsigned long long)(x.s->refold_replayed - p0));
     CHECK_EQ(state_of(&x, &lz.v[0]), MERO_OP_EFFECTIVE);
     CHECK_EQ(state_of(&x, &ly.v[2]), MERO_OP_REJECTED);
-    CHECK_EQ(root_role(&x, y.pk), MERO_ROLE_ADMIN);
-    CHECK_EQ(root_role(&x, z.pk), MERO_ROLE_MEMBER);
-    CHECK_EQ(root_role(&x, m[1]), MERO_ROLE_MEMBER);
+    CHECK_EQ(govt_root_role(&x, x.ns, y.pk), MERO_ROLE_ADMIN);
+    CHECK_EQ(govt_root_role(&x, x.ns, z.pk), MERO_ROLE_MEMBER);
+    CHECK_EQ(govt_root_role(&x, x.ns, m[1]), MERO_ROLE_MEMBER);
     /* x2: Z's first; the same end */
     CHECK_OK(synced_peer(&x2, &a, &e));
     CHECK_OK(govt_apply_list(&x2, &lz, &e));
@@ -205,7 +199,7 @@ TEST(a_late_role_change_replays_the_log_after_it)
     CHECK_OK(govt_apply_list(&x, &lb, &e));
     CHECK_MSG(x.s->refold_replayed - p0 >= 200, "replayed %llu ops",
               (unsigned long long)(x.s->refold_replayed - p0));
-    CHECK_EQ(root_role(&x, m), MERO_ROLE_READONLY);
+    CHECK_EQ(govt_root_role(&x, x.ns, m), MERO_ROLE_READONLY);
     CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_ROLE_SET, m), 1u);
     CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_ADDED, NULL), 0u);
     CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_REMOVED, NULL), 0u);
