@@ -26,7 +26,8 @@ if [ "${1:-}" = --one ]; then
     T=$((FLEET_N * 4 / 5))
     M=$((FLEET_N - 1 - T))
     t0=$SECONDS
-    fleet_build "$M" "$T" >/dev/null || {
+    # FLEET_BUILD_LOG=FILE: what the set-up printed (why a fleet did not come up)
+    fleet_build "$M" "$T" >"${FLEET_BUILD_LOG:-/dev/null}" 2>&1 || {
         echo "# N=$FLEET_N: the fleet did not come up"
         exit 1
     }
@@ -141,6 +142,10 @@ PY
     awk -v n="$FLEET_N" 'NF == 2 {s += $1; c++; if (c == 1 || $1 < lo) lo = $1; if ($1 > hi) hi = $1; t = $2}
         END {if (c) printf "# N=%d: the owner'"'"'s connections every second from the burst on: min %d mean %.1f max %d over %d samples; %d trimmed in all\n", n, lo, s / c, hi, c, t}' \
         "$WORK/owner_conns" >&2
+    # FLEET_BENCH_SAMPLES=FILE: the per-second samples ("connections trimmed_total"), kept
+    [ -n "${FLEET_BENCH_SAMPLES:-}" ] && cp "$WORK/owner_conns" "$FLEET_BENCH_SAMPLES"
+    # the owner's heap as it stands now, not as a clean exit leaves it
+    [ -n "${FLEET_HEAPTRACK_RAW:-}" ] && kill -9 "${PIDS[owner]}"
     echo "RESULT $FLEET_N $T $adm $ms $wmed $wmax $wn $K $((sum / (cnt > 0 ? cnt : 1))) $max $cnt ${orss:-nan} ${oconn:-nan}"
     exit 0
 fi

@@ -574,6 +574,11 @@ MERO_MUST_CHECK int mero_gov_groups(struct mero_store *s, const uint8_t ns[stati
 /* Namespaces this store knows. *out owned (free()). */
 MERO_MUST_CHECK int mero_gov_namespaces(struct mero_store *s, uint8_t (**out)[MERO_NS_ID_LEN],
                                         size_t *n);
+/* Namespaces this node joined (it holds an identity for them: a member's join, a TEE's
+ * fleet-join) of which it holds no op yet: what its sync must still ask every peer for.
+ * *out owned (free()). */
+MERO_MUST_CHECK int mero_gov_namespaces_unheld(struct mero_store *s,
+                                               uint8_t (**out)[MERO_NS_ID_LEN], size_t *n);
 
 /* DAG heads of a namespace, sorted. *out owned (free()). */
 MERO_MUST_CHECK int mero_gov_heads(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],

@@ -486,6 +486,10 @@ static int collect_ids(sqlite3_stmt *st, size_t max, uint8_t (**out)[ID_LEN], si
 
 static const char SQL_GROUPS[] = "SELECT id FROM groups WHERE ns = ? ORDER BY seq";
 static const char SQL_NAMESPACES[] = "SELECT id FROM groups WHERE id = ns ORDER BY seq";
+/* an identity and no group row: joined (or fleet-joining) and no op held yet */
+static const char SQL_NAMESPACES_UNHELD[] =
+    "SELECT i.ns FROM identities i WHERE NOT EXISTS (SELECT 1 FROM groups g WHERE g.id = i.ns)"
+    " ORDER BY i.ns";
 static const char SQL_HEADS[] = "SELECT hash FROM heads WHERE ns = ? ORDER BY hash";
 static const char SQL_OPS_AFTER[] =
     "SELECT hash, seq FROM ops WHERE ns = ? AND seq > ? ORDER BY seq";
@@ -502,6 +506,13 @@ int mero_gov_namespaces(struct mero_store *s, uint8_t (**out)[MERO_NS_ID_LEN], s
 {
     sqlite3_stmt *st;
     MERO_TRY(id_stmt(s, SQL_NAMESPACES, NULL, NULL, &st));
+    return collect_ids(st, SIZE_MAX, out, n, NULL);
+}
+
+int mero_gov_namespaces_unheld(struct mero_store *s, uint8_t (**out)[MERO_NS_ID_LEN], size_t *n)
+{
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, SQL_NAMESPACES_UNHELD, NULL, NULL, &st));
     return collect_ids(st, SIZE_MAX, out, n, NULL);
 }
 

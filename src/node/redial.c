@@ -13,7 +13,9 @@
  * again (twice as long each time it turns us away again after we came back, up to 8 min) -
  * but only while REDIAL_ENOUGH_PEERS peers that share a topic with us are connected (a
  * member whose other links are strangers' still needs the bootstrap peer for its namespace's
- * ops). A link lost any other way (a partition, a restart) is redialed as before. What a tick
+ * ops), and while this node holds some op of every namespace it joined (sharers of a topic
+ * that all wait for the namespace are no reason to stay away from the one that holds it). A
+ * link lost any other way (a partition, a restart) is redialed as before. What a tick
  * does with one such peer is mero__redial_step, a function of counts alone (test_redial).
  *
  * Invariants: at most one dial in flight per bootstrap address; a connected peer is never
@@ -22,6 +24,7 @@
  * (mero_net_free completes pending dials with ECLOSED before the node is freed).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mero/log.h"
@@ -67,11 +70,12 @@ static void on_redialed(void *ud, int status, const char *peer_id)
 }
 
 enum mero__redial_step mero__redial_step(size_t connected, size_t sharers, bool turned_away,
-                                         uint32_t *gap_ms)
+                                         bool unheld, uint32_t *gap_ms)
 {
     /* the sharers, not every connected peer: a member whose other links are strangers' (TEEs
-     * not admitted yet) still needs its bootstrap peer for the namespace's ops */
-    if (turned_away && sharers >= REDIAL_ENOUGH_PEERS) {
+     * not admitted yet) still needs its bootstrap peer for the namespace's ops; and none of
+     * them counts while a namespace we joined is held by none of us here */
+    if (turned_away && !unheld && sharers >= REDIAL_ENOUGH_PEERS) {
         *gap_ms = 0;
         return MERO__REDIAL_LEAVE_ALONE;
     }
@@ -82,6 +86,20 @@ enum mero__redial_step mero__redial_step(size_t connected, size_t sharers, bool 
 uint32_t mero__redial_away_ms(unsigned streak)
 {
     return REDIAL_AWAY_MS << (streak < REDIAL_AWAY_DOUBLINGS ? streak : REDIAL_AWAY_DOUBLINGS);
+}
+
+/* Whether this node joined a namespace it holds no op of yet: its topic's sharers are then
+ * no reason to leave a bootstrap peer alone, for none of them may hold the namespace either
+ * (issue 33, N=200: every member had joined, shared the namespace's topic with the others
+ * and left the owner alone, and none held the namespace). */
+static bool starving(struct mero_node *node)
+{
+    uint8_t(*nss)[MERO_NS_ID_LEN] = NULL;
+    size_t n = 0;
+    bool yes =
+        node->store != NULL && mero_gov_namespaces_unheld(node->store, &nss, &n) == 0 && n > 0;
+    free(nss);
+    return yes;
 }
 
 static bool is_connected(char (*peers)[MERO_PEER_ID_STR_MAX], size_t n, const char *id)
@@ -133,8 +151,10 @@ void mero__node_redial_tick(struct mero_node *node, bool first)
         r->up_since = 0;
         uint32_t away_ms = mero__redial_away_ms(r->away_streak);
         bool away = id[0] != '\0' && mero_net_turned_away_within(node->net, id, away_ms);
+        /* asked only where it could change the answer: a query of the store */
+        bool unheld = away && sharers >= REDIAL_ENOUGH_PEERS && starving(node);
         uint32_t gap_ms;
-        if (mero__redial_step(n, sharers, away, &gap_ms) == MERO__REDIAL_LEAVE_ALONE) {
+        if (mero__redial_step(n, sharers, away, unheld, &gap_ms) == MERO__REDIAL_LEAVE_ALONE) {
             if (!r->away) {
                 MERO_INFO("bootstrap peer %s turned us away: left alone for %u s while %zu peers "
                           "of our topics are connected",

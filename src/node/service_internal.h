@@ -52,11 +52,12 @@ void mero__node_netcfg_apply(const struct mero_node_config *in, struct mero_net_
 void mero__node_redial_tick(struct mero_node *node, bool first);
 /* What a tick does with one bootstrap peer that is not connected (issue 33), from the peers we
  * hold (connected: all of them; sharers: those that share a topic with us) and whether that
- * peer turned us away lately: leave it alone (it turned us away and enough sharers remain) or
- * dial it, and then wait *gap_ms before the next try (0: the peer's back-off decides). */
+ * peer turned us away lately: leave it alone (it turned us away and enough sharers remain,
+ * and unheld is false: no namespace we joined is still without any op here) or dial it, and
+ * then wait *gap_ms before the next try (0: the peer's back-off decides). */
 enum mero__redial_step { MERO__REDIAL_DIAL, MERO__REDIAL_LEAVE_ALONE };
 enum mero__redial_step mero__redial_step(size_t connected, size_t sharers, bool turned_away,
-                                         uint32_t *gap_ms);
+                                         bool unheld, uint32_t *gap_ms);
 /* How long a bootstrap peer that turned us away is left alone after `streak` turn-aways in a
  * row, each after we came back: 120 s, doubling, at most 480 s. */
 uint32_t mero__redial_away_ms(unsigned streak);

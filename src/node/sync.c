@@ -554,11 +554,36 @@ static void start_job(struct mero_node *node, const char *peer, uint8_t (*nss)[M
     mero__sync_step(j);
 }
 
+/* The namespaces a pull asks a peer for: those held here, then those joined and not held yet
+ * (issue 33: a member that joined while no holder was connected, or whose holder then trimmed
+ * it, was asked for nothing by any later tick and waited for a gossiped op that might never
+ * come; at N=200 no member of the fleet got its namespace). *nss owned. */
+static int wanted_namespaces(struct mero_node *node, uint8_t (**nss)[MERO_NS_ID_LEN], size_t *n)
+{
+    uint8_t(*unheld)[MERO_NS_ID_LEN] = NULL;
+    size_t nu = 0;
+    MERO_TRY(mero_gov_namespaces(node->store, nss, n));
+    if (mero_gov_namespaces_unheld(node->store, &unheld, &nu) < 0 || nu == 0) {
+        free(unheld);
+        return 0;
+    }
+    uint8_t(*all)[MERO_NS_ID_LEN] = realloc(*nss, (*n + nu) * sizeof(**nss));
+    if (all == NULL) {
+        free(unheld);
+        return 0; /* the held ones at least */
+    }
+    memcpy(all + *n, unheld, nu * sizeof(*unheld));
+    free(unheld);
+    *nss = all;
+    *n += nu;
+    return 0;
+}
+
 void mero__node_sync_peer(struct mero_node *node, const char *peer_id)
 {
     uint8_t(*nss)[MERO_NS_ID_LEN] = NULL;
     size_t n = 0;
-    if (node->store == NULL || mero_gov_namespaces(node->store, &nss, &n) < 0) {
+    if (node->store == NULL || wanted_namespaces(node, &nss, &n) < 0) {
         return;
     }
     start_job(node, peer_id, nss, n);

@@ -25,6 +25,8 @@ cleanup() {
             tail -n 300 "$f" >&2
         done
     fi
+    # MERO_KEEP_WORK=DIR: a copy of the whole work folder (homes, databases, logs) to look at
+    [ -n "${MERO_KEEP_WORK:-}" ] && cp -r "$WORK" "$MERO_KEEP_WORK"
     rm -rf "$WORK"
 }
 trap cleanup EXIT

@@ -52,8 +52,14 @@ paddr() { echo "/ip4/127.0.0.1/tcp/${PPORT[$1]}/p2p/${PEER[$1]}"; }
 fleet_spawn() {
     local n=$1 _
     rm -f "$WORK/$n/run.json"
+    # FLEET_HEAPTRACK_RAW=FILE (the benchmark; Debian's heaptrack): the owner's allocations
+    # are recorded raw into FILE (heaptrack_interpret <FILE | zstd >F.zst; heaptrack_print F.zst)
+    local pre=()
+    [ "$n" = owner ] && [ -n "${FLEET_HEAPTRACK_RAW:-}" ] &&
+        pre=(env LD_PRELOAD=/usr/lib/heaptrack/libheaptrack_preload.so
+            DUMP_HEAPTRACK_OUTPUT="$FLEET_HEAPTRACK_RAW")
     # shellcheck disable=SC2086 # FLAGS holds words without spaces
-    "$BIN/merod" run --home "$WORK/$n" --announce "/ip4/127.0.0.1/tcp/${PPORT[$n]}" ${FLAGS[$n]} \
+    "${pre[@]}" "$BIN/merod" run --home "$WORK/$n" --announce "/ip4/127.0.0.1/tcp/${PPORT[$n]}" ${FLAGS[$n]} \
         >>"$WORK/$n.log" 2>&1 &
     PIDS[$n]=$!
     pctl pid "$n" "${PIDS[$n]}"

@@ -435,6 +435,39 @@ TEST(sync_queries_page_through_the_log)
     govt_close(&a);
 }
 
+/* issue 33: a namespace joined (its identity made) and not held yet is what a node's sync must
+ * still ask its peers for; its first op ends that. */
+TEST(a_joined_namespace_is_unheld_until_its_ops_arrive)
+{
+    struct govt_node a, b;
+    struct mero_err e = {0};
+    CHECK_OK(govt_open(&a));
+    CHECK_OK(govt_open(&b));
+    CHECK_OK(govt_create_ns(&a));
+    uint8_t(*nss)[32] = NULL;
+    size_t n = 9;
+    CHECK_OK(mero_gov_namespaces_unheld(a.s, &nss, &n));
+    CHECK_EQ(n, 0); /* the creator holds what it created */
+    free(nss);
+    CHECK_OK(mero_gov_identity(b.s, a.ns, true, b.pk, &e));
+    nss = NULL;
+    CHECK_OK(mero_gov_namespaces_unheld(b.s, &nss, &n));
+    CHECK_EQ(n, 1);
+    CHECK_MEM_EQ(nss[0], a.ns, 32);
+    free(nss);
+    nss = NULL;
+    CHECK_OK(mero_gov_namespaces(b.s, &nss, &n));
+    CHECK_EQ(n, 0); /* not among the held ones, which the sync asked for alone */
+    free(nss);
+    CHECK(govt_sync(&a, &b, a.ns, &e) > 0);
+    nss = NULL;
+    CHECK_OK(mero_gov_namespaces_unheld(b.s, &nss, &n));
+    CHECK_EQ(n, 0);
+    free(nss);
+    govt_close(&a);
+    govt_close(&b);
+}
+
 /* issue 21 item 7: merod run's open never creates; merod check's verify finds damage that
  * SQLite's own checks cannot see. */
 TEST(open_existing_never_creates_and_verify_finds_damage)
@@ -481,4 +514,5 @@ MERO_TEST_MAIN(T(store_file_permissions), T(store_wal_full_and_reopen), T(op_tab
                T(apply_idempotent_and_missing_parent), T(ops_of_another_namespace_refused),
                T(rebuild_equals_incremental_after_random_history),
                T(sync_queries_page_through_the_log),
+               T(a_joined_namespace_is_unheld_until_its_ops_arrive),
                T(open_existing_never_creates_and_verify_finds_damage))

@@ -4,7 +4,9 @@
  * bootstrap peer that is not connected: a peer that turned us away is left alone only while
  * enough peers that share a topic with us are connected - counted among the sharers, not among
  * every connected peer (a member whose other links are strangers' needs its bootstrap peer for
- * the namespace's ops: with every peer counted, the N=100 fleet did not come up); a peer lost
+ * the namespace's ops: with every peer counted, the N=100 fleet did not come up), and none of
+ * them counts while a namespace this node joined has no op here (at N=200 the members, each
+ * waiting for the namespace, kept each other company away from the owner); a peer lost
  * any other way is dialed; with enough peers connected, a dial waits 30 s before the next try,
  * with fewer the peer's back-off decides; a peer that turns us away again each time we come
  * back is left alone twice as long each time, at most 8 min.
@@ -15,28 +17,38 @@
 TEST(a_peer_that_turned_us_away_is_left_alone_while_three_sharers_remain)
 {
     uint32_t gap = 1;
-    CHECK_EQ(mero__redial_step(3, 3, true, &gap), MERO__REDIAL_LEAVE_ALONE);
+    CHECK_EQ(mero__redial_step(3, 3, true, false, &gap), MERO__REDIAL_LEAVE_ALONE);
     CHECK_EQ(gap, 0);
-    CHECK_EQ(mero__redial_step(40, 12, true, &gap), MERO__REDIAL_LEAVE_ALONE);
+    CHECK_EQ(mero__redial_step(40, 12, true, false, &gap), MERO__REDIAL_LEAVE_ALONE);
 }
 
 TEST(strangers_do_not_count_toward_leaving_it_alone)
 {
     uint32_t gap = 0;
     /* ten links, but only two share a topic: the turned-away bootstrap peer is dialed */
-    CHECK_EQ(mero__redial_step(10, 2, true, &gap), MERO__REDIAL_DIAL);
+    CHECK_EQ(mero__redial_step(10, 2, true, false, &gap), MERO__REDIAL_DIAL);
     CHECK_EQ(gap, 30000);
-    CHECK_EQ(mero__redial_step(2, 2, true, &gap), MERO__REDIAL_DIAL);
+    CHECK_EQ(mero__redial_step(2, 2, true, false, &gap), MERO__REDIAL_DIAL);
     CHECK_EQ(gap, 0);
-    CHECK_EQ(mero__redial_step(0, 0, true, &gap), MERO__REDIAL_DIAL);
+    CHECK_EQ(mero__redial_step(0, 0, true, false, &gap), MERO__REDIAL_DIAL);
+}
+
+TEST(sharers_do_not_count_while_a_joined_namespace_is_held_by_none_here)
+{
+    uint32_t gap = 0;
+    /* issue 33, N=200: members that had joined shared the namespace's topic with each other,
+     * left the owner (which had trimmed them) alone, and none of them held the namespace */
+    CHECK_EQ(mero__redial_step(12, 12, true, true, &gap), MERO__REDIAL_DIAL);
+    CHECK_EQ(gap, 30000);
+    CHECK_EQ(mero__redial_step(12, 12, true, false, &gap), MERO__REDIAL_LEAVE_ALONE);
 }
 
 TEST(a_peer_lost_without_a_goodbye_is_dialed)
 {
     uint32_t gap = 0;
-    CHECK_EQ(mero__redial_step(40, 40, false, &gap), MERO__REDIAL_DIAL);
+    CHECK_EQ(mero__redial_step(40, 40, false, false, &gap), MERO__REDIAL_DIAL);
     CHECK_EQ(gap, 30000); /* bootstrap addresses are for discovery once we have peers */
-    CHECK_EQ(mero__redial_step(2, 0, false, &gap), MERO__REDIAL_DIAL);
+    CHECK_EQ(mero__redial_step(2, 0, false, false, &gap), MERO__REDIAL_DIAL);
     CHECK_EQ(gap, 0); /* too few peers: the back-off (2 s doubling to 30 s) decides */
 }
 
@@ -52,5 +64,6 @@ TEST(a_peer_that_turns_us_away_again_is_left_alone_longer)
 
 MERO_TEST_MAIN(T(a_peer_that_turned_us_away_is_left_alone_while_three_sharers_remain),
                T(strangers_do_not_count_toward_leaving_it_alone),
+               T(sharers_do_not_count_while_a_joined_namespace_is_held_by_none_here),
                T(a_peer_lost_without_a_goodbye_is_dialed),
                T(a_peer_that_turns_us_away_again_is_left_alone_longer))
