@@ -88,6 +88,29 @@ uint32_t mero__redial_away_ms(unsigned streak)
     return REDIAL_AWAY_MS << (streak < REDIAL_AWAY_DOUBLINGS ? streak : REDIAL_AWAY_DOUBLINGS);
 }
 
+bool mero__redial_note(struct mero_node_redial *r, enum mero__redial_seen seen, uint64_t now)
+{
+    if (seen == MERO__REDIAL_SEEN_UP) {
+        if (r->up_since == 0) {
+            r->up_since = now;
+        } else if (now - r->up_since >= REDIAL_AWAY_MS) {
+            r->away_streak = 0; /* it kept us this time */
+        }
+        return false;
+    }
+    r->up_since = 0;
+    if (seen == MERO__REDIAL_SEEN_LEFT_ALONE) {
+        bool newly = !r->away;
+        r->away = true;
+        return newly;
+    }
+    if (r->away && r->away_streak < REDIAL_AWAY_DOUBLINGS) {
+        r->away_streak++; /* back after being left alone: if it turns us away again, longer */
+    }
+    r->away = false;
+    return false;
+}
+
 /* Whether this node joined a namespace it holds no op of yet: its topic's sharers are then
  * no reason to leave a bootstrap peer alone, for none of them may hold the namespace either
  * (issue 33, N=200: every member had joined, shared the namespace's topic with the others
@@ -141,32 +164,23 @@ void mero__node_redial_tick(struct mero_node *node, bool first)
             snprintf(id, sizeof(id), "%s", r->peer); /* no /p2p/: the id a dial reached */
         }
         if (id[0] != '\0' && is_connected(peers, n, id)) {
-            if (r->up_since == 0) {
-                r->up_since = now;
-            } else if (now - r->up_since >= REDIAL_AWAY_MS) {
-                r->away_streak = 0; /* it kept us this time */
-            }
+            (void)mero__redial_note(r, MERO__REDIAL_SEEN_UP, now);
             continue;
         }
-        r->up_since = 0;
         uint32_t away_ms = mero__redial_away_ms(r->away_streak);
         bool away = id[0] != '\0' && mero_net_turned_away_within(node->net, id, away_ms);
         /* asked only where it could change the answer: a query of the store */
         bool unheld = away && sharers >= REDIAL_ENOUGH_PEERS && starving(node);
         uint32_t gap_ms;
         if (mero__redial_step(n, sharers, away, unheld, &gap_ms) == MERO__REDIAL_LEAVE_ALONE) {
-            if (!r->away) {
+            if (mero__redial_note(r, MERO__REDIAL_SEEN_LEFT_ALONE, now)) {
                 MERO_INFO("bootstrap peer %s turned us away: left alone for %u s while %zu peers "
                           "of our topics are connected",
                           id, away_ms / 1000u, sharers);
             }
-            r->away = true;
             continue;
         }
-        if (r->away && r->away_streak < REDIAL_AWAY_DOUBLINGS) {
-            r->away_streak++; /* back after being left alone: if it turns us away again, longer */
-        }
-        r->away = false;
+        (void)mero__redial_note(r, MERO__REDIAL_SEEN_DIALED, now);
         if (!first) {
             MERO_INFO("bootstrap peer %s is not connected: dialing it again",
                       id[0] ? id : node->bootstrap[i]);

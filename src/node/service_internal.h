@@ -61,5 +61,17 @@ enum mero__redial_step mero__redial_step(size_t connected, size_t sharers, bool 
 /* How long a bootstrap peer that turned us away is left alone after `streak` turn-aways in a
  * row, each after we came back: 120 s, doubling, at most 480 s. */
 uint32_t mero__redial_away_ms(unsigned streak);
+/* What a tick saw of one bootstrap peer, for its streak (issue 33): connected; not connected and
+ * left alone; not connected and dialed. */
+enum mero__redial_seen {
+    MERO__REDIAL_SEEN_UP,
+    MERO__REDIAL_SEEN_LEFT_ALONE,
+    MERO__REDIAL_SEEN_DIALED
+};
+struct mero_node_redial;
+/* Keep r's streak: a dial after being left alone counts one more turn-away in a row (at most
+ * two doublings); a link seen up for 120 s forgets them. True when r was newly left alone (the
+ * tick logs that once). */
+bool mero__redial_note(struct mero_node_redial *r, enum mero__redial_seen seen, uint64_t now);
 
 #endif

@@ -9,8 +9,12 @@
  * waiting for the namespace, kept each other company away from the owner); a peer lost
  * any other way is dialed; with enough peers connected, a dial waits 30 s before the next try,
  * with fewer the peer's back-off decides; a peer that turns us away again each time we come
- * back is left alone twice as long each time, at most 8 min.
+ * back is left alone twice as long each time, at most 8 min; the streak behind that counts a
+ * dial after being left alone and is forgotten once a link stays up two minutes.
  */
+#include <string.h>
+
+#include "node/node_internal.h"
 #include "node/service_internal.h"
 #include "harness.h"
 
@@ -62,8 +66,49 @@ TEST(a_peer_that_turns_us_away_again_is_left_alone_longer)
     CHECK_EQ(mero__redial_away_ms(200), 480000);
 }
 
+TEST(coming_back_after_being_left_alone_counts_toward_the_streak)
+{
+    struct mero_node_redial r;
+    memset(&r, 0, sizeof(r));
+    uint64_t t = 1000;
+    /* a dial without having been left alone counts nothing */
+    CHECK(!mero__redial_note(&r, MERO__REDIAL_SEEN_DIALED, t));
+    CHECK_EQ(r.away_streak, 0);
+    /* left alone: reported once, however many ticks it lasts */
+    CHECK(mero__redial_note(&r, MERO__REDIAL_SEEN_LEFT_ALONE, t));
+    CHECK(!mero__redial_note(&r, MERO__REDIAL_SEEN_LEFT_ALONE, t + 2000));
+    /* back after it: one more in a row, so the next stay away is 240 s */
+    CHECK(!mero__redial_note(&r, MERO__REDIAL_SEEN_DIALED, t + 120000));
+    CHECK_EQ(r.away_streak, 1);
+    CHECK_EQ(mero__redial_away_ms(r.away_streak), 240000);
+    for (int i = 0; i < 3; i++) {
+        CHECK(mero__redial_note(&r, MERO__REDIAL_SEEN_LEFT_ALONE, t));
+        CHECK(!mero__redial_note(&r, MERO__REDIAL_SEEN_DIALED, t));
+    }
+    CHECK_EQ(r.away_streak, 2); /* at most two doublings */
+}
+
+TEST(a_link_that_stays_up_two_minutes_forgets_the_streak)
+{
+    struct mero_node_redial r;
+    memset(&r, 0, sizeof(r));
+    r.away_streak = 2;
+    CHECK(!mero__redial_note(&r, MERO__REDIAL_SEEN_UP, 5000));
+    CHECK(!mero__redial_note(&r, MERO__REDIAL_SEEN_UP, 5000 + 119999));
+    CHECK_EQ(r.away_streak, 2); /* not yet */
+    /* lost before the two minutes: seen up again later starts counting afresh */
+    CHECK(!mero__redial_note(&r, MERO__REDIAL_SEEN_DIALED, 200000));
+    CHECK(!mero__redial_note(&r, MERO__REDIAL_SEEN_UP, 300000));
+    CHECK(!mero__redial_note(&r, MERO__REDIAL_SEEN_UP, 300000 + 119999));
+    CHECK_EQ(r.away_streak, 2);
+    CHECK(!mero__redial_note(&r, MERO__REDIAL_SEEN_UP, 300000 + 120000));
+    CHECK_EQ(r.away_streak, 0);
+}
+
 MERO_TEST_MAIN(T(a_peer_that_turned_us_away_is_left_alone_while_three_sharers_remain),
                T(strangers_do_not_count_toward_leaving_it_alone),
                T(sharers_do_not_count_while_a_joined_namespace_is_held_by_none_here),
                T(a_peer_lost_without_a_goodbye_is_dialed),
-               T(a_peer_that_turns_us_away_again_is_left_alone_longer))
+               T(a_peer_that_turns_us_away_again_is_left_alone_longer),
+               T(coming_back_after_being_left_alone_counts_toward_the_streak),
+               T(a_link_that_stays_up_two_minutes_forgets_the_streak))
