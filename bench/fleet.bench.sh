@@ -47,9 +47,19 @@ if [ "${1:-}" = --one ]; then
     done) \
         >"$WORK/owner_conns" 2>/dev/null &
     SAMPLER=$!
+    # gossip messages delivered, all nodes together (issue 33, the prompt flood: each
+    # joiner's re-prompts reach every subscriber)
+    gossip_in_all() {
+        for n in "${NODES[@]}"; do echo "${URL[$n]} ${TOKEN[$n]}"; done |
+            xargs -P 16 -n 2 sh -c 'curl -s --max-time 10 -H "Authorization: Bearer $1" "$0/metrics"' |
+            awk '$1 == "mero_gossip_messages_total{direction=\"in\"}" {s += $2} END {printf "%d", s}'
+    }
+    g0=$(gossip_in_all)
     start=$(date +%s%N)
     for n in $(tees); do fleet_join_bg "$n" "[\"$(paddr owner)\"]"; done
     fleet_join_wait $(tees)
+    g1=$(gossip_in_all)
+    echo "# N=$FLEET_N: gossip messages delivered over the burst: $(((g1 - g0) / FLEET_N)) per node, $((g1 - g0)) in all" >&2
     adm=$(admitted_count)
     # when each answer landed (its status file's mtime), in s after the burst began, sorted:
     # shows whether admissions come steadily or in waves (e.g. of the re-prompt period). The

@@ -584,6 +584,8 @@ struct mero_node_metrics {
     uint64_t peers;         /* connected libp2p peers */
     uint64_t conns_trimmed; /* issue 33: connections the connection manager trimmed */
     uint64_t gossip_in, gossip_out;
+    /* issue 33: admission prompts heard from others, passed on to the mesh or held back */
+    uint64_t prompts_forwarded, prompts_held;
     uint64_t purges;            /* self-purges completed (namespace or subgroup) */
     uint64_t gov_rejected;      /* issue 30: received ops kept without effect */
     uint64_t uptime_s;          /* since mero_node_start */

@@ -166,6 +166,11 @@ static int render(struct mero_buf *b, const struct mero_node_metrics *m)
                     "Gossip messages delivered to this node (in) and published by it (out)."));
     MERO_TRY(sample1(b, "mero_gossip_messages_total", "direction", "in", m->gossip_in));
     MERO_TRY(sample1(b, "mero_gossip_messages_total", "direction", "out", m->gossip_out));
+    MERO_TRY(family(b, "mero_admission_prompts_total", "counter",
+                    "Admission prompts heard from other nodes, by whether this node forwarded "
+                    "them to its gossip mesh or held them back (one per publisher per 5 s)."));
+    MERO_TRY(sample1(b, "mero_admission_prompts_total", "fate", "forwarded", m->prompts_forwarded));
+    MERO_TRY(sample1(b, "mero_admission_prompts_total", "fate", "held", m->prompts_held));
     MERO_TRY(per_namespace(b, m));
     MERO_TRY(scalar(b, "mero_purges_total", "counter",
                     "Self-purges completed after this node's TEE was evicted.", m->purges));

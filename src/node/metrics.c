@@ -48,6 +48,8 @@ static void read_admission(struct mero_admission *a, struct mero_node_metrics *m
     memcpy(m->adm, am->adm, am->nadm * sizeof(am->adm[0]));
     m->nadm = am->nadm;
     m->purges = am->purges;
+    m->prompts_forwarded = a->prompt_fwd.forwarded;
+    m->prompts_held = a->prompt_fwd.held;
     m->dcap_verified = atomic_load_explicit(&am->dcap_verified, memory_order_relaxed);
     m->dcap_refused = atomic_load_explicit(&am->dcap_refused, memory_order_relaxed);
     m->dcap_no_verdict = atomic_load_explicit(&am->dcap_no_verdict, memory_order_relaxed);

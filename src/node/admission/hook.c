@@ -149,10 +149,14 @@ static int hook_gossip(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
 {
     char topic[MERO_NS_TOPIC_SIZE];
     mero__node_topic(topic, ns);
-    if (mero__adm_on_gossip(node->hooks.gossip_state, topic, from, data, len)) {
+    switch (mero__adm_on_gossip(node->hooks.gossip_state, topic, from, data, len)) {
+    case MERO__ADM_GOSSIP_FORWARD:
         return 0;
+    case MERO__ADM_GOSSIP_HOLD:
+        return MERO_NET_IGNORE; /* handled; not forwarded, and no fault of the sender's */
+    default:
+        return -MERO_EUNSUPPORTED;
     }
-    return -MERO_EUNSUPPORTED;
 }
 
 /* issue 16: node->hooks.key_missing: a read or an apply in node/context/ met key_id of group,

@@ -6,7 +6,8 @@
  *    admitted TEE of the namespace whose own evidence has not lapsed) takes one of
  *    MAX_CONCURRENT_OFFERS slots, issues an offered challenge and sends
  *    TeeAdmissionChallengeOffer to the gossip source on a stream of its own; the quote that
- *    comes back runs through verify_and_admit;
+ *    comes back runs through verify_and_admit; every node, voucher or not, forwards one
+ *    publisher's prompts at most once per MIN_REISSUE (prompt_forward.c, issue 33);
  *  - TeeAdmissionChallengeRequest / TeeAdmissionRequest / TeeReleaseAdmissionRequest from a
  *    requester whose proof of possession binds its namespace key to its Noise-authenticated
  *    peer id; a node that may not vouch says so;
@@ -167,30 +168,24 @@ out:
     free(o);
 }
 
-int mero__adm_on_gossip(struct mero_admission *a, const char *topic, const char *from,
-                        const uint8_t *data, size_t len)
+/* A prompt heard from `from` on ns: offer it a challenge when this node may vouch. */
+static void offer_for_prompt(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                             const char *from)
 {
-    uint8_t ns[MERO_NS_ID_LEN];
-    if (!mero__adm_is_prompt(data, len) || mero__node_topic_ns(topic, ns) < 0) {
-        return 0;
-    }
-    if (from == NULL || strcmp(from, a->self_peer) == 0 || a->closing) {
-        return 1;
-    }
     if (!may_vouch(a, ns)) {
         MERO_DEBUG("admission: heard a prompt from %s but may not vouch here", from);
-        return 1;
+        return;
     }
     if (mero__adm_challenge_offer_acquire(&a->book) < 0) {
         MERO_DEBUG("admission: %u offers in flight; prompt from %s dropped",
                    MERO_CHALLENGE_MAX_CONCURRENT_OFFERS, from);
-        return 1;
+        return;
     }
     struct offer *o = calloc(1, sizeof(*o));
     struct mero_err e = {0};
     if (o == NULL) {
         mero__adm_challenge_offer_release(&a->book);
-        return 1;
+        return;
     }
     o->a = a;
     memcpy(o->ns, ns, sizeof(o->ns));
@@ -200,7 +195,7 @@ int mero__adm_on_gossip(struct mero_admission *a, const char *topic, const char 
         MERO_DEBUG("admission: no offer to %s: %s", from, e.msg);
         mero__adm_challenge_offer_release(&a->book);
         free(o);
-        return 1;
+        return;
     }
     struct mero_adm_init m;
     memset(&m, 0, sizeof(m));
@@ -213,11 +208,26 @@ int mero__adm_on_gossip(struct mero_admission *a, const char *topic, const char 
         mero__adm_challenge_offer_release(&a->book);
         mero_wipe(o, sizeof(*o));
         free(o);
-        return 1;
+        return;
     }
     a->offers++;
     MERO_INFO("admission: offered a challenge to %s for its prompt", from);
-    return 1;
+}
+
+enum mero__adm_gossip mero__adm_on_gossip(struct mero_admission *a, const char *topic,
+                                          const char *from, const uint8_t *data, size_t len)
+{
+    uint8_t ns[MERO_NS_ID_LEN];
+    if (!mero__adm_is_prompt(data, len) || mero__node_topic_ns(topic, ns) < 0) {
+        return MERO__ADM_GOSSIP_NOT_OURS;
+    }
+    if (from == NULL || strcmp(from, a->self_peer) == 0 || a->closing) {
+        return MERO__ADM_GOSSIP_HOLD;
+    }
+    /* decided before the offer, whatever comes of it: forwarding is for the members beyond */
+    bool forward = mero__adm_prompt_forward(&a->prompt_fwd, ns, from, mero__adm_now(a));
+    offer_for_prompt(a, ns, from);
+    return forward ? MERO__ADM_GOSSIP_FORWARD : MERO__ADM_GOSSIP_HOLD;
 }
 
 /* ---- the responders ---- */
@@ -418,6 +428,7 @@ int mero__adm_new(const struct mero_admission_env *env, struct mero_admission **
     a->env = *env;
     mero__adm_challenge_book_init(&a->book);
     mero__adm_pending_init(&a->pending);
+    mero__adm_prompt_forward_init(&a->prompt_fwd);
     a->ops.ud = a;
     a->ops.credential = op_credential;
     a->ops.admit = op_admit;

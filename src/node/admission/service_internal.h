@@ -30,6 +30,7 @@
 #include "node/admission/challenge_internal.h"
 #include "node/admission/keys_internal.h"
 #include "node/admission/pending_join_internal.h"
+#include "node/admission/prompt_forward_internal.h"
 #include "node/topic_internal.h"
 
 #define MERO_FLEET_JOIN_BUDGET_MS   30000u /* MAX_ADMISSION_WAIT */
@@ -141,6 +142,7 @@ struct mero_admission {
     struct mero__adm_ops ops; /* the admission pipeline's (peer.c binds them) */
     struct mero_challenge_book book;
     struct mero_pending_joins pending;
+    struct mero_prompt_forward prompt_fwd; /* prompt_forward.c: which prompts we pass on */
     char self_peer[MERO_PEER_ID_STR_MAX];
     struct mero_fleet_join *joins; /* in-flight fleet-join calls */
     unsigned long admitted;        /* counters, for logs and tests */
@@ -180,12 +182,19 @@ void mero__adm_stop(struct mero_admission *a);
  */
 void mero__adm_free(struct mero_admission *a);
 
+/* What mero__adm_on_gossip made of a gossip message. */
+enum mero__adm_gossip {
+    MERO__ADM_GOSSIP_NOT_OURS = 0, /* not a prompt: the node judges it */
+    MERO__ADM_GOSSIP_FORWARD,      /* a prompt, handled here; forward it */
+    MERO__ADM_GOSSIP_HOLD          /* a prompt, handled here; not forwarded (prompt_forward.c) */
+};
 /*
- * Gossip on a topic: returns 1 when it was a TeeAdmissionPrompt on ns/<hex> (handled here:
- * a node that may vouch offers the publisher a challenge), 0 when it is not ours.
+ * Gossip on a topic: a TeeAdmissionPrompt on ns/<hex> is handled here (a node that may vouch
+ * offers the publisher a challenge) and is forwarded at most once per
+ * MERO_PROMPT_FORWARD_GAP_MS per (namespace, publisher); anything else is not ours.
  */
-int mero__adm_on_gossip(struct mero_admission *a, const char *topic, const char *from,
-                        const uint8_t *data, size_t len);
+enum mero__adm_gossip mero__adm_on_gossip(struct mero_admission *a, const char *topic,
+                                          const char *from, const uint8_t *data, size_t len);
 
 /*
  * The fleet join (mero_node_fleet_join): start the join loop for namespace ns, asking `admitters`
