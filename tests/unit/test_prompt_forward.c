@@ -7,7 +7,6 @@
  * hold back a publisher it has not forwarded within the gap.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "node/admission/prompt_forward_internal.h"

@@ -38,9 +38,9 @@ bool mero__adm_prompt_forward(struct mero_prompt_forward *f, const uint8_t ns[ME
     mero_sha256_update(&st, ns, MERO_NS_ID_LEN);
     mero_sha256_update(&st, source, strlen(source));
     mero_sha256_final(&st, h);
-    uint32_t at = ((uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3]) &
-                  (MERO_PROMPT_FORWARD_SLOTS - 1u);
-    struct mero_prompt_forward_slot *s = &f->slot[at];
+    uint32_t at; /* any 32 bits of the hash pick the slot: byte order does not matter */
+    memcpy(&at, h, sizeof(at));
+    struct mero_prompt_forward_slot *s = &f->slot[at & (MERO_PROMPT_FORWARD_SLOTS - 1u)];
     if (s->used && memcmp(s->key, h, sizeof(s->key)) == 0 && now >= s->at_ms &&
         now - s->at_ms < MERO_PROMPT_FORWARD_GAP_MS) {
         f->held++;
