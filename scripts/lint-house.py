@@ -13,6 +13,9 @@
            nothing until it is given its maximum, is allowed);
   return   one error style (docs/errors.md): no bare `return -1;` (return -MERO_E<x>);
   goto     and no hand-written `goto out;` (MERO_TRY_OUT / MERO_ENSURE_OUT jump to `out:`);
+  prefix   a function defined outside a public header's promise is private: a non-static
+           function named mero_<x> (one underscore) must be declared in include/mero/, and
+           the house's private ones are mero__<x> (docs/layers.md);
   floors   inside src/gov and src/net, a file calls only functions defined on its own floor
            or below (GOV_FLOORS, NET_FLOORS; docs/layers.md "gov's floors", docs/network.md
            "The floors of src/net"), and every file of those modules has a floor.
@@ -239,6 +242,28 @@ def check_floors(problems, module, floor_of, table):
                                     f"above (floor {floor_of[where]} over {floor_of[path]})")
 
 
+def check_prefix(problems):
+    """The prefix rule: every non-static mero_<x> defined in src/ is declared in include/mero/."""
+    public = set()
+    for d, _, files in os.walk(os.path.join("include", "mero")):
+        for name in files:
+            if name.endswith(".h"):
+                with open(os.path.join(d, name), encoding="utf-8") as f:
+                    public.update(re.findall(r"\b(mero_[a-z0-9]\w*)\s*\(", strip_code(f.read())))
+    for d, _, files in os.walk("src"):
+        for name in sorted(files):
+            if not name.endswith(".c"):
+                continue
+            path = os.path.normpath(os.path.join(d, name))
+            with open(path, encoding="utf-8") as f:
+                lines = strip_code(f.read()).split("\n")
+            for no, line in enumerate(lines, 1):
+                m = FUNC_DEF.match(line)
+                if m and not m.group(1).startswith("mero__") and m.group(1) not in public:
+                    problems.append(f"{path}:{no}: prefix: {m.group(1)} is not in include/mero/: "
+                                    f"a private function is mero__{m.group(1)[5:]}")
+
+
 def apply_allowed(problems):
     """Drop the findings ALLOWED still covers; report allowances that are now too large."""
     found = {}
@@ -290,6 +315,8 @@ def main(argv):
         check_floors(problems, "gov", GOV_FLOOR, "GOV_FLOORS")
     if not argv[1 + counts:] and os.path.isdir(os.path.join("src", "net")):
         check_floors(problems, "net", NET_FLOOR, "NET_FLOORS")
+    if not argv[1 + counts:] and os.path.isdir("src"):
+        check_prefix(problems)
     problems = apply_allowed(problems)
     for p in problems:
         print(p)

@@ -81,7 +81,7 @@ int mero_node_check(const char *home, FILE *out, struct mero_err *err)
         } else {
             fprintf(out, "node.db: %zu deltas and %zu values verified\n", ndeltas, nvalues);
         }
-        if (mero_node_ctx_snapshots_print(&node, out) < 0) {
+        if (mero__node_ctx_snapshots_print(&node, out) < 0) {
             fprintf(out, "node.db: the snapshot records do not read\n");
             bad++;
         }

@@ -65,9 +65,9 @@ void mero__node_seen_peer(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LE
     }
 }
 
-void mero_node_seen_hello(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                          const uint8_t identity[MERO_IDENTITY_LEN], const char *peer,
-                          const char *name)
+void mero__node_seen_hello(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                           const uint8_t identity[MERO_IDENTITY_LEN], const char *peer,
+                           const char *name)
 {
     struct mero_fleet_seen *e = seen_slot(node, ns, identity, true);
     if (e == NULL || strlen(peer) >= sizeof(e->peer) || strlen(name) >= sizeof(e->name)) {
@@ -464,7 +464,7 @@ static void name_member(struct mero_node *node, const struct mero_fleet *f,
                         struct mero_fleet_member *m)
 {
     bool self = f->has_identity && memcmp(m->identity, f->identity, MERO_IDENTITY_LEN) == 0;
-    if (mero_node_label_get(node->db, f->ns, m->identity, m->name) == 0) {
+    if (mero__node_label_get(node->db, f->ns, m->identity, m->name) == 0) {
         m->name_source = MERO_FLEET_NAME_LABEL;
     } else if (self && node->cfg.name[0] != '\0') {
         snprintf(m->name, sizeof(m->name), "%s", node->cfg.name);

@@ -31,9 +31,9 @@ void mero__node_seen_peer(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LE
                           const uint8_t identity[MERO_IDENTITY_LEN], const char *peer);
 /* Issue 35: peer proved (a signed sync HELLO) that it speaks for identity of ns and runs under
  * `name` (checked, may be ""): seen now, and its later traffic counts. */
-void mero_node_seen_hello(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                          const uint8_t identity[MERO_IDENTITY_LEN], const char *peer,
-                          const char *name);
+void mero__node_seen_hello(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                           const uint8_t identity[MERO_IDENTITY_LEN], const char *peer,
+                           const char *name);
 /* A gossip message or sync answer arrived from peer: every identity it speaks for is seen. */
 void mero__node_seen_from_peer(struct mero_node *node, const char *peer, int via);
 /* A signed governance op (encoded bytes, applied or already stored, so its signature holds)
@@ -43,10 +43,10 @@ void mero__node_seen_op(struct mero_node *node, const uint8_t *op, size_t len);
 /* Issue 35 item 6 (labels.c): member's label in ns into out ("" and -MERO_ENOTFOUND when it has
  * none), and a self-purge forgetting every label of ns. */
 struct sqlite3;
-MERO_MUST_CHECK int mero_node_label_get(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
-                                        const uint8_t member[MERO_IDENTITY_LEN],
-                                        char out[MERO_MEMBER_LABEL_SIZE]);
-MERO_MUST_CHECK int mero_node_labels_purge(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN]);
+MERO_MUST_CHECK int mero__node_label_get(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
+                                         const uint8_t member[MERO_IDENTITY_LEN],
+                                         char out[MERO_MEMBER_LABEL_SIZE]);
+MERO_MUST_CHECK int mero__node_labels_purge(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN]);
 
 /*
  * The admitter's own verify-and-admit decision on a claim (identity, peer) in ns: verdict,

@@ -4,7 +4,7 @@
  * "Names"): `PUT /admin-api/groups/:group_id/members/:identity/label`, `meroctl group members
  * label NS ID NAME`, kept in node.db table member_labels (ns, member) -> label, and read by the
  * fleet view. Local to this node, like ns_meta: never replicated, nothing but the fleet view
- * reads them; forgotten with the namespace at a self-purge (mero_node_labels_purge).
+ * reads them; forgotten with the namespace at a self-purge (mero__node_labels_purge).
  *
  * Invariant: a stored label is 1..MERO_MEMBER_LABEL_MAX bytes of valid UTF-8 (shortest forms,
  * no surrogates) holding no control character (C0, DEL, C1) and not only spaces; anything else
@@ -113,8 +113,8 @@ int mero_node_member_label_set(struct mero_node *node, const uint8_t group[MERO_
     return 0;
 }
 
-int mero_node_label_get(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
-                        const uint8_t member[MERO_IDENTITY_LEN], char out[MERO_MEMBER_LABEL_SIZE])
+int mero__node_label_get(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
+                         const uint8_t member[MERO_IDENTITY_LEN], char out[MERO_MEMBER_LABEL_SIZE])
 {
     sqlite3_stmt *st = NULL;
     out[0] = '\0';
@@ -141,7 +141,7 @@ int mero_node_label_get(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN],
     return rc;
 }
 
-int mero_node_labels_purge(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN])
+int mero__node_labels_purge(struct sqlite3 *db, const uint8_t ns[MERO_NS_ID_LEN])
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "DELETE FROM member_labels WHERE ns = ?1", -1, &st, NULL) !=

@@ -51,9 +51,9 @@ static bool is_member_of(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN
     return yes;
 }
 
-int mero_node_sync_hello_encode(const struct mero_sync_hello *h,
-                                const uint8_t identity_sk[MERO_ED25519_SK_LEN],
-                                const uint8_t node_pk[MERO_ED25519_PK_LEN], struct mero_buf *out)
+int mero__node_sync_hello_encode(const struct mero_sync_hello *h,
+                                 const uint8_t identity_sk[MERO_ED25519_SK_LEN],
+                                 const uint8_t node_pk[MERO_ED25519_PK_LEN], struct mero_buf *out)
 {
     uint8_t sig[MERO_ED25519_SIG_LEN];
     size_t n = strlen(h->name);
@@ -76,9 +76,9 @@ int mero_node_sync_hello_encode(const struct mero_sync_hello *h,
     return mero_buf_append(out, h->name, n);
 }
 
-int mero_node_sync_hello_decode(const uint8_t *data, size_t len,
-                                const uint8_t node_pk[MERO_ED25519_PK_LEN],
-                                struct mero_sync_hello *out)
+int mero__node_sync_hello_decode(const uint8_t *data, size_t len,
+                                 const uint8_t node_pk[MERO_ED25519_PK_LEN],
+                                 struct mero_sync_hello *out)
 {
     const uint8_t *ns = NULL, *identity = NULL, *sig = NULL, *name = NULL;
     uint8_t n = 0;
@@ -124,11 +124,11 @@ int mero__sync_answer_hello(struct mero_node *node, const char *peer, struct mer
     size_t left = mero_cur_left(c);
     MERO_TRY(mero_cur_bytes(c, left, &rest));
     MERO_TRY(mero_net_peer_id_pk(peer, peer_pk));
-    MERO_TRY(mero_node_sync_hello_decode(rest, left, peer_pk, &h));
+    MERO_TRY(mero__node_sync_hello_decode(rest, left, peer_pk, &h));
     if (mero__sync_purged(node, h.ns) || !is_member_of(node, h.ns, h.identity)) {
         return mero_buf_append_u8(out, 1);
     }
-    mero_node_seen_hello(node, h.ns, h.identity, peer, h.name);
+    mero__node_seen_hello(node, h.ns, h.identity, peer, h.name);
     return mero_buf_append_u8(out, 0);
 }
 
@@ -201,7 +201,7 @@ void mero__sync_say_hello(struct mero_node *node, const char *peer,
                           MERO_MEMBER_LABEL_MAX);
     int rc = mero_gov_identity_secret(node->store, ns, sk);
     if (rc == 0) {
-        rc = mero_node_sync_hello_encode(&hello, sk, node->id_pk, &b);
+        rc = mero__node_sync_hello_encode(&hello, sk, node->id_pk, &b);
     }
     mero_wipe(sk, sizeof(sk));
     struct hello_req *req = rc == 0 ? calloc(1, sizeof(*req)) : NULL;

@@ -84,13 +84,13 @@ struct mero_sync_hello {
     uint8_t identity[MERO_IDENTITY_LEN];
     char name[MERO_MEMBER_LABEL_MAX + 1];
 };
-MERO_MUST_CHECK int mero_node_sync_hello_encode(const struct mero_sync_hello *h,
-                                                const uint8_t identity_sk[MERO_ED25519_SK_LEN],
-                                                const uint8_t node_pk[MERO_ED25519_PK_LEN],
-                                                struct mero_buf *out);
-MERO_MUST_CHECK int mero_node_sync_hello_decode(const uint8_t *data, size_t len,
-                                                const uint8_t node_pk[MERO_ED25519_PK_LEN],
-                                                struct mero_sync_hello *out);
+MERO_MUST_CHECK int mero__node_sync_hello_encode(const struct mero_sync_hello *h,
+                                                 const uint8_t identity_sk[MERO_ED25519_SK_LEN],
+                                                 const uint8_t node_pk[MERO_ED25519_PK_LEN],
+                                                 struct mero_buf *out);
+MERO_MUST_CHECK int mero__node_sync_hello_decode(const uint8_t *data, size_t len,
+                                                 const uint8_t node_pk[MERO_ED25519_PK_LEN],
+                                                 struct mero_sync_hello *out);
 
 /* ---- issue 37: catch-up by live state (src/node/sync_snap.c, sync.c, docs/sync.md) ---- */
 #define MERO_SNAP_SESSIONS        4u     /* requesters a responder serves live state at once */
@@ -111,8 +111,8 @@ struct mero_snap_page {
 };
 /* Decode a STATE answer p[0..len) (see sync_snap.c). 0 or -MERO_EPROTO / -MERO_ETRUNC /
  * -MERO_ETOOBIG. */
-MERO_MUST_CHECK int mero_node_snap_page_decode(const uint8_t *p, size_t len,
-                                               struct mero_snap_page *pg);
+MERO_MUST_CHECK int mero__node_snap_page_decode(const uint8_t *p, size_t len,
+                                                struct mero_snap_page *pg);
 
 struct mero_snap_session {
     bool set;
@@ -127,8 +127,8 @@ struct mero_node_snap_sessions {
 struct mero_buf;
 struct mero_cur;
 /* Answer a STATE request from peer (c after the kind byte) into out. */
-MERO_MUST_CHECK int mero_node_snap_answer(struct mero_node *node, struct mero_node_snap_sessions *t,
-                                          const char *peer, struct mero_cur *c,
-                                          struct mero_buf *out);
+MERO_MUST_CHECK int mero__node_snap_answer(struct mero_node *node,
+                                           struct mero_node_snap_sessions *t, const char *peer,
+                                           struct mero_cur *c, struct mero_buf *out);
 
 #endif

@@ -108,7 +108,7 @@ static int answer(struct mero_node *node, const char *peer, struct mero_cur *c,
         return answer_get(node, c, true, out);
     case STATE:
         node->sync->stats.snap_served++;
-        return mero_node_snap_answer(node, &node->sync->snap_sessions, peer, c, out);
+        return mero__node_snap_answer(node, &node->sync->snap_sessions, peer, c, out);
     default:
         return -MERO_EPROTO;
     }

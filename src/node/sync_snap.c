@@ -47,7 +47,7 @@ static int blobs(struct mero_cur *c, uint32_t count, const uint8_t **p, size_t *
     return 0;
 }
 
-int mero_node_snap_page_decode(const uint8_t *p, size_t len, struct mero_snap_page *pg)
+int mero__node_snap_page_decode(const uint8_t *p, size_t len, struct mero_snap_page *pg)
 {
     struct mero_cur c;
     memset(pg, 0, sizeof(*pg));
@@ -117,8 +117,8 @@ static int fault_of(const struct mero_node *node)
                                      : MERO_SNAP_FAULT_NONE;
 }
 
-int mero_node_snap_answer(struct mero_node *node, struct mero_node_snap_sessions *t,
-                          const char *peer, struct mero_cur *c, struct mero_buf *out)
+int mero__node_snap_answer(struct mero_node *node, struct mero_node_snap_sessions *t,
+                           const char *peer, struct mero_cur *c, struct mero_buf *out)
 {
     uint8_t ctx[MERO_CONTEXT_ID_LEN], ns[MERO_NS_ID_LEN], group[MERO_GROUP_ID_LEN];
     uint64_t after;
@@ -144,11 +144,11 @@ int mero_node_snap_answer(struct mero_node *node, struct mero_node_snap_sessions
     int rc;
     mero_buf_init(&heads, (size_t)MERO_SNAP_HEADS_MAX * (MERO_DELTA_MAX + sizeof(uint32_t)));
     mero_buf_init(&vals, MERO_SNAP_PAGE_BYTES);
-    MERO_TRY_OUT(mero_node_ctx_tip(node, ctx, &tip));
+    MERO_TRY_OUT(mero__node_ctx_tip(node, ctx, &tip));
     if (after == 0) {
-        MERO_TRY_OUT(mero_node_ctx_snap_heads(node, ctx, &heads, &nh));
+        MERO_TRY_OUT(mero__node_ctx_snap_heads(node, ctx, &heads, &nh));
     }
-    MERO_TRY_OUT(mero_node_ctx_snap_values(node, ctx, after, fault_of(node), &vals, &n, &next));
+    MERO_TRY_OUT(mero__node_ctx_snap_values(node, ctx, after, fault_of(node), &vals, &n, &next));
     MERO_TRY_OUT(mero_buf_append_u8(out, MERO_SNAP_OK));
     MERO_TRY_OUT(mero_buf_append_u64le(out, tip.clock));
     MERO_TRY_OUT(mero_buf_append_u64le(out, tip.seq));

@@ -3,7 +3,7 @@
  * sync_snap_pull.c - catch-up by live state, the requester's side (issue 37, docs/sync.md): when
  * a pull reaches a context this node holds nothing of (or holds only a live state, from a peer it
  * follows no cursor of), it fetches that peer's STATE pages, holds them unverified and unserved,
- * then hands the whole snapshot to mero_node_ctx_snap_install, which verifies and installs it in
+ * then hands the whole snapshot to mero__node_ctx_snap_install, which verifies and installs it in
  * one transaction or refuses it whole. Invariants: at most SNAP_FETCH_MAX snapshots are fetched at
  * once and each is held within SNAP_TOTAL_MAX bytes; a page cursor that does not advance, a page
  * that does not decode or a refused snapshot bans that peer for the context for SNAP_BAN_MS.
@@ -61,9 +61,9 @@ int mero__sync_snap_wanted(struct job *j)
     uint64_t clock = 0;
     if (j->node->full_history ||
         (j->snap_tried && memcmp(j->snap_ctx, mero__sync_cur_id(j), SYNC_ID_LEN) == 0) ||
-        mero_node_ctx_held_any(j->node, mero__sync_cur_id(j), &any) < 0 ||
+        mero__node_ctx_held_any(j->node, mero__sync_cur_id(j), &any) < 0 ||
         (any &&
-         (mero_node_ctx_snapshot_of(j->node, mero__sync_cur_id(j), &clock, &snapped) < 0 ||
+         (mero__node_ctx_snapshot_of(j->node, mero__sync_cur_id(j), &clock, &snapped) < 0 ||
           !snapped || mero__sync_cursor_find(s, j->peer, true, mero__sync_cur_id(j)) != NULL))) {
         /* asked once in this pull already; or the node keeps the history of this context, or
          * already follows this peer's log of it from a cursor */
@@ -221,7 +221,7 @@ static int snap_vouched(struct job *j, uint64_t *ref)
     *ref = 0;
     if (!j->snap_strict) {
         struct mero_ctx_tip tip;
-        if (mero_node_ctx_tip(j->node, ctx, &tip) < 0) {
+        if (mero__node_ctx_tip(j->node, ctx, &tip) < 0) {
             return UNVOUCHED;
         }
         *ref = tip.clock;
@@ -276,9 +276,9 @@ static void snap_finish(struct job *j)
         mero__sync_step(j);
         return;
     }
-    int rc = mero_node_ctx_snap_install(j->node, mero__sync_cur_id(j), j->snap_clock,
-                                        j->snap_heads.data, j->snap_heads.len, j->snap_vals.data,
-                                        j->snap_vals.len, j->snap_strict, j->peer, &err);
+    int rc = mero__node_ctx_snap_install(j->node, mero__sync_cur_id(j), j->snap_clock,
+                                         j->snap_heads.data, j->snap_heads.len, j->snap_vals.data,
+                                         j->snap_vals.len, j->snap_strict, j->peer, &err);
     if (rc < 0) {
         s->stats.snap_refused++;
         MERO_WARN("live state of context %.16s… from %s refused: %s; asking another peer", h,
@@ -307,7 +307,7 @@ static void on_state(void *ud, int status, const uint8_t *data, size_t len)
         mero__sync_job_end(j);
         return;
     }
-    if (mero_node_snap_page_decode(data, len, &pg) < 0) {
+    if (mero__node_snap_page_decode(data, len, &pg) < 0) {
         MERO_DEBUG("live state from %s does not decode", j->peer);
         snap_bad_note(s, j->peer, mero__sync_cur_id(j));
         mero__sync_next_ctx(j);

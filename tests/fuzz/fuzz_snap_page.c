@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_snap_page.c - libFuzzer target for the decoder of a live-state page (issue 37,
- * mero_node_snap_page_decode, src/node/sync_snap.c): whatever the bytes, it either refuses them
+ * mero__node_snap_page_decode, src/node/sync_snap.c): whatever the bytes, it either refuses them
  * or returns counts within their maxima and regions that lie inside the input and walk as
  * (len u32, delta) lists of exactly the counts it reports. Nothing may crash or read out of
  * bounds.
@@ -38,7 +38,7 @@ static void walk(const uint8_t *p, size_t len, uint32_t count)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct mero_snap_page pg;
-    if (mero_node_snap_page_decode(data, size, &pg) < 0 || pg.status != MERO_SNAP_OK) {
+    if (mero__node_snap_page_decode(data, size, &pg) < 0 || pg.status != MERO_SNAP_OK) {
         return 0;
     }
     if (pg.nheads > MERO_SNAP_HEADS_MAX || pg.n > MERO_SNAP_PAGE_MAX ||

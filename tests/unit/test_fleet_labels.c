@@ -65,7 +65,7 @@ TEST(labels_are_kept_per_namespace_and_member)
     memset(a, 3, sizeof(a));
     memset(b, 4, sizeof(b));
     CHECK_OK(mero__node_db_open(&db, ":memory:", true, NULL));
-    CHECK_ERR(mero_node_label_get(db, ns, a, out), -MERO_ENOTFOUND);
+    CHECK_ERR(mero__node_label_get(db, ns, a, out), -MERO_ENOTFOUND);
     CHECK_STR_EQ(out, "");
     const char *put = "INSERT INTO member_labels(ns, member, label) VALUES(?1, ?2, ?3)";
     const struct {
@@ -81,14 +81,14 @@ TEST(labels_are_kept_per_namespace_and_member)
         CHECK(sqlite3_step(st) == SQLITE_DONE);
         sqlite3_finalize(st);
     }
-    CHECK_OK(mero_node_label_get(db, ns, a, out));
+    CHECK_OK(mero__node_label_get(db, ns, a, out));
     CHECK_STR_EQ(out, "r\xc3\xa9plica");
     /* a row that breaks the rules (written behind the node's back) is not shown */
-    CHECK_ERR(mero_node_label_get(db, ns, b, out), -MERO_ENOTFOUND);
+    CHECK_ERR(mero__node_label_get(db, ns, b, out), -MERO_ENOTFOUND);
     CHECK_STR_EQ(out, "");
-    CHECK_OK(mero_node_labels_purge(db, ns));
-    CHECK_ERR(mero_node_label_get(db, ns, a, out), -MERO_ENOTFOUND);
-    CHECK_OK(mero_node_label_get(db, other, a, out));
+    CHECK_OK(mero__node_labels_purge(db, ns));
+    CHECK_ERR(mero__node_label_get(db, ns, a, out), -MERO_ENOTFOUND);
+    CHECK_OK(mero__node_label_get(db, other, a, out));
     CHECK_STR_EQ(out, "elsewhere");
     sqlite3_close(db);
 }

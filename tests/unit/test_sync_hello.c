@@ -39,7 +39,7 @@ static int make(struct mero_buf *b, const struct keys *k, const char *name)
     memset(h.ns, 7, sizeof(h.ns));
     memcpy(h.identity, k->id_pk, sizeof(h.identity));
     snprintf(h.name, sizeof(h.name), "%s", name);
-    return mero_node_sync_hello_encode(&h, k->id_sk, k->node_pk, b);
+    return mero__node_sync_hello_encode(&h, k->id_sk, k->node_pk, b);
 }
 
 TEST(a_hello_round_trips)
@@ -51,13 +51,13 @@ TEST(a_hello_round_trips)
     mero_buf_init(&b, HELLO_BUF_MAX);
     CHECK_OK(make(&b, &k, "replica \xc3\xa9"));
     CHECK_EQ(b.data[0], 5);
-    CHECK_OK(mero_node_sync_hello_decode(b.data + 1, b.len - 1, k.node_pk, &out));
+    CHECK_OK(mero__node_sync_hello_decode(b.data + 1, b.len - 1, k.node_pk, &out));
     CHECK_STR_EQ(out.name, "replica \xc3\xa9");
     CHECK_MEM_EQ(out.identity, k.id_pk, MERO_IDENTITY_LEN);
     CHECK(out.ns[0] == 7 && out.ns[MERO_NS_ID_LEN - 1] == 7);
     mero_buf_reset(&b);
     CHECK_OK(make(&b, &k, ""));
-    CHECK_OK(mero_node_sync_hello_decode(b.data + 1, b.len - 1, k.node_pk, &out));
+    CHECK_OK(mero__node_sync_hello_decode(b.data + 1, b.len - 1, k.node_pk, &out));
     CHECK_STR_EQ(out.name, "");
     mero_buf_cleanup(&b);
 }
@@ -72,7 +72,7 @@ TEST(the_signature_binds_identity_node_and_name)
     mero_buf_init(&b, HELLO_BUF_MAX);
     CHECK_OK(make(&b, &k, "owner"));
     /* replayed by another peer: its own node key does not verify */
-    CHECK_ERR(mero_node_sync_hello_decode(b.data + 1, b.len - 1, other.node_pk, &out),
+    CHECK_ERR(mero__node_sync_hello_decode(b.data + 1, b.len - 1, other.node_pk, &out),
               -MERO_EBADSIG);
     /* every byte of ns, identity, signature and name changed alone is refused */
     for (size_t i = 1; i < b.len; i++) {
@@ -80,7 +80,7 @@ TEST(the_signature_binds_identity_node_and_name)
             continue; /* the length byte: the truncation test below */
         }
         b.data[i] ^= 0x01;
-        CHECK_MSG(mero_node_sync_hello_decode(b.data + 1, b.len - 1, k.node_pk, &out) < 0,
+        CHECK_MSG(mero__node_sync_hello_decode(b.data + 1, b.len - 1, k.node_pk, &out) < 0,
                   "byte %zu changed was accepted", i);
         b.data[i] ^= 0x01;
     }
@@ -88,8 +88,8 @@ TEST(the_signature_binds_identity_node_and_name)
     memset(&h, 0, sizeof(h));
     memcpy(h.identity, k.id_pk, sizeof(h.identity));
     mero_buf_reset(&b);
-    CHECK_OK(mero_node_sync_hello_encode(&h, other.id_sk, other.node_pk, &b));
-    CHECK_ERR(mero_node_sync_hello_decode(b.data + 1, b.len - 1, other.node_pk, &out),
+    CHECK_OK(mero__node_sync_hello_encode(&h, other.id_sk, other.node_pk, &b));
+    CHECK_ERR(mero__node_sync_hello_decode(b.data + 1, b.len - 1, other.node_pk, &out),
               -MERO_EBADSIG);
     mero_buf_cleanup(&b);
 }
@@ -104,29 +104,29 @@ TEST(malformed_hellos_are_protocol_errors)
     mero_buf_init(&b, HELLO_BUF_MAX);
     CHECK_OK(make(&b, &k, "abc"));
     for (size_t n = 0; n + 1 < b.len; n++) { /* every truncation */
-        CHECK_ERR(mero_node_sync_hello_decode(b.data + 1, n, k.node_pk, &out), -MERO_EPROTO);
+        CHECK_ERR(mero__node_sync_hello_decode(b.data + 1, n, k.node_pk, &out), -MERO_EPROTO);
     }
     CHECK_OK(mero_buf_append_u8(&b, 0)); /* a trailing byte */
-    CHECK_ERR(mero_node_sync_hello_decode(b.data + 1, b.len - 1, k.node_pk, &out), -MERO_EPROTO);
+    CHECK_ERR(mero__node_sync_hello_decode(b.data + 1, b.len - 1, k.node_pk, &out), -MERO_EPROTO);
     size_t at = 1 + MERO_NS_ID_LEN + MERO_IDENTITY_LEN + MERO_ED25519_SIG_LEN;
     b.data[at] = MERO_MEMBER_LABEL_MAX + 1; /* a length over the maximum */
-    CHECK_ERR(mero_node_sync_hello_decode(b.data + 1, b.len - 1, k.node_pk, &out), -MERO_EPROTO);
+    CHECK_ERR(mero__node_sync_hello_decode(b.data + 1, b.len - 1, k.node_pk, &out), -MERO_EPROTO);
     /* names the encoder refuses: too long, a control character, not UTF-8 */
     struct mero_sync_hello h;
     memset(&h, 0, sizeof(h));
     memset(max, 'a', sizeof(max));
     memcpy(h.name, max, sizeof(h.name) - 1);
     mero_buf_reset(&b);
-    CHECK_OK(mero_node_sync_hello_encode(&h, k.id_sk, k.node_pk, &b)); /* 64 bytes: fine */
+    CHECK_OK(mero__node_sync_hello_encode(&h, k.id_sk, k.node_pk, &b)); /* 64 bytes: fine */
     snprintf(h.name, sizeof(h.name), "bell\x07");
-    CHECK_ERR(mero_node_sync_hello_encode(&h, k.id_sk, k.node_pk, &b), -MERO_EINVAL);
+    CHECK_ERR(mero__node_sync_hello_encode(&h, k.id_sk, k.node_pk, &b), -MERO_EINVAL);
     /* and the decoder refuses them even when signed */
     mero_buf_reset(&b);
     CHECK_OK(make(&b, &k, "abcd"));
     b.data[b.len - 1] = 0x07;
-    CHECK_ERR(mero_node_sync_hello_decode(b.data + 1, b.len - 1, k.node_pk, &out), -MERO_EPROTO);
+    CHECK_ERR(mero__node_sync_hello_decode(b.data + 1, b.len - 1, k.node_pk, &out), -MERO_EPROTO);
     b.data[b.len - 1] = 0xff;
-    CHECK_ERR(mero_node_sync_hello_decode(b.data + 1, b.len - 1, k.node_pk, &out), -MERO_EPROTO);
+    CHECK_ERR(mero__node_sync_hello_decode(b.data + 1, b.len - 1, k.node_pk, &out), -MERO_EPROTO);
     mero_buf_cleanup(&b);
 }
 

@@ -37,7 +37,7 @@ static struct mero_node_sync_stats stats(struct mero_node *n)
 static bool held_any(struct mero_node *n, const uint8_t ctx[MERO_CONTEXT_ID_LEN])
 {
     bool any = true;
-    return mero_node_ctx_held_any(n, ctx, &any) < 0 || any;
+    return mero__node_ctx_held_any(n, ctx, &any) < 0 || any;
 }
 
 TEST(new_replica_installs_live_state_not_history)
@@ -57,7 +57,7 @@ TEST(new_replica_installs_live_state_not_history)
     CHECK(snapf_value_is(r, f.ctx, "k299", "v599"));
     uint64_t clock = 0;
     bool yes = false;
-    CHECK_OK(mero_node_ctx_snapshot_of(r, f.ctx, &clock, &yes));
+    CHECK_OK(mero__node_ctx_snapshot_of(r, f.ctx, &clock, &yes));
     CHECK(yes && clock == 2 * KEYS_TWO_PAGES);
 
     /* then ordinary delta sync from the snapshot's tail: only what follows it */
@@ -226,7 +226,7 @@ TEST(install_checks_clock_and_staleness)
     CHECK_OK(all_deltas(&f.n[0], &all));
     /* an entry beyond the clock the snapshot claims */
     CHECK_ERR(
-        mero_node_ctx_snap_install(&f.n[2], f.ctx, 4, NULL, 0, all.data, all.len, true, "p", &err),
+        mero__node_ctx_snap_install(&f.n[2], f.ctx, 4, NULL, 0, all.data, all.len, true, "p", &err),
         -MERO_ECLOCK);
     CHECK(!held_any(&f.n[2], f.ctx));
     /* every write of k0 as entries: the older ones are beaten by the newer, stale */
@@ -247,13 +247,13 @@ TEST(install_checks_clock_and_staleness)
     CHECK_OK(mero_buf_append(&rev, all.data + off[4], len[4]));
     CHECK_OK(mero_buf_append(&rev, all.data + off[0], len[0]));
     CHECK_ERR(
-        mero_node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, rev.data, rev.len, true, "p", &err),
+        mero__node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, rev.data, rev.len, true, "p", &err),
         -MERO_ESTATE);
     CHECK(!held_any(&f.n[2], f.ctx));
     CHECK(snapf_value_is(&f.n[2], f.ctx, "k0", NULL));
     /* the stale entry with the newest write as a head: refused too */
-    CHECK_ERR(mero_node_ctx_snap_install(&f.n[2], f.ctx, 5, all.data + off[4], len[4],
-                                         all.data + off[0], len[0], true, "p", &err),
+    CHECK_ERR(mero__node_ctx_snap_install(&f.n[2], f.ctx, 5, all.data + off[4], len[4],
+                                          all.data + off[0], len[0], true, "p", &err),
               -MERO_ESTATE);
     /* a flipped signature byte */
     struct mero_buf bad;
@@ -261,12 +261,12 @@ TEST(install_checks_clock_and_staleness)
     CHECK_OK(mero_buf_append(&bad, all.data + off[4], len[4]));
     bad.data[bad.len - 1] ^= 1;
     CHECK_ERR(
-        mero_node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, bad.data, bad.len, true, "p", &err),
+        mero__node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, bad.data, bad.len, true, "p", &err),
         -MERO_EBADSIG);
     CHECK(!held_any(&f.n[2], f.ctx));
     /* the newest alone installs */
-    CHECK_OK(mero_node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, all.data + off[4], len[4], true,
-                                        "p", &err));
+    CHECK_OK(mero__node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, all.data + off[4], len[4],
+                                         true, "p", &err));
     CHECK(snapf_value_is(&f.n[2], f.ctx, "k0", "v4"));
     mero_buf_cleanup(&bad);
     mero_buf_cleanup(&rev);
@@ -285,7 +285,7 @@ static int ask(struct snapf *f, struct mero_node_snap_sessions *t, const char *p
     MERO_TRY(mero_buf_append_u64le(&req, after));
     mero_cur_init(&c, req.data, req.len);
     out->len = 0;
-    int rc = mero_node_snap_answer(&f->n[0], t, peer, &c, out);
+    int rc = mero__node_snap_answer(&f->n[0], t, peer, &c, out);
     mero_buf_cleanup(&req);
     return rc;
 }
@@ -301,37 +301,37 @@ TEST(page_codec_bounds_and_sessions)
     CHECK_OK(snapf_write(&f.n[0], f.ctx, 30, 3));
     mero_buf_init(&out, 4u << 20);
     CHECK_OK(ask(&f, &t, "peer-a", 0, &out));
-    CHECK_OK(mero_node_snap_page_decode(out.data, out.len, &pg));
+    CHECK_OK(mero__node_snap_page_decode(out.data, out.len, &pg));
     CHECK_U64_EQ(pg.status, MERO_SNAP_OK);
     CHECK_U64_EQ(pg.clock, 30);
     CHECK_U64_EQ(pg.n, 3);
     CHECK_U64_EQ(pg.nheads, MERO_SNAP_HEADS_MAX);
     CHECK_U64_EQ(pg.next, 0);
     for (size_t cut = 0; cut < out.len; cut++) {
-        CHECK_FAILS(mero_node_snap_page_decode(out.data, cut, &pg));
+        CHECK_FAILS(mero__node_snap_page_decode(out.data, cut, &pg));
     }
     CHECK_OK(mero_buf_append_u8(&out, 0));
-    CHECK_FAILS(mero_node_snap_page_decode(out.data, out.len, &pg));
+    CHECK_FAILS(mero__node_snap_page_decode(out.data, out.len, &pg));
     out.len--;
     /* counts and lengths beyond their maxima: status, clock, seq, tail, next, nheads */
     size_t at_nheads = 1 + 3 * sizeof(uint64_t) + MERO_DELTA_ID_LEN;
     uint8_t keep = out.data[at_nheads];
     out.data[at_nheads] = MERO_SNAP_HEADS_MAX + 1;
-    CHECK_ERR(mero_node_snap_page_decode(out.data, out.len, &pg), -MERO_ETOOBIG);
+    CHECK_ERR(mero__node_snap_page_decode(out.data, out.len, &pg), -MERO_ETOOBIG);
     out.data[at_nheads] = keep;
     out.data[at_nheads + sizeof(uint32_t) + 3] = 0x7f; /* the first head's length, huge */
-    CHECK_FAILS(mero_node_snap_page_decode(out.data, out.len, &pg));
+    CHECK_FAILS(mero__node_snap_page_decode(out.data, out.len, &pg));
     const uint8_t zero_len[] = {
         0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0 /* nheads 0, n 1 */,
         0, 0, 0, 0 /* length 0 */};
-    CHECK_FAILS(mero_node_snap_page_decode(zero_len, sizeof(zero_len), &pg));
+    CHECK_FAILS(mero__node_snap_page_decode(zero_len, sizeof(zero_len), &pg));
     const uint8_t busy[] = {MERO_SNAP_BUSY}, odd[] = {7}, busy_more[] = {MERO_SNAP_BUSY, 0};
-    CHECK_OK(mero_node_snap_page_decode(busy, sizeof(busy), &pg));
+    CHECK_OK(mero__node_snap_page_decode(busy, sizeof(busy), &pg));
     CHECK_U64_EQ(pg.status, MERO_SNAP_BUSY);
-    CHECK_FAILS(mero_node_snap_page_decode(odd, sizeof(odd), &pg));
-    CHECK_FAILS(mero_node_snap_page_decode(busy_more, sizeof(busy_more), &pg));
+    CHECK_FAILS(mero__node_snap_page_decode(odd, sizeof(odd), &pg));
+    CHECK_FAILS(mero__node_snap_page_decode(busy_more, sizeof(busy_more), &pg));
 
     /* sessions: peer-a's ended with its last page; MERO_SNAP_SESSIONS more fill the table */
     for (size_t i = 0; i < MERO_SNAP_SESSIONS; i++) {
@@ -341,10 +341,10 @@ TEST(page_codec_bounds_and_sessions)
         t.s[i].set = true;                    /* as if a next page were to follow */
     }
     CHECK_OK(ask(&f, &t, "one-too-many", 0, &out));
-    CHECK_OK(mero_node_snap_page_decode(out.data, out.len, &pg));
+    CHECK_OK(mero__node_snap_page_decode(out.data, out.len, &pg));
     CHECK_U64_EQ(pg.status, MERO_SNAP_BUSY);
     CHECK_OK(ask(&f, &t, "p0", 0, &out)); /* a session's own requester is still served */
-    CHECK_OK(mero_node_snap_page_decode(out.data, out.len, &pg));
+    CHECK_OK(mero__node_snap_page_decode(out.data, out.len, &pg));
     CHECK_U64_EQ(pg.status, MERO_SNAP_OK);
     mero_buf_cleanup(&out);
     snapf_close(&f);

@@ -76,7 +76,7 @@ static int env_purge_contexts(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
     /* issue 19: a whole-namespace purge forgets its admission attempts too */
     if (memcmp(ns, group, MERO_NS_ID_LEN) == 0 && node->db != NULL) {
         MERO_TRY(mero__node_attempts_purge(node->db, ns));
-        MERO_TRY(mero_node_labels_purge(node->db, ns)); /* issue 35: member labels */
+        MERO_TRY(mero__node_labels_purge(node->db, ns)); /* issue 35: member labels */
     }
     return 0;
 }

@@ -198,40 +198,40 @@ struct mero_ctx_tip {
     uint8_t tail[MERO_DELTA_ID_LEN];
 };
 /* Create table ctx_snapshot (idempotent). */
-MERO_MUST_CHECK int mero_node_ctx_snap_open(struct mero_node *node);
-MERO_MUST_CHECK int mero_node_ctx_tip(struct mero_node *node,
-                                      const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                                      struct mero_ctx_tip *t);
+MERO_MUST_CHECK int mero__node_ctx_snap_open(struct mero_node *node);
+MERO_MUST_CHECK int mero__node_ctx_tip(struct mero_node *node,
+                                       const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                                       struct mero_ctx_tip *t);
 /* Whether any delta of ctx is stored here. */
-MERO_MUST_CHECK int mero_node_ctx_held_any(struct mero_node *node,
-                                           const uint8_t ctx[MERO_CONTEXT_ID_LEN], bool *yes);
+MERO_MUST_CHECK int mero__node_ctx_held_any(struct mero_node *node,
+                                            const uint8_t ctx[MERO_CONTEXT_ID_LEN], bool *yes);
 /* Append the newest stored deltas of ctx, newest first, as (len u32, bytes), at most
  * MERO_SNAP_HEADS_MAX; their number in *n. */
-MERO_MUST_CHECK int mero_node_ctx_snap_heads(struct mero_node *node,
-                                             const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                                             struct mero_buf *out, uint32_t *n);
+MERO_MUST_CHECK int mero__node_ctx_snap_heads(struct mero_node *node,
+                                              const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                                              struct mero_buf *out, uint32_t *n);
 /* Append one page of the deltas that win their key in ctx, after the cursor `after` (0 = from
  * the start), as (len u32, bytes): at most MERO_SNAP_PAGE_MAX entries and MERO_SNAP_PAGE_BYTES
  * bytes; *n entries, *next the cursor of the next page or 0 when this was the last. fault:
  * enum mero_snap_fault (test-only). */
-MERO_MUST_CHECK int mero_node_ctx_snap_values(struct mero_node *node,
-                                              const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                                              uint64_t after, int fault, struct mero_buf *out,
-                                              uint32_t *n, uint64_t *next);
+MERO_MUST_CHECK int mero__node_ctx_snap_values(struct mero_node *node,
+                                               const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                                               uint64_t after, int fault, struct mero_buf *out,
+                                               uint32_t *n, uint64_t *next);
 /* Verify and install a snapshot of ctx taken from peer: heads then entries, each a list of
  * (len u32, bytes), in one transaction (see snap.c); strict: an entry beaten by a write of its
  * key held here is refused as stale (else it only loses last-writer-wins). 0, or a refusal with
  * the reason in err and nothing stored. */
-MERO_MUST_CHECK int mero_node_ctx_snap_install(struct mero_node *node,
-                                               const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                                               uint64_t clock, const uint8_t *heads, size_t hlen,
-                                               const uint8_t *vals, size_t vlen, bool strict,
-                                               const char *peer, struct mero_err *err);
+MERO_MUST_CHECK int mero__node_ctx_snap_install(struct mero_node *node,
+                                                const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                                                uint64_t clock, const uint8_t *heads, size_t hlen,
+                                                const uint8_t *vals, size_t vlen, bool strict,
+                                                const char *peer, struct mero_err *err);
 /* Whether ctx's state here was installed from a snapshot (its clock in *clock). */
-MERO_MUST_CHECK int mero_node_ctx_snapshot_of(struct mero_node *node,
-                                              const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                                              uint64_t *clock, bool *yes);
+MERO_MUST_CHECK int mero__node_ctx_snapshot_of(struct mero_node *node,
+                                               const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                                               uint64_t *clock, bool *yes);
 /* merod check: one line per context whose state here came from a snapshot. */
-MERO_MUST_CHECK int mero_node_ctx_snapshots_print(struct mero_node *node, FILE *out);
+MERO_MUST_CHECK int mero__node_ctx_snapshots_print(struct mero_node *node, FILE *out);
 
 #endif

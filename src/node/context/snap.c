@@ -35,15 +35,15 @@
 #include "node/db_internal.h"
 #include "node/node_internal.h"
 
-int mero_node_ctx_snap_open(struct mero_node *node)
+int mero__node_ctx_snap_open(struct mero_node *node)
 {
     return mero__node_db_exec(node->db,
                               "CREATE TABLE IF NOT EXISTS ctx_snapshot (context BLOB PRIMARY KEY, "
                               "clock INTEGER NOT NULL, peer TEXT NOT NULL, at INTEGER NOT NULL)");
 }
 
-int mero_node_ctx_tip(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                      struct mero_ctx_tip *t)
+int mero__node_ctx_tip(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                       struct mero_ctx_tip *t)
 {
     sqlite3_stmt *st = NULL;
     memset(t, 0, sizeof(*t));
@@ -72,8 +72,8 @@ static int put_blob(struct mero_buf *out, const void *p, size_t len)
     return mero_buf_append(out, p, len);
 }
 
-int mero_node_ctx_snap_heads(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                             struct mero_buf *out, uint32_t *n)
+int mero__node_ctx_snap_heads(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                              struct mero_buf *out, uint32_t *n)
 {
     sqlite3_stmt *st = NULL;
     *n = 0;
@@ -166,9 +166,9 @@ static int put_entry(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_L
     return rc;
 }
 
-int mero_node_ctx_snap_values(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                              uint64_t after, int fault, struct mero_buf *out, uint32_t *n,
-                              uint64_t *next)
+int mero__node_ctx_snap_values(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                               uint64_t after, int fault, struct mero_buf *out, uint32_t *n,
+                               uint64_t *next)
 {
     sqlite3_stmt *st = NULL;
     *n = 0;
@@ -205,11 +205,11 @@ int mero_node_ctx_snap_values(struct mero_node *node, const uint8_t ctx[MERO_CON
     return rc;
 }
 
-int mero_node_ctx_held_any(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                           bool *yes)
+int mero__node_ctx_held_any(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                            bool *yes)
 {
     struct mero_ctx_tip t;
-    MERO_TRY(mero_node_ctx_tip(node, ctx, &t));
+    MERO_TRY(mero__node_ctx_tip(node, ctx, &t));
     *yes = t.seq != 0;
     return 0;
 }
@@ -258,10 +258,10 @@ static int record(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN]
     return rc == SQLITE_DONE ? 0 : -MERO_EIO;
 }
 
-int mero_node_ctx_snap_install(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                               uint64_t clock, const uint8_t *heads, size_t hlen,
-                               const uint8_t *vals, size_t vlen, bool strict, const char *peer,
-                               struct mero_err *err)
+int mero__node_ctx_snap_install(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                                uint64_t clock, const uint8_t *heads, size_t hlen,
+                                const uint8_t *vals, size_t vlen, bool strict, const char *peer,
+                                struct mero_err *err)
 {
     struct mero_ctx_apply_mode loose = {.clock = clock, .strict = false};
     struct mero_ctx_apply_mode entries = {.clock = clock, .strict = strict};
@@ -285,8 +285,8 @@ int mero_node_ctx_snap_install(struct mero_node *node, const uint8_t ctx[MERO_CO
     return 0;
 }
 
-int mero_node_ctx_snapshot_of(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                              uint64_t *clock, bool *yes)
+int mero__node_ctx_snapshot_of(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                               uint64_t *clock, bool *yes)
 {
     sqlite3_stmt *st = NULL;
     *yes = false;
@@ -305,7 +305,7 @@ int mero_node_ctx_snapshot_of(struct mero_node *node, const uint8_t ctx[MERO_CON
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -MERO_EIO;
 }
 
-int mero_node_ctx_snapshots_print(struct mero_node *node, FILE *out)
+int mero__node_ctx_snapshots_print(struct mero_node *node, FILE *out)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(node->db, "SELECT context, clock, peer FROM ctx_snapshot", -1, &st,

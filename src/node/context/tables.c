@@ -140,7 +140,7 @@ int mero__node_ctx_open(struct mero_node *node, struct mero_err *err)
     }
     /* issue 30: intents counted once, refusals remembered */
     if (mero__node_ctx_intent_open(node) < 0 || mero__node_ctx_refused_open(node) < 0 ||
-        mero_node_ctx_snap_open(node) < 0) {
+        mero__node_ctx_snap_open(node) < 0) {
         return mero_err_set(err, MERO_EIO, "cannot create the context tables");
     }
     if (intent_backfill(node) < 0) {
