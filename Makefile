@@ -172,10 +172,11 @@ check-build: $(LIB) $(BINS) $(TEST_BINS) $(REPLAYS) $(SHIPPED_ROOT) $(DIFF_BINS)
 # lanes to tests/run.sh's one count: `make lint` first, then the unit tests and fuzz replays
 # again under ASan + UBSan (issue 20), then the unit tests that run threads (TSAN_LANE_TESTS:
 # the 8-thread cache stress test, the PCS flood, the release single flight, the off-loop
-# admission) under ThreadSanitizer (issue 23; docs/build-and-tests.md). A focused run
+# admission, the memory of verified signatures) under ThreadSanitizer (issue 23;
+# docs/build-and-tests.md). A focused run
 # (TESTS=...) and the sanitizer targets' own runs (make asan / tsan) do not.
 FULL_RUN := $(if $(TESTS),,$(filter release,$(BUILD)))
-TSAN_LANE_TESTS := test_threads test_pcs_backoff test_release test_admission_attest \
+TSAN_LANE_TESTS := test_threads test_pcs_backoff test_release test_admission_attest test_verify_memo \
                    test_fleet_admission
 test: $(STAMP)
 	$(Q)$(MAKE) --no-print-directory check-build BUILD=$(BUILD)

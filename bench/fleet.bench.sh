@@ -35,6 +35,18 @@ if [ "${1:-}" = --one ]; then
     # the admitter's CPU time (utime + stime, clock ticks) over the burst: whether it is busy
     cpu() { awk '{print $14 + $15}' "/proc/${PIDS[owner]}/stat"; }
     c0=$(cpu)
+    # the whole machine over the burst (issue 33: on two cores, is the machine, not the admitter,
+    # what saturates?): busy and total ticks of /proc/stat, every node's and the proxy's own
+    machine_ticks() { awk '$1 == "cpu" {print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8}' /proc/stat; }
+    proxy_pid=$(pgrep -f "faultproxy.py --port-file $WORK/proxy.port" | head -n 1)
+    procs_ticks() {
+        for p in "$@"; do [ -r "/proc/$p/stat" ] && awk '{print $14 + $15}' "/proc/$p/stat"; done |
+            awk '{s += $1} END {printf "%d", s}'
+    }
+    read -r mb0 mt0 <<<"$(machine_ticks)"
+    w0=$(date +%s%N)
+    n0=$(procs_ticks "${PIDS[@]}")
+    p0=$(procs_ticks $proxy_pid)
     # the owner's connections and trims, every second from the burst to the end (issue 33: does the
     # connection manager hold it at its high watermark, and how often does it trim?)
     owner_metric() {
@@ -55,9 +67,16 @@ if [ "${1:-}" = --one ]; then
             awk '$1 == "mero_gossip_messages_total{direction=\"in\"}" {s += $2} END {printf "%d", s}'
     }
     g0=$(gossip_in_all)
+    # FLEET_BENCH_PERF=FILE: a system-wide perf profile of the burst, written to FILE (call graphs:
+    # FLEET_BENCH_PERF_CG, default fp; "dwarf,8192" unwinds through libsodium; FLEET_BENCH_PERF_HZ)
+    [ -n "${FLEET_BENCH_PERF:-}" ] && {
+        perf record -a --call-graph "${FLEET_BENCH_PERF_CG:-fp}" -F "${FLEET_BENCH_PERF_HZ:-199}" -o "$FLEET_BENCH_PERF" >/dev/null 2>&1 &
+        PERF=$!
+    }
     start=$(date +%s%N)
     for n in $(tees); do fleet_join_bg "$n" "[\"$(paddr owner)\"]"; done
     fleet_join_wait $(tees)
+    [ -n "${FLEET_BENCH_PERF:-}" ] && kill -INT "$PERF" && wait "$PERF"
     g1=$(gossip_in_all)
     echo "# N=$FLEET_N: gossip messages delivered over the burst: $(((g1 - g0) / FLEET_N)) per node, $((g1 - g0)) in all" >&2
     adm=$(admitted_count)
@@ -69,6 +88,9 @@ if [ "${1:-}" = --one ]; then
     echo "# N=$FLEET_N: joins answered at (s): $(tr '\n' ' ' <<<"$at")" >&2
     ms=$(tail -n 1 <<<"$at" | awk '{printf "%d", $1 * 1000}')
     echo "# N=$FLEET_N: the admitter's CPU over the burst: $((($(cpu) - c0) * 1000 / $(getconf CLK_TCK))) ms (wall $ms ms)" >&2
+    read -r mb1 mt1 <<<"$(machine_ticks)"
+    tck=$(getconf CLK_TCK)
+    echo "# N=$FLEET_N: over the $((($(date +%s%N) - w0) / 1000000)) ms from the burst's start to its answers read, the machine's $(nproc) cores were $(((mb1 - mb0) * 100 / (mt1 - mt0 > 0 ? mt1 - mt0 : 1)))% busy; CPU of all nodes together $((($(procs_ticks "${PIDS[@]}") - n0) * 1000 / tck)) ms, of the fault proxy $((($(procs_ticks $proxy_pid) - p0) * 1000 / tck)) ms" >&2
     readers=()
     for n in "${NODES[@]}"; do
         [ "$n" = owner ] && continue

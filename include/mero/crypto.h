@@ -56,6 +56,21 @@ MERO_MUST_CHECK int mero_ed25519_verify(const uint8_t sig[static MERO_ED25519_SI
                                         const void *msg, size_t n,
                                         const uint8_t pk[static MERO_ED25519_PK_LEN]);
 
+/*
+ * mero_ed25519_verify for signatures a process checks again and again (a stored op's account
+ * credential, a key envelope: every re-fold of a namespace judges them again, issue 33): a
+ * (key, signature, message) that verified is remembered in a bounded memory
+ * (MERO_VERIFY_MEMO_SLOTS slots of 32 bytes, src/crypto/verify_memo.c) and answered from it
+ * after; a failure is never remembered. Thread-safe. One-off signatures (gossip, a handshake)
+ * use mero_ed25519_verify and leave the memory to these.
+ */
+#define MERO_VERIFY_MEMO_SLOTS 4096u
+MERO_MUST_CHECK int mero_ed25519_verify_memo(const uint8_t sig[static MERO_ED25519_SIG_LEN],
+                                             const void *msg, size_t n,
+                                             const uint8_t pk[static MERO_ED25519_PK_LEN]);
+/* how many mero_ed25519_verify_memo calls were answered from the memory, how many were not */
+void mero_ed25519_memo_stats(uint64_t *hits, uint64_t *misses);
+
 void mero_x25519_keypair(uint8_t pk[static MERO_X25519_LEN], uint8_t sk[static MERO_X25519_LEN]);
 void mero_x25519_public(uint8_t pk[static MERO_X25519_LEN],
                         const uint8_t sk[static MERO_X25519_LEN]);

@@ -586,8 +586,10 @@ struct mero_node_metrics {
     uint64_t gossip_in, gossip_out;
     /* issue 33: admission prompts heard from others, passed on to the mesh or held back */
     uint64_t prompts_forwarded, prompts_held;
-    uint64_t purges;            /* self-purges completed (namespace or subgroup) */
-    uint64_t gov_rejected;      /* issue 30: received ops kept without effect */
+    uint64_t purges;       /* self-purges completed (namespace or subgroup) */
+    uint64_t gov_rejected; /* issue 30: received ops kept without effect */
+    /* issue 33: signature checks a re-fold repeats, answered from memory or verified */
+    uint64_t sig_memo_hits, sig_memo_misses;
     uint64_t uptime_s;          /* since mero_node_start */
     struct mero_metrics_ns *ns; /* owned: mero_node_metrics_cleanup */
     size_t nns;

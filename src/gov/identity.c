@@ -301,7 +301,8 @@ int mero_credential_certifies(const uint8_t pk[static MERO_IDENTITY_LEN],
                 "account credential names an account its genesis does not derive");
     mero_buf_init(&b, CERT_SIGNABLE_MAX);
     MERO_TRY_OUT(mero_device_cert_signable(&cred->cert, &b));
-    MERO_ENSURE_OUT(mero_ed25519_verify(cred->cert.signature, b.data, b.len, cred->root_pk) == 0,
+    MERO_ENSURE_OUT(mero_ed25519_verify_memo(cred->cert.signature, b.data, b.len, cred->root_pk) ==
+                        0,
                     err, MERO_EBADSIG, "account credential signature does not verify");
 out:
     mero_buf_cleanup(&b);

@@ -112,7 +112,7 @@ int mero_envelope_verify(const struct mero_key_envelope *e,
                 "envelope recipient kind not supported");
     mero_buf_init(&b, ENVELOPE_SIGNED_MAX);
     MERO_TRY_OUT(envelope_signed(e, group_id, &b));
-    MERO_ENSURE_OUT(mero_ed25519_verify(e->signature, b.data, b.len, e->sender) == 0, err,
+    MERO_ENSURE_OUT(mero_ed25519_verify_memo(e->signature, b.data, b.len, e->sender) == 0, err,
                     MERO_EBADSIG, "key envelope signature does not verify");
 out:
     mero_buf_cleanup(&b);

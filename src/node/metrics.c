@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "mero/clock.h"
+#include "mero/crypto.h"
 #include "mero/net.h"
 #include "mero/pcs.h"
 #include "node/admission/service_internal.h"
@@ -93,6 +94,7 @@ int mero_node_metrics(struct mero_node *node, struct mero_node_metrics *out, str
         m.gossip_out = gs.published;
     }
     m.gov_rejected = node->gov_rejected;
+    mero_ed25519_memo_stats(&m.sig_memo_hits, &m.sig_memo_misses);
     m.uptime_s = node->started_unix != 0 && now > node->started_unix ? now - node->started_unix : 0;
     uint8_t(*nss)[MERO_NS_ID_LEN] = NULL;
     size_t n = 0;

@@ -104,6 +104,10 @@ check "t1's sync of the namespace is recorded" wait_for 20 eval 'scrape t1; [ -n
 check "t1's sync lag is small once synced" eval '[ "$(value t1 "mero_sync_lag_seconds{$NSL}")" -lt 60 ]'
 check "t1 received gossip" eval '[ "$(value t1 "mero_gossip_messages_total{direction=\"in\"}")" -gt 0 ]'
 check "promtool check metrics passes (replica)" lint t1
+# issue 33: the credential of t1's admission was checked by signature on the owner (at the
+# admission's apply); both answers of the memory are exposed
+check "the owner checked a credential's signature" eval '[ "$(value owner "mero_signature_checks_total{answer=\"verified\"}")" -gt 0 ]'
+check "the memory's answers are exposed" eval '[ -n "$(value owner "mero_signature_checks_total{answer=\"memory\"}")" ]'
 
 # eviction: t1 purges the namespace and counts it
 check "t1 counts no purge yet" eval '[ "$(value t1 mero_purges_total)" = 0 ]'

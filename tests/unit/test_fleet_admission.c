@@ -359,7 +359,7 @@ static int new_namespace(struct tnode *owner, uint8_t ns[32])
 }
 
 static struct tnode owner, tee1, tee2, tee3, plain, tee4, tee5;
-static uint8_t NS[32], NS_NOMOCK[32], NS_MEAS[32], NS_FLOOD[32], NS_FWD[32];
+static uint8_t NS[32], NS_NOMOCK[32], NS_MEAS[32], NS_FLOOD[32], NS_FWD[32], NS_HELD[32];
 
 TEST(setup_owner_and_replicas)
 {
@@ -877,6 +877,39 @@ TEST(a_member_forwards_one_publishers_prompts_once_per_reissue_gap)
     mero_net_free(far);
 }
 
+/* issue 33: a prompt held back from forwarding is still handled here. The first copy of a
+ * publisher's prompt found every offer slot taken (dropped, but forwarded); a second copy in the
+ * same reissue gap is held back from the mesh and still answered with an offer. */
+TEST(a_held_prompt_is_still_answered_with_an_offer)
+{
+    char topic[68];
+    struct mero_net *src = NULL;
+    unsigned taken = 0;
+    CHECK_OK(new_namespace(&owner, NS_HELD));
+    CHECK_OK(set_policy(&owner, NS_HELD, true, ZERO96));
+    mero__node_topic(topic, NS_HELD);
+    CHECK_OK(flood_peer(&src, &owner, topic));
+    pump(300);
+    while (mero__adm_challenge_offer_acquire(&owner.adm->book) == 0) {
+        taken++;
+    }
+    unsigned long offers0 = owner.adm->offers;
+    unsigned long fwd0 = (unsigned long)owner.adm->prompt_fwd.forwarded;
+    unsigned long held0 = (unsigned long)owner.adm->prompt_fwd.held;
+    prompts(src, topic, 1);
+    pump(500);
+    CHECK_EQ(owner.adm->offers - offers0, 0); /* no free slot: no offer */
+    CHECK_EQ((unsigned long)owner.adm->prompt_fwd.forwarded - fwd0, 1);
+    for (; taken > 0; taken--) {
+        mero__adm_challenge_offer_release(&owner.adm->book);
+    }
+    prompts(src, topic, 1);
+    pump(500);
+    CHECK_EQ((unsigned long)owner.adm->prompt_fwd.held - held0, 1); /* not forwarded... */
+    CHECK_EQ(owner.adm->offers - offers0, 1);                       /* ...but answered */
+    mero_net_free(src);
+}
+
 TEST(teardown_all)
 {
     node_down(&owner);
@@ -898,5 +931,6 @@ MERO_TEST_MAIN(T(setup_owner_and_replicas), T(no_policy_refused_with_reason_noth
                T(measurement_not_in_lists_refused),
                T(prompt_floods_stay_bounded_and_a_genuine_joiner_is_admitted),
                T(a_member_forwards_one_publishers_prompts_once_per_reissue_gap),
+               T(a_held_prompt_is_still_answered_with_an_offer),
                T(challenge_spent_even_when_pop_or_public_key_do_not_match),
                T(real_quote_verified_off_loop_and_refused_with_its_dcap_reason), T(teardown_all))

@@ -719,6 +719,11 @@ TEST(one_quote_two_admitters_one_effect_in_either_order)
         CHECK_OK(govt_open(&peer[i]));
         CHECK(govt_sync(&w.a, &peer[i], w.a.ns, &e) >= 0); /* A's log: A's admission too */
     }
+    /* issue 33: the signatures checked when A and B admitted (the TEE's account credential,
+     * the key envelopes) are answered from the memory of verified signatures when the peers
+     * judge the same ops (and re-fold); fails with neither check going through it */
+    uint64_t hits0, hits1, misses;
+    mero_ed25519_memo_stats(&hits0, &misses);
     /* peer 0 got A's admission first (synced above) and now B's; peer 1 gets B's first */
     (void)govt_apply_list(&peer[0], &lb, &e);
     mero_gov_oplist_cleanup(&l);
@@ -739,6 +744,8 @@ TEST(one_quote_two_admitters_one_effect_in_either_order)
         int role = govt_root_role(&peer[i], w.a.ns, tee.node.pk);
         CHECK_EQ(role, MERO_ROLE_READONLY_TEE);
     }
+    mero_ed25519_memo_stats(&hits1, &misses);
+    CHECK(hits1 > hits0);
     CHECK_EQ(sa[0], sa[1]);
     CHECK_EQ(sb[0], sb[1]);
     CHECK_MSG((sa[0] == MERO_OP_EFFECTIVE) != (sb[0] == MERO_OP_EFFECTIVE),
