@@ -9,6 +9,7 @@
 # marked literal, a shift, a length in a comment or string, a named maximum, -MERO_E<x>,
 # MERO_TRY_OUT). A file the allowance table (ALLOWED) covers may keep its count, not grow it.
 # gov's floors: a call down passes, a call up a floor or a gov file without a floor fails.
+# The prefix rule: a non-static mero_<x> in src/ must be declared in include/mero/.
 # Prints TAP.
 set -u
 ROOT=${MERO_ROOT:?}
@@ -100,6 +101,7 @@ fi
 
 # gov's floors: a call down passes; a call up a floor, and a gov file with no floor, fail
 rm -rf src include && mkdir -p src/gov include/mero
+printf 'int mero_gov_low(void);\nint mero_gov_high(void);\nint mero_gov_new(void);\n' >include/mero/gov.h
 printf 'int mero_gov_low(void) { return 0; }\n' >src/gov/store.c
 printf 'int mero_gov_high(void)\n{\n    return mero_gov_low();\n}\n' >src/gov/maint.c
 out=$($LINT 2>&1) && ok "floors: maint.c calling down into store.c passes" || nok "floors: a call down" "$out"
@@ -112,6 +114,18 @@ printf 'int mero_gov_new(void) { return 0; }\n' >src/gov/newroom.c
 out=$($LINT 2>&1)
 [ $? = 1 ] && grep -q "src/gov/newroom.c:1: floors: no floor" <<<"$out" && ok "floors: a gov file with no floor is refused" || nok "floors: no floor" "$out"
 rm -rf src/gov
+
+# the prefix rule: a non-static mero_<x> that no header of include/mero/ declares is refused;
+# a declared one, a mero__<x> and a static one pass
+rm -rf src include && mkdir -p src/util include/mero
+printf 'int mero_util_pub(void);\n' >include/mero/buf.h
+printf 'int mero_util_pub(void)\n{\n    return 0;\n}\nint mero__util_priv(void)\n{\n    return 0;\n}\nstatic int mero_util_local(void)\n{\n    return 0;\n}\n' >src/util/ok.c
+out=$($LINT 2>&1) && ok "prefix: a public, a mero__ and a static function pass" || nok "prefix: a public, a mero__ and a static function pass" "$out"
+printf 'int mero_util_hidden(void)\n{\n    return 0;\n}\n' >src/util/bad.c
+out=$($LINT 2>&1)
+[ $? = 1 ] && grep -q "src/util/bad.c:1: prefix: mero_util_hidden is not in include/mero/" <<<"$out" &&
+    [ "$(grep -c prefix: <<<"$out")" = 1 ] && ok "prefix: a private function with the public prefix is refused" || nok "prefix: a private function with the public prefix is refused" "$out"
+rm -rf src include
 
 cd "$ROOT" || exit 1
 out=$($LINT 2>&1) && ok "the project's own tree passes the house rules" || nok "the project's own tree passes the house rules" "$(head -5 <<<"$out")"
