@@ -146,6 +146,11 @@ int mero__gov_sqlerr(struct mero_store *s, struct mero_err *err, const char *wha
     return mero_err_set(err, MERO_EIO, "store: %s: %s", what, sqlite3_errmsg(s->db));
 }
 
+uint64_t mero_gov_generation(struct mero_store *s)
+{
+    return (uint64_t)sqlite3_total_changes64(s->db);
+}
+
 int mero__gov_exec(struct mero_store *s, const char *sql)
 {
     return sqlite3_exec(s->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -MERO_EIO;

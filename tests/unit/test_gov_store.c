@@ -169,10 +169,20 @@ TEST(apply_idempotent_and_missing_parent)
     mero_buf_init(&g, MERO_GOV_MAX_OP_BYTES);
     CHECK_OK(mero_gov_op_get(a.s, missing, &g));
     int st;
+    /* issue 33: the store's generation moves with every write and never with a read */
+    uint64_t gen0 = mero_gov_generation(b.s);
     CHECK_OK(mero_gov_apply(b.s, g.data, g.len, &st, NULL, NULL, &e));
     CHECK_EQ(st, MERO_APPLY_APPLIED);
+    uint64_t gen1 = mero_gov_generation(b.s);
+    CHECK(gen1 > gen0);
+    CHECK_OK(mero_gov_heads(b.s, a.ns, &h, &nh));
+    free(h);
+    int role = -1;
+    CHECK_OK(mero_gov_direct_role(b.s, a.ns, pk, &role));
+    CHECK_EQ(mero_gov_generation(b.s), gen1);
     CHECK_OK(mero_gov_apply(b.s, l.v[0].data, l.v[0].len, &st, NULL, NULL, &e));
     CHECK_EQ(st, MERO_APPLY_APPLIED);
+    CHECK(mero_gov_generation(b.s) > gen1);
     size_t before = b.nev;
     CHECK_OK(mero_gov_apply(b.s, l.v[0].data, l.v[0].len, &st, NULL, NULL, &e));
     CHECK_EQ(st, MERO_APPLY_DUPLICATE);

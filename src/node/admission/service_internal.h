@@ -33,11 +33,14 @@
 #include "node/admission/prompt_forward_internal.h"
 #include "node/topic_internal.h"
 
-#define MERO_FLEET_JOIN_BUDGET_MS   30000u /* MAX_ADMISSION_WAIT */
-#define MERO_FLEET_JOIN_POLL_MS     2000u  /* ADMISSION_POLL, the re-prompt period */
-#define MERO_FLEET_JOIN_CHECK_MS    50u    /* how often a join checks its own admission */
-#define MERO_MAX_ADMITTER_ADDRS     8u     /* MAX_ADMITTER_MACHINES */
-#define MERO_ADM_REQUEST_TIMEOUT_MS 15000u /* one stream exchange, dial included */
+#define MERO_FLEET_JOIN_BUDGET_MS 30000u /* MAX_ADMISSION_WAIT */
+#define MERO_FLEET_JOIN_POLL_MS   2000u  /* ADMISSION_POLL, the re-prompt period */
+#define MERO_FLEET_JOIN_CHECK_MS  50u    /* how often a join checks its own admission */
+/* ...reading its status from the store again only when the store changed, or at least this
+ * often (issue 33: fleet_join.c, own_status) */
+#define MERO_FLEET_JOIN_STATUS_MAX_AGE_MS 1000u
+#define MERO_MAX_ADMITTER_ADDRS           8u     /* MAX_ADMITTER_MACHINES */
+#define MERO_ADM_REQUEST_TIMEOUT_MS       15000u /* one stream exchange, dial included */
 
 struct mero_admission_env {
     uv_loop_t *loop;
@@ -149,6 +152,7 @@ struct mero_admission {
     unsigned long refused;
     unsigned long offers;
     unsigned long keys_recovered; /* GroupKeyRequest answers opened and stored */
+    unsigned long status_reads;   /* a fleet join's reads of its own status (fleet_join.c) */
     uint64_t answered_ms;         /* when we last answered an offer with a quote (joiner side) */
     struct mero_adm_answered answered[MERO_ADM_ANSWERED_MAX]; /* verdict.c */
     size_t answered_next;
