@@ -172,8 +172,9 @@ static int render(struct mero_buf *b, const struct mero_node_metrics *m)
     MERO_TRY(sample1(b, "mero_admission_prompts_total", "fate", "forwarded", m->prompts_forwarded));
     MERO_TRY(sample1(b, "mero_admission_prompts_total", "fate", "held", m->prompts_held));
     MERO_TRY(family(b, "mero_signature_checks_total", "counter",
-                    "Signatures the governance fold checks again (account credentials, key "
-                    "envelopes), answered from the memory of those that verified or verified."));
+                    "Signatures checked again and again (TEE account credentials, key "
+                    "envelopes: every re-fold judges them once more), by whether the memory of "
+                    "those that verified answered or the signature was verified."));
     MERO_TRY(sample1(b, "mero_signature_checks_total", "answer", "memory", m->sig_memo_hits));
     MERO_TRY(sample1(b, "mero_signature_checks_total", "answer", "verified", m->sig_memo_misses));
     MERO_TRY(per_namespace(b, m));

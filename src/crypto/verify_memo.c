@@ -6,23 +6,21 @@
  * signature checks were half of all the nodes' CPU. The answer for one (public key, signature,
  * message) is fixed, so a triple that verified once is answered from memory after.
  *
- * Invariants: only a triple that verified is remembered, under the BLAKE2b-256 of the whole
- * triple (the key and signature have fixed lengths, the message's length is hashed with it),
- * so a hit needs a hash collision to be wrong; a failure is never remembered and is checked
- * again every time. The memory is MERO_VERIFY_MEMO_SLOTS fixed slots (direct-mapped, a newer
- * triple replaces an older one in its slot: forgetting only costs a verification), allocated
- * once with the process, behind one mutex: any thread may call.
+ * Invariants: only a triple that verified is remembered, under the SHA-256 of key || signature
+ * || message (the key and signature have fixed lengths and the message comes last, so no two
+ * triples concatenate alike), so a hit needs a hash collision to be wrong; a failure is never
+ * remembered and is checked again every time. The memory is MERO_VERIFY_MEMO_SLOTS fixed slots
+ * (direct-mapped, a newer triple replaces an older one in its slot: forgetting only costs a
+ * verification), allocated once with the process, behind one mutex: any thread may call.
  */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
-#include <sodium.h>
-
 #include "mero/crypto.h"
 
-#define MEMO_KEY_LEN crypto_generichash_BYTES /* 32 */
+#define MEMO_KEY_LEN MERO_SHA256_LEN
 
 static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t memo[MERO_VERIFY_MEMO_SLOTS][MEMO_KEY_LEN]; /* all zero: nothing remembered */
@@ -31,18 +29,12 @@ static uint64_t memo_hits, memo_misses;
 static void memo_key(uint8_t key[static MEMO_KEY_LEN], const uint8_t *sig, const void *msg,
                      size_t n, const uint8_t *pk)
 {
-    crypto_generichash_state st;
-    uint8_t len[sizeof(uint64_t)];
-    uint64_t v = (uint64_t)n;
-    for (size_t i = 0; i < sizeof(len); i++) {
-        len[i] = (uint8_t)(v >> (8 * i));
-    }
-    crypto_generichash_init(&st, NULL, 0, MEMO_KEY_LEN);
-    crypto_generichash_update(&st, pk, MERO_ED25519_PK_LEN);
-    crypto_generichash_update(&st, sig, MERO_ED25519_SIG_LEN);
-    crypto_generichash_update(&st, len, sizeof(len));
-    crypto_generichash_update(&st, msg, n);
-    crypto_generichash_final(&st, key, MEMO_KEY_LEN);
+    struct mero_sha256 st;
+    mero_sha256_init(&st);
+    mero_sha256_update(&st, pk, MERO_ED25519_PK_LEN);
+    mero_sha256_update(&st, sig, MERO_ED25519_SIG_LEN);
+    mero_sha256_update(&st, msg, n);
+    mero_sha256_final(&st, key);
 }
 
 static size_t memo_slot(const uint8_t key[static MEMO_KEY_LEN])
@@ -59,7 +51,7 @@ int mero_ed25519_verify_memo(const uint8_t sig[static MERO_ED25519_SIG_LEN], con
     memo_key(key, sig, msg, n, pk);
     size_t slot = memo_slot(key);
     pthread_mutex_lock(&memo_lock);
-    bool hit = sodium_memcmp(memo[slot], key, MEMO_KEY_LEN) == 0;
+    bool hit = mero_ct_eq(memo[slot], key, MEMO_KEY_LEN);
     memo_hits += hit;
     memo_misses += !hit;
     pthread_mutex_unlock(&memo_lock);
