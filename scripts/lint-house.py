@@ -53,7 +53,7 @@ OWNER = {h: m for m, hs in PUBLIC.items() for h in hs.split()}
 GOV_FLOORS = {
     0: "op op_codec op_seal identity keys",
     1: "store secrets",
-    2: "query project purge_marks reach_role",
+    2: "query project purge_marks reach_role fold_table",
     3: "admission_rules fold_commute fold_replay release_hook warrant",
     4: "apply apply_ev apply_tee apply_sealed fold fold_diff intent",
     5: "actions admit reach maint",

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * fold.c - the canonical order of a namespace's ops and the fold over it (issue 30,
- * docs/governance.md "State resolution"). Every op a node stores has a place computed from the
- * ops alone: (depth, class, hash), where depth is 1 + the greatest depth of its parents
- * (NamespaceCreated: 0), class 0 for the ops that change authority (AdminChanged,
+ * fold.c - the fold of a namespace's ops in their canonical order (issue 30, docs/governance.md
+ * "State resolution"; the order and the `fold` table: fold_table.c). Every op a node stores has
+ * a place computed from the ops alone: (depth, class, hash), where depth is 1 + the greatest depth
+ * of its parents (NamespaceCreated: 0), class 0 for the ops that change authority (AdminChanged,
  * MemberRemoved, MemberRoleSet, MemberLeft, the policy ops) and 1 for the rest, and the hash
  * breaks the remaining ties. The derived state is the fold of the rules over the ops in that
  * order; each op's outcome (effective, rejected with its reason, or deferred for a key) is
@@ -17,9 +17,10 @@
  * later op rewrites its row, that row is kept); any other - a late op, or a key that makes a
  * deferred op readable - re-folds the namespace from its first op (mero__gov_refold), and the
  * membership that changed is reported as events after the fact. The re-fold judges each op in a
- * savepoint of its own, except the kinds whose handler refuses before it writes (apply.c).
+ * savepoint of its own, except the kinds whose handler refuses before it writes (apply.c), and
+ * stores the outcomes it changed when the last op is folded (no rule reads an outcome), in the
+ * `fold` table's key order.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,21 +28,7 @@
 #include "gov/fold_replay_internal.h"
 #include "mero/log.h"
 
-#define ORDER_FIRST_CAP 64 /* ops of a namespace read before the order array first grows */
-
-static const char SQL_DEPTH[] = "SELECT depth FROM fold WHERE hash = ?";
-static const char SQL_LAST[] =
-    "SELECT depth, cls, hash FROM fold WHERE ns = ? ORDER BY depth DESC, cls DESC, hash DESC"
-    " LIMIT 1";
-static const char SQL_FOLD_PUT[] =
-    "INSERT OR REPLACE INTO fold(hash, ns, depth, cls, state, reason) VALUES(?, ?, ?, ?, ?, ?)";
-static const char SQL_FOLD_STATE[] = "UPDATE fold SET state = ?, reason = ? WHERE hash = ?";
-/* each op's place, stored outcome and log row, in canonical order; then its bytes by row */
-static const char SQL_FOLD_ORDER[] =
-    "SELECT f.hash, f.state, f.depth, o.seq FROM fold f LEFT JOIN ops o ON o.hash = f.hash"
-    " WHERE f.ns = ? ORDER BY f.depth, f.cls, f.hash";
 static const char SQL_OP_BYTES[] = "SELECT bytes FROM ops WHERE seq = ?";
-static const char SQL_STATE_OF[] = "SELECT state, reason FROM fold WHERE hash = ?";
 static const char SQL_PRINCIPAL[] =
     "SELECT 1 FROM principals WHERE ns = ?1 AND member = ?2 UNION ALL SELECT 1 FROM members m"
     " JOIN groups g ON g.id = m.grp WHERE m.member = ?2 AND g.ns = ?1 LIMIT 1";
@@ -59,136 +46,6 @@ static const char *const clear_ns_sql[] = {
     "DELETE FROM deferred WHERE ns = ?1",
     "DELETE FROM groups WHERE ns = ?1",
 };
-
-int mero__gov_fold_class(const struct mero_op *op)
-{
-    if (op->scope == MERO_SCOPE_ROOT) {
-        return op->kind == MERO_ROOT_ADMIN_CHANGED ? 0 : 1;
-    }
-    if (op->scope != MERO_SCOPE_GROUP) {
-        return 1; /* the encrypted form carries only admissions */
-    }
-    switch (op->kind) {
-    case MERO_GROUP_MEMBER_REMOVED:
-    case MERO_GROUP_MEMBER_ROLE_SET:
-    case MERO_GROUP_MEMBER_LEFT:
-    case MERO_GROUP_TEE_POLICY_SET:
-    case MERO_GROUP_TEE_POLICY_SET_V2:
-    case MERO_GROUP_TEE_RELEASE_POLICY_SET:
-    case MERO_GROUP_TEE_RELEASE_POLICY_SET_V2:
-        return 0;
-    default:
-        return 1;
-    }
-}
-
-int mero__gov_fold_key(struct mero_store *s, const struct mero_op *op,
-                       const uint8_t hash[MERO_OP_ID_LEN], struct gov_fold_key *k)
-{
-    memset(k, 0, sizeof(*k));
-    memcpy(k->hash, hash, sizeof(k->hash));
-    k->cls = mero__gov_fold_class(op);
-    for (uint32_t i = 0; i < op->n_parents; i++) {
-        sqlite3_stmt *st = mero__gov_stmt(s, SQL_DEPTH);
-        if (st == NULL) {
-            return -MERO_EIO;
-        }
-        sqlite3_bind_blob(st, 1, op->parents[i], MERO_OP_ID_LEN, SQLITE_STATIC);
-        int rc = sqlite3_step(st);
-        int64_t d = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-        sqlite3_reset(st);
-        if (d < 0) {
-            return -MERO_EIO; /* a stored parent always has its place */
-        }
-        if ((uint64_t)d + 1 > k->depth) {
-            k->depth = (uint64_t)d + 1;
-        }
-    }
-    return 0;
-}
-
-static int key_cmp(const struct gov_fold_key *a, const struct gov_fold_key *b)
-{
-    if (a->depth != b->depth) {
-        return a->depth < b->depth ? -1 : 1;
-    }
-    if (a->cls != b->cls) {
-        return a->cls < b->cls ? -1 : 1;
-    }
-    return memcmp(a->hash, b->hash, sizeof(a->hash));
-}
-
-int mero__gov_fold_is_last(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
-                           const struct gov_fold_key *k, bool *last)
-{
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_LAST);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    *last = true;
-    if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 2) == MERO_OP_ID_LEN) {
-        struct gov_fold_key top = {.depth = (uint64_t)sqlite3_column_int64(st, 0),
-                                   .cls = sqlite3_column_int(st, 1)};
-        memcpy(top.hash, sqlite3_column_blob(st, 2), sizeof(top.hash));
-        *last = key_cmp(k, &top) > 0;
-    }
-    sqlite3_reset(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -MERO_EIO;
-}
-
-int mero__gov_fold_put(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
-                       const struct gov_fold_key *k, int state, const char *reason)
-{
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_FOLD_PUT);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    sqlite3_bind_blob(st, 1, k->hash, MERO_OP_ID_LEN, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 2, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, (sqlite3_int64)k->depth);
-    sqlite3_bind_int(st, 4, k->cls);
-    sqlite3_bind_int(st, 5, state);
-    sqlite3_bind_text(st, 6, reason != NULL ? reason : "", -1, SQLITE_STATIC);
-    return mero__gov_step_done(st);
-}
-
-static int fold_state_set(struct mero_store *s, const uint8_t hash[MERO_OP_ID_LEN], int state,
-                          const char *reason)
-{
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_FOLD_STATE);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    sqlite3_bind_int(st, 1, state);
-    sqlite3_bind_text(st, 2, reason != NULL ? reason : "", -1, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 3, hash, MERO_OP_ID_LEN, SQLITE_STATIC);
-    return mero__gov_step_done(st);
-}
-
-int mero_gov_op_state(struct mero_store *s, const uint8_t hash[static MERO_OP_ID_LEN], int *state,
-                      char *reason, size_t cap)
-{
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_STATE_OF);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    sqlite3_bind_blob(st, 1, hash, MERO_OP_ID_LEN, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *state = sqlite3_column_int(st, 0);
-        if (reason != NULL && cap > 0) {
-            const char *r = (const char *)sqlite3_column_text(st, 1);
-            snprintf(reason, cap, "%s", r != NULL ? r : "");
-        }
-    }
-    sqlite3_reset(st);
-    if (rc == SQLITE_DONE) {
-        return -MERO_ENOTFOUND;
-    }
-    return rc == SQLITE_ROW ? 0 : -MERO_EIO;
-}
 
 bool mero__gov_is_principal(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
                             const uint8_t member[MERO_IDENTITY_LEN])
@@ -289,60 +146,6 @@ static int clear_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN])
     return 0;
 }
 
-/* One op of the fold: its place's hash, stored outcome, depth and log row. */
-struct fold_entry {
-    uint8_t hash[MERO_OP_ID_LEN];
-    int prior;
-    uint64_t depth;
-    int64_t seq;
-};
-
-/* ns's ops in canonical order. *out owned. */
-static int order_of(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], struct fold_entry **out,
-                    size_t *n)
-{
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_FOLD_ORDER);
-    if (st == NULL) {
-        return -MERO_EIO;
-    }
-    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
-    struct fold_entry *v = NULL;
-    size_t cnt = 0, cap = 0;
-    int rc = 0, step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (sqlite3_column_bytes(st, 0) != MERO_OP_ID_LEN ||
-            sqlite3_column_type(st, 3) != SQLITE_INTEGER) {
-            rc = -MERO_EIO; /* every op of the fold is in the log */
-            break;
-        }
-        if (cnt == cap) {
-            cap = cap ? cap * 2 : ORDER_FIRST_CAP;
-            struct fold_entry *nv = realloc(v, cap * sizeof(*nv));
-            if (nv == NULL) {
-                rc = -MERO_ENOMEM;
-                break;
-            }
-            v = nv;
-        }
-        struct fold_entry *f = &v[cnt++];
-        memcpy(f->hash, sqlite3_column_blob(st, 0), MERO_OP_ID_LEN);
-        f->prior = sqlite3_column_int(st, 1);
-        f->depth = (uint64_t)sqlite3_column_int64(st, 2);
-        f->seq = sqlite3_column_int64(st, 3);
-    }
-    if (rc == 0 && step != SQLITE_DONE) {
-        rc = -MERO_EIO;
-    }
-    sqlite3_reset(st);
-    if (rc < 0) {
-        free(v);
-        return rc;
-    }
-    *out = v;
-    *n = cnt;
-    return 0;
-}
-
 /* Fold one stored op (not the late one): decode it from the log and judge it, no events. The
  * op's bytes are read in place (the row statement is only reset once the op is judged). */
 /* The last effective key rotation of each group in the fold (every group that rotates: the
@@ -408,7 +211,7 @@ static int rotations_current(struct mero_store *s, const struct rotations *r)
 /* Fold one stored op (not the late one) whose stored outcome is prior: replay it where r
  * allows (fold_replay.c), else decode and judge it, no events. *judged: it was judged. The op's
  * bytes are read in place (the row statement is only reset once the op is folded). */
-static int fold_stored(struct mero_store *s, const struct fold_entry *f, const uint8_t *us,
+static int fold_stored(struct mero_store *s, const struct gov_fold_entry *f, const uint8_t *us,
                        struct gov_replay *r, int *state, bool *judged, struct rotations *rot,
                        struct mero_err *reason, struct mero_err *err)
 {
@@ -422,10 +225,10 @@ static int fold_stored(struct mero_store *s, const struct fold_entry *f, const u
         return mero_err_set(err, MERO_EINTERNAL, "an op of the fold is missing from the log");
     }
     uint64_t seq = (uint64_t)f->seq;
-    const uint8_t *hash = f->hash;
+    const uint8_t *hash = f->k.hash;
     const uint8_t *bytes = sqlite3_column_blob(st, 0);
     size_t len = (size_t)sqlite3_column_bytes(st, 0);
-    uint64_t depth = f->depth;
+    uint64_t depth = f->k.depth;
     int prior = f->prior;
     struct mero_op op;
     struct mero_err e = {0};
@@ -471,13 +274,13 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
 {
     struct rotations rot_ = {0}, *rot = &rot_;
     struct gov_replay replay;
-    struct fold_entry *order = NULL;
+    struct gov_fold_entry *order = NULL;
     size_t n = 0;
     int rc;
     MERO_TRY_OUT(clear_ns(s, ns));
-    s->fold = (struct gov_fold_facts){.on = true, .undeferred = true};
+    s->fold = (struct gov_fold_facts){.on = true, .undeferred = true, .undenied = true};
     memcpy(s->fold.ns, ns, MERO_NS_ID_LEN);
-    MERO_TRY_OUT(order_of(s, ns, &order, &n));
+    MERO_TRY_OUT(mero__gov_fold_order(s, ns, &order, &n));
     uint8_t us_buf[MERO_IDENTITY_LEN];
     const uint8_t *us = mero__gov_our_pk(s, ns, us_buf) ? us_buf : NULL;
     mero__gov_replay_start(&replay, late != NULL);
@@ -485,7 +288,7 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
         int state = GOV_FOLD_EFFECTIVE;
         bool judged = true;
         struct mero_err why = {0};
-        bool is_late = late != NULL && memcmp(order[i].hash, late->hash, MERO_OP_ID_LEN) == 0;
+        bool is_late = late != NULL && memcmp(order[i].k.hash, late->hash, MERO_OP_ID_LEN) == 0;
         if (is_late) {
             /* the late op is judged with its own events (keys delivered to us, ...) */
             bool was = s->rebuilding;
@@ -510,15 +313,16 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
         }
         /* a replayed op keeps its stored outcome and reason */
         if (state != order[i].prior || (state == GOV_FOLD_REJECTED && judged) || is_late) {
-            MERO_TRY_OUT(
-                fold_state_set(s, order[i].hash, state, state == GOV_FOLD_REJECTED ? why.msg : ""));
+            MERO_TRY_OUT(mero__gov_fold_outcome_keep(&order[i], state,
+                                                     state == GOV_FOLD_REJECTED ? why.msg : ""));
         }
     }
+    MERO_TRY_OUT(mero__gov_fold_outcomes_store(s, ns, order, n));
     rc = rotations_current(s, rot);
 out:
     memset(&s->fold, 0, sizeof(s->fold));
     free(rot->v);
-    free(order);
+    mero__gov_fold_order_free(order, n);
     return rc;
 }
 
@@ -552,7 +356,7 @@ static int refold_commuting(struct actx *a, bool superseded, int *late_state,
         MERO_TRY(
             mero__gov_ev(a, MERO_EV_MEMBER_ROLE_SET, op->group_id, op->member, op->role, NULL));
     }
-    MERO_TRY(fold_state_set(a->s, a->hash, state, ""));
+    MERO_TRY(mero__gov_fold_state_set(a->s, a->op->ns, a->hash, state, ""));
     if (late_state != NULL) {
         *late_state = state;
     }

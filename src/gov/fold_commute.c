@@ -30,14 +30,14 @@
 #include "gov/fold_replay_internal.h" /* mero__gov_footprint */
 #include "gov/gov_internal.h"
 
-static const char SQL_PLACE[] = "SELECT depth, cls FROM fold WHERE hash = ?";
+static const char SQL_PLACE[] = "SELECT depth, cls FROM fold WHERE ns = ? AND hash = ?";
 /* the ops after (before) a place, in no particular order (the answer does not depend on it) */
 static const char SQL_AFTER[] = "SELECT o.bytes, f.hash FROM fold f JOIN ops o ON o.hash = f.hash"
                                 " WHERE f.ns = ?1 AND (f.depth, f.cls, f.hash) > (?2, ?3, ?4)";
 static const char SQL_BEFORE[] = "SELECT o.bytes, f.hash FROM fold f JOIN ops o ON o.hash = f.hash"
                                  " WHERE f.ns = ?1 AND (f.depth, f.cls, f.hash) < (?2, ?3, ?4)";
 /* a rewrite's outcome, read only for the rewrites (the scans above stay on the index) */
-static const char SQL_STATE[] = "SELECT state FROM fold WHERE hash = ?";
+static const char SQL_STATE[] = "SELECT state FROM fold WHERE ns = ? AND hash = ?";
 
 static bool names(const struct mero_op *late, const uint8_t *id)
 {
@@ -103,13 +103,15 @@ struct scan {
     bool rewritten; /* a later rewrite is effective */
 };
 
-static int state_of(struct mero_store *s, const void *hash, int *state)
+static int state_of(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], const void *hash,
+                    int *state)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_STATE);
     if (st == NULL) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, hash, MERO_OP_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, hash, MERO_OP_ID_LEN, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     *state = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : GOV_FOLD_DEFERRED;
     sqlite3_reset(st);
@@ -126,7 +128,7 @@ static int judge(struct mero_store *s, struct scan *sc, const struct mero_op *op
     }
     if (rewrites(sc->late, op)) {
         int state;
-        MERO_TRY(state_of(s, hash, &state));
+        MERO_TRY(state_of(s, sc->late->ns, hash, &state));
         /* a deferred one may still be judged again when its key arrives */
         sc->conflict = state == GOV_FOLD_DEFERRED;
         sc->rewritten = sc->rewritten || state == GOV_FOLD_EFFECTIVE;
@@ -190,7 +192,8 @@ int mero__gov_fold_commutes(struct mero_store *s, const struct mero_op *late,
     if (st == NULL) {
         return -MERO_EIO;
     }
-    sqlite3_bind_blob(st, 1, hash, MERO_OP_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 1, late->ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, hash, MERO_OP_ID_LEN, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_ROW) {
         sqlite3_reset(st);
         return -MERO_EIO; /* the late op's place is stored before it is judged */

@@ -49,6 +49,8 @@ struct mero_store {
         bool undeferred; /* no deferral written since the clear (a savepoint that
                           * undoes one leaves this false: a read again) */
         bool root_seen;  /* the namespace's root group row was read (in_ns) */
+        bool undenied;   /* no deny entry written since the clear (one undone by a savepoint
+                          * leaves this false) */
     } fold;
 };
 
@@ -82,7 +84,7 @@ int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op,
 /* Re-fold every namespace holding a deferred encrypted op whose key we now hold. */
 void mero__gov_unseal(struct mero_store *s);
 
-/* ---- issue 30: the canonical order and the fold (src/gov/fold.c) ---- */
+/* ---- issue 30: the canonical order (src/gov/fold_table.c) and the fold (src/gov/fold.c) ---- */
 /* An op's outcome at its place in the fold (the `fold` table's state). */
 enum {
     GOV_FOLD_REJECTED = MERO_OP_REJECTED,
@@ -104,6 +106,27 @@ int mero__gov_fold_is_last(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN
                            const struct gov_fold_key *k, bool *last);
 int mero__gov_fold_put(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
                        const struct gov_fold_key *k, int state, const char *reason);
+int mero__gov_fold_state_set(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                             const uint8_t hash[MERO_OP_ID_LEN], int state, const char *reason);
+/* One op as a re-fold walks it: its place, stored outcome (prior) and log row; then the outcome
+ * this fold gives it, when that is to be stored (store; reason owned). */
+struct gov_fold_entry {
+    struct gov_fold_key k;
+    int prior;
+    int64_t seq;
+    bool store;
+    int state;
+    char *reason;
+};
+/* ns's ops in canonical order (*out owned: mero__gov_fold_order_free). */
+int mero__gov_fold_order(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                         struct gov_fold_entry **out, size_t *n);
+/* f's outcome in this fold (its reason copied), written by mero__gov_fold_outcomes_store once
+ * the fold is over: no rule reads an op's stored outcome while a fold runs. */
+int mero__gov_fold_outcome_keep(struct gov_fold_entry *f, int state, const char *reason);
+int mero__gov_fold_outcomes_store(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                                  struct gov_fold_entry *order, size_t n);
+void mero__gov_fold_order_free(struct gov_fold_entry *order, size_t n);
 /* Whether member has held a row in ns (an op of theirs the rules refuse is still kept). */
 bool mero__gov_is_principal(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
                             const uint8_t member[MERO_IDENTITY_LEN]);

@@ -121,6 +121,11 @@ int mero__gov_row_del(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN]
 int mero__gov_deny(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
                    const uint8_t member[MERO_IDENTITY_LEN], bool on)
 {
+    if (on) {
+        s->fold.undenied = false;
+    } else if (s->fold.on && s->fold.undenied) {
+        return 0; /* a fold cleared its namespace's deny entries and has written none since */
+    }
     STMT(st, on ? SQL_DENY_ON : SQL_DENY_OFF);
     BLOB(st, 1, grp);
     BLOB(st, 2, member);

@@ -111,6 +111,80 @@ TEST(store_wal_full_and_reopen)
     mero_store_close(s);
 }
 
+/* issue 30 (migration 7): a schema-6 store, whose fold table is keyed by hash alone, keeps every
+ * stored outcome and reason when its table is keyed by (ns, hash), and folds as before. */
+TEST(a_schema_6_fold_table_keeps_its_outcomes)
+{
+    char p[512];
+    CHECK(tmp_path("schema6.db", p, sizeof(p)) != NULL);
+    struct mero_store *s = NULL;
+    struct mero_err e = {0};
+    uint8_t ns[32], pk[32], sk[64];
+    CHECK_OK(mero_store_open(p, &s, &e));
+    CHECK_OK(mero_gov_create_namespace(s, ns, NULL, &e));
+    for (int i = 0; i < 3; i++) {
+        mero_ed25519_keypair(pk, sk);
+        CHECK_OK(mero_gov_add_member(s, ns, ns, pk, MERO_ROLE_MEMBER, NULL, &e));
+    }
+    struct mero_buf before, after;
+    mero_buf_init(&before, 1u << 20);
+    mero_buf_init(&after, 1u << 20);
+    CHECK_OK(mero_gov_dump(s, &before));
+    uint8_t(*heads)[MERO_OP_ID_LEN] = NULL;
+    size_t nh = 0;
+    CHECK_OK(mero_gov_heads(s, ns, &heads, &nh));
+    CHECK_EQ(nh, 1);
+    mero_store_close(s);
+    /* the schema-6 layout, with one outcome's reason marked */
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db,
+                       "CREATE TABLE fold_v6(hash BLOB PRIMARY KEY, ns BLOB NOT NULL,"
+                       " depth INTEGER NOT NULL, cls INTEGER NOT NULL, state INTEGER NOT NULL,"
+                       " reason TEXT NOT NULL DEFAULT '') WITHOUT ROWID;"
+                       "INSERT INTO fold_v6 SELECT hash, ns, depth, cls, state, reason FROM fold;"
+                       "DROP TABLE fold; ALTER TABLE fold_v6 RENAME TO fold;"
+                       "CREATE INDEX fold_order ON fold(ns, depth, cls, hash);"
+                       "PRAGMA user_version = 6",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_stmt *st = NULL;
+    CHECK(sqlite3_prepare_v2(db, "UPDATE fold SET reason = 'marked' WHERE hash = ?", -1, &st,
+                             NULL) == SQLITE_OK);
+    sqlite3_bind_blob(st, 1, heads[0], MERO_OP_ID_LEN, SQLITE_STATIC);
+    CHECK(sqlite3_step(st) == SQLITE_DONE);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    CHECK_OK(mero_store_open(p, &s, &e));
+    int state = -1;
+    char reason[64] = "";
+    CHECK_OK(mero_gov_op_state(s, heads[0], &state, reason, sizeof(reason)));
+    CHECK_EQ(state, MERO_OP_EFFECTIVE);
+    CHECK_STR_EQ(reason, "marked"); /* copied, not re-derived */
+    mero_store_close(s);
+    /* keyed by (ns, hash) now, and the schema is the newest */
+    CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+    CHECK(sqlite3_prepare_v2(db,
+                             "SELECT group_concat(name) FROM (SELECT name FROM"
+                             " pragma_table_info('fold') WHERE pk > 0 ORDER BY pk)",
+                             -1, &st, NULL) == SQLITE_OK);
+    CHECK(sqlite3_step(st) == SQLITE_ROW);
+    CHECK_STR_EQ((const char *)sqlite3_column_text(st, 0), "ns,hash");
+    sqlite3_finalize(st);
+    CHECK(sqlite3_exec(db, "UPDATE fold SET reason = ''", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    /* the same derived tables as before the migration, and the store keeps folding */
+    CHECK_OK(mero_store_open(p, &s, &e));
+    CHECK_OK(mero_gov_dump(s, &after));
+    CHECK_EQ(before.len, after.len);
+    CHECK(memcmp(before.data, after.data, before.len) == 0);
+    mero_ed25519_keypair(pk, sk);
+    CHECK_OK(mero_gov_add_member(s, ns, ns, pk, MERO_ROLE_MEMBER, NULL, &e));
+    mero_store_close(s);
+    free(heads);
+    mero_buf_cleanup(&before);
+    mero_buf_cleanup(&after);
+}
+
 TEST(op_table_is_append_only)
 {
     char p[512];
@@ -520,7 +594,8 @@ TEST(open_existing_never_creates_and_verify_finds_damage)
     mero_store_close(s);
 }
 
-MERO_TEST_MAIN(T(store_file_permissions), T(store_wal_full_and_reopen), T(op_table_is_append_only),
+MERO_TEST_MAIN(T(store_file_permissions), T(store_wal_full_and_reopen),
+               T(a_schema_6_fold_table_keeps_its_outcomes), T(op_table_is_append_only),
                T(apply_idempotent_and_missing_parent), T(ops_of_another_namespace_refused),
                T(rebuild_equals_incremental_after_random_history),
                T(sync_queries_page_through_the_log),
