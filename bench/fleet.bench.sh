@@ -64,9 +64,11 @@ if [ "${1:-}" = --one ]; then
     gossip_in_all() {
         for n in "${NODES[@]}"; do echo "${URL[$n]} ${TOKEN[$n]}"; done |
             xargs -P 16 -n 2 sh -c 'curl -s --max-time 10 -H "Authorization: Bearer $1" "$0/metrics"' |
-            awk '$1 == "mero_gossip_messages_total{direction=\"in\"}" {s += $2} END {printf "%d", s}'
+            awk '$1 == "mero_gossip_messages_total{direction=\"in\"}" {s += $2}
+                 $1 == "mero_admission_prompts_total{fate=\"unchecked\"}" {u += $2}
+                 END {printf "%d %d", s, u}'
     }
-    g0=$(gossip_in_all)
+    read -r g0 u0 <<<"$(gossip_in_all)"
     # FLEET_BENCH_PERF=FILE: a system-wide perf profile of the burst, written to FILE (call graphs:
     # FLEET_BENCH_PERF_CG, default fp; "dwarf,8192" unwinds through libsodium; FLEET_BENCH_PERF_HZ)
     [ -n "${FLEET_BENCH_PERF:-}" ] && {
@@ -77,8 +79,8 @@ if [ "${1:-}" = --one ]; then
     for n in $(tees); do fleet_join_bg "$n" "[\"$(paddr owner)\"]"; done
     fleet_join_wait $(tees)
     [ -n "${FLEET_BENCH_PERF:-}" ] && kill -INT "$PERF" && wait "$PERF"
-    g1=$(gossip_in_all)
-    echo "# N=$FLEET_N: gossip messages delivered over the burst: $(((g1 - g0) / FLEET_N)) per node, $((g1 - g0)) in all" >&2
+    read -r g1 u1 <<<"$(gossip_in_all)"
+    echo "# N=$FLEET_N: gossip messages delivered over the burst: $(((g1 - g0) / FLEET_N)) per node, $((g1 - g0)) in all; prompts dropped before a signature check: $((u1 - u0)) in all" >&2
     adm=$(admitted_count)
     # when each answer landed (its status file's mtime), in s after the burst began, sorted:
     # shows whether admissions come steadily or in waves (e.g. of the re-prompt period). The

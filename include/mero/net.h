@@ -101,6 +101,14 @@ void mero_net_config_default(struct mero_net_config *cfg);
  * asked before it is admitted to the inbound budget (and before on_peer). It must not call
  * back into the net. NULL: every peer is a stranger.
  *
+ * gossip_noop (issue 33): asked about a new message on a subscribed topic before its signature
+ * is checked, with the author it claims: nonzero when on_gossip would make nothing of it and
+ * return MERO_NET_IGNORE whether it is genuine or forged (an admission prompt this node
+ * forwarded and answered within the reissue gap). Such a message is dropped unverified: not
+ * delivered, not forwarded, not remembered as seen (a forged copy cannot shadow the genuine
+ * one), and no fault of the sender's. It must not change any state on the strength of the
+ * unverified message. NULL: every message is verified.
+ *
  * All may be NULL.
  */
 struct mero_net_callbacks {
@@ -108,6 +116,8 @@ struct mero_net_callbacks {
                      size_t len);
     void (*on_peer)(void *ud, const char *peer_id, int connected);
     int (*peer_priority)(void *ud, const char *peer_id);
+    int (*gossip_noop)(void *ud, const char *topic, const char *from, const uint8_t *data,
+                       size_t len);
 };
 
 /*
@@ -310,6 +320,8 @@ struct mero_net_gossip_stats {
     /* issue 33: peer exchange - records we put into PRUNEs, records we received that verified,
      * dials we started for them */
     uint64_t px_records_sent, px_records_accepted, px_dials;
+    /* issue 33: messages dropped before their signature was checked (gossip_noop) */
+    uint64_t unverified_ignored;
 };
 /* The counters above (all zero without gossip). Loop thread. */
 void mero_net_gossip_stats(const struct mero_net *net, struct mero_net_gossip_stats *out);

@@ -584,8 +584,9 @@ struct mero_node_metrics {
     uint64_t peers;         /* connected libp2p peers */
     uint64_t conns_trimmed; /* issue 33: connections the connection manager trimmed */
     uint64_t gossip_in, gossip_out;
-    /* issue 33: admission prompts heard from others, passed on to the mesh or held back */
-    uint64_t prompts_forwarded, prompts_held;
+    /* issue 33: admission prompts heard from others, passed on to the mesh or held back; and
+     * those dropped before their signature was checked, since they could only be held back */
+    uint64_t prompts_forwarded, prompts_held, prompts_unchecked;
     uint64_t purges;       /* self-purges completed (namespace or subgroup) */
     uint64_t gov_rejected; /* issue 30: received ops kept without effect */
     /* issue 33: signature checks a re-fold repeats, answered from memory or verified */

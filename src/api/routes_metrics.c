@@ -171,6 +171,7 @@ static int render(struct mero_buf *b, const struct mero_node_metrics *m)
                     "them to its gossip mesh or held them back (one per publisher per 5 s)."));
     MERO_TRY(sample1(b, "mero_admission_prompts_total", "fate", "forwarded", m->prompts_forwarded));
     MERO_TRY(sample1(b, "mero_admission_prompts_total", "fate", "held", m->prompts_held));
+    MERO_TRY(sample1(b, "mero_admission_prompts_total", "fate", "unchecked", m->prompts_unchecked));
     MERO_TRY(family(b, "mero_signature_checks_total", "counter",
                     "Signatures checked again and again (TEE account credentials, key "
                     "envelopes: every re-fold judges them once more), by whether the memory of "

@@ -211,6 +211,17 @@ static void handle_msg(struct mero__gossip *g, struct mero__gpeer *p, const stru
     if (mero__gs_seen_check_add(g, id, sizeof(pb) + 8, 0)) {
         return;
     }
+    if (mero__gs_topic_find(g, topic) == NULL) {
+        return; /* not subscribed: not delivered, not forwarded, so not worth a signature check */
+    }
+    if (mero__peer_id_str_from_bytes(m->from, m->from_n, from_s) < 0) {
+        return;
+    }
+    if (g->net->cb.gossip_noop &&
+        g->net->cb.gossip_noop(g->net->ud, topic, from_s, m->data ? m->data : pb, m->data_n)) {
+        g->stats.unverified_ignored++; /* nothing would come of it, genuine or not */
+        return;
+    }
     mero_buf_init(&sb, m->rawlen + SIGN_PREFIX_ROOM);
     ok = mero__rpc_sign_bytes(m, &sb) == 0 && mero_ed25519_verify(m->sig, sb.data, sb.len, pk) == 0;
     mero_buf_cleanup(&sb);
@@ -220,13 +231,7 @@ static void handle_msg(struct mero__gossip *g, struct mero__gpeer *p, const stru
         return;
     }
     (void)mero__gs_seen_check_add(g, id, sizeof(pb) + 8, 1);
-    struct mero__gs_topic *t = mero__gs_topic_find(g, topic);
-    if (t == NULL) {
-        return; /* not subscribed: not delivered, not forwarded */
-    }
-    if (mero__peer_id_str_from_bytes(m->from, m->from_n, from_s) < 0) {
-        return;
-    }
+    struct mero__gs_topic *t;
     struct mero__conn *c = p->c;
     int verdict = 0;
     g->stats.delivered++;

@@ -92,6 +92,7 @@ int mero_node_metrics(struct mero_node *node, struct mero_node_metrics *out, str
         mero_net_gossip_stats(node->net, &gs);
         m.gossip_in = gs.delivered;
         m.gossip_out = gs.published;
+        m.prompts_unchecked = gs.unverified_ignored; /* only the admission layer answers noop */
     }
     m.gov_rejected = node->gov_rejected;
     mero_ed25519_memo_stats(&m.sig_memo_hits, &m.sig_memo_misses);

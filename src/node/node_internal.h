@@ -58,6 +58,11 @@ struct mero_node_hooks {
      */
     int (*on_gossip)(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], const char *from,
                      const uint8_t *data, size_t len);
+    /* issue 33: asked before such a message's signature is checked, with the author it claims:
+     * true when on_gossip would make nothing of it, genuine or not (mero_net_callbacks'
+     * gossip_noop). Records nothing. NULL: every such message is checked. */
+    bool (*gossip_noop)(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], const char *from,
+                        const uint8_t *data, size_t len);
     void *gossip_state;
     /*
      * issue 16: a read or an apply in node/context/ met key_id of group, which this node lacks:

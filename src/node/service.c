@@ -128,6 +128,21 @@ static int on_gossip(void *ud, const char *topic, const char *from, const uint8_
     }
 }
 
+/* issue 33 (mero_net_callbacks.gossip_noop): a message on a namespace topic that on_gossip
+ * would hand to the admission layer, which can tell it would come to nothing, is dropped
+ * before its signature is checked. Ops and deltas are always checked. */
+static int gossip_noop(void *ud, const char *topic, const char *from, const uint8_t *data,
+                       size_t len)
+{
+    struct mero_node *node = ud;
+    uint8_t ns[MERO_NS_ID_LEN];
+    if (node->hooks.gossip_noop == NULL || len < 1 || data[0] == MERO_GOSSIP_OP ||
+        data[0] == MERO_GOSSIP_DELTA || mero__node_topic_ns(topic, ns) < 0) {
+        return 0;
+    }
+    return node->hooks.gossip_noop(node, ns, from, data, len);
+}
+
 static void on_peer(void *ud, const char *peer_id, int connected)
 {
     struct mero_node *node = ud;
@@ -200,8 +215,10 @@ int mero__node_service_start(struct mero_node *node, struct mero_err *err)
     MERO_TRY(mero__node_check_gov(node, err));
     MERO_TRY(mero__node_ctx_open(node, err));
 
-    struct mero_net_callbacks cb = {
-        .on_gossip = on_gossip, .on_peer = on_peer, .peer_priority = mero__node_peer_priority};
+    struct mero_net_callbacks cb = {.on_gossip = on_gossip,
+                                    .on_peer = on_peer,
+                                    .peer_priority = mero__node_peer_priority,
+                                    .gossip_noop = gossip_noop};
     struct mero_net_config ncfg;
     mero__node_netcfg_apply(&node->cfg, &ncfg);
     int rc = mero_net_new(node->loop, node->id_sk, &ncfg, &cb, node, &node->net);

@@ -108,6 +108,9 @@ check "promtool check metrics passes (replica)" lint t1
 # admission's apply); both answers of the memory are exposed
 check "the owner checked a credential's signature" eval '[ "$(value owner "mero_signature_checks_total{answer=\"verified\"}")" -gt 0 ]'
 check "the memory's answers are exposed" eval '[ -n "$(value owner "mero_signature_checks_total{answer=\"memory\"}")" ]'
+# issue 33: the prompts' fates, the ones dropped before a signature check included
+PROMPTS='mero_admission_prompts_total{fate='
+check "the prompts' three fates are exposed" eval '[ -n "$(value owner "${PROMPTS}\"forwarded\"}")" ] && [ -n "$(value owner "${PROMPTS}\"held\"}")" ] && [ -n "$(value owner "${PROMPTS}\"unchecked\"}")" ]'
 
 # eviction: t1 purges the namespace and counts it
 check "t1 counts no purge yet" eval '[ "$(value t1 mero_purges_total)" = 0 ]'

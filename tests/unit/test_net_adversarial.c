@@ -515,20 +515,27 @@ static int at_send_rpc(struct at_sess *a, uint32_t sid, const struct mero_buf *r
     return rc;
 }
 
+/* Two gossip authors from seed bytes s1 and s2: their secret keys, and the first one's peer id
+ * (the `from` a message of either may claim). */
+static void two_authors(uint8_t s1, uint8_t s2, uint8_t sk[64], uint8_t sk2[64], uint8_t from[38])
+{
+    uint8_t seed[32], pk[32], pk2[32];
+    memset(seed, s1, sizeof(seed));
+    mero_ed25519_from_seed(pk, sk, seed);
+    memset(seed, s2, sizeof(seed));
+    mero_ed25519_from_seed(pk2, sk2, seed);
+    mero__peer_id_bytes_from_pk(pk, from);
+}
+
 /* Three messages on "sig": one good, one with its data changed after signing, one whose
  * `from` names another key than the one that signed it. */
 static void attack_gossip_signatures(void)
 {
     static struct at_sess a;
-    uint8_t seed[32], pk[32], sk[64], pk2[32], sk2[64], from[38], from2[38];
+    uint8_t sk[64], sk2[64], from[38];
     uint8_t seq[8] = {0, 0, 0, 0, 0, 0, 0, 1};
     struct mero_buf m1, m2, m3, rpc;
-    memset(seed, 0x5a, 32);
-    mero_ed25519_from_seed(pk, sk, seed);
-    memset(seed, 0x5b, 32);
-    mero_ed25519_from_seed(pk2, sk2, seed);
-    mero__peer_id_bytes_from_pk(pk, from);
-    mero__peer_id_bytes_from_pk(pk2, from2);
+    two_authors(0x5a, 0x5b, sk, sk2, from);
     mero_buf_init(&m1, 512);
     mero_buf_init(&m2, 512);
     mero_buf_init(&m3, 512);
@@ -567,9 +574,56 @@ static void attack_gossip_signatures(void)
     at_finish(&a, ok && still_open);
 }
 
+/* Issue 33 (gossip_noop): on "sig", a "skip" message with a forged signature sent twice, a
+ * genuine "skip", then a forged "nope" (which the application would act on). */
+static void attack_gossip_noop(void)
+{
+    static struct at_sess a;
+    uint8_t sk[64], sk2[64], from[38];
+    uint8_t seq[8] = {0, 0, 0, 0, 0, 0, 1, 1};
+    struct mero_buf forged, genuine, nope, rpc;
+    two_authors(0x5c, 0x5d, sk, sk2, from);
+    mero_buf_init(&forged, 512);
+    mero_buf_init(&genuine, 512);
+    mero_buf_init(&nope, 512);
+    mero_buf_init(&rpc, 4096);
+    int ok = at_session(&a) == 0 && at_open_meshsub(&a, 1) == 0;
+    /* signed by another key than the one `from` names */
+    ok = ok &&
+         mero__rpc_msg_build(&forged, sk2, from, 38, (const uint8_t *)"skip", 4, seq, "sig") == 0;
+    seq[7] = 2;
+    ok = ok &&
+         mero__rpc_msg_build(&genuine, sk, from, 38, (const uint8_t *)"skip", 4, seq, "sig") == 0;
+    seq[7] = 3;
+    ok = ok &&
+         mero__rpc_msg_build(&nope, sk2, from, 38, (const uint8_t *)"nope", 4, seq, "sig") == 0;
+    ok = ok && mero__rpc_put_sub(&rpc, 1, "sig") == 0 &&
+         mero__rpc_put_msg(&rpc, forged.data, forged.len) == 0 &&
+         mero__rpc_put_msg(&rpc, forged.data, forged.len) == 0 &&
+         mero__rpc_put_msg(&rpc, genuine.data, genuine.len) == 0 &&
+         mero__rpc_put_msg(&rpc, nope.data, nope.len) == 0 && at_send_rpc(&a, 1, &rpc) == 0;
+    sleep(1);
+    uint8_t b;
+    ssize_t k = recv(a.fd, &b, 1, MSG_DONTWAIT);
+    int still_open = k > 0 || (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+    mero_buf_cleanup(&forged);
+    mero_buf_cleanup(&genuine);
+    mero_buf_cleanup(&nope);
+    mero_buf_cleanup(&rpc);
+    at_finish(&a, ok && still_open);
+}
+
 /* ---- loop side ---- */
 
-static int gossip_good, gossip_bad;
+static int gossip_good, gossip_bad, gossip_noop_asked;
+/* The application's answer before the signature check: a "skip" would come to nothing. */
+static int gossip_noop(void *ud, const char *topic, const char *from, const uint8_t *d, size_t n)
+{
+    (void)ud;
+    (void)from;
+    gossip_noop_asked++;
+    return strcmp(topic, "sig") == 0 && n == 4 && memcmp(d, "skip", 4) == 0;
+}
 static int on_gossip(void *ud, const char *topic, const char *from, const uint8_t *d, size_t n)
 {
     (void)ud;
@@ -685,7 +739,7 @@ static void setup_nodes(void)
     cfg.handshake_timeout_ms = 3000;
     memset(seed, 0x11, 32);
     mero_ed25519_from_seed(pk, sk, seed);
-    struct mero_net_callbacks cb = {.on_gossip = on_gossip};
+    struct mero_net_callbacks cb = {.on_gossip = on_gossip, .gossip_noop = gossip_noop};
     if (mero_net_new(loop, sk, &cfg, &cb, NULL, &srv) < 0 || mero_net_subscribe(srv, "sig") < 0 ||
         mero_net_listen(srv, "/ip4/127.0.0.1/tcp/0") < 0 ||
         mero_net_handle(srv, "/t/echo", echo, NULL) < 0 ||
@@ -939,6 +993,27 @@ TEST(gossip_strictsign_enforced)
     CHECK_EQ(good_exchange(), 0);
 }
 
+/* Issue 33: a message the application says would come to nothing is dropped before its
+ * signature is checked: not delivered, no penalty for a forged one, and not remembered as seen
+ * (asked again for the second copy, so a forged copy cannot shadow the genuine one); any other
+ * is checked as before, and a forged one penalised. */
+TEST(gossip_noop_skips_the_signature_check)
+{
+    setup_nodes();
+    CHECK(srv_port > 0);
+    struct mero_net_gossip_stats before, after;
+    mero_net_gossip_stats(srv, &before);
+    gossip_good = gossip_bad = gossip_noop_asked = 0;
+    CHECK_MSG(run_attack(attack_gossip_noop) == 1, "connection closed or attack failed");
+    mero_net_gossip_stats(srv, &after);
+    CHECK_EQ(gossip_noop_asked, 4); /* both forged copies, the genuine one, the "nope" */
+    CHECK_EQ(after.unverified_ignored - before.unverified_ignored, 3);
+    CHECK_EQ(gossip_good + gossip_bad, 0);                         /* none delivered */
+    CHECK_EQ(after.invalid_messages - before.invalid_messages, 1); /* the "nope" only */
+    CHECK_EQ(after.delivered, before.delivered);
+    CHECK_EQ(good_exchange(), 0);
+}
+
 TEST(teardown)
 {
     setup_nodes();
@@ -953,6 +1028,6 @@ MERO_TEST_MAIN(T(garbage_after_connect), T(noise_bad_payload_signature), T(noise
                T(yamux_oversized_frame), T(yamux_window_overflow), T(yamux_data_beyond_window),
                T(yamux_stream_flood), T(gossip_oversized_rpc), T(gossip_oversized_rpc_with_fin),
                T(yamux_window_sized_frame_in_a_burst), T(slow_gossip_reader_is_dropped),
-               T(gossip_strictsign_enforced), T(keepalive_drops_a_silent_peer),
-               T(keepalive_keeps_an_answering_peer),
+               T(gossip_strictsign_enforced), T(gossip_noop_skips_the_signature_check),
+               T(keepalive_drops_a_silent_peer), T(keepalive_keeps_an_answering_peer),
                T(an_idle_link_frees_its_buffers_after_a_burst), T(teardown))

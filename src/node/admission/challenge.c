@@ -238,6 +238,13 @@ static void remember_issue(struct mero_challenge_book *book, const uint8_t ns[ME
     slot->used = true;
 }
 
+bool mero__adm_challenge_too_soon(const struct mero_challenge_book *book,
+                                  const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer,
+                                  size_t peer_len, uint64_t now_ms)
+{
+    return too_soon(book, ns, peer, peer_len, now_ms);
+}
+
 int mero__adm_challenge_issue(struct mero_challenge_book *book, enum mero_challenge_kind kind,
                               const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer,
                               size_t peer_len, const uint8_t *identity, uint64_t now_ms,

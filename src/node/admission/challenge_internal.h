@@ -88,6 +88,12 @@ mero__adm_challenge_issue(struct mero_challenge_book *book, enum mero_challenge_
                           const uint8_t *identity, uint64_t now_ms,
                           uint8_t out[static MERO_CHALLENGE_LEN], struct mero_err *err);
 
+/* Whether mero__adm_challenge_issue would refuse `peer` a challenge for `ns` now as too soon
+ * (MIN_REISSUE); records nothing. */
+bool mero__adm_challenge_too_soon(const struct mero_challenge_book *book,
+                                  const uint8_t ns[MERO_NS_ID_LEN], const uint8_t *peer,
+                                  size_t peer_len, uint64_t now_ms);
+
 /*
  * Spend `challenge`: it is removed on its first presentation whatever the outcome. Succeeds
  * (0) only when it was issued for `ns` to `peer`, is younger than CHALLENGE_TTL, and, when it

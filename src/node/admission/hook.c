@@ -159,6 +159,12 @@ static int hook_gossip(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
     }
 }
 
+static bool hook_gossip_noop(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                             const char *from, const uint8_t *data, size_t len)
+{
+    return mero__adm_gossip_noop(node->hooks.gossip_state, ns, from, data, len);
+}
+
 /* issue 16: node->hooks.key_missing: a read or an apply in node/context/ met key_id of group,
  * which this node lacks: pull it (node/admission/keys.c; rate-limited per key id). */
 static void hook_key_missing(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
@@ -237,6 +243,7 @@ int mero__node_admission_start(struct mero_node *node, struct mero_err *err)
     node->hooks.fleet_join_state = a;
     node->hooks.fleet_join_progress = hook_fleet_join_progress;
     node->hooks.on_gossip = hook_gossip;
+    node->hooks.gossip_noop = hook_gossip_noop;
     node->hooks.gossip_state = a;
     node->hooks.key_missing = hook_key_missing;
     return 0;
@@ -259,6 +266,7 @@ void mero__node_admission_free(struct mero_node *node)
     node->hooks.fleet_join_state = NULL;
     node->hooks.fleet_join_progress = NULL;
     node->hooks.on_gossip = NULL;
+    node->hooks.gossip_noop = NULL;
     node->hooks.gossip_state = NULL;
     node->hooks.key_missing = NULL;
     mero__node_admission_attest_cleanup();

@@ -7,7 +7,9 @@
  *    MAX_CONCURRENT_OFFERS slots, issues an offered challenge and sends
  *    TeeAdmissionChallengeOffer to the gossip source on a stream of its own; the quote that
  *    comes back runs through verify_and_admit; every node, voucher or not, forwards one
- *    publisher's prompts at most once per MIN_REISSUE (prompt_forward.c, issue 33);
+ *    publisher's prompts at most once per MIN_REISSUE (prompt_forward.c, issue 33), and a
+ *    copy that could only be held back with nothing done is dropped before gossip checks its
+ *    signature (mero__adm_gossip_noop);
  *  - TeeAdmissionChallengeRequest / TeeAdmissionRequest / TeeReleaseAdmissionRequest from a
  *    requester whose proof of possession binds its namespace key to its Noise-authenticated
  *    peer id; a node that may not vouch says so;
@@ -228,6 +230,28 @@ enum mero__adm_gossip mero__adm_on_gossip(struct mero_admission *a, const char *
     bool forward = mero__adm_prompt_forward(&a->prompt_fwd, ns, from, mero__adm_now(a));
     offer_for_prompt(a, ns, from);
     return forward ? MERO__ADM_GOSSIP_FORWARD : MERO__ADM_GOSSIP_HOLD;
+}
+
+/*
+ * Issue 33: whether a prompt from `from` on ns would come to nothing here, genuine or forged,
+ * so that gossip may drop it before checking its signature (mero_net_callbacks.gossip_noop): a
+ * prompt of that (namespace, source) was forwarded within the gap (it would be held back) and
+ * no offer would follow (that peer was issued a challenge for ns within MIN_REISSUE, or this
+ * node may not vouch). Reads only: a forged prompt changes nothing, and the first prompt of a
+ * gap is always checked and handled.
+ */
+bool mero__adm_gossip_noop(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN],
+                           const char *from, const uint8_t *data, size_t len)
+{
+    if (!mero__adm_is_prompt(data, len) || from == NULL) {
+        return false;
+    }
+    uint64_t now = mero__adm_now(a);
+    if (!mero__adm_prompt_forward_holds(&a->prompt_fwd, ns, from, now)) {
+        return false;
+    }
+    return mero__adm_challenge_too_soon(&a->book, ns, (const uint8_t *)from, strlen(from), now) ||
+           !may_vouch(a, ns);
 }
 
 /* ---- the responders ---- */

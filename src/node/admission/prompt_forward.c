@@ -29,10 +29,11 @@ void mero__adm_prompt_forward_init(struct mero_prompt_forward *f)
     memset(f, 0, sizeof(*f));
 }
 
-bool mero__adm_prompt_forward(struct mero_prompt_forward *f, const uint8_t ns[MERO_NS_ID_LEN],
-                              const char *source, uint64_t now)
+/* The slot of (ns, source), and the hash it is kept under in *h. */
+static struct mero_prompt_forward_slot *slot_of(struct mero_prompt_forward *f,
+                                                const uint8_t ns[MERO_NS_ID_LEN],
+                                                const char *source, uint8_t h[MERO_SHA256_LEN])
 {
-    uint8_t h[MERO_SHA256_LEN];
     struct mero_sha256 st;
     mero_sha256_init(&st);
     mero_sha256_update(&st, ns, MERO_NS_ID_LEN);
@@ -40,9 +41,22 @@ bool mero__adm_prompt_forward(struct mero_prompt_forward *f, const uint8_t ns[ME
     mero_sha256_final(&st, h);
     uint32_t at; /* any 32 bits of the hash pick the slot: byte order does not matter */
     memcpy(&at, h, sizeof(at));
-    struct mero_prompt_forward_slot *s = &f->slot[at & (MERO_PROMPT_FORWARD_SLOTS - 1u)];
-    if (s->used && memcmp(s->key, h, sizeof(s->key)) == 0 && now >= s->at_ms &&
-        now - s->at_ms < MERO_PROMPT_FORWARD_GAP_MS) {
+    return &f->slot[at & (MERO_PROMPT_FORWARD_SLOTS - 1u)];
+}
+
+static bool within_gap(const struct mero_prompt_forward_slot *s, const uint8_t h[MERO_SHA256_LEN],
+                       uint64_t now)
+{
+    return s->used && memcmp(s->key, h, sizeof(s->key)) == 0 && now >= s->at_ms &&
+           now - s->at_ms < MERO_PROMPT_FORWARD_GAP_MS;
+}
+
+bool mero__adm_prompt_forward(struct mero_prompt_forward *f, const uint8_t ns[MERO_NS_ID_LEN],
+                              const char *source, uint64_t now)
+{
+    uint8_t h[MERO_SHA256_LEN];
+    struct mero_prompt_forward_slot *s = slot_of(f, ns, source, h);
+    if (within_gap(s, h, now)) {
         f->held++;
         return false;
     }
@@ -51,4 +65,11 @@ bool mero__adm_prompt_forward(struct mero_prompt_forward *f, const uint8_t ns[ME
     s->used = true;
     f->forwarded++;
     return true;
+}
+
+bool mero__adm_prompt_forward_holds(struct mero_prompt_forward *f, const uint8_t ns[MERO_NS_ID_LEN],
+                                    const char *source, uint64_t now)
+{
+    uint8_t h[MERO_SHA256_LEN];
+    return within_gap(slot_of(f, ns, source, h), h, now);
 }

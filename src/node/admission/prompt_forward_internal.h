@@ -4,8 +4,9 @@
  * (node/admission/prompt_forward.c). Private to src/node.
  *
  * A node forwards one source's prompts on one namespace at most once every
- * MERO_PROMPT_FORWARD_GAP_MS; every prompt is still handled here as before. Times are
- * monotonic milliseconds passed in.
+ * MERO_PROMPT_FORWARD_GAP_MS; every prompt is still handled here as before, except a copy that
+ * would come to nothing, which gossip drops before its signature check (peer.c,
+ * mero__adm_gossip_noop). Times are monotonic milliseconds passed in.
  */
 #ifndef MERO_NODE_ADMISSION_PROMPT_FORWARD_H
 #define MERO_NODE_ADMISSION_PROMPT_FORWARD_H
@@ -39,5 +40,9 @@ void mero__adm_prompt_forward_init(struct mero_prompt_forward *f);
  * (namespace, source) was forwarded less than MERO_PROMPT_FORWARD_GAP_MS before now. */
 bool mero__adm_prompt_forward(struct mero_prompt_forward *f, const uint8_t ns[MERO_NS_ID_LEN],
                               const char *source, uint64_t now);
+/* Whether a prompt of (ns, source) would be held back now; records nothing (issue 33: asked
+ * before a prompt's signature is checked, with the source it claims). */
+bool mero__adm_prompt_forward_holds(struct mero_prompt_forward *f, const uint8_t ns[MERO_NS_ID_LEN],
+                                    const char *source, uint64_t now);
 
 #endif
