@@ -14,7 +14,9 @@
  * namespace || source, overwritten on a clash), whatever the number of sources; a prompt is
  * held back only on an exact match of (namespace, source) forwarded within the gap, so a clash
  * makes a node forward more, never less, and no source can silence another. The source is
- * gossip's author, whose signature the router checked.
+ * gossip's author: checked by the router when a prompt is recorded (mero__adm_prompt_forward),
+ * only claimed when gossip asks whether one would be held (mero__adm_prompt_forward_holds,
+ * before the signature check), which records nothing, so a forged source changes no slot.
  */
 #include <string.h>
 
