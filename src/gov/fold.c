@@ -146,8 +146,6 @@ static int clear_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN])
     return 0;
 }
 
-/* Fold one stored op (not the late one): decode it from the log and judge it, no events. The
- * op's bytes are read in place (the row statement is only reset once the op is judged). */
 /* The last effective key rotation of each group in the fold (every group that rotates: the
  * array grows as groups are met). */
 struct rotation {

@@ -118,9 +118,9 @@ static const char *const migration_6 =
 
 /* Migration 7 (issue 30, the re-fold's speed): the fold table is keyed by (ns, hash), so a
  * namespace's rows are one range of the table. A re-fold reads them in one pass and sorts them
- * in memory (fold.c order_of), and writes the outcomes it changed in key order; keyed by hash
- * alone, both were a lookup at a random place per op, most of a re-fold's cost. The columns
- * and their order are the same (the derived dump does not change). */
+ * in memory (fold_table.c, mero__gov_fold_order), and writes the outcomes it changed in key order;
+ * keyed by hash alone, both were a lookup at a random place per op, most of a re-fold's cost. The
+ * columns and their order are the same (the derived dump does not change). */
 static const char *const migration_7 =
     "CREATE TABLE fold_v7(hash BLOB NOT NULL, ns BLOB NOT NULL, depth INTEGER NOT NULL,"
     " cls INTEGER NOT NULL, state INTEGER NOT NULL, reason TEXT NOT NULL DEFAULT '',"
