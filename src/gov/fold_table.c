@@ -7,11 +7,12 @@
  * ends. Gov's read floor: it calls only the store.
  *
  * Invariants: the table is keyed by (ns, hash), so one namespace's rows are one range: the
- * order is read in one pass of that range and one of the namespace's log rows, matched and
- * sorted in memory (a join, or an index walk, cost a lookup at a random place per op, most of a
- * re-fold's time); the order is (depth, class, hash), the same on every node; an outcome a fold
- * keeps (mero__gov_fold_outcome_keep) reaches the table only through
- * mero__gov_fold_outcomes_store, in key order.
+ * order is read in one pass of that range (in hash order) and one of the namespace's log rows
+ * (in log order, from the index alone), matched in memory and sorted where log order is not
+ * already the canonical one (a join, or an index walk, cost a lookup at a random place per op,
+ * most of a re-fold's time); the order is (depth, class, hash), the same on every node; an
+ * outcome a fold keeps (mero__gov_fold_outcome_keep) reaches the table only through
+ * mero__gov_fold_outcomes_store, one UPDATE that walks the range in key order.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +30,8 @@ static const char SQL_FOLD_PUT[] =
     "INSERT OR REPLACE INTO fold(hash, ns, depth, cls, state, reason) VALUES(?, ?, ?, ?, ?, ?)";
 static const char SQL_FOLD_STATE[] =
     "UPDATE fold SET state = ?, reason = ? WHERE ns = ? AND hash = ?";
-/* a namespace's places and stored outcomes (one range of the table, by hash) and its ops' log
- * rows (in log order, index ops_ns): mero__gov_fold_order matches and sorts them in memory */
+/* a namespace's places and stored outcomes (one range of the table, in hash order) and its ops'
+ * log rows (in log order, index ops_ns): mero__gov_fold_order matches them in memory */
 static const char SQL_FOLD_ROWS[] = "SELECT hash, state, depth, cls FROM fold WHERE ns = ?";
 static const char SQL_OPS_ROWS[] =
     "SELECT hash, seq FROM ops INDEXED BY ops_ns WHERE ns = ? ORDER BY seq";
@@ -169,15 +170,15 @@ int mero_gov_op_state(struct mero_store *s, const uint8_t hash[static MERO_OP_ID
     return rc == SQLITE_ROW ? 0 : -MERO_EIO;
 }
 
-/* One op of the log: its hash and row. */
-struct op_row {
-    uint8_t hash[MERO_OP_ID_LEN];
-    int64_t seq;
+/* One row of the fold table: an op's place and its stored outcome. */
+struct fold_row {
+    struct gov_fold_key k;
+    int prior;
 };
 
-static int row_cmp(const void *a, const void *b)
+static int fold_row_cmp(const void *a, const void *b)
 {
-    return memcmp(((const struct op_row *)a)->hash, ((const struct op_row *)b)->hash,
+    return memcmp(((const struct fold_row *)a)->k.hash, ((const struct fold_row *)b)->k.hash,
                   MERO_OP_ID_LEN);
 }
 
@@ -197,9 +198,23 @@ static int grow(void **v, size_t *cap, size_t cnt, size_t each)
     return 0;
 }
 
+/* v in cmp's order, sorted only where it is not: the fold rows come in the table's key order
+ * and the log's rows in log order, which is already the canonical order wherever no two ops
+ * were concurrent. */
+static void sort_unless_sorted(void *v, size_t n, size_t each,
+                               int (*cmp)(const void *, const void *))
+{
+    for (size_t i = 1; i < n; i++) {
+        if (cmp((const uint8_t *)v + (i - 1) * each, (const uint8_t *)v + i * each) > 0) {
+            qsort(v, n, each, cmp);
+            return;
+        }
+    }
+}
+
 /* One element of `each` bytes per row of st (bound, not yet stepped), whose first column is an
- * op hash: fill(st, hash, slot, ctx) writes the slot. *out owned (NULL when no row), then sorted
- * with cmp; st is reset. */
+ * op hash: fill(st, hash, slot, ctx) writes the slot. *out owned (NULL when no row), in cmp's
+ * order; st is reset. */
 typedef int (*row_fill_fn)(sqlite3_stmt *st, const uint8_t *hash, void *slot, const void *ctx);
 static int read_rows(sqlite3_stmt *st, size_t each, row_fill_fn fill, const void *ctx,
                      int (*cmp)(const void *, const void *), void **out, size_t *n)
@@ -223,45 +238,43 @@ static int read_rows(sqlite3_stmt *st, size_t each, row_fill_fn fill, const void
         free(v);
         return rc;
     }
-    if (cnt > 1) {
-        qsort(v, cnt, each, cmp);
-    }
+    sort_unless_sorted(v, cnt, each, cmp);
     *out = v;
     *n = cnt;
     return 0;
 }
 
-static int row_fill(sqlite3_stmt *st, const uint8_t *hash, void *slot, const void *ctx)
+static int fold_row_fill(sqlite3_stmt *st, const uint8_t *hash, void *slot, const void *ctx)
 {
     (void)ctx;
-    struct op_row *r = slot;
-    memcpy(r->hash, hash, MERO_OP_ID_LEN);
-    r->seq = sqlite3_column_int64(st, 1);
+    struct fold_row *r = slot;
+    *r = (struct fold_row){
+        .k = {.depth = (uint64_t)sqlite3_column_int64(st, 2), .cls = sqlite3_column_int(st, 3)},
+        .prior = sqlite3_column_int(st, 1)};
+    memcpy(r->k.hash, hash, MERO_OP_ID_LEN);
     return 0;
 }
 
-/* The log rows of a namespace's ops, sorted by hash. */
-struct op_rows {
-    struct op_row *v;
+/* A namespace's fold rows, sorted by hash. */
+struct fold_rows {
+    struct fold_row *v;
     size_t n;
 };
 
+/* The entry of one log row: its fold row's place and outcome, and the row. */
 static int entry_fill(sqlite3_stmt *st, const uint8_t *hash, void *slot, const void *ctx)
 {
-    const struct op_rows *rows = ctx;
-    struct op_row key = {.seq = 0};
-    memcpy(key.hash, hash, MERO_OP_ID_LEN);
-    const struct op_row *row =
-        rows->n > 0 ? bsearch(&key, rows->v, rows->n, sizeof(*rows->v), row_cmp) : NULL;
+    const struct fold_rows *rows = ctx;
+    struct fold_row key = {.prior = 0};
+    memcpy(key.k.hash, hash, MERO_OP_ID_LEN);
+    const struct fold_row *row =
+        rows->n > 0 ? bsearch(&key, rows->v, rows->n, sizeof(*rows->v), fold_row_cmp) : NULL;
     if (row == NULL) {
-        return -MERO_EIO; /* every op of the fold is in the log */
+        return -MERO_EIO; /* every op of the log has its place */
     }
     struct gov_fold_entry *f = slot;
     *f = (struct gov_fold_entry){
-        .k = {.depth = (uint64_t)sqlite3_column_int64(st, 2), .cls = sqlite3_column_int(st, 3)},
-        .prior = sqlite3_column_int(st, 1),
-        .seq = row->seq};
-    memcpy(f->k.hash, hash, MERO_OP_ID_LEN);
+        .k = row->k, .prior = row->prior, .seq = sqlite3_column_int64(st, 1)};
     return 0;
 }
 
@@ -273,18 +286,25 @@ static int place_cmp(const void *a, const void *b)
 int mero__gov_fold_order(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
                          struct gov_fold_entry **out, size_t *n)
 {
-    struct op_rows rows = {0};
-    sqlite3_stmt *st = mero__gov_stmt(s, SQL_OPS_ROWS);
+    struct fold_rows rows = {0};
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_FOLD_ROWS);
     if (st == NULL) {
         return -MERO_EIO;
     }
     sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
-    MERO_TRY(read_rows(st, sizeof(*rows.v), row_fill, NULL, row_cmp, (void **)&rows.v, &rows.n));
-    st = mero__gov_stmt(s, SQL_FOLD_ROWS);
+    MERO_TRY(read_rows(st, sizeof(*rows.v), fold_row_fill, NULL, fold_row_cmp, (void **)&rows.v,
+                       &rows.n));
+    st = mero__gov_stmt(s, SQL_OPS_ROWS);
     int rc = st == NULL ? -MERO_EIO : 0;
     if (rc == 0) {
         sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
         rc = read_rows(st, sizeof(**out), entry_fill, &rows, place_cmp, (void **)out, n);
+    }
+    if (rc == 0 && *n != rows.n) {
+        rc = -MERO_EIO; /* every op of the fold is in the log */
+        free(*out);
+        *out = NULL;
+        *n = 0;
     }
     free(rows.v);
     return rc;
@@ -305,9 +325,63 @@ static int entry_hash_cmp(const void *a, const void *b)
                   (*(const struct gov_fold_entry *const *)b)->k.hash, MERO_OP_ID_LEN);
 }
 
-/* The outcomes the fold changed, written in the fold table's key order ((ns, hash)): when a
- * re-fold changes most outcomes (a revoked signer), writing them in canonical order was a walk
- * to a random place of the table per op. */
+/* The entry of o for hash, or NULL. The UPDATE below walks the table in key order, so the
+ * entry is found by moving o->at forward; a walk in another order is answered by a search. */
+static const struct gov_fold_entry *outcome_of(struct gov_fold_outcomes *o, const uint8_t *hash)
+{
+    while (o->at < o->n && memcmp(o->v[o->at]->k.hash, hash, MERO_OP_ID_LEN) < 0) {
+        o->at++;
+    }
+    if (o->at < o->n && memcmp(o->v[o->at]->k.hash, hash, MERO_OP_ID_LEN) == 0) {
+        return o->v[o->at];
+    }
+    size_t lo = 0, hi = o->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = memcmp(o->v[mid]->k.hash, hash, MERO_OP_ID_LEN);
+        if (c == 0) {
+            return o->v[mid];
+        }
+        if (c < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return NULL;
+}
+
+/* SQL mero_fold_outcome(hash, what): for a hash whose outcome the fold changed, what = 0 gives
+ * 1, 1 its state, 2 its reason; for any other hash, 0 for what = 0 and NULL otherwise (which
+ * the table's NOT NULL refuses). Only while mero__gov_fold_outcomes_store runs. */
+static void fold_outcome_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct mero_store *s = sqlite3_user_data(ctx);
+    const struct gov_fold_entry *f = NULL;
+    if (argc == 2 && s->fold_out != NULL && sqlite3_value_bytes(argv[0]) == MERO_OP_ID_LEN) {
+        f = outcome_of(s->fold_out, sqlite3_value_blob(argv[0]));
+    }
+    int what = sqlite3_value_int(argv[1]);
+    if (what == 0) {
+        sqlite3_result_int(ctx, f != NULL);
+    } else if (f == NULL) {
+        sqlite3_result_null(ctx);
+    } else if (what == 1) {
+        sqlite3_result_int(ctx, f->state);
+    } else {
+        sqlite3_result_text(ctx, f->reason != NULL ? f->reason : "", -1, SQLITE_STATIC);
+    }
+}
+
+/* one pass over the namespace's range of the table between the first and the last changed
+ * hash, rewriting the rows the fold changed */
+static const char SQL_OUTCOMES[] =
+    "UPDATE fold SET state = mero_fold_outcome(hash, 1), reason = mero_fold_outcome(hash, 2)"
+    " WHERE ns = ?1 AND hash BETWEEN ?2 AND ?3 AND mero_fold_outcome(hash, 0)";
+
+/* The outcomes the fold changed, written by one UPDATE that walks the namespace's range of the
+ * table in key order: when a re-fold changes most outcomes (a revoked signer), one statement
+ * per op was a seek from the table's root per op, most of the revocation's re-fold. */
 int mero__gov_fold_outcomes_store(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
                                   struct gov_fold_entry *order, size_t n)
 {
@@ -317,6 +391,14 @@ int mero__gov_fold_outcomes_store(struct mero_store *s, const uint8_t ns[MERO_NS
     }
     if (k == 0) {
         return 0;
+    }
+    if (!s->fold_fn) {
+        if (sqlite3_create_function_v2(s->db, "mero_fold_outcome", 2,
+                                       SQLITE_UTF8 | SQLITE_DIRECTONLY, s, fold_outcome_fn, NULL,
+                                       NULL, NULL) != SQLITE_OK) {
+            return -MERO_EIO;
+        }
+        s->fold_fn = true;
     }
     struct gov_fold_entry **v = calloc(k, sizeof(*v));
     if (v == NULL) {
@@ -329,9 +411,20 @@ int mero__gov_fold_outcomes_store(struct mero_store *s, const uint8_t ns[MERO_NS
         }
     }
     qsort(v, k, sizeof(*v), entry_hash_cmp);
-    int rc = 0;
-    for (size_t i = 0; i < k && rc == 0; i++) {
-        rc = mero__gov_fold_state_set(s, ns, v[i]->k.hash, v[i]->state, v[i]->reason);
+    struct gov_fold_outcomes o = {.v = v, .n = k};
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_OUTCOMES);
+    int rc = st == NULL ? -MERO_EIO : 0;
+    if (rc == 0) {
+        sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 2, v[0]->k.hash, MERO_OP_ID_LEN, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 3, v[k - 1]->k.hash, MERO_OP_ID_LEN, SQLITE_STATIC);
+        s->fold_out = &o;
+        rc = mero__gov_step_done(st);
+        s->fold_out = NULL;
+    }
+    /* every outcome reached its row (the rows are the fold's own: a missing one is a fault) */
+    if (rc == 0 && sqlite3_changes(s->db) != (int)k) {
+        rc = -MERO_EIO;
     }
     free(v);
     return rc;

@@ -23,6 +23,13 @@ struct gov_stmt {
     sqlite3_stmt *st;
 };
 
+/* The outcomes mero__gov_fold_outcomes_store is writing (fold_table.c), sorted by hash, and
+ * how far the table's walk has come in them. */
+struct gov_fold_outcomes {
+    struct gov_fold_entry **v;
+    size_t n, at;
+};
+
 struct mero_store {
     sqlite3 *db;
     struct mero_gov_hooks hooks;
@@ -52,6 +59,11 @@ struct mero_store {
         bool undenied;   /* no deny entry written since the clear (one undone by a savepoint
                           * leaves this false) */
     } fold;
+    /* what the SQL function mero_fold_outcome reads while mero__gov_fold_outcomes_store's one
+     * UPDATE runs (NULL otherwise); fold_fn: the function is registered on the connection
+     * (at first use) */
+    struct gov_fold_outcomes *fold_out;
+    bool fold_fn;
 };
 
 /* Spent-quote kinds. */
