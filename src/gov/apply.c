@@ -189,12 +189,19 @@ static int h_key_delivery(struct actx *a, struct mero_err *err)
 /* ---- group ops ---------------------------------------------------------------------------- */
 
 /* The writes of an effective MemberAdded, ContextCreated and MemberSetAutoFollow: functions of
- * the op alone, shared by the handlers and the re-fold's replay (mero__gov_replay_writes). */
+ * the op alone, shared by the handlers and the re-fold's replay (mero__gov_replay_writes). A
+ * MemberAdded writes its member row and the rest: a re-fold writes the rows of a run of
+ * replayed ones itself, in key order, and only the rest at each (fold.c). */
+int mero__gov_member_added_rest(struct actx *a)
+{
+    return mero__gov_deny(a->s, a->op->group_id, a->op->member, false);
+}
+
 static int member_added_writes(struct actx *a)
 {
     const struct mero_op *op = a->op;
     MERO_TRY(mero__gov_row_plain(a->s, op->group_id, op->member, op->role));
-    return mero__gov_deny(a->s, op->group_id, op->member, false);
+    return mero__gov_member_added_rest(a);
 }
 
 static int context_writes(struct actx *a)

@@ -79,6 +79,8 @@ bool mero__gov_behind_sealed(struct mero_store *s, const struct mero_op *op);
 /* apply.c: the writes of an effective op of mero__gov_footprint's kinds (the re-fold's
  * replay, fold_replay.c). */
 int mero__gov_replay_writes(struct actx *a);
+/* An effective MemberAdded's writes other than its member row (mero__gov_row_plain). */
+int mero__gov_member_added_rest(struct actx *a);
 
 /* fold_diff.c: a namespace's member rows sorted by (group, member), and the events for what
  * changed between two such snapshots (with our self-purge markers for our TEE rows that went). */

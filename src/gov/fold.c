@@ -19,7 +19,8 @@
  * membership that changed is reported as events after the fact. The re-fold judges each op in a
  * savepoint of its own, except the kinds whose handler refuses before it writes (apply.c), and
  * stores the outcomes it changed when the last op is folded (no rule reads an outcome), in the
- * `fold` table's key order.
+ * `fold` table's key order; the member rows of a run of replayed MemberAdded ops are written
+ * when the run ends, in key order (struct pending_rows: no read comes between).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -206,12 +207,78 @@ static int rotations_current(struct mero_store *s, const struct rotations *r)
     return 0;
 }
 
+/*
+ * The member rows of replayed MemberAdded ops not yet written. A run of such ops (the common
+ * case after a late op: most of a log is MemberAdded ops nobody's rules read again) writes its
+ * rows in (group, member) order when the run ends, instead of one at a place of the table
+ * chosen by the op's hash: a replayed op's writes are functions of the op alone, and nothing
+ * reads a member row until the run ends (flushed before any judged op, any other replay, the
+ * late op, a replay decision that reads a row, and the fold's end). Of two rows for one key the
+ * later op's is written, as INSERT OR REPLACE in fold order would leave it.
+ */
+#define PENDING_FIRST_CAP 64 /* rows a run makes room for when the fold's size is unknown */
+struct pending_row {
+    uint8_t grp[MERO_GROUP_ID_LEN];
+    uint8_t member[MERO_IDENTITY_LEN];
+    int role;
+    size_t at; /* fold order */
+};
+struct pending_rows {
+    struct pending_row *v;
+    size_t n, cap;
+    size_t most; /* the fold's op count: room made at the first row */
+};
+
+static int pending_cmp(const void *a, const void *b)
+{
+    const struct pending_row *x = a, *y = b;
+    int c = memcmp(x->grp, y->grp, sizeof(x->grp));
+    c = c != 0 ? c : memcmp(x->member, y->member, sizeof(x->member));
+    return c != 0 ? c : x->at < y->at ? -1 : x->at > y->at;
+}
+
+static int pending_push(struct pending_rows *p, const struct mero_op *op)
+{
+    if (p->n == p->cap) {
+        size_t ncap = p->cap ? p->cap * 2 : p->most > 0 ? p->most : PENDING_FIRST_CAP;
+        struct pending_row *nv = reallocarray(p->v, ncap, sizeof(*nv));
+        if (nv == NULL) {
+            return -MERO_ENOMEM;
+        }
+        p->v = nv;
+        p->cap = ncap;
+    }
+    struct pending_row *r = &p->v[p->n];
+    memcpy(r->grp, op->group_id, sizeof(r->grp));
+    memcpy(r->member, op->member, sizeof(r->member));
+    r->role = op->role;
+    r->at = p->n++;
+    return 0;
+}
+
+static int pending_flush(struct mero_store *s, struct pending_rows *p)
+{
+    if (p->n > 1) {
+        qsort(p->v, p->n, sizeof(*p->v), pending_cmp);
+    }
+    int rc = 0;
+    for (size_t i = 0; i < p->n && rc == 0; i++) {
+        bool last = i + 1 == p->n || memcmp(p->v[i].grp, p->v[i + 1].grp, MERO_GROUP_ID_LEN) != 0 ||
+                    memcmp(p->v[i].member, p->v[i + 1].member, MERO_IDENTITY_LEN) != 0;
+        if (last) {
+            rc = mero__gov_row_plain(s, p->v[i].grp, p->v[i].member, p->v[i].role);
+        }
+    }
+    p->n = 0;
+    return rc;
+}
+
 /* Fold one stored op (not the late one) whose stored outcome is prior: replay it where r
  * allows (fold_replay.c), else decode and judge it, no events. *judged: it was judged. The op's
  * bytes are read in place (the row statement is only reset once the op is folded). */
 static int fold_stored(struct mero_store *s, const struct gov_fold_entry *f, const uint8_t *us,
-                       struct gov_replay *r, int *state, bool *judged, struct rotations *rot,
-                       struct mero_err *reason, struct mero_err *err)
+                       struct gov_replay *r, struct pending_rows *pend, int *state, bool *judged,
+                       struct rotations *rot, struct mero_err *reason, struct mero_err *err)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_OP_BYTES);
     if (st == NULL) {
@@ -242,14 +309,25 @@ static int fold_stored(struct mero_store *s, const struct gov_fold_entry *f, con
     if (us != NULL) {
         memcpy(a.us, us, sizeof(a.us));
     }
-    rc = mero__gov_replay_may(r, s, &op, us, prior, &replay);
+    /* with admins set, the decision may read a member row: the pending ones are written first */
+    rc = r->admins ? pending_flush(s, pend) : 0;
+    rc = rc == 0 ? mero__gov_replay_may(r, s, &op, us, prior, &replay) : rc;
     *judged = rc == 0 && !replay;
-    if (rc == 0 && replay) {
+    bool batched = replay && prior == GOV_FOLD_EFFECTIVE && op.scope == MERO_SCOPE_GROUP &&
+                   op.kind == MERO_GROUP_MEMBER_ADDED;
+    if (rc == 0 && batched) {
         s->refold_replayed++;
         *state = prior;
-        rc = prior == GOV_FOLD_EFFECTIVE ? mero__gov_replay_writes(&a) : 0;
+        rc = mero__gov_member_added_rest(&a);
+        rc = rc == 0 ? pending_push(pend, &op) : rc;
+    } else if (rc == 0 && replay) {
+        s->refold_replayed++;
+        *state = prior;
+        rc = pending_flush(s, pend);
+        rc = rc == 0 && prior == GOV_FOLD_EFFECTIVE ? mero__gov_replay_writes(&a) : rc;
     } else if (rc == 0) {
-        rc = mero__gov_replay_before(r, s, &op, false);
+        rc = pending_flush(s, pend);
+        rc = rc == 0 ? mero__gov_replay_before(r, s, &op, false) : rc;
         bool was = s->rebuilding;
         s->rebuilding = true;
         rc = rc == 0 ? mero__gov_fold_step(&a, state, reason) : rc;
@@ -271,6 +349,7 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
                       int *late_state, struct mero_err *late_reason, struct mero_err *err)
 {
     struct rotations rot_ = {0}, *rot = &rot_;
+    struct pending_rows pend = {0};
     struct gov_replay replay;
     struct gov_fold_entry *order = NULL;
     size_t n = 0;
@@ -279,6 +358,7 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
     s->fold = (struct gov_fold_facts){.on = true, .undeferred = true, .undenied = true};
     memcpy(s->fold.ns, ns, MERO_NS_ID_LEN);
     MERO_TRY_OUT(mero__gov_fold_order(s, ns, &order, &n));
+    pend.most = n;
     uint8_t us_buf[MERO_IDENTITY_LEN];
     const uint8_t *us = mero__gov_our_pk(s, ns, us_buf) ? us_buf : NULL;
     mero__gov_replay_start(&replay, late != NULL);
@@ -291,7 +371,8 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
             /* the late op is judged with its own events (keys delivered to us, ...) */
             bool was = s->rebuilding;
             s->rebuilding = false;
-            rc = mero__gov_replay_before(&replay, s, late->op, true);
+            rc = pending_flush(s, &pend);
+            rc = rc == 0 ? mero__gov_replay_before(&replay, s, late->op, true) : rc;
             rc = rc == 0 ? mero__gov_fold_step(late, &state, &why) : rc;
             rc = rc == 0 ? rotation_seen(rot, late->op, state) : rc;
             rc = rc == 0 ? mero__gov_replay_judged(&replay, s, late->op,
@@ -307,7 +388,8 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
             }
             MERO_TRY_OUT(rc < 0 ? mero_err_set(err, -rc, "%s", why.msg) : 0);
         } else {
-            MERO_TRY_OUT(fold_stored(s, &order[i], us, &replay, &state, &judged, rot, &why, err));
+            MERO_TRY_OUT(
+                fold_stored(s, &order[i], us, &replay, &pend, &state, &judged, rot, &why, err));
         }
         /* a replayed op keeps its stored outcome and reason */
         if (state != order[i].prior || (state == GOV_FOLD_REJECTED && judged) || is_late) {
@@ -315,10 +397,12 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
                                                      state == GOV_FOLD_REJECTED ? why.msg : ""));
         }
     }
+    MERO_TRY_OUT(pending_flush(s, &pend));
     MERO_TRY_OUT(mero__gov_fold_outcomes_store(s, ns, order, n));
     rc = rotations_current(s, rot);
 out:
     memset(&s->fold, 0, sizeof(s->fold));
+    free(pend.v);
     free(rot->v);
     mero__gov_fold_order_free(order, n);
     return rc;

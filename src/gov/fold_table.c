@@ -214,13 +214,14 @@ static void sort_unless_sorted(void *v, size_t n, size_t each,
 
 /* One element of `each` bytes per row of st (bound, not yet stepped), whose first column is an
  * op hash: fill(st, hash, slot, ctx) writes the slot. *out owned (NULL when no row), in cmp's
- * order; st is reset. */
+ * order; st is reset. expect: the number of rows when known (room for them is made at once),
+ * else 0. */
 typedef int (*row_fill_fn)(sqlite3_stmt *st, const uint8_t *hash, void *slot, const void *ctx);
-static int read_rows(sqlite3_stmt *st, size_t each, row_fill_fn fill, const void *ctx,
-                     int (*cmp)(const void *, const void *), void **out, size_t *n)
+static int read_rows(sqlite3_stmt *st, size_t each, size_t expect, row_fill_fn fill,
+                     const void *ctx, int (*cmp)(const void *, const void *), void **out, size_t *n)
 {
-    void *v = NULL;
-    size_t cnt = 0, cap = 0;
+    void *v = expect > 0 ? reallocarray(NULL, expect, each) : NULL;
+    size_t cnt = 0, cap = v != NULL ? expect : 0;
     int rc = 0, step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         rc = sqlite3_column_bytes(st, 0) == MERO_OP_ID_LEN ? grow(&v, &cap, cnt, each) : -MERO_EIO;
@@ -292,13 +293,13 @@ int mero__gov_fold_order(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
         return -MERO_EIO;
     }
     sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
-    MERO_TRY(read_rows(st, sizeof(*rows.v), fold_row_fill, NULL, fold_row_cmp, (void **)&rows.v,
+    MERO_TRY(read_rows(st, sizeof(*rows.v), 0, fold_row_fill, NULL, fold_row_cmp, (void **)&rows.v,
                        &rows.n));
     st = mero__gov_stmt(s, SQL_OPS_ROWS);
     int rc = st == NULL ? -MERO_EIO : 0;
     if (rc == 0) {
         sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
-        rc = read_rows(st, sizeof(**out), entry_fill, &rows, place_cmp, (void **)out, n);
+        rc = read_rows(st, sizeof(**out), rows.n, entry_fill, &rows, place_cmp, (void **)out, n);
     }
     if (rc == 0 && *n != rows.n) {
         rc = -MERO_EIO; /* every op of the fold is in the log */
