@@ -210,13 +210,15 @@ static int rotations_current(struct mero_store *s, const struct rotations *r)
 /*
  * The member rows of replayed MemberAdded ops not yet written. A run of such ops (the common
  * case after a late op: most of a log is MemberAdded ops nobody's rules read again) writes its
- * rows in (group, member) order when the run ends, instead of one at a place of the table
+ * rows in (group, member) order when the run ends (or every PENDING_MAX rows: an earlier
+ * write with no read after it is the same), instead of one at a place of the table
  * chosen by the op's hash: a replayed op's writes are functions of the op alone, and nothing
  * reads a member row until the run ends (flushed before any judged op, any other replay, the
  * late op, a replay decision that reads a row, and the fold's end). Of two rows for one key the
  * later op's is written, as INSERT OR REPLACE in fold order would leave it.
  */
-#define PENDING_FIRST_CAP 64 /* rows a run makes room for when the fold's size is unknown */
+#define PENDING_FIRST_CAP 64   /* rows a run makes room for first */
+#define PENDING_MAX       4096 /* rows held at most (320 KiB): a longer run is written in parts */
 struct pending_row {
     uint8_t grp[MERO_GROUP_ID_LEN];
     uint8_t member[MERO_IDENTITY_LEN];
@@ -226,7 +228,6 @@ struct pending_row {
 struct pending_rows {
     struct pending_row *v;
     size_t n, cap;
-    size_t most; /* the fold's op count: room made at the first row */
 };
 
 static int pending_cmp(const void *a, const void *b)
@@ -240,7 +241,7 @@ static int pending_cmp(const void *a, const void *b)
 static int pending_push(struct pending_rows *p, const struct mero_op *op)
 {
     if (p->n == p->cap) {
-        size_t ncap = p->cap ? p->cap * 2 : p->most > 0 ? p->most : PENDING_FIRST_CAP;
+        size_t ncap = p->cap ? p->cap * 2 : PENDING_FIRST_CAP;
         struct pending_row *nv = reallocarray(p->v, ncap, sizeof(*nv));
         if (nv == NULL) {
             return -MERO_ENOMEM;
@@ -319,6 +320,7 @@ static int fold_stored(struct mero_store *s, const struct gov_fold_entry *f, con
         s->refold_replayed++;
         *state = prior;
         rc = mero__gov_member_added_rest(&a);
+        rc = rc == 0 && pend->n == PENDING_MAX ? pending_flush(s, pend) : rc;
         rc = rc == 0 ? pending_push(pend, &op) : rc;
     } else if (rc == 0 && replay) {
         s->refold_replayed++;
@@ -358,7 +360,6 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
     s->fold = (struct gov_fold_facts){.on = true, .undeferred = true, .undenied = true};
     memcpy(s->fold.ns, ns, MERO_NS_ID_LEN);
     MERO_TRY_OUT(mero__gov_fold_order(s, ns, &order, &n));
-    pend.most = n;
     uint8_t us_buf[MERO_IDENTITY_LEN];
     const uint8_t *us = mero__gov_our_pk(s, ns, us_buf) ? us_buf : NULL;
     mero__gov_replay_start(&replay, late != NULL);
