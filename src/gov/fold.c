@@ -359,7 +359,14 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
     MERO_TRY_OUT(clear_ns(s, ns));
     s->fold = (struct gov_fold_facts){.on = true, .undeferred = true, .undenied = true};
     memcpy(s->fold.ns, ns, MERO_NS_ID_LEN);
-    MERO_TRY_OUT(mero__gov_fold_order(s, ns, &order, &n));
+    rc = mero__gov_fold_order(s, ns, &order, &n);
+    if (rc == -MERO_ESTATE) {
+        rc = mero_err_set(err, MERO_ESTATE,
+                          "the store's fold table and op log disagree (an op without its place "
+                          "in the canonical order, or a place without its op): the store was "
+                          "edited or damaged (run merod check to see what)");
+    }
+    MERO_TRY_OUT(rc);
     uint8_t us_buf[MERO_IDENTITY_LEN];
     const uint8_t *us = mero__gov_our_pk(s, ns, us_buf) ? us_buf : NULL;
     mero__gov_replay_start(&replay, late != NULL);

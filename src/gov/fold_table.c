@@ -271,7 +271,7 @@ static int entry_fill(sqlite3_stmt *st, const uint8_t *hash, void *slot, const v
     const struct fold_row *row =
         rows->n > 0 ? bsearch(&key, rows->v, rows->n, sizeof(*rows->v), fold_row_cmp) : NULL;
     if (row == NULL) {
-        return -MERO_EIO; /* every op of the log has its place */
+        return -MERO_ESTATE; /* every op of the log has its place */
     }
     struct gov_fold_entry *f = slot;
     *f = (struct gov_fold_entry){
@@ -302,7 +302,7 @@ int mero__gov_fold_order(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
         rc = read_rows(st, sizeof(**out), rows.n, entry_fill, &rows, place_cmp, (void **)out, n);
     }
     if (rc == 0 && *n != rows.n) {
-        rc = -MERO_EIO; /* every op of the fold is in the log */
+        rc = -MERO_ESTATE; /* every op of the fold is in the log */
         free(*out);
         *out = NULL;
         *n = 0;

@@ -130,7 +130,8 @@ struct gov_fold_entry {
     int state;
     char *reason;
 };
-/* ns's ops in canonical order (*out owned: mero__gov_fold_order_free). */
+/* ns's ops in canonical order (*out owned: mero__gov_fold_order_free); -MERO_ESTATE when the
+ * fold table and the log disagree (an op without its place, or a place without its op). */
 int mero__gov_fold_order(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
                          struct gov_fold_entry **out, size_t *n);
 /* f's outcome in this fold (its reason copied), written by mero__gov_fold_outcomes_store once

@@ -569,6 +569,51 @@ TEST(a_late_addition_rewritten_later_keeps_the_later_row)
     pair_close(&w);
 }
 
+/* A stored op whose fold row is gone (the store edited or damaged) stops the next re-fold with
+ * an error: the late op is not stored, and the op is not folded as if it were not in the log. */
+TEST(a_re_fold_missing_an_op_s_place_fails_and_keeps_nothing)
+{
+    struct pair w;
+    struct opset o = {0};
+    struct mero_err e = {0};
+    CHECK_OK(pair_open(&w, &o));
+    uint8_t m[2][32], sk[64];
+    for (int i = 0; i < 2; i++) {
+        mero_ed25519_keypair(m[i], sk);
+    }
+    struct mero_gov_oplist la = {0}, lb = {0}, l0 = {0};
+    CHECK_OK(mero_gov_change_admin(w.a.s, w.a.ns, m[1], &l0, &e));
+    CHECK(govt_sync(&w.a, &w.b, w.a.ns, &e) >= 0);
+    /* A adds m0 and m1; B concurrently sets m1's role (an authority change): it sorts before
+     * A's ops, so it re-folds in full */
+    CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m[0], MERO_ROLE_MEMBER, &la, &e));
+    CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m[1], MERO_ROLE_MEMBER, &la, &e));
+    CHECK_OK(mero_gov_set_member_role(w.b.s, w.a.ns, w.a.ns, m[1], MERO_ROLE_READONLY, &lb, &e));
+    uint64_t before = 0, after = 0, r0 = w.a.s->late_refolds;
+    CHECK_OK(mero_gov_op_count(w.a.s, w.a.ns, &before));
+    CHECK(sqlite3_exec(w.a.s->db,
+                       "DELETE FROM fold WHERE hash = (SELECT hash FROM ops ORDER BY seq DESC"
+                       " LIMIT 1)",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    CHECK_EQ(sqlite3_changes(w.a.s->db), 1);
+    int status = -1;
+    int rc = mero_gov_apply(w.a.s, lb.v[0].data, lb.v[0].len, &status, NULL, NULL, &e);
+    CHECK_EQ(rc, -MERO_ESTATE);
+    CHECK(strstr(e.msg, "edited or damaged") != NULL);
+    CHECK(status != MERO_APPLY_APPLIED);
+    CHECK_OK(mero_gov_op_count(w.a.s, w.a.ns, &after));
+    CHECK_EQ(after, before);
+    CHECK_EQ(w.a.s->late_refolds - r0, 1u); /* it was the re-fold that failed */
+    /* and the check the message names finds the damage */
+    size_t nops = 0;
+    CHECK(mero_gov_verify(w.a.s, &nops, &e) < 0);
+    mero_gov_oplist_cleanup(&l0);
+    mero_gov_oplist_cleanup(&la);
+    mero_gov_oplist_cleanup(&lb);
+    opset_free(&o);
+    pair_close(&w);
+}
+
 TEST(a_stranger_s_refused_op_is_not_kept)
 {
     struct pair w;
@@ -769,6 +814,7 @@ MERO_TEST_MAIN(T(mutual_removal_ends_the_same_in_every_order),
                T(three_admins_agree_in_random_orders),
                T(additions_by_two_admins_agree_in_random_orders_and_with_rebuild),
                T(a_late_addition_rewritten_later_keeps_the_later_row),
+               T(a_re_fold_missing_an_op_s_place_fails_and_keeps_nothing),
                T(a_stranger_s_refused_op_is_not_kept),
                T(the_winning_rotation_s_key_is_current_in_either_order),
                T(one_quote_two_admitters_one_effect_in_either_order))
