@@ -230,11 +230,17 @@ struct pending_rows {
     size_t n, cap;
 };
 
+/* (group, member): the row's key */
+static int pending_key_cmp(const struct pending_row *x, const struct pending_row *y)
+{
+    int c = memcmp(x->grp, y->grp, sizeof(x->grp));
+    return c != 0 ? c : memcmp(x->member, y->member, sizeof(x->member));
+}
+
 static int pending_cmp(const void *a, const void *b)
 {
     const struct pending_row *x = a, *y = b;
-    int c = memcmp(x->grp, y->grp, sizeof(x->grp));
-    c = c != 0 ? c : memcmp(x->member, y->member, sizeof(x->member));
+    int c = pending_key_cmp(x, y);
     return c != 0 ? c : x->at < y->at ? -1 : x->at > y->at;
 }
 
@@ -264,9 +270,8 @@ static int pending_flush(struct mero_store *s, struct pending_rows *p)
     }
     int rc = 0;
     for (size_t i = 0; i < p->n && rc == 0; i++) {
-        bool last = i + 1 == p->n || memcmp(p->v[i].grp, p->v[i + 1].grp, MERO_GROUP_ID_LEN) != 0 ||
-                    memcmp(p->v[i].member, p->v[i + 1].member, MERO_IDENTITY_LEN) != 0;
-        if (last) {
+        /* the last of its key: the latest op's row */
+        if (i + 1 == p->n || pending_key_cmp(&p->v[i], &p->v[i + 1]) != 0) {
             rc = mero__gov_row_plain(s, p->v[i].grp, p->v[i].member, p->v[i].role);
         }
     }

@@ -336,20 +336,11 @@ static const struct gov_fold_entry *outcome_of(struct gov_fold_outcomes *o, cons
     if (o->at < o->n && memcmp(o->v[o->at]->k.hash, hash, MERO_OP_ID_LEN) == 0) {
         return o->v[o->at];
     }
-    size_t lo = 0, hi = o->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = memcmp(o->v[mid]->k.hash, hash, MERO_OP_ID_LEN);
-        if (c == 0) {
-            return o->v[mid];
-        }
-        if (c < 0) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return NULL;
+    struct gov_fold_entry key;
+    memcpy(key.k.hash, hash, MERO_OP_ID_LEN);
+    const struct gov_fold_entry *kp = &key;
+    struct gov_fold_entry *const *hit = bsearch(&kp, o->v, o->n, sizeof(*o->v), entry_hash_cmp);
+    return hit != NULL ? *hit : NULL;
 }
 
 /* SQL mero_fold_outcome(hash, what): for a hash whose outcome the fold changed, what = 0 gives
@@ -359,7 +350,8 @@ static void fold_outcome_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv
 {
     struct mero_store *s = sqlite3_user_data(ctx);
     const struct gov_fold_entry *f = NULL;
-    if (argc == 2 && s->fold_out != NULL && sqlite3_value_bytes(argv[0]) == MERO_OP_ID_LEN) {
+    (void)argc; /* registered with two */
+    if (s->fold_out != NULL && sqlite3_value_bytes(argv[0]) == MERO_OP_ID_LEN) {
         f = outcome_of(s->fold_out, sqlite3_value_blob(argv[0]));
     }
     int what = sqlite3_value_int(argv[1]);

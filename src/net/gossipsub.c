@@ -231,7 +231,6 @@ static void handle_msg(struct mero__gossip *g, struct mero__gpeer *p, const stru
         return;
     }
     (void)mero__gs_seen_check_add(g, id, sizeof(pb) + 8, 1);
-    struct mero__gs_topic *t;
     struct mero__conn *c = p->c;
     int verdict = 0;
     g->stats.delivered++;
@@ -250,7 +249,8 @@ static void handle_msg(struct mero__gossip *g, struct mero__gpeer *p, const stru
         return; /* MERO_NET_IGNORE: not forwarded, no penalty */
     }
     mero__gs_score_first(&g->sp, &p->score, topic); /* P2 (and P3 in the mesh) */
-    t = mero__gs_topic_find(g, topic);              /* the callback may have unsubscribed */
+    struct mero__gs_topic *t =
+        mero__gs_topic_find(g, topic); /* the callback may have unsubscribed */
     mero__gs_mc_put(g, id, sizeof(pb) + 8, topic, m->raw, m->rawlen);
     if (t) {
         forward(g, t, p, m->from, m->from_n, m->raw, m->rawlen);

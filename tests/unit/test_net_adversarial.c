@@ -544,38 +544,55 @@ static int send_on_sig(struct at_sess *a, const struct mero_buf *const *msgs, si
     return ok && (k > 0 || (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)));
 }
 
+/* Three messages on "sig" by the author `from`: message i signed by sks[i], with the 4-byte
+ * data[i] and the seqno {0, ..., 0, hi, i + 1}. out[] is initialised whatever happens; 1 when
+ * all three were built. */
+static int build_three(struct mero_buf out[3], const uint8_t *const sks[3], const uint8_t *from,
+                       const char *const data[3], uint8_t hi)
+{
+    for (int i = 0; i < 3; i++) {
+        mero_buf_init(&out[i], 512);
+    }
+    int ok = 1;
+    for (int i = 0; i < 3 && ok; i++) {
+        uint8_t seq[8] = {0, 0, 0, 0, 0, 0, hi, (uint8_t)(i + 1)};
+        ok = mero__rpc_msg_build(&out[i], sks[i], from, 38, (const uint8_t *)data[i], 4, seq,
+                                 "sig") == 0;
+    }
+    return ok;
+}
+
+static void cleanup_three(struct mero_buf m[3])
+{
+    for (int i = 0; i < 3; i++) {
+        mero_buf_cleanup(&m[i]);
+    }
+}
+
 /* Three messages on "sig": one good, one with its data changed after signing, one whose
  * `from` names another key than the one that signed it. */
 static void attack_gossip_signatures(void)
 {
     static struct at_sess a;
     uint8_t sk[64], sk2[64], from[38];
-    uint8_t seq[8] = {0, 0, 0, 0, 0, 0, 0, 1};
-    struct mero_buf m1, m2, m3;
+    struct mero_buf m[3]; /* good, evil, fake */
     two_authors(0x5a, 0x5b, sk, sk2, from);
-    mero_buf_init(&m1, 512);
-    mero_buf_init(&m2, 512);
-    mero_buf_init(&m3, 512);
+    const uint8_t *const sks[3] = {sk, sk, sk2};
+    const char *const data[3] = {"good", "evil", "fake"};
     int ok = at_session(&a) == 0 && at_open_meshsub(&a, 1) == 0;
-    ok = ok && mero__rpc_msg_build(&m1, sk, from, 38, (const uint8_t *)"good", 4, seq, "sig") == 0;
-    seq[7] = 2;
-    ok = ok && mero__rpc_msg_build(&m2, sk, from, 38, (const uint8_t *)"evil", 4, seq, "sig") == 0;
-    seq[7] = 3;
-    ok = ok && mero__rpc_msg_build(&m3, sk2, from, 38, (const uint8_t *)"fake", 4, seq, "sig") == 0;
+    ok = build_three(m, sks, from, data, 0) && ok;
     if (ok) {
-        /* m2: flip a data byte after signing ("evil" -> "evim") */
-        for (size_t i = 0; i + 4 <= m2.len; i++) {
-            if (memcmp(m2.data + i, "evil", 4) == 0) {
-                m2.data[i + 3] = 'm';
+        /* m[1]: flip a data byte after signing ("evil" -> "evim") */
+        for (size_t i = 0; i + 4 <= m[1].len; i++) {
+            if (memcmp(m[1].data + i, "evil", 4) == 0) {
+                m[1].data[i + 3] = 'm';
                 break;
             }
         }
     }
-    const struct mero_buf *msgs[] = {&m2, &m3, &m1, &m1 /* a duplicate: seen cache */};
+    const struct mero_buf *msgs[] = {&m[1], &m[2], &m[0], &m[0] /* a duplicate: seen cache */};
     ok = ok && send_on_sig(&a, msgs, sizeof(msgs) / sizeof(msgs[0]));
-    mero_buf_cleanup(&m1);
-    mero_buf_cleanup(&m2);
-    mero_buf_cleanup(&m3);
+    cleanup_three(m);
     at_finish(&a, ok);
 }
 
@@ -585,27 +602,16 @@ static void attack_gossip_noop(void)
 {
     static struct at_sess a;
     uint8_t sk[64], sk2[64], from[38];
-    uint8_t seq[8] = {0, 0, 0, 0, 0, 0, 1, 1};
-    struct mero_buf forged, genuine, nope;
+    struct mero_buf m[3]; /* forged, genuine, nope */
     two_authors(0x5c, 0x5d, sk, sk2, from);
-    mero_buf_init(&forged, 512);
-    mero_buf_init(&genuine, 512);
-    mero_buf_init(&nope, 512);
+    /* the forged ones are signed by another key than the one `from` names */
+    const uint8_t *const sks[3] = {sk2, sk, sk2};
+    const char *const data[3] = {"skip", "skip", "nope"};
     int ok = at_session(&a) == 0 && at_open_meshsub(&a, 1) == 0;
-    /* signed by another key than the one `from` names */
-    ok = ok &&
-         mero__rpc_msg_build(&forged, sk2, from, 38, (const uint8_t *)"skip", 4, seq, "sig") == 0;
-    seq[7] = 2;
-    ok = ok &&
-         mero__rpc_msg_build(&genuine, sk, from, 38, (const uint8_t *)"skip", 4, seq, "sig") == 0;
-    seq[7] = 3;
-    ok = ok &&
-         mero__rpc_msg_build(&nope, sk2, from, 38, (const uint8_t *)"nope", 4, seq, "sig") == 0;
-    const struct mero_buf *msgs[] = {&forged, &forged, &genuine, &nope};
+    ok = build_three(m, sks, from, data, 1) && ok;
+    const struct mero_buf *msgs[] = {&m[0], &m[0], &m[1], &m[2]};
     ok = ok && send_on_sig(&a, msgs, sizeof(msgs) / sizeof(msgs[0]));
-    mero_buf_cleanup(&forged);
-    mero_buf_cleanup(&genuine);
-    mero_buf_cleanup(&nope);
+    cleanup_three(m);
     at_finish(&a, ok);
 }
 
