@@ -55,7 +55,10 @@ struct wreq {
 };
 
 /* One finished write buffer is kept per connection for the next flush (a stream in full flow
- * then reuses warm memory instead of faulting in fresh pages for every flush). */
+ * then reuses warm memory instead of faulting in fresh pages for every flush). Buffers under a
+ * page are not kept: malloc serves them from warm heap anyway, and a keep-alive ping written after
+ * a trim would otherwise leave a spare on an idle link. */
+#define WSPARE_MIN (4u * 1024u)
 #define WSPARE_MAX (4u * 1024u * 1024u)
 
 static struct wreq *wreq_get(struct mero__conn *c, size_t n)
@@ -74,7 +77,7 @@ static struct wreq *wreq_get(struct mero__conn *c, size_t n)
 
 static void wreq_put(struct mero__conn *c, struct wreq *w)
 {
-    if (c->state == MERO__C_CLOSING || w->cap > WSPARE_MAX ||
+    if (c->state == MERO__C_CLOSING || w->cap < WSPARE_MIN || w->cap > WSPARE_MAX ||
         (c->wspare != NULL && ((struct wreq *)c->wspare)->cap >= w->cap)) {
         free(w);
         return;
