@@ -89,11 +89,7 @@ GOTO_OUT = re.compile(r"\bgoto\s+out\s*;")
 # Findings that predate a rule, per rule and file (see the docstring). src/api, src/net,
 # src/node and src/gov were being reshaped when the rules came (issue 34): theirs are here.
 ALLOWED = {
-    "bufmax": {
-        "src/node/admission/evidence_retry.c": 1,
-        "src/node/admission/fleet_join.c": 1,
-        "src/node/admission/msg.c": 2,
-    },
+    "bufmax": {},
     "goto": {
         "src/api/routes_tee.c": 6,
         "src/attest/dcap.c": 16,
@@ -106,13 +102,6 @@ ALLOWED = {
         "src/cli/meroctl/sealed.c": 13,
         "src/cli/merod/merod.c": 9,
         "src/cli/tee_verify/serve.c": 5,
-        "src/gov/actions.c": 1,
-        "src/gov/apply.c": 7,
-        "src/gov/identity.c": 1,
-        "src/gov/maint.c": 3,
-        "src/gov/reach_role.c": 1,
-        "src/gov/secrets.c": 2,
-        "src/gov/store.c": 4,
         "src/net/net.c": 1,
         "src/node/admission/keys.c": 1,
         "src/node/admission/peer.c": 4,
@@ -193,12 +182,14 @@ def check(path, problems):
             if owner != mod:
                 problems.append(f"{path}:{no}: private: {inc} is private to src/{owner}")
     code = strip_code(raw).split("\n")
-    own_macros = path.endswith(os.path.join("mero", "err.h"))  # MERO_TRY_OUT's own `goto out`
+    in_macro = False  # a jump macro's own `goto out;` (MERO_TRY_OUT, GOV_SQL_TRY_OUT) is allowed
     for no, line in enumerate(code, 1):
+        macro_line = in_macro or re.match(r"\s*#\s*define\b", line) is not None
+        in_macro = macro_line and line.rstrip().endswith("\\")
         if BARE_RETURN.search(line):
             problems.append(f"{path}:{no}: return: bare `return -1;` (return -MERO_E<x>, "
                             f"docs/errors.md)")
-        if GOTO_OUT.search(line) and not own_macros:
+        if GOTO_OUT.search(line) and not macro_line:
             problems.append(f"{path}:{no}: goto: hand-written `goto out;` (MERO_TRY_OUT / "
                             f"MERO_ENSURE_OUT, docs/errors.md)")
         for m in BUFINIT.finditer(line):

@@ -139,10 +139,7 @@ int mero_gov_create_namespace(struct mero_store *s, uint8_t ns_out[static MERO_N
     op.kind = MERO_ROOT_NAMESPACE_CREATED;
     int rc = mero__gov_identity_put(s, op.ns, sk);
     sodium_memzero(sk, sizeof(sk));
-    if (rc < 0) {
-        rc = mero__gov_sqlerr(s, err, "identity");
-        goto out;
-    }
+    GOV_SQL_TRY_OUT(s, err, rc, "identity");
     MERO_TRY_OUT(mero__gov_publish(s, &op, out, err));
     MERO_TRY_OUT(put_new_key(s, op.ns));
     memcpy(ns_out, op.ns, sizeof(op.ns));

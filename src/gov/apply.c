@@ -589,6 +589,16 @@ static int check_parents(struct mero_store *s, const struct mero_op *op, uint8_t
     return 0;
 }
 
+/* A failure that is no rule's refusal: its reason (why) becomes the caller's, and rc is passed on.
+ */
+static int pass_on(struct mero_err *err, const struct mero_err *why, int rc)
+{
+    if (err != NULL) {
+        *err = *why;
+    }
+    return rc;
+}
+
 /*
  * The op's place in the canonical order (fold.c): after every folded op of its namespace it is
  * judged here and now; before one of them (a late op) the namespace is re-folded with it. An op
@@ -621,22 +631,17 @@ int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op,
     if (rc == 0 && !last) {
         rc = mero__gov_fold_put(s, op->ns, &k, GOV_FOLD_EFFECTIVE, NULL);
     }
-    if (rc < 0) {
-        rc = mero__gov_sqlerr(s, err, "append");
-        goto out;
-    }
+    GOV_SQL_TRY_OUT(s, err, rc, "append");
     if (last) {
         /* the fast path, no savepoint of its own: a refusal rolls the whole apply back and
          * appends the op again without effect */
         a.deferred = false;
         rc = mero__gov_dispatch(&a, &why);
-        if (rc < 0 && !mero__gov_rule_refusal(rc)) {
-            if (err != NULL) {
-                *err = why;
-            }
-            goto out;
+        bool refused = rc < 0 && mero__gov_rule_refusal(rc);
+        if (rc < 0 && !refused) {
+            MERO_TRY_OUT(pass_on(err, &why, rc));
         }
-        if (rc < 0) {
+        if (refused) {
             if (why.code == 0) {
                 (void)mero_err_set(&why, -rc, "refused (%s)", mero_strerror(rc));
             }
@@ -653,22 +658,14 @@ int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op,
             rc = mero__gov_fold_put(s, op->ns, &k, state,
                                     state == GOV_FOLD_REJECTED ? why.msg : NULL);
         }
-        if (rc < 0) {
-            rc = mero__gov_sqlerr(s, err, "append");
-            goto out;
-        }
+        GOV_SQL_TRY_OUT(s, err, rc, "append");
     } else {
         MERO_TRY_OUT(mero__gov_refold(s, &a, true, &state, &why, err));
     }
-    if (state == GOV_FOLD_REJECTED &&
-        (s->publishing || !mero__gov_is_principal(s, op->ns, op->signer))) {
-        rc = mero_err_set(err, why.code != 0 ? why.code : MERO_EREFUSED, "%s", why.msg);
-        goto out;
-    }
-    if (mero__gov_exec(s, "RELEASE gov_apply") < 0) {
-        rc = mero__gov_sqlerr(s, err, "commit");
-        goto out;
-    }
+    MERO_ENSURE_OUT(state != GOV_FOLD_REJECTED ||
+                        (!s->publishing && mero__gov_is_principal(s, op->ns, op->signer)),
+                    err, why.code != 0 ? why.code : MERO_EREFUSED, "%s", why.msg);
+    GOV_SQL_TRY_OUT(s, err, mero__gov_exec(s, "RELEASE gov_apply"), "commit");
     rc = 0;
     if (state == GOV_FOLD_REJECTED && err != NULL) {
         *err = why; /* kept without effect: the reason, for the caller's log */
@@ -687,39 +684,25 @@ out:
     return rc;
 }
 
-int mero_gov_apply(struct mero_store *s, const uint8_t *bytes, size_t len, int *status,
-                   uint8_t *hash_out, uint8_t *missing_out, struct mero_err *err_out)
+/* mero_gov_apply for an op decoded and not purged here; the caller frees the op. */
+static int apply_decoded(struct mero_store *s, const struct mero_op *op, const uint8_t *bytes,
+                         size_t len, int *status, uint8_t *hash_out, uint8_t *missing_out,
+                         struct mero_err *err)
 {
-    struct mero_err local = {0};
-    struct mero_err *err = err_out != NULL ? err_out : &local; /* a kept refusal's code */
-    struct mero_op op;
     uint8_t hash[MERO_OP_ID_LEN];
     bool have;
-    MERO_TRY(mero_op_decode(bytes, len, &op, err));
     int rc = 0;
-    bool purged = true;
-    if (mero_gov_purged(s, op.ns, &purged) < 0) {
-        rc = mero__gov_sqlerr(s, err, "purged tombstone"); /* fails closed, as an error */
-        goto out;
-    }
-    if (purged) {
-        /* self-purged here: drop it unseen */
-        if (status != NULL) {
-            *status = MERO_APPLY_PURGED;
-        }
-        goto out;
-    }
-    MERO_TRY_OUT(mero_op_hash(&op, hash));
-    MERO_TRY_OUT(mero_op_verify(&op, err));
-    MERO_TRY_OUT(mero_gov_has_op(s, hash, &have));
+    MERO_TRY(mero_op_hash(op, hash));
+    MERO_TRY(mero_op_verify(op, err));
+    MERO_TRY(mero_gov_has_op(s, hash, &have));
     int st = MERO_APPLY_DUPLICATE;
     if (!have) {
         int state = GOV_FOLD_EFFECTIVE;
-        MERO_TRY_OUT(mero__gov_apply_op(s, &op, hash, bytes, len, missing_out, &state, err));
+        MERO_TRY(mero__gov_apply_op(s, op, hash, bytes, len, missing_out, &state, err));
         st = state == GOV_FOLD_REJECTED ? MERO_APPLY_REJECTED : MERO_APPLY_APPLIED;
         if (state == GOV_FOLD_REJECTED) {
             /* stored without effect, and still the rules' answer: the refusal's code */
-            rc = -(err != NULL && err->code > 0 ? err->code : MERO_EREFUSED);
+            rc = -(err->code > 0 ? err->code : MERO_EREFUSED);
         }
     }
     if (status != NULL) {
@@ -728,7 +711,27 @@ int mero_gov_apply(struct mero_store *s, const uint8_t *bytes, size_t len, int *
     if (hash_out != NULL) {
         memcpy(hash_out, hash, sizeof(hash));
     }
-out:
+    return rc;
+}
+
+int mero_gov_apply(struct mero_store *s, const uint8_t *bytes, size_t len, int *status,
+                   uint8_t *hash_out, uint8_t *missing_out, struct mero_err *err_out)
+{
+    struct mero_err local = {0};
+    struct mero_err *err = err_out != NULL ? err_out : &local; /* a kept refusal's code */
+    struct mero_op op;
+    bool purged = true;
+    MERO_TRY(mero_op_decode(bytes, len, &op, err));
+    int rc = mero_gov_purged(s, op.ns, &purged);
+    if (rc < 0) {
+        rc = mero__gov_sqlerr(s, err, "purged tombstone"); /* fails closed, as an error */
+    } else if (purged) {
+        if (status != NULL) { /* self-purged here: drop it unseen */
+            *status = MERO_APPLY_PURGED;
+        }
+    } else {
+        rc = apply_decoded(s, &op, bytes, len, status, hash_out, missing_out, err);
+    }
     mero_op_cleanup(&op);
     return rc;
 }

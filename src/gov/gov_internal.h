@@ -78,6 +78,15 @@ int mero__gov_exec(struct mero_store *s, const char *sql);
  * or a group id (a namespace is its root group). 0 or -MERO_EIO. */
 int mero__gov_exec_id(struct mero_store *s, const char *sql, const uint8_t id[MERO_GROUP_ID_LEN]);
 int mero__gov_sqlerr(struct mero_store *s, struct mero_err *err, const char *what);
+/* MERO_TRY_OUT for a store statement: when expr is negative, rc becomes the store's error for
+ * `what` (mero__gov_sqlerr, SQLite's message) and control jumps to the caller's `out:`. */
+#define GOV_SQL_TRY_OUT(s, err, expr, what)                                                        \
+    do {                                                                                           \
+        if ((expr) < 0) {                                                                          \
+            rc = mero__gov_sqlerr((s), (err), (what));                                             \
+            goto out;                                                                              \
+        }                                                                                          \
+    } while (0)
 
 /* Open (or create) a store and run its migrations (store.c); rederive re-derives the derived
  * tables when a migration asks for it, inside the migration's transaction (maint.c passes

@@ -268,9 +268,8 @@ int mero_credential_decode(struct mero_cur *c, struct mero_credential *out, stru
     MERO_TRY_OUT(mero_cur_u32le(c, &chain));
     if (chain != 0) {
         what = "account credential with a root-key handoff chain is not supported";
-        rc = -MERO_EUNSUPPORTED;
-        goto out;
     }
+    MERO_TRY_OUT(chain == 0 ? 0 : -MERO_EUNSUPPORTED);
     what = "device certificate truncated";
     MERO_TRY_OUT(mero_cur_copy(c, v.cert.account, sizeof(v.cert.account)));
     MERO_TRY_OUT(mero_cur_copy(c, v.cert.device, sizeof(v.cert.device)));

@@ -104,10 +104,7 @@ int mero_gov_rebuild(struct mero_store *s, struct mero_err *err)
     if (mero__gov_exec(s, "SAVEPOINT gov_rebuild") < 0) {
         return mero__gov_sqlerr(s, err, "savepoint");
     }
-    if (mero__gov_clear_derived(s) < 0) {
-        rc = mero__gov_sqlerr(s, err, "clear");
-        goto out;
-    }
+    GOV_SQL_TRY_OUT(s, err, mero__gov_clear_derived(s), "clear");
     /* every namespace folded in its canonical order (fold.c), as the incremental state is */
     s->rebuilding = true;
     rc = mero__gov_fold_all(s, err);
@@ -181,16 +178,10 @@ static int derived_equals_replay(struct mero_store *s, struct mero_err *err)
     }
     struct mero_err e = {0};
     int rc;
-    if (mero_gov_dump(s, &before) < 0) {
-        rc = mero__gov_sqlerr(s, err, "dump");
-        goto out;
-    }
+    GOV_SQL_TRY_OUT(s, err, mero_gov_dump(s, &before), "dump");
     rc = mero_gov_rebuild(s, &e);
     MERO_ENSURE_OUT(rc >= 0, err, MERO_EIO, "the op log no longer replays: %s", e.msg);
-    if (mero_gov_dump(s, &after) < 0) {
-        rc = mero__gov_sqlerr(s, err, "dump");
-        goto out;
-    }
+    GOV_SQL_TRY_OUT(s, err, mero_gov_dump(s, &after), "dump");
     MERO_ENSURE_OUT(before.len == after.len && memcmp(before.data, after.data, before.len) == 0,
                     err, MERO_EIO,
                     "derived tables differ from a replay of the op log (membership, groups or "

@@ -54,9 +54,8 @@ int mero_gov_reach_members(struct mero_store *s, const uint8_t group[static MERO
         struct mero_gov_member *nv = realloc(all, (cnt + k + 1) * sizeof(*all));
         if (nv == NULL) {
             free(m);
-            rc = -MERO_ENOMEM;
-            goto out;
         }
+        MERO_TRY_OUT(nv == NULL ? -MERO_ENOMEM : 0);
         all = nv;
         for (size_t i = 0; i < k; i++) {
             bool seen = false; /* the nearest row wins */

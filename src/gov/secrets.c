@@ -37,15 +37,19 @@ static void id_prefix(char out[GOV_SHORT_SIZE], sqlite3_stmt *st, int col)
     out[GOV_SHORT_SIZE - 1] = 0;
 }
 
+/* One scan's statement (not cached: the check runs once a start); -MERO_EIO when it fails. */
+static int prepare(struct mero_store *s, const char *sql, sqlite3_stmt **st)
+{
+    return sqlite3_prepare_v2(s->db, sql, -1, st, NULL) == SQLITE_OK ? 0 : -MERO_EIO;
+}
+
 int mero_gov_check_secrets(struct mero_store *s, const char *path, struct mero_err *err)
 {
     char id[GOV_SHORT_SIZE];
     int rc = 0;
     sqlite3_stmt *st = NULL;
     /* identities and the account root key are stored as their Ed25519 seed */
-    if (sqlite3_prepare_v2(s->db, "SELECT ns, sk FROM identities", -1, &st, NULL) != SQLITE_OK) {
-        return mero__gov_sqlerr(s, err, "identities");
-    }
+    GOV_SQL_TRY_OUT(s, err, prepare(s, "SELECT ns, sk FROM identities", &st), "identities");
     while (sqlite3_step(st) == SQLITE_ROW) {
         id_prefix(id, st, 0);
         MERO_ENSURE_OUT(usable(st, 1, MERO_ED25519_SEED_LEN), err, MERO_EINVAL,
@@ -54,10 +58,7 @@ int mero_gov_check_secrets(struct mero_store *s, const char *path, struct mero_e
                         path, id, fix);
     }
     sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(s->db, "SELECT sk FROM account_key", -1, &st, NULL) != SQLITE_OK) {
-        rc = mero__gov_sqlerr(s, err, "account_key");
-        goto out;
-    }
+    GOV_SQL_TRY_OUT(s, err, prepare(s, "SELECT sk FROM account_key", &st), "account_key");
     while (sqlite3_step(st) == SQLITE_ROW) {
         MERO_ENSURE_OUT(usable(st, 0, MERO_ED25519_SEED_LEN), err, MERO_EINVAL,
                         "%s: the account root key is all zero (publicly known) or not "
@@ -65,11 +66,8 @@ int mero_gov_check_secrets(struct mero_store *s, const char *path, struct mero_e
                         path, fix);
     }
     sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(s->db, "SELECT grp, key, key_id FROM group_keys", -1, &st, NULL) !=
-        SQLITE_OK) {
-        rc = mero__gov_sqlerr(s, err, "group_keys");
-        goto out;
-    }
+    GOV_SQL_TRY_OUT(s, err, prepare(s, "SELECT grp, key, key_id FROM group_keys", &st),
+                    "group_keys");
     while (sqlite3_step(st) == SQLITE_ROW) {
         uint8_t kid[MERO_KEY_ID_LEN];
         int good =

@@ -270,10 +270,11 @@ static int migrate(struct mero_store *s, mero__gov_rederive_fn rederive_fn, stru
         char pragma[PRAGMA_SQL_MAX];
         snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %zu", v + 1);
         bool done = migration_done_if[v] != NULL && column_exists(s, migration_done_if[v]);
-        if ((!done && mero__gov_exec(s, *migrations[v]) < 0) || mero__gov_exec(s, pragma) < 0) {
-            rc = mero__gov_sqlerr(s, err, "migration");
-            goto out;
-        }
+        GOV_SQL_TRY_OUT(s, err,
+                        (!done && mero__gov_exec(s, *migrations[v]) < 0)
+                            ? -MERO_EIO
+                            : mero__gov_exec(s, pragma),
+                        "migration");
         rederive = rederive || (version > 0 && !done && migration_rederives[v]);
     }
     if (rederive) {
@@ -281,10 +282,7 @@ static int migrate(struct mero_store *s, mero__gov_rederive_fn rederive_fn, stru
     }
     /* a migrated store's derived tables are not the ones a seal was taken of (issue 32 item 6:
      * the next start compares them with a replay instead) */
-    if (mero__gov_exec(s, "DELETE FROM derived_seal") < 0) {
-        rc = mero__gov_sqlerr(s, err, "migration");
-        goto out;
-    }
+    GOV_SQL_TRY_OUT(s, err, mero__gov_exec(s, "DELETE FROM derived_seal"), "migration");
     if (mero__gov_exec(s, "COMMIT") < 0) {
         rc = mero__gov_sqlerr(s, err, "migration commit");
     }
@@ -332,6 +330,25 @@ static int check_file_mode(const char *path, bool create, struct mero_err *err)
     return rc;
 }
 
+/* The connection's settings; the first statement a store file meets, so a file that is no
+ * database, or a damaged one, is named here as such. */
+static int set_pragmas(struct mero_store *s, const char *path, struct mero_err *err)
+{
+    if (mero__gov_exec(s, "PRAGMA journal_mode=WAL") < 0 ||
+        mero__gov_exec(s, "PRAGMA synchronous=FULL") < 0 ||
+        mero__gov_exec(s, "PRAGMA foreign_keys=ON") < 0 ||
+        mero__gov_exec(s, "PRAGMA secure_delete=ON") < 0 ||
+        /* savepoint sub-journals in memory: a re-fold (issue 30) nests one savepoint per op,
+         * and no page of the store (keys included) is copied to a temporary file */
+        mero__gov_exec(s, "PRAGMA temp_store=MEMORY") < 0) {
+        int code = sqlite3_errcode(s->db);
+        MERO_ENSURE(code != SQLITE_CORRUPT && code != SQLITE_NOTADB, err, MERO_ESTATE,
+                    "%s is corrupted: %s", path, sqlite3_errmsg(s->db));
+        return mero__gov_sqlerr(s, err, "pragmas");
+    }
+    return 0;
+}
+
 int mero__gov_store_open(const char *path, bool create, mero__gov_rederive_fn rederive,
                          struct mero_store **out, struct mero_err *err)
 {
@@ -348,19 +365,7 @@ int mero__gov_store_open(const char *path, bool create, mero__gov_rederive_fn re
     umask(old);
     MERO_ENSURE_OUT(orc == SQLITE_OK, err, MERO_EIO, "cannot open store %s: %s", path,
                     s->db ? sqlite3_errmsg(s->db) : "out of memory");
-    if (mero__gov_exec(s, "PRAGMA journal_mode=WAL") < 0 ||
-        mero__gov_exec(s, "PRAGMA synchronous=FULL") < 0 ||
-        mero__gov_exec(s, "PRAGMA foreign_keys=ON") < 0 ||
-        mero__gov_exec(s, "PRAGMA secure_delete=ON") < 0 ||
-        /* savepoint sub-journals in memory: a re-fold (issue 30) nests one savepoint per op,
-         * and no page of the store (keys included) is copied to a temporary file */
-        mero__gov_exec(s, "PRAGMA temp_store=MEMORY") < 0) {
-        int code = sqlite3_errcode(s->db);
-        MERO_ENSURE_OUT(code != SQLITE_CORRUPT && code != SQLITE_NOTADB, err, MERO_ESTATE,
-                        "%s is corrupted: %s", path, sqlite3_errmsg(s->db));
-        rc = mero__gov_sqlerr(s, err, "pragmas");
-        goto out;
-    }
+    MERO_TRY_OUT(set_pragmas(s, path, err));
     sqlite3_busy_timeout(s->db, 5000);
     MERO_TRY_OUT(migrate(s, rederive, err));
     *out = s;
@@ -534,11 +539,8 @@ int mero_gov_credential(struct mero_store *s, const uint8_t ns[static MERO_NS_ID
     const uint8_t *id_pk = sk + MERO_ED25519_SEED_LEN; /* sk = seed || public key */
     MERO_ENSURE(mero_gov_identity_secret(s, ns, sk) == 0, err, MERO_ENOTFOUND,
                 "no identity for this namespace");
-    int rc = account_key(s, root);
-    if (rc < 0) {
-        rc = mero__gov_sqlerr(s, err, "account key");
-        goto out;
-    }
+    int rc = 0;
+    GOV_SQL_TRY_OUT(s, err, account_key(s, root), "account key");
     mero_device_id(device, root + MERO_ED25519_SEED_LEN);
     MERO_ENSURE_OUT(mero_kem_pk_from_ed25519(kem, id_pk) == 0, err, MERO_ECRYPTO,
                     "identity key has no X25519 form");

@@ -7,7 +7,7 @@
 # bare `return -1;` and a hand-written `goto out;` (docs/errors.md); and it lets through what
 # the rules allow (own module's private header, a lower layer, a #define that names a length, a
 # marked literal, a shift, a length in a comment or string, a named maximum, -MERO_E<x>,
-# MERO_TRY_OUT). A file the allowance table (ALLOWED) covers may keep its count, not grow it.
+# MERO_TRY_OUT, a jump macro's own `goto out;` inside its #define). A file the allowance table (ALLOWED) covers may keep its count, not grow it.
 # gov's floors: a call down passes, a call up a floor or a gov file without a floor fails.
 # The prefix rule: a non-static mero_<x> in src/ must be declared in include/mero/.
 # Prints TAP.
@@ -49,6 +49,20 @@ flags "a bare 64 is a length too" src/attest/x.c lengths <<<'static unsigned cha
 flags "a literal mero_buf_init maximum is refused" src/attest/x.c bufmax <<<'void f(struct mero_buf *b) { mero_buf_init(b, 1u << 20); }'
 flags "a bare return -1 is refused" src/attest/x.c return <<<'int f(int x) { if (x) { return -1; } return 0; }'
 flags "a hand-written goto out is refused" src/attest/x.c goto <<<'int f(int x) { int rc = 0; if (x) { rc = -MERO_EINVAL; goto out; } out: return rc; }'
+flags "a jump macro's own goto out is fine" src/gov/x.c none <<'C'
+#define JUMP_OUT(expr) \
+    do {               \
+        if ((expr) < 0) { \
+            goto out;  \
+        }              \
+    } while (0)
+C
+flags "a goto out after a jump macro's last line is refused" src/gov/x.c goto <<'C'
+#define JUMP_OUT(expr) \
+    do {               \
+    } while (0)
+int f(int x) { int rc = 0; if (x) { goto out; } out: return rc; }
+C
 flags "own module's private header is fine" src/node/x.c none <<<'#include "node/node_internal.h"'
 flags "a lower layer's public header is fine" src/api/x.c none <<<'#include "mero/node.h"'
 flags "a #define that names a length is fine" src/gov/x.c none <<<'#define X_LEN 32'

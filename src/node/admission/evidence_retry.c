@@ -72,7 +72,7 @@ static void prompt(struct mero_admission *a, const uint8_t ns[MERO_NS_ID_LEN])
     char topic[MERO_NS_TOPIC_SIZE];
     struct mero_buf b;
     mero__node_topic(topic, ns);
-    mero_buf_init(&b, 8);
+    mero_buf_init(&b, MERO_ADM_PROMPT_LEN);
     if (mero__adm_prompt_encode(&b) == 0) {
         int rc = mero_net_publish(a->env.net, topic, b.data, b.len);
         if (rc < 0 && rc != -MERO_ENOPEERS) {

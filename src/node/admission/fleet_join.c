@@ -193,10 +193,10 @@ static void self_confirm(struct mero_fleet_join *j)
 
 static void publish_prompt(struct mero_fleet_join *j)
 {
-    char topic[68];
+    char topic[MERO_NS_TOPIC_SIZE];
     struct mero_buf b;
     mero__node_topic(topic, j->ns);
-    mero_buf_init(&b, 8);
+    mero_buf_init(&b, MERO_ADM_PROMPT_LEN);
     if (mero__adm_prompt_encode(&b) == 0) {
         int rc = mero_net_publish(j->a->env.net, topic, b.data, b.len);
         if (rc < 0 && rc != -MERO_ENOPEERS) {
@@ -522,7 +522,7 @@ int mero__adm_fleet_join_start(struct mero_admission *a, const uint8_t ns[MERO_N
                                void *ctx, struct mero_err *err)
 {
     struct mero_credential cred;
-    char topic[68];
+    char topic[MERO_NS_TOPIC_SIZE];
     if (a == NULL || ns == NULL || cb == NULL || a->closing) {
         return mero_err_set(err, MERO_EINVAL, "fleet-join is not available");
     }

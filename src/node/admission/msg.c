@@ -24,7 +24,7 @@ int mero__adm_prompt_encode(struct mero_buf *b)
 
 int mero__adm_is_prompt(const uint8_t *data, size_t len)
 {
-    return len == 1 && data[0] == MERO_BCAST_TEE_ADMISSION_PROMPT;
+    return len == MERO_ADM_PROMPT_LEN && data[0] == MERO_BCAST_TEE_ADMISSION_PROMPT;
 }
 
 /* Length of the UTF-8 sequence starting at s[0] (n bytes left), 0 when invalid. */
@@ -548,7 +548,7 @@ int mero__adm_pop_sign(uint8_t sig[static MERO_ED25519_SIG_LEN],
 {
     struct mero_buf b;
     int rc;
-    mero_buf_init(&b, 256);
+    mero_buf_init(&b, MERO_ADM_POP_MSG_MAX);
     MERO_TRY_OUT(pop_message(&b, ns, party_id, peer, peer_len));
     mero_ed25519_sign(sig, b.data, b.len, sk);
 out:
@@ -563,7 +563,7 @@ int mero__adm_pop_verify(const uint8_t sig[static MERO_ED25519_SIG_LEN],
 {
     struct mero_buf b;
     int rc;
-    mero_buf_init(&b, 256);
+    mero_buf_init(&b, MERO_ADM_POP_MSG_MAX);
     MERO_TRY_OUT(pop_message(&b, ns, party_id, peer, peer_len));
     MERO_ENSURE_OUT(mero_ed25519_verify(sig, b.data, b.len, party_id) == 0, NULL, MERO_EBADSIG,
                     "proof of possession does not verify");

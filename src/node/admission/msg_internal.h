@@ -33,9 +33,14 @@
 #define MERO_ADM_MAX_FRAME       (MERO_ADM_MAX_QUOTE_WIRE + 16384u)
 #define MERO_ADM_POP_DOMAIN      "calimero:sync:init-pop:v1"
 #define MERO_ADM_PEER_BYTES_MAX  64u
+/* the proof-of-possession message: domain || namespace || party id || peer id bytes */
+#define MERO_ADM_POP_MSG_MAX                                                                       \
+    (sizeof(MERO_ADM_POP_DOMAIN) - 1u + MERO_NS_ID_LEN + MERO_IDENTITY_LEN +                       \
+     MERO_ADM_PEER_BYTES_MAX)
 
 /* BroadcastMessage tags on ns/<hex> (ours; see docs/admission.md). */
 #define MERO_BCAST_TEE_ADMISSION_PROMPT 0xA2u
+#define MERO_ADM_PROMPT_LEN             1u /* a prompt is its tag byte alone */
 
 /* StreamMessage tags */
 #define MERO_STREAM_INIT    0u
