@@ -39,6 +39,26 @@ static bool is_mock(const uint8_t *q, size_t len)
  */
 enum dcap_step { DCAP_PASSED = 0, DCAP_REJECTED = 1 };
 
+/* judge()'s steps: when cond does not hold, the verdict "not verified" with its reason goes into
+ * r, rc becomes DCAP_REJECTED and control jumps to `out:` (MERO_ENSURE_OUT's form, for a verdict
+ * rather than an error). */
+#define DCAP_ENSURE_OUT(cond, r, code, ...)                                                        \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            rc = reject((r), (code), __VA_ARGS__);                                                 \
+            goto out;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* judge()'s step that is a function: anything but DCAP_PASSED (a verdict or an error) ends it. */
+#define DCAP_STEP_OUT(expr)                                                                        \
+    do {                                                                                           \
+        rc = (expr);                                                                               \
+        if (rc != DCAP_PASSED) {                                                                   \
+            goto out;                                                                              \
+        }                                                                                          \
+    } while (0)
+
 /* A verdict of "not verified": record why in r and return DCAP_REJECTED. */
 static int reject(struct mero_dcap_result *r, int code, const char *fmt, ...) MERO_PRINTF(3, 4);
 static int reject(struct mero_dcap_result *r, int code, const char *fmt, ...)
@@ -497,53 +517,38 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
     const struct mero_td_report *b = &q->body;
     struct pck p;
     memset(&p, 0, sizeof(p));
-    int rc = check_pck(&p, q, c, t, now, r);
-    if (rc != DCAP_PASSED) {
-        goto out;
-    }
+    int rc;
+    DCAP_STEP_OUT(check_pck(&p, q, c, t, now, r));
     /* FMSPC and PCEID of the platform equal the TCB info's (Intel: TCB_INFO_MISMATCH). */
-    if (memcmp(p.leaf->info.fmspc, tcb->fmspc, 6) != 0) {
-        rc = reject(r, MERO_ETCBINFO, "FMSPC of the PCK certificate differs from the TCB info");
-        goto out;
-    }
-    if (memcmp(p.leaf->info.pceid, tcb->pceid, 2) != 0) {
-        rc = reject(r, MERO_ETCBINFO, "PCEID of the PCK certificate differs from the TCB info");
-        goto out;
-    }
+    DCAP_ENSURE_OUT(memcmp(p.leaf->info.fmspc, tcb->fmspc, 6) == 0, r, MERO_ETCBINFO,
+                    "FMSPC of the PCK certificate differs from the TCB info");
+    DCAP_ENSURE_OUT(memcmp(p.leaf->info.pceid, tcb->pceid, 2) == 0, r, MERO_ETCBINFO,
+                    "PCEID of the PCK certificate differs from the TCB info");
     /* TDX module identity (Intel QuoteVerifier step 7). */
     uint8_t mver = b->tee_tcb_svn[1];
     const struct mero_tdx_module_identity *mod = module_identity(tcb, mver);
-    if (mod == NULL) {
-        rc = reject(r, MERO_ETDX_MODULE, "TCB info has no TDX module identity TDX_%02X", mver);
-        goto out;
-    }
-    if (memcmp(b->mrsignerseam, mod->mrsigner, sizeof(b->mrsignerseam)) != 0) {
-        rc = reject(r, MERO_ETDX_MODULE, "MRSIGNERSEAM differs from the TDX module identity");
-        goto out;
-    }
+    DCAP_ENSURE_OUT(mod != NULL, r, MERO_ETDX_MODULE,
+                    "TCB info has no TDX module identity TDX_%02X", mver);
+    DCAP_ENSURE_OUT(memcmp(b->mrsignerseam, mod->mrsigner, sizeof(b->mrsignerseam)) == 0, r,
+                    MERO_ETDX_MODULE, "MRSIGNERSEAM differs from the TDX module identity");
     /* Intel: every SEAM attribute byte zero and equal to the identity's (no mask). */
+    bool seam_zero = true;
     for (int i = 0; i < 8; i++) {
-        if (b->seam_attributes[i] != 0 || mod->attributes[i] != 0) {
-            rc = reject(r, MERO_ETDX_MODULE, "SEAM attributes are not zero");
-            goto out;
-        }
+        seam_zero &= b->seam_attributes[i] == 0 && mod->attributes[i] == 0;
     }
+    DCAP_ENSURE_OUT(seam_zero, r, MERO_ETDX_MODULE, "SEAM attributes are not zero");
     /* QE report signed by the PCK key; its report data binds the attestation key. */
-    if (mero__x509_ecdsa_verify(p.leaf->key, q->qe_report_sig, q->qe_report_raw,
-                                MERO_QE_REPORT_LEN) < 0) {
-        rc = reject(r, MERO_EQEREPORT, "QE report signature does not verify with the PCK key");
-        goto out;
-    }
+    DCAP_ENSURE_OUT(mero__x509_ecdsa_verify(p.leaf->key, q->qe_report_sig, q->qe_report_raw,
+                                            MERO_QE_REPORT_LEN) >= 0,
+                    r, MERO_EQEREPORT, "QE report signature does not verify with the PCK key");
     struct mero_sha256 h;
     uint8_t hd[MERO_SHA256_LEN];
     mero_sha256_init(&h);
     mero_sha256_update(&h, q->attest_key, MERO_ECDSA_P256_PK_LEN);
     mero_sha256_update(&h, q->qe_auth_data, q->qe_auth_len);
     mero_sha256_final(&h, hd);
-    if (memcmp(hd, q->qe_report.report_data, sizeof(hd)) != 0) {
-        rc = reject(r, MERO_EQEREPORT, "QE report data does not bind the attestation key");
-        goto out;
-    }
+    DCAP_ENSURE_OUT(memcmp(hd, q->qe_report.report_data, sizeof(hd)) == 0, r, MERO_EQEREPORT,
+                    "QE report data does not bind the attestation key");
     /* QE identity (Intel EnclaveReportVerifier): masked miscselect and attributes, mrsigner,
      * isvprodid; then the ISVSVN level. */
     const struct mero_enclave_report *qr = &q->qe_report;
@@ -552,47 +557,33 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
         attrs_ok &= (qr->attributes[i] & qe->attributes_mask[i]) ==
                     (qe->attributes[i] & qe->attributes_mask[i]);
     }
-    if ((qr->miscselect & qe->miscselect_mask) != (qe->miscselect & qe->miscselect_mask) ||
-        !attrs_ok || memcmp(qr->mrsigner, qe->mrsigner, sizeof(qr->mrsigner)) != 0 ||
-        qr->isvprodid != qe->isvprodid) {
-        rc = reject(r, MERO_EQEIDENTITY, "QE report does not match the QE identity");
-        goto out;
-    }
+    DCAP_ENSURE_OUT((qr->miscselect & qe->miscselect_mask) ==
+                            (qe->miscselect & qe->miscselect_mask) &&
+                        attrs_ok && memcmp(qr->mrsigner, qe->mrsigner, sizeof(qr->mrsigner)) == 0 &&
+                        qr->isvprodid == qe->isvprodid,
+                    r, MERO_EQEIDENTITY, "QE report does not match the QE identity");
     const struct mero_qe_level *ql = NULL;
     for (size_t i = 0; i < qe->n_levels && ql == NULL; i++) {
         if (qe->levels[i].isvsvn <= qr->isvsvn) {
             ql = &qe->levels[i];
         }
     }
-    if (ql == NULL) {
-        rc = reject(r, MERO_ETCB_NOT_SUPPORTED, "QE ISVSVN %u is below every QE identity level",
-                    qr->isvsvn);
-        goto out;
-    }
-    if (ql->status != MERO_TCB_UP_TO_DATE && ql->status != MERO_TCB_OUT_OF_DATE &&
-        ql->status != MERO_TCB_REVOKED) {
-        rc = reject(r, MERO_EQEIDENTITY, "QE identity level status %s is not a QE status",
+    DCAP_ENSURE_OUT(ql != NULL, r, MERO_ETCB_NOT_SUPPORTED,
+                    "QE ISVSVN %u is below every QE identity level", qr->isvsvn);
+    DCAP_ENSURE_OUT(ql->status == MERO_TCB_UP_TO_DATE || ql->status == MERO_TCB_OUT_OF_DATE ||
+                        ql->status == MERO_TCB_REVOKED,
+                    r, MERO_EQEIDENTITY, "QE identity level status %s is not a QE status",
                     mero_tcb_status_name(ql->status));
-        goto out;
-    }
     /* The quote itself, signed by the attestation key. */
     const struct akey *ak = akey_get(q->attest_key);
-    if (ak == NULL) {
-        rc = reject(r, MERO_EBADSIG, "attestation key is not a P-256 point");
-        goto out;
-    }
+    DCAP_ENSURE_OUT(ak != NULL, r, MERO_EBADSIG, "attestation key is not a P-256 point");
     int sig = mero__x509_ecdsa_verify(ak->key, q->signature, q->signed_data, q->signed_len);
     akey_put(ak);
-    if (sig < 0) {
-        rc = reject(r, MERO_EBADSIG, "quote signature does not verify with the attestation key");
-        goto out;
-    }
+    DCAP_ENSURE_OUT(sig >= 0, r, MERO_EBADSIG,
+                    "quote signature does not verify with the attestation key");
     /* Platform TCB level: the first (highest) level the PCK SVNs and TEE_TCB_SVN both meet. */
     const struct mero_tcb_level *lv = mero__dcap_tcb_level(tcb, &p.leaf->info, b->tee_tcb_svn);
-    if (lv == NULL) {
-        rc = reject(r, MERO_ETCB_NOT_SUPPORTED, "no matching TCB level");
-        goto out;
-    }
+    DCAP_ENSURE_OUT(lv != NULL, r, MERO_ETCB_NOT_SUPPORTED, "no matching TCB level");
     enum mero_tcb_status st = lv->status;
     r->platform_status = st;
     add_advisories(r, &tcb->adv, lv->advisories);
@@ -604,21 +595,18 @@ static int judge(const struct mero_quote *q, const struct mero_collateral *c,
                 ml = &mod->levels[i];
             }
         }
-        if (ml == NULL) {
-            rc = reject(r, MERO_ETCB_NOT_SUPPORTED, "TDX module SVN %u is below every level of %s",
-                        b->tee_tcb_svn[0], mod->id);
-            goto out;
-        }
+        DCAP_ENSURE_OUT(ml != NULL, r, MERO_ETCB_NOT_SUPPORTED,
+                        "TDX module SVN %u is below every level of %s", b->tee_tcb_svn[0], mod->id);
         r->module_status_set = true;
         r->module_status = ml->status;
+        DCAP_ENSURE_OUT(ml->status == MERO_TCB_UP_TO_DATE || ml->status == MERO_TCB_OUT_OF_DATE ||
+                            ml->status == MERO_TCB_REVOKED,
+                        r, MERO_ETDX_MODULE, "TDX module level status %s is not supported",
+                        mero_tcb_status_name(ml->status));
         if (ml->status == MERO_TCB_OUT_OF_DATE) {
             st = converge_out_of_date(st);
         } else if (ml->status == MERO_TCB_REVOKED) {
             st = MERO_TCB_REVOKED;
-        } else if (ml->status != MERO_TCB_UP_TO_DATE) {
-            rc = reject(r, MERO_ETDX_MODULE, "TDX module level status %s is not supported",
-                        mero_tcb_status_name(ml->status));
-            goto out;
         }
         add_advisories(r, &tcb->adv, ml->advisories);
     }

@@ -279,6 +279,43 @@ static int own_crl(uint8_t **der, struct mero_crl *crl, const uint8_t *src, size
 }
 
 /* Returns < 0: no verdict (-MERO_ECOLLATERAL / -MERO_ENOMEM) or a failed check (its code). */
+/* The TCB info's signature over its exact text, by the key of tcb_ch (verified); then the QE
+ * identity's, whose signer is normally that very certificate, which is then not verified twice
+ * (else qe_ch is verified as an issuer chain of its own). */
+static int signed_identities(struct mero_dcap_trust *t, const struct mero_collateral *c,
+                             const struct mero_x509_chain *tcb_ch, struct mero_x509_chain *qe_ch,
+                             struct window *w, struct mero_err *err)
+{
+    EVP_PKEY *tcb_key = NULL;
+    MERO_ENSURE(mero__x509_key(tcb_ch->cert[0].point, &tcb_key) >= 0, err, MERO_ECOLLATERAL,
+                "TCB signing key does not decode");
+    int rc = signed_text(&tcb_ch->cert[0], tcb_key, c->tcb_info_signature, c->tcb_info,
+                         c->tcb_info_len, err, "TCB info");
+    struct mero_err e2;
+    if (rc == 0 && mero__x509_chain_split(qe_ch, c->qe_identity_issuer_chain,
+                                          c->qe_identity_issuer_chain_len, &e2) < 0) {
+        rc = mero_err_set(err, MERO_ECOLLATERAL, "qe_identity_issuer_chain: %s", e2.msg);
+    }
+    bool same = rc == 0 && qe_ch->n == 2 && qe_ch->der_len[0] == tcb_ch->der_len[0] &&
+                memcmp(qe_ch->der[0], tcb_ch->der[0], tcb_ch->der_len[0]) == 0 &&
+                qe_ch->der_len[1] == t->root.der_len &&
+                memcmp(qe_ch->der[1], t->root.der, t->root.der_len) == 0;
+    if (same) {
+        rc = signed_text(&tcb_ch->cert[0], tcb_key, c->qe_identity_signature, c->qe_identity,
+                         c->qe_identity_len, err, "QE identity");
+    } else if (rc == 0) {
+        mero__x509_chain_cleanup(qe_ch);
+        rc = issuer_chain(t, qe_ch, c->qe_identity_issuer_chain, c->qe_identity_issuer_chain_len,
+                          "SGX TCB Signing", w, err, "qe_identity_issuer_chain");
+        if (rc == 0) {
+            rc = signed_text(&qe_ch->cert[0], NULL, c->qe_identity_signature, c->qe_identity,
+                             c->qe_identity_len, err, "QE identity");
+        }
+    }
+    EVP_PKEY_free(tcb_key);
+    return rc;
+}
+
 static int build(struct mero_dcap_trust *t, const struct mero_collateral *c, struct mero_err *err)
 {
     struct mero_x509_chain crl_ch, tcb_ch, qe_ch;
@@ -330,45 +367,9 @@ static int build(struct mero_dcap_trust *t, const struct mero_collateral *c, str
     /* TCB info: chain (with root CRL), signature over the exact text. */
     MERO_TRY_OUT(issuer_chain(t, &tcb_ch, c->tcb_info_issuer_chain, c->tcb_info_issuer_chain_len,
                               "SGX TCB Signing", &w, err, "tcb_info_issuer_chain"));
-    EVP_PKEY *tcb_key = NULL;
-    MERO_ENSURE_OUT(mero__x509_key(tcb_ch.cert[0].point, &tcb_key) >= 0, err, MERO_ECOLLATERAL,
-                    "TCB signing key does not decode");
-    rc = signed_text(&tcb_ch.cert[0], tcb_key, c->tcb_info_signature, c->tcb_info, c->tcb_info_len,
-                     err, "TCB info");
-    if (rc < 0) {
-        EVP_PKEY_free(tcb_key);
-        goto out;
-    }
-    /* QE identity: the same; its signer is normally the very same certificate, which is then
-     * not verified twice. */
-    struct mero_err e2;
-    if (mero__x509_chain_split(&qe_ch, c->qe_identity_issuer_chain, c->qe_identity_issuer_chain_len,
-                               &e2) < 0) {
-        EVP_PKEY_free(tcb_key);
-        rc = mero_err_set(err, MERO_ECOLLATERAL, "qe_identity_issuer_chain: %s", e2.msg);
-        goto out;
-    }
-    bool same = qe_ch.n == 2 && qe_ch.der_len[0] == tcb_ch.der_len[0] &&
-                memcmp(qe_ch.der[0], tcb_ch.der[0], tcb_ch.der_len[0]) == 0 &&
-                qe_ch.der_len[1] == t->root.der_len &&
-                memcmp(qe_ch.der[1], t->root.der, t->root.der_len) == 0;
-    if (same) {
-        rc = signed_text(&tcb_ch.cert[0], tcb_key, c->qe_identity_signature, c->qe_identity,
-                         c->qe_identity_len, err, "QE identity");
-    } else {
-        mero__x509_chain_cleanup(&qe_ch);
-        rc = issuer_chain(t, &qe_ch, c->qe_identity_issuer_chain, c->qe_identity_issuer_chain_len,
-                          "SGX TCB Signing", &w, err, "qe_identity_issuer_chain");
-        if (rc == 0) {
-            rc = signed_text(&qe_ch.cert[0], NULL, c->qe_identity_signature, c->qe_identity,
-                             c->qe_identity_len, err, "QE identity");
-        }
-    }
-    EVP_PKEY_free(tcb_key);
-    if (rc < 0) {
-        goto out;
-    }
+    MERO_TRY_OUT(signed_identities(t, c, &tcb_ch, &qe_ch, &w, err));
     /* Signed and intact: now the text must be a well-formed identity (else no verdict). */
+    struct mero_err e2;
     MERO_ENSURE_OUT(mero__tcbinfo_parse(&t->tcb, c->tcb_info, c->tcb_info_len, &e2) >= 0 &&
                         mero__qeidentity_parse(&t->qe, c->qe_identity, c->qe_identity_len, &e2) >=
                             0,

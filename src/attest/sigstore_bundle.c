@@ -691,14 +691,13 @@ int mero__sig_body_parse(struct sig_body *out, const uint8_t *body, size_t len,
     if (j == NULL) {
         return mero_err_set(err, MERO_ESIGSTORE_BODY, "logged body is not JSON");
     }
-    int rc = -MERO_ESIGSTORE_BODY;
+    int rc;
     json_t *spec = json_object_get(j, "spec");
     const char *av = mero__json_str(j, "apiVersion"), *kind = mero__json_str(j, "kind");
-    if (av == NULL || kind == NULL || !json_is_object(spec)) {
-        mero_err_set(err, MERO_ESIGSTORE_BODY, "logged body has no apiVersion / kind / spec");
-        goto out;
-    }
-    int r = -MERO_ESIGSTORE_BODY;
+    MERO_ENSURE_OUT(av != NULL && kind != NULL && json_is_object(spec), err, MERO_ESIGSTORE_BODY,
+                    "logged body has no apiVersion / kind / spec");
+    int r = 0;
+    bool known = true;
     if (strcmp(kind, "hashedrekord") == 0 && strcmp(av, "0.0.1") == 0) {
         out->kind = SIG_HASHEDREKORD_1;
         r = body_hashedrekord_1(out, spec);
@@ -715,13 +714,11 @@ int mero__sig_body_parse(struct sig_body *out, const uint8_t *body, size_t len,
         out->kind = SIG_DSSE_2;
         r = body_dsse_2(out, spec);
     } else {
-        mero_err_set(err, MERO_ESIGSTORE_BODY, "logged body is of an unsupported kind");
-        goto out;
+        known = false;
     }
-    if (r < 0) {
-        mero_err_set(err, MERO_ESIGSTORE_BODY, "logged body hash, signature or verifier malformed");
-        goto out;
-    }
+    MERO_ENSURE_OUT(known, err, MERO_ESIGSTORE_BODY, "logged body is of an unsupported kind");
+    MERO_ENSURE_OUT(r >= 0, err, MERO_ESIGSTORE_BODY,
+                    "logged body hash, signature or verifier malformed");
     rc = 0;
 out:
     json_decref(j);

@@ -28,41 +28,33 @@ static int chain_with_ca(const struct sig_ca *ca, X509 *leaf, int64_t t, X509 **
     X509_STORE *store = X509_STORE_new();
     STACK_OF(X509) *untrusted = sk_X509_new_null();
     X509_STORE_CTX *ctx = X509_STORE_CTX_new();
-    int rc = -MERO_ECHAIN;
-    if (store == NULL || untrusted == NULL || ctx == NULL) {
-        rc = -MERO_ENOMEM;
-        goto out;
-    }
+    int rc;
+    MERO_ENSURE_OUT(store != NULL && untrusted != NULL && ctx != NULL, NULL, MERO_ENOMEM,
+                    "out of memory");
     /* certChain lists the issuing certificate first and the root last */
-    if (X509_STORE_add_cert(store, ca->certs[ca->ncerts - 1]) != 1) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(X509_STORE_add_cert(store, ca->certs[ca->ncerts - 1]) == 1, NULL, MERO_ECHAIN,
+                    "the CA's root is not usable");
     for (size_t i = 0; i + 1 < ca->ncerts; i++) {
-        if (sk_X509_push(untrusted, ca->certs[i]) <= 0) {
-            goto out;
-        }
+        MERO_ENSURE_OUT(sk_X509_push(untrusted, ca->certs[i]) > 0, NULL, MERO_ECHAIN,
+                        "out of memory");
     }
-    if (X509_STORE_CTX_init(ctx, store, leaf, untrusted) != 1) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(X509_STORE_CTX_init(ctx, store, leaf, untrusted) == 1, NULL, MERO_ECHAIN,
+                    "no verification context");
     X509_VERIFY_PARAM *vp = X509_STORE_CTX_get0_param(ctx);
     X509_VERIFY_PARAM_set_time(vp, (time_t)t);
     X509_VERIFY_PARAM_set_flags(vp, X509_V_FLAG_X509_STRICT);
-    if (X509_verify_cert(ctx) != 1) {
-        int e = X509_STORE_CTX_get_error(ctx);
-        rc = (e == X509_V_ERR_CERT_HAS_EXPIRED || e == X509_V_ERR_CERT_NOT_YET_VALID)
-                 ? -MERO_EEXPIRED
-                 : -MERO_ECHAIN;
-        goto out;
-    }
+    int ok = X509_verify_cert(ctx) == 1;
+    int e = ok ? X509_V_OK : X509_STORE_CTX_get_error(ctx);
+    MERO_ENSURE_OUT(ok, NULL,
+                    e == X509_V_ERR_CERT_HAS_EXPIRED || e == X509_V_ERR_CERT_NOT_YET_VALID
+                        ? MERO_EEXPIRED
+                        : MERO_ECHAIN,
+                    "the chain does not verify");
     STACK_OF(X509) *chain = X509_STORE_CTX_get0_chain(ctx);
-    if (chain == NULL || sk_X509_num(chain) < 2) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(chain != NULL && sk_X509_num(chain) >= 2, NULL, MERO_ECHAIN,
+                    "the chain has no issuer");
     X509 *iss = sk_X509_value(chain, 1);
-    if (X509_up_ref(iss) != 1) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(X509_up_ref(iss) == 1, NULL, MERO_ECHAIN, "the issuer cannot be kept");
     *issuer = iss;
     rc = 0;
 out:
@@ -130,24 +122,21 @@ static int sct_message(X509 *leaf, X509 *issuer, const SCT *sct, struct mero_buf
     unsigned char *spki = NULL, *tbs = NULL;
     int spki_len = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(issuer), &spki);
     X509 *pre = X509_dup(leaf);
-    int rc = -MERO_ESIGSTORE_SCT;
-    if (spki_len <= 0 || pre == NULL) {
-        goto out;
-    }
+    int rc;
+    MERO_ENSURE_OUT(spki_len > 0 && pre != NULL, NULL, MERO_ESIGSTORE_SCT,
+                    "the issuer's key or the leaf cannot be encoded");
     mero_sha256(ikh, spki, (size_t)spki_len);
     int idx = X509_get_ext_by_NID(pre, NID_ct_precert_scts, -1);
     X509_EXTENSION *ext = idx >= 0 ? X509_delete_ext(pre, idx) : NULL;
     X509_EXTENSION_free(ext);
-    if (idx < 0 || X509_get_ext_by_NID(pre, NID_ct_precert_scts, -1) >= 0) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(idx >= 0 && X509_get_ext_by_NID(pre, NID_ct_precert_scts, -1) < 0, NULL,
+                    MERO_ESIGSTORE_SCT, "the leaf has not exactly one SCT list");
     int tbs_len = i2d_re_X509_tbs(pre, &tbs);
     unsigned char *exts = NULL;
     size_t exts_len = SCT_get0_extensions(sct, &exts);
     uint64_t ts = SCT_get_timestamp(sct);
-    if (tbs_len <= 0 || tbs_len > 0xffffff || exts_len > 0xffff) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(tbs_len > 0 && tbs_len <= 0xffffff && exts_len <= 0xffff, NULL,
+                    MERO_ESIGSTORE_SCT, "the TBS or the SCT extensions are too long");
     uint8_t hdr[12] = {0, 0};
     for (int i = 0; i < 8; i++) {
         hdr[2 + i] = (uint8_t)(ts >> (56 - 8 * i));
@@ -156,11 +145,12 @@ static int sct_message(X509 *leaf, X509 *issuer, const SCT *sct, struct mero_buf
     hdr[11] = 1; /* precert_entry */
     uint8_t l3[3] = {(uint8_t)(tbs_len >> 16), (uint8_t)(tbs_len >> 8), (uint8_t)tbs_len};
     uint8_t l2[2] = {(uint8_t)(exts_len >> 8), (uint8_t)exts_len};
-    if (mero_buf_append(m, hdr, sizeof(hdr)) < 0 || mero_buf_append(m, ikh, sizeof(ikh)) < 0 ||
-        mero_buf_append(m, l3, 3) < 0 || mero_buf_append(m, tbs, (size_t)tbs_len) < 0 ||
-        mero_buf_append(m, l2, 2) < 0 || (exts_len && mero_buf_append(m, exts, exts_len) < 0)) {
-        goto out;
-    }
+    MERO_ENSURE_OUT(
+        mero_buf_append(m, hdr, sizeof(hdr)) == 0 && mero_buf_append(m, ikh, sizeof(ikh)) == 0 &&
+            mero_buf_append(m, l3, 3) == 0 && mero_buf_append(m, tbs, (size_t)tbs_len) == 0 &&
+            mero_buf_append(m, l2, 2) == 0 &&
+            (exts_len == 0 || mero_buf_append(m, exts, exts_len) == 0),
+        NULL, MERO_ESIGSTORE_SCT, "the signed struct exceeds its maximum");
     rc = 0;
 out:
     OPENSSL_free(spki);
@@ -304,22 +294,14 @@ static int ext_pair(X509 *x, int a, int b, char *out, size_t cap, struct mero_er
 static int read_san(X509 *x, struct mero_sigstore_result *res, struct mero_err *err)
 {
     GENERAL_NAMES *names = X509_get_ext_d2i(x, NID_subject_alt_name, NULL, NULL);
-    int rc = mero_err_set(err, MERO_ECERT, "certificate must carry exactly one SAN");
-    if (names == NULL || sk_GENERAL_NAME_num(names) != 1) {
-        goto out;
-    }
+    int rc;
+    MERO_ENSURE_OUT(names != NULL && sk_GENERAL_NAME_num(names) == 1, err, MERO_ECERT,
+                    "certificate must carry exactly one SAN");
     GENERAL_NAME *gn = sk_GENERAL_NAME_value(names, 0);
-    ASN1_IA5STRING *s = NULL;
-    if (gn->type == GEN_URI) {
-        s = gn->d.uniformResourceIdentifier;
-        res->san_is_uri = 1;
-    } else if (gn->type == GEN_EMAIL) {
-        s = gn->d.rfc822Name;
-        res->san_is_uri = 0;
-    } else {
-        rc = mero_err_set(err, MERO_ECERT, "certificate SAN is neither a URI nor an e-mail");
-        goto out;
-    }
+    MERO_ENSURE_OUT(gn->type == GEN_URI || gn->type == GEN_EMAIL, err, MERO_ECERT,
+                    "certificate SAN is neither a URI nor an e-mail");
+    ASN1_IA5STRING *s = gn->type == GEN_URI ? gn->d.uniformResourceIdentifier : gn->d.rfc822Name;
+    res->san_is_uri = gn->type == GEN_URI;
     int n = ASN1_STRING_length(s);
     const unsigned char *d = ASN1_STRING_get0_data(s);
     MERO_ENSURE_OUT(n > 0 && (size_t)n < sizeof(res->san) && memchr(d, 0, (size_t)n) == NULL, err,

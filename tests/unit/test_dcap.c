@@ -257,11 +257,13 @@ TEST(flipped_quote_bytes_are_verdicts_not_errors)
         size_t off;
         int code;
     } cases[] = {
-        {48 + 136, MERO_EBADSIG},   /* TD report body (MRTD) */
-        {48 + 200, MERO_EBADSIG},   /* byte 248 of the body (the evidence test's flip) */
-        {640, MERO_EBADSIG},        /* quote signature */
-        {770 + 10, MERO_EQEREPORT}, /* QE report (cpusvn) */
-        {1160, MERO_EQEREPORT},     /* QE report signature */
+        {48 + 64, MERO_ETDX_MODULE},  /* MRSIGNERSEAM: no longer the module identity's */
+        {48 + 112, MERO_ETDX_MODULE}, /* SEAM attributes: no longer zero */
+        {48 + 136, MERO_EBADSIG},     /* TD report body (MRTD) */
+        {48 + 200, MERO_EBADSIG},     /* byte 248 of the body (the evidence test's flip) */
+        {640, MERO_EBADSIG},          /* quote signature */
+        {770 + 10, MERO_EQEREPORT},   /* QE report (cpusvn) */
+        {1160, MERO_EQEREPORT},       /* QE report signature */
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         int code = 0;
