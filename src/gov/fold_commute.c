@@ -9,7 +9,11 @@
  * op qualifies only as a plain MemberAdded of a non-Admin role whose member holds no Admin row
  * in its group (it then reads the rows of its signer and member, in any group of the namespace,
  * and the group tree; it writes its member's row and deny entry in its group, and never reads
- * or changes an admin count); every op after its place must be a MemberAdded, ContextCreated or
+ * or changes an admin count), or as a plain MemberRoleSet between two roles that are neither
+ * Admin nor TEE roles (it reads the same rows, writes its member's row alone, and no last-admin
+ * count or TEE lock is reached; a role set has no rewrite: a later op naming its member, which
+ * may be the op that made the row it changes, is a conflict); every op after its place must be
+ * a MemberAdded, ContextCreated or
  * MemberSetAutoFollow without rotation, or a KeyDelivery not addressed to us (each reads and
  * writes only the rows, deny entries, auto-follow entries or contexts of its signer and
  * member or recipient, and the group tree read-only), naming neither the late op's signer nor
@@ -45,29 +49,33 @@ static bool names(const struct mero_op *late, const uint8_t *id)
            memcmp(id, late->member, MERO_IDENTITY_LEN) == 0;
 }
 
-/* The late op's own condition: a plain MemberAdded that neither reads nor changes an admin
- * count (no Admin role given, its member no Admin of the group now - and so at its place, as
- * no op after it touches the member). */
+/* The late op's own condition: a plain MemberAdded or MemberRoleSet that neither reads nor
+ * changes an admin count (no Admin role given, its member no Admin of the group now - and so at
+ * its place, as no op after it touches the member); a role set also moves a plain row (a direct
+ * member now, neither role a TEE role: no policy or TEE lock is read). */
 static int late_qualifies(struct mero_store *s, const struct mero_op *late, bool *yes)
 {
     *yes = false;
-    if (late->scope != MERO_SCOPE_GROUP || late->has_rotation ||
-        late->kind != MERO_GROUP_MEMBER_ADDED || late->role == MERO_ROLE_ADMIN) {
+    bool added = late->kind == MERO_GROUP_MEMBER_ADDED;
+    bool role_set = late->kind == MERO_GROUP_MEMBER_ROLE_SET;
+    if (late->scope != MERO_SCOPE_GROUP || late->has_rotation || !(added || role_set) ||
+        late->role == MERO_ROLE_ADMIN || (role_set && mero_role_is_tee(late->role))) {
         return 0;
     }
     int r;
     MERO_TRY(mero_gov_direct_role(s, late->group_id, late->member, &r));
-    *yes = r != MERO_ROLE_ADMIN;
+    *yes = r != MERO_ROLE_ADMIN && (added || (r != MERO_ROLE_NONE && !mero_role_is_tee(r)));
     return 0;
 }
 
-/* A later op that rewrites the late op's row: a plain MemberAdded of its member in its group, of
- * a non-Admin role, signed by someone else (and the late op's member is not its signer, whose
- * rows the late op reads). */
+/* A later op that rewrites the late MemberAdded's row: a plain MemberAdded of its member in its
+ * group, of a non-Admin role, signed by someone else (and the late op's member is not its
+ * signer, whose rows the late op reads). */
 static bool rewrites(const struct mero_op *late, const struct mero_op *op)
 {
-    return op->scope == MERO_SCOPE_GROUP && !op->has_rotation &&
-           op->kind == MERO_GROUP_MEMBER_ADDED && op->role != MERO_ROLE_ADMIN &&
+    return late->kind == MERO_GROUP_MEMBER_ADDED && op->scope == MERO_SCOPE_GROUP &&
+           !op->has_rotation && op->kind == MERO_GROUP_MEMBER_ADDED &&
+           op->role != MERO_ROLE_ADMIN &&
            memcmp(op->group_id, late->group_id, MERO_GROUP_ID_LEN) == 0 &&
            memcmp(op->member, late->member, MERO_IDENTITY_LEN) == 0 &&
            memcmp(op->signer, late->member, MERO_IDENTITY_LEN) != 0 &&

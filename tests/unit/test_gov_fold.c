@@ -584,11 +584,11 @@ TEST(a_re_fold_missing_an_op_s_place_fails_and_keeps_nothing)
     struct mero_gov_oplist la = {0}, lb = {0}, l0 = {0};
     CHECK_OK(mero_gov_change_admin(w.a.s, w.a.ns, m[1], &l0, &e));
     CHECK(govt_sync(&w.a, &w.b, w.a.ns, &e) >= 0);
-    /* A adds m0 and m1; B concurrently sets m1's role (an authority change): it sorts before
-     * A's ops, so it re-folds in full */
+    /* A adds m0 and m1; B concurrently removes m1 (an authority change, which never commutes):
+     * it sorts before A's ops, so it re-folds in full */
     CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m[0], MERO_ROLE_MEMBER, &la, &e));
     CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m[1], MERO_ROLE_MEMBER, &la, &e));
-    CHECK_OK(mero_gov_set_member_role(w.b.s, w.a.ns, w.a.ns, m[1], MERO_ROLE_READONLY, &lb, &e));
+    CHECK_OK(mero_gov_remove_member(w.b.s, w.a.ns, w.a.ns, m[1], &lb, &e));
     uint64_t before = 0, after = 0, r0 = w.a.s->late_refolds;
     CHECK_OK(mero_gov_op_count(w.a.s, w.a.ns, &before));
     CHECK(sqlite3_exec(w.a.s->db,

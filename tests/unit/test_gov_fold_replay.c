@@ -173,32 +173,47 @@ TEST(a_late_context_takes_its_id_from_a_stored_one)
 }
 
 /*
- * The bench's shape, small: the owner adds 200 members while a second admin's role change of
- * an early member travels late. Every later addition is replayed; the ones the late op names
- * are judged; the end equals a rebuild and the membership events name only what changed.
+ * The bench's shape, small: the owner adds 200 members, then sets an early member's auto-follow,
+ * while a second admin's role change of that member travels late. The log's last op names the
+ * member, so the role change does not commute (fold_commute.c): every later addition is
+ * replayed, the op naming the member is judged, the end equals a rebuild and the membership
+ * events name only what changed. Without the op naming the member the role change commutes,
+ * and is judged without a re-fold (last case).
  */
+static int role_change_shape(struct govt_node *a, struct govt_node *b, uint8_t m[32],
+                             bool named_last, struct mero_gov_oplist *l0,
+                             struct mero_gov_oplist *la, struct mero_gov_oplist *lb,
+                             struct mero_err *e)
+{
+    uint8_t sk[64];
+    MERO_TRY(owner_and_admin(a, b, l0, e));
+    mero_ed25519_keypair(m, sk);
+    MERO_TRY(mero_gov_add_member(a->s, a->ns, a->ns, m, MERO_ROLE_MEMBER, l0, e));
+    MERO_TRY(govt_sync(a, b, a->ns, e) >= 0 ? 0 : -MERO_ESTATE);
+    MERO_TRY(mero_gov_set_member_role(b->s, a->ns, a->ns, m, MERO_ROLE_READONLY, lb, e));
+    for (int i = 0; i < 200; i++) {
+        uint8_t f[32];
+        mero_ed25519_keypair(f, sk);
+        MERO_TRY(mero_gov_add_member(a->s, a->ns, a->ns, f, MERO_ROLE_MEMBER, la, e));
+    }
+    return named_last ? mero_gov_set_auto_follow(a->s, a->ns, a->ns, m, true, false, la, e) : 0;
+}
+
 TEST(a_late_role_change_replays_the_log_after_it)
 {
     struct govt_node a, b, x;
     struct mero_err e = {0};
     struct mero_gov_oplist l0 = {0}, la = {0}, lb = {0};
-    uint8_t m[32], sk[64];
-    CHECK_OK(owner_and_admin(&a, &b, &l0, &e));
-    mero_ed25519_keypair(m, sk);
-    CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, m, MERO_ROLE_MEMBER, &l0, &e));
-    CHECK(govt_sync(&a, &b, a.ns, &e) >= 0);
-    CHECK_OK(mero_gov_set_member_role(b.s, a.ns, a.ns, m, MERO_ROLE_READONLY, &lb, &e));
-    for (int i = 0; i < 200; i++) {
-        uint8_t f[32];
-        mero_ed25519_keypair(f, sk);
-        CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, f, MERO_ROLE_MEMBER, &la, &e));
-    }
+    uint8_t m[32];
+    CHECK_OK(role_change_shape(&a, &b, m, true, &l0, &la, &lb, &e));
     CHECK_OK(synced_peer(&x, &a, &e));
     govt_clear_events(&x);
-    uint64_t p0 = x.s->refold_replayed;
+    uint64_t p0 = x.s->refold_replayed, r0 = x.s->late_refolds;
     CHECK_OK(govt_apply_list(&x, &lb, &e));
+    CHECK_EQ(x.s->late_refolds - r0, 1u);
     CHECK_MSG(x.s->refold_replayed - p0 >= 200, "replayed %llu ops",
               (unsigned long long)(x.s->refold_replayed - p0));
+    CHECK_EQ(state_of(&x, &la.v[la.n - 1]), MERO_OP_EFFECTIVE);
     CHECK_EQ(govt_root_role(&x, x.ns, m), MERO_ROLE_READONLY);
     CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_ROLE_SET, m), 1u);
     CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_ADDED, NULL), 0u);
@@ -212,6 +227,44 @@ TEST(a_late_role_change_replays_the_log_after_it)
     govt_close(&a);
 }
 
+/* A late role change between two plain roles that no later op names commutes with the log
+ * after it: judged at once, no re-fold, the same rows, outcomes and events as the full fold
+ * (compared with a rebuild). A later op that adds the member again (which, for an addition,
+ * would be a rewrite) is a conflict for a role change: the namespace is re-folded. */
+TEST(a_late_role_change_no_later_op_names_is_judged_without_a_re_fold)
+{
+    for (int readd = 0; readd < 2; readd++) {
+        struct govt_node a, b, x;
+        struct mero_err e = {0};
+        struct mero_gov_oplist l0 = {0}, la = {0}, lb = {0};
+        uint8_t m[32];
+        CHECK_OK(role_change_shape(&a, &b, m, false, &l0, &la, &lb, &e));
+        if (readd) {
+            CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, m, MERO_ROLE_MEMBER, &la, &e));
+        }
+        CHECK_OK(synced_peer(&x, &a, &e));
+        govt_clear_events(&x);
+        uint64_t f0 = x.s->late_fast, r0 = x.s->late_refolds, p0 = x.s->refold_replayed;
+        CHECK_OK(govt_apply_list(&x, &lb, &e));
+        CHECK_EQ(state_of(&x, &lb.v[0]), MERO_OP_EFFECTIVE);
+        CHECK_EQ(x.s->late_fast - f0, readd ? 0u : 1u);
+        CHECK_EQ(x.s->late_refolds - r0, readd ? 1u : 0u);
+        CHECK_EQ(x.s->refold_replayed - p0 >= 200, (bool)readd);
+        /* re-added after the change, the member is a Member again: no event for it */
+        CHECK_EQ(govt_root_role(&x, x.ns, m), readd ? MERO_ROLE_MEMBER : MERO_ROLE_READONLY);
+        CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_ROLE_SET, m), readd ? 0u : 1u);
+        CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_ADDED, NULL), 0u);
+        CHECK(govt_matches_rebuild(&x));
+        mero_gov_oplist_cleanup(&l0);
+        mero_gov_oplist_cleanup(&la);
+        mero_gov_oplist_cleanup(&lb);
+        govt_close(&x);
+        govt_close(&b);
+        govt_close(&a);
+    }
+}
+
 MERO_TEST_MAIN(T(a_step_down_judged_again_when_a_late_op_changed_the_admin_count),
                T(a_late_context_takes_its_id_from_a_stored_one),
-               T(a_late_role_change_replays_the_log_after_it))
+               T(a_late_role_change_replays_the_log_after_it),
+               T(a_late_role_change_no_later_op_names_is_judged_without_a_re_fold))
