@@ -10,10 +10,10 @@
  * commutes, judged without a re-fold); its removal of M, an authority change, which re-folds
  * the namespace and replays the log's ops, none of which reads M's rows (fold_replay.c); its
  * removal of the owner, which takes the right away from the signer of every op of the log, so
- * every one of them is judged again (and refused). Reported: the in-order apply per op (the fast path every op of a
- * healthy namespace takes), each late op, and the authority change's re-fold per op against
- * the in-order apply. File store (WAL, synchronous=FULL) under $TMPDIR, the N ops applied in
- * one transaction as a catching-up sync does. Process CPU time. Prints `bench ...` and
+ * every one of them is judged again (and refused). Reported: the in-order apply per op (the fast
+ * path every op of a healthy namespace takes), each late op, and the authority change's re-fold per
+ * op against the in-order apply. File store (WAL, synchronous=FULL) under $TMPDIR, the N ops
+ * applied in one transaction as a catching-up sync does. Process CPU time. Prints `bench ...` and
  * `ratio ...` lines.
  */
 #include <stdio.h>

@@ -278,7 +278,6 @@ static int own_crl(uint8_t **der, struct mero_crl *crl, const uint8_t *src, size
     return 0;
 }
 
-/* Returns < 0: no verdict (-MERO_ECOLLATERAL / -MERO_ENOMEM) or a failed check (its code). */
 /* The TCB info's signature over its exact text, by the key of tcb_ch (verified); then the QE
  * identity's, whose signer is normally that very certificate, which is then not verified twice
  * (else qe_ch is verified as an issuer chain of its own). */
@@ -316,6 +315,7 @@ static int signed_identities(struct mero_dcap_trust *t, const struct mero_collat
     return rc;
 }
 
+/* Returns < 0: no verdict (-MERO_ECOLLATERAL / -MERO_ENOMEM) or a failed check (its code). */
 static int build(struct mero_dcap_trust *t, const struct mero_collateral *c, struct mero_err *err)
 {
     struct mero_x509_chain crl_ch, tcb_ch, qe_ch;

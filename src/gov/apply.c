@@ -589,8 +589,7 @@ static int check_parents(struct mero_store *s, const struct mero_op *op, uint8_t
     return 0;
 }
 
-/* A failure that is no rule's refusal: its reason (why) becomes the caller's, and rc is passed on.
- */
+/* A failure that is no rule's refusal: its reason becomes the caller's; rc is passed on. */
 static int pass_on(struct mero_err *err, const struct mero_err *why, int rc)
 {
     if (err != NULL) {

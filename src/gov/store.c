@@ -270,11 +270,10 @@ static int migrate(struct mero_store *s, mero__gov_rederive_fn rederive_fn, stru
         char pragma[PRAGMA_SQL_MAX];
         snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %zu", v + 1);
         bool done = migration_done_if[v] != NULL && column_exists(s, migration_done_if[v]);
-        GOV_SQL_TRY_OUT(s, err,
-                        (!done && mero__gov_exec(s, *migrations[v]) < 0)
-                            ? -MERO_EIO
-                            : mero__gov_exec(s, pragma),
-                        "migration");
+        if (!done) {
+            GOV_SQL_TRY_OUT(s, err, mero__gov_exec(s, *migrations[v]), "migration");
+        }
+        GOV_SQL_TRY_OUT(s, err, mero__gov_exec(s, pragma), "migration");
         rederive = rederive || (version > 0 && !done && migration_rederives[v]);
     }
     if (rederive) {

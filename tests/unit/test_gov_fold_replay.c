@@ -61,6 +61,19 @@ static int owner_and_admin(struct govt_node *a, struct govt_node *b, struct mero
     return govt_sync(a, b, a->ns, e) < 0 ? -MERO_ESTATE : 0;
 }
 
+/* The owner a, the second admin b, the peer x and their op lists, freed. */
+static void close_abx(struct govt_node *a, struct govt_node *b, struct govt_node *x,
+                      struct mero_gov_oplist *l0, struct mero_gov_oplist *la,
+                      struct mero_gov_oplist *lb)
+{
+    mero_gov_oplist_cleanup(l0);
+    mero_gov_oplist_cleanup(la);
+    mero_gov_oplist_cleanup(lb);
+    govt_close(x);
+    govt_close(b);
+    govt_close(a);
+}
+
 /* A ContextCreated of a chosen id in the root group, signed by n. */
 static int publish_context(struct govt_node *n, const uint8_t ctx[32], struct mero_gov_oplist *l,
                            struct mero_err *e)
@@ -164,12 +177,7 @@ TEST(a_late_context_takes_its_id_from_a_stored_one)
     CHECK_EQ(state_of(&x, &lb.v[0]), MERO_OP_EFFECTIVE);
     CHECK_EQ(state_of(&x, &la.v[1]), MERO_OP_REJECTED);
     CHECK(govt_matches_rebuild(&x));
-    mero_gov_oplist_cleanup(&l0);
-    mero_gov_oplist_cleanup(&la);
-    mero_gov_oplist_cleanup(&lb);
-    govt_close(&x);
-    govt_close(&b);
-    govt_close(&a);
+    close_abx(&a, &b, &x, &l0, &la, &lb);
 }
 
 /*
@@ -219,12 +227,7 @@ TEST(a_late_role_change_replays_the_log_after_it)
     CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_ADDED, NULL), 0u);
     CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_REMOVED, NULL), 0u);
     CHECK(govt_matches_rebuild(&x));
-    mero_gov_oplist_cleanup(&l0);
-    mero_gov_oplist_cleanup(&la);
-    mero_gov_oplist_cleanup(&lb);
-    govt_close(&x);
-    govt_close(&b);
-    govt_close(&a);
+    close_abx(&a, &b, &x, &l0, &la, &lb);
 }
 
 /* A late role change between two plain roles that no later op names commutes with the log
@@ -255,12 +258,7 @@ TEST(a_late_role_change_no_later_op_names_is_judged_without_a_re_fold)
         CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_ROLE_SET, m), readd ? 0u : 1u);
         CHECK_EQ(govt_count(&x, MERO_EV_MEMBER_ADDED, NULL), 0u);
         CHECK(govt_matches_rebuild(&x));
-        mero_gov_oplist_cleanup(&l0);
-        mero_gov_oplist_cleanup(&la);
-        mero_gov_oplist_cleanup(&lb);
-        govt_close(&x);
-        govt_close(&b);
-        govt_close(&a);
+        close_abx(&a, &b, &x, &l0, &la, &lb);
     }
 }
 
