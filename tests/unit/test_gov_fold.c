@@ -445,7 +445,8 @@ TEST(additions_by_two_admins_agree_in_random_orders_and_with_rebuild)
     struct mero_gov_oplist la = {0}, lb = {0};
     /* A: m0 Member, m1 ReadOnly, a context, C auto-follows, m4 Member and its key, then (after
      * B's ops) removes m5;
-     * B: m0 ReadOnly, m2 Member, m3 Admin, a context, m1 Member, B auto-follows, m5 Member */
+     * B: m0 ReadOnly, m2 Member then ReadOnly (a role change no op of A names: it commutes
+     * where it arrives late), m3 Admin, a context, m1 Member, B auto-follows, m5 Member */
     CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m[0], MERO_ROLE_MEMBER, &la, &e));
     CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m[1], MERO_ROLE_READONLY, &la, &e));
     CHECK_OK(mero_gov_create_context(w.a.s, w.a.ns, w.a.ns, app, ctx, &la, &e));
@@ -454,6 +455,7 @@ TEST(additions_by_two_admins_agree_in_random_orders_and_with_rebuild)
     CHECK_OK(mero_gov_deliver_key(w.a.s, w.a.ns, w.a.ns, m[4], &la, &e));
     CHECK_OK(mero_gov_add_member(w.b.s, w.a.ns, w.a.ns, m[0], MERO_ROLE_READONLY, &lb, &e));
     CHECK_OK(mero_gov_add_member(w.b.s, w.a.ns, w.a.ns, m[2], MERO_ROLE_MEMBER, &lb, &e));
+    CHECK_OK(mero_gov_set_member_role(w.b.s, w.a.ns, w.a.ns, m[2], MERO_ROLE_READONLY, &lb, &e));
     CHECK_OK(mero_gov_add_member(w.b.s, w.a.ns, w.a.ns, m[3], MERO_ROLE_ADMIN, &lb, &e));
     CHECK_OK(mero_gov_create_context(w.b.s, w.a.ns, w.a.ns, app, ctx, &lb, &e));
     CHECK_OK(mero_gov_add_member(w.b.s, w.a.ns, w.a.ns, m[1], MERO_ROLE_MEMBER, &lb, &e));
@@ -498,6 +500,7 @@ TEST(additions_by_two_admins_agree_in_random_orders_and_with_rebuild)
     CHECK(govt_same_buf(&db, &first));
     CHECK_EQ(govt_root_role(&w.b, w.a.ns, m[5]), MERO_ROLE_NONE);
     CHECK_EQ(govt_root_role(&w.b, w.a.ns, m[3]), MERO_ROLE_ADMIN);
+    CHECK_EQ(govt_root_role(&w.b, w.a.ns, m[2]), MERO_ROLE_READONLY);
     mero_buf_cleanup(&db);
     mero_buf_cleanup(&first);
     mero_gov_oplist_cleanup(&la);
