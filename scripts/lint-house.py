@@ -99,8 +99,6 @@ ALLOWED = {
         "src/cli/merod/merod.c": 9,
         "src/cli/tee_verify/serve.c": 5,
         "src/net/net.c": 1,
-        "src/node/admission/keys.c": 1,
-        "src/node/admission/peer.c": 4,
     },
 }
 

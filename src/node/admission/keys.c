@@ -112,15 +112,15 @@ void mero__adm_on_group_keys_request(struct mero_admission *a, struct mero_net_r
         mero_buf_init(&eb[i], MERO_ADM_MAX_ENVELOPE);
     }
     uint8_t *sk = sodium_malloc(MERO_ED25519_SK_LEN);
-    if (sk == NULL || mero_gov_namespace_of(a->env.store, m->group_id, gns) < 0 ||
-        memcmp(gns, m->ns, sizeof(gns)) != 0 ||
-        mero_gov_reach_role(a->env.store, m->group_id, m->party_id, &role) < 0 ||
-        role == MERO_ROLE_NONE || mero_gov_identity_secret(a->env.store, m->ns, sk) < 0 ||
-        mero_gov_group_key_ids(a->env.store, m->group_id, &ids, &nids) < 0) {
-        goto out; /* not a member we serve, or nothing to serve: an empty page */
-    }
-    size_t n = mero__keys_page((const uint8_t(*)[MERO_KEY_ID_LEN])ids, nids, m->held, m->nheld, idx,
-                               &r.more);
+    /* not a member we serve, or nothing to serve: an empty page */
+    bool serve = sk != NULL && mero_gov_namespace_of(a->env.store, m->group_id, gns) >= 0 &&
+                 memcmp(gns, m->ns, sizeof(gns)) == 0 &&
+                 mero_gov_reach_role(a->env.store, m->group_id, m->party_id, &role) >= 0 &&
+                 role != MERO_ROLE_NONE && mero_gov_identity_secret(a->env.store, m->ns, sk) >= 0 &&
+                 mero_gov_group_key_ids(a->env.store, m->group_id, &ids, &nids) >= 0;
+    size_t n = serve ? mero__keys_page((const uint8_t(*)[MERO_KEY_ID_LEN])ids, nids, m->held,
+                                       m->nheld, idx, &r.more)
+                     : 0;
     for (size_t i = 0; i < n; i++) {
         struct mero_key_envelope env;
         if (mero_gov_group_key_by_id(a->env.store, m->group_id, ids[idx[i]], key) < 0 ||
@@ -132,7 +132,6 @@ void mero__adm_on_group_keys_request(struct mero_admission *a, struct mero_net_r
         r.env_lens[r.nenvs] = eb[r.nenvs].len;
         r.nenvs++;
     }
-out:
     mero_wipe(key, sizeof(key));
     if (sk != NULL) {
         sodium_free(sk);

@@ -132,24 +132,23 @@ struct offer {
     char peer[MERO_PEER_ID_STR_MAX];
 };
 
-static void offer_reply(void *ud, int status, const uint8_t *data, size_t len)
+/* The joiner's reply to the challenge offered in o: a quote runs through the pipeline. */
+static void take_reply(struct offer *o, int status, const uint8_t *data, size_t len)
 {
-    struct offer *o = ud;
     struct mero_admission *a = o->a;
     struct mero_adm_msg m;
     struct mero_err e = {0};
-    mero__adm_challenge_offer_release(&a->book);
     if (status < 0 || a->closing) {
         MERO_DEBUG("admission: offer to %s got no answer: %s", o->peer, mero_strerror(status));
-        goto out;
+        return;
     }
     if (mero__adm_msg_decode(data, len, &m, &e) < 0 || m.kind != MERO_ADM_MSG_OFFER_REPLY) {
         MERO_WARN("admission: bad offer reply from %s: %s", o->peer, e.msg);
-        goto out;
+        return;
     }
     if (!m.offered) {
         MERO_DEBUG("admission: %s is not waiting to be admitted", o->peer);
-        goto out;
+        return;
     }
     MERO_INFO("TEE answered the challenge offered for its prompt (peer %s)", o->peer);
     struct mero_tee_claim c;
@@ -165,7 +164,13 @@ static void offer_reply(void *ud, int status, const uint8_t *data, size_t len)
     c.peer = (const uint8_t *)o->peer;
     c.peer_len = strlen(o->peer);
     mero__adm_run(a, &c, "offered path", NULL);
-out:
+}
+
+static void offer_reply(void *ud, int status, const uint8_t *data, size_t len)
+{
+    struct offer *o = ud;
+    mero__adm_challenge_offer_release(&o->a->book);
+    take_reply(o, status, data, len);
     mero_wipe(o, sizeof(*o));
     free(o);
 }
@@ -320,41 +325,48 @@ static void on_admission_request(struct mero_admission *a, struct mero_net_req *
     mero__adm_run(a, &c, "direct path", req);
 }
 
-/* We are the joiner: answer an offered challenge with a quote, or with nothing. */
-static void on_offer(struct mero_admission *a, struct mero_net_req *req, const char *remote,
-                     const struct mero_adm_init *m)
+/* Our quote for the challenge `remote` offered, into r (its quote and credential live in *quote
+ * and cred); < 0, r left "not offered", when we may not or cannot answer. */
+static int answer_offer(struct mero_admission *a, const char *remote, const struct mero_adm_init *m,
+                        struct mero_adm_msg *r, uint8_t **quote, struct mero_buf *cred)
 {
-    struct mero_adm_msg r;
     struct mero_err e = {0};
-    struct mero_buf cred;
-    uint8_t *quote = NULL;
     size_t qlen = 0;
-    memset(&r, 0, sizeof(r));
-    r.kind = MERO_ADM_MSG_OFFER_REPLY;
-    mero_buf_init(&cred, MERO_ADM_MAX_CREDENTIAL);
-    int rc;
-    MERO_TRY_OUT(mero__adm_pending_may_answer(&a->pending, m->ns, (const uint8_t *)remote,
-                                              strlen(remote), mero__adm_now(a)));
-    rc = mero__adm_make_quote(a, m->ns, m->challenge, &quote, &qlen, &cred, r.public_key, &e);
+    MERO_TRY(mero__adm_pending_may_answer(&a->pending, m->ns, (const uint8_t *)remote,
+                                          strlen(remote), mero__adm_now(a)));
+    int rc = mero__adm_make_quote(a, m->ns, m->challenge, quote, &qlen, cred, r->public_key, &e);
     if (rc < 0) {
         MERO_WARN("admission: could not answer the offer from %s: %s", remote, e.msg);
-        goto out;
+        return rc;
     }
-    r.offered = true;
-    r.quote = quote;
-    r.quote_len = qlen;
-    r.credential = cred.data;
-    r.credential_len = cred.len;
+    r->offered = true;
+    r->quote = *quote;
+    r->quote_len = qlen;
+    r->credential = cred->data;
+    r->credential_len = cred->len;
     if (a->env.release[0] != '\0') {
-        r.has_release = true;
-        snprintf(r.release, sizeof(r.release), "%s", a->env.release);
+        r->has_release = true;
+        snprintf(r->release, sizeof(r->release), "%s", a->env.release);
     }
     MERO_INFO("admission: answering the challenge %s offered with a quote", remote);
     a->answered_ms = mero__adm_now(a);
     mero__adm_offer_answered(a, m->ns, m->challenge, remote);
     mero__adm_fj_progress_note(a, m->ns, MERO_FJ_CHALLENGED, remote, NULL);
     mero__adm_fj_progress_note(a, m->ns, MERO_FJ_ANSWERED, remote, NULL);
-out:
+    return 0;
+}
+
+/* We are the joiner: answer an offered challenge with a quote, or with nothing. */
+static void on_offer(struct mero_admission *a, struct mero_net_req *req, const char *remote,
+                     const struct mero_adm_init *m)
+{
+    struct mero_adm_msg r;
+    struct mero_buf cred;
+    uint8_t *quote = NULL;
+    memset(&r, 0, sizeof(r));
+    r.kind = MERO_ADM_MSG_OFFER_REPLY;
+    mero_buf_init(&cred, MERO_ADM_MAX_CREDENTIAL);
+    (void)answer_offer(a, remote, m, &r, &quote, &cred); /* a refusal is "not offered" */
     (void)mero__adm_respond_msg(req, &r);
     free(quote);
     mero_buf_cleanup(&cred);
