@@ -94,26 +94,18 @@ static int wait_input(int fd, FILE *out)
     }
 }
 
-int tee_verify_serve(int fd, FILE *out, bool require_valid)
+/* One session: requests from fd, answers to out, until end of input (0) or a read or write
+ * error (1). line and doc are the caller's. */
+static int serve_loop(int fd, FILE *out, struct mero_buf *line, struct mero_buf *doc,
+                      bool require_valid)
 {
     static char chunk[CHUNK];
-    struct mero_buf line, doc;
     bool too_long = false, pending = false;
-    int status = 0;
-    /* A reader that goes away is a write error (status 1), not a signal that kills us. */
-    (void)signal(SIGPIPE, SIG_IGN);
-    mero_buf_init(&line, TEE_VERIFY_SERVE_MAX_LINE);
-    mero_buf_init(&doc, ANSWER_MAX);
     for (;;) {
         /* Answers to a burst of pipelined requests go out together, but always before we
          * block on the next read, so a caller waiting for its answer is never left waiting. */
-        if (fflush(out) != 0) {
-            status = 1;
-            goto out;
-        }
-        if (wait_input(fd, out) != 0) {
-            status = 1;
-            goto out;
+        if (fflush(out) != 0 || wait_input(fd, out) != 0) {
+            return 1;
         }
         ssize_t got = read(fd, chunk, sizeof(chunk));
         if (got < 0 && errno == EINTR) {
@@ -121,41 +113,43 @@ int tee_verify_serve(int fd, FILE *out, bool require_valid)
         }
         if (got < 0) {
             fprintf(stderr, "calimero-tee-verify: could not read stdin: %s\n", strerror(errno));
-            status = 1;
-            goto out;
+            return 1;
         }
         if (got == 0) {
-            if (pending && answer(out, &line, too_long, &doc, require_valid) < 0) {
-                status = 1;
-            }
-            if (fflush(out) != 0) {
-                status = 1;
-            }
-            goto out;
+            int status = pending && answer(out, line, too_long, doc, require_valid) < 0;
+            return fflush(out) != 0 ? 1 : status;
         }
         size_t off = 0, n = (size_t)got;
         while (off < n) {
             const char *nl = memchr(chunk + off, '\n', n - off);
             size_t seg = nl != NULL ? (size_t)(nl - (chunk + off)) : n - off;
             pending = true;
-            if (!too_long && mero_buf_append(&line, chunk + off, seg) < 0) {
+            if (!too_long && mero_buf_append(line, chunk + off, seg) < 0) {
                 too_long = true; /* from here to the newline, bytes are dropped */
-                mero_buf_reset(&line);
+                mero_buf_reset(line);
             }
             off += seg;
             if (nl == NULL) {
                 break;
             }
             off++;
-            if (answer(out, &line, too_long, &doc, require_valid) < 0) {
-                status = 1;
-                goto out;
+            if (answer(out, line, too_long, doc, require_valid) < 0) {
+                return 1;
             }
             too_long = false;
             pending = false;
         }
     }
-out:
+}
+
+int tee_verify_serve(int fd, FILE *out, bool require_valid)
+{
+    struct mero_buf line, doc;
+    /* A reader that goes away is a write error (status 1), not a signal that kills us. */
+    (void)signal(SIGPIPE, SIG_IGN);
+    mero_buf_init(&line, TEE_VERIFY_SERVE_MAX_LINE);
+    mero_buf_init(&doc, ANSWER_MAX);
+    int status = serve_loop(fd, out, &line, &doc, require_valid);
     mero_buf_cleanup(&line);
     mero_buf_cleanup(&doc);
     return status;
