@@ -66,83 +66,94 @@ out:
     return v;
 }
 
-static void attest_done(void *vctx, int rc, const struct mero_node_quote *res,
-                        const struct mero_err *err)
+/* The attest reply's optional members into data: 0, or the HTTP status of a refusal and, in
+ * *why, its message. */
+static int add_extras(struct attest_ctx *c, const struct mero_node_quote *res, bool mock,
+                      json_t *data, const char **why)
+{
+    struct mero_node *node = c->r->node;
+    uint8_t pk[MERO_IDENTITY_LEN], tk[MERO_X25519_LEN];
+    if (c->a.bind_node) {
+        mero_node_identity(node, pk);
+        json_object_set_new(data, "boundPublicKey", mero_json_hex(pk, sizeof(pk)));
+    }
+    if (c->a.bind_transport) {
+        mero_node_transport_key(node, tk);
+        json_object_set_new(data, "transportPublicKey", mero_json_hex(tk, sizeof(tk)));
+    }
+    if (c->a.include_collateral) {
+        json_t *coll = json_null();
+        if (!mock) {
+            coll = res->collateral_json
+                       ? json_loadb(res->collateral_json, res->collateral_len, 0, NULL)
+                       : NULL;
+        }
+        if (coll == NULL) {
+            /* no verdict without the collateral asked for: fail, never omit it */
+            *why = "collateral could not be fetched";
+            return 502;
+        }
+        json_object_set_new(data, "collateral", coll);
+    }
+    if (c->a.event_log) {
+        char *log = res->event_log ? mero_base64_encode(res->event_log, res->event_log_len) : NULL;
+        if (log == NULL || mock) {
+            free(log);
+            *why = "the event log could not be read";
+            return mock ? 400 : 500;
+        }
+        json_object_set_new(data, "eventLogB64", json_string(log));
+        free(log);
+    }
+    return 0;
+}
+
+/* The node's quote (or its failure) as the reply to an attest request: exactly one reply. */
+static void attest_reply(struct attest_ctx *c, int rc, const struct mero_node_quote *res,
+                         const struct mero_err *err)
 {
     const uint8_t *q = res ? res->quote : NULL;
     size_t len = res ? res->len : 0;
-    struct attest_ctx *c = vctx;
     struct api_req *r = c->r;
-    struct mero_node *node = r->node;
-    struct mero_err qe = {0};
-    json_t *data = NULL;
-    char *b64 = NULL;
     if (rc == -MERO_EUNSUPPORTED) {
         mero__api_reply_error(r, 501, NO_TDX_MSG);
-        goto out;
+        return;
     }
     if (rc < 0) {
         mero__api_reply_error(r, 500, "%s", err && err->msg[0] ? err->msg : mero_errdesc(-rc));
-        goto out;
+        return;
     }
     bool mock = mero_mock_is_mock(q, len);
-    if (mock && mero_node_tee_mode(node) != MERO_TEE_MOCK) {
+    if (mock && mero_node_tee_mode(r->node) != MERO_TEE_MOCK) {
         mero__api_reply_error(r, 501, NO_TDX_MSG); /* fail closed: mock only under --mock-tee */
-        goto out;
+        return;
     }
+    struct mero_err qe = {0};
     json_t *qj = quote_json(q, len, &qe);
-    b64 = mero_base64_encode(q, len);
+    char *b64 = mero_base64_encode(q, len);
     if (qj == NULL || b64 == NULL) {
         json_decref(qj);
+        free(b64);
         mero__api_reply_error(r, 500, "generated quote does not parse: %s", qe.msg);
-        goto out;
+        return;
     }
-    data = json_pack("{s:s, s:o}", "quoteB64", b64, "quote", qj);
-    if (!c->registration) {
-        uint8_t pk[MERO_IDENTITY_LEN], tk[MERO_X25519_LEN];
-        if (c->a.bind_node) {
-            mero_node_identity(node, pk);
-            json_object_set_new(data, "boundPublicKey", mero_json_hex(pk, sizeof(pk)));
-        }
-        if (c->a.bind_transport) {
-            mero_node_transport_key(node, tk);
-            json_object_set_new(data, "transportPublicKey", mero_json_hex(tk, sizeof(tk)));
-        }
-        if (c->a.include_collateral) {
-            json_t *coll = json_null();
-            if (!mock) {
-                coll = res->collateral_json
-                           ? json_loadb(res->collateral_json, res->collateral_len, 0, NULL)
-                           : NULL;
-            }
-            if (coll == NULL) {
-                /* no verdict without the collateral asked for: fail, never omit it */
-                json_decref(data);
-                data = NULL;
-                mero__api_reply_error(r, 502, "collateral could not be fetched");
-                goto out;
-            }
-            json_object_set_new(data, "collateral", coll);
-        }
-        if (c->a.event_log) {
-            char *log =
-                res->event_log ? mero_base64_encode(res->event_log, res->event_log_len) : NULL;
-            if (log == NULL || mock) {
-                free(log);
-                json_decref(data);
-                data = NULL;
-                mero__api_reply_error(r, mock ? 400 : 500, "the event log could not be read");
-                goto out;
-            }
-            json_object_set_new(data, "eventLogB64", json_string(log));
-            free(log);
-        }
+    json_t *data = json_pack("{s:s, s:o}", "quoteB64", b64, "quote", qj);
+    free(b64); /* json_pack copied it */
+    const char *why = NULL;
+    int status = c->registration ? 0 : add_extras(c, res, mock, data, &why);
+    if (status != 0) {
+        json_decref(data);
+        mero__api_reply_error(r, status, "%s", why);
+        return;
     }
     mero__api_reply_data(r, 200, data);
-    data = NULL;
-out:
-    free(b64);
-    json_decref(data);
+}
+
+static void attest_done(void *vctx, int rc, const struct mero_node_quote *res,
+                        const struct mero_err *err)
+{
+    struct attest_ctx *c = vctx;
+    attest_reply(c, rc, res, err);
     free(c);
 }
 
