@@ -13,6 +13,9 @@
            nothing until it is given its maximum, is allowed);
   return   one error style (docs/errors.md): no bare `return -1;` (return -MERO_E<x>);
   goto     and no hand-written `goto out;` (MERO_TRY_OUT / MERO_ENSURE_OUT jump to `out:`);
+  status   in src/api, an error reply's HTTP status comes from the one table (errmap.c): no
+           other file writes a 4xx or 5xx number in code (mero__api_refuse takes a mero_err
+           code; an array's size in brackets and a #define are not statuses);
   prefix   a function defined outside a public header's promise is private: a non-static
            function named mero_<x> (one underscore) must be declared in include/mero/, and
            the house's private ones are mero__<x> (docs/layers.md);
@@ -85,6 +88,8 @@ BUFINIT = re.compile(r"\bmero_buf_init\s*\(([^;]*)\)\s*;")
 LITERAL = re.compile(r"^[\s()0-9xXa-fA-FuUlL+*<>-]+$")
 BARE_RETURN = re.compile(r"\breturn\s+-1\s*;")
 GOTO_OUT = re.compile(r"\bgoto\s+out\s*;")
+HTTP_STATUS = re.compile(r"(?<![\w.\[])([45][0-9][0-9])[uUlL]*(?![\w.])(?!\s*\])")
+STATUS_TABLE = os.path.join("src", "api", "errmap.c")
 
 # Findings that predate a rule, per rule and file (see the docstring). src/api, src/net,
 # src/node and src/gov were being reshaped when the rules came (issue 34): theirs are here.
@@ -184,6 +189,11 @@ def check(path, problems):
         if GOTO_OUT.search(line) and not macro_line:
             problems.append(f"{path}:{no}: goto: hand-written `goto out;` (MERO_TRY_OUT / "
                             f"MERO_ENSURE_OUT, docs/errors.md)")
+        if mod == "api" and path != STATUS_TABLE and not macro_line:
+            for m in HTTP_STATUS.finditer(line):
+                problems.append(f"{path}:{no}: status: the HTTP status {m.group(1)} written by "
+                                f"hand (mero__api_refuse with a MERO_E<x> code; the one "
+                                f"table is {STATUS_TABLE})")
         for m in BUFINIT.finditer(line):
             args = macro_args(m.group(1))
             if len(args) == 2 and LITERAL.match(args[1]) and args[1].strip() != "0":

@@ -134,6 +134,9 @@
     X(EREADONLY, "ReadOnlyWriteRefused")                                                           \
     X(ECLOCK, "delta lamport clock out of bounds")                                                 \
     X(ESUPERSEDED, "write would not become the current value")                                     \
+    X(EMETHOD, "method not allowed")                                                               \
+    X(EBODY, "request body too large")                                                             \
+    X(EUNAVAILABLE, "unavailable, retry shortly")                                                  \
     /* end node */
 
 enum mero_err_code {

@@ -35,6 +35,7 @@ struct MHD_Connection;
 struct sockaddr;
 
 #define API_BODY_MAX         (64u * 1024u) /* request bodies larger than this are refused with 413 */
+#define API_ERR_MSG_MAX      512u          /* an error reply's message, NUL included */
 #define API_MAX_PARAMS       4
 #define API_PARAM_MAX        320
 #define API_QUERY_MAX_PARAMS 32u /* query parameters (names) in one request */
@@ -199,7 +200,10 @@ void mero__api_reply_owned(struct api_req *r, int status, const char *ctype, uin
 
 /* Replies (reply.c). data is stolen (may be NULL for JSON null). */
 void mero__api_reply_data(struct api_req *r, int status, json_t *data);
-void mero__api_reply_error(struct api_req *r, int status, const char *fmt, ...) MERO_PRINTF(3, 4);
+/* An error reply of the API's own: the status is code's in errmap.c (a positive mero_err code:
+ * MERO_EINVAL 400, MERO_ENOTFOUND 404, MERO_ENOMEM 500, ...), the message fmt's. A route never
+ * names a status number itself. MERO_EUNAVAILABLE (503) adds "Retry-After: 1". */
+void mero__api_refuse(struct api_req *r, int code, const char *fmt, ...) MERO_PRINTF(3, 4);
 /* A body without the {"data": ...} envelope (the reference's listGroupMembers answers
  * {"members": [...]} at the top level). body is stolen. */
 void mero__api_reply_raw(struct api_req *r, int status, json_t *body);

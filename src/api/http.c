@@ -331,11 +331,10 @@ static int check_headers(struct api_req *r, struct MHD_Connection *c, const char
     }
     if (r->bad_uri) {
         r->close_after = true;
-        mero__api_reply_error(
-            r, 400, "%s",
-            r->bad_uri_msg[0] != 0
-                ? r->bad_uri_msg
-                : "bad percent-encoding or NUL byte in the request path or query");
+        mero__api_refuse(r, MERO_EINVAL, "%s",
+                         r->bad_uri_msg[0] != 0
+                             ? r->bad_uri_msg
+                             : "bad percent-encoding or NUL byte in the request path or query");
         return -MERO_EINVAL;
     }
     size_t counts[3] = {0, 0, 0};
@@ -343,12 +342,12 @@ static int check_headers(struct api_req *r, struct MHD_Connection *c, const char
     if (counts[0] > 1 || (counts[0] > 0 && counts[1] > 0) || counts[1] > 1) {
         /* two framings: which body is the request? (request smuggling) */
         r->close_after = true;
-        mero__api_reply_error(r, 400, "conflicting Content-Length / Transfer-Encoding headers");
+        mero__api_refuse(r, MERO_EINVAL, "conflicting Content-Length / Transfer-Encoding headers");
         return -MERO_EPROTO;
     }
     if (counts[2] > 1) {
         r->close_after = true;
-        mero__api_reply_error(r, 400, "more than one Authorization header");
+        mero__api_refuse(r, MERO_EINVAL, "more than one Authorization header");
         return -MERO_EPROTO;
     }
     const char *auth = NULL;
@@ -365,12 +364,12 @@ static int check_headers(struct api_req *r, struct MHD_Connection *c, const char
     uint64_t n = 0;
     if (cl != NULL && (mero_parse_u64(cl, UINT64_MAX, &n) < 0 || n > r->body.max)) {
         r->close_after = true;
-        mero__api_reply_error(r, 413, "request body larger than %zu bytes", r->body.max);
+        mero__api_refuse(r, MERO_EBODY, "request body larger than %zu bytes", r->body.max);
         return -MERO_ETOOBIG;
     }
     if (mero_node_sealed_only(r->node) && !mero__api_sealed_plain_allowed(r->method, r->raw_path)) {
         /* refused before the body (and any token in it or the headers) is read (issue 31) */
-        mero__api_reply_raw(r, 403,
+        mero__api_reply_raw(r, mero__api_status_of(MERO_EPERM),
                             json_pack("{s:{s:s, s:s}}", "error", "code", "sealed_required",
                                       "message",
                                       "this node serves the admin API only over the sealed "
@@ -420,7 +419,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     r->dispatched = true;
     mero__api_guard_phase(r->gc, API_CONN_BUSY, mero_now_ms());
     if (r->too_big) {
-        mero__api_reply_error(r, 413, "request body larger than %zu bytes", r->body.max);
+        mero__api_refuse(r, MERO_EBODY, "request body larger than %zu bytes", r->body.max);
         return queue(r);
     }
     size_t alen = 0;
@@ -442,7 +441,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         return queue(r);
     }
     if (s->stopping) {
-        mero__api_reply_error(r, 503, "node is stopping");
+        mero__api_refuse(r, MERO_EUNAVAILABLE, "node is stopping");
         return queue(r);
     }
     r->suspended = true;
@@ -608,7 +607,7 @@ void mero_api_stop(struct mero_api_server *s)
     }
     s->stopping = true;
     while (s->suspended != NULL) {
-        mero__api_reply_error(s->suspended, 503, "node is stopping");
+        mero__api_refuse(s->suspended, MERO_EUNAVAILABLE, "node is stopping");
     }
     (void)MHD_run(s->d); /* flush the resumed replies where the peer is reading */
     MHD_stop_daemon(s->d);

@@ -35,7 +35,7 @@ static void set_response(struct api_req *r, int status, json_t *root)
         static const char fallback[] = "{\"error\":{\"status\":500,\"message\":\"out of memory\"}}";
         r->resp = malloc(sizeof(fallback));
         r->resp_len = 0;
-        r->status = 500;
+        r->status = mero__api_status_of(MERO_ENOMEM); /* the fallback's own "status" */
         if (r->resp != NULL) {
             memcpy(r->resp, fallback, sizeof(fallback));
             r->resp_len = sizeof(fallback) - 1;
@@ -65,7 +65,7 @@ void mero__api_reply_body(struct api_req *r, int status, const char *ctype, cons
     }
     char *copy = malloc(len > 0 ? len : 1);
     if (copy == NULL) {
-        mero__api_reply_error(r, 500, "out of memory");
+        mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         return;
     }
     if (len > 0) {
@@ -104,12 +104,17 @@ void mero__api_reply_raw(struct api_req *r, int status, json_t *body)
     set_response(r, status, body ? body : json_object());
 }
 
-void mero__api_reply_error(struct api_req *r, int status, const char *fmt, ...)
+void mero__api_refuse(struct api_req *r, int code, const char *fmt, ...)
 {
+    MERO_ASSERT(code > 0); /* a positive mero_err_code, as mero_err_set takes */
     if (r->replied) {
         return;
     }
-    char msg[512];
+    int status = mero__api_status_of(code);
+    if (code == MERO_EUNAVAILABLE) {
+        r->retry_after = 1;
+    }
+    char msg[API_ERR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);

@@ -242,13 +242,13 @@ void mero__api_dispatch(struct api_req *r, const char *raw_path, const char *aut
     int path_known = 0;
     struct api_path *path = malloc(sizeof(*path));
     if (path == NULL) {
-        mero__api_reply_error(r, 500, "out of memory");
+        mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         return;
     }
     if (mero__api_split_path(raw_path, path) < 0) {
         free(path);
-        mero__api_reply_error(r, 400,
-                              "bad percent-encoding or NUL byte in the request path or query");
+        mero__api_refuse(r, MERO_EINVAL,
+                         "bad percent-encoding or NUL byte in the request path or query");
         return;
     }
     for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]) && hit == NULL; t++) {
@@ -266,15 +266,15 @@ void mero__api_dispatch(struct api_req *r, const char *raw_path, const char *aut
     free(path);
     if (hit == NULL) {
         if (path_known) {
-            mero__api_reply_error(r, 405, "method not allowed");
+            mero__api_refuse(r, MERO_EMETHOD, "method not allowed");
         } else {
-            mero__api_reply_error(r, 404, "no route for this path");
+            mero__api_refuse(r, MERO_ENOTFOUND, "no route for this path");
         }
         return;
     }
     r->authed = mero_node_auth_ok(r->node, authorization, authorization_len);
     if (hit->protected_ && !r->authed) {
-        mero__api_reply_error(r, 401, "missing or invalid bearer token");
+        mero__api_refuse(r, MERO_EAUTH, "missing or invalid bearer token");
         return;
     }
     json_t *body = NULL;

@@ -27,7 +27,7 @@ static void identity_certificate(struct api_req *r, json_t *body)
     }
     int rc = mero_node_identity_cert(r->node, ns, &c);
     if (rc == -MERO_ENOTFOUND) {
-        mero__api_reply_error(r, 404, "this node holds no identity in that namespace");
+        mero__api_refuse(r, MERO_ENOTFOUND, "this node holds no identity in that namespace");
         return;
     }
     if (rc < 0) {
@@ -54,7 +54,7 @@ static void delta_get(struct api_req *r, json_t *body)
     }
     int rc = mero_node_delta_bytes(r->node, id, &bytes, &len);
     if (rc == -MERO_ENOTFOUND) {
-        mero__api_reply_error(r, 404, "delta not found");
+        mero__api_refuse(r, MERO_ENOTFOUND, "delta not found");
         return;
     }
     if (rc < 0) {
@@ -64,7 +64,7 @@ static void delta_get(struct api_req *r, json_t *body)
     char *b64 = mero_base64_encode(bytes, len);
     free(bytes);
     if (b64 == NULL) {
-        mero__api_reply_error(r, 500, "out of memory");
+        mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         return;
     }
     mero__api_reply_data(

@@ -57,7 +57,7 @@ static void ctx_list(struct api_req *r, json_t *body)
     struct mero_gov_context *cs = NULL;
     size_t n = 0;
     if (mero_node_contexts(r->node, ns, &cs, &n) < 0) {
-        mero__api_reply_error(r, 500, "cannot list contexts");
+        mero__api_refuse(r, MERO_EINTERNAL, "cannot list contexts");
         return;
     }
     json_t *a = json_array();
@@ -117,7 +117,7 @@ static void kv_put(struct api_req *r, json_t *body)
 static void kv_forge(struct api_req *r, json_t *body)
 {
     if (!mero_node_test_mode(r->node)) {
-        mero__api_reply_error(r, 404, "no route for this path");
+        mero__api_refuse(r, MERO_ENOTFOUND, "no route for this path");
         return;
     }
     kv_write(r, body, true);
@@ -141,7 +141,7 @@ static void kv_get(struct api_req *r, json_t *body)
     json_t *s = json_stringn((const char *)v, n);
     free(v);
     if (s == NULL) {
-        mero__api_reply_error(r, 500, "stored value is not UTF-8");
+        mero__api_refuse(r, MERO_EINTERNAL, "stored value is not UTF-8");
         return;
     }
     json_t *data =

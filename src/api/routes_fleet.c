@@ -144,8 +144,8 @@ static int attempts_param(struct api_req *r, size_t *out)
     const char *s = mero__api_query_arg(r, "attempts");
     uint64_t v = MERO_FLEET_ATTEMPTS_DEFAULT;
     if (s != NULL && mero_parse_u64(s, MERO_FLEET_ATTEMPTS_KEEP, &v) < 0) {
-        mero__api_reply_error(r, 400, "`attempts` must be a whole number from 0 to %u",
-                              MERO_FLEET_ATTEMPTS_KEEP);
+        mero__api_refuse(r, MERO_EINVAL, "`attempts` must be a whole number from 0 to %u",
+                         MERO_FLEET_ATTEMPTS_KEEP);
         return -MERO_EINVAL;
     }
     *out = (size_t)v;
@@ -170,7 +170,7 @@ static void fleet_get(struct api_req *r, json_t *body)
         return;
     }
     if (out == NULL) {
-        mero__api_reply_error(r, 500, "out of memory");
+        mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         return;
     }
     mero__api_reply_data(r, 200, out);
@@ -205,7 +205,7 @@ static void label_set(struct api_req *r, json_t *label)
                             "identity", mero_json_hex(id, MERO_IDENTITY_LEN), "label",
                             text != NULL ? json_string(text) : json_null());
     if (out == NULL) {
-        mero__api_reply_error(r, 500, "out of memory");
+        mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         return;
     }
     mero__api_reply_data(r, 200, out);
@@ -215,8 +215,8 @@ static void label_put(struct api_req *r, json_t *body)
 {
     json_t *label = json_object_get(body, "label");
     if (!json_is_string(label) || json_object_size(body) != 1) {
-        mero__api_reply_error(r, 400, "the body is {\"label\": \"a name\"} (1 to %d bytes)",
-                              MERO_MEMBER_LABEL_MAX);
+        mero__api_refuse(r, MERO_EINVAL, "the body is {\"label\": \"a name\"} (1 to %d bytes)",
+                         MERO_MEMBER_LABEL_MAX);
         return;
     }
     label_set(r, label);

@@ -34,18 +34,18 @@ static int intent_body(struct api_req *r, json_t *body, uint8_t **bytes, size_t 
         return -MERO_EINVAL;
     }
     if (!json_is_string(v)) {
-        mero__api_reply_error(r, 400, "`intent` must be a base64 string");
+        mero__api_refuse(r, MERO_EINVAL, "`intent` must be a base64 string");
         return -MERO_EINVAL;
     }
     int rc = mero_base64_decode_alloc(json_string_value(v), json_string_length(v),
                                       MERO_INTENT_MAX_LEN, bytes, len);
     if (rc == -MERO_ETOOBIG) {
-        mero__api_reply_error(r, 400, "`intent` is longer than an intent may be (%u bytes)",
-                              (unsigned)MERO_INTENT_MAX_LEN);
+        mero__api_refuse(r, MERO_EINVAL, "`intent` is longer than an intent may be (%u bytes)",
+                         (unsigned)MERO_INTENT_MAX_LEN);
         return -MERO_EINVAL;
     }
     if (rc < 0) {
-        mero__api_reply_error(r, 400, "`intent` is not standard padded base64");
+        mero__api_refuse(r, MERO_EINVAL, "`intent` is not standard padded base64");
         return -MERO_EINVAL;
     }
     return 0;
@@ -87,7 +87,7 @@ static void intents_post(struct api_req *r, json_t *body)
 static void intents_forge(struct api_req *r, json_t *body)
 {
     if (!mero_node_test_mode(r->node)) {
-        mero__api_reply_error(r, 404, "no route for this path");
+        mero__api_refuse(r, MERO_ENOTFOUND, "no route for this path");
         return;
     }
     relay(r, body, true);

@@ -286,7 +286,7 @@ static void metrics_get(struct api_req *r, json_t *body)
 {
     (void)body;
     if (!r->authed && !mero_node_metrics_public(r->node)) {
-        mero__api_reply_error(r, 401, "missing or invalid bearer token");
+        mero__api_refuse(r, MERO_EAUTH, "missing or invalid bearer token");
         return;
     }
     struct mero_node_metrics m;
@@ -304,7 +304,7 @@ static void metrics_get(struct api_req *r, json_t *body)
     }
     mero_node_metrics_cleanup(&m);
     if (rc < 0) {
-        mero__api_reply_error(r, 500, "cannot render the metrics");
+        mero__api_refuse(r, MERO_EINTERNAL, "cannot render the metrics");
     } else {
         mero__api_reply_body(r, 200, "text/plain; version=0.0.4; charset=utf-8", b.data, b.len,
                              false);

@@ -135,8 +135,9 @@ static void members_add_batch(struct api_req *r, json_t *body)
     json_t *a = json_object_get(body, "members");
     size_t n = json_array_size(a);
     if (!json_is_array(a) || n == 0 || n > API_BATCH_MAX) {
-        mero__api_reply_error(
-            r, 400, "`members` must be a list of 1 to %d {identity, role} entries", API_BATCH_MAX);
+        mero__api_refuse(r, MERO_EINVAL,
+                         "`members` must be a list of 1 to %d {identity, role} entries",
+                         API_BATCH_MAX);
         return;
     }
     struct api_member_req *ms = calloc(n, sizeof(*ms));
@@ -144,7 +145,7 @@ static void members_add_batch(struct api_req *r, json_t *body)
     if (ms == NULL || es == NULL) {
         free(ms);
         free(es);
-        mero__api_reply_error(r, 500, "out of memory");
+        mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         return;
     }
     for (size_t i = 0; i < n; i++) {
@@ -172,7 +173,7 @@ static void members_add_batch(struct api_req *r, json_t *body)
         if (bad < 0) {
             free(ms);
             free(es);
-            mero__api_reply_error(r, mero__api_status_of(-f.code), "members[%zu]: %s", i, f.msg);
+            mero__api_refuse(r, f.code > 0 ? f.code : MERO_EINVAL, "members[%zu]: %s", i, f.msg);
             return;
         }
         memcpy(es[i].id, ms[i].identity, sizeof(es[i].id));
@@ -289,7 +290,7 @@ static void members_list(struct api_req *r, json_t *body)
     struct mero_gov_member *ms = NULL;
     size_t n = 0;
     if (mero_node_members(r->node, g, &ms, &n) < 0) {
-        mero__api_reply_error(r, 500, "cannot list members");
+        mero__api_refuse(r, MERO_EINTERNAL, "cannot list members");
         return;
     }
     json_t *a = json_array();

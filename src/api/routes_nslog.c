@@ -27,7 +27,7 @@ static void ns_log(struct api_req *r, json_t *body)
         return;
     }
     if (mero_node_namespace_of(r->node, ns, root) < 0 || memcmp(root, ns, sizeof(root)) != 0) {
-        mero__api_reply_error(r, 404, "namespace not found");
+        mero__api_refuse(r, MERO_ENOTFOUND, "namespace not found");
         return;
     }
     int rc = mero_node_ns_log_state(r->node, ns, &heads, &n, &nops);

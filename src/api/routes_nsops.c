@@ -71,7 +71,7 @@ static void ns_ops(struct api_req *r, json_t *body)
         r->conn != NULL ? MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, "disclose")
                         : NULL;
     if (disclose != NULL && strcmp(disclose, "sealed") != 0) {
-        mero__api_reply_error(r, 400, "`disclose` takes only `sealed`");
+        mero__api_refuse(r, MERO_EINVAL, "`disclose` takes only `sealed`");
         return;
     }
     if (mero__api_parse_id32(r->params[0], ns, "namespace_id", &f) < 0) {
@@ -79,11 +79,11 @@ static void ns_ops(struct api_req *r, json_t *body)
         return;
     }
     if (s != NULL && mero_parse_u64(s, INT64_MAX, &after) < 0) {
-        mero__api_reply_error(r, 400, "`after` must be a whole number (the `next` of a page)");
+        mero__api_refuse(r, MERO_EINVAL, "`after` must be a whole number (the `next` of a page)");
         return;
     }
     if (mero_node_namespace_of(r->node, ns, root) < 0 || memcmp(root, ns, sizeof(root)) != 0) {
-        mero__api_reply_error(r, 404, "namespace not found");
+        mero__api_refuse(r, MERO_ENOTFOUND, "namespace not found");
         return;
     }
     struct mero_node_op *ops = NULL;
@@ -112,7 +112,7 @@ static void ns_ops(struct api_req *r, json_t *body)
                         n == MERO_NODE_OPS_PAGE_MAX ? json_integer((json_int_t)last) : json_null())
             : NULL;
     if (out == NULL) {
-        mero__api_reply_error(r, 500, "out of memory");
+        mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         return;
     }
     mero__api_reply_data(r, 200, out);
@@ -132,7 +132,7 @@ static void ns_audit(struct api_req *r, json_t *body)
         return;
     }
     if (mero_node_namespace_of(r->node, ns, root) < 0 || memcmp(root, ns, sizeof(root)) != 0) {
-        mero__api_reply_error(r, 404, "namespace not found");
+        mero__api_refuse(r, MERO_ENOTFOUND, "namespace not found");
         return;
     }
     int rc = mero_node_ns_audit(r->node, ns, &text, &nf, &f);
@@ -143,7 +143,7 @@ static void ns_audit(struct api_req *r, json_t *body)
     json_t *doc = json_loads(text, 0, NULL);
     free(text);
     if (doc == NULL) {
-        mero__api_reply_error(r, 500, "out of memory");
+        mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         return;
     }
     json_object_set_new(doc, "findings", json_integer((json_int_t)nf));

@@ -21,7 +21,7 @@ static void policy_put(struct api_req *r, json_t *body)
     }
     if (json_object_get(body, "requester") != NULL) {
         if (mero_node_namespace_of(r->node, group, ns) < 0) {
-            mero__api_reply_error(r, 404, "group not found");
+            mero__api_refuse(r, MERO_ENOTFOUND, "group not found");
             return;
         }
         if (mero__api_take_requester(r, body, ns) < 0) {

@@ -52,7 +52,7 @@ static void tee_admit(struct api_req *r, json_t *body)
     int rc = mero_node_subgroup_tee_admit(r->node, g, id, &outcome, &err);
     if (rc == -MERO_EREMOVED || rc == -MERO_ENOPOLICY || rc == -MERO_EQUOTEUSED) {
         /* the admission rules' own refusals (deny list, no policy, spent quote): a rule, 403 */
-        mero__api_reply_error(r, 403, "%s", err.msg);
+        mero__api_refuse(r, MERO_EREFUSED, "%s", err.msg);
         return;
     }
     if (rc < 0) {

@@ -66,7 +66,7 @@ int mero__api_group_param(struct api_req *r, size_t idx, uint8_t group[MERO_GROU
         return -MERO_EINVAL;
     }
     if (mero_node_namespace_of(r->node, group, ns) < 0) {
-        mero__api_reply_error(r, 404, "group not found");
+        mero__api_refuse(r, MERO_ENOTFOUND, "group not found");
         return -MERO_ENOTFOUND;
     }
     return 0;
@@ -80,22 +80,23 @@ int mero__api_take_requester(struct api_req *r, json_t *body, const uint8_t ns[M
     }
     uint8_t want[MERO_IDENTITY_LEN], mine[MERO_IDENTITY_LEN];
     if (!json_is_string(v) || mero__api_parse_key32(json_string_value(v), want) < 0) {
-        mero__api_reply_error(r, 400, "`requester` must be a 32-byte key: 64 hex chars or base58");
+        mero__api_refuse(r, MERO_EINVAL,
+                         "`requester` must be a 32-byte key: 64 hex chars or base58");
         return -MERO_EINVAL;
     }
     if (mero_node_ns_identity(r->node, ns, mine) < 0) {
-        mero__api_reply_error(r, 403,
-                              "requester refused: this node holds no identity in the namespace and "
-                              "signs only as itself");
+        mero__api_refuse(r, MERO_EREFUSED,
+                         "requester refused: this node holds no identity in the namespace and "
+                         "signs only as itself");
         return -MERO_EPERM;
     }
     if (!mero_ct_eq(want, mine, sizeof(mine))) {
         char h[MERO_HEX_SIZE(MERO_IDENTITY_LEN)];
         mero_hex_encode(h, mine, sizeof(mine));
-        mero__api_reply_error(r, 403,
-                              "requester refused: this node signs only as itself (%s) in this "
-                              "namespace, not as the requester given",
-                              h);
+        mero__api_refuse(r, MERO_EREFUSED,
+                         "requester refused: this node signs only as itself (%s) in this "
+                         "namespace, not as the requester given",
+                         h);
         return -MERO_EPERM;
     }
     json_object_del(body, "requester");
@@ -203,8 +204,8 @@ static int opt_str(struct api_req *r, json_t *body, const char *key, char out[ME
     const char *s = json_string_value(v);
     size_t n = s ? strlen(s) : 0;
     if (s == NULL || n != json_string_length(v) || n > MERO_NODE_LABEL_MAX - 1) {
-        mero__api_reply_error(r, 400, "`%s` must be a string of at most %d chars", key,
-                              MERO_NODE_LABEL_MAX - 1);
+        mero__api_refuse(r, MERO_EINVAL, "`%s` must be a string of at most %d chars", key,
+                         MERO_NODE_LABEL_MAX - 1);
         return -MERO_EINVAL;
     }
     memcpy(out, s, n + 1);
@@ -270,7 +271,7 @@ static void ns_list(struct api_req *r, json_t *body)
     size_t n = 0;
     if (mero_node_namespaces(r->node, &nss, &n) < 0) {
         json_decref(a);
-        mero__api_reply_error(r, 500, "cannot list namespaces");
+        mero__api_refuse(r, MERO_EINTERNAL, "cannot list namespaces");
         return;
     }
     for (size_t i = 0; i < n; i++) {
@@ -290,7 +291,7 @@ static int ns_param(struct api_req *r, uint8_t ns[MERO_NS_ID_LEN])
         return -MERO_EINVAL;
     }
     if (mero_node_namespace_of(r->node, ns, root) < 0 || memcmp(root, ns, sizeof(root)) != 0) {
-        mero__api_reply_error(r, 404, "namespace not found");
+        mero__api_refuse(r, MERO_ENOTFOUND, "namespace not found");
         return -MERO_ENOTFOUND;
     }
     return 0;
@@ -316,8 +317,8 @@ static void ns_group_create(struct api_req *r, json_t *body)
     struct mero_node_labels m;
     memset(&m, 0, sizeof(m));
     if (json_object_get(body, "groupId") != NULL) {
-        mero__api_reply_error(r, 400,
-                              "`groupId` cannot be chosen: governance derives the group id");
+        mero__api_refuse(r, MERO_EINVAL,
+                         "`groupId` cannot be chosen: governance derives the group id");
         return;
     }
     if (mero__api_check_fields(body, allowed, &f) < 0) {
@@ -361,7 +362,7 @@ static void ns_groups(struct api_req *r, json_t *body)
     struct mero_node_group_entry *gs = NULL;
     size_t n = 0;
     if (mero_node_ns_groups(r->node, ns, &gs, &n) < 0) {
-        mero__api_reply_error(r, 500, "cannot list groups");
+        mero__api_refuse(r, MERO_EINTERNAL, "cannot list groups");
         return;
     }
     json_t *a = json_array();
@@ -390,7 +391,7 @@ static void group_info(struct api_req *r, json_t *body)
     }
     struct mero_node_group_summary sum;
     if (mero_node_group_summary(r->node, g, &sum) < 0) {
-        mero__api_reply_error(r, 404, "group not found");
+        mero__api_refuse(r, MERO_ENOTFOUND, "group not found");
         return;
     }
     json_t *o = json_pack("{s:o}", "groupId", mero_json_hex(g, sizeof(g)));
@@ -420,7 +421,7 @@ static void members_remove(struct api_req *r, json_t *body)
         return;
     }
     if (mero_node_namespace_of(r->node, g, ns) < 0) {
-        mero__api_reply_error(r, 404, "group not found");
+        mero__api_refuse(r, MERO_ENOTFOUND, "group not found");
         return;
     }
     if (mero__api_take_requester(r, body, ns) < 0) {
@@ -429,25 +430,25 @@ static void members_remove(struct api_req *r, json_t *body)
     json_t *a = json_object_get(body, "members");
     size_t n = json_array_size(a);
     if (!json_is_array(a) || n == 0 || n > API_BATCH_MAX) {
-        mero__api_reply_error(r, 400, "`members` must be a list of 1 to %d identities",
-                              API_BATCH_MAX);
+        mero__api_refuse(r, MERO_EINVAL, "`members` must be a list of 1 to %d identities",
+                         API_BATCH_MAX);
         return;
     }
     struct mero_node_batch_entry *es = calloc(n, sizeof(*es));
     if (es == NULL) {
-        mero__api_reply_error(r, 500, "out of memory");
+        mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         return;
     }
     for (size_t i = 0; i < n; i++) {
         if (mero__api_parse_key32(json_string_value(json_array_get(a, i)), es[i].id) < 0) {
             free(es);
-            mero__api_reply_error(r, 400, "members[%zu] must be 64 hex chars (32 bytes)", i);
+            mero__api_refuse(r, MERO_EINVAL, "members[%zu] must be 64 hex chars (32 bytes)", i);
             return;
         }
         for (size_t j = 0; j < i; j++) {
             if (memcmp(es[i].id, es[j].id, sizeof(es[i].id)) == 0) {
                 free(es);
-                mero__api_reply_error(r, 400, "members[%zu] repeats members[%zu]", i, j);
+                mero__api_refuse(r, MERO_EINVAL, "members[%zu] repeats members[%zu]", i, j);
                 return;
             }
         }

@@ -32,7 +32,7 @@ static void tee_info(struct api_req *r, json_t *body)
 {
     (void)body;
     if (mero_node_tee_mode(r->node) == MERO_TEE_NONE) {
-        mero__api_reply_error(r, 501, NO_TDX_MSG);
+        mero__api_refuse(r, MERO_EUNSUPPORTED, NO_TDX_MSG);
         return;
     }
     char cloud[MERO_NODE_CLOUD_MAX], os[MERO_NODE_OS_MAX], mrtd[MERO_HEX_SIZE(MERO_MR_LEN)];
@@ -66,8 +66,8 @@ out:
     return v;
 }
 
-/* The attest reply's optional members into data: 0, or the HTTP status of a refusal and, in
- * *why, its message. */
+/* The attest reply's optional members into data: 0, or the code of a refusal (a positive
+ * mero_err code; its status is errmap.c's) and, in *why, its message. */
 static int add_extras(struct attest_ctx *c, const struct mero_node_quote *res, bool mock,
                       json_t *data, const char **why)
 {
@@ -91,7 +91,7 @@ static int add_extras(struct attest_ctx *c, const struct mero_node_quote *res, b
         if (coll == NULL) {
             /* no verdict without the collateral asked for: fail, never omit it */
             *why = "collateral could not be fetched";
-            return 502;
+            return MERO_ECOLLATERAL_FETCH; /* 502: the collateral's source failed us */
         }
         json_object_set_new(data, "collateral", coll);
     }
@@ -100,7 +100,7 @@ static int add_extras(struct attest_ctx *c, const struct mero_node_quote *res, b
         if (log == NULL || mock) {
             free(log);
             *why = "the event log could not be read";
-            return mock ? 400 : 500;
+            return mock ? MERO_EINVAL : MERO_EINTERNAL;
         }
         json_object_set_new(data, "eventLogB64", json_string(log));
         free(log);
@@ -116,16 +116,18 @@ static void attest_reply(struct attest_ctx *c, int rc, const struct mero_node_qu
     size_t len = res ? res->len : 0;
     struct api_req *r = c->r;
     if (rc == -MERO_EUNSUPPORTED) {
-        mero__api_reply_error(r, 501, NO_TDX_MSG);
+        mero__api_refuse(r, MERO_EUNSUPPORTED, NO_TDX_MSG);
         return;
     }
     if (rc < 0) {
-        mero__api_reply_error(r, 500, "%s", err && err->msg[0] ? err->msg : mero_errdesc(-rc));
+        mero__api_refuse(r, MERO_EINTERNAL, "%s",
+                         err && err->msg[0] ? err->msg : mero_errdesc(-rc));
         return;
     }
     bool mock = mero_mock_is_mock(q, len);
     if (mock && mero_node_tee_mode(r->node) != MERO_TEE_MOCK) {
-        mero__api_reply_error(r, 501, NO_TDX_MSG); /* fail closed: mock only under --mock-tee */
+        mero__api_refuse(r, MERO_EUNSUPPORTED,
+                         NO_TDX_MSG); /* fail closed: mock only under --mock-tee */
         return;
     }
     struct mero_err qe = {0};
@@ -134,16 +136,16 @@ static void attest_reply(struct attest_ctx *c, int rc, const struct mero_node_qu
     if (qj == NULL || b64 == NULL) {
         json_decref(qj);
         free(b64);
-        mero__api_reply_error(r, 500, "generated quote does not parse: %s", qe.msg);
+        mero__api_refuse(r, MERO_EINTERNAL, "generated quote does not parse: %s", qe.msg);
         return;
     }
     json_t *data = json_pack("{s:s, s:o}", "quoteB64", b64, "quote", qj);
     free(b64); /* json_pack copied it */
     const char *why = NULL;
-    int status = c->registration ? 0 : add_extras(c, res, mock, data, &why);
-    if (status != 0) {
+    int code = c->registration ? 0 : add_extras(c, res, mock, data, &why);
+    if (code != 0) {
         json_decref(data);
-        mero__api_reply_error(r, status, "%s", why);
+        mero__api_refuse(r, code, "%s", why);
         return;
     }
     mero__api_reply_data(r, 200, data);
@@ -169,13 +171,13 @@ static void start_quote(struct attest_ctx *c, const uint8_t rd[MERO_REPORT_DATA_
     }
     int rc = mero_node_tee_quote(r->node, rd, extras, attest_done, c);
     if (rc == -MERO_EUNSUPPORTED) {
-        mero__api_reply_error(r, 501, NO_TDX_MSG);
+        mero__api_refuse(r, MERO_EUNSUPPORTED, NO_TDX_MSG);
         free(c);
     } else if (rc == -MERO_EQUOTE_MOCK) {
-        mero__api_reply_error(r, 400, "eventLog is not available for a mock quote");
+        mero__api_refuse(r, MERO_EINVAL, "eventLog is not available for a mock quote");
         free(c);
     } else if (rc < 0) {
-        mero__api_reply_error(r, 500, "quote generation failed: %s", mero_errdesc(-rc));
+        mero__api_refuse(r, MERO_EINTERNAL, "quote generation failed: %s", mero_errdesc(-rc));
         free(c);
     }
 }
@@ -186,7 +188,7 @@ static struct attest_ctx *attest_ctx_new(struct api_req *r, bool registration)
 {
     struct attest_ctx *c = calloc(1, sizeof(*c));
     if (c == NULL) {
-        mero__api_reply_error(r, 500, "out of memory");
+        mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         return NULL;
     }
     c->r = r;
@@ -207,26 +209,26 @@ static void tee_attest(struct api_req *r, json_t *body)
         return;
     }
     if (c->a.has_app) {
-        mero__api_reply_error(r, 404, "Application '%s' not found", c->a.app_id);
+        mero__api_refuse(r, MERO_ENOTFOUND, "Application '%s' not found", c->a.app_id);
         free(c);
         return;
     }
     uint8_t spki[MERO_SHA256_LEN];
     const char *tls_cert, *tls_key;
     if (c->a.bind_tls && !mero_node_tls(r->node, &tls_cert, &tls_key, spki)) {
-        mero__api_reply_error(r, 409,
-                              "bindTlsKey requires an attested TLS certificate; none is "
-                              "configured");
+        mero__api_refuse(r, MERO_ESTATE,
+                         "bindTlsKey requires an attested TLS certificate; none is "
+                         "configured");
         free(c);
         return;
     }
     if (mero_node_tee_mode(r->node) == MERO_TEE_NONE) {
-        mero__api_reply_error(r, 501, NO_TDX_MSG);
+        mero__api_refuse(r, MERO_EUNSUPPORTED, NO_TDX_MSG);
         free(c);
         return;
     }
     if (c->a.event_log && mero_node_tee_mode(r->node) == MERO_TEE_MOCK) {
-        mero__api_reply_error(r, 400, "eventLog is not available for a mock quote");
+        mero__api_refuse(r, MERO_EINVAL, "eventLog is not available for a mock quote");
         free(c);
         return;
     }
@@ -306,7 +308,7 @@ static void fleet_join_done(void *ctx, int rc, const struct mero_fleet_join_resu
     }
     json_t *d = mero__api_fleet_join_json(res);
     if (d == NULL) {
-        mero__api_reply_error(r, 500, "out of memory");
+        mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         return;
     }
     mero__api_reply_data(r, 200, d);
@@ -317,7 +319,7 @@ static void tee_fleet_join(struct api_req *r, json_t *body)
     struct mero_err f = {0};
     struct api_fleet_join_req *j = calloc(1, sizeof(*j));
     if (j == NULL) {
-        mero__api_reply_error(r, 500, "out of memory");
+        mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         return;
     }
     if (mero__api_parse_fleet_join(body, j, &f) < 0) {
@@ -376,7 +378,7 @@ static void tee_fleet_join_progress(struct api_req *r, json_t *body)
     }
     struct mero_fleet_join_progress *p = calloc(1, sizeof(*p));
     if (p == NULL) {
-        mero__api_reply_error(r, 500, "out of memory");
+        mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         return;
     }
     int rc = mero_node_fleet_join_progress(r->node, g, p, &err);
@@ -396,7 +398,7 @@ static void tee_fleet_join_progress(struct api_req *r, json_t *body)
     if (d == NULL || steps == NULL) {
         json_decref(d);
         json_decref(steps);
-        mero__api_reply_error(r, 500, "out of memory");
+        mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         return;
     }
     json_object_set_new(d, "running", json_boolean(running));

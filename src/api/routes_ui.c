@@ -41,7 +41,7 @@ static void serve(struct api_req *r, const char *name)
             return;
         }
     }
-    mero__api_reply_error(r, 404, "no such file in the admin page");
+    mero__api_refuse(r, MERO_ENOTFOUND, "no such file in the admin page");
 }
 
 static void ui_index(struct api_req *r, json_t *body)

@@ -35,24 +35,26 @@ struct api_sealed_ctx {
     uint8_t hdr[MERO_SEALED_HEADER_LEN];
 };
 
-static void refuse(struct api_req *r, int status, const char *code, const char *msg)
+/* A refusal in the sealed transport's error shape, {"error": {"code", "message"}}: code is the
+ * mero_err code whose status errmap.c gives, wire_code the transport's name for the refusal. */
+static void refuse(struct api_req *r, int code, const char *wire_code, const char *msg)
 {
-    MERO_DEBUG("sealed: refused (%s)", code);
-    if (status == 503) {
+    MERO_DEBUG("sealed: refused (%s)", wire_code);
+    if (code == MERO_EUNAVAILABLE) {
         r->retry_after = 1;
     }
-    mero__api_reply_raw(r, status,
-                        json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg));
+    mero__api_reply_raw(r, mero__api_status_of(code),
+                        json_pack("{s:{s:s, s:s}}", "error", "code", wire_code, "message", msg));
 }
 
 static void malformed(struct api_req *r)
 {
-    refuse(r, 400, "malformed", "the sealed request is malformed");
+    refuse(r, MERO_EINVAL, "malformed", "the sealed request is malformed");
 }
 
 static void unsupported(struct api_req *r)
 {
-    refuse(r, 400, "unsupported_version", "unsupported sealed transport version");
+    refuse(r, MERO_EINVAL, "unsupported_version", "unsupported sealed transport version");
 }
 
 bool mero__api_sealed_plain_allowed(int method, const char *raw_path)
@@ -71,11 +73,12 @@ void mero__api_sealed_handshake(struct api_req *r, struct sealed_table *t)
     const uint8_t *b = r->body.data;
     uint64_t now = mero_now_ms();
     if (r->method != API_POST) {
-        mero__api_reply_error(r, 405, "method not allowed");
+        mero__api_refuse(r, MERO_EMETHOD, "method not allowed");
         return;
     }
     if (!mero__sealed_hs_admit(t, now)) {
-        refuse(r, 503, "busy", "too many sealed sessions are being opened; retry shortly");
+        refuse(r, MERO_EUNAVAILABLE, "busy",
+               "too many sealed sessions are being opened; retry shortly");
         return;
     }
     if (r->body.len != MERO_SEALED_HANDSHAKE_LEN) {
@@ -89,7 +92,7 @@ void mero__api_sealed_handshake(struct api_req *r, struct sealed_table *t)
     mero_node_transport_key(r->node, tk);
     if (!mero_ct_eq(tk, b + 1, sizeof(tk))) {
         /* taking a new key from this answer would be taking it from whoever sent it */
-        refuse(r, 409, "stale_transport_key",
+        refuse(r, MERO_ESTATE, "stale_transport_key",
                "the handshake is addressed to a transport key this node no longer holds; "
                "attest again for the current one");
         return;
@@ -102,14 +105,14 @@ void mero__api_sealed_handshake(struct api_req *r, struct sealed_table *t)
         return;
     }
     if (rc < 0) {
-        refuse(r, 400, "undecryptable",
+        refuse(r, MERO_EINVAL, "undecryptable",
                "the handshake did not complete under this node's transport key");
         return;
     }
     rc = mero__sealed_insert(t, sid, &keys, now);
     mero_wipe(&keys, sizeof(keys));
     if (rc < 0) {
-        mero__api_reply_error(r, 500, "out of memory");
+        mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         return;
     }
     reply[0] = MERO_SEALED_VERSION;
@@ -181,7 +184,7 @@ static void dispatch_inner(struct api_req *r, uint8_t *plain, size_t n)
     struct api_req *in = inner_new(r, h.method, path);
     if (in == NULL) {
         mero__sealed_head_cleanup(&h);
-        mero__api_reply_error(r, 500, "out of memory");
+        mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         return;
     }
     const uint8_t *body = plain + 4 + head_len;
@@ -191,15 +194,15 @@ static void dispatch_inner(struct api_req *r, uint8_t *plain, size_t n)
     if (strstr(path, "%00") != NULL ||
         (in->query != NULL && mero__api_query_check(in->query, msg, sizeof(msg)) < 0)) {
         mero__sealed_head_cleanup(&h);
-        mero__api_reply_error(in, 400, "%s",
-                              msg[0] ? msg
-                                     : "bad percent-encoding or NUL byte in the request path or "
-                                       "query");
+        mero__api_refuse(in, MERO_EINVAL, "%s",
+                         msg[0] ? msg
+                                : "bad percent-encoding or NUL byte in the request path or "
+                                  "query");
         return;
     }
     if (body_len > API_BODY_MAX || mero_buf_append(&in->body, body, body_len) < 0) {
         mero__sealed_head_cleanup(&h);
-        mero__api_reply_error(in, 413, "request body larger than %u bytes", API_BODY_MAX);
+        mero__api_refuse(in, MERO_EBODY, "request body larger than %u bytes", API_BODY_MAX);
         return;
     }
     mero__api_dispatch(in, in->raw_path, h.auth, h.alen); /* in may be gone once this returns */
@@ -212,7 +215,7 @@ void mero__api_sealed_exchange(struct api_req *r, struct sealed_table *t)
     uint64_t rid = 0, now = mero_now_ms();
     size_t n = 0;
     if (r->method != API_POST) {
-        mero__api_reply_error(r, 405, "method not allowed");
+        mero__api_refuse(r, MERO_EMETHOD, "method not allowed");
         return;
     }
     int rc = mero_sealed_header_parse(r->body.data, r->body.len, sid, &rid);
@@ -226,7 +229,7 @@ void mero__api_sealed_exchange(struct api_req *r, struct sealed_table *t)
     }
     struct sealed_session *s = mero__sealed_live(t, sid, now);
     if (s == NULL) {
-        refuse(r, 409, "unknown_session",
+        refuse(r, MERO_ESTATE, "unknown_session",
                "no such sealed session on this node (it expired, or the node restarted); open "
                "a new one");
         return;
@@ -235,12 +238,13 @@ void mero__api_sealed_exchange(struct api_req *r, struct sealed_table *t)
     r->sealed = calloc(1, sizeof(*r->sealed));
     if (plain == NULL || r->sealed == NULL) {
         free(plain);
-        mero__api_reply_error(r, 500, "out of memory");
+        mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         return;
     }
     if (mero_sealed_request_open(s->keys.request, r->body.data, r->body.len, plain, &n) < 0) {
         free(plain);
-        refuse(r, 400, "undecryptable", "the sealed request did not open under its session");
+        refuse(r, MERO_EINVAL, "undecryptable",
+               "the sealed request did not open under its session");
         return;
     }
     memcpy(r->sealed->key, s->keys.response, sizeof(r->sealed->key));
@@ -250,9 +254,9 @@ void mero__api_sealed_exchange(struct api_req *r, struct sealed_table *t)
         mero_wipe(plain, n);
         free(plain);
         if (rc == -MERO_EEXIST) {
-            refuse(r, 400, "replayed_request", "this sealed request was already received");
+            refuse(r, MERO_EINVAL, "replayed_request", "this sealed request was already received");
         } else {
-            mero__api_reply_error(r, 500, "out of memory");
+            mero__api_refuse(r, MERO_ENOMEM, "out of memory");
         }
         return;
     }
@@ -289,7 +293,7 @@ out:
     free(head);
     if (rc < 0) {
         mero_buf_cleanup(&out);
-        mero__api_reply_error(r, 500, "the answer could not be sealed");
+        mero__api_refuse(r, MERO_EINTERNAL, "the answer could not be sealed");
         return;
     }
     size_t olen = 0;

@@ -4,7 +4,8 @@
 # catches each kind of violation in a scratch tree and passes the real tree: an include that
 # points up a layer, one that points sideways (attest <-> net), a private header included from
 # another module, a bare protocol length (32, 48, 64, 96), a literal mero_buf_init maximum, a
-# bare `return -1;` and a hand-written `goto out;` (docs/errors.md); and it lets through what
+# bare `return -1;` and a hand-written `goto out;` (docs/errors.md), an HTTP status written by
+# hand in src/api outside its one table (errmap.c); and it lets through what
 # the rules allow (own module's private header, a lower layer, a #define that names a length, a
 # marked literal, a shift, a length in a comment or string, a named maximum, -MERO_E<x>,
 # MERO_TRY_OUT, a jump macro's own `goto out;` inside its #define). A file the allowance table (ALLOWED) covers may keep its count, not grow it.
@@ -63,6 +64,20 @@ flags "a goto out after a jump macro's last line is refused" src/gov/x.c goto <<
     } while (0)
 int f(int x) { int rc = 0; if (x) { goto out; } out: return rc; }
 C
+flags "an API route writing its own 404 is refused" src/api/x.c status <<<'void f(struct api_req *r) { mero__api_refuse_status(r, 404, "gone"); }'
+flags "a helper returning a 500 in the API is refused" src/api/x.c status <<<'static int f(int x) { return x ? 500 : 0; }'
+flags "a status compared by hand in the API is refused" src/api/x.c status <<<'static int f(int s) { return s == 503; }'
+flags "statuses outside src/api are not this rule's" src/node/x.c none <<<'static int f(int s) { return s == 503; }'
+flags "an array of 400 bytes, a #define and a status in a string are not statuses" src/api/x.c none <<'C'
+#define X_MSG_MAX 512u
+static char msg[400];
+static const char *s = "answers 404";
+void f(struct api_req *r) { mero__api_refuse(r, MERO_ENOTFOUND, "answers 404"); }
+C
+mkdir -p src/api && printf 'static const int t[] = {400, 404, 500};\n' >src/api/errmap.c
+out=$($LINT src/api/errmap.c 2>&1) && ok "the status table (src/api/errmap.c) may name statuses" ||
+    nok "the status table (src/api/errmap.c) may name statuses" "$out"
+rm -f src/api/errmap.c
 flags "own module's private header is fine" src/node/x.c none <<<'#include "node/node_internal.h"'
 flags "a lower layer's public header is fine" src/api/x.c none <<<'#include "mero/node.h"'
 flags "a #define that names a length is fine" src/gov/x.c none <<<'#define X_LEN 32'

@@ -222,6 +222,9 @@ TEST(error_status_table)
         {MERO_EREFUSED, 403},   {MERO_EUNSUPPORTED, 501},
         {MERO_ETIMEOUT, 504},   {MERO_EIO, 500},
         {MERO_ENOMEM, 500},     {MERO_EBADSIG, 500},
+        {MERO_EINTERNAL, 500},  {MERO_ECOLLATERAL_FETCH, 502},
+        {MERO_EAUTH, 401},      {MERO_EMETHOD, 405},
+        {MERO_EBODY, 413},      {MERO_EUNAVAILABLE, 503},
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
         CHECK_EQ(mero__api_status_of(-t[i].code), t[i].status);
