@@ -262,15 +262,15 @@ int mero_net_listen(struct mero_net *net, const char *multiaddr)
     MERO_TRY_OUT(uv_tcp_bind(&l->tcp, (const struct sockaddr *)&ss, 0));
     MERO_TRY_OUT(uv_listen((uv_stream_t *)&l->tcp, 128, on_connection));
     MERO_TRY_OUT(uv_tcp_getsockname(&l->tcp, (struct sockaddr *)&ss, &len));
-    if (mero__maddr_from_sockaddr((struct sockaddr *)&ss, &l->addr) < 0) {
-        goto out; /* rc == 0: the bound address has no multiaddr form */
-    }
+    /* a bound address with no multiaddr form: an address family this node does not speak */
+    MERO_TRY_OUT(mero__maddr_from_sockaddr((struct sockaddr *)&ss, &l->addr) < 0 ? UV_EAFNOSUPPORT
+                                                                                 : 0);
     memcpy(l->addr.peer, net->id, sizeof(net->id));
     l->next = net->listeners;
     net->listeners = l;
     return 0;
 out:
-    MERO_WARN("net: listen on %s failed: %s", multiaddr, rc < 0 ? uv_strerror(rc) : "?");
+    MERO_WARN("net: listen on %s failed: %s", multiaddr, uv_strerror(rc));
     uv_close((uv_handle_t *)&l->tcp, on_listener_closed);
     return rc == UV_EADDRINUSE ? -MERO_EEXIST : -MERO_EIO;
 }

@@ -86,24 +86,24 @@ static int check_list_value(const char *opt, const char *v)
                                v, names);
 }
 
-static int run_set_policy(const struct meroctl_global *g, int argc, char **argv)
+/* The policy's body from the arguments into body (*release: the signedRelease part, when a
+ * flag names one; the caller frees both) and the group into *group: 0, or MEROCTL_USAGE after
+ * the usage error is printed. */
+static int policy_body(int argc, char **argv, json_t *body, json_t **release, const char **group)
 {
     static const struct {
         const char *opt, *key;
     } lists[] = {{"--mrtd", "allowedMrtd"},   {"--rtmr0", "allowedRtmr0"},
                  {"--rtmr1", "allowedRtmr1"}, {"--rtmr2", "allowedRtmr2"},
                  {"--rtmr3", "allowedRtmr3"}, {"--tcb-status", "allowedTcbStatuses"}};
-    const char *group = NULL, *mode = NULL;
-    json_t *body = json_object();
-    json_t *release = NULL;
-    int rc = MEROCTL_USAGE;
+    const char *mode = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int done = 0;
         for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
             if (strcmp(a, lists[k].opt) == 0 && i + 1 < argc) {
                 if (check_list_value(a, argv[i + 1]) != 0) {
-                    goto out;
+                    return MEROCTL_USAGE;
                 }
                 push(body, lists[k].key, argv[++i]);
                 done = 1;
@@ -114,15 +114,15 @@ static int run_set_policy(const struct meroctl_global *g, int argc, char **argv)
             continue;
         }
         if (strcmp(a, "--profile") == 0 && i + 1 < argc) {
-            if (release == NULL) {
-                release = json_object();
+            if (*release == NULL) {
+                *release = json_object();
             }
-            push(release, "allowedProfiles", argv[++i]);
+            push(*release, "allowedProfiles", argv[++i]);
         } else if (strcmp(a, "--min-release") == 0 && i + 1 < argc) {
-            if (release == NULL) {
-                release = json_object();
+            if (*release == NULL) {
+                *release = json_object();
             }
-            json_object_set_new(release, "minReleaseVersion", json_string(argv[++i]));
+            json_object_set_new(*release, "minReleaseVersion", json_string(argv[++i]));
         } else if (strcmp(a, "--accept-mock") == 0) {
             json_object_set_new(body, "acceptMock", json_true());
         } else if (strcmp(a, "--allow-sept-ve-enabled") == 0) {
@@ -131,32 +131,39 @@ static int run_set_policy(const struct meroctl_global *g, int argc, char **argv)
             json_object_set_new(body, "allowServiceTd", json_true());
         } else if (strcmp(a, "--mode") == 0 && i + 1 < argc) {
             mode = argv[++i];
-        } else if (a[0] != '-' && group == NULL) {
-            group = a;
+        } else if (a[0] != '-' && *group == NULL) {
+            *group = a;
         } else {
-            meroctl_usage_error("set-tee-admission-policy: unexpected argument %s", a);
-            goto out;
+            return meroctl_usage_error("set-tee-admission-policy: unexpected argument %s", a);
         }
     }
     if (mode == NULL) {
-        meroctl_usage_error("--mode is required: replica or relay");
-        goto out;
+        return meroctl_usage_error("--mode is required: replica or relay");
     }
     if (strcmp(mode, "replica") != 0 && strcmp(mode, "relay") != 0) {
-        meroctl_usage_error("--mode '%s' is not a mode; use one of replica, relay", mode);
-        goto out;
+        return meroctl_usage_error("--mode '%s' is not a mode; use one of replica, relay", mode);
     }
     json_object_set_new(body, "mode", json_string(mode));
-    if (release != NULL) {
-        json_object_set(body, "signedRelease", release);
+    if (*release != NULL) {
+        json_object_set(body, "signedRelease", *release);
     }
+    return 0;
+}
+
+static int run_set_policy(const struct meroctl_global *g, int argc, char **argv)
+{
+    const char *group = NULL;
+    json_t *body = json_object();
+    json_t *release = NULL;
     char path[200];
-    if ((rc = group_path(path, sizeof(path), group, "/settings/tee-admission-policy")) != 0) {
-        goto out;
+    int rc = policy_body(argc, argv, body, &release, &group);
+    if (rc == 0) {
+        rc = group_path(path, sizeof(path), group, "/settings/tee-admission-policy");
     }
-    meroctl_flag_names(policy_flags);
-    rc = meroctl_simple(g, "PUT", path, body, true);
-out:
+    if (rc == 0) {
+        meroctl_flag_names(policy_flags);
+        rc = meroctl_simple(g, "PUT", path, body, true);
+    }
     json_decref(release);
     json_decref(body);
     return rc;

@@ -100,34 +100,41 @@ static int set_write(const struct sign_args *a, struct mero_intent *it)
     return MEROCTL_OK;
 }
 
+/* The signed intent (b64, its id) as meroctl prints it: the base64 alone, or with --json an
+ * object naming its id, author and expiry. */
+static int print_b64(const struct meroctl_global *g, const struct mero_intent *it, const char *b64,
+                     const uint8_t id[MERO_INTENT_ID_LEN])
+{
+    if (!g->json) {
+        printf("%s\n", b64);
+        return MEROCTL_OK;
+    }
+    char idhex[MERO_HEX_SIZE(MERO_INTENT_ID_LEN)], author[MERO_HEX_SIZE(MERO_IDENTITY_LEN)];
+    mero_hex_encode(idhex, id, MERO_INTENT_ID_LEN);
+    mero_hex_encode(author, it->author, sizeof(it->author));
+    json_t *data = json_pack("{s:s, s:s, s:s, s:I}", "intent", b64, "id", idhex, "author", author,
+                             "expiresAt", (json_int_t)it->expires_at);
+    if (data == NULL) {
+        return meroctl_fail(MEROCTL_FAILED, "out of memory");
+    }
+    meroctl_print(g, data);
+    json_decref(data);
+    return MEROCTL_OK;
+}
+
 static int print_signed(const struct meroctl_global *g, const struct mero_intent *it)
 {
     struct mero_buf b;
     uint8_t id[MERO_INTENT_ID_LEN];
     char *b64 = NULL;
-    int rc = MEROCTL_OK;
+    int rc;
     mero_buf_init(&b, MERO_INTENT_MAX_LEN);
     if (mero_intent_encode(it, &b) < 0 || mero_intent_id(it, id) < 0 ||
         (b64 = mero_base64_encode(b.data, b.len)) == NULL) {
         rc = meroctl_fail(MEROCTL_FAILED, "cannot encode the intent");
-        goto out;
+    } else {
+        rc = print_b64(g, it, b64, id);
     }
-    if (!g->json) {
-        printf("%s\n", b64);
-        goto out;
-    }
-    char idhex[MERO_HEX_SIZE(MERO_INTENT_ID_LEN)], author[MERO_HEX_SIZE(MERO_IDENTITY_LEN)];
-    mero_hex_encode(idhex, id, sizeof(id));
-    mero_hex_encode(author, it->author, sizeof(it->author));
-    json_t *data = json_pack("{s:s, s:s, s:s, s:I}", "intent", b64, "id", idhex, "author", author,
-                             "expiresAt", (json_int_t)it->expires_at);
-    if (data == NULL) {
-        rc = meroctl_fail(MEROCTL_FAILED, "out of memory");
-        goto out;
-    }
-    meroctl_print(g, data);
-    json_decref(data);
-out:
     free(b64);
     mero_buf_cleanup(&b);
     return rc;

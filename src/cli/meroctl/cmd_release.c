@@ -155,13 +155,54 @@ static int verify_report(const struct verify_args *a, int ok, const struct mero_
     return ok ? MEROCTL_OK : MEROCTL_FAILED;
 }
 
+/* The files `release verify` read (each owned by its caller). */
+struct verify_files {
+    uint8_t *art, *bun, *sig, *key;
+    size_t alen, blen, slen, klen;
+};
+
+/* Verify the bundle over the files read (digest: the artifact named by its SHA-256 instead)
+ * and report; the exit code. */
+static int verify_read(const struct verify_args *a, const struct verify_files *f,
+                       const uint8_t *digest)
+{
+    struct mero_trust_root *tr = NULL;
+    struct mero_err e = {0};
+    if ((a->root ? mero_trust_root_load(&tr, a->root, &e) : mero_trust_root_load_env(&tr, &e)) <
+        0) {
+        fprintf(stderr, "meroctl: trusted root unusable: %s\n", e.msg);
+        return MEROCTL_USAGE;
+    }
+    struct mero_sigstore_opts o = {.now = 0,
+                                   .detached_sig = (const char *)f->sig,
+                                   .detached_sig_len = f->slen,
+                                   .public_key_pem = (const char *)f->key,
+                                   .public_key_pem_len = f->klen,
+                                   .artifact_sha256 = digest};
+    struct mero_sigstore_result r;
+    memset(&r, 0, sizeof(r));
+    /* cryptographic checks first (so the signer can be reported), then the identity */
+    int v = mero_sigstore_verify(tr, digest ? NULL : f->art, f->alen, f->bun, f->blen, NULL, &o, &r,
+                                 &e);
+    int rc;
+    if (v == 0 && a->key == NULL) {
+        v = mero_sigstore_check_identity(&r, &a->id, &e);
+        rc = verify_report(a, v == 0, &e, &r, 1);
+    } else if (v == 0) {
+        rc = verify_report(a, 1, &e, &r, 1);
+    } else {
+        rc = verify_report(a, 0, &e, &r, 0);
+    }
+    mero_trust_root_free(tr);
+    return rc;
+}
+
 static int run_verify(const struct meroctl_global *g, int argc, char **argv)
 {
     struct verify_args a = {.json = g->json};
     if (parse_verify_args(argc, argv, &a) < 0) {
         return MEROCTL_USAGE;
     }
-    size_t alen = 0, blen = 0, slen = 0;
     /* "sha256:<hex>" names the artifact by its digest, as the Sigstore conformance suite does */
     uint8_t digest[MERO_SHA256_LEN];
     int by_digest = strncmp(a.artifact, "sha256:", 7) == 0;
@@ -170,46 +211,22 @@ static int run_verify(const struct meroctl_global *g, int argc, char **argv)
         fprintf(stderr, "meroctl release verify: --artifact sha256: needs 64 hex digits\n");
         return MEROCTL_USAGE;
     }
-    uint8_t *art = by_digest ? calloc(1, 1) : slurp(a.artifact, MERO_SIGSTORE_MAX_ARTIFACT, &alen);
-    uint8_t *bun = slurp(a.bundle, MERO_SIGSTORE_MAX_BUNDLE, &blen);
-    uint8_t *sig = a.sig ? slurp(a.sig, 4096, &slen) : NULL;
-    size_t klen = 0;
-    uint8_t *key = a.key ? slurp(a.key, 16384, &klen) : NULL;
-    struct mero_trust_root *tr = NULL;
-    struct mero_err e = {0};
-    int rc = MEROCTL_USAGE;
-    if (art == NULL || bun == NULL || (a.sig && sig == NULL) || (a.key && key == NULL)) {
+    struct verify_files f = {0};
+    f.art = by_digest ? calloc(1, 1) : slurp(a.artifact, MERO_SIGSTORE_MAX_ARTIFACT, &f.alen);
+    f.bun = slurp(a.bundle, MERO_SIGSTORE_MAX_BUNDLE, &f.blen);
+    f.sig = a.sig ? slurp(a.sig, 4096, &f.slen) : NULL;
+    f.key = a.key ? slurp(a.key, 16384, &f.klen) : NULL;
+    int rc;
+    if (f.art == NULL || f.bun == NULL || (a.sig && f.sig == NULL) || (a.key && f.key == NULL)) {
         fprintf(stderr, "meroctl: cannot read the artifact, bundle, signature or key file\n");
-        goto out;
-    }
-    if ((a.root ? mero_trust_root_load(&tr, a.root, &e) : mero_trust_root_load_env(&tr, &e)) < 0) {
-        fprintf(stderr, "meroctl: trusted root unusable: %s\n", e.msg);
-        goto out;
-    }
-    struct mero_sigstore_opts o = {.now = 0,
-                                   .detached_sig = (const char *)sig,
-                                   .detached_sig_len = slen,
-                                   .public_key_pem = (const char *)key,
-                                   .public_key_pem_len = klen,
-                                   .artifact_sha256 = by_digest ? digest : NULL};
-    struct mero_sigstore_result r;
-    memset(&r, 0, sizeof(r));
-    /* cryptographic checks first (so the signer can be reported), then the identity */
-    int v = mero_sigstore_verify(tr, by_digest ? NULL : art, alen, bun, blen, NULL, &o, &r, &e);
-    if (v == 0 && a.key == NULL) {
-        v = mero_sigstore_check_identity(&r, &a.id, &e);
-        rc = verify_report(&a, v == 0, &e, &r, 1);
-    } else if (v == 0) {
-        rc = verify_report(&a, 1, &e, &r, 1);
+        rc = MEROCTL_USAGE;
     } else {
-        rc = verify_report(&a, 0, &e, &r, 0);
+        rc = verify_read(&a, &f, by_digest ? digest : NULL);
     }
-out:
-    mero_trust_root_free(tr);
-    free(art);
-    free(bun);
-    free(sig);
-    free(key);
+    free(f.art);
+    free(f.bun);
+    free(f.sig);
+    free(f.key);
     return rc;
 }
 
@@ -318,58 +335,37 @@ static int run_tr_check(const struct meroctl_global *g, int argc, char **argv)
     return run_trusted_root(argc, argv, 1, g->json);
 }
 
-static int run_match(const struct meroctl_global *g, int argc, char **argv)
-{
-    const char *release = NULL, *quote = NULL, *version = NULL;
+/* What `release match` was asked. */
+struct match_args {
+    const char *release, *quote, *version;
     const char *profiles[MAX_PROFILES_ARG];
-    size_t np = 0;
-    int json = g->json;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        if (strcmp(o, "--json") == 0) {
-            json = 1;
-        } else if (strcmp(o, "--release") == 0 && i + 1 < argc) {
-            release = argv[++i];
-        } else if (strcmp(o, "--quote") == 0 && i + 1 < argc) {
-            quote = argv[++i];
-        } else if (strcmp(o, "--version") == 0 && i + 1 < argc) {
-            version = argv[++i];
-        } else if (strcmp(o, "--profile") == 0 && i + 1 < argc && np < MAX_PROFILES_ARG) {
-            profiles[np++] = argv[++i];
-        } else {
-            fprintf(stderr, "meroctl release match: bad option %s\n", o);
-            return MEROCTL_USAGE;
-        }
-    }
-    if (release == NULL || quote == NULL) {
-        fprintf(stderr, "meroctl release match: --release and --quote are required\n");
-        return MEROCTL_USAGE;
-    }
-    size_t rlen = 0, qlen = 0;
-    uint8_t *rf = slurp(release, MERO_RELEASE_MAX_FILE, &rlen);
-    uint8_t *qf = slurp(quote, MERO_MAX_TEE_QUOTE_BYTES * 4u, &qlen);
+    size_t np;
+    int json;
+};
+
+/* Match the quote read (qf) against the release file read (rf) and report; the exit code. */
+static int match_read(const struct match_args *a, const uint8_t *rf, size_t rlen, const uint8_t *qf,
+                      size_t qlen)
+{
     struct mero_release *rel = NULL;
     struct mero_quote q;
     struct mero_err e = {0};
-    int rc = MEROCTL_USAGE;
-    if (rf == NULL || qf == NULL) {
-        fprintf(stderr, "meroctl: cannot read the release or quote file\n");
-        goto out;
-    }
-    if (mero_release_parse(&rel, rf, rlen, version, MERO_RELEASE_ACCEPT_RECORD, &e) < 0) {
+    if (mero_release_parse(&rel, rf, rlen, a->version, MERO_RELEASE_ACCEPT_RECORD, &e) < 0) {
         fprintf(stderr, "meroctl: release file refused: %s\n", e.msg);
-        goto out;
+        return MEROCTL_USAGE;
     }
     if (mero_quote_parse(&q, qf, qlen, &e) < 0) {
         fprintf(stderr, "meroctl: quote does not parse: %s\n", e.msg);
-        goto out;
+        mero_release_free(rel);
+        return MEROCTL_USAGE;
     }
     struct mero_release_meas m;
     memcpy(m.mrtd, q.body.mrtd, sizeof(m.mrtd));
     memcpy(m.rtmr, q.body.rtmr, sizeof(m.rtmr));
     char got[MERO_RELEASE_NAME_MAX] = "";
-    int ok = mero_release_match(rel, np ? profiles : NULL, np, &m, got, sizeof(got), &e) == 0;
-    if (json) {
+    int ok =
+        mero_release_match(rel, a->np ? a->profiles : NULL, a->np, &m, got, sizeof(got), &e) == 0;
+    if (a->json) {
         json_t *j = json_object();
         json_object_set_new(j, "matched", json_boolean(ok));
         json_object_set_new(j, "profile", ok ? json_string(got) : json_null());
@@ -382,9 +378,44 @@ static int run_match(const struct meroctl_global *g, int argc, char **argv)
     if (!ok) {
         fprintf(stderr, "meroctl: no match: %s\n", e.msg);
     }
-    rc = ok ? MEROCTL_OK : MEROCTL_FAILED;
-out:
     mero_release_free(rel);
+    return ok ? MEROCTL_OK : MEROCTL_FAILED;
+}
+
+static int run_match(const struct meroctl_global *g, int argc, char **argv)
+{
+    struct match_args a = {.json = g->json};
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        if (strcmp(o, "--json") == 0) {
+            a.json = 1;
+        } else if (strcmp(o, "--release") == 0 && i + 1 < argc) {
+            a.release = argv[++i];
+        } else if (strcmp(o, "--quote") == 0 && i + 1 < argc) {
+            a.quote = argv[++i];
+        } else if (strcmp(o, "--version") == 0 && i + 1 < argc) {
+            a.version = argv[++i];
+        } else if (strcmp(o, "--profile") == 0 && i + 1 < argc && a.np < MAX_PROFILES_ARG) {
+            a.profiles[a.np++] = argv[++i];
+        } else {
+            fprintf(stderr, "meroctl release match: bad option %s\n", o);
+            return MEROCTL_USAGE;
+        }
+    }
+    if (a.release == NULL || a.quote == NULL) {
+        fprintf(stderr, "meroctl release match: --release and --quote are required\n");
+        return MEROCTL_USAGE;
+    }
+    size_t rlen = 0, qlen = 0;
+    uint8_t *rf = slurp(a.release, MERO_RELEASE_MAX_FILE, &rlen);
+    uint8_t *qf = slurp(a.quote, MERO_MAX_TEE_QUOTE_BYTES * 4u, &qlen);
+    int rc;
+    if (rf == NULL || qf == NULL) {
+        fprintf(stderr, "meroctl: cannot read the release or quote file\n");
+        rc = MEROCTL_USAGE;
+    } else {
+        rc = match_read(&a, rf, rlen, qf, qlen);
+    }
     free(rf);
     free(qf);
     return rc;

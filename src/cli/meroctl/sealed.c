@@ -216,15 +216,15 @@ static int attest(const struct meroctl_global *g, long timeout_s, CURLcode *cc)
         mero_base64_decode_alloc(qb, strlen(qb), QUOTE_MAX, &q, &qlen) < 0) {
         fprintf(stderr, "meroctl: --sealed: the node did not attest its transport key (HTTP %ld)\n",
                 status);
-        goto out;
+    } else {
+        mero_attest_transport_binding(bind, zeros, tk);
+        rc = trust_quote(g, q, qlen, nonce, bind, json_object_get(d, "collateral"));
     }
-    mero_attest_transport_binding(bind, zeros, tk);
-    MERO_TRY_OUT(trust_quote(g, q, qlen, nonce, bind, json_object_get(d, "collateral")));
-    memcpy(S.tk, tk, sizeof(tk));
-    S.keyed = true;
-    S.open = false;
-    rc = 0;
-out:
+    if (rc == 0) {
+        memcpy(S.tk, tk, sizeof(tk));
+        S.keyed = true;
+        S.open = false;
+    }
     free(q);
     json_decref(root);
     mero_buf_cleanup(&out);
@@ -271,6 +271,30 @@ static int handshake(const struct meroctl_global *g, long timeout_s, CURLcode *c
     return rc;
 }
 
+/* One opened frame of an answer in its place: the head (once, first) gives *status, data
+ * frames after it go to body, the end frame sets *end. 0, or -MERO_EPROTO for a frame out of
+ * that order or a head without a status. */
+static int take_frame(uint8_t kind, const struct mero_buf *f, bool *head, bool *end, long *status,
+                      struct mero_buf *body)
+{
+    if (kind == MERO_SEALED_HEAD && !*head) {
+        json_t *h = json_loadb((const char *)f->data, f->len, 0, NULL);
+        json_t *s = json_object_get(h, "status");
+        *head = json_is_integer(s);
+        *status = *head ? (long)json_integer_value(s) : 0;
+        json_decref(h);
+        return *head ? 0 : -MERO_EPROTO;
+    }
+    if (kind == MERO_SEALED_DATA && *head) {
+        return mero_buf_append(body, f->data, f->len) < 0 ? -MERO_EPROTO : 0;
+    }
+    if (kind == MERO_SEALED_END && *head) {
+        *end = true;
+        return 0;
+    }
+    return -MERO_EPROTO;
+}
+
 /* Open a framed answer: 0 with *status and the body in body; a negative code when any frame
  * fails. */
 static int open_answer(const uint8_t *p, size_t n, uint64_t rid, long *status,
@@ -280,38 +304,88 @@ static int open_answer(const uint8_t *p, size_t n, uint64_t rid, long *status,
     struct mero_buf f;
     size_t off = 0, used = 0;
     bool head = false, end = false;
-    int rc = -MERO_EPROTO;
+    int rc = 0;
     mero_sealed_header(hdr, S.sid, rid);
     mero_buf_init(&f, MERO_SEALED_FRAME_DATA_MAX + 1);
-    for (uint32_t i = 0; off < n && !end; i++) {
-        if (mero_sealed_frame_open(S.keys.response, hdr, i, p + off, n - off, &used, &kind, &f) <
-            0) {
-            goto out;
-        }
-        off += used;
-        if (kind == MERO_SEALED_HEAD && !head) {
-            json_t *h = json_loadb((const char *)f.data, f.len, 0, NULL);
-            json_t *s = json_object_get(h, "status");
-            head = json_is_integer(s);
-            *status = head ? (long)json_integer_value(s) : 0;
-            json_decref(h);
-            if (!head) {
-                goto out;
-            }
-        } else if (kind == MERO_SEALED_DATA && head) {
-            if (mero_buf_append(body, f.data, f.len) < 0) {
-                goto out;
-            }
-        } else if (kind == MERO_SEALED_END && head) {
-            end = true;
-        } else {
-            goto out;
+    for (uint32_t i = 0; rc == 0 && off < n && !end; i++) {
+        rc = mero_sealed_frame_open(S.keys.response, hdr, i, p + off, n - off, &used, &kind, &f);
+        if (rc == 0) {
+            off += used;
+            rc = take_frame(kind, &f, &head, &end, status, body);
         }
     }
-    rc = end && off == n ? 0 : -MERO_EPROTO;
-out:
     mero_buf_cleanup(&f);
-    return rc;
+    return rc == 0 && end && off == n ? 0 : -MERO_EPROTO;
+}
+
+#define SEND_AGAIN 1 /* send_once: a new session or key was asked for; send once more */
+
+/* The buffers of one sealed exchange (the caller's, reset for each try). */
+struct sealed_bufs {
+    struct mero_buf env, out, inner;
+};
+
+/* One try at sending the framed plain request through the session, attesting and opening one
+ * first where needed: 0 with *status and *root (a transfer failure too, in *cc), SEND_AGAIN
+ * when the node restarted or forgot the session (each allowed once: *reattested, *renewed), a
+ * negative code when the node's quote, handshake, envelope or answer was refused. */
+static int send_once(const struct meroctl_global *g, const struct mero_buf *plain, long timeout_s,
+                     struct sealed_bufs *b, bool *renewed, bool *reattested, long *status,
+                     json_t **root, CURLcode *cc)
+{
+    int rc;
+    if (!S.keyed && (rc = attest(g, timeout_s, cc)) != 0) {
+        return rc > 0 ? 0 : rc; /* a transfer failure is reported through *cc */
+    }
+    if (!S.open) {
+        rc = handshake(g, timeout_s, cc);
+        if (rc == 2 && !*reattested) {
+            *reattested = true; /* the node restarted: attest its new key, once */
+            S.keyed = false;
+            return SEND_AGAIN;
+        }
+        if (rc != 0) {
+            return rc == 1 ? 0 : rc < 0 ? rc : -MERO_EPROTO;
+        }
+    }
+    uint64_t rid = S.next_rid++;
+    bool sealed = false;
+    long st = 0;
+    mero_buf_reset(&b->env);
+    mero_buf_reset(&b->out);
+    if (mero_sealed_request_seal(S.keys.request, S.sid, rid, plain->data, plain->len, &b->env) <
+        0) {
+        return -MERO_EPROTO;
+    }
+    *cc = post(g, "/sealed/v2", MERO_SEALED_CONTENT_TYPE, b->env.data, b->env.len, timeout_s, &st,
+               &b->out, &sealed);
+    if (*cc != CURLE_OK) {
+        return 0;
+    }
+    if (!sealed) {
+        json_t *hold = NULL;
+        const char *code = refusal_code(&b->out, &hold);
+        bool again = strcmp(code, "unknown_session") == 0 && !*renewed;
+        if (again) {
+            fprintf(stderr, "meroctl: --sealed: the session is gone; opening another\n");
+            *renewed = true; /* one new handshake, one resend */
+            S.open = false;
+        } else {
+            fprintf(stderr, "meroctl: --sealed: the node refused the envelope (HTTP %ld %s)\n", st,
+                    code);
+        }
+        json_decref(hold);
+        return again ? SEND_AGAIN : -MERO_EPROTO;
+    }
+    if (open_answer(b->out.data, b->out.len, rid, status, &b->inner) < 0) {
+        fprintf(stderr, "meroctl: --sealed: the node's answer did not open\n");
+        *status = 0;
+        return -MERO_EPROTO;
+    }
+    if (b->inner.len > 0) {
+        *root = json_loadb((const char *)b->inner.data, b->inner.len, 0, NULL);
+    }
+    return 0;
 }
 
 int meroctl_sealed_do(const struct meroctl_global *g, const char *method, const char *path,
@@ -320,7 +394,7 @@ int meroctl_sealed_do(const struct meroctl_global *g, const char *method, const 
 {
     char auth[300];
     bool renewed = false, reattested = false;
-    int rc;
+    int rc = -MERO_EPROTO;
     *status = 0;
     *root = NULL;
     *cc = CURLE_OK;
@@ -341,88 +415,29 @@ int meroctl_sealed_do(const struct meroctl_global *g, const char *method, const 
     char *btext = body != NULL ? json_dumps(body, JSON_COMPACT) : NULL;
     json_decref(head);
     memset(auth, 0, sizeof(auth));
-    struct mero_buf plain, env, out, inner;
+    struct mero_buf plain;
+    struct sealed_bufs b;
     mero_buf_init(&plain, ANSWER_MAX);
-    mero_buf_init(&env, ANSWER_MAX);
-    mero_buf_init(&out, ANSWER_MAX);
-    mero_buf_init(&inner, ANSWER_MAX);
-    rc = -MERO_EPROTO;
-    if (htext == NULL || (body != NULL && btext == NULL)) {
-        goto out;
-    }
-    size_t hl = strlen(htext);
+    mero_buf_init(&b.env, ANSWER_MAX);
+    mero_buf_init(&b.out, ANSWER_MAX);
+    mero_buf_init(&b.inner, ANSWER_MAX);
+    size_t hl = htext != NULL ? strlen(htext) : 0;
     uint8_t len4[4] = {(uint8_t)(hl >> 24), (uint8_t)(hl >> 16), (uint8_t)(hl >> 8), (uint8_t)hl};
-    if (mero_buf_append(&plain, len4, 4) < 0 || mero_buf_append(&plain, htext, hl) < 0 ||
-        (btext != NULL && mero_buf_append(&plain, btext, strlen(btext)) < 0)) {
-        goto out;
+    if (htext != NULL && (body == NULL || btext != NULL) && mero_buf_append(&plain, len4, 4) == 0 &&
+        mero_buf_append(&plain, htext, hl) == 0 &&
+        (btext == NULL || mero_buf_append(&plain, btext, strlen(btext)) == 0)) {
+        do {
+            rc = send_once(g, &plain, timeout_s, &b, &renewed, &reattested, status, root, cc);
+        } while (rc == SEND_AGAIN);
     }
-    for (;;) {
-        if (!S.keyed && (rc = attest(g, timeout_s, cc)) != 0) {
-            rc = rc > 0 ? 0 : rc; /* a transfer failure is reported through *cc */
-            goto out;
-        }
-        if (!S.open) {
-            rc = handshake(g, timeout_s, cc);
-            if (rc == 2 && !reattested) {
-                reattested = true; /* the node restarted: attest its new key, once */
-                S.keyed = false;
-                continue;
-            }
-            if (rc != 0) {
-                rc = rc == 1 ? 0 : rc < 0 ? rc : -MERO_EPROTO;
-                goto out;
-            }
-        }
-        uint64_t rid = S.next_rid++;
-        bool sealed = false;
-        long st = 0;
-        mero_buf_reset(&env);
-        mero_buf_reset(&out);
-        if (mero_sealed_request_seal(S.keys.request, S.sid, rid, plain.data, plain.len, &env) < 0) {
-            goto out;
-        }
-        *cc = post(g, "/sealed/v2", MERO_SEALED_CONTENT_TYPE, env.data, env.len, timeout_s, &st,
-                   &out, &sealed);
-        if (*cc != CURLE_OK) {
-            rc = 0;
-            goto out;
-        }
-        if (!sealed) {
-            json_t *hold = NULL;
-            const char *code = refusal_code(&out, &hold);
-            bool unknown = strcmp(code, "unknown_session") == 0;
-            if (unknown && !renewed) {
-                fprintf(stderr, "meroctl: --sealed: the session is gone; opening another\n");
-                json_decref(hold);
-                renewed = true; /* one new handshake, one resend */
-                S.open = false;
-                continue;
-            }
-            fprintf(stderr, "meroctl: --sealed: the node refused the envelope (HTTP %ld %s)\n", st,
-                    code);
-            json_decref(hold);
-            goto out;
-        }
-        if (open_answer(out.data, out.len, rid, status, &inner) < 0) {
-            fprintf(stderr, "meroctl: --sealed: the node's answer did not open\n");
-            *status = 0;
-            goto out;
-        }
-        if (inner.len > 0) {
-            *root = json_loadb((const char *)inner.data, inner.len, 0, NULL);
-        }
-        rc = 0;
-        break;
-    }
-out:
     if (htext != NULL) {
         mero_wipe(htext, strlen(htext));
     }
     free(htext);
     free(btext);
     mero_buf_cleanup(&plain);
-    mero_buf_cleanup(&env);
-    mero_buf_cleanup(&out);
-    mero_buf_cleanup(&inner);
+    mero_buf_cleanup(&b.env);
+    mero_buf_cleanup(&b.out);
+    mero_buf_cleanup(&b.inner);
     return rc;
 }

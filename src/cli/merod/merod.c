@@ -220,24 +220,25 @@ static int use_tls(struct mero_node *node, const char *cert_path, const char *ke
     return rc < 0 ? -1 : 0;
 }
 
-static int cmd_run(int argc, char **argv)
+/* What `merod run`'s arguments ask for beyond the node's own settings. */
+struct run_opts {
+    const char *home, *tls_cert, *tls_key;
+    bool mock;
+};
+
+/* `merod run`'s arguments into node and o: true to go on, false with *code the exit code (0
+ * after --help, 1 for a bad argument, 2 for a bootstrap address the node refused). */
+static bool run_args(int argc, char **argv, struct mero_node *node, struct run_opts *o, int *code)
 {
-    struct mero_node *node = mero_node_new();
-    const char *home = NULL, *tls_cert = NULL, *tls_key = NULL;
-    bool mock = false;
-    int rc = 1;
-    if (node == NULL) {
-        fprintf(stderr, "merod: out of memory\n");
-        return 2;
-    }
+    *code = 1;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage_for(stdout, "run");
-            rc = 0;
-            goto out;
+            *code = 0;
+            return false;
         } else if (strcmp(a, "--mock-tee") == 0) {
-            mock = true;
+            o->mock = true;
         } else if (strcmp(a, "--test") == 0) {
             mero_node_set_test_mode(node, true);
         } else if (strcmp(a, "--metrics-public") == 0) {
@@ -247,70 +248,86 @@ static int cmd_run(int argc, char **argv)
         } else if (strcmp(a, "--full-history") == 0) {
             mero_node_set_full_history(node, true);
         } else if (strcmp(a, "--tls-cert") == 0 && i + 1 < argc) {
-            tls_cert = argv[++i];
+            o->tls_cert = argv[++i];
         } else if (strcmp(a, "--tls-key") == 0 && i + 1 < argc) {
-            tls_key = argv[++i];
+            o->tls_key = argv[++i];
         } else if (strcmp(a, "--home") == 0 && i + 1 < argc) {
-            home = argv[++i];
+            o->home = argv[++i];
         } else if (strcmp(a, "--announce") == 0 && i + 1 < argc) {
             if (mero_node_add_announce(node, argv[++i]) < 0) {
                 fprintf(stderr, "merod: at most %d --announce addresses\n", MERO_NODE_MAX_ANNOUNCE);
-                goto out;
+                return false;
             }
         } else if (strcmp(a, "--bootstrap") == 0 && i + 1 < argc) {
             int brc = mero_node_add_bootstrap(node, argv[++i]);
             if (brc == -MERO_ETOOBIG) {
                 fprintf(stderr, "merod: at most %d --bootstrap addresses\n",
                         MERO_NODE_MAX_BOOTSTRAP);
-                goto out;
+                return false;
             }
             if (brc < 0) {
-                rc = 2;
-                goto out;
+                *code = 2;
+                return false;
             }
         } else {
             fprintf(stderr, "merod: unknown option or missing value: %s\n", a);
             usage(stderr);
-            goto out;
+            return false;
         }
     }
-    if (home == NULL) {
+    if (o->home == NULL) {
         fprintf(stderr, "merod: run needs --home DIR\n");
-        goto out;
+        return false;
     }
-    if ((tls_cert == NULL) != (tls_key == NULL)) {
+    if ((o->tls_cert == NULL) != (o->tls_key == NULL)) {
         fprintf(stderr, "merod: --tls-cert and --tls-key go together\n");
-        goto out;
+        return false;
     }
-    if (tls_cert != NULL && use_tls(node, tls_cert, tls_key) < 0) {
-        goto out;
-    }
+    return o->tls_cert == NULL || use_tls(node, o->tls_cert, o->tls_key) == 0;
+}
+
+/* Open the node's home and run it until it stops: the exit code (0, or 2 when the home could
+ * not be opened or the node stopped on an error). */
+static int run_home(struct mero_node *node, const struct run_opts *o)
+{
     char pool[POOL_NOTE_MAX];
     size_thread_pool(pool, sizeof(pool)); /* before anything of libuv's runs */
     struct mero_err err = {0};
-    if (mero_node_open(node, home, &err) < 0) {
+    if (mero_node_open(node, o->home, &err) < 0) {
         fprintf(stderr, "merod: %s\n", err.msg);
         mero_node_close(node);
-        rc = 2;
-        goto out;
+        return 2;
     }
     mero_log_set_tag(mero_node_name(node));
     if (pool[0] != '\0') {
         MERO_INFO("%s", pool);
     }
-    mero_node_set_tee(node, mero_node_tee_detect(mock));
-    if (mero_node_tee_mode(node) == MERO_TEE_REAL && mock) {
+    mero_node_set_tee(node, mero_node_tee_detect(o->mock));
+    if (mero_node_tee_mode(node) == MERO_TEE_REAL && o->mock) {
         MERO_WARN("real TDX detected: --mock-tee ignored, quotes are real");
     }
-    rc = run_node(node, &err);
+    int rc = run_node(node, &err);
     if (rc < 0) {
         MERO_ERROR("%s", err.msg);
     }
     mero_node_close(node);
-    rc = rc < 0 ? 2 : 0;
-out:
+    return rc < 0 ? 2 : 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    struct mero_node *node = mero_node_new();
+    if (node == NULL) {
+        fprintf(stderr, "merod: out of memory\n");
+        return 2;
+    }
+    struct run_opts o = {0};
+    int code = 1;
+    if (run_args(argc, argv, node, &o, &code)) {
+        code = run_home(node, &o);
+    }
     mero_node_free(node);
-    return rc;
+    return code;
 }
 
 static int cmd_check(int argc, char **argv)
