@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * errmap.c - the one table from the domain's mero_err codes to the admin API's HTTP statuses
- * (docs/api.md "Errors"). Every error reply's status comes from here: mero__api_reply_err answers
- * with the status found here and the reason the domain gave (or the code's description), and
- * mero__api_refuse (reply.c) with a code the API itself chose; no route writes a status number
- * of its own (`make lint`, rule `status`).
+ * (docs/api.md "Errors"). Every error reply's status comes from here, through reply.c:
+ * mero__api_reply_err answers a domain error with the status found here and the reason the
+ * domain gave, mero__api_refuse a code the API itself chose; no route writes a status number of
+ * its own (`make lint`, rule `status`).
  *
  * Invariant: a code not in the table is 500; a refusal by a rule is 403, a state conflict
  * 409, a caller's malformed input 400, an unknown object 404, never 2xx.
@@ -51,11 +51,4 @@ int mero__api_status_of(int rc)
         }
     }
     return 500;
-}
-
-void mero__api_reply_err(struct api_req *r, int rc, const struct mero_err *err)
-{
-    int code = rc < 0 ? -rc : rc;
-    const char *msg = (err != NULL && err->msg[0] != 0) ? err->msg : mero_errdesc(code);
-    mero__api_refuse(r, code, "%s", msg);
 }

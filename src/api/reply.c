@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * reply.c - setting a request's answer: JSON data, an error object, a raw JSON body, bytes of
- * another type (copied or taken over). Each setter answers once: a request already answered
- * keeps its first reply (and what a later setter was handed is freed). When the reply is set
- * the request's on_replied callback runs, so this file knows nothing of the HTTP server
- * (http.c) or the sealed envelope (sealed.c) that made the request.
+ * reply.c - setting a request's answer: JSON data, an error object (its status from errmap.c's
+ * table), a raw JSON body, bytes of another type (copied or taken over). Each setter answers
+ * once: a request already answered keeps its first reply (and what a later setter was handed
+ * is freed). When the reply is set the request's on_replied callback runs, so this file knows
+ * nothing of the HTTP server (http.c) or the sealed envelope (sealed.c) that made the request.
  *
  * Invariant: every reply is a complete body with a status; out of memory while setting one
  * becomes a fixed 500 error object, never an empty 200.
@@ -120,4 +120,11 @@ void mero__api_refuse(struct api_req *r, int code, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     set_response(r, status, json_pack("{s:{s:i, s:s}}", "error", "status", status, "message", msg));
+}
+
+void mero__api_reply_err(struct api_req *r, int rc, const struct mero_err *err)
+{
+    int code = rc < 0 ? -rc : rc;
+    const char *msg = (err != NULL && err->msg[0] != 0) ? err->msg : mero_errdesc(code);
+    mero__api_refuse(r, code, "%s", msg);
 }
