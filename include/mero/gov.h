@@ -348,6 +348,7 @@ struct mero_adm_case {
     const struct mero_credential *account; /* root form */
     const uint8_t *quote;                  /* NULL for the subgroup form at a peer */
     size_t quote_len;
+    const struct mero_quote *parsed; /* the caller's parse of these bytes, or NULL: rules parse */
     const uint8_t *quote_hash;
     const char *release_version; /* admitter, signed-release form */
     /* out (admitter, optional): the release check writes the allowed profile the quote matched
@@ -397,7 +398,8 @@ struct mero_admit_request {
     const char *release_version; /* NULL when the TEE named none */
     const uint8_t *quote;        /* borrowed */
     size_t quote_len;
-    const uint8_t *collateral; /* borrowed, NULL for mock */
+    const struct mero_quote *parsed_quote; /* borrowed: `quote` parsed (real), or NULL */
+    const uint8_t *collateral;             /* borrowed, NULL for mock */
     size_t collateral_len;
     uint64_t attested_at; /* unix seconds */
     uint64_t now;         /* unix seconds, for the evidence-refresh decision */

@@ -316,7 +316,10 @@ static int chk_quote_unreadable(struct adm_run *r)
     if (!carries_real_quote(r)) {
         return 0;
     }
-    if (s->hooks.quote_td_report != NULL) {
+    if (c->parsed != NULL) {
+        r->td = c->parsed->body; /* the caller's parse of these bytes (the admitter's job) */
+        rc = 0;
+    } else if (s->hooks.quote_td_report != NULL) {
         rc = s->hooks.quote_td_report(s->hooks.ud, c->quote, c->quote_len, &r->td, &e);
     } else {
         struct mero_quote qt;
@@ -456,7 +459,9 @@ static int chk_binding(struct adm_run *r)
     if ((!r->admitter && !c->root_form) || !c->publishing) {
         return 0;
     }
-    if (mero__gov_report_data(r->s, c->quote, c->quote_len, rd, &mock, &e) < 0) {
+    if (c->parsed != NULL) { /* a real quote, parsed by the caller */
+        memcpy(rd, c->parsed->body.report_data, sizeof(rd));
+    } else if (mero__gov_report_data(r->s, c->quote, c->quote_len, rd, &mock, &e) < 0) {
         if (r->rule != NULL) {
             *r->rule = MERO_ADM_RULE_QUOTE_UNREADABLE;
         }

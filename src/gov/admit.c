@@ -71,6 +71,7 @@ static int decide(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
         .account = &req->account,
         .quote = req->quote,
         .quote_len = req->quote_len,
+        .parsed = is_mock ? NULL : req->parsed_quote,
         .quote_hash = req->quote_hash,
         .release_version = req->release_version,
         .matched_profile = matched, /* the release check names it, when one runs */

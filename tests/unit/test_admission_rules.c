@@ -880,6 +880,72 @@ static uint8_t *genuine_bound(struct world *w, bool debug, size_t *n)
     return q;
 }
 
+/* A list policy naming the genuine quote's registers (and one other RTMR3, which a forged row
+ * may record). */
+static int genuine_policy(struct world *w)
+{
+    struct mero_tee_policy p;
+    struct mero_gov_oplist l = {0};
+    char other[97];
+    memset(&p, 0, sizeof(p));
+    p.form = MERO_POLICY_MEASUREMENT;
+    p.v2 = true;
+    p.mode = MERO_TEE_MODE_REPLICA;
+    govt_meas(other, 9);
+    int rc = mero_strlist_push(&p.tcb, "UpToDate");
+    rc = rc ? rc : mero_strlist_push(&p.mrtd, w->req.m.mrtd);
+    for (int k = 1; k < 4; k++) {
+        rc = rc ? rc : mero_strlist_push(&p.rtmr[k], w->req.m.rtmr[k]);
+    }
+    rc = rc ? rc : mero_strlist_push(&p.rtmr[3], other);
+    rc = rc ? rc : mero_gov_set_policy(w->owner.s, w->owner.ns, &p, &l, NULL, NULL, NULL);
+    mero_tee_policy_cleanup(&p);
+    mero_gov_oplist_cleanup(&l);
+    return rc;
+}
+
+/* The admitter's job parses the quote once and hands its parse to the decision
+ * (mero_admit_request.parsed_quote): the rules then read the TD report and the report data from
+ * it and parse the bytes no more. Shown on the production path (no hooks): bytes that no longer
+ * parse are refused as unreadable without the parse, judged by it with it; a parse whose
+ * binding differs is refused by the binding rule. */
+TEST(an_admitter_given_its_parse_judges_by_it_and_parses_nothing_again)
+{
+    struct world w;
+    CHECK_OK(open_world(&w, POL_NONE));
+    mero_store_set_hooks(w.owner.s, NULL);
+    size_t n = 0;
+    uint8_t *q = genuine_bound(&w, false, &n);
+    CHECK(q != NULL);
+    CHECK_OK(genuine_policy(&w));
+    struct mero_quote qt;
+    CHECK_OK(mero_quote_parse(&qt, q, n, NULL));
+    struct mero_admit_decision d;
+    struct mero_err e = {0};
+    CHECK_OK(mero_gov_admit_decide(w.owner.s, w.owner.ns, &w.req, &d, &e));
+    CHECK_EQ(d.outcome, MERO_ADMIT_ADMITTED);
+    w.req.parsed_quote = &qt;
+    CHECK_OK(mero_gov_admit_decide(w.owner.s, w.owner.ns, &w.req, &d, &e));
+    CHECK_EQ(d.outcome, MERO_ADMIT_ADMITTED);
+    /* the bytes no longer parse (an unknown quote version); their hash still matches */
+    q[0] = 0x63;
+    mero_sha256(w.req.quote_hash, q, n);
+    CHECK(mero_quote_parse(&(struct mero_quote){0}, q, n, NULL) < 0);
+    w.req.parsed_quote = NULL;
+    CHECK_EQ(mero_gov_admit_decide(w.owner.s, w.owner.ns, &w.req, &d, &e), -MERO_EREFUSED);
+    CHECK(starts(e.msg, mero_adm_rule_reason(MERO_ADM_RULE_QUOTE_UNREADABLE)));
+    w.req.parsed_quote = &qt;
+    memset(&e, 0, sizeof(e));
+    CHECK_OK(mero_gov_admit_decide(w.owner.s, w.owner.ns, &w.req, &d, &e));
+    CHECK_EQ(d.outcome, MERO_ADMIT_ADMITTED);
+    /* the binding is read from the parse given */
+    qt.body.report_data[MERO_NONCE_LEN] ^= 1;
+    CHECK_EQ(mero_gov_admit_decide(w.owner.s, w.owner.ns, &w.req, &d, &e), -MERO_EREFUSED);
+    CHECK(starts(e.msg, mero_adm_rule_reason(MERO_ADM_RULE_BINDING)));
+    free(q);
+    close_world(&w);
+}
+
 /* The peer's cross-check on the production path: no hooks, the carried quote parsed by
  * mero_quote_parse. The honest op applies; recorded attributes that hide DEBUG, and recorded
  * measurements other than the quote's, are refused with their fixed reasons. */
@@ -903,24 +969,7 @@ TEST(peer_reads_td_facts_from_a_genuine_carried_quote)
         size_t n = 0;
         uint8_t *q = genuine_bound(&w, rows[i].debug, &n);
         CHECK_MSG(q != NULL, "row %zu: the genuine quote does not parse", i);
-        /* a list policy naming the genuine quote's registers (and one other RTMR3) */
-        struct mero_tee_policy p;
-        struct mero_gov_oplist l = {0};
-        memset(&p, 0, sizeof(p));
-        p.form = MERO_POLICY_MEASUREMENT;
-        p.v2 = true;
-        p.mode = MERO_TEE_MODE_REPLICA;
-        CHECK_OK(mero_strlist_push(&p.tcb, "UpToDate"));
-        CHECK_OK(mero_strlist_push(&p.mrtd, w.req.m.mrtd));
-        for (int k = 1; k < 4; k++) {
-            CHECK_OK(mero_strlist_push(&p.rtmr[k], w.req.m.rtmr[k]));
-        }
-        char other[97];
-        govt_meas(other, 9); /* listed too: what the forged row records for RTMR3 */
-        CHECK_OK(mero_strlist_push(&p.rtmr[3], other));
-        CHECK_OK(mero_gov_set_policy(w.owner.s, w.owner.ns, &p, &l, NULL, NULL, NULL));
-        mero_tee_policy_cleanup(&p);
-        mero_gov_oplist_cleanup(&l);
+        CHECK_OK(genuine_policy(&w));
         CHECK(govt_sync(&w.owner, &w.peer, w.owner.ns, NULL) >= 0);
         struct mero_admit_decision d;
         struct mero_err ea = {0}, ep = {0};
@@ -1156,6 +1205,7 @@ MERO_TEST_MAIN(T(every_refusal_same_on_the_admitter_and_every_peer),
                T(an_empty_allowlist_admits_nobody_on_either_side),
                T(every_rule_in_the_table_has_a_refusal_row), T(each_reason_written_once),
                T(real_quotes_with_differing_td_attributes),
+               T(an_admitter_given_its_parse_judges_by_it_and_parses_nothing_again),
                T(peer_reads_td_facts_from_a_genuine_carried_quote),
                T(policy_td_knobs_travel_in_the_op), T(join_td_facts_round_trip),
                T(tee_identity_never_given_a_plain_role_anywhere), T(last_namespace_admin_stays),

@@ -76,6 +76,7 @@ static int op_admit(void *ud, struct mero__adm_job *j, int *out, struct mero_err
      * rule, the spent-quote rule and every peer then hash the very bytes carried */
     req.quote = c->quote;
     req.quote_len = v->quote_len;
+    req.parsed_quote = v->is_mock ? NULL : &j->quote; /* parsed once, by the check stage */
     req.collateral = v->collateral;
     req.collateral_len = v->collateral_len;
     req.attested_at = (uint64_t)((int64_t)v->attested_at + mero__adm_clock_skew(a));
