@@ -126,8 +126,8 @@ static void attest_reply(struct attest_ctx *c, int rc, const struct mero_node_qu
     }
     bool mock = mero_mock_is_mock(q, len);
     if (mock && mero_node_tee_mode(r->node) != MERO_TEE_MOCK) {
-        mero__api_refuse(r, MERO_EUNSUPPORTED,
-                         NO_TDX_MSG); /* fail closed: mock only under --mock-tee */
+        /* fail closed: mock only under --mock-tee */
+        mero__api_refuse(r, MERO_EUNSUPPORTED, NO_TDX_MSG);
         return;
     }
     struct mero_err qe = {0};
