@@ -25,9 +25,11 @@
  * where a member's Admin row is counted (the last-admin rule), a rewrite counts only when no
  * op before the late op's place can have made the member an Admin (its signer, an
  * AdminChanged, an Admin role given, a TEE join of it, an encrypted op). Any other op after its
- * place, a conflict, or an undecodable op answers no, and the namespace is re-folded from its
- * first op. The kinds and what each names are mero__gov_footprint's (fold_replay.c), the list
- * the re-fold's replay uses too.
+ * place, a conflict, an undecodable op, or a place whose op is missing (a damaged store)
+ * answers no, and the namespace is re-folded from its first op, which stops on the damage. (An
+ * op whose place is missing is seen by no fast path, this one or the in-order one; `merod check`
+ * and any full re-fold find it.) The kinds and what each names are mero__gov_footprint's
+ * (fold_replay.c), the list the re-fold's replay uses too.
  */
 #include <string.h>
 
@@ -35,11 +37,14 @@
 #include "gov/gov_internal.h"
 
 static const char SQL_PLACE[] = "SELECT depth, cls FROM fold WHERE ns = ? AND hash = ?";
-/* the ops after (before) a place, in no particular order (the answer does not depend on it) */
-static const char SQL_AFTER[] = "SELECT o.bytes, f.hash FROM fold f JOIN ops o ON o.hash = f.hash"
-                                " WHERE f.ns = ?1 AND (f.depth, f.cls, f.hash) > (?2, ?3, ?4)";
-static const char SQL_BEFORE[] = "SELECT o.bytes, f.hash FROM fold f JOIN ops o ON o.hash = f.hash"
-                                 " WHERE f.ns = ?1 AND (f.depth, f.cls, f.hash) < (?2, ?3, ?4)";
+/* the ops after (before) a place, in no particular order (the answer does not depend on it); a
+ * place whose op is missing (a damaged store) comes back with no bytes, which do not decode */
+static const char SQL_AFTER[] =
+    "SELECT o.bytes, f.hash FROM fold f LEFT JOIN ops o ON o.hash ="
+    " f.hash WHERE f.ns = ?1 AND (f.depth, f.cls, f.hash) > (?2, ?3, ?4)";
+static const char SQL_BEFORE[] =
+    "SELECT o.bytes, f.hash FROM fold f LEFT JOIN ops o ON o.hash ="
+    " f.hash WHERE f.ns = ?1 AND (f.depth, f.cls, f.hash) < (?2, ?3, ?4)";
 /* a rewrite's outcome, read only for the rewrites (the scans above stay on the index) */
 static const char SQL_STATE[] = "SELECT state FROM fold WHERE ns = ? AND hash = ?";
 

@@ -617,6 +617,48 @@ TEST(a_re_fold_missing_an_op_s_place_fails_and_keeps_nothing)
     pair_close(&w);
 }
 
+/* A place whose op is gone, under a late op that would commute (fold_commute.c): the scan of
+ * the ops after its place meets a place it cannot judge, so it answers no, and the full re-fold
+ * stops on the damage instead of the fast path folding around it. */
+TEST(a_commuting_late_op_over_a_damaged_fold_table_fails_closed)
+{
+    struct pair w;
+    struct opset o = {0};
+    struct mero_err e = {0};
+    CHECK_OK(pair_open(&w, &o));
+    uint8_t m[3][32], sk[64];
+    for (int i = 0; i < 3; i++) {
+        mero_ed25519_keypair(m[i], sk);
+    }
+    struct mero_gov_oplist la = {0}, lb = {0}, l0 = {0};
+    CHECK_OK(mero_gov_change_admin(w.a.s, w.a.ns, m[1], &l0, &e));
+    CHECK(govt_sync(&w.a, &w.b, w.a.ns, &e) >= 0);
+    /* A adds m0 and m1; B concurrently adds m2, which no op of A's names: it commutes */
+    CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m[0], MERO_ROLE_MEMBER, &la, &e));
+    CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m[1], MERO_ROLE_MEMBER, &la, &e));
+    CHECK_OK(mero_gov_add_member(w.b.s, w.a.ns, w.a.ns, m[2], MERO_ROLE_MEMBER, &lb, &e));
+    uint64_t r0 = w.a.s->late_refolds, f0 = w.a.s->late_fast;
+    /* A's last op leaves the log (its append-only guard edited away first); its place stays */
+    CHECK(sqlite3_exec(w.a.s->db,
+                       "DROP TRIGGER ops_no_delete;"
+                       " DELETE FROM ops WHERE seq = (SELECT max(seq) FROM ops)",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    CHECK_EQ(sqlite3_changes(w.a.s->db), 1);
+    int status = -1;
+    int rc = mero_gov_apply(w.a.s, lb.v[0].data, lb.v[0].len, &status, NULL, NULL, &e);
+    CHECK_EQ(rc, -MERO_ESTATE);
+    CHECK(strstr(e.msg, "edited or damaged") != NULL);
+    CHECK(status != MERO_APPLY_APPLIED);
+    CHECK_EQ(w.a.s->late_fast - f0, 0u);
+    CHECK_EQ(w.a.s->late_refolds - r0, 1u); /* the re-fold found it */
+    CHECK_EQ(govt_root_role(&w.a, w.a.ns, m[2]), MERO_ROLE_NONE);
+    mero_gov_oplist_cleanup(&l0);
+    mero_gov_oplist_cleanup(&la);
+    mero_gov_oplist_cleanup(&lb);
+    opset_free(&o);
+    pair_close(&w);
+}
+
 TEST(a_stranger_s_refused_op_is_not_kept)
 {
     struct pair w;
@@ -818,6 +860,7 @@ MERO_TEST_MAIN(T(mutual_removal_ends_the_same_in_every_order),
                T(additions_by_two_admins_agree_in_random_orders_and_with_rebuild),
                T(a_late_addition_rewritten_later_keeps_the_later_row),
                T(a_re_fold_missing_an_op_s_place_fails_and_keeps_nothing),
+               T(a_commuting_late_op_over_a_damaged_fold_table_fails_closed),
                T(a_stranger_s_refused_op_is_not_kept),
                T(the_winning_rotation_s_key_is_current_in_either_order),
                T(one_quote_two_admitters_one_effect_in_either_order))
