@@ -572,55 +572,11 @@ TEST(a_late_addition_rewritten_later_keeps_the_later_row)
     pair_close(&w);
 }
 
-/* A stored op whose fold row is gone (the store edited or damaged) stops the next re-fold with
- * an error: the late op is not stored, and the op is not folded as if it were not in the log. */
-TEST(a_re_fold_missing_an_op_s_place_fails_and_keeps_nothing)
-{
-    struct pair w;
-    struct opset o = {0};
-    struct mero_err e = {0};
-    CHECK_OK(pair_open(&w, &o));
-    uint8_t m[2][32], sk[64];
-    for (int i = 0; i < 2; i++) {
-        mero_ed25519_keypair(m[i], sk);
-    }
-    struct mero_gov_oplist la = {0}, lb = {0}, l0 = {0};
-    CHECK_OK(mero_gov_change_admin(w.a.s, w.a.ns, m[1], &l0, &e));
-    CHECK(govt_sync(&w.a, &w.b, w.a.ns, &e) >= 0);
-    /* A adds m0 and m1; B concurrently removes m1 (an authority change, which never commutes):
-     * it sorts before A's ops, so it re-folds in full */
-    CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m[0], MERO_ROLE_MEMBER, &la, &e));
-    CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m[1], MERO_ROLE_MEMBER, &la, &e));
-    CHECK_OK(mero_gov_remove_member(w.b.s, w.a.ns, w.a.ns, m[1], &lb, &e));
-    uint64_t before = 0, after = 0, r0 = w.a.s->late_refolds;
-    CHECK_OK(mero_gov_op_count(w.a.s, w.a.ns, &before));
-    CHECK(sqlite3_exec(w.a.s->db,
-                       "DELETE FROM fold WHERE hash = (SELECT hash FROM ops ORDER BY seq DESC"
-                       " LIMIT 1)",
-                       NULL, NULL, NULL) == SQLITE_OK);
-    CHECK_EQ(sqlite3_changes(w.a.s->db), 1);
-    int status = -1;
-    int rc = mero_gov_apply(w.a.s, lb.v[0].data, lb.v[0].len, &status, NULL, NULL, &e);
-    CHECK_EQ(rc, -MERO_ESTATE);
-    CHECK(strstr(e.msg, "edited or damaged") != NULL);
-    CHECK(status != MERO_APPLY_APPLIED);
-    CHECK_OK(mero_gov_op_count(w.a.s, w.a.ns, &after));
-    CHECK_EQ(after, before);
-    CHECK_EQ(w.a.s->late_refolds - r0, 1u); /* it was the re-fold that failed */
-    /* and the check the message names finds the damage */
-    size_t nops = 0;
-    CHECK(mero_gov_verify(w.a.s, &nops, &e) < 0);
-    mero_gov_oplist_cleanup(&l0);
-    mero_gov_oplist_cleanup(&la);
-    mero_gov_oplist_cleanup(&lb);
-    opset_free(&o);
-    pair_close(&w);
-}
-
-/* A place whose op is gone, under a late op that would commute (fold_commute.c): the scan of
- * the ops after its place meets a place it cannot judge, so it answers no, and the full re-fold
- * stops on the damage instead of the fast path folding around it. */
-TEST(a_commuting_late_op_over_a_damaged_fold_table_fails_closed)
+/* A adds m0 and m1 while B, concurrently, removes m1 (an authority change, which never
+ * commutes) or adds m2 (which no op of A's names: it commutes); then `damage` edits A's store
+ * and B's op arrives late at A. The damage stops the re-fold with an error: the late op is not
+ * stored, and nothing is folded as if the log were whole. */
+static void damaged_store_stops_the_re_fold(bool commuting, const char *damage)
 {
     struct pair w;
     struct opset o = {0};
@@ -633,30 +589,54 @@ TEST(a_commuting_late_op_over_a_damaged_fold_table_fails_closed)
     struct mero_gov_oplist la = {0}, lb = {0}, l0 = {0};
     CHECK_OK(mero_gov_change_admin(w.a.s, w.a.ns, m[1], &l0, &e));
     CHECK(govt_sync(&w.a, &w.b, w.a.ns, &e) >= 0);
-    /* A adds m0 and m1; B concurrently adds m2, which no op of A's names: it commutes */
     CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m[0], MERO_ROLE_MEMBER, &la, &e));
     CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m[1], MERO_ROLE_MEMBER, &la, &e));
-    CHECK_OK(mero_gov_add_member(w.b.s, w.a.ns, w.a.ns, m[2], MERO_ROLE_MEMBER, &lb, &e));
-    uint64_t r0 = w.a.s->late_refolds, f0 = w.a.s->late_fast;
-    /* A's last op leaves the log (its append-only guard edited away first); its place stays */
-    CHECK(sqlite3_exec(w.a.s->db,
-                       "DROP TRIGGER ops_no_delete;"
-                       " DELETE FROM ops WHERE seq = (SELECT max(seq) FROM ops)",
-                       NULL, NULL, NULL) == SQLITE_OK);
+    if (commuting) {
+        CHECK_OK(mero_gov_add_member(w.b.s, w.a.ns, w.a.ns, m[2], MERO_ROLE_MEMBER, &lb, &e));
+    } else {
+        CHECK_OK(mero_gov_remove_member(w.b.s, w.a.ns, w.a.ns, m[1], &lb, &e));
+    }
+    CHECK(sqlite3_exec(w.a.s->db, damage, NULL, NULL, NULL) == SQLITE_OK);
     CHECK_EQ(sqlite3_changes(w.a.s->db), 1);
+    uint64_t before = 0, after = 0, r0 = w.a.s->late_refolds, f0 = w.a.s->late_fast;
+    CHECK_OK(mero_gov_op_count(w.a.s, w.a.ns, &before));
     int status = -1;
     int rc = mero_gov_apply(w.a.s, lb.v[0].data, lb.v[0].len, &status, NULL, NULL, &e);
     CHECK_EQ(rc, -MERO_ESTATE);
     CHECK(strstr(e.msg, "edited or damaged") != NULL);
     CHECK(status != MERO_APPLY_APPLIED);
+    CHECK_OK(mero_gov_op_count(w.a.s, w.a.ns, &after));
+    CHECK_EQ(after, before);
     CHECK_EQ(w.a.s->late_fast - f0, 0u);
-    CHECK_EQ(w.a.s->late_refolds - r0, 1u); /* the re-fold found it */
+    CHECK_EQ(w.a.s->late_refolds - r0, 1u); /* it was the re-fold that failed */
     CHECK_EQ(govt_root_role(&w.a, w.a.ns, m[2]), MERO_ROLE_NONE);
+    /* and the check the message names finds the damage */
+    size_t nops = 0;
+    CHECK(mero_gov_verify(w.a.s, &nops, &e) < 0);
     mero_gov_oplist_cleanup(&l0);
     mero_gov_oplist_cleanup(&la);
     mero_gov_oplist_cleanup(&lb);
     opset_free(&o);
     pair_close(&w);
+}
+
+/* A stored op whose fold row is gone (the store edited or damaged), under an authority change
+ * that re-folds in full. */
+TEST(a_re_fold_missing_an_op_s_place_fails_and_keeps_nothing)
+{
+    damaged_store_stops_the_re_fold(
+        false, "DELETE FROM fold WHERE hash = (SELECT hash FROM ops ORDER BY seq DESC LIMIT 1)");
+}
+
+/* A place whose op is gone (the log's append-only guard edited away first), under a late op
+ * that would commute (fold_commute.c): the scan of the ops after its place meets a place it
+ * cannot judge, so it answers no, and the full re-fold stops on the damage instead of the fast
+ * path folding around it. */
+TEST(a_commuting_late_op_over_a_damaged_fold_table_fails_closed)
+{
+    damaged_store_stops_the_re_fold(true,
+                                    "DROP TRIGGER ops_no_delete;"
+                                    " DELETE FROM ops WHERE seq = (SELECT max(seq) FROM ops)");
 }
 
 TEST(a_stranger_s_refused_op_is_not_kept)
