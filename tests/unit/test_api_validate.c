@@ -3,6 +3,8 @@
  * test_api_validate.c - the admin API body validators (src/api/validate.c), table-driven:
  * each body is either accepted or refused with the expected status and message prefix.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/api_internal.h"
@@ -232,6 +234,41 @@ TEST(error_status_table)
     }
 }
 
+/* A refusal the API decides (mero__api_refuse) and a domain error (mero__api_reply_err) both
+ * answer with the table's status, in the body's "status" too; 503 asks the client to retry in a
+ * second; a request already answered keeps its first reply. */
+TEST(refusals_take_their_status_from_the_table)
+{
+    static const struct {
+        int code;
+        int status;
+        unsigned retry_after;
+    } t[] = {{MERO_EUNAVAILABLE, 503, 1}, {MERO_EMETHOD, 405, 0}, {MERO_EBODY, 413, 0},
+             {MERO_EAUTH, 401, 0},        {MERO_EINVAL, 400, 0},  {MERO_ENOMEM, 500, 0}};
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct api_req r;
+        memset(&r, 0, sizeof(r));
+        mero__api_refuse(&r, t[i].code, "why %zu", i);
+        CHECK(r.replied);
+        CHECK_EQ(r.status, t[i].status);
+        CHECK_EQ(r.retry_after, t[i].retry_after);
+        char want[64];
+        snprintf(want, sizeof(want), "{\"error\":{\"status\":%d,\"message\":\"why %zu\"}}",
+                 t[i].status, i);
+        CHECK(r.resp != NULL);
+        CHECK_STR_EQ(r.resp, want);
+        mero__api_refuse(&r, MERO_EINVAL, "a second answer");
+        CHECK_EQ(r.status, t[i].status); /* the first reply stands */
+        free(r.resp);
+    }
+    struct api_req r;
+    memset(&r, 0, sizeof(r));
+    mero__api_reply_err(&r, -MERO_ENOTADMIN, NULL);
+    CHECK_EQ(r.status, 403);
+    CHECK(r.resp != NULL && strstr(r.resp, mero_errdesc(MERO_ENOTADMIN)) != NULL);
+    free(r.resp);
+}
+
 TEST(policy_canonical_form)
 {
     json_t *b = parse("{" MEAS ",\"mode\":\"relay\"}");
@@ -406,5 +443,5 @@ TEST(query_checks)
 
 MERO_TEST_MAIN(T(attest_bodies), T(fleet_join_bodies), T(policy_bodies),
                T(policy_release_version_is_the_release_modules), T(error_status_table),
-               T(policy_canonical_form), T(member_bodies), T(strict_json), T(kv_and_keys),
-               T(path_segments), T(query_checks))
+               T(refusals_take_their_status_from_the_table), T(policy_canonical_form),
+               T(member_bodies), T(strict_json), T(kv_and_keys), T(path_segments), T(query_checks))
