@@ -204,6 +204,9 @@ void mero__api_reply_data(struct api_req *r, int status, json_t *data);
  * MERO_EINVAL 400, MERO_ENOTFOUND 404, MERO_ENOMEM 500, ...), the message fmt's. A route never
  * names a status number itself. MERO_EUNAVAILABLE (503) adds "Retry-After: 1". */
 void mero__api_refuse(struct api_req *r, int code, const char *fmt, ...) MERO_PRINTF(3, 4);
+/* The same with a body of another error shape (the sealed transport's {"error": {"code",
+ * "message"}}); body is stolen. */
+void mero__api_refuse_raw(struct api_req *r, int code, json_t *body);
 /* A body without the {"data": ...} envelope (the reference's listGroupMembers answers
  * {"members": [...]} at the top level). body is stolen. */
 void mero__api_reply_raw(struct api_req *r, int status, json_t *body);

@@ -369,13 +369,13 @@ static int check_headers(struct api_req *r, struct MHD_Connection *c, const char
     }
     if (mero_node_sealed_only(r->node) && !mero__api_sealed_plain_allowed(r->method, r->raw_path)) {
         /* refused before the body (and any token in it or the headers) is read (issue 31) */
-        mero__api_reply_raw(r, mero__api_status_of(MERO_EPERM),
-                            json_pack("{s:{s:s, s:s}}", "error", "code", "sealed_required",
-                                      "message",
-                                      "this node serves the admin API only over the sealed "
-                                      "transport: attest (POST /admin-api/tee/attest), open a "
-                                      "sealed session (POST /sealed/v2/handshake) and send the "
-                                      "request through it (POST /sealed/v2)"));
+        mero__api_refuse_raw(r, MERO_EPERM,
+                             json_pack("{s:{s:s, s:s}}", "error", "code", "sealed_required",
+                                       "message",
+                                       "this node serves the admin API only over the sealed "
+                                       "transport: attest (POST /admin-api/tee/attest), open a "
+                                       "sealed session (POST /sealed/v2/handshake) and send the "
+                                       "request through it (POST /sealed/v2)"));
         return -MERO_EPERM;
     }
     return 0;

@@ -104,27 +104,37 @@ void mero__api_reply_raw(struct api_req *r, int status, json_t *body)
     set_response(r, status, body ? body : json_object());
 }
 
-void mero__api_refuse(struct api_req *r, int code, const char *fmt, ...)
+void mero__api_refuse_raw(struct api_req *r, int code, json_t *body)
 {
     MERO_ASSERT(code > 0); /* a positive mero_err_code, as mero_err_set takes */
+    if (r->replied) {
+        json_decref(body);
+        return;
+    }
+    if (code == MERO_EUNAVAILABLE) {
+        r->retry_after = 1; /* the one place a refusal asks the client to come back */
+    }
+    set_response(r, mero__api_status_of(code), body ? body : json_object());
+}
+
+void mero__api_refuse(struct api_req *r, int code, const char *fmt, ...)
+{
     if (r->replied) {
         return;
     }
     int status = mero__api_status_of(code);
-    if (code == MERO_EUNAVAILABLE) {
-        r->retry_after = 1;
-    }
     char msg[API_ERR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    set_response(r, status, json_pack("{s:{s:i, s:s}}", "error", "status", status, "message", msg));
+    mero__api_refuse_raw(r, code,
+                         json_pack("{s:{s:i, s:s}}", "error", "status", status, "message", msg));
 }
 
 void mero__api_reply_err(struct api_req *r, int rc, const struct mero_err *err)
 {
-    int code = rc < 0 ? -rc : rc;
+    int code = rc < 0 ? -rc : rc > 0 ? rc : MERO_EINTERNAL; /* 0 is no error to answer */
     const char *msg = (err != NULL && err->msg[0] != 0) ? err->msg : mero_errdesc(code);
     mero__api_refuse(r, code, "%s", msg);
 }

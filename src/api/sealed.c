@@ -40,11 +40,8 @@ struct api_sealed_ctx {
 static void refuse(struct api_req *r, int code, const char *wire_code, const char *msg)
 {
     MERO_DEBUG("sealed: refused (%s)", wire_code);
-    if (code == MERO_EUNAVAILABLE) {
-        r->retry_after = 1;
-    }
-    mero__api_reply_raw(r, mero__api_status_of(code),
-                        json_pack("{s:{s:s, s:s}}", "error", "code", wire_code, "message", msg));
+    mero__api_refuse_raw(r, code,
+                         json_pack("{s:{s:s, s:s}}", "error", "code", wire_code, "message", msg));
 }
 
 static void malformed(struct api_req *r)

@@ -262,6 +262,13 @@ TEST(refusals_take_their_status_from_the_table)
         free(r.resp);
     }
     struct api_req r;
+    /* another error shape (the sealed transport's) takes the same status and Retry-After */
+    memset(&r, 0, sizeof(r));
+    mero__api_refuse_raw(&r, MERO_EUNAVAILABLE, json_pack("{s:{s:s}}", "error", "code", "busy"));
+    CHECK_EQ(r.status, 503);
+    CHECK_EQ(r.retry_after, 1u);
+    CHECK(r.resp != NULL && strcmp(r.resp, "{\"error\":{\"code\":\"busy\"}}") == 0);
+    free(r.resp);
     memset(&r, 0, sizeof(r));
     mero__api_reply_err(&r, -MERO_ENOTADMIN, NULL);
     CHECK_EQ(r.status, 403);
