@@ -50,14 +50,22 @@ struct mero_store {
     /* What a fold of one namespace (fold.c, mero__gov_fold_ns) knows without a read, from the
      * moment it cleared the namespace's rows to its end (zeroed then). Nothing inside a fold
      * deletes a group row, so root_seen stays true once seen. */
+#define GOV_FOLD_DENIED_MAX 32 /* deny entries a fold tracks in memory (2 KiB) */
     struct gov_fold_facts {
         bool on; /* a fold of ns is under way */
         uint8_t ns[MERO_NS_ID_LEN];
         bool undeferred; /* no deferral written since the clear (a savepoint that
                           * undoes one leaves this false: a read again) */
         bool root_seen;  /* the namespace's root group row was read (in_ns) */
-        bool undenied;   /* no deny entry written since the clear (one undone by a savepoint
-                          * leaves this false) */
+        /* the deny entries written since the clear, a superset (one a savepoint undid, or
+         * that a later removal took away, stays): lifting an entry not among them writes
+         * nothing; past GOV_FOLD_DENIED_MAX, denied_over, and every lift asks the table */
+        struct gov_deny_key {
+            uint8_t grp[MERO_GROUP_ID_LEN];
+            uint8_t member[MERO_IDENTITY_LEN];
+        } denied[GOV_FOLD_DENIED_MAX];
+        size_t n_denied;
+        bool denied_over;
     } fold;
     /* what the SQL function mero_fold_outcome reads while mero__gov_fold_outcomes_store's one
      * UPDATE runs (NULL otherwise); fold_fn: the function is registered on the connection
@@ -209,6 +217,16 @@ int mero__gov_identity_put(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN
                            const uint8_t sk[MERO_ED25519_SK_LEN]);
 int mero__gov_row_plain(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
                         const uint8_t member[MERO_IDENTITY_LEN], int role);
+/* A plain member row (no TEE facts), as mero__gov_row_plain writes it. */
+struct gov_plain_row {
+    uint8_t grp[MERO_GROUP_ID_LEN];
+    uint8_t member[MERO_IDENTITY_LEN];
+    int role;
+};
+#define GOV_ROWS_BATCH 16 /* plain rows one statement writes (a re-fold's replayed additions) */
+/* n plain rows of distinct keys, as n mero__gov_row_plain calls would write them; exactly
+ * GOV_ROWS_BATCH of them are one statement (a statement's own work was a sixth of a row's). */
+int mero__gov_rows_plain(struct mero_store *s, const struct gov_plain_row *rows, size_t n);
 int mero__gov_row_tee(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
                       const struct mero_tee_join *j, const uint8_t account[MERO_ACCOUNT_ID_LEN]);
 int mero__gov_row_role(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],

@@ -81,6 +81,30 @@ int mero__gov_row_plain(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LE
     return mero__gov_step_done(st);
 }
 
+#define ROW_VALUES  "(?, ?, ?, 0)"
+#define ROWS_VALUES ROW_VALUES ", " ROW_VALUES ", " ROW_VALUES ", " ROW_VALUES
+static const char SQL_ROWS_PLAIN[] =
+    "INSERT OR REPLACE INTO members(grp, member, role, tee) VALUES " ROWS_VALUES ", " ROWS_VALUES
+    ", " ROWS_VALUES ", " ROWS_VALUES;
+_Static_assert(GOV_ROWS_BATCH == 16, "SQL_ROWS_PLAIN writes four times four rows");
+
+int mero__gov_rows_plain(struct mero_store *s, const struct gov_plain_row *rows, size_t n)
+{
+    if (n != GOV_ROWS_BATCH) {
+        for (size_t i = 0; i < n; i++) {
+            MERO_TRY(mero__gov_row_plain(s, rows[i].grp, rows[i].member, rows[i].role));
+        }
+        return 0;
+    }
+    STMT(st, SQL_ROWS_PLAIN);
+    for (int i = 0; i < GOV_ROWS_BATCH; i++) {
+        BLOB(st, 3 * i + 1, rows[i].grp);
+        BLOB(st, 3 * i + 2, rows[i].member);
+        sqlite3_bind_int(st, 3 * i + 3, rows[i].role);
+    }
+    return mero__gov_step_done(st);
+}
+
 int mero__gov_row_tee(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
                       const struct mero_tee_join *j, const uint8_t account[MERO_ACCOUNT_ID_LEN])
 {
@@ -118,13 +142,39 @@ int mero__gov_row_del(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN]
     return mero__gov_step_done(st);
 }
 
+/* Whether a fold of its namespace may hold a deny entry for (grp, member); on: one is being
+ * written, remembered. Outside a fold, always. */
+static bool fold_may_deny(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
+                          const uint8_t member[MERO_IDENTITY_LEN], bool on)
+{
+    struct gov_fold_facts *f = &s->fold;
+    if (!f->on || f->denied_over) {
+        return true;
+    }
+    for (size_t i = 0; i < f->n_denied; i++) {
+        if (memcmp(f->denied[i].grp, grp, MERO_GROUP_ID_LEN) == 0 &&
+            memcmp(f->denied[i].member, member, MERO_IDENTITY_LEN) == 0) {
+            return true;
+        }
+    }
+    if (!on) {
+        return false;
+    }
+    if (f->n_denied == GOV_FOLD_DENIED_MAX) {
+        f->denied_over = true;
+        return true;
+    }
+    memcpy(f->denied[f->n_denied].grp, grp, MERO_GROUP_ID_LEN);
+    memcpy(f->denied[f->n_denied].member, member, MERO_IDENTITY_LEN);
+    f->n_denied++;
+    return true;
+}
+
 int mero__gov_deny(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
                    const uint8_t member[MERO_IDENTITY_LEN], bool on)
 {
-    if (on) {
-        s->fold.undenied = false;
-    } else if (s->fold.on && s->fold.undenied) {
-        return 0; /* a fold cleared its namespace's deny entries and has written none since */
+    if (!fold_may_deny(s, grp, member, on)) {
+        return 0; /* a fold cleared its namespace's deny entries and wrote none for this one */
     }
     STMT(st, on ? SQL_DENY_ON : SQL_DENY_OFF);
     BLOB(st, 1, grp);
