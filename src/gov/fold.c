@@ -329,7 +329,9 @@ static int pending_flush(struct mero_store *s, struct pending_rows *p)
 struct op_reader {
     struct mero_store *s;
     sqlite3_stmt *scan; /* SQL_OPS_SCAN, bound */
-    int64_t at;         /* the seq of its row; 0: not stepped yet (seqs start at 1); -1: ended */
+    sqlite3_stmt *one;  /* SQL_OP_BYTES once a lookup ran */
+    int64_t at;         /* the seq of its row; 0: not stepped yet (seqs start at 1); -1: ended
+                         * or given up */
 };
 
 static int reader_open(struct op_reader *r, struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN])
@@ -347,7 +349,9 @@ static void reader_close(struct op_reader *r)
     if (r->scan != NULL) {
         sqlite3_reset(r->scan);
     }
-    sqlite3_reset(mero__gov_stmt(r->s, SQL_OP_BYTES));
+    if (r->one != NULL) {
+        sqlite3_reset(r->one);
+    }
 }
 
 static int reader_get(struct op_reader *r, int64_t seq, const uint8_t **bytes, size_t *len)
@@ -357,14 +361,18 @@ static int reader_get(struct op_reader *r, int64_t seq, const uint8_t **bytes, s
     for (int skip = 0; r->at >= 0 && r->at < seq && skip < READER_SKIP_MAX; skip++) {
         int rc = sqlite3_step(st);
         if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-            return -MERO_EIO;
+            /* a savepoint rolled back after a schema change in the same transaction (a
+             * migration's rebuild) aborts open reads: the scan is given up, and lookups read
+             * the rest (a fault of the store itself shows there) */
+            sqlite3_reset(st);
+            rc = SQLITE_DONE;
         }
         r->at = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
     }
     if (r->at != seq) {
         /* the scan passed it (it sorts before an op that arrived earlier), or it lies farther
          * ahead than the scan steps (it arrived late, and the ops between come after it) */
-        st = mero__gov_stmt(r->s, SQL_OP_BYTES);
+        st = r->one = mero__gov_stmt(r->s, SQL_OP_BYTES);
         if (st == NULL) {
             return -MERO_EIO;
         }
@@ -513,6 +521,9 @@ int mero__gov_fold_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN], st
     MERO_TRY_OUT(mero__gov_fold_outcomes_store(s, ns, order, n));
     rc = rotations_current(s, rot);
 out:
+    if (rc < 0 && err != NULL && err->msg[0] == '\0') {
+        (void)mero__gov_sqlerr(s, err, "re-fold"); /* before a reset below overwrites it */
+    }
     reader_close(&rd);
     memset(&s->fold, 0, sizeof(s->fold));
     free(pend.v);
