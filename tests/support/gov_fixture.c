@@ -64,6 +64,17 @@ int govt_create_ns(struct govt_node *n)
     return rc;
 }
 
+int govt_owner_and_admin(struct govt_node *a, struct govt_node *b, struct mero_gov_oplist *l,
+                         struct mero_err *err)
+{
+    MERO_TRY(govt_open(a));
+    MERO_TRY(govt_create_ns(a));
+    MERO_TRY(govt_open(b));
+    memcpy(b->ns, a->ns, sizeof(b->ns));
+    MERO_TRY(mero_gov_identity(b->s, a->ns, true, b->pk, err));
+    return mero_gov_change_admin(a->s, a->ns, b->pk, l, err);
+}
+
 int govt_sync(struct govt_node *from, struct govt_node *to, const uint8_t ns[32],
               struct mero_err *err)
 {

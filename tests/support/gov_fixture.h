@@ -34,6 +34,10 @@ int govt_open(struct govt_node *n);
 void govt_close(struct govt_node *n);
 /* Create a namespace on n (n->ns, n->pk set). */
 int govt_create_ns(struct govt_node *n);
+/* A namespace on a (opened here) and b (opened here) a second root Admin of it, its identity
+ * made on b's node; the AdminChanged op appended to l. b holds none of the ops yet. */
+int govt_owner_and_admin(struct govt_node *a, struct govt_node *b, struct mero_gov_oplist *l,
+                         struct mero_err *err);
 /* Apply every op of ns that `from` holds to `to`, in from's order. Returns ops newly applied or
  * a negative code (err gets the reason). */
 int govt_sync(struct govt_node *from, struct govt_node *to, const uint8_t ns[32],

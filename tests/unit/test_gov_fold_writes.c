@@ -64,17 +64,12 @@ static int build(struct world *w, size_t n, size_t removed, size_t readded, bool
 {
     uint8_t sk[64];
     memset(w, 0, sizeof(*w));
-    MERO_TRY(govt_open(&w->a));
-    MERO_TRY(govt_create_ns(&w->a));
-    MERO_TRY(govt_open(&w->b));
+    MERO_TRY(govt_owner_and_admin(&w->a, &w->b, &w->l0, e));
     MERO_TRY(govt_open(&w->x));
     MERO_TRY(govt_open(&w->y));
     if (with_other) {
         MERO_TRY(other_namespace(w, e));
     }
-    memcpy(w->b.ns, w->a.ns, 32);
-    MERO_TRY(mero_gov_identity(w->b.s, w->a.ns, true, w->b.pk, e));
-    MERO_TRY(mero_gov_change_admin(w->a.s, w->a.ns, w->b.pk, &w->l0, e));
     mero_ed25519_keypair(w->m[0], sk);
     MERO_TRY(mero_gov_add_member(w->a.s, w->a.ns, w->a.ns, w->m[0], MERO_ROLE_MEMBER, &w->l0, e));
     MERO_TRY(govt_sync(&w->a, &w->b, w->a.ns, e) < 0 ? -MERO_ESTATE : 0);
@@ -213,12 +208,7 @@ TEST(a_migration_s_rebuild_reads_the_ops_after_a_refused_one)
     snprintf(dir, sizeof(dir), "%s/mero-fold-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof(path), "%s/x.db", dir);
-    CHECK_OK(govt_open(&a));
-    CHECK_OK(govt_create_ns(&a));
-    CHECK_OK(govt_open(&b));
-    memcpy(b.ns, a.ns, 32);
-    CHECK_OK(mero_gov_identity(b.s, a.ns, true, b.pk, &e));
-    CHECK_OK(mero_gov_change_admin(a.s, a.ns, b.pk, &l0, &e));
+    CHECK_OK(govt_owner_and_admin(&a, &b, &l0, &e));
     mero_ed25519_keypair(m0, sk);
     CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, m0, MERO_ROLE_MEMBER, &l0, &e));
     CHECK(govt_sync(&a, &b, a.ns, &e) >= 0);
