@@ -3,15 +3,15 @@
  * test_gov_fold_writes.c - issue 30 speed: how a re-fold (src/gov/fold.c) writes the rows it
  * rebuilds. A store holding one namespace empties the derived tables whole; one holding others
  * deletes that namespace's rows only. The member rows of replayed additions go GOV_ROWS_BATCH to
- * a statement. The deny entries a fold wrote are remembered (up to
- * GOV_FOLD_DENIED_MAX, then the table is asked), so a replayed addition lifts a deny entry only
- * where one may exist.
+ * a statement. The deny entries a fold wrote are remembered (up to GOV_FOLD_DENIED_MAX, then the
+ * table is asked), so a replayed addition lifts a deny entry only where one may exist.
  *
- * Each case feeds peer x the owner's log and then a second admin's op that sorts near the log's
- * start: a late authority change, re-folded in full. Peer y gets the same ops in canonical order
- * (no op is late there), so its tables come from the in-order path, which none of the three
- * shortcuts touches. The two must be byte for byte the same. The last case reopens a file
- * store at an older schema: the migration's rebuild must read the whole log.
+ * The first three cases feed peer x the owner's log and then a second admin's op that sorts near
+ * the log's start: a late authority change, re-folded in full. Peer y gets the same ops in
+ * canonical order (no op is late there), so its tables come from the in-order path, which none
+ * of the three shortcuts touches. The two must be byte for byte the same. The last two: a file
+ * store reopened at an older schema, whose migration's rebuild must read the whole log past a
+ * refused op, and a re-fold that fails on a store error, which must name it.
  */
 #include <sqlite3.h>
 #include <stdio.h>
