@@ -47,26 +47,6 @@ static int open_file_store(const char *dir, const char *name, struct mero_store 
     return mero_store_open(path, s, NULL);
 }
 
-/* Every op of ns that from holds, applied to peer in from's order. */
-static int apply_log(struct mero_store *from, const uint8_t ns[32], struct mero_store *peer,
-                     struct mero_err *e)
-{
-    uint8_t(*h)[32] = NULL;
-    size_t nh = 0;
-    uint64_t last = 0;
-    struct mero_buf b;
-    int rc = mero_gov_op_hashes(from, ns, 0, SIZE_MAX, &h, &nh, &last);
-    mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
-    for (size_t i = 0; i < nh && rc == 0; i++) {
-        mero_buf_reset(&b);
-        rc = mero_gov_op_get(from, h[i], &b);
-        rc = rc == 0 ? mero_gov_apply(peer, b.data, b.len, NULL, NULL, NULL, e) : rc;
-    }
-    mero_buf_cleanup(&b);
-    free(h);
-    return rc;
-}
-
 int main(int argc, char **argv)
 {
     size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 10000;
@@ -127,8 +107,8 @@ int main(int argc, char **argv)
     if (getenv("MERO_BENCH_FOLD_OTHER_NS") != NULL) {
         /* the peer holds a second namespace too: a re-fold then deletes its namespace's
          * rows one by one instead of emptying the tables whole (fold.c, clear_ns) */
-        struct govt_node c;
-        if (govt_open(&c) < 0 || govt_create_ns(&c) < 0 || apply_log(c.s, c.ns, peer, &e) < 0) {
+        struct govt_node c, p = {.s = peer};
+        if (govt_open(&c) < 0 || govt_create_ns(&c) < 0 || govt_sync(&c, &p, c.ns, &e) < 0) {
             die("second namespace", &e);
         }
         govt_close(&c);

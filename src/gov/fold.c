@@ -39,28 +39,28 @@ static const char SQL_PRINCIPAL[] =
     " JOIN groups g ON g.id = m.grp WHERE m.member = ?2 AND g.ns = ?1 LIMIT 1";
 static const char SQL_UNMARK[] = "DELETE FROM pending_purge WHERE ns = ?";
 
-/* The derived rows of one namespace (per-group tables first, groups last). */
-static const char *const clear_ns_sql[] = {
-    "DELETE FROM members WHERE grp IN (SELECT id FROM groups WHERE ns = ?1)",
-    "DELETE FROM evidence WHERE grp IN (SELECT id FROM groups WHERE ns = ?1)",
-    "DELETE FROM deny WHERE grp IN (SELECT id FROM groups WHERE ns = ?1)",
-    "DELETE FROM autofollow WHERE grp IN (SELECT id FROM groups WHERE ns = ?1)",
-    "DELETE FROM policy WHERE ns = ?1",
-    "DELETE FROM spent WHERE ns = ?1",
-    "DELETE FROM contexts WHERE ns = ?1",
-    "DELETE FROM deferred WHERE ns = ?1",
-    "DELETE FROM groups WHERE ns = ?1",
+/* The derived rows of one namespace (per-group tables first, groups last): each table's
+ * delete of the namespace's rows, and the same table emptied whole, used when the log holds no
+ * other namespace. Every derived row is then ns's (a row of a namespace without ops is no
+ * fold's), and a DELETE without a WHERE frees the table's pages instead of deleting row by row
+ * (SQLite's truncate optimization): two thirds of a 10,000-op re-fold's clear, a sixth of the
+ * re-fold. */
+static const struct {
+    const char *ns_rows, *whole;
+} clear_sql[] = {
+    {"DELETE FROM members WHERE grp IN (SELECT id FROM groups WHERE ns = ?1)",
+     "DELETE FROM members"},
+    {"DELETE FROM evidence WHERE grp IN (SELECT id FROM groups WHERE ns = ?1)",
+     "DELETE FROM evidence"},
+    {"DELETE FROM deny WHERE grp IN (SELECT id FROM groups WHERE ns = ?1)", "DELETE FROM deny"},
+    {"DELETE FROM autofollow WHERE grp IN (SELECT id FROM groups WHERE ns = ?1)",
+     "DELETE FROM autofollow"},
+    {"DELETE FROM policy WHERE ns = ?1", "DELETE FROM policy"},
+    {"DELETE FROM spent WHERE ns = ?1", "DELETE FROM spent"},
+    {"DELETE FROM contexts WHERE ns = ?1", "DELETE FROM contexts"},
+    {"DELETE FROM deferred WHERE ns = ?1", "DELETE FROM deferred"},
+    {"DELETE FROM groups WHERE ns = ?1", "DELETE FROM groups"},
 };
-/* The same tables emptied whole, when the log holds no other namespace: every derived row is
- * then ns's (a row of a namespace without ops is no fold's), and a DELETE without a WHERE
- * frees the table's pages instead of deleting row by row (SQLite's truncate optimization):
- * two thirds of a 10,000-op re-fold's clear, a sixth of the re-fold. */
-static const char *const clear_all_sql[] = {
-    "DELETE FROM members",    "DELETE FROM evidence", "DELETE FROM deny",
-    "DELETE FROM autofollow", "DELETE FROM policy",   "DELETE FROM spent",
-    "DELETE FROM contexts",   "DELETE FROM deferred", "DELETE FROM groups",
-};
-_Static_assert(sizeof(clear_all_sql) == sizeof(clear_ns_sql), "one truncation per table cleared");
 static const char SQL_OTHER_NS[] =
     "SELECT EXISTS(SELECT 1 FROM ops WHERE ns < ?1) OR EXISTS(SELECT 1 FROM ops WHERE ns > ?1)";
 
@@ -168,8 +168,9 @@ static int clear_ns(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN])
 {
     bool others;
     MERO_TRY(other_ns(s, ns, &others));
-    for (size_t i = 0; i < sizeof(clear_ns_sql) / sizeof(clear_ns_sql[0]); i++) {
-        sqlite3_stmt *st = mero__gov_stmt(s, others ? clear_ns_sql[i] : clear_all_sql[i]);
+    s->fold_cleared_whole += !others;
+    for (size_t i = 0; i < sizeof(clear_sql) / sizeof(clear_sql[0]); i++) {
+        sqlite3_stmt *st = mero__gov_stmt(s, others ? clear_sql[i].ns_rows : clear_sql[i].whole);
         if (st == NULL) {
             return -MERO_EIO;
         }

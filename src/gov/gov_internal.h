@@ -46,7 +46,8 @@ struct mero_store {
     /* late ops judged without a re-fold (fold_commute.c) and full re-folds of a late op, since
      * the store opened (fold.c; test_gov_fold asserts which path an op took) */
     uint64_t late_fast, late_refolds;
-    uint64_t refold_replayed; /* ops a late re-fold replayed (fold_replay.c) */
+    uint64_t refold_replayed;    /* ops a late re-fold replayed (fold_replay.c) */
+    uint64_t fold_cleared_whole; /* folds that emptied the derived tables whole (fold.c) */
     /* What a fold of one namespace (fold.c, mero__gov_fold_ns) knows without a read, from the
      * moment it cleared the namespace's rows to its end (zeroed then). Nothing inside a fold
      * deletes a group row, so root_seen stays true once seen. */

@@ -339,7 +339,7 @@ static int set_pragmas(struct mero_store *s, const char *path, struct mero_err *
         mero__gov_exec(s, "PRAGMA secure_delete=ON") < 0 ||
         /* a page cache of up to 16 MiB (SQLite's default is 2 MiB, allocated as pages are
          * read): a re-fold of a 10,000-op namespace touches more pages than 2 MiB hold, and
-         * read them again from the file was a tenth of its time (docs/governance.md) */
+         * reading them again from the file was a tenth of its time (docs/governance.md) */
         mero__gov_exec(s, "PRAGMA cache_size=-16384") < 0 ||
         /* savepoint sub-journals in memory: a re-fold (issue 30) nests one savepoint per op,
          * and no page of the store (keys included) is copied to a temporary file */

@@ -1396,12 +1396,7 @@ TEST(a_late_admin_change_undone_by_a_later_removal_reports_no_admin_change)
     uint8_t n[32], m[32], sk[64];
     mero_ed25519_keypair(n, sk);
     mero_ed25519_keypair(m, sk);
-    CHECK_OK(govt_open(&a));
-    CHECK_OK(govt_create_ns(&a));
-    CHECK_OK(govt_open(&b));
-    memcpy(b.ns, a.ns, 32);
-    CHECK_OK(mero_gov_identity(b.s, a.ns, true, b.pk, &e));
-    CHECK_OK(mero_gov_change_admin(a.s, a.ns, b.pk, &l0, &e));
+    CHECK_OK(govt_owner_and_admin(&a, &b, &l0, &e));
     CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, n, MERO_ROLE_MEMBER, &l0, &e));
     CHECK(govt_sync(&a, &b, a.ns, &e) >= 0);
     CHECK_OK(govt_open(&x));

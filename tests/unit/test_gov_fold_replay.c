@@ -54,10 +54,7 @@ static int synced_peer(struct govt_node *x, struct govt_node *from, struct mero_
 static int owner_and_admin(struct govt_node *a, struct govt_node *b, struct mero_gov_oplist *l0,
                            struct mero_err *e)
 {
-    MERO_TRY(govt_open(a));
-    MERO_TRY(govt_create_ns(a));
-    MERO_TRY(member_node(b, a, e));
-    MERO_TRY(mero_gov_change_admin(a->s, a->ns, b->pk, l0, e));
+    MERO_TRY(govt_owner_and_admin(a, b, l0, e));
     return govt_sync(a, b, a->ns, e) < 0 ? -MERO_ESTATE : 0;
 }
 

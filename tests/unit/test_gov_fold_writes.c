@@ -21,6 +21,7 @@
 #include "gov/gov_internal.h" /* the re-fold's counters, GOV_FOLD_DENIED_MAX, GOV_ROWS_BATCH */
 #include "harness.h"
 #include "mero/crypto.h"
+#include "mero/encoding.h"
 #include "support/gov_fixture.h"
 
 #define MEMBERS_MAX 48
@@ -146,6 +147,7 @@ TEST(a_re_fold_of_the_only_namespace_ends_as_the_in_order_peer)
     struct mero_err e = {0};
     const size_t n = 2 * GOV_ROWS_BATCH + 5;
     CHECK_OK(build(&w, n, 0, 0, false, &e));
+    CHECK_EQ(w.x.s->fold_cleared_whole, 1u); /* x's re-fold emptied the tables whole */
     check_world(&w, n, 0, 0, n);
     world_free(&w);
 }
@@ -162,6 +164,7 @@ TEST(a_re_fold_beside_another_namespace_keeps_that_namespace_s_rows)
     const size_t n = GOV_ROWS_BATCH + 3;
     CHECK_OK(build(&w, n, 0, 0, true, &e));
     check_world(&w, n, 0, 0, n);
+    CHECK_EQ(w.x.s->fold_cleared_whole, 0u); /* x's folds deleted one namespace's rows only */
     CHECK_EQ(govt_root_role(&w.x, w.c.ns, w.mc[0]), MERO_ROLE_NONE);
     CHECK_EQ(govt_root_role(&w.x, w.c.ns, w.mc[1]), MERO_ROLE_MEMBER);
     CHECK_EQ(govt_root_role(&w.x, w.c.ns, w.mc[2]), MERO_ROLE_MEMBER);
@@ -270,10 +273,8 @@ TEST(a_failed_re_fold_names_the_store_s_error)
     struct govt_node z;
     CHECK_OK(govt_open(&z));
     CHECK(govt_sync(&w.a, &z, w.a.ns, &e) >= 0);
-    char sql[256], hex[65];
-    for (int i = 0; i < 32; i++) {
-        snprintf(hex + 2 * i, 3, "%02x", w.m[2][i]);
-    }
+    char sql[256], hex[2 * MERO_IDENTITY_LEN + 1];
+    mero_hex_encode(hex, w.m[2], MERO_IDENTITY_LEN);
     snprintf(sql, sizeof(sql),
              "CREATE TEMP TRIGGER no_row BEFORE INSERT ON members WHEN NEW.member = x'%s'"
              " BEGIN SELECT RAISE(ABORT, 'member row refused by the test'); END",
