@@ -10,10 +10,12 @@
  * commutes, judged without a re-fold); its removal of M, an authority change, which re-folds
  * the namespace and replays the log's ops, none of which reads M's rows (fold_replay.c); its
  * removal of the owner, which takes the right away from the signer of every op of the log, so
- * every one of them is judged again (and refused). Reported: the in-order apply per op (the fast
- * path every op of a healthy namespace takes), each late op, and the authority change's re-fold per
- * op against the in-order apply. File store (WAL, synchronous=FULL) under $TMPDIR, the N ops
- * applied in one transaction as a catching-up sync does; MERO_BENCH_FOLD_OTHER_NS=1 gives the
+ * every one of them is judged again (and refused). Then the same removal, placed beside the
+ * first late op and signed by an identity that never held a row: refused before any fold
+ * (apply.c, refuse_stranger; a full re-fold before it). Reported: the in-order apply per op (the
+ * fast path every op of a healthy namespace takes), each late op, and the authority change's
+ * re-fold per op against the in-order apply. File store (WAL, synchronous=FULL) under $TMPDIR, the
+ * N ops applied in one transaction as a catching-up sync does; MERO_BENCH_FOLD_OTHER_NS=1 gives the
  * peer a second namespace first. Process CPU time. Prints `bench ...` and `ratio ...` lines.
  */
 #include <stdio.h>
@@ -155,11 +157,38 @@ int main(int argc, char **argv)
         }
         late_ms[k] = (double)(cpu_us() - t2) / 1000.0;
     }
+    /* the removal of the owner, placed beside the first late op (its parents) and signed
+     * instead by an identity that never held a row: refused and not stored, whatever its
+     * place, so it is judged without a re-fold (apply.c); sent after the five, so their times are
+     * what they were */
+    struct mero_op sop, first;
+    struct mero_buf sb;
+    uint8_t xpk[32], xsk[64];
+    mero_ed25519_keypair(xpk, xsk);
+    mero_buf_init(&sb, MERO_GOV_MAX_OP_BYTES);
+    if (mero_op_decode(late.v[0].data, late.v[0].len, &first, &e) < 0 ||
+        mero_op_decode(late.v[4].data, late.v[4].len, &sop, &e) < 0 ||
+        mero_op_set_parents(&sop, (const uint8_t(*)[32])first.parents, first.n_parents) < 0 ||
+        mero_op_sign(&sop, xsk) < 0 || mero_op_encode(&sop, &sb) < 0) {
+        die("the stranger's op", &e);
+    }
+    mero_op_cleanup(&first);
+    mero_op_cleanup(&sop);
+    uint64_t t3 = cpu_us();
+    int sst = -1;
+    if (mero_gov_apply(peer, sb.data, sb.len, &sst, NULL, NULL, &e) >= 0 || sst != -1) {
+        die("the stranger's late op was not refused", &e);
+    }
+    double stranger_ms = (double)(cpu_us() - t3) / 1000.0;
+    mero_buf_cleanup(&sb);
     printf("bench gov_fold_late_op_commuting_%zu %.1f ms\n", nh + 1, late_ms[0]);
     printf("bench gov_fold_late_op_readded_%zu %.1f ms\n", nh + 2, late_ms[1]);
     printf("bench gov_fold_late_op_role_change_commuting_%zu %.1f ms\n", nh + 3, late_ms[2]);
     printf("bench gov_fold_late_op_authority_%zu %.1f ms\n", nh + 4, late_ms[3]);
     printf("bench gov_fold_late_op_revokes_the_log_signer_%zu %.1f ms\n", nh + 5, late_ms[4]);
+    printf("bench gov_fold_late_op_from_a_stranger_refused_%zu %.3f ms\n", nh + 6, stranger_ms);
+    printf("ratio gov_fold_stranger_late_op_vs_in_order_apply %.2f\n",
+           stranger_ms * 1000.0 / per_op);
     printf("ratio gov_fold_refold_per_op_vs_in_order_apply %.2f\n",
            (late_ms[3] * 1000.0 / (double)(nh + 4)) / per_op);
     for (size_t i = 0; i < nh; i++) {

@@ -8,7 +8,9 @@
  *
  * Invariants: an op takes effect only when every rule accepts it at its place in the canonical
  * order (fold.c); a refused op is kept without effect only when its signer has held a row in
- * the namespace (a local action's refusal stores nothing); TEE roles are minted only by
+ * the namespace (a local action's refusal stores nothing), and the op of one who never held a
+ * row is refused before any fold when it sorts before folded ops or is encrypted, unless an op
+ * of the namespace waits for its key (refuse_stranger); TEE roles are minted only by
  * MemberJoinedViaTeeAttestation and a TEE row only moves to the TEE role the policy mode names
  * (TeeMemberRoleLocked otherwise), and an identity holding a TEE row anywhere in the namespace
  * is never given Member, ReadOnly or Admin in any group (MemberAdded, AdminChanged,
@@ -598,6 +600,48 @@ static int pass_on(struct mero_err *err, const struct mero_err *why, int rc)
     return rc;
 }
 
+static const char SQL_NS_DEFERS[] = "SELECT 1 FROM deferred WHERE ns = ? LIMIT 1";
+
+/*
+ * An op whose signer has never held a row in its namespace, refused before it is stored or
+ * folded when it sorts before ops already folded, or is encrypted (issue 30: a flood's cost).
+ * While no op of the namespace waits for a key here, every row any peer derives is one this
+ * node derives too, so the signer holds no row at the op's place, wherever that is; every rule
+ * but NamespaceCreated's (an op without parents) asks for one, so the op is refused there,
+ * changes nothing after it, and is not kept (a stranger's refusal). The fold would end the
+ * same, but such a late op cost a re-fold of the whole namespace for one signature (about a
+ * thousand in-order ops' worth at 10,000 ops, bench_gov_fold), and an encrypted one under a
+ * key id nobody holds was stored deferred. A clear op
+ * that sorts last is left to the rules, which refuse it as cheaply, with their reason. While an
+ * op waits for its key, the signer may hold a row through it that this node cannot see yet: the
+ * fold judges (or defers) the op as before.
+ */
+static int refuse_stranger(struct mero_store *s, const struct mero_op *op, struct mero_err *err)
+{
+    bool principal = false;
+    char h[GOV_SHORT_SIZE];
+    if (op->n_parents == 0) {
+        return 0;
+    }
+    MERO_TRY(mero__gov_principal(s, op->ns, op->signer, &principal, err));
+    if (principal) {
+        return 0;
+    }
+    sqlite3_stmt *st = mero__gov_stmt(s, SQL_NS_DEFERS);
+    if (st == NULL) {
+        return mero__gov_sqlerr(s, err, "deferred");
+    }
+    sqlite3_bind_blob(st, 1, op->ns, MERO_NS_ID_LEN, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    int waits = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : mero__gov_sqlerr(s, err, "deferred");
+    sqlite3_reset(st); /* after the error is taken: a reset would replace its message */
+    if (waits != 0) {
+        return waits < 0 ? waits : 0;
+    }
+    return mero_err_set(err, MERO_EREFUSED, "the signer %s has never held a row in the namespace",
+                        mero__gov_short(op->signer, h));
+}
+
 /*
  * The op's place in the canonical order (fold.c): after every folded op of its namespace it is
  * judged here and now; before one of them (a late op) the namespace is re-folded with it. An op
@@ -615,18 +659,19 @@ int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op,
     int state = GOV_FOLD_EFFECTIVE;
     bool last = true;
     MERO_TRY(check_parents(s, op, missing, err));
+    if (mero__gov_fold_key(s, op, hash, &k) < 0 ||
+        mero__gov_fold_is_last(s, op->ns, &k, &last) < 0) {
+        return mero__gov_sqlerr(s, err, "place");
+    }
+    if (!last || op->scope == MERO_SCOPE_GROUP_ENCRYPTED) {
+        MERO_TRY(refuse_stranger(s, op, err));
+    }
     a.have_us = mero__gov_our_pk(s, op->ns, a.us);
     if (mero__gov_exec(s, "SAVEPOINT gov_apply") < 0) {
         return mero__gov_sqlerr(s, err, "savepoint");
     }
     int rc = mero__gov_append(s, op, hash, bytes, len, &a.seq);
-    if (rc == 0) {
-        rc = mero__gov_fold_key(s, op, hash, &k);
-    }
-    if (rc == 0) {
-        a.seq = k.depth; /* derived rows order by depth, the same on every node */
-        rc = mero__gov_fold_is_last(s, op->ns, &k, &last);
-    }
+    a.seq = k.depth; /* derived rows order by depth, the same on every node */
     if (rc == 0 && !last) {
         rc = mero__gov_fold_put(s, op->ns, &k, GOV_FOLD_EFFECTIVE, NULL);
     }
@@ -661,9 +706,12 @@ int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op,
     } else {
         MERO_TRY_OUT(mero__gov_refold(s, &a, true, &state, &why, err));
     }
-    MERO_ENSURE_OUT(state != GOV_FOLD_REJECTED ||
-                        (!s->publishing && mero__gov_is_principal(s, op->ns, op->signer)),
-                    err, why.code != 0 ? why.code : MERO_EREFUSED, "%s", why.msg);
+    bool principal = false;
+    if (state == GOV_FOLD_REJECTED && !s->publishing) {
+        MERO_TRY_OUT(mero__gov_principal(s, op->ns, op->signer, &principal, err));
+    }
+    MERO_ENSURE_OUT(state != GOV_FOLD_REJECTED || principal, err,
+                    why.code != 0 ? why.code : MERO_EREFUSED, "%s", why.msg);
     GOV_SQL_TRY_OUT(s, err, mero__gov_exec(s, "RELEASE gov_apply"), "commit");
     rc = 0;
     if (state == GOV_FOLD_REJECTED && err != NULL) {

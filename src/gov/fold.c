@@ -64,18 +64,20 @@ static const struct {
 static const char SQL_OTHER_NS[] =
     "SELECT EXISTS(SELECT 1 FROM ops WHERE ns < ?1) OR EXISTS(SELECT 1 FROM ops WHERE ns > ?1)";
 
-bool mero__gov_is_principal(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
-                            const uint8_t member[MERO_IDENTITY_LEN])
+int mero__gov_principal(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                        const uint8_t member[MERO_IDENTITY_LEN], bool *yes, struct mero_err *err)
 {
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_PRINCIPAL);
     if (st == NULL) {
-        return false;
+        return mero__gov_sqlerr(s, err, "principals");
     }
     sqlite3_bind_blob(st, 1, ns, MERO_NS_ID_LEN, SQLITE_STATIC);
     sqlite3_bind_blob(st, 2, member, MERO_IDENTITY_LEN, SQLITE_STATIC);
-    bool yes = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_reset(st);
-    return yes;
+    int rc = sqlite3_step(st);
+    *yes = rc == SQLITE_ROW;
+    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : mero__gov_sqlerr(s, err, "principals");
+    sqlite3_reset(st); /* after the error is taken: a reset would replace its message */
+    return rc;
 }
 
 bool mero__gov_rule_refusal(int rc)

@@ -158,9 +158,12 @@ int mero__gov_fold_outcome_keep(struct gov_fold_entry *f, int state, const char 
 int mero__gov_fold_outcomes_store(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
                                   struct gov_fold_entry *order, size_t n);
 void mero__gov_fold_order_free(struct gov_fold_entry *order, size_t n);
-/* Whether member has held a row in ns (an op of theirs the rules refuse is still kept). */
-bool mero__gov_is_principal(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
-                            const uint8_t member[MERO_IDENTITY_LEN]);
+/* *yes = member holds a row in ns or has held one (`principals`): an op of theirs the rules
+ * refuse is still kept, and a stranger's late or encrypted op is refused before any fold
+ * (apply.c). A store error is the return, with SQLite's message in err. */
+MERO_MUST_CHECK int mero__gov_principal(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
+                                        const uint8_t member[MERO_IDENTITY_LEN], bool *yes,
+                                        struct mero_err *err);
 /* A code the rules return for a refusal (anything but I/O and memory). */
 bool mero__gov_rule_refusal(int rc);
 /* *yes = the late op (hash: its place is stored) commutes with every op of its namespace

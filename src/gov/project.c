@@ -30,7 +30,7 @@ static const char SQL_ROW_TEE[] =
     "INSERT OR REPLACE INTO members(grp, member, role, tee, account, quote_hash, mrtd, rtmr0,"
     " rtmr1, rtmr2, rtmr3, tcb) VALUES(?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)";
 /* issue 30: an identity whose row is removed has held one in the namespace (one that holds a
- * row now is found in `members`): mero__gov_is_principal asks both */
+ * row now is found in `members`): mero__gov_principal asks both */
 static const char SQL_PRINCIPAL_PUT[] =
     "INSERT OR IGNORE INTO principals(ns, member) SELECT ns, ?2 FROM groups WHERE id = ?1";
 static const char SQL_ROW_ROLE[] = "UPDATE members SET role = ? WHERE grp = ? AND member = ?";

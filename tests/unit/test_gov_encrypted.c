@@ -3,7 +3,8 @@
  * test_gov_encrypted.c - the encrypted group-op form (NamespaceOp tag 2) carrying the subgroup
  * TEE admission: what the admitter publishes, what a key-holding peer accepts and refuses
  * after decrypting, what a peer without the key does until the key arrives (deferral, the
- * inert record), the decoder bounds, and rebuild == incremental for nodes with the same keys.
+ * inert record; a stranger's op refused unseen unless an op waits for its key), the decoder
+ * bounds, and rebuild == incremental for nodes with the same keys.
  */
 #define _GNU_SOURCE /* memmem */
 #include <stdlib.h>
@@ -438,6 +439,56 @@ TEST(deferred_forgery_is_refused_when_the_key_arrives_and_stays_inert)
     world_close(&w);
 }
 
+/* An identity that never held a row in the namespace: its encrypted op under a key the peer
+ * lacks is refused unseen, not stored as deferred (apply.c, refuse_stranger), while nothing of
+ * the namespace waits for a key; once an op does (the genuine subgroup admission), the signer
+ * may hold a row through it, so the fold takes the op and defers it until the key arrives. */
+TEST(a_stranger_s_encrypted_op_is_deferred_only_while_an_op_waits_for_its_key)
+{
+    struct world w;
+    CHECK_OK(world_open(&w, MERO_TEE_MODE_REPLICA));
+    uint8_t xpk[32], xsk[64];
+    mero_ed25519_keypair(xpk, xsk);
+    struct govt_node peer;
+    struct mero_err e = {0};
+    CHECK_OK(govt_open(&peer));
+    CHECK_MSG(govt_sync(&w.owner, &peer, w.owner.ns, &e) > 0, "%s", e.msg);
+    struct mero_buf b;
+    mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
+    CHECK_OK(forge(&w, xsk, MERO_ROLE_READONLY_TEE, &b));
+    uint64_t before = 0, after = 0;
+    CHECK_OK(mero_gov_op_count(peer.s, w.owner.ns, &before));
+    int st = -1;
+    CHECK_ERR(mero_gov_apply(peer.s, b.data, b.len, &st, NULL, NULL, &e), -MERO_EREFUSED);
+    CHECK(strstr(e.msg, "has never held a row in the namespace") != NULL);
+    CHECK_EQ(st, -1);
+    CHECK_OK(mero_gov_op_count(peer.s, w.owner.ns, &after));
+    CHECK_EQ(after, before);
+    /* the genuine encrypted admission, deferred at the peer */
+    struct mero_gov_oplist l = {0};
+    int outcome;
+    CHECK_OK(admit_sub(&w, &l, &outcome));
+    CHECK_OK(govt_apply_list(&peer, &l, &e));
+    CHECK_EQ(role_in(&peer, w.sub, w.tee.node.pk), MERO_ROLE_NONE);
+    mero_buf_reset(&b);
+    CHECK_OK(forge(&w, xsk, MERO_ROLE_READONLY_TEE, &b));
+    uint8_t h[32];
+    CHECK_OK(mero_gov_apply(peer.s, b.data, b.len, &st, h, NULL, &e));
+    CHECK_EQ(st, MERO_APPLY_APPLIED);
+    bool have = false;
+    CHECK_OK(mero_gov_has_op(peer.s, h, &have));
+    CHECK(have);
+    /* the key arrives: the admission takes effect, the stranger's op none */
+    CHECK_OK(give_ns_key(&w, &peer));
+    CHECK_EQ(role_in(&peer, w.sub, w.tee.node.pk), MERO_ROLE_READONLY_TEE);
+    CHECK(govt_matches_rebuild(&peer));
+    sodium_memzero(xsk, sizeof(xsk));
+    mero_buf_cleanup(&b);
+    mero_gov_oplist_cleanup(&l);
+    govt_close(&peer);
+    world_close(&w);
+}
+
 TEST(decoder_bounds_the_ciphertext)
 {
     struct world w;
@@ -507,4 +558,5 @@ MERO_TEST_MAIN(T(subgroup_admission_is_published_encrypted),
                T(forged_encrypted_admission_by_a_plain_member_refused_after_decryption),
                T(peer_without_the_key_defers_then_catches_up),
                T(deferred_forgery_is_refused_when_the_key_arrives_and_stays_inert),
+               T(a_stranger_s_encrypted_op_is_deferred_only_while_an_op_waits_for_its_key),
                T(decoder_bounds_the_ciphertext))

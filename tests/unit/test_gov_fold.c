@@ -658,9 +658,14 @@ TEST(a_stranger_s_refused_op_is_not_kept)
     struct mero_gov_oplist la = {0}, lb = {0};
     CHECK_OK(mero_gov_remove_member(w.a.s, w.a.ns, w.a.ns, w.b.pk, &la, &e));
     CHECK_OK(mero_gov_add_member(w.b.s, w.a.ns, w.a.ns, m, MERO_ROLE_MEMBER, &lb, &e));
+    /* and A adds a member after its removal: B's op, one op deep, sorts before that one */
+    uint8_t m2[32];
+    mero_ed25519_keypair(m2, sk);
+    CHECK_OK(mero_gov_add_member(w.a.s, w.a.ns, w.a.ns, m2, MERO_ROLE_MEMBER, &la, &e));
     CHECK_OK(govt_apply_list(&x, &la, &e));
     /* B's op signed instead by an identity that never held a row: refused and not stored
-     * (only members' refused ops are kept, so outsiders cannot grow the log) */
+     * (only members' refused ops are kept, so outsiders cannot grow the log), and refused
+     * before it is folded: a member's op at its place is judged by a re-fold or its fast path */
     struct mero_op op;
     struct mero_buf fb;
     mero_buf_init(&fb, MERO_GOV_MAX_OP_BYTES);
@@ -671,15 +676,31 @@ TEST(a_stranger_s_refused_op_is_not_kept)
     uint64_t before = 0, after = 0;
     CHECK_OK(mero_gov_op_count(x.s, w.a.ns, &before));
     int status = -1;
-    CHECK_ERR(mero_gov_apply(x.s, fb.data, fb.len, &status, NULL, NULL, &e), -MERO_ENOTADMIN);
+    uint64_t refolds = x.s->late_refolds, fast = x.s->late_fast;
+    CHECK_ERR(mero_gov_apply(x.s, fb.data, fb.len, &status, NULL, NULL, &e), -MERO_EREFUSED);
+    CHECK(strstr(e.msg, "has never held a row in the namespace") != NULL);
     CHECK_EQ(status, -1);
+    CHECK_EQ(x.s->late_refolds, refolds);
+    CHECK_EQ(x.s->late_fast, fast);
+    CHECK_OK(mero_gov_op_count(x.s, w.a.ns, &after));
+    CHECK_EQ(after, before);
+    /* an op of x's own that sorts last (x never held a row either) is left to the rules,
+     * which refuse it with their reason */
+    uint8_t xid[32];
+    CHECK_OK(mero_gov_identity(x.s, w.a.ns, true, xid, &e));
+    CHECK_ERR(mero_gov_add_member(x.s, w.a.ns, w.a.ns, m, MERO_ROLE_MEMBER, NULL, &e),
+              -MERO_ENOTADMIN);
+    CHECK(strstr(e.msg, "not an admin") != NULL);
     CHECK_OK(mero_gov_op_count(x.s, w.a.ns, &after));
     CHECK_EQ(after, before);
     /* B's own op: its removal sorts first (authority changes lead at one depth), so the add
-     * is refused at its place, kept without effect, and a second copy is a duplicate */
+     * is refused at its place, before A's addition, kept without effect, and a second copy is
+     * a duplicate */
     CHECK_ERR(mero_gov_apply(x.s, lb.v[0].data, lb.v[0].len, &status, NULL, NULL, &e),
               -MERO_ENOTADMIN);
     CHECK_EQ(status, MERO_APPLY_REJECTED);
+    /* a member's late op: judged at its place, by the re-fold or its fast path */
+    CHECK_EQ(x.s->late_refolds + x.s->late_fast, refolds + fast + 1);
     CHECK_OK(mero_gov_apply(x.s, lb.v[0].data, lb.v[0].len, &status, NULL, NULL, &e));
     CHECK_EQ(status, MERO_APPLY_DUPLICATE);
     CHECK_OK(mero_gov_op_count(x.s, w.a.ns, &after));
