@@ -402,6 +402,20 @@ TEST(peer_without_the_key_defers_then_catches_up)
     world_close(&w);
 }
 
+/* A peer synced with the owner but without the namespace key, and in b (initialised here) an
+ * encrypted subgroup admission of the TEE forged and signed by sk. */
+static int keyless_peer_and_forgery(struct world *w, const uint8_t sk[64], struct govt_node *peer,
+                                    struct mero_buf *b, struct mero_err *e)
+{
+    mero_buf_init(b, MERO_GOV_MAX_OP_BYTES);
+    MERO_TRY(govt_open(peer));
+    int n = govt_sync(&w->owner, peer, w->owner.ns, e);
+    if (n <= 0) {
+        return n < 0 ? n : -MERO_ESTATE;
+    }
+    return forge(w, sk, MERO_ROLE_READONLY_TEE, b);
+}
+
 TEST(deferred_forgery_is_refused_when_the_key_arrives_and_stays_inert)
 {
     struct world w;
@@ -410,11 +424,8 @@ TEST(deferred_forgery_is_refused_when_the_key_arrives_and_stays_inert)
     CHECK_OK(plain_member(&w, msk));
     struct govt_node peer;
     struct mero_err e = {0};
-    CHECK_OK(govt_open(&peer));
-    CHECK_MSG(govt_sync(&w.owner, &peer, w.owner.ns, &e) > 0, "%s", e.msg);
     struct mero_buf b;
-    mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
-    CHECK_OK(forge(&w, msk, MERO_ROLE_READONLY_TEE, &b));
+    CHECK_OK(keyless_peer_and_forgery(&w, msk, &peer, &b, &e));
     /* without the key the forgery cannot be judged: it is stored, without effect */
     int st = -1;
     uint8_t h[32];
@@ -451,11 +462,8 @@ TEST(a_stranger_s_encrypted_op_is_deferred_only_while_an_op_waits_for_its_key)
     mero_ed25519_keypair(xpk, xsk);
     struct govt_node peer;
     struct mero_err e = {0};
-    CHECK_OK(govt_open(&peer));
-    CHECK_MSG(govt_sync(&w.owner, &peer, w.owner.ns, &e) > 0, "%s", e.msg);
     struct mero_buf b;
-    mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
-    CHECK_OK(forge(&w, xsk, MERO_ROLE_READONLY_TEE, &b));
+    CHECK_OK(keyless_peer_and_forgery(&w, xsk, &peer, &b, &e));
     uint64_t before = 0, after = 0;
     CHECK_OK(mero_gov_op_count(peer.s, w.owner.ns, &before));
     int st = -1;
