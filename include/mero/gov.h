@@ -30,7 +30,7 @@
 #include "mero/quote.h"
 #include "mero/sizes.h"
 
-#define MERO_GOV_STORE_SCHEMA 8 /* SQLite schema (PRAGMA user_version) */
+#define MERO_GOV_STORE_SCHEMA 9 /* SQLite schema (PRAGMA user_version) */
 /*
  * Evidence lifetime (spec "Idempotency and refresh", tee::evidence_retry). UNVERIFIED values,
  * the one place they live (docs/admission.md "Evidence lifetime"): evidence older than

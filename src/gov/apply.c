@@ -7,10 +7,11 @@
  * queue and the signer checks every handler shares in apply_ev.c.
  *
  * Invariants: an op takes effect only when every rule accepts it at its place in the canonical
- * order (fold.c); a refused op is kept without effect only when its signer has held a row in
- * the namespace (a local action's refusal stores nothing), and the op of one who never held a
- * row is refused before any fold when it sorts before folded ops or is encrypted, unless an op
- * of the namespace waits for its key (refuse_stranger); TEE roles are minted only by
+ * order (fold.c); a refused op is kept without effect only when its signer is a principal of
+ * the namespace - a stored op names it as holding a row, or it held one here - (a local
+ * action's refusal stores nothing), and the op of any other signer is refused before any fold
+ * when it sorts before folded ops or is encrypted, unless an op of the namespace waits for its
+ * key (refuse_stranger); TEE roles are minted only by
  * MemberJoinedViaTeeAttestation and a TEE row only moves to the TEE role the policy mode names
  * (TeeMemberRoleLocked otherwise), and an identity holding a TEE row anywhere in the namespace
  * is never given Member, ReadOnly or Admin in any group (MemberAdded, AdminChanged,
@@ -603,18 +604,18 @@ static int pass_on(struct mero_err *err, const struct mero_err *why, int rc)
 static const char SQL_NS_DEFERS[] = "SELECT 1 FROM deferred WHERE ns = ? LIMIT 1";
 
 /*
- * An op whose signer has never held a row in its namespace, refused before it is stored or
- * folded when it sorts before ops already folded, or is encrypted (issue 30: a flood's cost).
- * While no op of the namespace waits for a key here, every row any peer derives is one this
- * node derives too, so the signer holds no row at the op's place, wherever that is; every rule
- * but NamespaceCreated's (an op without parents) asks for one, so the op is refused there,
- * changes nothing after it, and is not kept (a stranger's refusal). The fold would end the
- * same, but such a late op cost a re-fold of the whole namespace for one signature (about a
- * thousand in-order ops' worth at 10,000 ops, bench_gov_fold), and an encrypted one under a
- * key id nobody holds was stored deferred. A clear op
- * that sorts last is left to the rules, which refuse it as cheaply, with their reason. While an
- * op waits for its key, the signer may hold a row through it that this node cannot see yet: the
- * fold judges (or defers) the op as before.
+ * An op whose signer is no principal of its namespace (no stored op names it as holding a row,
+ * and it never held one here), refused before it is stored or folded when it sorts before ops
+ * already folded, or is encrypted (issue 30: a flood's cost). While no op of the namespace
+ * waits for a key here, every row any peer derives is one this node derives too, so the signer
+ * holds no row at the op's place, wherever that is; every rule but NamespaceCreated's (an op
+ * without parents) asks for one, so the op is refused there, changes nothing after it, and is
+ * not kept (a stranger's refusal). The fold would end the same, but such a late op cost a
+ * re-fold of the whole namespace for one signature (about a thousand in-order ops' worth at
+ * 10,000 ops, bench_gov_fold), and an encrypted one under a key id nobody holds was stored
+ * deferred. A clear op that sorts last is left to the rules, which refuse it as cheaply, with
+ * their reason. While an op waits for its key, the signer may hold a row through it that this
+ * node cannot see yet: the fold judges (or defers) the op as before.
  */
 static int refuse_stranger(struct mero_store *s, const struct mero_op *op, struct mero_err *err)
 {

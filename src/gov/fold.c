@@ -418,6 +418,9 @@ static int fold_stored(struct mero_store *s, struct op_reader *rd, const struct 
     rc = mero_op_decode(bytes, len, &op, &e);
     MERO_ENSURE_OUT(rc >= 0, err, MERO_EINTERNAL, "stored op #%llu does not decode: %s",
                     (unsigned long long)seq, e.msg);
+    if (s->rebuilding) { /* a store whose ops were appended before nominees were recorded */
+        GOV_SQL_TRY_OUT(s, err, mero__gov_nominate(s, &op), "nominee");
+    }
     /* the derived rows' order column is the op's depth, not this node's arrival order */
     struct actx a = {.s = s, .op = &op, .hash = hash, .bytes = bytes, .len = len, .seq = depth};
     a.have_us = us != NULL; /* our identity in the namespace, read once per fold */

@@ -268,7 +268,11 @@ bool mero__gov_context_exists(struct mero_store *s, const uint8_t id[MERO_CONTEX
 /* Descendant groups of grp (not grp itself), parents before children. *out owned. */
 int mero__gov_descendants(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
                           uint8_t (**out)[MERO_GROUP_ID_LEN], size_t *n);
-/* Append an op row (returns its seq) and move the heads. */
+/* Record the identity a clear op names as holding a row (the creator of a namespace or group,
+ * the subject of AdminChanged, MemberAdded or a TEE join) in `principals`, whatever the op's
+ * outcome: a refused op of theirs is then kept on every node that holds this one. */
+int mero__gov_nominate(struct mero_store *s, const struct mero_op *op);
+/* Append an op row (returns its seq), record its nominee and move the heads. */
 int mero__gov_append(struct mero_store *s, const struct mero_op *op,
                      const uint8_t hash[MERO_OP_ID_LEN], const uint8_t *bytes, size_t len,
                      uint64_t *seq);

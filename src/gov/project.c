@@ -29,10 +29,13 @@ static const char SQL_ROW_PLAIN[] =
 static const char SQL_ROW_TEE[] =
     "INSERT OR REPLACE INTO members(grp, member, role, tee, account, quote_hash, mrtd, rtmr0,"
     " rtmr1, rtmr2, rtmr3, tcb) VALUES(?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)";
-/* issue 30: an identity whose row is removed has held one in the namespace (one that holds a
- * row now is found in `members`): mero__gov_principal asks both */
+/* issue 30: `principals` holds every identity a stored op names as holding a row (the
+ * nominee, written with the op, whatever its outcome: the same on every node holding the op)
+ * and every identity whose row was removed here (one that holds a row now is found in
+ * `members`): mero__gov_principal asks both */
 static const char SQL_PRINCIPAL_PUT[] =
     "INSERT OR IGNORE INTO principals(ns, member) SELECT ns, ?2 FROM groups WHERE id = ?1";
+static const char SQL_NOMINEE_PUT[] = "INSERT OR IGNORE INTO principals(ns, member) VALUES(?, ?)";
 static const char SQL_ROW_ROLE[] = "UPDATE members SET role = ? WHERE grp = ? AND member = ?";
 static const char SQL_ROW_DEL[] = "DELETE FROM members WHERE grp = ? AND member = ?";
 static const char SQL_DENY_ON[] = "INSERT OR IGNORE INTO deny(grp, member) VALUES(?, ?)";
@@ -307,6 +310,47 @@ out:
     return rc;
 }
 
+/* The identity a clear op names as holding a row once it takes effect (NULL: none). */
+static const uint8_t *nominee_of(const struct mero_op *op)
+{
+    if (op->scope == MERO_SCOPE_ROOT) {
+        switch (op->kind) {
+        case MERO_ROOT_NAMESPACE_CREATED:
+        case MERO_ROOT_GROUP_CREATED:
+            return op->signer;
+        case MERO_ROOT_ADMIN_CHANGED:
+            return op->member;
+        case MERO_ROOT_MEMBER_JOINED_TEE:
+            return op->join.member;
+        default:
+            return NULL;
+        }
+    }
+    if (op->scope == MERO_SCOPE_GROUP) {
+        switch (op->kind) {
+        case MERO_GROUP_MEMBER_ADDED:
+            return op->member;
+        case MERO_GROUP_MEMBER_JOINED_TEE:
+            return op->join.member;
+        default:
+            return NULL;
+        }
+    }
+    return NULL; /* an encrypted op's names are inside its ciphertext */
+}
+
+int mero__gov_nominate(struct mero_store *s, const struct mero_op *op)
+{
+    const uint8_t *who = nominee_of(op);
+    if (who == NULL) {
+        return 0;
+    }
+    STMT(st, SQL_NOMINEE_PUT);
+    BLOB(st, 1, op->ns);
+    BLOB(st, 2, who);
+    return mero__gov_step_done(st);
+}
+
 int mero__gov_append(struct mero_store *s, const struct mero_op *op,
                      const uint8_t hash[MERO_OP_ID_LEN], const uint8_t *bytes, size_t len,
                      uint64_t *seq)
@@ -319,6 +363,7 @@ int mero__gov_append(struct mero_store *s, const struct mero_op *op,
     sqlite3_bind_blob(st, 5, bytes, (int)len, SQLITE_STATIC);
     MERO_TRY(mero__gov_step_done(st));
     *seq = (uint64_t)sqlite3_last_insert_rowid(s->db);
+    MERO_TRY(mero__gov_nominate(s, op));
     return mero__gov_heads_move(s, op, hash);
 }
 

@@ -138,16 +138,25 @@ static const char *const migration_7 =
 static const char *const migration_8 = "DROP INDEX IF EXISTS ops_ns;"
                                        "CREATE INDEX ops_ns ON ops(ns, seq, hash);";
 
+/* Migration 9 (issue 30, the same log on every node): `principals` also holds every identity a
+ * stored op names as holding a row (project.c, mero__gov_nominate), written with the op; a
+ * store with data is rebuilt, and the rebuild records the nominees of the ops it already held.
+ * No table changes: the statement is the table the rebuild fills. */
+static const char *const migration_9 =
+    "CREATE TABLE IF NOT EXISTS principals(ns BLOB NOT NULL, member BLOB NOT NULL,"
+    " PRIMARY KEY(ns, member)) WITHOUT ROWID;";
+
 static const char *const *const migrations[] = {&migration_1, &migration_2, &migration_3,
                                                 &migration_4, &migration_5, &migration_6,
-                                                &migration_7, &migration_8};
+                                                &migration_7, &migration_8, &migration_9};
 /* per migration: the {table, column} whose presence means it already ran, or NULL */
-static const char *const *const migration_done_if[] = {NULL, NULL, NULL, migration_4_column,
-                                                       NULL, NULL, NULL, NULL};
-/* per migration: it adds a derived column, so a store that had data is rebuilt in the same
- * transaction (the rows written before it then hold what a rebuild computes, and `merod check`
- * agrees) */
-static const bool migration_rederives[] = {false, false, false, true, true, false, false, false};
+static const char *const *const migration_done_if[] = {
+    NULL, NULL, NULL, migration_4_column, NULL, NULL, NULL, NULL, NULL};
+/* per migration: it adds a derived column (or, migration 9, rows the rebuild writes), so a
+ * store that had data is rebuilt in the same transaction (the rows written before it then hold
+ * what a rebuild computes, and `merod check` agrees) */
+static const bool migration_rederives[] = {false, false, false, true, true,
+                                           false, false, false, true};
 _Static_assert(sizeof(migration_rederives) / sizeof(migration_rederives[0]) ==
                    sizeof(migration_done_if) / sizeof(migration_done_if[0]),
                "one rederive flag per migration");

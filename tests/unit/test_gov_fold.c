@@ -715,6 +715,53 @@ TEST(a_stranger_s_refused_op_is_not_kept)
     pair_close(&w);
 }
 
+/* An op of a member whose addition lost resolution (its adder was removed by a concurrent op
+ * that sorts first): the adder's node stored it while it was effective; a node that met the
+ * removal first must hold it too (kept without effect), or the adder's later ops, which name
+ * it as a parent, are missing there forever and sync fetches it again at every round. */
+TEST(an_op_whose_signer_lost_its_row_in_resolution_is_kept_on_every_node)
+{
+    struct govt_node a, b, x;
+    struct mero_gov_oplist l = {0}, rb = {0}, la = {0}, lx = {0};
+    struct mero_err e = {0};
+    CHECK_OK(govt_owner_and_admin(&a, &b, &l, &e));
+    CHECK_MSG(govt_sync(&a, &b, a.ns, &e) >= 0, "%s", e.msg);
+    /* B removes A; A, not knowing it yet, adds X, who creates a context; then A adds Y */
+    CHECK_OK(mero_gov_remove_member(b.s, a.ns, a.ns, a.pk, &rb, &e));
+    CHECK_OK(govt_open(&x));
+    memcpy(x.ns, a.ns, 32);
+    CHECK_OK(mero_gov_identity(x.s, a.ns, true, x.pk, &e));
+    CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, x.pk, MERO_ROLE_MEMBER, &la, &e));
+    CHECK_MSG(govt_sync(&a, &x, a.ns, &e) >= 0, "%s", e.msg);
+    uint8_t app[32] = {7}, ctx[32], y[32], ysk[64];
+    CHECK_OK(mero_gov_create_context(x.s, a.ns, a.ns, app, ctx, &lx, &e));
+    CHECK_OK(govt_apply_list(&a, &lx, &e));
+    mero_ed25519_keypair(y, ysk);
+    CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, y, MERO_ROLE_MEMBER, &la, &e));
+    /* A meets B's removal: it sorts first, so X's addition, X's op and Y's lose their effect */
+    CHECK_OK(govt_apply_list(&a, &rb, &e));
+    CHECK_EQ(govt_root_role(&a, a.ns, x.pk), MERO_ROLE_NONE);
+    /* B takes everything A holds: X's op and Y's addition are kept without effect (X is
+     * named by A's op, which B keeps), so A's later ops find their parents there */
+    CHECK_MSG(govt_sync(&a, &b, a.ns, &e) >= 0, "%s", e.msg);
+    CHECK_MSG(govt_sync(&b, &a, a.ns, &e) >= 0, "%s", e.msg);
+    uint64_t na = 0, nb = 0;
+    CHECK_OK(mero_gov_op_count(a.s, a.ns, &na));
+    CHECK_OK(mero_gov_op_count(b.s, a.ns, &nb));
+    CHECK_EQ(nb, na);
+    CHECK(govt_dumps_equal(&a, &b));
+    CHECK(govt_matches_rebuild(&b));
+    /* and a further round has nothing to fetch or refuse */
+    CHECK_EQ(govt_sync(&a, &b, a.ns, &e), 0);
+    mero_gov_oplist_cleanup(&l);
+    mero_gov_oplist_cleanup(&rb);
+    mero_gov_oplist_cleanup(&la);
+    mero_gov_oplist_cleanup(&lx);
+    govt_close(&a);
+    govt_close(&b);
+    govt_close(&x);
+}
+
 /* The current key of a third member after two admins' concurrent removals, each rotating the
  * namespace key: the winning removal's key, whichever order the two arrive in - also for C1,
  * which held the winning key first (a key pull answered before the rotation op arrived), so
@@ -865,5 +912,6 @@ MERO_TEST_MAIN(T(mutual_removal_ends_the_same_in_every_order),
                T(a_re_fold_missing_an_op_s_place_fails_and_keeps_nothing),
                T(a_commuting_late_op_over_a_damaged_fold_table_fails_closed),
                T(a_stranger_s_refused_op_is_not_kept),
+               T(an_op_whose_signer_lost_its_row_in_resolution_is_kept_on_every_node),
                T(the_winning_rotation_s_key_is_current_in_either_order),
                T(one_quote_two_admitters_one_effect_in_either_order))

@@ -113,15 +113,18 @@ TEST(store_wal_full_and_reopen)
 
 /* issue 30 (migration 7): a schema-6 store, whose fold table is keyed by hash alone, keeps every
  * stored outcome and reason when its table is keyed by (ns, hash), and folds as before. */
-/* A store made afresh at p: a namespace (*ns) with three members its owner added, then its
- * derived tables' dump in *dump (initialised here) and its one head in head; left open in *s. A
- * failed check leaves the test failed (mero_test_failed_). */
-static void three_member_store(char *p, uint8_t ns[32], struct mero_buf *dump,
-                               uint8_t head[MERO_OP_ID_LEN], struct mero_store **s)
+/* A store made afresh in the test folder as file `name` (its path in p): a namespace (*ns) with
+ * three members its owner added, then its derived tables' dump in *dump (initialised here) and
+ * its one head in head; closed again, as an older build would leave it. A failed check leaves
+ * the test failed (mero_test_failed_). */
+static void three_member_store(const char *name, char p[512], uint8_t ns[32], struct mero_buf *dump,
+                               uint8_t head[MERO_OP_ID_LEN])
 {
     struct mero_err e = {0};
     uint8_t pk[32], sk[64];
+    struct mero_store *st = NULL, **s = &st;
     mero_buf_init(dump, 1u << 20);
+    CHECK(tmp_path(name, p, 512) != NULL);
     CHECK_OK(mero_store_open(p, s, &e));
     CHECK_OK(mero_gov_create_namespace(*s, ns, NULL, &e));
     for (int i = 0; i < 3; i++) {
@@ -135,6 +138,7 @@ static void three_member_store(char *p, uint8_t ns[32], struct mero_buf *dump,
     CHECK_EQ(nh, 1);
     memcpy(head, heads[0], MERO_OP_ID_LEN);
     free(heads);
+    mero_store_close(*s);
 }
 
 /* The derived tables of s dump to exactly want. */
@@ -148,17 +152,15 @@ static void dump_is(struct mero_store *s, const struct mero_buf *want)
     CHECK(same);
 }
 
-TEST(a_schema_6_fold_table_keeps_its_outcomes)
+TEST(a_schema_6_store_migrates_to_the_fold_keyed_by_namespace)
 {
     char p[512];
-    CHECK(tmp_path("schema6.db", p, sizeof(p)) != NULL);
     struct mero_store *s = NULL;
     struct mero_err e = {0};
     uint8_t ns[32], pk[32], sk[64], head[MERO_OP_ID_LEN];
     struct mero_buf before;
-    three_member_store(p, ns, &before, head, &s);
+    three_member_store("schema6.db", p, ns, &before, head);
     CHECK(!mero_test_failed_);
-    mero_store_close(s);
     /* the schema-6 layout, with one outcome's reason marked */
     sqlite3 *db = NULL;
     CHECK(sqlite3_open(p, &db) == SQLITE_OK);
@@ -183,7 +185,8 @@ TEST(a_schema_6_fold_table_keeps_its_outcomes)
     char reason[64] = "";
     CHECK_OK(mero_gov_op_state(s, head, &state, reason, sizeof(reason)));
     CHECK_EQ(state, MERO_OP_EFFECTIVE);
-    CHECK_STR_EQ(reason, "marked"); /* copied, not re-derived */
+    /* migration 7 copies the rows; migration 9 then rebuilds (nominees), which re-derives them */
+    CHECK_STR_EQ(reason, "");
     mero_store_close(s);
     /* keyed by (ns, hash) now, and the schema is the newest */
     CHECK(sqlite3_open(p, &db) == SQLITE_OK);
@@ -211,14 +214,12 @@ TEST(a_schema_6_fold_table_keeps_its_outcomes)
 TEST(a_schema_7_log_index_covers_the_fold_scan)
 {
     char p[512];
-    CHECK(tmp_path("schema7.db", p, sizeof(p)) != NULL);
     struct mero_store *s = NULL;
     struct mero_err e = {0};
     uint8_t ns[32], head[MERO_OP_ID_LEN];
     struct mero_buf before;
-    three_member_store(p, ns, &before, head, &s);
+    three_member_store("schema7.db", p, ns, &before, head);
     CHECK(!mero_test_failed_);
-    mero_store_close(s);
     /* the schema-7 index */
     sqlite3 *db = NULL;
     CHECK(sqlite3_open(p, &db) == SQLITE_OK);
@@ -254,6 +255,50 @@ TEST(a_schema_7_log_index_covers_the_fold_scan)
     /* the same derived tables, from the stored ones and from a re-fold of every op */
     CHECK_OK(mero_store_open(p, &s, &e));
     CHECK_OK(mero_gov_rebuild(s, &e));
+    dump_is(s, &before);
+    mero_store_close(s);
+    mero_buf_cleanup(&before);
+}
+
+/* The rows of `principals` for ns, counted through a connection of its own. */
+static int principals_of(const char *p, const uint8_t ns[32])
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int n = -1;
+    if (sqlite3_open(p, &db) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT count(*) FROM principals WHERE ns = ?", -1, &st, NULL) ==
+            SQLITE_OK) {
+        sqlite3_bind_blob(st, 1, ns, 32, SQLITE_STATIC);
+        n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
+/* Migration 9: a store whose ops were appended before their nominees were recorded (schema 8)
+ * gets them from the rebuild the migration runs: the creator and the three members added. */
+TEST(a_schema_8_store_records_the_nominees_of_its_ops)
+{
+    char p[512];
+    struct mero_store *s = NULL;
+    struct mero_err e = {0};
+    uint8_t ns[32], head[MERO_OP_ID_LEN];
+    struct mero_buf before;
+    three_member_store("schema8.db", p, ns, &before, head);
+    CHECK(!mero_test_failed_);
+    CHECK_EQ(principals_of(p, ns), 4); /* written with each op */
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "DELETE FROM principals; PRAGMA user_version = 8", NULL, NULL, NULL) ==
+          SQLITE_OK);
+    sqlite3_close(db);
+    CHECK_EQ(principals_of(p, ns), 0);
+    CHECK_OK(mero_store_open(p, &s, &e));
+    mero_store_close(s);
+    CHECK_EQ(principals_of(p, ns), 4);
+    CHECK_OK(mero_store_open(p, &s, &e));
     dump_is(s, &before);
     mero_store_close(s);
     mero_buf_cleanup(&before);
@@ -669,8 +714,9 @@ TEST(open_existing_never_creates_and_verify_finds_damage)
 }
 
 MERO_TEST_MAIN(T(store_file_permissions), T(store_wal_full_and_reopen),
-               T(a_schema_6_fold_table_keeps_its_outcomes),
-               T(a_schema_7_log_index_covers_the_fold_scan), T(op_table_is_append_only),
+               T(a_schema_6_store_migrates_to_the_fold_keyed_by_namespace),
+               T(a_schema_7_log_index_covers_the_fold_scan),
+               T(a_schema_8_store_records_the_nominees_of_its_ops), T(op_table_is_append_only),
                T(apply_idempotent_and_missing_parent), T(ops_of_another_namespace_refused),
                T(rebuild_equals_incremental_after_random_history),
                T(sync_queries_page_through_the_log),
