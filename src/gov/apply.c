@@ -615,17 +615,13 @@ static const char SQL_NS_DEFERS[] = "SELECT 1 FROM deferred WHERE ns = ? LIMIT 1
  * 10,000 ops, bench_gov_fold), and an encrypted one under a key id nobody holds was stored
  * deferred. A clear op that sorts last is left to the rules, which refuse it as cheaply, with
  * their reason. While an op waits for its key, the signer may hold a row through it that this
- * node cannot see yet: the fold judges (or defers) the op as before.
+ * node cannot see yet: the fold judges (or defers) the op as before. The caller has asked
+ * whether the signer is a principal, before the op's append records its nominee.
  */
 static int refuse_stranger(struct mero_store *s, const struct mero_op *op, struct mero_err *err)
 {
-    bool principal = false;
     char h[GOV_SHORT_SIZE];
     if (op->n_parents == 0) {
-        return 0;
-    }
-    MERO_TRY(mero__gov_principal(s, op->ns, op->signer, &principal, err));
-    if (principal) {
         return 0;
     }
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_NS_DEFERS);
@@ -664,7 +660,16 @@ int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op,
         mero__gov_fold_is_last(s, op->ns, &k, &last) < 0) {
         return mero__gov_sqlerr(s, err, "place");
     }
-    if (!last || op->scope == MERO_SCOPE_GROUP_ENCRYPTED) {
+    /* the signer's standing before this op, whose append records its nominee: an op that
+     * names its own signer must not make a stranger a principal by arriving */
+    const uint8_t *nominee = mero__gov_nominee(op);
+    bool principal = false;
+    bool asked = !last || op->scope == MERO_SCOPE_GROUP_ENCRYPTED ||
+                 (nominee != NULL && memcmp(nominee, op->signer, MERO_IDENTITY_LEN) == 0);
+    if (asked) {
+        MERO_TRY(mero__gov_principal(s, op->ns, op->signer, &principal, err));
+    }
+    if ((!last || op->scope == MERO_SCOPE_GROUP_ENCRYPTED) && !principal) {
         MERO_TRY(refuse_stranger(s, op, err));
     }
     a.have_us = mero__gov_our_pk(s, op->ns, a.us);
@@ -707,11 +712,10 @@ int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op,
     } else {
         MERO_TRY_OUT(mero__gov_refold(s, &a, true, &state, &why, err));
     }
-    bool principal = false;
-    if (state == GOV_FOLD_REJECTED && !s->publishing) {
+    if (state == GOV_FOLD_REJECTED && !s->publishing && !asked) {
         MERO_TRY_OUT(mero__gov_principal(s, op->ns, op->signer, &principal, err));
     }
-    MERO_ENSURE_OUT(state != GOV_FOLD_REJECTED || principal, err,
+    MERO_ENSURE_OUT(state != GOV_FOLD_REJECTED || (principal && !s->publishing), err,
                     why.code != 0 ? why.code : MERO_EREFUSED, "%s", why.msg);
     GOV_SQL_TRY_OUT(s, err, mero__gov_exec(s, "RELEASE gov_apply"), "commit");
     rc = 0;

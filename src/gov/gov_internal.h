@@ -158,9 +158,10 @@ int mero__gov_fold_outcome_keep(struct gov_fold_entry *f, int state, const char 
 int mero__gov_fold_outcomes_store(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
                                   struct gov_fold_entry *order, size_t n);
 void mero__gov_fold_order_free(struct gov_fold_entry *order, size_t n);
-/* *yes = member holds a row in ns or has held one (`principals`): an op of theirs the rules
- * refuse is still kept, and a stranger's late or encrypted op is refused before any fold
- * (apply.c). A store error is the return, with SQLite's message in err. */
+/* *yes = member is a principal of ns: it holds a row, or `principals` has it (a stored op names
+ * it as holding a row, or a row of it was removed here). An op of theirs the rules refuse is
+ * kept; another signer's late or encrypted op is refused before any fold (apply.c). A store
+ * error is the return, with SQLite's message in err. */
 MERO_MUST_CHECK int mero__gov_principal(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
                                         const uint8_t member[MERO_IDENTITY_LEN], bool *yes,
                                         struct mero_err *err);
@@ -268,6 +269,10 @@ bool mero__gov_context_exists(struct mero_store *s, const uint8_t id[MERO_CONTEX
 /* Descendant groups of grp (not grp itself), parents before children. *out owned. */
 int mero__gov_descendants(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_LEN],
                           uint8_t (**out)[MERO_GROUP_ID_LEN], size_t *n);
+/* The identity a clear op names as holding a row once it takes effect (NULL: none): the creator
+ * of a namespace or group, the subject of AdminChanged, MemberAdded or a TEE join; an encrypted
+ * op's names are inside its ciphertext. */
+const uint8_t *mero__gov_nominee(const struct mero_op *op);
 /* Record the identity a clear op names as holding a row (the creator of a namespace or group,
  * the subject of AdminChanged, MemberAdded or a TEE join) in `principals`, whatever the op's
  * outcome: a refused op of theirs is then kept on every node that holds this one. */

@@ -310,8 +310,7 @@ out:
     return rc;
 }
 
-/* The identity a clear op names as holding a row once it takes effect (NULL: none). */
-static const uint8_t *nominee_of(const struct mero_op *op)
+const uint8_t *mero__gov_nominee(const struct mero_op *op)
 {
     if (op->scope == MERO_SCOPE_ROOT) {
         switch (op->kind) {
@@ -341,7 +340,7 @@ static const uint8_t *nominee_of(const struct mero_op *op)
 
 int mero__gov_nominate(struct mero_store *s, const struct mero_op *op)
 {
-    const uint8_t *who = nominee_of(op);
+    const uint8_t *who = mero__gov_nominee(op);
     if (who == NULL) {
         return 0;
     }

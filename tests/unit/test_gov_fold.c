@@ -715,6 +715,66 @@ TEST(a_stranger_s_refused_op_is_not_kept)
     pair_close(&w);
 }
 
+/* A stranger's op that names its own signer (a MemberAdded of itself): refused and not kept
+ * whether it sorts last or arrives late. Its append records its nominee, so the keep decision
+ * asks who the signer was before the op: found by review, the first form kept it when it
+ * sorted last, made its signer a principal, and so stored it on one node and not another. */
+TEST(a_stranger_s_op_naming_itself_is_kept_nowhere)
+{
+    struct govt_node a, y, z;
+    struct mero_err e = {0};
+    CHECK_OK(govt_open(&a));
+    CHECK_OK(govt_create_ns(&a));
+    CHECK_OK(govt_open(&y));
+    CHECK_OK(govt_open(&z));
+    memcpy(y.ns, a.ns, 32);
+    memcpy(z.ns, a.ns, 32);
+    CHECK(govt_sync(&a, &y, a.ns, &e) >= 0);
+    CHECK(govt_sync(&a, &z, a.ns, &e) >= 0);
+    uint8_t xsk[64], xpk[32], m1[32], m2[32], sk[64];
+    mero_ed25519_keypair(xpk, xsk);
+    mero_ed25519_keypair(m1, sk);
+    mero_ed25519_keypair(m2, sk);
+    struct mero_gov_oplist la = {0};
+    CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, m1, MERO_ROLE_MEMBER, &la, &e));
+    CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, m2, MERO_ROLE_MEMBER, &la, &e));
+    /* the owner's first addition, made to add x and signed by x */
+    struct mero_op op;
+    struct mero_buf fb;
+    mero_buf_init(&fb, MERO_GOV_MAX_OP_BYTES);
+    CHECK_OK(mero_op_decode(la.v[0].data, la.v[0].len, &op, &e));
+    memcpy(op.member, xpk, 32);
+    CHECK_OK(mero_op_sign(&op, xsk));
+    CHECK_OK(mero_op_encode(&op, &fb));
+    mero_op_cleanup(&op);
+    uint64_t ny = 0, nz = 0, base = 0;
+    CHECK_OK(mero_gov_op_count(z.s, a.ns, &base));
+    /* z: it sorts last there; the rules refuse it, and it is not kept */
+    int st = -1;
+    CHECK_ERR(mero_gov_apply(z.s, fb.data, fb.len, &st, NULL, NULL, &e), -MERO_ENOTADMIN);
+    CHECK_EQ(st, -1);
+    CHECK_OK(govt_apply_list(&z, &la, &e));
+    /* y: the owner's two first; it is late there, refused before any fold */
+    CHECK_OK(govt_apply_list(&y, &la, &e));
+    st = -1;
+    CHECK_ERR(mero_gov_apply(y.s, fb.data, fb.len, &st, NULL, NULL, &e), -MERO_EREFUSED);
+    CHECK(strstr(e.msg, "has never held a row in the namespace") != NULL);
+    CHECK_EQ(st, -1);
+    CHECK_OK(mero_gov_op_count(y.s, a.ns, &ny));
+    CHECK_OK(mero_gov_op_count(z.s, a.ns, &nz));
+    CHECK_EQ(ny, base + 2);
+    CHECK_EQ(nz, base + 2);
+    /* and x did not become a principal on z: its op, late there now, is refused unseen */
+    st = -1;
+    CHECK_ERR(mero_gov_apply(z.s, fb.data, fb.len, &st, NULL, NULL, &e), -MERO_EREFUSED);
+    CHECK_EQ(st, -1);
+    mero_buf_cleanup(&fb);
+    mero_gov_oplist_cleanup(&la);
+    govt_close(&a);
+    govt_close(&y);
+    govt_close(&z);
+}
+
 /* An op of a member whose addition lost resolution (its adder was removed by a concurrent op
  * that sorts first): the adder's node stored it while it was effective; a node that met the
  * removal first must hold it too (kept without effect), or the adder's later ops, which name
@@ -912,6 +972,7 @@ MERO_TEST_MAIN(T(mutual_removal_ends_the_same_in_every_order),
                T(a_re_fold_missing_an_op_s_place_fails_and_keeps_nothing),
                T(a_commuting_late_op_over_a_damaged_fold_table_fails_closed),
                T(a_stranger_s_refused_op_is_not_kept),
+               T(a_stranger_s_op_naming_itself_is_kept_nowhere),
                T(an_op_whose_signer_lost_its_row_in_resolution_is_kept_on_every_node),
                T(the_winning_rotation_s_key_is_current_in_either_order),
                T(one_quote_two_admitters_one_effect_in_either_order))
