@@ -779,7 +779,7 @@ TEST(a_stranger_s_op_naming_itself_is_kept_nowhere)
  * that sorts first): the adder's node stored it while it was effective; a node that met the
  * removal first must hold it too (kept without effect), or the adder's later ops, which name
  * it as a parent, are missing there forever and sync fetches it again at every round. */
-TEST(an_op_whose_signer_lost_its_row_in_resolution_is_kept_on_every_node)
+static void lost_resolution_keeps_the_log(bool as_admin)
 {
     struct govt_node a, b, x;
     struct mero_gov_oplist l = {0}, rb = {0}, la = {0}, lx = {0};
@@ -791,7 +791,11 @@ TEST(an_op_whose_signer_lost_its_row_in_resolution_is_kept_on_every_node)
     CHECK_OK(govt_open(&x));
     memcpy(x.ns, a.ns, 32);
     CHECK_OK(mero_gov_identity(x.s, a.ns, true, x.pk, &e));
-    CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, x.pk, MERO_ROLE_MEMBER, &la, &e));
+    if (as_admin) { /* AdminChanged names X as much as MemberAdded does */
+        CHECK_OK(mero_gov_change_admin(a.s, a.ns, x.pk, &la, &e));
+    } else {
+        CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, x.pk, MERO_ROLE_MEMBER, &la, &e));
+    }
     CHECK_MSG(govt_sync(&a, &x, a.ns, &e) >= 0, "%s", e.msg);
     uint8_t app[32] = {7}, ctx[32], y[32], ysk[64];
     CHECK_OK(mero_gov_create_context(x.s, a.ns, a.ns, app, ctx, &lx, &e));
@@ -820,6 +824,16 @@ TEST(an_op_whose_signer_lost_its_row_in_resolution_is_kept_on_every_node)
     govt_close(&a);
     govt_close(&b);
     govt_close(&x);
+}
+
+TEST(an_op_whose_signer_lost_its_row_in_resolution_is_kept_on_every_node)
+{
+    lost_resolution_keeps_the_log(false);
+}
+
+TEST(an_op_of_an_admin_whose_promotion_lost_resolution_is_kept_on_every_node)
+{
+    lost_resolution_keeps_the_log(true);
 }
 
 /* The current key of a third member after two admins' concurrent removals, each rotating the
@@ -974,5 +988,6 @@ MERO_TEST_MAIN(T(mutual_removal_ends_the_same_in_every_order),
                T(a_stranger_s_refused_op_is_not_kept),
                T(a_stranger_s_op_naming_itself_is_kept_nowhere),
                T(an_op_whose_signer_lost_its_row_in_resolution_is_kept_on_every_node),
+               T(an_op_of_an_admin_whose_promotion_lost_resolution_is_kept_on_every_node),
                T(the_winning_rotation_s_key_is_current_in_either_order),
                T(one_quote_two_admitters_one_effect_in_either_order))
