@@ -779,32 +779,49 @@ TEST(a_stranger_s_op_naming_itself_is_kept_nowhere)
  * that sorts first): the adder's node stored it while it was effective; a node that met the
  * removal first must hold it too (kept without effect), or the adder's later ops, which name
  * it as a parent, are missing there forever and sync fetches it again at every round. */
-static void lost_resolution_keeps_the_log(bool as_admin)
+enum lost_how { LOST_MEMBER, LOST_ADMIN, LOST_TEE };
+
+static void lost_resolution_keeps_the_log(enum lost_how how)
 {
-    struct govt_node a, b, x;
+    struct govt_node a, b;
+    struct govt_tee t;
+    struct govt_node *x = &t.node;
     struct mero_gov_oplist l = {0}, rb = {0}, la = {0}, lx = {0};
     struct mero_err e = {0};
     CHECK_OK(govt_owner_and_admin(&a, &b, &l, &e));
-    CHECK_MSG(govt_sync(&a, &b, a.ns, &e) >= 0, "%s", e.msg);
-    /* B removes A; A, not knowing it yet, adds X, who creates a context; then A adds Y */
-    CHECK_OK(mero_gov_remove_member(b.s, a.ns, a.ns, a.pk, &rb, &e));
-    CHECK_OK(govt_open(&x));
-    memcpy(x.ns, a.ns, 32);
-    CHECK_OK(mero_gov_identity(x.s, a.ns, true, x.pk, &e));
-    if (as_admin) { /* AdminChanged names X as much as MemberAdded does */
-        CHECK_OK(mero_gov_change_admin(a.s, a.ns, x.pk, &la, &e));
-    } else {
-        CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, x.pk, MERO_ROLE_MEMBER, &la, &e));
+    if (how == LOST_TEE) {
+        struct mero_tee_policy p;
+        CHECK_OK(govt_policy(&p, MERO_TEE_MODE_REPLICA, true));
+        CHECK_OK(mero_gov_set_policy(a.s, a.ns, &p, NULL, NULL, NULL, &e));
+        mero_tee_policy_cleanup(&p);
     }
-    CHECK_MSG(govt_sync(&a, &x, a.ns, &e) >= 0, "%s", e.msg);
+    CHECK_MSG(govt_sync(&a, &b, a.ns, &e) >= 0, "%s", e.msg);
+    /* B removes A; A, not knowing it yet, adds X, who makes an op of its own; then A adds Y */
+    CHECK_OK(mero_gov_remove_member(b.s, a.ns, a.ns, a.pk, &rb, &e));
+    CHECK_OK(govt_tee_open(&t, a.ns));
+    if (how == LOST_ADMIN) { /* AdminChanged names X as much as MemberAdded does */
+        CHECK_OK(mero_gov_change_admin(a.s, a.ns, x->pk, &la, &e));
+    } else if (how == LOST_TEE) { /* and so does a TEE admission */
+        struct mero_admit_request req;
+        int outcome = 0;
+        govt_tee_request(&t, a.ns, a.ns, a.ns, &req);
+        CHECK_OK(mero_gov_admit_tee_node(a.s, a.ns, &req, &outcome, &la, &e));
+    } else {
+        CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, x->pk, MERO_ROLE_MEMBER, &la, &e));
+    }
+    CHECK_MSG(govt_sync(&a, x, a.ns, &e) >= 0, "%s", e.msg);
     uint8_t app[32] = {7}, ctx[32], y[32], ysk[64];
-    CHECK_OK(mero_gov_create_context(x.s, a.ns, a.ns, app, ctx, &lx, &e));
+    if (how == LOST_TEE) { /* a TEE writes nothing, but sets its own auto-follow */
+        CHECK_OK(mero_gov_set_auto_follow(x->s, a.ns, a.ns, x->pk, true, true, &lx, &e));
+    } else {
+        CHECK_OK(mero_gov_create_context(x->s, a.ns, a.ns, app, ctx, &lx, &e));
+    }
     CHECK_OK(govt_apply_list(&a, &lx, &e));
     mero_ed25519_keypair(y, ysk);
     CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, y, MERO_ROLE_MEMBER, &la, &e));
     /* A meets B's removal: it sorts first, so X's addition, X's op and Y's lose their effect */
     CHECK_OK(govt_apply_list(&a, &rb, &e));
-    CHECK_EQ(govt_root_role(&a, a.ns, x.pk), MERO_ROLE_NONE);
+    CHECK_EQ(govt_root_role(&a, a.ns, x->pk), MERO_ROLE_NONE);
     /* B takes everything A holds: X's op and Y's addition are kept without effect (X is
      * named by A's op, which B keeps), so A's later ops find their parents there */
     CHECK_MSG(govt_sync(&a, &b, a.ns, &e) >= 0, "%s", e.msg);
@@ -823,17 +840,22 @@ static void lost_resolution_keeps_the_log(bool as_admin)
     mero_gov_oplist_cleanup(&lx);
     govt_close(&a);
     govt_close(&b);
-    govt_close(&x);
+    govt_close(x);
 }
 
 TEST(an_op_whose_signer_lost_its_row_in_resolution_is_kept_on_every_node)
 {
-    lost_resolution_keeps_the_log(false);
+    lost_resolution_keeps_the_log(LOST_MEMBER);
 }
 
 TEST(an_op_of_an_admin_whose_promotion_lost_resolution_is_kept_on_every_node)
 {
-    lost_resolution_keeps_the_log(true);
+    lost_resolution_keeps_the_log(LOST_ADMIN);
+}
+
+TEST(an_op_of_a_tee_whose_admission_lost_resolution_is_kept_on_every_node)
+{
+    lost_resolution_keeps_the_log(LOST_TEE);
 }
 
 /* The current key of a third member after two admins' concurrent removals, each rotating the
@@ -989,5 +1011,6 @@ MERO_TEST_MAIN(T(mutual_removal_ends_the_same_in_every_order),
                T(a_stranger_s_op_naming_itself_is_kept_nowhere),
                T(an_op_whose_signer_lost_its_row_in_resolution_is_kept_on_every_node),
                T(an_op_of_an_admin_whose_promotion_lost_resolution_is_kept_on_every_node),
+               T(an_op_of_a_tee_whose_admission_lost_resolution_is_kept_on_every_node),
                T(the_winning_rotation_s_key_is_current_in_either_order),
                T(one_quote_two_admitters_one_effect_in_either_order))
