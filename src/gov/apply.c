@@ -608,9 +608,10 @@ static const char SQL_NS_DEFERS[] = "SELECT 1 FROM deferred WHERE ns = ? LIMIT 1
  * and it never held one here), refused before it is stored or folded when it sorts before ops
  * already folded, or is encrypted (issue 30: a flood's cost). While no op of the namespace
  * waits for a key here, every row any peer derives is one this node derives too, so the signer
- * holds no row at the op's place, wherever that is; every rule but NamespaceCreated's (an op
- * without parents) asks for one, so the op is refused there, changes nothing after it, and is
- * not kept (a stranger's refusal). The fold would end the same, but such a late op cost a
+ * holds no row at the op's place, wherever that is; every rule asks for one (NamespaceCreated's
+ * instead asks that the namespace id derive from its signer, which a stranger's cannot do for a
+ * namespace that has ops), so the op is refused there, changes nothing after it, and is not kept
+ * (a stranger's refusal). The fold would end the same, but such a late op cost a
  * re-fold of the whole namespace for one signature (about a thousand in-order ops' worth at
  * 10,000 ops, bench_gov_fold), and an encrypted one under a key id nobody holds was stored
  * deferred. A clear op that sorts last is left to the rules, which refuse it as cheaply, with
@@ -621,9 +622,6 @@ static const char SQL_NS_DEFERS[] = "SELECT 1 FROM deferred WHERE ns = ? LIMIT 1
 static int refuse_stranger(struct mero_store *s, const struct mero_op *op, struct mero_err *err)
 {
     char h[GOV_SHORT_SIZE];
-    if (op->n_parents == 0) {
-        return 0;
-    }
     sqlite3_stmt *st = mero__gov_stmt(s, SQL_NS_DEFERS);
     if (st == NULL) {
         return mero__gov_sqlerr(s, err, "deferred");
@@ -664,12 +662,12 @@ int mero__gov_apply_op(struct mero_store *s, const struct mero_op *op,
      * names its own signer must not make a stranger a principal by arriving */
     const uint8_t *nominee = mero__gov_nominee(op);
     bool principal = false;
-    bool asked = !last || op->scope == MERO_SCOPE_GROUP_ENCRYPTED ||
-                 (nominee != NULL && memcmp(nominee, op->signer, MERO_IDENTITY_LEN) == 0);
+    bool early = !last || op->scope == MERO_SCOPE_GROUP_ENCRYPTED; /* a stranger's refused here */
+    bool asked = early || (nominee != NULL && memcmp(nominee, op->signer, MERO_IDENTITY_LEN) == 0);
     if (asked) {
         MERO_TRY(mero__gov_principal(s, op->ns, op->signer, &principal, err));
     }
-    if ((!last || op->scope == MERO_SCOPE_GROUP_ENCRYPTED) && !principal) {
+    if (early && !principal) {
         MERO_TRY(refuse_stranger(s, op, err));
     }
     a.have_us = mero__gov_our_pk(s, op->ns, a.us);

@@ -273,9 +273,8 @@ int mero__gov_descendants(struct mero_store *s, const uint8_t grp[MERO_GROUP_ID_
  * of a namespace or group, the subject of AdminChanged, MemberAdded or a TEE join; an encrypted
  * op's names are inside its ciphertext. */
 const uint8_t *mero__gov_nominee(const struct mero_op *op);
-/* Record the identity a clear op names as holding a row (the creator of a namespace or group,
- * the subject of AdminChanged, MemberAdded or a TEE join) in `principals`, whatever the op's
- * outcome: a refused op of theirs is then kept on every node that holds this one. */
+/* Record mero__gov_nominee(op) in `principals`, whatever the op's outcome: a refused op of
+ * theirs is then kept on every node that holds this one. */
 int mero__gov_nominate(struct mero_store *s, const struct mero_op *op);
 /* Append an op row (returns its seq), record its nominee and move the heads. */
 int mero__gov_append(struct mero_store *s, const struct mero_op *op,

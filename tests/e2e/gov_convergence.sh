@@ -8,35 +8,14 @@
 # ("kept without effect"), never refused again at each sync round, and counted in /metrics.
 . "$(dirname "$0")/node_lib.bash"
 
-start_node a
-start_node b --bootstrap "$(p2p_addr a)"
-
-req a POST /admin-api/namespaces '{}'
-NS=$(jq -r .data.namespaceId <<<"$RESP")
-IDA=$(jq -r .data.identity <<<"$RESP")
-req b POST "/admin-api/namespaces/$NS/join" '{}'
-IDB=$(jq -r .data.identity <<<"$RESP")
-check "b joins with its own identity" eval '[ ${#IDB} = 64 ] && [ "$IDA" != "$IDB" ]'
-req a POST "/admin-api/groups/$NS/members" "{\"identity\":\"$IDB\",\"role\":\"Member\"}"
-req a PUT "/admin-api/groups/$NS/members/$IDB/role" '{"role":"Admin"}'
-check "a makes b an Admin" status_is 200
-role_on() { # NODE ID ROLE
-    req "$1" GET "/admin-api/groups/$NS/members"
-    jq_is ".members|map(select(.identity==\"$2\"))[0].role" "$3"
-}
-check "b sees itself an Admin" wait_for 15 role_on b "$IDB" Admin
+two_admins
 
 # a partition: each admin removes the other while the other is away
-stop_node a
-req b DELETE "/admin-api/groups/$NS/members/$IDA"
-check "b removes a (200)" status_is 200
-stop_node b
-run_node a
+b_removes_a_unseen
 req a DELETE "/admin-api/groups/$NS/members/$IDB"
 check "a removes b (200)" status_is 200
 run_node b --bootstrap "$(p2p_addr a)"
 
-log_of() { req "$1" GET "/admin-api/namespaces/$NS/log"; jq -c '.data|{heads,opCount}' <<<"$RESP"; }
 members_of() {
     req "$1" GET "/admin-api/groups/$NS/members"
     jq -c '[.members[]|{identity,role}]|sort_by(.identity)' <<<"$RESP"

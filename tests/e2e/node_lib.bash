@@ -133,3 +133,36 @@ kv_is() {
 }
 
 p2p_addr() { jq -r '.listenAddrs[0]' "$WORK/$1/run.json"; }
+
+# ---- two admins of one namespace (issue 30's reproductions: gov_convergence, gov_nominee) ----
+# role_on NODE ID ROLE: NODE lists ID in namespace $NS with ROLE
+role_on() {
+    req "$1" GET "/admin-api/groups/$NS/members"
+    jq_is ".members|map(select(.identity==\"$2\"))[0].role" "$3"
+}
+# log_of NODE: NODE's op log of $NS, {heads, opCount}
+log_of() { req "$1" GET "/admin-api/namespaces/$NS/log"; jq -c '.data|{heads,opCount}' <<<"$RESP"; }
+# two_admins: nodes a and b up; a creates a namespace ($NS, a's identity $IDA), b joins ($IDB)
+# and a makes b an Admin, until b sees itself one
+two_admins() {
+    start_node a
+    start_node b --bootstrap "$(p2p_addr a)"
+    req a POST /admin-api/namespaces '{}'
+    NS=$(jq -r .data.namespaceId <<<"$RESP")
+    IDA=$(jq -r .data.identity <<<"$RESP")
+    req b POST "/admin-api/namespaces/$NS/join" '{}'
+    IDB=$(jq -r .data.identity <<<"$RESP")
+    check "b joins with its own identity" eval '[ ${#IDB} = 64 ] && [ "$IDA" != "$IDB" ]'
+    req a POST "/admin-api/groups/$NS/members" "{\"identity\":\"$IDB\",\"role\":\"Member\"}"
+    req a PUT "/admin-api/groups/$NS/members/$IDB/role" '{"role":"Admin"}'
+    check "a makes b an Admin" status_is 200
+    check "b sees itself an Admin" wait_for 15 role_on b "$IDB" Admin
+}
+# b_removes_a_unseen: with a stopped, b removes a; then b stops and a runs again, not knowing it
+b_removes_a_unseen() {
+    stop_node a
+    req b DELETE "/admin-api/groups/$NS/members/$IDA"
+    check "b removes a (200)" status_is 200
+    stop_node b
+    run_node a
+}

@@ -799,6 +799,13 @@ static void lost_resolution_keeps_the_log(enum lost_how how)
     /* B removes A; A, not knowing it yet, adds X, who makes an op of its own; then A adds Y */
     CHECK_OK(mero_gov_remove_member(b.s, a.ns, a.ns, a.pk, &rb, &e));
     CHECK_OK(govt_tee_open(&t, a.ns));
+    uint8_t z[32], zsk[64];
+    mero_ed25519_keypair(z, zsk);
+    if (how != LOST_MEMBER) {
+        /* one op of A's first, so X's op lies deeper than B's removal and sorts after it (two
+         * authority changes at one depth are ordered by hash) */
+        CHECK_OK(mero_gov_add_member(a.s, a.ns, a.ns, z, MERO_ROLE_MEMBER, &la, &e));
+    }
     if (how == LOST_ADMIN) { /* AdminChanged names X as much as MemberAdded does */
         CHECK_OK(mero_gov_change_admin(a.s, a.ns, x->pk, &la, &e));
     } else if (how == LOST_TEE) { /* and so does a TEE admission */
