@@ -63,6 +63,9 @@ struct mero_node_sync_stats {
     /* issue 37: live states whose clock was not vouched for (the history pulled instead), and
      * first live states held back for a second opinion on their clock */
     uint64_t snap_unvouched, snap_deferred;
+    /* issue 30: live states holding a write the governance here refuses (an author removed since
+     * the peer applied it): the history pulled instead, the peer not blamed */
+    uint64_t snap_governance;
 };
 void mero__node_sync_get_stats(const struct mero_node *node, struct mero_node_sync_stats *out);
 /* A pull is under way (with any peer). */

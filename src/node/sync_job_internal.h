@@ -59,6 +59,9 @@ struct hello_sent {
 #define SNAP_TOTAL_MAX (16u << 20)
 #define SNAP_BAN_MS    30000u
 #define SNAP_BAD_MAX   64u
+/* issue 30: how long a context whose live state held a write the governance here refuses is
+ * caught up by its history from every peer (any honest peer's live state holds the same write) */
+#define SNAP_HISTORY_MS 600000u
 /* a STATE request: kind | ctx | after */
 #define SNAP_REQ_LEN (1u + SYNC_ID_LEN + sizeof(uint64_t))
 
@@ -94,7 +97,8 @@ struct job {
     struct mero_buf snap_heads, snap_vals;
 };
 
-/* issue 37: a peer whose snapshot of ctx was refused, not asked for ctx until until_ms. */
+/* issue 37: a peer whose snapshot of ctx was refused, not asked for ctx until until_ms; peer ""
+ * (issue 30): ctx's history is pulled from every peer instead of its live state until then. */
 struct snap_bad {
     char peer[MERO_PEER_ID_STR_MAX];
     uint8_t ctx[MERO_CONTEXT_ID_LEN];

@@ -6,7 +6,10 @@
  * then hands the whole snapshot to mero__node_ctx_snap_install, which verifies and installs it in
  * one transaction or refuses it whole. Invariants: at most SNAP_FETCH_MAX snapshots are fetched at
  * once and each is held within SNAP_TOTAL_MAX bytes; a page cursor that does not advance, a page
- * that does not decode or a refused snapshot bans that peer for the context for SNAP_BAN_MS.
+ * that does not decode or a refused snapshot bans that peer for the context for SNAP_BAN_MS; a
+ * snapshot refused for the governance held here (issue 30: it holds the write of an author
+ * removed since) bans nobody: the context's history is pulled instead, from every peer, for
+ * SNAP_HISTORY_MS, so no live state is fetched and refused again at every round.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +36,7 @@ static struct snap_bad *snap_bad_find(struct mero_node_sync *s, const char *peer
 }
 
 static void snap_bad_note(struct mero_node_sync *s, const char *peer,
-                          const uint8_t ctx[MERO_CONTEXT_ID_LEN])
+                          const uint8_t ctx[MERO_CONTEXT_ID_LEN], uint64_t ms)
 {
     struct snap_bad *b = snap_bad_find(s, peer, ctx);
     for (size_t i = 0; b == NULL && i < SNAP_BAD_MAX; i++) {
@@ -49,7 +52,7 @@ static void snap_bad_note(struct mero_node_sync *s, const char *peer,
     }
     snprintf(b->peer, sizeof(b->peer), "%s", peer);
     memcpy(b->ctx, ctx, sizeof(b->ctx));
-    b->until_ms = mero_now_ms() + SNAP_BAN_MS;
+    b->until_ms = mero_now_ms() + ms;
 }
 
 /* A context this node holds nothing of is caught up by its live state (docs/sync.md); from a
@@ -68,6 +71,10 @@ int mero__sync_snap_wanted(struct job *j)
         /* asked once in this pull already; or the node keeps the history of this context, or
          * already follows this peer's log of it from a cursor */
         return SNAP_NO;
+    }
+    struct snap_bad *h = snap_bad_find(s, "", mero__sync_cur_id(j));
+    if (h != NULL && mero_now_ms() < h->until_ms) {
+        return SNAP_NO; /* its live state holds a write refused here: the history (issue 30) */
     }
     struct snap_bad *b = snap_bad_find(s, j->peer, mero__sync_cur_id(j));
     if (b != NULL && mero_now_ms() < b->until_ms) {
@@ -276,14 +283,28 @@ static void snap_finish(struct job *j)
         mero__sync_step(j);
         return;
     }
-    int rc = mero__node_ctx_snap_install(j->node, mero__sync_cur_id(j), j->snap_clock,
-                                         j->snap_heads.data, j->snap_heads.len, j->snap_vals.data,
-                                         j->snap_vals.len, j->snap_strict, j->peer, &err);
+    bool governance = false;
+    int rc = mero__node_ctx_snap_install(
+        j->node, mero__sync_cur_id(j), j->snap_clock, j->snap_heads.data, j->snap_heads.len,
+        j->snap_vals.data, j->snap_vals.len, j->snap_strict, j->peer, &governance, &err);
+    if (rc < 0 && governance) {
+        /* issue 30: the peer applied that write while its author held the right; every honest
+         * peer's live state holds it. Judged delta by delta, the history gives what this node's
+         * governance admits, and the refusal is remembered there, not repeated here. */
+        s->stats.snap_governance++;
+        MERO_INFO("live state of context %.16s… from %s holds a write the governance held here "
+                  "refuses (%s): pulling its history instead",
+                  h, j->peer, err.msg);
+        snap_bad_note(s, "", mero__sync_cur_id(j), SNAP_HISTORY_MS);
+        mero__sync_snap_drop(j); /* snap_tried: the next step pulls the history */
+        mero__sync_step(j);
+        return;
+    }
     if (rc < 0) {
         s->stats.snap_refused++;
         MERO_WARN("live state of context %.16s… from %s refused: %s; asking another peer", h,
                   j->peer, err.msg);
-        snap_bad_note(s, j->peer, mero__sync_cur_id(j));
+        snap_bad_note(s, j->peer, mero__sync_cur_id(j), SNAP_BAN_MS);
         mero__sync_next_ctx(j);
         return;
     }
@@ -309,7 +330,7 @@ static void on_state(void *ud, int status, const uint8_t *data, size_t len)
     }
     if (mero__node_snap_page_decode(data, len, &pg) < 0) {
         MERO_DEBUG("live state from %s does not decode", j->peer);
-        snap_bad_note(s, j->peer, mero__sync_cur_id(j));
+        snap_bad_note(s, j->peer, mero__sync_cur_id(j), SNAP_BAN_MS);
         mero__sync_next_ctx(j);
         return;
     }
@@ -344,7 +365,8 @@ static void on_state(void *ud, int status, const uint8_t *data, size_t len)
     }
     if (pg.next != 0) {
         if (pg.next <= j->snap_after) {
-            snap_bad_note(s, j->peer, mero__sync_cur_id(j)); /* a cursor that does not advance */
+            snap_bad_note(s, j->peer, mero__sync_cur_id(j),
+                          SNAP_BAN_MS); /* a cursor that does not advance */
             mero__sync_next_ctx(j);
             return;
         }

@@ -10,7 +10,9 @@
  * not asked again for the context while banned, and another peer's snapshot is installed; an
  * entry beyond the snapshot's clock is refused; a snapshot's clock far beyond the step bound of a
  * second peer's claim, or of the clock held here, is not believed (its history pulled instead, the
- * far-future write refused), and a first snapshot waits for a connected peer's claim; the page
+ * far-future write refused), and a first snapshot waits for a connected peer's claim; a snapshot
+ * holding the write of an author removed since (issue 30) gives way to the history, its peer not
+ * banned and the live state not fetched again; the page
  * decoder refuses every truncation, trailing bytes, counts beyond their maxima and zero or
  * oversized lengths; the responder answers busy beyond MERO_SNAP_SESSIONS requesters and frees a
  * session after its last page; a node with full_history pulls the history instead.
@@ -21,6 +23,8 @@
 
 #include "harness.h"
 #include "mero/buf.h"
+#include "mero/crypto.h"
+#include "mero/gov.h"
 #include "node/context/context_internal.h"
 #include "node/sync_internal.h"
 #include "support/snap_fixture.h"
@@ -195,6 +199,104 @@ TEST(far_future_clock_refused_by_a_second_opinion)
     snapf_close(&f);
 }
 
+/* A write of key = value in ctx by the member (pk, sk) at lamport, built from the documented
+ * layout (docs/node.md "Contexts") under the group's current key, applied on n. */
+static int member_write(struct snapf *f, struct mero_node *n, const uint8_t ctx[32],
+                        const uint8_t pk[32], const uint8_t sk[64], uint64_t lamport,
+                        const char *key, const char *value)
+{
+    uint8_t gk[32], kid[32], nonce[12], sig[64], ct[256];
+    struct mero_buf pt, d, msg;
+    struct mero_err err = {0};
+    MERO_TRY(mero_gov_group_key(n->store, f->ns, gk, kid));
+    mero_random(nonce, sizeof(nonce));
+    mero_buf_init(&pt, 256);
+    mero_buf_init(&d, 1024);
+    mero_buf_init(&msg, 2048);
+    int rc = mero_buf_append_u32le(&pt, (uint32_t)strlen(key));
+    rc = rc < 0 ? rc : mero_buf_append(&pt, key, strlen(key));
+    rc = rc < 0 ? rc : mero_buf_append_u32le(&pt, (uint32_t)strlen(value));
+    rc = rc < 0 ? rc : mero_buf_append(&pt, value, strlen(value));
+    rc = rc < 0 ? rc : mero_buf_append_u8(&d, MERO_DELTA_VERSION);
+    rc = rc < 0 ? rc : mero_buf_append(&d, ctx, 32);
+    rc = rc < 0 ? rc : mero_buf_append(&d, pk, 32);
+    rc = rc < 0 ? rc : mero_buf_append_u64le(&d, lamport);
+    rc = rc < 0 ? rc : mero_buf_append(&d, kid, 32);
+    rc = rc < 0 ? rc : mero_buf_append(&d, nonce, 12);
+    size_t aad = d.len; /* the clear header the AEAD binds: 117 bytes */
+    rc = rc < 0 ? rc : mero_buf_append_u32le(&d, (uint32_t)(pt.len + 16));
+    rc = rc < 0 || aad != 117 ? -MERO_EINVAL
+                              : mero_aes256gcm_seal(ct, pt.data, pt.len, d.data, aad, nonce, gk);
+    rc = rc < 0 ? rc : mero_buf_append(&d, ct, pt.len + 16);
+    rc = rc < 0 ? rc : mero_buf_append_str(&msg, MERO_DELTA_DOMAIN);
+    rc = rc < 0 ? rc : mero_buf_append(&msg, d.data, d.len);
+    if (rc == 0) {
+        mero_ed25519_sign(sig, msg.data, msg.len, sk);
+        rc = mero_buf_append(&d, sig, sizeof(sig));
+    }
+    rc = rc < 0 ? rc : mero__node_ctx_apply(n, d.data, d.len, &err);
+    if (rc < 0) {
+        fprintf(stderr, "# member_write: %s\n", err.msg);
+    }
+    mero_wipe(gk, sizeof(gk));
+    mero_buf_cleanup(&msg);
+    mero_buf_cleanup(&d);
+    mero_buf_cleanup(&pt);
+    return rc;
+}
+
+/*
+ * issue 30: member x writes on n[0], then loses its row (the fixture's governance is shared, so
+ * every node holds the removal, while n[0] applied x's write before it, as a node that held it
+ * earlier does). n[0]'s live state holds x's write, which r refuses by the governance it holds.
+ * That is no fault of n[0]: r pulls the history instead (x's write refused there, the others'
+ * taken), bans nobody, and does not fetch the live state again at the next round, even of a
+ * context whose history gave it nothing (ctx2: x's write alone).
+ */
+TEST(live_state_holding_a_removed_author_s_write_gives_way_to_the_history)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    struct mero_err err = {0};
+    uint8_t x[32], xsk[64], ctx2[MERO_CONTEXT_ID_LEN], app[MERO_APP_ID_LEN] = {2};
+    CHECK_OK(snapf_open(&f));
+    mero_ed25519_keypair(x, xsk);
+    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
+    CHECK_OK(mero_gov_create_context(f.n[0].store, f.ns, f.ns, app, ctx2, NULL, &err));
+    CHECK_OK(snapf_write(&f.n[0], f.ctx, 10, 10)); /* k<i> = v<i>, lamports 1..10 */
+    CHECK_OK(member_write(&f, &f.n[0], f.ctx, x, xsk, 11, "x", "from x"));
+    CHECK_OK(member_write(&f, &f.n[0], ctx2, x, xsk, 1, "x", "only x"));
+    CHECK(snapf_value_is(&f.n[0], f.ctx, "x", "from x"));
+    CHECK_OK(mero_gov_remove_member(f.n[0].store, f.ns, f.ns, x, NULL, &err));
+    CHECK(snapf_value_is(&f.n[0], f.ctx, "x", "from x")); /* applied before the removal */
+
+    CHECK_OK(snapf_pull(&f, 0));
+    struct mero_node_sync_stats s = stats(r);
+    CHECK_U64_EQ(s.snap_governance, 2); /* ctx and ctx2 */
+    CHECK_U64_EQ(s.snap_refused, 0);    /* n[0] is not banned */
+    CHECK_U64_EQ(s.snap_installed, 0);
+    CHECK(snapf_value_is(r, f.ctx, "k0", "v0"));
+    CHECK(snapf_value_is(r, f.ctx, "k9", "v9"));
+    CHECK(snapf_value_is(r, f.ctx, "x", NULL));
+    CHECK(snapf_value_is(r, ctx2, "x", NULL));
+    CHECK_U64_EQ(snapf_deltas(r), 10);
+    CHECK(!held_any(r, ctx2));
+    /* the next round: no live state fetched, no delta fetched again */
+    CHECK_OK(snapf_pull(&f, 0));
+    struct mero_node_sync_stats s2 = stats(r);
+    CHECK_U64_EQ(s2.snap_pages, s.snap_pages);
+    CHECK_U64_EQ(s2.snap_governance, 2);
+    CHECK_U64_EQ(s2.get_entries, s.get_entries);
+    /* a write after the removal reaches r by ordinary delta sync */
+    CHECK_OK(
+        mero_node_ctx_put(&f.n[0], f.ctx, "after", (const uint8_t *)"next", 4, false, 0, &err));
+    CHECK_OK(snapf_pull(&f, 0));
+    CHECK(snapf_value_is(r, f.ctx, "after", "next"));
+    CHECK_U64_EQ(snapf_deltas(r), 11);
+    mero_wipe(xsk, sizeof(xsk));
+    snapf_close(&f);
+}
+
 /* (len u32, bytes) of every delta f->n[0] stores, in order */
 static int all_deltas(struct mero_node *n, struct mero_buf *out)
 {
@@ -220,14 +322,16 @@ TEST(install_checks_clock_and_staleness)
     struct snapf f;
     struct mero_err err = {0};
     struct mero_buf all;
+    bool gov = true; /* none of these refusals is the governance's */
     CHECK_OK(snapf_open(&f));
     CHECK_OK(snapf_write(&f.n[0], f.ctx, 5, 1)); /* k0 = v0..v4, lamports 1..5 */
     mero_buf_init(&all, 1u << 20);
     CHECK_OK(all_deltas(&f.n[0], &all));
     /* an entry beyond the clock the snapshot claims */
-    CHECK_ERR(
-        mero__node_ctx_snap_install(&f.n[2], f.ctx, 4, NULL, 0, all.data, all.len, true, "p", &err),
-        -MERO_ECLOCK);
+    CHECK_ERR(mero__node_ctx_snap_install(&f.n[2], f.ctx, 4, NULL, 0, all.data, all.len, true, "p",
+                                          &gov, &err),
+              -MERO_ECLOCK);
+    CHECK(!gov);
     CHECK(!held_any(&f.n[2], f.ctx));
     /* every write of k0 as entries: the older ones are beaten by the newer, stale */
     struct mero_buf rev; /* newest first */
@@ -246,27 +350,28 @@ TEST(install_checks_clock_and_staleness)
     CHECK_U64_EQ(n, 5);
     CHECK_OK(mero_buf_append(&rev, all.data + off[4], len[4]));
     CHECK_OK(mero_buf_append(&rev, all.data + off[0], len[0]));
-    CHECK_ERR(
-        mero__node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, rev.data, rev.len, true, "p", &err),
-        -MERO_ESTATE);
+    CHECK_ERR(mero__node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, rev.data, rev.len, true, "p",
+                                          &gov, &err),
+              -MERO_ESTATE);
     CHECK(!held_any(&f.n[2], f.ctx));
     CHECK(snapf_value_is(&f.n[2], f.ctx, "k0", NULL));
     /* the stale entry with the newest write as a head: refused too */
     CHECK_ERR(mero__node_ctx_snap_install(&f.n[2], f.ctx, 5, all.data + off[4], len[4],
-                                          all.data + off[0], len[0], true, "p", &err),
+                                          all.data + off[0], len[0], true, "p", &gov, &err),
               -MERO_ESTATE);
     /* a flipped signature byte */
     struct mero_buf bad;
     mero_buf_init(&bad, 1u << 20);
     CHECK_OK(mero_buf_append(&bad, all.data + off[4], len[4]));
     bad.data[bad.len - 1] ^= 1;
-    CHECK_ERR(
-        mero__node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, bad.data, bad.len, true, "p", &err),
-        -MERO_EBADSIG);
+    CHECK_ERR(mero__node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, bad.data, bad.len, true, "p",
+                                          &gov, &err),
+              -MERO_EBADSIG);
+    CHECK(!gov);
     CHECK(!held_any(&f.n[2], f.ctx));
     /* the newest alone installs */
     CHECK_OK(mero__node_ctx_snap_install(&f.n[2], f.ctx, 5, NULL, 0, all.data + off[4], len[4],
-                                         true, "p", &err));
+                                         true, "p", &gov, &err));
     CHECK(snapf_value_is(&f.n[2], f.ctx, "k0", "v4"));
     mero_buf_cleanup(&bad);
     mero_buf_cleanup(&rev);
@@ -369,5 +474,6 @@ MERO_TEST_MAIN(T(new_replica_installs_live_state_not_history),
                T(stale_snapshot_refused_and_fetched_elsewhere),
                T(far_future_clock_waits_for_a_second_opinion_and_is_not_merged),
                T(far_future_clock_refused_by_a_second_opinion),
+               T(live_state_holding_a_removed_author_s_write_gives_way_to_the_history),
                T(install_checks_clock_and_staleness), T(page_codec_bounds_and_sessions),
                T(full_history_node_pulls_the_history))

@@ -281,12 +281,14 @@ int mero__node_ctx_apply(struct mero_node *node, const uint8_t *bytes, size_t le
 }
 
 int mero__ctx_apply_snap(struct mero_node *node, const uint8_t *bytes, size_t len,
-                         const struct mero_ctx_apply_mode *m, struct mero_err *err)
+                         const struct mero_ctx_apply_mode *m, struct mero_err *err, bool *for_now)
 {
     struct verdict v = {0};
     uint8_t hash[MERO_DELTA_ID_LEN];
     mero_sha256(hash, bytes, len);
-    return apply_delta(node, bytes, len, hash, m, err, &v);
+    int rc = apply_delta(node, bytes, len, hash, m, err, &v);
+    *for_now = rc < 0 && v.for_now;
+    return rc;
 }
 
 /* Materialise one kept delta whose key may have arrived (mero__node_ctx_retry), in one

@@ -221,12 +221,15 @@ MERO_MUST_CHECK int mero__node_ctx_snap_values(struct mero_node *node,
 /* Verify and install a snapshot of ctx taken from peer: heads then entries, each a list of
  * (len u32, bytes), in one transaction (see snap.c); strict: an entry beaten by a write of its
  * key held here is refused as stale (else it only loses last-writer-wins). 0, or a refusal with
- * the reason in err and nothing stored. */
+ * the reason in err and nothing stored; *governance set when that reason is an entry the
+ * governance held here refuses (issue 30: its author lost the right since the peer applied it),
+ * which is no fault of the peer. */
 MERO_MUST_CHECK int mero__node_ctx_snap_install(struct mero_node *node,
                                                 const uint8_t ctx[MERO_CONTEXT_ID_LEN],
                                                 uint64_t clock, const uint8_t *heads, size_t hlen,
                                                 const uint8_t *vals, size_t vlen, bool strict,
-                                                const char *peer, struct mero_err *err);
+                                                const char *peer, bool *governance,
+                                                struct mero_err *err);
 /* Whether ctx's state here was installed from a snapshot (its clock in *clock). */
 MERO_MUST_CHECK int mero__node_ctx_snapshot_of(struct mero_node *node,
                                                const uint8_t ctx[MERO_CONTEXT_ID_LEN],

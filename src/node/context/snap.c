@@ -14,7 +14,10 @@
  * governance held here says, a relayed delta's header; apply.c), each lamport bounded by the
  * snapshot's clock, and each entry refused when this node already holds a write of its key at a
  * greater position (the heads included). One refusal rolls the whole snapshot back: nothing of
- * it is stored or served. A snapshot installed is recorded (table ctx_snapshot) for merod check.
+ * it is stored or served. A refusal whose reason is the governance held here (an entry's author
+ * lost the right after the peer applied it, issue 30) says so, so the requester pulls the history
+ * instead of blaming the peer. A snapshot installed is recorded (table ctx_snapshot) for merod
+ * check.
  *
  * Test-only (merod run --test with MERO_TEST_SNAPSHOT_FAULT, docs/node.md): "forge" serves the
  * first entry with a flipped signature byte, "stale" serves each key's earliest write instead of
@@ -214,9 +217,11 @@ int mero__node_ctx_held_any(struct mero_node *node, const uint8_t ctx[MERO_CONTE
     return 0;
 }
 
-/* Apply every (len u32, bytes) of p[0..len) in mode m; the first refusal ends it. */
+/* Apply every (len u32, bytes) of p[0..len) in mode m; the first refusal ends it (*for_now:
+ * its reason is the state of governance here). */
 static int apply_all(struct mero_node *node, const uint8_t *p, size_t len,
-                     const struct mero_ctx_apply_mode *m, const char *what, struct mero_err *err)
+                     const struct mero_ctx_apply_mode *m, const char *what, struct mero_err *err,
+                     bool *for_now)
 {
     struct mero_cur c;
     mero_cur_init(&c, p, len);
@@ -227,11 +232,13 @@ static int apply_all(struct mero_node *node, const uint8_t *p, size_t len,
         if (mero_cur_u32le(&c, &n) < 0 || n > MERO_DELTA_MAX || mero_cur_bytes(&c, n, &d) < 0) {
             return mero_err_set(err, MERO_EPROTO, "%s %zu: truncated", what, i);
         }
-        int rc = mero__ctx_apply_snap(node, d, n, m, &e);
+        bool gov = false;
+        int rc = mero__ctx_apply_snap(node, d, n, m, &e, &gov);
         if (rc < 0 && !m->strict && e.code != 0 && e.code != MERO_EIO) {
             continue; /* a head this node refuses only weakens the stale check: not stored */
         }
         if (rc < 0) {
+            *for_now = gov;
             return mero_err_set(err, e.code != 0 ? e.code : -rc, "%s %zu: %s", what, i,
                                 e.code != 0 ? e.msg : mero_strerror(rc));
         }
@@ -261,7 +268,7 @@ static int record(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN]
 int mero__node_ctx_snap_install(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
                                 uint64_t clock, const uint8_t *heads, size_t hlen,
                                 const uint8_t *vals, size_t vlen, bool strict, const char *peer,
-                                struct mero_err *err)
+                                bool *governance, struct mero_err *err)
 {
     struct mero_ctx_apply_mode loose = {.clock = clock, .strict = false};
     struct mero_ctx_apply_mode entries = {.clock = clock, .strict = strict};
@@ -271,9 +278,10 @@ int mero__node_ctx_snap_install(struct mero_node *node, const uint8_t ctx[MERO_C
     if (mero__node_db_exec(node->db, "BEGIN IMMEDIATE") < 0) {
         return mero_err_set(err, MERO_EIO, "cannot start a write");
     }
-    int rc = apply_all(node, heads, hlen, &loose, "head", err);
+    *governance = false;
+    int rc = apply_all(node, heads, hlen, &loose, "head", err, governance);
     if (rc == 0) {
-        rc = apply_all(node, vals, vlen, &entries, "entry", err);
+        rc = apply_all(node, vals, vlen, &entries, "entry", err, governance);
     }
     if (rc == 0 && record(node, ctx, clock, peer) < 0) {
         rc = mero_err_set(err, MERO_EIO, "cannot record the snapshot");

@@ -26,9 +26,12 @@ struct mero_ctx_apply_mode {
 };
 
 /* Apply one delta of a snapshot in mode m (apply.c): every check of mero__node_ctx_apply except
- * the clock step, no refusal remembered. 0 (also a duplicate) or a refusal with err set. Must run
- * inside an open transaction. */
+ * the clock step, no refusal remembered. 0 (also a duplicate) or a refusal with err set, and
+ * *for_now set when its reason is the state of governance held here (the author's role, a relay's
+ * standing: issue 30), which the peer that served it need not share. Must run inside an open
+ * transaction. */
 MERO_MUST_CHECK int mero__ctx_apply_snap(struct mero_node *node, const uint8_t *bytes, size_t len,
-                                         const struct mero_ctx_apply_mode *m, struct mero_err *err);
+                                         const struct mero_ctx_apply_mode *m, struct mero_err *err,
+                                         bool *for_now);
 
 #endif
