@@ -41,12 +41,15 @@
  * there (the responder's log was rebuilt or reset, or the cursor is beyond its last) or this
  * node no longer holds the anchor (purged and rejoined), the cursor is dropped and the pull
  * starts over from 0 once. A cursor moves past a page only when every entry that page listed
- * is settled here afterwards: held, or a delta refused for good (issue 30: its refusal is
- * remembered, context/refused.c, so it is neither fetched nor refused again). A delta refused for
- * the state of governance is not fetched again while that state is unchanged but keeps the
- * cursor where it was, as a failed entry does, so it is judged afresh once governance moves. A
- * restart starts over once (cursors are not persisted); the table holds MAX_CURSORS entries, the
- * least recently used replaced.
+ * is settled here afterwards: held, or a delta refused (issue 30: its refusal is remembered,
+ * context/refused.c, so it is neither fetched nor refused again). A delta refused for the state
+ * of governance is settled only at that state: a cursor that passed one records the namespace's
+ * governance generation and is dropped once it moves, so the context's deltas are listed from
+ * the start and every such delta judged afresh. (It used to keep the cursor before that delta:
+ * every round then listed the rest of the context again, and beyond the memory's bound the
+ * forgotten refusals were fetched and refused again at every round.) A restart starts over once
+ * (cursors are not persisted); the table holds MAX_CURSORS entries, the least recently used
+ * replaced.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -176,7 +179,7 @@ struct cursor *mero__sync_cursor_find(struct mero_node_sync *s, const char *peer
 
 void mero__sync_cursor_put(struct mero_node_sync *s, const char *peer, bool deltas,
                            const uint8_t id[SYNC_ID_LEN], uint64_t seq,
-                           const uint8_t anchor[SYNC_HASH_LEN])
+                           const uint8_t anchor[SYNC_HASH_LEN], bool for_now, uint64_t gen)
 {
     struct cursor *c = mero__sync_cursor_find(s, peer, deltas, id);
     for (size_t i = 0; c == NULL && i < MAX_CURSORS; i++) {
@@ -198,6 +201,8 @@ void mero__sync_cursor_put(struct mero_node_sync *s, const char *peer, bool delt
     memcpy(c->id, id, sizeof(c->id));
     c->seq = seq;
     memcpy(c->anchor, anchor, sizeof(c->anchor));
+    c->for_now = for_now;
+    c->gen = gen;
     c->used = ++s->tick;
 }
 
@@ -228,6 +233,22 @@ bool mero__sync_held(struct job *j, const uint8_t h[SYNC_HASH_LEN])
 {
     int k = known(j, h);
     return k == MERO_CTX_HELD || k == MERO_CTX_REFUSED;
+}
+
+/* Settled for this job's cursor: held, refused for good, or a delta refused for now at the
+ * current governance generation (issue 30), which j->for_now then records. */
+static bool settled(struct job *j, const uint8_t h[SYNC_HASH_LEN])
+{
+    int k = known(j, h);
+    j->for_now = j->for_now || k == MERO_CTX_REFUSED_FOR_NOW;
+    return k == MERO_CTX_HELD || k == MERO_CTX_REFUSED || k == MERO_CTX_REFUSED_FOR_NOW;
+}
+
+/* The governance generation of the namespace being pulled (deltas phase); 0 unread. */
+static bool gen_now(struct job *j, uint64_t *gen)
+{
+    *gen = 0;
+    return j->deltas && mero__node_ctx_gov_gen(j->node, j->nss[j->ins], gen) == 0;
 }
 
 /* ---- requester ---------------------------------------------------------------------------- */
@@ -266,15 +287,20 @@ static int inv_req(struct mero_buf *b, struct job *j)
     return mero_buf_append_u64le(b, j->after == UINT64_MAX ? 0 : j->after);
 }
 
-/* Every entry of the inventory page just fetched is held: the cursor moves to its tail. */
+/* Every entry of the inventory page just fetched is settled: the cursor moves to its tail,
+ * noting the governance generation when it passed a delta refused for now (issue 30). */
 static void page_done(struct job *j)
 {
     for (size_t k = 0; k < j->nwant && !j->stuck; k++) {
-        j->stuck = !mero__sync_held(j, j->want[k]);
+        j->stuck = !settled(j, j->want[k]);
+    }
+    uint64_t gen = 0;
+    if (j->for_now && !gen_now(j, &gen)) {
+        j->stuck = true; /* the generation unread: keep the cursor where it was */
     }
     if (!j->stuck && j->page_any) {
         mero__sync_cursor_put(j->node->sync, j->peer, j->deltas, mero__sync_cur_id(j), j->page_last,
-                              j->page_tail);
+                              j->page_tail, j->for_now, gen);
     }
     j->page_any = false;
 }
@@ -410,7 +436,7 @@ static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
         if (k == MERO_CTX_UNKNOWN) {
             memcpy(j->want[j->nwant++], h, SYNC_HASH_LEN);
         } else if (k == MERO_CTX_REFUSED_FOR_NOW) {
-            j->stuck = true; /* not fetched now, but the cursor stays before it */
+            j->for_now = true; /* not fetched while governance is unchanged (issue 30) */
         }
     }
     if (n > 0 && j->want == NULL) {
@@ -433,6 +459,7 @@ static void take_cursor(struct job *j)
 {
     j->begin = false;
     j->stuck = false;
+    j->for_now = false;
     j->anchored = false;
     j->page_any = false;
     struct cursor *c =
@@ -440,10 +467,16 @@ static void take_cursor(struct job *j)
     if (c == NULL) {
         return;
     }
-    if (c->seq == 0 || c->seq > INT64_MAX || !mero__sync_held(j, c->anchor)) {
+    uint64_t gen = 0;
+    bool moved = c->for_now && (!gen_now(j, &gen) || gen != c->gen);
+    if (moved || c->seq == 0 || c->seq > INT64_MAX || !settled(j, c->anchor)) {
+        /* issue 30: governance moved since it passed a delta refused for now: from the start,
+         * so every such delta is judged afresh */
         cursor_drop(j->node->sync, j->peer, j->deltas, mero__sync_cur_id(j));
+        j->for_now = false;
         return;
     }
+    j->for_now = c->for_now;
     c->used = ++j->node->sync->tick;
     memcpy(j->anchor, c->anchor, sizeof(j->anchor));
     j->after = c->seq - 1;

@@ -82,9 +82,10 @@ struct job {
     /* issue 19: the peer answered "unknown" for nss[ins] */
     bool ns_unknown;
     /* cursor bookkeeping for the current id (see the top comment) */
-    bool begin;                       /* the next INV is the first for cur_id() */
-    bool anchored;                    /* this INV asked after = cursor - 1: expect the anchor */
-    bool stuck;                       /* a page of this id left something unheld: cursor stays */
+    bool begin;    /* the next INV is the first for cur_id() */
+    bool anchored; /* this INV asked after = cursor - 1: expect the anchor */
+    bool stuck;    /* a page of this id left something unheld: cursor stays */
+    bool for_now;  /* issue 30: the cursor of this id passed a delta refused for now */
     uint8_t anchor[SYNC_HASH_LEN];    /* the hash expected first when anchored */
     uint8_t page_tail[SYNC_HASH_LEN]; /* the last hash of the current inventory page */
     uint64_t page_last;               /* the responder's sequence of page_tail */
@@ -139,6 +140,10 @@ struct cursor {
     uint64_t seq;                  /* the responder's sequence of anchor */
     uint8_t anchor[SYNC_HASH_LEN]; /* the hash it listed at seq */
     uint64_t used;                 /* for least-recently-used replacement */
+    /* issue 30: it passed a delta refused for now, at the governance generation gen: it holds
+     * only while that generation does (then the context is judged afresh from its start) */
+    bool for_now;
+    uint64_t gen;
 };
 
 struct mero_node_sync {
@@ -174,7 +179,7 @@ struct cursor *mero__sync_cursor_find(struct mero_node_sync *s, const char *peer
                                       const uint8_t id[SYNC_ID_LEN]);
 void mero__sync_cursor_put(struct mero_node_sync *s, const char *peer, bool deltas,
                            const uint8_t id[SYNC_ID_LEN], uint64_t seq,
-                           const uint8_t anchor[SYNC_HASH_LEN]);
+                           const uint8_t anchor[SYNC_HASH_LEN], bool for_now, uint64_t gen);
 
 /* sync_snap_pull.c: catch-up by live state, the requester (issue 37, docs/sync.md) */
 enum { SNAP_NO, SNAP_ASK, SNAP_SKIP };

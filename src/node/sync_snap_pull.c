@@ -312,7 +312,8 @@ static void snap_finish(struct job *j)
     MERO_INFO("context %.16s… caught up by live state from %s (clock %llu)", h, j->peer,
               (unsigned long long)j->snap_clock);
     if (j->snap_seq > 0 && mero__sync_held(j, j->snap_tail)) {
-        mero__sync_cursor_put(s, j->peer, true, mero__sync_cur_id(j), j->snap_seq, j->snap_tail);
+        mero__sync_cursor_put(s, j->peer, true, mero__sync_cur_id(j), j->snap_seq, j->snap_tail,
+                              false, 0);
     }
     mero__sync_snap_drop(j);
     mero__sync_step(j); /* j->begin: the INV starts from the cursor just taken */

@@ -12,7 +12,8 @@
  * second peer's claim, or of the clock held here, is not believed (its history pulled instead, the
  * far-future write refused), and a first snapshot waits for a connected peer's claim; a snapshot
  * holding the write of an author removed since (issue 30) gives way to the history, its peer not
- * banned and the live state not fetched again; the page
+ * banned and the live state not fetched again; deltas refused for now do not hold the cursor
+ * until governance moves, then are judged afresh; the page
  * decoder refuses every truncation, trailing bytes, counts beyond their maxima and zero or
  * oversized lengths; the responder answers busy beyond MERO_SNAP_SESSIONS requesters and frees a
  * session after its last page; a node with full_history pulls the history instead.
@@ -297,6 +298,90 @@ TEST(live_state_holding_a_removed_author_s_write_gives_way_to_the_history)
     snapf_close(&f);
 }
 
+/*
+ * issue 30: deltas refused for now (x removed) early in a context's log do not hold r's cursor:
+ * the next pull lists the cursors' anchors alone, not the rest of the log again (it listed every
+ * delta after the first refusal at every round, and refetched the refusals its bounded memory had
+ * forgotten). Once governance moves (x added back) the cursor is dropped and x's deltas are
+ * judged afresh: taken now.
+ */
+/* Apply the first n deltas `from` stores on `to`; how many were refused as a non-member's. */
+static uint64_t refuse_first(struct mero_node *from, struct mero_node *to, int n)
+{
+    sqlite3_stmt *st = NULL;
+    uint64_t refused = 0;
+    if (sqlite3_prepare_v2(from->db, "SELECT bytes FROM ctx_delta ORDER BY seq LIMIT ?1", -1, &st,
+                           NULL) != SQLITE_OK) {
+        return 0;
+    }
+    sqlite3_bind_int(st, 1, n);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        struct mero_err err = {0};
+        refused += mero__node_ctx_apply(to, sqlite3_column_blob(st, 0),
+                                        (size_t)sqlite3_column_bytes(st, 0), &err) == -MERO_EPERM;
+    }
+    sqlite3_finalize(st);
+    return refused;
+}
+
+static void refused_for_now_then_judged_afresh(bool gossiped)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    struct mero_err err = {0};
+    uint8_t x[32], xsk[64];
+    CHECK_OK(snapf_open(&f));
+    r->full_history = true;
+    mero_ed25519_keypair(x, xsk);
+    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
+    for (uint64_t i = 0; i < 5; i++) {
+        char k[8];
+        snprintf(k, sizeof(k), "x%llu", (unsigned long long)i);
+        CHECK_OK(member_write(&f, &f.n[0], f.ctx, x, xsk, i + 1, k, "from x"));
+    }
+    CHECK_OK(snapf_write(&f.n[0], f.ctx, 300, 10));
+    CHECK_OK(mero_gov_remove_member(f.n[0].store, f.ns, f.ns, x, NULL, &err));
+    if (gossiped) {
+        /* x's deltas reach r first by another path (gossip) and are refused there: the pull's
+         * inventory then lists them as refused for now, and does not fetch them */
+        CHECK_U64_EQ(refuse_first(&f.n[0], r, 5), 5);
+        CHECK_U64_EQ(snapf_deltas(r), 0);
+    }
+
+    CHECK_OK(snapf_pull(&f, 0));
+    CHECK_U64_EQ(snapf_deltas(r), 300);
+    CHECK(snapf_value_is(r, f.ctx, "x0", NULL));
+    struct mero_node_sync_stats s1 = stats(r);
+    CHECK_OK(snapf_pull(&f, 0));
+    struct mero_node_sync_stats s2 = stats(r);
+    /* the anchors of the op log's cursor and of the context's */
+    CHECK_MSG(s2.inv_entries - s1.inv_entries <= 2, "listed %llu again",
+              (unsigned long long)(s2.inv_entries - s1.inv_entries));
+    CHECK_U64_EQ(s2.get_entries, s1.get_entries);
+
+    /* governance moves: x is a member again, and its deltas are judged afresh */
+    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
+    CHECK_OK(snapf_pull(&f, 0));
+    struct mero_node_sync_stats s3 = stats(r);
+    CHECK_U64_EQ(s3.get_entries - s2.get_entries, 5);
+    CHECK_U64_EQ(snapf_deltas(r), 305);
+    CHECK(snapf_value_is(r, f.ctx, "x4", "from x"));
+    CHECK_OK(snapf_pull(&f, 0));
+    CHECK(stats(r).inv_entries - s3.inv_entries <= 2);
+    mero_wipe(xsk, sizeof(xsk));
+    snapf_close(&f);
+}
+
+TEST(a_delta_refused_for_now_does_not_hold_the_cursor)
+{
+    refused_for_now_then_judged_afresh(false);
+}
+
+TEST(a_delta_refused_for_now_elsewhere_is_judged_afresh_too)
+{
+    refused_for_now_then_judged_afresh(true);
+}
+
 /* (len u32, bytes) of every delta f->n[0] stores, in order */
 static int all_deltas(struct mero_node *n, struct mero_buf *out)
 {
@@ -475,5 +560,7 @@ MERO_TEST_MAIN(T(new_replica_installs_live_state_not_history),
                T(far_future_clock_waits_for_a_second_opinion_and_is_not_merged),
                T(far_future_clock_refused_by_a_second_opinion),
                T(live_state_holding_a_removed_author_s_write_gives_way_to_the_history),
+               T(a_delta_refused_for_now_does_not_hold_the_cursor),
+               T(a_delta_refused_for_now_elsewhere_is_judged_afresh_too),
                T(install_checks_clock_and_staleness), T(page_codec_bounds_and_sessions),
                T(full_history_node_pulls_the_history))

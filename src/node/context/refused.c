@@ -39,8 +39,7 @@ int mero__node_ctx_refused_open(struct mero_node *node)
                               "code INTEGER NOT NULL, why TEXT NOT NULL)");
 }
 
-/* The generation of ns's governance state: it grows whenever that state may have changed. */
-static int gen_of(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], uint64_t *gen)
+int mero__node_ctx_gov_gen(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], uint64_t *gen)
 {
     uint64_t ops = 0;
     if (node->store == NULL || mero_gov_op_count(node->store, ns, &ops) < 0) {
@@ -56,7 +55,7 @@ void mero__node_ctx_refusal_note(struct mero_node *node, const uint8_t hash[MERO
     sqlite3_stmt *st = NULL;
     uint64_t gen = 0;
     *first = true;
-    if (ns != NULL && gen_of(node, ns, &gen) < 0) {
+    if (ns != NULL && mero__node_ctx_gov_gen(node, ns, &gen) < 0) {
         return; /* not remembered: judged again next time */
     }
     if (sqlite3_prepare_v2(node->db, "DELETE FROM ctx_refused WHERE hash = ?1", -1, &st, NULL) !=
@@ -114,7 +113,8 @@ int mero__node_ctx_refusal_get(struct mero_node *node, const uint8_t hash[MERO_D
             *state = MERO_CTX_REFUSED;
         } else if (sqlite3_column_bytes(st, 0) == MERO_NS_ID_LEN) {
             memcpy(ns, sqlite3_column_blob(st, 0), sizeof(ns));
-            if (gen_of(node, ns, &gen) == 0 && (uint64_t)sqlite3_column_int64(st, 1) == gen) {
+            if (mero__node_ctx_gov_gen(node, ns, &gen) == 0 &&
+                (uint64_t)sqlite3_column_int64(st, 1) == gen) {
                 *state = MERO_CTX_REFUSED_FOR_NOW;
             }
         }
