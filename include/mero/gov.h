@@ -596,17 +596,17 @@ MERO_MUST_CHECK int mero_gov_has_op(struct mero_store *s, const uint8_t hash[sta
 /* The encoded op (append to out). -MERO_ENOTFOUND when unknown. */
 MERO_MUST_CHECK int mero_gov_op_get(struct mero_store *s, const uint8_t hash[static MERO_OP_ID_LEN],
                                     struct mero_buf *out);
-/*
- * A number that moves whenever anything in the store may have changed: every row written,
- * replaced or deleted through the store's connection, a rolled-back one included (SQLite's
- * total changes). Reads never move it. A caller may keep an answer it read from the store for
- * as long as it stays the same (issue 33: a fleet join's own admission status).
- */
+/* A number that moves whenever anything in the store may have changed (SQLite's total changes,
+ * a rolled-back write included; reads never move it): an answer read from the store holds while
+ * it stays the same (issue 33: a fleet join's own admission status). */
 uint64_t mero_gov_generation(struct mero_store *s);
 /* Number of ops stored for ns. */
 MERO_MUST_CHECK int mero_gov_op_count(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                                       uint64_t *n);
-
+/* *yes = who is a principal of ns (held a row, or a stored op names it; docs/governance.md). */
+MERO_MUST_CHECK int mero_gov_principal(struct mero_store *s,
+                                       const uint8_t ns[static MERO_NS_ID_LEN],
+                                       const uint8_t who[static MERO_IDENTITY_LEN], bool *yes);
 /* The current group key we hold for group (-MERO_ENOTFOUND when we hold none). Wipe it. */
 MERO_MUST_CHECK int mero_gov_group_key(struct mero_store *s,
                                        const uint8_t group[static MERO_GROUP_ID_LEN],

@@ -80,6 +80,12 @@ int mero__gov_principal(struct mero_store *s, const uint8_t ns[MERO_NS_ID_LEN],
     return rc;
 }
 
+int mero_gov_principal(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                       const uint8_t who[static MERO_IDENTITY_LEN], bool *yes)
+{
+    return mero__gov_principal(s, ns, who, yes, NULL);
+}
+
 bool mero__gov_rule_refusal(int rc)
 {
     return rc < 0 && rc != -MERO_EIO && rc != -MERO_ENOMEM;

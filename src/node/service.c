@@ -165,6 +165,14 @@ static void crash_seam(const struct mero_node *node, const struct mero_gov_event
     }
 }
 
+/* issue 30: an event after which an author or a relay may hold a right it did not hold */
+static bool may_grant(int kind)
+{
+    return kind == MERO_EV_GROUP_CREATED || kind == MERO_EV_MEMBER_ADDED ||
+           kind == MERO_EV_TEE_MEMBER_ADMITTED || kind == MERO_EV_MEMBER_ROLE_SET ||
+           kind == MERO_EV_ADMIN_CHANGED || kind == MERO_EV_POLICY_SET;
+}
+
 static void on_gov_event(void *ud, const struct mero_gov_event *ev)
 {
     struct mero_node *node = ud;
@@ -173,6 +181,9 @@ static void on_gov_event(void *ud, const struct mero_gov_event *ev)
     if ((ev->kind == MERO_EV_KEY_DELIVERED || ev->kind == MERO_EV_KEY_ROTATED) && ev->for_us &&
         ev->group != NULL) {
         mero__node_ctx_retry(node, ev->group);
+    }
+    if (may_grant(ev->kind)) {
+        mero__node_ctx_rejudge(node); /* issue 30: deltas kept without effect (context/kept.c) */
     }
     if (ev->kind == MERO_EV_NAMESPACE_CREATED && ev->ns != NULL) {
         (void)mero__node_follow(node, ev->ns);

@@ -7,7 +7,8 @@
 # refuses it. That refusal is the state of governance here, not a fault of a: r must not refuse
 # a's live state whole, ban a and skip the context round after round (it did: the context was
 # never caught up). It pulls the history instead, serves a's values, refuses m's write once,
-# and sync settles: no refusal repeats, and the live state is not asked for again.
+# and sync settles: no refusal repeats, and the live state is not asked for again. m's write is
+# kept without effect on r and takes effect there once a adds m back.
 . "$(dirname "$0")/node_lib.bash"
 
 start_node a
@@ -60,4 +61,11 @@ sleep 3 # more sync rounds
 check "no refusal repeats once sync settled ($before, then $(refusals))" \
     eval '[ "$(refusals)" = "$before" ]'
 check "the live state was asked for once ($(asked))" eval '[ "$(asked)" = 1 ]'
+# r keeps m's write without effect (m held a row: a principal); once m is a member again, the
+# governance event has r judge it again, and it takes effect without a fetch
+check "r does not serve m's write" eval '! kv_is r "$CTX" theirs "from m"'
+req a POST "/admin-api/groups/$NS/members" "{\"identity\":\"$ID_m\",\"role\":\"Member\"}"
+check "a adds m back" status_is 200
+check "r learns it" wait_for 20 role_on r "$ID_m" Member
+check "r serves m's write now" wait_for 10 kv_is r "$CTX" theirs "from m"
 finish

@@ -26,6 +26,7 @@
 #include "mero/buf.h"
 #include "mero/crypto.h"
 #include "mero/gov.h"
+#include "node/context/clock_internal.h"
 #include "node/context/context_internal.h"
 #include "node/sync_internal.h"
 #include "support/snap_fixture.h"
@@ -200,13 +201,14 @@ TEST(far_future_clock_refused_by_a_second_opinion)
     snapf_close(&f);
 }
 
-/* A write of key = value in ctx by the member (pk, sk) at lamport, built from the documented
- * layout (docs/node.md "Contexts") under the group's current key, applied on n. */
-static int member_write(struct snapf *f, struct mero_node *n, const uint8_t ctx[32],
-                        const uint8_t pk[32], const uint8_t sk[64], uint64_t lamport,
-                        const char *key, const char *value)
+/* A write of key = value in ctx by (pk, sk) at lamport, built from the documented layout
+ * (docs/node.md "Contexts") under the group's current key, applied on n; plant: stored on n as
+ * applied without any check (a peer that took it under governance this node does not hold). */
+static int write_as(struct snapf *f, struct mero_node *n, const uint8_t ctx[32],
+                    const uint8_t pk[32], const uint8_t sk[64], uint64_t lamport, const char *key,
+                    const char *value, bool plant)
 {
-    uint8_t gk[32], kid[32], nonce[12], sig[64], ct[256];
+    uint8_t gk[32], kid[32], nonce[12], sig[64], ct[256], hash[32];
     struct mero_buf pt, d, msg;
     struct mero_err err = {0};
     MERO_TRY(mero_gov_group_key(n->store, f->ns, gk, kid));
@@ -235,9 +237,47 @@ static int member_write(struct snapf *f, struct mero_node *n, const uint8_t ctx[
         mero_ed25519_sign(sig, msg.data, msg.len, sk);
         rc = mero_buf_append(&d, sig, sizeof(sig));
     }
-    rc = rc < 0 ? rc : mero__node_ctx_apply(n, d.data, d.len, &err);
+    if (rc == 0 && plant) {
+        sqlite3_stmt *st = NULL;
+        mero_sha256(hash, d.data, d.len);
+        rc = sqlite3_prepare_v2(n->db,
+                                "INSERT INTO ctx_delta(hash, context, grp, bytes, applied) "
+                                "VALUES(?1, ?2, ?3, ?4, 1)",
+                                -1, &st, NULL) == SQLITE_OK
+                 ? 0
+                 : -MERO_EIO;
+        if (rc == 0) {
+            sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
+            sqlite3_bind_blob(st, 2, ctx, 32, SQLITE_STATIC);
+            sqlite3_bind_blob(st, 3, f->ns, 32, SQLITE_STATIC);
+            sqlite3_bind_blob(st, 4, d.data, (int)d.len, SQLITE_STATIC);
+            rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
+        }
+        sqlite3_finalize(st);
+        /* its value, live (what a snapshot serves), and the clock it raised */
+        st = NULL;
+        rc = rc < 0 || sqlite3_prepare_v2(n->db,
+                                          "INSERT OR REPLACE INTO ctx_kv(context, k, v, lamport, "
+                                          "hash, author) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                                          -1, &st, NULL) != SQLITE_OK
+                 ? -MERO_EIO
+                 : 0;
+        if (rc == 0) {
+            sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
+            sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+            sqlite3_bind_blob(st, 3, value, (int)strlen(value), SQLITE_STATIC);
+            sqlite3_bind_int64(st, 4, (sqlite3_int64)lamport);
+            sqlite3_bind_blob(st, 5, hash, 32, SQLITE_STATIC);
+            sqlite3_bind_blob(st, 6, pk, 32, SQLITE_STATIC);
+            rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
+        }
+        sqlite3_finalize(st);
+        rc = rc < 0 ? rc : mero__ctx_clock_raise(n, ctx, lamport);
+    } else if (rc == 0) {
+        rc = mero__node_ctx_apply(n, d.data, d.len, &err);
+    }
     if (rc < 0) {
-        fprintf(stderr, "# member_write: %s\n", err.msg);
+        fprintf(stderr, "# write_as: %s\n", err.msg);
     }
     mero_wipe(gk, sizeof(gk));
     mero_buf_cleanup(&msg);
@@ -246,13 +286,28 @@ static int member_write(struct snapf *f, struct mero_node *n, const uint8_t ctx[
     return rc;
 }
 
+/* Deltas node n keeps without effect (issue 30, context/kept.c). */
+static uint64_t kept(struct mero_node *n)
+{
+    sqlite3_stmt *st = NULL;
+    uint64_t c = 0;
+    if (sqlite3_prepare_v2(n->db, "SELECT count(*) FROM ctx_delta WHERE applied = 2", -1, &st,
+                           NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        c = (uint64_t)sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return c;
+}
+
 /*
  * issue 30: member x writes on n[0], then loses its row (the fixture's governance is shared, so
- * every node holds the removal, while n[0] applied x's write before it, as a node that held it
+ * every node holds the removal, while n[0] applied x's writes before it, as a node that held them
  * earlier does). n[0]'s live state holds x's write, which r refuses by the governance it holds.
- * That is no fault of n[0]: r pulls the history instead (x's write refused there, the others'
- * taken), bans nobody, and does not fetch the live state again at the next round, even of a
- * context whose history gave it nothing (ctx2: x's write alone).
+ * That is no fault of n[0]: r pulls the history instead, bans nobody, takes the others' writes
+ * and keeps x's that raised a clock without effect (x is a principal: it held a row), so nothing
+ * is fetched again at the next round. Once x is a member again, the kept writes take effect
+ * without a fetch, and the one only remembered is fetched and judged afresh.
  */
 TEST(live_state_holding_a_removed_author_s_write_gives_way_to_the_history)
 {
@@ -264,47 +319,83 @@ TEST(live_state_holding_a_removed_author_s_write_gives_way_to_the_history)
     mero_ed25519_keypair(x, xsk);
     CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
     CHECK_OK(mero_gov_create_context(f.n[0].store, f.ns, f.ns, app, ctx2, NULL, &err));
-    CHECK_OK(snapf_write(&f.n[0], f.ctx, 10, 10)); /* k<i> = v<i>, lamports 1..10 */
-    CHECK_OK(member_write(&f, &f.n[0], f.ctx, x, xsk, 11, "x", "from x"));
-    CHECK_OK(member_write(&f, &f.n[0], ctx2, x, xsk, 1, "x", "only x"));
+    /* x's first write, then 30 of the owner's (k<i> = v<20+i> at the end, lamports 2..31), so
+     * x's write is an entry of the live state but none of its 16 heads; then x's "low", at a
+     * lamport below the clock; in ctx2 x's one write (a head as well as the one entry) */
+    CHECK_OK(write_as(&f, &f.n[0], f.ctx, x, xsk, 1, "x", "from x", false));
+    CHECK_OK(snapf_write(&f.n[0], f.ctx, 30, 10));
+    CHECK_OK(write_as(&f, &f.n[0], f.ctx, x, xsk, 5, "low", "below the clock", false));
+    CHECK_OK(write_as(&f, &f.n[0], ctx2, x, xsk, 1, "x", "only x", false));
     CHECK(snapf_value_is(&f.n[0], f.ctx, "x", "from x"));
     CHECK_OK(mero_gov_remove_member(f.n[0].store, f.ns, f.ns, x, NULL, &err));
     CHECK(snapf_value_is(&f.n[0], f.ctx, "x", "from x")); /* applied before the removal */
 
     CHECK_OK(snapf_pull(&f, 0));
     struct mero_node_sync_stats s = stats(r);
-    CHECK_U64_EQ(s.snap_governance, 2); /* ctx and ctx2 */
+    CHECK_U64_EQ(s.snap_governance, 1); /* ctx: x's entry refused, the history pulled */
     CHECK_U64_EQ(s.snap_refused, 0);    /* n[0] is not banned */
-    CHECK_U64_EQ(s.snap_installed, 0);
-    CHECK(snapf_value_is(r, f.ctx, "k0", "v0"));
-    CHECK(snapf_value_is(r, f.ctx, "k9", "v9"));
+    /* ctx2: its one entry is also its one head, which r kept (it raised the clock) before the
+     * entries were judged: the entry is then held, and the live state installs */
+    CHECK_U64_EQ(s.snap_installed, 1);
+    CHECK(snapf_value_is(r, f.ctx, "k0", "v20"));
+    CHECK(snapf_value_is(r, f.ctx, "k9", "v29"));
     CHECK(snapf_value_is(r, f.ctx, "x", NULL));
     CHECK(snapf_value_is(r, ctx2, "x", NULL));
-    CHECK_U64_EQ(snapf_deltas(r), 10);
-    CHECK(!held_any(r, ctx2));
+    CHECK_U64_EQ(snapf_deltas(r), 32);
+    CHECK_U64_EQ(kept(r), 2); /* "low" raised no clock: only remembered */
+    CHECK(snapf_value_is(r, f.ctx, "low", NULL));
     /* the next round: no live state fetched, no delta fetched again */
     CHECK_OK(snapf_pull(&f, 0));
     struct mero_node_sync_stats s2 = stats(r);
     CHECK_U64_EQ(s2.snap_pages, s.snap_pages);
-    CHECK_U64_EQ(s2.snap_governance, 2);
+    CHECK_U64_EQ(s2.snap_governance, 1);
     CHECK_U64_EQ(s2.get_entries, s.get_entries);
     /* a write after the removal reaches r by ordinary delta sync */
     CHECK_OK(
         mero_node_ctx_put(&f.n[0], f.ctx, "after", (const uint8_t *)"next", 4, false, 0, &err));
     CHECK_OK(snapf_pull(&f, 0));
     CHECK(snapf_value_is(r, f.ctx, "after", "next"));
-    CHECK_U64_EQ(snapf_deltas(r), 11);
+    /* x a member again (the event a node's service turns into a new judgement): its kept writes
+     * take effect, nothing fetched */
+    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
+    uint64_t gets = stats(r).get_entries;
+    mero__node_ctx_rejudge(r);
+    CHECK(snapf_value_is(r, f.ctx, "x", "from x"));
+    CHECK(snapf_value_is(r, ctx2, "x", "only x"));
+    CHECK_U64_EQ(kept(r), 0);
+    CHECK_OK(snapf_pull(&f, 0));
+    CHECK_U64_EQ(stats(r).get_entries, gets + 1); /* "low" */
+    CHECK(snapf_value_is(r, f.ctx, "low", "below the clock"));
     mero_wipe(xsk, sizeof(xsk));
     snapf_close(&f);
 }
 
 /*
- * issue 30: deltas refused for now (x removed) early in a context's log do not hold r's cursor:
- * the next pull lists the cursors' anchors alone, not the rest of the log again (it listed every
- * delta after the first refusal at every round, and refetched the refusals its bounded memory had
- * forgotten). Once governance moves (x added back) the cursor is dropped and x's deltas are
- * judged afresh: taken now.
+ * A context whose live state holds only the write of y, an identity this node's governance does
+ * not know (planted on n[0]: a peer holding ops this node has not received yet). r's history gives
+ * it nothing (y is no principal here: refused for now, not kept), and its live state is not
+ * fetched again at every round while the context is caught up by its history (issue 30).
  */
+TEST(a_context_whose_history_gave_nothing_is_not_asked_for_its_live_state_again)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    uint8_t y[32], ysk[64];
+    CHECK_OK(snapf_open(&f));
+    mero_ed25519_keypair(y, ysk);
+    CHECK_OK(write_as(&f, &f.n[0], f.ctx, y, ysk, 1, "y", "from y", true));
+    CHECK_OK(snapf_pull(&f, 0));
+    struct mero_node_sync_stats s = stats(r);
+    CHECK_U64_EQ(s.snap_governance, 1);
+    CHECK_U64_EQ(s.snap_refused, 0);
+    CHECK(!held_any(r, f.ctx));
+    CHECK_OK(snapf_pull(&f, 0));
+    CHECK_U64_EQ(stats(r).snap_pages, s.snap_pages);
+    CHECK_U64_EQ(stats(r).snap_governance, 1);
+    mero_wipe(ysk, sizeof(ysk));
+    snapf_close(&f);
+}
+
 /* Apply the first n deltas `from` stores on `to`; how many were refused as a non-member's. */
 static uint64_t refuse_first(struct mero_node *from, struct mero_node *to, int n)
 {
@@ -324,25 +415,30 @@ static uint64_t refuse_first(struct mero_node *from, struct mero_node *to, int n
     return refused;
 }
 
+/*
+ * issue 30: deltas refused for now (y not a member here yet: planted on n[0], a peer ahead of
+ * this node's governance) early in a context's log do not hold r's cursor: the next pull lists
+ * the cursors' anchors alone, not the rest of the log again (it listed every delta after the
+ * first refusal at every round, and refetched the refusals its bounded memory had forgotten).
+ * Once governance moves (y added) the cursor is dropped and y's deltas are judged afresh: taken.
+ */
 static void refused_for_now_then_judged_afresh(bool gossiped)
 {
     struct snapf f;
     struct mero_node *r = &f.n[2];
     struct mero_err err = {0};
-    uint8_t x[32], xsk[64];
+    uint8_t y[32], ysk[64];
     CHECK_OK(snapf_open(&f));
     r->full_history = true;
-    mero_ed25519_keypair(x, xsk);
-    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
+    mero_ed25519_keypair(y, ysk);
     for (uint64_t i = 0; i < 5; i++) {
         char k[8];
-        snprintf(k, sizeof(k), "x%llu", (unsigned long long)i);
-        CHECK_OK(member_write(&f, &f.n[0], f.ctx, x, xsk, i + 1, k, "from x"));
+        snprintf(k, sizeof(k), "y%llu", (unsigned long long)i);
+        CHECK_OK(write_as(&f, &f.n[0], f.ctx, y, ysk, i + 1, k, "from y", true));
     }
     CHECK_OK(snapf_write(&f.n[0], f.ctx, 300, 10));
-    CHECK_OK(mero_gov_remove_member(f.n[0].store, f.ns, f.ns, x, NULL, &err));
     if (gossiped) {
-        /* x's deltas reach r first by another path (gossip) and are refused there: the pull's
+        /* y's deltas reach r first by another path (gossip) and are refused there: the pull's
          * inventory then lists them as refused for now, and does not fetch them */
         CHECK_U64_EQ(refuse_first(&f.n[0], r, 5), 5);
         CHECK_U64_EQ(snapf_deltas(r), 0);
@@ -350,7 +446,8 @@ static void refused_for_now_then_judged_afresh(bool gossiped)
 
     CHECK_OK(snapf_pull(&f, 0));
     CHECK_U64_EQ(snapf_deltas(r), 300);
-    CHECK(snapf_value_is(r, f.ctx, "x0", NULL));
+    CHECK_U64_EQ(kept(r), 0); /* y is no principal here */
+    CHECK(snapf_value_is(r, f.ctx, "y0", NULL));
     struct mero_node_sync_stats s1 = stats(r);
     CHECK_OK(snapf_pull(&f, 0));
     struct mero_node_sync_stats s2 = stats(r);
@@ -359,16 +456,16 @@ static void refused_for_now_then_judged_afresh(bool gossiped)
               (unsigned long long)(s2.inv_entries - s1.inv_entries));
     CHECK_U64_EQ(s2.get_entries, s1.get_entries);
 
-    /* governance moves: x is a member again, and its deltas are judged afresh */
-    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
+    /* governance moves: y is a member now, and its deltas are judged afresh */
+    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, y, MERO_ROLE_MEMBER, NULL, &err));
     CHECK_OK(snapf_pull(&f, 0));
     struct mero_node_sync_stats s3 = stats(r);
     CHECK_U64_EQ(s3.get_entries - s2.get_entries, 5);
     CHECK_U64_EQ(snapf_deltas(r), 305);
-    CHECK(snapf_value_is(r, f.ctx, "x4", "from x"));
+    CHECK(snapf_value_is(r, f.ctx, "y4", "from y"));
     CHECK_OK(snapf_pull(&f, 0));
     CHECK(stats(r).inv_entries - s3.inv_entries <= 2);
-    mero_wipe(xsk, sizeof(xsk));
+    mero_wipe(ysk, sizeof(ysk));
     snapf_close(&f);
 }
 
@@ -380,6 +477,43 @@ TEST(a_delta_refused_for_now_does_not_hold_the_cursor)
 TEST(a_delta_refused_for_now_elsewhere_is_judged_afresh_too)
 {
     refused_for_now_then_judged_afresh(true);
+}
+
+/*
+ * issue 30: a removed author's write raised the context's clock on the nodes that took it (by
+ * the step bound: lamport = clock + MERO_LAMPORT_STEP), and the writes after it build on that
+ * clock. A node that refuses the removed author's write must still take them, and so must a node
+ * that syncs from it alone (n[1] from r): r keeps the write without effect and serves it. Before,
+ * every later write of the context was out of reach of a node that joined after the removal.
+ */
+TEST(writes_after_a_refused_clock_jump_are_taken)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    struct mero_err err = {0};
+    uint8_t x[32], xsk[64];
+    CHECK_OK(snapf_open(&f));
+    mero_ed25519_keypair(x, xsk);
+    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
+    CHECK_OK(snapf_write(&f.n[0], f.ctx, 3, 3)); /* lamports 1..3 */
+    CHECK_OK(write_as(&f, &f.n[0], f.ctx, x, xsk, 3 + MERO_LAMPORT_STEP, "x", "far", false));
+    CHECK_OK(
+        mero_node_ctx_put(&f.n[0], f.ctx, "after", (const uint8_t *)"the jump", 8, false, 0, &err));
+    CHECK_OK(mero_gov_remove_member(f.n[0].store, f.ns, f.ns, x, NULL, &err));
+    for (int round = 0; round < 2; round++) {
+        CHECK_OK(snapf_pull(&f, 0));
+    }
+    CHECK(snapf_value_is(r, f.ctx, "k2", "v2"));
+    CHECK(snapf_value_is(r, f.ctx, "x", NULL));
+    CHECK(snapf_value_is(r, f.ctx, "after", "the jump"));
+    CHECK_U64_EQ(kept(r), 1);
+    /* n[1] learns the context from r alone, through the ordinary apply path */
+    CHECK_OK(snapf_copy(r, &f.n[1]) == -MERO_EPERM ? 0 : -1); /* x's write: kept, refused */
+    CHECK_OK(snapf_copy(r, &f.n[1]));                         /* the rest, once x's is held */
+    CHECK(snapf_value_is(&f.n[1], f.ctx, "after", "the jump"));
+    CHECK(snapf_value_is(&f.n[1], f.ctx, "x", NULL));
+    mero_wipe(xsk, sizeof(xsk));
+    snapf_close(&f);
 }
 
 /* (len u32, bytes) of every delta f->n[0] stores, in order */
@@ -560,7 +694,9 @@ MERO_TEST_MAIN(T(new_replica_installs_live_state_not_history),
                T(far_future_clock_waits_for_a_second_opinion_and_is_not_merged),
                T(far_future_clock_refused_by_a_second_opinion),
                T(live_state_holding_a_removed_author_s_write_gives_way_to_the_history),
+               T(a_context_whose_history_gave_nothing_is_not_asked_for_its_live_state_again),
                T(a_delta_refused_for_now_does_not_hold_the_cursor),
                T(a_delta_refused_for_now_elsewhere_is_judged_afresh_too),
+               T(writes_after_a_refused_clock_jump_are_taken),
                T(install_checks_clock_and_staleness), T(page_codec_bounds_and_sessions),
                T(full_history_node_pulls_the_history))

@@ -16,7 +16,8 @@
  * 16: node->hooks.key_missing, which the admission layer sets; rate-limited per key id). Issue 30:
  * a second copy of an intent (another relay carried it too) is stored and counted, never refused; a
  * refusal is remembered (refused.c) so that sync does not fetch and refuse the same delta every
- * round, and logged at INFO once.
+ * round, and logged at INFO once; a refusal for the state of governance whose author (and
+ * executor) are principals keeps the delta without effect when it raises the clock (kept.c).
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 #include "node/context/clock_internal.h"
 #include "node/context/codec_internal.h"
 #include "node/context/context_internal.h"
+#include "node/context/kept_internal.h"
 #include "node/context/relay_internal.h"
 #include "node/context/snap_internal.h"
 #include "node/context/store_internal.h"
@@ -111,6 +113,24 @@ struct verdict {
     uint8_t ns[MERO_NS_ID_LEN];
 };
 
+/* issue 30 (kept.c): a delta refused for the state of governance, its signer a principal, is
+ * kept without effect when it raises the clock: held, so not remembered as refused. In a
+ * snapshot (m) the bound is the snapshot's clock, as for its other deltas (a head kept there
+ * holds the clock the peer's later writes build on; a refused entry rolls it all back). A store
+ * error leaves it remembered, as before. */
+static void keep(struct mero_node *node, const uint8_t *bytes, size_t len,
+                 const uint8_t hash[MERO_DELTA_ID_LEN], const struct mero_ctx_delta *d,
+                 const uint8_t ns[MERO_NS_ID_LEN], const uint8_t group[MERO_GROUP_ID_LEN],
+                 const struct mero_ctx_apply_mode *m, struct verdict *v)
+{
+    bool kept = false;
+    if (mero__ctx_keep(node, bytes, len, hash, d, ns, group, m != NULL ? &m->clock : NULL, &kept) ==
+            0 &&
+        kept) {
+        v->remember = false;
+    }
+}
+
 /* Transactions: one per delta on the ordinary path; a savepoint inside the snapshot's one
  * transaction (issue 37, snap.c), so a refused entry undoes the whole snapshot. */
 static int tx_begin(struct mero_node *node, const struct mero_ctx_apply_mode *m)
@@ -180,6 +200,7 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
     }
     if (rc < 0) {
         v->remember = v->for_now = true; /* governance may still change its mind */
+        keep(node, bytes, len, hash, &d, ns, group, m, v);
         return rc;
     }
     if (tx_begin(node, m) < 0) {
@@ -220,10 +241,13 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
 out:
     sqlite3_finalize(st);
     if (rc < 0 && merr.code != 0) {
-        /* refused once its plaintext was read: nothing is stored */
+        /* refused once its plaintext was read: nothing is stored (but kept, below) */
         tx_rollback(node, m);
         v->remember = true;
         v->for_now = for_now;
+        if (for_now) {
+            keep(node, bytes, len, hash, &d, ns, group, m, v);
+        }
         return mero_err_set(err, merr.code, "%s", merr.msg);
     }
     if (rc < 0 || tx_commit(node, m) < 0) {
@@ -307,10 +331,18 @@ static void retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_
     bool tx =
         sqlite3_get_autocommit(node->db) && mero__node_db_exec(node->db, "BEGIN IMMEDIATE") == 0;
     int m = materialise(node, group, p, &d, hash, false, &e, &for_now);
+    bool keepable = false;
+    if (m < 0 && e.code != 0 && for_now && mero_gov_namespace_of(node->store, group, ns) == 0) {
+        keepable = mero__ctx_keepable(node, ns, &d, &keepable) == 0 && keepable;
+    }
     if (m == 1) {
         (void)mero__ctx_exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash);
+    } else if (m < 0 && e.code != 0 && keepable) {
+        /* issue 30: refused for the state of governance, its signer a principal: kept */
+        _Static_assert(MERO_CTX_KEPT == 2, "the statement names it");
+        (void)mero__ctx_exec_hash(node, "UPDATE ctx_delta SET applied = 2 WHERE hash = ?1", hash);
     } else if (m < 0 && e.code != 0) {
-        /* a kept delta refused once its key arrived: not kept any longer */
+        /* a delta held for its key, refused once the key arrived: not held any longer */
         (void)mero__ctx_exec_hash(node, "DELETE FROM ctx_delta WHERE hash = ?1", hash);
     }
     if (tx) {
@@ -318,7 +350,7 @@ static void retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_
     }
     if (m < 0 && e.code != 0) {
         bool ns_ok = !for_now || mero_gov_namespace_of(node->store, group, ns) == 0;
-        if (ns_ok) {
+        if (ns_ok && !keepable) {
             mero__node_ctx_refusal_note(node, hash, for_now ? ns : NULL, e.code, e.msg, &first);
         }
         log_refusal(p, n, hash, first, e.msg);

@@ -158,6 +158,14 @@ MERO_MUST_CHECK int mero__node_ctx_offer_stored(struct mero_node *node,
                                                 const uint8_t hash[MERO_DELTA_ID_LEN],
                                                 uint64_t lamport);
 
+/* ---- issue 30: deltas kept without effect (src/node/context/kept.c) ---- */
+/* ctx_delta.applied: 0 pending (its key not held yet), 1 applied, MERO_CTX_KEPT kept without
+ * effect (refused for the state of governance; its signer a principal of the namespace) */
+#define MERO_CTX_KEPT 2
+/* Judge every kept delta again (governance may have granted its author the right): one that
+ * passes now takes effect through the retry (mero__node_ctx_retry). */
+void mero__node_ctx_rejudge(struct mero_node *node);
+
 /* ---- issue 30: no refusal loops (src/node/context/refused.c) ---- */
 #define MERO_CTX_REFUSED_MAX 4096 /* refusals remembered at most; the oldest forgotten first */
 /* What this node knows of a delta hash. */

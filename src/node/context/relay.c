@@ -8,9 +8,11 @@
  *
  * Invariants (spec "Read-only for its own writes"): an author whose effective role in the
  * context's group is ReadOnly, ReadOnlyTee, RelayTee, any TEE row, or none may not write. Every
- * peer refuses a relayed delta (nothing stored) unless the executor may relay in the context's
- * group (mero_gov_relay_standing) and the author may write there; once the plaintext is at hand
- * (at once, or when the key arrives for a kept delta, which is then deleted if refused) the
+ * peer refuses a relayed delta (nothing takes effect; issue 30: kept without effect when its
+ * author and executor are principals and it raises the clock, kept.c) unless the executor may
+ * relay in the context's group (mero_gov_relay_standing) and the author may write there; once the
+ * plaintext is at hand (at once, or when the key arrives for a delta held for it, which is then
+ * deleted if refused) the
  * intent must verify, name this namespace, context and author, be a put, be live at relayed_at,
  * and let this executor carry it. Only the intents route refuses a replay (an (author, nonce)
  * another intent holds, intent.c); at the cut a second copy of an intent is counted, not

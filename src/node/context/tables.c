@@ -27,6 +27,8 @@ static const char *const schema[] = {
     "hash BLOB UNIQUE NOT NULL, context BLOB NOT NULL, grp BLOB NOT NULL, "
     "bytes BLOB NOT NULL, applied INTEGER NOT NULL)",
     "CREATE INDEX IF NOT EXISTS ctx_delta_ctx ON ctx_delta(context, seq)",
+    /* issue 30: the deltas kept without effect (MERO_CTX_KEPT), judged again by kept.c */
+    "CREATE INDEX IF NOT EXISTS ctx_delta_kept ON ctx_delta(applied) WHERE applied = 2",
     "CREATE TABLE IF NOT EXISTS ctx_kv (context BLOB NOT NULL, k TEXT NOT NULL, v BLOB NOT NULL, "
     "lamport INTEGER NOT NULL, hash BLOB NOT NULL, author BLOB NOT NULL, "
     "PRIMARY KEY(context, k))",
