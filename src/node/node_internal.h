@@ -150,6 +150,9 @@ struct mero_node {
     /* ---- issue 30: counts governance events (service.c), so a delta refused for the state of
      * governance is judged again once it changes (context/refused.c); memory only ---- */
     uint64_t gov_gen;
+    /* issue 30: a governance event came since the deltas kept without effect were last judged
+     * (context/kept.c); they are judged again at the next sync tick, once the store committed */
+    bool ctx_rejudge_due;
 };
 
 /*

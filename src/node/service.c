@@ -165,14 +165,6 @@ static void crash_seam(const struct mero_node *node, const struct mero_gov_event
     }
 }
 
-/* issue 30: an event after which an author or a relay may hold a right it did not hold */
-static bool may_grant(int kind)
-{
-    return kind == MERO_EV_GROUP_CREATED || kind == MERO_EV_MEMBER_ADDED ||
-           kind == MERO_EV_TEE_MEMBER_ADMITTED || kind == MERO_EV_MEMBER_ROLE_SET ||
-           kind == MERO_EV_ADMIN_CHANGED || kind == MERO_EV_POLICY_SET;
-}
-
 static void on_gov_event(void *ud, const struct mero_gov_event *ev)
 {
     struct mero_node *node = ud;
@@ -182,9 +174,10 @@ static void on_gov_event(void *ud, const struct mero_gov_event *ev)
         ev->group != NULL) {
         mero__node_ctx_retry(node, ev->group);
     }
-    if (may_grant(ev->kind)) {
-        mero__node_ctx_rejudge(node); /* issue 30: deltas kept without effect (context/kept.c) */
-    }
+    /* issue 30: deltas kept without effect (context/kept.c) are judged again at the next sync
+     * tick: any event may grant a right (a removal too: a ReadOnly row or a TEE row gone), and
+     * the event may come inside a store transaction that is later rolled back */
+    node->ctx_rejudge_due = true;
     if (ev->kind == MERO_EV_NAMESPACE_CREATED && ev->ns != NULL) {
         (void)mero__node_follow(node, ev->ns);
     }
@@ -206,6 +199,10 @@ void mero__node_gov_hooks(struct mero_node *node, struct mero_gov_hooks *h)
 static void on_sync_timer(uv_timer_t *t)
 {
     struct mero_node *node = t->data;
+    if (node->ctx_rejudge_due) {
+        node->ctx_rejudge_due = false;
+        mero__node_ctx_rejudge(node);
+    }
     char peers[SYNC_PEERS_MAX][MERO_PEER_ID_STR_MAX];
     size_t n = mero_net_connected_peers(node->net, peers, SYNC_PEERS_MAX);
     for (size_t i = 0; i < n && i < SYNC_PEERS_MAX; i++) {

@@ -235,20 +235,32 @@ bool mero__sync_held(struct job *j, const uint8_t h[SYNC_HASH_LEN])
     return k == MERO_CTX_HELD || k == MERO_CTX_REFUSED;
 }
 
-/* Settled for this job's cursor: held, refused for good, or a delta refused for now at the
- * current governance generation (issue 30), which j->for_now then records. */
-static bool settled(struct job *j, const uint8_t h[SYNC_HASH_LEN])
-{
-    int k = known(j, h);
-    j->for_now = j->for_now || k == MERO_CTX_REFUSED_FOR_NOW;
-    return k == MERO_CTX_HELD || k == MERO_CTX_REFUSED || k == MERO_CTX_REFUSED_FOR_NOW;
-}
-
-/* The governance generation of the namespace being pulled (deltas phase); 0 unread. */
+/* The governance generation of the namespace being pulled (deltas phase); false unread. */
 static bool gen_now(struct job *j, uint64_t *gen)
 {
     *gen = 0;
     return j->deltas && mero__node_ctx_gov_gen(j->node, j->nss[j->ins], gen) == 0;
+}
+
+/* A delta refused for now at the current generation was passed: the first one fixes the
+ * generation the cursor may be kept at (page_done keeps it where it was if it moved since). */
+static void passed_for_now(struct job *j)
+{
+    if (!j->for_now && !gen_now(j, &j->for_now_gen)) {
+        j->stuck = true; /* the generation unread: keep the cursor where it was */
+    }
+    j->for_now = true;
+}
+
+/* Settled for this job's cursor: held, refused for good, or a delta refused for now at the
+ * current governance generation (issue 30), which passed_for_now records. */
+static bool settled(struct job *j, const uint8_t h[SYNC_HASH_LEN])
+{
+    int k = known(j, h);
+    if (k == MERO_CTX_REFUSED_FOR_NOW) {
+        passed_for_now(j);
+    }
+    return k == MERO_CTX_HELD || k == MERO_CTX_REFUSED || k == MERO_CTX_REFUSED_FOR_NOW;
 }
 
 /* ---- requester ---------------------------------------------------------------------------- */
@@ -295,8 +307,10 @@ static void page_done(struct job *j)
         j->stuck = !settled(j, j->want[k]);
     }
     uint64_t gen = 0;
-    if (j->for_now && !gen_now(j, &gen)) {
-        j->stuck = true; /* the generation unread: keep the cursor where it was */
+    if (j->for_now && (!gen_now(j, &gen) || gen != j->for_now_gen)) {
+        /* governance moved while this pull passed a delta refused for now (its refusal no
+         * longer holds): the cursor stays where it was, and the next pull lists it again */
+        j->stuck = true;
     }
     if (!j->stuck && j->page_any) {
         mero__sync_cursor_put(j->node->sync, j->peer, j->deltas, mero__sync_cur_id(j), j->page_last,
@@ -436,7 +450,7 @@ static void on_inv(void *ud, int status, const uint8_t *data, size_t len)
         if (k == MERO_CTX_UNKNOWN) {
             memcpy(j->want[j->nwant++], h, SYNC_HASH_LEN);
         } else if (k == MERO_CTX_REFUSED_FOR_NOW) {
-            j->for_now = true; /* not fetched while governance is unchanged (issue 30) */
+            passed_for_now(j); /* not fetched while governance is unchanged (issue 30) */
         }
     }
     if (n > 0 && j->want == NULL) {
@@ -477,6 +491,7 @@ static void take_cursor(struct job *j)
         return;
     }
     j->for_now = c->for_now;
+    j->for_now_gen = c->gen;
     c->used = ++j->node->sync->tick;
     memcpy(j->anchor, c->anchor, sizeof(j->anchor));
     j->after = c->seq - 1;

@@ -82,10 +82,11 @@ struct job {
     /* issue 19: the peer answered "unknown" for nss[ins] */
     bool ns_unknown;
     /* cursor bookkeeping for the current id (see the top comment) */
-    bool begin;    /* the next INV is the first for cur_id() */
-    bool anchored; /* this INV asked after = cursor - 1: expect the anchor */
-    bool stuck;    /* a page of this id left something unheld: cursor stays */
-    bool for_now;  /* issue 30: the cursor of this id passed a delta refused for now */
+    bool begin;           /* the next INV is the first for cur_id() */
+    bool anchored;        /* this INV asked after = cursor - 1: expect the anchor */
+    bool stuck;           /* a page of this id left something unheld: cursor stays */
+    bool for_now;         /* issue 30: the cursor of this id passed a delta refused for now */
+    uint64_t for_now_gen; /* the governance generation at which it first passed one */
     uint8_t anchor[SYNC_HASH_LEN];    /* the hash expected first when anchored */
     uint8_t page_tail[SYNC_HASH_LEN]; /* the last hash of the current inventory page */
     uint64_t page_last;               /* the responder's sequence of page_tail */

@@ -28,6 +28,7 @@
 #include "mero/gov.h"
 #include "node/context/clock_internal.h"
 #include "node/context/context_internal.h"
+#include "node/service_internal.h"
 #include "node/sync_internal.h"
 #include "support/snap_fixture.h"
 
@@ -321,7 +322,7 @@ TEST(live_state_holding_a_removed_author_s_write_gives_way_to_the_history)
     CHECK_OK(mero_gov_create_context(f.n[0].store, f.ns, f.ns, app, ctx2, NULL, &err));
     /* x's first write, then 30 of the owner's (k<i> = v<20+i> at the end, lamports 2..31), so
      * x's write is an entry of the live state but none of its 16 heads; then x's "low", at a
-     * lamport below the clock; in ctx2 x's one write (a head as well as the one entry) */
+     * lamport below the clock; in ctx2 x's one write (its one head and its one entry) */
     CHECK_OK(write_as(&f, &f.n[0], f.ctx, x, xsk, 1, "x", "from x", false));
     CHECK_OK(snapf_write(&f.n[0], f.ctx, 30, 10));
     CHECK_OK(write_as(&f, &f.n[0], f.ctx, x, xsk, 5, "low", "below the clock", false));
@@ -332,11 +333,10 @@ TEST(live_state_holding_a_removed_author_s_write_gives_way_to_the_history)
 
     CHECK_OK(snapf_pull(&f, 0));
     struct mero_node_sync_stats s = stats(r);
-    CHECK_U64_EQ(s.snap_governance, 1); /* ctx: x's entry refused, the history pulled */
-    CHECK_U64_EQ(s.snap_refused, 0);    /* n[0] is not banned */
-    /* ctx2: its one entry is also its one head, which r kept (it raised the clock) before the
-     * entries were judged: the entry is then held, and the live state installs */
-    CHECK_U64_EQ(s.snap_installed, 1);
+    /* ctx: x's entry refused; ctx2: x's write, its one head, refused: the history of both */
+    CHECK_U64_EQ(s.snap_governance, 2);
+    CHECK_U64_EQ(s.snap_refused, 0); /* n[0] is not banned */
+    CHECK_U64_EQ(s.snap_installed, 0);
     CHECK(snapf_value_is(r, f.ctx, "k0", "v20"));
     CHECK(snapf_value_is(r, f.ctx, "k9", "v29"));
     CHECK(snapf_value_is(r, f.ctx, "x", NULL));
@@ -348,15 +348,15 @@ TEST(live_state_holding_a_removed_author_s_write_gives_way_to_the_history)
     CHECK_OK(snapf_pull(&f, 0));
     struct mero_node_sync_stats s2 = stats(r);
     CHECK_U64_EQ(s2.snap_pages, s.snap_pages);
-    CHECK_U64_EQ(s2.snap_governance, 1);
+    CHECK_U64_EQ(s2.snap_governance, 2);
     CHECK_U64_EQ(s2.get_entries, s.get_entries);
     /* a write after the removal reaches r by ordinary delta sync */
     CHECK_OK(
         mero_node_ctx_put(&f.n[0], f.ctx, "after", (const uint8_t *)"next", 4, false, 0, &err));
     CHECK_OK(snapf_pull(&f, 0));
     CHECK(snapf_value_is(r, f.ctx, "after", "next"));
-    /* x a member again (the event a node's service turns into a new judgement): its kept writes
-     * take effect, nothing fetched */
+    /* x a member again (the event has a node's service judge the kept deltas again at its next
+     * sync tick): its kept writes take effect, nothing fetched */
     CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
     uint64_t gets = stats(r).get_entries;
     mero__node_ctx_rejudge(r);
@@ -512,6 +512,201 @@ TEST(writes_after_a_refused_clock_jump_are_taken)
     CHECK_OK(snapf_copy(r, &f.n[1]));                         /* the rest, once x's is held */
     CHECK(snapf_value_is(&f.n[1], f.ctx, "after", "the jump"));
     CHECK(snapf_value_is(&f.n[1], f.ctx, "x", NULL));
+    mero_wipe(xsk, sizeof(xsk));
+    snapf_close(&f);
+}
+
+/*
+ * (review of the issue-30 change) A removed author's write is the newest head of the live state
+ * and the live value of k; the member's earlier write of k is neither a head nor an entry. Kept
+ * as a head, it would have made the entry "held" and the live state install without k, the
+ * member's write never fetched. A head the governance here refuses sends r to the history
+ * instead, which holds k = "a", as a node replaying it (n[1]) does.
+ */
+TEST(a_head_the_governance_here_refuses_sends_the_live_state_to_the_history)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    struct mero_err err = {0};
+    uint8_t x[32], xsk[64];
+    CHECK_OK(snapf_open(&f));
+    mero_ed25519_keypair(x, xsk);
+    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
+    CHECK_OK(mero_node_ctx_put(&f.n[0], f.ctx, "k", (const uint8_t *)"a", 1, false, 0, &err));
+    CHECK_OK(snapf_write(&f.n[0], f.ctx, 20, 20)); /* k0..k19, lamports 2..21 */
+    CHECK_OK(write_as(&f, &f.n[0], f.ctx, x, xsk, 22, "k", "b", false));
+    CHECK_OK(mero_gov_remove_member(f.n[0].store, f.ns, f.ns, x, NULL, &err));
+    CHECK_OK(snapf_copy(&f.n[0], &f.n[1]) == -MERO_EPERM ? 0 : -1);
+    CHECK(snapf_value_is(&f.n[1], f.ctx, "k", "a")); /* the history's answer */
+    for (int round = 0; round < 2; round++) {
+        CHECK_OK(snapf_pull(&f, 0));
+    }
+    CHECK_U64_EQ(stats(r).snap_installed, 0);
+    CHECK_U64_EQ(stats(r).snap_governance, 1);
+    CHECK(snapf_value_is(r, f.ctx, "k", "a"));
+    CHECK_U64_EQ(kept(r), 1);
+    mero_wipe(xsk, sizeof(xsk));
+    snapf_close(&f);
+}
+
+/*
+ * (review) y's write (no member here) reached r before, by gossip, and its refusal is
+ * remembered for now. The live state holding it is refused from that memory, and still for the
+ * state of governance: n[0] is not banned.
+ */
+TEST(a_remembered_refusal_in_a_live_state_bans_nobody)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    uint8_t y[32], ysk[64];
+    CHECK_OK(snapf_open(&f));
+    mero_ed25519_keypair(y, ysk);
+    CHECK_OK(write_as(&f, &f.n[0], f.ctx, y, ysk, 1, "y", "from y", true));
+    CHECK_U64_EQ(refuse_first(&f.n[0], r, 1), 1);
+    CHECK_OK(snapf_pull(&f, 0));
+    CHECK_U64_EQ(stats(r).snap_refused, 0);
+    CHECK_U64_EQ(stats(r).snap_governance, 1);
+    mero_wipe(ysk, sizeof(ysk));
+    snapf_close(&f);
+}
+
+/*
+ * (review) Governance moves between two inventory pages of one pull: page 1 passes y's deltas
+ * refused for now (generation g1), y is added before page 2 is settled. The cursor must not be
+ * kept at the new generation past y's deltas (whose refusal no longer holds): it stays where it
+ * was, and the next pulls take them.
+ */
+TEST(a_generation_moving_within_a_pull_keeps_the_cursor_before_the_refusals)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    struct mero_err err = {0};
+    uint8_t y[32], ysk[64];
+    CHECK_OK(snapf_open(&f));
+    r->full_history = true;
+    mero_ed25519_keypair(y, ysk);
+    for (uint64_t i = 0; i < 5; i++) {
+        char k[8];
+        snprintf(k, sizeof(k), "y%llu", (unsigned long long)i);
+        CHECK_OK(write_as(&f, &f.n[0], f.ctx, y, ysk, i + 1, k, "from y", true));
+    }
+    CHECK_OK(snapf_write(&f.n[0], f.ctx, 1100, 10)); /* two inventory pages (1,024 a page) */
+    uint64_t base = stats(r).inv_sent;
+    uv_update_time(&f.loop);
+    mero__node_sync_peer(r, f.n[0].peer_id);
+    /* the ops' inventory, then the deltas' page 1 and 2: page 1 is settled once 3 are sent */
+    while (mero__node_sync_busy(r) && stats(r).inv_sent < base + 3) {
+        uv_run(&f.loop, UV_RUN_ONCE);
+    }
+    CHECK_U64_EQ(stats(r).inv_sent, base + 3);
+    CHECK(snapf_value_is(r, f.ctx, "y0", NULL)); /* refused for now */
+    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, y, MERO_ROLE_MEMBER, NULL, &err));
+    while (mero__node_sync_busy(r)) {
+        uv_run(&f.loop, UV_RUN_ONCE);
+    }
+    for (int round = 0; round < 3; round++) {
+        CHECK_OK(snapf_pull(&f, 0));
+    }
+    CHECK_U64_EQ(snapf_deltas(r), 1105);
+    CHECK(snapf_value_is(r, f.ctx, "y0", "from y"));
+    mero_wipe(ysk, sizeof(ysk));
+    snapf_close(&f);
+}
+
+/*
+ * (review) Kept deltas are judged again from the service's sync tick, not inside the event: an
+ * event fired inside a store transaction that is then rolled back (a batch whose later entry
+ * failed) only marks them due, and judging them then finds x no member: nothing takes effect.
+ * Any event marks them due (a removal can grant a right too: a ReadOnly or TEE row gone).
+ */
+TEST(kept_deltas_are_judged_after_the_store_commits)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    struct mero_err err = {0};
+    struct mero_gov_hooks h;
+    uint8_t x[32], xsk[64];
+    CHECK_OK(snapf_open(&f));
+    mero_ed25519_keypair(x, xsk);
+    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
+    CHECK_OK(mero_gov_remove_member(f.n[0].store, f.ns, f.ns, x, NULL, &err));
+    CHECK_ERR(write_as(&f, r, f.ctx, x, xsk, 1, "x", "from x", false), -MERO_EPERM);
+    CHECK_U64_EQ(kept(r), 1);
+    mero__node_gov_hooks(r, &h); /* r's service listens to governance, as merod run's does */
+    mero_store_set_hooks(f.n[0].store, &h);
+    r->ctx_rejudge_due = false;
+    CHECK_OK(mero_store_begin(f.n[0].store));
+    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
+    CHECK(r->ctx_rejudge_due);
+    CHECK(snapf_value_is(r, f.ctx, "x", NULL)); /* nothing judged inside the transaction */
+    mero_store_rollback(f.n[0].store);          /* a later entry of the batch failed */
+    mero__node_ctx_rejudge(r);                  /* the next sync tick */
+    CHECK(snapf_value_is(r, f.ctx, "x", NULL));
+    CHECK_U64_EQ(kept(r), 1);
+    /* committed this time: x's kept write takes effect */
+    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
+    mero__node_ctx_rejudge(r);
+    CHECK(snapf_value_is(r, f.ctx, "x", "from x"));
+    CHECK_U64_EQ(kept(r), 0);
+    memset(&h, 0, sizeof(h));
+    mero_store_set_hooks(f.n[0].store, &h);
+    mero_wipe(xsk, sizeof(xsk));
+    snapf_close(&f);
+}
+
+/* A ReadOnly member's write is no right lost: remembered, not kept. */
+TEST(only_a_right_lost_keeps_a_delta)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    struct mero_err err = {0};
+    uint8_t ro[32], rosk[64];
+    CHECK_OK(snapf_open(&f));
+    mero_ed25519_keypair(ro, rosk);
+    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, ro, MERO_ROLE_READONLY, NULL, &err));
+    CHECK_ERR(write_as(&f, r, f.ctx, ro, rosk, 1, "ro", "v", false), -MERO_EREADONLY);
+    CHECK_U64_EQ(kept(r), 0);
+    CHECK_U64_EQ(snapf_deltas(r), 0);
+    mero_wipe(rosk, sizeof(rosk));
+    snapf_close(&f);
+}
+
+/*
+ * (review) A peer that learnt the context after x's removal keeps x's clock jump without effect
+ * (not a live value), then a write below its clock (z, at 2). Its live state's newest heads are z
+ * and the jump. Skipping the refused head, as other refused heads are, would install the live state
+ * with r's clock below the jump and its cursor past it (at z): the peer's next write, built on
+ * the jump, would then be beyond r's clock bound for good. A refused head sends r to the
+ * history instead, where the jump is kept.
+ */
+TEST(a_refused_head_that_holds_the_clock_is_not_skipped)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    struct mero_err err = {0};
+    uint8_t x[32], xsk[64], owner[32], osk[64];
+    CHECK_OK(snapf_open(&f));
+    mero_ed25519_keypair(x, xsk);
+    CHECK_OK(mero_gov_identity(f.n[0].store, f.ns, false, owner, NULL));
+    CHECK_OK(mero_gov_identity_secret(f.n[0].store, f.ns, osk));
+    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
+    CHECK_OK(mero_gov_remove_member(f.n[0].store, f.ns, f.ns, x, NULL, &err));
+    CHECK_OK(snapf_write(&f.n[0], f.ctx, 3, 3)); /* lamports 1..3 */
+    CHECK_ERR(write_as(&f, &f.n[0], f.ctx, x, xsk, 3 + MERO_LAMPORT_STEP, "x", "far", false),
+              -MERO_EPERM);
+    CHECK_U64_EQ(kept(&f.n[0]), 1);
+    CHECK_OK(write_as(&f, &f.n[0], f.ctx, owner, osk, 2, "z", "below the jump", false));
+    CHECK_OK(snapf_pull(&f, 0));
+    CHECK_U64_EQ(stats(r).snap_installed, 0);
+    CHECK_U64_EQ(stats(r).snap_governance, 1);
+    CHECK(snapf_value_is(r, f.ctx, "z", "below the jump"));
+    CHECK_OK(
+        mero_node_ctx_put(&f.n[0], f.ctx, "after", (const uint8_t *)"the jump", 8, false, 0, &err));
+    for (int round = 0; round < 2; round++) {
+        CHECK_OK(snapf_pull(&f, 0));
+    }
+    CHECK(snapf_value_is(r, f.ctx, "after", "the jump"));
+    mero_wipe(osk, sizeof(osk));
     mero_wipe(xsk, sizeof(xsk));
     snapf_close(&f);
 }
@@ -698,5 +893,10 @@ MERO_TEST_MAIN(T(new_replica_installs_live_state_not_history),
                T(a_delta_refused_for_now_does_not_hold_the_cursor),
                T(a_delta_refused_for_now_elsewhere_is_judged_afresh_too),
                T(writes_after_a_refused_clock_jump_are_taken),
-               T(install_checks_clock_and_staleness), T(page_codec_bounds_and_sessions),
-               T(full_history_node_pulls_the_history))
+               T(a_head_the_governance_here_refuses_sends_the_live_state_to_the_history),
+               T(a_remembered_refusal_in_a_live_state_bans_nobody),
+               T(a_generation_moving_within_a_pull_keeps_the_cursor_before_the_refusals),
+               T(kept_deltas_are_judged_after_the_store_commits),
+               T(a_refused_head_that_holds_the_clock_is_not_skipped),
+               T(only_a_right_lost_keeps_a_delta), T(install_checks_clock_and_staleness),
+               T(page_codec_bounds_and_sessions), T(full_history_node_pulls_the_history))

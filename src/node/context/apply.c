@@ -16,8 +16,8 @@
  * 16: node->hooks.key_missing, which the admission layer sets; rate-limited per key id). Issue 30:
  * a second copy of an intent (another relay carried it too) is stored and counted, never refused; a
  * refusal is remembered (refused.c) so that sync does not fetch and refuse the same delta every
- * round, and logged at INFO once; a refusal for the state of governance whose author (and
- * executor) are principals keeps the delta without effect when it raises the clock (kept.c).
+ * round, and logged at INFO once; a refusal for the state of governance that a right lost explains
+ * keeps the delta without effect when it raises the clock (kept.c).
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -113,20 +113,17 @@ struct verdict {
     uint8_t ns[MERO_NS_ID_LEN];
 };
 
-/* issue 30 (kept.c): a delta refused for the state of governance, its signer a principal, is
- * kept without effect when it raises the clock: held, so not remembered as refused. In a
- * snapshot (m) the bound is the snapshot's clock, as for its other deltas (a head kept there
- * holds the clock the peer's later writes build on; a refused entry rolls it all back). A store
- * error leaves it remembered, as before. */
+/* issue 30 (kept.c): a delta the ordinary path refused for the state of governance, a right lost
+ * explaining it, is kept without effect when it raises the clock: held, so not remembered as
+ * refused. Never in a snapshot (m): a refusal there sends the requester to the history, where it
+ * is kept. A store error leaves it remembered, as before. */
 static void keep(struct mero_node *node, const uint8_t *bytes, size_t len,
                  const uint8_t hash[MERO_DELTA_ID_LEN], const struct mero_ctx_delta *d,
                  const uint8_t ns[MERO_NS_ID_LEN], const uint8_t group[MERO_GROUP_ID_LEN],
                  const struct mero_ctx_apply_mode *m, struct verdict *v)
 {
     bool kept = false;
-    if (mero__ctx_keep(node, bytes, len, hash, d, ns, group, m != NULL ? &m->clock : NULL, &kept) ==
-            0 &&
-        kept) {
+    if (m == NULL && mero__ctx_keep(node, bytes, len, hash, d, ns, group, &kept) == 0 && kept) {
         v->remember = false;
     }
 }
@@ -178,6 +175,7 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
     }
     if (mero__node_ctx_refusal_get(node, hash, &known, &was) == 0 && known != MERO_CTX_UNKNOWN) {
         v->repeat = true;
+        v->for_now = known == MERO_CTX_REFUSED_FOR_NOW; /* a snapshot holding it: no ban */
         return mero_err_set(err, was.code > 0 ? was.code : MERO_EREFUSED, "%s", was.msg);
     }
     if (mero__ctx_verify_sig(bytes, &d) < 0) {
@@ -333,7 +331,7 @@ static void retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_
     int m = materialise(node, group, p, &d, hash, false, &e, &for_now);
     bool keepable = false;
     if (m < 0 && e.code != 0 && for_now && mero_gov_namespace_of(node->store, group, ns) == 0) {
-        keepable = mero__ctx_keepable(node, ns, &d, &keepable) == 0 && keepable;
+        keepable = mero__ctx_keepable(node, ns, group, &d, &keepable) == 0 && keepable;
     }
     if (m == 1) {
         (void)mero__ctx_exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kept.c - issue 30: deltas kept without effect. A delta refused for the state of governance
- * (its author may not write, its executor may not relay) whose author - and a relayed one's
- * executor - is a principal of the namespace (mero_gov_principal: it held a row there, or a
- * stored op names it; an author removed since, never a stranger) is stored with applied =
- * MERO_CTX_KEPT, not only remembered (refused.c):
+ * that a right lost explains (mero__ctx_keepable: its author a principal of the namespace with no
+ * role in the group now - removed or left -, or a relayed one's executor a principal that relays
+ * there no longer) is stored with applied = MERO_CTX_KEPT when its lamport raises the context's
+ * clock, not only remembered (refused.c):
  *   - the nodes that took it while the right held raised the context's clock to its lamport,
  *     and the writes after it are bounded by that clock (clock.c). A node that refuses it must
  *     still count it to take them, and serve it so that a peer syncing from it can too: a
@@ -12,19 +12,16 @@
  *     of reach of every node that joined after the removal;
  *   - sync holds it (its cursor moves past it; nothing is fetched and refused again);
  *   - it takes no effect: no value, no intent counted, never served as live state;
- *   - it is judged again when governance may have granted a right (mero__node_ctx_rejudge, on
- *     an addition, a role or admin change, a TEE admission, a policy or a new group), and takes
- *     effect then through the one materialise path (apply.c's retry).
+ *   - it is judged again after a governance event (mero__node_ctx_rejudge, from the service's
+ *     sync tick, once the store has committed), and takes effect then through the one
+ *     materialise path (apply.c's retry), without a fetch.
+ * A delta at or below the clock bounds nothing and is only remembered; so is one a right lost
+ * does not explain (a stranger's, a ReadOnly member's, a TEE's in its own name). Only the
+ * ordinary apply path keeps: a snapshot holding such a delta sends its requester to the history
+ * (sync_snap_pull.c), where it is kept.
  *
- * Only a delta that raises the clock is kept (lamport above the context's clock and within its
- * step bound); one at or below it bounds nothing and is only remembered, as before. In a
- * snapshot the bound is the snapshot's clock, as for its other deltas: a head kept there holds
- * the clock the peer's later writes build on (a refused entry still refuses the snapshot whole,
- * kept heads included).
- *
- * Invariants: a kept delta is stored and raises the clock in one transaction, or neither. A
- * stranger's delta is never kept, and each kept delta raised a clock: a removed author grows a
- * node's store no faster than a member's writes do.
+ * Invariants: a kept delta is stored and raises the clock in one transaction, or neither; the
+ * judging again pages through every kept delta, KEPT_PAGE at a time.
  */
 #include <sqlite3.h>
 #include <string.h>
@@ -41,40 +38,56 @@
 #include "node/db_internal.h"
 #include "node/node_internal.h"
 
-#define KEPT_SCAN_MAX (16u << 20) /* the kept deltas judged again at once, copied out */
+#define KEPT_PAGE 256u /* kept deltas copied out and judged again at once */
+/* one of them copied out: seq u64, group, len u32, the delta */
+#define KEPT_ROW_MAX (sizeof(uint64_t) + MERO_GROUP_ID_LEN + sizeof(uint32_t) + MERO_DELTA_MAX)
 
 int mero__ctx_keepable(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
-                       const struct mero_ctx_delta *d, bool *yes)
+                       const uint8_t group[MERO_GROUP_ID_LEN], const struct mero_ctx_delta *d,
+                       bool *yes)
 {
+    bool principal = false, relays = false;
+    int role = MERO_ROLE_NONE, standing = MERO_ROLE_NONE;
     *yes = false;
-    MERO_TRY(mero_gov_principal(node->store, ns, d->author, yes));
-    if (*yes && d->version == MERO_DELTA_RELAYED_VERSION) {
-        MERO_TRY(mero_gov_principal(node->store, ns, d->executor, yes));
+    MERO_TRY(mero_gov_principal(node->store, ns, d->author, &principal));
+    if (!principal) {
+        return 0;
     }
+    if (d->version != MERO_DELTA_RELAYED_VERSION) {
+        MERO_TRY(mero_gov_effective_role(node->store, group, d->author, &role));
+        *yes = role == MERO_ROLE_NONE; /* removed or left */
+        return 0;
+    }
+    MERO_TRY(mero_gov_principal(node->store, ns, d->executor, &principal));
+    if (!principal) {
+        return 0;
+    }
+    MERO_TRY(mero_gov_relay_standing(node->store, group, d->executor, &standing, &relays));
+    MERO_TRY(mero_gov_effective_role(node->store, ns, d->executor, &role));
+    /* converted back to replica, or removed; never a member that no TEE ever was */
+    *yes = !relays && (standing == MERO_ROLE_READONLY_TEE || role == MERO_ROLE_NONE);
     return 0;
 }
 
 int mero__ctx_keep(struct mero_node *node, const uint8_t *bytes, size_t len,
                    const uint8_t hash[MERO_DELTA_ID_LEN], const struct mero_ctx_delta *d,
                    const uint8_t ns[MERO_NS_ID_LEN], const uint8_t group[MERO_GROUP_ID_LEN],
-                   const uint64_t *snap_clock, bool *kept)
+                   bool *kept)
 {
-    bool principal = false;
+    bool keepable = false;
     uint64_t clock = 0;
     *kept = false;
-    MERO_TRY(mero__ctx_keepable(node, ns, d, &principal));
-    if (!principal) {
+    MERO_TRY(mero__ctx_keepable(node, ns, group, d, &keepable));
+    if (!keepable) {
         return 0;
     }
     bool outer = !sqlite3_get_autocommit(node->db);
     MERO_TRY(mero__node_db_exec(node->db, outer ? "SAVEPOINT ctx_keep" : "BEGIN IMMEDIATE"));
     sqlite3_stmt *st = NULL;
     int rc = mero__ctx_clock_of(node, d->ctx, &clock);
-    bool bounded = snap_clock != NULL ? d->lamport <= *snap_clock
-                                      : mero__lamport_admissible(clock, d->lamport);
-    if (rc == 0 && (d->lamport <= clock || !bounded)) {
-        /* at or below the clock it bounds nothing: remembered only; beyond the step bound, judged
-         * again when sync brings what precedes it */
+    if (rc == 0 && (d->lamport <= clock || !mero__lamport_admissible(clock, d->lamport))) {
+        /* at or below the clock it bounds nothing: remembered only; beyond the step bound,
+         * judged again when sync brings what precedes it */
         rc = 1;
     }
     if (rc == 0 &&
@@ -96,6 +109,9 @@ int mero__ctx_keep(struct mero_node *node, const uint8_t *bytes, size_t len,
     if (rc == 0) {
         rc = mero__ctx_clock_raise(node, d->ctx, d->lamport);
     }
+    if (rc == 0) {
+        rc = mero__node_db_exec(node->db, outer ? "RELEASE ctx_keep" : "COMMIT");
+    }
     if (rc != 0) {
         (void)mero__node_db_exec(node->db, outer ? "ROLLBACK TO ctx_keep" : "ROLLBACK");
         if (outer) {
@@ -103,7 +119,6 @@ int mero__ctx_keep(struct mero_node *node, const uint8_t *bytes, size_t len,
         }
         return rc < 0 ? rc : 0;
     }
-    MERO_TRY(mero__node_db_exec(node->db, outer ? "RELEASE ctx_keep" : "COMMIT"));
     *kept = true;
     return 0;
 }
@@ -124,45 +139,68 @@ static bool passes_now(struct mero_node *node, const uint8_t group[MERO_GROUP_ID
                                  false, &e, &for_now) == 0;
 }
 
-void mero__node_ctx_rejudge(struct mero_node *node)
+/* Copy out the next page of kept deltas after seq `after`: (seq u64, group, len u32, bytes)*. */
+static size_t next_page(struct mero_node *node, uint64_t after, struct mero_buf *out)
 {
     sqlite3_stmt *st = NULL;
+    size_t n = 0;
     _Static_assert(MERO_CTX_KEPT == 2, "the query and the index (tables.c) name it");
-    if (sqlite3_prepare_v2(node->db, "SELECT grp, bytes FROM ctx_delta WHERE applied = 2", -1, &st,
-                           NULL) != SQLITE_OK) {
-        return;
+    if (sqlite3_prepare_v2(node->db,
+                           "SELECT seq, grp, bytes FROM ctx_delta WHERE applied = 2 AND seq > ?1 "
+                           "ORDER BY seq LIMIT ?2",
+                           -1, &st, NULL) != SQLITE_OK) {
+        return 0;
     }
-    struct mero_buf all; /* (group, len u32, bytes)* copied out before updating rows */
-    mero_buf_init(&all, KEPT_SCAN_MAX);
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)after);
+    sqlite3_bind_int(st, 2, (int)KEPT_PAGE);
     while (sqlite3_step(st) == SQLITE_ROW) {
-        int n = sqlite3_column_bytes(st, 1);
-        if (sqlite3_column_bytes(st, 0) != MERO_GROUP_ID_LEN ||
-            mero_buf_append(&all, sqlite3_column_blob(st, 0), MERO_GROUP_ID_LEN) < 0 ||
-            mero_buf_append_u32le(&all, (uint32_t)n) < 0 ||
-            mero_buf_append(&all, sqlite3_column_blob(st, 1), (size_t)n) < 0) {
-            break; /* the rest waits for the next event */
-        }
-    }
-    sqlite3_finalize(st);
-    struct mero_cur c;
-    mero_cur_init(&c, all.data, all.len);
-    while (mero_cur_left(&c) > 0) {
-        const uint8_t *group, *p;
-        uint32_t n;
-        uint8_t hash[MERO_DELTA_ID_LEN];
-        if (mero_cur_bytes(&c, MERO_GROUP_ID_LEN, &group) < 0 || mero_cur_u32le(&c, &n) < 0 ||
-            mero_cur_bytes(&c, n, &p) < 0) {
+        int len = sqlite3_column_bytes(st, 2);
+        if (sqlite3_column_bytes(st, 1) != MERO_GROUP_ID_LEN || len <= 0 ||
+            (size_t)len > MERO_DELTA_MAX ||
+            mero_buf_append_u64le(out, (uint64_t)sqlite3_column_int64(st, 0)) < 0 ||
+            mero_buf_append(out, sqlite3_column_blob(st, 1), MERO_GROUP_ID_LEN) < 0 ||
+            mero_buf_append_u32le(out, (uint32_t)len) < 0 ||
+            mero_buf_append(out, sqlite3_column_blob(st, 2), (size_t)len) < 0) {
             break;
         }
-        if (!passes_now(node, group, p, n)) {
-            continue;
+        n++;
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
+void mero__node_ctx_rejudge(struct mero_node *node)
+{
+    uint64_t after = 0;
+    for (;;) {
+        struct mero_buf page;
+        struct mero_cur c;
+        mero_buf_init(&page, (size_t)KEPT_PAGE * KEPT_ROW_MAX);
+        size_t n = next_page(node, after, &page);
+        mero_cur_init(&c, page.data, page.len);
+        for (size_t i = 0; i < n; i++) {
+            const uint8_t *group, *p;
+            uint32_t len;
+            uint8_t hash[MERO_DELTA_ID_LEN];
+            if (mero_cur_u64le(&c, &after) < 0 ||
+                mero_cur_bytes(&c, MERO_GROUP_ID_LEN, &group) < 0 || mero_cur_u32le(&c, &len) < 0 ||
+                mero_cur_bytes(&c, len, &p) < 0) {
+                n = 0;
+                break;
+            }
+            if (!passes_now(node, group, p, len)) {
+                continue;
+            }
+            mero_sha256(hash, p, len);
+            /* pending again: the retry materialises it now (or keeps it for its key) */
+            if (mero__ctx_exec_hash(node, "UPDATE ctx_delta SET applied = 0 WHERE hash = ?1",
+                                    hash) == 0) {
+                mero__node_ctx_retry(node, group);
+            }
         }
-        mero_sha256(hash, p, n);
-        /* pending again: the retry materialises it now (or keeps it for its key) */
-        if (mero__ctx_exec_hash(node, "UPDATE ctx_delta SET applied = 0 WHERE hash = ?1", hash) ==
-            0) {
-            mero__node_ctx_retry(node, group);
+        mero_buf_cleanup(&page);
+        if (n < KEPT_PAGE) {
+            return;
         }
     }
-    mero_buf_cleanup(&all);
 }

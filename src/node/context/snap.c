@@ -14,10 +14,10 @@
  * governance held here says, a relayed delta's header; apply.c), each lamport bounded by the
  * snapshot's clock, and each entry refused when this node already holds a write of its key at a
  * greater position (the heads included). One refusal rolls the whole snapshot back: nothing of
- * it is stored or served. A refusal whose reason is the governance held here (an entry's author
- * lost the right after the peer applied it, issue 30) says so, so the requester pulls the history
- * instead of blaming the peer. A snapshot installed is recorded (table ctx_snapshot) for merod
- * check.
+ * it is stored or served. A refusal whose reason is the governance held here (an entry's or a
+ * head's author lost the right after the peer applied it, issue 30) ends it too, heads included,
+ * and says so, so the requester pulls the history instead of blaming the peer. A snapshot installed
+ * is recorded (table ctx_snapshot) for merod check.
  *
  * Test-only (merod run --test with MERO_TEST_SNAPSHOT_FAULT, docs/node.md): "forge" serves the
  * first entry with a flipped signature byte, "stale" serves each key's earliest write instead of
@@ -218,7 +218,10 @@ int mero__node_ctx_held_any(struct mero_node *node, const uint8_t ctx[MERO_CONTE
 }
 
 /* Apply every (len u32, bytes) of p[0..len) in mode m; the first refusal ends it (*for_now:
- * its reason is the state of governance here). */
+ * its reason is the state of governance here). Not strict, a refusal is skipped - except one for
+ * the state of governance (issue 30): a head or a merged entry this node's governance refuses
+ * may be a write a right lost explains, which the history keeps (kept.c) and a live state cannot
+ * place, so it ends the install too, and the requester pulls the history. */
 static int apply_all(struct mero_node *node, const uint8_t *p, size_t len,
                      const struct mero_ctx_apply_mode *m, const char *what, struct mero_err *err,
                      bool *for_now)
@@ -234,7 +237,7 @@ static int apply_all(struct mero_node *node, const uint8_t *p, size_t len,
         }
         bool gov = false;
         int rc = mero__ctx_apply_snap(node, d, n, m, &e, &gov);
-        if (rc < 0 && !m->strict && e.code != 0 && e.code != MERO_EIO) {
+        if (rc < 0 && !gov && !m->strict && e.code != 0 && e.code != MERO_EIO) {
             continue; /* a head this node refuses only weakens the stale check: not stored */
         }
         if (rc < 0) {
