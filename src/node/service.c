@@ -260,6 +260,7 @@ int mero__node_service_start(struct mero_node *node, struct mero_err *err)
         free(nss);
     }
     mero__node_redial_tick(node, true);
+    node->ctx_rejudge_due = true; /* issue 30: a grant committed just before a stop or crash */
     uv_timer_init(node->loop, &node->sync_timer);
     node->sync_timer.data = node;
     uv_timer_start(&node->sync_timer, on_sync_timer, SYNC_PERIOD_MS, SYNC_PERIOD_MS);

@@ -45,7 +45,8 @@
  * context/refused.c, so it is neither fetched nor refused again). A delta refused for the state
  * of governance is settled only at that state: a cursor that passed one records the namespace's
  * governance generation and is dropped once it moves, so the context's deltas are listed from
- * the start and every such delta judged afresh. (It used to keep the cursor before that delta:
+ * the start and every such delta judged afresh; when it moves during the pull that passed one,
+ * the cursor stays where it was. (It used to keep the cursor before that delta:
  * every round then listed the rest of the context again, and beyond the memory's bound the
  * forgotten refusals were fetched and refused again at every round.) A restart starts over once
  * (cursors are not persisted); the table holds MAX_CURSORS entries, the least recently used

@@ -336,7 +336,7 @@ static void retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_
     if (m == 1) {
         (void)mero__ctx_exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash);
     } else if (m < 0 && e.code != 0 && keepable) {
-        /* issue 30: refused for the state of governance, its signer a principal: kept */
+        /* issue 30: refused for the state of governance, a right lost explaining it: kept */
         _Static_assert(MERO_CTX_KEPT == 2, "the statement names it");
         (void)mero__ctx_exec_hash(node, "UPDATE ctx_delta SET applied = 2 WHERE hash = ?1", hash);
     } else if (m < 0 && e.code != 0) {
