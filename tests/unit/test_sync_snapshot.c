@@ -287,6 +287,27 @@ static int write_as(struct snapf *f, struct mero_node *n, const uint8_t ctx[32],
     return rc;
 }
 
+/* A new identity (pk, sk) of f's namespace with role, in the shared governance (every node's). */
+static int member(struct snapf *f, int role, uint8_t pk[32], uint8_t sk[64])
+{
+    struct mero_err err = {0};
+    mero_ed25519_keypair(pk, sk);
+    return mero_gov_add_member(f->n[0].store, f->ns, f->ns, pk, role, NULL, &err);
+}
+
+/* A new identity y, unknown to the governance here, whose five writes y0..y4 (lamports 1..5) are
+ * planted on n[0]: a peer that took them under governance this node does not hold yet. */
+static int plant_five(struct snapf *f, uint8_t y[32], uint8_t ysk[64])
+{
+    mero_ed25519_keypair(y, ysk);
+    for (uint64_t i = 0; i < 5; i++) {
+        char k[8];
+        snprintf(k, sizeof(k), "y%llu", (unsigned long long)i);
+        MERO_TRY(write_as(f, &f->n[0], f->ctx, y, ysk, i + 1, k, "from y", true));
+    }
+    return 0;
+}
+
 /* Deltas node n keeps without effect (issue 30, context/kept.c). */
 static uint64_t kept(struct mero_node *n)
 {
@@ -317,8 +338,7 @@ TEST(live_state_holding_a_removed_author_s_write_gives_way_to_the_history)
     struct mero_err err = {0};
     uint8_t x[32], xsk[64], ctx2[MERO_CONTEXT_ID_LEN], app[MERO_APP_ID_LEN] = {2};
     CHECK_OK(snapf_open(&f));
-    mero_ed25519_keypair(x, xsk);
-    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
+    CHECK_OK(member(&f, MERO_ROLE_MEMBER, x, xsk));
     CHECK_OK(mero_gov_create_context(f.n[0].store, f.ns, f.ns, app, ctx2, NULL, &err));
     /* x's first write, then 30 of the owner's (k<i> = v<20+i> at the end, lamports 2..31), so
      * x's write is an entry of the live state but none of its 16 heads; then x's "low", at a
@@ -430,12 +450,7 @@ static void refused_for_now_then_judged_afresh(bool gossiped)
     uint8_t y[32], ysk[64];
     CHECK_OK(snapf_open(&f));
     r->full_history = true;
-    mero_ed25519_keypair(y, ysk);
-    for (uint64_t i = 0; i < 5; i++) {
-        char k[8];
-        snprintf(k, sizeof(k), "y%llu", (unsigned long long)i);
-        CHECK_OK(write_as(&f, &f.n[0], f.ctx, y, ysk, i + 1, k, "from y", true));
-    }
+    CHECK_OK(plant_five(&f, y, ysk));
     CHECK_OK(snapf_write(&f.n[0], f.ctx, 300, 10));
     if (gossiped) {
         /* y's deltas reach r first by another path (gossip) and are refused there: the pull's
@@ -493,8 +508,7 @@ TEST(writes_after_a_refused_clock_jump_are_taken)
     struct mero_err err = {0};
     uint8_t x[32], xsk[64];
     CHECK_OK(snapf_open(&f));
-    mero_ed25519_keypair(x, xsk);
-    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
+    CHECK_OK(member(&f, MERO_ROLE_MEMBER, x, xsk));
     CHECK_OK(snapf_write(&f.n[0], f.ctx, 3, 3)); /* lamports 1..3 */
     CHECK_OK(write_as(&f, &f.n[0], f.ctx, x, xsk, 3 + MERO_LAMPORT_STEP, "x", "far", false));
     CHECK_OK(
@@ -530,8 +544,7 @@ TEST(a_head_the_governance_here_refuses_sends_the_live_state_to_the_history)
     struct mero_err err = {0};
     uint8_t x[32], xsk[64];
     CHECK_OK(snapf_open(&f));
-    mero_ed25519_keypair(x, xsk);
-    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
+    CHECK_OK(member(&f, MERO_ROLE_MEMBER, x, xsk));
     CHECK_OK(mero_node_ctx_put(&f.n[0], f.ctx, "k", (const uint8_t *)"a", 1, false, 0, &err));
     CHECK_OK(snapf_write(&f.n[0], f.ctx, 20, 20)); /* k0..k19, lamports 2..21 */
     CHECK_OK(write_as(&f, &f.n[0], f.ctx, x, xsk, 22, "k", "b", false));
@@ -584,12 +597,7 @@ TEST(a_generation_moving_within_a_pull_keeps_the_cursor_before_the_refusals)
     uint8_t y[32], ysk[64];
     CHECK_OK(snapf_open(&f));
     r->full_history = true;
-    mero_ed25519_keypair(y, ysk);
-    for (uint64_t i = 0; i < 5; i++) {
-        char k[8];
-        snprintf(k, sizeof(k), "y%llu", (unsigned long long)i);
-        CHECK_OK(write_as(&f, &f.n[0], f.ctx, y, ysk, i + 1, k, "from y", true));
-    }
+    CHECK_OK(plant_five(&f, y, ysk));
     CHECK_OK(snapf_write(&f.n[0], f.ctx, 1100, 10)); /* two inventory pages (1,024 a page) */
     uint64_t base = stats(r).inv_sent;
     uv_update_time(&f.loop);
@@ -627,8 +635,7 @@ TEST(kept_deltas_are_judged_after_the_store_commits)
     struct mero_gov_hooks h;
     uint8_t x[32], xsk[64];
     CHECK_OK(snapf_open(&f));
-    mero_ed25519_keypair(x, xsk);
-    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
+    CHECK_OK(member(&f, MERO_ROLE_MEMBER, x, xsk));
     CHECK_OK(mero_gov_remove_member(f.n[0].store, f.ns, f.ns, x, NULL, &err));
     CHECK_ERR(write_as(&f, r, f.ctx, x, xsk, 1, "x", "from x", false), -MERO_EPERM);
     CHECK_U64_EQ(kept(r), 1);
@@ -659,11 +666,9 @@ TEST(only_a_right_lost_keeps_a_delta)
 {
     struct snapf f;
     struct mero_node *r = &f.n[2];
-    struct mero_err err = {0};
     uint8_t ro[32], rosk[64];
     CHECK_OK(snapf_open(&f));
-    mero_ed25519_keypair(ro, rosk);
-    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, ro, MERO_ROLE_READONLY, NULL, &err));
+    CHECK_OK(member(&f, MERO_ROLE_READONLY, ro, rosk));
     CHECK_ERR(write_as(&f, r, f.ctx, ro, rosk, 1, "ro", "v", false), -MERO_EREADONLY);
     CHECK_U64_EQ(kept(r), 0);
     CHECK_U64_EQ(snapf_deltas(r), 0);

@@ -190,12 +190,7 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
         return mero_err_set(err, MERO_EPERM, "delta for a namespace this node self-purged");
     }
     memcpy(v->ns, ns, sizeof(v->ns));
-    rc = mero__ctx_may_author(node, group, d.author, err);
-    if (rc == 0 && d.version == MERO_DELTA_RELAYED_VERSION) {
-        /* the clear header's checks run before anything is stored, key or not */
-        rc = mero__ctx_relay_check(node, group, d.ctx, d.executor, d.author, d.relayed_at, NULL,
-                                   false, err, &for_now);
-    }
+    rc = mero__ctx_may_carry(node, group, &d, err); /* before anything is stored, key or not */
     if (rc < 0) {
         v->remember = v->for_now = true; /* governance may still change its mind */
         keep(node, bytes, len, hash, &d, ns, group, m, v);
@@ -329,25 +324,25 @@ static void retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_
     bool tx =
         sqlite3_get_autocommit(node->db) && mero__node_db_exec(node->db, "BEGIN IMMEDIATE") == 0;
     int m = materialise(node, group, p, &d, hash, false, &e, &for_now);
-    bool keepable = false;
-    if (m < 0 && e.code != 0 && for_now && mero_gov_namespace_of(node->store, group, ns) == 0) {
+    bool refused = m < 0 && e.code != 0, keepable = false;
+    bool ns_ok = refused && (!for_now || mero_gov_namespace_of(node->store, group, ns) == 0);
+    if (refused && for_now && ns_ok) {
         keepable = mero__ctx_keepable(node, ns, group, &d, &keepable) == 0 && keepable;
     }
     if (m == 1) {
         (void)mero__ctx_exec_hash(node, "UPDATE ctx_delta SET applied = 1 WHERE hash = ?1", hash);
-    } else if (m < 0 && e.code != 0 && keepable) {
+    } else if (refused && keepable) {
         /* issue 30: refused for the state of governance, a right lost explaining it: kept */
         _Static_assert(MERO_CTX_KEPT == 2, "the statement names it");
         (void)mero__ctx_exec_hash(node, "UPDATE ctx_delta SET applied = 2 WHERE hash = ?1", hash);
-    } else if (m < 0 && e.code != 0) {
+    } else if (refused) {
         /* a delta held for its key, refused once the key arrived: not held any longer */
         (void)mero__ctx_exec_hash(node, "DELETE FROM ctx_delta WHERE hash = ?1", hash);
     }
     if (tx) {
         (void)mero__node_db_exec(node->db, m < 0 && e.code == 0 ? "ROLLBACK" : "COMMIT");
     }
-    if (m < 0 && e.code != 0) {
-        bool ns_ok = !for_now || mero_gov_namespace_of(node->store, group, ns) == 0;
+    if (refused) {
         if (ns_ok && !keepable) {
             mero__node_ctx_refusal_note(node, hash, for_now ? ns : NULL, e.code, e.msg, &first);
         }

@@ -160,7 +160,7 @@ MERO_MUST_CHECK int mero__node_ctx_offer_stored(struct mero_node *node,
 
 /* ---- issue 30: deltas kept without effect (src/node/context/kept.c) ---- */
 /* ctx_delta.applied: 0 pending (its key not held yet), 1 applied, MERO_CTX_KEPT kept without
- * effect (refused for the state of governance; its signer a principal of the namespace) */
+ * effect (refused for the state of governance, a right lost explaining it: kept.c) */
 #define MERO_CTX_KEPT 2
 /* Judge every kept delta again (governance may have granted its author the right): one that
  * passes now takes effect through the retry (mero__node_ctx_retry). */
@@ -174,7 +174,7 @@ enum mero_ctx_known {
     MERO_CTX_HELD = 1,           /* stored (applied, a counted copy, or kept for its key) */
     MERO_CTX_REFUSED = 2,        /* refused for good: never fetched again; sync moves past it */
     MERO_CTX_REFUSED_FOR_NOW = 3 /* refused by governance state that has not changed since:
-                                    not fetched now, but sync's cursor stays before it */
+                                    not fetched now; sync's cursor passes it at that state only */
 };
 /* The generation of ns's governance state (its op count plus the node's count of governance
  * events): it grows whenever that state may have changed, and a refusal for now holds while it
@@ -234,9 +234,9 @@ MERO_MUST_CHECK int mero__node_ctx_snap_values(struct mero_node *node,
 /* Verify and install a snapshot of ctx taken from peer: heads then entries, each a list of
  * (len u32, bytes), in one transaction (see snap.c); strict: an entry beaten by a write of its
  * key held here is refused as stale (else it only loses last-writer-wins). 0, or a refusal with
- * the reason in err and nothing stored; *governance set when that reason is an entry the
- * governance held here refuses (issue 30: its author lost the right since the peer applied it),
- * which is no fault of the peer. */
+ * the reason in err and nothing stored; *governance set when that reason is an entry or a head
+ * the governance held here refuses (issue 30: its author lost the right since the peer applied
+ * it), which is no fault of the peer. */
 MERO_MUST_CHECK int mero__node_ctx_snap_install(struct mero_node *node,
                                                 const uint8_t ctx[MERO_CONTEXT_ID_LEN],
                                                 uint64_t clock, const uint8_t *heads, size_t hlen,

@@ -77,6 +77,13 @@ int mero__ctx_keep(struct mero_node *node, const uint8_t *bytes, size_t len,
     bool keepable = false;
     uint64_t clock = 0;
     *kept = false;
+    /* the clock first (one read; the loop is the only writer): at or below it the delta bounds
+     * nothing and is only remembered, beyond the step bound it is judged again when sync brings
+     * what precedes it; so a flood of such deltas costs no governance lookups */
+    MERO_TRY(mero__ctx_clock_of(node, d->ctx, &clock));
+    if (d->lamport <= clock || !mero__lamport_admissible(clock, d->lamport)) {
+        return 0;
+    }
     MERO_TRY(mero__ctx_keepable(node, ns, group, d, &keepable));
     if (!keepable) {
         return 0;
@@ -84,14 +91,8 @@ int mero__ctx_keep(struct mero_node *node, const uint8_t *bytes, size_t len,
     bool outer = !sqlite3_get_autocommit(node->db);
     MERO_TRY(mero__node_db_exec(node->db, outer ? "SAVEPOINT ctx_keep" : "BEGIN IMMEDIATE"));
     sqlite3_stmt *st = NULL;
-    int rc = mero__ctx_clock_of(node, d->ctx, &clock);
-    if (rc == 0 && (d->lamport <= clock || !mero__lamport_admissible(clock, d->lamport))) {
-        /* at or below the clock it bounds nothing: remembered only; beyond the step bound,
-         * judged again when sync brings what precedes it */
-        rc = 1;
-    }
-    if (rc == 0 &&
-        sqlite3_prepare_v2(node->db,
+    int rc = 0;
+    if (sqlite3_prepare_v2(node->db,
                            "INSERT OR IGNORE INTO ctx_delta(hash, context, grp, bytes, applied) "
                            "VALUES(?1, ?2, ?3, ?4, ?5)",
                            -1, &st, NULL) != SQLITE_OK) {
@@ -112,31 +113,25 @@ int mero__ctx_keep(struct mero_node *node, const uint8_t *bytes, size_t len,
     if (rc == 0) {
         rc = mero__node_db_exec(node->db, outer ? "RELEASE ctx_keep" : "COMMIT");
     }
-    if (rc != 0) {
+    if (rc < 0) {
         (void)mero__node_db_exec(node->db, outer ? "ROLLBACK TO ctx_keep" : "ROLLBACK");
         if (outer) {
             (void)mero__node_db_exec(node->db, "RELEASE ctx_keep");
         }
-        return rc < 0 ? rc : 0;
+        return rc;
     }
     *kept = true;
     return 0;
 }
 
-/* Whether the kept delta p[0..n) of group passes governance's checks now (the author's role; a
- * relayed one's executor and clear header): its plaintext's checks are the retry's. */
+/* Whether the kept delta p[0..n) of group passes the apply path's governance checks now: its
+ * plaintext's checks are the retry's. */
 static bool passes_now(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
                        const uint8_t *p, size_t n)
 {
     struct mero_ctx_delta d;
     struct mero_err e = {0};
-    bool for_now = false;
-    if (mero__ctx_decode(p, n, &d) < 0 || mero__ctx_may_author(node, group, d.author, &e) < 0) {
-        return false;
-    }
-    return d.version != MERO_DELTA_RELAYED_VERSION ||
-           mero__ctx_relay_check(node, group, d.ctx, d.executor, d.author, d.relayed_at, NULL,
-                                 false, &e, &for_now) == 0;
+    return mero__ctx_decode(p, n, &d) == 0 && mero__ctx_may_carry(node, group, &d, &e) == 0;
 }
 
 /* Copy out the next page of kept deltas after seq `after`: (seq u64, group, len u32, bytes)*. */

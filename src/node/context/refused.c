@@ -12,8 +12,9 @@
  *   - for now, when the reason is the namespace's governance state (the author may not write,
  *     the executor may not relay): remembered with the state's generation (the namespace's op
  *     count plus the node's count of governance events); while it is unchanged the delta is
- *     neither fetched nor refused again, but sync's cursor stays before it, so once governance
- *     changes the next pull fetches it and judges it afresh.
+ *     neither fetched nor refused again; sync's cursor passes it noting that generation and is
+ *     dropped once it moves, so the next pull fetches it and judges it afresh (sync.c). One a
+ *     right lost explains is kept without effect instead when it raises the clock (kept.c).
  * Other refusals (an unknown context, a lamport beyond the context clock, I/O) are not
  * remembered: they resolve as sync brings what they wait for.
  *

@@ -25,6 +25,7 @@
 #include "mero/gov.h"
 #include "mero/intent.h"
 #include "mero/node.h"
+#include "node/context/codec_internal.h"
 #include "node/context/context_internal.h"
 #include "node/context/relay_internal.h"
 #include "node/node_internal.h"
@@ -148,6 +149,18 @@ int mero__ctx_relay_check(struct mero_node *node, const uint8_t group[MERO_GROUP
     MERO_ENSURE(!taken, err, MERO_EEXIST,
                 "replayed intent: its (author, nonce) was already carried by another intent");
     return 0;
+}
+
+int mero__ctx_may_carry(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                        const struct mero_ctx_delta *d, struct mero_err *err)
+{
+    bool for_now = false;
+    MERO_TRY(mero__ctx_may_author(node, group, d->author, err));
+    if (d->version != MERO_DELTA_RELAYED_VERSION) {
+        return 0;
+    }
+    return mero__ctx_relay_check(node, group, d->ctx, d->executor, d->author, d->relayed_at, NULL,
+                                 false, err, &for_now);
 }
 
 int mero__node_relay_check(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],

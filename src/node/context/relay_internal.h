@@ -14,6 +14,7 @@
 
 struct mero_node;
 struct mero_intent;
+struct mero_ctx_delta;
 
 /* 0 when who's effective role in group may author state deltas (spec "Read-only for its own
  * writes"); else -MERO_EPERM (not a member) or -MERO_EREADONLY with the reason in err. */
@@ -38,5 +39,12 @@ MERO_MUST_CHECK int mero__ctx_relay_check(struct mero_node *node,
                                           const uint8_t author[MERO_IDENTITY_LEN],
                                           uint64_t relayed_at, const struct mero_intent *it,
                                           bool route, struct mero_err *err, bool *for_now);
+/* The governance checks of delta d in group before anything is stored, key or not: its author
+ * may write (mero__ctx_may_author), and a relayed one's clear header passes (its executor may
+ * relay there). Every refusal is for the state of governance. The apply path and the judging
+ * again of kept deltas (kept.c) both ask it. */
+MERO_MUST_CHECK int mero__ctx_may_carry(struct mero_node *node,
+                                        const uint8_t group[MERO_GROUP_ID_LEN],
+                                        const struct mero_ctx_delta *d, struct mero_err *err);
 
 #endif
