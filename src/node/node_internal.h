@@ -151,8 +151,10 @@ struct mero_node {
      * governance is judged again once it changes (context/refused.c); memory only ---- */
     uint64_t gov_gen;
     /* issue 30: a governance event came since the deltas kept without effect were last judged
-     * (context/kept.c); they are judged again at the next sync tick, once the store committed */
+     * (context/kept.c); they are judged again from the next sync tick, once the store committed,
+     * KEPT_TICK_MAX a tick: ctx_rejudge_after is the seq reached (0: from the start) */
     bool ctx_rejudge_due;
+    uint64_t ctx_rejudge_after;
 };
 
 /*

@@ -178,6 +178,7 @@ static void on_gov_event(void *ud, const struct mero_gov_event *ev)
      * tick: any event may grant a right (a removal too: a ReadOnly row or a TEE row gone), and
      * the event may come inside a store transaction that is later rolled back */
     node->ctx_rejudge_due = true;
+    node->ctx_rejudge_after = 0; /* from the start: a row already judged may pass now */
     if (ev->kind == MERO_EV_NAMESPACE_CREATED && ev->ns != NULL) {
         (void)mero__node_follow(node, ev->ns);
     }
@@ -200,8 +201,7 @@ static void on_sync_timer(uv_timer_t *t)
 {
     struct mero_node *node = t->data;
     if (node->ctx_rejudge_due) {
-        node->ctx_rejudge_due = false;
-        mero__node_ctx_rejudge(node);
+        node->ctx_rejudge_due = !mero__node_ctx_rejudge(node); /* the rest at the next tick */
     }
     char peers[SYNC_PEERS_MAX][MERO_PEER_ID_STR_MAX];
     size_t n = mero_net_connected_peers(node->net, peers, SYNC_PEERS_MAX);
@@ -261,6 +261,7 @@ int mero__node_service_start(struct mero_node *node, struct mero_err *err)
     }
     mero__node_redial_tick(node, true);
     node->ctx_rejudge_due = true; /* issue 30: a grant committed just before a stop or crash */
+    mero__node_ctx_retry_pending(node); /* a key that arrived just before it */
     uv_timer_init(node->loop, &node->sync_timer);
     node->sync_timer.data = node;
     uv_timer_start(&node->sync_timer, on_sync_timer, SYNC_PERIOD_MS, SYNC_PERIOD_MS);

@@ -39,5 +39,12 @@ uint64_t snapf_deltas(struct mero_node *n);
 /* 1 when node n serves key = want (want NULL: serves nothing for key), else 0. */
 int snapf_value_is(struct mero_node *n, const uint8_t ctx[MERO_CONTEXT_ID_LEN], const char *key,
                    const char *want);
+/* A write of key = value in ctx by (pk, sk) at lamport, built from the documented layout
+ * (docs/node.md "Contexts"), independent of codec.c, under the group's current key, applied on n
+ * by the ordinary path; plant: stored on n as applied without any check (a peer that took it
+ * under governance this node does not hold). */
+int snapf_write_as(struct snapf *f, struct mero_node *n, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                   const uint8_t pk[MERO_IDENTITY_LEN], const uint8_t sk[MERO_ED25519_SK_LEN],
+                   uint64_t lamport, const char *key, const char *value, bool plant);
 
 #endif

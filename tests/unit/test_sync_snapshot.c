@@ -28,6 +28,7 @@
 #include "mero/gov.h"
 #include "node/context/clock_internal.h"
 #include "node/context/context_internal.h"
+#include "node/db_internal.h"
 #include "node/service_internal.h"
 #include "node/sync_internal.h"
 #include "support/snap_fixture.h"
@@ -202,91 +203,6 @@ TEST(far_future_clock_refused_by_a_second_opinion)
     snapf_close(&f);
 }
 
-/* A write of key = value in ctx by (pk, sk) at lamport, built from the documented layout
- * (docs/node.md "Contexts") under the group's current key, applied on n; plant: stored on n as
- * applied without any check (a peer that took it under governance this node does not hold). */
-static int write_as(struct snapf *f, struct mero_node *n, const uint8_t ctx[32],
-                    const uint8_t pk[32], const uint8_t sk[64], uint64_t lamport, const char *key,
-                    const char *value, bool plant)
-{
-    uint8_t gk[32], kid[32], nonce[12], sig[64], ct[256], hash[32];
-    struct mero_buf pt, d, msg;
-    struct mero_err err = {0};
-    MERO_TRY(mero_gov_group_key(n->store, f->ns, gk, kid));
-    mero_random(nonce, sizeof(nonce));
-    mero_buf_init(&pt, 256);
-    mero_buf_init(&d, 1024);
-    mero_buf_init(&msg, 2048);
-    int rc = mero_buf_append_u32le(&pt, (uint32_t)strlen(key));
-    rc = rc < 0 ? rc : mero_buf_append(&pt, key, strlen(key));
-    rc = rc < 0 ? rc : mero_buf_append_u32le(&pt, (uint32_t)strlen(value));
-    rc = rc < 0 ? rc : mero_buf_append(&pt, value, strlen(value));
-    rc = rc < 0 ? rc : mero_buf_append_u8(&d, MERO_DELTA_VERSION);
-    rc = rc < 0 ? rc : mero_buf_append(&d, ctx, 32);
-    rc = rc < 0 ? rc : mero_buf_append(&d, pk, 32);
-    rc = rc < 0 ? rc : mero_buf_append_u64le(&d, lamport);
-    rc = rc < 0 ? rc : mero_buf_append(&d, kid, 32);
-    rc = rc < 0 ? rc : mero_buf_append(&d, nonce, 12);
-    size_t aad = d.len; /* the clear header the AEAD binds: 117 bytes */
-    rc = rc < 0 ? rc : mero_buf_append_u32le(&d, (uint32_t)(pt.len + 16));
-    rc = rc < 0 || aad != 117 ? -MERO_EINVAL
-                              : mero_aes256gcm_seal(ct, pt.data, pt.len, d.data, aad, nonce, gk);
-    rc = rc < 0 ? rc : mero_buf_append(&d, ct, pt.len + 16);
-    rc = rc < 0 ? rc : mero_buf_append_str(&msg, MERO_DELTA_DOMAIN);
-    rc = rc < 0 ? rc : mero_buf_append(&msg, d.data, d.len);
-    if (rc == 0) {
-        mero_ed25519_sign(sig, msg.data, msg.len, sk);
-        rc = mero_buf_append(&d, sig, sizeof(sig));
-    }
-    if (rc == 0 && plant) {
-        sqlite3_stmt *st = NULL;
-        mero_sha256(hash, d.data, d.len);
-        rc = sqlite3_prepare_v2(n->db,
-                                "INSERT INTO ctx_delta(hash, context, grp, bytes, applied) "
-                                "VALUES(?1, ?2, ?3, ?4, 1)",
-                                -1, &st, NULL) == SQLITE_OK
-                 ? 0
-                 : -MERO_EIO;
-        if (rc == 0) {
-            sqlite3_bind_blob(st, 1, hash, 32, SQLITE_STATIC);
-            sqlite3_bind_blob(st, 2, ctx, 32, SQLITE_STATIC);
-            sqlite3_bind_blob(st, 3, f->ns, 32, SQLITE_STATIC);
-            sqlite3_bind_blob(st, 4, d.data, (int)d.len, SQLITE_STATIC);
-            rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
-        }
-        sqlite3_finalize(st);
-        /* its value, live (what a snapshot serves), and the clock it raised */
-        st = NULL;
-        rc = rc < 0 || sqlite3_prepare_v2(n->db,
-                                          "INSERT OR REPLACE INTO ctx_kv(context, k, v, lamport, "
-                                          "hash, author) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-                                          -1, &st, NULL) != SQLITE_OK
-                 ? -MERO_EIO
-                 : 0;
-        if (rc == 0) {
-            sqlite3_bind_blob(st, 1, ctx, 32, SQLITE_STATIC);
-            sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-            sqlite3_bind_blob(st, 3, value, (int)strlen(value), SQLITE_STATIC);
-            sqlite3_bind_int64(st, 4, (sqlite3_int64)lamport);
-            sqlite3_bind_blob(st, 5, hash, 32, SQLITE_STATIC);
-            sqlite3_bind_blob(st, 6, pk, 32, SQLITE_STATIC);
-            rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -MERO_EIO;
-        }
-        sqlite3_finalize(st);
-        rc = rc < 0 ? rc : mero__ctx_clock_raise(n, ctx, lamport);
-    } else if (rc == 0) {
-        rc = mero__node_ctx_apply(n, d.data, d.len, &err);
-    }
-    if (rc < 0) {
-        fprintf(stderr, "# write_as: %s\n", err.msg);
-    }
-    mero_wipe(gk, sizeof(gk));
-    mero_buf_cleanup(&msg);
-    mero_buf_cleanup(&d);
-    mero_buf_cleanup(&pt);
-    return rc;
-}
-
 /* A new identity (pk, sk) of f's namespace with role, in the shared governance (every node's). */
 static int member(struct snapf *f, int role, uint8_t pk[32], uint8_t sk[64])
 {
@@ -303,7 +219,7 @@ static int plant_five(struct snapf *f, uint8_t y[32], uint8_t ysk[64])
     for (uint64_t i = 0; i < 5; i++) {
         char k[8];
         snprintf(k, sizeof(k), "y%llu", (unsigned long long)i);
-        MERO_TRY(write_as(f, &f->n[0], f->ctx, y, ysk, i + 1, k, "from y", true));
+        MERO_TRY(snapf_write_as(f, &f->n[0], f->ctx, y, ysk, i + 1, k, "from y", true));
     }
     return 0;
 }
@@ -343,10 +259,10 @@ TEST(live_state_holding_a_removed_author_s_write_gives_way_to_the_history)
     /* x's first write, then 30 of the owner's (k<i> = v<20+i> at the end, lamports 2..31), so
      * x's write is an entry of the live state but none of its 16 heads; then x's "low", at a
      * lamport below the clock; in ctx2 x's one write (its one head and its one entry) */
-    CHECK_OK(write_as(&f, &f.n[0], f.ctx, x, xsk, 1, "x", "from x", false));
+    CHECK_OK(snapf_write_as(&f, &f.n[0], f.ctx, x, xsk, 1, "x", "from x", false));
     CHECK_OK(snapf_write(&f.n[0], f.ctx, 30, 10));
-    CHECK_OK(write_as(&f, &f.n[0], f.ctx, x, xsk, 5, "low", "below the clock", false));
-    CHECK_OK(write_as(&f, &f.n[0], ctx2, x, xsk, 1, "x", "only x", false));
+    CHECK_OK(snapf_write_as(&f, &f.n[0], f.ctx, x, xsk, 5, "low", "below the clock", false));
+    CHECK_OK(snapf_write_as(&f, &f.n[0], ctx2, x, xsk, 1, "x", "only x", false));
     CHECK(snapf_value_is(&f.n[0], f.ctx, "x", "from x"));
     CHECK_OK(mero_gov_remove_member(f.n[0].store, f.ns, f.ns, x, NULL, &err));
     CHECK(snapf_value_is(&f.n[0], f.ctx, "x", "from x")); /* applied before the removal */
@@ -379,7 +295,7 @@ TEST(live_state_holding_a_removed_author_s_write_gives_way_to_the_history)
      * sync tick): its kept writes take effect, nothing fetched */
     CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
     uint64_t gets = stats(r).get_entries;
-    mero__node_ctx_rejudge(r);
+    CHECK(mero__node_ctx_rejudge(r));
     CHECK(snapf_value_is(r, f.ctx, "x", "from x"));
     CHECK(snapf_value_is(r, ctx2, "x", "only x"));
     CHECK_U64_EQ(kept(r), 0);
@@ -484,7 +400,7 @@ TEST(writes_after_a_refused_clock_jump_are_taken)
     CHECK_OK(snapf_open(&f));
     CHECK_OK(member(&f, MERO_ROLE_MEMBER, x, xsk));
     CHECK_OK(snapf_write(&f.n[0], f.ctx, 3, 3)); /* lamports 1..3 */
-    CHECK_OK(write_as(&f, &f.n[0], f.ctx, x, xsk, 3 + MERO_LAMPORT_STEP, "x", "far", false));
+    CHECK_OK(snapf_write_as(&f, &f.n[0], f.ctx, x, xsk, 3 + MERO_LAMPORT_STEP, "x", "far", false));
     CHECK_OK(
         mero_node_ctx_put(&f.n[0], f.ctx, "after", (const uint8_t *)"the jump", 8, false, 0, &err));
     CHECK_OK(mero_gov_remove_member(f.n[0].store, f.ns, f.ns, x, NULL, &err));
@@ -521,7 +437,7 @@ TEST(a_head_the_governance_here_refuses_sends_the_live_state_to_the_history)
     CHECK_OK(member(&f, MERO_ROLE_MEMBER, x, xsk));
     CHECK_OK(mero_node_ctx_put(&f.n[0], f.ctx, "k", (const uint8_t *)"a", 1, false, 0, &err));
     CHECK_OK(snapf_write(&f.n[0], f.ctx, 20, 20)); /* k0..k19, lamports 2..21 */
-    CHECK_OK(write_as(&f, &f.n[0], f.ctx, x, xsk, 22, "k", "b", false));
+    CHECK_OK(snapf_write_as(&f, &f.n[0], f.ctx, x, xsk, 22, "k", "b", false));
     CHECK_OK(mero_gov_remove_member(f.n[0].store, f.ns, f.ns, x, NULL, &err));
     CHECK_OK(snapf_copy(&f.n[0], &f.n[1]) == -MERO_EPERM ? 0 : -1);
     CHECK(snapf_value_is(&f.n[1], f.ctx, "k", "a")); /* the history's answer */
@@ -552,7 +468,7 @@ static void a_stranger_s_write_in_the_live_state(bool gossiped)
     uint8_t y[32], ysk[64];
     CHECK_OK(snapf_open(&f));
     mero_ed25519_keypair(y, ysk);
-    CHECK_OK(write_as(&f, &f.n[0], f.ctx, y, ysk, 1, "y", "from y", true));
+    CHECK_OK(snapf_write_as(&f, &f.n[0], f.ctx, y, ysk, 1, "y", "from y", true));
     if (gossiped) {
         CHECK_U64_EQ(refuse_first(&f.n[0], r, 1), 1);
     }
@@ -632,7 +548,7 @@ TEST(kept_deltas_are_judged_after_the_store_commits)
     CHECK_OK(snapf_open(&f));
     CHECK_OK(member(&f, MERO_ROLE_MEMBER, x, xsk));
     CHECK_OK(mero_gov_remove_member(f.n[0].store, f.ns, f.ns, x, NULL, &err));
-    CHECK_ERR(write_as(&f, r, f.ctx, x, xsk, 1, "x", "from x", false), -MERO_EPERM);
+    CHECK_ERR(snapf_write_as(&f, r, f.ctx, x, xsk, 1, "x", "from x", false), -MERO_EPERM);
     CHECK_U64_EQ(kept(r), 1);
     mero__node_gov_hooks(r, &h); /* r's service listens to governance, as merod run's does */
     mero_store_set_hooks(f.n[0].store, &h);
@@ -642,16 +558,81 @@ TEST(kept_deltas_are_judged_after_the_store_commits)
     CHECK(r->ctx_rejudge_due);
     CHECK(snapf_value_is(r, f.ctx, "x", NULL)); /* nothing judged inside the transaction */
     mero_store_rollback(f.n[0].store);          /* a later entry of the batch failed */
-    mero__node_ctx_rejudge(r);                  /* the next sync tick */
+    CHECK(mero__node_ctx_rejudge(r));           /* the next sync tick */
     CHECK(snapf_value_is(r, f.ctx, "x", NULL));
     CHECK_U64_EQ(kept(r), 1);
     /* committed this time: x's kept write takes effect */
     CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
-    mero__node_ctx_rejudge(r);
+    CHECK(mero__node_ctx_rejudge(r));
     CHECK(snapf_value_is(r, f.ctx, "x", "from x"));
     CHECK_U64_EQ(kept(r), 0);
     memset(&h, 0, sizeof(h));
     mero_store_set_hooks(f.n[0].store, &h);
+    mero_wipe(xsk, sizeof(xsk));
+    snapf_close(&f);
+}
+
+/*
+ * A removed author's many kept deltas cost each sync tick a bounded time: one call judges at most
+ * MERO_CTX_REJUDGE_TICK of them, says that some are left, and the next call goes on from there; a
+ * governance event starts it again from the first (service.c), a finished pass does too.
+ */
+TEST(kept_deltas_are_judged_a_bounded_number_at_a_time)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    struct mero_err err = {0};
+    uint8_t x[32], xsk[64];
+    const uint64_t extra = 10;
+    char left[16]; /* a key the first call does not reach */
+    snprintf(left, sizeof(left), "x%u", MERO_CTX_REJUDGE_TICK + 2);
+    CHECK_OK(snapf_open(&f));
+    CHECK_OK(member(&f, MERO_ROLE_MEMBER, x, xsk));
+    CHECK_OK(mero_gov_remove_member(f.n[0].store, f.ns, f.ns, x, NULL, &err));
+    for (uint64_t i = 0; i < MERO_CTX_REJUDGE_TICK + extra; i++) {
+        char k[16];
+        snprintf(k, sizeof(k), "x%llu", (unsigned long long)i);
+        CHECK_ERR(snapf_write_as(&f, r, f.ctx, x, xsk, i + 1, k, "from x", false), -MERO_EPERM);
+    }
+    CHECK_U64_EQ(kept(r), MERO_CTX_REJUDGE_TICK + extra);
+    CHECK(!mero__node_ctx_rejudge(r)); /* nothing passes; the bound: some are left */
+    CHECK(r->ctx_rejudge_after != 0);
+    CHECK(mero__node_ctx_rejudge(r)); /* the rest: a finished pass starts from the first */
+    CHECK_U64_EQ(r->ctx_rejudge_after, 0);
+    CHECK_U64_EQ(kept(r), MERO_CTX_REJUDGE_TICK + extra);
+    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
+    CHECK(!mero__node_ctx_rejudge(r)); /* from the first: all but the last `extra` pass */
+    CHECK_U64_EQ(kept(r), extra);
+    CHECK(snapf_value_is(r, f.ctx, "x0", "from x"));
+    CHECK(snapf_value_is(r, f.ctx, left, NULL));
+    CHECK(mero__node_ctx_rejudge(r)); /* the rest */
+    CHECK_U64_EQ(kept(r), 0);
+    CHECK(snapf_value_is(r, f.ctx, left, "from x"));
+    CHECK_U64_EQ(r->ctx_rejudge_after, 0);
+    mero_wipe(xsk, sizeof(xsk));
+    snapf_close(&f);
+}
+
+/*
+ * A stop or crash after a delta was marked to wait for its key (or a kept one marked to pass
+ * again), before its retry: nothing brings that key again, so service start retries every group
+ * holding such a delta (mero__node_ctx_retry_pending), and the write takes effect.
+ */
+TEST(deltas_left_waiting_with_their_key_held_are_taken_at_start)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    uint8_t x[32], xsk[64];
+    CHECK_OK(snapf_open(&f));
+    CHECK_OK(member(&f, MERO_ROLE_MEMBER, x, xsk));
+    CHECK_OK(snapf_write_as(&f, r, f.ctx, x, xsk, 1, "x", "from x", false));
+    CHECK(snapf_value_is(r, f.ctx, "x", "from x"));
+    /* the state a crash leaves: marked to wait, its effect not written */
+    CHECK_OK(mero__node_db_exec(r->db, "UPDATE ctx_delta SET applied = 0; DELETE FROM ctx_kv"));
+    CHECK(snapf_value_is(r, f.ctx, "x", NULL));
+    mero__node_ctx_retry_pending(r);
+    CHECK(snapf_value_is(r, f.ctx, "x", "from x"));
+    CHECK_U64_EQ(snapf_deltas(r), 1);
     mero_wipe(xsk, sizeof(xsk));
     snapf_close(&f);
 }
@@ -664,7 +645,7 @@ TEST(only_a_right_lost_keeps_a_delta)
     uint8_t ro[32], rosk[64];
     CHECK_OK(snapf_open(&f));
     CHECK_OK(member(&f, MERO_ROLE_READONLY, ro, rosk));
-    CHECK_ERR(write_as(&f, r, f.ctx, ro, rosk, 1, "ro", "v", false), -MERO_EREADONLY);
+    CHECK_ERR(snapf_write_as(&f, r, f.ctx, ro, rosk, 1, "ro", "v", false), -MERO_EREADONLY);
     CHECK_U64_EQ(kept(r), 0);
     CHECK_U64_EQ(snapf_deltas(r), 0);
     mero_wipe(rosk, sizeof(rosk));
@@ -692,10 +673,10 @@ TEST(a_refused_head_that_holds_the_clock_is_not_skipped)
     CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, x, MERO_ROLE_MEMBER, NULL, &err));
     CHECK_OK(mero_gov_remove_member(f.n[0].store, f.ns, f.ns, x, NULL, &err));
     CHECK_OK(snapf_write(&f.n[0], f.ctx, 3, 3)); /* lamports 1..3 */
-    CHECK_ERR(write_as(&f, &f.n[0], f.ctx, x, xsk, 3 + MERO_LAMPORT_STEP, "x", "far", false),
+    CHECK_ERR(snapf_write_as(&f, &f.n[0], f.ctx, x, xsk, 3 + MERO_LAMPORT_STEP, "x", "far", false),
               -MERO_EPERM);
     CHECK_U64_EQ(kept(&f.n[0]), 1);
-    CHECK_OK(write_as(&f, &f.n[0], f.ctx, owner, osk, 2, "z", "below the jump", false));
+    CHECK_OK(snapf_write_as(&f, &f.n[0], f.ctx, owner, osk, 2, "z", "below the jump", false));
     CHECK_OK(snapf_pull(&f, 0));
     CHECK_U64_EQ(stats(r).snap_installed, 0);
     CHECK_U64_EQ(stats(r).snap_governance, 1);
@@ -897,6 +878,8 @@ MERO_TEST_MAIN(T(new_replica_installs_live_state_not_history),
                T(a_remembered_refusal_in_a_live_state_bans_nobody),
                T(a_generation_moving_within_a_pull_keeps_the_cursor_before_the_refusals),
                T(kept_deltas_are_judged_after_the_store_commits),
+               T(kept_deltas_are_judged_a_bounded_number_at_a_time),
+               T(deltas_left_waiting_with_their_key_held_are_taken_at_start),
                T(a_refused_head_that_holds_the_clock_is_not_skipped),
                T(only_a_right_lost_keeps_a_delta), T(install_checks_clock_and_staleness),
                T(page_codec_bounds_and_sessions), T(full_history_node_pulls_the_history))

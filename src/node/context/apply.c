@@ -38,7 +38,8 @@
 #include "node/db_internal.h"
 #include "node/node_internal.h"
 
-#define CTX_PENDING_MAX (64u << 20) /* a group's pending deltas, copied out at once */
+#define CTX_PENDING_MAX        (64u << 20) /* a group's pending deltas, copied out at once */
+#define CTX_PENDING_GROUPS_MAX 4096u /* groups retried at start (mero__node_ctx_retry_pending) */
 
 /*
  * issue 37 (snap.c): a snapshot entry is refused when this node already holds a write of its key
@@ -379,4 +380,26 @@ void mero__node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP
         retry_one(node, group, p, n);
     }
     mero_buf_cleanup(&all);
+}
+
+void mero__node_ctx_retry_pending(struct mero_node *node)
+{
+    sqlite3_stmt *st = NULL;
+    struct mero_buf groups; /* each group holding a pending delta, copied out first */
+    mero_buf_init(&groups, (size_t)CTX_PENDING_GROUPS_MAX * MERO_GROUP_ID_LEN);
+    if (sqlite3_prepare_v2(node->db, "SELECT DISTINCT grp FROM ctx_delta WHERE applied = 0", -1,
+                           &st, NULL) != SQLITE_OK) {
+        return;
+    }
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (sqlite3_column_bytes(st, 0) != MERO_GROUP_ID_LEN ||
+            mero_buf_append(&groups, sqlite3_column_blob(st, 0), MERO_GROUP_ID_LEN) < 0) {
+            break;
+        }
+    }
+    sqlite3_finalize(st);
+    for (size_t off = 0; off + MERO_GROUP_ID_LEN <= groups.len; off += MERO_GROUP_ID_LEN) {
+        mero__node_ctx_retry(node, groups.data + off);
+    }
+    mero_buf_cleanup(&groups);
 }

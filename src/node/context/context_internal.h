@@ -78,6 +78,10 @@ MERO_MUST_CHECK int mero__node_ctx_verify_all(struct mero_node *node, FILE *out,
                                               size_t *ndeltas);
 /* (apply.c) Decrypt and apply stored deltas of group's contexts that waited for a key. */
 void mero__node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN]);
+/* (apply.c) The same for every group holding such a delta (the first CTX_PENDING_GROUPS_MAX), at
+ * service start: a stop or crash between a key's arrival, or a kept delta passing again, and its
+ * retry left deltas waiting whose key is held, and no event would bring them again. */
+void mero__node_ctx_retry_pending(struct mero_node *node);
 
 /* (store.c) For sync: hashes of ctx's deltas with seq > after (at most max); *out owned (free()).
  */
@@ -162,9 +166,12 @@ MERO_MUST_CHECK int mero__node_ctx_offer_stored(struct mero_node *node,
 /* ctx_delta.applied: 0 pending (its key not held yet), 1 applied, MERO_CTX_KEPT kept without
  * effect (refused for the state of governance, a right lost explaining it: kept.c) */
 #define MERO_CTX_KEPT 2
-/* Judge every kept delta again (governance may have granted its author the right): one that
- * passes now takes effect through the retry (mero__node_ctx_retry). */
-void mero__node_ctx_rejudge(struct mero_node *node);
+/* Judge the kept deltas again (governance may have granted its author the right), at most
+ * MERO_CTX_REJUDGE_TICK of them from node->ctx_rejudge_after on: one that passes now takes effect
+ * through the retry (mero__node_ctx_retry). true when it reached the last (the next call starts
+ * from the first again), false when some are left for the next call. */
+#define MERO_CTX_REJUDGE_TICK 2048u
+bool mero__node_ctx_rejudge(struct mero_node *node);
 
 /* ---- issue 30: no refusal loops (src/node/context/refused.c) ---- */
 #define MERO_CTX_REFUSED_MAX 4096 /* refusals remembered at most; the oldest forgotten first */

@@ -21,7 +21,9 @@
  * (sync_snap_pull.c), where it is kept.
  *
  * Invariants: a kept delta is stored and raises the clock in one transaction, or neither; the
- * judging again pages through every kept delta, KEPT_PAGE at a time.
+ * judging again pages through every kept delta, KEPT_PAGE at a time and at most
+ * MERO_CTX_REJUDGE_TICK in one call (one sync tick), so a removed author's many kept deltas cost
+ * each tick a bounded time on the loop; a governance event starts it again from the first.
  */
 #include <sqlite3.h>
 #include <string.h>
@@ -164,10 +166,11 @@ static size_t next_page(struct mero_node *node, uint64_t after, struct mero_buf 
     return n;
 }
 
-void mero__node_ctx_rejudge(struct mero_node *node)
+bool mero__node_ctx_rejudge(struct mero_node *node)
 {
-    uint64_t after = 0;
-    for (;;) {
+    uint64_t after = node->ctx_rejudge_after;
+    _Static_assert(MERO_CTX_REJUDGE_TICK % KEPT_PAGE == 0, "a call judges whole pages");
+    for (unsigned pages = 0; pages < MERO_CTX_REJUDGE_TICK / KEPT_PAGE; pages++) {
         struct mero_buf page;
         struct mero_cur c;
         mero_buf_init(&page, (size_t)KEPT_PAGE * KEPT_ROW_MAX);
@@ -195,7 +198,10 @@ void mero__node_ctx_rejudge(struct mero_node *node)
         }
         mero_buf_cleanup(&page);
         if (n < KEPT_PAGE) {
-            return;
+            node->ctx_rejudge_after = 0; /* every kept delta judged: from the first next time */
+            return true;
         }
     }
+    node->ctx_rejudge_after = after; /* the bound of one call reached: the rest next time */
+    return false;
 }

@@ -29,6 +29,11 @@ static const char *const schema[] = {
     "CREATE INDEX IF NOT EXISTS ctx_delta_ctx ON ctx_delta(context, seq)",
     /* issue 30: the deltas kept without effect (MERO_CTX_KEPT), judged again by kept.c */
     "CREATE INDEX IF NOT EXISTS ctx_delta_kept ON ctx_delta(applied) WHERE applied = 2",
+    /* the deltas held for a key (applied = 0), few beside the rest: the retry when a key arrives
+     * or kept deltas pass again (apply.c, by group) and a read of a missing key (read.c, by
+     * context) find them here instead of reading every delta of the table or context */
+    "CREATE INDEX IF NOT EXISTS ctx_delta_pending_grp ON ctx_delta(grp) WHERE applied = 0",
+    "CREATE INDEX IF NOT EXISTS ctx_delta_pending_ctx ON ctx_delta(context, seq) WHERE applied = 0",
     "CREATE TABLE IF NOT EXISTS ctx_kv (context BLOB NOT NULL, k TEXT NOT NULL, v BLOB NOT NULL, "
     "lamport INTEGER NOT NULL, hash BLOB NOT NULL, author BLOB NOT NULL, "
     "PRIMARY KEY(context, k))",
