@@ -44,7 +44,6 @@
 struct mero_store;
 
 /* ---- store -------------------------------------------------------------------------------- */
-
 /*
  * Open (creating if needed, mode 0600) the SQLite database at path: WAL, synchronous=FULL,
  * foreign keys on, migrations to MERO_GOV_STORE_SCHEMA. An existing database file readable by
@@ -70,7 +69,6 @@ MERO_MUST_CHECK int mero_store_commit(struct mero_store *s);
 void mero_store_rollback(struct mero_store *s);
 
 /* ---- events and hooks --------------------------------------------------------------------- */
-
 enum mero_gov_event_kind {
     MERO_EV_NAMESPACE_CREATED = 0,
     MERO_EV_GROUP_CREATED,
@@ -184,7 +182,6 @@ MERO_MUST_CHECK int mero_gov_sealed_plaintext(struct mero_store *s, const uint8_
 void mero_store_set_hooks(struct mero_store *s, const struct mero_gov_hooks *h);
 
 /* ---- identities --------------------------------------------------------------------------- */
-
 /*
  * Our namespace identity (one Ed25519 key per namespace root, kept in the store). With
  * create = true a key is generated when absent. -MERO_ENOTFOUND when absent and !create.
@@ -206,7 +203,6 @@ MERO_MUST_CHECK int mero_gov_credential(struct mero_store *s,
                                         struct mero_credential *out, struct mero_err *err);
 
 /* ---- local actions ------------------------------------------------------------------------ */
-
 /* Encoded ops a local action produced, in publish order (each already applied locally). */
 struct mero_gov_oplist {
     struct mero_buf *v;
@@ -291,7 +287,6 @@ MERO_MUST_CHECK int mero_gov_deliver_key(struct mero_store *s,
                                          struct mero_gov_oplist *out, struct mero_err *err);
 
 /* ---- the admission rule set (admission_rules.c) ------------------------------------------ */
-
 /*
  * Which side judges. The admitter runs every rule; a peer applying an admission runs the same
  * sequence except the spent-quote rule (spec step 8: two admitters' concurrent ops applied in
@@ -384,7 +379,6 @@ MERO_MUST_CHECK int mero_gov_holds_row(struct mero_store *s,
                                        bool *yes);
 
 /* ---- admit_tee_node ----------------------------------------------------------------------- */
-
 /* What verify_and_admit hands over after verifying the quote (spec step 4). */
 struct mero_admit_request {
     uint8_t group_id[MERO_GROUP_ID_LEN]; /* = namespace id for a fleet join; a subgroup for
@@ -453,7 +447,6 @@ MERO_MUST_CHECK int mero_gov_admit_tee_node(struct mero_store *s,
                                             struct mero_gov_oplist *out, struct mero_err *reason);
 
 /* ---- remote apply ------------------------------------------------------------------------- */
-
 enum mero_apply_status {
     MERO_APPLY_APPLIED = 0,
     MERO_APPLY_DUPLICATE = 1,
@@ -493,7 +486,6 @@ MERO_MUST_CHECK int mero_gov_op_state(struct mero_store *s,
                                       char *reason, size_t cap);
 
 /* ---- queries ------------------------------------------------------------------------------ */
-
 struct mero_gov_member {
     uint8_t id[MERO_IDENTITY_LEN];
     int role;
@@ -570,6 +562,11 @@ struct mero_gov_context {
 /* Contexts of a namespace (all its groups), in creation order. *out owned (free()). */
 MERO_MUST_CHECK int mero_gov_contexts(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                                       struct mero_gov_context **out, size_t *n);
+/* The namespace and group of context ctx (a known namespace's); -MERO_ENOTFOUND for none. */
+MERO_MUST_CHECK int mero_gov_context_of(struct mero_store *s,
+                                        const uint8_t ctx[static MERO_CONTEXT_ID_LEN],
+                                        uint8_t ns[static MERO_NS_ID_LEN],
+                                        uint8_t group[static MERO_GROUP_ID_LEN]);
 /* Groups of a namespace (root first). *out owned (free()). */
 MERO_MUST_CHECK int mero_gov_groups(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                                     uint8_t (**out)[MERO_GROUP_ID_LEN], size_t *n);
@@ -600,9 +597,11 @@ MERO_MUST_CHECK int mero_gov_op_get(struct mero_store *s, const uint8_t hash[sta
  * a rolled-back write included; reads never move it): an answer read from the store holds while
  * it stays the same (issue 33: a fleet join's own admission status). */
 uint64_t mero_gov_generation(struct mero_store *s);
-/* Number of ops stored for ns. */
+/* Number of ops stored for ns; the seq of its newest (0: none), moved by every op stored. */
 MERO_MUST_CHECK int mero_gov_op_count(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                                       uint64_t *n);
+MERO_MUST_CHECK int mero_gov_op_last_seq(struct mero_store *s,
+                                         const uint8_t ns[static MERO_NS_ID_LEN], uint64_t *seq);
 /* *yes = who is a principal of ns (held a row, or a stored op names it; docs/governance.md). */
 MERO_MUST_CHECK int mero_gov_principal(struct mero_store *s,
                                        const uint8_t ns[static MERO_NS_ID_LEN],
@@ -630,7 +629,6 @@ MERO_MUST_CHECK int mero_gov_unwrap(struct mero_store *s, const uint8_t ns[stati
                                     uint8_t key[static MERO_GROUP_KEY_LEN], struct mero_err *err);
 
 /* ---- maintenance -------------------------------------------------------------------------- */
-
 /* A canonical text dump of every derived table (rows sorted), for comparing states. */
 MERO_MUST_CHECK int mero_gov_dump(struct mero_store *s, struct mero_buf *out);
 /*
@@ -742,7 +740,6 @@ MERO_MUST_CHECK int mero_gov_evidence_advisories(struct mero_store *s,
                                                  char out[static MERO_GOV_ADVISORIES_MAX]);
 
 /* ---- issue 16: reach - subgroups and keys (src/gov/reach.c) ---- */
-
 /*
  * The role through which member reaches group: its direct row, else the row inherited from
  * the parent through Open subgroups - a TEE row included, with the root row's role (unlike

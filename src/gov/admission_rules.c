@@ -206,12 +206,14 @@ int mero__gov_report_data(struct mero_store *s, const uint8_t *q, size_t n,
     return 0;
 }
 
+/* CROSS JOIN keeps members first: the member's own rows (index members_member), each group
+ * looked up by key, instead of one lookup per group of the namespace */
 static const char SQL_HOLDS_TEE[] =
-    "SELECT 1 FROM members m JOIN groups g ON g.id = m.grp WHERE g.ns = ? AND m.member = ? "
+    "SELECT 1 FROM members m CROSS JOIN groups g ON g.id = m.grp WHERE g.ns = ? AND m.member = ? "
     "AND m.role IN (3, 4) LIMIT 1";
 static const char SQL_HOLDS_PLAIN[] =
-    "SELECT 1 FROM members m JOIN groups g ON g.id = m.grp WHERE g.ns = ? AND m.member = ? "
-    "AND m.role NOT IN (3, 4) LIMIT 1";
+    "SELECT 1 FROM members m CROSS JOIN groups g ON g.id = m.grp WHERE g.ns = ? AND "
+    "m.member = ? AND m.role NOT IN (3, 4) LIMIT 1";
 
 int mero_gov_holds_row(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                        const uint8_t member[static MERO_IDENTITY_LEN], bool tee, bool *yes)

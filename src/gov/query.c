@@ -465,6 +465,26 @@ int mero_gov_contexts(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_L
     return 0;
 }
 
+/* a context of a namespace this store holds (its root group row), found by its key */
+static const char SQL_CONTEXT_OF[] =
+    "SELECT c.ns, c.grp FROM contexts c WHERE c.id = ?"
+    " AND EXISTS (SELECT 1 FROM groups g WHERE g.id = c.ns AND g.ns = c.ns)";
+
+int mero_gov_context_of(struct mero_store *s, const uint8_t ctx[static MERO_CONTEXT_ID_LEN],
+                        uint8_t ns[static MERO_NS_ID_LEN], uint8_t group[static MERO_GROUP_ID_LEN])
+{
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, SQL_CONTEXT_OF, ctx, NULL, &st));
+    int step = sqlite3_step(st);
+    int rc = step == SQLITE_ROW ? 0 : step == SQLITE_DONE ? -MERO_ENOTFOUND : -MERO_EIO;
+    if (rc == 0) {
+        col_id(st, 0, ns);
+        col_id(st, 1, group);
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
 /* Column 0 as an id; column 1 (the op's seq) into *last_seq when ud is that pointer. */
 static void id_row(sqlite3_stmt *st, void *e, void *last_seq)
 {
@@ -563,14 +583,30 @@ int mero_gov_op_get(struct mero_store *s, const uint8_t hash[static MERO_OP_ID_L
     return rc;
 }
 
-int mero_gov_op_count(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN], uint64_t *n)
+/* The one number sql (bound to ns) answers, 0 for none. */
+static int ns_number(struct mero_store *s, const char *sql, const uint8_t ns[MERO_NS_ID_LEN],
+                     uint64_t *n)
 {
     sqlite3_stmt *st;
-    MERO_TRY(id_stmt(s, SQL_COUNT, ns, NULL, &st));
+    MERO_TRY(id_stmt(s, sql, ns, NULL, &st));
     *n = 0;
-    if (sqlite3_step(st) == SQLITE_ROW) {
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0) {
         *n = (uint64_t)sqlite3_column_int64(st, 0);
     }
     sqlite3_reset(st);
     return 0;
+}
+
+int mero_gov_op_count(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN], uint64_t *n)
+{
+    return ns_number(s, SQL_COUNT, ns, n);
+}
+
+/* the newest op's place in the log: one entry of index ops_ns, where COUNT walks them all */
+static const char SQL_LAST_SEQ[] = "SELECT MAX(seq) FROM ops WHERE ns = ?";
+
+int mero_gov_op_last_seq(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                         uint64_t *seq)
+{
+    return ns_number(s, SQL_LAST_SEQ, ns, seq);
 }

@@ -38,17 +38,8 @@ static int hello_msg(struct mero_buf *m, const uint8_t ns[MERO_NS_ID_LEN],
 static bool is_member_of(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                          const uint8_t identity[MERO_IDENTITY_LEN])
 {
-    struct mero_gov_member *ms = NULL;
-    size_t n = 0;
-    bool yes = false;
-    if (mero_gov_members(node->store, ns, &ms, &n) < 0) {
-        return false;
-    }
-    for (size_t i = 0; i < n && !yes; i++) {
-        yes = memcmp(ms[i].id, identity, MERO_IDENTITY_LEN) == 0;
-    }
-    free(ms);
-    return yes;
+    int role = MERO_ROLE_NONE; /* its row in the root group, by key (not every member read) */
+    return mero_gov_direct_role(node->store, ns, identity, &role) == 0 && role != MERO_ROLE_NONE;
 }
 
 int mero__node_sync_hello_encode(const struct mero_sync_hello *h,

@@ -183,9 +183,9 @@ enum mero_ctx_known {
     MERO_CTX_REFUSED_FOR_NOW = 3 /* refused by governance state that has not changed since:
                                     not fetched now; sync's cursor passes it at that state only */
 };
-/* The generation of ns's governance state (its op count plus the node's count of governance
- * events): it grows whenever that state may have changed, and a refusal for now holds while it
- * stays the same. */
+/* The generation of ns's governance state (the seq of its newest op plus the node's count of
+ * governance events): it grows whenever that state may have changed, and a refusal for now holds
+ * while it stays the same. */
 MERO_MUST_CHECK int mero__node_ctx_gov_gen(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
                                            uint64_t *gen);
 /* Create the TEMP table of remembered refusals (memory of this connection only). */

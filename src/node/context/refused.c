@@ -10,9 +10,9 @@
  *     the same bytes are refused the same way forever, so sync treats the hash as settled and
  *     its cursor moves past it;
  *   - for now, when the reason is the namespace's governance state (the author may not write,
- *     the executor may not relay): remembered with the state's generation (the namespace's op
- *     count plus the node's count of governance events); while it is unchanged the delta is
- *     neither fetched nor refused again; sync's cursor passes it noting that generation and is
+ *     the executor may not relay): remembered with the state's generation (the seq of the
+ *     namespace's newest op plus the node's count of governance events); while it is unchanged the
+ * delta is neither fetched nor refused again; sync's cursor passes it noting that generation and is
  *     dropped once it moves, so the next pull fetches it and judges it afresh (sync.c). One a
  *     right lost explains is kept without effect instead when it raises the clock (kept.c).
  * Other refusals (an unknown context, a lamport beyond the context clock, I/O) are not
@@ -42,8 +42,8 @@ int mero__node_ctx_refused_open(struct mero_node *node)
 
 int mero__node_ctx_gov_gen(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN], uint64_t *gen)
 {
-    uint64_t ops = 0;
-    if (node->store == NULL || mero_gov_op_count(node->store, ns, &ops) < 0) {
+    uint64_t ops = 0; /* the newest op's seq: moves with every op stored, read from one entry */
+    if (node->store == NULL || mero_gov_op_last_seq(node->store, ns, &ops) < 0) {
         return -MERO_EIO;
     }
     *gen = (ops + node->gov_gen) & (uint64_t)INT64_MAX;

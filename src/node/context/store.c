@@ -25,28 +25,9 @@
 int mero__node_ctx_lookup(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
                           uint8_t ns[MERO_NS_ID_LEN], uint8_t group[MERO_GROUP_ID_LEN])
 {
-    uint8_t(*nss)[MERO_NS_ID_LEN] = NULL;
-    size_t nn = 0;
-    MERO_TRY(mero_gov_namespaces(node->store, &nss, &nn));
-    int rc = -MERO_ENOTFOUND;
-    for (size_t i = 0; i < nn && rc == -MERO_ENOTFOUND; i++) {
-        struct mero_gov_context *cs = NULL;
-        size_t n = 0;
-        if (mero_gov_contexts(node->store, nss[i], &cs, &n) < 0) {
-            continue;
-        }
-        for (size_t k = 0; k < n; k++) {
-            if (memcmp(cs[k].id, ctx, MERO_CONTEXT_ID_LEN) == 0) {
-                memcpy(ns, nss[i], MERO_NS_ID_LEN);
-                memcpy(group, cs[k].group, MERO_GROUP_ID_LEN);
-                rc = 0;
-                break;
-            }
-        }
-        free(cs);
-    }
-    free(nss);
-    return rc;
+    /* one lookup by the context's key, on every delta and every read: the namespaces' contexts
+     * were read in full here before (2026-12-08) */
+    return mero_gov_context_of(node->store, ctx, ns, group);
 }
 
 /*

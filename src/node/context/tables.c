@@ -38,6 +38,10 @@ static const char *const schema[] = {
     "lamport INTEGER NOT NULL, hash BLOB NOT NULL, author BLOB NOT NULL, "
     "PRIMARY KEY(context, k))",
     "CREATE TABLE IF NOT EXISTS ctx_clock (context BLOB PRIMARY KEY, lamport INTEGER NOT NULL)",
+    /* a context's values in rowid order (the rowid is the index's last column): each live-state
+     * page (snap.c) reads its 256 rows from where the last ended, instead of joining and sorting
+     * the whole rest of the context */
+    "CREATE INDEX IF NOT EXISTS ctx_kv_page ON ctx_kv(context)",
 };
 
 /* A node.db made before ctx_clock existed (deltas but no clock row): derive each context's
