@@ -152,7 +152,8 @@ struct mero_node {
     uint64_t gov_gen;
     /* issue 30: a governance event came since the deltas kept without effect were last judged
      * (context/kept.c); they are judged again from the next sync tick, once the store committed,
-     * KEPT_TICK_MAX a tick: ctx_rejudge_after is the seq reached (0: from the start) */
+     * MERO_CTX_REJUDGE_TICK a tick: ctx_rejudge_after is the seq a pass has reached (0: none under
+     * way), and an event during a pass asks for another from the first once it ends */
     bool ctx_rejudge_due;
     uint64_t ctx_rejudge_after;
 };

@@ -177,8 +177,7 @@ static void on_gov_event(void *ud, const struct mero_gov_event *ev)
     /* issue 30: deltas kept without effect (context/kept.c) are judged again at the next sync
      * tick: any event may grant a right (a removal too: a ReadOnly row or a TEE row gone), and
      * the event may come inside a store transaction that is later rolled back */
-    node->ctx_rejudge_due = true;
-    node->ctx_rejudge_after = 0; /* from the start: a row already judged may pass now */
+    node->ctx_rejudge_due = true; /* a pass that starts after this event (kept.c) */
     if (ev->kind == MERO_EV_NAMESPACE_CREATED && ev->ns != NULL) {
         (void)mero__node_follow(node, ev->ns);
     }
@@ -200,9 +199,7 @@ void mero__node_gov_hooks(struct mero_node *node, struct mero_gov_hooks *h)
 static void on_sync_timer(uv_timer_t *t)
 {
     struct mero_node *node = t->data;
-    if (node->ctx_rejudge_due) {
-        node->ctx_rejudge_due = !mero__node_ctx_rejudge(node); /* the rest at the next tick */
-    }
+    mero__node_ctx_rejudge_tick(node);
     char peers[SYNC_PEERS_MAX][MERO_PEER_ID_STR_MAX];
     size_t n = mero_net_connected_peers(node->net, peers, SYNC_PEERS_MAX);
     for (size_t i = 0; i < n && i < SYNC_PEERS_MAX; i++) {

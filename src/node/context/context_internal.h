@@ -172,6 +172,10 @@ MERO_MUST_CHECK int mero__node_ctx_offer_stored(struct mero_node *node,
  * from the first again), false when some are left for the next call. */
 #define MERO_CTX_REJUDGE_TICK 2048u
 bool mero__node_ctx_rejudge(struct mero_node *node);
+/* The sync tick's share (service.c): go on with the pass under way (node->ctx_rejudge_after),
+ * else start one when a governance event came since the last started (node->ctx_rejudge_due).
+ * Every event is followed by a whole pass that started after it, however often events come. */
+void mero__node_ctx_rejudge_tick(struct mero_node *node);
 
 /* ---- issue 30: no refusal loops (src/node/context/refused.c) ---- */
 #define MERO_CTX_REFUSED_MAX 4096 /* refusals remembered at most; the oldest forgotten first */

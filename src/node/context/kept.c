@@ -23,7 +23,9 @@
  * Invariants: a kept delta is stored and raises the clock in one transaction, or neither; the
  * judging again pages through every kept delta, KEPT_PAGE at a time and at most
  * MERO_CTX_REJUDGE_TICK in one call (one sync tick), so a removed author's many kept deltas cost
- * each tick a bounded time on the loop; a governance event starts it again from the first.
+ * each tick a bounded time on the loop; a pass under way goes on whatever events come (so events
+ * every tick cannot keep it from the rows past its first call), and an event asks for a whole
+ * pass that starts after it.
  */
 #include <sqlite3.h>
 #include <string.h>
@@ -204,4 +206,15 @@ bool mero__node_ctx_rejudge(struct mero_node *node)
     }
     node->ctx_rejudge_after = after; /* the bound of one call reached: the rest next time */
     return false;
+}
+
+void mero__node_ctx_rejudge_tick(struct mero_node *node)
+{
+    if (node->ctx_rejudge_after == 0) {
+        if (!node->ctx_rejudge_due) {
+            return;
+        }
+        node->ctx_rejudge_due = false; /* the pass starting now follows every event so far */
+    }
+    (void)mero__node_ctx_rejudge(node); /* an event during it asks for the next (due again) */
 }
