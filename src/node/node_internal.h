@@ -156,6 +156,7 @@ struct mero_node {
      * way), and an event during a pass asks for another from the first once it ends */
     bool ctx_rejudge_due;
     uint64_t ctx_rejudge_after;
+    uint64_t ctx_rejudge_end; /* the newest kept delta's seq when the pass started */
 };
 
 /*

@@ -631,6 +631,54 @@ TEST(kept_deltas_are_judged_a_bounded_number_at_a_time)
     snapf_close(&f);
 }
 
+/* x's kept writes as x<from>..x<from + n - 1>, each raising r's clock from *lam on. */
+static void keep_writes(struct snapf *f, struct mero_node *r, const uint8_t x[32],
+                        const uint8_t xsk[64], uint64_t from, uint64_t n, uint64_t *lam)
+{
+    for (uint64_t i = from; i < from + n; i++) {
+        char k[24];
+        snprintf(k, sizeof(k), "x%llu", (unsigned long long)i);
+        CHECK_ERR(snapf_write_as(f, r, f->ctx, x, xsk, (*lam)++, k, "from x", false), -MERO_EPERM);
+    }
+}
+
+/*
+ * (review) A pass ends at the newest kept delta when it started: a removed author whose kept
+ * deltas come faster than a tick reads them cannot keep a pass from ending, and so from the
+ * rows behind its cursor (y's, taken once y is a member again).
+ */
+TEST(a_pass_fed_faster_than_it_reads_still_ends)
+{
+    struct snapf f;
+    struct mero_node *r = &f.n[2];
+    struct mero_err err = {0};
+    struct mero_gov_hooks h;
+    uint8_t x[32], xsk[64], y[32], ysk[64];
+    uint64_t lam = 1;
+    CHECK_OK(snapf_open(&f));
+    CHECK_OK(member(&f, MERO_ROLE_MEMBER, x, xsk));
+    CHECK_OK(member(&f, MERO_ROLE_MEMBER, y, ysk));
+    CHECK_OK(mero_gov_remove_member(f.n[0].store, f.ns, f.ns, x, NULL, &err));
+    CHECK_OK(mero_gov_remove_member(f.n[0].store, f.ns, f.ns, y, NULL, &err));
+    CHECK_ERR(snapf_write_as(&f, r, f.ctx, y, ysk, lam++, "y", "from y", false), -MERO_EPERM);
+    keep_writes(&f, r, x, xsk, 0, MERO_CTX_REJUDGE_TICK, &lam);
+    mero__node_gov_hooks(r, &h);
+    mero_store_set_hooks(f.n[0].store, &h);
+    r->ctx_rejudge_due = true;
+    mero__node_ctx_rejudge_tick(r); /* a pass starts; y is no member yet */
+    CHECK_OK(mero_gov_add_member(f.n[0].store, f.ns, f.ns, y, MERO_ROLE_MEMBER, NULL, &err));
+    for (uint64_t t = 1; t <= 3; t++) {
+        keep_writes(&f, r, x, xsk, t * MERO_CTX_REJUDGE_TICK, MERO_CTX_REJUDGE_TICK, &lam);
+        mero__node_ctx_rejudge_tick(r);
+    }
+    CHECK(snapf_value_is(r, f.ctx, "y", "from y"));
+    memset(&h, 0, sizeof(h));
+    mero_store_set_hooks(f.n[0].store, &h);
+    mero_wipe(xsk, sizeof(xsk));
+    mero_wipe(ysk, sizeof(ysk));
+    snapf_close(&f);
+}
+
 /*
  * A stop or crash after a delta was marked to wait for its key (or a kept one marked to pass
  * again), before its retry: nothing brings that key again, so service start retries every group
@@ -897,6 +945,7 @@ MERO_TEST_MAIN(T(new_replica_installs_live_state_not_history),
                T(a_generation_moving_within_a_pull_keeps_the_cursor_before_the_refusals),
                T(kept_deltas_are_judged_after_the_store_commits),
                T(kept_deltas_are_judged_a_bounded_number_at_a_time),
+               T(a_pass_fed_faster_than_it_reads_still_ends),
                T(deltas_left_waiting_with_their_key_held_are_taken_at_start),
                T(a_refused_head_that_holds_the_clock_is_not_skipped),
                T(only_a_right_lost_keeps_a_delta), T(install_checks_clock_and_staleness),

@@ -309,18 +309,22 @@ int mero__ctx_apply_snap(struct mero_node *node, const uint8_t *bytes, size_t le
     return rc;
 }
 
-/* Materialise one kept delta whose key may have arrived (mero__node_ctx_retry), in one
- * transaction when none is open: applied, or refused (deleted, remembered, logged). */
-static void retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
-                      const uint8_t *p, size_t n)
+void mero__node_ctx_retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                              const uint8_t *p, size_t n)
 {
     struct mero_ctx_delta d;
-    uint8_t hash[MERO_DELTA_ID_LEN], ns[MERO_NS_ID_LEN];
+    uint8_t hash[MERO_DELTA_ID_LEN], ns[MERO_NS_ID_LEN], key[MERO_GROUP_KEY_LEN];
     struct mero_err e = {0};
     bool for_now = false, first = true;
     if (mero__ctx_decode(p, n, &d) < 0) {
         return;
     }
+    /* its key still not held: nothing to do, and no transaction opened for nothing (a node
+     * holding many deltas it cannot open retries them all at start) */
+    if (mero_gov_group_key_by_id(node->store, group, d.key_id, key) < 0) {
+        return;
+    }
+    mero_wipe(key, sizeof(key));
     mero_sha256(hash, p, n);
     bool tx =
         sqlite3_get_autocommit(node->db) && mero__node_db_exec(node->db, "BEGIN IMMEDIATE") == 0;
@@ -377,7 +381,7 @@ void mero__node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP
         if (mero_cur_u32le(&c, &n) < 0 || mero_cur_bytes(&c, n, &p) < 0) {
             break;
         }
-        retry_one(node, group, p, n);
+        mero__node_ctx_retry_one(node, group, p, n);
     }
     mero_buf_cleanup(&all);
 }

@@ -82,6 +82,11 @@ void mero__node_ctx_retry(struct mero_node *node, const uint8_t group[MERO_GROUP
  * service start: a stop or crash between a key's arrival, or a kept delta passing again, and its
  * retry left deltas waiting whose key is held, and no event would bring them again. */
 void mero__node_ctx_retry_pending(struct mero_node *node);
+/* (apply.c) The retry of the one stored delta p[0..n) of group, in one transaction when none is
+ * open: applied, or refused (deleted, remembered, logged; kept when a right lost explains it);
+ * left waiting, no transaction opened, while its key is not held. */
+void mero__node_ctx_retry_one(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
+                              const uint8_t *p, size_t n);
 
 /* (store.c) For sync: hashes of ctx's deltas with seq > after (at most max); *out owned (free()).
  */

@@ -23,9 +23,10 @@
  * Invariants: a kept delta is stored and raises the clock in one transaction, or neither; the
  * judging again pages through every kept delta, KEPT_PAGE at a time and at most
  * MERO_CTX_REJUDGE_TICK in one call (one sync tick), so a removed author's many kept deltas cost
- * each tick a bounded time on the loop; a pass under way goes on whatever events come (so events
- * every tick cannot keep it from the rows past its first call), and an event asks for a whole
- * pass that starts after it.
+ * each tick a bounded time on the loop; a pass ends at the newest kept delta when it started, goes
+ * on whatever events come (so events every tick cannot keep it from the rows past its first call)
+ * and an event asks for a whole pass that starts after it; a delta that passes is retried alone
+ * (mero__node_ctx_retry_one), not with every other delta of its group waiting for a key.
  */
 #include <sqlite3.h>
 #include <string.h>
@@ -138,20 +139,22 @@ static bool passes_now(struct mero_node *node, const uint8_t group[MERO_GROUP_ID
     return mero__ctx_decode(p, n, &d) == 0 && mero__ctx_may_carry(node, group, &d, &e) == 0;
 }
 
-/* Copy out the next page of kept deltas after seq `after`: (seq u64, group, len u32, bytes)*. */
-static size_t next_page(struct mero_node *node, uint64_t after, struct mero_buf *out)
+/* Copy out the next page of kept deltas after seq `after`, up to seq `end`: (seq u64, group,
+ * len u32, bytes)*. */
+static size_t next_page(struct mero_node *node, uint64_t after, uint64_t end, struct mero_buf *out)
 {
     sqlite3_stmt *st = NULL;
     size_t n = 0;
     _Static_assert(MERO_CTX_KEPT == 2, "the query and the index (tables.c) name it");
     if (sqlite3_prepare_v2(node->db,
                            "SELECT seq, grp, bytes FROM ctx_delta WHERE applied = 2 AND seq > ?1 "
-                           "ORDER BY seq LIMIT ?2",
+                           "AND seq <= ?3 ORDER BY seq LIMIT ?2",
                            -1, &st, NULL) != SQLITE_OK) {
         return 0;
     }
     sqlite3_bind_int64(st, 1, (sqlite3_int64)after);
     sqlite3_bind_int(st, 2, (int)KEPT_PAGE);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)end);
     while (sqlite3_step(st) == SQLITE_ROW) {
         int len = sqlite3_column_bytes(st, 2);
         if (sqlite3_column_bytes(st, 1) != MERO_GROUP_ID_LEN || len <= 0 ||
@@ -168,15 +171,28 @@ static size_t next_page(struct mero_node *node, uint64_t after, struct mero_buf 
     return n;
 }
 
+static void no_binds(struct sqlite3_stmt *st, const void *arg)
+{
+    (void)st;
+    (void)arg;
+}
+
 bool mero__node_ctx_rejudge(struct mero_node *node)
 {
     uint64_t after = node->ctx_rejudge_after;
+    /* a pass starts: it ends at the newest kept delta now. One kept later was judged as it came,
+     * and a pass fed faster than it reads would otherwise never end */
+    if (after == 0 && mero__ctx_query_u64(node, "SELECT MAX(seq) FROM ctx_delta WHERE applied = 2",
+                                          no_binds, NULL, &node->ctx_rejudge_end) < 0) {
+        node->ctx_rejudge_due = true; /* unread: the next tick tries again */
+        return true;
+    }
     _Static_assert(MERO_CTX_REJUDGE_TICK % KEPT_PAGE == 0, "a call judges whole pages");
     for (unsigned pages = 0; pages < MERO_CTX_REJUDGE_TICK / KEPT_PAGE; pages++) {
         struct mero_buf page;
         struct mero_cur c;
         mero_buf_init(&page, (size_t)KEPT_PAGE * KEPT_ROW_MAX);
-        size_t n = next_page(node, after, &page);
+        size_t n = next_page(node, after, node->ctx_rejudge_end, &page);
         mero_cur_init(&c, page.data, page.len);
         for (size_t i = 0; i < n; i++) {
             const uint8_t *group, *p;
@@ -192,10 +208,12 @@ bool mero__node_ctx_rejudge(struct mero_node *node)
                 continue;
             }
             mero_sha256(hash, p, len);
-            /* pending again: the retry materialises it now (or keeps it for its key) */
+            /* pending again: its retry materialises it now (or keeps it for its key); this
+             * delta alone, not its group's others waiting for a key (each pass would cost them
+             * all again) */
             if (mero__ctx_exec_hash(node, "UPDATE ctx_delta SET applied = 0 WHERE hash = ?1",
                                     hash) == 0) {
-                mero__node_ctx_retry(node, group);
+                mero__node_ctx_retry_one(node, group, p, len);
             }
         }
         mero_buf_cleanup(&page);
