@@ -30,7 +30,7 @@
 #include "mero/quote.h"
 #include "mero/sizes.h"
 
-#define MERO_GOV_STORE_SCHEMA 9 /* SQLite schema (PRAGMA user_version) */
+#define MERO_GOV_STORE_SCHEMA 10 /* SQLite schema (PRAGMA user_version) */
 /*
  * Evidence lifetime (spec "Idempotency and refresh", tee::evidence_retry). UNVERIFIED values,
  * the one place they live (docs/admission.md "Evidence lifetime"): evidence older than
@@ -161,6 +161,12 @@ struct mero_gov_hooks {
      */
     int (*sealed_plaintext)(void *ud, const uint8_t hash[MERO_OP_ID_LEN], const uint8_t **plain,
                             size_t *len);
+    /* issue 30: when MemberRemoved is built here, the member's newest delta in each context of
+     * group and its subgroups this node holds (out[0..*n), contexts ascending): the op's cuts */
+    int (*write_cuts)(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
+                      const uint8_t group[MERO_GROUP_ID_LEN],
+                      const uint8_t member[MERO_IDENTITY_LEN], struct mero_write_cut *out,
+                      uint32_t max, uint32_t *n);
 };
 /*
  * A release_check hook over src/attest's release source: set hooks.release_check to this and
@@ -602,6 +608,12 @@ MERO_MUST_CHECK int mero_gov_op_count(struct mero_store *s, const uint8_t ns[sta
                                       uint64_t *n);
 MERO_MUST_CHECK int mero_gov_op_last_seq(struct mero_store *s,
                                          const uint8_t ns[static MERO_NS_ID_LEN], uint64_t *seq);
+/* issue 30: heads (at most max) of the cuts that effective removals of member name for ctx. */
+MERO_MUST_CHECK int mero_gov_write_cuts(struct mero_store *s,
+                                        const uint8_t ns[static MERO_NS_ID_LEN],
+                                        const uint8_t member[static MERO_IDENTITY_LEN],
+                                        const uint8_t ctx[static MERO_CONTEXT_ID_LEN],
+                                        uint8_t (*heads)[MERO_DELTA_ID_LEN], size_t max, size_t *n);
 /* *yes = who is a principal of ns (held a row, or a stored op names it; docs/governance.md). */
 MERO_MUST_CHECK int mero_gov_principal(struct mero_store *s,
                                        const uint8_t ns[static MERO_NS_ID_LEN],
@@ -693,12 +705,10 @@ MERO_MUST_CHECK int mero_gov_relay_standing(struct mero_store *s,
                                             int *standing, bool *may_relay);
 
 /* ---- issue 16: self-purge leaves nothing (src/gov/store.c) ---- */
-/*
- * Copy every WAL frame into gov.db and truncate the WAL to zero bytes (PRAGMA
+/* Copy every WAL frame into gov.db and truncate the WAL to zero bytes (PRAGMA
  * wal_checkpoint(TRUNCATE)): with secure_delete on, what a purge deleted is then zeroes in the
  * database file and absent from the WAL. 0, or -MERO_EBUSY when a reader or an open
- * transaction kept it from finishing (retry later), -MERO_EIO on an I/O error.
- */
+ * transaction kept it from finishing (retry later), -MERO_EIO on an I/O error. */
 MERO_MUST_CHECK int mero_store_checkpoint(struct mero_store *s);
 
 /* ---- issue 16: evidence lifetime (src/gov/query.c) ---- */
@@ -716,11 +726,9 @@ enum mero_vouch_standing {
 bool mero_gov_evidence_lapsed(uint64_t at, uint64_t now);
 /* Evidence attested at `at` is due for a refresh at `now` (MERO_GOV_EVIDENCE_REFRESH_SECS). */
 bool mero_gov_evidence_due(uint64_t at, uint64_t now);
-/*
- * mero_gov_may_vouch judged at now (unix seconds, the caller's clock: the admitting node
+/* mero_gov_may_vouch judged at now (unix seconds, the caller's clock: the admitting node
  * judges, peers do not): an admin vouches; a TEE member only while the evidence of its
- * namespace-root row counts (mero_gov_evidence_lapsed). *standing: enum mero_vouch_standing.
- */
+ * namespace-root row counts (mero_gov_evidence_lapsed). *standing: enum mero_vouch_standing. */
 MERO_MUST_CHECK int mero_gov_vouch_standing(struct mero_store *s,
                                             const uint8_t group[static MERO_GROUP_ID_LEN],
                                             const uint8_t member[static MERO_IDENTITY_LEN],
@@ -740,12 +748,10 @@ MERO_MUST_CHECK int mero_gov_evidence_advisories(struct mero_store *s,
                                                  char out[static MERO_GOV_ADVISORIES_MAX]);
 
 /* ---- issue 16: reach - subgroups and keys (src/gov/reach.c) ---- */
-/*
- * The role through which member reaches group: its direct row, else the row inherited from
+/* The role through which member reaches group: its direct row, else the row inherited from
  * the parent through Open subgroups - a TEE row included, with the root row's role (unlike
  * mero_gov_effective_role: a TEE reads and serves the Open subgroups below its row, but is
- * never given a row there). Never across a Restricted boundary. MERO_ROLE_NONE when none.
- */
+ * never given a row there). Never across a Restricted boundary. MERO_ROLE_NONE when none. */
 MERO_MUST_CHECK int mero_gov_reach_role(struct mero_store *s,
                                         const uint8_t group[static MERO_GROUP_ID_LEN],
                                         const uint8_t member[static MERO_IDENTITY_LEN], int *role);
@@ -769,25 +775,21 @@ MERO_MUST_CHECK int mero_gov_group_key_ids(struct mero_store *s,
 MERO_MUST_CHECK int mero_gov_group_key_put_past(struct mero_store *s,
                                                 const uint8_t group[static MERO_GROUP_ID_LEN],
                                                 const uint8_t key[static MERO_GROUP_KEY_LEN]);
-/*
- * tee_subgroup_admit: admit member, a TEE holding a row at the namespace root, into subgroup
+/* tee_subgroup_admit: admit member, a TEE holding a row at the namespace root, into subgroup
  * `group` with the quote, credential and facts of its root admission (found in our op log), as
  * mero_gov_admit_tee_node does (the GroupOp form, sealed under the namespace key when held,
  * KeyDelivery of the subgroup key). -MERO_ENOTFOUND: group not in ns; -MERO_EINVAL: group is
  * the root; -MERO_ESTATE: member holds no TEE row at the root. *outcome as admit_tee_node
- * (MERO_ADMIT_NOT_A_VOUCHER when we are not an admin of the subgroup: nothing published).
- */
+ * (MERO_ADMIT_NOT_A_VOUCHER when we are not an admin of the subgroup: nothing published). */
 MERO_MUST_CHECK int mero_gov_subgroup_admit(struct mero_store *s,
                                             const uint8_t ns[static MERO_NS_ID_LEN],
                                             const uint8_t group[static MERO_GROUP_ID_LEN],
                                             const uint8_t member[static MERO_IDENTITY_LEN],
                                             uint64_t now, int *outcome, struct mero_gov_oplist *out,
                                             struct mero_err *err);
-/*
- * Rotate group's key outside a MemberRemoved (the removal cascade of a root TEE): a fresh key,
+/* Rotate group's key outside a MemberRemoved (the removal cascade of a root TEE): a fresh key,
  * stored as our current key, and one KeyDelivery of it to every member reaching the group
- * except `exclude` and us. Only an admin of the group (-MERO_ENOTADMIN otherwise).
- */
+ * except `exclude` and us. Only an admin of the group (-MERO_ENOTADMIN otherwise). */
 MERO_MUST_CHECK int mero_gov_rotate_key(struct mero_store *s,
                                         const uint8_t ns[static MERO_NS_ID_LEN],
                                         const uint8_t group[static MERO_GROUP_ID_LEN],

@@ -35,6 +35,7 @@
 #define MERO_GOV_SIGN_DOMAIN          "calimero.namespace.v1"
 #define MERO_GOV_MAX_OP_BYTES         (192u * 1024u)
 #define MERO_GOV_MAX_PARENTS          64u
+#define MERO_GOV_MAX_CUTS             256u /* issue 30: contexts a MemberRemoved names a cut for */
 #define MERO_GOV_MAX_QUOTE_BYTES      16384u /* MAX_TEE_QUOTE_BYTES */
 #define MERO_GOV_MAX_COLLATERAL_BYTES (160u * 1024u)
 #define MERO_GOV_MAX_LIST             256u /* entries in one policy list */
@@ -106,6 +107,16 @@ enum mero_group_op {
 #define MERO_GROUP_TAG_MEMBER_JOINED_TEE_V2      64
 #define MERO_GROUP_TAG_TEE_POLICY_SET_V3         65
 #define MERO_GROUP_TAG_TEE_RELEASE_POLICY_SET_V3 66
+/* issue 30: MemberRemoved with cuts (n_cuts > 0): member [32], cuts u32 n (1..MERO_GOV_MAX_CUTS)
+ * x {context [32], head [32]}, contexts strictly ascending; decodes to MERO_GROUP_MEMBER_REMOVED
+ * (docs/governance.md "What a removal vouches for"). Without cuts the op is tag 1, as before. */
+#define MERO_GROUP_TAG_MEMBER_REMOVED_CUTS 67
+
+/* One cut: in context, the removed member's newest direct delta as the remover held it. */
+struct mero_write_cut {
+    uint8_t context[MERO_CONTEXT_ID_LEN];
+    uint8_t head[MERO_DELTA_ID_LEN];
+};
 
 /* A vector of owned NUL-terminated strings. */
 struct mero_strlist {
@@ -250,6 +261,8 @@ struct mero_op {
     struct mero_tee_join join;     /* MEMBER_JOINED_TEE (root and group forms) */
     struct mero_tee_policy policy; /* any policy op */
     struct mero_tee_evidence evidence;
+    struct mero_write_cut *cuts; /* MEMBER_REMOVED (tag 67): owned, n_cuts entries */
+    uint32_t n_cuts;
 };
 
 void mero_op_init(struct mero_op *op);

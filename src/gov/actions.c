@@ -314,6 +314,38 @@ static int publish_removal(struct mero_store *s, struct mero_op *op, const uint8
     return newkey != NULL ? mero__gov_key_put(s, op->group_id, newkey) : 0;
 }
 
+static int cut_cmp(const void *a, const void *b)
+{
+    return memcmp(((const struct mero_write_cut *)a)->context,
+                  ((const struct mero_write_cut *)b)->context, MERO_CONTEXT_ID_LEN);
+}
+
+/* issue 30: the removal's cuts, from the node that holds the contexts (hooks.write_cuts). */
+static int cuts_of(struct mero_store *s, struct mero_op *op)
+{
+    if (s->hooks.write_cuts == NULL) {
+        return 0;
+    }
+    op->cuts = calloc(MERO_GOV_MAX_CUTS, sizeof(*op->cuts));
+    if (op->cuts == NULL) {
+        return -MERO_ENOMEM;
+    }
+    uint32_t n = 0, kept = 0;
+    MERO_TRY(s->hooks.write_cuts(s->hooks.ud, op->ns, op->group_id, op->member, op->cuts,
+                                 MERO_GOV_MAX_CUTS, &n));
+    n = n <= MERO_GOV_MAX_CUTS ? n : MERO_GOV_MAX_CUTS;
+    /* the one encoding (op_codec.c): contexts strictly ascending */
+    qsort(op->cuts, n, sizeof(*op->cuts), cut_cmp);
+    for (uint32_t i = 0; i < n; i++) {
+        if (kept == 0 ||
+            memcmp(op->cuts[kept - 1].context, op->cuts[i].context, MERO_CONTEXT_ID_LEN) != 0) {
+            op->cuts[kept++] = op->cuts[i];
+        }
+    }
+    op->n_cuts = kept;
+    return 0;
+}
+
 int mero_gov_remove_member(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                            const uint8_t group[static MERO_GROUP_ID_LEN],
                            const uint8_t member[static MERO_IDENTITY_LEN],
@@ -324,9 +356,13 @@ int mero_gov_remove_member(struct mero_store *s, const uint8_t ns[static MERO_NS
     uint8_t cur[MERO_GROUP_KEY_LEN], cur_id[MERO_KEY_ID_LEN], newkey[MERO_GROUP_KEY_LEN];
     group_op(&op, ns, group, MERO_GROUP_MEMBER_REMOVED);
     memcpy(op.member, member, sizeof(op.member));
+    int rc = cuts_of(s, &op);
+    if (rc < 0) {
+        mero_op_cleanup(&op);
+        return mero_err_set(err, -rc, "cannot read the member's writes for the removal's cuts");
+    }
     bool rotate = mero_gov_group_key(s, group, cur, cur_id) == 0;
     sodium_memzero(cur, sizeof(cur));
-    int rc = 0;
     if (rotate) {
         MERO_TRY_OUT(build_rotation(s, &op, member, newkey, err));
     }

@@ -426,6 +426,7 @@ static int fold_stored(struct mero_store *s, struct op_reader *rd, const struct 
                     (unsigned long long)seq, e.msg);
     if (s->rebuilding) { /* a store whose ops were appended before nominees were recorded */
         GOV_SQL_TRY_OUT(s, err, mero__gov_nominate(s, &op), "nominee");
+        GOV_SQL_TRY_OUT(s, err, mero__gov_note_cuts(s, &op, hash), "cuts");
     }
     /* the derived rows' order column is the op's depth, not this node's arrival order */
     struct actx a = {.s = s, .op = &op, .hash = hash, .bytes = bytes, .len = len, .seq = depth};

@@ -276,6 +276,10 @@ const uint8_t *mero__gov_nominee(const struct mero_op *op);
 /* Record mero__gov_nominee(op) in `principals`, whatever the op's outcome: a refused op of
  * theirs is then kept on every node that holds this one. */
 int mero__gov_nominate(struct mero_store *s, const struct mero_op *op);
+/* issue 30: record a MemberRemoved's cuts (hash: the op's) in `cuts`, whatever its outcome:
+ * whether one counts is read from `fold` (mero_gov_write_cuts). */
+int mero__gov_note_cuts(struct mero_store *s, const struct mero_op *op,
+                        const uint8_t hash[MERO_OP_ID_LEN]);
 /* Append an op row (returns its seq), record its nominee and move the heads. */
 int mero__gov_append(struct mero_store *s, const struct mero_op *op,
                      const uint8_t hash[MERO_OP_ID_LEN], const uint8_t *bytes, size_t len,

@@ -287,6 +287,7 @@ static const char *const purge_ns_sql[] = {
     "DELETE FROM inert WHERE ns = ?",
     "DELETE FROM fold WHERE ns = ?",
     "DELETE FROM principals WHERE ns = ?",
+    "DELETE FROM cuts WHERE ns = ?",
     "DELETE FROM groups WHERE ns = ?",
     "DELETE FROM identities WHERE ns = ?",
 };

@@ -207,6 +207,7 @@ void mero_op_cleanup(struct mero_op *op)
     free(op->evidence.quote);
     free(op->evidence.collateral);
     free(op->ciphertext);
+    free(op->cuts);
     mero_tee_policy_cleanup(&op->policy);
     mero_op_init(op);
 }

@@ -78,6 +78,23 @@ static int put_policy(struct mero_buf *b, const struct mero_tee_policy *p)
 }
 
 /* The wire tag of a group op: the kind, or the appended tag its flag selects. */
+/* issue 30: a MemberRemoved's cuts (tag 67): u32 n, then n x {context, head}. */
+static int put_cuts(struct mero_buf *b, const struct mero_op *op)
+{
+    if (op->n_cuts == 0) {
+        return 0; /* tag 1: nothing follows the member */
+    }
+    MERO_TRY(mero_buf_append_u32le(b, op->n_cuts));
+    for (uint32_t i = 0; i < op->n_cuts; i++) {
+        MERO_TRY(mero_buf_append(b, op->cuts[i].context, sizeof(op->cuts[i].context)));
+        MERO_TRY(mero_buf_append(b, op->cuts[i].head, sizeof(op->cuts[i].head)));
+    }
+    return 0;
+}
+
+#define CUT_WIRE_LEN (MERO_CONTEXT_ID_LEN + MERO_DELTA_ID_LEN)
+_Static_assert(sizeof(struct mero_write_cut) == CUT_WIRE_LEN, "a cut is its two ids");
+
 static uint8_t group_tag(const struct mero_op *op)
 {
     if (op->kind == MERO_GROUP_MEMBER_JOINED_TEE && op->join.has_td) {
@@ -88,6 +105,9 @@ static uint8_t group_tag(const struct mero_op *op)
     }
     if (op->kind == MERO_GROUP_TEE_RELEASE_POLICY_SET_V2 && op->policy.v3) {
         return MERO_GROUP_TAG_TEE_RELEASE_POLICY_SET_V3;
+    }
+    if (op->kind == MERO_GROUP_MEMBER_REMOVED && op->n_cuts > 0) {
+        return MERO_GROUP_TAG_MEMBER_REMOVED_CUTS;
     }
     return op->kind;
 }
@@ -143,6 +163,7 @@ int mero__gov_put_group_body(struct mero_buf *b, const struct mero_op *op)
         break;
     case MERO_GROUP_MEMBER_REMOVED:
         MERO_TRY(mero_buf_append(b, op->member, sizeof(op->member)));
+        MERO_TRY(put_cuts(b, op));
         break;
     case MERO_GROUP_MEMBER_LEFT:
         break;
@@ -422,6 +443,27 @@ static int get_root(struct mero_cur *c, struct mero_op *op, struct mero_err *err
     }
 }
 
+/* One encoding only: 1..MERO_GOV_MAX_CUTS cuts (none is tag 1), contexts strictly ascending. */
+static int get_cuts(struct mero_cur *c, struct mero_op *op, struct mero_err *err)
+{
+    uint32_t n = 0;
+    DEC(mero_cur_u32le(c, &n), "cut count");
+    MERO_ENSURE(n >= 1 && n <= MERO_GOV_MAX_CUTS, err, MERO_EOPDECODE, "cut count %u outside 1..%u",
+                n, MERO_GOV_MAX_CUTS);
+    MERO_ENSURE(mero_cur_left(c) >= (size_t)n * CUT_WIRE_LEN, err, MERO_ETRUNC, "cuts truncated");
+    op->cuts = calloc(n, sizeof(*op->cuts));
+    MERO_ENSURE(op->cuts != NULL, err, MERO_ENOMEM, "out of memory");
+    op->n_cuts = n;
+    for (uint32_t i = 0; i < n; i++) {
+        DEC(mero_cur_copy(c, op->cuts[i].context, MERO_CONTEXT_ID_LEN), "cut context");
+        DEC(mero_cur_copy(c, op->cuts[i].head, MERO_DELTA_ID_LEN), "cut head");
+        MERO_ENSURE(
+            i == 0 || memcmp(op->cuts[i - 1].context, op->cuts[i].context, MERO_CONTEXT_ID_LEN) < 0,
+            err, MERO_EOPDECODE, "cuts not in strictly ascending context order");
+    }
+    return 0;
+}
+
 int mero__gov_get_group_body(struct mero_cur *c, struct mero_op *op, struct mero_err *err)
 {
     uint8_t opt;
@@ -437,6 +479,10 @@ int mero__gov_get_group_body(struct mero_cur *c, struct mero_op *op, struct mero
         op->kind = MERO_GROUP_TEE_RELEASE_POLICY_SET_V2;
         op->policy.v3 = true;
     }
+    bool cuts = op->kind == MERO_GROUP_TAG_MEMBER_REMOVED_CUTS;
+    if (cuts) {
+        op->kind = MERO_GROUP_MEMBER_REMOVED;
+    }
     switch (op->kind) {
     case MERO_GROUP_MEMBER_ADDED:
     case MERO_GROUP_MEMBER_ROLE_SET:
@@ -445,6 +491,9 @@ int mero__gov_get_group_body(struct mero_cur *c, struct mero_op *op, struct mero
         break;
     case MERO_GROUP_MEMBER_REMOVED:
         DEC(mero_cur_copy(c, op->member, sizeof(op->member)), "member");
+        if (cuts) {
+            MERO_TRY(get_cuts(c, op, err));
+        }
         break;
     case MERO_GROUP_MEMBER_LEFT:
         break;

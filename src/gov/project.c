@@ -350,6 +350,27 @@ int mero__gov_nominate(struct mero_store *s, const struct mero_op *op)
     return mero__gov_step_done(st);
 }
 
+static const char SQL_CUT_PUT[] =
+    "INSERT OR IGNORE INTO cuts(ns, member, context, op_hash, head) VALUES(?, ?, ?, ?, ?)";
+
+int mero__gov_note_cuts(struct mero_store *s, const struct mero_op *op,
+                        const uint8_t hash[MERO_OP_ID_LEN])
+{
+    if (op->scope != MERO_SCOPE_GROUP || op->kind != MERO_GROUP_MEMBER_REMOVED) {
+        return 0;
+    }
+    for (uint32_t i = 0; i < op->n_cuts; i++) {
+        STMT(st, SQL_CUT_PUT);
+        BLOB(st, 1, op->ns);
+        BLOB(st, 2, op->member);
+        BLOB(st, 3, op->cuts[i].context);
+        BLOB(st, 4, hash);
+        BLOB(st, 5, op->cuts[i].head);
+        MERO_TRY(mero__gov_step_done(st));
+    }
+    return 0;
+}
+
 int mero__gov_append(struct mero_store *s, const struct mero_op *op,
                      const uint8_t hash[MERO_OP_ID_LEN], const uint8_t *bytes, size_t len,
                      uint64_t *seq)
@@ -363,6 +384,7 @@ int mero__gov_append(struct mero_store *s, const struct mero_op *op,
     MERO_TRY(mero__gov_step_done(st));
     *seq = (uint64_t)sqlite3_last_insert_rowid(s->db);
     MERO_TRY(mero__gov_nominate(s, op));
+    MERO_TRY(mero__gov_note_cuts(s, op, hash));
     return mero__gov_heads_move(s, op, hash);
 }
 

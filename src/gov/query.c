@@ -602,6 +602,28 @@ int mero_gov_op_count(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_L
     return ns_number(s, SQL_COUNT, ns, n);
 }
 
+/* issue 30: the cuts of effective removals of member naming context */
+static const char SQL_CUTS[] =
+    "SELECT c.head FROM cuts c JOIN fold f ON f.ns = c.ns AND f.hash = c.op_hash"
+    " WHERE c.ns = ?1 AND c.member = ?2 AND c.context = ?3 AND f.state = 1 ORDER BY c.head";
+
+int mero_gov_write_cuts(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
+                        const uint8_t member[static MERO_IDENTITY_LEN],
+                        const uint8_t ctx[static MERO_CONTEXT_ID_LEN],
+                        uint8_t (*heads)[MERO_DELTA_ID_LEN], size_t max, size_t *n)
+{
+    sqlite3_stmt *st;
+    MERO_TRY(id_stmt(s, SQL_CUTS, ns, member, &st));
+    BLOB(st, 3, ctx);
+    int step;
+    *n = 0;
+    while (*n < max && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        col_id(st, 0, heads[(*n)++]);
+    }
+    sqlite3_reset(st);
+    return 0;
+}
+
 /* the newest op's place in the log: one entry of index ops_ns, where COUNT walks them all */
 static const char SQL_LAST_SEQ[] = "SELECT MAX(seq) FROM ops WHERE ns = ?";
 

@@ -157,6 +157,10 @@ struct mero_node {
     bool ctx_rejudge_due;
     uint64_t ctx_rejudge_after;
     uint64_t ctx_rejudge_end; /* the newest kept delta's seq when the pass started */
+    /* issue 30 (context/chain.c): moves with every chain link stored; and the deltas one
+     * (context, author)'s cuts vouch for, read once for a judging of many (owned) */
+    uint64_t ctx_chain_gen;
+    struct mero_ctx_vouch *ctx_vouch;
 };
 
 /*

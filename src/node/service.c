@@ -194,6 +194,7 @@ void mero__node_gov_hooks(struct mero_node *node, struct mero_gov_hooks *h)
     h->ud = node;
     h->on_event = on_gov_event;
     h->release_check = mero__node_release_check;
+    h->write_cuts = mero__node_write_cuts; /* issue 30: what a removal built here vouches for */
 }
 
 static void on_sync_timer(uv_timer_t *t)

@@ -3,7 +3,7 @@
  * fuzz_relayed_delta.c - libFuzzer target for the one apply path of context deltas
  * (mero__node_ctx_apply, src/node/context/apply.c) with relayed deltas (issue 15), on an in-memory
  * node whose namespace holds a RelayTee and a Member. Each input is applied twice: as raw delta
- * bytes (the bounded decoder, versions 1 and 2), and as the plaintext of a relayed delta this
+ * bytes (the bounded decoder, versions 1, 2 and 3), and as the plaintext of a relayed delta this
  * harness seals under the group key and signs as the relay (input: lamport u64 | relayed_at
  * u64 | plaintext), so the checks behind the signature and the AEAD (the carried intent's
  * strict decode, its signature, namespace, context, author, time, warrant, replay) see

@@ -90,6 +90,7 @@ void snapf_close(struct snapf *f)
     uv_run(&f->loop, UV_RUN_DEFAULT);
     for (int i = 0; i < SNAPF_NODES; i++) {
         free(f->n[i].sync);
+        mero__node_ctx_close(&f->n[i]);
         sqlite3_close(f->n[i].db);
     }
     mero_store_close(f->n[0].store);
@@ -171,12 +172,14 @@ int snapf_value_is(struct mero_node *n, const uint8_t ctx[MERO_CONTEXT_ID_LEN], 
     return ok;
 }
 
-/* the layout is written out here, not taken from codec.c: a check of the codec, not a copy */
-int snapf_write_as(struct snapf *f, struct mero_node *n, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
-                   const uint8_t pk[MERO_IDENTITY_LEN], const uint8_t sk[MERO_ED25519_SK_LEN],
-                   uint64_t lamport, const char *key, const char *value, bool plant)
+/* the layout is written out here, not taken from codec.c: a check of the codec, not a copy;
+ * prev not NULL: version 3, chained to it */
+static int write_delta(struct snapf *f, struct mero_node *n, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                       const uint8_t pk[MERO_IDENTITY_LEN], const uint8_t sk[MERO_ED25519_SK_LEN],
+                       uint64_t lamport, const char *key, const char *value, const uint8_t *prev,
+                       bool plant, uint8_t hash[32])
 {
-    uint8_t gk[32], kid[32], nonce[12], sig[64], ct[256], hash[32];
+    uint8_t gk[32], kid[32], nonce[12], sig[64], ct[256];
     struct mero_buf pt, d, msg;
     struct mero_err err = {0};
     MERO_TRY(mero_gov_group_key(n->store, f->ns, gk, kid));
@@ -188,26 +191,34 @@ int snapf_write_as(struct snapf *f, struct mero_node *n, const uint8_t ctx[MERO_
     rc = rc < 0 ? rc : mero_buf_append(&pt, key, strlen(key));
     rc = rc < 0 ? rc : mero_buf_append_u32le(&pt, (uint32_t)strlen(value));
     rc = rc < 0 ? rc : mero_buf_append(&pt, value, strlen(value));
-    rc = rc < 0 ? rc : mero_buf_append_u8(&d, MERO_DELTA_VERSION);
+    rc = rc < 0 ? rc
+                : mero_buf_append_u8(&d, prev != NULL ? MERO_DELTA_CHAINED_VERSION
+                                                      : MERO_DELTA_VERSION);
     rc = rc < 0 ? rc : mero_buf_append(&d, ctx, 32);
     rc = rc < 0 ? rc : mero_buf_append(&d, pk, 32);
     rc = rc < 0 ? rc : mero_buf_append_u64le(&d, lamport);
     rc = rc < 0 ? rc : mero_buf_append(&d, kid, 32);
     rc = rc < 0 ? rc : mero_buf_append(&d, nonce, 12);
-    size_t aad = d.len; /* the clear header the AEAD binds: 117 bytes */
+    rc = rc < 0 || prev == NULL ? rc : mero_buf_append(&d, prev, 32);
+    size_t aad = d.len; /* the clear header the AEAD binds: 117 bytes (149 with prev) */
     rc = rc < 0 ? rc : mero_buf_append_u32le(&d, (uint32_t)(pt.len + 16));
-    rc = rc < 0 || aad != 117 ? -MERO_EINVAL
-                              : mero_aes256gcm_seal(ct, pt.data, pt.len, d.data, aad, nonce, gk);
+    rc = rc < 0 || aad != (prev != NULL ? 149u : 117u)
+             ? -MERO_EINVAL
+             : mero_aes256gcm_seal(ct, pt.data, pt.len, d.data, aad, nonce, gk);
     rc = rc < 0 ? rc : mero_buf_append(&d, ct, pt.len + 16);
-    rc = rc < 0 ? rc : mero_buf_append_str(&msg, MERO_DELTA_DOMAIN);
+    rc = rc < 0 ? rc
+                : mero_buf_append_str(&msg,
+                                      prev != NULL ? MERO_DELTA_CHAINED_DOMAIN : MERO_DELTA_DOMAIN);
     rc = rc < 0 ? rc : mero_buf_append(&msg, d.data, d.len);
     if (rc == 0) {
         mero_ed25519_sign(sig, msg.data, msg.len, sk);
         rc = mero_buf_append(&d, sig, sizeof(sig));
     }
+    if (rc == 0) {
+        mero_sha256(hash, d.data, d.len);
+    }
     if (rc == 0 && plant) {
         sqlite3_stmt *st = NULL;
-        mero_sha256(hash, d.data, d.len);
         rc = sqlite3_prepare_v2(n->db,
                                 "INSERT INTO ctx_delta(hash, context, grp, bytes, applied) "
                                 "VALUES(?1, ?2, ?3, ?4, 1)",
@@ -252,4 +263,21 @@ int snapf_write_as(struct snapf *f, struct mero_node *n, const uint8_t ctx[MERO_
     mero_buf_cleanup(&d);
     mero_buf_cleanup(&pt);
     return rc;
+}
+
+int snapf_write_as(struct snapf *f, struct mero_node *n, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                   const uint8_t pk[MERO_IDENTITY_LEN], const uint8_t sk[MERO_ED25519_SK_LEN],
+                   uint64_t lamport, const char *key, const char *value, bool plant)
+{
+    uint8_t hash[32];
+    return write_delta(f, n, ctx, pk, sk, lamport, key, value, NULL, plant, hash);
+}
+
+int snapf_write_chained(struct snapf *f, struct mero_node *n,
+                        const uint8_t ctx[MERO_CONTEXT_ID_LEN], const uint8_t pk[MERO_IDENTITY_LEN],
+                        const uint8_t sk[MERO_ED25519_SK_LEN], uint64_t lamport, const char *key,
+                        const char *value, const uint8_t prev[MERO_DELTA_ID_LEN],
+                        uint8_t hash[MERO_DELTA_ID_LEN])
+{
+    return write_delta(f, n, ctx, pk, sk, lamport, key, value, prev, false, hash);
 }

@@ -46,5 +46,12 @@ int snapf_value_is(struct mero_node *n, const uint8_t ctx[MERO_CONTEXT_ID_LEN], 
 int snapf_write_as(struct snapf *f, struct mero_node *n, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
                    const uint8_t pk[MERO_IDENTITY_LEN], const uint8_t sk[MERO_ED25519_SK_LEN],
                    uint64_t lamport, const char *key, const char *value, bool plant);
+/* The same as a version-3 delta chained to prev (zero: the author's first), applied on n by the
+ * ordinary path; its hash in *hash whatever the outcome. */
+int snapf_write_chained(struct snapf *f, struct mero_node *n,
+                        const uint8_t ctx[MERO_CONTEXT_ID_LEN], const uint8_t pk[MERO_IDENTITY_LEN],
+                        const uint8_t sk[MERO_ED25519_SK_LEN], uint64_t lamport, const char *key,
+                        const char *value, const uint8_t prev[MERO_DELTA_ID_LEN],
+                        uint8_t hash[MERO_DELTA_ID_LEN]);
 
 #endif

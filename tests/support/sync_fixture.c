@@ -80,6 +80,8 @@ void syncf_close(struct syncf *f)
     free(f->b.sync);
     mero_store_close(f->a.store);
     mero_store_close(f->b.store);
+    mero__node_ctx_close(&f->a);
+    mero__node_ctx_close(&f->b);
     sqlite3_close(f->a.db);
     sqlite3_close(f->b.db);
     (void)uv_loop_close(&f->loop);

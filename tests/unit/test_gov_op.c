@@ -291,6 +291,76 @@ TEST(bad_tags_and_values_refused)
     free_ops(ops, n);
 }
 
+/*
+ * issue 30: MemberRemoved with cuts is wire tag 67 and decodes to MemberRemoved with the cuts;
+ * without cuts it is tag 1, byte for byte as before; a cut count of 0 or beyond the bound, cuts
+ * out of context order and a truncated list are refused (one encoding per op).
+ */
+TEST(member_removed_with_cuts_has_one_encoding)
+{
+    struct mero_op op, back;
+    struct mero_err e = {0};
+    struct mero_buf b, again;
+    uint8_t pk[32], sk[64];
+    /* version, ns, u32 parents (0), signer, nonce, scope, group, GroupOp tag */
+    const size_t tag_off = 1 + 32 + 4 + 32 + 8 + 1 + 32, count_off = tag_off + 1 + 32;
+    mero_ed25519_keypair(pk, sk);
+    mero_op_init(&op);
+    op.scope = MERO_SCOPE_GROUP;
+    op.kind = MERO_GROUP_MEMBER_REMOVED;
+    memset(op.ns, 1, sizeof(op.ns));
+    memset(op.group_id, 1, sizeof(op.group_id));
+    memset(op.member, 2, sizeof(op.member));
+    op.nonce = 1;
+    op.cuts = calloc(2, sizeof(*op.cuts));
+    CHECK(op.cuts != NULL);
+    op.n_cuts = 2;
+    memset(op.cuts[0].context, 3, 32);
+    memset(op.cuts[0].head, 4, 32);
+    memset(op.cuts[1].context, 5, 32);
+    memset(op.cuts[1].head, 6, 32);
+    CHECK_OK(mero_op_sign(&op, sk));
+    mero_buf_init(&b, 4096);
+    mero_buf_init(&again, 4096);
+    CHECK_OK(mero_op_encode(&op, &b));
+    CHECK_EQ(b.data[tag_off], MERO_GROUP_TAG_MEMBER_REMOVED_CUTS);
+    CHECK_OK(mero_op_decode(b.data, b.len, &back, &e));
+    CHECK_EQ(back.kind, MERO_GROUP_MEMBER_REMOVED);
+    CHECK_EQ(back.n_cuts, 2);
+    CHECK(memcmp(back.cuts, op.cuts, 2 * sizeof(*op.cuts)) == 0);
+    CHECK_OK(mero_op_verify(&back, &e));
+    CHECK_OK(mero_op_encode(&back, &again));
+    CHECK(again.len == b.len && memcmp(again.data, b.data, b.len) == 0);
+    mero_op_cleanup(&back);
+    /* out of context order */
+    memset(b.data + count_off + 4, 5, 32);
+    memset(b.data + count_off + 4 + 64, 3, 32);
+    CHECK_ERR(mero_op_decode(b.data, b.len, &back, &e), -MERO_EOPDECODE);
+    CHECK(strstr(e.msg, "ascending") != NULL);
+    memset(b.data + count_off + 4, 3, 32);
+    memset(b.data + count_off + 4 + 64, 5, 32);
+    /* a count of 0, and one beyond the bound */
+    b.data[count_off] = 0;
+    CHECK_ERR(mero_op_decode(b.data, b.len, &back, &e), -MERO_EOPDECODE);
+    b.data[count_off] = 0xff;
+    b.data[count_off + 1] = 0xff;
+    CHECK_ERR(mero_op_decode(b.data, b.len, &back, &e), -MERO_EOPDECODE);
+    b.data[count_off] = 3; /* one more cut than the bytes hold */
+    b.data[count_off + 1] = 0;
+    CHECK(mero_op_decode(b.data, b.len, &back, &e) < 0);
+    /* without cuts: tag 1 */
+    op.n_cuts = 0;
+    CHECK_OK(mero_op_sign(&op, sk));
+    mero_buf_reset(&again);
+    CHECK_OK(mero_op_encode(&op, &again));
+    CHECK_EQ(again.data[tag_off], MERO_GROUP_MEMBER_REMOVED);
+    CHECK_EQ(again.len, b.len - 4 - 2 * 64);
+    mero_buf_cleanup(&again);
+    mero_buf_cleanup(&b);
+    mero_op_cleanup(&op);
+    mero_wipe(sk, sizeof(sk));
+}
+
 TEST(hash_names_the_signed_content)
 {
     struct mero_buf *ops = NULL;
@@ -341,5 +411,6 @@ TEST(measurements_raw_hex_round_trip)
 
 MERO_TEST_MAIN(T(every_kind_round_trips), T(schema_version_gate),
                T(truncation_and_trailing_bytes_refused), T(every_byte_is_covered_by_the_signature),
-               T(bad_tags_and_values_refused), T(hash_names_the_signed_content),
+               T(bad_tags_and_values_refused), T(member_removed_with_cuts_has_one_encoding),
+               T(member_removed_with_cuts_has_one_encoding), T(hash_names_the_signed_content),
                T(measurements_raw_hex_round_trip))

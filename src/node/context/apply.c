@@ -28,6 +28,7 @@
 #include "mero/encoding.h"
 #include "mero/gov.h"
 #include "mero/log.h"
+#include "node/context/chain_internal.h"
 #include "node/context/clock_internal.h"
 #include "node/context/codec_internal.h"
 #include "node/context/context_internal.h"
@@ -191,7 +192,8 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
         return mero_err_set(err, MERO_EPERM, "delta for a namespace this node self-purged");
     }
     memcpy(v->ns, ns, sizeof(v->ns));
-    rc = mero__ctx_may_carry(node, group, &d, err); /* before anything is stored, key or not */
+    bool vouched = false; /* issue 30: taken because a removal's cut reaches it (chain.c) */
+    rc = mero__ctx_may_carry(node, group, &d, hash, err, &vouched); /* before anything is stored */
     if (rc < 0) {
         v->remember = v->for_now = true; /* governance may still change its mind */
         keep(node, bytes, len, hash, &d, ns, group, m, v);
@@ -224,6 +226,7 @@ static int apply_delta(struct mero_node *node, const uint8_t *bytes, size_t len,
     sqlite3_bind_blob(st, 3, group, MERO_GROUP_ID_LEN, SQLITE_STATIC);
     sqlite3_bind_blob(st, 4, bytes, (int)len, SQLITE_STATIC);
     MERO_ENSURE_OUT(sqlite3_step(st) == SQLITE_DONE, NULL, MERO_EIO, "step");
+    MERO_TRY_OUT(mero__ctx_chain_note(node, &d, hash));
     MERO_TRY_OUT(mero__ctx_clock_raise(node, d.ctx, d.lamport));
     MERO_TRY_OUT(
         materialise(node, group, bytes, &d, hash, m != NULL && m->strict, &merr, &for_now));
@@ -249,6 +252,12 @@ out:
         snprintf(why, sizeof(why), "%s", sqlite3_errmsg(node->db));
         tx_rollback(node, m);
         return mero_err_set(err, MERO_EIO, "cannot store the delta: %s", why);
+    }
+    if (vouched) {
+        /* issue 30: the cut's head may have arrived after the deltas it vouches for, refused or
+         * kept meanwhile: judge them again (the refusals held "for now" at this generation) */
+        node->gov_gen++;
+        node->ctx_rejudge_due = true;
     }
     if (keyless) {
         /* kept for later; ask the key holders for the key (issue 16, rate-limited) */

@@ -20,6 +20,12 @@
  * before the signature; author is the intent's signer, whose write it is. Its key and value are
  * the intent's own, so the write cannot differ from what the member signed.
  *
+ * A chained direct delta (issue 30, docs/governance.md "What a removal vouches for") is version 3,
+ * what every direct write is now: version 1 with prev[32] (the hash of its author's previous delta
+ * in the context, zero for its first) after the nonce, in the AAD, signed by the author over
+ * "mero.context.delta.v3" || every byte before the signature. A removal names the removed
+ * member's newest delta per context, and through prev every earlier one.
+ *
  * Invariants: decode reads at most MERO_DELTA_MAX bytes through one bounded cursor, refuses any
  * byte left over, and a lamport outside 1..MERO_LAMPORT_MAX (so no lamport that reaches the
  * store can wrap); a version-1 key is 1..256 bytes with no NUL. Who may write or relay is not
@@ -40,6 +46,7 @@
     (1 + MERO_CONTEXT_ID_LEN + MERO_IDENTITY_LEN + 8 + MERO_KEY_ID_LEN + MERO_GCM_NONCE_LEN)
 /* issue 15: a relayed delta's clear header adds executor and relayed_at */
 #define RELAYED_HDR_LEN  (HDR_LEN + MERO_IDENTITY_LEN + 8)
+#define CHAINED_HDR_LEN  (HDR_LEN + MERO_DELTA_ID_LEN) /* issue 30: prev */
 #define SIGN_DOMAIN_ROOM 64 /* the signing domain before the delta's bytes */
 
 int mero__ctx_decode(const uint8_t *p, size_t len, struct mero_ctx_delta *d)
@@ -51,9 +58,11 @@ int mero__ctx_decode(const uint8_t *p, size_t len, struct mero_ctx_delta *d)
         return -MERO_ETOOBIG;
     }
     MERO_TRY(mero_cur_u8(&c, &v));
-    if (v != MERO_DELTA_VERSION && v != MERO_DELTA_RELAYED_VERSION) {
+    if (v != MERO_DELTA_VERSION && v != MERO_DELTA_RELAYED_VERSION &&
+        v != MERO_DELTA_CHAINED_VERSION) {
         return -MERO_ESCHEMA;
     }
+    memset(d->prev, 0, sizeof(d->prev));
     d->version = v;
     MERO_TRY(mero_cur_copy(&c, d->ctx, MERO_CONTEXT_ID_LEN));
     MERO_TRY(mero_cur_copy(&c, d->author, MERO_IDENTITY_LEN));
@@ -66,9 +75,13 @@ int mero__ctx_decode(const uint8_t *p, size_t len, struct mero_ctx_delta *d)
     if (v == MERO_DELTA_RELAYED_VERSION) {
         MERO_TRY(mero_cur_copy(&c, d->executor, MERO_IDENTITY_LEN));
         MERO_TRY(mero_cur_u64le(&c, &d->relayed_at));
+    } else if (v == MERO_DELTA_CHAINED_VERSION) {
+        MERO_TRY(mero_cur_copy(&c, d->prev, MERO_DELTA_ID_LEN));
     }
     d->aad_len = c.off;
-    MERO_ASSERT(d->aad_len == (v == MERO_DELTA_RELAYED_VERSION ? RELAYED_HDR_LEN : HDR_LEN));
+    MERO_ASSERT(d->aad_len == (v == MERO_DELTA_RELAYED_VERSION   ? RELAYED_HDR_LEN
+                               : v == MERO_DELTA_CHAINED_VERSION ? CHAINED_HDR_LEN
+                                                                 : HDR_LEN));
     MERO_TRY(mero_cur_u32le(&c, &d->ct_len));
     if (d->ct_len < MERO_AEAD_TAG_LEN || d->ct_len > mero_cur_left(&c)) {
         return -MERO_ETRUNC;
@@ -85,7 +98,9 @@ int mero__ctx_decode(const uint8_t *p, size_t len, struct mero_ctx_delta *d)
 int mero__ctx_verify_sig(const uint8_t *p, const struct mero_ctx_delta *d)
 {
     bool relayed = d->version == MERO_DELTA_RELAYED_VERSION;
-    const char *dom = relayed ? MERO_DELTA_RELAYED_DOMAIN : MERO_DELTA_DOMAIN;
+    const char *dom = relayed                                    ? MERO_DELTA_RELAYED_DOMAIN
+                      : d->version == MERO_DELTA_CHAINED_VERSION ? MERO_DELTA_CHAINED_DOMAIN
+                                                                 : MERO_DELTA_DOMAIN;
     size_t dl = strlen(dom);
     uint8_t *msg = malloc(dl + d->signed_len);
     if (msg == NULL) {
@@ -134,11 +149,12 @@ int mero__ctx_parse_write(const struct mero_ctx_delta *d, const uint8_t *pt, siz
 int mero__ctx_build_delta(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
                           const uint8_t ns[MERO_NS_ID_LEN], const uint8_t me[MERO_IDENTITY_LEN],
                           uint64_t lamport, const uint8_t gk[MERO_GROUP_KEY_LEN],
-                          const uint8_t key_id[MERO_KEY_ID_LEN], const char *key,
+                          const uint8_t key_id[MERO_KEY_ID_LEN],
+                          const uint8_t prev[MERO_DELTA_ID_LEN], const char *key,
                           const uint8_t *value, size_t vlen, const struct mero_ctx_relayed *rl,
                           struct mero_buf *d)
 {
-    const char *dom = rl != NULL ? MERO_DELTA_RELAYED_DOMAIN : MERO_DELTA_DOMAIN;
+    const char *dom = rl != NULL ? MERO_DELTA_RELAYED_DOMAIN : MERO_DELTA_CHAINED_DOMAIN;
     size_t kl = rl != NULL ? 0 : strlen(key), dl = strlen(dom);
     struct mero_buf pt, msg;
     uint8_t nonce[MERO_GCM_NONCE_LEN], sk[MERO_ED25519_SK_LEN], sig[MERO_ED25519_SIG_LEN];
@@ -155,8 +171,8 @@ int mero__ctx_build_delta(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT
         MERO_TRY_OUT(mero_buf_append(&pt, vlen ? value : (const uint8_t *)"", vlen));
     }
     mero_random(nonce, sizeof(nonce));
-    MERO_TRY_OUT(
-        mero_buf_append_u8(d, rl != NULL ? MERO_DELTA_RELAYED_VERSION : MERO_DELTA_VERSION));
+    MERO_TRY_OUT(mero_buf_append_u8(d, rl != NULL ? MERO_DELTA_RELAYED_VERSION
+                                                  : MERO_DELTA_CHAINED_VERSION));
     MERO_TRY_OUT(mero_buf_append(d, ctx, MERO_CONTEXT_ID_LEN));
     MERO_TRY_OUT(mero_buf_append(d, me, MERO_IDENTITY_LEN));
     MERO_TRY_OUT(mero_buf_append_u64le(d, lamport));
@@ -165,6 +181,8 @@ int mero__ctx_build_delta(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT
     if (rl != NULL) {
         MERO_TRY_OUT(mero_buf_append(d, rl->executor, MERO_IDENTITY_LEN));
         MERO_TRY_OUT(mero_buf_append_u64le(d, rl->relayed_at));
+    } else {
+        MERO_TRY_OUT(mero_buf_append(d, prev, MERO_DELTA_ID_LEN));
     }
     size_t aad = d->len;
     MERO_TRY_OUT(mero_buf_append_u32le(d, (uint32_t)(pt.len + MERO_AEAD_TAG_LEN)));

@@ -31,6 +31,8 @@ struct mero_ctx_delta {
     uint8_t executor[MERO_IDENTITY_LEN];
     uint64_t relayed_at;
     size_t aad_len; /* the clear header the AEAD binds: HDR_LEN or RELAYED_HDR_LEN (codec.c) */
+    /* issue 30: version 3, the author's previous delta in the context (zero for its first) */
+    uint8_t prev[MERO_DELTA_ID_LEN];
 };
 
 /* issue 15: the write a delta carries, read from its plaintext (borrowed from it). */
@@ -50,7 +52,7 @@ struct mero_ctx_relayed {
     uint64_t relayed_at;
 };
 
-/* Decode p[0..len) into d (borrows p): at most MERO_DELTA_MAX, version 1 or 2, lamport in
+/* Decode p[0..len) into d (borrows p): at most MERO_DELTA_MAX, version 1, 2 or 3, lamport in
  * 1..MERO_LAMPORT_MAX (-MERO_ECLOCK), nothing left over. */
 MERO_MUST_CHECK int mero__ctx_decode(const uint8_t *p, size_t len, struct mero_ctx_delta *d);
 /* 0 when d's signature (by its author; a relayed delta's by its executor) verifies over p. */
@@ -60,12 +62,15 @@ MERO_MUST_CHECK int mero__ctx_parse_write(const struct mero_ctx_delta *d, const 
                                           size_t pl, struct mero_ctx_write *w,
                                           struct mero_err *err);
 /* The signed delta bytes of a write of key = value in ctx by me at lamport, sealed under gk,
- * appended to d; relayed (rl not NULL): the intent rl carries instead of key and value. */
+ * appended to d: version 3, chained to prev (my previous delta in ctx, zero for my first);
+ * relayed (rl not NULL): version 2, the intent rl carries instead of key and value (prev unused).
+ */
 MERO_MUST_CHECK int
 mero__ctx_build_delta(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
                       const uint8_t ns[MERO_NS_ID_LEN], const uint8_t me[MERO_IDENTITY_LEN],
                       uint64_t lamport, const uint8_t gk[MERO_GROUP_KEY_LEN],
-                      const uint8_t key_id[MERO_KEY_ID_LEN], const char *key, const uint8_t *value,
-                      size_t vlen, const struct mero_ctx_relayed *rl, struct mero_buf *d);
+                      const uint8_t key_id[MERO_KEY_ID_LEN], const uint8_t prev[MERO_DELTA_ID_LEN],
+                      const char *key, const uint8_t *value, size_t vlen,
+                      const struct mero_ctx_relayed *rl, struct mero_buf *d);
 
 #endif

@@ -16,6 +16,7 @@
 #include "mero/buf.h"
 #include "mero/err.h"
 #include "mero/node.h"
+#include "mero/op.h"
 #include "mero/sizes.h"
 
 struct mero_node;
@@ -26,6 +27,10 @@ struct mero_node;
 /* issue 15: the relayed delta (codec.c, docs/relay.md "The relayed delta") */
 #define MERO_DELTA_RELAYED_VERSION 2
 #define MERO_DELTA_RELAYED_DOMAIN  "mero.context.delta.v2"
+/* issue 30: the chained direct delta, version 1 with prev (its author's previous delta in the
+ * context) in the clear header; what every direct write is now (codec.c, docs/node.md) */
+#define MERO_DELTA_CHAINED_VERSION 3
+#define MERO_DELTA_CHAINED_DOMAIN  "mero.context.delta.v3"
 
 /*
  * Context clock (clock.c, docs/node.md "Context clock"). A context's clock is the greatest lamport
@@ -181,6 +186,14 @@ bool mero__node_ctx_rejudge(struct mero_node *node);
  * else start one when a governance event came since the last started (node->ctx_rejudge_due).
  * Every event is followed by a whole pass that started after it, however often events come. */
 void mero__node_ctx_rejudge_tick(struct mero_node *node);
+
+/* ---- issue 30: what a removal vouches for (src/node/context/chain.c) ---- */
+/* The gov hook (hooks.write_cuts, service.c): member's newest delta in each context of group
+ * and its subgroups this node holds one in, the cuts of a MemberRemoved built here. */
+int mero__node_write_cuts(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
+                          const uint8_t group[MERO_GROUP_ID_LEN],
+                          const uint8_t member[MERO_IDENTITY_LEN], struct mero_write_cut *out,
+                          uint32_t max, uint32_t *n);
 
 /* ---- issue 30: no refusal loops (src/node/context/refused.c) ---- */
 #define MERO_CTX_REFUSED_MAX 4096 /* refusals remembered at most; the oldest forgotten first */

@@ -34,6 +34,7 @@
 #include "mero/buf.h"
 #include "mero/crypto.h"
 #include "mero/gov.h"
+#include "node/context/chain_internal.h"
 #include "node/context/clock_internal.h"
 #include "node/context/codec_internal.h"
 #include "node/context/context_internal.h"
@@ -113,6 +114,9 @@ int mero__ctx_keep(struct mero_node *node, const uint8_t *bytes, size_t len,
     }
     sqlite3_finalize(st);
     if (rc == 0) {
+        rc = mero__ctx_chain_note(node, d, hash); /* a link a removal's cut may reach through */
+    }
+    if (rc == 0) {
         rc = mero__ctx_clock_raise(node, d->ctx, d->lamport);
     }
     if (rc == 0) {
@@ -136,7 +140,11 @@ static bool passes_now(struct mero_node *node, const uint8_t group[MERO_GROUP_ID
 {
     struct mero_ctx_delta d;
     struct mero_err e = {0};
-    return mero__ctx_decode(p, n, &d) == 0 && mero__ctx_may_carry(node, group, &d, &e) == 0;
+    uint8_t hash[MERO_DELTA_ID_LEN];
+    bool vouched = false;
+    mero_sha256(hash, p, n);
+    return mero__ctx_decode(p, n, &d) == 0 &&
+           mero__ctx_may_carry(node, group, &d, hash, &e, &vouched) == 0;
 }
 
 /* Copy out the next page of kept deltas after seq `after`, up to seq `end`: (seq u64, group,

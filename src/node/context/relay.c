@@ -25,6 +25,7 @@
 #include "mero/gov.h"
 #include "mero/intent.h"
 #include "mero/node.h"
+#include "node/context/chain_internal.h"
 #include "node/context/codec_internal.h"
 #include "node/context/context_internal.h"
 #include "node/context/relay_internal.h"
@@ -152,10 +153,20 @@ int mero__ctx_relay_check(struct mero_node *node, const uint8_t group[MERO_GROUP
 }
 
 int mero__ctx_may_carry(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN],
-                        const struct mero_ctx_delta *d, struct mero_err *err)
+                        const struct mero_ctx_delta *d, const uint8_t hash[MERO_DELTA_ID_LEN],
+                        struct mero_err *err, bool *vouched)
 {
     bool for_now = false;
-    MERO_TRY(mero__ctx_may_author(node, group, d->author, err));
+    *vouched = false;
+    int rc = mero__ctx_may_author(node, group, d->author, err);
+    if (rc < 0 && d->version == MERO_DELTA_CHAINED_VERSION) {
+        /* issue 30: a removal's cut vouches for it (chain.c); else the refusal stands */
+        if (mero__ctx_vouched(node, group, d, hash, vouched) == 0 && *vouched) {
+            mero_err_clear(err);
+            return 0;
+        }
+    }
+    MERO_TRY(rc);
     if (d->version != MERO_DELTA_RELAYED_VERSION) {
         return 0;
     }

@@ -39,12 +39,15 @@ MERO_MUST_CHECK int mero__ctx_relay_check(struct mero_node *node,
                                           const uint8_t author[MERO_IDENTITY_LEN],
                                           uint64_t relayed_at, const struct mero_intent *it,
                                           bool route, struct mero_err *err, bool *for_now);
-/* The governance checks of delta d in group before anything is stored, key or not: its author
- * may write (mero__ctx_may_author), and a relayed one's clear header passes (its executor may
- * relay there). Every refusal is for the state of governance. The apply path and the judging
- * again of kept deltas (kept.c) both ask it. */
+/* The governance checks of delta d (hash) in group before anything is stored, key or not: its
+ * author may write (mero__ctx_may_author), or (issue 30) an effective removal of its author
+ * vouches for it (chain.c; *vouched set), and a relayed one's clear header passes (its executor
+ * may relay there). Every refusal is for the state of governance. The apply path and the
+ * judging again of kept deltas (kept.c) both ask it. */
 MERO_MUST_CHECK int mero__ctx_may_carry(struct mero_node *node,
                                         const uint8_t group[MERO_GROUP_ID_LEN],
-                                        const struct mero_ctx_delta *d, struct mero_err *err);
+                                        const struct mero_ctx_delta *d,
+                                        const uint8_t hash[MERO_DELTA_ID_LEN], struct mero_err *err,
+                                        bool *vouched);
 
 #endif

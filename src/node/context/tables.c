@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "mero/gov.h"
+#include "node/context/chain_internal.h"
 #include "node/context/clock_internal.h"
 #include "node/context/codec_internal.h"
 #include "node/context/context_internal.h"
@@ -42,6 +43,10 @@ static const char *const schema[] = {
      * page (snap.c) reads its 256 rows from where the last ended, instead of joining and sorting
      * the whole rest of the context */
     "CREATE INDEX IF NOT EXISTS ctx_kv_page ON ctx_kv(context)",
+    /* issue 30 (chain.c): each stored version-3 delta's link to its author's previous one */
+    "CREATE TABLE IF NOT EXISTS ctx_chain (hash BLOB PRIMARY KEY, context BLOB NOT NULL, "
+    "author BLOB NOT NULL, prev BLOB NOT NULL, lamport INTEGER NOT NULL) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS ctx_chain_author ON ctx_chain(context, author, lamport)",
 };
 
 /* A node.db made before ctx_clock existed (deltas but no clock row): derive each context's
@@ -162,7 +167,7 @@ int mero__node_ctx_open(struct mero_node *node, struct mero_err *err)
 
 void mero__node_ctx_close(struct mero_node *node)
 {
-    (void)node;
+    mero__ctx_vouch_free(node);
 }
 
 int mero__node_ctx_purge(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
@@ -187,6 +192,8 @@ int mero__node_ctx_purge(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN
             mero__ctx_exec_hash(node, "DELETE FROM ctx_intent WHERE context = ?1", cs[i].id));
         MERO_TRY_OUT(
             mero__ctx_exec_hash(node, "DELETE FROM ctx_snapshot WHERE context = ?1", cs[i].id));
+        MERO_TRY_OUT(
+            mero__ctx_exec_hash(node, "DELETE FROM ctx_chain WHERE context = ?1", cs[i].id));
     }
     if (!whole) {
         MERO_TRY_OUT(mero__ctx_exec_hash(node, "DELETE FROM ctx_delta WHERE grp = ?1", group));

@@ -29,6 +29,7 @@
 #include "mero/node.h"
 #include "node/context/clock_internal.h"
 #include "node/context/codec_internal.h"
+#include "node/context/chain_internal.h"
 #include "node/context/context_internal.h"
 #include "node/context/relay_internal.h"
 #include "node/context/store_internal.h"
@@ -101,10 +102,15 @@ int mero_node_ctx_put(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_
     if (mero_gov_group_key(node->store, group, gk, key_id) < 0) {
         return mero_err_set(err, MERO_ESTATE, "this node holds no key for the context's group");
     }
+    uint8_t prev[MERO_DELTA_ID_LEN]; /* issue 30: my previous delta here (zero: none) */
+    if (mero__ctx_chain_head(node, ctx, me, prev) < 0) {
+        mero_wipe(gk, sizeof(gk));
+        return mero_err_set(err, MERO_EIO, "cannot read this node's previous write");
+    }
     struct mero_buf d;
     mero_buf_init(&d, MERO_DELTA_MAX);
-    int rc =
-        mero__ctx_build_delta(node, ctx, ns, me, lamport, gk, key_id, key, value, vlen, NULL, &d);
+    int rc = mero__ctx_build_delta(node, ctx, ns, me, lamport, gk, key_id, prev, key, value, vlen,
+                                   NULL, &d);
     mero_wipe(gk, sizeof(gk));
     if (rc < 0) {
         mero_buf_cleanup(&d);
@@ -146,8 +152,8 @@ int mero__node_ctx_put_relayed(struct mero_node *node, const uint8_t ctx[MERO_CO
         .intent = intent, .len = len, .executor = me, .relayed_at = relayed_at};
     struct mero_buf d;
     mero_buf_init(&d, MERO_DELTA_MAX);
-    int rc =
-        mero__ctx_build_delta(node, ctx, ns, author, lamport, gk, key_id, "", NULL, 0, &rl, &d);
+    int rc = mero__ctx_build_delta(node, ctx, ns, author, lamport, gk, key_id, NULL, "", NULL, 0,
+                                   &rl, &d);
     mero_wipe(gk, sizeof(gk));
     if (rc < 0) {
         mero_buf_cleanup(&d);
