@@ -346,6 +346,21 @@ static int cuts_of(struct mero_store *s, struct mero_op *op)
     return 0;
 }
 
+/* The cuts are optional: when they and a large group's key rotation would not fit in one op,
+ * the removal goes without them (tag 1), judged as before, rather than not at all. */
+static void fit_cuts(struct mero_op *op)
+{
+    struct mero_buf b;
+    if (op->n_cuts == 0) {
+        return;
+    }
+    mero_buf_init(&b, MERO_GOV_MAX_OP_BYTES);
+    if (mero_op_encode(op, &b) < 0 || b.len > MERO_GOV_MAX_OP_BYTES) {
+        op->n_cuts = 0;
+    }
+    mero_buf_cleanup(&b);
+}
+
 int mero_gov_remove_member(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                            const uint8_t group[static MERO_GROUP_ID_LEN],
                            const uint8_t member[static MERO_IDENTITY_LEN],
@@ -366,6 +381,7 @@ int mero_gov_remove_member(struct mero_store *s, const uint8_t ns[static MERO_NS
     if (rotate) {
         MERO_TRY_OUT(build_rotation(s, &op, member, newkey, err));
     }
+    fit_cuts(&op);
     MERO_TRY_OUT(savepoint(s, err));
     rc = finish(s, publish_removal(s, &op, rotate ? newkey : NULL, out, err), err);
 out:

@@ -351,7 +351,7 @@ int mero__gov_nominate(struct mero_store *s, const struct mero_op *op)
 }
 
 static const char SQL_CUT_PUT[] =
-    "INSERT OR IGNORE INTO cuts(ns, member, context, op_hash, head) VALUES(?, ?, ?, ?, ?)";
+    "INSERT OR IGNORE INTO cuts(ns, member, context, op_hash, grp, head) VALUES(?, ?, ?, ?, ?, ?)";
 
 int mero__gov_note_cuts(struct mero_store *s, const struct mero_op *op,
                         const uint8_t hash[MERO_OP_ID_LEN])
@@ -365,7 +365,8 @@ int mero__gov_note_cuts(struct mero_store *s, const struct mero_op *op,
         BLOB(st, 2, op->member);
         BLOB(st, 3, op->cuts[i].context);
         BLOB(st, 4, hash);
-        BLOB(st, 5, op->cuts[i].head);
+        BLOB(st, 5, op->group_id);
+        BLOB(st, 6, op->cuts[i].head);
         MERO_TRY(mero__gov_step_done(st));
     }
     return 0;

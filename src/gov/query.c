@@ -602,10 +602,30 @@ int mero_gov_op_count(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_L
     return ns_number(s, SQL_COUNT, ns, n);
 }
 
-/* issue 30: the cuts of effective removals of member naming context */
+/* issue 30: the cuts of effective removals of member naming context, with the removal's group */
 static const char SQL_CUTS[] =
-    "SELECT c.head FROM cuts c JOIN fold f ON f.ns = c.ns AND f.hash = c.op_hash"
+    "SELECT c.head, c.grp FROM cuts c JOIN fold f ON f.ns = c.ns AND f.hash = c.op_hash"
     " WHERE c.ns = ?1 AND c.member = ?2 AND c.context = ?3 AND f.state = 1 ORDER BY c.head";
+static const char SQL_CONTEXT_GROUP[] = "SELECT grp FROM contexts WHERE id = ? AND ns = ?";
+
+/* Whether grp is group or one of its ancestors (the remover's authority covers group). */
+static bool covers(struct mero_store *s, const uint8_t grp[ID_LEN], const uint8_t group[ID_LEN])
+{
+    uint8_t cur[ID_LEN], parent[ID_LEN], ns[ID_LEN];
+    int vis;
+    memcpy(cur, group, sizeof(cur));
+    for (int d = 0; d < MAX_DEPTH; d++) {
+        if (memcmp(cur, grp, ID_LEN) == 0) {
+            return true;
+        }
+        if (group_row(s, cur, parent, &vis, ns) < 0 || memcmp(parent, cur, ID_LEN) == 0 ||
+            memcmp(cur, ns, ID_LEN) == 0) {
+            return false; /* the root reached */
+        }
+        memcpy(cur, parent, sizeof(cur));
+    }
+    return false;
+}
 
 int mero_gov_write_cuts(struct mero_store *s, const uint8_t ns[static MERO_NS_ID_LEN],
                         const uint8_t member[static MERO_IDENTITY_LEN],
@@ -613,15 +633,41 @@ int mero_gov_write_cuts(struct mero_store *s, const uint8_t ns[static MERO_NS_ID
                         uint8_t (*heads)[MERO_DELTA_ID_LEN], size_t max, size_t *n)
 {
     sqlite3_stmt *st;
-    MERO_TRY(id_stmt(s, SQL_CUTS, ns, member, &st));
-    BLOB(st, 3, ctx);
-    int step;
+    uint8_t group[ID_LEN], grp[ID_LEN];
     *n = 0;
-    while (*n < max && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        col_id(st, 0, heads[(*n)++]);
+    MERO_TRY(id_stmt(s, SQL_CONTEXT_GROUP, ctx, ns, &st));
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        col_id(st, 0, group);
     }
     sqlite3_reset(st);
-    return 0;
+    if (step != SQLITE_ROW) {
+        return step == SQLITE_DONE ? 0 : -MERO_EIO; /* no such context here: no cut */
+    }
+    /* rows copied out first: covers() steps other statements */
+    uint8_t(*rows)[2][ID_LEN] = calloc(max ? max : 1, sizeof(*rows));
+    size_t nr = 0;
+    int rc = 0;
+    if (rows == NULL) {
+        return -MERO_ENOMEM;
+    }
+    MERO_TRY_OUT(id_stmt(s, SQL_CUTS, ns, member, &st));
+    BLOB(st, 3, ctx);
+    while (nr < max && sqlite3_step(st) == SQLITE_ROW) {
+        col_id(st, 0, rows[nr][0]);
+        col_id(st, 1, rows[nr][1]);
+        nr++;
+    }
+    sqlite3_reset(st);
+    for (size_t i = 0; i < nr; i++) {
+        memcpy(grp, rows[i][1], ID_LEN);
+        if (covers(s, grp, group)) { /* a cut from a group above or beside it vouches nothing */
+            memcpy(heads[(*n)++], rows[i][0], ID_LEN);
+        }
+    }
+out:
+    free(rows);
+    return rc;
 }
 
 /* the newest op's place in the log: one entry of index ops_ns, where COUNT walks them all */

@@ -147,12 +147,14 @@ static const char *const migration_9 =
     " PRIMARY KEY(ns, member)) WITHOUT ROWID;";
 
 /* Migration 10 (issue 30, what a removal vouches for): `cuts` (local, kept by rebuild) holds the
- * cuts a stored MemberRemoved names (project.c, mero__gov_note_cuts), written with the op; whether
- * one counts is its op's outcome in `fold`. No stored op had cuts before: nothing to rebuild. */
+ * cuts a stored MemberRemoved names (project.c, mero__gov_note_cuts) with the group it removes
+ * from, written with the op; whether one counts is its op's outcome in `fold` and whether that
+ * group is the context's or an ancestor of it (query.c). No stored op had cuts before: nothing to
+ * rebuild. */
 static const char *const migration_10 =
     "CREATE TABLE IF NOT EXISTS cuts(ns BLOB NOT NULL, member BLOB NOT NULL, context BLOB NOT NULL,"
-    " op_hash BLOB NOT NULL, head BLOB NOT NULL, PRIMARY KEY(ns, member, context, op_hash))"
-    " WITHOUT ROWID;";
+    " op_hash BLOB NOT NULL, grp BLOB NOT NULL, head BLOB NOT NULL,"
+    " PRIMARY KEY(ns, member, context, op_hash)) WITHOUT ROWID;";
 
 static const char *const *const migrations[] = {
     &migration_1, &migration_2, &migration_3, &migration_4, &migration_5,

@@ -3,11 +3,12 @@
  * chain.c - issue 30: what a removal vouches for (docs/governance.md "What a removal vouches
  * for"). Every direct write is a version-3 delta naming its author's previous delta in the
  * context (prev); ctx_chain holds those links. A removal built here names, per context of the
- * group, the removed member's newest delta this node holds (its cut, via the gov hook
- * mero__node_write_cuts). A delta whose author has no right now passes the apply path's
- * governance check when an effective removal's cut reaches it: the remover applied every delta
- * of that chain while the author held the right, so a node that learns the context after the
- * removal takes the same writes as a node that held them before it.
+ * group and its subgroups, the removed member's newest delta whose whole chain took effect here
+ * (its cut, via the gov hook mero__node_write_cuts: a kept or missing link below a delta
+ * disqualifies it). A delta whose author has no role now passes the apply path's governance
+ * check when an effective removal's cut, from the context's group or an ancestor, reaches it:
+ * the remover applied every delta of that chain while the author held the right, so a node that
+ * learns the context after the removal takes the same writes as a node that held them before it.
  *
  * Invariants: a cut vouches for its head and, through links held here (each of a smaller lamport
  * than the one it came from: an honest chain's lamports rise with the context clock; at most
@@ -31,6 +32,7 @@
 #define VOUCH_HEADS    16u    /* effective cuts of one (context, author) read */
 #define VOUCH_SET_MIN  64u    /* the first allocation of a vouched set, in ids */
 #define GROUP_LEVELS   32     /* a group tree is no deeper (gov refuses it at creation) */
+#define CUT_CANDIDATES 16u    /* a member's newest applied deltas tried as a context's cut */
 
 struct mero_ctx_vouch {
     uint8_t ctx[MERO_CONTEXT_ID_LEN], author[MERO_IDENTITY_LEN];
@@ -175,7 +177,9 @@ static int vouch_set(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
     for (size_t i = 0; i < nh; i++) {
         MERO_TRY(walk(node, v, heads[i]));
     }
-    qsort(v->set, v->n, sizeof(*v->set), id_cmp);
+    if (v->n > 1) {
+        qsort(v->set, v->n, sizeof(*v->set), id_cmp);
+    }
     v->gen = gen;
     v->chain_gen = node->ctx_chain_gen;
     *out = v;
@@ -233,6 +237,75 @@ static bool within(struct mero_node *node, const uint8_t group[MERO_GROUP_ID_LEN
     return false;
 }
 
+/* Whether cand's chain is held here and applied, each link of a smaller lamport, down to the
+ * author's first delta in the context: everything a cut at cand vouches for took effect here. */
+static bool complete(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                     const uint8_t author[MERO_IDENTITY_LEN], const uint8_t cand[MERO_DELTA_ID_LEN])
+{
+    sqlite3_stmt *st = NULL;
+    static const uint8_t zero[MERO_DELTA_ID_LEN];
+    uint8_t cur[MERO_DELTA_ID_LEN];
+    uint64_t above = UINT64_MAX;
+    bool done = false;
+    if (sqlite3_prepare_v2(node->db,
+                           "SELECT c.prev, c.lamport FROM ctx_chain c JOIN ctx_delta d ON "
+                           "d.hash = c.hash WHERE c.hash = ?1 AND c.context = ?2 AND c.author = ?3 "
+                           "AND d.applied = 1",
+                           -1, &st, NULL) != SQLITE_OK) {
+        return false;
+    }
+    memcpy(cur, cand, sizeof(cur));
+    for (unsigned i = 0; !done && i < VOUCH_WALK_MAX; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_blob(st, 1, cur, MERO_DELTA_ID_LEN, SQLITE_TRANSIENT);
+        sqlite3_bind_blob(st, 2, ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 3, author, MERO_IDENTITY_LEN, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_bytes(st, 0) != MERO_DELTA_ID_LEN ||
+            (uint64_t)sqlite3_column_int64(st, 1) >= above) {
+            break; /* a link not held, not applied here (kept, waiting) or out of order */
+        }
+        above = (uint64_t)sqlite3_column_int64(st, 1);
+        memcpy(cur, sqlite3_column_blob(st, 0), MERO_DELTA_ID_LEN);
+        done = memcmp(cur, zero, sizeof(zero)) == 0;
+    }
+    sqlite3_finalize(st);
+    return done;
+}
+
+/* The cut this node can name for member in ctx: its newest delta (of the CUT_CANDIDATES newest
+ * applied here) whose whole chain took effect here; zero when none. */
+static int cut_head(struct mero_node *node, const uint8_t ctx[MERO_CONTEXT_ID_LEN],
+                    const uint8_t member[MERO_IDENTITY_LEN], uint8_t head[MERO_DELTA_ID_LEN])
+{
+    sqlite3_stmt *st = NULL;
+    uint8_t cand[CUT_CANDIDATES][MERO_DELTA_ID_LEN];
+    size_t n = 0;
+    memset(head, 0, MERO_DELTA_ID_LEN);
+    if (sqlite3_prepare_v2(node->db,
+                           "SELECT c.hash FROM ctx_chain c JOIN ctx_delta d ON d.hash = c.hash "
+                           "WHERE c.context = ?1 AND c.author = ?2 AND d.applied = 1 "
+                           "ORDER BY c.lamport DESC, c.hash DESC LIMIT ?3",
+                           -1, &st, NULL) != SQLITE_OK) {
+        return -MERO_EIO;
+    }
+    sqlite3_bind_blob(st, 1, ctx, MERO_CONTEXT_ID_LEN, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, member, MERO_IDENTITY_LEN, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, (int)CUT_CANDIDATES);
+    while (n < CUT_CANDIDATES && sqlite3_step(st) == SQLITE_ROW) {
+        if (sqlite3_column_bytes(st, 0) == MERO_DELTA_ID_LEN) {
+            memcpy(cand[n++], sqlite3_column_blob(st, 0), MERO_DELTA_ID_LEN);
+        }
+    }
+    sqlite3_finalize(st);
+    for (size_t i = 0; i < n; i++) {
+        if (complete(node, ctx, member, cand[i])) {
+            memcpy(head, cand[i], MERO_DELTA_ID_LEN);
+            break;
+        }
+    }
+    return 0;
+}
+
 int mero__node_write_cuts(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
                           const uint8_t group[MERO_GROUP_ID_LEN],
                           const uint8_t member[MERO_IDENTITY_LEN], struct mero_write_cut *out,
@@ -252,7 +325,7 @@ int mero__node_write_cuts(void *ud, const uint8_t ns[MERO_NS_ID_LEN],
         if (!within(node, cs[i].group, group)) {
             continue;
         }
-        rc = mero__ctx_chain_head(node, cs[i].id, member, out[*n].head);
+        rc = cut_head(node, cs[i].id, member, out[*n].head);
         if (rc == 0 && memcmp(out[*n].head, zero, sizeof(zero)) != 0) {
             memcpy(out[*n].context, cs[i].id, MERO_CONTEXT_ID_LEN);
             (*n)++;

@@ -15,8 +15,9 @@
  *   - it is judged again after a governance event (mero__node_ctx_rejudge, from the service's
  *     sync tick, once the store has committed), and takes effect then through the one
  *     materialise path (apply.c's retry), without a fetch.
- * A delta at or below the clock bounds nothing and is only remembered; so is one a right lost
- * does not explain (a stranger's, a ReadOnly member's, a TEE's in its own name). Only the
+ * A delta at or below the clock bounds nothing and is only remembered (unless a removal's cut of
+ * its author names its context: chain.c needs its link stored); so is one a right lost does not
+ * explain (a stranger's, a ReadOnly member's, a TEE's in its own name). Only the
  * ordinary apply path keeps: a snapshot holding such a delta sends its requester to the history
  * (sync_snap_pull.c), where it is kept.
  *
@@ -75,6 +76,19 @@ int mero__ctx_keepable(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
     return 0;
 }
 
+/* issue 30 (chain.c): a version-3 delta of an author that an effective removal names a cut of
+ * in its context is kept below the clock too: its link may be what the cut reaches the older
+ * ones through, and only a stored link counts (remembered only, a chain arriving oldest first
+ * was taken one link per sync round). */
+static bool linked(struct mero_node *node, const uint8_t ns[MERO_NS_ID_LEN],
+                   const struct mero_ctx_delta *d)
+{
+    uint8_t head[1][MERO_DELTA_ID_LEN];
+    size_t n = 0;
+    return d->version == MERO_DELTA_CHAINED_VERSION &&
+           mero_gov_write_cuts(node->store, ns, d->author, d->ctx, head, 1, &n) == 0 && n > 0;
+}
+
 int mero__ctx_keep(struct mero_node *node, const uint8_t *bytes, size_t len,
                    const uint8_t hash[MERO_DELTA_ID_LEN], const struct mero_ctx_delta *d,
                    const uint8_t ns[MERO_NS_ID_LEN], const uint8_t group[MERO_GROUP_ID_LEN],
@@ -87,7 +101,10 @@ int mero__ctx_keep(struct mero_node *node, const uint8_t *bytes, size_t len,
      * nothing and is only remembered, beyond the step bound it is judged again when sync brings
      * what precedes it; so a flood of such deltas costs no governance lookups */
     MERO_TRY(mero__ctx_clock_of(node, d->ctx, &clock));
-    if (d->lamport <= clock || !mero__lamport_admissible(clock, d->lamport)) {
+    if (!mero__lamport_admissible(clock, d->lamport)) {
+        return 0;
+    }
+    if (d->lamport <= clock && !linked(node, ns, d)) {
         return 0;
     }
     MERO_TRY(mero__ctx_keepable(node, ns, group, d, &keepable));

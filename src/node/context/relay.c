@@ -159,8 +159,9 @@ int mero__ctx_may_carry(struct mero_node *node, const uint8_t group[MERO_GROUP_I
     bool for_now = false;
     *vouched = false;
     int rc = mero__ctx_may_author(node, group, d->author, err);
-    if (rc < 0 && d->version == MERO_DELTA_CHAINED_VERSION) {
-        /* issue 30: a removal's cut vouches for it (chain.c); else the refusal stands */
+    if (rc == -MERO_EPERM && d->version == MERO_DELTA_CHAINED_VERSION) {
+        /* issue 30: its author has no role here now (never a ReadOnly one): a removal's cut may
+         * vouch for it (chain.c); else the refusal stands */
         if (mero__ctx_vouched(node, group, d, hash, vouched) == 0 && *vouched) {
             mero_err_clear(err);
             return 0;

@@ -44,8 +44,8 @@ static const char *const schema[] = {
      * the whole rest of the context */
     "CREATE INDEX IF NOT EXISTS ctx_kv_page ON ctx_kv(context)",
     /* issue 30 (chain.c): each stored version-3 delta's link to its author's previous one */
-    "CREATE TABLE IF NOT EXISTS ctx_chain (hash BLOB PRIMARY KEY, context BLOB NOT NULL, "
-    "author BLOB NOT NULL, prev BLOB NOT NULL, lamport INTEGER NOT NULL) WITHOUT ROWID",
+    ("CREATE TABLE IF NOT EXISTS ctx_chain (hash BLOB PRIMARY KEY, context BLOB NOT NULL, "
+     "author BLOB NOT NULL, prev BLOB NOT NULL, lamport INTEGER NOT NULL) WITHOUT ROWID"),
     "CREATE INDEX IF NOT EXISTS ctx_chain_author ON ctx_chain(context, author, lamport)",
 };
 
