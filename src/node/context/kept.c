@@ -98,8 +98,9 @@ int mero__ctx_keep(struct mero_node *node, const uint8_t *bytes, size_t len,
     uint64_t clock = 0;
     *kept = false;
     /* the clock first (one read; the loop is the only writer): at or below it the delta bounds
-     * nothing and is only remembered, beyond the step bound it is judged again when sync brings
-     * what precedes it; so a flood of such deltas costs no governance lookups */
+     * nothing and is only remembered (but for a chain link, linked: one indexed lookup of cuts),
+     * beyond the step bound it is judged again when sync brings what precedes it; so a flood of
+     * such deltas costs no other governance lookups */
     MERO_TRY(mero__ctx_clock_of(node, d->ctx, &clock));
     if (!mero__lamport_admissible(clock, d->lamport)) {
         return 0;
