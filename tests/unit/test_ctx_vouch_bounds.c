@@ -102,6 +102,36 @@ static int foreign(struct mero_store *s, struct mero_op *op, const uint8_t sk[64
     return rc < 0 ? rc : status == MERO_APPLY_APPLIED ? 0 : -MERO_EREFUSED;
 }
 
+/* y (sk: ysk), an admin of g1 only, adds x to g1 and removes it with one cut naming (ctx, head),
+ * as its own peer would publish them. */
+static int add_then_cut(struct mero_store *s, const uint8_t ns[32], const uint8_t g1[32],
+                        const uint8_t x[32], const uint8_t ysk[64], const uint8_t ctx[32],
+                        const uint8_t head[32])
+{
+    struct mero_op op;
+    mero_op_init(&op);
+    memcpy(op.ns, ns, 32);
+    memcpy(op.group_id, g1, 32);
+    op.scope = MERO_SCOPE_GROUP;
+    op.kind = MERO_GROUP_MEMBER_ADDED;
+    memcpy(op.member, x, 32);
+    op.role = MERO_ROLE_MEMBER;
+    int rc = foreign(s, &op, ysk, 1);
+    op.kind = MERO_GROUP_MEMBER_REMOVED;
+    op.cuts = calloc(1, sizeof(*op.cuts));
+    op.n_cuts = 1;
+    if (rc == 0 && op.cuts == NULL) {
+        rc = -MERO_ENOMEM;
+    }
+    if (rc == 0) {
+        memcpy(op.cuts[0].context, ctx, 32);
+        memcpy(op.cuts[0].head, head, 32);
+        rc = foreign(s, &op, ysk, 2);
+    }
+    mero_op_cleanup(&op);
+    return rc;
+}
+
 TEST(a_cut_from_a_group_beside_the_context_s_vouches_for_nothing)
 {
     struct snapf f;
@@ -119,28 +149,7 @@ TEST(a_cut_from_a_group_beside_the_context_s_vouches_for_nothing)
     CHECK_OK(mero_gov_add_member(s, f.ns, g1, y, MERO_ROLE_ADMIN, NULL, &err));
     CHECK_OK(mero_gov_group_key(s, f.ns, gk, kid));
     CHECK_OK(mk_delta(f.ctx, x, xsk, 1, gk, kid, "owned", "by x", zero, &d, h));
-    struct mero_op op;
-    mero_op_init(&op);
-    memcpy(op.ns, f.ns, 32);
-    memcpy(op.group_id, g1, 32);
-    op.scope = MERO_SCOPE_GROUP;
-    op.kind = MERO_GROUP_MEMBER_ADDED;
-    memcpy(op.member, x, 32);
-    op.role = MERO_ROLE_MEMBER;
-    CHECK_OK(foreign(s, &op, ysk, 1));
-    mero_op_cleanup(&op);
-    mero_op_init(&op);
-    memcpy(op.ns, f.ns, 32);
-    memcpy(op.group_id, g1, 32);
-    op.scope = MERO_SCOPE_GROUP;
-    op.kind = MERO_GROUP_MEMBER_REMOVED;
-    memcpy(op.member, x, 32);
-    op.cuts = calloc(1, sizeof(*op.cuts));
-    op.n_cuts = 1;
-    memcpy(op.cuts[0].context, f.ctx, 32); /* a ROOT context: not g1's */
-    memcpy(op.cuts[0].head, h, 32);
-    CHECK_OK(foreign(s, &op, ysk, 2));
-    mero_op_cleanup(&op);
+    CHECK_OK(add_then_cut(s, f.ns, g1, x, ysk, f.ctx, h)); /* a ROOT context: not g1's */
     int role = -1;
     CHECK_OK(mero_gov_effective_role(s, f.ns, x, &role));
     CHECK_EQ(role, MERO_ROLE_READONLY);
@@ -176,28 +185,7 @@ TEST(an_admin_of_another_group_vouches_for_nothing)
     CHECK_OK(mero_gov_add_member(s, f.ns, g1, y, MERO_ROLE_ADMIN, NULL, &err));
     /* after its removal from sg, x signs w overwriting the admin's k0 */
     CHECK_OK(mk_delta(sctx, x, xsk, 4, gk, kid, "k0", "OVERWRITTEN BY REMOVED x", zero, &w, wh));
-    struct mero_op op;
-    mero_op_init(&op);
-    memcpy(op.ns, f.ns, 32);
-    memcpy(op.group_id, g1, 32);
-    op.scope = MERO_SCOPE_GROUP;
-    op.kind = MERO_GROUP_MEMBER_ADDED;
-    memcpy(op.member, x, 32);
-    op.role = MERO_ROLE_MEMBER;
-    CHECK_OK(foreign(s, &op, ysk, 1));
-    mero_op_cleanup(&op);
-    mero_op_init(&op);
-    memcpy(op.ns, f.ns, 32);
-    memcpy(op.group_id, g1, 32);
-    op.scope = MERO_SCOPE_GROUP;
-    op.kind = MERO_GROUP_MEMBER_REMOVED;
-    memcpy(op.member, x, 32);
-    op.cuts = calloc(1, sizeof(*op.cuts));
-    op.n_cuts = 1;
-    memcpy(op.cuts[0].context, sctx, 32);
-    memcpy(op.cuts[0].head, wh, 32);
-    CHECK_OK(foreign(s, &op, ysk, 2));
-    mero_op_cleanup(&op);
+    CHECK_OK(add_then_cut(s, f.ns, g1, x, ysk, sctx, wh));
     (void)apply_buf(&f.n[0], &w); /* the admin's own node */
     CHECK_MSG(snapf_value_is(&f.n[0], sctx, "k0", "v2"),
               "n[0] serves x's post-removal write, vouched by an admin of an unrelated group");
